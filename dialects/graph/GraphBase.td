@@ -1,0 +1,72 @@
+//===- GraphBase.td - gplace graph dialect and shared constraints --------===//
+//
+// The `gplace` dialect: TensorFlow-style dataflow graphs whose ops carry a
+// requested `device`, a `name` and, after placement, an `assigned_device`.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GPLACE_GRAPH_BASE
+#define GPLACE_GRAPH_BASE
+
+include "mlir/IR/OpBase.td"
+include "mlir/IR/AttrTypeBase.td"
+
+def Graph_Dialect : Dialect {
+  let name = "gplace";
+  let cppNamespace = "::gplace::graph";
+  let summary = "TensorFlow-style dataflow graphs with device placement";
+  let description = [{
+    Graphs live in `func.func` bodies. Values are statically shaped builtin
+    tensors of `f32`, `f16`, `bf16`, `f64`, `i32`, `i64` or `i1`, resources
+    (`!gplace.resource<tensor<...>>`, TensorFlow's resource variables) and
+    control tokens (`!gplace.control`).
+
+    Every op may carry `device` (the request as the user wrote it, any
+    TensorFlow spelling), `name` (used in logs and errors) and, after
+    placement, `assigned_device` (a full canonical device name). Every op
+    accepts `after(%t, ...)`: it runs only once those control tokens are
+    ready (`tf.control_dependencies`).
+
+    A `func.func` may carry `gplace.default_device` (the device scope around
+    the whole function) and `gplace.device_policy` (a placement policy name).
+  }];
+  let useDefaultTypePrinterParser = 1;
+  let hasOperationAttrVerify = 1;
+  let extraClassDeclaration = [{
+    /// Name of the function attribute holding the function's device scope.
+    static constexpr ::llvm::StringLiteral getDefaultDeviceAttrName() {
+      return "gplace.default_device";
+    }
+    /// Name of the function attribute holding the placement policy's name.
+    static constexpr ::llvm::StringLiteral getDevicePolicyAttrName() {
+      return "gplace.device_policy";
+    }
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Element and tensor constraints.
+//===----------------------------------------------------------------------===//
+
+defvar Graph_FloatElementTypes = [F32, F16, BF16, F64];
+defvar Graph_IntElementTypes = [I32, I64];
+defvar Graph_NumericElementTypes =
+    !listconcat(Graph_FloatElementTypes, Graph_IntElementTypes);
+defvar Graph_AllElementTypes = !listconcat(Graph_NumericElementTypes, [I1]);
+
+def Graph_Tensor : StaticShapeTensorOf<Graph_AllElementTypes>;
+def Graph_NumericTensor : StaticShapeTensorOf<Graph_NumericElementTypes>;
+def Graph_FloatTensor : StaticShapeTensorOf<Graph_FloatElementTypes>;
+
+def Graph_ElementsAttr : ElementsAttrBase<
+    And<[CPred<"::llvm::isa<::mlir::ElementsAttr>($_self)">,
+         CPred<"::gplace::graph::isValidGraphTensorType("
+               "::llvm::cast<::mlir::ElementsAttr>($_self).getType())">]>,
+    "elements attribute of a statically shaped tensor of f32, f16, bf16, "
+    "f64, i32, i64 or i1"> {
+  let storageType = [{ ::mlir::ElementsAttr }];
+  let returnType = [{ ::mlir::ElementsAttr }];
+  let convertFromStorage = "$_self";
+}
+
+#endif // GPLACE_GRAPH_BASE

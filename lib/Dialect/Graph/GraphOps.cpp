@@ -1,0 +1,489 @@
+//===- GraphOps.cpp - gplace graph op verifiers and type inference -------===//
+//
+// Verifier messages follow MLIR's style: lower case, no final period, the
+// offending values and types named, both sides of every mismatch given.
+//
+//===----------------------------------------------------------------------===//
+
+#include "gplace/Dialect/Graph/GraphDialect.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/OpImplementation.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallBitVector.h"
+
+using namespace mlir;
+using namespace gplace::graph;
+
+//===----------------------------------------------------------------------===//
+// Custom assembly directives.
+//===----------------------------------------------------------------------===//
+
+/// `custom<ResourceAndValueType>(type($resource), type($value))`: prints the
+/// resource type; the value type is the resource's value type.
+static ParseResult parseResourceAndValueType(OpAsmParser &parser,
+                                             Type &resourceType,
+                                             Type &valueType) {
+  llvm::SMLoc loc = parser.getCurrentLocation();
+  if (parser.parseType(resourceType))
+    return failure();
+  auto resource = dyn_cast<ResourceType>(resourceType);
+  if (!resource)
+    return parser.emitError(loc)
+           << "expected a !gplace.resource type, but got " << resourceType;
+  valueType = resource.getValueType();
+  return success();
+}
+
+static void printResourceAndValueType(OpAsmPrinter &printer, Operation *,
+                                      Type resourceType, Type) {
+  printer.printType(resourceType);
+}
+
+#define GET_OP_CLASSES
+#include "gplace/Dialect/Graph/GraphOps.cpp.inc"
+
+//===----------------------------------------------------------------------===//
+// Shape helpers.
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// Prints a shape as `2x3` (`scalar` for rank 0), as in tensor types.
+std::string shapeStr(ArrayRef<int64_t> shape) {
+  if (shape.empty())
+    return "scalar";
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  llvm::interleave(shape, os, "x");
+  return s;
+}
+
+RankedTensorType tensorType(Value v) {
+  return cast<RankedTensorType>(v.getType());
+}
+
+/// Checks that `axis` indexes a rank-`rank` tensor (negative values count
+/// from the end) and returns it normalised to [0, rank).
+FailureOr<int64_t> normalizeAxis(Operation *op, StringRef what, int64_t axis,
+                                 int64_t rank) {
+  if (axis < -rank || axis >= rank) {
+    auto diag = op->emitOpError()
+                << what << " " << axis
+                << " is out of range for an operand of rank " << rank;
+    if (rank > 0)
+      diag << " (expected " << -rank << " <= " << what << " < " << rank << ")";
+    return failure();
+  }
+  return axis < 0 ? axis + rank : axis;
+}
+
+LogicalResult verifyResultType(Operation *op, Type expected) {
+  Type actual = op->getResult(0).getType();
+  if (actual != expected)
+    return op->emitOpError()
+           << "result type " << actual << " does not match the expected type "
+           << expected;
+  return success();
+}
+} // namespace
+
+std::optional<SmallVector<int64_t>>
+gplace::graph::broadcastShapes(ArrayRef<int64_t> lhs, ArrayRef<int64_t> rhs,
+                               int64_t *lhsDim, int64_t *rhsDim) {
+  size_t rank = std::max(lhs.size(), rhs.size());
+  SmallVector<int64_t> result(rank);
+  for (size_t i = 0; i < rank; ++i) {
+    // Walk from the last dimension; a missing dimension acts as size 1.
+    int64_t l = i < lhs.size() ? lhs[lhs.size() - 1 - i] : 1;
+    int64_t r = i < rhs.size() ? rhs[rhs.size() - 1 - i] : 1;
+    if (l != r && l != 1 && r != 1) {
+      if (lhsDim)
+        *lhsDim = static_cast<int64_t>(lhs.size() - 1 - i);
+      if (rhsDim)
+        *rhsDim = static_cast<int64_t>(rhs.size() - 1 - i);
+      return std::nullopt;
+    }
+    result[rank - 1 - i] = l == 1 ? r : l;
+  }
+  return result;
+}
+
+LogicalResult gplace::graph::detail::verifyElementwiseOp(Operation *op) {
+  auto placed = cast<PlacedOpInterface>(op);
+  OperandRange data = placed.getDataOperands();
+  auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
+  auto operandName = [&](unsigned i) -> std::string {
+    if (data.size() == 2)
+      return i == 0 ? "lhs" : "rhs";
+    return "operand #" + std::to_string(i);
+  };
+
+  SmallVector<int64_t> shape;
+  for (auto [i, operand] : llvm::enumerate(data)) {
+    RankedTensorType type = tensorType(operand);
+    if (type.getElementType() != resultType.getElementType())
+      return op->emitOpError()
+             << operandName(i) << " has element type " << type.getElementType()
+             << " but the result has element type "
+             << resultType.getElementType();
+    if (i == 0) {
+      shape.assign(type.getShape().begin(), type.getShape().end());
+      continue;
+    }
+    int64_t lhsDim = 0, rhsDim = 0;
+    auto broadcast = broadcastShapes(shape, type.getShape(), &lhsDim, &rhsDim);
+    if (!broadcast)
+      return op->emitOpError()
+             << "operands are not broadcast-compatible: dimension " << lhsDim
+             << " of " << operandName(0) << " " << tensorType(data[0]) << " is "
+             << shape[lhsDim] << " but dimension " << rhsDim << " of "
+             << operandName(i) << " " << type << " is "
+             << type.getDimSize(rhsDim);
+    shape = std::move(*broadcast);
+  }
+  if (resultType.getShape() != ArrayRef<int64_t>(shape))
+    return op->emitOpError() << "result type " << resultType
+                             << " does not match the broadcast shape "
+                             << shapeStr(shape) << " of the operands";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Type inference.
+//===----------------------------------------------------------------------===//
+
+// The signature MLIR 19's InferTypeOpInterface declares.
+#define GPLACE_INFER_RETURN_TYPES(OpT)                                         \
+  LogicalResult OpT::inferReturnTypes(                                         \
+      MLIRContext *context, std::optional<Location> location,                  \
+      ValueRange operands, DictionaryAttr attributes,                          \
+      OpaqueProperties properties, RegionRange regions,                        \
+      SmallVectorImpl<Type> &inferredReturnTypes)
+
+/// Infers the result type of an op whose result has its `input` operand's
+/// type (unary elementwise ops, softmax, identity).
+template <typename OpT>
+static LogicalResult
+inferFromInput(ValueRange operands, DictionaryAttr attributes,
+               OpaqueProperties properties, RegionRange regions,
+               SmallVectorImpl<Type> &inferred) {
+  if (operands.empty())
+    return failure();
+  typename OpT::Adaptor adaptor(operands, attributes, properties, regions);
+  inferred.push_back(adaptor.getInput().getType());
+  return success();
+}
+
+#define GPLACE_INFER_FROM_INPUT(OpT)                                           \
+  GPLACE_INFER_RETURN_TYPES(OpT) {                                             \
+    return inferFromInput<OpT>(operands, attributes, properties, regions,      \
+                               inferredReturnTypes);                           \
+  }
+GPLACE_INFER_FROM_INPUT(NegOp)
+GPLACE_INFER_FROM_INPUT(ExpOp)
+GPLACE_INFER_FROM_INPUT(LogOp)
+GPLACE_INFER_FROM_INPUT(TanhOp)
+GPLACE_INFER_FROM_INPUT(SigmoidOp)
+GPLACE_INFER_FROM_INPUT(ReluOp)
+GPLACE_INFER_FROM_INPUT(SoftmaxOp)
+GPLACE_INFER_FROM_INPUT(IdentityOp)
+#undef GPLACE_INFER_FROM_INPUT
+
+GPLACE_INFER_RETURN_TYPES(ConstantOp) {
+  Adaptor adaptor(operands, attributes, properties, regions);
+  ElementsAttr value = adaptor.getValueAttr();
+  if (!value)
+    return emitOptionalError(location, "'gplace.constant' requires a value");
+  inferredReturnTypes.push_back(value.getType());
+  return success();
+}
+
+GPLACE_INFER_RETURN_TYPES(VariableOp) {
+  Adaptor adaptor(operands, attributes, properties, regions);
+  ElementsAttr value = adaptor.getInitialValueAttr();
+  if (!value)
+    return emitOptionalError(location,
+                             "'gplace.variable' requires an initial value");
+  auto type = dyn_cast<RankedTensorType>(value.getType());
+  if (!type || !isValidGraphTensorType(type))
+    return emitOptionalError(
+        location,
+        "'gplace.variable' initial value must be a statically "
+        "shaped tensor of f32, f16, bf16, f64, i32, i64 or i1, but "
+        "got ",
+        value.getType());
+  inferredReturnTypes.push_back(ResourceType::get(context, type));
+  return success();
+}
+
+GPLACE_INFER_RETURN_TYPES(ReadOp) {
+  if (operands.empty())
+    return failure();
+  auto resource = dyn_cast<ResourceType>(operands[0].getType());
+  if (!resource)
+    return emitOptionalError(location,
+                             "'gplace.read' expects a resource, "
+                             "but got ",
+                             operands[0].getType());
+  inferredReturnTypes.push_back(resource.getValueType());
+  return success();
+}
+
+GPLACE_INFER_RETURN_TYPES(AddNOp) {
+  Adaptor adaptor(operands, attributes, properties, regions);
+  if (adaptor.getInputs().empty())
+    return emitOptionalError(location,
+                             "'gplace.add_n' expects at least one operand");
+  inferredReturnTypes.push_back(adaptor.getInputs().front().getType());
+  return success();
+}
+
+GPLACE_INFER_RETURN_TYPES(BiasAddOp) {
+  if (operands.empty())
+    return failure();
+  inferredReturnTypes.push_back(operands[0].getType());
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Verifiers.
+//===----------------------------------------------------------------------===//
+
+static LogicalResult verifyAssign(Operation *op, Value resource, Value value) {
+  Type expected = cast<ResourceType>(resource.getType()).getValueType();
+  if (value.getType() != expected)
+    return op->emitOpError()
+           << "value type " << value.getType()
+           << " does not match the resource's value type " << expected;
+  return success();
+}
+
+LogicalResult AssignOp::verify() {
+  return verifyAssign(*this, getResource(), getValue());
+}
+LogicalResult AssignAddOp::verify() {
+  return verifyAssign(*this, getResource(), getValue());
+}
+LogicalResult AssignSubOp::verify() {
+  return verifyAssign(*this, getResource(), getValue());
+}
+
+LogicalResult MatmulOp::verify() {
+  RankedTensorType lhs = getLhs().getType(), rhs = getRhs().getType();
+  if (lhs.getRank() != 2)
+    return emitOpError() << "expects a rank-2 lhs, but got " << lhs;
+  if (rhs.getRank() != 2)
+    return emitOpError() << "expects a rank-2 rhs, but got " << rhs;
+  if (lhs.getElementType() != rhs.getElementType())
+    return emitOpError() << "lhs element type " << lhs.getElementType()
+                         << " differs from rhs element type "
+                         << rhs.getElementType();
+  int64_t lhsK = getTransposeA() ? 0 : 1, rhsK = getTransposeB() ? 1 : 0;
+  if (lhs.getDimSize(lhsK) != rhs.getDimSize(rhsK))
+    return emitOpError() << "contraction dimensions differ: lhs dimension "
+                         << lhsK << " is " << lhs.getDimSize(lhsK)
+                         << " but rhs dimension " << rhsK << " is "
+                         << rhs.getDimSize(rhsK);
+  auto expected = RankedTensorType::get(
+      {lhs.getDimSize(1 - lhsK), rhs.getDimSize(1 - rhsK)},
+      lhs.getElementType());
+  return verifyResultType(*this, expected);
+}
+
+LogicalResult AddNOp::verify() {
+  OperandRange inputs = getInputs();
+  for (auto [i, input] : llvm::enumerate(inputs))
+    if (input.getType() != inputs.front().getType())
+      return emitOpError() << "operand #" << i << " has type "
+                           << input.getType() << " but operand #0 has type "
+                           << inputs.front().getType()
+                           << " (add_n does not broadcast)";
+  return success();
+}
+
+LogicalResult BiasAddOp::verify() {
+  RankedTensorType value = getValue().getType(), bias = getBias().getType();
+  if (value.getRank() < 2)
+    return emitOpError() << "expects a value of rank at least 2, but got "
+                         << value;
+  if (bias.getRank() != 1)
+    return emitOpError() << "expects a rank-1 bias, but got " << bias;
+  if (bias.getElementType() != value.getElementType())
+    return emitOpError() << "bias element type " << bias.getElementType()
+                         << " differs from value element type "
+                         << value.getElementType();
+  if (bias.getDimSize(0) != value.getShape().back())
+    return emitOpError() << "bias size " << bias.getDimSize(0)
+                         << " does not match the last dimension of the value ("
+                         << value.getRank() - 1 << ", of size "
+                         << value.getShape().back() << ")";
+  return success();
+}
+
+/// Shared verifier of reduce_sum, reduce_mean and reduce_max.
+static LogicalResult verifyReduce(Operation *op, RankedTensorType input,
+                                  ArrayRef<int64_t> axes, bool keepDims) {
+  int64_t rank = input.getRank();
+  llvm::SmallBitVector reduced(rank);
+  for (int64_t axis : axes) {
+    FailureOr<int64_t> normalized = normalizeAxis(op, "axis", axis, rank);
+    if (failed(normalized))
+      return failure();
+    if (reduced.test(*normalized))
+      return op->emitOpError() << "axis " << axis << " appears more than once"
+                               << " (as dimension " << *normalized << ")";
+    reduced.set(*normalized);
+  }
+  SmallVector<int64_t> shape;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (!reduced.test(d))
+      shape.push_back(input.getDimSize(d));
+    else if (keepDims)
+      shape.push_back(1);
+  }
+  return verifyResultType(op,
+                          RankedTensorType::get(shape, input.getElementType()));
+}
+
+LogicalResult ReduceSumOp::verify() {
+  return verifyReduce(*this, getInput().getType(), getAxes(), getKeepDims());
+}
+LogicalResult ReduceMeanOp::verify() {
+  return verifyReduce(*this, getInput().getType(), getAxes(), getKeepDims());
+}
+LogicalResult ReduceMaxOp::verify() {
+  return verifyReduce(*this, getInput().getType(), getAxes(), getKeepDims());
+}
+
+LogicalResult SoftmaxOp::verify() {
+  if (getInput().getType().getRank() < 1)
+    return emitOpError() << "expects an operand of rank at least 1, but got "
+                         << getInput().getType();
+  return success();
+}
+
+LogicalResult CastOp::verify() {
+  RankedTensorType input = getInput().getType(), result = getType();
+  if (input.getShape() != result.getShape())
+    return emitOpError() << "operand shape " << shapeStr(input.getShape())
+                         << " differs from result shape "
+                         << shapeStr(result.getShape())
+                         << " (cast changes only the element type)";
+  return success();
+}
+
+LogicalResult TransposeOp::verify() {
+  RankedTensorType input = getInput().getType();
+  ArrayRef<int64_t> perm = getPerm();
+  int64_t rank = input.getRank();
+  if (static_cast<int64_t>(perm.size()) != rank)
+    return emitOpError() << "perm has " << perm.size()
+                         << " entries but the operand " << input << " has rank "
+                         << rank;
+  llvm::SmallBitVector seen(rank);
+  SmallVector<int64_t> shape;
+  for (auto [i, p] : llvm::enumerate(perm)) {
+    if (p < 0 || p >= rank)
+      return emitOpError() << "perm[" << i << "] = " << p
+                           << " is out of range for rank " << rank;
+    if (seen.test(p))
+      return emitOpError() << "perm[" << i << "] = " << p
+                           << " repeats a dimension; perm must be a "
+                              "permutation of 0.."
+                           << rank - 1;
+    seen.set(p);
+    shape.push_back(input.getDimSize(p));
+  }
+  return verifyResultType(*this,
+                          RankedTensorType::get(shape, input.getElementType()));
+}
+
+LogicalResult ReshapeOp::verify() {
+  RankedTensorType input = getInput().getType(), result = getType();
+  if (input.getElementType() != result.getElementType())
+    return emitOpError() << "operand element type " << input.getElementType()
+                         << " differs from result element type "
+                         << result.getElementType();
+  if (input.getNumElements() != result.getNumElements())
+    return emitOpError() << "cannot reshape " << input.getNumElements()
+                         << " elements (" << input << ") into "
+                         << result.getNumElements() << " elements (" << result
+                         << ")";
+  return success();
+}
+
+LogicalResult SliceOp::verify() {
+  RankedTensorType input = getInput().getType();
+  ArrayRef<int64_t> begin = getBegin(), size = getSize();
+  int64_t rank = input.getRank();
+  if (static_cast<int64_t>(begin.size()) != rank ||
+      static_cast<int64_t>(size.size()) != rank)
+    return emitOpError() << "begin has " << begin.size() << " and size has "
+                         << size.size()
+                         << " entries, but both need one per dimension of "
+                         << input;
+  SmallVector<int64_t> shape;
+  for (int64_t d = 0; d < rank; ++d) {
+    int64_t dim = input.getDimSize(d);
+    if (begin[d] < 0 || begin[d] > dim)
+      return emitOpError() << "begin[" << d << "] = " << begin[d]
+                           << " is out of range for dimension " << d
+                           << " of size " << dim;
+    int64_t n = size[d] == -1 ? dim - begin[d] : size[d];
+    if (n < 0 || n > dim - begin[d])
+      return emitOpError() << "size[" << d << "] = " << size[d]
+                           << " does not fit dimension " << d << " of size "
+                           << dim << " from begin " << begin[d]
+                           << " (expected -1 or 0.." << dim - begin[d] << ")";
+    shape.push_back(n);
+  }
+  return verifyResultType(*this,
+                          RankedTensorType::get(shape, input.getElementType()));
+}
+
+LogicalResult ConcatOp::verify() {
+  OperandRange inputs = getInputs();
+  if (inputs.empty())
+    return emitOpError() << "expects at least one operand";
+  RankedTensorType first = tensorType(inputs.front());
+  int64_t rank = first.getRank();
+  if (rank == 0)
+    return emitOpError() << "cannot concatenate rank-0 tensors";
+  FailureOr<int64_t> axis = normalizeAxis(*this, "axis", getAxis(), rank);
+  if (failed(axis))
+    return failure();
+  SmallVector<int64_t> shape(first.getShape());
+  for (auto [i, input] : llvm::enumerate(inputs.drop_front())) {
+    RankedTensorType type = tensorType(input);
+    size_t index = i + 1;
+    if (type.getRank() != rank)
+      return emitOpError() << "operand #" << index << " has rank "
+                           << type.getRank() << " but operand #0 has rank "
+                           << rank;
+    if (type.getElementType() != first.getElementType())
+      return emitOpError() << "operand #" << index << " has element type "
+                           << type.getElementType()
+                           << " but operand #0 has element type "
+                           << first.getElementType();
+    for (int64_t d = 0; d < rank; ++d) {
+      if (d == *axis)
+        continue;
+      if (type.getDimSize(d) != first.getDimSize(d))
+        return emitOpError()
+               << "dimension " << d << " of operand #" << index << " is "
+               << type.getDimSize(d) << " but dimension " << d
+               << " of operand #0 is " << first.getDimSize(d)
+               << " (only the concatenation axis " << *axis << " may differ)";
+    }
+    shape[*axis] += type.getDimSize(*axis);
+  }
+  return verifyResultType(*this,
+                          RankedTensorType::get(shape, first.getElementType()));
+}
+
+LogicalResult GroupOp::verify() {
+  if (getInputs().empty() && getControlDeps().empty())
+    return emitOpError() << "expects at least one value or token to wait for";
+  return success();
+}

@@ -1,0 +1,29 @@
+# -*- Python -*-
+import os
+
+import lit.formats
+from lit.llvm import llvm_config
+from lit.llvm.subst import ToolSubst
+
+config.name = "GPLACE"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir", ".test"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.gplace_obj_root, "test")
+config.excludes = ["CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py",
+                   "Unit", "lib"]
+
+config.environment["FILECHECK_OPTS"] = "--enable-var-scope"
+llvm_config.use_default_substitutions()
+# `not` and `count` at the start of a RUN line are found on PATH only.
+llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+
+config.substitutions.append(("%gplace_src_root", config.gplace_src_root))
+config.substitutions.append(("%examples",
+                             os.path.join(config.gplace_src_root, "examples")))
+config.substitutions.append(("%python", config.python_executable))
+
+tool_dirs = [os.path.join(config.gplace_obj_root, "bin"),
+             config.llvm_tools_dir]
+llvm_config.add_tool_substitutions(["gplace-opt", "gplace-unittests"],
+                                   tool_dirs)
