@@ -22,6 +22,8 @@ config.substitutions.append(("%gplace_src_root", config.gplace_src_root))
 config.substitutions.append(("%examples",
                              os.path.join(config.gplace_src_root, "examples")))
 config.substitutions.append(("%python", config.python_executable))
+config.substitutions.append(("%plugins",
+                             os.path.join(config.gplace_obj_root, "lib")))
 
 tool_dirs = [os.path.join(config.gplace_obj_root, "bin"),
              config.llvm_tools_dir]

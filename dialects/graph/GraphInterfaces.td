@@ -49,11 +49,11 @@ def Graph_PlacedOpInterface : OpInterface<"PlacedOpInterface"> {
         return {};
       }]>,
     InterfaceMethod<[{
-        Records `device` (a full canonical name) as the op's assigned device.
-      }], "void", "setAssignedDeviceName", (ins "::llvm::StringRef":$device),
+        Records `device`, a full canonical device name, as the op's
+        assigned device (placement's result).
+      }], "void", "assignDevice", (ins "::mlir::StringAttr":$device),
       [{}], [{
-        $_op.setAssignedDeviceAttr(
-            ::mlir::StringAttr::get($_op->getContext(), device));
+        $_op.setAssignedDeviceAttr(device);
       }]>,
     InterfaceMethod<[{
         The control tokens the op waits on (`after(...)`).

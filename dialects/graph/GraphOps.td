@@ -14,6 +14,13 @@ include "graph/GraphInterfaces.td"
 include "mlir/IR/BuiltinAttributeInterfaces.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
 
+// Ops that forward their input's data unchanged (identity, reshape).
+// Placement puts such an op on its producer's device when nothing else says
+// where it goes (TensorFlow placer's heuristic B for identity-like ops).
+def Graph_ForwardsInput : NativeOpTrait<"ForwardsInput"> {
+  let cppNamespace = "::gplace::graph::OpTrait";
+}
+
 //===----------------------------------------------------------------------===//
 // Base class.
 //===----------------------------------------------------------------------===//
@@ -352,7 +359,7 @@ def Graph_TransposeOp : Graph_Op<"transpose", "Transpose", [], "transpose"> {
   let hasVerifier = 1;
 }
 
-def Graph_ReshapeOp : Graph_Op<"reshape", "Reshape"> {
+def Graph_ReshapeOp : Graph_Op<"reshape", "Reshape", [Graph_ForwardsInput]> {
   let summary = "reinterprets the elements with a new shape (Reshape)";
   let description = [{
     Operand and result hold the same number of elements of the same type,
@@ -411,7 +418,7 @@ def Graph_ConcatOp : Graph_Op<"concat", "ConcatV2",
 }
 
 def Graph_IdentityOp : Graph_Op<"identity", "Identity",
-    [DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
+    [Graph_ForwardsInput, DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
   let summary = "forwards its operand (Identity)";
   let description = [{
     Forwards a tensor or a resource unchanged. An identity of a resource is

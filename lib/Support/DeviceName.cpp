@@ -322,6 +322,31 @@ std::optional<DeviceName> DeviceName::merge(const DeviceName &outer,
   return merged;
 }
 
+std::optional<DeviceName> DeviceName::intersect(const DeviceName &a,
+                                                const DeviceName &b,
+                                                std::string *error) {
+  DeviceName result = a;
+  auto combine = [&](auto &slot, const auto &other, const char *what) {
+    if (!other)
+      return true;
+    if (slot && *slot != *other) {
+      if (error)
+        *error = std::string("Cannot merge devices with incompatible ") + what +
+                 ": '" + a.str() + "' and '" + b.str() + "'";
+      return false;
+    }
+    slot = other;
+    return true;
+  };
+  if (!combine(result.job, b.job, "jobs") ||
+      !combine(result.replica, b.replica, "replicas") ||
+      !combine(result.task, b.task, "tasks") ||
+      !combine(result.type, b.type, "types") ||
+      !combine(result.id, b.id, "ids"))
+    return std::nullopt;
+  return result;
+}
+
 bool operator<(const DeviceName &a, const DeviceName &b) {
   return std::make_tuple(typeRank(a.type), a.job, a.replica, a.task, a.id) <
          std::make_tuple(typeRank(b.type), b.job, b.replica, b.task, b.id);

@@ -242,6 +242,29 @@ TEST(DeviceName, MergeConflictsInTensorFlowsWords) {
             "'/task:1/device:CPU:0'");
 }
 
+TEST(DeviceName, IntersectRequiresAgreement) {
+  std::string error;
+  auto both = DeviceName::intersect(mustParse("/job:localhost"),
+                                    mustParse("/device:*:1"), &error);
+  ASSERT_TRUE(both) << error;
+  EXPECT_EQ(both->str(), "/job:localhost/device:*:1");
+  both = DeviceName::intersect(*both, mustParse("/gpu:1"), &error);
+  ASSERT_TRUE(both) << error;
+  EXPECT_EQ(both->str(), "/job:localhost/device:GPU:1");
+  EXPECT_FALSE(
+      DeviceName::intersect(mustParse("/gpu:0"), mustParse("/cpu:0"), &error));
+  EXPECT_EQ(error, "Cannot merge devices with incompatible types: "
+                   "'/device:GPU:0' and '/device:CPU:0'");
+  EXPECT_FALSE(
+      DeviceName::intersect(mustParse("/gpu:0"), mustParse("/gpu:1"), &error));
+  EXPECT_EQ(error, "Cannot merge devices with incompatible ids: "
+                   "'/device:GPU:0' and '/device:GPU:1'");
+  EXPECT_FALSE(DeviceName::intersect(mustParse("/task:0"), mustParse("/task:1"),
+                                     &error));
+  EXPECT_EQ(error, "Cannot merge devices with incompatible tasks: '/task:0' "
+                   "and '/task:1'");
+}
+
 TEST(DeviceName, OrderIsGpuFirstThenNumeric) {
   std::vector<DeviceName> names = {
       mustParse("/job:localhost/replica:0/task:0/device:CPU:0"),

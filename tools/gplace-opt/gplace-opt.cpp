@@ -2,17 +2,54 @@
 //-------------------------------===//
 //
 // MlirOptMain with the gplace dialect, the func dialect and gplace's passes:
-//   gplace-opt input.mlir --gplace-verify-devices
+//   gplace-opt input.mlir --gplace-place="devices=cpu:1,gpu:4"
+// plus two options of its own:
+//   --gplace-list-kernels        print the kernel registry and exit
+//   --gplace-load-policy=lib.so  load placement policies from a plugin
 //
 //===----------------------------------------------------------------------===//
 
 #include "gplace/Dialect/Graph/GraphDialect.h"
+#include "gplace/Support/KernelRegistry.h"
+#include "gplace/Support/PlacementPolicy.h"
 #include "gplace/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/MLIRContext.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "mlir/Transforms/Passes.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <iostream>
+
+static llvm::cl::opt<bool>
+    listKernels("gplace-list-kernels",
+                llvm::cl::desc("Print the kernel registry (which op and "
+                               "element type runs on CPU and GPU) and exit"),
+                llvm::cl::init(false));
+
+static llvm::cl::list<std::string> loadPolicies(
+    "gplace-load-policy",
+    llvm::cl::desc("Load placement policies from a shared library (see "
+                   "docs/placement.md); may be repeated"),
+    llvm::cl::value_desc("lib.so"));
+
+/// Prints the registry with each op's TensorFlow type from the dialect.
+static void printKernels(mlir::DialectRegistry &registry) {
+  mlir::MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+  gplace::KernelRegistry::global().print(
+      std::cout, [&](std::string_view op) -> std::string {
+        auto name = mlir::RegisteredOperationName::lookup(
+            llvm::StringRef(op.data(), op.size()), &context);
+        if (!name)
+          return "?";
+        auto *placed = name->getInterface<gplace::graph::PlacedOpInterface>();
+        return placed ? placed->getTensorFlowType().str() : "?";
+      });
+}
 
 int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
@@ -22,6 +59,21 @@ int main(int argc, char **argv) {
   mlir::registerCanonicalizerPass();
   mlir::registerCSEPass();
   mlir::registerSymbolDCEPass();
+
+  auto [inputFilename, outputFilename] = mlir::registerAndParseCLIOptions(
+      argc, argv, "gplace pass driver\n", registry);
+  if (listKernels) {
+    printKernels(registry);
+    return 0;
+  }
+  for (const std::string &path : loadPolicies) {
+    std::string error;
+    if (!gplace::loadPolicyPlugin(path, gplace::PolicyRegistry::global(),
+                                  &error)) {
+      llvm::errs() << "gplace-opt: " << error << "\n";
+      return 1;
+    }
+  }
   return mlir::asMainReturnCode(
-      mlir::MlirOptMain(argc, argv, "gplace pass driver\n", registry));
+      mlir::MlirOptMain(argc, argv, inputFilename, outputFilename, registry));
 }

@@ -81,6 +81,15 @@ struct DeviceName {
                                          const DeviceName &inner,
                                          std::string *error = nullptr);
 
+  /// Combines two requests that must both hold (the members of a colocation
+  /// group): every field set in both must agree. Otherwise an error worded
+  /// as TensorFlow's MergeDevNames without soft placement ("Cannot merge
+  /// devices with incompatible types: '/device:GPU:0' and
+  /// '/device:CPU:0'"); the kinds are jobs, replicas, tasks, types and ids.
+  static std::optional<DeviceName> intersect(const DeviceName &a,
+                                             const DeviceName &b,
+                                             std::string *error = nullptr);
+
   /// Device order: type priority (GPU before CPU), then job, replica, task
   /// and id, numbers compared numerically (GPU:2 before GPU:10). Unset
   /// fields sort first.

@@ -8,10 +8,30 @@
 #ifndef GPLACE_TRANSFORMS_PASSES_H
 #define GPLACE_TRANSFORMS_PASSES_H
 
+#include "gplace/Support/DeviceName.h"
+
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
 
+#include <functional>
+#include <map>
+#include <string>
+
 namespace gplace {
+
+/// The devices of this machine, for --gplace-place without `devices=`.
+struct LocalDevices {
+  DeviceSet devices;
+  /// Per full device name, what the placement log prints after "->"
+  /// (TensorFlow's physical device description, e.g. "device: 0, name:
+  /// NVIDIA H100, pci bus id: 0000:05:00.0, compute capability: 9.0").
+  std::map<std::string, std::string> descriptions;
+};
+
+/// Sets how --gplace-place discovers this machine's devices; the tools that
+/// link the runtime install its discovery. Until then (and in gplace-opt)
+/// the machine is /job:localhost/replica:0/task:0/device:CPU:0 alone.
+void setLocalDeviceProvider(std::function<LocalDevices()> provider);
 
 #define GEN_PASS_DECL
 #include "gplace/Transforms/Passes.h.inc"

@@ -22,4 +22,66 @@ def VerifyDevicesPass : Pass<"gplace-verify-devices", "::mlir::ModuleOp"> {
   }];
 }
 
+def PlacePass : Pass<"gplace-place", "::mlir::ModuleOp"> {
+  let summary = "Assigns every op of the graph a device";
+  let description = [{
+    TensorFlow's placer as a pass (SPEC §3). For each op, in order:
+
+    1. colocation: a resource and every op that uses it (through identities)
+       form a group placed on one device; conflicting requests in a group
+       are an error naming both ops and both requests;
+    2. the op's `device`, merged with the function's `gplace.default_device`
+       (the inner request wins field by field);
+    3. otherwise the placement policy's answer (`policy=` or the function's
+       `gplace.device_policy`);
+    4. otherwise TensorFlow's heuristics: an op with no data inputs and one
+       result goes where its consumers go; identity and reshape go where
+       their producer goes;
+    5. otherwise the first device by priority: GPU before CPU, lowest id
+       first.
+
+    The device must match the request and have a kernel for the op and its
+    element type (`gplace-opt --gplace-list-kernels`). When none does, the
+    op is an error in TensorFlow's words or, with
+    `allow-soft-placement=true`, moves to a device of the same task with a
+    kernel (GPU before CPU). Each placed op gets `assigned_device`, the full
+    canonical name; `device` stays as written.
+
+    ```mlir
+    // gplace-opt --gplace-place="devices=cpu:1,gpu:1"
+    %c = gplace.matmul %a, %b : (tensor<2x3xf32>, tensor<3x2xf32>) -> tensor<2x2xf32>
+    // becomes
+    %c = gplace.matmul %a, %b {assigned_device = "/job:localhost/replica:0/task:0/device:GPU:0"} : ...
+    ```
+  }];
+  let options = [
+    Option<"devices", "devices", "std::string", /*default=*/"\"\"",
+           "The devices to place on: TYPE:COUNT entries and full names, "
+           "comma-separated (e.g. cpu:1,gpu:4); empty for this machine's "
+           "devices">,
+    Option<"allowSoftPlacement", "allow-soft-placement", "bool",
+           /*default=*/"false",
+           "Move ops whose request cannot be satisfied to a device that can "
+           "run them instead of failing (TensorFlow's allow_soft_placement)">,
+    Option<"policy", "policy", "std::string", /*default=*/"\"\"",
+           "Name of the placement policy for ops without a request (a "
+           "function's gplace.device_policy overrides it)">,
+    Option<"logDevicePlacement", "log-device-placement", "bool",
+           /*default=*/"false",
+           "Print the placement of every op on stderr, in TensorFlow's "
+           "format (log_device_placement)">,
+  ];
+}
+
+def VerifyPlacementPass : Pass<"gplace-verify-placement", "::mlir::ModuleOp"> {
+  let summary = "Checks that every op has a valid assigned device";
+  let description = [{
+    Ends the placement stage (as IREE's VerifyAffinities does): every graph
+    op must have an `assigned_device` that is a full device name, whose
+    device type has a kernel for the op and its element type, and every op
+    that uses a resource must be on the resource's device. Later passes
+    rely on these facts. The IR is not changed.
+  }];
+}
+
 #endif // GPLACE_TRANSFORMS_PASSES

@@ -4,6 +4,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
@@ -59,4 +60,56 @@ LogicalResult ResourceType::verify(function_ref<InFlightDiagnostic()> emitError,
                           "but got "
                        << valueType;
   return success();
+}
+
+std::vector<std::string> gplace::graph::getOpNames(Operation *root) {
+  // Default prefixes are op names without a `_<number>` suffix, so defaults
+  // can only collide with names users gave; only those need checking.
+  llvm::StringSet<> userNames;
+  root->walk([&](PlacedOpInterface op) {
+    if (StringAttr name = op->getAttrOfType<StringAttr>("name"))
+      userNames.insert(name.getValue());
+  });
+  std::vector<std::string> names;
+  llvm::StringMap<unsigned> nextSuffix;
+  root->walk([&](PlacedOpInterface op) {
+    std::string &name = names.emplace_back();
+    if (StringAttr user = op->getAttrOfType<StringAttr>("name")) {
+      name = user.getValue().str();
+      return;
+    }
+    StringRef prefix = op.getDefaultNamePrefix();
+    unsigned &suffix = nextSuffix[prefix];
+    do {
+      name = prefix.str();
+      if (suffix != 0)
+        name += "_" + std::to_string(suffix);
+      ++suffix;
+    } while (!userNames.empty() && userNames.contains(name));
+  });
+  return names;
+}
+
+std::optional<Type> gplace::graph::getKernelElementType(Operation *op) {
+  auto elementOf = [](Type type) -> std::optional<Type> {
+    if (auto resource = dyn_cast<ResourceType>(type))
+      type = resource.getValueType();
+    if (auto tensor = dyn_cast<RankedTensorType>(type))
+      return tensor.getElementType();
+    return std::nullopt;
+  };
+  if (op->getNumResults() > 0)
+    if (std::optional<Type> type = elementOf(op->getResult(0).getType()))
+      return type;
+  for (Value operand : op->getOperands())
+    if (isa<ResourceType>(operand.getType()))
+      return elementOf(operand.getType());
+  return std::nullopt;
+}
+
+std::string gplace::graph::getKernelElementTypeName(Operation *op) {
+  std::string name;
+  if (std::optional<Type> type = getKernelElementType(op))
+    llvm::raw_string_ostream(name) << *type;
+  return name;
 }

@@ -23,6 +23,14 @@
 
 namespace gplace::graph {
 
+namespace OpTrait {
+/// Marks ops that forward their input's data unchanged (identity, reshape);
+/// see Graph_ForwardsInput in GraphOps.td.
+template <typename ConcreteType>
+class ForwardsInput
+    : public mlir::OpTrait::TraitBase<ConcreteType, ForwardsInput> {};
+} // namespace OpTrait
+
 /// Returns true if `type` is a tensor the graph accepts: a statically shaped
 /// ranked tensor of f32, f16, bf16, f64, i32, i64 or i1 (SPEC §2).
 bool isValidGraphTensorType(mlir::Type type);
@@ -45,6 +53,29 @@ broadcastShapes(llvm::ArrayRef<int64_t> lhs, llvm::ArrayRef<int64_t> rhs,
 } // namespace gplace::graph
 
 #include "gplace/Dialect/Graph/GraphInterfaces.h.inc"
+
+namespace gplace::graph {
+
+/// The names of the graph ops nested in `root`, in walk order (pre-order,
+/// as `root->walk` visits PlacedOpInterface ops), as logs and errors show
+/// them (SPEC §2): an op's `name` attribute, else TensorFlow's default, the
+/// op's default name prefix (PlacedOpInterface::getDefaultNamePrefix) then
+/// `_1`, `_2`, ... in textual order ("MatMul", "MatMul_1", "Const",
+/// "Const_1"), skipping any name a user gave an op, as TensorFlow's
+/// Graph.unique_name skips taken names.
+std::vector<std::string> getOpNames(mlir::Operation *root);
+
+/// The element type that selects an op's kernel (TensorFlow's type attribute
+/// "T"): its first result's element type, a resource's value type for a
+/// resource; for an op whose results are tokens, the value type of its first
+/// resource operand. std::nullopt for a typeless op (gplace.group).
+std::optional<mlir::Type> getKernelElementType(mlir::Operation *op);
+
+/// getKernelElementType spelled as the kernel registry spells it ("f32",
+/// "i32", ...); "" for a typeless op.
+std::string getKernelElementTypeName(mlir::Operation *op);
+
+} // namespace gplace::graph
 
 #define GET_OP_CLASSES
 #include "gplace/Dialect/Graph/GraphOps.h.inc"

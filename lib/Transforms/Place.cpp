@@ -1,0 +1,623 @@
+//===- Place.cpp - TensorFlow's placer as a pass
+//---------------------------===//
+//
+// Assigns each graph op a device (SPEC §3). The algorithm is TensorFlow's
+// Placer over colocation groups (common_runtime/placer.cc and
+// colocation_graph.cc), linear in ops plus edges:
+//
+//   1. per op: its name, kernels, and `device` merged into the function's
+//      device scope;
+//   2. per op without a request: the policy's answer;
+//   3. union-find colocation groups over resource edges; per group, the
+//      intersection of the members' requests and kernel device types;
+//   4. per group, in textual order: a device (request, heuristics, then
+//      priority), with soft placement or an error when none fits;
+//      generators wait for a second pass, as in TensorFlow.
+//
+//===----------------------------------------------------------------------===//
+
+#include "gplace/Dialect/Graph/GraphDialect.h"
+#include "gplace/Support/DeviceName.h"
+#include "gplace/Support/KernelRegistry.h"
+#include "gplace/Support/PlacementPolicy.h"
+#include "gplace/Transforms/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/IntEqClasses.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/raw_ostream.h"
+
+namespace gplace {
+#define GEN_PASS_DEF_PLACEPASS
+#include "gplace/Transforms/Passes.h.inc"
+} // namespace gplace
+
+using namespace mlir;
+using namespace gplace;
+using namespace gplace::graph;
+
+static std::function<LocalDevices()> &localDeviceProvider() {
+  static std::function<LocalDevices()> provider = [] {
+    LocalDevices local;
+    local.devices.add(DeviceName::local(DeviceType::CPU, 0));
+    return local;
+  };
+  return provider;
+}
+
+void gplace::setLocalDeviceProvider(std::function<LocalDevices()> provider) {
+  localDeviceProvider() = std::move(provider);
+}
+
+namespace {
+
+/// A set of device types, one bit each.
+using TypeMask = unsigned;
+TypeMask maskOf(DeviceType type) { return 1u << static_cast<unsigned>(type); }
+constexpr TypeMask kAnyType = (1u << static_cast<unsigned>(DeviceType::GPU)) |
+                              (1u << static_cast<unsigned>(DeviceType::CPU));
+
+std::string joinTypes(TypeMask mask) {
+  std::string out;
+  for (DeviceType type : {DeviceType::GPU, DeviceType::CPU})
+    if (mask & maskOf(type))
+      out += (out.empty() ? "" : ", ") + std::string(deviceTypeName(type));
+  return out;
+}
+
+/// Places the graph ops of one function.
+class FunctionPlacer {
+public:
+  FunctionPlacer(func::FuncOp func, const DeviceSet &devices,
+                 std::optional<PolicyFn> policy, std::string policyName,
+                 bool allowSoftPlacement)
+      : func_(func), devices_(devices.devices()), deviceSet_(devices),
+        policy_(std::move(policy)), policyName_(std::move(policyName)),
+        allowSoftPlacement_(allowSoftPlacement) {}
+
+  /// Places every op. Reports every error and returns failure if any.
+  LogicalResult run() {
+    if (failed(collect()) || failed(applyPolicy()) || failed(buildGroups()))
+      return failure();
+    return place();
+  }
+
+  /// Writes `assigned_device` on every op.
+  void writeAssignedDevices() {
+    std::vector<StringAttr> attrs(devices_.size());
+    for (OpInfo &info : ops_) {
+      int device = groups_[classes_[info.index]].device;
+      if (!attrs[device])
+        attrs[device] =
+            StringAttr::get(func_.getContext(), devices_[device].str());
+      info.op.assignDevice(attrs[device]);
+    }
+  }
+
+  /// Prints one log line per op, in textual order:
+  /// `name: (TensorFlowType): /job:.../device:GPU:0`.
+  void printLog(llvm::raw_ostream &os) const {
+    for (const OpInfo &info : ops_) {
+      const Group &group = groups_[classes_[info.index]];
+      os << name(info.index) << ": (" << info.op.getTensorFlowType()
+         << "): " << devices_[group.device].str();
+      if (group.softReason >= 0)
+        os << " (" << softReasons_[group.softReason] << ")";
+      os << "\n";
+    }
+  }
+
+private:
+  /// A device request and its text as written (for messages).
+  struct Request {
+    DeviceName name;
+    std::string text;
+  };
+  struct OpInfo {
+    mutable PlacedOpInterface op; // Interface calls are non-const.
+    unsigned index = 0;
+    int request = -1;         ///< Into requests_; -1 for none.
+    TypeMask kernels = 0;     ///< Device types with a kernel for the op.
+    unsigned elementType = 0; ///< Into elementTypes_.
+  };
+  struct Group {
+    int request = -1;           ///< Into requests_; -1 for none.
+    unsigned requestMember = 0; ///< The first member with a request.
+    unsigned first = 0;         ///< The first member in textual order.
+    unsigned size = 0;
+    TypeMask kernels = kAnyType;
+    int device = -1;
+    int softReason = -1; ///< Into softReasons_; -1 if not soft-placed.
+    bool failed = false;
+  };
+
+  LogicalResult collect();
+  LogicalResult applyPolicy();
+  LogicalResult buildGroups();
+  LogicalResult place();
+  LogicalResult placeGroup(Group &group);
+  int firstDevice(const DeviceName &request, TypeMask kernels) const;
+  bool isGenerator(const OpInfo &info) const;
+  std::string describeKernels(const Group &group, TypeMask wanted) const;
+  int addRequest(DeviceName name, std::string text) {
+    requests_.push_back({std::move(name), std::move(text)});
+    return requests_.size() - 1;
+  }
+  /// The op's name, user-given or TensorFlow's default; computed on first
+  /// use (messages, the log, policies), as most runs need none.
+  const std::string &name(unsigned index) const {
+    if (names_.empty())
+      names_ = getOpNames(func_);
+    return names_[index];
+  }
+
+  func::FuncOp func_;
+  const std::vector<DeviceName> &devices_;
+  const DeviceSet &deviceSet_;
+  std::optional<PolicyFn> policy_;
+  std::string policyName_;
+  bool allowSoftPlacement_;
+
+  std::vector<OpInfo> ops_;
+  std::vector<Request> requests_;
+  std::vector<std::string> elementTypes_; ///< "f32", ...; "" for typeless.
+  std::vector<std::string> softReasons_;
+  mutable std::vector<std::string> names_;
+  llvm::DenseMap<Operation *, unsigned> index_;
+  llvm::IntEqClasses classes_;
+  std::vector<Group> groups_; ///< Indexed by colocation class.
+};
+
+LogicalResult FunctionPlacer::collect() {
+  // The function's device scope (`with tf.device(...)` around the body).
+  DeviceName scope;
+  std::string scopeText;
+  if (auto attr = func_->getAttrOfType<StringAttr>(
+          GraphDialect::getDefaultDeviceAttrName())) {
+    std::string error;
+    std::optional<DeviceName> parsed =
+        DeviceName::parse(attr.getValue(), &error);
+    if (!parsed)
+      return func_.emitError()
+             << GraphDialect::getDefaultDeviceAttrName() << ": " << error;
+    scope = *parsed;
+    scopeText = attr.getValue().str();
+  }
+
+  // Requests and kernels are cached: graphs repeat a few of each.
+  llvm::DenseMap<StringAttr, int> requestCache;
+  llvm::DenseMap<std::pair<OperationName, Type>, std::pair<TypeMask, unsigned>>
+      kernelCache;
+  const KernelRegistry &registry = KernelRegistry::global();
+  int scopeRequest = scope.isEmpty() ? -1 : addRequest(scope, scopeText);
+  bool ok = true;
+
+  func_.walk([&](PlacedOpInterface op) {
+    OpInfo &info = ops_.emplace_back();
+    info.op = op;
+    info.index = ops_.size() - 1;
+    index_[op] = info.index;
+
+    // The device types with a kernel for (op, element type).
+    std::optional<Type> element = getKernelElementType(op);
+    auto [kernels, isNewKernel] = kernelCache.try_emplace(
+        std::make_pair(op->getName(), element.value_or(Type())));
+    if (isNewKernel) {
+      std::string typeName = getKernelElementTypeName(op);
+      std::optional<ElementType> type = parseElementType(typeName);
+      TypeMask mask = 0;
+      for (DeviceType device : {DeviceType::GPU, DeviceType::CPU})
+        if (registry.hasKernel(op->getName().getStringRef().str(), type,
+                               device))
+          mask |= maskOf(device);
+      elementTypes_.push_back(std::move(typeName));
+      kernels->second = {mask, elementTypes_.size() - 1};
+    }
+    info.kernels = kernels->second.first;
+    info.elementType = kernels->second.second;
+
+    // The request, merged into the scope: the inner request wins.
+    StringAttr deviceAttr = op->getAttrOfType<StringAttr>("device");
+    if (!deviceAttr || deviceAttr.getValue().empty()) {
+      info.request = scopeRequest;
+      return;
+    }
+    // Only valid requests are cached, so every bad op gets its own error.
+    auto cached = requestCache.find(deviceAttr);
+    if (cached != requestCache.end()) {
+      info.request = cached->second;
+      return;
+    }
+    std::string error;
+    std::optional<DeviceName> request =
+        DeviceName::parse(deviceAttr.getValue(), &error);
+    std::optional<DeviceName> merged;
+    if (!request) {
+      op->emitError() << error;
+      ok = false;
+    } else if (!(merged = DeviceName::merge(scope, *request, &error))) {
+      op->emitError() << "Cannot assign a device for operation '"
+                      << name(info.index) << "': " << error;
+      ok = false;
+    } else {
+      std::string text =
+          scope.isEmpty() ? deviceAttr.getValue().str() : merged->str();
+      info.request = addRequest(std::move(*merged), std::move(text));
+      requestCache[deviceAttr] = info.request;
+    }
+  });
+  return success(ok);
+}
+
+LogicalResult FunctionPlacer::applyPolicy() {
+  if (!policy_)
+    return success();
+  bool ok = true;
+  llvm::StringMap<int> answers;
+  for (OpInfo &info : ops_) {
+    if (info.request >= 0)
+      continue;
+    // Ops that use a resource follow it, as TensorFlow's colocate_with
+    // ignores device functions: the policy sees the variable only.
+    if (!isa<GroupOp>(info.op) &&
+        llvm::any_of(info.op.getDataOperands(), [](Value operand) {
+          return isa<ResourceType>(operand.getType());
+        }))
+      continue;
+    Operation *op = info.op;
+    PolicyOp view;
+    view.name = name(info.index);
+    view.tensorFlowType = info.op.getTensorFlowType();
+    view.opName = op->getName().getStringRef();
+    view.requestedDevice = info.op.getRequestedDevice();
+    view.elementType = elementTypes_[info.elementType];
+    if (op->getNumResults() == 1) {
+      Type type = op->getResult(0).getType();
+      view.isVariable = isa<ResourceType>(type);
+      if (auto resource = dyn_cast<ResourceType>(type))
+        type = resource.getValueType();
+      if (auto tensor = dyn_cast<RankedTensorType>(type)) {
+        view.shape.assign(tensor.getShape().begin(), tensor.getShape().end());
+        view.resultBytes = tensor.getNumElements() *
+                           ((tensor.getElementTypeBitWidth() + 7) / 8);
+      }
+    }
+    std::optional<std::string> answer = (*policy_)(view, deviceSet_);
+    if (!answer || answer->empty())
+      continue;
+    auto [cached, isNew] = answers.try_emplace(*answer, -1);
+    std::string error;
+    if (isNew) {
+      if (std::optional<DeviceName> request =
+              DeviceName::parse(*answer, &error))
+        cached->second = addRequest(*request, *answer);
+    }
+    if (cached->second < 0) {
+      op->emitError() << "placement policy '" << policyName_
+                      << "' returned an invalid device for operation '"
+                      << name(info.index) << "': "
+                      << (isNew ? error
+                                : "invalid device specification '" + *answer +
+                                      "'");
+      ok = false;
+      continue;
+    }
+    info.request = cached->second;
+  }
+  return success(ok);
+}
+
+LogicalResult FunctionPlacer::buildGroups() {
+  // Colocation: an op that uses a resource joins the resource's group
+  // (identities of resources included). gplace.group only orders its
+  // operands, so it joins no group.
+  classes_.grow(ops_.size());
+  for (const OpInfo &info : ops_) {
+    if (isa<GroupOp>(info.op))
+      continue;
+    for (Value operand : info.op.getDataOperands()) {
+      if (!isa<ResourceType>(operand.getType()))
+        continue;
+      auto producer = index_.find(operand.getDefiningOp());
+      if (producer != index_.end())
+        classes_.join(info.index, producer->second);
+    }
+  }
+  classes_.compress();
+  groups_.resize(classes_.getNumClasses());
+
+  bool ok = true;
+  for (const OpInfo &info : ops_) {
+    Group &group = groups_[classes_[info.index]];
+    if (group.size++ == 0)
+      group.first = info.index;
+    group.kernels &= info.kernels;
+    if (info.request < 0 || info.request == group.request)
+      continue;
+    if (group.request < 0) {
+      group.request = info.request;
+      group.requestMember = info.index;
+      continue;
+    }
+    const DeviceName &mine = requests_[info.request].name;
+    if (std::optional<DeviceName> merged =
+            DeviceName::intersect(requests_[group.request].name, mine)) {
+      std::string text = merged->str();
+      group.request = addRequest(std::move(*merged), std::move(text));
+      continue;
+    }
+    // Name the earlier member whose own request conflicts with this one.
+    const OpInfo *other = &ops_[group.requestMember];
+    for (unsigned j = group.requestMember; j < info.index; ++j) {
+      const OpInfo &candidate = ops_[j];
+      if (classes_[j] == classes_[info.index] && candidate.request >= 0 &&
+          !DeviceName::intersect(requests_[candidate.request].name, mine)) {
+        other = &candidate;
+        break;
+      }
+    }
+    std::string error;
+    DeviceName::intersect(requests_[other->request].name, mine, &error);
+    InFlightDiagnostic diag = info.op->emitError();
+    diag << "Cannot colocate nodes '" << name(info.index) << "' and '"
+         << name(other->index) << "' (they use the same resource): " << error;
+    diag.attachNote(other->op->getLoc())
+        << "'" << name(other->index) << "' requests '"
+        << requests_[other->request].text << "' here";
+    group.failed = true;
+    ok = false;
+  }
+  return success(ok);
+}
+
+int FunctionPlacer::firstDevice(const DeviceName &request,
+                                TypeMask kernels) const {
+  // devices_ is sorted by priority: GPU before CPU, lowest id first.
+  for (auto [index, device] : llvm::enumerate(devices_))
+    if ((kernels & maskOf(*device.type)) && request.matches(device))
+      return index;
+  return -1;
+}
+
+bool FunctionPlacer::isGenerator(const OpInfo &info) const {
+  // TensorFlow's IsGeneratorNode: no inputs and one output.
+  Operation *op = info.op;
+  return info.op.getDataOperands().empty() && op->getNumResults() == 1 &&
+         isa<RankedTensorType>(op->getResult(0).getType());
+}
+
+std::string FunctionPlacer::describeKernels(const Group &group,
+                                            TypeMask wanted) const {
+  std::string out;
+  for (const OpInfo &info : ops_) {
+    if (classes_[info.index] != classes_[group.first] ||
+        (info.kernels & wanted) == wanted)
+      continue;
+    out += out.empty() ? "" : "; ";
+    out += info.op.getTensorFlowType().str() + " '" + name(info.index) + "'";
+    if (!elementTypes_[info.elementType].empty())
+      out += " with element type " + elementTypes_[info.elementType];
+    out += info.kernels
+               ? " has kernels for " + joinTypes(info.kernels) + " only"
+               : " has no kernel";
+  }
+  return out;
+}
+
+LogicalResult FunctionPlacer::placeGroup(Group &group) {
+  if (group.request < 0) {
+    group.device = firstDevice(DeviceName(), group.kernels);
+    if (group.device >= 0)
+      return success();
+    const OpInfo &info = ops_[group.first];
+    info.op->emitError() << "Cannot assign a device for operation '"
+                         << name(info.index)
+                         << "': no registered device can run it ("
+                         << describeKernels(group, kAnyType)
+                         << "); available devices: " << deviceSet_.str();
+    group.failed = true;
+    return failure();
+  }
+
+  const Request &request = requests_[group.request];
+  group.device = firstDevice(request.name, group.kernels);
+  if (group.device >= 0)
+    return success();
+
+  // Why not: nothing matches the request, or nothing that matches has a
+  // kernel for every member.
+  TypeMask matched = 0;
+  for (const DeviceName &device : devices_)
+    if (request.name.matches(device))
+      matched |= maskOf(*device.type);
+  std::string reason =
+      matched == 0
+          ? "no devices matching that specification are registered in this "
+            "process"
+          : "no supported kernel for " + joinTypes(matched & ~group.kernels) +
+                " devices is available";
+
+  if (allowSoftPlacement_) {
+    // TensorFlow's soft placement: keep job, replica and task; any device
+    // type and id with a kernel, by priority.
+    DeviceName lenient = request.name;
+    lenient.type.reset();
+    lenient.id.reset();
+    group.device = firstDevice(lenient, group.kernels);
+    if (group.device >= 0) {
+      softReasons_.push_back("soft placement: requested '" + request.text +
+                             "', but " + reason);
+      group.softReason = softReasons_.size() - 1;
+      return success();
+    }
+  }
+
+  const OpInfo &info = ops_[group.requestMember];
+  InFlightDiagnostic diag = info.op->emitError();
+  diag << "Cannot assign a device for operation '" << name(info.index)
+       << "': Could not satisfy explicit device specification '" << request.text
+       << "' because " << reason;
+  if (matched == 0)
+    diag << "; available devices: " << deviceSet_.str();
+  else
+    diag << " (" << describeKernels(group, matched & ~group.kernels) << ")";
+  group.failed = true;
+  return failure();
+}
+
+LogicalResult FunctionPlacer::place() {
+  bool ok = true;
+  std::vector<unsigned> generators;
+  for (const OpInfo &info : ops_) {
+    Group &group = groups_[classes_[info.index]];
+    if (group.device >= 0 || group.failed)
+      continue;
+    if (group.request < 0 && group.size == 1) {
+      // Heuristic A: generators go where their consumers go (second pass).
+      if (isGenerator(info)) {
+        generators.push_back(info.index);
+        continue;
+      }
+      // Heuristic B: identity-like ops go where their producer is.
+      if (info.op->hasTrait<graph::OpTrait::ForwardsInput>()) {
+        OperandRange data = info.op.getDataOperands();
+        auto producer = data.empty()
+                            ? index_.end()
+                            : index_.find(data.front().getDefiningOp());
+        if (producer != index_.end()) {
+          int device = groups_[classes_[producer->second]].device;
+          if (device >= 0 && (group.kernels & maskOf(*devices_[device].type))) {
+            group.device = device;
+            continue;
+          }
+        }
+      }
+    }
+    if (failed(placeGroup(group)))
+      ok = false;
+  }
+
+  for (unsigned index : generators) {
+    const OpInfo &info = ops_[index];
+    Group &group = groups_[classes_[index]];
+    int consumersDevice = -1;
+    bool sameDevice = !info.op->use_empty();
+    for (Operation *user : info.op->getUsers()) {
+      auto it = index_.find(user);
+      int device =
+          it == index_.end() ? -1 : groups_[classes_[it->second]].device;
+      if (device < 0 || (consumersDevice >= 0 && device != consumersDevice)) {
+        sameDevice = false;
+        break;
+      }
+      consumersDevice = device;
+    }
+    if (sameDevice &&
+        (group.kernels & maskOf(*devices_[consumersDevice].type))) {
+      group.device = consumersDevice;
+      continue;
+    }
+    if (failed(placeGroup(group)))
+      ok = false;
+  }
+  return success(ok);
+}
+
+struct PlacePass : public gplace::impl::PlacePassBase<PlacePass> {
+  using PlacePassBase::PlacePassBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+
+    // Options first: nothing is touched if they are wrong.
+    LocalDevices target;
+    if (devices.empty()) {
+      target = localDeviceProvider()();
+    } else {
+      std::string error;
+      std::optional<DeviceSet> parsed = DeviceSet::parse(devices, &error);
+      if (!parsed) {
+        module.emitError() << "gplace-place: " << error;
+        return signalPassFailure();
+      }
+      target.devices = std::move(*parsed);
+    }
+    if (target.devices.empty()) {
+      module.emitError() << "gplace-place: there are no devices to place on";
+      return signalPassFailure();
+    }
+    PolicyRegistry &policies = PolicyRegistry::global();
+    auto unknownPolicy = [&](Operation *at, StringRef name) {
+      at->emitError() << "unknown placement policy '" << name
+                      << "'; known policies: "
+                      << llvm::join(policies.names(), ", ");
+    };
+    if (!policy.empty() && !policies.create(policy)) {
+      unknownPolicy(module, policy);
+      return signalPassFailure();
+    }
+
+    bool ok = true;
+    std::vector<std::unique_ptr<FunctionPlacer>> placers;
+    for (func::FuncOp func : module.getOps<func::FuncOp>()) {
+      std::string policyName = policy;
+      if (auto attr = func->getAttrOfType<StringAttr>(
+              GraphDialect::getDevicePolicyAttrName()))
+        policyName = attr.getValue().str();
+      std::optional<PolicyFn> policyFn;
+      if (!policyName.empty()) {
+        policyFn = policies.create(policyName);
+        if (!policyFn) {
+          unknownPolicy(func, policyName);
+          ok = false;
+          continue;
+        }
+      }
+      auto placer = std::make_unique<FunctionPlacer>(
+          func, target.devices, std::move(policyFn), policyName,
+          allowSoftPlacement);
+      if (failed(placer->run())) {
+        ok = false;
+        continue;
+      }
+      placer->writeAssignedDevices();
+      placers.push_back(std::move(placer));
+    }
+    if (!ok)
+      return signalPassFailure();
+
+    if (logDevicePlacement) {
+      llvm::raw_ostream &os = llvm::errs();
+      printDeviceMapping(os, target);
+      for (const auto &placer : placers)
+        placer->printLog(os);
+      os.flush();
+    }
+  }
+
+  /// TensorFlow's "Device mapping:" block: one line per GPU.
+  static void printDeviceMapping(llvm::raw_ostream &os,
+                                 const LocalDevices &target) {
+    os << "Device mapping:";
+    bool any = false;
+    for (const DeviceName &device : target.devices.devices()) {
+      if (device.type != DeviceType::GPU)
+        continue;
+      std::string name = device.str();
+      auto it = target.descriptions.find(name);
+      os << "\n"
+         << name << " -> "
+         << (it != target.descriptions.end()
+                 ? it->second
+                 : "device: " + std::to_string(*device.id) +
+                       ", name: unknown, pci bus id: unknown, compute "
+                       "capability: unknown");
+      any = true;
+    }
+    os << (any ? "\n" : " no known devices.\n");
+  }
+};
+
+} // namespace

@@ -1,0 +1,99 @@
+// Tests placement errors, in TensorFlow's words, at the op's location
+// (placer_test: TestNonexistentGpuNoAllowSoftPlacement,
+// TestUnsupportedDeviceNoAllowSoftPlacement, TestNonExistentDevice,
+// TestMalformedDeviceSpecification, TestResourceHandlesOnDifferentDevicesFails).
+// RUN: gplace-opt %s -split-input-file -verify-diagnostics --gplace-place="devices=cpu:1,gpu:1"
+
+// Tests a request naming no registered device, without soft placement.
+func.func @nonexistentGpu() {
+  // expected-error @+1 {{Cannot assign a device for operation 'b': Could not satisfy explicit device specification '/device:GPU:2' because no devices matching that specification are registered in this process; available devices: /job:localhost/replica:0/task:0/device:GPU:0, /job:localhost/replica:0/task:0/device:CPU:0}}
+  %b = gplace.constant dense<1.0> : tensor<f32> {device = "/device:GPU:2", name = "b"}
+  return
+}
+
+// -----
+
+func.func @nonexistentJob() {
+  // expected-error @+1 {{Cannot assign a device for operation 'Const': Could not satisfy explicit device specification '/job:foo/replica:17' because no devices matching that specification are registered in this process; available devices:}}
+  %0 = gplace.constant dense<1.0> : tensor<f32> {device = "/job:foo/replica:17"}
+  return
+}
+
+// -----
+
+// Tests the seeds' integer variable on /gpu:0 without soft placement.
+func.func @noKernelForDeviceType() {
+  // expected-error @+1 {{Cannot assign a device for operation 'Variable': Could not satisfy explicit device specification '/gpu:0' because no supported kernel for GPU devices is available (VarHandleOp 'Variable' with element type i32 has kernels for CPU only; ReadVariableOp 'ReadVariableOp' with element type i32 has kernels for CPU only)}}
+  %i = gplace.variable dense<3> : tensor<i32> {device = "/gpu:0"}
+  %v = gplace.read %i : !gplace.resource<tensor<i32>>
+  return
+}
+
+// -----
+
+func.func @castOnGpu(%x: tensor<2xf32>) {
+  // expected-error @+1 {{Could not satisfy explicit device specification '/gpu:0' because no supported kernel for GPU devices is available (Cast 'Cast' with element type i32 has kernels for CPU only)}}
+  %0 = gplace.cast %x {device = "/gpu:0"} : tensor<2xf32> to tensor<2xi32>
+  return
+}
+
+// -----
+
+// Tests that every bad op is reported, not just the first.
+func.func @everyErrorReported() {
+  // expected-error @+1 {{Cannot assign a device for operation 'x'}}
+  %0 = gplace.constant dense<1.0> : tensor<f32> {device = "/gpu:7", name = "x"}
+  // expected-error @+1 {{Cannot assign a device for operation 'y'}}
+  %1 = gplace.constant dense<1.0> : tensor<f32> {device = "/gpu:8", name = "y"}
+  return
+}
+
+// -----
+
+func.func @malformedDevice() {
+  // expected-error @+1 {{invalid device specification '/foo:bar': unknown field 'foo'}}
+  %0 = gplace.constant dense<1.0> : tensor<f32> {device = "/foo:bar"}
+  return
+}
+
+// -----
+
+// expected-error @+1 {{gplace.default_device: invalid device specification '/gpu:x': device id 'x' is not a non-negative integer}}
+func.func @malformedScope() attributes {gplace.default_device = "/gpu:x"} {
+  return
+}
+
+// -----
+
+// Tests that an op's job conflicting with the function's scope is an error.
+func.func @scopeConflict() attributes {gplace.default_device = "/job:localhost"} {
+  // expected-error @+1 {{Cannot assign a device for operation 'Const': Cannot merge devices with incompatible jobs: '/job:localhost' and '/job:worker/device:GPU:0'}}
+  %0 = gplace.constant dense<1.0> : tensor<f32> {device = "/job:worker/gpu:0"}
+  return
+}
+
+// -----
+
+// Tests that conflicting requests in one colocation group name both ops and
+// both requests.
+func.func @colocationConflict() {
+  // expected-note @+1 {{'a' requests '/gpu:0' here}}
+  %a = gplace.variable dense<3.0> : tensor<f32> {device = "/gpu:0", name = "a"}
+  // expected-error @+1 {{Cannot colocate nodes 'a/read' and 'a' (they use the same resource): Cannot merge devices with incompatible types: '/device:GPU:0' and '/device:CPU:0'}}
+  %r = gplace.read %a {device = "/cpu:0", name = "a/read"} : !gplace.resource<tensor<f32>>
+  return
+}
+
+// -----
+
+// Tests that the conflict names the member whose request conflicts, not
+// just the first member with a request.
+func.func @colocationConflictThroughIdentity(%x: tensor<f32>) {
+  %a = gplace.variable dense<3.0> : tensor<f32> {device = "/job:localhost", name = "a"}
+  %i = gplace.identity %a : !gplace.resource<tensor<f32>>
+  // expected-note @+1 {{'assign' requests '/gpu:0' here}}
+  %t = gplace.assign %i, %x {device = "/gpu:0", name = "assign"} : !gplace.resource<tensor<f32>>
+  // expected-error @+1 {{Cannot colocate nodes 'read' and 'assign' (they use the same resource): Cannot merge devices with incompatible ids: '/device:GPU:0' and '/device:GPU:1'}}
+  %r = gplace.read %i {device = "/gpu:1", name = "read"} : !gplace.resource<tensor<f32>>
+  return
+}

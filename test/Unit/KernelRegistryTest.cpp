@@ -1,0 +1,175 @@
+//===- KernelRegistryTest.cpp - the kernel registry and policies ----------===//
+
+#include "gplace/Support/KernelRegistry.h"
+#include "gplace/Dialect/Graph/GraphDialect.h"
+#include "gplace/Support/PlacementPolicy.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+
+#include <gtest/gtest.h>
+
+#include <set>
+#include <sstream>
+
+using namespace gplace;
+
+namespace {
+
+TEST(KernelRegistry, CoversExactlyTheDialectsOps) {
+  mlir::MLIRContext context;
+  context.loadDialect<graph::GraphDialect>();
+  std::set<std::string> dialectOps, registryOps;
+  for (mlir::RegisteredOperationName name : context.getRegisteredOperations())
+    if (name.getDialectNamespace() == "gplace")
+      dialectOps.insert(name.getStringRef().str());
+  for (const KernelDef &def : KernelRegistry::global().entries())
+    registryOps.insert(std::string(def.op));
+  EXPECT_EQ(dialectOps, registryOps);
+  EXPECT_FALSE(dialectOps.empty());
+}
+
+TEST(KernelRegistry, IntegerAndBoolOpsHaveNoGpuKernel) {
+  const KernelRegistry &registry = KernelRegistry::global();
+  for (const KernelDef &def : registry.entries()) {
+    if (def.typeless)
+      continue;
+    for (ElementType type :
+         {ElementType::I32, ElementType::I64, ElementType::I1})
+      EXPECT_FALSE(registry.hasKernel(def.op, type, DeviceType::GPU))
+          << def.op << " " << elementTypeName(type);
+    EXPECT_TRUE(registry.hasKernel(def.op, ElementType::F32, DeviceType::CPU) ||
+                def.op == "gplace.cast")
+        << def.op;
+  }
+}
+
+TEST(KernelRegistry, Lookups) {
+  const KernelRegistry &registry = KernelRegistry::global();
+  EXPECT_TRUE(
+      registry.hasKernel("gplace.matmul", ElementType::F32, DeviceType::GPU));
+  EXPECT_TRUE(
+      registry.hasKernel("gplace.matmul", ElementType::I32, DeviceType::CPU));
+  EXPECT_FALSE(
+      registry.hasKernel("gplace.matmul", ElementType::I1, DeviceType::CPU));
+  EXPECT_FALSE(
+      registry.hasKernel("gplace.cast", ElementType::F32, DeviceType::GPU))
+      << "the seeds: tf.cast has only a CPU kernel";
+  EXPECT_TRUE(
+      registry.hasKernel("gplace.group", std::nullopt, DeviceType::GPU));
+  EXPECT_FALSE(
+      registry.hasKernel("gplace.matmul", std::nullopt, DeviceType::CPU));
+  EXPECT_FALSE(
+      registry.hasKernel("gplace.conv2d", ElementType::F32, DeviceType::CPU));
+  EXPECT_EQ(registry.lookup("gplace.conv2d"), nullptr);
+  EXPECT_EQ(registry.deviceTypes("gplace.variable", ElementType::I32),
+            std::vector<DeviceType>{DeviceType::CPU});
+  EXPECT_EQ(registry.deviceTypes("gplace.variable", ElementType::F32),
+            (std::vector<DeviceType>{DeviceType::GPU, DeviceType::CPU}));
+}
+
+TEST(KernelRegistry, ElementTypeNamesRoundTrip) {
+  for (ElementType type :
+       {ElementType::F32, ElementType::F16, ElementType::BF16, ElementType::F64,
+        ElementType::I32, ElementType::I64, ElementType::I1})
+    EXPECT_EQ(parseElementType(elementTypeName(type)), type);
+  EXPECT_FALSE(parseElementType("i8"));
+  EXPECT_FALSE(parseElementType(""));
+}
+
+TEST(KernelRegistry, PrintsOneLinePerOp) {
+  std::ostringstream os;
+  KernelRegistry::global().print(os);
+  std::string text = os.str();
+  EXPECT_EQ(std::count(text.begin(), text.end(), '\n'),
+            static_cast<long>(KernelRegistry::global().entries().size() + 1));
+  EXPECT_NE(text.find("gplace.cast"), std::string::npos);
+}
+
+PolicyOp variableOp() {
+  PolicyOp op;
+  op.name = "w";
+  op.tensorFlowType = "VarHandleOp";
+  op.opName = "gplace.variable";
+  op.isVariable = true;
+  return op;
+}
+
+TEST(PolicyRegistry, BuiltinsAreRegistered) {
+  EXPECT_EQ(PolicyRegistry::global().names(),
+            (std::vector<std::string>{"round-robin-gpu", "variables-on-cpu"}));
+  EXPECT_FALSE(PolicyRegistry::global().summary("variables-on-cpu").empty());
+  EXPECT_FALSE(PolicyRegistry::global().create("idle-gpu"));
+}
+
+TEST(PolicyRegistry, VariablesOnCpu) {
+  PolicyFn policy = *PolicyRegistry::global().create("variables-on-cpu");
+  DeviceSet devices = DeviceSet::localhost(1, 2);
+  EXPECT_EQ(policy(variableOp(), devices), "/cpu:0");
+  PolicyOp matmul;
+  matmul.tensorFlowType = "MatMul";
+  EXPECT_FALSE(policy(matmul, devices));
+}
+
+TEST(PolicyRegistry, RoundRobinStartsOverForEachInstance) {
+  DeviceSet devices = DeviceSet::localhost(1, 2);
+  PolicyFn first = *PolicyRegistry::global().create("round-robin-gpu");
+  EXPECT_EQ(first(variableOp(), devices),
+            "/job:localhost/replica:0/task:0/device:GPU:0");
+  EXPECT_EQ(first(variableOp(), devices),
+            "/job:localhost/replica:0/task:0/device:GPU:1");
+  EXPECT_EQ(first(variableOp(), devices),
+            "/job:localhost/replica:0/task:0/device:GPU:0");
+  PolicyFn second = *PolicyRegistry::global().create("round-robin-gpu");
+  EXPECT_EQ(second(variableOp(), devices),
+            "/job:localhost/replica:0/task:0/device:GPU:0");
+  EXPECT_FALSE(second(variableOp(), DeviceSet::localhost(1, 0)))
+      << "no GPU: no request";
+}
+
+TEST(PolicyRegistry, AddRejectsDuplicatesAndEmptyNames) {
+  PolicyRegistry registry;
+  auto none = [](const PolicyOp &, const DeviceSet &) {
+    return std::optional<std::string>();
+  };
+  EXPECT_TRUE(registry.addStateless("mine", "", none));
+  EXPECT_FALSE(registry.addStateless("mine", "", none));
+  EXPECT_FALSE(registry.addStateless("", "", none));
+  EXPECT_FALSE(registry.add("null", "", nullptr));
+  EXPECT_EQ(registry.names(), std::vector<std::string>{"mine"});
+}
+
+TEST(PolicyRegistry, LoadFailuresSayWhy) {
+  PolicyRegistry registry;
+  std::string error;
+  EXPECT_FALSE(loadPolicyPlugin("/nonexistent/libx.so", registry, &error));
+  EXPECT_NE(error.find("cannot load placement policy plugin "
+                       "'/nonexistent/libx.so'"),
+            std::string::npos)
+      << error;
+}
+
+TEST(OpNames, TensorFlowDefaults) {
+  mlir::MLIRContext context;
+  context.loadDialect<graph::GraphDialect, mlir::func::FuncDialect>();
+  auto module = mlir::parseSourceString<mlir::ModuleOp>(R"mlir(
+    func.func @f(%x: tensor<2x2xf32>) {
+      %0 = gplace.constant dense<1.0> : tensor<2x2xf32>
+      %1 = gplace.constant dense<1.0> : tensor<2x2xf32> {name = "Const_1"}
+      %2 = gplace.constant dense<1.0> : tensor<2x2xf32>
+      %3 = gplace.mul %0, %2 : (tensor<2x2xf32>, tensor<2x2xf32>) -> tensor<2x2xf32>
+      %4 = gplace.matmul %3, %1 : (tensor<2x2xf32>, tensor<2x2xf32>) -> tensor<2x2xf32>
+      %5 = gplace.matmul %4, %4 {name = "MatMul"} : (tensor<2x2xf32>, tensor<2x2xf32>) -> tensor<2x2xf32>
+      %6 = gplace.div %5, %5 : (tensor<2x2xf32>, tensor<2x2xf32>) -> tensor<2x2xf32>
+      return
+    })mlir",
+                                                        &context);
+  ASSERT_TRUE(module);
+  EXPECT_EQ(graph::getOpNames(*module),
+            (std::vector<std::string>{"Const", "Const_1", "Const_2", "mul",
+                                      "MatMul_1", "MatMul", "truediv"}));
+}
+
+} // namespace
