@@ -61,6 +61,12 @@ def Graph_PlacedOpInterface : OpInterface<"PlacedOpInterface"> {
         return $_op.getControlDeps();
       }]>,
     InterfaceMethod<[{
+        Makes the op wait for `token` too (appends it to `after(...)`).
+      }], "void", "addControlDependency", (ins "::mlir::Value":$token), [{}],
+      [{
+        $_op.getControlDepsMutable().append(token);
+      }]>,
+    InterfaceMethod<[{
         The op's data operands: every operand except the control tokens.
       }], "::mlir::OperandRange", "getDataOperands", (ins), [{}], [{
         return $_op->getOperands().drop_back($_op.getControlDeps().size());

@@ -460,4 +460,31 @@ def Graph_GroupOp : Graph_Op<"group", "NoOp", [AttrSizedOperandSegments]> {
   let hasVerifier = 1;
 }
 
+//===----------------------------------------------------------------------===//
+// Cross-device transfers.
+//===----------------------------------------------------------------------===//
+
+def Graph_CopyOp : Graph_Op<"copy", "_Recv",
+    [DeclareOpInterfaceMethods<InferTypeOpInterface>], "Copy"> {
+  let summary = "moves a value or a token from one device to another";
+  let description = [{
+    Inserted by `--gplace-insert-copies` on every data edge whose producer
+    and consumer are on different devices (TensorFlow's _Send/_Recv pair),
+    and by `--gplace-insert-control-deps` on every `after(...)` edge that
+    crosses devices. On a tensor it copies the data from `source` to
+    `destination`; on a token it is cross-device synchronisation: ops after
+    the copied token wait for the source token. Both attributes are full
+    device names; the op's `assigned_device` is `destination`.
+
+    ```mlir
+    %c = gplace.copy %x {source = "/job:localhost/replica:0/task:0/device:CPU:0", destination = "/job:localhost/replica:0/task:0/device:GPU:0"} : tensor<2x3xf32>
+    ```
+  }];
+  let arguments = !con((ins AnyTypeOf<[Graph_Tensor, Graph_Control]>:$input,
+                            StrAttr:$source, StrAttr:$destination),
+                       placementAttrs, controlDepsArg);
+  let results = (outs AnyTypeOf<[Graph_Tensor, Graph_Control]>:$result);
+  let assemblyFormat = "$input " # afterClause # " attr-dict `:` type($input)";
+}
+
 #endif // GPLACE_GRAPH_OPS

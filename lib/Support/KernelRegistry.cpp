@@ -79,8 +79,10 @@ KernelRegistry::KernelRegistry() {
       {"gplace.slice", kAll, kFloat},
       {"gplace.concat", kAll, kFloat},
       {"gplace.identity", kAll, kFloat},
-      // TensorFlow's NoOp is registered for every device type.
+      // TensorFlow's NoOp is registered for every device type; a copy
+      // runs wherever its destination is.
       {"gplace.group", kNone, kNone, /*typeless=*/true},
+      {"gplace.copy", kNone, kNone, /*typeless=*/true},
   };
   std::sort(entries_.begin(), entries_.end(),
             [](const KernelDef &a, const KernelDef &b) { return a.op < b.op; });

@@ -51,6 +51,8 @@ void gplace::setLocalDeviceProvider(std::function<LocalDevices()> provider) {
   localDeviceProvider() = std::move(provider);
 }
 
+LocalDevices gplace::discoverLocalDevices() { return localDeviceProvider()(); }
+
 namespace {
 
 /// A set of device types, one bit each.
@@ -534,7 +536,7 @@ struct PlacePass : public gplace::impl::PlacePassBase<PlacePass> {
     // Options first: nothing is touched if they are wrong.
     LocalDevices target;
     if (devices.empty()) {
-      target = localDeviceProvider()();
+      target = discoverLocalDevices();
     } else {
       std::string error;
       std::optional<DeviceSet> parsed = DeviceSet::parse(devices, &error);

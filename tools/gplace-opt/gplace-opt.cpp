@@ -9,7 +9,10 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "gplace/Conversion/Passes.h"
 #include "gplace/Dialect/Graph/GraphDialect.h"
+#include "gplace/Dialect/Plan/PlanDialect.h"
+#include "gplace/Pipelines/Pipelines.h"
 #include "gplace/Support/KernelRegistry.h"
 #include "gplace/Support/PlacementPolicy.h"
 #include "gplace/Transforms/Passes.h"
@@ -53,8 +56,11 @@ static void printKernels(mlir::DialectRegistry &registry) {
 
 int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
-  registry.insert<gplace::graph::GraphDialect, mlir::func::FuncDialect>();
+  registry.insert<gplace::graph::GraphDialect, gplace::plan::PlanDialect,
+                  mlir::func::FuncDialect>();
   gplace::registerGPlacePasses();
+  gplace::registerGPlaceConversionPasses();
+  gplace::registerGPlacePipelines();
   // Generic cleanups users expect from an -opt tool.
   mlir::registerCanonicalizerPass();
   mlir::registerCSEPass();

@@ -26,12 +26,17 @@ struct LocalDevices {
   /// (TensorFlow's physical device description, e.g. "device: 0, name:
   /// NVIDIA H100, pci bus id: 0000:05:00.0, compute capability: 9.0").
   std::map<std::string, std::string> descriptions;
+  /// Per full device name, its memory limit in bytes (absent or 0: none).
+  std::map<std::string, int64_t> memoryLimits;
 };
 
 /// Sets how --gplace-place discovers this machine's devices; the tools that
 /// link the runtime install its discovery. Until then (and in gplace-opt)
 /// the machine is /job:localhost/replica:0/task:0/device:CPU:0 alone.
 void setLocalDeviceProvider(std::function<LocalDevices()> provider);
+
+/// This machine's devices, from the provider set above.
+LocalDevices discoverLocalDevices();
 
 #define GEN_PASS_DECL
 #include "gplace/Transforms/Passes.h.inc"

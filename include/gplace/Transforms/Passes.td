@@ -84,4 +84,51 @@ def VerifyPlacementPass : Pass<"gplace-verify-placement", "::mlir::ModuleOp"> {
   }];
 }
 
+def InsertCopiesPass : Pass<"gplace-insert-copies", "::mlir::ModuleOp"> {
+  let summary = "Inserts a gplace.copy on every data edge between devices";
+  let description = [{
+    After placement, every data edge whose producer and consumer are on
+    different devices gets a `gplace.copy` from the producer's device to the
+    consumer's (TensorFlow's _Send/_Recv). There is one copy per value and
+    destination device, right after the producer, reused by every consumer
+    on that device. Function arguments are fed from the host, the CPU of the
+    local task (`/job:localhost/replica:0/task:0/device:CPU:0`). Resources
+    are never copied: placement colocates their users.
+
+    ```mlir
+    %a = gplace.constant dense<1.0> : tensor<2xf32> {assigned_device = ".../device:CPU:0"}
+    %b = gplace.exp %a {assigned_device = ".../device:GPU:0"} : tensor<2xf32>
+    // becomes
+    %a = gplace.constant ... {assigned_device = ".../device:CPU:0"}
+    %0 = gplace.copy %a {assigned_device = ".../device:GPU:0", destination = ".../device:GPU:0", source = ".../device:CPU:0"} : tensor<2xf32>
+    %b = gplace.exp %0 {assigned_device = ".../device:GPU:0"} : tensor<2xf32>
+    ```
+  }];
+}
+
+def InsertControlDepsPass : Pass<"gplace-insert-control-deps",
+                                 "::mlir::ModuleOp"> {
+  let summary = "Orders stateful ops and makes cross-device ordering explicit";
+  let description = [{
+    1. Stateful ops on one resource keep program order (TensorFlow 2's
+       automatic control dependencies): a read waits for the last assign
+       before it, an assign for the last assign and every read since.
+       Reads are turned into a token with a `gplace.group` for that.
+    2. With `max-inflight-copies=N` (N > 0), the k-th tensor copy in program
+       order waits for the (k-N)-th, so at most N transfers are in flight
+       (the seeds' advice to run data-exchange-heavy ops in sequence).
+    3. Every `after(...)` token produced on another device is replaced by a
+       `gplace.copy` of the token to the op's device: explicit cross-device
+       synchronisation.
+
+    Dependencies already present (directly, or through a `gplace.group`)
+    are not added again, so running the pass twice changes nothing.
+  }];
+  let options = [
+    Option<"maxInflightCopies", "max-inflight-copies", "unsigned",
+           /*default=*/"0",
+           "At most this many tensor copies in flight at once (0: no limit)">,
+  ];
+}
+
 #endif // GPLACE_TRANSFORMS_PASSES

@@ -113,3 +113,9 @@ std::string gplace::graph::getKernelElementTypeName(Operation *op) {
     llvm::raw_string_ostream(name) << *type;
   return name;
 }
+
+StringAttr gplace::graph::getValueDevice(Value value) {
+  if (auto arg = dyn_cast<BlockArgument>(value))
+    return StringAttr::get(value.getContext(), kHostDevice);
+  return value.getDefiningOp()->getAttrOfType<StringAttr>("assigned_device");
+}

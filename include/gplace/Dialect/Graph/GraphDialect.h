@@ -71,6 +71,15 @@ std::vector<std::string> getOpNames(mlir::Operation *root);
 /// resource operand. std::nullopt for a typeless op (gplace.group).
 std::optional<mlir::Type> getKernelElementType(mlir::Operation *op);
 
+/// The host: where function arguments are fed from and results return to.
+constexpr llvm::StringLiteral kHostDevice =
+    "/job:localhost/replica:0/task:0/device:CPU:0";
+
+/// The full name of the device a value lives on after placement: its
+/// producer's `assigned_device`, or kHostDevice for a function argument.
+/// A null attribute if the producer has no assigned device.
+mlir::StringAttr getValueDevice(mlir::Value value);
+
 /// getKernelElementType spelled as the kernel registry spells it ("f32",
 /// "i32", ...); "" for a typeless op.
 std::string getKernelElementTypeName(mlir::Operation *op);

@@ -1,0 +1,68 @@
+//===- Tensor.h - tensor types and host tensors -----------------*- C++ -*-===//
+//
+// Tensor types (element type and static shape), tensors in host memory, and
+// their text and .npy forms: the inputs and results of gplace-run (SPEC §7).
+// Plain C++17.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GPLACE_RUNTIME_TENSOR_H
+#define GPLACE_RUNTIME_TENSOR_H
+
+#include "gplace/Runtime/Status.h"
+#include "gplace/Support/KernelRegistry.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace gplace::runtime {
+
+/// Bytes per element: 4 for f32/i32, 2 for f16/bf16, 8 for f64/i64, 1 for i1
+/// (one byte per bool, 0 or 1).
+int64_t elementBytes(ElementType type);
+
+/// An element type and a static shape.
+struct TensorType {
+  ElementType elementType = ElementType::F32;
+  std::vector<int64_t> shape;
+
+  int64_t numElements() const;
+  /// numElements() * elementBytes().
+  int64_t bytes() const;
+  /// "2x3xf32"; "f32" for a scalar (SPEC §7's result format).
+  std::string str() const;
+  friend bool operator==(const TensorType &a, const TensorType &b) {
+    return a.elementType == b.elementType && a.shape == b.shape;
+  }
+  friend bool operator!=(const TensorType &a, const TensorType &b) {
+    return !(a == b);
+  }
+};
+
+/// A tensor in host memory, densely packed in row-major order.
+struct HostTensor {
+  TensorType type;
+  std::vector<uint8_t> data; ///< type.bytes() bytes.
+
+  explicit HostTensor(TensorType type = {})
+      : type(std::move(type)), data(this->type.bytes()) {}
+};
+
+/// Formats `tensor` as SPEC §7 prints results: `2x2xf32=[[22, 28], [49,
+/// 64]]`, rows nested in brackets, numbers in their shortest round-trip
+/// decimal form (for f16 and bf16, the shortest that round-trips in that
+/// type), booleans as `true`/`false`, scalars as `f32=12`.
+std::string formatTensor(const HostTensor &tensor);
+
+/// Reads a NumPy .npy file (format versions 1-3, little-endian, C order) of
+/// dtype float16, float32, float64, int32, int64 or bool. bfloat16 has no
+/// NumPy dtype and is refused. Errors name the file and what is wrong.
+StatusOr<HostTensor> readNpy(const std::string &path);
+
+/// Writes `tensor` as a .npy file (format version 1.0). bf16 is refused.
+Status writeNpy(const std::string &path, const HostTensor &tensor);
+
+} // namespace gplace::runtime
+
+#endif // GPLACE_RUNTIME_TENSOR_H

@@ -1,0 +1,109 @@
+//===- Device.cpp - host devices (CPU, emulated GPUs) and discovery -------===//
+
+#include "gplace/Runtime/Device.h"
+
+#include <cstdlib>
+#include <cstring>
+
+namespace gplace::runtime {
+
+namespace {
+constexpr int64_t kAlignment = 64;
+constexpr int64_t kMiB = 1024 * 1024;
+constexpr int64_t kDefaultEmulatedGpuMemory = 16 * 1024 * kMiB;
+
+std::string formatBytes(int64_t bytes) {
+  if (bytes % kMiB == 0)
+    return std::to_string(bytes / kMiB) + " MiB";
+  return std::to_string(bytes) + " bytes";
+}
+} // namespace
+
+Device::Device(DeviceName name, std::string description, int64_t memoryLimit)
+    : name_(std::move(name)), description_(std::move(description)),
+      memoryLimit_(memoryLimit) {}
+
+StatusOr<void *> Device::allocate(int64_t bytes) {
+  int64_t inUse = bytesInUse_.fetch_add(bytes) + bytes;
+  if (memoryLimit_ > 0 && inUse > memoryLimit_) {
+    bytesInUse_ -= bytes;
+    return Status::error("out of memory on " + fullName() + ": requested " +
+                         formatBytes(bytes) + " with " +
+                         formatBytes(inUse - bytes) + " in use, limit " +
+                         formatBytes(memoryLimit_));
+  }
+  int64_t peak = peakBytesInUse_;
+  while (inUse > peak && !peakBytesInUse_.compare_exchange_weak(peak, inUse)) {
+  }
+  size_t rounded = static_cast<size_t>((std::max<int64_t>(bytes, 1) +
+                                        kAlignment - 1) /
+                                       kAlignment * kAlignment);
+  void *memory = std::aligned_alloc(kAlignment, rounded);
+  if (!memory) {
+    bytesInUse_ -= bytes;
+    return Status::error("out of host memory on " + fullName() +
+                         ": requested " + formatBytes(bytes));
+  }
+  std::memset(memory, 0, rounded);
+  return memory;
+}
+
+void Device::deallocate(void *memory, int64_t bytes) {
+  std::free(memory);
+  bytesInUse_ -= bytes;
+}
+
+Status Device::launch(const KernelCall &call, int) {
+  return runHostKernel(call);
+}
+
+Status Device::copyFrom(void *target, const Device &, const void *source,
+                        int64_t bytes, int) {
+  std::memcpy(target, source, bytes);
+  return Status::ok();
+}
+
+Status Device::upload(void *target, const void *host, int64_t bytes) {
+  std::memcpy(target, host, bytes);
+  return Status::ok();
+}
+
+Status Device::download(void *host, const void *source, int64_t bytes) {
+  std::memcpy(host, source, bytes);
+  return Status::ok();
+}
+
+DeviceManager::DeviceManager(const Options &options) {
+  devices_.push_back(std::make_unique<Device>(
+      DeviceName::local(DeviceType::CPU, 0), "device: 0, name: host CPU", 0));
+  int64_t limit = options.gpuMemoryLimit > 0 ? options.gpuMemoryLimit
+                                             : kDefaultEmulatedGpuMemory;
+  for (int i = 0; i < options.emulatedGpus; ++i)
+    devices_.push_back(std::make_unique<Device>(
+        DeviceName::local(DeviceType::GPU, i),
+        "device: " + std::to_string(i) +
+            ", name: emulated GPU (host memory), pci bus id: none, compute "
+            "capability: none",
+        limit));
+}
+
+Device *DeviceManager::find(const std::string &name) const {
+  for (const auto &device : devices_)
+    if (device->fullName() == name)
+      return device.get();
+  return nullptr;
+}
+
+std::string DeviceManager::listDevices() const {
+  std::string out;
+  for (const auto &device : devices_) {
+    out += device->fullName() + ": device_type: " +
+           std::string(deviceTypeName(device->type())) + ", memory_limit: " +
+           (device->memoryLimit() ? formatBytes(device->memoryLimit())
+                                  : std::string("unlimited")) +
+           ", physical_device_desc: \"" + device->description() + "\"\n";
+  }
+  return out;
+}
+
+} // namespace gplace::runtime

@@ -1,0 +1,317 @@
+//===- Tensor.cpp - tensor types, result formatting, .npy files -----------===//
+
+#include "gplace/Runtime/Tensor.h"
+
+#include <Eigen/Core>
+
+#include <charconv>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+namespace gplace::runtime {
+
+int64_t elementBytes(ElementType type) {
+  switch (type) {
+  case ElementType::F16:
+  case ElementType::BF16:
+    return 2;
+  case ElementType::F32:
+  case ElementType::I32:
+    return 4;
+  case ElementType::F64:
+  case ElementType::I64:
+    return 8;
+  case ElementType::I1:
+    return 1;
+  }
+  return 1;
+}
+
+int64_t TensorType::numElements() const {
+  int64_t n = 1;
+  for (int64_t d : shape)
+    n *= d;
+  return n;
+}
+
+int64_t TensorType::bytes() const {
+  return numElements() * elementBytes(elementType);
+}
+
+std::string TensorType::str() const {
+  std::string out;
+  for (int64_t d : shape)
+    out += std::to_string(d) + "x";
+  return out + std::string(elementTypeName(elementType));
+}
+
+//===----------------------------------------------------------------------===//
+// Formatting.
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+std::string formatFloat(double value, bool isDouble) {
+  if (std::isnan(value))
+    return "nan";
+  if (std::isinf(value))
+    return value < 0 ? "-inf" : "inf";
+  char buffer[64];
+  std::to_chars_result result =
+      isDouble ? std::to_chars(buffer, buffer + sizeof(buffer), value)
+               : std::to_chars(buffer, buffer + sizeof(buffer),
+                               static_cast<float>(value));
+  return std::string(buffer, result.ptr);
+}
+
+/// The shortest decimal that reads back as the same 16-bit float.
+template <typename Half> std::string formatHalf(Half value) {
+  float asFloat = static_cast<float>(value);
+  if (std::isnan(asFloat) || std::isinf(asFloat))
+    return formatFloat(asFloat, false);
+  char buffer[64];
+  for (int precision = 1; precision <= 9; ++precision) {
+    std::to_chars_result result =
+        std::to_chars(buffer, buffer + sizeof(buffer), asFloat,
+                      std::chars_format::general, precision);
+    float back = 0;
+    std::from_chars(buffer, result.ptr, back);
+    if (Eigen::numext::bit_cast<uint16_t>(Half(back)) ==
+        Eigen::numext::bit_cast<uint16_t>(value))
+      return std::string(buffer, result.ptr);
+  }
+  return formatFloat(asFloat, false);
+}
+
+std::string formatElement(ElementType type, const uint8_t *p) {
+  switch (type) {
+  case ElementType::F32: {
+    float v;
+    std::memcpy(&v, p, 4);
+    return formatFloat(v, false);
+  }
+  case ElementType::F64: {
+    double v;
+    std::memcpy(&v, p, 8);
+    return formatFloat(v, true);
+  }
+  case ElementType::F16: {
+    uint16_t bits;
+    std::memcpy(&bits, p, 2);
+    return formatHalf(Eigen::numext::bit_cast<Eigen::half>(bits));
+  }
+  case ElementType::BF16: {
+    uint16_t bits;
+    std::memcpy(&bits, p, 2);
+    return formatHalf(Eigen::numext::bit_cast<Eigen::bfloat16>(bits));
+  }
+  case ElementType::I32: {
+    int32_t v;
+    std::memcpy(&v, p, 4);
+    return std::to_string(v);
+  }
+  case ElementType::I64: {
+    int64_t v;
+    std::memcpy(&v, p, 8);
+    return std::to_string(v);
+  }
+  case ElementType::I1:
+    return *p ? "true" : "false";
+  }
+  return "?";
+}
+
+void formatLevel(const HostTensor &tensor, size_t dim, int64_t &index,
+                 std::string &out) {
+  const std::vector<int64_t> &shape = tensor.type.shape;
+  int64_t size = elementBytes(tensor.type.elementType);
+  if (dim == shape.size()) {
+    out += formatElement(tensor.type.elementType,
+                         tensor.data.data() + index * size);
+    ++index;
+    return;
+  }
+  out += "[";
+  for (int64_t i = 0; i < shape[dim]; ++i) {
+    if (i)
+      out += ", ";
+    formatLevel(tensor, dim + 1, index, out);
+  }
+  out += "]";
+}
+
+} // namespace
+
+std::string formatTensor(const HostTensor &tensor) {
+  std::string out = tensor.type.str() + "=";
+  int64_t index = 0;
+  formatLevel(tensor, 0, index, out);
+  return out;
+}
+
+//===----------------------------------------------------------------------===//
+// .npy files.
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+struct NpyType {
+  const char *descr;
+  ElementType type;
+};
+const NpyType kNpyTypes[] = {
+    {"f2", ElementType::F16}, {"f4", ElementType::F32},
+    {"f8", ElementType::F64}, {"i4", ElementType::I32},
+    {"i8", ElementType::I64}, {"b1", ElementType::I1},
+};
+
+/// The value of `'key': ` in a .npy header dictionary, up to the next
+/// top-level comma or closing brace.
+std::optional<std::string> headerValue(const std::string &header,
+                                       const std::string &key) {
+  size_t at = header.find("'" + key + "'");
+  if (at == std::string::npos)
+    return std::nullopt;
+  at = header.find(':', at);
+  if (at == std::string::npos)
+    return std::nullopt;
+  size_t begin = header.find_first_not_of(' ', at + 1);
+  if (begin == std::string::npos)
+    return std::nullopt;
+  size_t end = header[begin] == '('   ? header.find(')', begin) + 1
+               : header[begin] == '\'' ? header.find('\'', begin + 1) + 1
+                                       : header.find_first_of(",}", begin);
+  if (end == std::string::npos || end == 0 || end <= begin)
+    return std::nullopt;
+  return header.substr(begin, end - begin);
+}
+
+} // namespace
+
+StatusOr<HostTensor> readNpy(const std::string &path) {
+  auto fail = [&](const std::string &why) {
+    return Status::error("cannot read '" + path + "': " + why);
+  };
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    return fail("no such file, or it cannot be opened");
+  std::string contents((std::istreambuf_iterator<char>(in)),
+                       std::istreambuf_iterator<char>());
+  if (contents.size() < 10 || contents.compare(0, 6, "\x93NUMPY") != 0)
+    return fail("not a .npy file (bad magic string)");
+  int major = static_cast<uint8_t>(contents[6]);
+  size_t headerLength, headerStart;
+  if (major == 1) {
+    headerLength = static_cast<uint8_t>(contents[8]) |
+                   (static_cast<uint8_t>(contents[9]) << 8);
+    headerStart = 10;
+  } else if (major == 2 || major == 3) {
+    if (contents.size() < 12)
+      return fail("truncated header");
+    headerLength = 0;
+    for (int i = 0; i < 4; ++i)
+      headerLength |= static_cast<size_t>(static_cast<uint8_t>(contents[8 + i]))
+                      << (8 * i);
+    headerStart = 12;
+  } else {
+    return fail("unsupported .npy format version " + std::to_string(major));
+  }
+  if (contents.size() < headerStart + headerLength)
+    return fail("truncated header");
+  std::string header = contents.substr(headerStart, headerLength);
+
+  std::optional<std::string> descr = headerValue(header, "descr");
+  std::optional<std::string> fortran = headerValue(header, "fortran_order");
+  std::optional<std::string> shapeText = headerValue(header, "shape");
+  if (!descr || !fortran || !shapeText)
+    return fail("the header lacks 'descr', 'fortran_order' or 'shape'");
+  if (*fortran != "False")
+    return fail("Fortran-ordered arrays are not supported");
+  // descr is quoted: '<f4'. Byte order: '<' little, '|' not applicable,
+  // '=' native (little on every machine gplace runs on).
+  if (descr->size() != 5 || (*descr)[1] == '>')
+    return fail("unsupported dtype " + *descr +
+                " (expected little-endian f2, f4, f8, i4, i8 or b1)");
+  std::string code = descr->substr(2, 2);
+  TensorType type;
+  bool known = false;
+  for (const NpyType &npy : kNpyTypes)
+    if (code == npy.descr) {
+      type.elementType = npy.type;
+      known = true;
+    }
+  if (!known)
+    return fail("unsupported dtype " + *descr +
+                " (expected f2, f4, f8, i4, i8 or b1)");
+
+  // shape: "(2, 3)", "(4,)" or "()".
+  std::string dims = shapeText->substr(1, shapeText->size() - 2);
+  std::stringstream stream(dims);
+  for (std::string item; std::getline(stream, item, ',');) {
+    size_t first = item.find_first_not_of(' ');
+    if (first == std::string::npos)
+      continue;
+    int64_t value = 0;
+    const char *begin = item.data() + first;
+    const char *end = item.data() + item.find_last_not_of(' ') + 1;
+    auto [ptr, ec] = std::from_chars(begin, end, value);
+    if (ec != std::errc() || ptr != end || value < 0)
+      return fail("bad shape " + *shapeText);
+    type.shape.push_back(value);
+  }
+  HostTensor tensor(type);
+  size_t dataStart = headerStart + headerLength;
+  if (contents.size() - dataStart != tensor.data.size())
+    return fail("expected " + std::to_string(tensor.data.size()) +
+                " bytes of data for shape " + *shapeText + ", found " +
+                std::to_string(contents.size() - dataStart));
+  std::memcpy(tensor.data.data(), contents.data() + dataStart,
+              tensor.data.size());
+  if (type.elementType == ElementType::I1)
+    for (uint8_t &b : tensor.data)
+      b = b != 0;
+  return tensor;
+}
+
+Status writeNpy(const std::string &path, const HostTensor &tensor) {
+  const char *code = nullptr;
+  for (const NpyType &npy : kNpyTypes)
+    if (npy.type == tensor.type.elementType)
+      code = npy.descr;
+  if (!code)
+    return Status::error("cannot write '" + path + "': NumPy has no " +
+                         std::string(elementTypeName(tensor.type.elementType)) +
+                         " dtype");
+  std::string shape = "(";
+  for (size_t i = 0; i < tensor.type.shape.size(); ++i)
+    shape += std::to_string(tensor.type.shape[i]) +
+             (tensor.type.shape.size() == 1 || i + 1 < tensor.type.shape.size()
+                  ? ","
+                  : "");
+  shape += ")";
+  std::string header = std::string("{'descr': '") +
+                       (code[0] == 'b' ? "|" : "<") + code +
+                       "', 'fortran_order': False, 'shape': " + shape + ", }";
+  // Pad with spaces so that data starts at a multiple of 64 bytes.
+  size_t total = 10 + header.size() + 1;
+  header.append((64 - total % 64) % 64, ' ');
+  header += '\n';
+  std::ofstream out(path, std::ios::binary);
+  if (!out)
+    return Status::error("cannot write '" + path + "'");
+  out.write("\x93NUMPY\x01\x00", 8);
+  uint16_t length = static_cast<uint16_t>(header.size());
+  char lengthBytes[2] = {static_cast<char>(length & 0xff),
+                         static_cast<char>(length >> 8)};
+  out.write(lengthBytes, 2);
+  out.write(header.data(), header.size());
+  out.write(reinterpret_cast<const char *>(tensor.data.data()),
+            tensor.data.size());
+  if (!out)
+    return Status::error("cannot write '" + path + "'");
+  return Status::ok();
+}
+
+} // namespace gplace::runtime

@@ -1,0 +1,306 @@
+//===- gplace-run.cpp - compile and run a gplace graph ---------------------===//
+//
+//   gplace-run model.mlir [--entry=main] [--input=2x3xf32=1,2,3,4,5,6]...
+//       [--output=@result.npy]... [--iterations=N] [--emulate-gpus=N]
+//       [--log-device-placement] [--allow-soft-placement] [--policy=NAME]
+//       [--load-policy=lib.so] [--list-devices]
+//
+// Parses the file, places the entry function on this process's devices,
+// inserts copies and control dependencies, lowers it to a plan, and runs it
+// (SPEC §7). Results print as `result[0]: 2x2xf32=[[22, 28], [49, 64]]`.
+//
+//===----------------------------------------------------------------------===//
+
+#include "gplace/Conversion/Passes.h"
+#include "gplace/Dialect/Graph/GraphDialect.h"
+#include "gplace/Dialect/Plan/PlanDialect.h"
+#include "gplace/Pipelines/Pipelines.h"
+#include "gplace/Runtime/Device.h"
+#include "gplace/Runtime/Executor.h"
+#include "gplace/Support/PlacementPolicy.h"
+#include "gplace/Target/Plan/PlanExport.h"
+#include "gplace/Transforms/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/AsmParser/AsmParser.h"
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Support/FileUtilities.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/WithColor.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+namespace cl = llvm::cl;
+namespace rt = gplace::runtime;
+
+static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<input.mlir>"),
+                                      cl::init("-"));
+static cl::opt<std::string> entry("entry",
+                                  cl::desc("The function to run (default: main)"),
+                                  cl::init("main"));
+static cl::list<std::string>
+    inputs("input",
+           cl::desc("An input of the entry function, in order: "
+                    "SHAPExTYPE=VALUES (2x3xf32=1,2,3,4,5,6) or @FILE.npy"),
+           cl::value_desc("value"));
+static cl::list<std::string>
+    outputs("output",
+            cl::desc("Write the next result to @FILE.npy instead of printing "
+                     "it"),
+            cl::value_desc("@file.npy"));
+static cl::opt<unsigned> iterations(
+    "iterations",
+    cl::desc("Run the graph N times (variables persist); print the last "
+             "results"),
+    cl::init(1));
+static cl::opt<int> emulateGpus(
+    "emulate-gpus",
+    cl::desc("Add N emulated GPUs (host memory and kernels) to the devices"),
+    cl::init(0));
+static cl::opt<int64_t> gpuMemoryLimit(
+    "gpu-memory-limit",
+    cl::desc("Memory limit of each GPU in MiB (emulated GPUs: 16384 by "
+             "default)"),
+    cl::init(0));
+static cl::opt<bool> logDevicePlacement(
+    "log-device-placement",
+    cl::desc("Print where each op runs, in TensorFlow's format"),
+    cl::init(false));
+static cl::opt<bool> allowSoftPlacement(
+    "allow-soft-placement",
+    cl::desc("Move ops whose device request cannot be satisfied"),
+    cl::init(false));
+static cl::opt<std::string> policy("policy",
+                                   cl::desc("The placement policy"));
+static cl::list<std::string>
+    loadPolicies("load-policy",
+                 cl::desc("Load placement policies from a shared library"),
+                 cl::value_desc("lib.so"));
+static cl::opt<unsigned> maxInflightCopies(
+    "max-inflight-copies",
+    cl::desc("At most this many tensor copies in flight (0: any)"),
+    cl::init(0));
+static cl::opt<bool> listDevices("list-devices",
+                                 cl::desc("List the devices and exit"),
+                                 cl::init(false));
+static cl::opt<bool> printMemoryPlan(
+    "print-memory-plan", cl::desc("Print the static memory plan on stderr"),
+    cl::init(false));
+
+static int fail(const llvm::Twine &message) {
+  llvm::WithColor::error(llvm::errs(), "gplace-run") << message << "\n";
+  return 1;
+}
+
+/// Parses `--input` number `index` for an argument of type `expected`:
+/// `@file.npy`, or `SHAPExTYPE=VALUES` with MLIR's parser reading the type
+/// and the values (as a dense elements literal).
+static rt::StatusOr<rt::HostTensor> parseInput(llvm::StringRef text,
+                                               Type expected,
+                                               MLIRContext *context,
+                                               unsigned index) {
+  std::string prefix = "input #" + std::to_string(index) + ": ";
+  auto error = [&](const llvm::Twine &why) {
+    return rt::Status::error(prefix + why.str());
+  };
+  rt::StatusOr<rt::HostTensor> tensor = rt::Status::ok();
+  if (text.consume_front("@")) {
+    tensor = rt::readNpy(text.str());
+    if (!tensor)
+      return error(tensor.status().message());
+  } else {
+    auto [typeText, values] = text.split('=');
+    if (values.data() == nullptr || typeText.empty())
+      return error("expected SHAPExTYPE=VALUES (as 2x3xf32=1,2,3,4,5,6) or "
+                   "@FILE.npy, got '" + text + "'");
+    std::string diagnostic;
+    ScopedDiagnosticHandler capture(context, [&](Diagnostic &diag) {
+      diagnostic = diag.str();
+      return success();
+    });
+    auto type = dyn_cast_or_null<RankedTensorType>(
+        parseType(("tensor<" + typeText + ">").str(), context));
+    std::optional<rt::TensorType> runtimeType =
+        type ? gplace::toTensorType(type) : std::nullopt;
+    if (!runtimeType)
+      return error("'" + typeText +
+                   "' is not a shape and element type such as 2x3xf32 (" +
+                   (diagnostic.empty() ? "unsupported element type"
+                                       : diagnostic) +
+                   ")");
+    std::string literal;
+    if (values.contains('[')) {
+      literal = ("dense<" + values + "> : tensor<" + typeText + ">").str();
+    } else {
+      SmallVector<StringRef> items;
+      values.split(items, ',');
+      int64_t count = values.trim().empty() ? 0 : items.size();
+      if (count != runtimeType->numElements())
+        return error(typeText + " needs " +
+                     std::to_string(runtimeType->numElements()) +
+                     " values, got " + std::to_string(count));
+      literal = ("dense<[" + values + "]> : tensor<" + llvm::Twine(count) +
+                 "x" + typeText.substr(typeText.rfind('x') + 1) + ">")
+                    .str();
+      if (runtimeType->shape.empty())
+        literal = ("dense<[" + values + "]> : tensor<1x" + typeText + ">").str();
+    }
+    auto attr = dyn_cast_or_null<DenseElementsAttr>(
+        parseAttribute(literal, context));
+    if (!attr)
+      return error("invalid values '" + values + "'" +
+                   (diagnostic.empty() ? "" : ": " + diagnostic));
+    FailureOr<rt::HostTensor> host = gplace::toHostTensor(attr.reshape(type));
+    if (failed(host))
+      return error("invalid values '" + values + "'");
+    tensor = std::move(*host);
+  }
+  std::optional<rt::TensorType> want = gplace::toTensorType(expected);
+  if (!want || tensor->type != *want)
+    return error("@" + entry + " expects " +
+                 (want ? want->str() : std::string("an unsupported type")) +
+                 ", got " + tensor->type.str());
+  return tensor;
+}
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM initLLVM(argc, argv);
+  cl::ParseCommandLineOptions(argc, argv,
+                              "gplace-run: compile and run a gplace graph\n");
+  if (emulateGpus < 0 || emulateGpus > 64)
+    return fail("--emulate-gpus must be from 0 to 64");
+  if (gpuMemoryLimit < 0)
+    return fail("--gpu-memory-limit must not be negative");
+  if (iterations < 1)
+    return fail("--iterations must be at least 1");
+
+  rt::DeviceManager devices(
+      {emulateGpus, static_cast<int64_t>(gpuMemoryLimit) * 1024 * 1024});
+  if (listDevices) {
+    llvm::outs() << devices.listDevices();
+    return 0;
+  }
+  for (const std::string &path : loadPolicies) {
+    std::string error;
+    if (!gplace::loadPolicyPlugin(path, gplace::PolicyRegistry::global(),
+                                  &error))
+      return fail(error);
+  }
+
+  DialectRegistry registry;
+  registry.insert<gplace::graph::GraphDialect, gplace::plan::PlanDialect,
+                  func::FuncDialect>();
+  MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+  context.printOpOnDiagnostic(false);
+  llvm::SourceMgr sourceMgr;
+  SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
+
+  std::string error;
+  std::unique_ptr<llvm::MemoryBuffer> file = openInputFile(inputFile, &error);
+  if (!file)
+    return fail(error);
+  sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
+  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
+  if (!module)
+    return 1;
+
+  auto func = module->lookupSymbol<func::FuncOp>(entry);
+  if (!func) {
+    SmallVector<std::string> names;
+    for (auto f : module->getOps<func::FuncOp>())
+      names.push_back("@" + f.getSymName().str());
+    return fail("no function @" + entry + " in " + inputFile +
+                " (functions: " +
+                (names.empty() ? std::string("none") : llvm::join(names, ", ")) +
+                "); choose one with --entry");
+  }
+  // Only the entry function is compiled.
+  for (auto other : llvm::make_early_inc_range(module->getOps<func::FuncOp>()))
+    if (other != func)
+      other.erase();
+
+  ArrayRef<Type> argTypes = func.getFunctionType().getInputs();
+  if (inputs.size() != argTypes.size()) {
+    std::string types;
+    for (Type type : argTypes) {
+      std::optional<rt::TensorType> t = gplace::toTensorType(type);
+      types += (types.empty() ? "" : ", ") + (t ? t->str() : std::string("?"));
+    }
+    return fail("@" + entry + " takes " + llvm::Twine(argTypes.size()) +
+                " inputs (" + types + "), got " + llvm::Twine(inputs.size()) +
+                " --input");
+  }
+  std::vector<rt::HostTensor> values;
+  for (auto [index, text] : llvm::enumerate(inputs)) {
+    rt::StatusOr<rt::HostTensor> value =
+        parseInput(text, argTypes[index], &context, index);
+    if (!value)
+      return fail(value.status().message());
+    values.push_back(std::move(*value));
+  }
+  for (const std::string &output : outputs)
+    if (!llvm::StringRef(output).starts_with("@") || output.size() < 2)
+      return fail("--output must be @FILE.npy, got '" + output + "'");
+
+  // Placement sees this process's devices.
+  gplace::setLocalDeviceProvider([&devices] {
+    gplace::LocalDevices local;
+    for (const auto &device : devices.devices()) {
+      local.devices.add(device->name());
+      local.descriptions[device->fullName()] = device->description();
+      local.memoryLimits[device->fullName()] = device->memoryLimit();
+    }
+    return local;
+  });
+
+  PassManager pm(&context);
+  gplace::PipelineOptions options;
+  options.allowSoftPlacement = allowSoftPlacement.getValue();
+  options.policy = policy.getValue();
+  options.logDevicePlacement = logDevicePlacement.getValue();
+  options.maxInflightCopies = maxInflightCopies.getValue();
+  gplace::buildGPlacePipeline(pm, options);
+  if (printMemoryPlan)
+    pm.addPass(gplace::createPrintMemoryPlanPass());
+  if (failed(pm.run(*module)))
+    return 1;
+
+  FailureOr<rt::Plan> plan = gplace::exportPlan(*module, entry);
+  if (failed(plan))
+    return 1;
+  rt::StatusOr<std::unique_ptr<rt::Executor>> executor =
+      rt::Executor::create(std::move(*plan), devices);
+  if (!executor)
+    return fail(executor.status().message());
+
+  std::vector<rt::HostTensor> results;
+  for (unsigned i = 0; i < iterations; ++i) {
+    rt::StatusOr<std::vector<rt::HostTensor>> run = (*executor)->run(values);
+    if (!run)
+      return fail(run.status().message());
+    results = std::move(*run);
+  }
+  for (auto [index, result] : llvm::enumerate(results)) {
+    if (index < outputs.size()) {
+      rt::Status written = rt::writeNpy(outputs[index].substr(1), result);
+      if (!written)
+        return fail(written.message());
+      continue;
+    }
+    llvm::outs() << "result[" << index << "]: " << rt::formatTensor(result)
+                 << "\n";
+  }
+  if (outputs.size() > results.size())
+    return fail("got " + llvm::Twine(outputs.size()) + " --output for " +
+                llvm::Twine(results.size()) + " results");
+  return 0;
+}
