@@ -50,7 +50,17 @@ struct DeviceInfo {
   std::string name;
   std::string symbol;
   int64_t persistentBytes = 0, arenaBytes = 0;
+  /// The function that needs the most of the device, for errors.
+  std::optional<Location> neediest;
+  int64_t neediestBytes = -1;
 };
+
+std::string formatBytes(int64_t bytes) {
+  std::string out = std::to_string(bytes) + " bytes";
+  if (bytes >= 1024 * 1024)
+    out += " (" + std::to_string(bytes / (1024 * 1024)) + " MiB)";
+  return out;
+}
 
 /// The module's devices, in device order, with readable symbols (`@gpu0`,
 /// `@cpu0`, or `@worker_r0_t1_gpu0` off the local task).
@@ -398,6 +408,10 @@ void FunctionLowering::planMemory() {
     DeviceInfo &info = devices_.devices()[d];
     info.persistentBytes = std::max(info.persistentBytes, persistent);
     info.arenaBytes = std::max(info.arenaBytes, top[d]);
+    if (persistent + top[d] > info.neediestBytes) {
+      info.neediestBytes = persistent + top[d];
+      info.neediest = func_.getLoc();
+    }
   }
 }
 
@@ -516,12 +530,13 @@ struct LowerToPlanPass
         limit = it->second;
       int64_t peak = info.persistentBytes + info.arenaBytes;
       if (limit > 0 && peak > limit) {
-        module.emitError() << "device " << info.name << " needs " << peak
-                           << " bytes (" << info.persistentBytes
-                           << " for constants and variables, "
-                           << info.arenaBytes
-                           << " for intermediates) but its memory limit is "
-                           << limit << " bytes";
+        emitError(info.neediest.value_or(module.getLoc()))
+            << "device " << info.name << " needs " << formatBytes(peak)
+            << " of memory, " << formatBytes(info.persistentBytes)
+            << " for constants and variables and "
+            << formatBytes(info.arenaBytes)
+            << " for intermediates, but its memory limit is "
+            << formatBytes(limit);
         ok = false;
       }
       limits.push_back(limit);

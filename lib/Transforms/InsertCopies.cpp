@@ -23,11 +23,14 @@ struct InsertCopiesPass
     getOperation().walk([&](func::FuncOp func) {
       // One copy per (value, destination); copies already there are reused.
       DenseMap<std::pair<Value, StringAttr>, Value> copies;
+      DenseMap<Value, Operation *> lastCopy;
       SmallVector<PlacedOpInterface> ops;
       func.walk([&](PlacedOpInterface op) {
         // A group waits for its operands without moving them.
-        if (auto copy = dyn_cast<CopyOp>(op.getOperation()))
+        if (auto copy = dyn_cast<CopyOp>(op.getOperation())) {
           copies[{copy.getInput(), copy.getDestinationAttr()}] = copy;
+          lastCopy[copy.getInput()] = copy;
+        }
         else if (!isa<GroupOp>(op.getOperation()))
           ops.push_back(op);
       });
@@ -63,11 +66,18 @@ struct InsertCopiesPass
           }
           Value &copy = copies[{value, destination}];
           if (!copy) {
-            builder.setInsertionPointAfterValue(value);
+            // After the producer and its earlier copies: copies of a value
+            // keep the order in which consumers need them.
+            Operation *&last = lastCopy[value];
+            if (last)
+              builder.setInsertionPointAfter(last);
+            else
+              builder.setInsertionPointAfterValue(value);
             copy = builder.create<CopyOp>(
                 value.getLoc(), value, source, destination,
                 /*device=*/StringAttr(), /*name=*/StringAttr(),
                 /*assigned_device=*/destination, ValueRange());
+            last = copy.getDefiningOp();
           }
           operand.set(copy);
         }

@@ -136,22 +136,47 @@ static rt::StatusOr<rt::HostTensor> parseInput(llvm::StringRef text,
                    (diagnostic.empty() ? "unsupported element type"
                                        : diagnostic) +
                    ")");
+    // MLIR's literal syntax wants `1.0` for a float; users write `1`.
+    std::string numbers = values.str();
+    if (isa<FloatType>(type.getElementType())) {
+      std::string fixed;
+      size_t i = 0;
+      while (i < numbers.size()) {
+        size_t end = numbers.find_first_of("[], \t", i);
+        if (end == i) {
+          fixed += numbers[i++];
+          continue;
+        }
+        llvm::StringRef token =
+            llvm::StringRef(numbers).slice(i, end == std::string::npos
+                                                  ? numbers.size()
+                                                  : end);
+        llvm::StringRef digits = token;
+        digits.consume_front("-") || digits.consume_front("+");
+        fixed += token.str();
+        if (!digits.empty() && llvm::all_of(digits, llvm::isDigit))
+          fixed += ".0";
+        i += token.size();
+      }
+      numbers = fixed;
+    }
+    llvm::StringRef body = numbers;
     std::string literal;
-    if (values.contains('[')) {
-      literal = ("dense<" + values + "> : tensor<" + typeText + ">").str();
+    if (body.contains('[')) {
+      literal = ("dense<" + body + "> : tensor<" + typeText + ">").str();
     } else {
       SmallVector<StringRef> items;
-      values.split(items, ',');
-      int64_t count = values.trim().empty() ? 0 : items.size();
+      body.split(items, ',');
+      int64_t count = body.trim().empty() ? 0 : items.size();
       if (count != runtimeType->numElements())
         return error(typeText + " needs " +
                      std::to_string(runtimeType->numElements()) +
                      " values, got " + std::to_string(count));
-      literal = ("dense<[" + values + "]> : tensor<" + llvm::Twine(count) +
+      literal = ("dense<[" + body + "]> : tensor<" + llvm::Twine(count) +
                  "x" + typeText.substr(typeText.rfind('x') + 1) + ">")
                     .str();
       if (runtimeType->shape.empty())
-        literal = ("dense<[" + values + "]> : tensor<1x" + typeText + ">").str();
+        literal = ("dense<[" + body + "]> : tensor<1x" + typeText + ">").str();
     }
     auto attr = dyn_cast_or_null<DenseElementsAttr>(
         parseAttribute(literal, context));

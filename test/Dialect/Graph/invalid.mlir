@@ -500,3 +500,20 @@ func.func @policyNotString() attributes {gplace.device_policy} {
 func.func @unknownDialectAttribute() attributes {gplace.default_devices = "/cpu:0"} {
   return
 }
+
+// -----
+
+func.func @copyWithoutDestination(%x: tensor<2xf32>) {
+  // expected-error @+1 {{'gplace.copy' op requires attribute 'destination'}}
+  %0 = gplace.copy %x {source = "/job:localhost/replica:0/task:0/device:CPU:0"} : tensor<2xf32>
+  return
+}
+
+// -----
+
+func.func @copyOfResource() {
+  %v = gplace.variable dense<1.0> : tensor<f32>
+  // expected-error @+1 {{'gplace.copy' op operand #0 must be statically shaped tensor of}}
+  %0 = "gplace.copy"(%v) <{source = "a", destination = "b"}> : (!gplace.resource<tensor<f32>>) -> !gplace.resource<tensor<f32>>
+  return
+}

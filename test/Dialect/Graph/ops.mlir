@@ -171,3 +171,13 @@ func.func @control(%a: tensor<f32>, %e: !gplace.control) -> tensor<f32> attribut
   %r = gplace.read %v after(%e) : !gplace.resource<tensor<2xi32>>
   return %y : tensor<f32>
 }
+
+// CHECK-LABEL: func.func @copy
+func.func @copy(%x: tensor<2xf32>, %t: !gplace.control) {
+  // CHECK: gplace.copy %{{.*}} {assigned_device = "/job:localhost/replica:0/task:0/device:GPU:0", destination = "/job:localhost/replica:0/task:0/device:GPU:0", source = "/job:localhost/replica:0/task:0/device:CPU:0"} : tensor<2xf32>
+  // GENERIC: "gplace.copy"(%{{.*}}) <{assigned_device = "/job:localhost/replica:0/task:0/device:GPU:0", destination = "/job:localhost/replica:0/task:0/device:GPU:0", source = "/job:localhost/replica:0/task:0/device:CPU:0"}> : (tensor<2xf32>) -> tensor<2xf32>
+  %0 = gplace.copy %x {source = "/job:localhost/replica:0/task:0/device:CPU:0", destination = "/job:localhost/replica:0/task:0/device:GPU:0", assigned_device = "/job:localhost/replica:0/task:0/device:GPU:0"} : tensor<2xf32>
+  // CHECK: gplace.copy %{{.*}} {destination = "/job:localhost/replica:0/task:0/device:GPU:1", source = "/job:localhost/replica:0/task:0/device:GPU:0"} : !gplace.control
+  %1 = gplace.copy %t {source = "/job:localhost/replica:0/task:0/device:GPU:0", destination = "/job:localhost/replica:0/task:0/device:GPU:1"} : !gplace.control
+  return
+}
