@@ -27,5 +27,5 @@ config.substitutions.append(("%plugins",
 
 tool_dirs = [os.path.join(config.gplace_obj_root, "bin"),
              config.llvm_tools_dir]
-llvm_config.add_tool_substitutions(["gplace-opt", "gplace-unittests"],
+llvm_config.add_tool_substitutions(["gplace-opt", "gplace-run", "gplace-unittests"],
                                    tool_dirs)

@@ -78,9 +78,12 @@ template <typename Half> std::string formatHalf(Half value) {
                       std::chars_format::general, precision);
     float back = 0;
     std::from_chars(buffer, result.ptr, back);
+    // `back` is the value rounded to `precision` digits; printing it as the
+    // shortest float avoids exponents for small integers ("10", not
+    // "1e+01").
     if (Eigen::numext::bit_cast<uint16_t>(Half(back)) ==
         Eigen::numext::bit_cast<uint16_t>(value))
-      return std::string(buffer, result.ptr);
+      return formatFloat(back, false);
   }
   return formatFloat(asFloat, false);
 }

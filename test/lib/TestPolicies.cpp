@@ -7,6 +7,8 @@
 
 #include "gplace/Support/PlacementPolicy.h"
 
+#include <memory>
+
 namespace {
 
 void registerPolicies(gplace::PolicyRegistry &registry) {
@@ -36,6 +38,18 @@ void registerPolicies(gplace::PolicyRegistry &registry) {
           return std::string("/cpu:0");
         return std::nullopt;
       });
+  // Alternates ops between /gpu:0 and /gpu:1: every edge crosses devices,
+  // which exercises copies, events and concurrent streams.
+  registry.add("test-alternate-gpus",
+               "every other op on /gpu:0, the others on /gpu:1", [] {
+                 auto next = std::make_shared<int>(0);
+                 return gplace::PolicyFn(
+                     [next](const gplace::PolicyOp &,
+                            const gplace::DeviceSet &) {
+                       return std::optional<std::string>(
+                           (*next)++ % 2 ? "/gpu:1" : "/gpu:0");
+                     });
+               });
 }
 
 } // namespace

@@ -151,11 +151,23 @@ static rt::StatusOr<rt::HostTensor> parseInput(llvm::StringRef text,
             llvm::StringRef(numbers).slice(i, end == std::string::npos
                                                   ? numbers.size()
                                                   : end);
-        llvm::StringRef digits = token;
-        digits.consume_front("-") || digits.consume_front("+");
-        fixed += token.str();
-        if (!digits.empty() && llvm::all_of(digits, llvm::isDigit))
-          fixed += ".0";
+        // An integer mantissa gets ".0": "2" -> "2.0", "5e-1" -> "5.0e-1".
+        llvm::StringRef unsignedToken = token;
+        unsignedToken.consume_front("-") || unsignedToken.consume_front("+");
+        auto [mantissa, exponent] = unsignedToken.split(
+            unsignedToken.find_first_of("eE") == llvm::StringRef::npos ? '\0'
+            : unsignedToken.contains('e')                              ? 'e'
+                                                                       : 'E');
+        bool integerMantissa =
+            !mantissa.empty() && llvm::all_of(mantissa, llvm::isDigit);
+        if (integerMantissa) {
+          size_t mantissaEnd = token.size() - unsignedToken.size() +
+                               mantissa.size();
+          fixed += token.take_front(mantissaEnd).str() + ".0" +
+                   token.drop_front(mantissaEnd).str();
+        } else {
+          fixed += token.str();
+        }
         i += token.size();
       }
       numbers = fixed;

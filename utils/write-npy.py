@@ -1,0 +1,45 @@
+#!/usr/bin/env python3
+"""Writes a NumPy .npy file without NumPy, for tests of gplace-run's reader.
+
+Usage: write-npy.py OUT DESCR SHAPE VALUES [--version N] [--fortran]
+  DESCR   a NumPy dtype string such as '<f4', '<i8', '|b1', '>f4'
+  SHAPE   comma-separated dimensions ('' for a scalar)
+  VALUES  comma-separated numbers, packed with the dtype's struct format
+"""
+import struct
+import sys
+
+FORMATS = {"f2": "e", "f4": "f", "f8": "d", "i4": "i", "i8": "q", "b1": "?",
+           "u1": "B"}
+
+
+def main(argv):
+    args = [a for a in argv[1:] if not a.startswith("--")]
+    version = 1
+    for a in argv[1:]:
+        if a.startswith("--version="):
+            version = int(a.split("=")[1])
+    fortran = "--fortran" in argv
+    out, descr, shape_text, values_text = args
+    shape = tuple(int(d) for d in shape_text.split(",") if d)
+    order = ">" if descr[0] == ">" else "<"
+    fmt = FORMATS[descr[1:]]
+    values = [v for v in values_text.split(",") if v]
+    cast = float if fmt in "efd" else int
+    data = struct.pack(order + fmt * len(values), *[cast(v) for v in values])
+    shape_repr = "(" + "".join(f"{d}," if len(shape) == 1 else f"{d}, "
+                               for d in shape).rstrip(", ")
+    shape_repr += ",)" if len(shape) == 1 else ")"
+    header = ("{'descr': '%s', 'fortran_order': %s, 'shape': %s, }"
+              % (descr, "True" if fortran else "False", shape_repr))
+    prefix = 10 if version == 1 else 12
+    header += " " * ((64 - (prefix + len(header) + 1) % 64) % 64) + "\n"
+    with open(out, "wb") as f:
+        f.write(b"\x93NUMPY" + bytes([version, 0]))
+        f.write(struct.pack("<H" if version == 1 else "<I", len(header)))
+        f.write(header.encode("latin1"))
+        f.write(data)
+
+
+if __name__ == "__main__":
+    main(sys.argv)
