@@ -1,0 +1,281 @@
+//===- RuntimeTest.cpp - tensors, kernels, devices and the executor --------===//
+
+#include "gplace/Runtime/Device.h"
+#include "gplace/Runtime/Executor.h"
+#include "gplace/Runtime/Kernels.h"
+#include "gplace/Runtime/Tensor.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+
+using namespace gplace;
+using namespace gplace::runtime;
+
+namespace {
+
+template <typename T>
+HostTensor tensorOf(ElementType type, std::vector<int64_t> shape,
+                    std::vector<T> values) {
+  HostTensor tensor(TensorType{type, std::move(shape)});
+  EXPECT_EQ(tensor.data.size(), values.size() * sizeof(T));
+  std::memcpy(tensor.data.data(), values.data(), tensor.data.size());
+  return tensor;
+}
+
+template <typename T> std::vector<T> valuesOf(const HostTensor &tensor) {
+  std::vector<T> values(tensor.data.size() / sizeof(T));
+  std::memcpy(values.data(), tensor.data.data(), tensor.data.size());
+  return values;
+}
+
+TEST(Tensor, FormatsAsSpecSeven) {
+  EXPECT_EQ(formatTensor(tensorOf<float>(ElementType::F32, {2, 2},
+                                         {22, 28, 49, 64})),
+            "2x2xf32=[[22, 28], [49, 64]]");
+  EXPECT_EQ(formatTensor(tensorOf<float>(ElementType::F32, {}, {12})),
+            "f32=12");
+  EXPECT_EQ(formatTensor(tensorOf<float>(ElementType::F32, {3},
+                                         {0.1f, -1.5f, 1e20f})),
+            "3xf32=[0.1, -1.5, 1e+20]");
+  EXPECT_EQ(formatTensor(tensorOf<double>(ElementType::F64, {1}, {0.1})),
+            "1xf64=[0.1]");
+  EXPECT_EQ(formatTensor(tensorOf<int64_t>(ElementType::I64, {2},
+                                           {-9000000000, 3})),
+            "2xi64=[-9000000000, 3]");
+  EXPECT_EQ(formatTensor(tensorOf<uint8_t>(ElementType::I1, {2}, {1, 0})),
+            "2xi1=[true, false]");
+  EXPECT_EQ(formatTensor(HostTensor(TensorType{ElementType::F32, {0}})),
+            "0xf32=[]");
+  // 16-bit floats print the shortest decimal that reads back in 16 bits:
+  // 0x3C00 = 1, 0x2E66 = f16(0.1), 0x4900 = 10; bf16 0x3DCD = bf16(0.1).
+  EXPECT_EQ(formatTensor(tensorOf<uint16_t>(ElementType::F16, {3},
+                                            {0x3C00, 0x2E66, 0x4900})),
+            "3xf16=[1, 0.1, 10]");
+  EXPECT_EQ(formatTensor(tensorOf<uint16_t>(ElementType::BF16, {1}, {0x3DCD})),
+            "1xbf16=[0.1]");
+}
+
+TEST(Tensor, NpyRoundTrip) {
+  std::string path =
+      (std::filesystem::temp_directory_path() / "gplace-npy-test.npy").string();
+  for (HostTensor tensor :
+       {tensorOf<float>(ElementType::F32, {2, 3}, {1, 2, 3, 4, 5, 6}),
+        tensorOf<int32_t>(ElementType::I32, {4}, {1, -2, 3, -4}),
+        tensorOf<double>(ElementType::F64, {}, {2.5}),
+        tensorOf<uint8_t>(ElementType::I1, {1, 2}, {1, 0})}) {
+    ASSERT_TRUE(writeNpy(path, tensor).isOk());
+    StatusOr<HostTensor> back = readNpy(path);
+    ASSERT_TRUE(back) << back.status().message();
+    EXPECT_EQ(back->type, tensor.type);
+    EXPECT_EQ(back->data, tensor.data);
+  }
+  Status bf16 = writeNpy(path, HostTensor(TensorType{ElementType::BF16, {1}}));
+  EXPECT_FALSE(bf16.isOk());
+  EXPECT_NE(bf16.message().find("NumPy has no bf16 dtype"), std::string::npos);
+  std::filesystem::remove(path);
+}
+
+Status run(Kernel kernel, const KernelParams &params,
+           std::vector<HostTensor *> inputs, HostTensor &output) {
+  KernelCall call;
+  call.kernel = kernel;
+  call.params = &params;
+  for (HostTensor *input : inputs)
+    call.inputs.push_back({input->data.data(), &input->type});
+  call.outputs.push_back({output.data.data(), &output.type});
+  return runHostKernel(call);
+}
+
+TEST(Kernels, IntegerMatMulWrapsAsTensorFlow) {
+  HostTensor a = tensorOf<int32_t>(ElementType::I32, {1, 1}, {1 << 30});
+  HostTensor b = tensorOf<int32_t>(ElementType::I32, {1, 1}, {4});
+  HostTensor c(TensorType{ElementType::I32, {1, 1}});
+  ASSERT_TRUE(run(Kernel::MatMul, {}, {&a, &b}, c).isOk());
+  EXPECT_EQ(valuesOf<int32_t>(c), std::vector<int32_t>{0});
+}
+
+TEST(Kernels, CastSaturatesAndMapsNanToZero) {
+  HostTensor in = tensorOf<float>(ElementType::F32, {3},
+                                  {NAN, -1e30f, 1e30f});
+  HostTensor out(TensorType{ElementType::I64, {3}});
+  ASSERT_TRUE(run(Kernel::Cast, {}, {&in}, out).isOk());
+  EXPECT_EQ(valuesOf<int64_t>(out),
+            (std::vector<int64_t>{0, INT64_MIN, INT64_MAX}));
+}
+
+TEST(Kernels, IntegerDivisionByZeroIsAnError) {
+  HostTensor a = tensorOf<int64_t>(ElementType::I64, {2}, {1, 2});
+  HostTensor b = tensorOf<int64_t>(ElementType::I64, {2}, {1, 0});
+  HostTensor c(TensorType{ElementType::I64, {2}});
+  Status status = run(Kernel::Div, {}, {&a, &b}, c);
+  EXPECT_FALSE(status.isOk());
+  EXPECT_EQ(status.message(), "Integer division by zero");
+}
+
+TEST(Kernels, UnsupportedTypeIsAnError) {
+  HostTensor a = tensorOf<int32_t>(ElementType::I32, {1}, {1});
+  HostTensor c(TensorType{ElementType::I32, {1}});
+  Status status = run(Kernel::Exp, {}, {&a}, c);
+  EXPECT_FALSE(status.isOk());
+  EXPECT_EQ(status.message(),
+            "kernel gplace.exp has no host implementation for i32");
+}
+
+TEST(Kernels, BroadcastsAcrossEveryDimension) {
+  // [2,1,3] + [4,1] -> [2,4,3].
+  std::vector<float> av(6), bv(4);
+  for (int i = 0; i < 6; ++i)
+    av[i] = i * 10;
+  for (int i = 0; i < 4; ++i)
+    bv[i] = i;
+  HostTensor a = tensorOf<float>(ElementType::F32, {2, 1, 3}, av);
+  HostTensor b = tensorOf<float>(ElementType::F32, {4, 1}, bv);
+  HostTensor c(TensorType{ElementType::F32, {2, 4, 3}});
+  ASSERT_TRUE(run(Kernel::Add, {}, {&a, &b}, c).isOk());
+  std::vector<float> got = valuesOf<float>(c);
+  for (int i = 0; i < 2; ++i)
+    for (int j = 0; j < 4; ++j)
+      for (int k = 0; k < 3; ++k)
+        EXPECT_EQ(got[(i * 4 + j) * 3 + k], av[i * 3 + k] + bv[j]);
+}
+
+TEST(Device, MemoryLimitNamesDeviceRequestAndLimit) {
+  Device device(DeviceName::local(DeviceType::GPU, 0), "test", 1 << 20);
+  StatusOr<void *> first = device.allocate(600 << 10);
+  ASSERT_TRUE(first);
+  StatusOr<void *> second = device.allocate(600 << 10);
+  ASSERT_FALSE(second);
+  EXPECT_EQ(second.status().message(),
+            "out of memory on /job:localhost/replica:0/task:0/device:GPU:0: "
+            "requested 614400 bytes with 614400 bytes in use, limit 1 MiB");
+  device.deallocate(*first, 600 << 10);
+  EXPECT_EQ(device.bytesInUse(), 0);
+  EXPECT_EQ(device.peakBytesInUse(), 600 << 10);
+}
+
+/// A plan by hand: GPU:0 computes x + 1 while the CPU computes x * 2; the
+/// GPU's result is copied to the CPU, which adds both.
+Plan twoStreamPlan(bool divideByZero) {
+  Plan plan;
+  plan.devices = {{"/job:localhost/replica:0/task:0/device:CPU:0", 256, 64},
+                  {"/job:localhost/replica:0/task:0/device:GPU:0", 128, 64}};
+  TensorType t{divideByZero ? ElementType::I32 : ElementType::F32, {4}};
+  auto buffer = [&](BufferDesc::Kind kind, int device, int64_t offset,
+                    int index) {
+    BufferDesc desc;
+    desc.kind = kind;
+    desc.device = device;
+    desc.offset = offset;
+    desc.index = index;
+    desc.type = t;
+    plan.buffers.push_back(desc);
+    return static_cast<int>(plan.buffers.size() - 1);
+  };
+  int input = buffer(BufferDesc::Kind::Input, -1, 0, 0);
+  int one = buffer(BufferDesc::Kind::Persistent, 1, 0, 0);
+  int two = buffer(BufferDesc::Kind::Persistent, 0, 0, 1);
+  int onGpu = buffer(BufferDesc::Kind::Arena, 1, 0, 0);
+  int sum = buffer(BufferDesc::Kind::Arena, 1, 64, 0);
+  int product = buffer(BufferDesc::Kind::Arena, 0, 0, 0);
+  int back = buffer(BufferDesc::Kind::Arena, 0, 64, 0);
+  int total = buffer(BufferDesc::Kind::Arena, 0, 128, 0);
+  plan.inputs = {t};
+  auto constant = [&](int device, float value) {
+    PersistentDesc desc;
+    desc.device = device;
+    desc.initialValue = HostTensor(t);
+    for (int i = 0; i < 4; ++i) {
+      if (divideByZero) {
+        int32_t v = static_cast<int32_t>(value);
+        std::memcpy(desc.initialValue.data.data() + 4 * i, &v, 4);
+      } else {
+        std::memcpy(desc.initialValue.data.data() + 4 * i, &value, 4);
+      }
+    }
+    plan.persistents.push_back(desc);
+  };
+  constant(1, 1);
+  constant(0, divideByZero ? 0 : 2);
+  auto step = [&](Step::Kind kind, int device, int stream, Kernel kernel,
+                  std::vector<int> in, std::vector<int> out, int event) {
+    Step s;
+    s.kind = kind;
+    s.device = device;
+    s.stream = stream;
+    s.kernel = kernel;
+    s.inputs = std::move(in);
+    s.outputs = std::move(out);
+    s.event = event;
+    s.label = "step";
+    plan.steps.push_back(s);
+  };
+  step(Step::Kind::Copy, 1, 1, Kernel::Identity, {input}, {onGpu}, -1);
+  step(Step::Kind::Record, 1, 1, Kernel::Identity, {}, {}, 0);
+  step(Step::Kind::Launch, 0, 0, divideByZero ? Kernel::Div : Kernel::Mul,
+       {input, two}, {product}, -1);
+  step(Step::Kind::Wait, 1, 0, Kernel::Identity, {}, {}, 0);
+  step(Step::Kind::Launch, 1, 0, Kernel::Add, {onGpu, one}, {sum}, -1);
+  step(Step::Kind::Record, 1, 0, Kernel::Identity, {}, {}, 1);
+  step(Step::Kind::Wait, 0, 1, Kernel::Identity, {}, {}, 1);
+  step(Step::Kind::Copy, 0, 1, Kernel::Identity, {sum}, {back}, -1);
+  step(Step::Kind::Record, 0, 1, Kernel::Identity, {}, {}, 2);
+  step(Step::Kind::Wait, 0, 0, Kernel::Identity, {}, {}, 2);
+  step(Step::Kind::Launch, 0, 0, Kernel::Add, {product, back}, {total}, -1);
+  plan.numEvents = 3;
+  plan.results = {total};
+  return plan;
+}
+
+TEST(Executor, RunsStreamsConcurrentlyInOrder) {
+  DeviceManager devices({/*emulatedGpus=*/1, 0});
+  StatusOr<std::unique_ptr<Executor>> executor =
+      Executor::create(twoStreamPlan(false), devices);
+  ASSERT_TRUE(executor) << executor.status().message();
+  EXPECT_EQ((*executor)->numStreams(), 4u);
+  HostTensor x = tensorOf<float>(ElementType::F32, {4}, {1, 2, 3, 4});
+  for (int run = 0; run < 50; ++run) {
+    StatusOr<std::vector<HostTensor>> results = (*executor)->run({x});
+    ASSERT_TRUE(results) << results.status().message();
+    // x * 2 + (x + 1)
+    EXPECT_EQ(valuesOf<float>((*results)[0]),
+              (std::vector<float>{4, 7, 10, 13}));
+  }
+}
+
+TEST(Executor, AFailingStepStopsEveryStream) {
+  DeviceManager devices({1, 0});
+  StatusOr<std::unique_ptr<Executor>> executor =
+      Executor::create(twoStreamPlan(true), devices);
+  ASSERT_TRUE(executor) << executor.status().message();
+  HostTensor x = tensorOf<int32_t>(ElementType::I32, {4}, {1, 2, 3, 4});
+  StatusOr<std::vector<HostTensor>> results = (*executor)->run({x});
+  ASSERT_FALSE(results);
+  EXPECT_EQ(results.status().message(),
+            "step on /job:localhost/replica:0/task:0/device:CPU:0: Integer "
+            "division by zero");
+}
+
+TEST(Executor, ChecksInputsAndDevices) {
+  DeviceManager devices({1, 0});
+  StatusOr<std::unique_ptr<Executor>> executor =
+      Executor::create(twoStreamPlan(false), devices);
+  ASSERT_TRUE(executor);
+  StatusOr<std::vector<HostTensor>> wrong = (*executor)->run(
+      {tensorOf<float>(ElementType::F32, {2, 2}, {1, 2, 3, 4})});
+  ASSERT_FALSE(wrong);
+  EXPECT_EQ(wrong.status().message(), "input #0: expected 4xf32, got 2x2xf32");
+  EXPECT_FALSE((*executor)->run({}));
+
+  DeviceManager cpuOnly({0, 0});
+  StatusOr<std::unique_ptr<Executor>> missing =
+      Executor::create(twoStreamPlan(false), cpuOnly);
+  ASSERT_FALSE(missing);
+  EXPECT_EQ(missing.status().message(),
+            "the plan needs device /job:localhost/replica:0/task:0/device:GPU:0"
+            ", which this process does not have");
+}
+
+} // namespace
