@@ -1,4 +1,5 @@
-//===- GraphToPlan.cpp - placed graph to executable plan --------------------===//
+//===- GraphToPlan.cpp - placed graph to executable plan
+//--------------------===//
 //
 // Per function, in three phases:
 //   1. schedule: one step per launch or copy, in program order, each on a
@@ -100,13 +101,13 @@ struct Buffer {
   enum class Kind { Input, Arena, Constant, Variable } kind = Kind::Arena;
   int device = -1;
   RankedTensorType type;
-  int64_t index = 0;     ///< Input number.
-  ElementsAttr value;    ///< Constant value or variable initial value.
-  std::string varName;   ///< Variable.
-  int64_t start = 0;     ///< First step it is live at.
-  int64_t end = -1;      ///< Last step it is live at (kForever: to the end).
-  int producer = -1;     ///< The step writing it (-1: none).
-  int64_t offset = 0;    ///< In the arena.
+  int64_t index = 0;   ///< Input number.
+  ElementsAttr value;  ///< Constant value or variable initial value.
+  std::string varName; ///< Variable.
+  int64_t start = 0;   ///< First step it is live at.
+  int64_t end = -1;    ///< Last step it is live at (kForever: to the end).
+  int producer = -1;   ///< The step writing it (-1: none).
+  int64_t offset = 0;  ///< In the arena.
 };
 
 /// One launch or copy.
@@ -156,8 +157,8 @@ private:
   DeviceTable &devices_;
   std::vector<Buffer> buffers_;
   std::vector<Step> steps_;
-  DenseMap<Value, int> values_;                  ///< Value -> buffer.
-  DenseMap<Value, SmallVector<int, 2>> tokens_;  ///< Token -> steps.
+  DenseMap<Value, int> values_;                 ///< Value -> buffer.
+  DenseMap<Value, SmallVector<int, 2>> tokens_; ///< Token -> steps.
   SmallVector<int> results_;
   DenseMap<Operation *, std::string> names_; ///< Names for messages.
 };
@@ -170,8 +171,7 @@ LogicalResult FunctionLowering::schedule() {
     auto type = dyn_cast<RankedTensorType>(arg.getType());
     if (!type)
       return func_.emitError() << "argument #" << arg.getArgNumber()
-                               << " must be a tensor, but is "
-                               << arg.getType();
+                               << " must be a tensor, but is " << arg.getType();
     Buffer buffer;
     buffer.kind = Buffer::Kind::Input;
     buffer.type = type;
@@ -329,8 +329,8 @@ void FunctionLowering::planMemory() {
         continue;
       bool otherStream = buffer.producer >= 0 &&
                          streamKey(steps_[buffer.producer]) != streamKey(step);
-      buffer.end = otherStream ? kForever
-                               : std::max<int64_t>(buffer.end, index);
+      buffer.end =
+          otherStream ? kForever : std::max<int64_t>(buffer.end, index);
     }
   }
   for (Buffer &buffer : buffers_) {
@@ -383,9 +383,8 @@ void FunctionLowering::planMemory() {
     }
     int64_t size = alignUp(tensorBytes(buffer.type));
     auto &slots = free[buffer.device];
-    auto fit = llvm::find_if(slots, [&](const auto &slot) {
-      return slot.second >= size;
-    });
+    auto fit = llvm::find_if(
+        slots, [&](const auto &slot) { return slot.second >= size; });
     if (fit != slots.end()) {
       buffer.offset = fit->first;
       if (fit->second > size)
@@ -417,13 +416,12 @@ void FunctionLowering::planMemory() {
 
 void FunctionLowering::emit(OpBuilder &builder) {
   MLIRContext *context = builder.getContext();
-  auto program = builder.create<gplan::ProgramOp>(func_.getLoc(),
-                                                  func_.getSymName());
+  auto program =
+      builder.create<gplan::ProgramOp>(func_.getLoc(), func_.getSymName());
   Block *body = builder.createBlock(&program.getBody());
   builder.setInsertionPointToStart(body);
   auto symbol = [&](int device) {
-    return FlatSymbolRefAttr::get(context,
-                                  devices_.devices()[device].symbol);
+    return FlatSymbolRefAttr::get(context, devices_.devices()[device].symbol);
   };
   auto i64 = [&](int64_t value) { return builder.getI64IntegerAttr(value); };
   auto bufferType = [&](const Buffer &buffer) {
@@ -435,8 +433,8 @@ void FunctionLowering::emit(OpBuilder &builder) {
     Location loc = func_.getLoc();
     switch (buffer.kind) {
     case Buffer::Kind::Input:
-      bufferValues[id] = builder.create<gplan::InputOp>(
-          loc, bufferType(buffer), i64(buffer.index));
+      bufferValues[id] = builder.create<gplan::InputOp>(loc, bufferType(buffer),
+                                                        i64(buffer.index));
       break;
     case Buffer::Kind::Constant:
       bufferValues[id] = builder.create<gplan::ConstantOp>(
@@ -488,8 +486,8 @@ void FunctionLowering::emit(OpBuilder &builder) {
       launch->setAttr("name", builder.getStringAttr(names_.lookup(step.op)));
     }
     if (step.record)
-      events[index] = builder.create<gplan::RecordOp>(
-          loc, symbol(step.device), i64(step.stream));
+      events[index] = builder.create<gplan::RecordOp>(loc, symbol(step.device),
+                                                      i64(step.stream));
   }
   builder.create<gplan::ReturnOp>(func_.getLoc(), values(results_));
 }

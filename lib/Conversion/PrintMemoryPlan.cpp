@@ -21,8 +21,8 @@ struct PrintMemoryPlanPass
     for (DeviceOp device : getOperation().getOps<DeviceOp>()) {
       os << "Memory plan for " << device.getDeviceName() << ": peak "
          << device.getPeakBytes() << " bytes (persistent "
-         << device.getPersistentBytes() << ", arena "
-         << device.getArenaBytes() << ")";
+         << device.getPersistentBytes() << ", arena " << device.getArenaBytes()
+         << ")";
       if (device.getMemoryLimit() > 0)
         os << ", limit " << device.getMemoryLimit() << " bytes";
       os << "\n";
@@ -34,11 +34,10 @@ struct PrintMemoryPlanPass
           int64_t bits = type.getElementTypeBitWidth();
           int64_t bytes = type.getNumElements() * (bits == 1 ? 1 : bits / 8);
           ArrayRef<int64_t> live = alloc.getLive();
-          os << "  @" << program.getSymName() << " " << type << ": "
-             << bytes << " bytes at [" << alloc.getOffset() << ", "
-             << alloc.getOffset() + bytes << "), live steps " << live[0]
-             << ".." << (live[1] < 0 ? std::string("end")
-                                     : std::to_string(live[1]))
+          os << "  @" << program.getSymName() << " " << type << ": " << bytes
+             << " bytes at [" << alloc.getOffset() << ", "
+             << alloc.getOffset() + bytes << "), live steps " << live[0] << ".."
+             << (live[1] < 0 ? std::string("end") : std::to_string(live[1]))
              << "\n";
         });
       }

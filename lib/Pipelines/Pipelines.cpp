@@ -1,4 +1,5 @@
-//===- Pipelines.cpp - gplace's pass pipeline ------------------------------===//
+//===- Pipelines.cpp - gplace's pass pipeline
+//------------------------------===//
 
 #include "gplace/Pipelines/Pipelines.h"
 

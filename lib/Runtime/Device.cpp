@@ -35,9 +35,8 @@ StatusOr<void *> Device::allocate(int64_t bytes) {
   int64_t peak = peakBytesInUse_;
   while (inUse > peak && !peakBytesInUse_.compare_exchange_weak(peak, inUse)) {
   }
-  size_t rounded = static_cast<size_t>((std::max<int64_t>(bytes, 1) +
-                                        kAlignment - 1) /
-                                       kAlignment * kAlignment);
+  size_t rounded = static_cast<size_t>(
+      (std::max<int64_t>(bytes, 1) + kAlignment - 1) / kAlignment * kAlignment);
   void *memory = std::aligned_alloc(kAlignment, rounded);
   if (!memory) {
     bytesInUse_ -= bytes;
@@ -97,8 +96,9 @@ Device *DeviceManager::find(const std::string &name) const {
 std::string DeviceManager::listDevices() const {
   std::string out;
   for (const auto &device : devices_) {
-    out += device->fullName() + ": device_type: " +
-           std::string(deviceTypeName(device->type())) + ", memory_limit: " +
+    out += device->fullName() +
+           ": device_type: " + std::string(deviceTypeName(device->type())) +
+           ", memory_limit: " +
            (device->memoryLimit() ? formatBytes(device->memoryLimit())
                                   : std::string("unlimited")) +
            ", physical_device_desc: \"" + device->description() + "\"\n";

@@ -1,4 +1,5 @@
-//===- Executor.cpp - runs a plan on streams -------------------------------===//
+//===- Executor.cpp - runs a plan on streams
+//-------------------------------===//
 
 #include "gplace/Runtime/Executor.h"
 
@@ -176,9 +177,8 @@ public:
     case Step::Kind::Wait: {
       Event &event = *events[step.event];
       std::unique_lock<std::mutex> lock(event.mutex);
-      event.reached.wait(lock, [&] {
-        return event.generation == generation || failed;
-      });
+      event.reached.wait(
+          lock, [&] { return event.generation == generation || failed; });
       return Status::ok();
     }
     }

@@ -1,4 +1,5 @@
-//===- Kernels.cpp - host kernels ------------------------------------------===//
+//===- Kernels.cpp - host kernels
+//------------------------------------------===//
 //
 // Element types map to C++ types (f16 and bf16 to Eigen::half and
 // Eigen::bfloat16, which compute through float). Each kernel is a template
@@ -26,16 +27,12 @@ using Half = Eigen::half;
 using BFloat16 = Eigen::bfloat16;
 
 template <typename T>
-constexpr bool isHalf =
-    std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>;
+constexpr bool isHalf = std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>;
 
 /// The type arithmetic on T happens in: float for 16-bit floats.
-template <typename T>
-using Acc = std::conditional_t<isHalf<T>, float, T>;
+template <typename T> using Acc = std::conditional_t<isHalf<T>, float, T>;
 
-template <typename T> struct Tag {
-  using type = T;
-};
+template <typename T> struct Tag { using type = T; };
 
 enum class Types { Float, Numeric, All };
 
@@ -159,55 +156,57 @@ template <typename T> T toT(Acc<T> value) { return static_cast<T>(value); }
 
 Status binary(const KernelCall &call) {
   Kernel k = call.kernel;
-  return dispatch<Types::Numeric>(call.outputs[0].type->elementType, k,
-                  [&](auto tag) -> Status {
-    using T = typename decltype(tag)::type;
-    using A = Acc<T>;
-    switch (k) {
-    case Kernel::Add:
-      binaryLoop<T>(call, [](T x, T y) { return toT<T>(A(x) + A(y)); });
-      break;
-    case Kernel::Sub:
-      binaryLoop<T>(call, [](T x, T y) { return toT<T>(A(x) - A(y)); });
-      break;
-    case Kernel::Mul:
-      binaryLoop<T>(call, [](T x, T y) { return toT<T>(A(x) * A(y)); });
-      break;
-    case Kernel::Maximum:
-      binaryLoop<T>(call, [](T x, T y) {
-        A ax(x), ay(y);
-        if constexpr (!std::is_integral_v<A>)
-          if (std::isnan(ax) || std::isnan(ay))
-            return toT<T>(std::numeric_limits<A>::quiet_NaN());
-        return toT<T>(ax > ay ? ax : ay);
+  return dispatch<Types::Numeric>(
+      call.outputs[0].type->elementType, k, [&](auto tag) -> Status {
+        using T = typename decltype(tag)::type;
+        using A = Acc<T>;
+        switch (k) {
+        case Kernel::Add:
+          binaryLoop<T>(call, [](T x, T y) { return toT<T>(A(x) + A(y)); });
+          break;
+        case Kernel::Sub:
+          binaryLoop<T>(call, [](T x, T y) { return toT<T>(A(x) - A(y)); });
+          break;
+        case Kernel::Mul:
+          binaryLoop<T>(call, [](T x, T y) { return toT<T>(A(x) * A(y)); });
+          break;
+        case Kernel::Maximum:
+          binaryLoop<T>(call, [](T x, T y) {
+            A ax(x), ay(y);
+            if constexpr (!std::is_integral_v<A>)
+              if (std::isnan(ax) || std::isnan(ay))
+                return toT<T>(std::numeric_limits<A>::quiet_NaN());
+            return toT<T>(ax > ay ? ax : ay);
+          });
+          break;
+        case Kernel::Div:
+          if constexpr (std::is_integral_v<T>) {
+            const TensorRef &b = call.inputs[1];
+            const T *pb = ptr<T>(b);
+            for (int64_t i = 0, n = b.type->numElements(); i < n; ++i)
+              if (pb[i] == 0)
+                return Status::error("Integer division by zero");
+            // Integer division rounds toward zero, as C++ (and TensorFlow's
+            // truncatediv) does; INT_MIN / -1 wraps.
+            binaryLoop<T>(call, [](T x, T y) {
+              if (y == -1)
+                return static_cast<T>(0 -
+                                      static_cast<std::make_unsigned_t<T>>(x));
+              return static_cast<T>(x / y);
+            });
+          } else {
+            binaryLoop<T>(call, [](T x, T y) { return toT<T>(A(x) / A(y)); });
+          }
+          break;
+        default:
+          return Status::error("not a binary kernel");
+        }
+        return Status::ok();
       });
-      break;
-    case Kernel::Div:
-      if constexpr (std::is_integral_v<T>) {
-        const TensorRef &b = call.inputs[1];
-        const T *pb = ptr<T>(b);
-        for (int64_t i = 0, n = b.type->numElements(); i < n; ++i)
-          if (pb[i] == 0)
-            return Status::error("Integer division by zero");
-        // Integer division rounds toward zero, as C++ (and TensorFlow's
-        // truncatediv) does; INT_MIN / -1 wraps.
-        binaryLoop<T>(call, [](T x, T y) {
-          if (y == -1)
-            return static_cast<T>(0 - static_cast<std::make_unsigned_t<T>>(x));
-          return static_cast<T>(x / y);
-        });
-      } else {
-        binaryLoop<T>(call, [](T x, T y) { return toT<T>(A(x) / A(y)); });
-      }
-      break;
-    default:
-      return Status::error("not a binary kernel");
-    }
-    return Status::ok();
-  });
 }
 
-template <typename T, typename Op> void unaryLoop(const KernelCall &call, Op op) {
+template <typename T, typename Op>
+void unaryLoop(const KernelCall &call, Op op) {
   const T *in = ptr<T>(call.inputs[0]);
   T *out = ptr<T>(call.outputs[0]);
   for (int64_t i = 0, n = call.outputs[0].type->numElements(); i < n; ++i)
@@ -242,9 +241,8 @@ Status unary(const KernelCall &call) {
         unaryLoop<T>(call, [](T x) { return toT<T>(std::tanh(A(x))); });
         break;
       case Kernel::Sigmoid:
-        unaryLoop<T>(call, [](T x) {
-          return toT<T>(A(1) / (A(1) + std::exp(-A(x))));
-        });
+        unaryLoop<T>(
+            call, [](T x) { return toT<T>(A(1) / (A(1) + std::exp(-A(x)))); });
         break;
       default:
         return Status::error("not a unary kernel");
@@ -258,32 +256,34 @@ Status unary(const KernelCall &call) {
 }
 
 Status addN(const KernelCall &call) {
-  return dispatch<Types::Numeric>(call.outputs[0].type->elementType, call.kernel, [&](auto tag) -> Status {
-    using T = typename decltype(tag)::type;
-    T *out = ptr<T>(call.outputs[0]);
-    int64_t n = call.outputs[0].type->numElements();
-    for (int64_t i = 0; i < n; ++i) {
-      Acc<T> sum = 0;
-      for (const TensorRef &input : call.inputs)
-        sum += Acc<T>(ptr<T>(input)[i]);
-      out[i] = toT<T>(sum);
-    }
-    return Status::ok();
-  });
+  return dispatch<Types::Numeric>(
+      call.outputs[0].type->elementType, call.kernel, [&](auto tag) -> Status {
+        using T = typename decltype(tag)::type;
+        T *out = ptr<T>(call.outputs[0]);
+        int64_t n = call.outputs[0].type->numElements();
+        for (int64_t i = 0; i < n; ++i) {
+          Acc<T> sum = 0;
+          for (const TensorRef &input : call.inputs)
+            sum += Acc<T>(ptr<T>(input)[i]);
+          out[i] = toT<T>(sum);
+        }
+        return Status::ok();
+      });
 }
 
 Status biasAdd(const KernelCall &call) {
-  return dispatch<Types::Numeric>(call.outputs[0].type->elementType, call.kernel, [&](auto tag) -> Status {
-    using T = typename decltype(tag)::type;
-    const T *value = ptr<T>(call.inputs[0]), *bias = ptr<T>(call.inputs[1]);
-    T *out = ptr<T>(call.outputs[0]);
-    int64_t channels = call.inputs[1].type->numElements();
-    int64_t n = call.outputs[0].type->numElements();
-    for (int64_t i = 0; i < n; i += channels)
-      for (int64_t c = 0; c < channels; ++c)
-        out[i + c] = toT<T>(Acc<T>(value[i + c]) + Acc<T>(bias[c]));
-    return Status::ok();
-  });
+  return dispatch<Types::Numeric>(
+      call.outputs[0].type->elementType, call.kernel, [&](auto tag) -> Status {
+        using T = typename decltype(tag)::type;
+        const T *value = ptr<T>(call.inputs[0]), *bias = ptr<T>(call.inputs[1]);
+        T *out = ptr<T>(call.outputs[0]);
+        int64_t channels = call.inputs[1].type->numElements();
+        int64_t n = call.outputs[0].type->numElements();
+        for (int64_t i = 0; i < n; i += channels)
+          for (int64_t c = 0; c < channels; ++c)
+            out[i + c] = toT<T>(Acc<T>(value[i + c]) + Acc<T>(bias[c]));
+        return Status::ok();
+      });
 }
 
 //===----------------------------------------------------------------------===//
@@ -310,67 +310,67 @@ Status reduce(const KernelCall &call) {
   int64_t outCount = call.outputs[0].type->numElements();
   int64_t perOutput = outCount ? inType.numElements() / outCount : 0;
   Kernel k = call.kernel;
-  return dispatch<Types::Numeric>(inType.elementType, k,
-                  [&](auto tag) -> Status {
-    using T = typename decltype(tag)::type;
-    using A = std::conditional_t<std::is_integral_v<T>, T,
-                                 std::conditional_t<std::is_same_v<T, double>,
-                                                    double, float>>;
-    const T *in = ptr<T>(call.inputs[0]);
-    T *out = ptr<T>(call.outputs[0]);
-    std::vector<A> acc(outCount, k == Kernel::ReduceMax
-                                     ? std::numeric_limits<A>::lowest()
-                                     : A(0));
-    std::array<std::vector<int64_t>, 2> strides = {stridesOf(inType.shape),
-                                                   outStridesFull};
-    forEachIndex<2>(inType.shape, strides, [&](int64_t, const auto &off) {
-      A x(in[off[0]]);
-      A &slot = acc[off[1]];
-      if (k == Kernel::ReduceMax) {
-        if constexpr (!std::is_integral_v<A>)
-          if (std::isnan(x)) {
-            slot = x;
-            return;
+  return dispatch<Types::Numeric>(
+      inType.elementType, k, [&](auto tag) -> Status {
+        using T = typename decltype(tag)::type;
+        using A = std::conditional_t<
+            std::is_integral_v<T>, T,
+            std::conditional_t<std::is_same_v<T, double>, double, float>>;
+        const T *in = ptr<T>(call.inputs[0]);
+        T *out = ptr<T>(call.outputs[0]);
+        std::vector<A> acc(outCount, k == Kernel::ReduceMax
+                                         ? std::numeric_limits<A>::lowest()
+                                         : A(0));
+        std::array<std::vector<int64_t>, 2> strides = {stridesOf(inType.shape),
+                                                       outStridesFull};
+        forEachIndex<2>(inType.shape, strides, [&](int64_t, const auto &off) {
+          A x(in[off[0]]);
+          A &slot = acc[off[1]];
+          if (k == Kernel::ReduceMax) {
+            if constexpr (!std::is_integral_v<A>)
+              if (std::isnan(x)) {
+                slot = x;
+                return;
+              }
+            if (x > slot)
+              slot = x;
+          } else {
+            slot += x;
           }
-        if (x > slot)
-          slot = x;
-      } else {
-        slot += x;
-      }
-    });
-    for (int64_t i = 0; i < outCount; ++i) {
-      A value = acc[i];
-      if (k == Kernel::ReduceMean && perOutput > 0)
-        value = value / static_cast<A>(perOutput);
-      out[i] = static_cast<T>(value);
-    }
-    return Status::ok();
-  });
+        });
+        for (int64_t i = 0; i < outCount; ++i) {
+          A value = acc[i];
+          if (k == Kernel::ReduceMean && perOutput > 0)
+            value = value / static_cast<A>(perOutput);
+          out[i] = static_cast<T>(value);
+        }
+        return Status::ok();
+      });
 }
 
 Status softmax(const KernelCall &call) {
   const TensorType &type = *call.inputs[0].type;
   int64_t cols = type.shape.back();
   int64_t rows = cols ? type.numElements() / cols : 0;
-  return dispatch<Types::Float>(type.elementType, call.kernel,
-                  [&](auto tag) -> Status {
-    using T = typename decltype(tag)::type;
-    using A = std::conditional_t<std::is_same_v<T, double>, double, float>;
-    const T *in = ptr<T>(call.inputs[0]);
-    T *out = ptr<T>(call.outputs[0]);
-    for (int64_t r = 0; r < rows; ++r) {
-      const T *x = in + r * cols;
-      A max = std::numeric_limits<A>::lowest();
-      for (int64_t c = 0; c < cols; ++c)
-        max = std::max(max, A(x[c]));
-      A sum = 0;
-      for (int64_t c = 0; c < cols; ++c)
-        sum += std::exp(A(x[c]) - max);
-      for (int64_t c = 0; c < cols; ++c)
-        out[r * cols + c] = static_cast<T>(std::exp(A(x[c]) - max) / sum);
-    }
-    return Status::ok();
-  });
+  return dispatch<Types::Float>(
+      type.elementType, call.kernel, [&](auto tag) -> Status {
+        using T = typename decltype(tag)::type;
+        using A = std::conditional_t<std::is_same_v<T, double>, double, float>;
+        const T *in = ptr<T>(call.inputs[0]);
+        T *out = ptr<T>(call.outputs[0]);
+        for (int64_t r = 0; r < rows; ++r) {
+          const T *x = in + r * cols;
+          A max = std::numeric_limits<A>::lowest();
+          for (int64_t c = 0; c < cols; ++c)
+            max = std::max(max, A(x[c]));
+          A sum = 0;
+          for (int64_t c = 0; c < cols; ++c)
+            sum += std::exp(A(x[c]) - max);
+          for (int64_t c = 0; c < cols; ++c)
+            out[r * cols + c] = static_cast<T>(std::exp(A(x[c]) - max) / sum);
+        }
+        return Status::ok();
+      });
 }
 
 //===----------------------------------------------------------------------===//
@@ -401,17 +401,20 @@ template <typename To, typename From> To convert(From value) {
 Status cast(const KernelCall &call) {
   int64_t n = call.outputs[0].type->numElements();
   return dispatch<Types::All>(call.inputs[0].type->elementType, call.kernel,
-                  [&](auto fromTag) -> Status {
-    using From = typename decltype(fromTag)::type;
-    return dispatch<Types::All>(call.outputs[0].type->elementType, call.kernel, [&](auto toTag) -> Status {
-      using To = typename decltype(toTag)::type;
-      const From *in = ptr<From>(call.inputs[0]);
-      To *out = ptr<To>(call.outputs[0]);
-      for (int64_t i = 0; i < n; ++i)
-        out[i] = convert<To>(in[i]);
-      return Status::ok();
-    });
-  });
+                              [&](auto fromTag) -> Status {
+                                using From = typename decltype(fromTag)::type;
+                                return dispatch<Types::All>(
+                                    call.outputs[0].type->elementType,
+                                    call.kernel, [&](auto toTag) -> Status {
+                                      using To = typename decltype(toTag)::type;
+                                      const From *in =
+                                          ptr<From>(call.inputs[0]);
+                                      To *out = ptr<To>(call.outputs[0]);
+                                      for (int64_t i = 0; i < n; ++i)
+                                        out[i] = convert<To>(in[i]);
+                                      return Status::ok();
+                                    });
+                              });
 }
 
 /// Copies elements of any type: out[i] = in[offset(i)].
@@ -454,8 +457,7 @@ Status concat(const KernelCall &call) {
   uint8_t *out = static_cast<uint8_t *>(call.outputs[0].data);
   for (int64_t o = 0; o < outer; ++o)
     for (const TensorRef &input : call.inputs) {
-      int64_t chunk =
-          (outer ? input.type->numElements() / outer : 0) * size;
+      int64_t chunk = (outer ? input.type->numElements() / outer : 0) * size;
       std::memcpy(out, static_cast<const uint8_t *>(input.data) + o * chunk,
                   chunk);
       out += chunk;
@@ -472,15 +474,16 @@ Status copyData(const KernelCall &call) {
 
 Status assignUpdate(const KernelCall &call) {
   bool add = call.kernel == Kernel::AssignAdd;
-  return dispatch<Types::Numeric>(call.inputs[0].type->elementType, call.kernel, [&](auto tag) -> Status {
-    using T = typename decltype(tag)::type;
-    const T *value = ptr<T>(call.inputs[0]);
-    T *var = ptr<T>(call.outputs[0]);
-    for (int64_t i = 0, n = call.inputs[0].type->numElements(); i < n; ++i)
-      var[i] = add ? toT<T>(Acc<T>(var[i]) + Acc<T>(value[i]))
-                   : toT<T>(Acc<T>(var[i]) - Acc<T>(value[i]));
-    return Status::ok();
-  });
+  return dispatch<Types::Numeric>(
+      call.inputs[0].type->elementType, call.kernel, [&](auto tag) -> Status {
+        using T = typename decltype(tag)::type;
+        const T *value = ptr<T>(call.inputs[0]);
+        T *var = ptr<T>(call.outputs[0]);
+        for (int64_t i = 0, n = call.inputs[0].type->numElements(); i < n; ++i)
+          var[i] = add ? toT<T>(Acc<T>(var[i]) + Acc<T>(value[i]))
+                       : toT<T>(Acc<T>(var[i]) - Acc<T>(value[i]));
+        return Status::ok();
+      });
 }
 
 //===----------------------------------------------------------------------===//
@@ -498,44 +501,44 @@ Status matmul(const KernelCall &call) {
   CBLAS_TRANSPOSE transB = tb ? CblasTrans : CblasNoTrans;
   if (m == 0 || n == 0)
     return Status::ok();
-  return dispatch<Types::Numeric>(aType.elementType, call.kernel,
-                  [&](auto tag) -> Status {
-    using T = typename decltype(tag)::type;
-    const T *a = ptr<T>(call.inputs[0]), *b = ptr<T>(call.inputs[1]);
-    T *c = ptr<T>(call.outputs[0]);
-    if constexpr (std::is_same_v<T, float>) {
-      cblas_sgemm(CblasRowMajor, transA, transB, m, n, k, 1.0f, a, lda, b, ldb,
-                  0.0f, c, n);
-    } else if constexpr (std::is_same_v<T, double>) {
-      cblas_dgemm(CblasRowMajor, transA, transB, m, n, k, 1.0, a, lda, b, ldb,
-                  0.0, c, n);
-    } else if constexpr (isHalf<T>) {
-      std::vector<float> fa(aType.numElements()), fb(bType.numElements());
-      std::vector<float> fc(m * n);
-      for (size_t i = 0; i < fa.size(); ++i)
-        fa[i] = static_cast<float>(a[i]);
-      for (size_t i = 0; i < fb.size(); ++i)
-        fb[i] = static_cast<float>(b[i]);
-      cblas_sgemm(CblasRowMajor, transA, transB, m, n, k, 1.0f, fa.data(),
-                  lda, fb.data(), ldb, 0.0f, fc.data(), n);
-      for (int64_t i = 0; i < m * n; ++i)
-        c[i] = static_cast<T>(fc[i]);
-    } else {
-      // Integers: wrap on overflow, as TensorFlow's integer MatMul does.
-      for (int64_t i = 0; i < m; ++i)
-        for (int64_t j = 0; j < n; ++j) {
-          uint64_t sum = 0;
-          for (int64_t p = 0; p < k; ++p) {
-            T x = ta ? a[p * lda + i] : a[i * lda + p];
-            T y = tb ? b[j * ldb + p] : b[p * ldb + j];
-            sum += static_cast<uint64_t>(static_cast<int64_t>(x)) *
-                   static_cast<uint64_t>(static_cast<int64_t>(y));
-          }
-          c[i * n + j] = static_cast<T>(sum);
+  return dispatch<Types::Numeric>(
+      aType.elementType, call.kernel, [&](auto tag) -> Status {
+        using T = typename decltype(tag)::type;
+        const T *a = ptr<T>(call.inputs[0]), *b = ptr<T>(call.inputs[1]);
+        T *c = ptr<T>(call.outputs[0]);
+        if constexpr (std::is_same_v<T, float>) {
+          cblas_sgemm(CblasRowMajor, transA, transB, m, n, k, 1.0f, a, lda, b,
+                      ldb, 0.0f, c, n);
+        } else if constexpr (std::is_same_v<T, double>) {
+          cblas_dgemm(CblasRowMajor, transA, transB, m, n, k, 1.0, a, lda, b,
+                      ldb, 0.0, c, n);
+        } else if constexpr (isHalf<T>) {
+          std::vector<float> fa(aType.numElements()), fb(bType.numElements());
+          std::vector<float> fc(m * n);
+          for (size_t i = 0; i < fa.size(); ++i)
+            fa[i] = static_cast<float>(a[i]);
+          for (size_t i = 0; i < fb.size(); ++i)
+            fb[i] = static_cast<float>(b[i]);
+          cblas_sgemm(CblasRowMajor, transA, transB, m, n, k, 1.0f, fa.data(),
+                      lda, fb.data(), ldb, 0.0f, fc.data(), n);
+          for (int64_t i = 0; i < m * n; ++i)
+            c[i] = static_cast<T>(fc[i]);
+        } else {
+          // Integers: wrap on overflow, as TensorFlow's integer MatMul does.
+          for (int64_t i = 0; i < m; ++i)
+            for (int64_t j = 0; j < n; ++j) {
+              uint64_t sum = 0;
+              for (int64_t p = 0; p < k; ++p) {
+                T x = ta ? a[p * lda + i] : a[i * lda + p];
+                T y = tb ? b[j * ldb + p] : b[p * ldb + j];
+                sum += static_cast<uint64_t>(static_cast<int64_t>(x)) *
+                       static_cast<uint64_t>(static_cast<int64_t>(y));
+              }
+              c[i * n + j] = static_cast<T>(sum);
+            }
         }
-    }
-    return Status::ok();
-  });
+        return Status::ok();
+      });
 }
 
 } // namespace

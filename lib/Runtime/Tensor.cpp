@@ -183,7 +183,7 @@ std::optional<std::string> headerValue(const std::string &header,
   size_t begin = header.find_first_not_of(' ', at + 1);
   if (begin == std::string::npos)
     return std::nullopt;
-  size_t end = header[begin] == '('   ? header.find(')', begin) + 1
+  size_t end = header[begin] == '('    ? header.find(')', begin) + 1
                : header[begin] == '\'' ? header.find('\'', begin + 1) + 1
                                        : header.find_first_of(",}", begin);
   if (end == std::string::npos || end == 0 || end <= begin)

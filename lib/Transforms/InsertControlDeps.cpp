@@ -83,8 +83,8 @@ private:
 
   void orderResourceAccesses(ArrayRef<PlacedOpInterface> ops) {
     struct State {
-      Value lastWrite;             ///< Token of the last assign.
-      SmallVector<Value> reads;    ///< Reads since the last assign.
+      Value lastWrite;          ///< Token of the last assign.
+      SmallVector<Value> reads; ///< Reads since the last assign.
     };
     DenseMap<Value, State> states;
     for (PlacedOpInterface op : ops) {
@@ -148,7 +148,8 @@ private:
       if (isa<CopyOp>(op.getOperation()) &&
           isa<ControlType>(op->getResult(0).getType()))
         return;
-      unsigned first = op->getNumOperands() - op.getControlDependencies().size();
+      unsigned first =
+          op->getNumOperands() - op.getControlDependencies().size();
       for (unsigned i = first, e = op->getNumOperands(); i < e; ++i) {
         Value token = op->getOperand(i);
         StringAttr source = getValueDevice(token);

@@ -1,4 +1,5 @@
-//===- InsertCopies.cpp - a copy on every cross-device data edge -----------===//
+//===- InsertCopies.cpp - a copy on every cross-device data edge
+//-----------===//
 
 #include "gplace/Dialect/Graph/GraphDialect.h"
 #include "gplace/Transforms/Passes.h"
@@ -30,8 +31,7 @@ struct InsertCopiesPass
         if (auto copy = dyn_cast<CopyOp>(op.getOperation())) {
           copies[{copy.getInput(), copy.getDestinationAttr()}] = copy;
           lastCopy[copy.getInput()] = copy;
-        }
-        else if (!isa<GroupOp>(op.getOperation()))
+        } else if (!isa<GroupOp>(op.getOperation()))
           ops.push_back(op);
       });
       OpBuilder builder(func.getContext());

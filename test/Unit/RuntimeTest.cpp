@@ -1,4 +1,5 @@
-//===- RuntimeTest.cpp - tensors, kernels, devices and the executor --------===//
+//===- RuntimeTest.cpp - tensors, kernels, devices and the executor
+//--------===//
 
 #include "gplace/Runtime/Device.h"
 #include "gplace/Runtime/Executor.h"
@@ -10,6 +11,7 @@
 #include <cmath>
 #include <cstring>
 #include <filesystem>
+#include <set>
 
 using namespace gplace;
 using namespace gplace::runtime;
@@ -32,19 +34,19 @@ template <typename T> std::vector<T> valuesOf(const HostTensor &tensor) {
 }
 
 TEST(Tensor, FormatsAsSpecSeven) {
-  EXPECT_EQ(formatTensor(tensorOf<float>(ElementType::F32, {2, 2},
-                                         {22, 28, 49, 64})),
-            "2x2xf32=[[22, 28], [49, 64]]");
+  EXPECT_EQ(
+      formatTensor(tensorOf<float>(ElementType::F32, {2, 2}, {22, 28, 49, 64})),
+      "2x2xf32=[[22, 28], [49, 64]]");
   EXPECT_EQ(formatTensor(tensorOf<float>(ElementType::F32, {}, {12})),
             "f32=12");
-  EXPECT_EQ(formatTensor(tensorOf<float>(ElementType::F32, {3},
-                                         {0.1f, -1.5f, 1e20f})),
+  EXPECT_EQ(formatTensor(
+                tensorOf<float>(ElementType::F32, {3}, {0.1f, -1.5f, 1e20f})),
             "3xf32=[0.1, -1.5, 1e+20]");
   EXPECT_EQ(formatTensor(tensorOf<double>(ElementType::F64, {1}, {0.1})),
             "1xf64=[0.1]");
-  EXPECT_EQ(formatTensor(tensorOf<int64_t>(ElementType::I64, {2},
-                                           {-9000000000, 3})),
-            "2xi64=[-9000000000, 3]");
+  EXPECT_EQ(
+      formatTensor(tensorOf<int64_t>(ElementType::I64, {2}, {-9000000000, 3})),
+      "2xi64=[-9000000000, 3]");
   EXPECT_EQ(formatTensor(tensorOf<uint8_t>(ElementType::I1, {2}, {1, 0})),
             "2xi1=[true, false]");
   EXPECT_EQ(formatTensor(HostTensor(TensorType{ElementType::F32, {0}})),
@@ -98,8 +100,7 @@ TEST(Kernels, IntegerMatMulWrapsAsTensorFlow) {
 }
 
 TEST(Kernels, CastSaturatesAndMapsNanToZero) {
-  HostTensor in = tensorOf<float>(ElementType::F32, {3},
-                                  {NAN, -1e30f, 1e30f});
+  HostTensor in = tensorOf<float>(ElementType::F32, {3}, {NAN, -1e30f, 1e30f});
   HostTensor out(TensorType{ElementType::I64, {3}});
   ASSERT_TRUE(run(Kernel::Cast, {}, {&in}, out).isOk());
   EXPECT_EQ(valuesOf<int64_t>(out),
@@ -140,6 +141,18 @@ TEST(Kernels, BroadcastsAcrossEveryDimension) {
     for (int j = 0; j < 4; ++j)
       for (int k = 0; k < 3; ++k)
         EXPECT_EQ(got[(i * 4 + j) * 3 + k], av[i * 3 + k] + bv[j]);
+}
+
+TEST(Kernels, EveryRegistryKernelHasAHostImplementation) {
+  // Ops that lower to something other than a launch have no kernel.
+  std::set<std::string_view> notLaunched = {
+      "gplace.constant", "gplace.variable", "gplace.group", "gplace.copy"};
+  for (const KernelDef &def : KernelRegistry::global().entries()) {
+    std::optional<Kernel> kernel = kernelFromOpName(def.op);
+    EXPECT_EQ(kernel.has_value(), !notLaunched.count(def.op)) << def.op;
+    if (kernel)
+      EXPECT_EQ(kernelOpName(*kernel), def.op);
+  }
 }
 
 TEST(Device, MemoryLimitNamesDeviceRequestAndLimit) {

@@ -43,12 +43,11 @@ void registerPolicies(gplace::PolicyRegistry &registry) {
   registry.add("test-alternate-gpus",
                "every other op on /gpu:0, the others on /gpu:1", [] {
                  auto next = std::make_shared<int>(0);
-                 return gplace::PolicyFn(
-                     [next](const gplace::PolicyOp &,
-                            const gplace::DeviceSet &) {
-                       return std::optional<std::string>(
-                           (*next)++ % 2 ? "/gpu:1" : "/gpu:0");
-                     });
+                 return gplace::PolicyFn([next](const gplace::PolicyOp &,
+                                                const gplace::DeviceSet &) {
+                   return std::optional<std::string>((*next)++ % 2 ? "/gpu:1"
+                                                                   : "/gpu:0");
+                 });
                });
 }
 

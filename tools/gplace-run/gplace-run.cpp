@@ -1,4 +1,5 @@
-//===- gplace-run.cpp - compile and run a gplace graph ---------------------===//
+//===- gplace-run.cpp - compile and run a gplace graph
+//---------------------===//
 //
 //   gplace-run model.mlir [--entry=main] [--input=2x3xf32=1,2,3,4,5,6]...
 //       [--output=@result.npy]... [--iterations=N] [--emulate-gpus=N]
@@ -21,8 +22,8 @@
 #include "gplace/Target/Plan/PlanExport.h"
 #include "gplace/Transforms/Passes.h"
 
-#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/AsmParser/AsmParser.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
@@ -43,9 +44,9 @@ namespace rt = gplace::runtime;
 
 static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<input.mlir>"),
                                       cl::init("-"));
-static cl::opt<std::string> entry("entry",
-                                  cl::desc("The function to run (default: main)"),
-                                  cl::init("main"));
+static cl::opt<std::string>
+    entry("entry", cl::desc("The function to run (default: main)"),
+          cl::init("main"));
 static cl::list<std::string>
     inputs("input",
            cl::desc("An input of the entry function, in order: "
@@ -78,8 +79,7 @@ static cl::opt<bool> allowSoftPlacement(
     "allow-soft-placement",
     cl::desc("Move ops whose device request cannot be satisfied"),
     cl::init(false));
-static cl::opt<std::string> policy("policy",
-                                   cl::desc("The placement policy"));
+static cl::opt<std::string> policy("policy", cl::desc("The placement policy"));
 static cl::list<std::string>
     loadPolicies("load-policy",
                  cl::desc("Load placement policies from a shared library"),
@@ -91,9 +91,10 @@ static cl::opt<unsigned> maxInflightCopies(
 static cl::opt<bool> listDevices("list-devices",
                                  cl::desc("List the devices and exit"),
                                  cl::init(false));
-static cl::opt<bool> printMemoryPlan(
-    "print-memory-plan", cl::desc("Print the static memory plan on stderr"),
-    cl::init(false));
+static cl::opt<bool>
+    printMemoryPlan("print-memory-plan",
+                    cl::desc("Print the static memory plan on stderr"),
+                    cl::init(false));
 
 static int fail(const llvm::Twine &message) {
   llvm::WithColor::error(llvm::errs(), "gplace-run") << message << "\n";
@@ -120,7 +121,8 @@ static rt::StatusOr<rt::HostTensor> parseInput(llvm::StringRef text,
     auto [typeText, values] = text.split('=');
     if (values.data() == nullptr || typeText.empty())
       return error("expected SHAPExTYPE=VALUES (as 2x3xf32=1,2,3,4,5,6) or "
-                   "@FILE.npy, got '" + text + "'");
+                   "@FILE.npy, got '" +
+                   text + "'");
     std::string diagnostic;
     ScopedDiagnosticHandler capture(context, [&](Diagnostic &diag) {
       diagnostic = diag.str();
@@ -131,11 +133,10 @@ static rt::StatusOr<rt::HostTensor> parseInput(llvm::StringRef text,
     std::optional<rt::TensorType> runtimeType =
         type ? gplace::toTensorType(type) : std::nullopt;
     if (!runtimeType)
-      return error("'" + typeText +
-                   "' is not a shape and element type such as 2x3xf32 (" +
-                   (diagnostic.empty() ? "unsupported element type"
-                                       : diagnostic) +
-                   ")");
+      return error(
+          "'" + typeText +
+          "' is not a shape and element type such as 2x3xf32 (" +
+          (diagnostic.empty() ? "unsupported element type" : diagnostic) + ")");
     // MLIR's literal syntax wants `1.0` for a float; users write `1`.
     std::string numbers = values.str();
     if (isa<FloatType>(type.getElementType())) {
@@ -147,10 +148,8 @@ static rt::StatusOr<rt::HostTensor> parseInput(llvm::StringRef text,
           fixed += numbers[i++];
           continue;
         }
-        llvm::StringRef token =
-            llvm::StringRef(numbers).slice(i, end == std::string::npos
-                                                  ? numbers.size()
-                                                  : end);
+        llvm::StringRef token = llvm::StringRef(numbers).slice(
+            i, end == std::string::npos ? numbers.size() : end);
         // An integer mantissa gets ".0": "2" -> "2.0", "5e-1" -> "5.0e-1".
         llvm::StringRef unsignedToken = token;
         unsignedToken.consume_front("-") || unsignedToken.consume_front("+");
@@ -161,8 +160,8 @@ static rt::StatusOr<rt::HostTensor> parseInput(llvm::StringRef text,
         bool integerMantissa =
             !mantissa.empty() && llvm::all_of(mantissa, llvm::isDigit);
         if (integerMantissa) {
-          size_t mantissaEnd = token.size() - unsignedToken.size() +
-                               mantissa.size();
+          size_t mantissaEnd =
+              token.size() - unsignedToken.size() + mantissa.size();
           fixed += token.take_front(mantissaEnd).str() + ".0" +
                    token.drop_front(mantissaEnd).str();
         } else {
@@ -184,14 +183,14 @@ static rt::StatusOr<rt::HostTensor> parseInput(llvm::StringRef text,
         return error(typeText + " needs " +
                      std::to_string(runtimeType->numElements()) +
                      " values, got " + std::to_string(count));
-      literal = ("dense<[" + body + "]> : tensor<" + llvm::Twine(count) +
-                 "x" + typeText.substr(typeText.rfind('x') + 1) + ">")
+      literal = ("dense<[" + body + "]> : tensor<" + llvm::Twine(count) + "x" +
+                 typeText.substr(typeText.rfind('x') + 1) + ">")
                     .str();
       if (runtimeType->shape.empty())
         literal = ("dense<[" + body + "]> : tensor<1x" + typeText + ">").str();
     }
-    auto attr = dyn_cast_or_null<DenseElementsAttr>(
-        parseAttribute(literal, context));
+    auto attr =
+        dyn_cast_or_null<DenseElementsAttr>(parseAttribute(literal, context));
     if (!attr)
       return error("invalid values '" + values + "'" +
                    (diagnostic.empty() ? "" : ": " + diagnostic));
@@ -255,10 +254,10 @@ int main(int argc, char **argv) {
     SmallVector<std::string> names;
     for (auto f : module->getOps<func::FuncOp>())
       names.push_back("@" + f.getSymName().str());
-    return fail("no function @" + entry + " in " + inputFile +
-                " (functions: " +
-                (names.empty() ? std::string("none") : llvm::join(names, ", ")) +
-                "); choose one with --entry");
+    return fail(
+        "no function @" + entry + " in " + inputFile + " (functions: " +
+        (names.empty() ? std::string("none") : llvm::join(names, ", ")) +
+        "); choose one with --entry");
   }
   // Only the entry function is compiled.
   for (auto other : llvm::make_early_inc_range(module->getOps<func::FuncOp>()))

@@ -25,8 +25,8 @@ class Executor {
 public:
   /// Loads `plan`. Errors: a device the plan needs that `devices` lacks, or
   /// memory the device cannot provide (naming device, request and limit).
-  static StatusOr<std::unique_ptr<Executor>> create(Plan plan,
-                                                    const DeviceManager &devices);
+  static StatusOr<std::unique_ptr<Executor>>
+  create(Plan plan, const DeviceManager &devices);
   ~Executor();
 
   /// Runs the program once on `inputs` (one per program input, of the

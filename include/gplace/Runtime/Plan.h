@@ -22,9 +22,34 @@ namespace gplace::runtime {
 
 /// The kernels the runtime dispatches, one per graph op with a kernel.
 enum class Kernel {
-  MatMul, Add, Sub, Mul, Div, Maximum, Neg, Exp, Log, Tanh, Sigmoid, Relu,
-  AddN, BiasAdd, ReduceSum, ReduceMean, ReduceMax, Softmax, Cast, Transpose,
-  Reshape, Identity, Read, Slice, Concat, Assign, AssignAdd, AssignSub
+  MatMul,
+  Add,
+  Sub,
+  Mul,
+  Div,
+  Maximum,
+  Neg,
+  Exp,
+  Log,
+  Tanh,
+  Sigmoid,
+  Relu,
+  AddN,
+  BiasAdd,
+  ReduceSum,
+  ReduceMean,
+  ReduceMax,
+  Softmax,
+  Cast,
+  Transpose,
+  Reshape,
+  Identity,
+  Read,
+  Slice,
+  Concat,
+  Assign,
+  AssignAdd,
+  AssignSub
 };
 
 /// The kernel of the graph op named `opName` ("gplace.matmul"), or

@@ -1,4 +1,5 @@
-//===- PlanDialect.cpp - gplan, the executable plan ------------------------===//
+//===- PlanDialect.cpp - gplan, the executable plan
+//------------------------===//
 
 #include "gplace/Dialect/Plan/PlanDialect.h"
 
@@ -29,8 +30,7 @@ void PlanDialect::initialize() {
 }
 
 LogicalResult ProgramOp::verify() {
-  if (getBody().empty() ||
-      !isa<ReturnOp>(getBody().front().back()))
+  if (getBody().empty() || !isa<ReturnOp>(getBody().front().back()))
     return emitOpError() << "must end with gplan.return";
   return success();
 }

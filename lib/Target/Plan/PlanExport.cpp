@@ -1,4 +1,5 @@
-//===- PlanExport.cpp - gplan IR to runtime::Plan ---------------------------===//
+//===- PlanExport.cpp - gplan IR to runtime::Plan
+//---------------------------===//
 
 #include "gplace/Target/Plan/PlanExport.h"
 
@@ -67,9 +68,10 @@ rt::KernelParams kernelParams(LaunchOp launch,
   params.transposeA = launch->hasAttr("transpose_a");
   params.transposeB = launch->hasAttr("transpose_b");
   params.keepDims = launch->hasAttr("keep_dims");
-  int64_t rank = inputs.empty()
-                     ? 0
-                     : static_cast<int64_t>(buffers[inputs[0]].type.shape.size());
+  int64_t rank =
+      inputs.empty()
+          ? 0
+          : static_cast<int64_t>(buffers[inputs[0]].type.shape.size());
   auto normalize = [&](int64_t axis) { return axis < 0 ? axis + rank : axis; };
   if (auto axes = launch->getAttrOfType<DenseI64ArrayAttr>("axes"))
     for (int64_t axis : axes.asArrayRef())
@@ -80,9 +82,8 @@ rt::KernelParams kernelParams(LaunchOp launch,
     params.begin.assign(begin.asArrayRef().begin(), begin.asArrayRef().end());
   if (auto size = launch->getAttrOfType<DenseI64ArrayAttr>("size"))
     for (auto [d, n] : llvm::enumerate(size.asArrayRef()))
-      params.size.push_back(n >= 0 ? n
-                                   : buffers[inputs[0]].type.shape[d] -
-                                         params.begin[d]);
+      params.size.push_back(
+          n >= 0 ? n : buffers[inputs[0]].type.shape[d] - params.begin[d]);
   if (auto axis = launch->getAttrOfType<IntegerAttr>("axis"))
     params.axis = normalize(axis.getInt());
   return params;
@@ -132,6 +133,20 @@ FailureOr<rt::Plan> gplace::exportPlan(ModuleOp module,
     return result;
   };
 
+  // A step of `kind` on stream `stream` of device `symbol`, appended to
+  // the plan; nullptr (after an error) for an unknown device.
+  auto newStep = [&](Operation *op, rt::Step::Kind kind, StringRef symbol,
+                     int64_t stream) -> rt::Step * {
+    FailureOr<int> device = lookupDevice(op, symbol);
+    if (failed(device))
+      return nullptr;
+    rt::Step &step = plan.steps.emplace_back();
+    step.kind = kind;
+    step.device = *device;
+    step.stream = stream;
+    return &step;
+  };
+
   for (Operation &op : program.getBody().front()) {
     LogicalResult ok = success();
     if (auto input = dyn_cast<InputOp>(op)) {
@@ -177,58 +192,43 @@ FailureOr<rt::Plan> gplace::exportPlan(ModuleOp module,
       plan.persistents.push_back(std::move(persistent));
       ok = addBuffer(&op, op.getResult(0), desc);
     } else if (auto launch = dyn_cast<LaunchOp>(op)) {
-      std::optional<rt::Kernel> kernel = rt::kernelFromOpName(launch.getKernel());
+      std::optional<rt::Kernel> kernel =
+          rt::kernelFromOpName(launch.getKernel());
       if (!kernel)
         return launch.emitError()
                << "the runtime has no kernel '" << launch.getKernel() << "'";
-      FailureOr<int> device = lookupDevice(&op, launch.getDevice());
-      if (failed(device))
+      rt::Step *step = newStep(&op, rt::Step::Kind::Launch, launch.getDevice(),
+                               launch.getStream());
+      if (!step)
         return failure();
-      rt::Step step;
-      step.kind = rt::Step::Kind::Launch;
-      step.device = *device;
-      step.stream = launch.getStream();
-      step.kernel = *kernel;
-      step.inputs = ids(launch.getInputs());
-      step.outputs = ids(launch.getOutputs());
-      step.params = kernelParams(launch, plan.buffers, step.inputs);
+      step->kernel = *kernel;
+      step->inputs = ids(launch.getInputs());
+      step->outputs = ids(launch.getOutputs());
+      step->params = kernelParams(launch, plan.buffers, step->inputs);
       auto name = launch->getAttrOfType<StringAttr>("name");
-      step.label = (name ? name.getValue().str() + " (" : "(") +
-                   launch.getKernel().str() + ")";
-      plan.steps.push_back(std::move(step));
+      step->label = (name ? name.getValue().str() + " (" : "(") +
+                    launch.getKernel().str() + ")";
     } else if (auto copy = dyn_cast<CopyOp>(op)) {
-      FailureOr<int> device = lookupDevice(&op, copy.getDevice());
-      if (failed(device))
+      rt::Step *step = newStep(&op, rt::Step::Kind::Copy, copy.getDevice(),
+                               copy.getStream());
+      if (!step)
         return failure();
-      rt::Step step;
-      step.kind = rt::Step::Kind::Copy;
-      step.device = *device;
-      step.stream = copy.getStream();
-      step.inputs = {buffers.lookup(copy.getSource())};
-      step.outputs = {buffers.lookup(copy.getTarget())};
-      step.label = "copy";
-      plan.steps.push_back(std::move(step));
+      step->inputs = {buffers.lookup(copy.getSource())};
+      step->outputs = {buffers.lookup(copy.getTarget())};
+      step->label = "copy";
     } else if (auto record = dyn_cast<RecordOp>(op)) {
-      FailureOr<int> device = lookupDevice(&op, record.getDevice());
-      if (failed(device))
+      rt::Step *step = newStep(&op, rt::Step::Kind::Record, record.getDevice(),
+                               record.getStream());
+      if (!step)
         return failure();
-      rt::Step step;
-      step.kind = rt::Step::Kind::Record;
-      step.device = *device;
-      step.stream = record.getStream();
-      step.event = plan.numEvents++;
-      events[record] = step.event;
-      plan.steps.push_back(std::move(step));
+      step->event = plan.numEvents++;
+      events[record] = step->event;
     } else if (auto wait = dyn_cast<WaitOp>(op)) {
-      FailureOr<int> device = lookupDevice(&op, wait.getDevice());
-      if (failed(device))
+      rt::Step *step = newStep(&op, rt::Step::Kind::Wait, wait.getDevice(),
+                               wait.getStream());
+      if (!step)
         return failure();
-      rt::Step step;
-      step.kind = rt::Step::Kind::Wait;
-      step.device = *device;
-      step.stream = wait.getStream();
-      step.event = events.lookup(wait.getEvent());
-      plan.steps.push_back(std::move(step));
+      step->event = events.lookup(wait.getEvent());
     } else if (auto ret = dyn_cast<ReturnOp>(op)) {
       plan.results = ids(ret.getResults());
     } else {
