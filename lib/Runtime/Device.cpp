@@ -2,6 +2,7 @@
 
 #include "gplace/Runtime/Device.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 
@@ -32,32 +33,58 @@ StatusOr<void *> Device::allocate(int64_t bytes) {
                          formatBytes(inUse - bytes) + " in use, limit " +
                          formatBytes(memoryLimit_));
   }
+  StatusOr<void *> memory = allocateMemory(bytes);
+  if (!memory) {
+    bytesInUse_ -= bytes;
+    return memory;
+  }
   int64_t peak = peakBytesInUse_;
   while (inUse > peak && !peakBytesInUse_.compare_exchange_weak(peak, inUse)) {
   }
-  size_t rounded = static_cast<size_t>(
-      (std::max<int64_t>(bytes, 1) + kAlignment - 1) / kAlignment * kAlignment);
-  void *memory = std::aligned_alloc(kAlignment, rounded);
-  if (!memory) {
-    bytesInUse_ -= bytes;
-    return Status::error("out of host memory on " + fullName() +
-                         ": requested " + formatBytes(bytes));
-  }
-  std::memset(memory, 0, rounded);
   return memory;
 }
 
 void Device::deallocate(void *memory, int64_t bytes) {
-  std::free(memory);
+  deallocateMemory(memory, bytes);
   bytesInUse_ -= bytes;
+}
+
+StatusOr<void *> Device::allocateMemory(int64_t bytes) {
+  size_t rounded = static_cast<size_t>(
+      (std::max<int64_t>(bytes, 1) + kAlignment - 1) / kAlignment * kAlignment);
+  void *memory = std::aligned_alloc(kAlignment, rounded);
+  if (!memory)
+    return Status::error("out of host memory on " + fullName() +
+                         ": requested " + formatBytes(bytes));
+  std::memset(memory, 0, rounded);
+  return memory;
+}
+
+void Device::deallocateMemory(void *memory, int64_t) { std::free(memory); }
+
+StatusOr<void *> Device::allocateHostStaging(int64_t bytes) {
+  size_t rounded = static_cast<size_t>(
+      (std::max<int64_t>(bytes, 1) + kAlignment - 1) / kAlignment * kAlignment);
+  void *memory = std::aligned_alloc(kAlignment, rounded);
+  if (!memory)
+    return Status::error("out of host memory: requested " + formatBytes(bytes));
+  return memory;
+}
+
+void Device::deallocateHostStaging(void *memory) { std::free(memory); }
+
+Status Device::waitEvent(const Device &recorder, DeviceEvent *event, int) {
+  return event ? recorder.synchronizeEvent(event) : Status::ok();
 }
 
 Status Device::launch(const KernelCall &call, int) {
   return runHostKernel(call);
 }
 
-Status Device::copyFrom(void *target, const Device &, const void *source,
-                        int64_t bytes, int) {
+Status Device::copyFrom(void *target, const Device &sourceDevice,
+                        const void *source, int64_t bytes, int) {
+  if (!sourceDevice.isHostMemory())
+    return sourceDevice.download(target, source, bytes);
   std::memcpy(target, source, bytes);
   return Status::ok();
 }
@@ -67,23 +94,37 @@ Status Device::upload(void *target, const void *host, int64_t bytes) {
   return Status::ok();
 }
 
-Status Device::download(void *host, const void *source, int64_t bytes) {
+Status Device::download(void *host, const void *source, int64_t bytes) const {
   std::memcpy(host, source, bytes);
   return Status::ok();
 }
 
-DeviceManager::DeviceManager(const Options &options) {
+DeviceManager::DeviceManager(const Options &options, int firstEmulatedGpu) {
   devices_.push_back(std::make_unique<Device>(
       DeviceName::local(DeviceType::CPU, 0), "device: 0, name: host CPU", 0));
   int64_t limit = options.gpuMemoryLimit > 0 ? options.gpuMemoryLimit
                                              : kDefaultEmulatedGpuMemory;
-  for (int i = 0; i < options.emulatedGpus; ++i)
+  for (int i = 0; i < options.emulatedGpus; ++i) {
+    int id = firstEmulatedGpu + i;
     devices_.push_back(std::make_unique<Device>(
-        DeviceName::local(DeviceType::GPU, i),
-        "device: " + std::to_string(i) +
+        DeviceName::local(DeviceType::GPU, id),
+        "device: " + std::to_string(id) +
             ", name: emulated GPU (host memory), pci bus id: none, compute "
             "capability: none",
         limit));
+  }
+}
+
+void DeviceManager::addDevice(std::unique_ptr<Device> device) {
+  // The CPU first, then GPUs by id, as TensorFlow lists local devices.
+  devices_.push_back(std::move(device));
+  std::stable_sort(devices_.begin() + 1, devices_.end(),
+                   [](const auto &a, const auto &b) {
+                     return std::make_pair(a->type() != DeviceType::GPU,
+                                           *a->name().id) <
+                            std::make_pair(b->type() != DeviceType::GPU,
+                                           *b->name().id);
+                   });
 }
 
 Device *DeviceManager::find(const std::string &name) const {

@@ -19,7 +19,9 @@ namespace {
 struct Event {
   std::mutex mutex;
   std::condition_variable reached;
-  uint64_t generation = 0; ///< The run in which it was last reached.
+  uint64_t generation = 0; ///< The run in which it was last recorded.
+  Device *recorder = nullptr;
+  std::unique_ptr<DeviceEvent> deviceEvent; ///< The recorder's half.
 };
 
 /// A step with its operands resolved to memory.
@@ -42,7 +44,8 @@ public:
   Device *host = nullptr;
   std::vector<void *> arenas;
   std::vector<void *> persistents;
-  std::vector<std::vector<uint8_t>> inputs;
+  std::vector<void *> inputs; ///< Host staging, one per program input.
+  Device *staging = nullptr;  ///< The device that allocated `inputs`.
   std::vector<void *> addresses; ///< Per buffer.
   std::vector<ResolvedStep> steps;
   std::vector<std::vector<size_t>> streams; ///< Step indices per stream.
@@ -62,6 +65,8 @@ public:
       if (persistents[i])
         devices[plan.persistents[i].device]->deallocate(
             persistents[i], plan.persistents[i].initialValue.type.bytes());
+    for (void *input : inputs)
+      staging->deallocateHostStaging(input);
   }
 
   Status load(const DeviceManager &manager) {
@@ -93,12 +98,24 @@ public:
                                             desc.initialValue.data.data(),
                                             desc.initialValue.data.size()));
     }
-    for (const TensorType &type : plan.inputs)
-      inputs.emplace_back(type.bytes());
+    // Inputs are staged in host memory of the first device that wants its
+    // own (pinned memory for a CUDA GPU), else plain host memory.
+    staging = host;
+    for (Device *device : devices)
+      if (!device->isHostMemory()) {
+        staging = device;
+        break;
+      }
+    for (const TensorType &type : plan.inputs) {
+      StatusOr<void *> memory = staging->allocateHostStaging(type.bytes());
+      if (!memory)
+        return memory.status();
+      inputs.push_back(*memory);
+    }
     for (const BufferDesc &buffer : plan.buffers) {
       switch (buffer.kind) {
       case BufferDesc::Kind::Input:
-        addresses.push_back(inputs[buffer.index].data());
+        addresses.push_back(inputs[buffer.index]);
         break;
       case BufferDesc::Kind::Arena:
         addresses.push_back(static_cast<uint8_t *>(arenas[buffer.device]) +
@@ -123,6 +140,7 @@ public:
         for (int b : step.outputs)
           resolved.call.outputs.push_back(
               {addresses[b], &plan.buffers[b].type});
+        GPLACE_RETURN_IF_ERROR(resolved.device->prepare(resolved.call));
       } else if (step.kind == Step::Kind::Copy) {
         const BufferDesc &from = plan.buffers[step.inputs[0]];
         resolved.source = from.device < 0 ? host : devices[from.device];
@@ -139,6 +157,12 @@ public:
     }
     for (int i = 0; i < plan.numEvents; ++i)
       events.push_back(std::make_unique<Event>());
+    for (const Step &step : plan.steps)
+      if (step.kind == Step::Kind::Record) {
+        Event &event = *events[step.event];
+        event.recorder = devices[step.device];
+        event.deviceEvent = event.recorder->createEvent();
+      }
     if (streams.size() > 1)
       pool = std::make_unique<llvm::StdThreadPool>(
           llvm::hardware_concurrency(streams.size()));
@@ -226,8 +250,7 @@ Executor::run(const std::vector<HostTensor> &inputs) {
       return Status::error("input #" + std::to_string(i) + ": expected " +
                            plan.inputs[i].str() + ", got " +
                            inputs[i].type.str());
-    std::memcpy(impl.inputs[i].data(), inputs[i].data.data(),
-                inputs[i].data.size());
+    std::memcpy(impl.inputs[i], inputs[i].data.data(), inputs[i].data.size());
   }
 
   ++impl.generation;
@@ -239,6 +262,12 @@ Executor::run(const std::vector<HostTensor> &inputs) {
     for (const std::vector<size_t> &stream : impl.streams)
       impl.pool->async([&impl, &stream] { impl.runStream(stream); });
     impl.pool->wait();
+  }
+  // Asynchronous devices may still be working: wait for them.
+  for (Device *device : impl.devices) {
+    Status done = device->synchronize();
+    if (!done && !impl.failed)
+      impl.fail(Status::error(device->fullName() + ": " + done.message()));
   }
   if (impl.failed)
     return impl.error;

@@ -25,6 +25,13 @@
 
 namespace gplace::runtime {
 
+/// A device's half of an event of the plan: a CUDA event, say. Host
+/// devices need none (the executor's host-side event suffices).
+class DeviceEvent {
+public:
+  virtual ~DeviceEvent() = default;
+};
+
 class Device {
 public:
   /// `memoryLimit` in bytes, 0 for none. `description` is TensorFlow's
@@ -41,10 +48,24 @@ public:
   int64_t bytesInUse() const { return bytesInUse_; }
   int64_t peakBytesInUse() const { return peakBytesInUse_; }
 
-  /// Allocates `bytes` (64-byte aligned). Fails, naming the device, the
-  /// request and the limit, when the limit would be exceeded.
-  virtual StatusOr<void *> allocate(int64_t bytes);
-  virtual void deallocate(void *memory, int64_t bytes);
+  /// True if the device's memory is host memory (the CPU, emulated GPUs):
+  /// host code may read and write it directly.
+  virtual bool isHostMemory() const { return true; }
+
+  /// Allocates `bytes` of device memory (64-byte aligned, zeroed). Fails,
+  /// naming the device, the request and the limit, when the limit would be
+  /// exceeded.
+  StatusOr<void *> allocate(int64_t bytes);
+  void deallocate(void *memory, int64_t bytes);
+
+  /// Host memory for data on its way to or from this device (pinned on
+  /// CUDA); plain host memory by default.
+  virtual StatusOr<void *> allocateHostStaging(int64_t bytes);
+  virtual void deallocateHostStaging(void *memory);
+
+  /// Called once per launch step when a plan loads, so that a device can
+  /// compile its kernels before the first run.
+  virtual Status prepare(const KernelCall &call) { return Status::ok(); }
 
   /// Runs a kernel on `stream` (host devices: synchronously).
   virtual Status launch(const KernelCall &call, int stream);
@@ -56,7 +77,29 @@ public:
 
   /// Host memory to this device's memory, and back; synchronous.
   virtual Status upload(void *target, const void *host, int64_t bytes);
-  virtual Status download(void *host, const void *source, int64_t bytes);
+  virtual Status download(void *host, const void *source, int64_t bytes) const;
+
+  /// Events: the device's half of an event recorded on its streams
+  /// (nullptr: none needed), recording it, and making `stream` wait for an
+  /// event `recorder` recorded. A host device waits by blocking until the
+  /// recorder's event is reached.
+  virtual std::unique_ptr<DeviceEvent> createEvent() { return nullptr; }
+  virtual Status recordEvent(DeviceEvent *event, int stream) {
+    return Status::ok();
+  }
+  virtual Status waitEvent(const Device &recorder, DeviceEvent *event,
+                           int stream);
+  /// Blocks the calling thread until `event` (recorded here) is reached.
+  virtual Status synchronizeEvent(DeviceEvent *event) const {
+    return Status::ok();
+  }
+  /// Blocks until the work queued on every stream of the device is done.
+  virtual Status synchronize() { return Status::ok(); }
+
+protected:
+  /// The memory behind allocate() and deallocate(), after accounting.
+  virtual StatusOr<void *> allocateMemory(int64_t bytes);
+  virtual void deallocateMemory(void *memory, int64_t bytes);
 
 private:
   DeviceName name_;
@@ -71,13 +114,18 @@ class DeviceManager {
 public:
   struct Options {
     /// Emulated GPUs to add (SPEC §1.3): devices of type GPU backed by host
-    /// memory and host kernels.
+    /// memory and host kernels, numbered after the real GPUs.
     int emulatedGpus = 0;
     /// Memory limit of each emulated GPU in bytes (0: the default, 16 GiB).
     int64_t gpuMemoryLimit = 0;
   };
 
-  explicit DeviceManager(const Options &options);
+  /// The host CPU and `options.emulatedGpus` emulated GPUs, numbered from
+  /// `firstEmulatedGpu` (after the real GPUs the caller adds).
+  explicit DeviceManager(const Options &options, int firstEmulatedGpu = 0);
+
+  /// Adds a device (a CUDA GPU); the CPU stays first, GPUs follow by id.
+  void addDevice(std::unique_ptr<Device> device);
 
   const std::vector<std::unique_ptr<Device>> &devices() const {
     return devices_;
