@@ -99,19 +99,25 @@ Status Device::download(void *host, const void *source, int64_t bytes) const {
   return Status::ok();
 }
 
-DeviceManager::DeviceManager(const Options &options, int firstEmulatedGpu) {
+DeviceManager::DeviceManager(const Options &options) {
   devices_.push_back(std::make_unique<Device>(
       DeviceName::local(DeviceType::CPU, 0), "device: 0, name: host CPU", 0));
-  int64_t limit = options.gpuMemoryLimit > 0 ? options.gpuMemoryLimit
-                                             : kDefaultEmulatedGpuMemory;
-  for (int i = 0; i < options.emulatedGpus; ++i) {
-    int id = firstEmulatedGpu + i;
+  addEmulatedGpus(options.emulatedGpus, options.gpuMemoryLimit);
+}
+
+void DeviceManager::addEmulatedGpus(int count, int64_t limit) {
+  int first = 0;
+  for (const auto &device : devices_)
+    if (device->type() == DeviceType::GPU)
+      first = std::max<int>(first, *device->name().id + 1);
+  for (int i = 0; i < count; ++i) {
+    int id = first + i;
     devices_.push_back(std::make_unique<Device>(
         DeviceName::local(DeviceType::GPU, id),
         "device: " + std::to_string(id) +
             ", name: emulated GPU (host memory), pci bus id: none, compute "
             "capability: none",
-        limit));
+        limit > 0 ? limit : kDefaultEmulatedGpuMemory));
   }
 }
 

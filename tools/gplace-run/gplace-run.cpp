@@ -16,6 +16,7 @@
 #include "gplace/Dialect/Graph/GraphDialect.h"
 #include "gplace/Dialect/Plan/PlanDialect.h"
 #include "gplace/Pipelines/Pipelines.h"
+#include "gplace/Runtime/Cuda.h"
 #include "gplace/Runtime/Device.h"
 #include "gplace/Runtime/Executor.h"
 #include "gplace/Support/PlacementPolicy.h"
@@ -71,6 +72,24 @@ static cl::opt<int64_t> gpuMemoryLimit(
     cl::desc("Memory limit of each GPU in MiB (emulated GPUs: 16384 by "
              "default)"),
     cl::init(0));
+static cl::opt<bool> gpuAllowTf32(
+    "gpu-allow-tf32",
+    cl::desc("Use TF32 tensor cores for f32 matmul on CUDA GPUs"),
+    cl::init(false));
+static cl::opt<bool> gpuAllowGrowth(
+    "gpu-allow-growth",
+    cl::desc("Allocate GPU memory on demand (default); =false reserves the "
+             "whole limit up front"),
+    cl::init(true));
+static cl::opt<double> gpuMemoryFraction(
+    "gpu-memory-fraction",
+    cl::desc("Fraction of each GPU's memory this process may use, in (0, 1]"),
+    cl::init(0));
+static cl::list<std::string> logicalGpus(
+    "logical-gpus",
+    cl::desc("Split a physical GPU into logical GPUs with their own memory "
+             "limits: GPU:MiB,MiB,..."),
+    cl::value_desc("gpu:MiB,MiB"));
 static cl::opt<bool> logDevicePlacement(
     "log-device-placement",
     cl::desc("Print where each op runs, in TensorFlow's format"),
@@ -218,12 +237,48 @@ int main(int argc, char **argv) {
   if (iterations < 1)
     return fail("--iterations must be at least 1");
 
-  rt::DeviceManager devices(
-      {emulateGpus, static_cast<int64_t>(gpuMemoryLimit) * 1024 * 1024});
+  if (gpuMemoryFraction < 0 || gpuMemoryFraction > 1)
+    return fail("--gpu-memory-fraction must be in (0, 1]");
+
+  // The devices: the CPU, CUDA GPUs, then emulated GPUs.
+  rt::CudaOptions cudaOptions;
+  cudaOptions.allowTf32 = gpuAllowTf32;
+  cudaOptions.allowGrowth = gpuAllowGrowth;
+  cudaOptions.memoryFraction = gpuMemoryFraction;
+  cudaOptions.memoryLimit = static_cast<int64_t>(gpuMemoryLimit) * 1024 * 1024;
+  for (llvm::StringRef split : logicalGpus) {
+    auto [gpu, sizes] = split.split(':');
+    unsigned ordinal = 0;
+    SmallVector<llvm::StringRef> mib;
+    sizes.split(mib, ',');
+    std::vector<int64_t> limits;
+    for (llvm::StringRef size : mib) {
+      unsigned long long value = 0;
+      if (size.trim().getAsInteger(10, value) || value == 0)
+        return fail("--logical-gpus=" + split +
+                    ": expected GPU:MiB,MiB,... with positive sizes");
+      limits.push_back(static_cast<int64_t>(value) * 1024 * 1024);
+    }
+    if (gpu.trim().getAsInteger(10, ordinal) || sizes.empty())
+      return fail("--logical-gpus=" + split +
+                  ": expected GPU:MiB,MiB,... with positive sizes");
+    cudaOptions.logicalGpus[ordinal] = limits;
+  }
+  rt::DeviceManager devices({0, 0});
+  rt::CudaDiscovery cuda = rt::addCudaDevices(devices, cudaOptions);
+  if (!logicalGpus.empty() && cuda.gpus == 0)
+    return fail("--logical-gpus needs a CUDA GPU; " + cuda.note);
+  int64_t emulatedLimit = cudaOptions.memoryLimit;
+  if (emulatedLimit == 0 && gpuMemoryFraction > 0)
+    emulatedLimit = static_cast<int64_t>(gpuMemoryFraction * 16384.0) *
+                    1024 * 1024;
+  devices.addEmulatedGpus(emulateGpus, emulatedLimit);
   if (listDevices) {
-    llvm::outs() << devices.listDevices();
+    llvm::outs() << devices.listDevices() << cuda.note << "\n";
     return 0;
   }
+  if (logDevicePlacement)
+    llvm::errs() << cuda.note << "\n";
   for (const std::string &path : loadPolicies) {
     std::string error;
     if (!gplace::loadPolicyPlugin(path, gplace::PolicyRegistry::global(),

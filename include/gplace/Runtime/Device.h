@@ -120,9 +120,12 @@ public:
     int64_t gpuMemoryLimit = 0;
   };
 
-  /// The host CPU and `options.emulatedGpus` emulated GPUs, numbered from
-  /// `firstEmulatedGpu` (after the real GPUs the caller adds).
-  explicit DeviceManager(const Options &options, int firstEmulatedGpu = 0);
+  /// The host CPU and `options.emulatedGpus` emulated GPUs.
+  explicit DeviceManager(const Options &options);
+
+  /// Adds `count` emulated GPUs, numbered after the GPUs already present,
+  /// each with memory limit `limit` bytes (0: 16 GiB).
+  void addEmulatedGpus(int count, int64_t limit);
 
   /// Adds a device (a CUDA GPU); the CPU stays first, GPUs follow by id.
   void addDevice(std::unique_ptr<Device> device);

@@ -1,0 +1,96 @@
+//===- Cuda.h - the CUDA backend --------------------------------*- C++ -*-===//
+//
+// CUDA GPUs as runtime devices: the driver API, cuBLAS and NVRTC reached
+// through one symbol table filled by dlopen, so that one binary runs with
+// and without CUDA. This header has no CUDA types: callers need no toolkit.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GPLACE_RUNTIME_CUDA_H
+#define GPLACE_RUNTIME_CUDA_H
+
+#include "gplace/Runtime/Device.h"
+#include "gplace/Runtime/Kernels.h"
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace gplace::runtime {
+
+/// SPEC §6's GPU memory options and the backend's switches.
+struct CudaOptions {
+  /// Use TF32 tensor cores for f32 GEMM (`--gpu-allow-tf32`); off by
+  /// default, as TensorFlow's `allow_tf32` was originally.
+  bool allowTf32 = false;
+  /// Allocate on demand from a stream-ordered pool (`--gpu-allow-growth`,
+  /// the default); otherwise reserve the whole limit when the device opens.
+  bool allowGrowth = true;
+  /// Fraction of each GPU's memory the process may use
+  /// (`--gpu-memory-fraction`, TensorFlow's per_process_gpu_memory_fraction);
+  /// 0 for no fraction.
+  double memoryFraction = 0;
+  /// Limit of each GPU in bytes (`--gpu-memory-limit`); 0 for none.
+  int64_t memoryLimit = 0;
+  /// Physical GPU index -> the limits in bytes of the logical GPUs it is
+  /// split into (`--logical-gpus=0:1024,1024`), TensorFlow's logical
+  /// device configuration.
+  std::map<int, std::vector<int64_t>> logicalGpus;
+};
+
+/// The outcome of looking for CUDA GPUs.
+struct CudaDiscovery {
+  int gpus = 0;     ///< GPUs added (logical GPUs counted one by one).
+  std::string note; ///< One line saying what was found or why nothing.
+};
+
+/// Adds this machine's CUDA GPUs to `devices` as GPU:0, GPU:1, ... Without
+/// a driver, a GPU or the CUDA libraries it adds none and `note` says why
+/// ("CUDA: no GPU (libcuda.so.1: cannot open shared object file: ...)").
+/// Bad options (a logical GPU split of a GPU that does not exist, a
+/// fraction outside (0, 1]) are reported in `note` too, and no GPU is added.
+CudaDiscovery addCudaDevices(DeviceManager &devices, const CudaOptions &options);
+
+/// A CUDA C kernel generated for one launch: every shape and element type
+/// baked in, so that it is compiled and cached once per (kernel, shapes,
+/// types). One thread per work item, `threads` work items.
+struct CudaKernelSource {
+  std::string source;
+  std::string entry = "gplace_kernel";
+  int64_t threads = 0;
+  /// Pointer parameters in order: inputs, then outputs.
+  size_t numParameters = 0;
+};
+
+/// Generates the kernel for `call`, or fails for a kernel that does not run
+/// through NVRTC (MatMul: cuBLAS; Read, Identity, Reshape, Assign: copies)
+/// or an element type without a GPU kernel (the kernel registry's).
+StatusOr<CudaKernelSource> generateCudaKernel(const KernelCall &call);
+
+/// True if `kernel` runs as an NVRTC kernel on a CUDA GPU.
+bool isNvrtcKernel(Kernel kernel);
+
+/// Compiles `source` with NVRTC to PTX for `arch` ("sm_90"; "" for NVRTC's
+/// default). Results are cached in memory and on disk, keyed by a SHA-256 of
+/// the kernel name, architecture, NVRTC version, options and source, in
+/// $GPLACE_KERNEL_CACHE_DIR, else $XDG_CACHE_HOME/gplace, else
+/// ~/.cache/gplace (written to a temporary file, then renamed). An
+/// unusable cache directory costs one warning on stderr, not a failure. A
+/// compile error returns NVRTC's log.
+StatusOr<std::string> compileCudaKernel(const CudaKernelSource &kernel,
+                                        const std::string &arch);
+
+/// Why NVRTC cannot be used ("" when it can).
+std::string nvrtcUnavailableReason();
+
+/// Kernel cache statistics since the process started.
+struct KernelCacheStats {
+  int compiles = 0;   ///< NVRTC invocations.
+  int memoryHits = 0; ///< Found in this process's cache.
+  int diskHits = 0;   ///< Found on disk.
+};
+KernelCacheStats kernelCacheStats();
+
+} // namespace gplace::runtime
+
+#endif // GPLACE_RUNTIME_CUDA_H

@@ -1,0 +1,505 @@
+//===- CudaDevice.cpp - CUDA GPUs as runtime devices -----------------------===//
+//
+// Per device: the physical GPU's primary context, a compute stream and a
+// copy stream, a cuBLAS handle, memory from the device's stream-ordered
+// pool, NVRTC kernels compiled when the plan loads, events for every
+// cross-stream and cross-device dependency, and peer copies where peer
+// access exists (else staged through pinned host memory). See
+// lib/Runtime/CUDA/README.md.
+//
+//===----------------------------------------------------------------------===//
+
+#include "CudaStatus.h"
+
+#include "gplace/Runtime/Cuda.h"
+
+#include <cstdio>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+
+namespace gplace::runtime {
+
+namespace {
+
+using cuda::CudaLibraries;
+
+/// One physical GPU, shared by the logical GPUs it is split into.
+struct PhysicalGpu {
+  int ordinal = 0;
+  CUdevice device = 0;
+  CUcontext context = nullptr;
+  std::string name, pciBusId;
+  int ccMajor = 0, ccMinor = 0;
+  size_t totalMemory = 0;
+  std::set<int> peers; ///< Ordinals this GPU can copy to directly.
+
+  ~PhysicalGpu() {
+    if (context)
+      CudaLibraries::get().cuDevicePrimaryCtxRelease(device);
+  }
+};
+
+class CudaEvent final : public DeviceEvent {
+public:
+  CUevent event = nullptr;
+  ~CudaEvent() override {
+    if (event)
+      CudaLibraries::get().cuEventDestroy(event);
+  }
+};
+
+class CudaDevice final : public Device {
+public:
+  CudaDevice(DeviceName name, std::string description, int64_t limit,
+             std::shared_ptr<PhysicalGpu> gpu, bool allowTf32)
+      : Device(std::move(name), std::move(description), limit),
+        gpu_(std::move(gpu)), allowTf32_(allowTf32) {}
+
+  Status open(bool allowGrowth) {
+    const CudaLibraries &libs = CudaLibraries::get();
+    GPLACE_RETURN_IF_ERROR(activate());
+    for (CUstream &stream : streams_)
+      GPLACE_CU_CHECK(cuStreamCreate, &stream, CU_STREAM_NON_BLOCKING);
+    GPLACE_CUBLAS_CHECK(cublasCreate, &cublas_);
+    GPLACE_CUBLAS_CHECK(cublasSetStream, cublas_, streams_[0]);
+    GPLACE_CUBLAS_CHECK(cublasSetMathMode, cublas_,
+                        allowTf32_ ? CUBLAS_TF32_TENSOR_OP_MATH
+                                   : CUBLAS_DEFAULT_MATH);
+    // Growth: freed memory stays in the pool instead of going back to the
+    // driver (TensorFlow's allow_growth never gives memory back either).
+    CUmemoryPool pool = nullptr;
+    GPLACE_CU_CHECK(cuDeviceGetDefaultMemPool, &pool, gpu_->device);
+    cuuint64_t threshold = ~cuuint64_t(0);
+    GPLACE_CU_CHECK(cuMemPoolSetAttribute, pool,
+                    CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &threshold);
+    if (!allowGrowth && memoryLimit() > 0) {
+      // Reserve the whole limit now, as TensorFlow does without growth.
+      CUdeviceptr reserved = 0;
+      GPLACE_CU_CHECK(cuMemAllocAsync, &reserved, memoryLimit(), streams_[0]);
+      GPLACE_CU_CHECK(cuMemFreeAsync, reserved, streams_[0]);
+      GPLACE_CU_CHECK(cuStreamSynchronize, streams_[0]);
+    }
+    (void)libs;
+    return Status::ok();
+  }
+
+  ~CudaDevice() override {
+    const CudaLibraries &libs = CudaLibraries::get();
+    if (!libs.driverError.empty() || !activate())
+      return;
+    for (CUstream stream : streams_)
+      if (stream) {
+        libs.cuStreamSynchronize(stream);
+        libs.cuStreamDestroy(stream);
+      }
+    if (cublas_)
+      libs.cublasDestroy(cublas_);
+    for (auto &entry : kernels_)
+      libs.cuModuleUnload(entry.second.module);
+  }
+
+  bool isHostMemory() const override { return false; }
+
+  StatusOr<void *> allocateHostStaging(int64_t bytes) override {
+    GPLACE_RETURN_IF_ERROR(activate());
+    void *memory = nullptr;
+    GPLACE_CU_CHECK(cuMemHostAlloc, &memory,
+                    std::max<int64_t>(bytes, 1), 0);
+    return memory;
+  }
+
+  void deallocateHostStaging(void *memory) override {
+    if (activate())
+      CudaLibraries::get().cuMemFreeHost(memory);
+  }
+
+  Status prepare(const KernelCall &call) override {
+    if (!isNvrtcKernel(call.kernel))
+      return Status::ok();
+    StatusOr<CudaKernelSource> kernel = generateCudaKernel(call);
+    if (!kernel)
+      return kernel.status();
+    StatusOr<std::string> ptx = compileCudaKernel(*kernel, arch());
+    if (!ptx)
+      return ptx.status();
+    GPLACE_RETURN_IF_ERROR(activate());
+    Compiled compiled;
+    compiled.threads = kernel->threads;
+    GPLACE_CU_CHECK(cuModuleLoadData, &compiled.module, ptx->c_str());
+    GPLACE_CU_CHECK(cuModuleGetFunction, &compiled.function, compiled.module,
+                    kernel->entry.c_str());
+    std::lock_guard<std::mutex> lock(kernelsMutex_);
+    kernels_[&call] = compiled;
+    return Status::ok();
+  }
+
+  Status launch(const KernelCall &call, int stream) override {
+    GPLACE_RETURN_IF_ERROR(activate());
+    CUstream s = streams_[stream];
+    switch (call.kernel) {
+    case Kernel::MatMul:
+      return gemm(call, s);
+    case Kernel::Read:
+    case Kernel::Identity:
+    case Kernel::Reshape:
+    case Kernel::Assign:
+      if (call.outputs[0].data == call.inputs[0].data)
+        return Status::ok();
+      GPLACE_CU_CHECK(cuMemcpyDtoDAsync,
+                      reinterpret_cast<CUdeviceptr>(call.outputs[0].data),
+                      reinterpret_cast<CUdeviceptr>(call.inputs[0].data),
+                      call.outputs[0].type->bytes(), s);
+      return Status::ok();
+    default:
+      break;
+    }
+    Compiled compiled;
+    {
+      std::lock_guard<std::mutex> lock(kernelsMutex_);
+      auto it = kernels_.find(&call);
+      if (it != kernels_.end())
+        compiled = it->second;
+    }
+    if (!compiled.function) {
+      GPLACE_RETURN_IF_ERROR(prepare(call));
+      std::lock_guard<std::mutex> lock(kernelsMutex_);
+      compiled = kernels_[&call];
+    }
+    if (compiled.threads == 0)
+      return Status::ok();
+    std::vector<CUdeviceptr> pointers;
+    for (const TensorRef &ref : call.inputs)
+      pointers.push_back(reinterpret_cast<CUdeviceptr>(ref.data));
+    for (const TensorRef &ref : call.outputs)
+      pointers.push_back(reinterpret_cast<CUdeviceptr>(ref.data));
+    std::vector<void *> args;
+    for (CUdeviceptr &pointer : pointers)
+      args.push_back(&pointer);
+    constexpr unsigned kBlock = 256;
+    unsigned grid = static_cast<unsigned>((compiled.threads + kBlock - 1) /
+                                          kBlock);
+    GPLACE_CU_CHECK(cuLaunchKernel, compiled.function, grid, 1, 1, kBlock, 1,
+                    1, 0, s, args.data(), nullptr);
+    return Status::ok();
+  }
+
+  Status copyFrom(void *target, const Device &sourceDevice, const void *source,
+                  int64_t bytes, int stream) override {
+    GPLACE_RETURN_IF_ERROR(activate());
+    CUstream s = streams_[stream];
+    CUdeviceptr dst = reinterpret_cast<CUdeviceptr>(target);
+    if (sourceDevice.isHostMemory()) {
+      GPLACE_CU_CHECK(cuMemcpyHtoDAsync, dst, source, bytes, s);
+      return Status::ok();
+    }
+    const auto &from = static_cast<const CudaDevice &>(sourceDevice);
+    CUdeviceptr src = reinterpret_cast<CUdeviceptr>(source);
+    if (from.gpu_ == gpu_) {
+      GPLACE_CU_CHECK(cuMemcpyDtoDAsync, dst, src, bytes, s);
+      return Status::ok();
+    }
+    if (from.gpu_->peers.count(gpu_->ordinal)) {
+      GPLACE_CU_CHECK(cuMemcpyPeerAsync, dst, gpu_->context, src,
+                      from.gpu_->context, bytes, s);
+      return Status::ok();
+    }
+    // No peer access: through pinned host memory, once the source is done.
+    GPLACE_RETURN_IF_ERROR(from.synchronizeStreams());
+    StatusOr<void *> staging = allocateHostStaging(bytes);
+    if (!staging)
+      return staging.status();
+    Status status = from.download(*staging, source, bytes);
+    if (status) {
+      status = activate();
+      if (status)
+        status = cuda::cuStatus(CudaLibraries::get().cuMemcpyHtoD(
+                                    dst, *staging, bytes),
+                                "cuMemcpyHtoD");
+    }
+    deallocateHostStaging(*staging);
+    return status;
+  }
+
+  Status upload(void *target, const void *host, int64_t bytes) override {
+    GPLACE_RETURN_IF_ERROR(activate());
+    GPLACE_CU_CHECK(cuMemcpyHtoD, reinterpret_cast<CUdeviceptr>(target), host,
+                    bytes);
+    return Status::ok();
+  }
+
+  Status download(void *host, const void *source,
+                  int64_t bytes) const override {
+    GPLACE_RETURN_IF_ERROR(activate());
+    GPLACE_CU_CHECK(cuMemcpyDtoH, host, reinterpret_cast<CUdeviceptr>(source),
+                    bytes);
+    return Status::ok();
+  }
+
+  std::unique_ptr<DeviceEvent> createEvent() override {
+    auto event = std::make_unique<CudaEvent>();
+    if (!activate() || CudaLibraries::get().cuEventCreate(
+                           &event->event, CU_EVENT_DISABLE_TIMING) !=
+                           CUDA_SUCCESS)
+      event->event = nullptr;
+    return event;
+  }
+
+  Status recordEvent(DeviceEvent *event, int stream) override {
+    auto *cudaEvent = static_cast<CudaEvent *>(event);
+    if (!cudaEvent || !cudaEvent->event)
+      return Status::error("no CUDA event to record");
+    GPLACE_RETURN_IF_ERROR(activate());
+    GPLACE_CU_CHECK(cuEventRecord, cudaEvent->event, streams_[stream]);
+    return Status::ok();
+  }
+
+  Status waitEvent(const Device &recorder, DeviceEvent *event,
+                   int stream) override {
+    // A host device's event was reached before the executor got here; a
+    // CUDA event (of any GPU) is waited for on the stream, asynchronously.
+    auto *cudaEvent = dynamic_cast<CudaEvent *>(event);
+    if (!cudaEvent)
+      return Status::ok();
+    GPLACE_RETURN_IF_ERROR(activate());
+    GPLACE_CU_CHECK(cuStreamWaitEvent, streams_[stream], cudaEvent->event, 0);
+    return Status::ok();
+  }
+
+  Status synchronizeEvent(DeviceEvent *event) const override {
+    auto *cudaEvent = static_cast<CudaEvent *>(event);
+    GPLACE_RETURN_IF_ERROR(activate());
+    GPLACE_CU_CHECK(cuEventSynchronize, cudaEvent->event);
+    return Status::ok();
+  }
+
+  Status synchronize() override { return synchronizeStreams(); }
+
+protected:
+  StatusOr<void *> allocateMemory(int64_t bytes) override {
+    GPLACE_RETURN_IF_ERROR(activate());
+    CUdeviceptr memory = 0;
+    Status status = cuda::cuStatus(
+        CudaLibraries::get().cuMemAllocAsync(&memory, std::max<int64_t>(bytes, 1),
+                                             streams_[0]),
+        "cuMemAllocAsync");
+    if (!status)
+      return Status::error("cannot allocate " + std::to_string(bytes) +
+                           " bytes on " + fullName() + " (limit " +
+                           std::to_string(memoryLimit()) +
+                           " bytes): " + status.message());
+    GPLACE_CU_CHECK(cuMemsetD8Async, memory, 0, bytes, streams_[0]);
+    GPLACE_CU_CHECK(cuStreamSynchronize, streams_[0]);
+    return reinterpret_cast<void *>(memory);
+  }
+
+  void deallocateMemory(void *memory, int64_t) override {
+    const CudaLibraries &libs = CudaLibraries::get();
+    if (!activate())
+      return;
+    libs.cuMemFreeAsync(reinterpret_cast<CUdeviceptr>(memory), streams_[0]);
+    libs.cuStreamSynchronize(streams_[0]);
+  }
+
+private:
+  struct Compiled {
+    CUmodule module = nullptr;
+    CUfunction function = nullptr;
+    int64_t threads = 0;
+  };
+
+  Status activate() const {
+    return cuda::cuStatus(CudaLibraries::get().cuCtxSetCurrent(gpu_->context),
+                          "cuCtxSetCurrent");
+  }
+
+  Status synchronizeStreams() const {
+    GPLACE_RETURN_IF_ERROR(activate());
+    for (CUstream stream : streams_)
+      GPLACE_CU_CHECK(cuStreamSynchronize, stream);
+    return Status::ok();
+  }
+
+  std::string arch() const {
+    return "sm_" + std::to_string(gpu_->ccMajor) + std::to_string(gpu_->ccMinor);
+  }
+
+  /// Row-major C = op(A) op(B) as column-major C^T = op(B)^T op(A)^T.
+  Status gemm(const KernelCall &call, CUstream stream) {
+    const TensorType &a = *call.inputs[0].type, &b = *call.inputs[1].type;
+    bool ta = call.params->transposeA, tb = call.params->transposeB;
+    int m = static_cast<int>(ta ? a.shape[1] : a.shape[0]);
+    int k = static_cast<int>(ta ? a.shape[0] : a.shape[1]);
+    int n = static_cast<int>(tb ? b.shape[0] : b.shape[1]);
+    if (m == 0 || n == 0)
+      return Status::ok();
+    cudaDataType type;
+    cublasComputeType_t compute = CUBLAS_COMPUTE_32F;
+    switch (a.elementType) {
+    case ElementType::F32:
+      type = CUDA_R_32F;
+      if (allowTf32_)
+        compute = CUBLAS_COMPUTE_32F_FAST_TF32;
+      break;
+    case ElementType::F16:
+      type = CUDA_R_16F;
+      break;
+    case ElementType::BF16:
+      type = CUDA_R_16BF;
+      break;
+    case ElementType::F64:
+      type = CUDA_R_64F;
+      compute = CUBLAS_COMPUTE_64F;
+      break;
+    default:
+      return Status::error("no GPU kernel for gplace.matmul with element type " +
+                           std::string(elementTypeName(a.elementType)));
+    }
+    float alpha32 = 1, beta32 = 0;
+    double alpha64 = 1, beta64 = 0;
+    const void *alpha = compute == CUBLAS_COMPUTE_64F
+                            ? static_cast<const void *>(&alpha64)
+                            : static_cast<const void *>(&alpha32);
+    const void *beta = compute == CUBLAS_COMPUTE_64F
+                           ? static_cast<const void *>(&beta64)
+                           : static_cast<const void *>(&beta32);
+    GPLACE_CUBLAS_CHECK(cublasSetStream, cublas_, stream);
+    GPLACE_CUBLAS_CHECK(cublasGemmEx, cublas_, tb ? CUBLAS_OP_T : CUBLAS_OP_N,
+                        ta ? CUBLAS_OP_T : CUBLAS_OP_N, n, m, k, alpha,
+                        call.inputs[1].data, type,
+                        static_cast<int>(b.shape[1]), call.inputs[0].data, type,
+                        static_cast<int>(a.shape[1]), beta,
+                        call.outputs[0].data, type, n, compute,
+                        CUBLAS_GEMM_DEFAULT);
+    return Status::ok();
+  }
+
+  std::shared_ptr<PhysicalGpu> gpu_;
+  bool allowTf32_;
+  CUstream streams_[2] = {nullptr, nullptr}; ///< Compute, copy.
+  cublasHandle_t cublas_ = nullptr;
+  std::mutex kernelsMutex_;
+  std::map<const KernelCall *, Compiled> kernels_;
+};
+
+std::string pciBusId(const CudaLibraries &libs, CUdevice device) {
+  int domain = 0, bus = 0, slot = 0;
+  libs.cuDeviceGetAttribute(&domain, CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID, device);
+  libs.cuDeviceGetAttribute(&bus, CU_DEVICE_ATTRIBUTE_PCI_BUS_ID, device);
+  libs.cuDeviceGetAttribute(&slot, CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID, device);
+  char text[32];
+  std::snprintf(text, sizeof(text), "%04x:%02x:%02x.0", domain, bus, slot);
+  return text;
+}
+
+} // namespace
+
+CudaDiscovery addCudaDevices(DeviceManager &devices,
+                             const CudaOptions &options) {
+  CudaDiscovery result;
+  const CudaLibraries &libs = CudaLibraries::get();
+  auto none = [&](const std::string &why) {
+    result.note = "CUDA: no GPU (" + why + ")";
+    return result;
+  };
+  if (!libs.driverError.empty())
+    return none(libs.driverError);
+  if (Status status = cuda::cuStatus(libs.cuInit(0), "cuInit"); !status)
+    return none(status.message());
+  if (!libs.cublasError.empty())
+    return none("cuBLAS is not available: " + libs.cublasError);
+  if (!libs.nvrtcError.empty())
+    return none("NVRTC is not available: " + libs.nvrtcError);
+  int count = 0;
+  if (Status status =
+          cuda::cuStatus(libs.cuDeviceGetCount(&count), "cuDeviceGetCount");
+      !status)
+    return none(status.message());
+  if (count == 0)
+    return none("no CUDA-capable device is visible");
+  if (options.memoryFraction < 0 || options.memoryFraction > 1)
+    return none("--gpu-memory-fraction must be in (0, 1]");
+  for (const auto &[ordinal, limits] : options.logicalGpus)
+    if (ordinal < 0 || ordinal >= count)
+      return none("--logical-gpus splits GPU " + std::to_string(ordinal) +
+                  ", but there are " + std::to_string(count));
+
+  std::vector<std::shared_ptr<PhysicalGpu>> gpus;
+  for (int ordinal = 0; ordinal < count; ++ordinal) {
+    auto gpu = std::make_shared<PhysicalGpu>();
+    gpu->ordinal = ordinal;
+    char name[256] = {};
+    if (Status status = cuda::cuStatus(libs.cuDeviceGet(&gpu->device, ordinal),
+                                       "cuDeviceGet");
+        !status)
+      return none(status.message());
+    libs.cuDeviceGetName(name, sizeof(name), gpu->device);
+    gpu->name = name;
+    libs.cuDeviceGetAttribute(&gpu->ccMajor,
+                              CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR,
+                              gpu->device);
+    libs.cuDeviceGetAttribute(&gpu->ccMinor,
+                              CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR,
+                              gpu->device);
+    libs.cuDeviceTotalMem(&gpu->totalMemory, gpu->device);
+    gpu->pciBusId = pciBusId(libs, gpu->device);
+    if (Status status = cuda::cuStatus(
+            libs.cuDevicePrimaryCtxRetain(&gpu->context, gpu->device),
+            "cuDevicePrimaryCtxRetain");
+        !status)
+      return none(status.message());
+    gpus.push_back(gpu);
+  }
+  for (auto &from : gpus)
+    for (auto &to : gpus) {
+      int can = 0;
+      if (from == to || libs.cuDeviceCanAccessPeer(&can, from->device,
+                                                   to->device) != CUDA_SUCCESS ||
+          !can)
+        continue;
+      libs.cuCtxSetCurrent(from->context);
+      CUresult enabled = libs.cuCtxEnablePeerAccess(to->context, 0);
+      if (enabled == CUDA_SUCCESS ||
+          enabled == CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED)
+        from->peers.insert(to->ordinal);
+    }
+
+  std::string found;
+  int id = 0;
+  for (auto &gpu : gpus) {
+    int64_t total = static_cast<int64_t>(gpu->totalMemory);
+    int64_t limit = total;
+    if (options.memoryLimit > 0)
+      limit = std::min(limit, options.memoryLimit);
+    else if (options.memoryFraction > 0)
+      limit = static_cast<int64_t>(options.memoryFraction * total);
+    std::vector<int64_t> limits = {limit};
+    if (auto it = options.logicalGpus.find(gpu->ordinal);
+        it != options.logicalGpus.end())
+      limits = it->second;
+    std::string description =
+        "device: " + std::to_string(gpu->ordinal) + ", name: " + gpu->name +
+        ", pci bus id: " + gpu->pciBusId + ", compute capability: " +
+        std::to_string(gpu->ccMajor) + "." + std::to_string(gpu->ccMinor);
+    for (int64_t logicalLimit : limits) {
+      auto device = std::make_unique<CudaDevice>(
+          DeviceName::local(DeviceType::GPU, id), description, logicalLimit,
+          gpu, options.allowTf32);
+      if (Status status = device->open(options.allowGrowth); !status)
+        return none("GPU " + std::to_string(gpu->ordinal) + ": " +
+                    status.message());
+      devices.addDevice(std::move(device));
+      ++id;
+      ++result.gpus;
+    }
+    found += (found.empty() ? "" : ", ") + gpu->name + " (" + gpu->pciBusId +
+             ", compute capability " + std::to_string(gpu->ccMajor) + "." +
+             std::to_string(gpu->ccMinor) + ")";
+  }
+  result.note = "CUDA: " + std::to_string(result.gpus) + " GPU" +
+                (result.gpus == 1 ? "" : "s") + ": " + found;
+  return result;
+}
+
+} // namespace gplace::runtime

@@ -1,0 +1,74 @@
+//===- DynamicSymbols.cpp - the CUDA libraries, loaded at run time -------===//
+
+#include "DynamicSymbols.h"
+
+#include <dlfcn.h>
+
+#include <vector>
+
+namespace gplace::runtime::cuda {
+
+namespace {
+
+#define GPLACE_STRINGIFY_(x) #x
+#define GPLACE_STRINGIFY(x) GPLACE_STRINGIFY_(x)
+
+/// Opens the first of `names` that loads (also under the toolkit's lib64);
+/// returns nullptr and sets `error` if none does.
+void *openLibrary(const std::vector<const char *> &names, std::string &error) {
+  for (const char *name : names)
+    for (std::string path :
+         {std::string(name), "/usr/local/cuda/lib64/" + std::string(name)}) {
+      if (void *handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL))
+        return handle;
+    }
+  dlerror();
+  dlopen(names.front(), RTLD_NOW | RTLD_LOCAL);
+  const char *why = dlerror();
+  error = why ? why : std::string(names.front()) + " not found";
+  return nullptr;
+}
+
+template <typename T>
+bool resolve(void *library, const char *symbol, T &slot, std::string &error) {
+  slot = reinterpret_cast<T>(dlsym(library, symbol));
+  if (!slot && error.empty())
+    error = std::string("the library lacks ") + symbol;
+  return slot != nullptr;
+}
+
+CudaLibraries load() {
+  CudaLibraries libs;
+  if (void *driver = openLibrary({"libcuda.so.1", "libcuda.so"},
+                                 libs.driverError)) {
+#define GPLACE_CU(name)                                                        \
+  resolve(driver, GPLACE_STRINGIFY(name), libs.name, libs.driverError);
+#include "CudaSymbols.def"
+  }
+  if (void *cublas = openLibrary({"libcublas.so.13", "libcublas.so.12",
+                                  "libcublas.so"},
+                                 libs.cublasError)) {
+#define GPLACE_CUBLAS(name)                                                    \
+  resolve(cublas, GPLACE_STRINGIFY(name), libs.name, libs.cublasError);
+#define GPLACE_CUBLAS_TYPED(name, type)                                        \
+  resolve(cublas, GPLACE_STRINGIFY(name), libs.name, libs.cublasError);
+#include "CudaSymbols.def"
+  }
+  if (void *nvrtc = openLibrary({"libnvrtc.so.13", "libnvrtc.so.12",
+                                 "libnvrtc.so"},
+                                libs.nvrtcError)) {
+#define GPLACE_NVRTC(name)                                                     \
+  resolve(nvrtc, GPLACE_STRINGIFY(name), libs.name, libs.nvrtcError);
+#include "CudaSymbols.def"
+  }
+  return libs;
+}
+
+} // namespace
+
+const CudaLibraries &CudaLibraries::get() {
+  static const CudaLibraries libs = load();
+  return libs;
+}
+
+} // namespace gplace::runtime::cuda
