@@ -11,7 +11,7 @@ config.suffixes = [".mlir", ".test"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.gplace_obj_root, "test")
 config.excludes = ["CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py",
-                   "Unit", "lib"]
+                   "Unit", "lib", "Inputs"]
 
 config.environment["FILECHECK_OPTS"] = "--enable-var-scope"
 llvm_config.use_default_substitutions()
@@ -29,3 +29,16 @@ tool_dirs = [os.path.join(config.gplace_obj_root, "bin"),
              config.llvm_tools_dir]
 llvm_config.add_tool_substitutions(["gplace-opt", "gplace-run", "gplace-unittests"],
                                    tool_dirs)
+
+# `cuda-gpu`: a CUDA GPU is visible (gplace-run found one). GPU tests in
+# Execution/cuda/ require it; everywhere else they are unsupported.
+import re
+import subprocess
+try:
+    listing = subprocess.run(
+        [os.path.join(config.gplace_obj_root, "bin", "gplace-run"),
+         "--list-devices"], capture_output=True, text=True, timeout=120).stdout
+    if re.search(r"^CUDA: [0-9]+ GPUs?: ", listing, re.M):
+        config.available_features.add("cuda-gpu")
+except (OSError, subprocess.SubprocessError):
+    pass

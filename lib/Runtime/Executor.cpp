@@ -193,17 +193,27 @@ public:
                                        step.stream);
     case Step::Kind::Record: {
       Event &event = *events[step.event];
+      GPLACE_RETURN_IF_ERROR(
+          resolved.device->recordEvent(event.deviceEvent.get(), step.stream));
       std::lock_guard<std::mutex> lock(event.mutex);
       event.generation = generation;
       event.reached.notify_all();
       return Status::ok();
     }
     case Step::Kind::Wait: {
+      // First the record must have been issued (host side), then the
+      // waiting stream waits for the device's half of the event.
       Event &event = *events[step.event];
-      std::unique_lock<std::mutex> lock(event.mutex);
-      event.reached.wait(
-          lock, [&] { return event.generation == generation || failed; });
-      return Status::ok();
+      {
+        std::unique_lock<std::mutex> lock(event.mutex);
+        event.reached.wait(lock, [&] {
+          return event.generation == generation || failed;
+        });
+      }
+      if (failed)
+        return Status::ok();
+      return resolved.device->waitEvent(*event.recorder,
+                                        event.deviceEvent.get(), step.stream);
     }
     }
     return Status::ok();

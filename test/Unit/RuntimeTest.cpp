@@ -10,6 +10,8 @@
 
 #include <cmath>
 #include <cstring>
+#include <algorithm>
+#include <mutex>
 #include <filesystem>
 #include <set>
 
@@ -269,6 +271,100 @@ TEST(Executor, AFailingStepStopsEveryStream) {
   EXPECT_EQ(results.status().message(),
             "step on /job:localhost/replica:0/task:0/device:CPU:0: Integer "
             "division by zero");
+}
+
+/// A device that behaves like an asynchronous GPU (its own events, waits
+/// and synchronisation) while computing on the host, and logs the calls the
+/// executor makes: the dispatch a CUDA device sees, checked without a GPU.
+class RecordingDevice : public Device {
+public:
+  struct Event : DeviceEvent {
+    int id;
+    explicit Event(int id) : id(id) {}
+  };
+  explicit RecordingDevice(std::vector<std::string> &log)
+      : Device(DeviceName::local(DeviceType::GPU, 0), "recording", 0),
+        log_(log) {}
+  void note(const std::string &entry) const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    log_.push_back(entry);
+  }
+  Status prepare(const KernelCall &call) override {
+    note("prepare " + std::string(kernelOpName(call.kernel)));
+    return Status::ok();
+  }
+  Status launch(const KernelCall &call, int stream) override {
+    note("launch " + std::string(kernelOpName(call.kernel)) +
+                   " stream " + std::to_string(stream));
+    return Device::launch(call, stream);
+  }
+  std::unique_ptr<DeviceEvent> createEvent() override {
+    return std::make_unique<Event>(events_++);
+  }
+  Status recordEvent(DeviceEvent *event, int stream) override {
+    note("record " + std::to_string(static_cast<Event *>(event)->id) +
+                   " stream " + std::to_string(stream));
+    return Status::ok();
+  }
+  Status waitEvent(const Device &recorder, DeviceEvent *event,
+                   int stream) override {
+    note(std::string("wait ") +
+                   (event ? std::to_string(static_cast<Event *>(event)->id)
+                          : std::string("host")) +
+                   " stream " + std::to_string(stream));
+    return Status::ok();
+  }
+  Status synchronizeEvent(DeviceEvent *event) const override {
+    note("host waits for " +
+                   std::to_string(static_cast<Event *>(event)->id));
+    return Status::ok();
+  }
+  Status synchronize() override {
+    note("synchronize");
+    return Status::ok();
+  }
+
+private:
+  std::vector<std::string> &log_;
+  mutable std::mutex mutex_;
+  int events_ = 0;
+};
+
+TEST(Executor, DrivesAnAsynchronousDeviceThroughItsEvents) {
+  std::vector<std::string> log;
+  DeviceManager devices({0, 0});
+  devices.addDevice(std::make_unique<RecordingDevice>(log));
+  StatusOr<std::unique_ptr<Executor>> executor =
+      Executor::create(twoStreamPlan(false), devices);
+  ASSERT_TRUE(executor) << executor.status().message();
+  // Kernels are prepared once, at load.
+  EXPECT_EQ(log, std::vector<std::string>{"prepare gplace.add"});
+  log.clear();
+  HostTensor x = tensorOf<float>(ElementType::F32, {4}, {1, 2, 3, 4});
+  StatusOr<std::vector<HostTensor>> results = (*executor)->run({x});
+  ASSERT_TRUE(results) << results.status().message();
+  EXPECT_EQ(valuesOf<float>((*results)[0]), (std::vector<float>{4, 7, 10, 13}));
+  // The GPU records events 0 (after its copy) and 1 (after its add); its
+  // compute stream waits for 0 on the device; the CPU's copy stream waits
+  // for 1 by blocking the host; the run ends with a synchronisation.
+  auto has = [&](const std::string &entry) {
+    return std::find(log.begin(), log.end(), entry) != log.end();
+  };
+  std::string all;
+  for (const std::string &entry : log)
+    all += entry + "; ";
+  SCOPED_TRACE(all);
+  EXPECT_TRUE(has("record 0 stream 1"));
+  EXPECT_TRUE(has("wait 0 stream 0"));
+  EXPECT_TRUE(has("launch gplace.add stream 0"));
+  EXPECT_TRUE(has("record 1 stream 0"));
+  EXPECT_TRUE(has("host waits for 1"));
+  EXPECT_EQ(log.back(), "synchronize");
+  auto position = [&](const std::string &entry) {
+    return std::find(log.begin(), log.end(), entry) - log.begin();
+  };
+  EXPECT_LT(position("wait 0 stream 0"), position("launch gplace.add stream 0"));
+  EXPECT_LT(position("launch gplace.add stream 0"), position("record 1 stream 0"));
 }
 
 TEST(Executor, ChecksInputsAndDevices) {
