@@ -96,7 +96,7 @@ public:
       }
     if (cublas_)
       libs.cublasDestroy(cublas_);
-    for (auto &entry : kernels_)
+    for (auto &entry : modules_)
       libs.cuModuleUnload(entry.second.module);
   }
 
@@ -121,17 +121,22 @@ public:
     StatusOr<CudaKernelSource> kernel = generateCudaKernel(call);
     if (!kernel)
       return kernel.status();
-    StatusOr<std::string> ptx = compileCudaKernel(*kernel, arch());
-    if (!ptx)
-      return ptx.status();
-    GPLACE_RETURN_IF_ERROR(activate());
-    Compiled compiled;
-    compiled.threads = kernel->threads;
-    GPLACE_CU_CHECK(cuModuleLoadData, &compiled.module, ptx->c_str());
-    GPLACE_CU_CHECK(cuModuleGetFunction, &compiled.function, compiled.module,
-                    kernel->entry.c_str());
     std::lock_guard<std::mutex> lock(kernelsMutex_);
-    kernels_[&call] = compiled;
+    // Launches with the same shapes and types share one loaded module.
+    auto loaded = modules_.find(kernel->source);
+    if (loaded == modules_.end()) {
+      StatusOr<std::string> ptx = compileCudaKernel(*kernel, arch());
+      if (!ptx)
+        return ptx.status();
+      GPLACE_RETURN_IF_ERROR(activate());
+      Compiled compiled;
+      compiled.threads = kernel->threads;
+      GPLACE_CU_CHECK(cuModuleLoadData, &compiled.module, ptx->c_str());
+      GPLACE_CU_CHECK(cuModuleGetFunction, &compiled.function,
+                      compiled.module, kernel->entry.c_str());
+      loaded = modules_.emplace(kernel->source, compiled).first;
+    }
+    kernels_[&call] = loaded->second;
     return Status::ok();
   }
 
@@ -381,6 +386,7 @@ private:
   cublasHandle_t cublas_ = nullptr;
   std::mutex kernelsMutex_;
   std::map<const KernelCall *, Compiled> kernels_;
+  std::map<std::string, Compiled> modules_; ///< By kernel source.
 };
 
 std::string pciBusId(const CudaLibraries &libs, CUdevice device) {
