@@ -2,6 +2,8 @@
 
 #include "gplace/Support/PlacementPolicy.h"
 
+#include "gplace/Support/GpuStatus.h"
+
 #include <dlfcn.h>
 
 #include <memory>
@@ -79,6 +81,24 @@ void registerBuiltinPolicies(PolicyRegistry &registry) {
                 return std::nullopt;
               return gpus[(*next)++ % gpus.size()].str();
             });
+      });
+  registry.add(
+      "idle-gpu",
+      "heavy ops (matmul) on the idlest of this process's GPUs, read through "
+      "NVML when placement runs; everything else by the default rules",
+      [] {
+        // One status query per placement run, not per op.
+        GpuStatusReport report = queryGpuStatus();
+        std::optional<int> idlest = idlestVisibleGpu(processGpuStatus(report));
+        return PolicyFn([idlest](const PolicyOp &op, const DeviceSet &devices)
+                            -> std::optional<std::string> {
+          if (op.tensorFlowType != "MatMul" || !idlest)
+            return std::nullopt;
+          DeviceName gpu = DeviceName::local(DeviceType::GPU, *idlest);
+          if (!devices.contains(gpu))
+            return std::nullopt;
+          return gpu.str();
+        });
       });
 }
 

@@ -99,9 +99,10 @@ PolicyOp variableOp() {
 
 TEST(PolicyRegistry, BuiltinsAreRegistered) {
   EXPECT_EQ(PolicyRegistry::global().names(),
-            (std::vector<std::string>{"round-robin-gpu", "variables-on-cpu"}));
+            (std::vector<std::string>{"idle-gpu", "round-robin-gpu",
+                                      "variables-on-cpu"}));
   EXPECT_FALSE(PolicyRegistry::global().summary("variables-on-cpu").empty());
-  EXPECT_FALSE(PolicyRegistry::global().create("idle-gpu"));
+  EXPECT_FALSE(PolicyRegistry::global().create("busy-gpu"));
 }
 
 TEST(PolicyRegistry, VariablesOnCpu) {

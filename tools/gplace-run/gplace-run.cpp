@@ -19,6 +19,7 @@
 #include "gplace/Runtime/Cuda.h"
 #include "gplace/Runtime/Device.h"
 #include "gplace/Runtime/Executor.h"
+#include "gplace/Support/GpuStatus.h"
 #include "gplace/Support/PlacementPolicy.h"
 #include "gplace/Target/Plan/PlanExport.h"
 #include "gplace/Transforms/Passes.h"
@@ -90,6 +91,17 @@ static cl::list<std::string> logicalGpus(
     cl::desc("Split a physical GPU into logical GPUs with their own memory "
              "limits: GPU:MiB,MiB,..."),
     cl::value_desc("gpu:MiB,MiB"));
+static cl::opt<std::string> visibleGpus(
+    "visible-gpus",
+    cl::desc("The GPUs to use, as GPU:0, GPU:1, ...: auto (every idle "
+             "enough GPU, idlest first), auto:N (the N idlest), or a "
+             "CUDA_VISIBLE_DEVICES list of indices and UUIDs"),
+    cl::value_desc("auto[:N]|list"));
+static cl::opt<int64_t> minFreeMemory(
+    "min-free-memory",
+    cl::desc("With --visible-gpus=auto: skip GPUs with less free memory "
+             "(MiB)"),
+    cl::init(0));
 static cl::opt<bool> logDevicePlacement(
     "log-device-placement",
     cl::desc("Print where each op runs, in TensorFlow's format"),
@@ -264,6 +276,44 @@ int main(int argc, char **argv) {
                   ": expected GPU:MiB,MiB,... with positive sizes");
     cudaOptions.logicalGpus[ordinal] = limits;
   }
+  // Which physical GPUs this process uses, decided before CUDA initialises
+  // (SPEC §6): --visible-gpus, else CUDA_VISIBLE_DEVICES as CUDA reads it.
+  std::vector<std::string> mapping;
+  if (minFreeMemory < 0)
+    return fail("--min-free-memory must not be negative");
+  if (minFreeMemory > 0 && !llvm::StringRef(visibleGpus).starts_with("auto"))
+    return fail("--min-free-memory needs --visible-gpus=auto[:N]");
+  if (!visibleGpus.empty()) {
+    gplace::GpuStatusReport report = gplace::queryGpuStatus();
+    if (!report.error.empty())
+      return fail("--visible-gpus: " + report.error);
+    const char *environment = std::getenv("CUDA_VISIBLE_DEVICES");
+    gplace::GpuSelection selection = gplace::selectGpus(
+        visibleGpus, report.gpus,
+        environment ? std::optional<std::string_view>(environment)
+                    : std::nullopt,
+        minFreeMemory);
+    if (!selection.error.empty()) {
+      if (!allowSoftPlacement)
+        return fail(selection.error);
+      // Soft placement: run without GPUs rather than fail.
+      selection.gpus.clear();
+      selection.cudaVisibleDevices = "";
+      mapping.push_back("no GPU fits, running on the CPU (soft placement): " +
+                        selection.error);
+    }
+    setenv("CUDA_VISIBLE_DEVICES", selection.cudaVisibleDevices->c_str(), 1);
+    std::vector<std::string> uuids;
+    for (auto [k, gpu] : llvm::enumerate(selection.gpus)) {
+      uuids.push_back(gpu.uuid);
+      mapping.push_back("GPU:" + std::to_string(k) + " -> " + gpu.describe());
+    }
+    gplace::setProcessGpus(uuids);
+    for (std::string &line : mapping)
+      line = "visible GPUs (--visible-gpus=" + visibleGpus + ", " +
+             report.source + "): " + line;
+  }
+
   rt::DeviceManager devices({0, 0});
   rt::CudaDiscovery cuda = rt::addCudaDevices(devices, cudaOptions);
   if (!logicalGpus.empty() && cuda.gpus == 0)
@@ -275,10 +325,15 @@ int main(int argc, char **argv) {
   devices.addEmulatedGpus(emulateGpus, emulatedLimit);
   if (listDevices) {
     llvm::outs() << devices.listDevices() << cuda.note << "\n";
+    for (const std::string &line : mapping)
+      llvm::outs() << line << "\n";
     return 0;
   }
-  if (logDevicePlacement)
+  if (logDevicePlacement) {
     llvm::errs() << cuda.note << "\n";
+    for (const std::string &line : mapping)
+      llvm::errs() << line << "\n";
+  }
   for (const std::string &path : loadPolicies) {
     std::string error;
     if (!gplace::loadPolicyPlugin(path, gplace::PolicyRegistry::global(),

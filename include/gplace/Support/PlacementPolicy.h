@@ -3,9 +3,9 @@
 // A placement policy is a named C++ callable that, for one op without an
 // explicit device request, returns a device request or nothing: TensorFlow's
 // `with tf.device(fn)`, where `fn(op)` returns a device string. Policies are
-// registered by name; built in are `variables-on-cpu` and `round-robin-gpu`
-// (`idle-gpu` comes with GPU sharing). Users add their own from a shared
-// library (see docs/placement.md).
+// registered by name; built in are `variables-on-cpu`, `round-robin-gpu`
+// and `idle-gpu`. Users add their own from a shared library (see
+// docs/placement.md).
 //
 // Plain C++17, no MLIR: a plugin compiles against this header and
 // DeviceName.h only, and links the GPlaceSupport library.
@@ -92,6 +92,9 @@ private:
 ///   order (GPU:0, GPU:1, ..., then GPU:0 again), as a parameter-server
 ///   setup does with TensorFlow's replica_device_setter; no GPUs means no
 ///   request. Everything else by the default rules.
+/// - `idle-gpu`: matmuls on the idlest of the process's GPUs (GpuStatus.h:
+///   rankGpus over processGpuStatus), queried once per placement run;
+///   everything else by the default rules.
 void registerBuiltinPolicies(PolicyRegistry &registry);
 
 /// Loads a policy plugin: a shared library exporting
