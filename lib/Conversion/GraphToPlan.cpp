@@ -420,10 +420,22 @@ void FunctionLowering::emit(OpBuilder &builder) {
       builder.create<gplan::ProgramOp>(func_.getLoc(), func_.getSymName());
   Block *body = builder.createBlock(&program.getBody());
   builder.setInsertionPointToStart(body);
-  auto symbol = [&](int device) {
-    return FlatSymbolRefAttr::get(context, devices_.devices()[device].symbol);
-  };
+  // Attributes every op repeats are made once: each `get` is a lookup in
+  // the context's uniquer, under a lock when threading is on.
+  SmallVector<FlatSymbolRefAttr> symbols;
+  for (const DeviceInfo &info : devices_.devices())
+    symbols.push_back(FlatSymbolRefAttr::get(context, info.symbol));
+  auto symbol = [&](int device) { return symbols[device]; };
+  IntegerAttr streams[] = {builder.getI64IntegerAttr(gplan::kComputeStream),
+                           builder.getI64IntegerAttr(gplan::kCopyStream)};
   auto i64 = [&](int64_t value) { return builder.getI64IntegerAttr(value); };
+  auto stream = [&](int64_t value) {
+    return value == gplan::kComputeStream || value == gplan::kCopyStream
+               ? streams[value]
+               : i64(value);
+  };
+  llvm::DenseMap<OperationName, StringAttr> kernelNames;
+  StringAttr nameKey = builder.getStringAttr("name");
   auto bufferType = [&](const Buffer &buffer) {
     return gplan::BufferType::get(context, buffer.type);
   };
@@ -465,29 +477,35 @@ void FunctionLowering::emit(OpBuilder &builder) {
     Location loc = step.op->getLoc();
     for (int before : step.waits)
       builder.create<gplan::WaitOp>(loc, events[before], symbol(step.device),
-                                    i64(step.stream));
+                                    stream(step.stream));
     if (step.isCopy) {
       builder.create<gplan::CopyOp>(loc, bufferValues[step.inputs[0]],
                                     bufferValues[step.outputs[0]],
-                                    symbol(step.device), i64(step.stream));
+                                    symbol(step.device), stream(step.stream));
     } else {
+      StringAttr &kernel = kernelNames[step.op->getName()];
+      if (!kernel)
+        kernel = builder.getStringAttr(step.op->getName().getStringRef());
       auto launch = builder.create<gplan::LaunchOp>(
-          loc, builder.getStringAttr(step.op->getName().getStringRef()),
-          symbol(step.device), i64(step.stream), values(step.inputs),
-          values(step.outputs));
-      // Kernel parameters: the op's attributes but the placement ones.
+          loc, kernel, symbol(step.device), stream(step.stream),
+          values(step.inputs), values(step.outputs));
+      // Kernel parameters: the op's attributes but the placement ones, set
+      // at once (setting them one by one rebuilds the dictionary each time).
+      NamedAttrList params;
       for (NamedAttribute attr : step.op->getAttrs()) {
         StringRef name = attr.getName().getValue();
         if (name == "device" || name == "assigned_device" ||
-            name == "operandSegmentSizes")
+            name == "operandSegmentSizes" || name == "name")
           continue;
-        launch->setAttr(name, attr.getValue());
+        params.push_back(attr);
       }
-      launch->setAttr("name", builder.getStringAttr(names_.lookup(step.op)));
+      params.push_back(NamedAttribute(
+          nameKey, builder.getStringAttr(names_.lookup(step.op))));
+      launch->setDiscardableAttrs(params.getDictionary(context));
     }
     if (step.record)
       events[index] = builder.create<gplan::RecordOp>(loc, symbol(step.device),
-                                                      i64(step.stream));
+                                                      stream(step.stream));
   }
   builder.create<gplan::ReturnOp>(func_.getLoc(), values(results_));
 }
