@@ -35,10 +35,14 @@
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <chrono>
 
 using namespace mlir;
 namespace cl = llvm::cl;
@@ -64,6 +68,11 @@ static cl::opt<unsigned> iterations(
     cl::desc("Run the graph N times (variables persist); print the last "
              "results"),
     cl::init(1));
+static cl::opt<bool> printTiming(
+    "print-timing",
+    cl::desc("Print the wall time of the runs on stderr: the first, and the "
+             "mean and best of the others"),
+    cl::init(false));
 static cl::opt<int> emulateGpus(
     "emulate-gpus",
     cl::desc("Add N emulated GPUs (host memory and kernels) to the devices"),
@@ -73,10 +82,10 @@ static cl::opt<int64_t> gpuMemoryLimit(
     cl::desc("Memory limit of each GPU in MiB (emulated GPUs: 16384 by "
              "default)"),
     cl::init(0));
-static cl::opt<bool> gpuAllowTf32(
-    "gpu-allow-tf32",
-    cl::desc("Use TF32 tensor cores for f32 matmul on CUDA GPUs"),
-    cl::init(false));
+static cl::opt<bool>
+    gpuAllowTf32("gpu-allow-tf32",
+                 cl::desc("Use TF32 tensor cores for f32 matmul on CUDA GPUs"),
+                 cl::init(false));
 static cl::opt<bool> gpuAllowGrowth(
     "gpu-allow-growth",
     cl::desc("Allocate GPU memory on demand (default); =false reserves the "
@@ -130,6 +139,27 @@ static cl::opt<bool>
 static int fail(const llvm::Twine &message) {
   llvm::WithColor::error(llvm::errs(), "gplace-run") << message << "\n";
   return 1;
+}
+
+/// `--print-timing`: one line on stderr with the first run's wall time (it
+/// pays for first touches of memory, and on GPUs for loading kernels) and
+/// the mean and best of the others, in milliseconds.
+static void printRunTimes(llvm::ArrayRef<double> seconds) {
+  llvm::errs() << "timing: " << seconds.size()
+               << (seconds.size() == 1 ? " run" : " runs") << ", first "
+               << llvm::format("%.3f", seconds.front() * 1e3) << " ms";
+  if (seconds.size() > 1) {
+    llvm::ArrayRef<double> rest = seconds.drop_front();
+    double sum = 0, best = rest.front();
+    for (double s : rest) {
+      sum += s;
+      best = std::min(best, s);
+    }
+    llvm::errs() << ", then mean "
+                 << llvm::format("%.3f", sum / rest.size() * 1e3)
+                 << " ms, best " << llvm::format("%.3f", best * 1e3) << " ms";
+  }
+  llvm::errs() << "\n";
 }
 
 /// Parses `--input` number `index` for an argument of type `expected`:
@@ -320,8 +350,8 @@ int main(int argc, char **argv) {
     return fail("--logical-gpus needs a CUDA GPU; " + cuda.note);
   int64_t emulatedLimit = cudaOptions.memoryLimit;
   if (emulatedLimit == 0 && gpuMemoryFraction > 0)
-    emulatedLimit = static_cast<int64_t>(gpuMemoryFraction * 16384.0) *
-                    1024 * 1024;
+    emulatedLimit =
+        static_cast<int64_t>(gpuMemoryFraction * 16384.0) * 1024 * 1024;
   devices.addEmulatedGpus(emulateGpus, emulatedLimit);
   if (listDevices) {
     llvm::outs() << devices.listDevices() << cuda.note << "\n";
@@ -429,12 +459,19 @@ int main(int argc, char **argv) {
     return fail(executor.status().message());
 
   std::vector<rt::HostTensor> results;
+  std::vector<double> seconds; // Per run: inputs in, plan, results out.
   for (unsigned i = 0; i < iterations; ++i) {
+    auto start = std::chrono::steady_clock::now();
     rt::StatusOr<std::vector<rt::HostTensor>> run = (*executor)->run(values);
     if (!run)
       return fail(run.status().message());
     results = std::move(*run);
+    seconds.push_back(
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+            .count());
   }
+  if (printTiming)
+    printRunTimes(seconds);
   for (auto [index, result] : llvm::enumerate(results)) {
     if (index < outputs.size()) {
       rt::Status written = rt::writeNpy(outputs[index].substr(1), result);
