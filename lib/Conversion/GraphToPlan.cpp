@@ -18,7 +18,6 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/MapVector.h"
-#include "llvm/ADT/SetVector.h"
 
 #include <map>
 
@@ -117,7 +116,8 @@ struct Step {
   int64_t stream = gplan::kComputeStream;
   Operation *op = nullptr;          ///< The graph op it comes from.
   SmallVector<int> inputs, outputs; ///< Buffers.
-  llvm::SetVector<int> after;       ///< Earlier steps it must follow.
+  SmallVector<int, 4> after;        ///< Earlier steps it must follow
+                                    ///< (repeats allowed).
   SmallVector<int> waits;           ///< Steps whose events it waits for.
   bool record = false;              ///< Another stream waits for it.
 };
@@ -141,16 +141,22 @@ private:
     return step.device * 2 + static_cast<int>(step.stream);
   }
   /// The steps that must be done before `value` can be used.
-  void addSyncsOf(Value value, llvm::SetVector<int> &syncs) {
+  void addSyncsOf(Value value, SmallVectorImpl<int> &syncs) {
     if (isa<ControlType>(value.getType())) {
       auto it = tokens_.find(value);
       if (it != tokens_.end())
-        syncs.insert(it->second.begin(), it->second.end());
+        syncs.append(it->second.begin(), it->second.end());
       return;
     }
     auto it = values_.find(value);
     if (it != values_.end() && buffers_[it->second].producer >= 0)
-      syncs.insert(buffers_[it->second].producer);
+      syncs.push_back(buffers_[it->second].producer);
+  }
+  /// A token stands for the distinct steps in `syncs`.
+  void setToken(Value token, SmallVectorImpl<int> &syncs) {
+    llvm::sort(syncs);
+    syncs.erase(std::unique(syncs.begin(), syncs.end()), syncs.end());
+    tokens_[token].assign(syncs.begin(), syncs.end());
   }
 
   func::FuncOp func_;
@@ -165,8 +171,16 @@ private:
 
 LogicalResult FunctionLowering::schedule() {
   std::vector<std::string> names = getOpNames(func_);
+  // Reserved up front: growing these by doubling at 1M ops costs more than
+  // the loop below.
+  size_t numOps = func_.getBody().front().getOperations().size();
+  names_.reserve(numOps);
+  steps_.reserve(numOps);
+  buffers_.reserve(numOps + func_.getNumArguments());
+  values_.reserve(numOps + func_.getNumArguments());
   size_t next = 0;
   func_.walk([&](PlacedOpInterface op) { names_[op] = names[next++]; });
+
   for (BlockArgument arg : func_.getArguments()) {
     auto type = dyn_cast<RankedTensorType>(arg.getType());
     if (!type)
@@ -209,7 +223,7 @@ LogicalResult FunctionLowering::schedule() {
                  << "' used on '" << deviceName.getValue()
                  << "'; run --gplace-insert-copies first";
 
-    llvm::SetVector<int> after;
+    SmallVector<int, 4> after;
     for (Value token : op.getControlDependencies())
       addSyncsOf(token, after);
 
@@ -238,17 +252,17 @@ LogicalResult FunctionLowering::schedule() {
       continue;
     }
     if (auto group = dyn_cast<GroupOp>(operation)) {
-      llvm::SetVector<int> syncs = after;
+      SmallVector<int, 4> syncs = after;
       for (Value input : group.getInputs())
         addSyncsOf(input, syncs);
-      tokens_[group].assign(syncs.begin(), syncs.end());
+      setToken(group, syncs);
       continue;
     }
     if (auto copy = dyn_cast<CopyOp>(operation);
         copy && isa<ControlType>(copy.getType())) {
-      llvm::SetVector<int> syncs = after;
+      SmallVector<int, 4> syncs = after;
       addSyncsOf(copy.getInput(), syncs);
-      tokens_[copy].assign(syncs.begin(), syncs.end());
+      setToken(copy, syncs);
       continue;
     }
 
@@ -273,7 +287,7 @@ LogicalResult FunctionLowering::schedule() {
       }
       step.inputs.push_back(buffer);
       if (buffers_[buffer].producer >= 0)
-        step.after.insert(buffers_[buffer].producer);
+        step.after.push_back(buffers_[buffer].producer);
     }
     for (Value result : op->getResults()) {
       if (isa<ControlType>(result.getType())) {
@@ -298,12 +312,19 @@ LogicalResult FunctionLowering::schedule() {
     int key = streamKey(step);
     // Per other stream, only its latest step needs waiting for: a stream
     // runs in order.
-    std::map<int, int> latest;
+    SmallVector<std::pair<int, int>, 4> latest; // (stream, step)
     for (int before : step.after) {
       int beforeKey = streamKey(steps_[before]);
-      if (beforeKey != key)
-        latest[beforeKey] = std::max(latest[beforeKey], before);
+      if (beforeKey == key)
+        continue;
+      auto it = llvm::find_if(
+          latest, [&](const auto &entry) { return entry.first == beforeKey; });
+      if (it == latest.end())
+        latest.emplace_back(beforeKey, before);
+      else
+        it->second = std::max(it->second, before);
     }
+    llvm::sort(latest);
     for (auto [beforeKey, before] : latest) {
       auto &last = lastWaited[key];
       auto it = last.find(beforeKey);
@@ -491,16 +512,15 @@ void FunctionLowering::emit(OpBuilder &builder) {
           values(step.inputs), values(step.outputs));
       // Kernel parameters: the op's attributes but the placement ones, set
       // at once (setting them one by one rebuilds the dictionary each time).
-      NamedAttrList params;
+      NamedAttrList params(launch->getDiscardableAttrDictionary());
       for (NamedAttribute attr : step.op->getAttrs()) {
         StringRef name = attr.getName().getValue();
         if (name == "device" || name == "assigned_device" ||
             name == "operandSegmentSizes" || name == "name")
           continue;
-        params.push_back(attr);
+        params.set(attr.getName(), attr.getValue());
       }
-      params.push_back(NamedAttribute(
-          nameKey, builder.getStringAttr(names_.lookup(step.op))));
+      params.set(nameKey, builder.getStringAttr(names_.lookup(step.op)));
       launch->setDiscardableAttrs(params.getDictionary(context));
     }
     if (step.record)
