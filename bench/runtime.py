@@ -2,8 +2,8 @@
 """Runtime benchmarks, each a ratio measured side by side in one run:
 
 1. dispatch: a chain of 10,000 tiny elementwise ops on the CPU through
-   gplace-run; the time per op, from running the graph 1 and 1+K times in
-   the same process (compilation cancels out);
+   gplace-run; the time per op, from gplace-run's --print-timing (each run
+   timed in the process, so parsing and compiling are left out);
 2. GEMM: a 1024x1024x1024 f32 matmul through gplace-run (same method)
    against OpenBLAS's cblas_sgemm called directly (gplace-bench-gemm).
 
@@ -11,28 +11,30 @@ Usage: bench/runtime.py [--build build] [--ops 10000] [--n 1024]
 """
 import argparse
 import os
+import re
 import subprocess
 import sys
 import tempfile
-import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
-def timed(cmd):
-    start = time.perf_counter()
-    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
-    return time.perf_counter() - start
-
-
 def per_iteration(cmd, extra, repeat):
-    """Seconds per extra iteration: (t(1 + extra) - t(1)) / extra, each time
-    the best of `repeat` runs, the two kinds of run interleaved."""
-    one, many = float("inf"), float("inf")
+    """Seconds per run of gplace-run's plan: `cmd` runs it 1 + `extra` times
+    with --print-timing, which times each run in the process (inputs in,
+    plan, results out); the mean of the runs after the first, best of
+    `repeat` processes."""
+    best = float("inf")
     for _ in range(repeat):
-        one = min(one, timed(cmd + ["--iterations=1"]))
-        many = min(many, timed(cmd + [f"--iterations={1 + extra}"]))
-    return max(many - one, 0.0) / extra
+        run = subprocess.run(cmd + [f"--iterations={1 + extra}",
+                                    "--print-timing"], check=True,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                             text=True)
+        match = re.search(r"then mean ([0-9.]+) ms", run.stderr)
+        if not match:
+            sys.exit(f"no timing in gplace-run's output: {run.stderr}")
+        best = min(best, float(match.group(1)) / 1e3)
+    return best
 
 
 def chain(ops):
@@ -54,6 +56,21 @@ def gemm(n):
             f"  return %c : {t}\n}}\n")
 
 
+def gemm_vs_blas(build, n, repeat):
+    """Seconds per n^3 f32 GEMM: (gplace-run, cblas_sgemm called directly)."""
+    run = os.path.join(build, "bin", "gplace-run")
+    baseline = os.path.join(build, "bin", "gplace-bench-gemm")
+    with tempfile.TemporaryDirectory() as tmp:
+        gemm_path = os.path.join(tmp, "gemm.mlir")
+        with open(gemm_path, "w") as f:
+            f.write(gemm(n))
+        gplace = per_iteration([run, gemm_path, "--output=@" + os.devnull],
+                               20, repeat)
+    blas = float(subprocess.run([baseline, str(n), "20"], check=True,
+                                capture_output=True, text=True).stdout)
+    return gplace, blas
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--build", default=os.path.join(HERE, "..", "build"))
@@ -62,19 +79,13 @@ def main():
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
     run = os.path.join(args.build, "bin", "gplace-run")
-    baseline = os.path.join(args.build, "bin", "gplace-bench-gemm")
     with tempfile.TemporaryDirectory() as tmp:
         chain_path = os.path.join(tmp, "chain.mlir")
         with open(chain_path, "w") as f:
             f.write(chain(args.ops))
         dispatch = per_iteration([run, chain_path, "--input=4xf32=1,2,3,4"],
                                  1000, args.repeat) / args.ops
-        gemm_path = os.path.join(tmp, "gemm.mlir")
-        with open(gemm_path, "w") as f:
-            f.write(gemm(args.n))
-        gplace = per_iteration([run, gemm_path], 20, args.repeat)
-        blas = float(subprocess.run([baseline, str(args.n), "20"], check=True,
-                                    capture_output=True, text=True).stdout)
+    gplace, blas = gemm_vs_blas(args.build, args.n, args.repeat)
     flops = 2.0 * args.n ** 3
     print("| benchmark | gplace-run | baseline | ratio (baseline / gplace) |")
     print("|---|---:|---:|---:|")

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Writes a NumPy .npy file without NumPy, for tests of gplace-run's reader.
+"""Writes a NumPy .npy file without NumPy, for tests of gplace-run's reader
+and for the benchmarks' inputs (bench/peers.py imports write_npy).
 
 Usage: write-npy.py OUT DESCR SHAPE VALUES [--version N] [--fortran]
   DESCR   a NumPy dtype string such as '<f4', '<i8', '|b1', '>f4'
@@ -11,6 +12,22 @@ import sys
 
 FORMATS = {"f2": "e", "f4": "f", "f8": "d", "i4": "i", "i8": "q", "b1": "?",
            "u1": "B"}
+
+
+def write_npy(out, descr, shape, data, version=1, fortran=False):
+    """Writes `data` (bytes, already packed as `descr`) with `shape`."""
+    shape_repr = "(" + "".join(f"{d}," if len(shape) == 1 else f"{d}, "
+                               for d in shape).rstrip(", ")
+    shape_repr += ",)" if len(shape) == 1 else ")"
+    header = ("{'descr': '%s', 'fortran_order': %s, 'shape': %s, }"
+              % (descr, "True" if fortran else "False", shape_repr))
+    prefix = 10 if version == 1 else 12
+    header += " " * ((64 - (prefix + len(header) + 1) % 64) % 64) + "\n"
+    with open(out, "wb") as f:
+        f.write(b"\x93NUMPY" + bytes([version, 0]))
+        f.write(struct.pack("<H" if version == 1 else "<I", len(header)))
+        f.write(header.encode("latin1"))
+        f.write(data)
 
 
 def main(argv):
@@ -27,18 +44,7 @@ def main(argv):
     values = [v for v in values_text.split(",") if v]
     cast = float if fmt in "efd" else int
     data = struct.pack(order + fmt * len(values), *[cast(v) for v in values])
-    shape_repr = "(" + "".join(f"{d}," if len(shape) == 1 else f"{d}, "
-                               for d in shape).rstrip(", ")
-    shape_repr += ",)" if len(shape) == 1 else ")"
-    header = ("{'descr': '%s', 'fortran_order': %s, 'shape': %s, }"
-              % (descr, "True" if fortran else "False", shape_repr))
-    prefix = 10 if version == 1 else 12
-    header += " " * ((64 - (prefix + len(header) + 1) % 64) % 64) + "\n"
-    with open(out, "wb") as f:
-        f.write(b"\x93NUMPY" + bytes([version, 0]))
-        f.write(struct.pack("<H" if version == 1 else "<I", len(header)))
-        f.write(header.encode("latin1"))
-        f.write(data)
+    write_npy(out, descr, shape, data, version, fortran)
 
 
 if __name__ == "__main__":

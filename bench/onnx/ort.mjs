@@ -1,0 +1,197 @@
+// The ONNX Runtime side of gplace's benchmarks against peers (bench/peers.py).
+//
+//   node ort.mjs CASE DIR [--ops N] [--initializers]
+//
+// Builds the same graph as the .mlir file bench/peers.py wrote for gplace-run
+// as an ONNX model (onnx-proto), runs it with onnxruntime-node on the CPU on
+// the inputs DIR/in0.npy, DIR/in1.npy, ..., checks the result against the
+// one gplace-run wrote to DIR/out.npy, then times session.run and prints one
+// JSON line: {"case", "ms_per_run", "runs", "max_abs_diff", "max_abs_ref"}.
+//
+// CASE is one of
+//   chain   x[4] through N elementwise ops (Add, Mul, Sub, Max with a
+//           constant of ones, in the order bench/runtime.py's chain uses);
+//   mlp     x[B,K] through layers relu(h @ w_i + b_i), the weights and biases
+//           the inputs after x (pairs); --initializers makes them constant
+//           initializers instead, which lets ONNX Runtime pre-pack them;
+//   matmul  a @ b.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parse } from 'npyjs';
+import onnxProto from 'onnx-proto';
+import ort from 'onnxruntime-node';
+
+const { onnx } = onnxProto;
+const FLOAT = onnx.TensorProto.DataType.FLOAT;
+
+function usage(message) {
+  process.stderr.write(`ort.mjs: ${message}\n` +
+    'usage: node ort.mjs chain|mlp|matmul DIR [--ops N] [--initializers]\n');
+  process.exit(2);
+}
+
+function readNpy(file) {
+  const bytes = fs.readFileSync(file);
+  const array = parse(bytes.buffer.slice(bytes.byteOffset,
+                                         bytes.byteOffset + bytes.byteLength));
+  if (!(array.data instanceof Float32Array))
+    throw new Error(`${file}: expected float32 data, got ${array.dtype}`);
+  return array;
+}
+
+function valueInfo(name, dims) {
+  return onnx.ValueInfoProto.create({
+    name,
+    type: { tensorType: { elemType: FLOAT,
+                          shape: { dim: dims.map((d) => ({ dimValue: d })) } } },
+  });
+}
+
+function initializer(name, dims, data) {
+  return onnx.TensorProto.create({
+    name, dims, dataType: FLOAT,
+    rawData: new Uint8Array(data.buffer, data.byteOffset, data.byteLength),
+  });
+}
+
+function node(opType, inputs, output) {
+  return onnx.NodeProto.create({ opType, input: inputs, output: [output],
+                                 name: output });
+}
+
+function encodeModel({ nodes, inputs, output, initializers = [] }) {
+  const graph = onnx.GraphProto.create({
+    name: 'gplace_bench', node: nodes,
+    input: inputs.map(([name, dims]) => valueInfo(name, dims)),
+    output: [valueInfo(output[0], output[1])],
+    initializer: initializers,
+  });
+  return onnx.ModelProto.encode(onnx.ModelProto.create({
+    irVersion: 8, producerName: 'gplace-bench',
+    opsetImport: [{ domain: '', version: 17 }], graph,
+  })).finish();
+}
+
+// Each builder returns the model and the feeds for session.run.
+const builders = {
+  chain(arrays, options) {
+    const [x] = arrays;
+    const ops = options.ops;
+    if (!(ops > 0)) usage('chain needs --ops N');
+    const kinds = ['Add', 'Mul', 'Sub', 'Max'];
+    const nodes = [];
+    for (let i = 1; i <= ops; ++i)
+      nodes.push(node(kinds[i % 4], [i === 1 ? 'x' : `x${i - 1}`, 'c'],
+                      `x${i}`));
+    const ones = new Float32Array(x.shape.reduce((a, b) => a * b, 1)).fill(1);
+    return {
+      model: encodeModel({ nodes, inputs: [['x', x.shape]],
+                           output: [`x${ops}`, x.shape],
+                           initializers: [initializer('c', x.shape, ones)] }),
+      feeds: { x: new ort.Tensor('float32', x.data, x.shape) },
+    };
+  },
+  mlp(arrays, options) {
+    const [x, ...params] = arrays;
+    if (params.length === 0 || params.length % 2 !== 0)
+      usage('mlp needs x and (weight, bias) pairs');
+    const nodes = [], inputs = [['x', x.shape]], initializers = [];
+    const feeds = { x: new ort.Tensor('float32', x.data, x.shape) };
+    let h = 'x', width = x.shape[1];
+    for (let i = 0; i < params.length / 2; ++i) {
+      const [w, b] = [params[2 * i], params[2 * i + 1]];
+      for (const [name, array] of [[`w${i}`, w], [`b${i}`, b]]) {
+        if (options.initializers) {
+          initializers.push(initializer(name, array.shape, array.data));
+        } else {
+          inputs.push([name, array.shape]);
+          feeds[name] = new ort.Tensor('float32', array.data, array.shape);
+        }
+      }
+      nodes.push(node('MatMul', [h, `w${i}`], `m${i}`));
+      nodes.push(node('Add', [`m${i}`, `b${i}`], `a${i}`));
+      nodes.push(node('Relu', [`a${i}`], `h${i}`));
+      h = `h${i}`;
+      width = w.shape[1];
+    }
+    return {
+      model: encodeModel({ nodes, inputs, output: [h, [x.shape[0], width]],
+                           initializers }),
+      feeds,
+    };
+  },
+  matmul(arrays) {
+    const [a, b] = arrays;
+    return {
+      model: encodeModel({ nodes: [node('MatMul', ['a', 'b'], 'c')],
+                           inputs: [['a', a.shape], ['b', b.shape]],
+                           output: ['c', [a.shape[0], b.shape[1]]] }),
+      feeds: { a: new ort.Tensor('float32', a.data, a.shape),
+               b: new ort.Tensor('float32', b.data, b.shape) },
+    };
+  },
+};
+
+function parseArgs(argv) {
+  const [name, dir, ...rest] = argv;
+  if (!builders[name]) usage(`unknown case '${name ?? ''}'`);
+  if (!dir) usage('missing DIR');
+  const options = { initializers: false };
+  for (let i = 0; i < rest.length; ++i) {
+    if (rest[i] === '--ops') options.ops = Number(rest[++i]);
+    else if (rest[i] === '--initializers') options.initializers = true;
+    else usage(`unknown option '${rest[i]}'`);
+  }
+  return { name, dir, options };
+}
+
+async function main() {
+  const { name, dir, options } = parseArgs(process.argv.slice(2));
+  const arrays = [];
+  for (let i = 0; fs.existsSync(path.join(dir, `in${i}.npy`)); ++i)
+    arrays.push(readNpy(path.join(dir, `in${i}.npy`)));
+  const { model, feeds } = builders[name](arrays, options);
+  // Both sides use every core: gplace-run's OpenBLAS does by default.
+  const session = await ort.InferenceSession.create(model, {
+    executionProviders: ['cpu'], graphOptimizationLevel: 'all',
+    intraOpNumThreads: os.availableParallelism(), interOpNumThreads: 1,
+    executionMode: 'sequential',
+  });
+  const outputName = session.outputNames[0];
+  const run = async () => (await session.run(feeds))[outputName];
+
+  // Check the numbers before timing them.
+  const result = await run();
+  const expected = readNpy(path.join(dir, 'out.npy'));
+  if (result.data.length !== expected.data.length)
+    throw new Error(`ONNX Runtime gave ${result.data.length} values, ` +
+                    `gplace-run ${expected.data.length}`);
+  let maxDiff = 0, maxRef = 0;
+  for (let i = 0; i < result.data.length; ++i) {
+    maxDiff = Math.max(maxDiff, Math.abs(result.data[i] - expected.data[i]));
+    maxRef = Math.max(maxRef, Math.abs(result.data[i]));
+  }
+
+  // Warm up, size a batch to about half a second, keep the best of 5.
+  for (let i = 0; i < 3; ++i) await run();
+  let start = process.hrtime.bigint();
+  await run();
+  const once = Number(process.hrtime.bigint() - start) / 1e9;
+  const runs = Math.max(1, Math.ceil(0.5 / Math.max(once, 1e-6)));
+  let best = Infinity;
+  for (let batch = 0; batch < 5; ++batch) {
+    start = process.hrtime.bigint();
+    for (let i = 0; i < runs; ++i) await run();
+    best = Math.min(best, Number(process.hrtime.bigint() - start) / 1e9 / runs);
+  }
+  process.stdout.write(JSON.stringify({
+    case: name, ms_per_run: best * 1e3, runs, max_abs_diff: maxDiff,
+    max_abs_ref: maxRef, onnxruntime: ort.env.versions?.node ?? null,
+  }) + '\n');
+}
+
+main().catch((error) => {
+  process.stderr.write(`ort.mjs: ${error.message}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,176 @@
+#!/usr/bin/env python3
+"""gplace-run against ONNX Runtime on the CPU, side by side in one run.
+
+Three graphs, each written as a gplace program here and as an ONNX model by
+bench/onnx/ort.mjs, run on the same inputs (.npy files written here):
+
+  chain   a chain of --ops tiny elementwise ops (4 floats): µs per op;
+  mlp     a 3-layer MLP, relu(h @ W + b), --width wide, batch --batch:
+          ms per run (weights and biases are inputs on both sides; ONNX
+          Runtime with constant initializers is reported beside it);
+  matmul  an --n x --n x --n f32 matmul: ms per run.
+
+Before timing, ort.mjs checks that ONNX Runtime's result matches the one
+gplace-run wrote (max |difference| <= 1e-4 * (max |value| + 1)); a mismatch
+stops the run. gplace-run's time per run comes from its --print-timing
+(the mean of 1+K runs but the first, best of --repeat processes; parsing
+and compiling are left out); ONNX Runtime's is session.run's after warm-up,
+the mean of a batch, best of 5 batches. Both include passing the inputs in
+and copying the results out.
+
+Usage: bench/peers.py [--build build] [--repeat 3]
+"""
+import argparse
+import array
+import importlib.util
+import json
+import os
+import random
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from runtime import chain, per_iteration  # noqa: E402
+
+_spec = importlib.util.spec_from_file_location(
+    "write_npy", os.path.join(HERE, "..", "utils", "write-npy.py"))
+_write_npy = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_write_npy)
+
+ORT_SCRIPT = os.path.join(HERE, "onnx", "ort.mjs")
+
+
+def write_f32(path, shape, rng, scale):
+    """Uniform values in [-scale, scale] as a little-endian f32 .npy file."""
+    count = 1
+    for d in shape:
+        count *= d
+    data = array.array("f", (rng.uniform(-scale, scale) for _ in range(count)))
+    if sys.byteorder != "little":
+        data.byteswap()
+    _write_npy.write_npy(path, "<f4", tuple(shape), data.tobytes())
+
+
+def mlp_program(batch, width, layers):
+    x, w, b = (f"tensor<{batch}x{width}xf32>", f"tensor<{width}x{width}xf32>",
+               f"tensor<{width}xf32>")
+    args = [f"%x: {x}"] + [f"%w{i}: {w}, %b{i}: {b}" for i in range(layers)]
+    lines = [f"func.func @main({', '.join(args)}) -> {x} {{"]
+    h = "%x"
+    for i in range(layers):
+        lines += [f"  %m{i} = gplace.matmul {h}, %w{i} : ({x}, {w}) -> {x}",
+                  f"  %a{i} = gplace.bias_add %m{i}, %b{i} : {x}, {b}",
+                  f"  %h{i} = gplace.relu %a{i} : {x}"]
+        h = f"%h{i}"
+    lines += [f"  return {h} : {x}", "}"]
+    return "\n".join(lines) + "\n"
+
+
+def matmul_program(n):
+    t = f"tensor<{n}x{n}xf32>"
+    return (f"func.func @main(%a: {t}, %b: {t}) -> {t} {{\n"
+            f"  %c = gplace.matmul %a, %b : ({t}, {t}) -> {t}\n"
+            f"  return %c : {t}\n}}\n")
+
+
+def run_case(run, tmp, name, program, inputs, extra, repeat, ort_args=()):
+    """Writes the case's program and inputs under tmp/name, runs gplace-run
+    once to write out.npy, times it, and runs ort.mjs (once per entry of
+    ort_args). Returns (gplace seconds per run, [ort JSON results])."""
+    folder = os.path.join(tmp, name)
+    os.makedirs(folder)
+    path = os.path.join(folder, "program.mlir")
+    with open(path, "w") as f:
+        f.write(program)
+    rng = random.Random(42)
+    cmd = [run, path]
+    for i, (shape, scale) in enumerate(inputs):
+        npy = os.path.join(folder, f"in{i}.npy")
+        write_f32(npy, shape, rng, scale)
+        cmd += [f"--input=@{npy}"]
+    subprocess.run(cmd + [f"--output=@{os.path.join(folder, 'out.npy')}"],
+                   check=True)
+    gplace = per_iteration(cmd + ["--output=@" + os.devnull], extra, repeat)
+    results = []
+    for args in ort_args or [()]:
+        out = subprocess.run(["node", ORT_SCRIPT, name, folder, *args],
+                             check=True, capture_output=True, text=True)
+        results.append(json.loads(out.stdout))
+    return gplace, results
+
+
+def check(result):
+    """The tolerance ort.mjs's numbers must meet; exits when they do not."""
+    limit = 1e-4 * (result["max_abs_ref"] + 1)
+    if result["max_abs_diff"] > limit:
+        sys.exit(f"{result['case']}: ONNX Runtime and gplace-run differ by "
+                 f"{result['max_abs_diff']:.3g} (> {limit:.3g})")
+    return result
+
+
+def measure(build, repeat, ops=10000, batch=256, width=1024, layers=3,
+            n=2048):
+    """Returns the table's rows: (benchmark, gplace, ort, ratio text)."""
+    run = os.path.join(build, "bin", "gplace-run")
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        gplace, (ort,) = run_case(run, tmp, "chain", chain(ops),
+                                  [((4,), 1.0)], 1000, repeat,
+                                  [("--ops", str(ops))])
+        check(ort)
+        g_us, o_us = gplace / ops * 1e6, ort["ms_per_run"] / ops * 1e3
+        rows.append((f"dispatch: chain of {ops} elementwise ops (4 floats)",
+                     f"{g_us:.3f} µs/op", f"{o_us:.3f} µs/op",
+                     f"{o_us / g_us:.1f}"))
+
+        inputs = [((batch, width), 1.0)]
+        for _ in range(layers):
+            inputs += [((width, width), 1.0 / 32), ((width,), 0.1)]
+        gplace, (ort, ort_init) = run_case(
+            run, tmp, "mlp", mlp_program(batch, width, layers), inputs, 30,
+            repeat, [(), ("--initializers",)])
+        check(ort)
+        check(ort_init)
+        g_ms = gplace * 1e3
+        rows.append((f"MLP {layers}x{width}, batch {batch} (weights as inputs)",
+                     f"{g_ms:.2f} ms", f"{ort['ms_per_run']:.2f} ms",
+                     f"{ort['ms_per_run'] / g_ms:.2f}"))
+        rows.append((f"MLP {layers}x{width}, batch {batch} (ONNX Runtime's "
+                     "weights constant initializers)", f"{g_ms:.2f} ms",
+                     f"{ort_init['ms_per_run']:.2f} ms",
+                     f"{ort_init['ms_per_run'] / g_ms:.2f}"))
+
+        gplace, (ort,) = run_case(run, tmp, "matmul", matmul_program(n),
+                                  [((n, n), 1.0), ((n, n), 1.0)], 10, repeat)
+        check(ort)
+        g_ms = gplace * 1e3
+        flops = 2.0 * n ** 3
+        rows.append((f"matmul {n}³ f32", f"{g_ms:.1f} ms "
+                     f"({flops / gplace / 1e9:.0f} GFLOP/s)",
+                     f"{ort['ms_per_run']:.1f} ms "
+                     f"({flops / ort['ms_per_run'] / 1e6:.0f} GFLOP/s)",
+                     f"{ort['ms_per_run'] / g_ms:.2f}"))
+    return rows
+
+
+def table(rows):
+    lines = ["| benchmark | gplace-run | ONNX Runtime (CPU) | "
+             "ratio (ONNX Runtime / gplace) |", "|---|---:|---:|---:|"]
+    lines += [f"| {a} | {b} | {c} | {d} |" for a, b, c, d in rows]
+    return "\n".join(lines)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--build", default=os.path.join(HERE, "..", "build"))
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--ops", type=int, default=10000)
+    parser.add_argument("--n", type=int, default=2048)
+    args = parser.parse_args()
+    print(table(measure(args.build, args.repeat, ops=args.ops, n=args.n)))
+
+
+if __name__ == "__main__":
+    main()
