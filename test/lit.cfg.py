@@ -42,3 +42,8 @@ try:
         config.available_features.add("cuda-gpu")
 except (OSError, subprocess.SubprocessError):
     pass
+
+# Every test but the GPU ones sees no CUDA GPU, so that device lists and
+# placements are the same on machines with and without one;
+# Execution/cuda/lit.local.cfg lifts this.
+config.environment["CUDA_VISIBLE_DEVICES"] = ""
