@@ -81,6 +81,12 @@ Status Device::launch(const KernelCall &call, int) {
   return runHostKernel(call);
 }
 
+Status Device::launchFused(const FusedCall &fused, int stream) {
+  for (const KernelCall &call : fused.calls)
+    GPLACE_RETURN_IF_ERROR(launch(call, stream));
+  return Status::ok();
+}
+
 Status Device::copyFrom(void *target, const Device &sourceDevice,
                         const void *source, int64_t bytes, int) {
   if (!sourceDevice.isHostMemory())

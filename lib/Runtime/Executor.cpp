@@ -5,6 +5,7 @@
 
 #include "llvm/Support/ThreadPool.h"
 
+#include <algorithm>
 #include <condition_variable>
 #include <cstring>
 #include <map>
@@ -19,6 +20,7 @@ namespace {
 struct Event {
   std::mutex mutex;
   std::condition_variable reached;
+  size_t numFused = 0, numFusedLaunches = 0;
   uint64_t generation = 0; ///< The run in which it was last recorded.
   Device *recorder = nullptr;
   std::unique_ptr<DeviceEvent> deviceEvent; ///< The recorder's half.
@@ -33,25 +35,39 @@ struct ResolvedStep {
   void *target = nullptr;   ///< Copy.
   const void *from = nullptr;
   int64_t bytes = 0;
+  /// A fused run of launches (then `step` is the first of them).
+  std::unique_ptr<FusedCall> fused;
 };
+
+/// True if the memory of `a` and `b` overlaps.
+bool overlaps(const TensorRef &a, const TensorRef &b) {
+  auto *x = static_cast<const uint8_t *>(a.data);
+  auto *y = static_cast<const uint8_t *>(b.data);
+  return x < y + b.type->bytes() && y < x + a.type->bytes();
+}
 
 } // namespace
 
 class Executor::Impl {
 public:
   Plan plan;
+  ExecutorOptions options;
   std::vector<Device *> devices;
   Device *host = nullptr;
   std::vector<void *> arenas;
   std::vector<void *> persistents;
   std::vector<void *> inputs; ///< Host staging, one per program input.
   Device *staging = nullptr;  ///< The device that allocated `inputs`.
+  /// Per result: host staging of the result's device (nullptr where the
+  /// result's memory is host memory and is read in place).
+  std::vector<void *> resultStaging;
   std::vector<void *> addresses; ///< Per buffer.
   std::vector<ResolvedStep> steps;
   std::vector<std::vector<size_t>> streams; ///< Step indices per stream.
   std::vector<std::unique_ptr<Event>> events;
   std::unique_ptr<llvm::StdThreadPool> pool;
 
+  size_t numFused = 0, numFusedLaunches = 0;
   uint64_t generation = 0;
   std::atomic<bool> failed{false};
   std::mutex errorMutex;
@@ -67,6 +83,15 @@ public:
             persistents[i], plan.persistents[i].initialValue.type.bytes());
     for (void *input : inputs)
       staging->deallocateHostStaging(input);
+    for (size_t r = 0; r < resultStaging.size(); ++r)
+      if (resultStaging[r])
+        resultDevice(r)->deallocateHostStaging(resultStaging[r]);
+  }
+
+  /// The device holding result #r (the host for a program input).
+  Device *resultDevice(size_t r) const {
+    int device = plan.buffers[plan.results[r]].device;
+    return device < 0 ? host : devices[device];
   }
 
   Status load(const DeviceManager &manager) {
@@ -127,6 +152,22 @@ public:
       }
     }
 
+    // Results on devices with their own memory are read into host staging
+    // allocated once (pinned on CUDA), so that reading them runs at the
+    // copy engine's speed.
+    for (size_t r = 0; r < plan.results.size(); ++r) {
+      Device *device = resultDevice(r);
+      void *memory = nullptr;
+      if (!device->isHostMemory()) {
+        StatusOr<void *> staged = device->allocateHostStaging(
+            plan.buffers[plan.results[r]].type.bytes());
+        if (!staged)
+          return staged.status();
+        memory = *staged;
+      }
+      resultStaging.push_back(memory);
+    }
+
     std::map<std::pair<int, int>, size_t> streamIndex;
     for (const Step &step : plan.steps) {
       ResolvedStep resolved;
@@ -140,7 +181,6 @@ public:
         for (int b : step.outputs)
           resolved.call.outputs.push_back(
               {addresses[b], &plan.buffers[b].type});
-        GPLACE_RETURN_IF_ERROR(resolved.device->prepare(resolved.call));
       } else if (step.kind == Step::Kind::Copy) {
         const BufferDesc &from = plan.buffers[step.inputs[0]];
         resolved.source = from.device < 0 ? host : devices[from.device];
@@ -155,6 +195,17 @@ public:
       streams[it->second].push_back(steps.size());
       steps.push_back(std::move(resolved));
     }
+    if (options.fuseElementwise)
+      fuseElementwise();
+    // Kernels are prepared (compiled) once, now.
+    for (const std::vector<size_t> &stream : streams)
+      for (size_t index : stream) {
+        ResolvedStep &resolved = steps[index];
+        if (resolved.fused)
+          GPLACE_RETURN_IF_ERROR(resolved.device->prepareFused(*resolved.fused));
+        else if (resolved.step->kind == Step::Kind::Launch)
+          GPLACE_RETURN_IF_ERROR(resolved.device->prepare(resolved.call));
+      }
     for (int i = 0; i < plan.numEvents; ++i)
       events.push_back(std::make_unique<Event>());
     for (const Step &step : plan.steps)
@@ -167,6 +218,109 @@ public:
       pool = std::make_unique<llvm::StdThreadPool>(
           llvm::hardware_concurrency(streams.size()));
     return Status::ok();
+  }
+
+  /// Replaces each run of consecutive launches on one stream that its device
+  /// can fuse (same output type; at most options.maxFusedCalls) with one
+  /// fused step. A run ends where a launch would write memory that an input
+  /// read earlier in the run occupies, unless it is the very same tensor
+  /// (each thread then reads its element before writing it).
+  void fuseElementwise() {
+    std::vector<std::vector<size_t>> readers(plan.buffers.size());
+    for (size_t i = 0; i < plan.steps.size(); ++i)
+      for (int b : plan.steps[i].inputs)
+        readers[b].push_back(i);
+    std::vector<bool> isResult(plan.buffers.size(), false);
+    for (int b : plan.results)
+      isResult[b] = true;
+
+    auto fusible = [&](size_t index) {
+      const ResolvedStep &resolved = steps[index];
+      return resolved.step->kind == Step::Kind::Launch &&
+             resolved.call.outputs.size() == 1 &&
+             isFusibleElementwise(resolved.call.kernel) &&
+             resolved.device->canFuse(resolved.call);
+    };
+    for (std::vector<size_t> &stream : streams) {
+      std::vector<size_t> fusedStream;
+      for (size_t k = 0; k < stream.size();) {
+        if (!fusible(stream[k])) {
+          fusedStream.push_back(stream[k++]);
+          continue;
+        }
+        const TensorType &type = *steps[stream[k]].call.outputs[0].type;
+        std::vector<size_t> run = {stream[k]};
+        std::vector<int> produced = {plan.steps[stream[k]].outputs[0]};
+        auto isProduced = [&](int b) {
+          return std::find(produced.begin(), produced.end(), b) !=
+                 produced.end();
+        };
+        std::vector<TensorRef> externals, outputs;
+        auto addExternals = [&](size_t index, std::vector<TensorRef> &into) {
+          const Step &step = plan.steps[index];
+          for (size_t i = 0; i < step.inputs.size(); ++i)
+            if (!isProduced(step.inputs[i]))
+              into.push_back(steps[index].call.inputs[i]);
+        };
+        addExternals(stream[k], externals);
+        outputs.push_back(steps[stream[k]].call.outputs[0]);
+        size_t j = k + 1;
+        for (; j < stream.size() && run.size() < options.maxFusedCalls; ++j) {
+          size_t index = stream[j];
+          if (!fusible(index) || *steps[index].call.outputs[0].type != type)
+            break;
+          std::vector<TensorRef> own;
+          addExternals(index, own);
+          const TensorRef &output = steps[index].call.outputs[0];
+          bool hazard = false;
+          for (const std::vector<TensorRef> *inputs : {&externals, &own})
+            for (const TensorRef &input : *inputs)
+              if (overlaps(input, output) &&
+                  !(input.data == output.data && *input.type == *output.type))
+                hazard = true;
+          for (const TensorRef &input : own)
+            for (const TensorRef &earlier : outputs)
+              if (overlaps(input, earlier))
+                hazard = true;
+          if (hazard)
+            break;
+          externals.insert(externals.end(), own.begin(), own.end());
+          outputs.push_back(output);
+          run.push_back(index);
+          produced.push_back(plan.steps[index].outputs[0]);
+        }
+        if (run.size() == 1) {
+          fusedStream.push_back(stream[k++]);
+          continue;
+        }
+        auto fused = std::make_unique<FusedCall>();
+        for (size_t index : run) {
+          int output = plan.steps[index].outputs[0];
+          bool stored = isResult[output] ||
+                        plan.buffers[output].kind != BufferDesc::Kind::Arena;
+          for (size_t reader : readers[output])
+            if (std::find(run.begin(), run.end(), reader) == run.end())
+              stored = true;
+          fused->calls.push_back(steps[index].call);
+          fused->stored.push_back(stored);
+          if (fused->calls.size() <= 4)
+            fused->label += (fused->calls.size() > 1 ? "+" : "") +
+                            plan.steps[index].label;
+        }
+        if (run.size() > 4)
+          fused->label += "+... (" + std::to_string(run.size()) + " ops)";
+        ResolvedStep resolved;
+        resolved.step = steps[run.front()].step;
+        resolved.device = steps[run.front()].device;
+        resolved.fused = std::move(fused);
+        fusedStream.push_back(steps.size());
+        steps.push_back(std::move(resolved));
+        ++numFused;
+        numFusedLaunches += run.size();
+        k = j;
+      }
+      stream = std::move(fusedStream);
+    }
   }
 
   void fail(Status status) {
@@ -184,6 +338,8 @@ public:
 
   Status runStep(ResolvedStep &resolved) {
     const Step &step = *resolved.step;
+    if (resolved.fused)
+      return resolved.device->launchFused(*resolved.fused, step.stream);
     switch (step.kind) {
     case Step::Kind::Launch:
       return resolved.device->launch(resolved.call, step.stream);
@@ -226,7 +382,9 @@ public:
       ResolvedStep &resolved = steps[index];
       Status status = runStep(resolved);
       if (!status) {
-        fail(Status::error(resolved.step->label + " on " +
+        fail(Status::error((resolved.fused ? resolved.fused->label
+                                           : resolved.step->label) +
+                           " on " +
                            resolved.device->fullName() + ": " +
                            status.message()));
         return;
@@ -239,19 +397,26 @@ Executor::Executor(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Executor::~Executor() = default;
 
 StatusOr<std::unique_ptr<Executor>>
-Executor::create(Plan plan, const DeviceManager &devices) {
+Executor::create(Plan plan, const DeviceManager &devices,
+                 const ExecutorOptions &options) {
   auto impl = std::make_unique<Impl>();
   impl->plan = std::move(plan);
+  impl->options = options;
   GPLACE_RETURN_IF_ERROR(impl->load(devices));
   return std::unique_ptr<Executor>(new Executor(std::move(impl)));
 }
 
 size_t Executor::numStreams() const { return impl_->streams.size(); }
+size_t Executor::numFusedKernels() const { return impl_->numFused; }
+size_t Executor::numFusedLaunches() const { return impl_->numFusedLaunches; }
+
+TensorRef Executor::stagedInput(size_t index) const {
+  return {impl_->inputs[index], &impl_->plan.inputs[index]};
+}
 
 StatusOr<std::vector<HostTensor>>
 Executor::run(const std::vector<HostTensor> &inputs) {
-  Impl &impl = *impl_;
-  const Plan &plan = impl.plan;
+  const Plan &plan = impl_->plan;
   if (inputs.size() != plan.inputs.size())
     return Status::error("expected " + std::to_string(plan.inputs.size()) +
                          " inputs, got " + std::to_string(inputs.size()));
@@ -260,9 +425,23 @@ Executor::run(const std::vector<HostTensor> &inputs) {
       return Status::error("input #" + std::to_string(i) + ": expected " +
                            plan.inputs[i].str() + ", got " +
                            inputs[i].type.str());
-    std::memcpy(impl.inputs[i], inputs[i].data.data(), inputs[i].data.size());
+    std::memcpy(impl_->inputs[i], inputs[i].data.data(), inputs[i].data.size());
   }
+  StatusOr<std::vector<TensorRef>> views = runStaged();
+  if (!views)
+    return views.status();
+  std::vector<HostTensor> results;
+  for (const TensorRef &view : *views) {
+    HostTensor tensor(*view.type);
+    std::memcpy(tensor.data.data(), view.data, tensor.data.size());
+    results.push_back(std::move(tensor));
+  }
+  return results;
+}
 
+StatusOr<std::vector<TensorRef>> Executor::runStaged() {
+  Impl &impl = *impl_;
+  const Plan &plan = impl.plan;
   ++impl.generation;
   impl.failed = false;
   impl.error = Status::ok();
@@ -282,14 +461,17 @@ Executor::run(const std::vector<HostTensor> &inputs) {
   if (impl.failed)
     return impl.error;
 
-  std::vector<HostTensor> results;
-  for (int buffer : plan.results) {
-    const BufferDesc &desc = plan.buffers[buffer];
-    HostTensor tensor(desc.type);
-    Device *device = desc.device < 0 ? impl.host : impl.devices[desc.device];
-    GPLACE_RETURN_IF_ERROR(device->download(
-        tensor.data.data(), impl.addresses[buffer], tensor.data.size()));
-    results.push_back(std::move(tensor));
+  std::vector<TensorRef> results;
+  for (size_t r = 0; r < plan.results.size(); ++r) {
+    int buffer = plan.results[r];
+    const TensorType &type = plan.buffers[buffer].type;
+    void *memory = impl.addresses[buffer];
+    if (void *staged = impl.resultStaging[r]) {
+      GPLACE_RETURN_IF_ERROR(
+          impl.resultDevice(r)->download(staged, memory, type.bytes()));
+      memory = staged;
+    }
+    results.push_back({memory, &type});
   }
   return results;
 }

@@ -40,6 +40,27 @@ const std::pair<std::string_view, Kernel> kKernelNames[] = {
 };
 } // namespace
 
+bool isFusibleElementwise(Kernel kernel) {
+  switch (kernel) {
+  case Kernel::Add:
+  case Kernel::Sub:
+  case Kernel::Mul:
+  case Kernel::Div:
+  case Kernel::Maximum:
+  case Kernel::Neg:
+  case Kernel::Exp:
+  case Kernel::Log:
+  case Kernel::Tanh:
+  case Kernel::Sigmoid:
+  case Kernel::Relu:
+  case Kernel::AddN:
+  case Kernel::BiasAdd:
+    return true;
+  default:
+    return false;
+  }
+}
+
 std::optional<Kernel> kernelFromOpName(std::string_view opName) {
   for (const auto &[name, kernel] : kKernelNames)
     if (name == opName)

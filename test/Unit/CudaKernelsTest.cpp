@@ -240,4 +240,133 @@ TEST(CudaDiscovery, WithoutADriverSaysWhyInOneLine) {
   }
 }
 
+
+/// A run of launches for generateFusedCudaKernel, with fake, distinct
+/// addresses: tensor k lives at 0x1000 * (k + 1).
+struct FusedRun {
+  std::vector<TensorType> tensors;
+  std::vector<std::pair<Kernel, std::vector<int>>> calls; ///< Inputs, output.
+  std::vector<bool> stored;
+  KernelParams params;
+
+  static void *address(int k) {
+    return reinterpret_cast<void *>(static_cast<uintptr_t>(0x1000 * (k + 1)));
+  }
+  FusedCall call() const {
+    FusedCall fused;
+    for (const auto &[kernel, operands] : calls) {
+      KernelCall call;
+      call.kernel = kernel;
+      call.params = &params;
+      for (size_t i = 0; i + 1 < operands.size(); ++i)
+        call.inputs.push_back({address(operands[i]), &tensors[operands[i]]});
+      call.outputs.push_back(
+          {address(operands.back()), &tensors[operands.back()]});
+      fused.calls.push_back(call);
+    }
+    fused.stored = stored;
+    fused.label = "test";
+    return fused;
+  }
+};
+
+/// Every fusible kernel in one run: x, y (4x3), a broadcast row (1x3) and a
+/// bias (3) from outside; v0 is also read outside the run, v12 is the result.
+FusedRun everyFusibleKernel(ElementType t) {
+  FusedRun run;
+  run.tensors = {{t, {4, 3}}, {t, {4, 3}}, {t, {1, 3}}, {t, {3}}};
+  for (int k = 0; k < 13; ++k)
+    run.tensors.push_back({t, {4, 3}});
+  int x = 0, y = 1, row = 2, bias = 3;
+  auto v = [](int k) { return 4 + k; };
+  run.calls = {{Kernel::Add, {x, y, v(0)}},
+               {Kernel::Sub, {v(0), row, v(1)}},
+               {Kernel::Mul, {v(1), x, v(2)}},
+               {Kernel::Div, {v(2), y, v(3)}},
+               {Kernel::Maximum, {row, v(3), v(4)}},
+               {Kernel::Neg, {v(4), v(5)}},
+               {Kernel::Exp, {v(5), v(6)}},
+               {Kernel::Log, {v(6), v(7)}},
+               {Kernel::Tanh, {v(7), v(8)}},
+               {Kernel::Sigmoid, {v(8), v(9)}},
+               {Kernel::Relu, {v(9), v(10)}},
+               {Kernel::AddN, {v(10), x, v(0), v(11)}},
+               {Kernel::BiasAdd, {v(11), bias, v(12)}}};
+  run.stored.assign(13, false);
+  run.stored[0] = run.stored[12] = true;
+  return run;
+}
+
+TEST_P(CudaKernels, FusedRunsCompileWithNvrtcAndPtxas) {
+  bool havePtxas = std::filesystem::exists(GPLACE_PTXAS);
+  FusedRun run = everyFusibleKernel(GetParam());
+  FusedCall fused = run.call();
+  StatusOr<CudaKernelSource> kernel = generateFusedCudaKernel(fused);
+  ASSERT_TRUE(kernel) << kernel.status().message();
+  // x, y, the row and the bias, then v0 and v12.
+  EXPECT_EQ(kernel->numParameters, 6u);
+  EXPECT_EQ(kernel->arguments,
+            (std::vector<void *>{FusedRun::address(0), FusedRun::address(1),
+                                 FusedRun::address(2), FusedRun::address(3),
+                                 FusedRun::address(4), FusedRun::address(16)}));
+  EXPECT_EQ(kernel->threads, 12);
+  EXPECT_NE(kernel->source.find("__restrict__"), std::string::npos);
+  for (std::string arch : {"sm_90", ""}) {
+    StatusOr<std::string> ptx = compileCudaKernel(*kernel, arch);
+    ASSERT_TRUE(ptx) << ptx.status().message() << "\n" << kernel->source;
+    EXPECT_NE(ptx->find(".entry gplace_kernel"), std::string::npos);
+    if (havePtxas)
+      EXPECT_EQ(ptxas(*ptx), "") << kernel->source;
+  }
+}
+
+TEST(CudaKernelSource, FusedRunsLoadBeforeTheyStore) {
+  // exp(x) written over x itself (the planner's only overlap in a run):
+  // pointers may alias, so no __restrict__; x is loaded before the store.
+  FusedRun run;
+  TensorType t{ElementType::F32, {8}};
+  run.tensors = {t, t, t};
+  run.calls = {{Kernel::Exp, {0, 1}}, {Kernel::Neg, {1, 2}}};
+  run.stored = {false, true};
+  FusedCall fused = run.call();
+  fused.calls[1].outputs[0].data = FusedRun::address(0);
+  StatusOr<CudaKernelSource> kernel = generateFusedCudaKernel(fused);
+  ASSERT_TRUE(kernel) << kernel.status().message();
+  EXPECT_EQ(kernel->source.find("__restrict__"), std::string::npos)
+      << kernel->source;
+  EXPECT_LT(kernel->source.find("in0[i]"), kernel->source.find("out0[i] ="));
+  EXPECT_EQ(kernel->arguments, (std::vector<void *>{FusedRun::address(0),
+                                                    FusedRun::address(0)}));
+}
+
+TEST(CudaKernelSource, RefusesToFuseWhatDoesNotFuse) {
+  TensorType t{ElementType::F32, {8}}, other{ElementType::F32, {4}},
+      i32{ElementType::I32, {8}};
+  FusedRun softmax;
+  softmax.tensors = {t, t, t};
+  softmax.calls = {{Kernel::Exp, {0, 1}}, {Kernel::Softmax, {1, 2}}};
+  softmax.stored = {false, true};
+  StatusOr<CudaKernelSource> kernel =
+      generateFusedCudaKernel(softmax.call());
+  ASSERT_FALSE(kernel);
+  EXPECT_EQ(kernel.status().message(),
+            "gplace.softmax 8xf32 does not fuse into a kernel over 8xf32");
+  FusedRun shapes;
+  shapes.tensors = {t, t, other};
+  shapes.calls = {{Kernel::Exp, {0, 1}}, {Kernel::Neg, {2, 2}}};
+  shapes.stored = {true, true};
+  kernel = generateFusedCudaKernel(shapes.call());
+  ASSERT_FALSE(kernel);
+  EXPECT_EQ(kernel.status().message(),
+            "gplace.neg 4xf32 does not fuse into a kernel over 8xf32");
+  FusedRun ints;
+  ints.tensors = {i32, i32};
+  ints.calls = {{Kernel::Neg, {0, 1}}};
+  ints.stored = {true};
+  kernel = generateFusedCudaKernel(ints.call());
+  ASSERT_FALSE(kernel);
+  EXPECT_EQ(kernel.status().message(),
+            "no fused GPU kernel for element type i32");
+}
+
 } // namespace

@@ -282,9 +282,35 @@ public:
     int id;
     explicit Event(int id) : id(id) {}
   };
-  explicit RecordingDevice(std::vector<std::string> &log)
+  /// `fuses`: claims fused elementwise kernels (run call by call here);
+  /// `ownMemory`: claims memory the host cannot address, so that results
+  /// are read through host staging.
+  explicit RecordingDevice(std::vector<std::string> &log, bool fuses = false,
+                           bool ownMemory = false)
       : Device(DeviceName::local(DeviceType::GPU, 0), "recording", 0),
-        log_(log) {}
+        log_(log), fuses_(fuses), ownMemory_(ownMemory) {}
+  bool isHostMemory() const override { return !ownMemory_; }
+  StatusOr<void *> allocateHostStaging(int64_t bytes) override {
+    note("host staging " + std::to_string(bytes));
+    return Device::allocateHostStaging(bytes);
+  }
+  Status download(void *host, const void *source,
+                  int64_t bytes) const override {
+    note("download " + std::to_string(bytes));
+    return Device::download(host, source, bytes);
+  }
+  bool canFuse(const KernelCall &call) const override { return fuses_; }
+  Status prepareFused(const FusedCall &fused) override {
+    std::string stored;
+    for (bool s : fused.stored)
+      stored += s ? "1" : "0";
+    note("prepare fused " + fused.label + " stored " + stored);
+    return Status::ok();
+  }
+  Status launchFused(const FusedCall &fused, int stream) override {
+    note("launch fused " + fused.label + " stream " + std::to_string(stream));
+    return Device::launchFused(fused, stream);
+  }
   void note(const std::string &entry) const {
     std::lock_guard<std::mutex> lock(mutex_);
     log_.push_back(entry);
@@ -326,6 +352,7 @@ public:
 
 private:
   std::vector<std::string> &log_;
+  bool fuses_, ownMemory_;
   mutable std::mutex mutex_;
   int events_ = 0;
 };
@@ -385,6 +412,184 @@ TEST(Executor, ChecksInputsAndDevices) {
   EXPECT_EQ(missing.status().message(),
             "the plan needs device /job:localhost/replica:0/task:0/device:GPU:0"
             ", which this process does not have");
+}
+
+/// Plans by hand on CPU:0 and GPU:0, every tensor a 4xf32.
+struct PlanBuilder {
+  Plan plan;
+  TensorType t{ElementType::F32, {4}};
+  PlanBuilder() {
+    plan.devices = {{"/job:localhost/replica:0/task:0/device:CPU:0", 1024, 0},
+                    {"/job:localhost/replica:0/task:0/device:GPU:0", 1024, 64}};
+  }
+  int buffer(BufferDesc::Kind kind, int device, int64_t offset,
+             TensorType type) {
+    BufferDesc desc;
+    desc.kind = kind;
+    desc.device = device;
+    desc.offset = offset;
+    desc.type = std::move(type);
+    plan.buffers.push_back(desc);
+    return static_cast<int>(plan.buffers.size() - 1);
+  }
+  int input() {
+    plan.inputs.push_back(t);
+    int b = buffer(BufferDesc::Kind::Input, -1, 0, t);
+    plan.buffers[b].index = static_cast<int>(plan.inputs.size() - 1);
+    return b;
+  }
+  int arena(int device, int64_t offset, TensorType type = {}) {
+    return buffer(BufferDesc::Kind::Arena, device, offset,
+                  type.shape.empty() ? t : type);
+  }
+  int constant(int device, float value) {
+    PersistentDesc desc;
+    desc.device = device;
+    desc.initialValue = tensorOf<float>(ElementType::F32, {4},
+                                        {value, value, value, value});
+    plan.persistents.push_back(desc);
+    int b = buffer(BufferDesc::Kind::Persistent, device, 0, t);
+    plan.buffers[b].index = static_cast<int>(plan.persistents.size() - 1);
+    return b;
+  }
+  void step(Step::Kind kind, int device, int stream, Kernel kernel,
+            std::vector<int> in, std::vector<int> out, int event = -1,
+            std::string label = "step") {
+    Step s;
+    s.kind = kind;
+    s.device = device;
+    s.stream = stream;
+    s.kernel = kernel;
+    s.inputs = std::move(in);
+    s.outputs = std::move(out);
+    s.event = event;
+    s.label = std::move(label);
+    plan.steps.push_back(s);
+  }
+  void launch(Kernel kernel, std::vector<int> in, int out, std::string label) {
+    step(Step::Kind::Launch, 1, 0, kernel, std::move(in), {out}, -1,
+         std::move(label));
+  }
+};
+
+/// On GPU:0: a = x + 1, b = a * a, c = -b, d = c - a; `a` also goes to the
+/// CPU on another stream. Results: d, and a on the CPU.
+Plan chainPlan() {
+  PlanBuilder p;
+  int x = p.input(), one = p.constant(1, 1);
+  int g = p.arena(1, 0), a = p.arena(1, 64), b = p.arena(1, 128),
+      c = p.arena(1, 192), d = p.arena(1, 256), back = p.arena(0, 0);
+  p.step(Step::Kind::Copy, 1, 0, Kernel::Identity, {x}, {g});
+  p.launch(Kernel::Add, {g, one}, a, "Add");
+  p.launch(Kernel::Mul, {a, a}, b, "Mul");
+  p.launch(Kernel::Neg, {b}, c, "Neg");
+  p.launch(Kernel::Sub, {c, a}, d, "Sub");
+  p.step(Step::Kind::Record, 1, 0, Kernel::Identity, {}, {}, 0);
+  p.step(Step::Kind::Wait, 0, 1, Kernel::Identity, {}, {}, 0);
+  p.step(Step::Kind::Copy, 0, 1, Kernel::Identity, {a}, {back});
+  p.plan.numEvents = 1;
+  p.plan.results = {d, back};
+  return p.plan;
+}
+
+TEST(Executor, FusesRunsOfElementwiseLaunches) {
+  HostTensor x = tensorOf<float>(ElementType::F32, {4}, {1, 2, 3, 4});
+  for (bool fuse : {true, false}) {
+    std::vector<std::string> log;
+    DeviceManager devices({0, 0});
+    devices.addDevice(std::make_unique<RecordingDevice>(log, /*fuses=*/true));
+    ExecutorOptions options;
+    options.fuseElementwise = fuse;
+    StatusOr<std::unique_ptr<Executor>> executor =
+        Executor::create(chainPlan(), devices, options);
+    ASSERT_TRUE(executor) << executor.status().message();
+    if (fuse) {
+      // One kernel; a is stored (the CPU reads it), b and c only feed later
+      // calls, d is a result.
+      EXPECT_EQ(log, std::vector<std::string>{
+                         "prepare fused Add+Mul+Neg+Sub stored 1001"});
+      EXPECT_EQ((*executor)->numFusedKernels(), 1u);
+      EXPECT_EQ((*executor)->numFusedLaunches(), 4u);
+    } else {
+      EXPECT_EQ(log.size(), 4u);
+      EXPECT_EQ((*executor)->numFusedKernels(), 0u);
+    }
+    log.clear();
+    StatusOr<std::vector<HostTensor>> results = (*executor)->run({x});
+    ASSERT_TRUE(results) << results.status().message();
+    // a = {2, 3, 4, 5}; d = -a * a - a.
+    EXPECT_EQ(valuesOf<float>((*results)[0]),
+              (std::vector<float>{-6, -12, -20, -30}));
+    EXPECT_EQ(valuesOf<float>((*results)[1]), (std::vector<float>{2, 3, 4, 5}));
+    EXPECT_EQ(std::count(log.begin(), log.end(),
+                         "launch fused Add+Mul+Neg+Sub stream 0"),
+              fuse ? 1 : 0);
+  }
+}
+
+/// p = g + s (s a 1-element tensor broadcast), q = p * p, r = -q, where r is
+/// written at `rOffset` of GPU:0's arena: over s (a hazard: other threads
+/// still read s) or over g (the same tensor, read element by element).
+Plan overlapPlan(int64_t rOffset) {
+  PlanBuilder p;
+  int x = p.input();
+  int g = p.arena(1, 0), s = p.arena(1, 320, {ElementType::F32, {1}});
+  int pp = p.arena(1, 64), q = p.arena(1, 128), r = p.arena(1, rOffset);
+  p.step(Step::Kind::Copy, 1, 0, Kernel::Identity, {x}, {g});
+  p.launch(Kernel::Add, {g, s}, pp, "Add");
+  p.launch(Kernel::Mul, {pp, pp}, q, "Mul");
+  p.launch(Kernel::Neg, {q}, r, "Neg");
+  p.plan.results = {r};
+  return p.plan;
+}
+
+TEST(Executor, EndsAFusedRunWhereItWouldOverwriteItsInputs) {
+  HostTensor x = tensorOf<float>(ElementType::F32, {4}, {1, 2, 3, 4});
+  for (int64_t offset : {int64_t(320), int64_t(0)}) {
+    std::vector<std::string> log;
+    DeviceManager devices({0, 0});
+    devices.addDevice(std::make_unique<RecordingDevice>(log, true));
+    StatusOr<std::unique_ptr<Executor>> executor =
+        Executor::create(overlapPlan(offset), devices);
+    ASSERT_TRUE(executor) << executor.status().message();
+    EXPECT_EQ((*executor)->numFusedKernels(), 1u);
+    EXPECT_EQ((*executor)->numFusedLaunches(), offset == 320 ? 2u : 3u);
+    StatusOr<std::vector<HostTensor>> results = (*executor)->run({x});
+    ASSERT_TRUE(results) << results.status().message();
+    EXPECT_EQ(valuesOf<float>((*results)[0]),
+              (std::vector<float>{-1, -4, -9, -16}));
+  }
+}
+
+TEST(Executor, RunsOnStagedInputsAndStagesResults) {
+  std::vector<std::string> log;
+  DeviceManager devices({0, 0});
+  devices.addDevice(std::make_unique<RecordingDevice>(log, false,
+                                                      /*ownMemory=*/true));
+  StatusOr<std::unique_ptr<Executor>> executor =
+      Executor::create(chainPlan(), devices);
+  ASSERT_TRUE(executor) << executor.status().message();
+  // The input is staged by the GPU (pinned on CUDA), and so is d, its
+  // result; the CPU's result is read in place.
+  EXPECT_EQ(std::count(log.begin(), log.end(), "host staging 16"), 2);
+  TensorRef input = (*executor)->stagedInput(0);
+  ASSERT_EQ(*input.type, (TensorType{ElementType::F32, {4}}));
+  float x[4] = {1, 2, 3, 4};
+  std::memcpy(input.data, x, sizeof(x));
+  for (int run = 0; run < 2; ++run) {
+    log.clear();
+    StatusOr<std::vector<TensorRef>> results = (*executor)->runStaged();
+    ASSERT_TRUE(results) << results.status().message();
+    ASSERT_EQ(results->size(), 2u);
+    float d[4], a[4];
+    std::memcpy(d, (*results)[0].data, sizeof(d));
+    std::memcpy(a, (*results)[1].data, sizeof(a));
+    EXPECT_EQ(std::vector<float>(d, d + 4),
+              (std::vector<float>{-6, -12, -20, -30}));
+    EXPECT_EQ(std::vector<float>(a, a + 4), (std::vector<float>{2, 3, 4, 5}));
+    // The CPU's copy of a, and d into its staging.
+    EXPECT_EQ(std::count(log.begin(), log.end(), "download 16"), 2);
+  }
 }
 
 } // namespace

@@ -60,12 +60,24 @@ struct CudaKernelSource {
   int64_t threads = 0;
   /// Pointer parameters in order: inputs, then outputs.
   size_t numParameters = 0;
+  /// Fused kernels: the address each parameter takes, in order (a single
+  /// launch's kernel takes its call's inputs, then its outputs).
+  std::vector<void *> arguments;
 };
 
 /// Generates the kernel for `call`, or fails for a kernel that does not run
 /// through NVRTC (MatMul: cuBLAS; Read, Identity, Reshape, Assign: copies)
 /// or an element type without a GPU kernel (the kernel registry's).
 StatusOr<CudaKernelSource> generateCudaKernel(const KernelCall &call);
+
+/// Generates one kernel for a run of elementwise launches (XLA's loop
+/// fusion): each thread loads its elements of the tensors read from outside
+/// the run (broadcast as the single kernels do), computes every call's value
+/// in registers and stores the outputs `fused.stored` marks. Parameters:
+/// the distinct outside tensors, then the stored outputs (`arguments`).
+/// Fails for a call that is not elementwise, an output type other than the
+/// first call's, or an element type without a GPU kernel.
+StatusOr<CudaKernelSource> generateFusedCudaKernel(const FusedCall &fused);
 
 /// True if `kernel` runs as an NVRTC kernel on a CUDA GPU.
 bool isNvrtcKernel(Kernel kernel);

@@ -13,6 +13,7 @@
 #define GPLACE_RUNTIME_EXECUTOR_H
 
 #include "gplace/Runtime/Device.h"
+#include "gplace/Runtime/Kernels.h"
 #include "gplace/Runtime/Plan.h"
 #include "gplace/Runtime/Status.h"
 
@@ -21,12 +22,24 @@
 
 namespace gplace::runtime {
 
+/// How an Executor runs its plan.
+struct ExecutorOptions {
+  /// Fuse runs of consecutive elementwise launches on one stream (same
+  /// output shape and element type) into one kernel on devices that can
+  /// (Device::canFuse: CUDA GPUs); gplace-run's `--gpu-fusion`.
+  bool fuseElementwise = true;
+  /// The most launches one fused kernel takes (bounds its source and
+  /// compile time).
+  size_t maxFusedCalls = 64;
+};
+
 class Executor {
 public:
   /// Loads `plan`. Errors: a device the plan needs that `devices` lacks, or
   /// memory the device cannot provide (naming device, request and limit).
   static StatusOr<std::unique_ptr<Executor>>
-  create(Plan plan, const DeviceManager &devices);
+  create(Plan plan, const DeviceManager &devices,
+         const ExecutorOptions &options = {});
   ~Executor();
 
   /// Runs the program once on `inputs` (one per program input, of the
@@ -35,8 +48,25 @@ public:
   /// naming the op and its device.
   StatusOr<std::vector<HostTensor>> run(const std::vector<HostTensor> &inputs);
 
+  /// Program input #index's staging memory: the host memory the plan reads
+  /// that input from (pinned when a CUDA GPU is among the plan's devices),
+  /// of the plan's type. A caller that fills it and calls runStaged() saves
+  /// run()'s copy of the inputs, as IREE's imported host buffers do.
+  TensorRef stagedInput(size_t index) const;
+
+  /// Runs the program once on the inputs in stagedInput() and returns its
+  /// results as views of host memory the executor owns (pinned staging for
+  /// results on a GPU; the buffer itself on host-memory devices), valid
+  /// until the next run. Errors as run().
+  StatusOr<std::vector<TensorRef>> runStaged();
+
   /// The number of (device, stream) queues the plan uses.
   size_t numStreams() const;
+
+  /// The number of fused kernels the plan runs, and the launches they
+  /// replace.
+  size_t numFusedKernels() const;
+  size_t numFusedLaunches() const;
 
   class Impl;
 

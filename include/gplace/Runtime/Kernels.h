@@ -30,6 +30,18 @@ struct KernelCall {
   std::vector<TensorRef> outputs;
 };
 
+/// A run of consecutive elementwise launches on one stream, all with one
+/// output shape and element type, run as one kernel (XLA's loop fusion,
+/// found in the plan rather than in the graph). A call's input is either a
+/// buffer from outside the run or the output of an earlier call;
+/// `stored[k]` says whether call k's output must reach memory (read after
+/// the run, by another stream or as a result) or only feeds later calls.
+struct FusedCall {
+  std::vector<KernelCall> calls;
+  std::vector<bool> stored;
+  std::string label; ///< "Add+Mul+Relu", for messages.
+};
+
 /// Runs `call` on the host, synchronously. Shapes and types are those the
 /// graph's verifiers accepted. Errors: an element type the kernel does not
 /// support, integer division by zero (TensorFlow's "Integer division by

@@ -60,6 +60,11 @@ std::optional<Kernel> kernelFromOpName(std::string_view opName);
 /// The graph op name of `kernel` ("gplace.matmul").
 std::string_view kernelOpName(Kernel kernel);
 
+/// True for the elementwise kernels a device may fuse into one kernel:
+/// Add, Sub, Mul, Div, Maximum (with broadcasting), Neg, Exp, Log, Tanh,
+/// Sigmoid, Relu, AddN, BiasAdd.
+bool isFusibleElementwise(Kernel kernel);
+
 /// Kernel parameters, as the graph op's attributes give them.
 struct KernelParams {
   bool transposeA = false, transposeB = false; ///< MatMul.

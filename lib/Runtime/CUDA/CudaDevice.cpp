@@ -98,6 +98,8 @@ public:
       libs.cublasDestroy(cublas_);
     for (auto &entry : modules_)
       libs.cuModuleUnload(entry.second.module);
+    if (peerStaging_)
+      libs.cuMemFreeHost(peerStaging_);
   }
 
   bool isHostMemory() const override { return false; }
@@ -121,23 +123,56 @@ public:
     StatusOr<CudaKernelSource> kernel = generateCudaKernel(call);
     if (!kernel)
       return kernel.status();
+    StatusOr<Compiled> compiled = load(*kernel);
+    if (!compiled)
+      return compiled.status();
     std::lock_guard<std::mutex> lock(kernelsMutex_);
-    // Launches with the same shapes and types share one loaded module.
-    auto loaded = modules_.find(kernel->source);
-    if (loaded == modules_.end()) {
-      StatusOr<std::string> ptx = compileCudaKernel(*kernel, arch());
-      if (!ptx)
-        return ptx.status();
-      GPLACE_RETURN_IF_ERROR(activate());
-      Compiled compiled;
-      compiled.threads = kernel->threads;
-      GPLACE_CU_CHECK(cuModuleLoadData, &compiled.module, ptx->c_str());
-      GPLACE_CU_CHECK(cuModuleGetFunction, &compiled.function,
-                      compiled.module, kernel->entry.c_str());
-      loaded = modules_.emplace(kernel->source, compiled).first;
-    }
-    kernels_[&call] = loaded->second;
+    kernels_[&call] = *compiled;
     return Status::ok();
+  }
+
+  bool canFuse(const KernelCall &call) const override {
+    switch (call.outputs[0].type->elementType) {
+    case ElementType::F32:
+    case ElementType::F64:
+    case ElementType::F16:
+    case ElementType::BF16:
+      return isFusibleElementwise(call.kernel);
+    default:
+      return false;
+    }
+  }
+
+  Status prepareFused(const FusedCall &fused) override {
+    StatusOr<CudaKernelSource> kernel = generateFusedCudaKernel(fused);
+    if (!kernel)
+      return kernel.status();
+    StatusOr<Compiled> compiled = load(*kernel);
+    if (!compiled)
+      return compiled.status();
+    std::lock_guard<std::mutex> lock(kernelsMutex_);
+    fusedKernels_[&fused] = {*compiled, std::move(kernel->arguments)};
+    return Status::ok();
+  }
+
+  Status launchFused(const FusedCall &fused, int stream) override {
+    GPLACE_RETURN_IF_ERROR(activate());
+    const FusedKernel *kernel = nullptr;
+    {
+      std::lock_guard<std::mutex> lock(kernelsMutex_);
+      auto it = fusedKernels_.find(&fused);
+      if (it != fusedKernels_.end())
+        kernel = &it->second;
+    }
+    if (!kernel) {
+      GPLACE_RETURN_IF_ERROR(prepareFused(fused));
+      std::lock_guard<std::mutex> lock(kernelsMutex_);
+      kernel = &fusedKernels_[&fused];
+    }
+    std::vector<CUdeviceptr> pointers;
+    for (void *argument : kernel->arguments)
+      pointers.push_back(reinterpret_cast<CUdeviceptr>(argument));
+    return run(kernel->compiled, pointers, streams_[stream]);
   }
 
   Status launch(const KernelCall &call, int stream) override {
@@ -172,22 +207,12 @@ public:
       std::lock_guard<std::mutex> lock(kernelsMutex_);
       compiled = kernels_[&call];
     }
-    if (compiled.threads == 0)
-      return Status::ok();
     std::vector<CUdeviceptr> pointers;
     for (const TensorRef &ref : call.inputs)
       pointers.push_back(reinterpret_cast<CUdeviceptr>(ref.data));
     for (const TensorRef &ref : call.outputs)
       pointers.push_back(reinterpret_cast<CUdeviceptr>(ref.data));
-    std::vector<void *> args;
-    for (CUdeviceptr &pointer : pointers)
-      args.push_back(&pointer);
-    constexpr unsigned kBlock = 256;
-    unsigned grid = static_cast<unsigned>((compiled.threads + kBlock - 1) /
-                                          kBlock);
-    GPLACE_CU_CHECK(cuLaunchKernel, compiled.function, grid, 1, 1, kBlock, 1,
-                    1, 0, s, args.data(), nullptr);
-    return Status::ok();
+    return run(compiled, pointers, s);
   }
 
   Status copyFrom(void *target, const Device &sourceDevice, const void *source,
@@ -210,21 +235,25 @@ public:
                       from.gpu_->context, bytes, s);
       return Status::ok();
     }
-    // No peer access: through pinned host memory, once the source is done.
+    // No peer access: through pinned host memory (kept for the next such
+    // copy), once the source is done.
     GPLACE_RETURN_IF_ERROR(from.synchronizeStreams());
-    StatusOr<void *> staging = allocateHostStaging(bytes);
-    if (!staging)
-      return staging.status();
-    Status status = from.download(*staging, source, bytes);
-    if (status) {
-      status = activate();
-      if (status)
-        status = cuda::cuStatus(CudaLibraries::get().cuMemcpyHtoD(
-                                    dst, *staging, bytes),
-                                "cuMemcpyHtoD");
+    std::lock_guard<std::mutex> lock(peerStagingMutex_);
+    if (peerStagingBytes_ < bytes) {
+      if (peerStaging_)
+        deallocateHostStaging(peerStaging_);
+      peerStaging_ = nullptr;
+      peerStagingBytes_ = 0;
+      StatusOr<void *> staging = allocateHostStaging(bytes);
+      if (!staging)
+        return staging.status();
+      peerStaging_ = *staging;
+      peerStagingBytes_ = bytes;
     }
-    deallocateHostStaging(*staging);
-    return status;
+    GPLACE_RETURN_IF_ERROR(from.download(peerStaging_, source, bytes));
+    GPLACE_RETURN_IF_ERROR(activate());
+    GPLACE_CU_CHECK(cuMemcpyHtoD, dst, peerStaging_, bytes);
+    return Status::ok();
   }
 
   Status upload(void *target, const void *host, int64_t bytes) override {
@@ -314,6 +343,43 @@ private:
     int64_t threads = 0;
   };
 
+  /// Compiles `kernel` (through the kernel cache) and loads it, once per
+  /// source: launches with the same shapes and types share one module.
+  StatusOr<Compiled> load(const CudaKernelSource &kernel) {
+    std::lock_guard<std::mutex> lock(kernelsMutex_);
+    auto loaded = modules_.find(kernel.source);
+    if (loaded == modules_.end()) {
+      StatusOr<std::string> ptx = compileCudaKernel(kernel, arch());
+      if (!ptx)
+        return ptx.status();
+      GPLACE_RETURN_IF_ERROR(activate());
+      Compiled compiled;
+      compiled.threads = kernel.threads;
+      GPLACE_CU_CHECK(cuModuleLoadData, &compiled.module, ptx->c_str());
+      GPLACE_CU_CHECK(cuModuleGetFunction, &compiled.function,
+                      compiled.module, kernel.entry.c_str());
+      loaded = modules_.emplace(kernel.source, compiled).first;
+    }
+    return loaded->second;
+  }
+
+  /// Launches `compiled` on `stream`, one thread per work item, with the
+  /// device pointers `pointers` as its parameters.
+  Status run(const Compiled &compiled, std::vector<CUdeviceptr> &pointers,
+             CUstream stream) {
+    if (compiled.threads == 0)
+      return Status::ok();
+    std::vector<void *> args;
+    for (CUdeviceptr &pointer : pointers)
+      args.push_back(&pointer);
+    constexpr unsigned kBlock = 256;
+    unsigned grid =
+        static_cast<unsigned>((compiled.threads + kBlock - 1) / kBlock);
+    GPLACE_CU_CHECK(cuLaunchKernel, compiled.function, grid, 1, 1, kBlock, 1,
+                    1, 0, stream, args.data(), nullptr);
+    return Status::ok();
+  }
+
   Status activate() const {
     return cuda::cuStatus(CudaLibraries::get().cuCtxSetCurrent(gpu_->context),
                           "cuCtxSetCurrent");
@@ -387,6 +453,14 @@ private:
   std::mutex kernelsMutex_;
   std::map<const KernelCall *, Compiled> kernels_;
   std::map<std::string, Compiled> modules_; ///< By kernel source.
+  struct FusedKernel {
+    Compiled compiled;
+    std::vector<void *> arguments;
+  };
+  std::map<const FusedCall *, FusedKernel> fusedKernels_;
+  std::mutex peerStagingMutex_;
+  void *peerStaging_ = nullptr; ///< Pinned, for copies without peer access.
+  int64_t peerStagingBytes_ = 0;
 };
 
 std::string pciBusId(const CudaLibraries &libs, CUdevice device) {

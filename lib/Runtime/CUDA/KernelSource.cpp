@@ -10,6 +10,8 @@
 
 #include "gplace/Runtime/Cuda.h"
 
+#include <map>
+#include <set>
 #include <sstream>
 
 namespace gplace::runtime {
@@ -120,6 +122,47 @@ std::string offsets(const std::string &index, const std::vector<int64_t> &dims,
   return os.str();
 }
 
+/// The value of elementwise `kernel` on operands `x` (expressions of the
+/// compute type), as the CPU kernels compute it.
+std::string elementwiseValue(Kernel kernel, const GpuType &type,
+                             const std::vector<std::string> &x) {
+  switch (kernel) {
+  case Kernel::Add:
+  case Kernel::BiasAdd:
+    return "(" + x[0] + " + " + x[1] + ")";
+  case Kernel::Sub:
+    return "(" + x[0] + " - " + x[1] + ")";
+  case Kernel::Mul:
+    return "(" + x[0] + " * " + x[1] + ")";
+  case Kernel::Div:
+    return "(" + x[0] + " / " + x[1] + ")";
+  case Kernel::Maximum: // Propagating NaN as the CPU kernel does.
+    return "((" + x[0] + " != " + x[0] + " || " + x[1] + " != " + x[1] +
+           ") ? (" + x[0] + " + " + x[1] + ") : (" + x[0] + " > " + x[1] +
+           " ? " + x[0] + " : " + x[1] + "))";
+  case Kernel::Neg:
+    return "(-" + x[0] + ")";
+  case Kernel::Exp:
+    return type.math("exp") + "(" + x[0] + ")";
+  case Kernel::Log:
+    return type.math("log") + "(" + x[0] + ")";
+  case Kernel::Tanh:
+    return type.math("tanh") + "(" + x[0] + ")";
+  case Kernel::Sigmoid:
+    return "(" + type.constant(1) + " / (" + type.constant(1) + " + " +
+           type.math("exp") + "(-" + x[0] + ")))";
+  case Kernel::Relu:
+    return "(" + x[0] + " > " + type.constant(0) + " ? " + x[0] + " : " +
+           type.constant(0) + ")";
+  default: { // AddN
+    std::string sum;
+    for (const std::string &operand : x)
+      sum += (sum.empty() ? "" : " + ") + operand;
+    return "(" + sum + ")";
+  }
+  }
+}
+
 class Generator {
 public:
   explicit Generator(const KernelCall &call) : call_(call) {}
@@ -157,10 +200,12 @@ public:
       body = unary();
       break;
     case Kernel::AddN: {
-      std::string sum;
+      std::vector<std::string> operands;
       for (size_t k = 0; k < call_.inputs.size(); ++k)
-        sum += (k ? " + " : "") + type_.load("in" + std::to_string(k) + "[i]");
-      body = "  out0[i] = " + type_.store(sum) + ";\n";
+        operands.push_back(type_.load("in" + std::to_string(k) + "[i]"));
+      body = "  out0[i] = " +
+             type_.store(elementwiseValue(call_.kernel, type_, operands)) +
+             ";\n";
       break;
     }
     case Kernel::BiasAdd:
@@ -249,53 +294,15 @@ private:
     std::string loads = "  " + c + " a = " + type_.load("in0[" + ia + "]") +
                         ";\n  " + c + " b = " + type_.load("in1[" + ib + "]") +
                         ";\n";
-    std::string value;
-    switch (call_.kernel) {
-    case Kernel::Add:
-      value = "a + b";
-      break;
-    case Kernel::Sub:
-      value = "a - b";
-      break;
-    case Kernel::Mul:
-      value = "a * b";
-      break;
-    case Kernel::Div:
-      value = "a / b";
-      break;
-    default: // Maximum, propagating NaN as the CPU kernel does.
-      value = "(a != a || b != b) ? (a + b) : (a > b ? a : b)";
-      break;
-    }
-    return prefix + loads + "  out0[i] = " + type_.store(value) + ";\n";
+    return prefix + loads + "  out0[i] = " +
+           type_.store(elementwiseValue(call_.kernel, type_, {"a", "b"})) +
+           ";\n";
   }
 
   std::string unary() {
-    std::string c = type_.compute;
-    std::string value;
-    switch (call_.kernel) {
-    case Kernel::Neg:
-      value = "-a";
-      break;
-    case Kernel::Exp:
-      value = type_.math("exp") + "(a)";
-      break;
-    case Kernel::Log:
-      value = type_.math("log") + "(a)";
-      break;
-    case Kernel::Tanh:
-      value = type_.math("tanh") + "(a)";
-      break;
-    case Kernel::Sigmoid:
-      value = type_.constant(1) + " / (" + type_.constant(1) + " + " +
-              type_.math("exp") + "(-a))";
-      break;
-    default: // Relu
-      value = "a > " + type_.constant(0) + " ? a : " + type_.constant(0);
-      break;
-    }
-    return "  " + c + " a = " + type_.load("in0[i]") + ";\n  out0[i] = " +
-           type_.store(value) + ";\n";
+    return "  " + std::string(type_.compute) + " a = " +
+           type_.load("in0[i]") + ";\n  out0[i] = " +
+           type_.store(elementwiseValue(call_.kernel, type_, {"a"})) + ";\n";
   }
 
   std::string reduce() {
@@ -417,6 +424,114 @@ StatusOr<CudaKernelSource> generateCudaKernel(const KernelCall &call) {
   if (call.outputs.empty() || call.inputs.empty())
     return Status::error("a kernel needs inputs and outputs");
   return Generator(call).generate();
+}
+
+StatusOr<CudaKernelSource> generateFusedCudaKernel(const FusedCall &fused) {
+  if (fused.calls.empty() || fused.stored.size() != fused.calls.size())
+    return Status::error("a fused kernel needs calls");
+  const TensorType &out = *fused.calls.front().outputs[0].type;
+  std::optional<GpuType> type = gpuType(out.elementType);
+  if (!type)
+    return Status::error("no fused GPU kernel for element type " +
+                         std::string(elementTypeName(out.elementType)));
+  for (const KernelCall &call : fused.calls)
+    if (!isFusibleElementwise(call.kernel) || call.outputs.size() != 1 ||
+        *call.outputs[0].type != out)
+      return Status::error(std::string(kernelOpName(call.kernel)) + " " +
+                           call.outputs[0].type->str() +
+                           " does not fuse into a kernel over " + out.str());
+  std::string c = type->compute;
+  CudaKernelSource kernel;
+  kernel.threads = out.numElements();
+
+  // Tensors read from outside the run become parameters in0, in1, ... (one
+  // per address and type); loads come first, then the values, then the
+  // stores, so that each thread reads its elements before writing any.
+  std::vector<TensorRef> externals;
+  std::map<std::string, std::string> loaded; // "in0[i]" -> its name
+  std::set<size_t> broadcasts; // Parameters with an offset variable.
+  std::ostringstream offsetCode, loads, values, stores;
+  std::map<const void *, size_t> produced;   // Output address -> call.
+  auto operand = [&](const KernelCall &call, size_t k) -> std::string {
+    const TensorRef &ref = call.inputs[k];
+    auto it = produced.find(ref.data);
+    if (it != produced.end() && *fused.calls[it->second].outputs[0].type ==
+                                    *ref.type)
+      return "v" + std::to_string(it->second);
+    size_t q = 0;
+    while (q < externals.size() &&
+           !(externals[q].data == ref.data && *externals[q].type == *ref.type))
+      ++q;
+    if (q == externals.size())
+      externals.push_back(ref);
+    std::string param = "in" + std::to_string(q);
+    std::string index = "i";
+    if (call.kernel == Kernel::BiasAdd && k == 1) {
+      index = "i % " + std::to_string(ref.type->numElements()) + "LL";
+    } else if (ref.type->shape != out.shape) {
+      index = "o" + std::to_string(q);
+      if (broadcasts.insert(q).second)
+        offsetCode << "  long long " << index << ";\n  {\n"
+                   << offsets("i", out.shape,
+                              {broadcastStrides(ref.type->shape, out.shape)})
+                   << "  " << index << " = o0;\n  }\n";
+    }
+    std::string key = param + "[" + index + "]";
+    auto [slot, isNew] =
+        loaded.try_emplace(key, "x" + std::to_string(loaded.size()));
+    if (isNew)
+      loads << "  const " << c << " " << slot->second << " = "
+            << type->load(param + "[" + index + "]") << ";\n";
+    return slot->second;
+  };
+  std::vector<std::pair<size_t, TensorRef>> outputs; // (call, tensor)
+  for (size_t n = 0; n < fused.calls.size(); ++n) {
+    const KernelCall &call = fused.calls[n];
+    std::vector<std::string> x;
+    for (size_t k = 0; k < call.inputs.size(); ++k)
+      x.push_back(operand(call, k));
+    // 16-bit values are rounded after each call, as the single kernels
+    // store them: fused or not, the results are the same.
+    std::string value = elementwiseValue(call.kernel, *type, x);
+    if (type->storage != type->compute)
+      value = type->load(type->store(value));
+    values << "  const " << c << " v" << n << " = " << value << ";\n";
+    produced[call.outputs[0].data] = n;
+    if (fused.stored[n])
+      outputs.push_back({n, call.outputs[0]});
+  }
+  for (size_t q = 0; q < outputs.size(); ++q)
+    stores << "  out" << q << "[i] = "
+           << type->store("v" + std::to_string(outputs[q].first)) << ";\n";
+
+  // __restrict__ unless an output is also read (in place, element by
+  // element: the planner allows nothing else in a run).
+  bool inPlace = false;
+  for (const TensorRef &input : externals)
+    for (const auto &output : outputs)
+      if (input.data == output.second.data)
+        inPlace = true;
+  const char *restrict = inPlace ? " *" : " *__restrict__ ";
+  std::ostringstream os;
+  os << "// gplace: fused " << fused.label << " " << out.str() << "\n"
+     << kPrelude << "extern \"C\" __global__ void " << kernel.entry << "(";
+  size_t n = 0;
+  for (size_t q = 0; q < externals.size(); ++q, ++n) {
+    os << (n ? ", " : "") << "const " << type->storage << restrict << "in" << q;
+    kernel.arguments.push_back(externals[q].data);
+  }
+  for (size_t q = 0; q < outputs.size(); ++q, ++n) {
+    os << (n ? ", " : "") << type->storage << restrict << "out" << q;
+    kernel.arguments.push_back(outputs[q].second.data);
+  }
+  os << ") {\n"
+     << "  long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;\n"
+     << "  if (i >= " << kernel.threads << "LL) return;\n"
+     << offsetCode.str() << loads.str() << values.str() << stores.str()
+     << "}\n";
+  kernel.source = os.str();
+  kernel.numParameters = n;
+  return kernel;
 }
 
 } // namespace gplace::runtime
