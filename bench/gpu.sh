@@ -6,27 +6,33 @@
 # 1. GEMM N^3 (default 4096) in f32, tf32 and bf16 through gplace-run against
 #    cuBLAS called directly (goal: >= 0.9);
 # 2. dispatch: a chain of 10,000 tiny elementwise ops on GPU:0, us per op
-#    (goal: <= 5);
+#    (goal: <= 5), with fusion off so that every op is a launch, then fused;
+#    fusion's speed-up on a memory-bound chain of 8 ops over 16M floats;
 # 3. copies host->GPU (pinned input), GPU->host and GPU->GPU (with two GPUs)
 #    against cudaMemcpy's bandwidth (goal: >= 0.8).
-# gplace-run times are per iteration: (t(1+K) - t(1)) / K, best of 3.
+# gplace-run's times are per run, measured in the process (--print-timing):
+# the best of the runs after the first. The baselines come from
+# bench/gemm_cublas.cpp, built here with g++ unless $GPLACE_BENCH_CUBLAS names
+# a prebuilt one. Arithmetic is done in awk (no bc needed).
 set -eu
 run=${1:?usage: bench/gpu.sh path/to/gplace-run [N]}
 n=${2:-4096}
 here=$(cd "$(dirname "$0")" && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-g++ -O2 "$here/gemm_cublas.cpp" -I/usr/local/cuda/include \
-    -L/usr/local/cuda/lib64 -lcublas -lcudart -o "$tmp/cublas"
+cublas=${GPLACE_BENCH_CUBLAS:-}
+if [ -z "$cublas" ]; then
+  g++ -O2 "$here/gemm_cublas.cpp" -I/usr/local/cuda/include \
+      -L/usr/local/cuda/lib64 -lcublas -lcudart -o "$tmp/cublas"
+  cublas=$tmp/cublas
+fi
 
-seconds() { local s e; s=$(date +%s.%N); "$@" > /dev/null; e=$(date +%s.%N); echo "$e - $s" | bc -l; }
-best() { local b=1e9 t; for _ in 1 2 3; do t=$(seconds "$@"); b=$(echo "if ($t < $b) $t else $b" | bc -l); done; echo "$b"; }
-per_iteration() { # K command...
+calc() { awk "BEGIN { printf \"%.6g\", $1 }"; }
+# best_run RUNS command... -> seconds: the best of the runs after the first.
+best_run() {
   local k=$1; shift
-  local one many
-  one=$(best "$@" --iterations=1)
-  many=$(best "$@" --iterations=$((k + 1)))
-  echo "($many - $one) / $k" | bc -l
+  "$@" --iterations="$k" --print-timing 2>&1 >/dev/null |
+    awk '/^timing:/ { for (i = 1; i <= NF; ++i) if ($i == "best") print $(i + 1) / 1000 }'
 }
 
 gemm_graph() { # N type
@@ -48,11 +54,11 @@ for mode in f32 tf32 bf16; do
   [ "$mode" = bf16 ] && type=bf16
   [ "$mode" = tf32 ] && flags=--gpu-allow-tf32
   gemm_graph "$n" "$type" > "$tmp/gemm.mlir"
-  g=$(per_iteration 20 "$run" "$tmp/gemm.mlir" $flags)
-  c=$("$tmp/cublas" gemm "$n" "$mode" 20)
-  tflops() { echo "2 * $n^3 / $1 / 10^12" | bc -l; }
-  printf "| GEMM %s³ %s | %.2f TFLOP/s | %.2f TFLOP/s (cublasGemmEx) | %.2f |\n" \
-    "$n" "$mode" "$(tflops "$g")" "$(tflops "$c")" "$(echo "$c / $g" | bc -l)"
+  g=$(best_run 21 "$run" "$tmp/gemm.mlir" $flags)
+  c=$("$cublas" gemm "$n" "$mode" 20)
+  printf "| GEMM %s³ %s | %.1f TFLOP/s | %.1f TFLOP/s (cublasGemmEx) | %.2f |\n" \
+    "$n" "$mode" "$(calc "2 * $n ^ 3 / $g / 1e12")" \
+    "$(calc "2 * $n ^ 3 / $c / 1e12")" "$(calc "$c / $g")"
 done
 
 {
@@ -64,9 +70,42 @@ done
   echo '  return %x10000 : tensor<4xf32>'
   echo '}'
 } > "$tmp/chain.mlir"
-d=$(per_iteration 20 "$run" "$tmp/chain.mlir" --input=4xf32=1,2,3,4)
-printf "| dispatch, 10000 elementwise ops on GPU:0 | %.2f µs/op | | |\n" \
-  "$(echo "$d / 10000 * 10^6" | bc -l)"
+unfused=
+"$run" --help | grep -q -- --gpu-fusion && unfused=--gpu-fusion=false
+d=$(best_run 21 "$run" "$tmp/chain.mlir" --input=4xf32=1,2,3,4 $unfused)
+printf "| dispatch, 10000 elementwise ops on GPU:0, one launch each | %.2f µs/op | | |\n" \
+  "$(calc "$d / 10000 * 1e6")"
+if [ -n "$unfused" ]; then
+  f=$(best_run 21 "$run" "$tmp/chain.mlir" --input=4xf32=1,2,3,4)
+  printf "| same chain, fused | %.2f µs/op | | |\n" "$(calc "$f / 10000 * 1e6")"
+fi
+
+# Fusion on a memory-bound chain: 8 elementwise ops over 16M floats; one
+# launch per op reads and writes every intermediate, the fused kernel none.
+big=16777216
+{
+  echo "func.func @main() -> tensor<1xf32> {"
+  echo "  %x = gplace.constant dense<0.5> : tensor<${big}xf32> {device = \"/gpu:0\"}"
+  prev=x
+  i=0
+  for op in mul add tanh sub exp add neg mul; do
+    i=$((i + 1))
+    case $op in
+      tanh|exp|neg) echo "  %v$i = gplace.$op %$prev {device = \"/gpu:0\"} : tensor<${big}xf32>" ;;
+      *) echo "  %v$i = gplace.$op %$prev, %x {device = \"/gpu:0\"} : (tensor<${big}xf32>, tensor<${big}xf32>) -> tensor<${big}xf32>" ;;
+    esac
+    prev=v$i
+  done
+  echo "  %s = gplace.slice %$prev begin = [0] size = [1] {device = \"/gpu:0\"} : tensor<${big}xf32> -> tensor<1xf32>"
+  echo "  return %s : tensor<1xf32>"
+  echo "}"
+} > "$tmp/fusion.mlir"
+if [ -n "$unfused" ]; then
+  u=$(best_run 21 "$run" "$tmp/fusion.mlir" $unfused)
+  f=$(best_run 21 "$run" "$tmp/fusion.mlir")
+  printf "| 8 elementwise ops over 16M f32, fused vs one launch each | %.3f ms | %.3f ms | %.2f |\n" \
+    "$(calc "$f * 1e3")" "$(calc "$u * 1e3")" "$(calc "$u / $f")"
+fi
 
 mib=256
 elements=$((mib * 1024 * 256))
@@ -94,15 +133,15 @@ func.func @main() -> tensor<${elements}xf32> {
 }
 MLIR
 bytes=$((mib * 1024 * 1024))
-gbps() { echo "$bytes / $1 / 10^9" | bc -l; }
+gbps() { calc "$bytes / $1 / 1e9"; }
 if [ -f "$tmp/big.npy" ]; then
-  t=$(per_iteration 10 "$run" "$tmp/h2d.mlir" "--input=@$tmp/big.npy")
-  b=$("$tmp/cublas" copy $mib h2d 5)
-  printf "| copy host→GPU %s MiB | %.1f GB/s | %.1f GB/s (cudaMemcpy) | %.2f |\n" "$mib" "$(gbps "$t")" "$b" "$(echo "$(gbps "$t") / $b" | bc -l)"
+  t=$(best_run 11 "$run" "$tmp/h2d.mlir" "--input=@$tmp/big.npy")
+  b=$("$cublas" copy $mib h2d 5)
+  printf "| copy host→GPU %s MiB | %.1f GB/s | %.1f GB/s (cudaMemcpy) | %.2f |\n" "$mib" "$(gbps "$t")" "$b" "$(calc "$(gbps "$t") / $b")"
 fi
-t=$(per_iteration 10 "$run" "$tmp/d2h.mlir")
-b=$("$tmp/cublas" copy $mib d2h 5)
-printf "| copy GPU→host %s MiB (+ a neg kernel) | %.1f GB/s | %.1f GB/s (cudaMemcpy) | %.2f |\n" "$mib" "$(gbps "$t")" "$b" "$(echo "$(gbps "$t") / $b" | bc -l)"
+t=$(best_run 11 "$run" "$tmp/d2h.mlir")
+b=$("$cublas" copy $mib d2h 5)
+printf "| copy GPU→host %s MiB (+ a neg kernel) | %.1f GB/s | %.1f GB/s (cudaMemcpy) | %.2f |\n" "$mib" "$(gbps "$t")" "$b" "$(calc "$(gbps "$t") / $b")"
 if "$run" --list-devices | grep -q 'device:GPU:1: device_type: GPU, .*compute capability: [0-9]'; then
   cat > "$tmp/peer.mlir" <<MLIR
 func.func @main() -> tensor<1xf32> {
@@ -112,7 +151,7 @@ func.func @main() -> tensor<1xf32> {
   return %s : tensor<1xf32>
 }
 MLIR
-  t=$(per_iteration 10 "$run" "$tmp/peer.mlir")
-  b=$("$tmp/cublas" copy $mib peer 5)
-  printf "| copy GPU:0→GPU:1 %s MiB (+ a neg kernel) | %.1f GB/s | %.1f GB/s (cudaMemcpyPeer) | %.2f |\n" "$mib" "$(gbps "$t")" "$b" "$(echo "$(gbps "$t") / $b" | bc -l)"
+  t=$(best_run 11 "$run" "$tmp/peer.mlir")
+  b=$("$cublas" copy $mib peer 5)
+  printf "| copy GPU:0→GPU:1 %s MiB (+ a neg kernel) | %.1f GB/s | %.1f GB/s (cudaMemcpyPeer) | %.2f |\n" "$mib" "$(gbps "$t")" "$b" "$(calc "$(gbps "$t") / $b")"
 fi
