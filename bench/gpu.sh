@@ -136,11 +136,11 @@ bytes=$((mib * 1024 * 1024))
 gbps() { calc "$bytes / $1 / 1e9"; }
 if [ -f "$tmp/big.npy" ]; then
   t=$(best_run 11 "$run" "$tmp/h2d.mlir" "--input=@$tmp/big.npy")
-  b=$("$cublas" copy $mib h2d 5)
+  b=$("$cublas" copy $mib h2d 20)
   printf "| copy host→GPU %s MiB | %.1f GB/s | %.1f GB/s (cudaMemcpy) | %.2f |\n" "$mib" "$(gbps "$t")" "$b" "$(calc "$(gbps "$t") / $b")"
 fi
 t=$(best_run 11 "$run" "$tmp/d2h.mlir")
-b=$("$cublas" copy $mib d2h 5)
+b=$("$cublas" copy $mib d2h 20)
 printf "| copy GPU→host %s MiB (+ a neg kernel) | %.1f GB/s | %.1f GB/s (cudaMemcpy) | %.2f |\n" "$mib" "$(gbps "$t")" "$b" "$(calc "$(gbps "$t") / $b")"
 if "$run" --list-devices | grep -q 'device:GPU:1: device_type: GPU, .*compute capability: [0-9]'; then
   cat > "$tmp/peer.mlir" <<MLIR
@@ -152,6 +152,6 @@ func.func @main() -> tensor<1xf32> {
 }
 MLIR
   t=$(best_run 11 "$run" "$tmp/peer.mlir")
-  b=$("$cublas" copy $mib peer 5)
+  b=$("$cublas" copy $mib peer 20)
   printf "| copy GPU:0→GPU:1 %s MiB (+ a neg kernel) | %.1f GB/s | %.1f GB/s (cudaMemcpyPeer) | %.2f |\n" "$mib" "$(gbps "$t")" "$b" "$(calc "$(gbps "$t") / $b")"
 fi
