@@ -112,8 +112,20 @@ protected:
   }
 };
 
-TEST_P(CudaKernels, CompileWithNvrtcAndPtxas) {
+/// Compiles `kernel` with NVRTC for sm_90 and NVRTC's default architecture
+/// and has ptxas (where the toolkit has it) assemble the PTX.
+void expectCompiles(const CudaKernelSource &kernel) {
   bool havePtxas = std::filesystem::exists(GPLACE_PTXAS);
+  for (std::string arch : {"sm_90", ""}) {
+    StatusOr<std::string> ptx = compileCudaKernel(kernel, arch);
+    ASSERT_TRUE(ptx) << ptx.status().message() << "\n" << kernel.source;
+    EXPECT_NE(ptx->find(".entry gplace_kernel"), std::string::npos);
+    if (havePtxas)
+      EXPECT_EQ(ptxas(*ptx), "") << kernel.source;
+  }
+}
+
+TEST_P(CudaKernels, CompileWithNvrtcAndPtxas) {
   for (const Launch &launch : everyLaunch(GetParam())) {
     KernelCall call = launch.call();
     SCOPED_TRACE(std::string(kernelOpName(launch.kernel)) + " " +
@@ -122,13 +134,7 @@ TEST_P(CudaKernels, CompileWithNvrtcAndPtxas) {
     StatusOr<CudaKernelSource> kernel = generateCudaKernel(call);
     ASSERT_TRUE(kernel) << kernel.status().message();
     EXPECT_EQ(kernel->numParameters, launch.inputs.size() + 1);
-    for (std::string arch : {"sm_90", ""}) {
-      StatusOr<std::string> ptx = compileCudaKernel(*kernel, arch);
-      ASSERT_TRUE(ptx) << ptx.status().message() << "\n" << kernel->source;
-      EXPECT_NE(ptx->find(".entry gplace_kernel"), std::string::npos);
-      if (havePtxas)
-        EXPECT_EQ(ptxas(*ptx), "") << kernel->source;
-    }
+    expectCompiles(*kernel);
   }
 }
 
@@ -298,7 +304,6 @@ FusedRun everyFusibleKernel(ElementType t) {
 }
 
 TEST_P(CudaKernels, FusedRunsCompileWithNvrtcAndPtxas) {
-  bool havePtxas = std::filesystem::exists(GPLACE_PTXAS);
   FusedRun run = everyFusibleKernel(GetParam());
   FusedCall fused = run.call();
   StatusOr<CudaKernelSource> kernel = generateFusedCudaKernel(fused);
@@ -311,13 +316,7 @@ TEST_P(CudaKernels, FusedRunsCompileWithNvrtcAndPtxas) {
                                  FusedRun::address(4), FusedRun::address(16)}));
   EXPECT_EQ(kernel->threads, 12);
   EXPECT_NE(kernel->source.find("__restrict__"), std::string::npos);
-  for (std::string arch : {"sm_90", ""}) {
-    StatusOr<std::string> ptx = compileCudaKernel(*kernel, arch);
-    ASSERT_TRUE(ptx) << ptx.status().message() << "\n" << kernel->source;
-    EXPECT_NE(ptx->find(".entry gplace_kernel"), std::string::npos);
-    if (havePtxas)
-      EXPECT_EQ(ptxas(*ptx), "") << kernel->source;
-  }
+  expectCompiles(*kernel);
 }
 
 TEST(CudaKernelSource, FusedRunsLoadBeforeTheyStore) {

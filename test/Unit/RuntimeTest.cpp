@@ -171,6 +171,64 @@ TEST(Device, MemoryLimitNamesDeviceRequestAndLimit) {
   EXPECT_EQ(device.peakBytesInUse(), 600 << 10);
 }
 
+/// Plans by hand on CPU:0 and GPU:0, every tensor a 4xf32.
+struct PlanBuilder {
+  Plan plan;
+  TensorType t{ElementType::F32, {4}};
+  PlanBuilder() {
+    plan.devices = {{"/job:localhost/replica:0/task:0/device:CPU:0", 1024, 0},
+                    {"/job:localhost/replica:0/task:0/device:GPU:0", 1024, 64}};
+  }
+  int buffer(BufferDesc::Kind kind, int device, int64_t offset,
+             TensorType type) {
+    BufferDesc desc;
+    desc.kind = kind;
+    desc.device = device;
+    desc.offset = offset;
+    desc.type = std::move(type);
+    plan.buffers.push_back(desc);
+    return static_cast<int>(plan.buffers.size() - 1);
+  }
+  int input() {
+    plan.inputs.push_back(t);
+    int b = buffer(BufferDesc::Kind::Input, -1, 0, t);
+    plan.buffers[b].index = static_cast<int>(plan.inputs.size() - 1);
+    return b;
+  }
+  int arena(int device, int64_t offset, TensorType type = {}) {
+    return buffer(BufferDesc::Kind::Arena, device, offset,
+                  type.shape.empty() ? t : type);
+  }
+  int constant(int device, float value) {
+    PersistentDesc desc;
+    desc.device = device;
+    desc.initialValue = tensorOf<float>(ElementType::F32, {4},
+                                        {value, value, value, value});
+    plan.persistents.push_back(desc);
+    int b = buffer(BufferDesc::Kind::Persistent, device, 0, t);
+    plan.buffers[b].index = static_cast<int>(plan.persistents.size() - 1);
+    return b;
+  }
+  void step(Step::Kind kind, int device, int stream, Kernel kernel,
+            std::vector<int> in, std::vector<int> out, int event = -1,
+            std::string label = "step") {
+    Step s;
+    s.kind = kind;
+    s.device = device;
+    s.stream = stream;
+    s.kernel = kernel;
+    s.inputs = std::move(in);
+    s.outputs = std::move(out);
+    s.event = event;
+    s.label = std::move(label);
+    plan.steps.push_back(s);
+  }
+  void launch(Kernel kernel, std::vector<int> in, int out, std::string label) {
+    step(Step::Kind::Launch, 1, 0, kernel, std::move(in), {out}, -1,
+         std::move(label));
+  }
+};
+
 /// A plan by hand: GPU:0 computes x + 1 while the CPU computes x * 2; the
 /// GPU's result is copied to the CPU, which adds both.
 Plan twoStreamPlan(bool divideByZero) {
@@ -214,18 +272,11 @@ Plan twoStreamPlan(bool divideByZero) {
   };
   constant(1, 1);
   constant(0, divideByZero ? 0 : 2);
+  PlanBuilder steps;
   auto step = [&](Step::Kind kind, int device, int stream, Kernel kernel,
                   std::vector<int> in, std::vector<int> out, int event) {
-    Step s;
-    s.kind = kind;
-    s.device = device;
-    s.stream = stream;
-    s.kernel = kernel;
-    s.inputs = std::move(in);
-    s.outputs = std::move(out);
-    s.event = event;
-    s.label = "step";
-    plan.steps.push_back(s);
+    steps.step(kind, device, stream, kernel, std::move(in), std::move(out),
+               event);
   };
   step(Step::Kind::Copy, 1, 1, Kernel::Identity, {input}, {onGpu}, -1);
   step(Step::Kind::Record, 1, 1, Kernel::Identity, {}, {}, 0);
@@ -239,6 +290,7 @@ Plan twoStreamPlan(bool divideByZero) {
   step(Step::Kind::Record, 0, 1, Kernel::Identity, {}, {}, 2);
   step(Step::Kind::Wait, 0, 0, Kernel::Identity, {}, {}, 2);
   step(Step::Kind::Launch, 0, 0, Kernel::Add, {product, back}, {total}, -1);
+  plan.steps = std::move(steps.plan.steps);
   plan.numEvents = 3;
   plan.results = {total};
   return plan;
@@ -413,64 +465,6 @@ TEST(Executor, ChecksInputsAndDevices) {
             "the plan needs device /job:localhost/replica:0/task:0/device:GPU:0"
             ", which this process does not have");
 }
-
-/// Plans by hand on CPU:0 and GPU:0, every tensor a 4xf32.
-struct PlanBuilder {
-  Plan plan;
-  TensorType t{ElementType::F32, {4}};
-  PlanBuilder() {
-    plan.devices = {{"/job:localhost/replica:0/task:0/device:CPU:0", 1024, 0},
-                    {"/job:localhost/replica:0/task:0/device:GPU:0", 1024, 64}};
-  }
-  int buffer(BufferDesc::Kind kind, int device, int64_t offset,
-             TensorType type) {
-    BufferDesc desc;
-    desc.kind = kind;
-    desc.device = device;
-    desc.offset = offset;
-    desc.type = std::move(type);
-    plan.buffers.push_back(desc);
-    return static_cast<int>(plan.buffers.size() - 1);
-  }
-  int input() {
-    plan.inputs.push_back(t);
-    int b = buffer(BufferDesc::Kind::Input, -1, 0, t);
-    plan.buffers[b].index = static_cast<int>(plan.inputs.size() - 1);
-    return b;
-  }
-  int arena(int device, int64_t offset, TensorType type = {}) {
-    return buffer(BufferDesc::Kind::Arena, device, offset,
-                  type.shape.empty() ? t : type);
-  }
-  int constant(int device, float value) {
-    PersistentDesc desc;
-    desc.device = device;
-    desc.initialValue = tensorOf<float>(ElementType::F32, {4},
-                                        {value, value, value, value});
-    plan.persistents.push_back(desc);
-    int b = buffer(BufferDesc::Kind::Persistent, device, 0, t);
-    plan.buffers[b].index = static_cast<int>(plan.persistents.size() - 1);
-    return b;
-  }
-  void step(Step::Kind kind, int device, int stream, Kernel kernel,
-            std::vector<int> in, std::vector<int> out, int event = -1,
-            std::string label = "step") {
-    Step s;
-    s.kind = kind;
-    s.device = device;
-    s.stream = stream;
-    s.kernel = kernel;
-    s.inputs = std::move(in);
-    s.outputs = std::move(out);
-    s.event = event;
-    s.label = std::move(label);
-    plan.steps.push_back(s);
-  }
-  void launch(Kernel kernel, std::vector<int> in, int out, std::string label) {
-    step(Step::Kind::Launch, 1, 0, kernel, std::move(in), {out}, -1,
-         std::move(label));
-  }
-};
 
 /// On GPU:0: a = x + 1, b = a * a, c = -b, d = c - a; `a` also goes to the
 /// CPU on another stream. Results: d, and a on the CPU.
