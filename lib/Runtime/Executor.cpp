@@ -202,7 +202,8 @@ public:
       for (size_t index : stream) {
         ResolvedStep &resolved = steps[index];
         if (resolved.fused)
-          GPLACE_RETURN_IF_ERROR(resolved.device->prepareFused(*resolved.fused));
+          GPLACE_RETURN_IF_ERROR(
+              resolved.device->prepareFused(*resolved.fused));
         else if (resolved.step->kind == Step::Kind::Launch)
           GPLACE_RETURN_IF_ERROR(resolved.device->prepare(resolved.call));
       }
@@ -221,10 +222,11 @@ public:
   }
 
   /// Replaces each run of consecutive launches on one stream that its device
-  /// can fuse (same output type; at most options.maxFusedCalls) with one
-  /// fused step. A run ends where a launch would write memory that an input
-  /// read earlier in the run occupies, unless it is the very same tensor
-  /// (each thread then reads its element before writing it).
+  /// can fuse (same output type; at most options.maxFusedCalls launches and
+  /// 256 tensors) with one fused step. A run ends where a launch would write
+  /// memory that an input read earlier in the run occupies, unless it is the
+  /// very same tensor (each thread then reads its element before writing
+  /// it).
   void fuseElementwise() {
     std::vector<std::vector<size_t>> readers(plan.buffers.size());
     for (size_t i = 0; i < plan.steps.size(); ++i)
@@ -271,6 +273,11 @@ public:
             break;
           std::vector<TensorRef> own;
           addExternals(index, own);
+          // Kernel parameters (pointers) stay well within CUDA's 4 KiB.
+          constexpr size_t kMaxParameters = 256;
+          if (externals.size() + own.size() + outputs.size() + 1 >
+              kMaxParameters)
+            break;
           const TensorRef &output = steps[index].call.outputs[0];
           bool hazard = false;
           for (const std::vector<TensorRef> *inputs : {&externals, &own})
@@ -304,8 +311,8 @@ public:
           fused->calls.push_back(steps[index].call);
           fused->stored.push_back(stored);
           if (fused->calls.size() <= 4)
-            fused->label += (fused->calls.size() > 1 ? "+" : "") +
-                            plan.steps[index].label;
+            fused->label +=
+                (fused->calls.size() > 1 ? "+" : "") + plan.steps[index].label;
         }
         if (run.size() > 4)
           fused->label += "+... (" + std::to_string(run.size()) + " ops)";
@@ -382,11 +389,9 @@ public:
       ResolvedStep &resolved = steps[index];
       Status status = runStep(resolved);
       if (!status) {
-        fail(Status::error((resolved.fused ? resolved.fused->label
-                                           : resolved.step->label) +
-                           " on " +
-                           resolved.device->fullName() + ": " +
-                           status.message()));
+        fail(Status::error(
+            (resolved.fused ? resolved.fused->label : resolved.step->label) +
+            " on " + resolved.device->fullName() + ": " + status.message()));
         return;
       }
     }

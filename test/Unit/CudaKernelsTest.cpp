@@ -17,6 +17,8 @@
 #include <fstream>
 #include <regex>
 
+#include <unistd.h>
+
 using namespace gplace;
 using namespace gplace::runtime;
 
@@ -78,16 +80,25 @@ std::vector<Launch> everyLaunch(ElementType t) {
   return launches;
 }
 
+/// A path in the temporary directory named after `stem` and this process:
+/// test binaries may run side by side.
+std::filesystem::path ownTempPath(const std::string &stem) {
+  return std::filesystem::temp_directory_path() /
+         (stem + "-" + std::to_string(getpid()));
+}
+
 /// Runs ptxas on `ptx` for the architecture the PTX targets; returns its
 /// error output, or "" on success.
 std::string ptxas(const std::string &ptx) {
   std::smatch target;
   if (!std::regex_search(ptx, target, std::regex(R"(\.target (sm_[0-9a-z]+))")))
     return "no .target in the PTX";
-  std::filesystem::path dir = std::filesystem::temp_directory_path();
-  std::filesystem::path input = dir / "gplace-ptxas-test.ptx";
-  std::filesystem::path output = dir / "gplace-ptxas-test.cubin";
-  std::filesystem::path log = dir / "gplace-ptxas-test.log";
+  static int count = 0;
+  std::string stem =
+      ownTempPath("gplace-ptxas-test").string() + "-" + std::to_string(count++);
+  std::filesystem::path input = stem + ".ptx";
+  std::filesystem::path output = stem + ".cubin";
+  std::filesystem::path log = stem + ".log";
   std::ofstream(input) << ptx;
   std::string command = std::string(GPLACE_PTXAS) + " -arch=" +
                         target[1].str() + " " + input.string() + " -o " +
@@ -96,6 +107,8 @@ std::string ptxas(const std::string &ptx) {
   std::ifstream in(log);
   std::string text((std::istreambuf_iterator<char>(in)),
                    std::istreambuf_iterator<char>());
+  for (const std::filesystem::path &path : {input, output, log})
+    std::filesystem::remove(path);
   return status == 0 ? "" : "ptxas failed: " + text;
 }
 
@@ -106,9 +119,12 @@ protected:
       GTEST_SKIP() << "NVRTC is not available: " << nvrtcUnavailableReason();
     // A fresh cache, so that NVRTC really compiles every kernel.
     std::filesystem::path dir =
-        std::filesystem::temp_directory_path() / "gplace-kernel-cache-test";
+        ownTempPath("gplace-kernel-cache-test");
     std::filesystem::remove_all(dir);
     setenv("GPLACE_KERNEL_CACHE_DIR", dir.c_str(), 1);
+  }
+  void TearDown() override {
+    std::filesystem::remove_all(ownTempPath("gplace-kernel-cache-test"));
   }
 };
 
@@ -176,7 +192,7 @@ TEST(KernelCache, CompilesOnceAndWritesTheDiskCache) {
   if (!nvrtcUnavailableReason().empty())
     GTEST_SKIP() << "NVRTC is not available: " << nvrtcUnavailableReason();
   std::filesystem::path dir =
-      std::filesystem::temp_directory_path() / "gplace-kernel-cache-once";
+      ownTempPath("gplace-kernel-cache-once");
   std::filesystem::remove_all(dir);
   setenv("GPLACE_KERNEL_CACHE_DIR", dir.c_str(), 1);
   TensorType t{ElementType::F32, {12345}};
@@ -208,7 +224,7 @@ TEST(KernelCache, AnUnusableDirectoryIsNotAnError) {
   if (!nvrtcUnavailableReason().empty())
     GTEST_SKIP() << "NVRTC is not available: " << nvrtcUnavailableReason();
   std::filesystem::path file =
-      std::filesystem::temp_directory_path() / "gplace-not-a-directory";
+      ownTempPath("gplace-not-a-directory");
   std::ofstream(file) << "x";
   setenv("GPLACE_KERNEL_CACHE_DIR", file.c_str(), 1);
   TensorType t{ElementType::F32, {777}};

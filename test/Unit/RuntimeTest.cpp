@@ -555,6 +555,41 @@ TEST(Executor, EndsAFusedRunWhereItWouldOverwriteItsInputs) {
   }
 }
 
+TEST(Executor, BoundsFusedRunsByLaunchesAndTensors) {
+  std::vector<std::string> log;
+  DeviceManager devices({0, 0});
+  devices.addDevice(std::make_unique<RecordingDevice>(log, true));
+  ExecutorOptions two;
+  two.maxFusedCalls = 2;
+  StatusOr<std::unique_ptr<Executor>> executor =
+      Executor::create(chainPlan(), devices, two);
+  ASSERT_TRUE(executor) << executor.status().message();
+  // b now leaves its run (Neg reads it), so it is stored too.
+  EXPECT_EQ(log, (std::vector<std::string>{"prepare fused Add+Mul stored 11",
+                                           "prepare fused Neg+Sub stored 01"}));
+
+  // Three add_n of 100 tensors each: the third would take the kernel past
+  // 256 tensors, so it runs on its own.
+  PlanBuilder p;
+  p.plan.devices[1].arenaBytes = 1 << 20;
+  std::vector<int> outputs;
+  int64_t offset = 0;
+  for (int k = 0; k < 3; ++k) {
+    std::vector<int> in;
+    for (int i = 0; i < 100; ++i, offset += 64)
+      in.push_back(p.arena(1, offset));
+    outputs.push_back(p.arena(1, offset));
+    offset += 64;
+    p.launch(Kernel::AddN, in, outputs.back(), "AddN");
+  }
+  p.plan.results = outputs;
+  log.clear();
+  executor = Executor::create(p.plan, devices);
+  ASSERT_TRUE(executor) << executor.status().message();
+  EXPECT_EQ(log, (std::vector<std::string>{"prepare fused AddN+AddN stored 11",
+                                           "prepare gplace.add_n"}));
+}
+
 TEST(Executor, RunsOnStagedInputsAndStagesResults) {
   std::vector<std::string> log;
   DeviceManager devices({0, 0});
