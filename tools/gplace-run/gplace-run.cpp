@@ -468,7 +468,8 @@ int main(int argc, char **argv) {
   if (logDevicePlacement && (*executor)->numFusedKernels())
     llvm::errs() << "Fusion: " << (*executor)->numFusedLaunches()
                  << " elementwise launches run as "
-                 << (*executor)->numFusedKernels() << " fused kernels\n";
+                 << (*executor)->numFusedKernels() << " fused kernel"
+                 << ((*executor)->numFusedKernels() == 1 ? "" : "s") << "\n";
 
   std::vector<rt::HostTensor> results;
   // The inputs go into the executor's staging memory (pinned for GPUs) once;
