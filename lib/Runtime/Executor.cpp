@@ -20,7 +20,6 @@ namespace {
 struct Event {
   std::mutex mutex;
   std::condition_variable reached;
-  size_t numFused = 0, numFusedLaunches = 0;
   uint64_t generation = 0; ///< The run in which it was last recorded.
   Device *recorder = nullptr;
   std::unique_ptr<DeviceEvent> deviceEvent; ///< The recorder's half.
