@@ -47,3 +47,8 @@ except (OSError, subprocess.SubprocessError):
 # placements are the same on machines with and without one;
 # Execution/cuda/lit.local.cfg lifts this.
 config.environment["CUDA_VISIBLE_DEVICES"] = ""
+
+# lit clears HOME, where the GPU kernel cache lives by default: keep the
+# cache in the build tree instead, shared by the tests of a run.
+config.environment["GPLACE_KERNEL_CACHE_DIR"] = os.path.join(
+    config.gplace_obj_root, "test", "kernel-cache")

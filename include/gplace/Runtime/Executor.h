@@ -50,8 +50,9 @@ public:
 
   /// Program input #index's staging memory: the host memory the plan reads
   /// that input from (pinned when a CUDA GPU is among the plan's devices),
-  /// of the plan's type. A caller that fills it and calls runStaged() saves
-  /// run()'s copy of the inputs, as IREE's imported host buffers do.
+  /// of the plan's type; `index` below the plan's number of inputs. A
+  /// caller that fills it and calls runStaged() saves run()'s copy of the
+  /// inputs, as IREE's imported host buffers do.
   TensorRef stagedInput(size_t index) const;
 
   /// Runs the program once on the inputs in stagedInput() and returns its
