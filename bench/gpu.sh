@@ -70,15 +70,11 @@ done
   echo '  return %x10000 : tensor<4xf32>'
   echo '}'
 } > "$tmp/chain.mlir"
-unfused=
-"$run" --help | grep -q -- --gpu-fusion && unfused=--gpu-fusion=false
-d=$(best_run 21 "$run" "$tmp/chain.mlir" --input=4xf32=1,2,3,4 $unfused)
+d=$(best_run 21 "$run" "$tmp/chain.mlir" --input=4xf32=1,2,3,4 --gpu-fusion=false)
 printf "| dispatch, 10000 elementwise ops on GPU:0, one launch each | %.2f µs/op | | |\n" \
   "$(calc "$d / 10000 * 1e6")"
-if [ -n "$unfused" ]; then
-  f=$(best_run 21 "$run" "$tmp/chain.mlir" --input=4xf32=1,2,3,4)
-  printf "| same chain, fused | %.2f µs/op | | |\n" "$(calc "$f / 10000 * 1e6")"
-fi
+f=$(best_run 21 "$run" "$tmp/chain.mlir" --input=4xf32=1,2,3,4)
+printf "| same chain, fused | %.2f µs/op | | |\n" "$(calc "$f / 10000 * 1e6")"
 
 # Fusion on a memory-bound chain: 8 elementwise ops over 16M floats; one
 # launch per op reads and writes every intermediate, the fused kernel none.
@@ -100,12 +96,10 @@ big=16777216
   echo "  return %s : tensor<1xf32>"
   echo "}"
 } > "$tmp/fusion.mlir"
-if [ -n "$unfused" ]; then
-  u=$(best_run 21 "$run" "$tmp/fusion.mlir" $unfused)
-  f=$(best_run 21 "$run" "$tmp/fusion.mlir")
-  printf "| 8 elementwise ops over 16M f32, fused vs one launch each | %.3f ms | %.3f ms | %.2f |\n" \
-    "$(calc "$f * 1e3")" "$(calc "$u * 1e3")" "$(calc "$u / $f")"
-fi
+u=$(best_run 21 "$run" "$tmp/fusion.mlir" --gpu-fusion=false)
+f=$(best_run 21 "$run" "$tmp/fusion.mlir")
+printf "| 8 elementwise ops over 16M f32, fused vs one launch each | %.3f ms | %.3f ms | %.2f |\n" \
+  "$(calc "$f * 1e3")" "$(calc "$u * 1e3")" "$(calc "$u / $f")"
 
 mib=256
 elements=$((mib * 1024 * 256))
