@@ -12,13 +12,17 @@ bench/onnx/ort.mjs, run on the same inputs (.npy files written here):
 
 Before timing, ort.mjs checks that ONNX Runtime's result matches the one
 gplace-run wrote (max |difference| <= 1e-4 * (max |value| + 1)); a mismatch
-stops the run. gplace-run's time per run comes from its --print-timing
-(the mean of 1+K runs but the first, best of --repeat processes; parsing
-and compiling are left out); ONNX Runtime's is session.run's after warm-up,
-the mean of a batch, best of 5 batches. Both include passing the inputs in
-and copying the results out.
+stops the run. Each time is the best and the median of --repeat samples per
+side; a sample is one process's mean time per run over a batch of K runs,
+after its untimed warm-up: gplace-run's --print-timing over 1 + K runs
+(the first untimed; parsing, compiling and staging the inputs come before),
+and ort.mjs's K session.run calls after session creation, a checked run and
+3 more. The sides take their samples in turn (gplace-run, ONNX Runtime,
+gplace-run, ...) after one untimed sample each, so that a drift of the
+machine's state affects both alike. Ratios are ONNX Runtime's best over
+gplace-run's best, and median over median.
 
-Usage: bench/peers.py [--build build] [--repeat 3]
+Usage: bench/peers.py [--build build] [--repeat 5]
 """
 import argparse
 import array
@@ -32,7 +36,7 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from runtime import chain, per_iteration  # noqa: E402
+from runtime import best_median, chain, interleave, sample  # noqa: E402
 
 _spec = importlib.util.spec_from_file_location(
     "write_npy", os.path.join(HERE, "..", "utils", "write-npy.py"))
@@ -75,10 +79,12 @@ def matmul_program(n):
             f"  return %c : {t}\n}}\n")
 
 
-def run_case(run, tmp, name, program, inputs, extra, repeat, ort_args=()):
+def run_case(run, tmp, name, program, inputs, runs, repeat, ort_args=()):
     """Writes the case's program and inputs under tmp/name, runs gplace-run
-    once to write out.npy, times it, and runs ort.mjs (once per entry of
-    ort_args). Returns (gplace seconds per run, [ort JSON results])."""
+    once to write out.npy, then takes `repeat` samples of K = `runs` runs
+    from gplace-run and from ort.mjs (once per entry of ort_args), in turn.
+    Returns (gplace-run's (best, median) seconds per run, [ONNX Runtime's
+    (best, median) seconds per run, per entry of ort_args])."""
     folder = os.path.join(tmp, name)
     os.makedirs(folder)
     path = os.path.join(folder, "program.mlir")
@@ -92,13 +98,17 @@ def run_case(run, tmp, name, program, inputs, extra, repeat, ort_args=()):
         cmd += [f"--input=@{npy}"]
     subprocess.run(cmd + [f"--output=@{os.path.join(folder, 'out.npy')}"],
                    check=True)
-    gplace = per_iteration(cmd + ["--output=@" + os.devnull], extra, repeat)
-    results = []
-    for args in ort_args or [()]:
-        out = subprocess.run(["node", ORT_SCRIPT, name, folder, *args],
-                             check=True, capture_output=True, text=True)
-        results.append(json.loads(out.stdout))
-    return gplace, results
+
+    def ort_sample(args):
+        out = subprocess.run(["node", ORT_SCRIPT, name, folder, "--runs",
+                              str(runs), *args], check=True,
+                             capture_output=True, text=True)
+        return check(json.loads(out.stdout))["ms_per_run"] / 1e3
+
+    samplers = [lambda: sample(cmd + ["--output=@" + os.devnull], runs)]
+    samplers += [lambda args=args: ort_sample(args) for args in ort_args]
+    gplace, *ort = interleave(samplers, repeat)
+    return best_median(gplace), [best_median(o) for o in ort]
 
 
 def check(result):
@@ -110,20 +120,28 @@ def check(result):
     return result
 
 
+def cells(gplace, ort, scale, unit, digits):
+    """Table cells for (best, median) seconds: gplace-run's, ONNX Runtime's,
+    and the ratios ONNX Runtime / gplace-run (best / best, median /
+    median)."""
+    g, o = [t * scale for t in gplace], [t * scale for t in ort]
+    return (f"{g[0]:.{digits}f} / {g[1]:.{digits}f} {unit}",
+            f"{o[0]:.{digits}f} / {o[1]:.{digits}f} {unit}",
+            f"{o[0] / g[0]:.2f} / {o[1] / g[1]:.2f}")
+
+
 def measure(build, repeat, ops=10000, batch=256, width=1024, layers=3,
             n=2048):
-    """Returns the table's rows: (benchmark, gplace, ort, ratio, goal)."""
+    """Returns the table's rows: (benchmark, gplace, ort, ratio, goal), each
+    time "best / median"."""
     run = os.path.join(build, "bin", "gplace-run")
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         gplace, (ort,) = run_case(run, tmp, "chain", chain(ops),
                                   [((4,), 1.0)], 1000, repeat,
                                   [("--ops", str(ops))])
-        check(ort)
-        g_us, o_us = gplace / ops * 1e6, ort["ms_per_run"] / ops * 1e3
         rows.append((f"dispatch: chain of {ops} elementwise ops (4 floats)",
-                     f"{g_us:.3f} µs/op", f"{o_us:.3f} µs/op",
-                     f"{o_us / g_us:.1f}", "≥ 1"))
+                     *cells(gplace, ort, 1e6 / ops, "µs/op", 3), "≥ 1"))
 
         inputs = [((batch, width), 1.0)]
         for _ in range(layers):
@@ -131,33 +149,28 @@ def measure(build, repeat, ops=10000, batch=256, width=1024, layers=3,
         gplace, (ort, ort_init) = run_case(
             run, tmp, "mlp", mlp_program(batch, width, layers), inputs, 30,
             repeat, [(), ("--initializers",)])
-        check(ort)
-        check(ort_init)
-        g_ms = gplace * 1e3
         rows.append((f"MLP {layers}x{width}, batch {batch} (weights as inputs)",
-                     f"{g_ms:.2f} ms", f"{ort['ms_per_run']:.2f} ms",
-                     f"{ort['ms_per_run'] / g_ms:.2f}", "≥ 0.9"))
+                     *cells(gplace, ort, 1e3, "ms", 2), "≥ 0.9"))
         rows.append((f"MLP {layers}x{width}, batch {batch} (ONNX Runtime's "
-                     "weights constant initializers)", f"{g_ms:.2f} ms",
-                     f"{ort_init['ms_per_run']:.2f} ms",
-                     f"{ort_init['ms_per_run'] / g_ms:.2f}", "≥ 0.9"))
+                     "weights constant initializers)",
+                     *cells(gplace, ort_init, 1e3, "ms", 2), "≥ 0.9"))
 
         gplace, (ort,) = run_case(run, tmp, "matmul", matmul_program(n),
-                                  [((n, n), 1.0), ((n, n), 1.0)], 10, repeat)
-        check(ort)
-        g_ms = gplace * 1e3
+                                  [((n, n), 1.0), ((n, n), 1.0)], 10, repeat,
+                                  [()])
+        g, o, ratio = cells(gplace, ort, 1e3, "ms", 1)
         flops = 2.0 * n ** 3
-        rows.append((f"matmul {n}³ f32", f"{g_ms:.1f} ms "
-                     f"({flops / gplace / 1e9:.0f} GFLOP/s)",
-                     f"{ort['ms_per_run']:.1f} ms "
-                     f"({flops / ort['ms_per_run'] / 1e6:.0f} GFLOP/s)",
-                     f"{ort['ms_per_run'] / g_ms:.2f}", "≥ 0.9"))
+        rows.append((f"matmul {n}³ f32",
+                     f"{g} ({flops / gplace[0] / 1e9:.0f} GFLOP/s at best)",
+                     f"{o} ({flops / ort[0] / 1e9:.0f} GFLOP/s at best)",
+                     ratio, "≥ 0.9"))
     return rows
 
 
 def table(rows):
-    lines = ["| benchmark | gplace-run | ONNX Runtime (CPU) | "
-             "ratio (ONNX Runtime / gplace) | goal |", "|---|---:|---:|---:|---:|"]
+    lines = ["| benchmark | gplace-run (best / median) | ONNX Runtime (CPU) "
+             "(best / median) | ratio ONNX Runtime / gplace-run (best / "
+             "median) | goal |", "|---|---:|---:|---:|---:|"]
     lines += [f"| {' | '.join(row)} |" for row in rows]
     return "\n".join(lines)
 
@@ -165,7 +178,7 @@ def table(rows):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--build", default=os.path.join(HERE, "..", "build"))
-    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--ops", type=int, default=10000)
     parser.add_argument("--n", type=int, default=2048)
     args = parser.parse_args()

@@ -3,8 +3,11 @@
 --pipeline, `--gplace-pipeline`, every pass down to the plan) against the
 time gplace-opt needs just to parse, verify and print the same file, on
 synthetic graphs of 10k, 100k and 1M ops (bench/gen_graph.py). Both are
-measured side by side in one run (best of --repeat runs each); the passes'
-own times come from MLIR's --mlir-timing. Prints a Markdown table.
+measured side by side in one run: --repeat processes each, taken in turn
+(parse+print, with passes, parse+print, ...), and each time is the best and
+the median of its side's wall times. The passes' own times come from
+MLIR's --mlir-timing (of the fastest run with passes). Prints a Markdown
+table.
 
 Usage: bench/placement.py [--build build] [--sizes 10000,100000,1000000]
                           [--pipeline] [--repeat 3]
@@ -18,28 +21,28 @@ import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from runtime import best_median, interleave  # noqa: E402
+
 DEVICES = "devices=cpu:1,gpu:4"
 
 
-def best_time(cmd, repeat):
-    """Best wall time of `cmd`, and the best --mlir-timing report (name ->
-    seconds) among its runs, by total."""
-    best, report = float("inf"), {}
-    for _ in range(repeat):
-        start = time.perf_counter()
-        run = subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL,
-                             stderr=subprocess.PIPE, text=True)
-        elapsed = time.perf_counter() - start
-        if elapsed < best:
-            best = elapsed
-            report = {m.group(2): float(m.group(1)) for m in re.finditer(
-                r"^\s*([0-9.]+) \(\s*[0-9.]+%\)\s+(\w+)$", run.stderr, re.M)}
-    return best, report
+def timed(cmd):
+    """Wall time of one run of `cmd`, and its --mlir-timing report (name ->
+    seconds; empty without --mlir-timing)."""
+    start = time.perf_counter()
+    run = subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL,
+                         stderr=subprocess.PIPE, text=True)
+    elapsed = time.perf_counter() - start
+    return elapsed, {m.group(2): float(m.group(1)) for m in re.finditer(
+        r"^\s*([0-9.]+) \(\s*[0-9.]+%\)\s+(\w+)$", run.stderr, re.M)}
 
 
 def scale(opt, sizes, repeat, pipeline):
-    """Per size: (ops, parse+print s, with-passes s, passes s, timing report
-    of the run with passes)."""
+    """Per size: (ops, parse+print (best, median) s, with passes (best,
+    median) s, passes s and --mlir-timing report of the fastest run with
+    passes). No untimed warm-up: every run is a new process reading a file
+    just written (so in the page cache), and one at 1M ops takes 40 s."""
     flag = f"--gplace-pipeline={DEVICES}" if pipeline else \
         f"--gplace-place={DEVICES}"
     rows = []
@@ -52,32 +55,38 @@ def scale(opt, sizes, repeat, pipeline):
                                check=True, stdout=f)
             with open(path) as f:
                 ops = sum(1 for line in f if "gplace." in line)
-            base, _ = best_time([opt, path, "-o", os.devnull], repeat)
-            total, report = best_time(
-                [opt, path, flag, "-o", os.devnull, "--mlir-timing"], repeat)
+            base, total = interleave([
+                lambda: timed([opt, path, "-o", os.devnull]),
+                lambda: timed([opt, path, flag, "-o", os.devnull,
+                               "--mlir-timing"]),
+            ], repeat, warmup=False)
+            _, report = min(total, key=lambda run: run[0])
             passes = sum(t for name, t in report.items()
                          if name.endswith("Pass"))
-            rows.append((ops, base, total, passes, report))
+            rows.append((ops, best_median([t for t, _ in base]),
+                         best_median([t for t, _ in total]), passes, report))
             os.remove(path)
     return rows
 
 
 def table(rows, pipeline):
     what = "pipeline" if pipeline else "place"
-    lines = [f"| ops | parse+print (s) | parse+{what}+print (s) | ratio | "
-             "passes (s) | passes µs per op |",
+    lines = ["Times and ratios: best / median of the runs.\n",
+             f"| ops | parse+print (s) | parse+{what}+print (s) | ratio | "
+             "passes (s, fastest run) | passes µs per op |",
              "|---:|---:|---:|---:|---:|---:|"]
-    for ops, base, total, passes, _ in rows:
-        lines.append(f"| {ops} | {base:.3f} | {total:.3f} | "
-                     f"{total / base:.2f} | {passes:.3f} | "
+    for ops, (bb, bm), (tb, tm), passes, _ in rows:
+        lines.append(f"| {ops} | {bb:.3f} / {bm:.3f} | {tb:.3f} / {tm:.3f} | "
+                     f"{tb / bb:.2f} / {tm / bm:.2f} | {passes:.3f} | "
                      f"{passes / ops * 1e6:.2f} |")
     if len(rows) >= 2:
         (n0, b0, p0, t0, _), (n1, b1, p1, t1, _) = rows[-2], rows[-1]
         lines.append("")
-        lines.append(f"Growth from {n0} to {n1} ops ({n1 / n0:.0f}x): the "
-                     f"passes {t1 / t0:.1f}x, parse+print {b1 / b0:.1f}x, "
-                     f"parse+{what}+print {p1 / p0:.1f}x "
-                     f"(linear is {n1 / n0:.0f}).")
+        lines.append(f"Growth from {n0} to {n1} ops ({n1 / n0:.0f}x), best / "
+                     f"median: the passes {t1 / t0:.1f}x (fastest runs), "
+                     f"parse+print {b1[0] / b0[0]:.1f}x / {b1[1] / b0[1]:.1f}x, "
+                     f"parse+{what}+print {p1[0] / p0[0]:.1f}x / "
+                     f"{p1[1] / p0[1]:.1f}x (linear is {n1 / n0:.0f}).")
     return "\n".join(lines)
 
 

@@ -7,11 +7,18 @@
 2. GEMM: a 1024x1024x1024 f32 matmul through gplace-run (same method)
    against OpenBLAS's cblas_sgemm called directly (gplace-bench-gemm).
 
+Every time is the best and the median of --repeat samples; a sample is one
+process's mean time per run over a batch of runs after one untimed run
+(`sample` below). The two sides' samples are taken in turn, after one
+untimed sample of each (`interleave`).
+
 Usage: bench/runtime.py [--build build] [--ops 10000] [--n 1024]
+                        [--repeat 5]
 """
 import argparse
 import os
 import re
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -19,22 +26,39 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
-def per_iteration(cmd, extra, repeat):
-    """Seconds per run of gplace-run's plan: `cmd` runs it 1 + `extra` times
-    with --print-timing, which times each run in the process (inputs in,
-    plan, results out); the mean of the runs after the first, best of
-    `repeat` processes."""
-    best = float("inf")
+def sample(cmd, runs):
+    """One sample of gplace-run: seconds per run of its plan. `cmd` runs it
+    1 + `runs` times in one process with --print-timing, which times each
+    run (the plan on the staged inputs; parsing, compiling and staging the
+    inputs come before); the sample is the mean of the `runs` after the
+    first."""
+    run = subprocess.run(cmd + [f"--iterations={1 + runs}", "--print-timing"],
+                         check=True, stdout=subprocess.DEVNULL,
+                         stderr=subprocess.PIPE, text=True)
+    match = re.search(r"then mean ([0-9.]+) ms", run.stderr)
+    if not match:
+        sys.exit(f"no timing in gplace-run's output: {run.stderr}")
+    return float(match.group(1)) / 1e3
+
+
+def interleave(samplers, repeat, warmup=True):
+    """Calls each function in `samplers` once, untimed (unless not
+    `warmup`), then `repeat` rounds of each in turn, so that a drift of the
+    machine's state affects every side alike. Returns one list of samples
+    per sampler."""
+    if warmup:
+        for take in samplers:
+            take()
+    samples = [[] for _ in samplers]
     for _ in range(repeat):
-        run = subprocess.run(cmd + [f"--iterations={1 + extra}",
-                                    "--print-timing"], check=True,
-                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                             text=True)
-        match = re.search(r"then mean ([0-9.]+) ms", run.stderr)
-        if not match:
-            sys.exit(f"no timing in gplace-run's output: {run.stderr}")
-        best = min(best, float(match.group(1)) / 1e3)
-    return best
+        for take, into in zip(samplers, samples):
+            into.append(take())
+    return samples
+
+
+def best_median(samples):
+    """(best, median) of a list of times."""
+    return min(samples), statistics.median(samples)
 
 
 def chain(ops):
@@ -56,19 +80,23 @@ def gemm(n):
             f"  return %c : {t}\n}}\n")
 
 
-def gemm_vs_blas(build, n, repeat):
-    """Seconds per n^3 f32 GEMM: (gplace-run, cblas_sgemm called directly)."""
+def gemm_vs_blas(build, n, repeat, runs=20):
+    """Seconds per n^3 f32 GEMM, ((best, median) through gplace-run,
+    (best, median) of cblas_sgemm called directly); a sample on either side
+    is one process's mean over `runs` GEMMs after one untimed GEMM."""
     run = os.path.join(build, "bin", "gplace-run")
     baseline = os.path.join(build, "bin", "gplace-bench-gemm")
     with tempfile.TemporaryDirectory() as tmp:
         gemm_path = os.path.join(tmp, "gemm.mlir")
         with open(gemm_path, "w") as f:
             f.write(gemm(n))
-        gplace = per_iteration([run, gemm_path, "--output=@" + os.devnull],
-                               20, repeat)
-    blas = float(subprocess.run([baseline, str(n), "20"], check=True,
-                                capture_output=True, text=True).stdout)
-    return gplace, blas
+        gplace, blas = interleave([
+            lambda: sample([run, gemm_path, "--output=@" + os.devnull], runs),
+            lambda: float(subprocess.run(
+                [baseline, str(n), str(runs)], check=True,
+                capture_output=True, text=True).stdout),
+        ], repeat)
+    return best_median(gplace), best_median(blas)
 
 
 def main():
@@ -76,25 +104,30 @@ def main():
     parser.add_argument("--build", default=os.path.join(HERE, "..", "build"))
     parser.add_argument("--ops", type=int, default=10000)
     parser.add_argument("--n", type=int, default=1024)
-    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--repeat", type=int, default=5)
     args = parser.parse_args()
     run = os.path.join(args.build, "bin", "gplace-run")
     with tempfile.TemporaryDirectory() as tmp:
         chain_path = os.path.join(tmp, "chain.mlir")
         with open(chain_path, "w") as f:
             f.write(chain(args.ops))
-        dispatch = per_iteration([run, chain_path, "--input=4xf32=1,2,3,4"],
-                                 1000, args.repeat) / args.ops
-    gplace, blas = gemm_vs_blas(args.build, args.n, args.repeat)
+        (dispatch,) = interleave([lambda: sample(
+            [run, chain_path, "--input=4xf32=1,2,3,4"], 1000)], args.repeat)
+    d_best, d_median = (t / args.ops * 1e6 for t in best_median(dispatch))
+    (g_best, g_median), (b_best, b_median) = gemm_vs_blas(
+        args.build, args.n, args.repeat)
     flops = 2.0 * args.n ** 3
-    print("| benchmark | gplace-run | baseline | ratio (baseline / gplace) |")
+    print(f"Best and median of {args.repeat} samples on each side.\n")
+    print("| benchmark | gplace-run (best / median) | baseline (best / median) "
+          "| ratio baseline / gplace (best / median) |")
     print("|---|---:|---:|---:|")
     print(f"| dispatch, chain of {args.ops} elementwise ops (4 floats) on CPU "
-          f"| {dispatch * 1e6:.3f} µs/op | | |")
-    print(f"| GEMM {args.n}³ f32 on CPU | {gplace * 1e3:.1f} ms "
-          f"({flops / gplace / 1e9:.1f} GFLOP/s) | {blas * 1e3:.1f} ms "
-          f"({flops / blas / 1e9:.1f} GFLOP/s, cblas_sgemm) | "
-          f"{blas / gplace:.2f} |")
+          f"| {d_best:.3f} / {d_median:.3f} µs/op | | |")
+    print(f"| GEMM {args.n}³ f32 on CPU | {g_best * 1e3:.1f} / "
+          f"{g_median * 1e3:.1f} ms ({flops / g_best / 1e9:.0f} GFLOP/s at "
+          f"best) | {b_best * 1e3:.1f} / {b_median * 1e3:.1f} ms "
+          f"({flops / b_best / 1e9:.0f} GFLOP/s at best, cblas_sgemm) | "
+          f"{b_best / g_best:.2f} / {b_median / g_median:.2f} |")
 
 
 if __name__ == "__main__":

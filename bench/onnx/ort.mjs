@@ -1,12 +1,19 @@
 // The ONNX Runtime side of gplace's benchmarks against peers (bench/peers.py).
 //
-//   node ort.mjs CASE DIR [--ops N] [--initializers]
+//   node ort.mjs CASE DIR --runs K [--ops N] [--initializers]
+//   node ort.mjs threads
 //
 // Builds the same graph as the .mlir file bench/peers.py wrote for gplace-run
 // as an ONNX model (onnx-proto), runs it with onnxruntime-node on the CPU on
 // the inputs DIR/in0.npy, DIR/in1.npy, ..., checks the result against the
-// one gplace-run wrote to DIR/out.npy, then times session.run and prints one
-// JSON line: {"case", "ms_per_run", "runs", "max_abs_diff", "max_abs_ref"}.
+// one gplace-run wrote to DIR/out.npy, warms up, then takes one sample, as
+// gplace-run's --print-timing gives one: the mean time of K session.run
+// calls in a row. Prints one JSON line: {"case", "ms_per_run", "runs",
+// "warmup_runs", "intra_op_threads", "max_abs_diff", "max_abs_ref"}. Session
+// creation, the check and the warm-up are not timed. bench/peers.py runs
+// this once per sample, in turn with gplace-run.
+//
+// `threads` prints the intraOpNumThreads the sessions use.
 //
 // CASE is one of
 //   chain   x[4] through N elementwise ops (Add, Mul, Sub, Max with a
@@ -27,7 +34,8 @@ const FLOAT = onnx.TensorProto.DataType.FLOAT;
 
 function usage(message) {
   process.stderr.write(`ort.mjs: ${message}\n` +
-    'usage: node ort.mjs chain|mlp|matmul DIR [--ops N] [--initializers]\n');
+    'usage: node ort.mjs chain|mlp|matmul DIR --runs K [--ops N] ' +
+    '[--initializers]\n       node ort.mjs threads\n');
   process.exit(2);
 }
 
@@ -140,22 +148,31 @@ function parseArgs(argv) {
   const options = { initializers: false };
   for (let i = 0; i < rest.length; ++i) {
     if (rest[i] === '--ops') options.ops = Number(rest[++i]);
+    else if (rest[i] === '--runs') options.runs = Number(rest[++i]);
     else if (rest[i] === '--initializers') options.initializers = true;
     else usage(`unknown option '${rest[i]}'`);
   }
+  if (!(options.runs > 0)) usage('needs --runs K');
   return { name, dir, options };
 }
 
+// Both sides use every core: gplace-run's OpenBLAS does by default.
+const intraOpThreads = os.availableParallelism();
+const WARMUP_RUNS = 3;
+
 async function main() {
+  if (process.argv[2] === 'threads') {
+    process.stdout.write(`${intraOpThreads}\n`);
+    return;
+  }
   const { name, dir, options } = parseArgs(process.argv.slice(2));
   const arrays = [];
   for (let i = 0; fs.existsSync(path.join(dir, `in${i}.npy`)); ++i)
     arrays.push(readNpy(path.join(dir, `in${i}.npy`)));
   const { model, feeds } = builders[name](arrays, options);
-  // Both sides use every core: gplace-run's OpenBLAS does by default.
   const session = await ort.InferenceSession.create(model, {
     executionProviders: ['cpu'], graphOptimizationLevel: 'all',
-    intraOpNumThreads: os.availableParallelism(), interOpNumThreads: 1,
+    intraOpNumThreads: intraOpThreads, interOpNumThreads: 1,
     executionMode: 'sequential',
   });
   const outputName = session.outputNames[0];
@@ -173,21 +190,16 @@ async function main() {
     maxRef = Math.max(maxRef, Math.abs(result.data[i]));
   }
 
-  // Warm up, size a batch to about half a second, keep the best of 5.
-  for (let i = 0; i < 3; ++i) await run();
-  let start = process.hrtime.bigint();
-  await run();
-  const once = Number(process.hrtime.bigint() - start) / 1e9;
-  const runs = Math.max(1, Math.ceil(0.5 / Math.max(once, 1e-6)));
-  let best = Infinity;
-  for (let batch = 0; batch < 5; ++batch) {
-    start = process.hrtime.bigint();
-    for (let i = 0; i < runs; ++i) await run();
-    best = Math.min(best, Number(process.hrtime.bigint() - start) / 1e9 / runs);
-  }
+  // Warm up (after the checked run), then one sample: a batch of K runs.
+  for (let i = 0; i < WARMUP_RUNS; ++i) await run();
+  const runs = options.runs;
+  const start = process.hrtime.bigint();
+  for (let i = 0; i < runs; ++i) await run();
+  const seconds = Number(process.hrtime.bigint() - start) / 1e9;
   process.stdout.write(JSON.stringify({
-    case: name, ms_per_run: best * 1e3, runs, max_abs_diff: maxDiff,
-    max_abs_ref: maxRef,
+    case: name, ms_per_run: seconds / runs * 1e3, runs,
+    warmup_runs: 1 + WARMUP_RUNS, intra_op_threads: intraOpThreads,
+    max_abs_diff: maxDiff, max_abs_ref: maxRef,
   }) + '\n');
 }
 
