@@ -10,6 +10,7 @@
 
 include "mlir/IR/OpBase.td"
 include "mlir/IR/AttrTypeBase.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
 
 def Graph_Dialect : Dialect {
   let name = "gplace";
@@ -31,6 +32,7 @@ def Graph_Dialect : Dialect {
     the whole function) and `gplace.device_policy` (a placement policy name).
   }];
   let useDefaultTypePrinterParser = 1;
+  let useDefaultAttributePrinterParser = 1;
   let hasOperationAttrVerify = 1;
   let extraClassDeclaration = [{
     /// Name of the function attribute holding the function's device scope.
@@ -41,6 +43,23 @@ def Graph_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral getDevicePolicyAttrName() {
       return "gplace.device_policy";
     }
+    /// Name of the module attribute listing the devices compiled for.
+    static constexpr ::llvm::StringLiteral getDevicesAttrName() {
+      return "gplace.devices";
+    }
+
+    /// The placement policies --gplace-place may use (built-in ones, plus
+    /// what the tool loaded from plugins): set by the tool that owns the
+    /// context, before compiling.
+    const ::gplace::PolicyRegistry &getPolicies() const { return *policies; }
+    void setPolicies(const ::gplace::PolicyRegistry *registry) {
+      policies = registry;
+    }
+
+  private:
+    const ::gplace::PolicyRegistry *policies = nullptr;
+    ::std::unique_ptr<::gplace::PolicyRegistry> builtinPolicies;
+  public:
   }];
 }
 
@@ -57,6 +76,29 @@ defvar Graph_AllElementTypes = !listconcat(Graph_NumericElementTypes, [I1]);
 def Graph_Tensor : StaticShapeTensorOf<Graph_AllElementTypes>;
 def Graph_NumericTensor : StaticShapeTensorOf<Graph_NumericElementTypes>;
 def Graph_FloatTensor : StaticShapeTensorOf<Graph_FloatElementTypes>;
+
+//===----------------------------------------------------------------------===//
+// Kernels: which element types an op has a kernel for on each device type.
+//===----------------------------------------------------------------------===//
+
+// A set of element types, spelled as MLIR spells them. An op's
+// `cpuKernels` and `gpuKernels` are TensorFlow's kernel registrations
+// (REGISTER_KERNEL_BUILDER with a TypeConstraint) for the CPU and the GPU:
+// placement puts an op only on a device type with a kernel for its element
+// type (SPEC §3). gplace-tblgen turns them into the kernel registry.
+class Graph_KernelTypes<list<string> names> {
+  list<string> types = names;
+}
+def Graph_NoKernels : Graph_KernelTypes<[]>;
+def Graph_FloatKernels : Graph_KernelTypes<["f32", "f16", "bf16", "f64"]>;
+def Graph_NumericKernels
+    : Graph_KernelTypes<["f32", "f16", "bf16", "f64", "i32", "i64"]>;
+def Graph_AllKernels
+    : Graph_KernelTypes<["f32", "f16", "bf16", "f64", "i32", "i64", "i1"]>;
+
+// The variables that resource ops read and write: the resource of the
+// memory effects of gplace.read and gplace.assign*.
+def Graph_VariableResource : Resource<"::gplace::graph::VariableResource">;
 
 def Graph_ElementsAttr : ElementsAttrBase<
     And<[CPred<"::llvm::isa<::mlir::ElementsAttr>($_self)">,

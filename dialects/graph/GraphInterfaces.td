@@ -78,18 +78,90 @@ def Graph_ElementwiseOpInterface : OpInterface<"ElementwiseOpInterface"> {
   let cppNamespace = "::gplace::graph";
   let description = [{
     An op that applies a scalar function to each element of its data
-    operands, broadcast numpy-style to the result's shape. The interface
-    verifies broadcasting and element types once for every such op; later
-    stages (kernel generation, fusion) treat these ops uniformly.
+    operands, broadcast numpy-style to the result's shape (bias_add's bias
+    broadcasts along the last dimension; add_n sums any number of operands
+    pairwise). The interface verifies broadcasting and element types once
+    for every such op. Its kernel is the scalar function alone
+    (lib/Runtime/ElementwiseKernels.def), which the host, NVRTC and fused
+    kernels all expand, and devices may fuse runs of these ops into one
+    kernel (--gplace-fuse-elementwise).
   }];
   let methods = [
-    StaticInterfaceMethod<[{
-        The number of data operands the scalar function takes (1 or 2).
-      }], "unsigned", "getArity">,
+    InterfaceMethod<[{
+        The number of data operands the scalar function takes: 1, 2, or
+        any number for add_n (a sum, applied pairwise).
+      }], "unsigned", "getArity", (ins), [{}], [{
+        return $_op->getNumOperands() - $_op.getControlDeps().size();
+      }]>,
   ];
+  // After the op's own verifier, whose messages are more specific (bias
+  // sizes, add_n's equal types).
   let verify = [{
     return ::gplace::graph::detail::verifyElementwiseOp($_op);
   }];
+  let verifyWithRegions = 1;
+}
+
+def Graph_KernelOpInterface : OpInterface<"KernelOpInterface"> {
+  let cppNamespace = "::gplace::graph";
+  let description = [{
+    An op that runs as a kernel of its own: lowering to a plan turns it into
+    a `gplan.launch` of `getKernel()` with `getKernelParameters()`. The
+    kernel's id, its parameters and the element types it supports on each
+    device type come from the op's ODS record (gplace-tblgen's op table), so
+    an op and its kernel are declared in one place.
+  }];
+  let methods = [
+    StaticInterfaceMethod<[{
+        The runtime kernel the op runs (`gplace::Kernel`).
+      }], "::gplace::Kernel", "getKernel">,
+    InterfaceMethod<[{
+        The kernel's parameters, typed and normalised as the kernel takes
+        them: the parameters of the kernel in the op table, a UnitAttr for
+        a flag that is set (absent when not), an i64 IntegerAttr, or a
+        DenseI64ArrayAttr. By default the op's attributes of the same
+        names; ops whose attributes count from the end (negative axes, a
+        size of -1) resolve them.
+      }], "::mlir::DictionaryAttr", "getKernelParameters", (ins), [{}], [{
+        return ::gplace::graph::detail::getDefaultKernelParameters(
+            $_op, $_op.getKernel());
+      }]>,
+  ];
+}
+
+def Graph_TransferOpInterface : OpInterface<"TransferOpInterface"> {
+  let cppNamespace = "::gplace::graph";
+  let description = [{
+    An op that moves a value or a control token from one device to another
+    (TensorFlow's _Send/_Recv pair): a tensor is copied, a token makes ops
+    on the destination wait for work on the source. Inserted by
+    --gplace-insert-copies and --gplace-insert-control-deps; placement
+    leaves it where it is (on its destination).
+  }];
+  let methods = [
+    InterfaceMethod<"The value or token moved.", "::mlir::Value",
+      "getTransferred", (ins), [{}], [{ return $_op->getOperand(0); }]>,
+    InterfaceMethod<"The full name of the source device.",
+      "::mlir::StringAttr", "getSourceDevice", (ins), [{}],
+      [{ return $_op.getSourceAttr(); }]>,
+    InterfaceMethod<"The full name of the destination device.",
+      "::mlir::StringAttr", "getDestinationDevice", (ins), [{}],
+      [{ return $_op.getDestinationAttr(); }]>,
+  ];
+}
+
+def Graph_PersistentOpInterface : OpInterface<"PersistentOpInterface"> {
+  let cppNamespace = "::gplace::graph";
+  let description = [{
+    An op whose value lives in persistent device memory, filled once when a
+    plan loads from `getInitialValue()`: a constant (TensorFlow's Const) or,
+    when the op's result is a resource, a variable (VarHandleOp with its
+    initializer), which keeps its value from one run to the next.
+  }];
+  let methods = [
+    InterfaceMethod<"The value the memory holds when the plan loads.",
+      "::mlir::ElementsAttr", "getInitialValue">,
+  ];
 }
 
 #endif // GPLACE_GRAPH_INTERFACES

@@ -9,15 +9,26 @@
 #define GPLACE_GRAPH_OPS
 
 include "graph/GraphBase.td"
+include "graph/GraphAttrs.td"
 include "graph/GraphTypes.td"
 include "graph/GraphInterfaces.td"
 include "mlir/IR/BuiltinAttributeInterfaces.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
 
-// Ops that forward their input's data unchanged (identity, reshape).
-// Placement puts such an op on its producer's device when nothing else says
-// where it goes (TensorFlow placer's heuristic B for identity-like ops).
+// Ops that forward their input's data unchanged (identity, reshape, and the
+// read of a variable). Placement puts such an op on its producer's device
+// when nothing else says where it goes (TensorFlow placer's heuristic B for
+// identity-like ops); lowering makes its result a view of its input's
+// memory, as TensorFlow forwards the input buffer.
 def Graph_ForwardsInput : NativeOpTrait<"ForwardsInput"> {
+  let cppNamespace = "::gplace::graph::OpTrait";
+}
+
+// Ops that read no data: they only wait for their operands (values and
+// tokens) and return a token (TensorFlow's NoOp with control inputs). Their
+// operands stay where they are (no copies), they join no colocation group,
+// and lowering turns them into ordering alone.
+def Graph_ControlOnly : NativeOpTrait<"ControlOnly"> {
   let cppNamespace = "::gplace::graph::OpTrait";
 }
 
@@ -28,6 +39,13 @@ def Graph_ForwardsInput : NativeOpTrait<"ForwardsInput"> {
 // Every graph op carries the placement attributes and `after(...)` tokens.
 // `tfType` is TensorFlow's op type; `pyName` the default name TensorFlow's
 // Python API gives the op (see PlacedOpInterface::getDefaultNamePrefix).
+//
+// What an op is lives here, in its record: its verifier, its memory effects
+// (traits), and its kernels: `cpuKernels` and `gpuKernels` say which element
+// types have a kernel on each device type (the kernel registry is generated
+// from them), `typelessKernel` marks an op without element type that runs
+// everywhere (NoOp). Ops that run a kernel of their own derive from
+// Graph_KernelOp below.
 class Graph_Op<string mnemonic, string tfType, list<Trait> traits = [],
                string pyName = tfType>
     : Op<Graph_Dialect, mnemonic,
@@ -37,6 +55,14 @@ class Graph_Op<string mnemonic, string tfType, list<Trait> traits = [],
       # "static ::llvm::StringRef getDefaultNamePrefix() { return \""
       # pyName # "\"; }\n";
   let extraClassDeclaration = tfNames;
+  string tensorFlowType = tfType;
+
+  // Kernel registrations: GPU kernels exist for floating-point types only,
+  // so integer and bool ops stay on the host, as TensorFlow's placer sees
+  // them (SPEC §3).
+  Graph_KernelTypes cpuKernels = Graph_NumericKernels;
+  Graph_KernelTypes gpuKernels = Graph_FloatKernels;
+  bit typelessKernel = 0;
 
   // The placement attributes, appended to each op's own arguments.
   dag placementAttrs = (ins OptionalAttr<StrAttr>:$device,
@@ -47,12 +73,28 @@ class Graph_Op<string mnemonic, string tfType, list<Trait> traits = [],
   string afterClause = "(`after` `(` $controlDeps^ `)`)?";
 }
 
+// An op that runs a kernel of its own, `gplace::Kernel::<Name>` where the
+// record is `Graph_<Name>Op` (lowering makes it a `gplan.launch`). Ops whose
+// kernel parameters need resolving (negative axes, sizes of -1) list
+// "getKernelParameters" in `overrides` and define it.
+class Graph_KernelOp<string mnemonic, string tfType, list<Trait> traits = [],
+                     string pyName = tfType, list<string> overrides = []>
+    : Graph_Op<mnemonic, tfType,
+               !listconcat([DeclareOpInterfaceMethods<Graph_KernelOpInterface,
+                                                      overrides>], traits),
+               pyName> {
+  let extraClassDefinition = "::gplace::Kernel $cppClass::getKernel() { "
+      # "return ::gplace::Kernel::" # !substr(NAME, 6, !sub(!size(NAME), 8))
+      # "; }\n";
+}
+
 //===----------------------------------------------------------------------===//
 // Constants and state.
 //===----------------------------------------------------------------------===//
 
 def Graph_ConstantOp : Graph_Op<"constant", "Const",
-    [DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
+    [Pure, Graph_PersistentOpInterface,
+     DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
   let summary = "constant tensor (Const)";
   let description = [{
     Produces the tensor held by `value`, a dense elements attribute whose
@@ -66,10 +108,15 @@ def Graph_ConstantOp : Graph_Op<"constant", "Const",
                        controlDepsArg);
   let results = (outs Graph_Tensor:$result);
   let assemblyFormat = "$value " # afterClause # " attr-dict";
+  let extraClassDeclaration = tfNames # [{
+    ::mlir::ElementsAttr getInitialValue() { return getValue(); }
+  }];
+  let cpuKernels = Graph_AllKernels;
 }
 
 def Graph_VariableOp : Graph_Op<"variable", "VarHandleOp",
-    [DeclareOpInterfaceMethods<InferTypeOpInterface>], "Variable"> {
+    [Graph_PersistentOpInterface,
+     DeclareOpInterfaceMethods<InferTypeOpInterface>], "Variable"> {
   let summary = "declares a variable (tf.Variable) and returns its resource";
   let description = [{
     Declares a mutable variable initialised to `initial_value` and returns
@@ -82,29 +129,42 @@ def Graph_VariableOp : Graph_Op<"variable", "VarHandleOp",
   }];
   let arguments = !con((ins Graph_ElementsAttr:$initial_value),
                        placementAttrs, controlDepsArg);
-  let results = (outs Graph_AnyResource:$resource);
+  let results = (outs Res<Graph_AnyResource, "the variable",
+                          [MemAlloc<Graph_VariableResource>]>:$resource);
   let assemblyFormat = "$initial_value " # afterClause # " attr-dict";
+  let cpuKernels = Graph_AllKernels;
 }
 
-def Graph_ReadOp : Graph_Op<"read", "ReadVariableOp",
-    [DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
+def Graph_ReadOp : Graph_KernelOp<"read", "ReadVariableOp",
+    [Graph_ForwardsInput, DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
   let summary = "reads a variable's value (ReadVariableOp)";
   let description = [{
+    The result is the variable's value when the read runs. Lowering makes it
+    a view of the variable's memory, as TensorFlow's ReadVariableOp forwards
+    the variable's buffer, and copies the value (the `read` kernel) only
+    where a later write in the same run could change it while it is still
+    in use.
+
     ```mlir
     %x = gplace.read %v : !gplace.resource<tensor<f32>>
     ```
   }];
-  let arguments = !con((ins Graph_AnyResource:$resource), placementAttrs,
-                       controlDepsArg);
+  let arguments = !con((ins Arg<Graph_AnyResource, "the variable",
+                                [MemRead<Graph_VariableResource>]>:$resource),
+                       placementAttrs, controlDepsArg);
   let results = (outs Graph_Tensor:$result);
   let assemblyFormat =
       "$resource " # afterClause # " attr-dict `:` type($resource)";
+  let cpuKernels = Graph_AllKernels;
 }
 
-class Graph_AssignBaseOp<string mnemonic, string tfType, string what>
-    : Graph_Op<mnemonic, tfType> {
+class Graph_AssignBaseOp<string mnemonic, string tfType, string what,
+                         list<MemoryEffect> effects>
+    : Graph_KernelOp<mnemonic, tfType> {
   let summary = what # " (" # tfType # ")";
-  let arguments = !con((ins Graph_AnyResource:$resource, Graph_Tensor:$value),
+  let arguments = !con((ins Arg<Graph_AnyResource, "the variable",
+                                effects>:$resource,
+                            Graph_Tensor:$value),
                        placementAttrs, controlDepsArg);
   let results = (outs Graph_Control:$done);
   let assemblyFormat = "$resource `,` $value " # afterClause
@@ -113,7 +173,9 @@ class Graph_AssignBaseOp<string mnemonic, string tfType, string what>
 }
 
 def Graph_AssignOp : Graph_AssignBaseOp<"assign", "AssignVariableOp",
-                                        "stores a value into a variable"> {
+                                        "stores a value into a variable",
+                                        [MemWrite<Graph_VariableResource>]> {
+  let cpuKernels = Graph_AllKernels;
   let description = [{
     Stores `value` into the variable and returns a token that is ready once
     the store has happened. The value's type is the resource's value type.
@@ -125,7 +187,9 @@ def Graph_AssignOp : Graph_AssignBaseOp<"assign", "AssignVariableOp",
 }
 
 def Graph_AssignAddOp : Graph_AssignBaseOp<"assign_add", "AssignAddVariableOp",
-                                           "adds a value to a variable"> {
+                                           "adds a value to a variable",
+                                           [MemRead<Graph_VariableResource>,
+                                            MemWrite<Graph_VariableResource>]> {
   let description = [{
     ```mlir
     %done = gplace.assign_add %v, %x : !gplace.resource<tensor<f32>>
@@ -134,7 +198,9 @@ def Graph_AssignAddOp : Graph_AssignBaseOp<"assign_add", "AssignAddVariableOp",
 }
 
 def Graph_AssignSubOp : Graph_AssignBaseOp<"assign_sub", "AssignSubVariableOp",
-                                           "subtracts a value from a variable"> {
+                                           "subtracts a value from a variable",
+                                           [MemRead<Graph_VariableResource>,
+                                            MemWrite<Graph_VariableResource>]> {
   let description = [{
     ```mlir
     %done = gplace.assign_sub %v, %x : !gplace.resource<tensor<f32>>
@@ -146,7 +212,7 @@ def Graph_AssignSubOp : Graph_AssignBaseOp<"assign_sub", "AssignSubVariableOp",
 // Matrix product.
 //===----------------------------------------------------------------------===//
 
-def Graph_MatmulOp : Graph_Op<"matmul", "MatMul"> {
+def Graph_MatmulOp : Graph_KernelOp<"matmul", "MatMul", [Pure]> {
   let summary = "matrix product of two rank-2 tensors (MatMul)";
   let description = [{
     `result = op(lhs) x op(rhs)` where `op` transposes its operand when
@@ -173,7 +239,8 @@ def Graph_MatmulOp : Graph_Op<"matmul", "MatMul"> {
 
 class Graph_BinaryOp<string mnemonic, string tfType, string pyName,
                      string what, Type operandType = Graph_NumericTensor>
-    : Graph_Op<mnemonic, tfType, [Graph_ElementwiseOpInterface], pyName> {
+    : Graph_KernelOp<mnemonic, tfType, [Pure, Graph_ElementwiseOpInterface],
+                     pyName> {
   let summary = what # " with numpy broadcasting (" # tfType # ")";
   let description = [{
     The operands broadcast numpy-style: shapes align at their last
@@ -189,9 +256,6 @@ class Graph_BinaryOp<string mnemonic, string tfType, string pyName,
   let results = (outs operandType:$result);
   let assemblyFormat = "$lhs `,` $rhs " # afterClause
       # " attr-dict `:` `(` type($lhs) `,` type($rhs) `)` `->` type($result)";
-  let extraClassDeclaration = tfNames # [{
-    static unsigned getArity() { return 2; }
-  }];
 }
 
 def Graph_AddOp : Graph_BinaryOp<"add", "AddV2", "add", "elementwise sum">;
@@ -204,7 +268,7 @@ def Graph_MaximumOp : Graph_BinaryOp<"maximum", "Maximum", "Maximum",
 
 class Graph_UnaryOp<string mnemonic, string tfType, string what,
                     Type operandType = Graph_FloatTensor>
-    : Graph_Op<mnemonic, tfType, [Graph_ElementwiseOpInterface,
+    : Graph_KernelOp<mnemonic, tfType, [Pure, Graph_ElementwiseOpInterface,
         DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
   let summary = what # " (" # tfType # ")";
   let description = [{
@@ -219,23 +283,29 @@ class Graph_UnaryOp<string mnemonic, string tfType, string what,
   let results = (outs operandType:$result);
   let assemblyFormat =
       "$input " # afterClause # " attr-dict `:` type($input)";
-  let extraClassDeclaration = tfNames # [{
-    static unsigned getArity() { return 1; }
-  }];
 }
 
 def Graph_NegOp : Graph_UnaryOp<"neg", "Neg", "elementwise negation",
                                 Graph_NumericTensor>;
-def Graph_ExpOp : Graph_UnaryOp<"exp", "Exp", "elementwise e^x">;
-def Graph_LogOp : Graph_UnaryOp<"log", "Log", "elementwise natural logarithm">;
-def Graph_TanhOp : Graph_UnaryOp<"tanh", "Tanh", "elementwise tanh">;
+def Graph_ExpOp : Graph_UnaryOp<"exp", "Exp", "elementwise e^x"> {
+  let cpuKernels = Graph_FloatKernels;
+}
+def Graph_LogOp : Graph_UnaryOp<"log", "Log", "elementwise natural logarithm"> {
+  let cpuKernels = Graph_FloatKernels;
+}
+def Graph_TanhOp : Graph_UnaryOp<"tanh", "Tanh", "elementwise tanh"> {
+  let cpuKernels = Graph_FloatKernels;
+}
 def Graph_SigmoidOp : Graph_UnaryOp<"sigmoid", "Sigmoid",
-                                    "elementwise 1 / (1 + e^-x)">;
+                                    "elementwise 1 / (1 + e^-x)"> {
+  let cpuKernels = Graph_FloatKernels;
+}
 def Graph_ReluOp : Graph_UnaryOp<"relu", "Relu", "elementwise max(x, 0)",
                                  Graph_NumericTensor>;
 
-def Graph_AddNOp : Graph_Op<"add_n", "AddN",
-    [AttrSizedOperandSegments, DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
+def Graph_AddNOp : Graph_KernelOp<"add_n", "AddN",
+    [Pure, AttrSizedOperandSegments, Graph_ElementwiseOpInterface,
+     DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
   let summary = "sum of one or more tensors of the same type (AddN)";
   let description = [{
     All operands have the same type, which is the result type (no
@@ -257,8 +327,9 @@ def Graph_AddNOp : Graph_Op<"add_n", "AddN",
 // Neural-network ops and reductions.
 //===----------------------------------------------------------------------===//
 
-def Graph_BiasAddOp : Graph_Op<"bias_add", "BiasAdd",
-    [DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
+def Graph_BiasAddOp : Graph_KernelOp<"bias_add", "BiasAdd",
+    [Pure, Graph_ElementwiseOpInterface,
+     DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
   let summary = "adds a rank-1 bias along the last dimension (BiasAdd)";
   let description = [{
     `bias` has rank 1 and as many elements as the last dimension of
@@ -279,7 +350,8 @@ def Graph_BiasAddOp : Graph_Op<"bias_add", "BiasAdd",
 
 class Graph_ReduceOp<string mnemonic, string tfType, string what,
                      Type operandType = Graph_NumericTensor>
-    : Graph_Op<mnemonic, tfType> {
+    : Graph_KernelOp<mnemonic, tfType, [Pure], tfType,
+                     ["getKernelParameters"]> {
   let summary = what # " over `axes` (" # tfType # ")";
   let description = [{
     Reduces the dimensions listed in `axes` (negative values count from the
@@ -304,8 +376,8 @@ def Graph_ReduceSumOp : Graph_ReduceOp<"reduce_sum", "Sum", "sum">;
 def Graph_ReduceMeanOp : Graph_ReduceOp<"reduce_mean", "Mean", "mean">;
 def Graph_ReduceMaxOp : Graph_ReduceOp<"reduce_max", "Max", "maximum">;
 
-def Graph_SoftmaxOp : Graph_Op<"softmax", "Softmax",
-    [DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
+def Graph_SoftmaxOp : Graph_KernelOp<"softmax", "Softmax",
+    [Pure, DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
   let summary = "softmax over the last dimension (Softmax)";
   let description = [{
     ```mlir
@@ -317,13 +389,14 @@ def Graph_SoftmaxOp : Graph_Op<"softmax", "Softmax",
   let results = (outs Graph_FloatTensor:$result);
   let assemblyFormat = "$input " # afterClause # " attr-dict `:` type($input)";
   let hasVerifier = 1;
+  let cpuKernels = Graph_FloatKernels;
 }
 
 //===----------------------------------------------------------------------===//
 // Type and shape ops.
 //===----------------------------------------------------------------------===//
 
-def Graph_CastOp : Graph_Op<"cast", "Cast"> {
+def Graph_CastOp : Graph_KernelOp<"cast", "Cast", [Pure]> {
   let summary = "converts each element to another element type (Cast)";
   let description = [{
     The shapes of operand and result are equal. Conversions follow C++:
@@ -340,9 +413,14 @@ def Graph_CastOp : Graph_Op<"cast", "Cast"> {
   let assemblyFormat = "$input " # afterClause
       # " attr-dict `:` type($input) `to` type($result)";
   let hasVerifier = 1;
+  // The seeds: "tf.cast only has a CPU implementation".
+  let cpuKernels = Graph_AllKernels;
+  let gpuKernels = Graph_NoKernels;
 }
 
-def Graph_TransposeOp : Graph_Op<"transpose", "Transpose", [], "transpose"> {
+def Graph_TransposeOp : Graph_KernelOp<"transpose", "Transpose", [Pure],
+                                       "transpose"> {
+  let cpuKernels = Graph_AllKernels;
   let summary = "permutes dimensions (Transpose)";
   let description = [{
     Result dimension `i` is operand dimension `perm[i]`.
@@ -359,7 +437,9 @@ def Graph_TransposeOp : Graph_Op<"transpose", "Transpose", [], "transpose"> {
   let hasVerifier = 1;
 }
 
-def Graph_ReshapeOp : Graph_Op<"reshape", "Reshape", [Graph_ForwardsInput]> {
+def Graph_ReshapeOp : Graph_Op<"reshape", "Reshape",
+                                [Pure, Graph_ForwardsInput]> {
+  let cpuKernels = Graph_AllKernels;
   let summary = "reinterprets the elements with a new shape (Reshape)";
   let description = [{
     Operand and result hold the same number of elements of the same type,
@@ -377,7 +457,9 @@ def Graph_ReshapeOp : Graph_Op<"reshape", "Reshape", [Graph_ForwardsInput]> {
   let hasVerifier = 1;
 }
 
-def Graph_SliceOp : Graph_Op<"slice", "Slice"> {
+def Graph_SliceOp : Graph_KernelOp<"slice", "Slice", [Pure], "Slice",
+                                   ["getKernelParameters"]> {
+  let cpuKernels = Graph_AllKernels;
   let summary = "extracts a contiguous block (Slice)";
   let description = [{
     Takes `size[i]` elements of dimension `i` starting at `begin[i]`; a size
@@ -397,8 +479,9 @@ def Graph_SliceOp : Graph_Op<"slice", "Slice"> {
   let hasVerifier = 1;
 }
 
-def Graph_ConcatOp : Graph_Op<"concat", "ConcatV2",
-    [AttrSizedOperandSegments], "concat"> {
+def Graph_ConcatOp : Graph_KernelOp<"concat", "ConcatV2",
+    [Pure, AttrSizedOperandSegments], "concat", ["getKernelParameters"]> {
+  let cpuKernels = Graph_AllKernels;
   let summary = "joins tensors along one dimension (ConcatV2)";
   let description = [{
     All operands have the same rank and element type and agree on every
@@ -418,7 +501,9 @@ def Graph_ConcatOp : Graph_Op<"concat", "ConcatV2",
 }
 
 def Graph_IdentityOp : Graph_Op<"identity", "Identity",
-    [Graph_ForwardsInput, DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
+    [Pure, Graph_ForwardsInput,
+     DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
+  let cpuKernels = Graph_AllKernels;
   let summary = "forwards its operand (Identity)";
   let description = [{
     Forwards a tensor or a resource unchanged. An identity of a resource is
@@ -439,7 +524,12 @@ def Graph_IdentityOp : Graph_Op<"identity", "Identity",
 // Control.
 //===----------------------------------------------------------------------===//
 
-def Graph_GroupOp : Graph_Op<"group", "NoOp", [AttrSizedOperandSegments]> {
+def Graph_GroupOp : Graph_Op<"group", "NoOp",
+    [Pure, Graph_ControlOnly, AttrSizedOperandSegments]> {
+  // TensorFlow's NoOp is registered for every device type.
+  let cpuKernels = Graph_NoKernels;
+  let gpuKernels = Graph_NoKernels;
+  let typelessKernel = 1;
   let summary = "a token ready when all operands are (tf.group)";
   let description = [{
     Takes one or more values and tokens (as operands or in `after(...)`)
@@ -465,7 +555,12 @@ def Graph_GroupOp : Graph_Op<"group", "NoOp", [AttrSizedOperandSegments]> {
 //===----------------------------------------------------------------------===//
 
 def Graph_CopyOp : Graph_Op<"copy", "_Recv",
-    [DeclareOpInterfaceMethods<InferTypeOpInterface>], "Copy"> {
+    [Pure, Graph_TransferOpInterface,
+     DeclareOpInterfaceMethods<InferTypeOpInterface>], "Copy"> {
+  // A copy runs wherever its destination is.
+  let cpuKernels = Graph_NoKernels;
+  let gpuKernels = Graph_NoKernels;
+  let typelessKernel = 1;
   let summary = "moves a value or a token from one device to another";
   let description = [{
     Inserted by `--gplace-insert-copies` on every data edge whose producer

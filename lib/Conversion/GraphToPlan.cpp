@@ -1,11 +1,10 @@
-//===- GraphToPlan.cpp - placed graph to executable plan
-//--------------------===//
+//===- GraphToPlan.cpp - placed graph to an unscheduled plan --------------===//
 //
-// Per function, in three phases:
-//   1. schedule: one step per launch or copy, in program order, each on a
-//      (device, stream), with the earlier steps it must follow;
-//   2. memory plan: per device, first-fit offsets over liveness intervals;
-//   3. emit gplan IR: devices, buffers, waits, steps, records.
+// One gplan.program per function: buffers and steps in program order,
+// ordered by data and by tokens, with no stream and no memory yet. What an
+// op becomes follows from its traits and interfaces alone (see Passes.td);
+// the one decision made here is whether a read of a variable can be a view
+// of the variable's memory or must be copied.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,16 +12,13 @@
 #include "gplace/Dialect/Graph/GraphDialect.h"
 #include "gplace/Dialect/Plan/PlanDialect.h"
 #include "gplace/Support/DeviceName.h"
-#include "gplace/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
-#include "llvm/ADT/MapVector.h"
-
-#include <map>
+#include "llvm/ADT/SmallPtrSet.h"
 
 namespace gplace {
-#define GEN_PASS_DEF_LOWERTOPLANPASS
+#define GEN_PASS_DEF_CONVERTGRAPHTOPLANPASS
 #include "gplace/Conversion/Passes.h.inc"
 } // namespace gplace
 
@@ -33,567 +29,375 @@ namespace gplan = gplace::plan;
 
 namespace {
 
-constexpr int64_t kAlignment = 64;
-constexpr int64_t kForever = std::numeric_limits<int64_t>::max();
-
-int64_t alignUp(int64_t bytes) {
-  return (bytes + kAlignment - 1) / kAlignment * kAlignment;
-}
-
-int64_t tensorBytes(RankedTensorType type) {
-  int64_t bits = type.getElementTypeBitWidth();
-  return type.getNumElements() * (bits == 1 ? 1 : bits / 8);
-}
-
-/// A device of the module and what its programs need of it.
-struct DeviceInfo {
-  std::string name;
-  std::string symbol;
-  int64_t persistentBytes = 0, arenaBytes = 0;
-  /// The function that needs the most of the device, for errors.
-  std::optional<Location> neediest;
-  int64_t neediestBytes = -1;
-};
-
-std::string formatBytes(int64_t bytes) {
-  std::string out = std::to_string(bytes) + " bytes";
-  if (bytes >= 1024 * 1024)
-    out += " (" + std::to_string(bytes / (1024 * 1024)) + " MiB)";
-  return out;
-}
-
-/// The module's devices, in device order, with readable symbols (`@gpu0`,
-/// `@cpu0`, or `@worker_r0_t1_gpu0` off the local task).
+/// The module's devices as `gplan.device` symbols, in order of first use
+/// (`@gpu0`, `@cpu0`, or `@worker_r0_t1_gpu0` off the local task).
 class DeviceTable {
 public:
-  int indexOf(StringRef name) {
-    auto [it, isNew] = index_.try_emplace(name, devices_.size());
+  explicit DeviceTable(MLIRContext *context) : context_(context) {}
+
+  FlatSymbolRefAttr symbolOf(StringAttr name) {
+    auto [it, isNew] = index_.try_emplace(name, names_.size());
     if (isNew) {
-      DeviceInfo info;
-      info.name = name.str();
-      std::optional<DeviceName> parsed = DeviceName::parse(name);
+      names_.push_back(name);
+      std::optional<DeviceName> parsed = DeviceName::parse(name.getValue());
       std::string type = parsed && parsed->type
                              ? (parsed->type == DeviceType::GPU ? "gpu" : "cpu")
                              : "dev";
       std::string id = parsed && parsed->id ? std::to_string(*parsed->id) : "";
+      std::string symbol;
       if (parsed && parsed->job == "localhost" && parsed->replica == 0 &&
           parsed->task == 0)
-        info.symbol = type + id;
+        symbol = type + id;
       else if (parsed && parsed->isFullySpecified())
-        info.symbol = *parsed->job + "_r" + std::to_string(*parsed->replica) +
-                      "_t" + std::to_string(*parsed->task) + "_" + type + id;
+        symbol = *parsed->job + "_r" + std::to_string(*parsed->replica) +
+                 "_t" + std::to_string(*parsed->task) + "_" + type + id;
       else
-        info.symbol = "device" + std::to_string(devices_.size());
-      devices_.push_back(std::move(info));
+        symbol = "device" + std::to_string(names_.size() - 1);
+      symbols_.push_back(FlatSymbolRefAttr::get(context_, symbol));
     }
-    return it->second;
+    return symbols_[it->second];
   }
-  std::vector<DeviceInfo> &devices() { return devices_; }
+
+  ArrayRef<StringAttr> names() const { return names_; }
+  ArrayRef<FlatSymbolRefAttr> symbols() const { return symbols_; }
 
 private:
-  llvm::StringMap<int> index_;
-  std::vector<DeviceInfo> devices_;
+  MLIRContext *context_;
+  DenseMap<StringAttr, unsigned> index_;
+  SmallVector<StringAttr> names_;
+  SmallVector<FlatSymbolRefAttr> symbols_;
 };
 
-/// A buffer of the program.
-struct Buffer {
-  enum class Kind { Input, Arena, Constant, Variable } kind = Kind::Arena;
-  int device = -1;
-  RankedTensorType type;
-  int64_t index = 0;   ///< Input number.
-  ElementsAttr value;  ///< Constant value or variable initial value.
-  std::string varName; ///< Variable.
-  int64_t start = 0;   ///< First step it is live at.
-  int64_t end = -1;    ///< Last step it is live at (kForever: to the end).
-  int producer = -1;   ///< The step writing it (-1: none).
-  int64_t offset = 0;  ///< In the arena.
-};
+/// The variable behind a resource value, through ops that forward it.
+Value resourceRoot(Value resource) {
+  while (Operation *producer = resource.getDefiningOp()) {
+    if (!producer->hasTrait<graph::OpTrait::ForwardsInput>() ||
+        producer->getNumOperands() == 0)
+      break;
+    resource = producer->getOperand(0);
+  }
+  return resource;
+}
 
-/// One launch or copy.
-struct Step {
-  bool isCopy = false;
-  int device = 0;
-  int64_t stream = gplan::kComputeStream;
-  Operation *op = nullptr;          ///< The graph op it comes from.
-  SmallVector<int> inputs, outputs; ///< Buffers.
-  SmallVector<int, 4> after;        ///< Earlier steps it must follow
-                                    ///< (repeats allowed).
-  SmallVector<int> waits;           ///< Steps whose events it waits for.
-  bool record = false;              ///< Another stream waits for it.
-};
+/// True if `op`'s memory effects write the variable `resource` is.
+bool writesVariable(Operation *op, Value resource) {
+  auto effects = dyn_cast<MemoryEffectOpInterface>(op);
+  if (!effects)
+    return false;
+  SmallVector<MemoryEffects::EffectInstance, 2> instances;
+  effects.getEffectsOnResource(VariableResource::get(), instances);
+  return llvm::any_of(instances, [&](const MemoryEffects::EffectInstance &e) {
+    return isa<MemoryEffects::Write>(e.getEffect()) && e.getValue() &&
+           resourceRoot(e.getValue()) == resource;
+  });
+}
 
-/// Lowers one function.
-class FunctionLowering {
+/// Converts one function.
+class FunctionConverter {
 public:
-  FunctionLowering(func::FuncOp func, DeviceTable &devices)
-      : func_(func), devices_(devices) {}
+  FunctionConverter(func::FuncOp func, DeviceTable &devices)
+      : func_(func), devices_(devices), builder_(func.getContext()) {}
 
-  LogicalResult schedule();
-  void planMemory();
-  void emit(OpBuilder &builder);
+  LogicalResult convert();
 
 private:
-  int newBuffer(Buffer buffer) {
-    buffers_.push_back(std::move(buffer));
-    return buffers_.size() - 1;
+  LogicalResult convertOp(PlacedOpInterface op, StringAttr device,
+                          unsigned index);
+  /// The plan tokens `op` waits for (its after(...) tokens that stand for
+  /// something).
+  SmallVector<Value> afterTokens(PlacedOpInterface op) {
+    SmallVector<Value> tokens;
+    for (Value token : op.getControlDependencies())
+      if (Value mapped = values_.lookup(token))
+        tokens.push_back(mapped);
+    return tokens;
   }
-  int streamKey(const Step &step) const {
-    return step.device * 2 + static_cast<int>(step.stream);
+  /// A token standing for `inputs` (buffers and tokens): null for none, the
+  /// token itself for one token, else a join.
+  Value joinOf(Location loc, ArrayRef<Value> inputs) {
+    if (inputs.empty())
+      return {};
+    if (inputs.size() == 1 && isa<gplan::TokenType>(inputs[0].getType()))
+      return inputs[0];
+    return builder_.create<gplan::JoinOp>(loc, inputs);
   }
-  /// The steps that must be done before `value` can be used.
-  void addSyncsOf(Value value, SmallVectorImpl<int> &syncs) {
-    if (isa<ControlType>(value.getType())) {
-      auto it = tokens_.find(value);
-      if (it != tokens_.end())
-        syncs.append(it->second.begin(), it->second.end());
-      return;
-    }
-    auto it = values_.find(value);
-    if (it != values_.end() && buffers_[it->second].producer >= 0)
-      syncs.push_back(buffers_[it->second].producer);
+  Location stepLoc(Operation *op, unsigned index) {
+    return NameLoc::get(builder_.getStringAttr(names_[index]), op->getLoc());
   }
-  /// A token stands for the distinct steps in `syncs`.
-  void setToken(Value token, SmallVectorImpl<int> &syncs) {
-    llvm::sort(syncs);
-    syncs.erase(std::unique(syncs.begin(), syncs.end()), syncs.end());
-    tokens_[token].assign(syncs.begin(), syncs.end());
+  gplan::BufferType bufferType(Type type) {
+    return gplan::BufferType::get(builder_.getContext(),
+                                  cast<RankedTensorType>(type));
   }
+  bool needsCopy(Operation *read, Value variable);
+  bool reaches(Operation *from, Operation *to);
 
   func::FuncOp func_;
   DeviceTable &devices_;
-  std::vector<Buffer> buffers_;
-  std::vector<Step> steps_;
-  DenseMap<Value, int> values_;                 ///< Value -> buffer.
-  DenseMap<Value, SmallVector<int, 2>> tokens_; ///< Token -> steps.
-  SmallVector<int> results_;
-  DenseMap<Operation *, std::string> names_; ///< Names for messages.
+  OpBuilder builder_;
+  std::vector<std::string> names_;
+  DenseMap<Value, Value> values_; ///< Graph value -> plan buffer or token.
+  /// Per variable (its graph value), the ops that write it, in order.
+  DenseMap<Value, SmallVector<Operation *, 2>> writers_;
 };
 
-LogicalResult FunctionLowering::schedule() {
-  std::vector<std::string> names = getOpNames(func_);
-  // Reserved up front: growing these by doubling at 1M ops costs more than
-  // the loop below.
-  size_t numOps = func_.getBody().front().getOperations().size();
-  names_.reserve(numOps);
-  steps_.reserve(numOps);
-  buffers_.reserve(numOps + func_.getNumArguments());
+LogicalResult FunctionConverter::convert() {
+  Block &body = func_.getBody().front();
+  size_t numOps = body.getOperations().size();
+  names_ = getOpNames(func_);
   values_.reserve(numOps + func_.getNumArguments());
-  size_t next = 0;
-  func_.walk([&](PlacedOpInterface op) { names_[op] = names[next++]; });
+
+  builder_.setInsertionPoint(func_);
+  auto program = builder_.create<gplan::ProgramOp>(func_.getLoc(),
+                                                   func_.getSymNameAttr());
+  builder_.setInsertionPointToStart(builder_.createBlock(&program.getBody()));
 
   for (BlockArgument arg : func_.getArguments()) {
     auto type = dyn_cast<RankedTensorType>(arg.getType());
     if (!type)
       return func_.emitError() << "argument #" << arg.getArgNumber()
                                << " must be a tensor, but is " << arg.getType();
-    Buffer buffer;
-    buffer.kind = Buffer::Kind::Input;
-    buffer.type = type;
-    buffer.index = arg.getArgNumber();
-    values_[arg] = newBuffer(buffer);
+    values_[arg] = builder_.create<gplan::InputOp>(
+        func_.getLoc(), bufferType(type),
+        builder_.getI64IntegerAttr(arg.getArgNumber()));
   }
 
-  for (Operation &operation : func_.getBody().front()) {
+  // The writers of each variable, for the reads' copy-or-view decision.
+  for (Operation &op : body)
+    for (Value operand : op.getOperands())
+      if (isa<ResourceType>(operand.getType()) &&
+          writesVariable(&op, resourceRoot(operand)))
+        writers_[resourceRoot(operand)].push_back(&op);
+
+  unsigned index = 0; // The op's position among graph ops (for names).
+  for (Operation &operation : body) {
     if (auto ret = dyn_cast<func::ReturnOp>(operation)) {
+      SmallVector<Value> results;
       for (Value value : ret.getOperands()) {
-        auto it = values_.find(value);
-        if (it == values_.end() || !isa<RankedTensorType>(value.getType()))
+        Value buffer = values_.lookup(value);
+        if (!buffer || !isa<RankedTensorType>(value.getType()))
           return ret.emitError() << "a program can only return tensors, not "
                                  << value.getType();
-        results_.push_back(it->second);
+        results.push_back(buffer);
       }
+      builder_.create<gplan::ReturnOp>(ret.getLoc(), results);
       continue;
     }
     auto op = dyn_cast<PlacedOpInterface>(operation);
     if (!op)
       return operation.emitError()
              << "cannot lower '" << operation.getName() << "' to a plan";
-    StringAttr deviceName = op->getAttrOfType<StringAttr>("assigned_device");
-    if (!deviceName)
+    StringAttr device = op->getAttrOfType<StringAttr>("assigned_device");
+    if (!device)
       return op->emitError("op has no assigned device; run --gplace-place "
                            "first");
-    int device = devices_.indexOf(deviceName.getValue());
-
-    // Every data operand must be on this device (or be waited for only).
-    if (!isa<GroupOp, CopyOp>(operation))
+    // Every data operand must be on this device, but for ops that only
+    // wait for their operands or move them.
+    if (!op->hasTrait<graph::OpTrait::ControlOnly>() &&
+        !isa<TransferOpInterface>(operation))
       for (Value operand : op.getDataOperands())
-        if (getValueDevice(operand) != deviceName)
+        if (getValueDevice(operand) != device)
           return op->emitError()
                  << "operand on '" << getValueDevice(operand).getValue()
-                 << "' used on '" << deviceName.getValue()
+                 << "' used on '" << device.getValue()
                  << "'; run --gplace-insert-copies first";
-
-    SmallVector<int, 4> after;
-    for (Value token : op.getControlDependencies())
-      addSyncsOf(token, after);
-
-    if (auto constant = dyn_cast<ConstantOp>(operation)) {
-      Buffer buffer;
-      buffer.kind = Buffer::Kind::Constant;
-      buffer.device = device;
-      buffer.type = cast<RankedTensorType>(constant.getType());
-      buffer.value = constant.getValue();
-      values_[constant] = newBuffer(buffer);
-      continue;
-    }
-    if (auto variable = dyn_cast<VariableOp>(operation)) {
-      Buffer buffer;
-      buffer.kind = Buffer::Kind::Variable;
-      buffer.device = device;
-      buffer.value = variable.getInitialValue();
-      buffer.type = cast<RankedTensorType>(buffer.value.getType());
-      buffer.varName = op.getUserName().str();
-      values_[variable] = newBuffer(buffer);
-      continue;
-    }
-    if (auto identity = dyn_cast<IdentityOp>(operation);
-        identity && isa<ResourceType>(identity.getType())) {
-      values_[identity] = values_.lookup(identity.getInput());
-      continue;
-    }
-    if (auto group = dyn_cast<GroupOp>(operation)) {
-      SmallVector<int, 4> syncs = after;
-      for (Value input : group.getInputs())
-        addSyncsOf(input, syncs);
-      setToken(group, syncs);
-      continue;
-    }
-    if (auto copy = dyn_cast<CopyOp>(operation);
-        copy && isa<ControlType>(copy.getType())) {
-      SmallVector<int, 4> syncs = after;
-      addSyncsOf(copy.getInput(), syncs);
-      setToken(copy, syncs);
-      continue;
-    }
-
-    // A launch or a copy.
-    Step step;
-    step.op = op;
-    step.device = device;
-    step.after = after;
-    bool isCopy = isa<CopyOp>(operation);
-    step.isCopy = isCopy;
-    step.stream = isCopy ? gplan::kCopyStream : gplan::kComputeStream;
-    int index = steps_.size();
-    for (Value operand : op.getDataOperands()) {
-      auto it = values_.find(operand);
-      if (it == values_.end())
-        return op->emitError("operand is not a value the plan knows");
-      int buffer = it->second;
-      if (isa<AssignOp, AssignAddOp, AssignSubOp>(operation) &&
-          isa<ResourceType>(operand.getType())) {
-        step.outputs.push_back(buffer); // The variable is written.
-        continue;
-      }
-      step.inputs.push_back(buffer);
-      if (buffers_[buffer].producer >= 0)
-        step.after.push_back(buffers_[buffer].producer);
-    }
-    for (Value result : op->getResults()) {
-      if (isa<ControlType>(result.getType())) {
-        tokens_[result] = {index};
-        continue;
-      }
-      Buffer buffer;
-      buffer.device = device;
-      buffer.type = cast<RankedTensorType>(result.getType());
-      buffer.producer = index;
-      int id = newBuffer(buffer);
-      values_[result] = id;
-      step.outputs.push_back(id);
-    }
-    steps_.push_back(std::move(step));
-  }
-
-  // Cross-stream dependencies become event waits; a stream that already
-  // waited for a later step of the same stream need not wait again.
-  std::map<int, std::map<int, int>> lastWaited; // stream -> stream -> step
-  for (Step &step : steps_) {
-    int key = streamKey(step);
-    // Per other stream, only its latest step needs waiting for: a stream
-    // runs in order.
-    SmallVector<std::pair<int, int>, 4> latest; // (stream, step)
-    for (int before : step.after) {
-      int beforeKey = streamKey(steps_[before]);
-      if (beforeKey == key)
-        continue;
-      auto it = llvm::find_if(
-          latest, [&](const auto &entry) { return entry.first == beforeKey; });
-      if (it == latest.end())
-        latest.emplace_back(beforeKey, before);
-      else
-        it->second = std::max(it->second, before);
-    }
-    llvm::sort(latest);
-    for (auto [beforeKey, before] : latest) {
-      auto &last = lastWaited[key];
-      auto it = last.find(beforeKey);
-      if (it != last.end() && it->second >= before)
-        continue;
-      last[beforeKey] = before;
-      step.waits.push_back(before);
-      steps_[before].record = true;
-    }
+    if (failed(convertOp(op, device, index++)))
+      return failure();
   }
   return success();
 }
 
-void FunctionLowering::planMemory() {
-  // Liveness: from the producing step to the last reading step. A buffer
-  // touched by two streams lives on both ends: from the start of the
-  // program if a copy stream writes it, to the end if another stream reads
-  // it, so that no slot is reused before every stream is done with it.
-  for (auto [index, step] : llvm::enumerate(steps_)) {
-    for (int id : step.inputs) {
-      Buffer &buffer = buffers_[id];
-      if (buffer.kind != Buffer::Kind::Arena)
+LogicalResult FunctionConverter::convertOp(PlacedOpInterface op,
+                                           StringAttr device, unsigned index) {
+  Operation *operation = op;
+  Location loc = op->getLoc();
+  SmallVector<Value> after = afterTokens(op);
+
+  // Persistent memory: a constant, or a variable (its result a resource).
+  if (auto persistent = dyn_cast<PersistentOpInterface>(operation)) {
+    Value result = op->getResult(0);
+    FlatSymbolRefAttr symbol = devices_.symbolOf(device);
+    Value buffer;
+    if (isa<ResourceType>(result.getType()))
+      buffer = builder_.create<gplan::VariableOp>(
+          loc, symbol, builder_.getStringAttr(names_[index]),
+          persistent.getInitialValue());
+    else
+      buffer = builder_.create<gplan::ConstantOp>(loc, symbol,
+                                                  persistent.getInitialValue());
+    // Users of a constant with after(...) wait for those tokens too.
+    if (!after.empty() && isa<RankedTensorType>(result.getType()))
+      buffer = builder_.create<gplan::ViewOp>(loc, buffer.getType(), buffer,
+                                              after);
+    values_[result] = buffer;
+    return success();
+  }
+
+  // Views of the input's memory; a read that must see the value of its
+  // time while a later write may come first is copied by its kernel.
+  if (op->hasTrait<graph::OpTrait::ForwardsInput>() &&
+      !(isa<KernelOpInterface>(operation) &&
+        isa<ResourceType>(op->getOperand(0).getType()) &&
+        needsCopy(operation, resourceRoot(op->getOperand(0))))) {
+    Value source = values_.lookup(op->getOperand(0));
+    Value result = op->getResult(0);
+    if (!source)
+      return op->emitError("operand is not a value the plan knows");
+    if (isa<ResourceType>(result.getType()) ||
+        (source.getType() == bufferType(result.getType()) && after.empty())) {
+      values_[result] = source;
+      return success();
+    }
+    values_[result] = builder_.create<gplan::ViewOp>(
+        loc, bufferType(result.getType()), source, after);
+    return success();
+  }
+
+  // Ordering alone.
+  if (op->hasTrait<graph::OpTrait::ControlOnly>()) {
+    SmallVector<Value> inputs = after;
+    for (Value operand : op.getDataOperands())
+      if (Value mapped = values_.lookup(operand))
+        inputs.push_back(mapped);
+    values_[op->getResult(0)] = joinOf(loc, inputs);
+    return success();
+  }
+
+  if (auto transfer = dyn_cast<TransferOpInterface>(operation)) {
+    Value source = values_.lookup(transfer.getTransferred());
+    if (isa<ControlType>(transfer.getTransferred().getType())) {
+      SmallVector<Value> inputs = after;
+      if (source)
+        inputs.push_back(source);
+      values_[op->getResult(0)] = joinOf(loc, inputs);
+      return success();
+    }
+    if (!source)
+      return op->emitError("operand is not a value the plan knows");
+    values_[op->getResult(0)] = builder_.create<gplan::CopyOp>(
+        stepLoc(op, index), source,
+        devices_.symbolOf(transfer.getDestinationDevice()),
+        /*stream=*/IntegerAttr(), after);
+    return success();
+  }
+
+  auto kernelOp = dyn_cast<KernelOpInterface>(operation);
+  if (!kernelOp)
+    return op->emitError() << "cannot lower '" << op->getName()
+                           << "' to a plan: it has no kernel";
+  SmallVector<Value> inputs, outs;
+  for (Value operand : op.getDataOperands()) {
+    Value buffer = values_.lookup(operand);
+    if (!buffer)
+      return op->emitError("operand is not a value the plan knows");
+    bool written = isa<ResourceType>(operand.getType()) &&
+                   writesVariable(operation, resourceRoot(operand));
+    (written ? outs : inputs).push_back(buffer);
+  }
+  SmallVector<Type> resultTypes;
+  for (Value result : op->getResults())
+    resultTypes.push_back(isa<ControlType>(result.getType())
+                              ? Type(builder_.getType<gplan::TokenType>())
+                              : Type(bufferType(result.getType())));
+  DictionaryAttr params = kernelOp.getKernelParameters();
+  auto launch = builder_.create<gplan::LaunchOp>(
+      stepLoc(op, index), resultTypes,
+      gplan::KernelAttr::get(builder_.getContext(), kernelOp.getKernel()),
+      devices_.symbolOf(device), /*stream=*/IntegerAttr(),
+      /*fusion=*/IntegerAttr(), params.empty() ? DictionaryAttr() : params,
+      inputs, outs, after);
+  for (auto [result, planned] : llvm::zip(op->getResults(),
+                                          launch.getResults()))
+    values_[result] = planned;
+  return success();
+}
+
+/// True if the read `read` of `variable` must be a copy: a write of the
+/// variable follows it in the function, and some use of the read's value
+/// (through views) may run after that write. A use runs before the write
+/// if it is a launch on the write's device earlier in program order (one
+/// compute stream runs both, in order), or if the write depends on it.
+bool FunctionConverter::needsCopy(Operation *read, Value variable) {
+  auto it = writers_.find(variable);
+  if (it == writers_.end())
+    return false;
+  Operation *write = nullptr;
+  for (Operation *candidate : it->second)
+    if (read->isBeforeInBlock(candidate)) {
+      write = candidate;
+      break;
+    }
+  if (!write)
+    return false;
+  StringAttr writeDevice = write->getAttrOfType<StringAttr>("assigned_device");
+  SmallVector<Value, 4> values = {read->getResult(0)};
+  while (!values.empty()) {
+    Value value = values.pop_back_val();
+    for (Operation *user : value.getUsers()) {
+      if (user->hasTrait<graph::OpTrait::ForwardsInput>() &&
+          isa<RankedTensorType>(user->getResult(0).getType()) &&
+          !isa<KernelOpInterface>(user)) {
+        values.push_back(user->getResult(0)); // A view of the value.
         continue;
-      bool otherStream = buffer.producer >= 0 &&
-                         streamKey(steps_[buffer.producer]) != streamKey(step);
-      buffer.end =
-          otherStream ? kForever : std::max<int64_t>(buffer.end, index);
+      }
+      if (user->hasTrait<graph::OpTrait::ControlOnly>())
+        continue; // Reads no data.
+      if (user == write || !isa<PlacedOpInterface>(user))
+        return true; // The write itself, or a result of the program.
+      bool sameStream =
+          isa<KernelOpInterface>(user) &&
+          user->getAttrOfType<StringAttr>("assigned_device") == writeDevice &&
+          user->isBeforeInBlock(write);
+      if (!sameStream && !reaches(user, write))
+        return true;
     }
   }
-  for (Buffer &buffer : buffers_) {
-    if (buffer.kind != Buffer::Kind::Arena)
+  return false;
+}
+
+/// True if `to` depends on `from` through data or tokens. Only ops between
+/// the two in the block can be on the way.
+bool FunctionConverter::reaches(Operation *from, Operation *to) {
+  SmallVector<Operation *, 8> worklist = {from};
+  SmallPtrSet<Operation *, 16> visited;
+  while (!worklist.empty()) {
+    Operation *op = worklist.pop_back_val();
+    if (op == to)
+      return true;
+    if (!visited.insert(op).second || to->isBeforeInBlock(op))
       continue;
-    buffer.start = buffer.producer;
-    if (steps_[buffer.producer].stream != gplan::kComputeStream)
-      buffer.start = 0;
-    buffer.end = std::max(buffer.end, buffer.start);
+    for (Operation *user : op->getUsers())
+      worklist.push_back(user);
   }
-  for (int id : results_)
-    if (buffers_[id].kind == Buffer::Kind::Arena)
-      buffers_[id].end = kForever;
-
-  // First fit, in order of the first step each buffer is live at; a slot
-  // frees after the last step of its tenant.
-  std::vector<std::map<int64_t, int64_t>> free(devices_.devices().size());
-  std::vector<int64_t> top(devices_.devices().size(), 0);
-  std::vector<int> order;
-  for (auto [id, buffer] : llvm::enumerate(buffers_))
-    if (buffer.kind == Buffer::Kind::Arena)
-      order.push_back(id);
-  std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
-    return buffers_[a].start < buffers_[b].start;
-  });
-  std::multimap<int64_t, int> live; // end -> buffer
-  auto release = [&](int id) {
-    Buffer &buffer = buffers_[id];
-    auto &slots = free[buffer.device];
-    int64_t offset = buffer.offset, size = alignUp(tensorBytes(buffer.type));
-    auto next = slots.lower_bound(offset);
-    if (next != slots.end() && offset + size == next->first) {
-      size += next->second;
-      next = slots.erase(next);
-    }
-    if (next != slots.begin()) {
-      auto prev = std::prev(next);
-      if (prev->first + prev->second == offset) {
-        prev->second += size;
-        return;
-      }
-    }
-    slots.emplace(offset, size);
-  };
-  for (int id : order) {
-    Buffer &buffer = buffers_[id];
-    while (!live.empty() && live.begin()->first < buffer.start) {
-      release(live.begin()->second);
-      live.erase(live.begin());
-    }
-    int64_t size = alignUp(tensorBytes(buffer.type));
-    auto &slots = free[buffer.device];
-    auto fit = llvm::find_if(
-        slots, [&](const auto &slot) { return slot.second >= size; });
-    if (fit != slots.end()) {
-      buffer.offset = fit->first;
-      if (fit->second > size)
-        slots.emplace(fit->first + size, fit->second - size);
-      slots.erase(fit);
-    } else {
-      buffer.offset = top[buffer.device];
-      top[buffer.device] += size;
-    }
-    live.emplace(buffer.end, id);
-  }
-
-  for (size_t d = 0; d < top.size(); ++d) {
-    int64_t persistent = 0;
-    for (const Buffer &buffer : buffers_)
-      if (buffer.device == static_cast<int>(d) &&
-          (buffer.kind == Buffer::Kind::Constant ||
-           buffer.kind == Buffer::Kind::Variable))
-        persistent += alignUp(tensorBytes(buffer.type));
-    DeviceInfo &info = devices_.devices()[d];
-    info.persistentBytes = std::max(info.persistentBytes, persistent);
-    info.arenaBytes = std::max(info.arenaBytes, top[d]);
-    if (persistent + top[d] > info.neediestBytes) {
-      info.neediestBytes = persistent + top[d];
-      info.neediest = func_.getLoc();
-    }
-  }
+  return false;
 }
 
-void FunctionLowering::emit(OpBuilder &builder) {
-  MLIRContext *context = builder.getContext();
-  auto program =
-      builder.create<gplan::ProgramOp>(func_.getLoc(), func_.getSymName());
-  Block *body = builder.createBlock(&program.getBody());
-  builder.setInsertionPointToStart(body);
-  // Attributes every op repeats are made once: each `get` is a lookup in
-  // the context's uniquer, under a lock when threading is on.
-  SmallVector<FlatSymbolRefAttr> symbols;
-  for (const DeviceInfo &info : devices_.devices())
-    symbols.push_back(FlatSymbolRefAttr::get(context, info.symbol));
-  auto symbol = [&](int device) { return symbols[device]; };
-  IntegerAttr streams[] = {builder.getI64IntegerAttr(gplan::kComputeStream),
-                           builder.getI64IntegerAttr(gplan::kCopyStream)};
-  auto i64 = [&](int64_t value) { return builder.getI64IntegerAttr(value); };
-  auto stream = [&](int64_t value) {
-    return value == gplan::kComputeStream || value == gplan::kCopyStream
-               ? streams[value]
-               : i64(value);
-  };
-  llvm::DenseMap<OperationName, StringAttr> kernelNames;
-  StringAttr nameKey = builder.getStringAttr("name");
-  auto bufferType = [&](const Buffer &buffer) {
-    return gplan::BufferType::get(context, buffer.type);
-  };
-
-  std::vector<Value> bufferValues(buffers_.size());
-  for (auto [id, buffer] : llvm::enumerate(buffers_)) {
-    Location loc = func_.getLoc();
-    switch (buffer.kind) {
-    case Buffer::Kind::Input:
-      bufferValues[id] = builder.create<gplan::InputOp>(loc, bufferType(buffer),
-                                                        i64(buffer.index));
-      break;
-    case Buffer::Kind::Constant:
-      bufferValues[id] = builder.create<gplan::ConstantOp>(
-          loc, symbol(buffer.device), buffer.value);
-      break;
-    case Buffer::Kind::Variable:
-      bufferValues[id] = builder.create<gplan::VariableOp>(
-          loc, symbol(buffer.device), builder.getStringAttr(buffer.varName),
-          buffer.value);
-      break;
-    case Buffer::Kind::Arena:
-      bufferValues[id] = builder.create<gplan::AllocOp>(
-          loc, bufferType(buffer), symbol(buffer.device), i64(buffer.offset),
-          builder.getDenseI64ArrayAttr(
-              {buffer.start, buffer.end == kForever ? -1 : buffer.end}));
-      break;
-    }
-  }
-
-  std::vector<Value> events(steps_.size());
-  auto values = [&](ArrayRef<int> ids) {
-    SmallVector<Value> result;
-    for (int id : ids)
-      result.push_back(bufferValues[id]);
-    return result;
-  };
-  for (auto [index, step] : llvm::enumerate(steps_)) {
-    Location loc = step.op->getLoc();
-    for (int before : step.waits)
-      builder.create<gplan::WaitOp>(loc, events[before], symbol(step.device),
-                                    stream(step.stream));
-    if (step.isCopy) {
-      builder.create<gplan::CopyOp>(loc, bufferValues[step.inputs[0]],
-                                    bufferValues[step.outputs[0]],
-                                    symbol(step.device), stream(step.stream));
-    } else {
-      StringAttr &kernel = kernelNames[step.op->getName()];
-      if (!kernel)
-        kernel = builder.getStringAttr(step.op->getName().getStringRef());
-      auto launch = builder.create<gplan::LaunchOp>(
-          loc, kernel, symbol(step.device), stream(step.stream),
-          values(step.inputs), values(step.outputs));
-      // Kernel parameters: the op's attributes but the placement ones, set
-      // at once (setting them one by one rebuilds the dictionary each time).
-      NamedAttrList params(launch->getDiscardableAttrDictionary());
-      for (NamedAttribute attr : step.op->getAttrs()) {
-        StringRef name = attr.getName().getValue();
-        if (name == "device" || name == "assigned_device" ||
-            name == "operandSegmentSizes" || name == "name")
-          continue;
-        params.set(attr.getName(), attr.getValue());
-      }
-      params.set(nameKey, builder.getStringAttr(names_.lookup(step.op)));
-      launch->setDiscardableAttrs(params.getDictionary(context));
-    }
-    if (step.record)
-      events[index] = builder.create<gplan::RecordOp>(loc, symbol(step.device),
-                                                      stream(step.stream));
-  }
-  builder.create<gplan::ReturnOp>(func_.getLoc(), values(results_));
-}
-
-struct LowerToPlanPass
-    : public gplace::impl::LowerToPlanPassBase<LowerToPlanPass> {
-  using LowerToPlanPassBase::LowerToPlanPassBase;
-
+struct ConvertGraphToPlanPass
+    : public gplace::impl::ConvertGraphToPlanPassBase<ConvertGraphToPlanPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    if (gpuMemoryLimit < 0) {
-      module.emitError() << "gplace-lower-to-plan: gpu-memory-limit must not "
-                            "be negative";
-      return signalPassFailure();
-    }
-    DeviceTable devices;
+    DeviceTable devices(&getContext());
     SmallVector<func::FuncOp> funcs(module.getOps<func::FuncOp>());
-    std::vector<std::unique_ptr<FunctionLowering>> lowerings;
     for (func::FuncOp func : funcs) {
-      auto lowering = std::make_unique<FunctionLowering>(func, devices);
-      if (failed(lowering->schedule()))
+      FunctionConverter converter(func, devices);
+      if (failed(converter.convert()))
         return signalPassFailure();
-      lowering->planMemory();
-      lowerings.push_back(std::move(lowering));
     }
-
-    // The memory limits: the option for GPUs, else what the machine says.
-    LocalDevices local = discoverLocalDevices();
-    std::vector<int64_t> limits;
-    bool ok = true;
-    for (DeviceInfo &info : devices.devices()) {
-      std::optional<DeviceName> name = DeviceName::parse(info.name);
-      int64_t limit = 0;
-      if (gpuMemoryLimit > 0 && name && name->type == DeviceType::GPU)
-        limit = gpuMemoryLimit * 1024 * 1024;
-      else if (auto it = local.memoryLimits.find(info.name);
-               it != local.memoryLimits.end())
-        limit = it->second;
-      int64_t peak = info.persistentBytes + info.arenaBytes;
-      if (limit > 0 && peak > limit) {
-        emitError(info.neediest.value_or(module.getLoc()))
-            << "device " << info.name << " needs " << formatBytes(peak)
-            << " of memory, " << formatBytes(info.persistentBytes)
-            << " for constants and variables and "
-            << formatBytes(info.arenaBytes)
-            << " for intermediates, but its memory limit is "
-            << formatBytes(limit);
-        ok = false;
-      }
-      limits.push_back(limit);
-    }
-    if (!ok)
-      return signalPassFailure();
-
+    for (func::FuncOp func : funcs)
+      func.erase();
+    // The devices come first, in order of first use.
+    std::optional<DeviceSet> known = getModuleDevices(module);
     OpBuilder builder(module.getBodyRegion());
     builder.setInsertionPointToStart(module.getBody());
-    for (auto [index, info] : llvm::enumerate(devices.devices()))
+    for (auto [name, symbol] : llvm::zip(devices.names(), devices.symbols())) {
+      int64_t limit = 0;
+      if (std::optional<DeviceName> parsed = DeviceName::parse(name.getValue()))
+        if (known)
+          if (const DeviceAttributes *attributes = known->find(*parsed))
+            limit = attributes->memoryLimit;
       builder.create<gplan::DeviceOp>(
-          module.getLoc(), builder.getStringAttr(info.symbol),
-          builder.getStringAttr(info.name),
-          builder.getI64IntegerAttr(info.persistentBytes),
-          builder.getI64IntegerAttr(info.arenaBytes),
-          builder.getI64IntegerAttr(info.persistentBytes + info.arenaBytes),
-          builder.getI64IntegerAttr(limits[index]));
-    for (auto [func, lowering] : llvm::zip(funcs, lowerings)) {
-      builder.setInsertionPoint(func);
-      lowering->emit(builder);
-      func.erase();
+          module.getLoc(), symbol.getAttr(), name,
+          builder.getI64IntegerAttr(limit), IntegerAttr(), IntegerAttr(),
+          IntegerAttr());
     }
   }
 };

@@ -1,17 +1,38 @@
-//===- Pipelines.cpp - gplace's pass pipeline
-//------------------------------===//
+//===- Pipelines.cpp - gplace's pass pipelines -----------------------------===//
 
 #include "gplace/Pipelines/Pipelines.h"
 
 #include "gplace/Conversion/Passes.h"
+#include "gplace/Dialect/Plan/Transforms/Passes.h"
 #include "gplace/Transforms/Passes.h"
 
 #include "mlir/Pass/PassRegistry.h"
 
+void gplace::buildLowerToPlanPipeline(mlir::OpPassManager &pm, bool fuse) {
+  pm.addPass(createConvertGraphToPlanPass());
+  pm.addPass(createSchedulePlanPass());
+  if (fuse)
+    pm.addPass(createFuseElementwisePass());
+  pm.addPass(createPlanMemoryPass());
+  pm.addPass(createVerifyPlanPass());
+}
+
 void gplace::buildGPlacePipeline(mlir::OpPassManager &pm,
-                                 const PipelineOptions &options) {
+                                 const PipelineOptions &options,
+                                 std::optional<DeviceSet> runtimeDevices) {
+  AssignDevicesPassOptions assign;
+  assign.devices = options.devices;
+  assign.gpuMemoryLimit = options.gpuMemoryLimit;
+  if (runtimeDevices) {
+    // The runtime's devices, with gpu-memory-limit applied on top.
+    pm.addPass(createAssignDevicesPass(std::move(*runtimeDevices)));
+    assign.devices = "";
+    if (options.gpuMemoryLimit != 0)
+      pm.addPass(createAssignDevicesPass(assign));
+  } else {
+    pm.addPass(createAssignDevicesPass(assign));
+  }
   PlacePassOptions place;
-  place.devices = options.devices;
   place.allowSoftPlacement = options.allowSoftPlacement;
   place.policy = options.policy;
   place.logDevicePlacement = options.logDevicePlacement;
@@ -21,15 +42,20 @@ void gplace::buildGPlacePipeline(mlir::OpPassManager &pm,
   InsertControlDepsPassOptions controlDeps;
   controlDeps.maxInflightCopies = options.maxInflightCopies;
   pm.addPass(createInsertControlDepsPass(controlDeps));
-  LowerToPlanPassOptions lower;
-  lower.gpuMemoryLimit = options.gpuMemoryLimit;
-  pm.addPass(createLowerToPlanPass(lower));
+  buildLowerToPlanPipeline(pm, options.fuseElementwise);
 }
 
 void gplace::registerGPlacePipelines() {
   mlir::PassPipelineRegistration<PipelineOptions>(
       "gplace-pipeline",
-      "Place, verify, insert copies and control dependencies, and lower to "
-      "a plan",
-      buildGPlacePipeline);
+      "Assign devices, place, verify, insert copies and control "
+      "dependencies, and lower to a plan",
+      [](mlir::OpPassManager &pm, const PipelineOptions &options) {
+        buildGPlacePipeline(pm, options);
+      });
+  mlir::PassPipelineRegistration<>(
+      "gplace-lower-to-plan",
+      "Lower a placed graph to a complete plan: convert, schedule, fuse, "
+      "plan memory, verify",
+      [](mlir::OpPassManager &pm) { buildLowerToPlanPipeline(pm); });
 }

@@ -28,7 +28,7 @@ StatusOr<void *> Device::allocate(int64_t bytes) {
   int64_t inUse = bytesInUse_.fetch_add(bytes) + bytes;
   if (memoryLimit_ > 0 && inUse > memoryLimit_) {
     bytesInUse_ -= bytes;
-    return Status::error("out of memory on " + fullName() + ": requested " +
+    return Status::outOfMemory("out of memory on " + fullName() + ": requested " +
                          formatBytes(bytes) + " with " +
                          formatBytes(inUse - bytes) + " in use, limit " +
                          formatBytes(memoryLimit_));
@@ -54,7 +54,7 @@ StatusOr<void *> Device::allocateMemory(int64_t bytes) {
       (std::max<int64_t>(bytes, 1) + kAlignment - 1) / kAlignment * kAlignment);
   void *memory = std::aligned_alloc(kAlignment, rounded);
   if (!memory)
-    return Status::error("out of host memory on " + fullName() +
+    return Status::outOfMemory("out of host memory on " + fullName() +
                          ": requested " + formatBytes(bytes));
   std::memset(memory, 0, rounded);
   return memory;
@@ -67,7 +67,7 @@ StatusOr<void *> Device::allocateHostStaging(int64_t bytes) {
       (std::max<int64_t>(bytes, 1) + kAlignment - 1) / kAlignment * kAlignment);
   void *memory = std::aligned_alloc(kAlignment, rounded);
   if (!memory)
-    return Status::error("out of host memory: requested " + formatBytes(bytes));
+    return Status::outOfMemory("out of host memory: requested " + formatBytes(bytes));
   return memory;
 }
 
@@ -81,10 +81,8 @@ Status Device::launch(const KernelCall &call, int) {
   return runHostKernel(call);
 }
 
-Status Device::launchFused(const FusedCall &fused, int stream) {
-  for (const KernelCall &call : fused.calls)
-    GPLACE_RETURN_IF_ERROR(launch(call, stream));
-  return Status::ok();
+Status Device::launchFused(const FusedCall &fused, int) {
+  return runHostFused(fused);
 }
 
 Status Device::copyFrom(void *target, const Device &sourceDevice,

@@ -1,5 +1,4 @@
-//===- Executor.cpp - runs a plan on streams
-//-------------------------------===//
+//===- Executor.cpp - runs a plan on streams -------------------------------===//
 
 #include "gplace/Runtime/Executor.h"
 
@@ -34,23 +33,17 @@ struct ResolvedStep {
   void *target = nullptr;   ///< Copy.
   const void *from = nullptr;
   int64_t bytes = 0;
-  /// A fused run of launches (then `step` is the first of them).
+  /// A fusion group's launches (then `step` is the first of them), and the
+  /// buffer each of its ops writes.
   std::unique_ptr<FusedCall> fused;
+  std::vector<int> fusedBuffers;
 };
-
-/// True if the memory of `a` and `b` overlaps.
-bool overlaps(const TensorRef &a, const TensorRef &b) {
-  auto *x = static_cast<const uint8_t *>(a.data);
-  auto *y = static_cast<const uint8_t *>(b.data);
-  return x < y + b.type->bytes() && y < x + a.type->bytes();
-}
 
 } // namespace
 
 class Executor::Impl {
 public:
   Plan plan;
-  ExecutorOptions options;
   std::vector<Device *> devices;
   Device *host = nullptr;
   std::vector<void *> arenas;
@@ -98,7 +91,7 @@ public:
     for (const DeviceDesc &desc : plan.devices) {
       Device *device = manager.find(desc.name);
       if (!device)
-        return Status::error("the plan needs device " + desc.name +
+        return Status::unavailable("the plan needs device " + desc.name +
                              ", which this process does not have");
       devices.push_back(device);
     }
@@ -148,6 +141,9 @@ public:
       case BufferDesc::Kind::Persistent:
         addresses.push_back(persistents[buffer.index]);
         break;
+      case BufferDesc::Kind::Register:
+        addresses.push_back(nullptr); // Never in memory.
+        break;
       }
     }
 
@@ -169,6 +165,20 @@ public:
 
     std::map<std::pair<int, int>, size_t> streamIndex;
     for (const Step &step : plan.steps) {
+      auto key = std::make_pair(step.device, step.stream);
+      auto [it, isNew] = streamIndex.try_emplace(key, streams.size());
+      if (isNew)
+        streams.emplace_back();
+      std::vector<size_t> &stream = streams[it->second];
+      // A launch of the fusion group the stream's last step runs joins it.
+      if (step.kind == Step::Kind::Launch && step.fusion >= 0 &&
+          !stream.empty()) {
+        ResolvedStep &last = steps[stream.back()];
+        if (last.fused && last.step->fusion == step.fusion) {
+          addToFusion(last, step);
+          continue;
+        }
+      }
       ResolvedStep resolved;
       resolved.step = &step;
       resolved.device = devices[step.device];
@@ -180,6 +190,12 @@ public:
         for (int b : step.outputs)
           resolved.call.outputs.push_back(
               {addresses[b], &plan.buffers[b].type});
+        if (step.fusion >= 0) {
+          resolved.fused = std::make_unique<FusedCall>();
+          resolved.fused->type = plan.buffers[step.outputs[0]].type;
+          addToFusion(resolved, step);
+          ++numFused;
+        }
       } else if (step.kind == Step::Kind::Copy) {
         const BufferDesc &from = plan.buffers[step.inputs[0]];
         resolved.source = from.device < 0 ? host : devices[from.device];
@@ -187,15 +203,9 @@ public:
         resolved.target = addresses[step.outputs[0]];
         resolved.bytes = from.type.bytes();
       }
-      auto key = std::make_pair(step.device, step.stream);
-      auto [it, isNew] = streamIndex.try_emplace(key, streams.size());
-      if (isNew)
-        streams.emplace_back();
-      streams[it->second].push_back(steps.size());
+      stream.push_back(steps.size());
       steps.push_back(std::move(resolved));
     }
-    if (options.fuseElementwise)
-      fuseElementwise();
     // Kernels are prepared (compiled) once, now.
     for (const std::vector<size_t> &stream : streams)
       for (size_t index : stream) {
@@ -220,113 +230,41 @@ public:
     return Status::ok();
   }
 
-  /// Replaces each run of consecutive launches on one stream that its device
-  /// can fuse (same output type; at most options.maxFusedCalls launches and
-  /// 256 tensors) with one fused step. A run ends where a launch would write
-  /// memory that an input read earlier in the run occupies, unless it is the
-  /// very same tensor (each thread then reads its element before writing
-  /// it).
-  void fuseElementwise() {
-    std::vector<std::vector<size_t>> readers(plan.buffers.size());
-    for (size_t i = 0; i < plan.steps.size(); ++i)
-      for (int b : plan.steps[i].inputs)
-        readers[b].push_back(i);
-    std::vector<bool> isResult(plan.buffers.size(), false);
-    for (int b : plan.results)
-      isResult[b] = true;
-
-    auto fusible = [&](size_t index) {
-      const ResolvedStep &resolved = steps[index];
-      return resolved.step->kind == Step::Kind::Launch &&
-             resolved.call.outputs.size() == 1 &&
-             isFusibleElementwise(resolved.call.kernel) &&
-             resolved.device->canFuse(resolved.call);
-    };
-    for (std::vector<size_t> &stream : streams) {
-      std::vector<size_t> fusedStream;
-      for (size_t k = 0; k < stream.size();) {
-        if (!fusible(stream[k])) {
-          fusedStream.push_back(stream[k++]);
-          continue;
-        }
-        const TensorType &type = *steps[stream[k]].call.outputs[0].type;
-        std::vector<size_t> run = {stream[k]};
-        std::vector<int> produced = {plan.steps[stream[k]].outputs[0]};
-        auto isProduced = [&](int b) {
-          return std::find(produced.begin(), produced.end(), b) !=
-                 produced.end();
-        };
-        std::vector<TensorRef> externals, outputs;
-        auto addExternals = [&](size_t index, std::vector<TensorRef> &into) {
-          const Step &step = plan.steps[index];
-          for (size_t i = 0; i < step.inputs.size(); ++i)
-            if (!isProduced(step.inputs[i]))
-              into.push_back(steps[index].call.inputs[i]);
-        };
-        addExternals(stream[k], externals);
-        outputs.push_back(steps[stream[k]].call.outputs[0]);
-        size_t j = k + 1;
-        for (; j < stream.size() && run.size() < options.maxFusedCalls; ++j) {
-          size_t index = stream[j];
-          if (!fusible(index) || *steps[index].call.outputs[0].type != type)
-            break;
-          std::vector<TensorRef> own;
-          addExternals(index, own);
-          // Kernel parameters (pointers) stay well within CUDA's 4 KiB.
-          constexpr size_t kMaxParameters = 256;
-          if (externals.size() + own.size() + outputs.size() + 1 >
-              kMaxParameters)
-            break;
-          const TensorRef &output = steps[index].call.outputs[0];
-          bool hazard = false;
-          for (const std::vector<TensorRef> *inputs : {&externals, &own})
-            for (const TensorRef &input : *inputs)
-              if (overlaps(input, output) &&
-                  !(input.data == output.data && *input.type == *output.type))
-                hazard = true;
-          for (const TensorRef &input : own)
-            for (const TensorRef &earlier : outputs)
-              if (overlaps(input, earlier))
-                hazard = true;
-          if (hazard)
-            break;
-          externals.insert(externals.end(), own.begin(), own.end());
-          outputs.push_back(output);
-          run.push_back(index);
-          produced.push_back(plan.steps[index].outputs[0]);
-        }
-        if (run.size() == 1) {
-          fusedStream.push_back(stream[k++]);
-          continue;
-        }
-        auto fused = std::make_unique<FusedCall>();
-        for (size_t index : run) {
-          int output = plan.steps[index].outputs[0];
-          bool stored = isResult[output] ||
-                        plan.buffers[output].kind != BufferDesc::Kind::Arena;
-          for (size_t reader : readers[output])
-            if (std::find(run.begin(), run.end(), reader) == run.end())
-              stored = true;
-          fused->calls.push_back(steps[index].call);
-          fused->stored.push_back(stored);
-          if (fused->calls.size() <= 4)
-            fused->label +=
-                (fused->calls.size() > 1 ? "+" : "") + plan.steps[index].label;
-        }
-        if (run.size() > 4)
-          fused->label += "+... (" + std::to_string(run.size()) + " ops)";
-        ResolvedStep resolved;
-        resolved.step = steps[run.front()].step;
-        resolved.device = steps[run.front()].device;
-        resolved.fused = std::move(fused);
-        fusedStream.push_back(steps.size());
-        steps.push_back(std::move(resolved));
-        ++numFused;
-        numFusedLaunches += run.size();
-        k = j;
+  /// Adds launch `step` to the fusion group `group` runs: its operands are
+  /// values of earlier launches of the group or buffers read from outside
+  /// (each once); its value is stored unless its buffer is a register.
+  void addToFusion(ResolvedStep &group, const Step &step) {
+    FusedCall &fused = *group.fused;
+    std::vector<int> &made = group.fusedBuffers;
+    FusedCall::Op op;
+    op.kernel = step.kernel;
+    for (int b : step.inputs) {
+      auto earlier = std::find(made.begin(), made.end(), b);
+      if (earlier != made.end()) {
+        op.operands.push_back(-1 - static_cast<int>(earlier - made.begin()));
+        continue;
       }
-      stream = std::move(fusedStream);
+      TensorRef ref{addresses[b], &plan.buffers[b].type};
+      auto known = std::find_if(
+          fused.inputs.begin(), fused.inputs.end(), [&](const TensorRef &in) {
+            return in.data == ref.data && *in.type == *ref.type;
+          });
+      op.operands.push_back(known - fused.inputs.begin());
+      if (known == fused.inputs.end())
+        fused.inputs.push_back(ref);
     }
+    int output = step.outputs[0];
+    if (plan.buffers[output].kind != BufferDesc::Kind::Register) {
+      op.output = fused.outputs.size();
+      fused.outputs.push_back({addresses[output], &plan.buffers[output].type});
+    }
+    made.push_back(output);
+    fused.ops.push_back(std::move(op));
+    if (fused.ops.size() <= 4)
+      fused.label += (fused.ops.size() > 1 ? "+" : "") + step.label;
+    else if (fused.ops.size() == 5)
+      fused.label += "+...";
+    ++numFusedLaunches;
   }
 
   void fail(Status status) {
@@ -388,9 +326,9 @@ public:
       ResolvedStep &resolved = steps[index];
       Status status = runStep(resolved);
       if (!status) {
-        fail(Status::error(
+        fail(status.withContext(
             (resolved.fused ? resolved.fused->label : resolved.step->label) +
-            " on " + resolved.device->fullName() + ": " + status.message()));
+            " on " + resolved.device->fullName() + ": "));
         return;
       }
     }
@@ -401,11 +339,9 @@ Executor::Executor(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Executor::~Executor() = default;
 
 StatusOr<std::unique_ptr<Executor>>
-Executor::create(Plan plan, const DeviceManager &devices,
-                 const ExecutorOptions &options) {
+Executor::create(Plan plan, const DeviceManager &devices) {
   auto impl = std::make_unique<Impl>();
   impl->plan = std::move(plan);
-  impl->options = options;
   GPLACE_RETURN_IF_ERROR(impl->load(devices));
   return std::unique_ptr<Executor>(new Executor(std::move(impl)));
 }
@@ -422,11 +358,11 @@ StatusOr<std::vector<HostTensor>>
 Executor::run(const std::vector<HostTensor> &inputs) {
   const Plan &plan = impl_->plan;
   if (inputs.size() != plan.inputs.size())
-    return Status::error("expected " + std::to_string(plan.inputs.size()) +
+    return Status::invalidArgument("expected " + std::to_string(plan.inputs.size()) +
                          " inputs, got " + std::to_string(inputs.size()));
   for (size_t i = 0; i < inputs.size(); ++i) {
     if (inputs[i].type != plan.inputs[i])
-      return Status::error("input #" + std::to_string(i) + ": expected " +
+      return Status::invalidArgument("input #" + std::to_string(i) + ": expected " +
                            plan.inputs[i].str() + ", got " +
                            inputs[i].type.str());
     std::memcpy(impl_->inputs[i], inputs[i].data.data(), inputs[i].data.size());
@@ -460,7 +396,7 @@ StatusOr<std::vector<TensorRef>> Executor::runStaged() {
   for (Device *device : impl.devices) {
     Status done = device->synchronize();
     if (!done && !impl.failed)
-      impl.fail(Status::error(device->fullName() + ": " + done.message()));
+      impl.fail(done.withContext(device->fullName() + ": "));
   }
   if (impl.failed)
     return impl.error;

@@ -1,13 +1,21 @@
-//===- Kernels.cpp - host kernels
-//------------------------------------------===//
+//===- Kernels.cpp - host kernels ------------------------------------------===//
 //
-// Element types map to C++ types (f16 and bf16 to Eigen::half and
-// Eigen::bfloat16, which compute through float). Each kernel is a template
-// instantiated for the element types the kernel registry gives it.
+// One function per kernel of the op table, found through a table indexed
+// by gplace::Kernel (runKernel<K>): elementwise kernels share one
+// implementation that expands their scalar function from
+// ElementwiseKernels.def, the others specialise runKernel. A kernel the op
+// table gains without a host implementation fails to compile here.
+//
+// Element types map to a storage type S and a compute type T: f16 and bf16
+// are stored as Eigen::half and Eigen::bfloat16 and computed in float,
+// integers computed in Wrapping<I> (two's complement, as TensorFlow's
+// integer kernels). Each kernel is instantiated only for the element types
+// the op table gives it on the CPU.
 //
 //===----------------------------------------------------------------------===//
 
 #include "gplace/Runtime/Kernels.h"
+#include "gplace/Support/Shape.h"
 
 #include <Eigen/Core>
 #include <cblas.h>
@@ -23,266 +31,280 @@ namespace gplace::runtime {
 
 namespace {
 
+//===----------------------------------------------------------------------===//
+// Element types.
+//===----------------------------------------------------------------------===//
+
+/// Set when an integer division by zero happened on this thread, for the
+/// kernel that did it to report (each stream runs on its own thread).
+thread_local bool integerDivisionByZero = false;
+
+/// Two's complement integer arithmetic: overflow wraps, as TensorFlow's
+/// integer kernels do (C++'s signed overflow is undefined).
+template <typename I> struct Wrapping {
+  using U = std::make_unsigned_t<I>;
+  I v = 0;
+  Wrapping() = default;
+  constexpr Wrapping(I value) : v(value) {}
+  explicit operator I() const { return v; }
+
+  friend Wrapping operator+(Wrapping a, Wrapping b) {
+    return static_cast<I>(static_cast<U>(a.v) + static_cast<U>(b.v));
+  }
+  friend Wrapping operator-(Wrapping a, Wrapping b) {
+    return static_cast<I>(static_cast<U>(a.v) - static_cast<U>(b.v));
+  }
+  friend Wrapping operator*(Wrapping a, Wrapping b) {
+    return static_cast<I>(static_cast<U>(a.v) * static_cast<U>(b.v));
+  }
+  /// Rounds toward zero (TensorFlow's truncatediv); INT_MIN / -1 wraps; a
+  /// zero divisor sets integerDivisionByZero.
+  friend Wrapping operator/(Wrapping a, Wrapping b) {
+    if (b.v == 0) {
+      integerDivisionByZero = true;
+      return 0;
+    }
+    if (b.v == -1)
+      return -a;
+    return static_cast<I>(a.v / b.v);
+  }
+  Wrapping operator-() const {
+    return static_cast<I>(U(0) - static_cast<U>(v));
+  }
+  friend bool operator>(Wrapping a, Wrapping b) { return a.v > b.v; }
+  friend bool operator<(Wrapping a, Wrapping b) { return a.v < b.v; }
+  friend bool operator==(Wrapping a, Wrapping b) { return a.v == b.v; }
+  friend bool operator!=(Wrapping a, Wrapping b) { return a.v != b.v; }
+};
+
 using Half = Eigen::half;
 using BFloat16 = Eigen::bfloat16;
 
-template <typename T>
-constexpr bool isHalf = std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>;
+template <typename S>
+constexpr bool isHalf = std::is_same_v<S, Half> || std::is_same_v<S, BFloat16>;
 
-/// The type arithmetic on T happens in: float for 16-bit floats.
-template <typename T> using Acc = std::conditional_t<isHalf<T>, float, T>;
+/// The compute type of storage type S.
+template <typename S>
+using Compute = std::conditional_t<
+    isHalf<S>, float,
+    std::conditional_t<std::is_same_v<S, int32_t> ||
+                           std::is_same_v<S, int64_t>,
+                       Wrapping<S>, S>>;
 
-template <typename T> struct Tag { using type = T; };
+template <typename S> struct Tag { using type = S; };
 
-enum class Types { Float, Numeric, All };
+template <typename S> constexpr ElementType elementTypeOf() {
+  if constexpr (std::is_same_v<S, float>)
+    return ElementType::F32;
+  else if constexpr (std::is_same_v<S, Half>)
+    return ElementType::F16;
+  else if constexpr (std::is_same_v<S, BFloat16>)
+    return ElementType::BF16;
+  else if constexpr (std::is_same_v<S, double>)
+    return ElementType::F64;
+  else if constexpr (std::is_same_v<S, int32_t>)
+    return ElementType::I32;
+  else if constexpr (std::is_same_v<S, int64_t>)
+    return ElementType::I64;
+  else
+    return ElementType::I1;
+}
 
-/// Calls f(Tag<T>()) with T the C++ type of `type`, if `type` is in `Set`
-/// (only those instantiations are compiled).
-template <Types Set, typename F>
+/// True if kernel K has a CPU kernel for storage type S (op table).
+template <Kernel K, typename S> constexpr bool hasCpuKernel() {
+  return kernelCpuTypes(K) & (1u << static_cast<int>(elementTypeOf<S>()));
+}
+
+/// Calls f(Tag<S>()) with S the storage type of `type`, among the types
+/// in `mask` (only those instantiations are compiled).
+template <unsigned Mask, typename F>
 Status dispatch(ElementType type, Kernel kernel, F &&f) {
+  auto has = [](ElementType t) { return Mask & (1u << static_cast<int>(t)); };
   switch (type) {
   case ElementType::F32:
-    return f(Tag<float>());
-  case ElementType::F64:
-    return f(Tag<double>());
+    if constexpr (has(ElementType::F32))
+      return f(Tag<float>());
+    break;
   case ElementType::F16:
-    return f(Tag<Half>());
+    if constexpr (has(ElementType::F16))
+      return f(Tag<Half>());
+    break;
   case ElementType::BF16:
-    return f(Tag<BFloat16>());
+    if constexpr (has(ElementType::BF16))
+      return f(Tag<BFloat16>());
+    break;
+  case ElementType::F64:
+    if constexpr (has(ElementType::F64))
+      return f(Tag<double>());
+    break;
   case ElementType::I32:
-    if constexpr (Set != Types::Float)
+    if constexpr (has(ElementType::I32))
       return f(Tag<int32_t>());
     break;
   case ElementType::I64:
-    if constexpr (Set != Types::Float)
+    if constexpr (has(ElementType::I64))
       return f(Tag<int64_t>());
     break;
   case ElementType::I1:
-    if constexpr (Set == Types::All)
+    if constexpr (has(ElementType::I1))
       return f(Tag<bool>());
     break;
   }
-  return Status::error("kernel " + std::string(kernelOpName(kernel)) +
+  return Status::invalidArgument(
+      "kernel gplace." + std::string(kernelMnemonic(kernel)) +
                        " has no host implementation for " +
                        std::string(elementTypeName(type)));
 }
 
-std::vector<int64_t> stridesOf(const std::vector<int64_t> &shape) {
-  std::vector<int64_t> strides(shape.size(), 1);
-  for (int64_t d = static_cast<int64_t>(shape.size()) - 2; d >= 0; --d)
-    strides[d] = strides[d + 1] * shape[d + 1];
-  return strides;
+template <typename S> S *ptr(const TensorRef &ref) {
+  return static_cast<S *>(ref.data);
 }
 
-/// Strides of `shape` broadcast to `outShape` (aligned at the last
-/// dimension; 0 where a dimension is stretched).
-std::vector<int64_t> broadcastStrides(const std::vector<int64_t> &shape,
-                                      const std::vector<int64_t> &outShape) {
-  std::vector<int64_t> own = stridesOf(shape);
-  std::vector<int64_t> strides(outShape.size(), 0);
-  size_t offset = outShape.size() - shape.size();
-  for (size_t d = 0; d < shape.size(); ++d)
-    strides[d + offset] = shape[d] == 1 ? 0 : own[d];
-  return strides;
+//===----------------------------------------------------------------------===//
+// Elementwise: the scalar functions, a block at a time.
+//===----------------------------------------------------------------------===//
+
+// The helpers scalar functions may use (ElementwiseKernels.def).
+template <typename T> T gp_exp(T x) { return std::exp(x); }
+template <typename T> T gp_log(T x) { return std::log(x); }
+template <typename T> T gp_tanh(T x) { return std::tanh(x); }
+template <typename T> T gp_maximum(T a, T b) {
+  if constexpr (std::is_floating_point_v<T>)
+    if (std::isnan(a) || std::isnan(b))
+      return std::numeric_limits<T>::quiet_NaN();
+  return a > b ? a : b;
+}
+template <typename T> T gp_relu(T x) {
+  if constexpr (std::is_floating_point_v<T>)
+    if (std::isnan(x))
+      return x;
+  return x > T(0) ? x : T(0);
 }
 
-/// Calls f(outIndex, offsets...) for every element of `shape` in row-major
-/// order, where offsets[k] follows strides[k] (an odometer).
-template <size_t N, typename F>
-void forEachIndex(const std::vector<int64_t> &shape,
-                  const std::array<std::vector<int64_t>, N> &strides, F &&f) {
-  int64_t total = 1;
-  for (int64_t d : shape)
-    total *= d;
-  if (total == 0)
-    return;
-  size_t rank = shape.size();
-  std::vector<int64_t> index(rank, 0);
-  std::array<int64_t, N> offsets{};
-  for (int64_t i = 0; i < total; ++i) {
-    f(i, offsets);
+/// out[i] = f(in[0][i], in[1][i], ...) for i < n, f being `kernel`'s scalar
+/// function (pairwise over more than two operands).
+template <typename S>
+void elementwiseBlock(Kernel kernel, size_t numOperands, S *out,
+                      const S *const *in, int64_t n) {
+  using T = Compute<S>;
+  switch (kernel) {
+#define GPLACE_ELEMENTWISE(Name, Expression)                                   \
+  case Kernel::Name:                                                           \
+    if constexpr (hasCpuKernel<Kernel::Name, S>()) {                           \
+      if constexpr (kernelArity(Kernel::Name) == 1) {                          \
+        for (int64_t i = 0; i < n; ++i) {                                      \
+          const T x0 = T(in[0][i]);                                            \
+          [[maybe_unused]] const T x1 = x0;                                    \
+          out[i] = static_cast<S>(Expression);                                 \
+        }                                                                      \
+      } else {                                                                 \
+        for (int64_t i = 0; i < n; ++i) {                                      \
+          T acc = T(in[0][i]);                                                 \
+          for (size_t k = 1; k < numOperands; ++k) {                           \
+            const T x0 = acc, x1 = T(in[k][i]);                                \
+            acc = (Expression);                                                \
+          }                                                                    \
+          out[i] = static_cast<S>(acc);                                        \
+        }                                                                      \
+      }                                                                        \
+    }                                                                          \
+    break;
+#include "ElementwiseKernels.def"
+  default:
+    break;
+  }
+}
+
+/// Every elementwise kernel has a scalar function.
+constexpr bool everyElementwiseKernelHasABody() {
+  bool has[kNumKernels] = {};
+#define GPLACE_ELEMENTWISE(Name, Expression)                                   \
+  has[static_cast<size_t>(Kernel::Name)] = true;
+#include "ElementwiseKernels.def"
+  for (size_t k = 0; k < kNumKernels; ++k)
+    if (isElementwiseKernel(static_cast<Kernel>(k)) && !has[k])
+      return false;
+  return true;
+}
+static_assert(everyElementwiseKernelHasABody(),
+              "an elementwise kernel of the op table has no line in "
+              "ElementwiseKernels.def");
+
+/// The elements of an operand of shape `shape` broadcast to `out`, a block
+/// at a time: contiguous when the shapes are equal, else gathered.
+template <typename S> class BroadcastReader {
+public:
+  BroadcastReader(const TensorRef &ref, const std::vector<int64_t> &out)
+      : data_(ptr<S>(ref)), out_(out) {
+    contiguous_ = ref.type->shape == out;
+    if (!contiguous_)
+      strides_ = broadcastStrides(ref.type->shape, out);
+  }
+
+  /// Elements [start, start + n) of the broadcast operand: a pointer into
+  /// the operand, or into `scratch` (n elements) after gathering.
+  const S *read(int64_t start, int64_t n, S *scratch) const {
+    if (contiguous_)
+      return data_ + start;
+    size_t rank = out_.size();
+    // The index of `start`, then an odometer.
+    std::vector<int64_t> index(rank, 0);
+    int64_t rest = start, offset = 0;
     for (int64_t d = static_cast<int64_t>(rank) - 1; d >= 0; --d) {
-      ++index[d];
-      for (size_t k = 0; k < N; ++k)
-        offsets[k] += strides[k][d];
-      if (index[d] < shape[d])
-        break;
-      for (size_t k = 0; k < N; ++k)
-        offsets[k] -= strides[k][d] * shape[d];
-      index[d] = 0;
+      index[d] = out_[d] ? rest % out_[d] : 0;
+      rest = out_[d] ? rest / out_[d] : 0;
+      offset += index[d] * strides_[d];
     }
-  }
-}
-
-template <typename T> T *ptr(const TensorRef &ref) {
-  return static_cast<T *>(ref.data);
-}
-
-//===----------------------------------------------------------------------===//
-// Elementwise.
-//===----------------------------------------------------------------------===//
-
-template <typename T, typename Op>
-void binaryLoop(const KernelCall &call, Op op) {
-  const TensorRef &a = call.inputs[0], &b = call.inputs[1];
-  const TensorRef &out = call.outputs[0];
-  const T *pa = ptr<T>(a), *pb = ptr<T>(b);
-  T *po = ptr<T>(out);
-  int64_t n = out.type->numElements();
-  int64_t na = a.type->numElements(), nb = b.type->numElements();
-  if (na == n && nb == n) {
-    for (int64_t i = 0; i < n; ++i)
-      po[i] = op(pa[i], pb[i]);
-  } else if (na == n && nb == 1) {
-    T s = pb[0];
-    for (int64_t i = 0; i < n; ++i)
-      po[i] = op(pa[i], s);
-  } else if (na == 1 && nb == n) {
-    T s = pa[0];
-    for (int64_t i = 0; i < n; ++i)
-      po[i] = op(s, pb[i]);
-  } else {
-    const std::vector<int64_t> &shape = out.type->shape;
-    std::array<std::vector<int64_t>, 2> strides = {
-        broadcastStrides(a.type->shape, shape),
-        broadcastStrides(b.type->shape, shape)};
-    forEachIndex<2>(shape, strides, [&](int64_t i, const auto &off) {
-      po[i] = op(pa[off[0]], pb[off[1]]);
-    });
-  }
-}
-
-template <typename T> T toT(Acc<T> value) { return static_cast<T>(value); }
-
-Status binary(const KernelCall &call) {
-  Kernel k = call.kernel;
-  return dispatch<Types::Numeric>(
-      call.outputs[0].type->elementType, k, [&](auto tag) -> Status {
-        using T = typename decltype(tag)::type;
-        using A = Acc<T>;
-        switch (k) {
-        case Kernel::Add:
-          binaryLoop<T>(call, [](T x, T y) { return toT<T>(A(x) + A(y)); });
+    for (int64_t i = 0; i < n; ++i) {
+      scratch[i] = data_[offset];
+      for (int64_t d = static_cast<int64_t>(rank) - 1; d >= 0; --d) {
+        offset += strides_[d];
+        if (++index[d] < out_[d])
           break;
-        case Kernel::Sub:
-          binaryLoop<T>(call, [](T x, T y) { return toT<T>(A(x) - A(y)); });
-          break;
-        case Kernel::Mul:
-          binaryLoop<T>(call, [](T x, T y) { return toT<T>(A(x) * A(y)); });
-          break;
-        case Kernel::Maximum:
-          binaryLoop<T>(call, [](T x, T y) {
-            A ax(x), ay(y);
-            if constexpr (!std::is_integral_v<A>)
-              if (std::isnan(ax) || std::isnan(ay))
-                return toT<T>(std::numeric_limits<A>::quiet_NaN());
-            return toT<T>(ax > ay ? ax : ay);
-          });
-          break;
-        case Kernel::Div:
-          if constexpr (std::is_integral_v<T>) {
-            const TensorRef &b = call.inputs[1];
-            const T *pb = ptr<T>(b);
-            for (int64_t i = 0, n = b.type->numElements(); i < n; ++i)
-              if (pb[i] == 0)
-                return Status::error("Integer division by zero");
-            // Integer division rounds toward zero, as C++ (and TensorFlow's
-            // truncatediv) does; INT_MIN / -1 wraps.
-            binaryLoop<T>(call, [](T x, T y) {
-              if (y == -1)
-                return static_cast<T>(0 -
-                                      static_cast<std::make_unsigned_t<T>>(x));
-              return static_cast<T>(x / y);
-            });
-          } else {
-            binaryLoop<T>(call, [](T x, T y) { return toT<T>(A(x) / A(y)); });
-          }
-          break;
-        default:
-          return Status::error("not a binary kernel");
-        }
-        return Status::ok();
-      });
-}
-
-template <typename T, typename Op>
-void unaryLoop(const KernelCall &call, Op op) {
-  const T *in = ptr<T>(call.inputs[0]);
-  T *out = ptr<T>(call.outputs[0]);
-  for (int64_t i = 0, n = call.outputs[0].type->numElements(); i < n; ++i)
-    out[i] = op(in[i]);
-}
-
-Status unary(const KernelCall &call) {
-  Kernel k = call.kernel;
-  bool numeric = k == Kernel::Neg || k == Kernel::Relu;
-  auto body = [&](auto tag) -> Status {
-    using T = typename decltype(tag)::type;
-    using A = Acc<T>;
-    switch (k) {
-    case Kernel::Neg:
-      unaryLoop<T>(call, [](T x) { return toT<T>(A(0) - A(x)); });
-      return Status::ok();
-    case Kernel::Relu:
-      unaryLoop<T>(call, [](T x) { return toT<T>(A(x) > A(0) ? A(x) : A(0)); });
-      return Status::ok();
-    default:
-      break;
-    }
-    if constexpr (!std::is_integral_v<T>) {
-      switch (k) {
-      case Kernel::Exp:
-        unaryLoop<T>(call, [](T x) { return toT<T>(std::exp(A(x))); });
-        break;
-      case Kernel::Log:
-        unaryLoop<T>(call, [](T x) { return toT<T>(std::log(A(x))); });
-        break;
-      case Kernel::Tanh:
-        unaryLoop<T>(call, [](T x) { return toT<T>(std::tanh(A(x))); });
-        break;
-      case Kernel::Sigmoid:
-        unaryLoop<T>(
-            call, [](T x) { return toT<T>(A(1) / (A(1) + std::exp(-A(x)))); });
-        break;
-      default:
-        return Status::error("not a unary kernel");
+        offset -= strides_[d] * out_[d];
+        index[d] = 0;
       }
     }
+    return scratch;
+  }
+
+private:
+  const S *data_;
+  const std::vector<int64_t> &out_;
+  bool contiguous_ = true;
+  std::vector<int64_t> strides_;
+};
+
+/// Elements per block: the scratch of a fused kernel stays in cache.
+constexpr int64_t kBlock = 4096;
+
+Status integerDivisionStatus() {
+  if (!integerDivisionByZero)
     return Status::ok();
-  };
-  ElementType type = call.outputs[0].type->elementType;
-  return numeric ? dispatch<Types::Numeric>(type, k, body)
-                 : dispatch<Types::Float>(type, k, body);
+  integerDivisionByZero = false;
+  return Status::invalidArgument("Integer division by zero");
 }
 
-Status addN(const KernelCall &call) {
-  return dispatch<Types::Numeric>(
-      call.outputs[0].type->elementType, call.kernel, [&](auto tag) -> Status {
-        using T = typename decltype(tag)::type;
-        T *out = ptr<T>(call.outputs[0]);
+template <Kernel K> Status runElementwise(const KernelCall &call) {
+  return dispatch<kernelCpuTypes(K)>(
+      call.outputs[0].type->elementType, K, [&](auto tag) -> Status {
+        using S = typename decltype(tag)::type;
+        const std::vector<int64_t> &shape = call.outputs[0].type->shape;
         int64_t n = call.outputs[0].type->numElements();
-        for (int64_t i = 0; i < n; ++i) {
-          Acc<T> sum = 0;
-          for (const TensorRef &input : call.inputs)
-            sum += Acc<T>(ptr<T>(input)[i]);
-          out[i] = toT<T>(sum);
+        std::vector<BroadcastReader<S>> readers;
+        for (const TensorRef &input : call.inputs)
+          readers.emplace_back(input, shape);
+        size_t block = static_cast<size_t>(std::min(n, kBlock));
+        std::vector<S> scratch(call.inputs.size() * block);
+        std::vector<const S *> in(call.inputs.size());
+        S *out = ptr<S>(call.outputs[0]);
+        for (int64_t start = 0; start < n; start += kBlock) {
+          int64_t count = std::min(kBlock, n - start);
+          for (size_t k = 0; k < readers.size(); ++k)
+            in[k] = readers[k].read(start, count, scratch.data() + k * block);
+          elementwiseBlock<S>(K, in.size(), out + start, in.data(), count);
         }
-        return Status::ok();
-      });
-}
-
-Status biasAdd(const KernelCall &call) {
-  return dispatch<Types::Numeric>(
-      call.outputs[0].type->elementType, call.kernel, [&](auto tag) -> Status {
-        using T = typename decltype(tag)::type;
-        const T *value = ptr<T>(call.inputs[0]), *bias = ptr<T>(call.inputs[1]);
-        T *out = ptr<T>(call.outputs[0]);
-        int64_t channels = call.inputs[1].type->numElements();
-        int64_t n = call.outputs[0].type->numElements();
-        for (int64_t i = 0; i < n; i += channels)
-          for (int64_t c = 0; c < channels; ++c)
-            out[i + c] = toT<T>(Acc<T>(value[i + c]) + Acc<T>(bias[c]));
-        return Status::ok();
+        return integerDivisionStatus();
       });
 }
 
@@ -290,76 +312,108 @@ Status biasAdd(const KernelCall &call) {
 // Reductions and softmax.
 //===----------------------------------------------------------------------===//
 
-Status reduce(const KernelCall &call) {
+template <Kernel K> Status runReduce(const KernelCall &call) {
   const TensorType &inType = *call.inputs[0].type;
-  std::vector<int64_t> outStridesFull(inType.shape.size(), 0);
-  {
-    // Strides into the output, 0 along reduced dimensions.
-    std::vector<bool> reduced(inType.shape.size(), false);
-    for (int64_t axis : call.params->axes)
-      reduced[axis] = true;
-    int64_t stride = 1;
-    for (int64_t d = static_cast<int64_t>(inType.shape.size()) - 1; d >= 0;
-         --d) {
-      if (reduced[d])
-        continue;
-      outStridesFull[d] = stride;
-      stride *= inType.shape[d];
-    }
+  // Strides into the output, 0 along reduced dimensions.
+  std::vector<bool> reduced(inType.shape.size(), false);
+  for (int64_t axis : call.params->axes)
+    reduced[axis] = true;
+  std::vector<int64_t> outStrides(inType.shape.size(), 0);
+  int64_t stride = 1;
+  for (int64_t d = static_cast<int64_t>(inType.shape.size()) - 1; d >= 0;
+       --d) {
+    if (reduced[d])
+      continue;
+    outStrides[d] = stride;
+    stride *= inType.shape[d];
   }
   int64_t outCount = call.outputs[0].type->numElements();
   int64_t perOutput = outCount ? inType.numElements() / outCount : 0;
-  Kernel k = call.kernel;
-  return dispatch<Types::Numeric>(
-      inType.elementType, k, [&](auto tag) -> Status {
-        using T = typename decltype(tag)::type;
-        using A = std::conditional_t<
-            std::is_integral_v<T>, T,
-            std::conditional_t<std::is_same_v<T, double>, double, float>>;
-        const T *in = ptr<T>(call.inputs[0]);
-        T *out = ptr<T>(call.outputs[0]);
-        std::vector<A> acc(outCount, k == Kernel::ReduceMax
-                                         ? std::numeric_limits<A>::lowest()
-                                         : A(0));
-        std::array<std::vector<int64_t>, 2> strides = {stridesOf(inType.shape),
-                                                       outStridesFull};
-        forEachIndex<2>(inType.shape, strides, [&](int64_t, const auto &off) {
-          A x(in[off[0]]);
-          A &slot = acc[off[1]];
-          if (k == Kernel::ReduceMax) {
-            if constexpr (!std::is_integral_v<A>)
-              if (std::isnan(x)) {
+  return dispatch<kernelCpuTypes(K)>(
+      inType.elementType, K, [&](auto tag) -> Status {
+        using S = typename decltype(tag)::type;
+        // Accumulate in float for 16-bit floats, else in the compute type.
+        using A = std::conditional_t<isHalf<S>, float, Compute<S>>;
+        constexpr bool isFloat = std::is_floating_point_v<A>;
+        A init = A(0);
+        if constexpr (K == Kernel::ReduceMax) {
+          // TensorFlow: the maximum of nothing is -inf (lowest for ints).
+          if constexpr (isFloat)
+            init = -std::numeric_limits<A>::infinity();
+          else
+            init = A(std::numeric_limits<S>::lowest());
+        }
+        const S *in = ptr<S>(call.inputs[0]);
+        S *out = ptr<S>(call.outputs[0]);
+        std::vector<A> acc(outCount, init);
+        std::vector<int64_t> index(inType.shape.size(), 0);
+        int64_t total = inType.numElements(), o = 0;
+        for (int64_t i = 0; i < total; ++i) {
+          A x = A(in[i]);
+          A &slot = acc[o];
+          if constexpr (K == Kernel::ReduceMax) {
+            if constexpr (isFloat) { // NaN wins, as in TensorFlow's Max.
+              if (!std::isnan(slot) && (std::isnan(x) || x > slot))
                 slot = x;
-                return;
-              }
-            if (x > slot)
+            } else if (x > slot) {
               slot = x;
+            }
           } else {
-            slot += x;
+            slot = slot + x;
           }
-        });
+          for (int64_t d = static_cast<int64_t>(index.size()) - 1; d >= 0;
+               --d) {
+            o += outStrides[d];
+            if (++index[d] < inType.shape[d])
+              break;
+            o -= outStrides[d] * inType.shape[d];
+            index[d] = 0;
+          }
+        }
         for (int64_t i = 0; i < outCount; ++i) {
           A value = acc[i];
-          if (k == Kernel::ReduceMean && perOutput > 0)
-            value = value / static_cast<A>(perOutput);
-          out[i] = static_cast<T>(value);
+          if constexpr (K == Kernel::ReduceMean) {
+            // TensorFlow: the mean of nothing is NaN (0 for integers).
+            if constexpr (isFloat)
+              value = value / static_cast<A>(perOutput);
+            else if (perOutput > 0)
+              value = value / A(static_cast<S>(perOutput));
+          }
+          out[i] = static_cast<S>(value);
         }
         return Status::ok();
       });
 }
 
-Status softmax(const KernelCall &call) {
+template <Kernel K> Status runKernel(const KernelCall &call) {
+  static_assert(isElementwiseKernel(K),
+                "a kernel of the op table has no host implementation: "
+                "specialise runKernel for it");
+  return runElementwise<K>(call);
+}
+
+template <> Status runKernel<Kernel::ReduceSum>(const KernelCall &call) {
+  return runReduce<Kernel::ReduceSum>(call);
+}
+template <> Status runKernel<Kernel::ReduceMean>(const KernelCall &call) {
+  return runReduce<Kernel::ReduceMean>(call);
+}
+template <> Status runKernel<Kernel::ReduceMax>(const KernelCall &call) {
+  return runReduce<Kernel::ReduceMax>(call);
+}
+
+template <> Status runKernel<Kernel::Softmax>(const KernelCall &call) {
   const TensorType &type = *call.inputs[0].type;
   int64_t cols = type.shape.back();
   int64_t rows = cols ? type.numElements() / cols : 0;
-  return dispatch<Types::Float>(
+  return dispatch<kernelCpuTypes(Kernel::Softmax)>(
       type.elementType, call.kernel, [&](auto tag) -> Status {
-        using T = typename decltype(tag)::type;
-        using A = std::conditional_t<std::is_same_v<T, double>, double, float>;
-        const T *in = ptr<T>(call.inputs[0]);
-        T *out = ptr<T>(call.outputs[0]);
+        using S = typename decltype(tag)::type;
+        using A = Compute<S>;
+        const S *in = ptr<S>(call.inputs[0]);
+        S *out = ptr<S>(call.outputs[0]);
         for (int64_t r = 0; r < rows; ++r) {
-          const T *x = in + r * cols;
+          const S *x = in + r * cols;
           A max = std::numeric_limits<A>::lowest();
           for (int64_t c = 0; c < cols; ++c)
             max = std::max(max, A(x[c]));
@@ -367,7 +421,7 @@ Status softmax(const KernelCall &call) {
           for (int64_t c = 0; c < cols; ++c)
             sum += std::exp(A(x[c]) - max);
           for (int64_t c = 0; c < cols; ++c)
-            out[r * cols + c] = static_cast<T>(std::exp(A(x[c]) - max) / sum);
+            out[r * cols + c] = static_cast<S>(std::exp(A(x[c]) - max) / sum);
         }
         return Status::ok();
       });
@@ -380,10 +434,11 @@ Status softmax(const KernelCall &call) {
 /// C++ conversion, with float-to-integer saturating (NaN to 0) instead of
 /// undefined behaviour.
 template <typename To, typename From> To convert(From value) {
+  using FromC = std::conditional_t<isHalf<From>, float, From>;
   if constexpr (std::is_same_v<To, bool>) {
-    return Acc<From>(value) != Acc<From>(0);
+    return static_cast<FromC>(value) != FromC(0);
   } else if constexpr (std::is_integral_v<To> && !std::is_integral_v<From>) {
-    double x = static_cast<double>(static_cast<Acc<From>>(value));
+    double x = static_cast<double>(static_cast<FromC>(value));
     if (std::isnan(x))
       return 0;
     if (x <= static_cast<double>(std::numeric_limits<To>::lowest()))
@@ -398,56 +453,67 @@ template <typename To, typename From> To convert(From value) {
   }
 }
 
-Status cast(const KernelCall &call) {
+template <> Status runKernel<Kernel::Cast>(const KernelCall &call) {
+  constexpr unsigned kTypes = kernelCpuTypes(Kernel::Cast);
   int64_t n = call.outputs[0].type->numElements();
-  return dispatch<Types::All>(call.inputs[0].type->elementType, call.kernel,
-                              [&](auto fromTag) -> Status {
-                                using From = typename decltype(fromTag)::type;
-                                return dispatch<Types::All>(
-                                    call.outputs[0].type->elementType,
-                                    call.kernel, [&](auto toTag) -> Status {
-                                      using To = typename decltype(toTag)::type;
-                                      const From *in =
-                                          ptr<From>(call.inputs[0]);
-                                      To *out = ptr<To>(call.outputs[0]);
-                                      for (int64_t i = 0; i < n; ++i)
-                                        out[i] = convert<To>(in[i]);
-                                      return Status::ok();
-                                    });
-                              });
+  return dispatch<kTypes>(
+      call.inputs[0].type->elementType, call.kernel,
+      [&](auto fromTag) -> Status {
+        using From = typename decltype(fromTag)::type;
+        return dispatch<kTypes>(
+            call.outputs[0].type->elementType, call.kernel,
+            [&](auto toTag) -> Status {
+              using To = typename decltype(toTag)::type;
+              const From *in = ptr<From>(call.inputs[0]);
+              To *out = ptr<To>(call.outputs[0]);
+              for (int64_t i = 0; i < n; ++i)
+                out[i] = convert<To>(in[i]);
+              return Status::ok();
+            });
+      });
 }
 
-/// Copies elements of any type: out[i] = in[offset(i)].
+/// Copies elements of any type: out[i] = in[base + offset(i)], the offset
+/// following `inStrides` over the output's shape.
 Status gather(const KernelCall &call, const std::vector<int64_t> &inStrides,
               int64_t base) {
   const TensorType &outType = *call.outputs[0].type;
   int64_t size = elementBytes(outType.elementType);
   const uint8_t *in = static_cast<const uint8_t *>(call.inputs[0].data);
   uint8_t *out = static_cast<uint8_t *>(call.outputs[0].data);
-  std::array<std::vector<int64_t>, 1> strides = {inStrides};
-  forEachIndex<1>(outType.shape, strides, [&](int64_t i, const auto &off) {
-    std::memcpy(out + i * size, in + (base + off[0]) * size, size);
-  });
+  int64_t total = outType.numElements();
+  std::vector<int64_t> index(outType.shape.size(), 0);
+  int64_t offset = 0;
+  for (int64_t i = 0; i < total; ++i) {
+    std::memcpy(out + i * size, in + (base + offset) * size, size);
+    for (int64_t d = static_cast<int64_t>(index.size()) - 1; d >= 0; --d) {
+      offset += inStrides[d];
+      if (++index[d] < outType.shape[d])
+        break;
+      offset -= inStrides[d] * outType.shape[d];
+      index[d] = 0;
+    }
+  }
   return Status::ok();
 }
 
-Status transpose(const KernelCall &call) {
-  std::vector<int64_t> own = stridesOf(call.inputs[0].type->shape);
+template <> Status runKernel<Kernel::Transpose>(const KernelCall &call) {
+  std::vector<int64_t> own = rowMajorStrides(call.inputs[0].type->shape);
   std::vector<int64_t> strides;
   for (int64_t p : call.params->perm)
     strides.push_back(own[p]);
   return gather(call, strides, 0);
 }
 
-Status slice(const KernelCall &call) {
-  std::vector<int64_t> own = stridesOf(call.inputs[0].type->shape);
+template <> Status runKernel<Kernel::Slice>(const KernelCall &call) {
+  std::vector<int64_t> own = rowMajorStrides(call.inputs[0].type->shape);
   int64_t base = 0;
   for (size_t d = 0; d < own.size(); ++d)
     base += call.params->begin[d] * own[d];
   return gather(call, own, base);
 }
 
-Status concat(const KernelCall &call) {
+template <> Status runKernel<Kernel::Concat>(const KernelCall &call) {
   const TensorType &outType = *call.outputs[0].type;
   int64_t axis = call.params->axis;
   int64_t outer = 1;
@@ -458,39 +524,57 @@ Status concat(const KernelCall &call) {
   for (int64_t o = 0; o < outer; ++o)
     for (const TensorRef &input : call.inputs) {
       int64_t chunk = (outer ? input.type->numElements() / outer : 0) * size;
-      std::memcpy(out, static_cast<const uint8_t *>(input.data) + o * chunk,
-                  chunk);
+      if (chunk > 0)
+        std::memcpy(out, static_cast<const uint8_t *>(input.data) + o * chunk,
+                    chunk);
       out += chunk;
     }
   return Status::ok();
 }
 
+/// The output gets the input's bytes (read of a variable, assign).
 Status copyData(const KernelCall &call) {
-  if (call.outputs[0].data != call.inputs[0].data)
-    std::memcpy(call.outputs[0].data, call.inputs[0].data,
-                call.outputs[0].type->bytes());
+  int64_t bytes = call.outputs[0].type->bytes();
+  if (bytes > 0 && call.outputs[0].data != call.inputs[0].data)
+    std::memmove(call.outputs[0].data, call.inputs[0].data, bytes);
   return Status::ok();
 }
 
-Status assignUpdate(const KernelCall &call) {
-  bool add = call.kernel == Kernel::AssignAdd;
-  return dispatch<Types::Numeric>(
-      call.inputs[0].type->elementType, call.kernel, [&](auto tag) -> Status {
-        using T = typename decltype(tag)::type;
-        const T *value = ptr<T>(call.inputs[0]);
-        T *var = ptr<T>(call.outputs[0]);
-        for (int64_t i = 0, n = call.inputs[0].type->numElements(); i < n; ++i)
-          var[i] = add ? toT<T>(Acc<T>(var[i]) + Acc<T>(value[i]))
-                       : toT<T>(Acc<T>(var[i]) - Acc<T>(value[i]));
+template <> Status runKernel<Kernel::Read>(const KernelCall &call) {
+  return copyData(call);
+}
+template <> Status runKernel<Kernel::Assign>(const KernelCall &call) {
+  return copyData(call);
+}
+
+/// var (outputs[0]) = var op value (inputs[0]).
+template <Kernel K> Status assignUpdate(const KernelCall &call) {
+  return dispatch<kernelCpuTypes(K)>(
+      call.inputs[0].type->elementType, K, [&](auto tag) -> Status {
+        using S = typename decltype(tag)::type;
+        using T = Compute<S>;
+        const S *value = ptr<S>(call.inputs[0]);
+        S *var = ptr<S>(call.outputs[0]);
+        for (int64_t i = 0, n = call.inputs[0].type->numElements(); i < n;
+             ++i)
+          var[i] = static_cast<S>(K == Kernel::AssignAdd
+                                      ? T(var[i]) + T(value[i])
+                                      : T(var[i]) - T(value[i]));
         return Status::ok();
       });
+}
+template <> Status runKernel<Kernel::AssignAdd>(const KernelCall &call) {
+  return assignUpdate<Kernel::AssignAdd>(call);
+}
+template <> Status runKernel<Kernel::AssignSub>(const KernelCall &call) {
+  return assignUpdate<Kernel::AssignSub>(call);
 }
 
 //===----------------------------------------------------------------------===//
 // Matrix product.
 //===----------------------------------------------------------------------===//
 
-Status matmul(const KernelCall &call) {
+template <> Status runKernel<Kernel::Matmul>(const KernelCall &call) {
   const TensorType &aType = *call.inputs[0].type, &bType = *call.inputs[1].type;
   bool ta = call.params->transposeA, tb = call.params->transposeB;
   int64_t m = ta ? aType.shape[1] : aType.shape[0];
@@ -501,18 +585,20 @@ Status matmul(const KernelCall &call) {
   CBLAS_TRANSPOSE transB = tb ? CblasTrans : CblasNoTrans;
   if (m == 0 || n == 0)
     return Status::ok();
-  return dispatch<Types::Numeric>(
+  return dispatch<kernelCpuTypes(Kernel::Matmul)>(
       aType.elementType, call.kernel, [&](auto tag) -> Status {
-        using T = typename decltype(tag)::type;
-        const T *a = ptr<T>(call.inputs[0]), *b = ptr<T>(call.inputs[1]);
-        T *c = ptr<T>(call.outputs[0]);
-        if constexpr (std::is_same_v<T, float>) {
+        using S = typename decltype(tag)::type;
+        const S *a = ptr<S>(call.inputs[0]), *b = ptr<S>(call.inputs[1]);
+        S *c = ptr<S>(call.outputs[0]);
+        if (k == 0) {
+          std::fill(c, c + m * n, S(0));
+        } else if constexpr (std::is_same_v<S, float>) {
           cblas_sgemm(CblasRowMajor, transA, transB, m, n, k, 1.0f, a, lda, b,
                       ldb, 0.0f, c, n);
-        } else if constexpr (std::is_same_v<T, double>) {
+        } else if constexpr (std::is_same_v<S, double>) {
           cblas_dgemm(CblasRowMajor, transA, transB, m, n, k, 1.0, a, lda, b,
                       ldb, 0.0, c, n);
-        } else if constexpr (isHalf<T>) {
+        } else if constexpr (isHalf<S>) {
           std::vector<float> fa(aType.numElements()), fb(bType.numElements());
           std::vector<float> fc(m * n);
           for (size_t i = 0; i < fa.size(); ++i)
@@ -522,72 +608,97 @@ Status matmul(const KernelCall &call) {
           cblas_sgemm(CblasRowMajor, transA, transB, m, n, k, 1.0f, fa.data(),
                       lda, fb.data(), ldb, 0.0f, fc.data(), n);
           for (int64_t i = 0; i < m * n; ++i)
-            c[i] = static_cast<T>(fc[i]);
+            c[i] = static_cast<S>(fc[i]);
         } else {
           // Integers: wrap on overflow, as TensorFlow's integer MatMul does.
+          using T = Compute<S>;
           for (int64_t i = 0; i < m; ++i)
             for (int64_t j = 0; j < n; ++j) {
-              uint64_t sum = 0;
+              T sum = T(0);
               for (int64_t p = 0; p < k; ++p) {
                 T x = ta ? a[p * lda + i] : a[i * lda + p];
                 T y = tb ? b[j * ldb + p] : b[p * ldb + j];
-                sum += static_cast<uint64_t>(static_cast<int64_t>(x)) *
-                       static_cast<uint64_t>(static_cast<int64_t>(y));
+                sum = sum + x * y;
               }
-              c[i * n + j] = static_cast<T>(sum);
+              c[i * n + j] = static_cast<S>(sum);
             }
         }
         return Status::ok();
       });
 }
 
+/// The host implementation of each kernel, indexed by gplace::Kernel.
+using HostKernelFn = Status (*)(const KernelCall &);
+constexpr HostKernelFn kHostKernels[] = {
+#define GPLACE_KERNEL(Name, Mnemonic, Elementwise, Arity, CpuTypes, GpuTypes)  \
+  &runKernel<Kernel::Name>,
+#include "gplace/Dialect/Graph/GraphOpTable.def"
+};
+static_assert(std::size(kHostKernels) == kNumKernels);
+
+//===----------------------------------------------------------------------===//
+// Fused elementwise kernels.
+//===----------------------------------------------------------------------===//
+
+template <typename S> Status runFused(const FusedCall &call) {
+  const std::vector<int64_t> &shape = call.type.shape;
+  int64_t n = call.type.numElements();
+  size_t block = static_cast<size_t>(std::min(n, kBlock));
+  std::vector<BroadcastReader<S>> readers;
+  for (const TensorRef &input : call.inputs)
+    readers.emplace_back(input, shape);
+  // Scratch: a block per input (gathered) and per op (its values).
+  std::vector<S> scratch((call.inputs.size() + call.ops.size()) * block);
+  std::vector<const S *> inputs(call.inputs.size()), values(call.ops.size());
+  std::vector<const S *> operands;
+  for (int64_t start = 0; start < n; start += kBlock) {
+    int64_t count = std::min(kBlock, n - start);
+    for (size_t k = 0; k < readers.size(); ++k)
+      inputs[k] = readers[k].read(start, count, scratch.data() + k * block);
+    for (size_t i = 0; i < call.ops.size(); ++i) {
+      const FusedCall::Op &op = call.ops[i];
+      operands.clear();
+      for (int operand : op.operands)
+        operands.push_back(operand >= 0 ? inputs[operand]
+                                        : values[-1 - operand]);
+      // A stored value is computed into its output; the planner never
+      // places an output over memory the group still reads.
+      S *out = op.output >= 0
+                   ? ptr<S>(call.outputs[op.output]) + start
+                   : scratch.data() + (call.inputs.size() + i) * block;
+      elementwiseBlock<S>(op.kernel, operands.size(), out, operands.data(),
+                          count);
+      values[i] = out;
+    }
+  }
+  return integerDivisionStatus();
+}
+
 } // namespace
 
 Status runHostKernel(const KernelCall &call) {
-  switch (call.kernel) {
-  case Kernel::MatMul:
-    return matmul(call);
-  case Kernel::Add:
-  case Kernel::Sub:
-  case Kernel::Mul:
-  case Kernel::Div:
-  case Kernel::Maximum:
-    return binary(call);
-  case Kernel::Neg:
-  case Kernel::Exp:
-  case Kernel::Log:
-  case Kernel::Tanh:
-  case Kernel::Sigmoid:
-  case Kernel::Relu:
-    return unary(call);
-  case Kernel::AddN:
-    return addN(call);
-  case Kernel::BiasAdd:
-    return biasAdd(call);
-  case Kernel::ReduceSum:
-  case Kernel::ReduceMean:
-  case Kernel::ReduceMax:
-    return reduce(call);
-  case Kernel::Softmax:
-    return softmax(call);
-  case Kernel::Cast:
-    return cast(call);
-  case Kernel::Transpose:
-    return transpose(call);
-  case Kernel::Slice:
-    return slice(call);
-  case Kernel::Concat:
-    return concat(call);
-  case Kernel::Reshape:
-  case Kernel::Identity:
-  case Kernel::Read:
-  case Kernel::Assign:
-    return copyData(call);
-  case Kernel::AssignAdd:
-  case Kernel::AssignSub:
-    return assignUpdate(call);
-  }
-  return Status::error("unknown kernel");
+  return kHostKernels[static_cast<size_t>(call.kernel)](call);
+}
+
+Status runHostFused(const FusedCall &call) {
+  for (const FusedCall::Op &op : call.ops)
+    if (!isElementwiseKernel(op.kernel))
+      return Status::invalidArgument("gplace." + std::string(kernelMnemonic(op.kernel)) +
+                           " is not elementwise and cannot be fused");
+  // Every op has the group's element type: one dispatch on it.
+  unsigned bit = 1u << static_cast<int>(call.type.elementType);
+  for (const FusedCall::Op &op : call.ops)
+    if (!(kernelCpuTypes(op.kernel) & bit))
+      return Status::invalidArgument(
+          "kernel gplace." + std::string(kernelMnemonic(op.kernel)) +
+          " has no host implementation for " +
+          std::string(elementTypeName(call.type.elementType)));
+  constexpr unsigned kNumeric = 0x3f; // Every type but i1.
+  return dispatch<kNumeric>(call.type.elementType, Kernel::Add,
+                        [&](auto tag) -> Status {
+                          using S = typename decltype(tag)::type;
+                          return runFused<S>(call);
+                        });
 }
 
 } // namespace gplace::runtime

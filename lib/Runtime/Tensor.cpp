@@ -8,36 +8,20 @@
 #include <cmath>
 #include <cstring>
 #include <fstream>
+#include <limits>
 #include <sstream>
 
 namespace gplace::runtime {
 
-int64_t elementBytes(ElementType type) {
-  switch (type) {
-  case ElementType::F16:
-  case ElementType::BF16:
-    return 2;
-  case ElementType::F32:
-  case ElementType::I32:
-    return 4;
-  case ElementType::F64:
-  case ElementType::I64:
-    return 8;
-  case ElementType::I1:
-    return 1;
-  }
-  return 1;
-}
 
 int64_t TensorType::numElements() const {
-  int64_t n = 1;
-  for (int64_t d : shape)
-    n *= d;
-  return n;
+  return checkedNumElements(shape).value_or(
+      std::numeric_limits<int64_t>::max());
 }
 
 int64_t TensorType::bytes() const {
-  return numElements() * elementBytes(elementType);
+  return checkedTensorBytes(shape, elementType)
+      .value_or(std::numeric_limits<int64_t>::max());
 }
 
 std::string TensorType::str() const {
@@ -195,7 +179,7 @@ std::optional<std::string> headerValue(const std::string &header,
 
 StatusOr<HostTensor> readNpy(const std::string &path) {
   auto fail = [&](const std::string &why) {
-    return Status::error("cannot read '" + path + "': " + why);
+    return Status::invalidArgument("cannot read '" + path + "': " + why);
   };
   std::ifstream in(path, std::ios::binary);
   if (!in)
@@ -284,7 +268,7 @@ Status writeNpy(const std::string &path, const HostTensor &tensor) {
     if (npy.type == tensor.type.elementType)
       code = npy.descr;
   if (!code)
-    return Status::error("cannot write '" + path + "': NumPy has no " +
+    return Status::invalidArgument("cannot write '" + path + "': NumPy has no " +
                          std::string(elementTypeName(tensor.type.elementType)) +
                          " dtype");
   std::string shape = "(";
@@ -303,7 +287,7 @@ Status writeNpy(const std::string &path, const HostTensor &tensor) {
   header += '\n';
   std::ofstream out(path, std::ios::binary);
   if (!out)
-    return Status::error("cannot write '" + path + "'");
+    return Status::invalidArgument("cannot write '" + path + "'");
   out.write("\x93NUMPY\x01\x00", 8);
   uint16_t length = static_cast<uint16_t>(header.size());
   char lengthBytes[2] = {static_cast<char>(length & 0xff),
@@ -313,7 +297,7 @@ Status writeNpy(const std::string &path, const HostTensor &tensor) {
   out.write(reinterpret_cast<const char *>(tensor.data.data()),
             tensor.data.size());
   if (!out)
-    return Status::error("cannot write '" + path + "'");
+    return Status::invalidArgument("cannot write '" + path + "'");
   return Status::ok();
 }
 

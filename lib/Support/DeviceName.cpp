@@ -423,18 +423,27 @@ DeviceSet DeviceSet::localhost(int64_t numCpus, int64_t numGpus) {
   return set;
 }
 
-bool DeviceSet::add(const DeviceName &device) {
+bool DeviceSet::add(const DeviceName &device, DeviceAttributes attributes) {
   if (!device.isFullySpecified())
     return false;
   auto it = std::lower_bound(devices_.begin(), devices_.end(), device);
   if (it != devices_.end() && *it == device)
     return false;
+  attributes_.insert(attributes_.begin() + (it - devices_.begin()),
+                     std::move(attributes));
   devices_.insert(it, device);
   return true;
 }
 
 bool DeviceSet::contains(const DeviceName &device) const {
   return std::binary_search(devices_.begin(), devices_.end(), device);
+}
+
+const DeviceAttributes *DeviceSet::find(const DeviceName &device) const {
+  auto it = std::lower_bound(devices_.begin(), devices_.end(), device);
+  if (it == devices_.end() || *it != device)
+    return nullptr;
+  return &attributes_[it - devices_.begin()];
 }
 
 std::vector<DeviceName> DeviceSet::matching(const DeviceName &request) const {

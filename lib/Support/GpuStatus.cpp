@@ -10,7 +10,6 @@
 #include <cstdlib>
 #include <fstream>
 #include <map>
-#include <mutex>
 #include <set>
 #include <sstream>
 
@@ -166,9 +165,6 @@ std::string runCommand(const std::string &command, bool &ok) {
   ok = pclose(pipe) == 0;
   return output;
 }
-
-std::mutex visibleMutex;
-std::vector<std::string> visibleUuids;
 
 } // namespace
 
@@ -424,6 +420,7 @@ GpuSelection selectGpus(std::string_view spec,
       for (const GpuStatus &gpu : candidates)
         os << "; " << gpu.describe();
       selection.error = os.str();
+      selection.tooFew = true;
       return selection;
     }
     if (wanted)
@@ -448,18 +445,8 @@ GpuSelection selectGpus(std::string_view spec,
   return selection;
 }
 
-void setProcessGpus(std::vector<std::string> uuids) {
-  std::lock_guard<std::mutex> lock(visibleMutex);
-  visibleUuids = std::move(uuids);
-}
-
-std::vector<std::string> processGpus() {
-  std::lock_guard<std::mutex> lock(visibleMutex);
-  return visibleUuids;
-}
-
-std::vector<GpuStatus> processGpuStatus(const GpuStatusReport &report) {
-  std::vector<std::string> uuids = processGpus();
+std::vector<GpuStatus> processGpuStatus(const GpuStatusReport &report,
+                                        const std::vector<std::string> &uuids) {
   if (uuids.empty())
     return report.gpus;
   std::vector<GpuStatus> visible;
@@ -468,16 +455,6 @@ std::vector<GpuStatus> processGpuStatus(const GpuStatusReport &report) {
       if (gpu.uuid == uuid)
         visible.push_back(gpu);
   return visible;
-}
-
-std::optional<int> idlestVisibleGpu(const std::vector<GpuStatus> &visible) {
-  std::vector<GpuStatus> ranked = rankGpus(visible);
-  if (ranked.empty())
-    return std::nullopt;
-  for (size_t k = 0; k < visible.size(); ++k)
-    if (visible[k].index == ranked.front().index)
-      return static_cast<int>(k);
-  return std::nullopt;
 }
 
 } // namespace gplace

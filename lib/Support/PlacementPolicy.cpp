@@ -10,15 +10,6 @@
 
 namespace gplace {
 
-PolicyRegistry &PolicyRegistry::global() {
-  static PolicyRegistry *registry = [] {
-    auto *r = new PolicyRegistry();
-    registerBuiltinPolicies(*r);
-    return r;
-  }();
-  return *registry;
-}
-
 bool PolicyRegistry::add(const std::string &name, const std::string &summary,
                          PolicyFactory factory) {
   if (name.empty() || !factory)
@@ -82,23 +73,30 @@ void registerBuiltinPolicies(PolicyRegistry &registry) {
               return gpus[(*next)++ % gpus.size()].str();
             });
       });
-  registry.add(
+  registry.addStateless(
       "idle-gpu",
-      "heavy ops (matmul) on the idlest of this process's GPUs, read through "
-      "NVML when placement runs; everything else by the default rules",
-      [] {
-        // One status query per placement run, not per op.
-        GpuStatusReport report = queryGpuStatus();
-        std::optional<int> idlest = idlestVisibleGpu(processGpuStatus(report));
-        return PolicyFn([idlest](const PolicyOp &op, const DeviceSet &devices)
-                            -> std::optional<std::string> {
-          if (op.tensorFlowType != "MatMul" || !idlest)
-            return std::nullopt;
-          DeviceName gpu = DeviceName::local(DeviceType::GPU, *idlest);
-          if (!devices.contains(gpu))
-            return std::nullopt;
-          return gpu.str();
-        });
+      "heavy ops (matmul) on the idlest GPU, by the loads read when "
+      "compilation began (NVML); everything else by the default rules",
+      [](const PolicyOp &op,
+         const DeviceSet &devices) -> std::optional<std::string> {
+        if (op.tensorFlowType != "MatMul")
+          return std::nullopt;
+        std::vector<GpuStatus> loaded;
+        for (size_t i = 0; i < devices.size(); ++i) {
+          const std::optional<GpuLoad> &load = devices.attributes(i).load;
+          if (devices.devices()[i].type != DeviceType::GPU || !load)
+            continue;
+          GpuStatus status;
+          status.index = static_cast<int>(i);
+          status.totalMiB = load->freeMiB;
+          status.computeProcesses = load->computeProcesses;
+          status.utilization = load->utilization;
+          loaded.push_back(status);
+        }
+        std::vector<GpuStatus> ranked = rankGpus(std::move(loaded));
+        if (ranked.empty())
+          return std::nullopt;
+        return devices.devices()[ranked.front().index].str();
       });
 }
 

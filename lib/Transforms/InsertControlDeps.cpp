@@ -1,11 +1,14 @@
 //===- InsertControlDeps.cpp - order state and cross-device edges ---------===//
 //
 // Three kinds of ordering, each added only if not already implied:
-//   1. automatic control dependencies on each resource (TensorFlow 2's
-//      auto_control_deps: reads after the last write, writes after the last
-//      write and every read since);
+//   1. automatic control dependencies on each variable (TensorFlow 2's
+//      auto_control_deps): ops whose memory effects read a variable wait for
+//      the last op that wrote it; ops that write it wait for that write and
+//      every read since;
 //   2. max-inflight-copies: copy k waits for copy k-N;
 //   3. after(...) tokens from another device become token copies.
+// Ops are told apart by their memory effects, the ControlOnly and
+// ForwardsInput traits and TransferOpInterface, never by class.
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,6 +17,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
+#include "llvm/ADT/SmallPtrSet.h"
 
 namespace gplace {
 #define GEN_PASS_DEF_INSERTCONTROLDEPSPASS
@@ -27,20 +31,26 @@ using namespace gplace::graph;
 namespace {
 
 /// True if waiting for `token` implies `value` is ready: it is `value`, or
-/// a group or token copy of something that implies it.
-bool implies(Value token, Value value, unsigned depth = 0) {
-  if (token == value)
-    return true;
-  if (depth > 4)
-    return false;
-  Operation *producer = token.getDefiningOp();
-  if (auto group = dyn_cast_or_null<GroupOp>(producer))
-    return llvm::any_of(group->getOperands(), [&](Value input) {
-      return implies(input, value, depth + 1);
-    });
-  if (auto copy = dyn_cast_or_null<CopyOp>(producer))
-    return isa<ControlType>(copy.getType()) &&
-           implies(copy.getInput(), value, depth + 1);
+/// a control-only op (a group) or a token transfer waiting for something
+/// that implies it. The search visits each token once.
+bool implies(Value token, Value value) {
+  SmallVector<Value, 8> worklist = {token};
+  SmallPtrSet<void *, 8> visited;
+  while (!worklist.empty()) {
+    Value next = worklist.pop_back_val();
+    if (next == value)
+      return true;
+    if (!visited.insert(next.getAsOpaquePointer()).second)
+      continue;
+    Operation *producer = next.getDefiningOp();
+    if (!producer)
+      continue;
+    if (producer->hasTrait<graph::OpTrait::ControlOnly>())
+      llvm::append_range(worklist, producer->getOperands());
+    else if (auto transfer = dyn_cast<TransferOpInterface>(producer))
+      if (isa<ControlType>(next.getType()))
+        worklist.push_back(transfer.getTransferred());
+  }
   return false;
 }
 
@@ -49,11 +59,41 @@ bool isOrderedAfter(PlacedOpInterface op, Value value) {
                       [&](Value token) { return implies(token, value); });
 }
 
-/// The variable behind a resource value, through identities.
+/// The variable behind a resource value, through ops that forward it
+/// (identities of the resource).
 Value resourceRoot(Value resource) {
-  while (auto identity = resource.getDefiningOp<IdentityOp>())
-    resource = identity.getInput();
+  while (Operation *producer = resource.getDefiningOp()) {
+    if (!producer->hasTrait<graph::OpTrait::ForwardsInput>() ||
+        producer->getNumOperands() == 0)
+      break;
+    resource = producer->getOperand(0);
+  }
   return resource;
+}
+
+/// How `op` touches variables: the resource value its memory effects read
+/// or write, and whether it writes it. std::nullopt for an op without
+/// effects on a variable.
+struct VariableAccess {
+  Value resource;
+  bool writes = false;
+};
+std::optional<VariableAccess> variableAccess(Operation *op) {
+  auto effects = dyn_cast<MemoryEffectOpInterface>(op);
+  if (!effects)
+    return std::nullopt;
+  SmallVector<MemoryEffects::EffectInstance, 2> instances;
+  effects.getEffectsOnResource(VariableResource::get(), instances);
+  std::optional<VariableAccess> access;
+  for (const MemoryEffects::EffectInstance &instance : instances) {
+    if (!instance.getValue() ||
+        !isa<MemoryEffects::Read, MemoryEffects::Write>(instance.getEffect()))
+      continue; // Allocation (a variable's declaration) orders nothing.
+    if (!access)
+      access = VariableAccess{instance.getValue()};
+    access->writes |= isa<MemoryEffects::Write>(instance.getEffect());
+  }
+  return access;
 }
 
 class ControlDepsInserter {
@@ -88,19 +128,13 @@ private:
     };
     DenseMap<Value, State> states;
     for (PlacedOpInterface op : ops) {
-      if (isa<GroupOp, IdentityOp>(op.getOperation()))
+      std::optional<VariableAccess> access = variableAccess(op);
+      if (!access || op->getNumResults() == 0)
         continue;
-      auto resource = llvm::find_if(op.getDataOperands(), [](Value operand) {
-        return isa<ResourceType>(operand.getType());
-      });
-      if (resource == op.getDataOperands().end())
-        continue;
-      State &state = states[resourceRoot(*resource)];
-      bool isWrite = op->getNumResults() == 1 &&
-                     isa<ControlType>(op->getResult(0).getType());
+      State &state = states[resourceRoot(access->resource)];
       if (state.lastWrite && !isOrderedAfter(op, state.lastWrite))
         op.addControlDependency(state.lastWrite);
-      if (!isWrite) {
+      if (!access->writes) {
         state.reads.push_back(op->getResult(0));
         continue;
       }
@@ -119,33 +153,34 @@ private:
   void limitInflightCopies(ArrayRef<PlacedOpInterface> ops) {
     if (maxInflightCopies_ == 0)
       return;
-    SmallVector<CopyOp> copies;
+    SmallVector<TransferOpInterface> copies;
     for (PlacedOpInterface op : ops)
-      if (auto copy = dyn_cast<CopyOp>(op.getOperation()))
-        if (!isa<ControlType>(copy.getType()))
+      if (auto copy = dyn_cast<TransferOpInterface>(op.getOperation()))
+        if (!isa<ControlType>(copy.getTransferred().getType()))
           copies.push_back(copy);
     for (size_t k = maxInflightCopies_; k < copies.size(); ++k) {
-      CopyOp earlier = copies[k - maxInflightCopies_];
+      TransferOpInterface earlier = copies[k - maxInflightCopies_];
       auto later = cast<PlacedOpInterface>(copies[k].getOperation());
-      if (isOrderedAfter(later, earlier))
+      if (isOrderedAfter(later, earlier->getResult(0)))
         continue;
-      later.addControlDependency(
-          groupOf(earlier.getResult(), earlier.getDestinationAttr(), later));
+      later.addControlDependency(groupOf(earlier->getResult(0),
+                                         earlier.getDestinationDevice(), later));
     }
   }
 
   void synchronizeAcrossDevices() {
     DenseMap<std::pair<Value, StringAttr>, Value> tokenCopies;
-    func_.walk([&](CopyOp copy) {
-      if (isa<ControlType>(copy.getType()))
-        tokenCopies[{copy.getInput(), copy.getDestinationAttr()}] = copy;
+    func_.walk([&](TransferOpInterface copy) {
+      if (isa<ControlType>(copy.getTransferred().getType()))
+        tokenCopies[{copy.getTransferred(), copy.getDestinationDevice()}] =
+            copy->getResult(0);
     });
     func_.walk([&](PlacedOpInterface op) {
       auto device = op->getAttrOfType<StringAttr>("assigned_device");
       if (!device)
         return;
-      // A token copy's input is the one cross-device token edge allowed.
-      if (isa<CopyOp>(op.getOperation()) &&
+      // A token transfer's input is the one cross-device token edge allowed.
+      if (isa<TransferOpInterface>(op.getOperation()) &&
           isa<ControlType>(op->getResult(0).getType()))
         return;
       unsigned first =

@@ -27,11 +27,13 @@ struct InsertCopiesPass
       DenseMap<Value, Operation *> lastCopy;
       SmallVector<PlacedOpInterface> ops;
       func.walk([&](PlacedOpInterface op) {
-        // A group waits for its operands without moving them.
-        if (auto copy = dyn_cast<CopyOp>(op.getOperation())) {
-          copies[{copy.getInput(), copy.getDestinationAttr()}] = copy;
-          lastCopy[copy.getInput()] = copy;
-        } else if (!isa<GroupOp>(op.getOperation()))
+        // A control-only op (a group) waits for its operands without
+        // moving them.
+        if (auto copy = dyn_cast<TransferOpInterface>(op.getOperation())) {
+          copies[{copy.getTransferred(), copy.getDestinationDevice()}] =
+              copy->getResult(0);
+          lastCopy[copy.getTransferred()] = copy;
+        } else if (!op->hasTrait<graph::OpTrait::ControlOnly>())
           ops.push_back(op);
       });
       OpBuilder builder(func.getContext());

@@ -20,6 +20,7 @@
 #include "gplace/Support/DeviceName.h"
 #include "gplace/Support/KernelRegistry.h"
 #include "gplace/Support/PlacementPolicy.h"
+#include "gplace/Support/Shape.h"
 #include "gplace/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -37,21 +38,6 @@ namespace gplace {
 using namespace mlir;
 using namespace gplace;
 using namespace gplace::graph;
-
-static std::function<LocalDevices()> &localDeviceProvider() {
-  static std::function<LocalDevices()> provider = [] {
-    LocalDevices local;
-    local.devices.add(DeviceName::local(DeviceType::CPU, 0));
-    return local;
-  };
-  return provider;
-}
-
-void gplace::setLocalDeviceProvider(std::function<LocalDevices()> provider) {
-  localDeviceProvider() = std::move(provider);
-}
-
-LocalDevices gplace::discoverLocalDevices() { return localDeviceProvider()(); }
 
 namespace {
 
@@ -263,7 +249,7 @@ LogicalResult FunctionPlacer::applyPolicy() {
       continue;
     // Ops that use a resource follow it, as TensorFlow's colocate_with
     // ignores device functions: the policy sees the variable only.
-    if (!isa<GroupOp>(info.op) &&
+    if (!info.op->hasTrait<graph::OpTrait::ControlOnly>() &&
         llvm::any_of(info.op.getDataOperands(), [](Value operand) {
           return isa<ResourceType>(operand.getType());
         }))
@@ -282,8 +268,12 @@ LogicalResult FunctionPlacer::applyPolicy() {
         type = resource.getValueType();
       if (auto tensor = dyn_cast<RankedTensorType>(type)) {
         view.shape.assign(tensor.getShape().begin(), tensor.getShape().end());
-        view.resultBytes = tensor.getNumElements() *
-                           ((tensor.getElementTypeBitWidth() + 7) / 8);
+        std::optional<ElementType> element =
+            parseElementType(view.elementType);
+        view.resultBytes =
+            element ? checkedTensorBytes(view.shape, *element).value_or(
+                          std::numeric_limits<int64_t>::max())
+                    : 0;
       }
     }
     std::optional<std::string> answer = (*policy_)(view, deviceSet_);
@@ -313,11 +303,11 @@ LogicalResult FunctionPlacer::applyPolicy() {
 
 LogicalResult FunctionPlacer::buildGroups() {
   // Colocation: an op that uses a resource joins the resource's group
-  // (identities of resources included). gplace.group only orders its
-  // operands, so it joins no group.
+  // (identities of resources included). Control-only ops (gplace.group)
+  // only order their operands, so they join no group.
   classes_.grow(ops_.size());
   for (const OpInfo &info : ops_) {
-    if (isa<GroupOp>(info.op))
+    if (info.op->hasTrait<graph::OpTrait::ControlOnly>())
       continue;
     for (Value operand : info.op.getDataOperands()) {
       if (!isa<ResourceType>(operand.getType()))
@@ -533,24 +523,27 @@ struct PlacePass : public gplace::impl::PlacePassBase<PlacePass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
 
-    // Options first: nothing is touched if they are wrong.
-    LocalDevices target;
-    if (devices.empty()) {
-      target = discoverLocalDevices();
-    } else {
+    // Options first: nothing is touched if they are wrong. The devices:
+    // the option's, else the module's (--gplace-assign-devices), else this
+    // process's CPU alone.
+    std::optional<DeviceSet> target;
+    if (!devices.empty()) {
       std::string error;
-      std::optional<DeviceSet> parsed = DeviceSet::parse(devices, &error);
-      if (!parsed) {
+      target = DeviceSet::parse(devices, &error);
+      if (!target) {
         module.emitError() << "gplace-place: " << error;
         return signalPassFailure();
       }
-      target.devices = std::move(*parsed);
+    } else if (!(target = getModuleDevices(module))) {
+      target.emplace();
+      target->add(DeviceName::local(DeviceType::CPU, 0));
     }
-    if (target.devices.empty()) {
+    if (target->empty()) {
       module.emitError() << "gplace-place: there are no devices to place on";
       return signalPassFailure();
     }
-    PolicyRegistry &policies = PolicyRegistry::global();
+    const PolicyRegistry &policies =
+        getContext().getLoadedDialect<GraphDialect>()->getPolicies();
     auto unknownPolicy = [&](Operation *at, StringRef name) {
       at->emitError() << "unknown placement policy '" << name
                       << "'; known policies: "
@@ -578,8 +571,7 @@ struct PlacePass : public gplace::impl::PlacePassBase<PlacePass> {
         }
       }
       auto placer = std::make_unique<FunctionPlacer>(
-          func, target.devices, std::move(policyFn), policyName,
-          allowSoftPlacement);
+          func, *target, std::move(policyFn), policyName, allowSoftPlacement);
       if (failed(placer->run())) {
         ok = false;
         continue;
@@ -592,7 +584,7 @@ struct PlacePass : public gplace::impl::PlacePassBase<PlacePass> {
 
     if (logDevicePlacement) {
       llvm::raw_ostream &os = llvm::errs();
-      printDeviceMapping(os, target);
+      printDeviceMapping(os, *target);
       for (const auto &placer : placers)
         placer->printLog(os);
       os.flush();
@@ -601,18 +593,17 @@ struct PlacePass : public gplace::impl::PlacePassBase<PlacePass> {
 
   /// TensorFlow's "Device mapping:" block: one line per GPU.
   static void printDeviceMapping(llvm::raw_ostream &os,
-                                 const LocalDevices &target) {
+                                 const DeviceSet &target) {
     os << "Device mapping:";
     bool any = false;
-    for (const DeviceName &device : target.devices.devices()) {
+    for (auto [index, device] : llvm::enumerate(target.devices())) {
       if (device.type != DeviceType::GPU)
         continue;
-      std::string name = device.str();
-      auto it = target.descriptions.find(name);
+      const std::string &description = target.attributes(index).description;
       os << "\n"
-         << name << " -> "
-         << (it != target.descriptions.end()
-                 ? it->second
+         << device.str() << " -> "
+         << (!description.empty()
+                 ? description
                  : "device: " + std::to_string(*device.id) +
                        ", name: unknown, pci bus id: unknown, compute "
                        "capability: unknown");

@@ -44,8 +44,8 @@ struct VerifyPlacementPass
                         << typeName;
         ok = false;
       }
-      if (isa<GroupOp>(op))
-        return;
+      if (op->hasTrait<graph::OpTrait::ControlOnly>())
+        return; // It reads no data: its operands stay where they are.
       for (Value operand : op.getDataOperands()) {
         if (!isa<ResourceType>(operand.getType()))
           continue;

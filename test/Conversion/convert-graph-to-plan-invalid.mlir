@@ -1,5 +1,5 @@
-// Tests that --gplace-lower-to-plan needs a placed graph with copies.
-// RUN: gplace-opt %s --split-input-file --gplace-lower-to-plan -verify-diagnostics
+// Tests that --gplace-convert-graph-to-plan needs a placed graph with copies.
+// RUN: gplace-opt %s --split-input-file --gplace-convert-graph-to-plan -verify-diagnostics
 
 func.func @notPlaced(%x: tensor<2xf32>) {
   // expected-error @+1 {{op has no assigned device; run --gplace-place first}}

@@ -4,13 +4,14 @@
 // RUN: gplace-opt %s --gplace-pipeline="devices=cpu:1,gpu:2 log-device-placement=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=LOG
 // RUN: not gplace-opt %s --gplace-pipeline="devices=cpu:1" 2>&1 | FileCheck %s --check-prefix=STRICT
 
+// CHECK: module attributes {gplace.devices = [#gplace.device<"/job:localhost/replica:0/task:0/device:GPU:0">, #gplace.device<"/job:localhost/replica:0/task:0/device:GPU:1">, #gplace.device<"/job:localhost/replica:0/task:0/device:CPU:0">]}
 // CHECK-DAG: gplan.device @cpu0
 // CHECK-DAG: gplan.device @gpu1
 // CHECK-LABEL: gplan.program @main
-// CHECK: gplan.variable @cpu0 "w"
-// CHECK: gplan.launch "gplace.read" on @cpu0 stream 0
-// CHECK: gplan.copy {{.*}} on @gpu1 stream 1
-// CHECK: gplan.launch "gplace.matmul" on @gpu1 stream 0
+// CHECK: %[[W:.+]] = gplan.variable @cpu0 "w"
+// CHECK-NOT: gplan.launch read
+// CHECK: gplan.copy %[[W]] to @gpu1 stream 1
+// CHECK: gplan.launch matmul({{.*}}) on @gpu1 stream 0
 // CHECK: gplan.return
 // CHECK-NOT: func.func
 // LOG: w: (VarHandleOp): /job:localhost/replica:0/task:0/device:GPU:0

@@ -9,7 +9,7 @@
 // RUN: not gplace-opt %s --gplace-load-policy=%plugins/does-not-exist.so 2>&1 | FileCheck %s --check-prefix=NOFILE
 // NOFILE: gplace-opt: cannot load placement policy plugin '{{.*}}does-not-exist.so': {{.*}}No such file or directory
 // RUN: not gplace-opt %s --gplace-load-policy=%plugins/libGPlaceTestPolicyBadAbi.so 2>&1 | FileCheck %s --check-prefix=ABI
-// ABI: gplace-opt: cannot load placement policy plugin '{{.*}}libGPlaceTestPolicyBadAbi.so': it was built for policy ABI version 999, this gplace has version 1
+// ABI: gplace-opt: cannot load placement policy plugin '{{.*}}libGPlaceTestPolicyBadAbi.so': it was built for policy ABI version 999, this gplace has version 2
 // RUN: not gplace-opt %s --gplace-load-policy=libm.so.6 2>&1 | FileCheck %s --check-prefix=NOSYMBOL
 // NOSYMBOL: gplace-opt: cannot load placement policy plugin 'libm.so.6': it does not export gplace_policy_abi_version and gplace_register_placement_policies (define them with GPLACE_DEFINE_POLICY_PLUGIN)
 // RUN: not gplace-opt %s --gplace-load-policy=%plugins/libGPlaceTestPolicies.so --gplace-load-policy=%plugins/libGPlaceTestPolicies.so 2>&1 | FileCheck %s --check-prefix=TWICE

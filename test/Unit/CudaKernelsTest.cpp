@@ -45,17 +45,25 @@ struct Launch {
 std::vector<Launch> everyLaunch(ElementType t) {
   auto T = [t](std::vector<int64_t> shape) { return TensorType{t, shape}; };
   std::vector<Launch> launches;
-  for (Kernel k : {Kernel::Add, Kernel::Sub, Kernel::Mul, Kernel::Div,
-                   Kernel::Maximum}) {
-    launches.push_back({k, {T({4, 3}), T({4, 3})}, T({4, 3}), {}});
-    launches.push_back({k, {T({2, 1, 3}), T({4, 1})}, T({2, 4, 3}), {}});
+  // Every elementwise kernel of the op table, by its arity.
+  for (size_t k = 0; k < kNumKernels; ++k) {
+    auto kernel = static_cast<Kernel>(k);
+    if (!isElementwiseKernel(kernel))
+      continue;
+    switch (kernelArity(kernel)) {
+    case 1:
+      launches.push_back({kernel, {T({5, 7})}, T({5, 7}), {}});
+      break;
+    case 2:
+      launches.push_back({kernel, {T({4, 3}), T({4, 3})}, T({4, 3}), {}});
+      launches.push_back({kernel, {T({2, 1, 3}), T({4, 1})}, T({2, 4, 3}), {}});
+      launches.push_back({kernel, {T({4, 6}), T({6})}, T({4, 6}), {}});
+      break;
+    default:
+      launches.push_back({kernel, {T({8}), T({8}), T({8})}, T({8}), {}});
+      break;
+    }
   }
-  for (Kernel k : {Kernel::Neg, Kernel::Exp, Kernel::Log, Kernel::Tanh,
-                   Kernel::Sigmoid, Kernel::Relu})
-    launches.push_back({k, {T({5, 7})}, T({5, 7}), {}});
-  launches.push_back(
-      {Kernel::AddN, {T({8}), T({8}), T({8})}, T({8}), {}});
-  launches.push_back({Kernel::BiasAdd, {T({4, 6}), T({6})}, T({4, 6}), {}});
   for (Kernel k : {Kernel::ReduceSum, Kernel::ReduceMean, Kernel::ReduceMax}) {
     KernelParams some, all;
     some.axes = {1};
@@ -144,8 +152,8 @@ void expectCompiles(const CudaKernelSource &kernel) {
 TEST_P(CudaKernels, CompileWithNvrtcAndPtxas) {
   for (const Launch &launch : everyLaunch(GetParam())) {
     KernelCall call = launch.call();
-    SCOPED_TRACE(std::string(kernelOpName(launch.kernel)) + " " +
-                 launch.output.str());
+    SCOPED_TRACE("gplace." + std::string(kernelMnemonic(launch.kernel)) +
+                 " " + launch.output.str());
     ASSERT_TRUE(isNvrtcKernel(launch.kernel));
     StatusOr<CudaKernelSource> kernel = generateCudaKernel(call);
     ASSERT_TRUE(kernel) << kernel.status().message();
@@ -169,7 +177,7 @@ TEST(CudaKernelSource, RefusesWhatIsNotAnNvrtcKernel) {
   ASSERT_FALSE(kernel);
   EXPECT_EQ(kernel.status().message(),
             "no GPU kernel for gplace.add with element type i32");
-  EXPECT_FALSE(isNvrtcKernel(Kernel::MatMul));
+  EXPECT_FALSE(isNvrtcKernel(Kernel::Matmul));
   EXPECT_FALSE(isNvrtcKernel(Kernel::Read));
   EXPECT_FALSE(isNvrtcKernel(Kernel::Cast));
   EXPECT_TRUE(isNvrtcKernel(Kernel::Softmax));
@@ -263,125 +271,123 @@ TEST(CudaDiscovery, WithoutADriverSaysWhyInOneLine) {
 }
 
 
-/// A run of launches for generateFusedCudaKernel, with fake, distinct
-/// addresses: tensor k lives at 0x1000 * (k + 1).
-struct FusedRun {
-  std::vector<TensorType> tensors;
-  std::vector<std::pair<Kernel, std::vector<int>>> calls; ///< Inputs, output.
-  std::vector<bool> stored;
-  KernelParams params;
+/// A fusion group for generateFusedCudaKernel, with fake, distinct
+/// addresses: input k lives at 0x1000 * (k + 1), output k at
+/// 0x100000 * (k + 1).
+struct FusedGroup {
+  TensorType type;
+  std::vector<TensorType> inputs;
+  /// Per op: its kernel, operands (>= 0: inputs; < 0: -1 - op) and whether
+  /// its value is stored.
+  std::vector<std::tuple<Kernel, std::vector<int>, bool>> ops;
 
-  static void *address(int k) {
+  static void *input(int k) {
     return reinterpret_cast<void *>(static_cast<uintptr_t>(0x1000 * (k + 1)));
+  }
+  static void *output(int k) {
+    return reinterpret_cast<void *>(
+        static_cast<uintptr_t>(0x100000 * (k + 1)));
   }
   FusedCall call() const {
     FusedCall fused;
-    for (const auto &[kernel, operands] : calls) {
-      KernelCall call;
-      call.kernel = kernel;
-      call.params = &params;
-      for (size_t i = 0; i + 1 < operands.size(); ++i)
-        call.inputs.push_back({address(operands[i]), &tensors[operands[i]]});
-      call.outputs.push_back(
-          {address(operands.back()), &tensors[operands.back()]});
-      fused.calls.push_back(call);
+    fused.type = type;
+    for (size_t k = 0; k < inputs.size(); ++k)
+      fused.inputs.push_back({input(k), &inputs[k]});
+    for (const auto &[kernel, operands, stored] : ops) {
+      FusedCall::Op op;
+      op.kernel = kernel;
+      op.operands = operands;
+      if (stored) {
+        op.output = fused.outputs.size();
+        fused.outputs.push_back({output(op.output), &type});
+      }
+      fused.ops.push_back(op);
     }
-    fused.stored = stored;
     fused.label = "test";
     return fused;
   }
 };
 
-/// Every fusible kernel in one run: x, y (4x3), a broadcast row (1x3) and a
-/// bias (3) from outside; v0 is also read outside the run, v12 is the result.
-FusedRun everyFusibleKernel(ElementType t) {
-  FusedRun run;
-  run.tensors = {{t, {4, 3}}, {t, {4, 3}}, {t, {1, 3}}, {t, {3}}};
-  for (int k = 0; k < 13; ++k)
-    run.tensors.push_back({t, {4, 3}});
-  int x = 0, y = 1, row = 2, bias = 3;
-  auto v = [](int k) { return 4 + k; };
-  run.calls = {{Kernel::Add, {x, y, v(0)}},
-               {Kernel::Sub, {v(0), row, v(1)}},
-               {Kernel::Mul, {v(1), x, v(2)}},
-               {Kernel::Div, {v(2), y, v(3)}},
-               {Kernel::Maximum, {row, v(3), v(4)}},
-               {Kernel::Neg, {v(4), v(5)}},
-               {Kernel::Exp, {v(5), v(6)}},
-               {Kernel::Log, {v(6), v(7)}},
-               {Kernel::Tanh, {v(7), v(8)}},
-               {Kernel::Sigmoid, {v(8), v(9)}},
-               {Kernel::Relu, {v(9), v(10)}},
-               {Kernel::AddN, {v(10), x, v(0), v(11)}},
-               {Kernel::BiasAdd, {v(11), bias, v(12)}}};
-  run.stored.assign(13, false);
-  run.stored[0] = run.stored[12] = true;
-  return run;
+/// Every elementwise kernel of the op table in one group, over x, y (4x3), a
+/// broadcast row (1x3) and a bias (3) from outside; the first value and the
+/// last are stored.
+FusedGroup everyElementwiseKernel(ElementType t) {
+  FusedGroup group;
+  group.type = {t, {4, 3}};
+  group.inputs = {{t, {4, 3}}, {t, {4, 3}}, {t, {1, 3}}, {t, {3}}};
+  int previous = 0; // x, then the last op's value.
+  for (size_t k = 0; k < kNumKernels; ++k) {
+    auto kernel = static_cast<Kernel>(k);
+    if (!isElementwiseKernel(kernel))
+      continue;
+    std::vector<int> operands = {previous};
+    if (kernelArity(kernel) == 2)
+      operands.push_back(group.ops.size() % 3 + 1); // y, the row, the bias
+    else if (kernelArity(kernel) == 0)
+      operands.insert(operands.end(), {0, 1});
+    group.ops.push_back({kernel, operands, group.ops.empty()});
+    previous = -static_cast<int>(group.ops.size());
+  }
+  std::get<2>(group.ops.back()) = true;
+  return group;
 }
 
-TEST_P(CudaKernels, FusedRunsCompileWithNvrtcAndPtxas) {
-  FusedRun run = everyFusibleKernel(GetParam());
-  FusedCall fused = run.call();
+TEST_P(CudaKernels, FusedGroupsCompileWithNvrtcAndPtxas) {
+  FusedGroup group = everyElementwiseKernel(GetParam());
+  FusedCall fused = group.call();
   StatusOr<CudaKernelSource> kernel = generateFusedCudaKernel(fused);
   ASSERT_TRUE(kernel) << kernel.status().message();
-  // x, y, the row and the bias, then v0 and v12.
+  // x, y, the row and the bias, then the two stored values.
   EXPECT_EQ(kernel->numParameters, 6u);
   EXPECT_EQ(kernel->arguments,
-            (std::vector<void *>{FusedRun::address(0), FusedRun::address(1),
-                                 FusedRun::address(2), FusedRun::address(3),
-                                 FusedRun::address(4), FusedRun::address(16)}));
+            (std::vector<void *>{FusedGroup::input(0), FusedGroup::input(1),
+                                 FusedGroup::input(2), FusedGroup::input(3),
+                                 FusedGroup::output(0),
+                                 FusedGroup::output(1)}));
   EXPECT_EQ(kernel->threads, 12);
   EXPECT_NE(kernel->source.find("__restrict__"), std::string::npos);
+  // Each kernel's scalar function is pasted in.
+  EXPECT_NE(kernel->source.find("gp_maximum(x0, x1)"), std::string::npos)
+      << kernel->source;
   expectCompiles(*kernel);
 }
 
-TEST(CudaKernelSource, FusedRunsLoadBeforeTheyStore) {
-  // exp(x) written over x itself (the planner's only overlap in a run):
-  // pointers may alias, so no __restrict__; x is loaded before the store.
-  FusedRun run;
+TEST(CudaKernelSource, FusedGroupsLoadBeforeTheyStore) {
+  // exp then neg of x, stored over x itself: pointers may alias, so no
+  // __restrict__; x is loaded before the store.
+  FusedGroup group;
   TensorType t{ElementType::F32, {8}};
-  run.tensors = {t, t, t};
-  run.calls = {{Kernel::Exp, {0, 1}}, {Kernel::Neg, {1, 2}}};
-  run.stored = {false, true};
-  FusedCall fused = run.call();
-  fused.calls[1].outputs[0].data = FusedRun::address(0);
+  group.type = t;
+  group.inputs = {t};
+  group.ops = {{Kernel::Exp, {0}, false}, {Kernel::Neg, {-1}, true}};
+  FusedCall fused = group.call();
+  fused.outputs[0].data = FusedGroup::input(0);
   StatusOr<CudaKernelSource> kernel = generateFusedCudaKernel(fused);
   ASSERT_TRUE(kernel) << kernel.status().message();
   EXPECT_EQ(kernel->source.find("__restrict__"), std::string::npos)
       << kernel->source;
   EXPECT_LT(kernel->source.find("in0[i]"), kernel->source.find("out0[i] ="));
-  EXPECT_EQ(kernel->arguments, (std::vector<void *>{FusedRun::address(0),
-                                                    FusedRun::address(0)}));
+  EXPECT_EQ(kernel->arguments, (std::vector<void *>{FusedGroup::input(0),
+                                                    FusedGroup::input(0)}));
 }
 
 TEST(CudaKernelSource, RefusesToFuseWhatDoesNotFuse) {
-  TensorType t{ElementType::F32, {8}}, other{ElementType::F32, {4}},
-      i32{ElementType::I32, {8}};
-  FusedRun softmax;
-  softmax.tensors = {t, t, t};
-  softmax.calls = {{Kernel::Exp, {0, 1}}, {Kernel::Softmax, {1, 2}}};
-  softmax.stored = {false, true};
-  StatusOr<CudaKernelSource> kernel =
-      generateFusedCudaKernel(softmax.call());
+  TensorType t{ElementType::F32, {8}}, i32{ElementType::I32, {8}};
+  FusedGroup softmax;
+  softmax.type = t;
+  softmax.inputs = {t};
+  softmax.ops = {{Kernel::Exp, {0}, false}, {Kernel::Softmax, {-1}, true}};
+  StatusOr<CudaKernelSource> kernel = generateFusedCudaKernel(softmax.call());
   ASSERT_FALSE(kernel);
   EXPECT_EQ(kernel.status().message(),
-            "gplace.softmax 8xf32 does not fuse into a kernel over 8xf32");
-  FusedRun shapes;
-  shapes.tensors = {t, t, other};
-  shapes.calls = {{Kernel::Exp, {0, 1}}, {Kernel::Neg, {2, 2}}};
-  shapes.stored = {true, true};
-  kernel = generateFusedCudaKernel(shapes.call());
-  ASSERT_FALSE(kernel);
-  EXPECT_EQ(kernel.status().message(),
-            "gplace.neg 4xf32 does not fuse into a kernel over 8xf32");
-  FusedRun ints;
-  ints.tensors = {i32, i32};
-  ints.calls = {{Kernel::Neg, {0, 1}}};
-  ints.stored = {true};
+            "gplace.softmax is not elementwise and does not fuse");
+  FusedGroup ints;
+  ints.type = i32;
+  ints.inputs = {i32};
+  ints.ops = {{Kernel::Neg, {0}, true}};
   kernel = generateFusedCudaKernel(ints.call());
   ASSERT_FALSE(kernel);
-  EXPECT_EQ(kernel.status().message(),
-            "no fused GPU kernel for element type i32");
+  EXPECT_EQ(kernel.status().message(), "no GPU kernel for element type i32");
 }
 
 } // namespace

@@ -192,18 +192,14 @@ TEST(SelectGpus, SaysWhyNothingFits) {
             "--visible-gpus=1,9: no GPU 9");
 }
 
-TEST(IdleGpu, PicksAmongTheProcesssGpus) {
+TEST(GpuStatus, TheProcesssGpusInItsOrder) {
   std::vector<GpuStatus> gpus = eightGpus();
-  EXPECT_EQ(idlestVisibleGpu(gpus), 3);
-  std::vector<GpuStatus> visible = {gpus[4], gpus[7], gpus[1]};
-  EXPECT_EQ(idlestVisibleGpu(visible), 2) << "GPU:2 is physical GPU 1";
-  EXPECT_FALSE(idlestVisibleGpu({}));
-  setProcessGpus({gpus[6].uuid, gpus[0].uuid});
   GpuStatusReport report;
   report.gpus = gpus;
-  EXPECT_EQ(indices(processGpuStatus(report)), (std::vector<int>{6, 0}));
-  setProcessGpus({});
-  EXPECT_EQ(processGpuStatus(report).size(), 8u);
+  EXPECT_EQ(indices(processGpuStatus(report, {gpus[6].uuid, gpus[0].uuid})),
+            (std::vector<int>{6, 0}));
+  EXPECT_EQ(processGpuStatus(report, {}).size(), 8u);
+  EXPECT_TRUE(processGpuStatus(report, {"GPU-not-there"}).empty());
 }
 
 } // namespace

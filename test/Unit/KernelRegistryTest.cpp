@@ -97,16 +97,35 @@ PolicyOp variableOp() {
   return op;
 }
 
+/// A registry with the built-in policies.
+const PolicyRegistry &builtins() {
+  static const PolicyRegistry registry = [] {
+    PolicyRegistry r;
+    registerBuiltinPolicies(r);
+    return r;
+  }();
+  return registry;
+}
+
 TEST(PolicyRegistry, BuiltinsAreRegistered) {
-  EXPECT_EQ(PolicyRegistry::global().names(),
+  EXPECT_EQ(builtins().names(),
             (std::vector<std::string>{"idle-gpu", "round-robin-gpu",
                                       "variables-on-cpu"}));
-  EXPECT_FALSE(PolicyRegistry::global().summary("variables-on-cpu").empty());
-  EXPECT_FALSE(PolicyRegistry::global().create("busy-gpu"));
+  EXPECT_FALSE(builtins().summary("variables-on-cpu").empty());
+  EXPECT_FALSE(builtins().create("busy-gpu"));
+}
+
+TEST(PolicyRegistry, TheGraphDialectHasTheBuiltins) {
+  mlir::MLIRContext context;
+  auto *dialect = context.getOrLoadDialect<graph::GraphDialect>();
+  EXPECT_EQ(dialect->getPolicies().names(), builtins().names());
+  PolicyRegistry mine;
+  dialect->setPolicies(&mine);
+  EXPECT_TRUE(dialect->getPolicies().names().empty());
 }
 
 TEST(PolicyRegistry, VariablesOnCpu) {
-  PolicyFn policy = *PolicyRegistry::global().create("variables-on-cpu");
+  PolicyFn policy = *builtins().create("variables-on-cpu");
   DeviceSet devices = DeviceSet::localhost(1, 2);
   EXPECT_EQ(policy(variableOp(), devices), "/cpu:0");
   PolicyOp matmul;
@@ -116,18 +135,39 @@ TEST(PolicyRegistry, VariablesOnCpu) {
 
 TEST(PolicyRegistry, RoundRobinStartsOverForEachInstance) {
   DeviceSet devices = DeviceSet::localhost(1, 2);
-  PolicyFn first = *PolicyRegistry::global().create("round-robin-gpu");
+  PolicyFn first = *builtins().create("round-robin-gpu");
   EXPECT_EQ(first(variableOp(), devices),
             "/job:localhost/replica:0/task:0/device:GPU:0");
   EXPECT_EQ(first(variableOp(), devices),
             "/job:localhost/replica:0/task:0/device:GPU:1");
   EXPECT_EQ(first(variableOp(), devices),
             "/job:localhost/replica:0/task:0/device:GPU:0");
-  PolicyFn second = *PolicyRegistry::global().create("round-robin-gpu");
+  PolicyFn second = *builtins().create("round-robin-gpu");
   EXPECT_EQ(second(variableOp(), devices),
             "/job:localhost/replica:0/task:0/device:GPU:0");
   EXPECT_FALSE(second(variableOp(), DeviceSet::localhost(1, 0)))
       << "no GPU: no request";
+}
+
+TEST(PolicyRegistry, IdleGpuRanksTheLoadsOfTheDeviceSet) {
+  PolicyFn policy = *builtins().create("idle-gpu");
+  PolicyOp matmul;
+  matmul.tensorFlowType = "MatMul";
+  DeviceSet devices;
+  devices.add(DeviceName::local(DeviceType::CPU, 0));
+  // GPU:0 busy, GPU:1 idle with less free memory than GPU:2.
+  int64_t free[] = {70000, 1000, 5000};
+  int processes[] = {1, 0, 0};
+  for (int i = 0; i < 3; ++i) {
+    DeviceAttributes attributes;
+    attributes.load = GpuLoad{processes[i], free[i], 0};
+    devices.add(DeviceName::local(DeviceType::GPU, i), attributes);
+  }
+  EXPECT_EQ(policy(matmul, devices),
+            "/job:localhost/replica:0/task:0/device:GPU:2");
+  EXPECT_FALSE(policy(variableOp(), devices)) << "matmuls only";
+  EXPECT_FALSE(policy(matmul, DeviceSet::localhost(1, 2)))
+      << "no loads known: no request";
 }
 
 TEST(PolicyRegistry, AddRejectsDuplicatesAndEmptyNames) {

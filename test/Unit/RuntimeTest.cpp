@@ -1,5 +1,4 @@
-//===- RuntimeTest.cpp - tensors, kernels, devices and the executor
-//--------===//
+//===- RuntimeTest.cpp - tensors, kernels, devices and the executor ------===//
 
 #include "gplace/Runtime/Device.h"
 #include "gplace/Runtime/Executor.h"
@@ -97,7 +96,7 @@ TEST(Kernels, IntegerMatMulWrapsAsTensorFlow) {
   HostTensor a = tensorOf<int32_t>(ElementType::I32, {1, 1}, {1 << 30});
   HostTensor b = tensorOf<int32_t>(ElementType::I32, {1, 1}, {4});
   HostTensor c(TensorType{ElementType::I32, {1, 1}});
-  ASSERT_TRUE(run(Kernel::MatMul, {}, {&a, &b}, c).isOk());
+  ASSERT_TRUE(run(Kernel::Matmul, {}, {&a, &b}, c).isOk());
   EXPECT_EQ(valuesOf<int32_t>(c), std::vector<int32_t>{0});
 }
 
@@ -145,15 +144,44 @@ TEST(Kernels, BroadcastsAcrossEveryDimension) {
         EXPECT_EQ(got[(i * 4 + j) * 3 + k], av[i * 3 + k] + bv[j]);
 }
 
-TEST(Kernels, EveryRegistryKernelHasAHostImplementation) {
-  // Ops that lower to something other than a launch have no kernel.
-  std::set<std::string_view> notLaunched = {
-      "gplace.constant", "gplace.variable", "gplace.group", "gplace.copy"};
-  for (const KernelDef &def : KernelRegistry::global().entries()) {
-    std::optional<Kernel> kernel = kernelFromOpName(def.op);
-    EXPECT_EQ(kernel.has_value(), !notLaunched.count(def.op)) << def.op;
-    if (kernel)
-      EXPECT_EQ(kernelOpName(*kernel), def.op);
+TEST(Kernels, EveryElementwiseKernelRunsForEveryCpuType) {
+  // The op table's kernels and element types, run on ones: every CPU
+  // element type the table claims has a host implementation.
+  for (size_t k = 0; k < kNumKernels; ++k) {
+    auto kernel = static_cast<Kernel>(k);
+    if (!isElementwiseKernel(kernel))
+      continue;
+    for (int t = 0; t < kNumElementTypes; ++t) {
+      auto type = static_cast<ElementType>(t);
+      bool claimed = kernelCpuTypes(kernel) & (1u << t);
+      TensorType tensorType{type, {2, 3}};
+      HostTensor one(tensorType);
+      HostTensor out(tensorType);
+      for (size_t i = 0; i < one.data.size(); i += elementBytes(type)) {
+        if (type == ElementType::F32) {
+          float v = 1;
+          std::memcpy(&one.data[i], &v, 4);
+        } else if (type == ElementType::F64) {
+          double v = 1;
+          std::memcpy(&one.data[i], &v, 8);
+        } else if (type == ElementType::F16) {
+          uint16_t v = 0x3C00;
+          std::memcpy(&one.data[i], &v, 2);
+        } else if (type == ElementType::BF16) {
+          uint16_t v = 0x3F80;
+          std::memcpy(&one.data[i], &v, 2);
+        } else {
+          one.data[i] = 1; // Little-endian ints and bools.
+        }
+      }
+      std::vector<HostTensor *> inputs(kernelArity(kernel) ? kernelArity(kernel)
+                                                           : 3,
+                                       &one);
+      Status status = run(kernel, {}, inputs, out);
+      SCOPED_TRACE(std::string(kernelMnemonic(kernel)) + " " +
+                   std::string(elementTypeName(type)));
+      EXPECT_EQ(status.isOk(), claimed) << status.message();
+    }
   }
 }
 
@@ -278,17 +306,17 @@ Plan twoStreamPlan(bool divideByZero) {
     steps.step(kind, device, stream, kernel, std::move(in), std::move(out),
                event);
   };
-  step(Step::Kind::Copy, 1, 1, Kernel::Identity, {input}, {onGpu}, -1);
-  step(Step::Kind::Record, 1, 1, Kernel::Identity, {}, {}, 0);
+  step(Step::Kind::Copy, 1, 1, Kernel::Read, {input}, {onGpu}, -1);
+  step(Step::Kind::Record, 1, 1, Kernel::Read, {}, {}, 0);
   step(Step::Kind::Launch, 0, 0, divideByZero ? Kernel::Div : Kernel::Mul,
        {input, two}, {product}, -1);
-  step(Step::Kind::Wait, 1, 0, Kernel::Identity, {}, {}, 0);
+  step(Step::Kind::Wait, 1, 0, Kernel::Read, {}, {}, 0);
   step(Step::Kind::Launch, 1, 0, Kernel::Add, {onGpu, one}, {sum}, -1);
-  step(Step::Kind::Record, 1, 0, Kernel::Identity, {}, {}, 1);
-  step(Step::Kind::Wait, 0, 1, Kernel::Identity, {}, {}, 1);
-  step(Step::Kind::Copy, 0, 1, Kernel::Identity, {sum}, {back}, -1);
-  step(Step::Kind::Record, 0, 1, Kernel::Identity, {}, {}, 2);
-  step(Step::Kind::Wait, 0, 0, Kernel::Identity, {}, {}, 2);
+  step(Step::Kind::Record, 1, 0, Kernel::Read, {}, {}, 1);
+  step(Step::Kind::Wait, 0, 1, Kernel::Read, {}, {}, 1);
+  step(Step::Kind::Copy, 0, 1, Kernel::Read, {sum}, {back}, -1);
+  step(Step::Kind::Record, 0, 1, Kernel::Read, {}, {}, 2);
+  step(Step::Kind::Wait, 0, 0, Kernel::Read, {}, {}, 2);
   step(Step::Kind::Launch, 0, 0, Kernel::Add, {product, back}, {total}, -1);
   plan.steps = std::move(steps.plan.steps);
   plan.numEvents = 3;
@@ -334,13 +362,12 @@ public:
     int id;
     explicit Event(int id) : id(id) {}
   };
-  /// `fuses`: claims fused elementwise kernels (run call by call here);
   /// `ownMemory`: claims memory the host cannot address, so that results
   /// are read through host staging.
-  explicit RecordingDevice(std::vector<std::string> &log, bool fuses = false,
+  explicit RecordingDevice(std::vector<std::string> &log,
                            bool ownMemory = false)
       : Device(DeviceName::local(DeviceType::GPU, 0), "recording", 0),
-        log_(log), fuses_(fuses), ownMemory_(ownMemory) {}
+        log_(log), ownMemory_(ownMemory) {}
   bool isHostMemory() const override { return !ownMemory_; }
   StatusOr<void *> allocateHostStaging(int64_t bytes) override {
     note("host staging " + std::to_string(bytes));
@@ -351,12 +378,12 @@ public:
     note("download " + std::to_string(bytes));
     return Device::download(host, source, bytes);
   }
-  bool canFuse(const KernelCall &call) const override { return fuses_; }
   Status prepareFused(const FusedCall &fused) override {
     std::string stored;
-    for (bool s : fused.stored)
-      stored += s ? "1" : "0";
-    note("prepare fused " + fused.label + " stored " + stored);
+    for (const FusedCall::Op &op : fused.ops)
+      stored += op.output >= 0 ? "1" : "0";
+    note("prepare fused " + fused.label + " inputs " +
+         std::to_string(fused.inputs.size()) + " stored " + stored);
     return Status::ok();
   }
   Status launchFused(const FusedCall &fused, int stream) override {
@@ -368,12 +395,12 @@ public:
     log_.push_back(entry);
   }
   Status prepare(const KernelCall &call) override {
-    note("prepare " + std::string(kernelOpName(call.kernel)));
+    note("prepare gplace." + std::string(kernelMnemonic(call.kernel)));
     return Status::ok();
   }
   Status launch(const KernelCall &call, int stream) override {
-    note("launch " + std::string(kernelOpName(call.kernel)) +
-                   " stream " + std::to_string(stream));
+    note("launch gplace." + std::string(kernelMnemonic(call.kernel)) +
+         " stream " + std::to_string(stream));
     return Device::launch(call, stream);
   }
   std::unique_ptr<DeviceEvent> createEvent() override {
@@ -404,7 +431,7 @@ public:
 
 private:
   std::vector<std::string> &log_;
-  bool fuses_, ownMemory_;
+  bool ownMemory_;
   mutable std::mutex mutex_;
   int events_ = 0;
 };
@@ -467,41 +494,47 @@ TEST(Executor, ChecksInputsAndDevices) {
 }
 
 /// On GPU:0: a = x + 1, b = a * a, c = -b, d = c - a; `a` also goes to the
-/// CPU on another stream. Results: d, and a on the CPU.
-Plan chainPlan() {
+/// CPU on another stream. Results: d, and a on the CPU. With `fused`, the
+/// four launches are one fusion group, and b and c stay in registers.
+Plan chainPlan(bool fused = false) {
   PlanBuilder p;
   int x = p.input(), one = p.constant(1, 1);
   int g = p.arena(1, 0), a = p.arena(1, 64), b = p.arena(1, 128),
       c = p.arena(1, 192), d = p.arena(1, 256), back = p.arena(0, 0);
-  p.step(Step::Kind::Copy, 1, 0, Kernel::Identity, {x}, {g});
+  if (fused)
+    for (int inRegisters : {b, c})
+      p.plan.buffers[inRegisters].kind = BufferDesc::Kind::Register;
+  p.step(Step::Kind::Copy, 1, 0, Kernel::Read, {x}, {g});
   p.launch(Kernel::Add, {g, one}, a, "Add");
   p.launch(Kernel::Mul, {a, a}, b, "Mul");
   p.launch(Kernel::Neg, {b}, c, "Neg");
   p.launch(Kernel::Sub, {c, a}, d, "Sub");
-  p.step(Step::Kind::Record, 1, 0, Kernel::Identity, {}, {}, 0);
-  p.step(Step::Kind::Wait, 0, 1, Kernel::Identity, {}, {}, 0);
-  p.step(Step::Kind::Copy, 0, 1, Kernel::Identity, {a}, {back});
+  if (fused)
+    for (Step &step : p.plan.steps)
+      if (step.kind == Step::Kind::Launch)
+        step.fusion = 0;
+  p.step(Step::Kind::Record, 1, 0, Kernel::Read, {}, {}, 0);
+  p.step(Step::Kind::Wait, 0, 1, Kernel::Read, {}, {}, 0);
+  p.step(Step::Kind::Copy, 0, 1, Kernel::Read, {a}, {back});
   p.plan.numEvents = 1;
   p.plan.results = {d, back};
   return p.plan;
 }
 
-TEST(Executor, FusesRunsOfElementwiseLaunches) {
+TEST(Executor, RunsAFusionGroupAsOneKernel) {
   HostTensor x = tensorOf<float>(ElementType::F32, {4}, {1, 2, 3, 4});
-  for (bool fuse : {true, false}) {
+  for (bool fused : {true, false}) {
     std::vector<std::string> log;
     DeviceManager devices({0, 0});
-    devices.addDevice(std::make_unique<RecordingDevice>(log, /*fuses=*/true));
-    ExecutorOptions options;
-    options.fuseElementwise = fuse;
+    devices.addDevice(std::make_unique<RecordingDevice>(log));
     StatusOr<std::unique_ptr<Executor>> executor =
-        Executor::create(chainPlan(), devices, options);
+        Executor::create(chainPlan(fused), devices);
     ASSERT_TRUE(executor) << executor.status().message();
-    if (fuse) {
-      // One kernel; a is stored (the CPU reads it), b and c only feed later
-      // calls, d is a result.
+    if (fused) {
+      // One kernel reading g and the constant; a is stored (the CPU reads
+      // it), b and c are registers, d is a result.
       EXPECT_EQ(log, std::vector<std::string>{
-                         "prepare fused Add+Mul+Neg+Sub stored 1001"});
+                         "prepare fused Add+Mul+Neg+Sub inputs 2 stored 1001"});
       EXPECT_EQ((*executor)->numFusedKernels(), 1u);
       EXPECT_EQ((*executor)->numFusedLaunches(), 4u);
     } else {
@@ -517,84 +550,62 @@ TEST(Executor, FusesRunsOfElementwiseLaunches) {
     EXPECT_EQ(valuesOf<float>((*results)[1]), (std::vector<float>{2, 3, 4, 5}));
     EXPECT_EQ(std::count(log.begin(), log.end(),
                          "launch fused Add+Mul+Neg+Sub stream 0"),
-              fuse ? 1 : 0);
+              fused ? 1 : 0);
   }
 }
 
-/// p = g + s (s a 1-element tensor broadcast), q = p * p, r = -q, where r is
-/// written at `rOffset` of GPU:0's arena: over s (a hazard: other threads
-/// still read s) or over g (the same tensor, read element by element).
-Plan overlapPlan(int64_t rOffset) {
-  PlanBuilder p;
-  int x = p.input();
-  int g = p.arena(1, 0), s = p.arena(1, 320, {ElementType::F32, {1}});
-  int pp = p.arena(1, 64), q = p.arena(1, 128), r = p.arena(1, rOffset);
-  p.step(Step::Kind::Copy, 1, 0, Kernel::Identity, {x}, {g});
-  p.launch(Kernel::Add, {g, s}, pp, "Add");
-  p.launch(Kernel::Mul, {pp, pp}, q, "Mul");
-  p.launch(Kernel::Neg, {q}, r, "Neg");
-  p.plan.results = {r};
-  return p.plan;
-}
-
-TEST(Executor, EndsAFusedRunWhereItWouldOverwriteItsInputs) {
-  HostTensor x = tensorOf<float>(ElementType::F32, {4}, {1, 2, 3, 4});
-  for (int64_t offset : {int64_t(320), int64_t(0)}) {
-    std::vector<std::string> log;
-    DeviceManager devices({0, 0});
-    devices.addDevice(std::make_unique<RecordingDevice>(log, true));
-    StatusOr<std::unique_ptr<Executor>> executor =
-        Executor::create(overlapPlan(offset), devices);
-    ASSERT_TRUE(executor) << executor.status().message();
-    EXPECT_EQ((*executor)->numFusedKernels(), 1u);
-    EXPECT_EQ((*executor)->numFusedLaunches(), offset == 320 ? 2u : 3u);
-    StatusOr<std::vector<HostTensor>> results = (*executor)->run({x});
-    ASSERT_TRUE(results) << results.status().message();
-    EXPECT_EQ(valuesOf<float>((*results)[0]),
-              (std::vector<float>{-1, -4, -9, -16}));
+TEST(Kernels, FusedHostKernelsEqualSingleOnesAcrossBlocks) {
+  // relu((x + row) * y - bias) over 3 x 5000 elements (several blocks),
+  // with a broadcast row and a bias, f32 and f16: fused, and op by op.
+  for (ElementType type : {ElementType::F32, ElementType::F16}) {
+    TensorType full{type, {3, 5000}}, row{type, {1, 5000}}, bias{type, {5000}};
+    auto filled = [&](const TensorType &t, float scale) {
+      HostTensor tensor(t);
+      for (int64_t i = 0; i < t.numElements(); ++i) {
+        float v = std::sin(i * scale) * 4;
+        if (type == ElementType::F32) {
+          std::memcpy(&tensor.data[4 * i], &v, 4);
+        } else {
+          uint16_t h = 0; // Round-trip through the f16 cast kernel below.
+          HostTensor one(TensorType{ElementType::F32, {1}});
+          std::memcpy(one.data.data(), &v, 4);
+          HostTensor half(TensorType{ElementType::F16, {1}});
+          EXPECT_TRUE(run(Kernel::Cast, {}, {&one}, half).isOk());
+          std::memcpy(&h, half.data.data(), 2);
+          std::memcpy(&tensor.data[2 * i], &h, 2);
+        }
+      }
+      return tensor;
+    };
+    HostTensor x = filled(full, 0.01f), y = filled(full, 0.003f);
+    HostTensor r = filled(row, 0.02f), b = filled(bias, 0.05f);
+    // Op by op.
+    HostTensor s1(full), s2(full), s3(full), want(full);
+    ASSERT_TRUE(run(Kernel::Add, {}, {&x, &r}, s1).isOk());
+    ASSERT_TRUE(run(Kernel::Mul, {}, {&s1, &y}, s2).isOk());
+    ASSERT_TRUE(run(Kernel::Sub, {}, {&s2, &b}, s3).isOk());
+    ASSERT_TRUE(run(Kernel::Relu, {}, {&s3}, want).isOk());
+    // Fused: only the last value is stored.
+    HostTensor got(full);
+    FusedCall fused;
+    fused.type = full;
+    for (HostTensor *input : {&x, &r, &y, &b})
+      fused.inputs.push_back({input->data.data(), &input->type});
+    fused.ops = {{Kernel::Add, {0, 1}, -1},
+                 {Kernel::Mul, {-1, 2}, -1},
+                 {Kernel::Sub, {-2, 3}, -1},
+                 {Kernel::Relu, {-3}, 0}};
+    fused.outputs = {{got.data.data(), &got.type}};
+    ASSERT_TRUE(runHostFused(fused).isOk());
+    EXPECT_EQ(got.data, want.data) << elementTypeName(type);
   }
-}
-
-TEST(Executor, BoundsFusedRunsByLaunchesAndTensors) {
-  std::vector<std::string> log;
-  DeviceManager devices({0, 0});
-  devices.addDevice(std::make_unique<RecordingDevice>(log, true));
-  ExecutorOptions two;
-  two.maxFusedCalls = 2;
-  StatusOr<std::unique_ptr<Executor>> executor =
-      Executor::create(chainPlan(), devices, two);
-  ASSERT_TRUE(executor) << executor.status().message();
-  // b now leaves its run (Neg reads it), so it is stored too.
-  EXPECT_EQ(log, (std::vector<std::string>{"prepare fused Add+Mul stored 11",
-                                           "prepare fused Neg+Sub stored 01"}));
-
-  // Three add_n of 100 tensors each: the third would take the kernel past
-  // 256 tensors, so it runs on its own.
-  PlanBuilder p;
-  p.plan.devices[1].arenaBytes = 1 << 20;
-  std::vector<int> outputs;
-  int64_t offset = 0;
-  for (int k = 0; k < 3; ++k) {
-    std::vector<int> in;
-    for (int i = 0; i < 100; ++i, offset += 64)
-      in.push_back(p.arena(1, offset));
-    outputs.push_back(p.arena(1, offset));
-    offset += 64;
-    p.launch(Kernel::AddN, in, outputs.back(), "AddN");
-  }
-  p.plan.results = outputs;
-  log.clear();
-  executor = Executor::create(p.plan, devices);
-  ASSERT_TRUE(executor) << executor.status().message();
-  EXPECT_EQ(log, (std::vector<std::string>{"prepare fused AddN+AddN stored 11",
-                                           "prepare gplace.add_n"}));
 }
 
 TEST(Executor, RunsOnStagedInputsAndStagesResults) {
   std::vector<std::string> log;
   DeviceManager devices({0, 0});
-  devices.addDevice(std::make_unique<RecordingDevice>(log, false,
-                                                      /*ownMemory=*/true));
+  devices.addDevice(
+      std::make_unique<RecordingDevice>(log, /*ownMemory=*/true));
   StatusOr<std::unique_ptr<Executor>> executor =
       Executor::create(chainPlan(), devices);
   ASSERT_TRUE(executor) << executor.status().message();

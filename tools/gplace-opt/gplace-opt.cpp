@@ -1,5 +1,4 @@
-//===- gplace-opt.cpp - gplace's pass driver
-//-------------------------------===//
+//===- gplace-opt.cpp - gplace's pass driver -------------------------------===//
 //
 // MlirOptMain with the gplace dialect, the func dialect and gplace's passes:
 //   gplace-opt input.mlir --gplace-place="devices=cpu:1,gpu:4"
@@ -12,6 +11,7 @@
 #include "gplace/Conversion/Passes.h"
 #include "gplace/Dialect/Graph/GraphDialect.h"
 #include "gplace/Dialect/Plan/PlanDialect.h"
+#include "gplace/Dialect/Plan/Transforms/Passes.h"
 #include "gplace/Pipelines/Pipelines.h"
 #include "gplace/Support/KernelRegistry.h"
 #include "gplace/Support/PlacementPolicy.h"
@@ -39,27 +39,13 @@ static llvm::cl::list<std::string> loadPolicies(
                    "docs/placement.md); may be repeated"),
     llvm::cl::value_desc("lib.so"));
 
-/// Prints the registry with each op's TensorFlow type from the dialect.
-static void printKernels(mlir::DialectRegistry &registry) {
-  mlir::MLIRContext context(registry);
-  context.loadAllAvailableDialects();
-  gplace::KernelRegistry::global().print(
-      std::cout, [&](std::string_view op) -> std::string {
-        auto name = mlir::RegisteredOperationName::lookup(
-            llvm::StringRef(op.data(), op.size()), &context);
-        if (!name)
-          return "?";
-        auto *placed = name->getInterface<gplace::graph::PlacedOpInterface>();
-        return placed ? placed->getTensorFlowType().str() : "?";
-      });
-}
-
 int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
   registry.insert<gplace::graph::GraphDialect, gplace::plan::PlanDialect,
                   mlir::func::FuncDialect>();
   gplace::registerGPlacePasses();
   gplace::registerGPlaceConversionPasses();
+  gplace::registerGPlacePlanPasses();
   gplace::registerGPlacePipelines();
   // Generic cleanups users expect from an -opt tool.
   mlir::registerCanonicalizerPass();
@@ -69,17 +55,26 @@ int main(int argc, char **argv) {
   auto [inputFilename, outputFilename] = mlir::registerAndParseCLIOptions(
       argc, argv, "gplace pass driver\n", registry);
   if (listKernels) {
-    printKernels(registry);
+    gplace::KernelRegistry::global().print(std::cout);
     return 0;
   }
+  // The built-in policies and the plugins' reach --gplace-place through the
+  // graph dialect of the context MlirOptMain makes.
+  gplace::PolicyRegistry policies;
+  gplace::registerBuiltinPolicies(policies);
   for (const std::string &path : loadPolicies) {
     std::string error;
-    if (!gplace::loadPolicyPlugin(path, gplace::PolicyRegistry::global(),
-                                  &error)) {
+    if (!gplace::loadPolicyPlugin(path, policies, &error)) {
       llvm::errs() << "gplace-opt: " << error << "\n";
       return 1;
     }
   }
+  registry.addExtension<gplace::graph::GraphDialect>(
+      std::function<void(mlir::MLIRContext *, gplace::graph::GraphDialect *)>(
+          [&policies](mlir::MLIRContext *,
+                      gplace::graph::GraphDialect *dialect) {
+            dialect->setPolicies(&policies);
+          }));
   return mlir::asMainReturnCode(
       mlir::MlirOptMain(argc, argv, inputFilename, outputFilename, registry));
 }

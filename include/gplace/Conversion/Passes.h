@@ -1,6 +1,6 @@
 //===- Passes.h - gplace conversion passes ----------------------*- C++ -*-===//
 //
-// --gplace-lower-to-plan and --gplace-print-memory-plan; factories and
+// --gplace-convert-graph-to-plan; its factory and
 // registerGPlaceConversionPasses() are generated from Passes.td.
 //
 //===----------------------------------------------------------------------===//

@@ -5,45 +5,36 @@
 
 include "mlir/Pass/PassBase.td"
 
-def LowerToPlanPass : Pass<"gplace-lower-to-plan", "::mlir::ModuleOp"> {
-  let summary = "Lowers placed graphs to executable plans (gplan)";
+def ConvertGraphToPlanPass : Pass<"gplace-convert-graph-to-plan",
+                                  "::mlir::ModuleOp"> {
+  let summary = "Converts placed graphs to unscheduled plans (gplan)";
   let description = [{
     Turns every `func.func` of a placed graph (after --gplace-insert-copies
-    and --gplace-insert-control-deps) into a `gplan.program`, and declares
-    each device it uses with a `gplan.device`:
+    and --gplace-insert-control-deps) into a `gplan.program` whose steps
+    have no stream and no memory yet, and declares each device it uses with
+    a `gplan.device` (its `memory_limit` from the module's
+    `gplace.devices`). Each op becomes what its traits and interfaces say:
 
-    - function arguments become `gplan.input` (host memory); constants and
-      variables persistent device memory, filled once when the plan loads;
-    - every other value gets a `gplan.alloc`: a slot of its device's arena
-      at a fixed offset, from a static memory plan over liveness intervals
-      (first fit, 64-byte aligned; a slot is reused only by work ordered
-      after every use of its previous tenant);
-    - each op with a kernel becomes a `gplan.launch` on its device's compute
-      stream (0), each copy a `gplan.copy` on the destination's copy stream
-      (1); groups and token copies become ordering only;
-    - a step that needs work of another stream waits on an event recorded
-      after that work (`gplan.record` / `gplan.wait`), once per stream.
+    - a function argument: `gplan.input` (host memory);
+    - PersistentOpInterface (constants, variables): persistent device memory
+      filled when the plan loads;
+    - ForwardsInput (identity, reshape, read): a `gplan.view` of its input's
+      memory, no step. A read of a variable is copied instead (a launch of
+      its `read` kernel) where a later write of the variable in the same
+      run may come before some use of the value: a use on another stream
+      that the write does not wait for, or a result of the program;
+    - KernelOpInterface: a `gplan.launch` of its kernel with its typed
+      parameters; variables it writes (its memory effects) are written in
+      place (`into(...)`), and the launch returns a token;
+    - TransferOpInterface: a `gplan.copy` of a tensor to the destination,
+      or, for a token, ordering only;
+    - ControlOnly (group): a `gplan.join` of what it waits for.
 
-    Each `gplan.device` carries `persistent_bytes`, `arena_bytes` and
-    `peak_bytes`; a device whose peak exceeds its memory limit is an error
-    naming device, need and limit.
+    `after(...)` tokens become `after(...)` on steps and views. Steps are
+    located at their op with the op's name (a NameLoc), which the runtime
+    prints in errors.
   }];
   let dependentDialects = ["::gplace::plan::PlanDialect"];
-  let options = [
-    Option<"gpuMemoryLimit", "gpu-memory-limit", "int64_t", /*default=*/"0",
-           "Memory limit of each GPU in MiB (0: the limit the local device "
-           "provider reports, none in gplace-opt)">,
-  ];
-}
-
-def PrintMemoryPlanPass : Pass<"gplace-print-memory-plan",
-                               "::mlir::ModuleOp"> {
-  let summary = "Prints the static memory plan of every gplan program";
-  let description = [{
-    For each device: its persistent, arena and peak bytes, then one line per
-    arena buffer with its size, offset and live range (in steps). Printed on
-    stderr; the IR is not changed.
-  }];
 }
 
 #endif // GPLACE_CONVERSION_PASSES

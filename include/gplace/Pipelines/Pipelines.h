@@ -1,26 +1,33 @@
-//===- Pipelines.h - gplace's pass pipeline ---------------------*- C++ -*-===//
+//===- Pipelines.h - gplace's pass pipelines --------------------*- C++ -*-===//
 //
-// --gplace-pipeline: placement, its verification, copy and control
-// insertion, and lowering to a plan, with the placement options.
+// --gplace-pipeline: device assignment, placement and its verification,
+// copy and control insertion, and the lowering to a plan; and
+// --gplace-lower-to-plan, the lowering alone (conversion, scheduling,
+// fusion, memory planning, verification).
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef GPLACE_PIPELINES_PIPELINES_H
 #define GPLACE_PIPELINES_PIPELINES_H
 
+#include "gplace/Support/DeviceName.h"
+
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassOptions.h"
 
+#include <optional>
 #include <string>
 
 namespace gplace {
 
-/// The options of --gplace-pipeline: those of --gplace-place, plus
-/// max-inflight-copies of --gplace-insert-control-deps and
-/// gpu-memory-limit of --gplace-lower-to-plan.
+/// The options of --gplace-pipeline: `devices` and `gpu-memory-limit` of
+/// --gplace-assign-devices, those of --gplace-place, max-inflight-copies of
+/// --gplace-insert-control-deps, and whether --gplace-fuse-elementwise runs.
 struct PipelineOptions : public mlir::PassPipelineOptions<PipelineOptions> {
-  Option<std::string> devices{*this, "devices",
-                              llvm::cl::desc("The devices to place on")};
+  Option<std::string> devices{
+      *this, "devices",
+      llvm::cl::desc("The devices to compile for (empty: the module's "
+                     "gplace.devices, else this process's CPU)")};
   Option<bool> allowSoftPlacement{
       *this, "allow-soft-placement",
       llvm::cl::desc("Move ops whose request cannot be satisfied"),
@@ -39,13 +46,28 @@ struct PipelineOptions : public mlir::PassPipelineOptions<PipelineOptions> {
       *this, "gpu-memory-limit",
       llvm::cl::desc("Memory limit of each GPU in MiB (0: the device's)"),
       llvm::cl::init(0)};
+  Option<bool> fuseElementwise{
+      *this, "fuse-elementwise",
+      llvm::cl::desc("Fuse runs of elementwise launches on GPUs into one "
+                     "kernel each"),
+      llvm::cl::init(true)};
 };
 
-/// Adds the whole pipeline to `pm` (a ModuleOp pass manager).
+/// Adds the whole pipeline to `pm` (a ModuleOp pass manager). With
+/// `runtimeDevices` (gplace-run's devices, with their limits, descriptions
+/// and GPU loads), --gplace-assign-devices writes those instead of
+/// `options.devices`.
 void buildGPlacePipeline(mlir::OpPassManager &pm,
-                         const PipelineOptions &options);
+                         const PipelineOptions &options,
+                         std::optional<DeviceSet> runtimeDevices = {});
 
-/// Registers --gplace-pipeline.
+/// Adds the lowering of a placed graph with copies and control
+/// dependencies to a complete plan: --gplace-convert-graph-to-plan,
+/// --gplace-schedule-plan, --gplace-fuse-elementwise (if `fuse`),
+/// --gplace-plan-memory, --gplace-verify-plan.
+void buildLowerToPlanPipeline(mlir::OpPassManager &pm, bool fuse = true);
+
+/// Registers --gplace-pipeline and --gplace-lower-to-plan.
 void registerGPlacePipelines();
 
 } // namespace gplace

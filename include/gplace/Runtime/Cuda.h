@@ -65,18 +65,19 @@ struct CudaKernelSource {
   std::vector<void *> arguments;
 };
 
-/// Generates the kernel for `call`, or fails for a kernel that does not run
-/// through NVRTC (MatMul: cuBLAS; Read, Identity, Reshape, Assign: copies)
-/// or an element type without a GPU kernel (the kernel registry's).
+/// Generates the kernel for `call`: an elementwise kernel as a fusion group
+/// of one (generateFusedCudaKernel), the others from their own generator.
+/// Fails for a kernel that does not run through NVRTC (matmul: cuBLAS;
+/// read, assign: copies) or an element type without a GPU kernel.
 StatusOr<CudaKernelSource> generateCudaKernel(const KernelCall &call);
 
-/// Generates one kernel for a run of elementwise launches (XLA's loop
-/// fusion): each thread loads its elements of the tensors read from outside
-/// the run (broadcast as the single kernels do), computes every call's value
-/// in registers and stores the outputs `fused.stored` marks. Parameters:
-/// the distinct outside tensors, then the stored outputs (`arguments`).
-/// Fails for a call that is not elementwise, an output type other than the
-/// first call's, or an element type without a GPU kernel.
+/// Generates one kernel for a fusion group (XLA's loop fusion): each thread
+/// loads its elements of the group's inputs (broadcast as the single
+/// kernels do), computes every op's value in registers by pasting the op's
+/// scalar function (lib/Runtime/ElementwiseKernels.def) and stores the
+/// values that have an output. Parameters: the inputs, then the outputs
+/// (`arguments`). Fails for an op that is not elementwise or an element
+/// type without a GPU kernel.
 StatusOr<CudaKernelSource> generateFusedCudaKernel(const FusedCall &fused);
 
 /// True if `kernel` runs as an NVRTC kernel on a CUDA GPU.

@@ -70,13 +70,10 @@ public:
   /// Runs a kernel on `stream` (host devices: synchronously).
   virtual Status launch(const KernelCall &call, int stream);
 
-  /// True if this device can run `call` inside a fused elementwise kernel
-  /// (CUDA GPUs, for the float types of NVRTC's kernels); the executor then
-  /// hands runs of such calls to prepareFused() and launchFused().
-  virtual bool canFuse(const KernelCall &call) const { return false; }
-  /// Called once per fused run when a plan loads (compiles its kernel).
+  /// Called once per fusion group when a plan loads (compiles its kernel).
   virtual Status prepareFused(const FusedCall &fused) { return Status::ok(); }
-  /// Runs `fused` on `stream`; by default its calls one by one.
+  /// Runs a fusion group on `stream` as one kernel (host devices:
+  /// runHostFused, a block of elements at a time).
   virtual Status launchFused(const FusedCall &fused, int stream);
 
   /// Copies `bytes` from `source` (memory of `sourceDevice`) into `target`

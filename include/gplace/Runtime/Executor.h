@@ -5,7 +5,8 @@
 // times. Each (device, stream) of the plan runs its steps in order on its
 // own thread of an LLVM thread pool, so independent work on different
 // streams overlaps; events order the streams. Variables keep their values
-// from one run to the next.
+// from one run to the next. Fusion groups, decided by the compiler
+// (--gplace-fuse-elementwise), run as one kernel each.
 //
 //===----------------------------------------------------------------------===//
 
@@ -22,24 +23,15 @@
 
 namespace gplace::runtime {
 
-/// How an Executor runs its plan.
-struct ExecutorOptions {
-  /// Fuse runs of consecutive elementwise launches on one stream (same
-  /// output shape and element type) into one kernel on devices that can
-  /// (Device::canFuse: CUDA GPUs); gplace-run's `--gpu-fusion`.
-  bool fuseElementwise = true;
-  /// The most launches one fused kernel takes (bounds its source and
-  /// compile time).
-  size_t maxFusedCalls = 64;
-};
-
 class Executor {
 public:
-  /// Loads `plan`. Errors: a device the plan needs that `devices` lacks, or
-  /// memory the device cannot provide (naming device, request and limit).
-  static StatusOr<std::unique_ptr<Executor>>
-  create(Plan plan, const DeviceManager &devices,
-         const ExecutorOptions &options = {});
+  /// Loads `plan`: allocates its memory, uploads constants and initial
+  /// values, resolves every step's operands, gathers each fusion group into
+  /// one FusedCall and prepares (compiles) every kernel. Errors: a device
+  /// the plan needs that `devices` lacks, memory the device cannot provide
+  /// (naming device, request and limit), a kernel that does not compile.
+  static StatusOr<std::unique_ptr<Executor>> create(Plan plan,
+                                                    const DeviceManager &devices);
   ~Executor();
 
   /// Runs the program once on `inputs` (one per program input, of the
@@ -64,8 +56,8 @@ public:
   /// The number of (device, stream) queues the plan uses.
   size_t numStreams() const;
 
-  /// The number of fused kernels the plan runs, and the launches they
-  /// replace.
+  /// The number of fused kernels (fusion groups) the plan runs, and the
+  /// launches they replace.
   size_t numFusedKernels() const;
   size_t numFusedLaunches() const;
 

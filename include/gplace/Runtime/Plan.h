@@ -3,8 +3,10 @@
 // runtime::Plan is the in-memory form of a gplan program (exported from the
 // IR by gplace/Target/Plan/PlanExport.h): the devices it needs, its buffers
 // (inputs, arena slots at fixed offsets, persistent constants and
-// variables), and its steps in program order, each on a stream of a device.
-// Plain C++17: the runtime does not depend on MLIR.
+// variables, values a fused kernel keeps in registers), and its steps in
+// program order, each on a stream of a device. Kernels and their parameters
+// are those of the op table (gplace/Support/Kernel.h). Plain C++17: the
+// runtime does not depend on MLIR.
 //
 //===----------------------------------------------------------------------===//
 
@@ -12,75 +14,21 @@
 #define GPLACE_RUNTIME_PLAN_H
 
 #include "gplace/Runtime/Tensor.h"
+#include "gplace/Support/Kernel.h"
 
-#include <optional>
 #include <string>
-#include <string_view>
 #include <vector>
 
 namespace gplace::runtime {
 
-/// The kernels the runtime dispatches, one per graph op with a kernel.
-enum class Kernel {
-  MatMul,
-  Add,
-  Sub,
-  Mul,
-  Div,
-  Maximum,
-  Neg,
-  Exp,
-  Log,
-  Tanh,
-  Sigmoid,
-  Relu,
-  AddN,
-  BiasAdd,
-  ReduceSum,
-  ReduceMean,
-  ReduceMax,
-  Softmax,
-  Cast,
-  Transpose,
-  Reshape,
-  Identity,
-  Read,
-  Slice,
-  Concat,
-  Assign,
-  AssignAdd,
-  AssignSub
-};
-
-/// The kernel of the graph op named `opName` ("gplace.matmul"), or
-/// std::nullopt for an op without one (constant, variable, group, copy are
-/// not kernels). Names are those of the kernel registry.
-std::optional<Kernel> kernelFromOpName(std::string_view opName);
-
-/// The graph op name of `kernel` ("gplace.matmul").
-std::string_view kernelOpName(Kernel kernel);
-
-/// True for the elementwise kernels a device may fuse into one kernel:
-/// Add, Sub, Mul, Div, Maximum (with broadcasting), Neg, Exp, Log, Tanh,
-/// Sigmoid, Relu, AddN, BiasAdd.
-bool isFusibleElementwise(Kernel kernel);
-
-/// Kernel parameters, as the graph op's attributes give them.
-struct KernelParams {
-  bool transposeA = false, transposeB = false; ///< MatMul.
-  bool keepDims = false;                       ///< Reduce*.
-  std::vector<int64_t> axes;                   ///< Reduce*, normalised.
-  std::vector<int64_t> perm;                   ///< Transpose.
-  std::vector<int64_t> begin, size;            ///< Slice (sizes resolved).
-  int64_t axis = 0;                            ///< Concat, normalised.
-};
-
-/// Where a buffer lives.
+/// Where a buffer lives. Views of a buffer (gplan.view) are buffers of
+/// their own with the same location and their own type.
 struct BufferDesc {
   enum class Kind {
     Input,      ///< Program input #index, in host memory.
     Arena,      ///< At `offset` in the device's arena.
     Persistent, ///< Persistent buffer #index (a constant or a variable).
+    Register,   ///< A fused kernel's value that never reaches memory.
   };
   Kind kind = Kind::Arena;
   int device = -1; ///< Into Plan::devices; -1 for inputs (host).
@@ -104,12 +52,17 @@ struct Step {
   Kind kind = Kind::Launch;
   int device = 0;
   int stream = 0;
-  Kernel kernel = Kernel::Identity; ///< Launch.
-  KernelParams params;              ///< Launch.
-  std::vector<int> inputs;          ///< Buffers read (Copy: the source).
-  std::vector<int> outputs;         ///< Buffers written (Copy: the target).
-  int event = -1;                   ///< Record, Wait.
-  std::string label;                ///< For error messages ("MatMul").
+  Kernel kernel = Kernel::Read; ///< Launch.
+  KernelParams params;          ///< Launch.
+  std::vector<int> inputs;      ///< Buffers read (Copy: the source).
+  /// Buffers written: a launch's new buffers, then those it writes in place
+  /// (Copy: the target).
+  std::vector<int> outputs;
+  /// Launch: its fusion group, or -1. Consecutive launches of one stream
+  /// with the same group run as one kernel (Device::launchFused).
+  int fusion = -1;
+  int event = -1;    ///< Record, Wait.
+  std::string label; ///< For error messages: "MatMul (gplace.matmul)".
 };
 
 struct DeviceDesc {

@@ -10,7 +10,8 @@
 #define GPLACE_RUNTIME_TENSOR_H
 
 #include "gplace/Runtime/Status.h"
-#include "gplace/Support/KernelRegistry.h"
+#include "gplace/Support/ElementType.h"
+#include "gplace/Support/Shape.h"
 
 #include <cstdint>
 #include <string>
@@ -18,17 +19,15 @@
 
 namespace gplace::runtime {
 
-/// Bytes per element: 4 for f32/i32, 2 for f16/bf16, 8 for f64/i64, 1 for i1
-/// (one byte per bool, 0 or 1).
-int64_t elementBytes(ElementType type);
-
 /// An element type and a static shape.
 struct TensorType {
   ElementType elementType = ElementType::F32;
   std::vector<int64_t> shape;
 
+  /// The number of elements (Shape.h's checkedNumElements; INT64_MAX if it
+  /// overflows, which no allocation satisfies).
   int64_t numElements() const;
-  /// numElements() * elementBytes().
+  /// numElements() * elementBytes(), checked the same way.
   int64_t bytes() const;
   /// "2x3xf32"; "f32" for a scalar (SPEC §7's result format).
   std::string str() const;

@@ -100,8 +100,30 @@ struct DeviceName {
   }
 };
 
+/// A GPU's load when compilation began, as NVML (or nvidia-smi) reported it:
+/// what the `idle-gpu` policy ranks GPUs by (GpuStatus.h's rankGpus).
+struct GpuLoad {
+  int computeProcesses = 0; ///< Processes with a CUDA context on it.
+  int64_t freeMiB = 0;      ///< Free memory in MiB.
+  int utilization = 0;      ///< Percent of time a kernel ran.
+  friend bool operator==(const GpuLoad &a, const GpuLoad &b) {
+    return a.computeProcesses == b.computeProcesses &&
+           a.freeMiB == b.freeMiB && a.utilization == b.utilization;
+  }
+};
+
+/// What the compiler knows of a device besides its name (the module's
+/// `gplace.devices` attribute): its memory limit, which the memory planner
+/// checks; TensorFlow's physical device description, which the placement
+/// log prints; and, for a CUDA GPU whose status was read, its load.
+struct DeviceAttributes {
+  int64_t memoryLimit = 0;     ///< Bytes; 0 for none.
+  std::string description;     ///< "" if unknown.
+  std::optional<GpuLoad> load; ///< CUDA GPUs with a known status only.
+};
+
 /// The devices placement targets, sorted by DeviceName's order, without
-/// duplicates. Every device is a full name.
+/// duplicates, each with its attributes. Every device is a full name.
 class DeviceSet {
 public:
   DeviceSet() = default;
@@ -118,14 +140,22 @@ public:
   /// `numCpus` CPUs and `numGpus` GPUs on /job:localhost/replica:0/task:0.
   static DeviceSet localhost(int64_t numCpus, int64_t numGpus);
 
-  /// Adds a full device name; returns false (and adds nothing) if it is not
-  /// fully specified or already present.
-  bool add(const DeviceName &device);
+  /// Adds a full device name with its attributes; returns false (and adds
+  /// nothing) if it is not fully specified or already present.
+  bool add(const DeviceName &device, DeviceAttributes attributes = {});
 
   const std::vector<DeviceName> &devices() const { return devices_; }
   bool empty() const { return devices_.empty(); }
   size_t size() const { return devices_.size(); }
   bool contains(const DeviceName &device) const;
+
+  /// The attributes of devices()[index].
+  const DeviceAttributes &attributes(size_t index) const {
+    return attributes_[index];
+  }
+  DeviceAttributes &attributes(size_t index) { return attributes_[index]; }
+  /// The attributes of `device`, or nullptr if it is not in the set.
+  const DeviceAttributes *find(const DeviceName &device) const;
 
   /// The devices `request` matches, in device order.
   std::vector<DeviceName> matching(const DeviceName &request) const;
@@ -136,6 +166,7 @@ public:
 
 private:
   std::vector<DeviceName> devices_;
+  std::vector<DeviceAttributes> attributes_; ///< Parallel to devices_.
 };
 
 } // namespace gplace

@@ -81,6 +81,9 @@ struct GpuSelection {
   /// in this order (their UUIDs); std::nullopt: leave it as it is.
   std::optional<std::string> cudaVisibleDevices;
   std::string error; ///< Non-empty if no GPU fits the request.
+  /// With `error`: the request is well formed, but too few GPUs fit it
+  /// (rather than a malformed spec or a GPU that does not exist).
+  bool tooFew = false;
 };
 
 /// Chooses the GPUs of `--visible-gpus=<spec>`: `auto` (every GPU with at
@@ -94,20 +97,12 @@ GpuSelection selectGpus(std::string_view spec,
                         std::optional<std::string_view> environment,
                         int64_t minFreeMiB);
 
-/// The UUIDs of the GPUs this process sees as GPU:0, GPU:1, ..., recorded by
-/// the tool that chose them (gplace-run, after --visible-gpus); empty: every
-/// GPU, in index order.
-void setProcessGpus(std::vector<std::string> uuids);
-std::vector<std::string> processGpus();
-
-/// The process's GPUs (processGpus()) with their status in `report`, in
-/// order; GPUs the report lacks are left out.
-std::vector<GpuStatus> processGpuStatus(const GpuStatusReport &report);
-
-/// The built-in `idle-gpu` placement policy's choice: the GPU:<k> (k an
-/// index into `visible`, the process's GPUs in order) that rankGpus puts
-/// first, or std::nullopt without GPUs.
-std::optional<int> idlestVisibleGpu(const std::vector<GpuStatus> &visible);
+/// The GPUs of `report` a process sees as GPU:0, GPU:1, ...: those whose
+/// UUIDs `uuids` lists, in that order (the GpuSelection's GPUs, after
+/// --visible-gpus); every GPU of the report, in index order, when `uuids` is
+/// empty. GPUs the report lacks are left out.
+std::vector<GpuStatus> processGpuStatus(const GpuStatusReport &report,
+                                        const std::vector<std::string> &uuids);
 
 } // namespace gplace
 

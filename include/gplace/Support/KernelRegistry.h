@@ -1,9 +1,11 @@
 //===- KernelRegistry.h - which ops have CPU and GPU kernels ----*- C++ -*-===//
 //
 // The one table saying which (op, element type) pairs have a kernel on which
-// device type. Placement uses it to reject or soft-place ops, the runtime to
-// dispatch them; `gplace-opt --gplace-list-kernels` prints it. Plain C++17,
-// no MLIR.
+// device type. Placement uses it to reject or soft-place ops;
+// `gplace-opt --gplace-list-kernels` prints it. It is built from the op
+// table that gplace-tblgen generates from each op's ODS record (`cpuKernels`,
+// `gpuKernels`, `typelessKernel` in dialects/graph/GraphOps.td), so it
+// cannot disagree with the dialect. Plain C++17, no MLIR.
 //
 // Mirrors TensorFlow's kernel registry (REGISTER_KERNEL_BUILDER with a
 // device and a TypeConstraint) and its placement rule that an op can only be
@@ -18,8 +20,8 @@
 #define GPLACE_SUPPORT_KERNELREGISTRY_H
 
 #include "gplace/Support/DeviceName.h"
+#include "gplace/Support/ElementType.h"
 
-#include <functional>
 #include <optional>
 #include <ostream>
 #include <string_view>
@@ -27,19 +29,11 @@
 
 namespace gplace {
 
-/// The element types of SPEC §2, in the order the registry prints them.
-enum class ElementType { F32, F16, BF16, F64, I32, I64, I1 };
-
-/// Returns MLIR's spelling: "f32", "f16", "bf16", "f64", "i32", "i64", "i1".
-std::string_view elementTypeName(ElementType type);
-
-/// Parses MLIR's spelling of an element type; std::nullopt if unknown.
-std::optional<ElementType> parseElementType(std::string_view name);
-
 /// Kernels of one op: the element types it has a kernel for on each device
 /// type. A typeless op (`gplace.group`, TensorFlow's NoOp) runs anywhere.
 struct KernelDef {
-  std::string_view op; ///< The op's MLIR name, e.g. "gplace.matmul".
+  std::string_view op;             ///< The op's MLIR name, "gplace.matmul".
+  std::string_view tensorFlowType; ///< "MatMul".
   std::vector<ElementType> cpu;
   std::vector<ElementType> gpu;
   bool typeless = false;
@@ -47,7 +41,8 @@ struct KernelDef {
 
 class KernelRegistry {
 public:
-  /// The process-wide registry (immutable, built on first use).
+  /// The registry of the graph dialect's ops (immutable, built on first use
+  /// from the op table).
   static const KernelRegistry &global();
 
   /// True if `op` has a kernel for `type` on `device`. `type` is
@@ -67,12 +62,10 @@ public:
   /// Every entry, sorted by op name.
   const std::vector<KernelDef> &entries() const { return entries_; }
 
-  /// Prints the table: one line per op with its CPU and GPU element types
-  /// ("any" for a typeless op, "-" for none). When `tensorFlowType` is given
-  /// it names each op's TensorFlow type for an extra column.
-  void print(std::ostream &os,
-             const std::function<std::string(std::string_view op)>
-                 &tensorFlowType = nullptr) const;
+  /// Prints the table: a header, then one line per op with its TensorFlow
+  /// type and its CPU and GPU element types ("any" for a typeless op, "-"
+  /// for none).
+  void print(std::ostream &os) const;
 
 private:
   KernelRegistry();

@@ -10,6 +10,10 @@
 // Plain C++17, no MLIR: a plugin compiles against this header and
 // DeviceName.h only, and links the GPlaceSupport library.
 //
+// There is no process-wide registry: each MLIR context's graph dialect owns
+// the registry --gplace-place uses (GraphDialect::getPolicies), which the
+// tool fills before compiling.
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef GPLACE_SUPPORT_PLACEMENTPOLICY_H
@@ -27,7 +31,7 @@
 
 /// Bumped whenever PolicyOp, PolicyFn or PolicyRegistry change layout; a
 /// plugin built against another version is refused at load time.
-#define GPLACE_POLICY_ABI_VERSION 1
+#define GPLACE_POLICY_ABI_VERSION 2
 
 namespace gplace {
 
@@ -45,6 +49,9 @@ struct PolicyOp {
 
 /// A policy: returns a device request (any spelling of docs/device-names.md)
 /// for `op`, or std::nullopt / "" to leave the op to the default rules.
+/// `devices` are the devices compiled for, with their attributes (memory
+/// limits, descriptions, GPU loads): a policy decides from them and the op
+/// alone, so that compiling the same IR places it the same way.
 using PolicyFn = std::function<std::optional<std::string>(
     const PolicyOp &op, const DeviceSet &devices)>;
 
@@ -55,9 +62,6 @@ using PolicyFactory = std::function<PolicyFn()>;
 /// Policies by name.
 class PolicyRegistry {
 public:
-  /// The process-wide registry, with the built-in policies registered.
-  static PolicyRegistry &global();
-
   /// Registers `factory` under `name` with a one-line `summary`. Returns
   /// false (and registers nothing) if the name is taken.
   bool add(const std::string &name, const std::string &summary,
@@ -92,9 +96,11 @@ private:
 ///   order (GPU:0, GPU:1, ..., then GPU:0 again), as a parameter-server
 ///   setup does with TensorFlow's replica_device_setter; no GPUs means no
 ///   request. Everything else by the default rules.
-/// - `idle-gpu`: matmuls on the idlest of the process's GPUs (GpuStatus.h:
-///   rankGpus over processGpuStatus), queried once per placement run;
-///   everything else by the default rules.
+/// - `idle-gpu`: matmuls on the idlest GPU of the device set, ranked as
+///   GpuStatus.h's rankGpus ranks them (no compute processes, then most
+///   free memory, then lowest utilisation) by the loads the device set
+///   carries (read by the tool before compiling); no GPU with a load means
+///   no request. Everything else by the default rules.
 void registerBuiltinPolicies(PolicyRegistry &registry);
 
 /// Loads a policy plugin: a shared library exporting

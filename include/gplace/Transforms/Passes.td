@@ -22,6 +22,37 @@ def VerifyDevicesPass : Pass<"gplace-verify-devices", "::mlir::ModuleOp"> {
   }];
 }
 
+def AssignDevicesPass : Pass<"gplace-assign-devices", "::mlir::ModuleOp"> {
+  let summary = "Records the devices the module is compiled for";
+  let description = [{
+    Writes the module's `gplace.devices` attribute, the devices placement
+    and the memory planner target (#gplace.device: full name, memory limit,
+    description, GPU load). With `devices=` (e.g. `cpu:1,gpu:4`, or full
+    names) it lists those devices, replacing any list already there;
+    without, a list already in the module stays as it is, and a module
+    without one gets this process's CPU alone. `gpu-memory-limit=MiB` sets
+    the memory limit of every GPU of the list. gplace-run writes the list
+    of the devices its runtime found (their limits, descriptions and, for
+    the idle-gpu policy, loads), so that the IR it compiles, printed with
+    `--mlir-print-ir-after-all`, compiles to the same plan in gplace-opt.
+
+    ```mlir
+    // gplace-opt --gplace-assign-devices="devices=cpu:1,gpu:1 gpu-memory-limit=1024"
+    module attributes {gplace.devices = [
+        #gplace.device<"/job:localhost/replica:0/task:0/device:GPU:0", memory_limit = 1073741824>,
+        #gplace.device<"/job:localhost/replica:0/task:0/device:CPU:0">]} {
+    }
+    ```
+  }];
+  let options = [
+    Option<"devices", "devices", "std::string", /*default=*/"\"\"",
+           "The devices: TYPE:COUNT entries and full names, comma-separated "
+           "(e.g. cpu:1,gpu:4); empty to keep the module's list">,
+    Option<"gpuMemoryLimit", "gpu-memory-limit", "int64_t", /*default=*/"0",
+           "Memory limit of each GPU in MiB (0: keep each GPU's)">,
+  ];
+}
+
 def PlacePass : Pass<"gplace-place", "::mlir::ModuleOp"> {
   let summary = "Assigns every op of the graph a device";
   let description = [{
@@ -57,8 +88,9 @@ def PlacePass : Pass<"gplace-place", "::mlir::ModuleOp"> {
   let options = [
     Option<"devices", "devices", "std::string", /*default=*/"\"\"",
            "The devices to place on: TYPE:COUNT entries and full names, "
-           "comma-separated (e.g. cpu:1,gpu:4); empty for this machine's "
-           "devices">,
+           "comma-separated (e.g. cpu:1,gpu:4); empty for the module's "
+           "gplace.devices (--gplace-assign-devices), else this process's "
+           "CPU alone">,
     Option<"allowSoftPlacement", "allow-soft-placement", "bool",
            /*default=*/"false",
            "Move ops whose request cannot be satisfied to a device that can "

@@ -3,6 +3,7 @@
 #include "gplace/Dialect/Graph/GraphDialect.h"
 
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/TypeSwitch.h"
@@ -15,12 +16,22 @@ using namespace gplace::graph;
 #define GET_TYPEDEF_CLASSES
 #include "gplace/Dialect/Graph/GraphTypes.cpp.inc"
 
+#define GET_ATTRDEF_CLASSES
+#include "gplace/Dialect/Graph/GraphAttrs.cpp.inc"
+
 #include "gplace/Dialect/Graph/GraphInterfaces.cpp.inc"
 
 void GraphDialect::initialize() {
+  builtinPolicies = std::make_unique<gplace::PolicyRegistry>();
+  gplace::registerBuiltinPolicies(*builtinPolicies);
+  policies = builtinPolicies.get();
   addTypes<
 #define GET_TYPEDEF_LIST
 #include "gplace/Dialect/Graph/GraphTypes.cpp.inc"
+      >();
+  addAttributes<
+#define GET_ATTRDEF_LIST
+#include "gplace/Dialect/Graph/GraphAttrs.cpp.inc"
       >();
   addOperations<
 #define GET_OP_LIST
@@ -31,6 +42,21 @@ void GraphDialect::initialize() {
 LogicalResult GraphDialect::verifyOperationAttribute(Operation *op,
                                                      NamedAttribute attr) {
   StringRef name = attr.getName().getValue();
+  if (name == getDevicesAttrName()) {
+    auto list = dyn_cast<ArrayAttr>(attr.getValue());
+    if (!isa<ModuleOp>(op) || !list || list.empty() ||
+        !llvm::all_of(list, [](Attribute a) { return isa<DeviceAttr>(a); }))
+      return op->emitError()
+             << "'" << name
+             << "' must be a non-empty list of #gplace.device on a module";
+    llvm::StringSet<> seen;
+    for (Attribute device : list)
+      if (!seen.insert(cast<DeviceAttr>(device).getName()).second)
+        return op->emitError() << "'" << name << "' lists device '"
+                               << cast<DeviceAttr>(device).getName()
+                               << "' twice";
+    return success();
+  }
   if (name == getDefaultDeviceAttrName() || name == getDevicePolicyAttrName()) {
     if (!isa<StringAttr>(attr.getValue()))
       return op->emitError() << "'" << name << "' must be a string, but got "
@@ -39,7 +65,8 @@ LogicalResult GraphDialect::verifyOperationAttribute(Operation *op,
   }
   return op->emitError() << "unknown gplace attribute '" << name
                          << "' (known: '" << getDefaultDeviceAttrName()
-                         << "', '" << getDevicePolicyAttrName() << "')";
+                         << "', '" << getDevicePolicyAttrName() << "', '"
+                         << getDevicesAttrName() << "')";
 }
 
 bool gplace::graph::isValidGraphTensorType(Type type) {
@@ -118,4 +145,130 @@ StringAttr gplace::graph::getValueDevice(Value value) {
   if (auto arg = dyn_cast<BlockArgument>(value))
     return StringAttr::get(value.getContext(), kHostDevice);
   return value.getDefiningOp()->getAttrOfType<StringAttr>("assigned_device");
+}
+
+//===----------------------------------------------------------------------===//
+// #gplace.device and the module's devices.
+//===----------------------------------------------------------------------===//
+
+LogicalResult DeviceAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                 StringRef name, int64_t memoryLimit,
+                                 StringRef description, int64_t processes,
+                                 int64_t freeMiB, int64_t utilization) {
+  std::string error;
+  std::optional<gplace::DeviceName> device =
+      gplace::DeviceName::parse(name, &error);
+  if (!device)
+    return emitError() << error;
+  if (!device->isFullySpecified())
+    return emitError() << "#gplace.device needs a full device name, but got '"
+                       << name << "'";
+  if (memoryLimit < 0)
+    return emitError() << "memory_limit of '" << name
+                       << "' must not be negative, but is " << memoryLimit;
+  bool hasLoad = processes >= 0 || freeMiB >= 0 || utilization >= 0;
+  if (hasLoad && (processes < 0 || freeMiB < 0 || utilization < 0))
+    return emitError() << "'" << name
+                       << "' needs all of processes, free_mib and "
+                          "utilization, or none";
+  return success();
+}
+
+/// `<"name" (, key = value)*>` with keys memory_limit, description,
+/// processes, free_mib, utilization, each at most once.
+Attribute DeviceAttr::parse(AsmParser &parser, Type) {
+  std::string name, description;
+  int64_t values[4] = {0, -1, -1, -1}; // memory_limit, processes, free, util
+  const char *keys[4] = {"memory_limit", "processes", "free_mib",
+                         "utilization"};
+  if (parser.parseLess() || parser.parseString(&name))
+    return {};
+  llvm::StringSet<> seen;
+  while (succeeded(parser.parseOptionalComma())) {
+    llvm::SMLoc loc = parser.getCurrentLocation();
+    StringRef key;
+    if (parser.parseKeyword(&key) || parser.parseEqual())
+      return {};
+    if (!seen.insert(key).second) {
+      parser.emitError(loc) << "'" << key << "' given twice";
+      return {};
+    }
+    if (key == "description") {
+      if (parser.parseString(&description))
+        return {};
+      continue;
+    }
+    auto *it = llvm::find_if(keys, [&](const char *k) { return key == k; });
+    if (it == std::end(keys)) {
+      parser.emitError(loc)
+          << "unknown #gplace.device key '" << key
+          << "' (known: memory_limit, description, processes, free_mib, "
+             "utilization)";
+      return {};
+    }
+    if (parser.parseInteger(values[it - std::begin(keys)]))
+      return {};
+  }
+  if (parser.parseGreater())
+    return {};
+  return getChecked([&] { return parser.emitError(parser.getNameLoc()); },
+                    parser.getContext(), name, values[0], description,
+                    values[1], values[2], values[3]);
+}
+
+void DeviceAttr::print(AsmPrinter &printer) const {
+  printer << "<\"" << getName() << "\"";
+  if (getMemoryLimit() != 0)
+    printer << ", memory_limit = " << getMemoryLimit();
+  if (!getDescription().empty()) {
+    printer << ", description = ";
+    printer.printString(getDescription());
+  }
+  if (getProcesses() >= 0)
+    printer << ", processes = " << getProcesses()
+            << ", free_mib = " << getFreeMiB()
+            << ", utilization = " << getUtilization();
+  printer << ">";
+}
+
+std::optional<gplace::DeviceSet>
+gplace::graph::getModuleDevices(Operation *module) {
+  auto list =
+      module->getAttrOfType<ArrayAttr>(GraphDialect::getDevicesAttrName());
+  if (!list)
+    return std::nullopt;
+  DeviceSet devices;
+  for (Attribute attr : list) {
+    auto device = dyn_cast<DeviceAttr>(attr);
+    if (!device)
+      continue; // The dialect's verifier reports it.
+    std::optional<DeviceName> name = DeviceName::parse(device.getName());
+    if (!name)
+      continue;
+    DeviceAttributes attributes;
+    attributes.memoryLimit = device.getMemoryLimit();
+    attributes.description = device.getDescription().str();
+    if (device.getProcesses() >= 0)
+      attributes.load = GpuLoad{static_cast<int>(device.getProcesses()),
+                                device.getFreeMiB(),
+                                static_cast<int>(device.getUtilization())};
+    devices.add(*name, std::move(attributes));
+  }
+  return devices;
+}
+
+void gplace::graph::setModuleDevices(Operation *module,
+                                     const DeviceSet &devices) {
+  MLIRContext *context = module->getContext();
+  SmallVector<Attribute> list;
+  for (auto [index, name] : llvm::enumerate(devices.devices())) {
+    const DeviceAttributes &attributes = devices.attributes(index);
+    const std::optional<GpuLoad> &load = attributes.load;
+    list.push_back(DeviceAttr::get(
+        context, name.str(), attributes.memoryLimit, attributes.description,
+        load ? load->computeProcesses : -1, load ? load->freeMiB : -1,
+        load ? load->utilization : -1));
+  }
+  module->setAttr(GraphDialect::getDevicesAttrName(),
+                  ArrayAttr::get(context, list));
 }

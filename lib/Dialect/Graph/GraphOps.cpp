@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "gplace/Dialect/Graph/GraphDialect.h"
+#include "gplace/Support/Shape.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -88,38 +89,21 @@ LogicalResult verifyResultType(Operation *op, Type expected) {
 }
 } // namespace
 
-std::optional<SmallVector<int64_t>>
-gplace::graph::broadcastShapes(ArrayRef<int64_t> lhs, ArrayRef<int64_t> rhs,
-                               int64_t *lhsDim, int64_t *rhsDim) {
-  size_t rank = std::max(lhs.size(), rhs.size());
-  SmallVector<int64_t> result(rank);
-  for (size_t i = 0; i < rank; ++i) {
-    // Walk from the last dimension; a missing dimension acts as size 1.
-    int64_t l = i < lhs.size() ? lhs[lhs.size() - 1 - i] : 1;
-    int64_t r = i < rhs.size() ? rhs[rhs.size() - 1 - i] : 1;
-    if (l != r && l != 1 && r != 1) {
-      if (lhsDim)
-        *lhsDim = static_cast<int64_t>(lhs.size() - 1 - i);
-      if (rhsDim)
-        *rhsDim = static_cast<int64_t>(rhs.size() - 1 - i);
-      return std::nullopt;
-    }
-    result[rank - 1 - i] = l == 1 ? r : l;
-  }
-  return result;
-}
-
 LogicalResult gplace::graph::detail::verifyElementwiseOp(Operation *op) {
   auto placed = cast<PlacedOpInterface>(op);
   OperandRange data = placed.getDataOperands();
   auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
+  // The common case, cheap: every operand has the result's type.
+  if (llvm::all_of(data.getTypes(),
+                   [&](Type type) { return type == resultType; }))
+    return success();
   auto operandName = [&](unsigned i) -> std::string {
     if (data.size() == 2)
       return i == 0 ? "lhs" : "rhs";
     return "operand #" + std::to_string(i);
   };
 
-  SmallVector<int64_t> shape;
+  std::vector<int64_t> shape;
   for (auto [i, operand] : llvm::enumerate(data)) {
     RankedTensorType type = tensorType(operand);
     if (type.getElementType() != resultType.getElementType())
@@ -131,8 +115,11 @@ LogicalResult gplace::graph::detail::verifyElementwiseOp(Operation *op) {
       shape.assign(type.getShape().begin(), type.getShape().end());
       continue;
     }
+    if (type.getShape() == ArrayRef<int64_t>(shape))
+      continue; // The common case: no broadcasting, nothing to compute.
     int64_t lhsDim = 0, rhsDim = 0;
-    auto broadcast = broadcastShapes(shape, type.getShape(), &lhsDim, &rhsDim);
+    auto broadcast = gplace::broadcastShapes(shape, type.getShape(), &lhsDim,
+                                             &rhsDim);
     if (!broadcast)
       return op->emitOpError()
              << "operands are not broadcast-compatible: dimension " << lhsDim
@@ -487,4 +474,65 @@ LogicalResult GroupOp::verify() {
   if (getInputs().empty() && getControlDeps().empty())
     return emitOpError() << "expects at least one value or token to wait for";
   return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Kernel parameters.
+//===----------------------------------------------------------------------===//
+
+DictionaryAttr gplace::graph::detail::getDefaultKernelParameters(Operation *op,
+                                                                 Kernel kernel) {
+  Builder builder(op->getContext());
+  SmallVector<NamedAttribute, 4> params;
+  for (const KernelParamDef &def : kernelParamDefs(kernel)) {
+    StringRef name(def.name.data(), def.name.size());
+    // Flags are unit attributes, present when set; integers and arrays are
+    // required attributes of the op, which its verifier made sure of.
+    if (Attribute value = op->getAttr(name))
+      params.push_back(builder.getNamedAttr(name, value));
+  }
+  return builder.getDictionaryAttr(params);
+}
+
+/// The op's default parameters with `name` replaced by `value`.
+static DictionaryAttr withParameter(Operation *op, gplace::Kernel kernel,
+                                    StringRef name, Attribute value) {
+  NamedAttrList params(
+      gplace::graph::detail::getDefaultKernelParameters(op, kernel));
+  params.set(name, value);
+  return params.getDictionary(op->getContext());
+}
+
+/// `axes` of a reduction counted from the front.
+template <typename OpT> static DictionaryAttr reduceParameters(OpT op) {
+  int64_t rank = op.getInput().getType().getRank();
+  SmallVector<int64_t> axes;
+  for (int64_t axis : op.getAxes())
+    axes.push_back(axis < 0 ? axis + rank : axis);
+  return withParameter(op, op.getKernel(), "axes",
+                       Builder(op.getContext()).getDenseI64ArrayAttr(axes));
+}
+
+DictionaryAttr ReduceSumOp::getKernelParameters() {
+  return reduceParameters(*this);
+}
+DictionaryAttr ReduceMeanOp::getKernelParameters() {
+  return reduceParameters(*this);
+}
+DictionaryAttr ReduceMaxOp::getKernelParameters() {
+  return reduceParameters(*this);
+}
+
+DictionaryAttr SliceOp::getKernelParameters() {
+  // The resolved sizes are the result's shape.
+  return withParameter(
+      *this, getKernel(), "size",
+      Builder(getContext()).getDenseI64ArrayAttr(getType().getShape()));
+}
+
+DictionaryAttr ConcatOp::getKernelParameters() {
+  int64_t rank = getType().getRank(), axis = getAxis();
+  return withParameter(
+      *this, getKernel(), "axis",
+      Builder(getContext()).getI64IntegerAttr(axis < 0 ? axis + rank : axis));
 }

@@ -1,19 +1,48 @@
-//===- PlanDialect.cpp - gplan, the executable plan
-//------------------------===//
+//===- PlanDialect.cpp - gplan, the executable plan -----------------------===//
 
 #include "gplace/Dialect/Plan/PlanDialect.h"
 
+#include "gplace/Support/Shape.h"
+
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
+using namespace gplace;
 using namespace gplace::plan;
+
+//===----------------------------------------------------------------------===//
+// Custom directives (used by the generated op parsers and printers).
+//===----------------------------------------------------------------------===//
+
+/// `custom<Kernel>($kernel)`: the kernel's mnemonic, bare (`matmul`).
+static ParseResult parseKernel(OpAsmParser &parser, KernelAttr &kernel) {
+  llvm::SMLoc loc = parser.getCurrentLocation();
+  StringRef name;
+  if (parser.parseKeyword(&name))
+    return failure();
+  std::optional<Kernel> parsed =
+      kernelFromMnemonic(std::string_view(name.data(), name.size()));
+  if (!parsed)
+    return parser.emitError(loc) << "unknown kernel '" << name << "'";
+  kernel = KernelAttr::get(parser.getContext(), *parsed);
+  return success();
+}
+
+static void printKernel(OpAsmPrinter &printer, Operation *, KernelAttr kernel) {
+  std::string_view name = kernelMnemonic(kernel.getKernel());
+  printer << StringRef(name.data(), name.size());
+}
 
 #include "gplace/Dialect/Plan/PlanDialect.cpp.inc"
 
 #define GET_TYPEDEF_CLASSES
 #include "gplace/Dialect/Plan/PlanTypes.cpp.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "gplace/Dialect/Plan/PlanAttrs.cpp.inc"
 
 #define GET_OP_CLASSES
 #include "gplace/Dialect/Plan/PlanOps.cpp.inc"
@@ -23,17 +52,314 @@ void PlanDialect::initialize() {
 #define GET_TYPEDEF_LIST
 #include "gplace/Dialect/Plan/PlanTypes.cpp.inc"
       >();
+  addAttributes<
+#define GET_ATTRDEF_LIST
+#include "gplace/Dialect/Plan/PlanAttrs.cpp.inc"
+      >();
   addOperations<
 #define GET_OP_LIST
 #include "gplace/Dialect/Plan/PlanOps.cpp.inc"
       >();
 }
 
+//===----------------------------------------------------------------------===//
+// Types and attributes.
+//===----------------------------------------------------------------------===//
+
+/// `<2x3xf32>`, `<f32>`.
+Type BufferType::parse(AsmParser &parser) {
+  SmallVector<int64_t> shape;
+  Type element;
+  if (parser.parseLess() ||
+      parser.parseDimensionList(shape, /*allowDynamic=*/false,
+                                /*withTrailingX=*/true) ||
+      parser.parseType(element) || parser.parseGreater())
+    return {};
+  if (!RankedTensorType::isValidElementType(element)) {
+    parser.emitError(parser.getNameLoc())
+        << "invalid buffer element type " << element;
+    return {};
+  }
+  return get(parser.getContext(), RankedTensorType::get(shape, element));
+}
+
+void BufferType::print(AsmPrinter &printer) const {
+  printer << "<";
+  for (int64_t dim : getTensorType().getShape())
+    printer << dim << "x";
+  printer << getTensorType().getElementType() << ">";
+}
+
+Attribute KernelAttr::parse(AsmParser &parser, Type) {
+  llvm::SMLoc loc = parser.getCurrentLocation();
+  StringRef name;
+  if (parser.parseLess() || parser.parseKeyword(&name) ||
+      parser.parseGreater())
+    return {};
+  std::optional<Kernel> kernel =
+      kernelFromMnemonic(std::string_view(name.data(), name.size()));
+  if (!kernel) {
+    parser.emitError(loc) << "unknown kernel '" << name << "'";
+    return {};
+  }
+  return get(parser.getContext(), *kernel);
+}
+
+void KernelAttr::print(AsmPrinter &printer) const {
+  std::string_view name = kernelMnemonic(getKernel());
+  printer << "<" << StringRef(name.data(), name.size()) << ">";
+}
+
+std::optional<ElementType> gplace::plan::toElementType(Type type) {
+  if (type.isF32())
+    return ElementType::F32;
+  if (type.isF16())
+    return ElementType::F16;
+  if (type.isBF16())
+    return ElementType::BF16;
+  if (type.isF64())
+    return ElementType::F64;
+  if (type.isSignlessInteger(32))
+    return ElementType::I32;
+  if (type.isSignlessInteger(64))
+    return ElementType::I64;
+  if (type.isSignlessInteger(1))
+    return ElementType::I1;
+  return std::nullopt;
+}
+
+std::optional<int64_t> gplace::plan::getBufferBytes(BufferType type) {
+  RankedTensorType tensor = type.getTensorType();
+  std::optional<ElementType> element = toElementType(tensor.getElementType());
+  if (!element)
+    return std::nullopt;
+  return checkedTensorBytes(tensor.getShape(), *element);
+}
+
+std::optional<int64_t> gplace::plan::getAlignedBytes(BufferType type) {
+  std::optional<int64_t> bytes = getBufferBytes(type);
+  if (!bytes || *bytes > std::numeric_limits<int64_t>::max() - kAlignment)
+    return std::nullopt;
+  return (*bytes + kAlignment - 1) / kAlignment * kAlignment;
+}
+
+LogicalResult gplace::plan::verifyKernelParams(
+    Kernel kernel, DictionaryAttr params,
+    function_ref<InFlightDiagnostic()> emitError) {
+  const std::vector<KernelParamDef> &defs = kernelParamDefs(kernel);
+  std::string_view mnemonic = kernelMnemonic(kernel);
+  for (NamedAttribute param : params) {
+    StringRef name = param.getName().getValue();
+    auto def = llvm::find_if(defs, [&](const KernelParamDef &d) {
+      return StringRef(d.name.data(), d.name.size()) == name;
+    });
+    if (def == defs.end()) {
+      std::string known;
+      for (const KernelParamDef &d : defs)
+        known += (known.empty() ? "" : ", ") + std::string(d.name);
+      return emitError() << "kernel '" << mnemonic
+                         << "' has no parameter '" << name << "' ("
+                         << (known.empty() ? "it takes none"
+                                           : "parameters: " + known)
+                         << ")";
+    }
+    Attribute value = param.getValue();
+    bool typed = false;
+    const char *expected = "";
+    switch (def->kind) {
+    case KernelParamKind::Bool:
+      typed = isa<UnitAttr>(value);
+      expected = "a unit attribute";
+      break;
+    case KernelParamKind::I64: {
+      auto integer = dyn_cast<IntegerAttr>(value);
+      typed = integer && integer.getType().isSignlessInteger(64);
+      expected = "an i64 integer";
+      break;
+    }
+    case KernelParamKind::I64Array:
+      typed = isa<DenseI64ArrayAttr>(value);
+      expected = "an array<i64>";
+      break;
+    }
+    if (!typed)
+      return emitError() << "parameter '" << name << "' of kernel '"
+                         << mnemonic << "' must be " << expected
+                         << ", but is " << value;
+  }
+  for (const KernelParamDef &def : defs)
+    if (def.kind != KernelParamKind::Bool &&
+        !params.get(StringRef(def.name.data(), def.name.size())))
+      return emitError() << "kernel '" << mnemonic
+                         << "' needs parameter '" << def.name << "'";
+  return success();
+}
+
+Value gplace::plan::getViewRoot(Value buffer) {
+  while (auto view = buffer.getDefiningOp<ViewOp>())
+    buffer = view.getSource();
+  return buffer;
+}
+
+bool gplace::plan::isFusedInRegisters(Value buffer) {
+  auto launch = buffer.getDefiningOp<LaunchOp>();
+  if (!launch || !launch.getFusionAttr())
+    return false;
+  IntegerAttr group = launch.getFusionAttr();
+  return llvm::all_of(buffer.getUsers(), [&](Operation *user) {
+    auto other = dyn_cast<LaunchOp>(user);
+    return other && other.getFusionAttr() == group;
+  });
+}
+
+void gplace::plan::forEachArenaBuffer(
+    ProgramOp program, function_ref<void(Value, FlatSymbolRefAttr)> fn) {
+  for (Operation &op : program.getBody().front()) {
+    if (auto launch = dyn_cast<LaunchOp>(op)) {
+      for (Value result : launch.getResults())
+        if (isa<BufferType>(result.getType()))
+          fn(result, launch.getDeviceAttr());
+    } else if (auto copy = dyn_cast<CopyOp>(op)) {
+      fn(copy.getResult(), copy.getDeviceAttr());
+    }
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Device references and streams.
+//===----------------------------------------------------------------------===//
+
+/// Checks that `device` names a gplan.device of the enclosing module.
+static LogicalResult verifyDevice(Operation *op, FlatSymbolRefAttr device,
+                                  SymbolTableCollection &symbolTable) {
+  if (!symbolTable.lookupNearestSymbolFrom<DeviceOp>(op, device.getAttr()))
+    return op->emitOpError() << "uses " << device
+                             << ", which is not a gplan.device of the module";
+  return success();
+}
+
+static LogicalResult verifyStream(Operation *op, IntegerAttr streamAttr) {
+  std::optional<int64_t> stream;
+  if (streamAttr)
+    stream = streamAttr.getInt();
+  if (stream && (*stream < 0 || *stream >= kNumStreams))
+    return op->emitOpError() << "stream " << *stream
+                             << " does not exist (a device has streams 0 "
+                                "to "
+                             << kNumStreams - 1 << ")";
+  return success();
+}
+
+#define GPLACE_VERIFY_DEVICE_USE(OpT)                                          \
+  LogicalResult OpT::verifySymbolUses(SymbolTableCollection &symbolTable) {    \
+    return verifyDevice(*this, getDeviceAttr(), symbolTable);                  \
+  }
+GPLACE_VERIFY_DEVICE_USE(ConstantOp)
+GPLACE_VERIFY_DEVICE_USE(VariableOp)
+GPLACE_VERIFY_DEVICE_USE(LaunchOp)
+GPLACE_VERIFY_DEVICE_USE(CopyOp)
+GPLACE_VERIFY_DEVICE_USE(RecordOp)
+GPLACE_VERIFY_DEVICE_USE(WaitOp)
+GPLACE_VERIFY_DEVICE_USE(ArenaOp)
+#undef GPLACE_VERIFY_DEVICE_USE
+
+//===----------------------------------------------------------------------===//
+// Verifiers.
+//===----------------------------------------------------------------------===//
+
+LogicalResult DeviceOp::verify() {
+  for (IntegerAttr bytes : {getMemoryLimitAttr(), getPersistentBytesAttr(),
+                            getArenaBytesAttr(), getPeakBytesAttr()})
+    if (bytes && bytes.getInt() < 0)
+      return emitOpError() << "byte counts must not be negative, but got "
+                           << bytes.getInt();
+  return success();
+}
+
 LogicalResult ProgramOp::verify() {
-  if (getBody().empty() || !isa<ReturnOp>(getBody().front().back()))
+  if (getBody().empty() || getBody().front().empty() ||
+      !isa<ReturnOp>(getBody().front().back()))
     return emitOpError() << "must end with gplan.return";
   return success();
 }
+
+LogicalResult ViewOp::verify() {
+  auto from = cast<BufferType>(getSource().getType());
+  auto to = cast<BufferType>(getType());
+  std::optional<int64_t> fromBytes = getBufferBytes(from);
+  if (!fromBytes || fromBytes != getBufferBytes(to))
+    return emitOpError() << "views " << from << " as " << to
+                         << ", which has another size";
+  return success();
+}
+
+LogicalResult LaunchOp::verify() {
+  Kernel kernel = getKernel().getKernel();
+  std::string_view mnemonic = kernelMnemonic(kernel);
+  DictionaryAttr params = getParamsAttr();
+  if (failed(verifyKernelParams(
+          kernel, params ? params : DictionaryAttr::get(getContext()),
+          [&] { return emitOpError(); })))
+    return failure();
+  if (failed(verifyStream(*this, getStreamAttr())))
+    return failure();
+  if (IntegerAttr fusion = getFusionAttr()) {
+    if (fusion.getInt() < 0)
+      return emitOpError() << "fusion group " << fusion.getInt()
+                           << " must not be negative";
+    if (!isElementwiseKernel(kernel))
+      return emitOpError() << "kernel '" << mnemonic
+                           << "' is not elementwise and cannot be fused";
+  }
+  unsigned arity = kernelArity(kernel);
+  size_t operands = getInputs().size() + getOuts().size();
+  if (arity != 0 ? operands != arity : operands == 0)
+    return emitOpError() << "kernel '" << mnemonic << "' takes "
+                         << (arity ? std::to_string(arity) : "one or more")
+                         << " operands, but the launch has " << operands;
+  // Results: the new buffers, then a token if the kernel writes in place.
+  size_t tokens = llvm::count_if(getResultTypes(), [](Type type) {
+    return isa<TokenType>(type);
+  });
+  bool inPlace = !getOuts().empty();
+  if (tokens != (inPlace ? 1u : 0u) ||
+      (inPlace && !isa<TokenType>(getResult(getNumResults() - 1).getType())))
+    return emitOpError() << (inPlace ? "writes buffers in place and must "
+                                       "return one token, last"
+                                     : "writes nothing in place and must "
+                                       "return no token");
+  if (getNumResults() == tokens && !inPlace)
+    return emitOpError() << "must write a buffer";
+  return success();
+}
+
+LogicalResult CopyOp::verify() {
+  return verifyStream(*this, getStreamAttr());
+}
+LogicalResult RecordOp::verify() {
+  return verifyStream(*this, getStreamAttr());
+}
+LogicalResult WaitOp::verify() {
+  return verifyStream(*this, getStreamAttr());
+}
+
+LogicalResult ArenaOp::verify() {
+  int64_t bytes = getBytesAttr().getInt();
+  if (bytes < 0 || bytes % kAlignment != 0)
+    return emitOpError() << "bytes must be a non-negative multiple of "
+                         << kAlignment << ", but is " << bytes;
+  for (auto [index, offset] : llvm::enumerate(getOffsets()))
+    if (offset < -1 || (offset >= 0 && offset % kAlignment != 0) ||
+        (offset >= 0 && offset >= bytes))
+      return emitOpError() << "offset #" << index << " (" << offset
+                           << ") must be -1 or a multiple of " << kAlignment
+                           << " below " << bytes;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Type inference.
+//===----------------------------------------------------------------------===//
 
 /// The buffer type holding `value`, for the result of constant and
 /// variable.
@@ -65,12 +391,4 @@ LogicalResult VariableOp::inferReturnTypes(
   Adaptor adaptor(operands, attributes, properties, regions);
   return inferBufferOf(context, location, adaptor.getInitialValueAttr(),
                        inferred);
-}
-
-LogicalResult CopyOp::verify() {
-  if (getSource().getType() != getTarget().getType())
-    return emitOpError() << "copies between buffers of different types "
-                         << getSource().getType() << " and "
-                         << getTarget().getType();
-  return success();
 }

@@ -131,18 +131,6 @@ public:
     return Status::ok();
   }
 
-  bool canFuse(const KernelCall &call) const override {
-    switch (call.outputs[0].type->elementType) {
-    case ElementType::F32:
-    case ElementType::F64:
-    case ElementType::F16:
-    case ElementType::BF16:
-      return isFusibleElementwise(call.kernel);
-    default:
-      return false;
-    }
-  }
-
   Status prepareFused(const FusedCall &fused) override {
     StatusOr<CudaKernelSource> kernel = generateFusedCudaKernel(fused);
     if (!kernel)
@@ -179,11 +167,9 @@ public:
     GPLACE_RETURN_IF_ERROR(activate());
     CUstream s = streams_[stream];
     switch (call.kernel) {
-    case Kernel::MatMul:
+    case Kernel::Matmul:
       return gemm(call, s);
     case Kernel::Read:
-    case Kernel::Identity:
-    case Kernel::Reshape:
     case Kernel::Assign:
       if (call.outputs[0].data == call.inputs[0].data)
         return Status::ok();
@@ -283,7 +269,7 @@ public:
   Status recordEvent(DeviceEvent *event, int stream) override {
     auto *cudaEvent = static_cast<CudaEvent *>(event);
     if (!cudaEvent || !cudaEvent->event)
-      return Status::error("no CUDA event to record");
+      return Status::internal("no CUDA event to record");
     GPLACE_RETURN_IF_ERROR(activate());
     GPLACE_CU_CHECK(cuEventRecord, cudaEvent->event, streams_[stream]);
     return Status::ok();
@@ -319,7 +305,7 @@ protected:
                                              streams_[0]),
         "cuMemAllocAsync");
     if (!status)
-      return Status::error("cannot allocate " + std::to_string(bytes) +
+      return Status::outOfMemory("cannot allocate " + std::to_string(bytes) +
                            " bytes on " + fullName() + " (limit " +
                            std::to_string(memoryLimit()) +
                            " bytes): " + status.message());
@@ -424,7 +410,7 @@ private:
       compute = CUBLAS_COMPUTE_64F;
       break;
     default:
-      return Status::error("no GPU kernel for gplace.matmul with element type " +
+      return Status::invalidArgument("no GPU kernel for gplace.matmul with element type " +
                            std::string(elementTypeName(a.elementType)));
     }
     float alpha32 = 1, beta32 = 0;

@@ -9,7 +9,9 @@
 
 namespace gplace::runtime::cuda {
 
-/// "cuMemAllocAsync failed: CUDA_ERROR_OUT_OF_MEMORY (out of memory)".
+/// "cuMemAllocAsync failed: CUDA_ERROR_OUT_OF_MEMORY (out of memory)": out
+/// of memory for CUDA_ERROR_OUT_OF_MEMORY, unavailable without a device,
+/// else internal.
 inline Status cuStatus(CUresult result, const char *call) {
   if (result == CUDA_SUCCESS)
     return Status::ok();
@@ -19,8 +21,11 @@ inline Status cuStatus(CUresult result, const char *call) {
     libs.cuGetErrorName(result, &name);
   if (libs.cuGetErrorString)
     libs.cuGetErrorString(result, &text);
-  return Status::error(std::string(call) + " failed: " + name + " (" + text +
-                       ")");
+  StatusCode code = result == CUDA_ERROR_OUT_OF_MEMORY ? StatusCode::OutOfMemory
+                    : result == CUDA_ERROR_NO_DEVICE ? StatusCode::Unavailable
+                                                     : StatusCode::Internal;
+  return Status::error(code, std::string(call) + " failed: " + name + " (" +
+                                 text + ")");
 }
 
 inline Status cublasStatus(cublasStatus_t result, const char *call) {
@@ -28,6 +33,8 @@ inline Status cublasStatus(cublasStatus_t result, const char *call) {
     return Status::ok();
   const CudaLibraries &libs = CudaLibraries::get();
   return Status::error(
+      result == CUBLAS_STATUS_ALLOC_FAILED ? StatusCode::OutOfMemory
+                                           : StatusCode::Internal,
       std::string(call) + " failed: " +
       (libs.cublasGetStatusName ? libs.cublasGetStatusName(result) : "?") +
       " (" +
@@ -39,7 +46,7 @@ inline Status nvrtcStatus(nvrtcResult result, const char *call) {
   if (result == NVRTC_SUCCESS)
     return Status::ok();
   const CudaLibraries &libs = CudaLibraries::get();
-  return Status::error(
+  return Status::internal(
       std::string(call) + " failed: " +
       (libs.nvrtcGetErrorString ? libs.nvrtcGetErrorString(result) : "?"));
 }

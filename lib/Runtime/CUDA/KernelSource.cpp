@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "gplace/Runtime/Cuda.h"
+#include "gplace/Support/Shape.h"
 
 #include <map>
 #include <set>
@@ -33,6 +34,19 @@ __device__ __forceinline__ unsigned short gp_store_bf16(float f) {
   if ((u & 0x7fffffffu) > 0x7f800000u) return (unsigned short)0x7fc0;
   u += 0x7fffu + ((u >> 16) & 1u);
   return (unsigned short)(u >> 16);
+}
+// The helpers of ElementwiseKernels.def's scalar functions.
+__device__ __forceinline__ float gp_exp(float x) { return expf(x); }
+__device__ __forceinline__ double gp_exp(double x) { return exp(x); }
+__device__ __forceinline__ float gp_log(float x) { return logf(x); }
+__device__ __forceinline__ double gp_log(double x) { return log(x); }
+__device__ __forceinline__ float gp_tanh(float x) { return tanhf(x); }
+__device__ __forceinline__ double gp_tanh(double x) { return tanh(x); }
+template <typename T> __device__ __forceinline__ T gp_maximum(T a, T b) {
+  return (a != a || b != b) ? a + b : (a > b ? a : b);
+}
+template <typename T> __device__ __forceinline__ T gp_relu(T x) {
+  return x != x ? x : (x > T(0) ? x : T(0));
 }
 )cuda";
 
@@ -82,23 +96,6 @@ std::optional<GpuType> gpuType(ElementType type) {
   }
 }
 
-std::vector<int64_t> stridesOf(const std::vector<int64_t> &shape) {
-  std::vector<int64_t> strides(shape.size(), 1);
-  for (int64_t d = static_cast<int64_t>(shape.size()) - 2; d >= 0; --d)
-    strides[d] = strides[d + 1] * shape[d + 1];
-  return strides;
-}
-
-std::vector<int64_t> broadcastStrides(const std::vector<int64_t> &shape,
-                                      const std::vector<int64_t> &outShape) {
-  std::vector<int64_t> own = stridesOf(shape);
-  std::vector<int64_t> strides(outShape.size(), 0);
-  size_t offset = outShape.size() - shape.size();
-  for (size_t d = 0; d < shape.size(); ++d)
-    strides[d + offset] = shape[d] == 1 ? 0 : own[d];
-  return strides;
-}
-
 /// Statements computing `o<k>` = the offset in operand k of the element at
 /// linear index `index` of a tensor of shape `dims`, where operand k steps
 /// `strides[k][d]` along dimension d.
@@ -122,45 +119,31 @@ std::string offsets(const std::string &index, const std::vector<int64_t> &dims,
   return os.str();
 }
 
-/// The value of elementwise `kernel` on operands `x` (expressions of the
-/// compute type), as the CPU kernels compute it.
-std::string elementwiseValue(Kernel kernel, const GpuType &type,
-                             const std::vector<std::string> &x) {
+/// The scalar function of an elementwise kernel, as text.
+std::string scalarFunction(Kernel kernel) {
   switch (kernel) {
-  case Kernel::Add:
-  case Kernel::BiasAdd:
-    return "(" + x[0] + " + " + x[1] + ")";
-  case Kernel::Sub:
-    return "(" + x[0] + " - " + x[1] + ")";
-  case Kernel::Mul:
-    return "(" + x[0] + " * " + x[1] + ")";
-  case Kernel::Div:
-    return "(" + x[0] + " / " + x[1] + ")";
-  case Kernel::Maximum: // Propagating NaN as the CPU kernel does.
-    return "((" + x[0] + " != " + x[0] + " || " + x[1] + " != " + x[1] +
-           ") ? (" + x[0] + " + " + x[1] + ") : (" + x[0] + " > " + x[1] +
-           " ? " + x[0] + " : " + x[1] + "))";
-  case Kernel::Neg:
-    return "(-" + x[0] + ")";
-  case Kernel::Exp:
-    return type.math("exp") + "(" + x[0] + ")";
-  case Kernel::Log:
-    return type.math("log") + "(" + x[0] + ")";
-  case Kernel::Tanh:
-    return type.math("tanh") + "(" + x[0] + ")";
-  case Kernel::Sigmoid:
-    return "(" + type.constant(1) + " / (" + type.constant(1) + " + " +
-           type.math("exp") + "(-" + x[0] + ")))";
-  case Kernel::Relu:
-    return "(" + x[0] + " > " + type.constant(0) + " ? " + x[0] + " : " +
-           type.constant(0) + ")";
-  default: { // AddN
-    std::string sum;
-    for (const std::string &operand : x)
-      sum += (sum.empty() ? "" : " + ") + operand;
-    return "(" + sum + ")";
+#define GPLACE_ELEMENTWISE(Name, Expression)                                   \
+  case Kernel::Name:                                                           \
+    return #Expression;
+#include "../ElementwiseKernels.def"
+  default:
+    return "";
   }
-  }
+}
+
+/// Statements setting `value` (of type T) to `kernel`'s scalar function of
+/// `operands` (expressions of type T), pairwise over more than two.
+std::string applyScalarFunction(Kernel kernel, const std::string &value,
+                                const std::vector<std::string> &operands) {
+  std::string fn = scalarFunction(kernel), out;
+  if (operands.size() == 1)
+    return "  { const T x0 = " + operands[0] + "; " + value + " = (" + fn +
+           "); }\n";
+  out = "  " + value + " = " + operands[0] + ";\n";
+  for (size_t k = 1; k < operands.size(); ++k)
+    out += "  { const T x0 = " + value + ", x1 = " + operands[k] + "; " +
+           value + " = (" + fn + "); }\n";
+  return out;
 }
 
 class Generator {
@@ -169,14 +152,13 @@ public:
 
   StatusOr<CudaKernelSource> generate() {
     const TensorType &out = *call_.outputs[0].type;
-    ElementType elementType =
-        call_.kernel == Kernel::Softmax || call_.kernel == Kernel::BiasAdd
-            ? out.elementType
-            : call_.inputs[0].type->elementType;
+    ElementType elementType = call_.kernel == Kernel::Softmax
+                                  ? out.elementType
+                                  : call_.inputs[0].type->elementType;
     std::optional<GpuType> type = gpuType(elementType);
     if (!type)
-      return Status::error("no GPU kernel for " +
-                           std::string(kernelOpName(call_.kernel)) +
+      return Status::invalidArgument("no GPU kernel for gplace." +
+                           std::string(kernelMnemonic(call_.kernel)) +
                            " with element type " +
                            std::string(elementTypeName(elementType)));
     type_ = *type;
@@ -184,39 +166,6 @@ public:
     kernel.threads = out.numElements();
     std::string body;
     switch (call_.kernel) {
-    case Kernel::Add:
-    case Kernel::Sub:
-    case Kernel::Mul:
-    case Kernel::Div:
-    case Kernel::Maximum:
-      body = binary();
-      break;
-    case Kernel::Neg:
-    case Kernel::Exp:
-    case Kernel::Log:
-    case Kernel::Tanh:
-    case Kernel::Sigmoid:
-    case Kernel::Relu:
-      body = unary();
-      break;
-    case Kernel::AddN: {
-      std::vector<std::string> operands;
-      for (size_t k = 0; k < call_.inputs.size(); ++k)
-        operands.push_back(type_.load("in" + std::to_string(k) + "[i]"));
-      body = "  out0[i] = " +
-             type_.store(elementwiseValue(call_.kernel, type_, operands)) +
-             ";\n";
-      break;
-    }
-    case Kernel::BiasAdd:
-      body = "  out0[i] = " +
-             type_.store(type_.load("in0[i]") + " + " +
-                         type_.load("in1[i % " +
-                                    std::to_string(
-                                        call_.inputs[1].type->numElements()) +
-                                    "LL]")) +
-             ";\n";
-      break;
     case Kernel::ReduceSum:
     case Kernel::ReduceMean:
     case Kernel::ReduceMax:
@@ -227,7 +176,7 @@ public:
       body = softmax();
       break;
     case Kernel::Transpose: {
-      std::vector<int64_t> own = stridesOf(call_.inputs[0].type->shape);
+      std::vector<int64_t> own = rowMajorStrides(call_.inputs[0].type->shape);
       std::vector<int64_t> strides;
       for (int64_t p : call_.params->perm)
         strides.push_back(own[p]);
@@ -235,7 +184,7 @@ public:
       break;
     }
     case Kernel::Slice: {
-      std::vector<int64_t> own = stridesOf(call_.inputs[0].type->shape);
+      std::vector<int64_t> own = rowMajorStrides(call_.inputs[0].type->shape);
       int64_t base = 0;
       for (size_t d = 0; d < own.size(); ++d)
         base += call_.params->begin[d] * own[d];
@@ -254,12 +203,13 @@ public:
              ";\n";
       break;
     default:
-      return Status::error(std::string(kernelOpName(call_.kernel)) +
+      return Status::invalidArgument("gplace." +
+                           std::string(kernelMnemonic(call_.kernel)) +
                            " does not run as an NVRTC kernel");
     }
 
     std::ostringstream os;
-    os << "// gplace: " << kernelOpName(call_.kernel) << " " << out.str()
+    os << "// gplace: " << kernelMnemonic(call_.kernel) << " " << out.str()
        << "\n"
        << kPrelude << "extern \"C\" __global__ void " << kernel.entry << "(";
     size_t n = 0;
@@ -279,35 +229,9 @@ public:
   }
 
 private:
-  std::string binary() {
-    const TensorType &out = *call_.outputs[0].type;
-    const TensorType &a = *call_.inputs[0].type, &b = *call_.inputs[1].type;
-    std::string prefix, ia = "i", ib = "i";
-    if (a.shape != out.shape || b.shape != out.shape) {
-      prefix = offsets("i", out.shape,
-                       {broadcastStrides(a.shape, out.shape),
-                        broadcastStrides(b.shape, out.shape)});
-      ia = "o0";
-      ib = "o1";
-    }
-    std::string c = type_.compute;
-    std::string loads = "  " + c + " a = " + type_.load("in0[" + ia + "]") +
-                        ";\n  " + c + " b = " + type_.load("in1[" + ib + "]") +
-                        ";\n";
-    return prefix + loads + "  out0[i] = " +
-           type_.store(elementwiseValue(call_.kernel, type_, {"a", "b"})) +
-           ";\n";
-  }
-
-  std::string unary() {
-    return "  " + std::string(type_.compute) + " a = " +
-           type_.load("in0[i]") + ";\n  out0[i] = " +
-           type_.store(elementwiseValue(call_.kernel, type_, {"a"})) + ";\n";
-  }
-
   std::string reduce() {
     const TensorType &in = *call_.inputs[0].type;
-    std::vector<int64_t> own = stridesOf(in.shape);
+    std::vector<int64_t> own = rowMajorStrides(in.shape);
     std::vector<bool> reduced(in.shape.size(), false);
     for (int64_t axis : call_.params->axes)
       reduced[axis] = true;
@@ -407,128 +331,122 @@ private:
 } // namespace
 
 bool isNvrtcKernel(Kernel kernel) {
-  switch (kernel) {
-  case Kernel::MatMul:
-  case Kernel::Read:
-  case Kernel::Identity:
-  case Kernel::Reshape:
-  case Kernel::Assign:
-  case Kernel::Cast:
-    return false;
-  default:
-    return true;
-  }
+  // GEMM runs in cuBLAS, read and assign are copies; kernels without a GPU
+  // kernel (cast) never reach a GPU.
+  return kernel != Kernel::Matmul && kernel != Kernel::Read &&
+         kernel != Kernel::Assign && kernelGpuTypes(kernel) != 0;
 }
 
 StatusOr<CudaKernelSource> generateCudaKernel(const KernelCall &call) {
   if (call.outputs.empty() || call.inputs.empty())
-    return Status::error("a kernel needs inputs and outputs");
-  return Generator(call).generate();
+    return Status::internal("a kernel needs inputs and outputs");
+  ElementType type = call.inputs[0].type->elementType;
+  if (!(kernelGpuTypes(call.kernel) & (1u << static_cast<int>(type))))
+    return Status::invalidArgument(
+        "no GPU kernel for gplace." + std::string(kernelMnemonic(call.kernel)) +
+        " with element type " + std::string(elementTypeName(type)));
+  if (!isElementwiseKernel(call.kernel))
+    return Generator(call).generate();
+  // An elementwise launch is a fusion group of one.
+  FusedCall single;
+  single.type = *call.outputs[0].type;
+  single.inputs = call.inputs;
+  FusedCall::Op op;
+  op.kernel = call.kernel;
+  for (size_t k = 0; k < call.inputs.size(); ++k)
+    op.operands.push_back(static_cast<int>(k));
+  op.output = 0;
+  single.ops.push_back(op);
+  single.outputs = {call.outputs[0]};
+  single.label = "gplace." + std::string(kernelMnemonic(call.kernel));
+  return generateFusedCudaKernel(single);
 }
 
 StatusOr<CudaKernelSource> generateFusedCudaKernel(const FusedCall &fused) {
-  if (fused.calls.empty() || fused.stored.size() != fused.calls.size())
-    return Status::error("a fused kernel needs calls");
-  const TensorType &out = *fused.calls.front().outputs[0].type;
+  if (fused.ops.empty())
+    return Status::internal("a fused kernel needs ops");
+  const TensorType &out = fused.type;
   std::optional<GpuType> type = gpuType(out.elementType);
   if (!type)
-    return Status::error("no fused GPU kernel for element type " +
+    return Status::invalidArgument("no GPU kernel for element type " +
                          std::string(elementTypeName(out.elementType)));
-  for (const KernelCall &call : fused.calls)
-    if (!isFusibleElementwise(call.kernel) || call.outputs.size() != 1 ||
-        *call.outputs[0].type != out)
-      return Status::error(std::string(kernelOpName(call.kernel)) + " " +
-                           call.outputs[0].type->str() +
-                           " does not fuse into a kernel over " + out.str());
-  std::string c = type->compute;
+  for (const FusedCall::Op &op : fused.ops)
+    if (!isElementwiseKernel(op.kernel))
+      return Status::invalidArgument("gplace." + std::string(kernelMnemonic(op.kernel)) +
+                           " is not elementwise and does not fuse");
   CudaKernelSource kernel;
   kernel.threads = out.numElements();
 
-  // Tensors read from outside the run become parameters in0, in1, ... (one
-  // per address and type); loads come first, then the values, then the
-  // stores, so that each thread reads its elements before writing any.
-  std::vector<TensorRef> externals;
-  std::map<std::string, std::string> loaded; // "in0[i]" -> its name
-  std::set<size_t> broadcasts; // Parameters with an offset variable.
-  std::ostringstream offsetCode, loads, values, stores;
-  std::map<const void *, size_t> produced;   // Output address -> call.
-  auto operand = [&](const KernelCall &call, size_t k) -> std::string {
-    const TensorRef &ref = call.inputs[k];
-    auto it = produced.find(ref.data);
-    if (it != produced.end() && *fused.calls[it->second].outputs[0].type ==
-                                    *ref.type)
-      return "v" + std::to_string(it->second);
-    size_t q = 0;
-    while (q < externals.size() &&
-           !(externals[q].data == ref.data && *externals[q].type == *ref.type))
-      ++q;
-    if (q == externals.size())
-      externals.push_back(ref);
-    std::string param = "in" + std::to_string(q);
+  // Each input is loaded once per thread: at the thread's index if it has
+  // the output's shape, modulo its size if it is the output's trailing
+  // dimensions (a bias, a scalar), else at its broadcast offset. Loads come
+  // first, then the values, then the stores, so that each thread reads its
+  // elements before writing any.
+  std::ostringstream loads, values, stores;
+  for (size_t q = 0; q < fused.inputs.size(); ++q) {
+    const TensorType &in = *fused.inputs[q].type;
     std::string index = "i";
-    if (call.kernel == Kernel::BiasAdd && k == 1) {
-      index = "i % " + std::to_string(ref.type->numElements()) + "LL";
-    } else if (ref.type->shape != out.shape) {
-      index = "o" + std::to_string(q);
-      if (broadcasts.insert(q).second)
-        offsetCode << "  long long " << index << ";\n  {\n"
-                   << offsets("i", out.shape,
-                              {broadcastStrides(ref.type->shape, out.shape)})
-                   << "  " << index << " = o0;\n  }\n";
+    bool trailing = in.shape.size() <= out.shape.size() &&
+                    std::equal(in.shape.begin(), in.shape.end(),
+                               out.shape.end() - in.shape.size());
+    if (in.shape == out.shape) {
+      index = "i";
+    } else if (trailing) {
+      index = "i % " + std::to_string(in.numElements()) + "LL";
+    } else {
+      loads << "  long long p" << q << ";\n  {\n"
+            << offsets("i", out.shape,
+                       {broadcastStrides(in.shape, out.shape)})
+            << "  p" << q << " = o0;\n  }\n";
+      index = "p" + std::to_string(q);
     }
-    std::string key = param + "[" + index + "]";
-    auto [slot, isNew] =
-        loaded.try_emplace(key, "x" + std::to_string(loaded.size()));
-    if (isNew)
-      loads << "  const " << c << " " << slot->second << " = "
-            << type->load(param + "[" + index + "]") << ";\n";
-    return slot->second;
-  };
-  std::vector<std::pair<size_t, TensorRef>> outputs; // (call, tensor)
-  for (size_t n = 0; n < fused.calls.size(); ++n) {
-    const KernelCall &call = fused.calls[n];
-    std::vector<std::string> x;
-    for (size_t k = 0; k < call.inputs.size(); ++k)
-      x.push_back(operand(call, k));
-    // 16-bit values are rounded after each call, as the single kernels
-    // store them: fused or not, the results are the same.
-    std::string value = elementwiseValue(call.kernel, *type, x);
-    if (type->storage != type->compute)
-      value = type->load(type->store(value));
-    values << "  const " << c << " v" << n << " = " << value << ";\n";
-    produced[call.outputs[0].data] = n;
-    if (fused.stored[n])
-      outputs.push_back({n, call.outputs[0]});
+    loads << "  const T x_" << q << " = "
+          << type->load("in" + std::to_string(q) + "[" + index + "]")
+          << ";\n";
   }
-  for (size_t q = 0; q < outputs.size(); ++q)
-    stores << "  out" << q << "[i] = "
-           << type->store("v" + std::to_string(outputs[q].first)) << ";\n";
+  for (size_t n = 0; n < fused.ops.size(); ++n) {
+    const FusedCall::Op &op = fused.ops[n];
+    std::vector<std::string> operands;
+    for (int operand : op.operands)
+      operands.push_back(operand >= 0 ? "x_" + std::to_string(operand)
+                                      : "v" + std::to_string(-1 - operand));
+    std::string value = "v" + std::to_string(n);
+    values << "  T " << value << ";\n"
+           << applyScalarFunction(op.kernel, value, operands);
+    // 16-bit values are rounded after each op, as a single kernel stores
+    // them: fused or not, the results are the same.
+    if (type->storage != type->compute)
+      values << "  " << value << " = " << type->load(type->store(value))
+             << ";\n";
+    if (op.output >= 0)
+      stores << "  out" << op.output << "[i] = " << type->store(value)
+             << ";\n";
+  }
 
-  // __restrict__ unless an output is also read (in place, element by
-  // element: the planner allows nothing else in a run).
+  // __restrict__ unless an output is also an input (in place).
   bool inPlace = false;
-  for (const TensorRef &input : externals)
-    for (const auto &output : outputs)
-      if (input.data == output.second.data)
+  for (const TensorRef &input : fused.inputs)
+    for (const TensorRef &output : fused.outputs)
+      if (input.data == output.data)
         inPlace = true;
   const char *restrict = inPlace ? " *" : " *__restrict__ ";
   std::ostringstream os;
   os << "// gplace: fused " << fused.label << " " << out.str() << "\n"
-     << kPrelude << "extern \"C\" __global__ void " << kernel.entry << "(";
+     << kPrelude << "typedef " << type->compute << " T;\n"
+     << "extern \"C\" __global__ void " << kernel.entry << "(";
   size_t n = 0;
-  for (size_t q = 0; q < externals.size(); ++q, ++n) {
+  for (size_t q = 0; q < fused.inputs.size(); ++q, ++n) {
     os << (n ? ", " : "") << "const " << type->storage << restrict << "in" << q;
-    kernel.arguments.push_back(externals[q].data);
+    kernel.arguments.push_back(fused.inputs[q].data);
   }
-  for (size_t q = 0; q < outputs.size(); ++q, ++n) {
+  for (size_t q = 0; q < fused.outputs.size(); ++q, ++n) {
     os << (n ? ", " : "") << type->storage << restrict << "out" << q;
-    kernel.arguments.push_back(outputs[q].second.data);
+    kernel.arguments.push_back(fused.outputs[q].data);
   }
   os << ") {\n"
      << "  long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;\n"
      << "  if (i >= " << kernel.threads << "LL) return;\n"
-     << offsetCode.str() << loads.str() << values.str() << stores.str()
-     << "}\n";
+     << loads.str() << values.str() << stores.str() << "}\n";
   kernel.source = os.str();
   kernel.numParameters = n;
   return kernel;

@@ -90,7 +90,7 @@ StatusOr<std::string> compileWithNvrtc(const CudaKernelSource &kernel,
   }
   libs.nvrtcDestroyProgram(&program);
   if (compiled != NVRTC_SUCCESS)
-    return Status::error("NVRTC could not compile " + kernel.entry + ": " +
+    return Status::internal("NVRTC could not compile " + kernel.entry + ": " +
                          libs.nvrtcGetErrorString(compiled) + "\n" + log);
   return ptx;
 }
@@ -110,13 +110,13 @@ StatusOr<std::string> compileCudaKernel(const CudaKernelSource &kernel,
                                         const std::string &arch) {
   const cuda::CudaLibraries &libs = cuda::CudaLibraries::get();
   if (!libs.nvrtcError.empty())
-    return Status::error("NVRTC is not available: " + libs.nvrtcError);
+    return Status::unavailable("NVRTC is not available: " + libs.nvrtcError);
   int major = 0, minor = 0;
   libs.nvrtcVersion(&major, &minor);
   std::vector<std::string> options = {"--std=c++17"};
   if (!arch.empty()) {
     if (arch.rfind("sm_", 0) != 0)
-      return Status::error("architecture '" + arch + "' is not sm_NN");
+      return Status::invalidArgument("architecture '" + arch + "' is not sm_NN");
     options.push_back("--gpu-architecture=compute_" + arch.substr(3));
   }
   std::ostringstream key;

@@ -12,12 +12,12 @@ CudaDiscovery addCudaDevices(DeviceManager &, const CudaOptions &) {
 bool isNvrtcKernel(Kernel) { return false; }
 
 StatusOr<CudaKernelSource> generateCudaKernel(const KernelCall &) {
-  return Status::error("gplace was built without CUDA");
+  return Status::unavailable("gplace was built without CUDA");
 }
 
 StatusOr<std::string> compileCudaKernel(const CudaKernelSource &,
                                         const std::string &) {
-  return Status::error("gplace was built without CUDA");
+  return Status::unavailable("gplace was built without CUDA");
 }
 
 std::string nvrtcUnavailableReason() {

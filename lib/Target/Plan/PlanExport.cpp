@@ -1,5 +1,4 @@
-//===- PlanExport.cpp - gplan IR to runtime::Plan
-//---------------------------===//
+//===- PlanExport.cpp - gplan IR to runtime::Plan -------------------------===//
 
 #include "gplace/Target/Plan/PlanExport.h"
 
@@ -14,17 +13,12 @@ using namespace gplace;
 using namespace gplace::plan;
 namespace rt = gplace::runtime;
 
-std::optional<ElementType> gplace::toElementType(Type type) {
-  std::string name;
-  llvm::raw_string_ostream(name) << type;
-  return parseElementType(name);
-}
-
 std::optional<rt::TensorType> gplace::toTensorType(Type type) {
   auto tensor = dyn_cast<RankedTensorType>(type);
   if (!tensor || !tensor.hasStaticShape())
     return std::nullopt;
-  std::optional<ElementType> element = toElementType(tensor.getElementType());
+  std::optional<ElementType> element =
+      plan::toElementType(tensor.getElementType());
   if (!element)
     return std::nullopt;
   rt::TensorType result;
@@ -46,7 +40,7 @@ FailureOr<rt::HostTensor> gplace::toHostTensor(ElementsAttr value) {
     return tensor;
   }
   ArrayRef<char> raw = dense.getRawData();
-  size_t elementSize = rt::elementBytes(type->elementType);
+  size_t elementSize = elementBytes(type->elementType);
   if (dense.isSplat()) {
     for (size_t offset = 0; offset < tensor.data.size(); offset += elementSize)
       std::memcpy(tensor.data.data() + offset, raw.data(), elementSize);
@@ -60,33 +54,34 @@ FailureOr<rt::HostTensor> gplace::toHostTensor(ElementsAttr value) {
 
 namespace {
 
-/// Reads a launch's kernel parameters from its attributes.
-rt::KernelParams kernelParams(LaunchOp launch,
-                              const std::vector<rt::BufferDesc> &buffers,
-                              const std::vector<int> &inputs) {
-  rt::KernelParams params;
-  params.transposeA = launch->hasAttr("transpose_a");
-  params.transposeB = launch->hasAttr("transpose_b");
-  params.keepDims = launch->hasAttr("keep_dims");
-  int64_t rank =
-      inputs.empty()
-          ? 0
-          : static_cast<int64_t>(buffers[inputs[0]].type.shape.size());
-  auto normalize = [&](int64_t axis) { return axis < 0 ? axis + rank : axis; };
-  if (auto axes = launch->getAttrOfType<DenseI64ArrayAttr>("axes"))
-    for (int64_t axis : axes.asArrayRef())
-      params.axes.push_back(normalize(axis));
-  if (auto perm = launch->getAttrOfType<DenseI64ArrayAttr>("perm"))
-    params.perm.assign(perm.asArrayRef().begin(), perm.asArrayRef().end());
-  if (auto begin = launch->getAttrOfType<DenseI64ArrayAttr>("begin"))
-    params.begin.assign(begin.asArrayRef().begin(), begin.asArrayRef().end());
-  if (auto size = launch->getAttrOfType<DenseI64ArrayAttr>("size"))
-    for (auto [d, n] : llvm::enumerate(size.asArrayRef()))
-      params.size.push_back(
-          n >= 0 ? n : buffers[inputs[0]].type.shape[d] - params.begin[d]);
-  if (auto axis = launch->getAttrOfType<IntegerAttr>("axis"))
-    params.axis = normalize(axis.getInt());
+/// A launch's typed parameters, as the op table places them in
+/// KernelParams.
+KernelParams kernelParams(LaunchOp launch) {
+  KernelParams params;
+  DictionaryAttr dict = launch.getParamsAttr();
+  if (!dict)
+    return params;
+  for (const KernelParamDef &def :
+       kernelParamDefs(launch.getKernel().getKernel())) {
+    Attribute value = dict.get(StringRef(def.name.data(), def.name.size()));
+    if (!value)
+      continue;
+    if (def.boolField)
+      params.*def.boolField = true;
+    else if (def.i64Field)
+      params.*def.i64Field = cast<IntegerAttr>(value).getInt();
+    else if (def.arrayField)
+      params.*def.arrayField = cast<DenseI64ArrayAttr>(value).asArrayRef().vec();
+  }
   return params;
+}
+
+/// "MatMul (gplace.matmul)" from the launch's NameLoc.
+std::string labelOf(Operation *op, std::string_view what) {
+  std::string label = "(" + std::string(what) + ")";
+  if (auto name = dyn_cast<NameLoc>(op->getLoc()))
+    label = name.getName().str() + " " + label;
+  return label;
 }
 
 } // namespace
@@ -100,11 +95,14 @@ FailureOr<rt::Plan> gplace::exportPlan(ModuleOp module,
   rt::Plan plan;
   llvm::StringMap<int> deviceIndex;
   for (DeviceOp device : module.getOps<DeviceOp>()) {
+    if (!device.getArenaBytesAttr() || !device.getPersistentBytesAttr())
+      return device.emitOpError()
+             << "has no memory plan; run --gplace-plan-memory";
     deviceIndex[device.getSymName()] = plan.devices.size();
     rt::DeviceDesc desc;
     desc.name = device.getDeviceName().str();
-    desc.arenaBytes = device.getArenaBytes();
-    desc.persistentBytes = device.getPersistentBytes();
+    desc.arenaBytes = device.getArenaBytesAttr().getInt();
+    desc.persistentBytes = device.getPersistentBytesAttr().getInt();
     plan.devices.push_back(std::move(desc));
   }
   auto lookupDevice = [&](Operation *op, StringRef symbol) -> FailureOr<int> {
@@ -113,6 +111,11 @@ FailureOr<rt::Plan> gplace::exportPlan(ModuleOp module,
       return op->emitError() << "unknown device @" << symbol;
     return it->second;
   };
+
+  // Each device's arena table, and how many of its offsets are taken.
+  llvm::StringMap<std::pair<ArrayRef<int64_t>, size_t>> arenas;
+  for (ArenaOp arena : program.getOps<ArenaOp>())
+    arenas[arena.getDevice()] = {arena.getOffsets(), 0};
 
   DenseMap<Value, int> buffers, events;
   auto addBuffer = [&](Operation *op, Value value,
@@ -126,6 +129,26 @@ FailureOr<rt::Plan> gplace::exportPlan(ModuleOp module,
     plan.buffers.push_back(std::move(desc));
     return success();
   };
+  /// A buffer a step writes on `symbol`: its slot from the arena table.
+  auto addArenaBuffer = [&](Operation *op, Value value,
+                            StringRef symbol) -> LogicalResult {
+    FailureOr<int> device = lookupDevice(op, symbol);
+    if (failed(device))
+      return failure();
+    auto arena = arenas.find(symbol);
+    if (arena == arenas.end() ||
+        arena->second.second >= arena->second.first.size())
+      return op->emitError() << "writes a buffer that the arena table of @"
+                             << symbol << " has no slot for; run "
+                             << "--gplace-plan-memory";
+    int64_t offset = arena->second.first[arena->second.second++];
+    rt::BufferDesc desc;
+    desc.kind = offset < 0 ? rt::BufferDesc::Kind::Register
+                           : rt::BufferDesc::Kind::Arena;
+    desc.device = *device;
+    desc.offset = offset;
+    return addBuffer(op, value, desc);
+  };
   auto ids = [&](ValueRange values) {
     std::vector<int> result;
     for (Value value : values)
@@ -134,16 +157,20 @@ FailureOr<rt::Plan> gplace::exportPlan(ModuleOp module,
   };
 
   // A step of `kind` on stream `stream` of device `symbol`, appended to
-  // the plan; nullptr (after an error) for an unknown device.
+  // the plan; nullptr (after an error) for an unknown device or no stream.
   auto newStep = [&](Operation *op, rt::Step::Kind kind, StringRef symbol,
-                     int64_t stream) -> rt::Step * {
+                     IntegerAttr stream) -> rt::Step * {
     FailureOr<int> device = lookupDevice(op, symbol);
     if (failed(device))
       return nullptr;
+    if (!stream) {
+      op->emitOpError() << "has no stream; run --gplace-schedule-plan";
+      return nullptr;
+    }
     rt::Step &step = plan.steps.emplace_back();
     step.kind = kind;
     step.device = *device;
-    step.stream = stream;
+    step.stream = stream.getInt();
     return &step;
   };
 
@@ -152,22 +179,13 @@ FailureOr<rt::Plan> gplace::exportPlan(ModuleOp module,
     if (auto input = dyn_cast<InputOp>(op)) {
       rt::BufferDesc desc;
       desc.kind = rt::BufferDesc::Kind::Input;
-      desc.index = input.getIndex();
+      desc.index = input.getIndexAttr().getInt();
       ok = addBuffer(&op, input, desc);
       if (succeeded(ok)) {
         if (plan.inputs.size() <= static_cast<size_t>(desc.index))
           plan.inputs.resize(desc.index + 1);
         plan.inputs[desc.index] = plan.buffers.back().type;
       }
-    } else if (auto alloc = dyn_cast<AllocOp>(op)) {
-      FailureOr<int> device = lookupDevice(&op, alloc.getDevice());
-      if (failed(device))
-        return failure();
-      rt::BufferDesc desc;
-      desc.kind = rt::BufferDesc::Kind::Arena;
-      desc.device = *device;
-      desc.offset = alloc.getOffset();
-      ok = addBuffer(&op, alloc, desc);
     } else if (isa<ConstantOp, VariableOp>(op)) {
       auto constant = dyn_cast<ConstantOp>(op);
       auto variable = dyn_cast<VariableOp>(op);
@@ -191,48 +209,59 @@ FailureOr<rt::Plan> gplace::exportPlan(ModuleOp module,
       desc.index = plan.persistents.size();
       plan.persistents.push_back(std::move(persistent));
       ok = addBuffer(&op, op.getResult(0), desc);
+    } else if (auto view = dyn_cast<ViewOp>(op)) {
+      // The source's memory, seen with the view's type.
+      rt::BufferDesc desc = plan.buffers[buffers.lookup(view.getSource())];
+      ok = addBuffer(&op, view.getResult(), desc);
     } else if (auto launch = dyn_cast<LaunchOp>(op)) {
-      std::optional<rt::Kernel> kernel =
-          rt::kernelFromOpName(launch.getKernel());
-      if (!kernel)
-        return launch.emitError()
-               << "the runtime has no kernel '" << launch.getKernel() << "'";
-      rt::Step *step = newStep(&op, rt::Step::Kind::Launch, launch.getDevice(),
-                               launch.getStream());
+      Kernel kernel = launch.getKernel().getKernel();
+      rt::Step *step = newStep(&op, rt::Step::Kind::Launch,
+                               launch.getDevice(), launch.getStreamAttr());
       if (!step)
         return failure();
-      step->kernel = *kernel;
+      step->kernel = kernel;
       step->inputs = ids(launch.getInputs());
-      step->outputs = ids(launch.getOutputs());
-      step->params = kernelParams(launch, plan.buffers, step->inputs);
-      auto name = launch->getAttrOfType<StringAttr>("name");
-      step->label = (name ? name.getValue().str() + " (" : "(") +
-                    launch.getKernel().str() + ")";
+      for (Value result : launch.getResults())
+        if (isa<BufferType>(result.getType())) {
+          if (failed(addArenaBuffer(&op, result, launch.getDevice())))
+            return failure();
+          step->outputs.push_back(buffers.lookup(result));
+        }
+      for (int written : ids(launch.getOuts()))
+        step->outputs.push_back(written);
+      step->params = kernelParams(launch);
+      if (IntegerAttr fusion = launch.getFusionAttr())
+        step->fusion = fusion.getInt();
+      step->label = labelOf(&op, "gplace." + std::string(kernelMnemonic(kernel)));
     } else if (auto copy = dyn_cast<CopyOp>(op)) {
+      if (failed(addArenaBuffer(&op, copy.getResult(), copy.getDevice())))
+        return failure();
       rt::Step *step = newStep(&op, rt::Step::Kind::Copy, copy.getDevice(),
-                               copy.getStream());
+                               copy.getStreamAttr());
       if (!step)
         return failure();
       step->inputs = {buffers.lookup(copy.getSource())};
-      step->outputs = {buffers.lookup(copy.getTarget())};
-      step->label = "copy";
+      step->outputs = {buffers.lookup(copy.getResult())};
+      step->label = labelOf(&op, "copy");
     } else if (auto record = dyn_cast<RecordOp>(op)) {
       rt::Step *step = newStep(&op, rt::Step::Kind::Record, record.getDevice(),
-                               record.getStream());
+                               record.getStreamAttr());
       if (!step)
         return failure();
       step->event = plan.numEvents++;
       events[record] = step->event;
     } else if (auto wait = dyn_cast<WaitOp>(op)) {
       rt::Step *step = newStep(&op, rt::Step::Kind::Wait, wait.getDevice(),
-                               wait.getStream());
+                               wait.getStreamAttr());
       if (!step)
         return failure();
       step->event = events.lookup(wait.getEvent());
     } else if (auto ret = dyn_cast<ReturnOp>(op)) {
       plan.results = ids(ret.getResults());
-    } else {
-      return op.emitError() << "cannot export '" << op.getName() << "'";
+    } else if (!isa<ArenaOp>(op)) {
+      return op.emitError() << "cannot export '" << op.getName()
+                            << "'; run the lowering to the end "
+                               "(--gplace-lower-to-plan)";
     }
     if (failed(ok))
       return failure();

@@ -1,11 +1,12 @@
-// Tests the gplan verifiers.
+// Tests the gplan verifiers: typed kernels and parameters, operand counts,
+// tokens, device references, streams, views and arena tables.
 // RUN: gplace-opt %s -split-input-file -verify-diagnostics
 
+gplan.device @cpu0 "/job:localhost/replica:0/task:0/device:CPU:0"
 gplan.program @copyTypes {
-  %0 = gplan.input 0 : !gplan.buffer<tensor<2xf32>>
-  %1 = gplan.input 1 : !gplan.buffer<tensor<3xf32>>
-  // expected-error @+1 {{'gplan.copy' op copies between buffers of different types '!gplan.buffer<tensor<2xf32>>' and '!gplan.buffer<tensor<3xf32>>'}}
-  gplan.copy %0 -> %1 on @gpu0 stream 1 : !gplan.buffer<tensor<2xf32>>, !gplan.buffer<tensor<3xf32>>
+  %0 = gplan.input 0 : !gplan.buffer<2xf32>
+  // expected-error @+1 {{'gplan.copy' op failed to verify that all of {source, result} have same type}}
+  %1 = "gplan.copy"(%0) <{device = @cpu0, operandSegmentSizes = array<i32: 1, 0>}> : (!gplan.buffer<2xf32>) -> !gplan.buffer<3xf32>
   gplan.return
 }
 
@@ -13,14 +14,147 @@ gplan.program @copyTypes {
 
 // expected-error @+1 {{'gplan.program' op must end with gplan.return}}
 "gplan.program"() <{sym_name = "noReturn"}> ({
-  %0 = gplan.input 0 : !gplan.buffer<tensor<2xf32>>
+  %0 = gplan.input 0 : !gplan.buffer<2xf32>
 }) : () -> ()
 
 // -----
 
+gplan.device @cpu0 "/job:localhost/replica:0/task:0/device:CPU:0"
 gplan.program @constantType {
   // expected-error @+2 {{'gplan.constant' op failed to infer returned types}}
-  // expected-error @+1 {{inferred type(s) '!gplan.buffer<tensor<2xf32>>' are incompatible with return type(s) of operation '!gplan.buffer<tensor<3xf32>>'}}
-  %0 = "gplan.constant"() <{device = @cpu0, value = dense<1.0> : tensor<2xf32>}> : () -> !gplan.buffer<tensor<3xf32>>
+  // expected-error @+1 {{inferred type(s) '!gplan.buffer<2xf32>' are incompatible with return type(s) of operation '!gplan.buffer<3xf32>'}}
+  %0 = "gplan.constant"() <{device = @cpu0, value = dense<1.0> : tensor<2xf32>}> : () -> !gplan.buffer<3xf32>
   gplan.return
 }
+
+// -----
+
+gplan.program @unknownKernel {
+  %0 = gplan.input 0 : !gplan.buffer<2xf32>
+  // expected-error @+1 {{unknown kernel 'conv2d'}}
+  %1 = gplan.launch conv2d(%0) on @cpu0 : (!gplan.buffer<2xf32>) -> !gplan.buffer<2xf32>
+  gplan.return
+}
+
+// -----
+
+gplan.device @cpu0 "/job:localhost/replica:0/task:0/device:CPU:0"
+gplan.program @unknownParameter {
+  %0 = gplan.input 0 : !gplan.buffer<2x2xf32>
+  // expected-error @+1 {{'gplan.launch' op kernel 'matmul' has no parameter 'transpose_c' (parameters: transpose_a, transpose_b)}}
+  %1 = gplan.launch matmul(%0, %0) on @cpu0 {transpose_c} : (!gplan.buffer<2x2xf32>, !gplan.buffer<2x2xf32>) -> !gplan.buffer<2x2xf32>
+  gplan.return
+}
+
+// -----
+
+gplan.device @cpu0 "/job:localhost/replica:0/task:0/device:CPU:0"
+gplan.program @parameterType {
+  %0 = gplan.input 0 : !gplan.buffer<2x2xf32>
+  // expected-error @+1 {{'gplan.launch' op parameter 'axes' of kernel 'reduce_sum' must be an array<i64>, but is 1 : i64}}
+  %1 = gplan.launch reduce_sum(%0) on @cpu0 {axes = 1} : (!gplan.buffer<2x2xf32>) -> !gplan.buffer<2xf32>
+  gplan.return
+}
+
+// -----
+
+gplan.device @cpu0 "/job:localhost/replica:0/task:0/device:CPU:0"
+gplan.program @missingParameter {
+  %0 = gplan.input 0 : !gplan.buffer<2x2xf32>
+  // expected-error @+1 {{'gplan.launch' op kernel 'transpose' needs parameter 'perm'}}
+  %1 = gplan.launch transpose(%0) on @cpu0 : (!gplan.buffer<2x2xf32>) -> !gplan.buffer<2x2xf32>
+  gplan.return
+}
+
+// -----
+
+gplan.device @cpu0 "/job:localhost/replica:0/task:0/device:CPU:0"
+gplan.program @flagsAreUnit {
+  %0 = gplan.input 0 : !gplan.buffer<2x2xf32>
+  // expected-error @+1 {{'gplan.launch' op parameter 'transpose_a' of kernel 'matmul' must be a unit attribute, but is true}}
+  %1 = gplan.launch matmul(%0, %0) on @cpu0 {transpose_a = true} : (!gplan.buffer<2x2xf32>, !gplan.buffer<2x2xf32>) -> !gplan.buffer<2x2xf32>
+  gplan.return
+}
+
+// -----
+
+gplan.device @cpu0 "/job:localhost/replica:0/task:0/device:CPU:0"
+gplan.program @arity {
+  %0 = gplan.input 0 : !gplan.buffer<2xf32>
+  // expected-error @+1 {{'gplan.launch' op kernel 'add' takes 2 operands, but the launch has 1}}
+  %1 = gplan.launch add(%0) on @cpu0 : (!gplan.buffer<2xf32>) -> !gplan.buffer<2xf32>
+  gplan.return
+}
+
+// -----
+
+gplan.device @cpu0 "/job:localhost/replica:0/task:0/device:CPU:0"
+gplan.program @inPlaceReturnsAToken {
+  %0 = gplan.input 0 : !gplan.buffer<2xf32>
+  %1 = gplan.variable @cpu0 "v" dense<0.0> : tensor<2xf32>
+  // expected-error @+1 {{'gplan.launch' op writes buffers in place and must return one token, last}}
+  %2 = gplan.launch assign(%0) into(%1) on @cpu0 : (!gplan.buffer<2xf32>) into(!gplan.buffer<2xf32>) -> !gplan.buffer<2xf32>
+  gplan.return
+}
+
+// -----
+
+gplan.device @cpu0 "/job:localhost/replica:0/task:0/device:CPU:0"
+gplan.program @noTokenOtherwise {
+  %0 = gplan.input 0 : !gplan.buffer<2xf32>
+  // expected-error @+1 {{'gplan.launch' op writes nothing in place and must return no token}}
+  %1:2 = gplan.launch exp(%0) on @cpu0 : (!gplan.buffer<2xf32>) -> !gplan.buffer<2xf32>, !gplan.token
+  gplan.return
+}
+
+// -----
+
+gplan.device @cpu0 "/job:localhost/replica:0/task:0/device:CPU:0"
+gplan.program @onlyElementwiseFuses {
+  %0 = gplan.input 0 : !gplan.buffer<2x2xf32>
+  // expected-error @+1 {{'gplan.launch' op kernel 'matmul' is not elementwise and cannot be fused}}
+  %1 = gplan.launch matmul(%0, %0) on @cpu0 stream 0 fusion 0 : (!gplan.buffer<2x2xf32>, !gplan.buffer<2x2xf32>) -> !gplan.buffer<2x2xf32>
+  gplan.return
+}
+
+// -----
+
+gplan.program @unknownDevice {
+  %0 = gplan.input 0 : !gplan.buffer<2xf32>
+  // expected-error @+1 {{'gplan.launch' op uses @tpu0, which is not a gplan.device of the module}}
+  %1 = gplan.launch exp(%0) on @tpu0 : (!gplan.buffer<2xf32>) -> !gplan.buffer<2xf32>
+  gplan.return
+}
+
+// -----
+
+gplan.device @cpu0 "/job:localhost/replica:0/task:0/device:CPU:0"
+gplan.program @noSuchStream {
+  %0 = gplan.input 0 : !gplan.buffer<2xf32>
+  // expected-error @+1 {{'gplan.copy' op stream 7 does not exist (a device has streams 0 to 1)}}
+  %1 = gplan.copy %0 to @cpu0 stream 7 : !gplan.buffer<2xf32>
+  gplan.return
+}
+
+// -----
+
+gplan.program @viewSize {
+  %0 = gplan.input 0 : !gplan.buffer<2xf32>
+  // expected-error @+1 {{'gplan.view' op views '!gplan.buffer<2xf32>' as '!gplan.buffer<2xf64>', which has another size}}
+  %1 = gplan.view %0 : !gplan.buffer<2xf32> -> !gplan.buffer<2xf64>
+  gplan.return
+}
+
+// -----
+
+gplan.device @cpu0 "/job:localhost/replica:0/task:0/device:CPU:0"
+gplan.program @arenaOffsets {
+  // expected-error @+1 {{'gplan.arena' op offset #1 (96) must be -1 or a multiple of 64 below 128}}
+  gplan.arena @cpu0 bytes 128 offsets [0, 96]
+  gplan.return
+}
+
+// -----
+
+// expected-error @+1 {{'gplan.device' op byte counts must not be negative, but got -1}}
+gplan.device @cpu0 "/job:localhost/replica:0/task:0/device:CPU:0" {memory_limit = -1 : i64}

@@ -1,33 +1,57 @@
-// Tests that every gplan op round-trips in custom and generic form.
-// RUN: gplace-opt %s | FileCheck %s
-// RUN: gplace-opt %s | gplace-opt | FileCheck %s
-// RUN: gplace-opt %s -mlir-print-op-generic | gplace-opt | FileCheck %s
+// Tests that every gplan op round-trips in custom and generic form, before
+// scheduling (no streams, tokens, joins) and after (streams, events, arena
+// tables, fusion groups).
+// RUN: gplace-opt %s --allow-unregistered-dialect | FileCheck %s
+// RUN: gplace-opt %s --allow-unregistered-dialect | gplace-opt --allow-unregistered-dialect | FileCheck %s
+// RUN: gplace-opt %s --allow-unregistered-dialect -mlir-print-op-generic | gplace-opt --allow-unregistered-dialect | FileCheck %s
 
-// CHECK: gplan.device @cpu0 "/job:localhost/replica:0/task:0/device:CPU:0" {arena_bytes = 64 : i64, memory_limit = 0 : i64, peak_bytes = 128 : i64, persistent_bytes = 64 : i64}
-gplan.device @cpu0 "/job:localhost/replica:0/task:0/device:CPU:0" {arena_bytes = 64 : i64, memory_limit = 0 : i64, peak_bytes = 128 : i64, persistent_bytes = 64 : i64}
-// CHECK: gplan.device @gpu0
-gplan.device @gpu0 "/job:localhost/replica:0/task:0/device:GPU:0" {arena_bytes = 128 : i64, memory_limit = 1024 : i64, peak_bytes = 128 : i64, persistent_bytes = 0 : i64}
-// CHECK-LABEL: gplan.program @main
-gplan.program @main {
-  // CHECK: %[[IN:.+]] = gplan.input 0 : !gplan.buffer<tensor<2xf32>>
-  %0 = gplan.input 0 : !gplan.buffer<tensor<2xf32>>
-  // CHECK: %[[C:.+]] = gplan.constant @cpu0 dense<1.000000e+00> : tensor<2xf32>
+// CHECK: gplan.device @cpu0 "/job:localhost/replica:0/task:0/device:CPU:0" {arena_bytes = 128 : i64, peak_bytes = 192 : i64, persistent_bytes = 64 : i64}
+gplan.device @cpu0 "/job:localhost/replica:0/task:0/device:CPU:0" {arena_bytes = 128 : i64, memory_limit = 0 : i64, peak_bytes = 192 : i64, persistent_bytes = 64 : i64}
+// CHECK: gplan.device @gpu0 "/job:localhost/replica:0/task:0/device:GPU:0" {memory_limit = 1024 : i64}
+gplan.device @gpu0 "/job:localhost/replica:0/task:0/device:GPU:0" {memory_limit = 1024 : i64}
+
+// CHECK-LABEL: gplan.program @unscheduled
+gplan.program @unscheduled {
+  // CHECK: %[[IN:.+]] = gplan.input 0 : !gplan.buffer<2x3xf32>
+  %0 = gplan.input 0 : !gplan.buffer<2x3xf32>
+  // CHECK: %[[V:.+]] = gplan.variable @cpu0 "v" dense<0.000000e+00> : tensor<2x3xf32>
+  %1 = gplan.variable @cpu0 "v" dense<0.0> : tensor<2x3xf32>
+  // CHECK: %[[T:.+]] = gplan.launch assign(%[[IN]]) into(%[[V]]) on @cpu0 : (!gplan.buffer<2x3xf32>) into(!gplan.buffer<2x3xf32>) -> !gplan.token
+  %t = gplan.launch assign(%0) into(%1) on @cpu0 : (!gplan.buffer<2x3xf32>) into(!gplan.buffer<2x3xf32>) -> !gplan.token
+  // CHECK: %[[R:.+]] = gplan.view %[[V]] after(%[[T]]) : !gplan.buffer<2x3xf32> -> !gplan.buffer<6xf32>
+  %2 = gplan.view %1 after(%t) : !gplan.buffer<2x3xf32> -> !gplan.buffer<6xf32>
+  // CHECK: %[[J:.+]] = gplan.join %[[R]], %[[T]] : !gplan.buffer<6xf32>, !gplan.token
+  %j = gplan.join %2, %t : !gplan.buffer<6xf32>, !gplan.token
+  // CHECK: %[[C:.+]] = gplan.copy %[[R]] to @gpu0 after(%[[J]]) : !gplan.buffer<6xf32>
+  %3 = gplan.copy %2 to @gpu0 after(%j) : !gplan.buffer<6xf32>
+  // CHECK: gplan.launch reduce_max(%[[C]]) on @gpu0 {axes = array<i64: 0>} : (!gplan.buffer<6xf32>) -> !gplan.buffer<f32>
+  %4 = gplan.launch reduce_max(%3) on @gpu0 {axes = array<i64: 0>} : (!gplan.buffer<6xf32>) -> !gplan.buffer<f32>
+  // CHECK: gplan.return %{{.*}} : !gplan.buffer<f32>
+  gplan.return %4 : !gplan.buffer<f32>
+}
+
+// CHECK-LABEL: gplan.program @scheduled
+gplan.program @scheduled {
+  // CHECK: gplan.arena @gpu0 bytes 128 offsets [0, -1, 64]
+  gplan.arena @gpu0 bytes 128 offsets [0, -1, 64]
+  %0 = gplan.input 0 : !gplan.buffer<2xf32>
+  // CHECK: %[[K:.+]] = gplan.constant @cpu0 dense<1.000000e+00> : tensor<2xf32>
   %1 = gplan.constant @cpu0 dense<1.0> : tensor<2xf32>
-  // CHECK: %[[V:.+]] = gplan.variable @cpu0 "v" dense<0.000000e+00> : tensor<2xf32>
-  %2 = gplan.variable @cpu0 "v" dense<0.0> : tensor<2xf32>
-  // CHECK: %[[A:.+]] = gplan.alloc @gpu0 offset 0 live [0, -1] : !gplan.buffer<tensor<2xf32>>
-  %3 = gplan.alloc @gpu0 offset 0 live [0, -1] : !gplan.buffer<tensor<2xf32>>
-  %4 = gplan.alloc @gpu0 offset 64 live [1, -1] : !gplan.buffer<tensor<2xf32>>
-  // CHECK: gplan.copy %[[IN]] -> %[[A]] on @gpu0 stream 1 : !gplan.buffer<tensor<2xf32>>, !gplan.buffer<tensor<2xf32>>
-  gplan.copy %0 -> %3 on @gpu0 stream 1 : !gplan.buffer<tensor<2xf32>>, !gplan.buffer<tensor<2xf32>>
+  // CHECK: %[[A:.+]] = gplan.copy %{{.*}} to @gpu0 stream 1 : !gplan.buffer<2xf32>
+  %2 = gplan.copy %0 to @gpu0 stream 1 : !gplan.buffer<2xf32>
   // CHECK: %[[E:.+]] = gplan.record on @gpu0 stream 1
   %e = gplan.record on @gpu0 stream 1
   // CHECK: gplan.wait %[[E]] on @gpu0 stream 0
   gplan.wait %e on @gpu0 stream 0
-  // CHECK: gplan.launch "gplace.add" on @gpu0 stream 0 (%[[A]], %[[A]]) -> (%{{.*}}) {name = "add"} : (!gplan.buffer<tensor<2xf32>>, !gplan.buffer<tensor<2xf32>>) -> (!gplan.buffer<tensor<2xf32>>)
-  gplan.launch "gplace.add" on @gpu0 stream 0 (%3, %3) -> (%4) {name = "add"} : (!gplan.buffer<tensor<2xf32>>, !gplan.buffer<tensor<2xf32>>) -> (!gplan.buffer<tensor<2xf32>>)
-  // CHECK: gplan.launch "gplace.assign" on @cpu0 stream 0 (%[[C]]) -> (%[[V]])
-  gplan.launch "gplace.assign" on @cpu0 stream 0 (%1) -> (%2) : (!gplan.buffer<tensor<2xf32>>) -> (!gplan.buffer<tensor<2xf32>>)
-  // CHECK: gplan.return %{{.*}} : !gplan.buffer<tensor<2xf32>>
-  gplan.return %4 : !gplan.buffer<tensor<2xf32>>
+  // CHECK: %[[B:.+]] = gplan.launch add(%[[A]], %[[A]]) on @gpu0 stream 0 fusion 0 : (!gplan.buffer<2xf32>, !gplan.buffer<2xf32>) -> !gplan.buffer<2xf32>
+  %3 = gplan.launch add(%2, %2) on @gpu0 stream 0 fusion 0 : (!gplan.buffer<2xf32>, !gplan.buffer<2xf32>) -> !gplan.buffer<2xf32>
+  // CHECK: gplan.launch relu(%[[B]]) on @gpu0 stream 0 fusion 0 : (!gplan.buffer<2xf32>) -> !gplan.buffer<2xf32>
+  %4 = gplan.launch relu(%3) on @gpu0 stream 0 fusion 0 : (!gplan.buffer<2xf32>) -> !gplan.buffer<2xf32>
+  // CHECK: gplan.launch matmul(%{{.*}}, %{{.*}}) on @cpu0 stream 0 {transpose_b} : (!gplan.buffer<2x3xf32>, !gplan.buffer<2x3xf32>) -> !gplan.buffer<2x2xf32>
+  %5 = gplan.input 1 : !gplan.buffer<2x3xf32>
+  %6 = gplan.launch matmul(%5, %5) on @cpu0 stream 0 {transpose_b} : (!gplan.buffer<2x3xf32>, !gplan.buffer<2x3xf32>) -> !gplan.buffer<2x2xf32>
+  gplan.return %4, %6 : !gplan.buffer<2xf32>, !gplan.buffer<2x2xf32>
 }
+
+// CHECK: kernel = #gplan.kernel<softmax>
+"test.kernel_attr"() {"kernel" = #gplan.kernel<softmax>} : () -> ()

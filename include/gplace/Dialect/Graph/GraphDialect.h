@@ -15,21 +15,45 @@
 #include "mlir/IR/OpDefinition.h"
 #include "mlir/IR/OpImplementation.h"
 #include "mlir/Interfaces/InferTypeOpInterface.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include "gplace/Support/DeviceName.h"
+#include "gplace/Support/Kernel.h"
+#include "gplace/Support/PlacementPolicy.h"
+
+#include <memory>
 
 #include "gplace/Dialect/Graph/GraphDialect.h.inc"
 
 #define GET_TYPEDEF_CLASSES
 #include "gplace/Dialect/Graph/GraphTypes.h.inc"
 
+#define GET_ATTRDEF_CLASSES
+#include "gplace/Dialect/Graph/GraphAttrs.h.inc"
+
 namespace gplace::graph {
 
 namespace OpTrait {
-/// Marks ops that forward their input's data unchanged (identity, reshape);
-/// see Graph_ForwardsInput in GraphOps.td.
+/// Marks ops that forward their input's data unchanged (identity, reshape,
+/// read); see Graph_ForwardsInput in GraphOps.td.
 template <typename ConcreteType>
 class ForwardsInput
     : public mlir::OpTrait::TraitBase<ConcreteType, ForwardsInput> {};
+
+/// Marks ops that read no data and only wait for their operands (group);
+/// see Graph_ControlOnly in GraphOps.td.
+template <typename ConcreteType>
+class ControlOnly
+    : public mlir::OpTrait::TraitBase<ConcreteType, ControlOnly> {};
 } // namespace OpTrait
+
+/// The resource of the memory effects on variables: gplace.read reads it,
+/// gplace.assign* write it, gplace.variable allocates it. The effect's value
+/// is the resource operand (or result).
+struct VariableResource
+    : public mlir::SideEffects::Resource::Base<VariableResource> {
+  llvm::StringRef getName() final { return "Variable"; }
+};
 
 /// Returns true if `type` is a tensor the graph accepts: a statically shaped
 /// ranked tensor of f32, f16, bf16, f64, i32, i64 or i1 (SPEC §2).
@@ -40,15 +64,13 @@ namespace detail {
 /// type, equal to the result's, and broadcast numpy-style to the result's
 /// shape. Reports the first offending dimension of each operand.
 mlir::LogicalResult verifyElementwiseOp(mlir::Operation *op);
-} // namespace detail
 
-/// Computes the numpy broadcast of shapes `lhs` and `rhs` (aligned at their
-/// last dimension; a dimension of size 1 stretches). Returns std::nullopt and
-/// sets `lhsDim`/`rhsDim` to the first incompatible pair's indices (in each
-/// shape's own numbering) when they are not broadcast-compatible.
-std::optional<llvm::SmallVector<int64_t>>
-broadcastShapes(llvm::ArrayRef<int64_t> lhs, llvm::ArrayRef<int64_t> rhs,
-                int64_t *lhsDim = nullptr, int64_t *rhsDim = nullptr);
+/// KernelOpInterface::getKernelParameters's default: for each parameter of
+/// `kernel` in the op table, the op's attribute of that name (a UnitAttr
+/// flag, present only when set; an i64 IntegerAttr; a DenseI64ArrayAttr).
+mlir::DictionaryAttr getDefaultKernelParameters(mlir::Operation *op,
+                                                Kernel kernel);
+} // namespace detail
 
 } // namespace gplace::graph
 
@@ -83,6 +105,14 @@ mlir::StringAttr getValueDevice(mlir::Value value);
 /// getKernelElementType spelled as the kernel registry spells it ("f32",
 /// "i32", ...); "" for a typeless op.
 std::string getKernelElementTypeName(mlir::Operation *op);
+
+/// The devices `module` is compiled for: its `gplace.devices` attribute
+/// (a list of #gplace.device, which the dialect verifies), or std::nullopt
+/// if it has none.
+std::optional<DeviceSet> getModuleDevices(mlir::Operation *module);
+
+/// Writes `devices` as `module`'s `gplace.devices` attribute.
+void setModuleDevices(mlir::Operation *module, const DeviceSet &devices);
 
 } // namespace gplace::graph
 

@@ -1,7 +1,8 @@
 //===- PlanDialect.h - gplan, the executable plan ---------------*- C++ -*-===//
 //
 // The `gplan` dialect (dialects/plan/PlanOps.td): devices with their memory
-// plan, programs of steps (launches, copies, events) on streams.
+// plan, programs of steps (launches, copies) on streams, ordered by tokens
+// before scheduling and by events after, and per-device arena tables.
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,19 +18,65 @@
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 
+#include "gplace/Support/ElementType.h"
+#include "gplace/Support/Kernel.h"
+
 #include "gplace/Dialect/Plan/PlanDialect.h.inc"
 
 #define GET_TYPEDEF_CLASSES
 #include "gplace/Dialect/Plan/PlanTypes.h.inc"
 
+#define GET_ATTRDEF_CLASSES
+#include "gplace/Dialect/Plan/PlanAttrs.h.inc"
+
 #define GET_OP_CLASSES
 #include "gplace/Dialect/Plan/PlanOps.h.inc"
 
 namespace gplace::plan {
-/// The compute stream of a device (kernel launches).
+/// The stream of a device that runs kernel launches.
 constexpr int64_t kComputeStream = 0;
-/// The stream that copies data into a device.
+/// The stream that runs copies into a device.
 constexpr int64_t kCopyStream = 1;
+/// The number of streams of a device.
+constexpr int64_t kNumStreams = 2;
+/// Arena offsets and sizes are multiples of this many bytes.
+constexpr int64_t kAlignment = 64;
+
+/// gplace's element type of an MLIR element type, if it has one.
+std::optional<ElementType> toElementType(mlir::Type type);
+
+/// The bytes of a buffer of `type` (Shape.h's checkedTensorBytes);
+/// std::nullopt for an unsupported element type or a size past int64_t.
+std::optional<int64_t> getBufferBytes(BufferType type);
+
+/// The bytes a buffer of `type` takes in an arena: getBufferBytes rounded
+/// up to kAlignment; std::nullopt if that overflows int64_t.
+std::optional<int64_t> getAlignedBytes(BufferType type);
+
+/// Checks that `params` holds parameters of `kernel` as the op table types
+/// them (gplace::kernelParamDefs): every entry a known parameter, a
+/// UnitAttr for a flag, an i64 IntegerAttr, a DenseI64ArrayAttr; every
+/// integer and array parameter present. Reports the first problem through
+/// `emitError`.
+mlir::LogicalResult
+verifyKernelParams(Kernel kernel, mlir::DictionaryAttr params,
+                   llvm::function_ref<mlir::InFlightDiagnostic()> emitError);
+
+/// The memory `buffer` is: through views, the buffer a view sees.
+mlir::Value getViewRoot(mlir::Value buffer);
+
+/// True for a result of a fused launch (`fusion N`) that only launches of
+/// the same group read and that is no result of the program: it stays in
+/// the fused kernel's registers and needs no memory.
+bool isFusedInRegisters(mlir::Value buffer);
+
+/// Calls `fn(buffer, device)` for each buffer of `program` that lives in an
+/// arena, in program order: each buffer result of a launch and each result
+/// of a copy. This order indexes the `offsets` of a device's gplan.arena.
+void forEachArenaBuffer(
+    ProgramOp program,
+    llvm::function_ref<void(mlir::Value buffer, mlir::FlatSymbolRefAttr device)>
+        fn);
 } // namespace gplace::plan
 
 #endif // GPLACE_DIALECT_PLAN_PLANDIALECT_H

@@ -15,17 +15,15 @@
 
 namespace gplace {
 
-/// Converts the program `programName` of `module` (the output of
-/// --gplace-lower-to-plan) into a runtime::Plan: devices, buffers, steps and
-/// events, kernel parameters normalised (negative axes resolved, slice
-/// sizes of -1 resolved). Errors (a missing program, a kernel the runtime
-/// does not know, a constant that is not dense) are emitted as diagnostics
-/// at the offending op.
+/// Converts the program `programName` of `module`, a complete plan (the
+/// output of --gplace-lower-to-plan, which --gplace-verify-plan checked),
+/// into a runtime::Plan: devices, buffers (views share their source's
+/// memory; a fused value with offset -1 is a register), steps and events,
+/// kernel parameters placed in KernelParams by the op table. Errors (a
+/// missing program, a plan not scheduled or memory-planned, a constant
+/// that is not dense) are emitted as diagnostics at the offending op.
 mlir::FailureOr<runtime::Plan> exportPlan(mlir::ModuleOp module,
                                           llvm::StringRef programName);
-
-/// The runtime's element type of an MLIR element type, if it has one.
-std::optional<ElementType> toElementType(mlir::Type type);
 
 /// The runtime's tensor type of a ranked tensor type, if it has one.
 std::optional<runtime::TensorType> toTensorType(mlir::Type type);

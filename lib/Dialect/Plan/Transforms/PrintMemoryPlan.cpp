@@ -1,13 +1,13 @@
 //===- PrintMemoryPlan.cpp - the static memory plan, as a table -----------===//
 
-#include "gplace/Conversion/Passes.h"
-#include "gplace/Dialect/Plan/PlanDialect.h"
+#include "gplace/Dialect/Plan/Transforms/Liveness.h"
+#include "gplace/Dialect/Plan/Transforms/Passes.h"
 
 #include "llvm/Support/raw_ostream.h"
 
 namespace gplace {
 #define GEN_PASS_DEF_PRINTMEMORYPLANPASS
-#include "gplace/Conversion/Passes.h.inc"
+#include "gplace/Dialect/Plan/Transforms/Passes.h.inc"
 } // namespace gplace
 
 using namespace mlir;
@@ -17,29 +17,68 @@ namespace {
 struct PrintMemoryPlanPass
     : public gplace::impl::PrintMemoryPlanPassBase<PrintMemoryPlanPass> {
   void runOnOperation() override {
+    ModuleOp module = getOperation();
+    // Per program: its buffers' lives and its arena tables.
+    struct Planned {
+      mutable ProgramOp program;
+      BufferLives lives;
+      DenseMap<StringAttr, ArenaOp> tables;
+    };
+    std::vector<Planned> programs;
+    for (ProgramOp program : module.getOps<ProgramOp>()) {
+      FailureOr<Schedule> schedule = Schedule::build(program);
+      if (failed(schedule))
+        return signalPassFailure();
+      FailureOr<BufferLives> lives = BufferLives::build(program, *schedule);
+      if (failed(lives))
+        return signalPassFailure();
+      Planned planned{program, std::move(*lives),
+                      DenseMap<StringAttr, ArenaOp>()};
+      for (ArenaOp arena : program.getOps<ArenaOp>())
+        planned.tables[arena.getDeviceAttr().getAttr()] = arena;
+      programs.push_back(std::move(planned));
+    }
+
     llvm::raw_ostream &os = llvm::errs();
-    for (DeviceOp device : getOperation().getOps<DeviceOp>()) {
+    for (DeviceOp device : module.getOps<DeviceOp>()) {
+      StringAttr symbol = device.getSymNameAttr();
+      auto bytes = [](IntegerAttr attr) { return attr ? attr.getInt() : 0; };
+      int64_t bound = 0;
+      for (const Planned &planned : programs)
+        bound = std::max(bound, planned.lives.lowerBounds.lookup(symbol));
       os << "Memory plan for " << device.getDeviceName() << ": peak "
-         << device.getPeakBytes() << " bytes (persistent "
-         << device.getPersistentBytes() << ", arena " << device.getArenaBytes()
-         << ")";
-      if (device.getMemoryLimit() > 0)
-        os << ", limit " << device.getMemoryLimit() << " bytes";
-      os << "\n";
-      for (ProgramOp program : getOperation().getOps<ProgramOp>()) {
-        program.walk([&](AllocOp alloc) {
-          if (alloc.getDevice() != device.getSymName())
-            return;
-          auto type = cast<BufferType>(alloc.getType()).getTensorType();
-          int64_t bits = type.getElementTypeBitWidth();
-          int64_t bytes = type.getNumElements() * (bits == 1 ? 1 : bits / 8);
-          ArrayRef<int64_t> live = alloc.getLive();
-          os << "  @" << program.getSymName() << " " << type << ": " << bytes
-             << " bytes at [" << alloc.getOffset() << ", "
-             << alloc.getOffset() + bytes << "), live steps " << live[0] << ".."
-             << (live[1] < 0 ? std::string("end") : std::to_string(live[1]))
+         << bytes(device.getPeakBytesAttr()) << " bytes (persistent "
+         << bytes(device.getPersistentBytesAttr()) << ", arena "
+         << bytes(device.getArenaBytesAttr()) << ")";
+      if (int64_t limit = device.getMemoryLimitAttr().getInt())
+        os << ", limit " << limit << " bytes";
+      os << ", liveness lower bound " << bound << " bytes\n";
+      for (const Planned &planned : programs) {
+        ArenaOp table = planned.tables.lookup(symbol);
+        size_t index = 0;
+        for (const BufferLives::Buffer &buffer : planned.lives.buffers) {
+          if (buffer.device != symbol)
+            continue;
+          int64_t offset =
+              table && index < table.getOffsets().size()
+                  ? table.getOffsets()[index]
+                  : -1;
+          ++index;
+          auto type = cast<BufferType>(buffer.value.getType()).getTensorType();
+          int64_t size = getBufferBytes(cast<BufferType>(buffer.value.getType()))
+                             .value_or(0);
+          os << "  @" << planned.program.getSymName() << " " << type << ": "
+             << size << " bytes ";
+          if (offset < 0)
+            os << "in registers (fused)";
+          else
+            os << "at [" << offset << ", " << offset + size << ")";
+          os << ", live steps " << buffer.producer << ".."
+             << (buffer.last == BufferLives::kEnd
+                     ? std::string("end")
+                     : std::to_string(buffer.last))
              << "\n";
-        });
+        }
       }
     }
     markAllAnalysesPreserved();

@@ -1,0 +1,114 @@
+//===- Kernel.h - the runtime's kernels and their parameters ----*- C++ -*-===//
+//
+// The kernels a plan launches, one per graph op that runs a kernel of its
+// own (Graph_KernelOp in dialects/graph/GraphOps.td), and their parameters.
+// Both come from the op table gplace-tblgen generates from the graph
+// dialect's ODS (GraphOpTable.def), so the compiler (lowering, the plan's
+// launch verifier), the plan exporter and the runtime (host and CUDA
+// kernels) agree on them by construction. Plain C++17, no MLIR.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GPLACE_SUPPORT_KERNEL_H
+#define GPLACE_SUPPORT_KERNEL_H
+
+#include <cstddef>
+#include <iterator>
+#include <cstdint>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+namespace gplace {
+
+/// A kernel: `Kernel::Matmul` for gplace.matmul, `Kernel::ReduceSum` for
+/// gplace.reduce_sum (the op's record name without Graph_ and Op).
+enum class Kernel : uint8_t {
+#define GPLACE_KERNEL(Name, Mnemonic, Elementwise, Arity, CpuTypes, GpuTypes)  \
+  Name,
+#include "gplace/Dialect/Graph/GraphOpTable.def"
+};
+
+namespace detail {
+struct KernelInfo {
+  std::string_view mnemonic;
+  bool elementwise;
+  unsigned arity;
+  unsigned cpuTypes, gpuTypes;
+};
+inline constexpr KernelInfo kKernelInfos[] = {
+#define GPLACE_KERNEL(Name, Mnemonic, Elementwise, Arity, CpuTypes, GpuTypes)  \
+  {Mnemonic, Elementwise, Arity, CpuTypes, GpuTypes},
+#include "gplace/Dialect/Graph/GraphOpTable.def"
+};
+} // namespace detail
+
+/// The number of kernels.
+constexpr size_t kNumKernels = std::size(detail::kKernelInfos);
+
+/// The mnemonic of the kernel's op: "matmul", "reduce_sum" (the graph op is
+/// `gplace.<mnemonic>`, the plan's launch prints `gplan.launch <mnemonic>`).
+constexpr std::string_view kernelMnemonic(Kernel kernel) {
+  return detail::kKernelInfos[static_cast<size_t>(kernel)].mnemonic;
+}
+
+/// The kernel whose mnemonic is `mnemonic`, or std::nullopt.
+std::optional<Kernel> kernelFromMnemonic(std::string_view mnemonic);
+
+/// True for an elementwise kernel (the op has ElementwiseOpInterface): the
+/// host, NVRTC and fused kernels all compute it from its scalar function
+/// (lib/Runtime/ElementwiseKernels.def), and devices may fuse it.
+constexpr bool isElementwiseKernel(Kernel kernel) {
+  return detail::kKernelInfos[static_cast<size_t>(kernel)].elementwise;
+}
+
+/// The kernel's number of data inputs; 0 for a variadic kernel (add_n,
+/// concat).
+constexpr unsigned kernelArity(Kernel kernel) {
+  return detail::kKernelInfos[static_cast<size_t>(kernel)].arity;
+}
+
+/// The element types the kernel supports on the CPU and on GPUs, as masks
+/// (bit i: the ElementType of value i), from the op's cpuKernels and
+/// gpuKernels.
+constexpr unsigned kernelCpuTypes(Kernel kernel) {
+  return detail::kKernelInfos[static_cast<size_t>(kernel)].cpuTypes;
+}
+constexpr unsigned kernelGpuTypes(Kernel kernel) {
+  return detail::kKernelInfos[static_cast<size_t>(kernel)].gpuTypes;
+}
+
+/// The parameters of a launch, as the graph op's attributes give them,
+/// normalised by the op (KernelOpInterface::getKernelParameters): axes and
+/// the concat axis non-negative, slice sizes resolved. A field per kernel
+/// parameter of the op table; each kernel reads its own.
+struct KernelParams {
+  bool transposeA = false, transposeB = false; ///< matmul.
+  bool keepDims = false;                       ///< reduce_*.
+  std::vector<int64_t> axes;                   ///< reduce_*.
+  std::vector<int64_t> perm;                   ///< transpose.
+  std::vector<int64_t> begin, size;            ///< slice.
+  int64_t axis = 0;                            ///< concat.
+};
+
+/// How a kernel parameter is typed: a unit attribute (a flag), an integer,
+/// or an array of integers.
+enum class KernelParamKind { Bool, I64, I64Array };
+
+/// One parameter of a kernel, from the op table: its name (the graph op's
+/// attribute), its kind, and the KernelParams field that holds it (exactly
+/// one of the three is set, by kind).
+struct KernelParamDef {
+  std::string_view name;
+  KernelParamKind kind;
+  bool KernelParams::*boolField = nullptr;
+  int64_t KernelParams::*i64Field = nullptr;
+  std::vector<int64_t> KernelParams::*arrayField = nullptr;
+};
+
+/// The parameters of `kernel`, in the op's declaration order.
+const std::vector<KernelParamDef> &kernelParamDefs(Kernel kernel);
+
+} // namespace gplace
+
+#endif // GPLACE_SUPPORT_KERNEL_H

@@ -1,0 +1,56 @@
+//===- Compile.h - compile a graph to a runtime plan ------------*- C++ -*-===//
+//
+// What gplace-run does between parsing a file and running it: choose the
+// entry function, run --gplace-pipeline for this process's devices, export
+// the plan the runtime loads.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GPLACE_TOOLING_COMPILE_H
+#define GPLACE_TOOLING_COMPILE_H
+
+#include "gplace/Runtime/Plan.h"
+#include "gplace/Runtime/Status.h"
+#include "gplace/Support/DeviceName.h"
+
+#include "mlir/IR/BuiltinOps.h"
+
+#include <string>
+
+namespace gplace::tooling {
+
+/// gplace-run's compilation options (SPEC §3, §4): those of --gplace-place,
+/// max-inflight-copies, whether elementwise runs fuse on GPUs, and
+/// --gplace-print-memory-plan.
+struct CompileOptions {
+  bool allowSoftPlacement = false;
+  std::string policy;
+  bool logDevicePlacement = false;
+  unsigned maxInflightCopies = 0;
+  bool fuseElementwise = true;
+  bool printMemoryPlan = false;
+};
+
+/// Keeps function @`entry` of `module` and erases the others (only the
+/// entry is compiled). Error (invalid argument): no such function, naming
+/// `fileName` and the functions there are.
+runtime::Status selectEntry(mlir::ModuleOp module, llvm::StringRef entry,
+                            llvm::StringRef fileName);
+
+/// True if compiling `module` with `options` may call the placement policy
+/// `name`: it is the option's or a function's `gplace.device_policy`.
+bool usesPolicy(mlir::ModuleOp module, const CompileOptions &options,
+                llvm::StringRef name);
+
+/// Compiles `module` (one function, see selectEntry) for `devices` with
+/// --gplace-pipeline, the pass manager's command-line options applied
+/// (--mlir-print-ir-after-all, --mlir-timing, ...), and exports its program
+/// as a runtime::Plan. Placement policies are those of the context's graph
+/// dialect. Errors are diagnostics, reported through the context.
+mlir::FailureOr<runtime::Plan> compileToPlan(mlir::ModuleOp module,
+                                             const DeviceSet &devices,
+                                             const CompileOptions &options);
+
+} // namespace gplace::tooling
+
+#endif // GPLACE_TOOLING_COMPILE_H

@@ -1,0 +1,32 @@
+//===- Inputs.h - gplace-run's --input values -------------------*- C++ -*-===//
+//
+// SPEC §7's inputs: `SHAPExTYPE=VALUES` (2x3xf32=1,2,3,4,5,6, or nested
+// rows in brackets) read by MLIR's own parser as a dense elements literal,
+// or `@FILE.npy`.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GPLACE_TOOLING_INPUTS_H
+#define GPLACE_TOOLING_INPUTS_H
+
+#include "gplace/Runtime/Status.h"
+#include "gplace/Runtime/Tensor.h"
+
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/Types.h"
+#include "llvm/ADT/StringRef.h"
+
+namespace gplace::tooling {
+
+/// Reads `--input` number `index` (`text`) for an argument of MLIR type
+/// `expected` of function @`entry`. Integer mantissas of float values are
+/// accepted ("2" for 2.0). Errors (invalid argument) start with
+/// "input #<index>: " and name what is wrong: the form, the type, the
+/// number of values, a value, the .npy file, a type other than `expected`.
+runtime::StatusOr<runtime::HostTensor>
+parseInput(llvm::StringRef text, mlir::Type expected,
+           mlir::MLIRContext *context, unsigned index, llvm::StringRef entry);
+
+} // namespace gplace::tooling
+
+#endif // GPLACE_TOOLING_INPUTS_H

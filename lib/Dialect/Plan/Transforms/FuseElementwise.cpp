@@ -1,0 +1,148 @@
+//===- FuseElementwise.cpp - runs of elementwise launches as one kernel ---===//
+//
+// Per program, per queue of a GPU, in program order: consecutive launches
+// of elementwise kernels with one result type form a run; an event on the
+// queue, another step on it, a launch of another type, or the limits end
+// it. A run of two or more becomes a fusion group.
+//
+//===----------------------------------------------------------------------===//
+
+#include "gplace/Dialect/Plan/Transforms/Passes.h"
+#include "gplace/Support/DeviceName.h"
+
+#include "mlir/IR/Builders.h"
+#include "llvm/ADT/DenseSet.h"
+
+namespace gplace {
+#define GEN_PASS_DEF_FUSEELEMENTWISEPASS
+#include "gplace/Dialect/Plan/Transforms/Passes.h.inc"
+} // namespace gplace
+
+using namespace mlir;
+using namespace gplace;
+using namespace gplace::plan;
+
+namespace {
+
+/// The most buffers a fused kernel reads and writes (its parameters are
+/// pointers; CUDA allows 4 KiB of them).
+constexpr size_t kMaxBuffers = 256;
+
+struct Run {
+  SmallVector<LaunchOp> launches;
+  Type type;                        ///< The result type of every launch.
+  llvm::SmallDenseSet<Value> made;  ///< Results of the run.
+  llvm::SmallDenseSet<Value> reads; ///< Buffers read from outside the run.
+};
+
+class ProgramFuser {
+public:
+  ProgramFuser(ProgramOp program, unsigned maxLaunches,
+               const DenseMap<StringAttr, bool> &isGpu)
+      : program_(program), maxLaunches_(maxLaunches), isGpu_(isGpu),
+        builder_(program.getContext()) {}
+
+  void run() {
+    Block &body = program_.getBody().front();
+    for (Operation &op : body)
+      if (auto launch = dyn_cast<LaunchOp>(op); launch && launch.getFusion())
+        return; // Fused already.
+    for (Operation &op : body) {
+      if (auto launch = dyn_cast<LaunchOp>(op)) {
+        Run &run = runs_[{launch.getDeviceAttr().getAttr(),
+                          launch.getStreamAttr().getInt()}];
+        if (!fusible(launch)) {
+          close(run);
+          continue;
+        }
+        if (!run.launches.empty() && !fits(run, launch))
+          close(run);
+        add(run, launch);
+      } else if (auto copy = dyn_cast<CopyOp>(op)) {
+        close(runs_[{copy.getDeviceAttr().getAttr(),
+                     copy.getStreamAttr().getInt()}]);
+      } else if (auto record = dyn_cast<RecordOp>(op)) {
+        close(runs_[{record.getDeviceAttr().getAttr(),
+                     record.getStreamAttr().getInt()}]);
+      } else if (auto wait = dyn_cast<WaitOp>(op)) {
+        close(runs_[{wait.getDeviceAttr().getAttr(),
+                     wait.getStreamAttr().getInt()}]);
+      }
+    }
+    for (auto &entry : runs_)
+      close(entry.second);
+    // Groups are numbered in program order of their first launch.
+    llvm::sort(groups_, [](const SmallVector<LaunchOp> &a,
+                           const SmallVector<LaunchOp> &b) {
+      return a.front()->isBeforeInBlock(b.front());
+    });
+    for (auto [index, group] : llvm::enumerate(groups_)) {
+      IntegerAttr id = builder_.getI64IntegerAttr(index);
+      for (LaunchOp launch : group)
+        launch.setFusionAttr(id);
+    }
+  }
+
+private:
+  bool fusible(LaunchOp launch) const {
+    return launch.getStreamAttr() && isGpu_.lookup(launch.getDeviceAttr().getAttr()) &&
+           isElementwiseKernel(launch.getKernel().getKernel()) &&
+           launch.getOuts().empty() && launch.getNumResults() == 1;
+  }
+
+  bool fits(const Run &run, LaunchOp launch) const {
+    if (run.launches.size() >= maxLaunches_ ||
+        launch.getResult(0).getType() != run.type)
+      return false;
+    size_t reads = run.reads.size();
+    for (Value input : launch.getInputs())
+      if (!run.made.contains(input) && !run.reads.contains(input))
+        ++reads;
+    // Every result may have to be stored: count them all.
+    return reads + run.launches.size() + 1 <= kMaxBuffers;
+  }
+
+  void add(Run &run, LaunchOp launch) {
+    if (run.launches.empty())
+      run.type = launch.getResult(0).getType();
+    for (Value input : launch.getInputs())
+      if (!run.made.contains(input))
+        run.reads.insert(input);
+    run.made.insert(launch.getResult(0));
+    run.launches.push_back(launch);
+  }
+
+  void close(Run &run) {
+    if (run.launches.size() >= 2)
+      groups_.push_back(std::move(run.launches));
+    run = Run();
+  }
+
+  ProgramOp program_;
+  unsigned maxLaunches_;
+  const DenseMap<StringAttr, bool> &isGpu_;
+  OpBuilder builder_;
+  DenseMap<std::pair<StringAttr, int64_t>, Run> runs_;
+  std::vector<SmallVector<LaunchOp>> groups_;
+};
+
+struct FuseElementwisePass
+    : public gplace::impl::FuseElementwisePassBase<FuseElementwisePass> {
+  using FuseElementwisePassBase::FuseElementwisePassBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    DenseMap<StringAttr, bool> isGpu;
+    for (DeviceOp device : module.getOps<DeviceOp>()) {
+      std::optional<DeviceName> name =
+          DeviceName::parse(device.getDeviceName());
+      isGpu[device.getSymNameAttr()] = name && name->type == DeviceType::GPU;
+    }
+    if (maxLaunches < 2)
+      return;
+    for (ProgramOp program : module.getOps<ProgramOp>())
+      ProgramFuser(program, maxLaunches, isGpu).run();
+  }
+};
+
+} // namespace

@@ -1,0 +1,178 @@
+//===- SchedulePlan.cpp - streams and events for an unscheduled plan ------===//
+//
+// In program order: each step gets its stream; what it depends on (the
+// steps behind its buffers and tokens, kept as the latest step per queue)
+// becomes waits on events recorded after those steps, unless the step's
+// queue already knows they have run. What a queue knows is a vector clock:
+// its own progress plus, through each event it waited for, what the
+// recording queue knew then, so transitive waits are not repeated.
+//
+//===----------------------------------------------------------------------===//
+
+#include "gplace/Dialect/Plan/Transforms/Passes.h"
+
+#include "mlir/IR/Builders.h"
+
+namespace gplace {
+#define GEN_PASS_DEF_SCHEDULEPLANPASS
+#include "gplace/Dialect/Plan/Transforms/Passes.h.inc"
+} // namespace gplace
+
+using namespace mlir;
+using namespace gplace;
+using namespace gplace::plan;
+
+namespace {
+
+/// The steps a value waits for: the latest step per queue, by queue.
+using Deps = SmallVector<std::pair<unsigned, unsigned>, 2>; // (queue, step)
+
+void merge(Deps &into, const Deps &from) {
+  for (auto [queue, step] : from) {
+    auto *it = llvm::find_if(
+        into, [queue = queue](const auto &entry) { return entry.first == queue; });
+    if (it == into.end())
+      into.push_back({queue, step});
+    else
+      it->second = std::max(it->second, step);
+  }
+}
+
+class ProgramScheduler {
+public:
+  explicit ProgramScheduler(ProgramOp program)
+      : program_(program), builder_(program.getContext()) {}
+
+  void run() {
+    Block &body = program_.getBody().front();
+    // A program that has streams is scheduled already.
+    for (Operation &op : body)
+      if ((isa<LaunchOp>(op) && cast<LaunchOp>(op).getStreamAttr()) ||
+          (isa<CopyOp>(op) && cast<CopyOp>(op).getStreamAttr()))
+        return;
+    deps_.reserve(body.getOperations().size());
+    SmallVector<Operation *> joins;
+    for (Operation &op : llvm::make_early_inc_range(body)) {
+      if (auto view = dyn_cast<ViewOp>(op)) {
+        Deps deps = deps_.lookup(view.getSource());
+        for (Value token : view.getAfter())
+          merge(deps, deps_.lookup(token));
+        if (!deps.empty())
+          deps_[view.getResult()] = std::move(deps);
+        view.getAfterMutable().clear();
+      } else if (auto join = dyn_cast<JoinOp>(op)) {
+        Deps deps;
+        for (Value input : join.getInputs())
+          merge(deps, deps_.lookup(input));
+        deps_[join.getToken()] = std::move(deps);
+        joins.push_back(join);
+      } else if (auto launch = dyn_cast<LaunchOp>(op)) {
+        launch.setStreamAttr(streamAttr(kComputeStream));
+        scheduleStep(launch, launch.getDeviceAttr(), kComputeStream);
+        launch.getAfterMutable().clear();
+      } else if (auto copy = dyn_cast<CopyOp>(op)) {
+        copy.setStreamAttr(streamAttr(kCopyStream));
+        scheduleStep(copy, copy.getDeviceAttr(), kCopyStream);
+        copy.getAfterMutable().clear();
+      }
+    }
+    for (Operation *join : llvm::reverse(joins))
+      join->erase();
+  }
+
+private:
+  IntegerAttr streamAttr(int64_t stream) {
+    return builder_.getI64IntegerAttr(stream);
+  }
+
+  unsigned queueOf(FlatSymbolRefAttr device, int64_t stream) {
+    auto [it, isNew] =
+        queueIndex_.try_emplace({device.getAttr(), stream}, queues_.size());
+    if (isNew) {
+      queues_.push_back({device, stream});
+      // Every queue starts knowing nothing: snapshot 0, grown to size.
+      for (std::vector<unsigned> &snapshot : snapshots_)
+        snapshot.resize(queues_.size(), 0);
+      if (snapshots_.empty())
+        snapshots_.emplace_back(queues_.size(), 0);
+      known_.push_back(0);
+      counts_.push_back(0);
+    }
+    return it->second;
+  }
+
+  /// Makes `op`, a step on (`device`, `stream`), wait for the steps behind
+  /// its operands, and records it as the producer of its results.
+  void scheduleStep(Operation *op, FlatSymbolRefAttr device, int64_t stream) {
+    unsigned queue = queueOf(device, stream);
+    Deps deps;
+    for (Value operand : op->getOperands())
+      if (auto it = deps_.find(operand); it != deps_.end())
+        merge(deps, it->second);
+    llvm::sort(deps);
+    for (auto [other, step] : deps) {
+      if (other == queue)
+        continue; // The stream runs in order.
+      const Step &producer = steps_[step];
+      if (snapshots_[known_[queue]][other] > producer.position)
+        continue; // Known to have run, directly or through another event.
+      builder_.setInsertionPoint(op);
+      builder_.create<WaitOp>(op->getLoc(), recordAfter(step), device,
+                              streamAttr(stream));
+      // The queue now knows what the recorder knew, and the step itself.
+      std::vector<unsigned> next = snapshots_[known_[queue]];
+      const std::vector<unsigned> &recorder = snapshots_[producer.known];
+      for (size_t q = 0; q < next.size() && q < recorder.size(); ++q)
+        next[q] = std::max(next[q], recorder[q]);
+      next[other] = std::max(next[other], producer.position + 1);
+      known_[queue] = snapshots_.size();
+      snapshots_.push_back(std::move(next));
+    }
+    unsigned index = steps_.size();
+    steps_.push_back({op, queue, counts_[queue]++, known_[queue], Value()});
+    for (Value result : op->getResults())
+      deps_[result] = Deps{{queue, index}};
+  }
+
+  /// The event recorded right after step `index`, recorded now if needed.
+  Value recordAfter(unsigned index) {
+    Step &step = steps_[index];
+    if (!step.event) {
+      OpBuilder::InsertionGuard guard(builder_);
+      builder_.setInsertionPointAfter(step.op);
+      auto [device, stream] = queues_[step.queue];
+      step.event = builder_.create<RecordOp>(step.op->getLoc(), device,
+                                             streamAttr(stream));
+    }
+    return step.event;
+  }
+
+  struct Step {
+    Operation *op;
+    unsigned queue;
+    unsigned position; ///< Among its queue's steps.
+    unsigned known;    ///< Its queue's snapshot when it ran.
+    Value event;       ///< The event recorded after it, if any.
+  };
+
+  ProgramOp program_;
+  OpBuilder builder_;
+  DenseMap<Value, Deps> deps_;
+  std::vector<Step> steps_;
+  DenseMap<std::pair<StringAttr, int64_t>, unsigned> queueIndex_;
+  std::vector<std::pair<FlatSymbolRefAttr, int64_t>> queues_;
+  std::vector<unsigned> counts_; ///< Steps per queue so far.
+  std::vector<unsigned> known_;  ///< Per queue, its current snapshot.
+  /// What queues knew at some point: snapshot[q] steps of queue q had run.
+  std::vector<std::vector<unsigned>> snapshots_;
+};
+
+struct SchedulePlanPass
+    : public gplace::impl::SchedulePlanPassBase<SchedulePlanPass> {
+  void runOnOperation() override {
+    for (ProgramOp program : getOperation().getOps<ProgramOp>())
+      ProgramScheduler(program).run();
+  }
+};
+
+} // namespace

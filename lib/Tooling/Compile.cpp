@@ -1,0 +1,73 @@
+//===- Compile.cpp - compile a graph to a runtime plan --------------------===//
+
+#include "gplace/Tooling/Compile.h"
+
+#include "gplace/Dialect/Graph/GraphDialect.h"
+#include "gplace/Dialect/Plan/Transforms/Passes.h"
+#include "gplace/Pipelines/Pipelines.h"
+#include "gplace/Target/Plan/PlanExport.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Pass/PassManager.h"
+#include "llvm/ADT/StringExtras.h"
+
+using namespace mlir;
+using namespace gplace;
+using namespace gplace::tooling;
+namespace rt = gplace::runtime;
+
+rt::Status gplace::tooling::selectEntry(ModuleOp module, llvm::StringRef entry,
+                                        llvm::StringRef fileName) {
+  auto func = module.lookupSymbol<func::FuncOp>(entry);
+  if (!func) {
+    SmallVector<std::string> names;
+    for (auto f : module.getOps<func::FuncOp>())
+      names.push_back("@" + f.getSymName().str());
+    return rt::Status::invalidArgument(
+        "no function @" + entry.str() + " in " + fileName.str() +
+        " (functions: " +
+        (names.empty() ? std::string("none") : llvm::join(names, ", ")) +
+        "); choose one with --entry");
+  }
+  for (auto other : llvm::make_early_inc_range(module.getOps<func::FuncOp>()))
+    if (other != func)
+      other.erase();
+  return rt::Status::ok();
+}
+
+bool gplace::tooling::usesPolicy(ModuleOp module,
+                                 const CompileOptions &options,
+                                 llvm::StringRef name) {
+  if (options.policy == name)
+    return true;
+  for (auto func : module.getOps<func::FuncOp>())
+    if (auto policy = func->getAttrOfType<StringAttr>(
+            graph::GraphDialect::getDevicePolicyAttrName()))
+      if (policy.getValue() == name)
+        return true;
+  return false;
+}
+
+FailureOr<rt::Plan> gplace::tooling::compileToPlan(ModuleOp module,
+                                                   const DeviceSet &devices,
+                                                   const CompileOptions &options) {
+  PassManager pm(module.getContext());
+  if (failed(applyPassManagerCLOptions(pm)))
+    return failure();
+  applyDefaultTimingPassManagerCLOptions(pm);
+  PipelineOptions pipeline;
+  pipeline.allowSoftPlacement = options.allowSoftPlacement;
+  pipeline.policy = options.policy;
+  pipeline.logDevicePlacement = options.logDevicePlacement;
+  pipeline.maxInflightCopies = options.maxInflightCopies;
+  pipeline.fuseElementwise = options.fuseElementwise;
+  buildGPlacePipeline(pm, pipeline, devices);
+  if (options.printMemoryPlan)
+    pm.addPass(createPrintMemoryPlanPass());
+  if (failed(pm.run(module)))
+    return failure();
+  auto programs = module.getOps<plan::ProgramOp>();
+  if (programs.empty())
+    return module.emitError() << "the module has no function to run";
+  return exportPlan(module, (*programs.begin()).getSymName());
+}

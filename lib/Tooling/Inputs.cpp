@@ -1,0 +1,121 @@
+//===- Inputs.cpp - gplace-run's --input values ---------------------------===//
+
+#include "gplace/Tooling/Inputs.h"
+
+#include "gplace/Target/Plan/PlanExport.h"
+
+#include "mlir/AsmParser/AsmParser.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Diagnostics.h"
+#include "llvm/ADT/StringExtras.h"
+
+using namespace mlir;
+namespace rt = gplace::runtime;
+
+/// Parses `--input` number `index` for an argument of type `expected`:
+/// `@file.npy`, or `SHAPExTYPE=VALUES` with MLIR's parser reading the type
+/// and the values (as a dense elements literal).
+rt::StatusOr<rt::HostTensor>
+gplace::tooling::parseInput(llvm::StringRef text, Type expected,
+                            MLIRContext *context, unsigned index,
+                            llvm::StringRef entry) {
+  std::string prefix = "input #" + std::to_string(index) + ": ";
+  auto error = [&](const llvm::Twine &why) {
+    return rt::Status::invalidArgument(prefix + why.str());
+  };
+  rt::StatusOr<rt::HostTensor> tensor = rt::Status::ok();
+  if (text.consume_front("@")) {
+    tensor = rt::readNpy(text.str());
+    if (!tensor)
+      return error(tensor.status().message());
+  } else {
+    auto [typeText, values] = text.split('=');
+    if (values.data() == nullptr || typeText.empty())
+      return error("expected SHAPExTYPE=VALUES (as 2x3xf32=1,2,3,4,5,6) or "
+                   "@FILE.npy, got '" +
+                   text + "'");
+    std::string diagnostic;
+    ScopedDiagnosticHandler capture(context, [&](Diagnostic &diag) {
+      diagnostic = diag.str();
+      return success();
+    });
+    auto type = dyn_cast_or_null<RankedTensorType>(
+        parseType(("tensor<" + typeText + ">").str(), context));
+    std::optional<rt::TensorType> runtimeType =
+        type ? gplace::toTensorType(type) : std::nullopt;
+    if (!runtimeType)
+      return error(
+          "'" + typeText +
+          "' is not a shape and element type such as 2x3xf32 (" +
+          (diagnostic.empty() ? "unsupported element type" : diagnostic) + ")");
+    // MLIR's literal syntax wants `1.0` for a float; users write `1`.
+    std::string numbers = values.str();
+    if (isa<FloatType>(type.getElementType())) {
+      std::string fixed;
+      size_t i = 0;
+      while (i < numbers.size()) {
+        size_t end = numbers.find_first_of("[], \t", i);
+        if (end == i) {
+          fixed += numbers[i++];
+          continue;
+        }
+        llvm::StringRef token = llvm::StringRef(numbers).slice(
+            i, end == std::string::npos ? numbers.size() : end);
+        // An integer mantissa gets ".0": "2" -> "2.0", "5e-1" -> "5.0e-1".
+        llvm::StringRef unsignedToken = token;
+        unsignedToken.consume_front("-") || unsignedToken.consume_front("+");
+        auto [mantissa, exponent] = unsignedToken.split(
+            unsignedToken.find_first_of("eE") == llvm::StringRef::npos ? '\0'
+            : unsignedToken.contains('e')                              ? 'e'
+                                                                       : 'E');
+        bool integerMantissa =
+            !mantissa.empty() && llvm::all_of(mantissa, llvm::isDigit);
+        if (integerMantissa) {
+          size_t mantissaEnd =
+              token.size() - unsignedToken.size() + mantissa.size();
+          fixed += token.take_front(mantissaEnd).str() + ".0" +
+                   token.drop_front(mantissaEnd).str();
+        } else {
+          fixed += token.str();
+        }
+        i += token.size();
+      }
+      numbers = fixed;
+    }
+    llvm::StringRef body = numbers;
+    std::string literal;
+    if (body.contains('[')) {
+      literal = ("dense<" + body + "> : tensor<" + typeText + ">").str();
+    } else {
+      SmallVector<StringRef> items;
+      body.split(items, ',');
+      int64_t count = body.trim().empty() ? 0 : items.size();
+      if (count != runtimeType->numElements())
+        return error(typeText + " needs " +
+                     std::to_string(runtimeType->numElements()) +
+                     " values, got " + std::to_string(count));
+      literal = ("dense<[" + body + "]> : tensor<" + llvm::Twine(count) + "x" +
+                 typeText.substr(typeText.rfind('x') + 1) + ">")
+                    .str();
+      if (runtimeType->shape.empty())
+        literal = ("dense<[" + body + "]> : tensor<1x" + typeText + ">").str();
+    }
+    auto attr =
+        dyn_cast_or_null<DenseElementsAttr>(parseAttribute(literal, context));
+    if (!attr)
+      return error("invalid values '" + values + "'" +
+                   (diagnostic.empty() ? "" : ": " + diagnostic));
+    FailureOr<rt::HostTensor> host = gplace::toHostTensor(attr.reshape(type));
+    if (failed(host))
+      return error("invalid values '" + values + "'");
+    tensor = std::move(*host);
+  }
+  std::optional<rt::TensorType> want = gplace::toTensorType(expected);
+  if (!want || tensor->type != *want)
+    return error("@" + entry + " expects " +
+                 (want ? want->str() : std::string("an unsupported type")) +
+                 ", got " + tensor->type.str());
+  return tensor;
+}
+

@@ -1,0 +1,203 @@
+//===- Machine.cpp - this process's devices, from the tools' options ------===//
+
+#include "gplace/Tooling/Machine.h"
+
+#include "gplace/Runtime/Cuda.h"
+#include "gplace/Support/GpuStatus.h"
+
+#include "llvm/ADT/STLExtras.h"
+
+#include <cstdlib>
+#include <limits>
+#include <map>
+
+using namespace gplace;
+using namespace gplace::tooling;
+namespace rt = gplace::runtime;
+
+namespace {
+
+/// Parses a non-negative decimal integer that fits in int64_t.
+std::optional<int64_t> parseCount(std::string_view text) {
+  while (!text.empty() && text.front() == ' ')
+    text.remove_prefix(1);
+  while (!text.empty() && text.back() == ' ')
+    text.remove_suffix(1);
+  if (text.empty())
+    return std::nullopt;
+  int64_t value = 0;
+  for (char c : text) {
+    if (c < '0' || c > '9' ||
+        __builtin_mul_overflow(value, 10, &value) ||
+        __builtin_add_overflow(value, c - '0', &value))
+      return std::nullopt;
+  }
+  return value;
+}
+
+constexpr int64_t kMaxMiB = std::numeric_limits<int64_t>::max() >> 20;
+
+/// --logical-gpus entries: GPU:MiB,MiB,... into limits in bytes.
+rt::Status parseLogicalGpus(const std::vector<std::string> &entries,
+                            std::map<int, std::vector<int64_t>> &into) {
+  for (const std::string &entry : entries) {
+    auto bad = [&] {
+      return rt::Status::invalidArgument(
+          "--logical-gpus=" + entry +
+          ": expected GPU:MiB,MiB,... with positive sizes");
+    };
+    size_t colon = entry.find(':');
+    if (colon == std::string::npos)
+      return bad();
+    std::optional<int64_t> ordinal = parseCount(entry.substr(0, colon));
+    if (!ordinal || *ordinal > std::numeric_limits<int>::max())
+      return bad();
+    std::vector<int64_t> limits;
+    std::string_view sizes(entry);
+    sizes.remove_prefix(colon + 1);
+    if (sizes.empty())
+      return bad();
+    while (true) {
+      size_t comma = sizes.find(',');
+      std::optional<int64_t> mib = parseCount(sizes.substr(0, comma));
+      if (!mib || *mib == 0 || *mib > kMaxMiB)
+        return bad();
+      limits.push_back(*mib << 20);
+      if (comma == std::string_view::npos)
+        break;
+      sizes.remove_prefix(comma + 1);
+    }
+    into[static_cast<int>(*ordinal)] = std::move(limits);
+  }
+  return rt::Status::ok();
+}
+
+/// The physical ordinal in a CUDA GPU's description ("device: 3, name:
+/// ..."), or -1.
+int physicalOrdinal(const std::string &description) {
+  std::string_view text(description);
+  if (text.substr(0, 8) != "device: ")
+    return -1;
+  text.remove_prefix(8);
+  std::optional<int64_t> ordinal = parseCount(text.substr(0, text.find(',')));
+  return ordinal ? static_cast<int>(*ordinal) : -1;
+}
+
+} // namespace
+
+rt::StatusOr<std::unique_ptr<Machine>>
+Machine::create(const MachineOptions &options) {
+  if (options.emulatedGpus < 0 || options.emulatedGpus > 64)
+    return rt::Status::invalidArgument("--emulate-gpus must be from 0 to 64");
+  if (options.gpuMemoryLimitMiB < 0 || options.gpuMemoryLimitMiB > kMaxMiB)
+    return rt::Status::invalidArgument(
+        "--gpu-memory-limit must be from 0 to " + std::to_string(kMaxMiB) +
+        " MiB");
+  if (options.gpuMemoryFraction < 0 || options.gpuMemoryFraction > 1)
+    return rt::Status::invalidArgument(
+        "--gpu-memory-fraction must be in (0, 1]");
+  if (options.minFreeMemoryMiB < 0)
+    return rt::Status::invalidArgument(
+        "--min-free-memory must not be negative");
+  if (options.minFreeMemoryMiB > 0 &&
+      options.visibleGpus.rfind("auto", 0) != 0)
+    return rt::Status::invalidArgument(
+        "--min-free-memory needs --visible-gpus=auto[:N]");
+
+  rt::CudaOptions cuda;
+  cuda.allowTf32 = options.gpuAllowTf32;
+  cuda.allowGrowth = options.gpuAllowGrowth;
+  cuda.memoryFraction = options.gpuMemoryFraction;
+  cuda.memoryLimit = options.gpuMemoryLimitMiB << 20;
+  GPLACE_RETURN_IF_ERROR(parseLogicalGpus(options.logicalGpus, cuda.logicalGpus));
+
+  std::unique_ptr<Machine> machine(new Machine());
+  // Which physical GPUs this process uses, decided before CUDA initialises
+  // (SPEC §6): --visible-gpus, else CUDA_VISIBLE_DEVICES as CUDA reads it.
+  std::optional<GpuStatusReport> report;
+  std::vector<std::string> uuids; // The process's GPUs, in order.
+  const char *environment = std::getenv("CUDA_VISIBLE_DEVICES");
+  std::vector<std::string> mapping;
+  if (!options.visibleGpus.empty()) {
+    report = queryGpuStatus();
+    if (!report->error.empty())
+      return rt::Status::unavailable("--visible-gpus: " + report->error);
+    GpuSelection selection = selectGpus(
+        options.visibleGpus, report->gpus,
+        environment ? std::optional<std::string_view>(environment)
+                    : std::nullopt,
+        options.minFreeMemoryMiB);
+    if (!selection.error.empty()) {
+      if (!selection.tooFew)
+        return rt::Status::invalidArgument(selection.error);
+      if (!options.softPlacement)
+        return rt::Status::unavailable(selection.error);
+      // Soft placement: run without GPUs rather than fail.
+      selection.gpus.clear();
+      selection.cudaVisibleDevices = "";
+      mapping.push_back("no GPU fits, running on the CPU (soft placement): " +
+                        selection.error);
+    }
+    setenv("CUDA_VISIBLE_DEVICES", selection.cudaVisibleDevices->c_str(), 1);
+    for (auto [k, gpu] : llvm::enumerate(selection.gpus)) {
+      uuids.push_back(gpu.uuid);
+      mapping.push_back("GPU:" + std::to_string(k) + " -> " + gpu.describe());
+    }
+    for (std::string &line : mapping)
+      line = "visible GPUs (--visible-gpus=" + options.visibleGpus + ", " +
+             report->source + "): " + line;
+  }
+
+  machine->devices_ = std::make_unique<rt::DeviceManager>(
+      rt::DeviceManager::Options{0, 0});
+  rt::CudaDiscovery found = rt::addCudaDevices(*machine->devices_, cuda);
+  if (!options.logicalGpus.empty() && found.gpus == 0)
+    return rt::Status::unavailable("--logical-gpus needs a CUDA GPU; " +
+                                   found.note);
+  machine->numCudaGpus_ = found.gpus;
+  int64_t emulatedLimit = cuda.memoryLimit;
+  if (emulatedLimit == 0 && options.gpuMemoryFraction > 0)
+    emulatedLimit =
+        static_cast<int64_t>(options.gpuMemoryFraction * 16384.0) << 20;
+  machine->devices_->addEmulatedGpus(options.emulatedGpus, emulatedLimit);
+  machine->notes_.push_back(found.note);
+  for (std::string &line : mapping)
+    machine->notes_.push_back(std::move(line));
+
+  // The loads of the GPUs the process sees, for the idle-gpu policy.
+  if (options.readGpuLoads) {
+    if (!report)
+      report = queryGpuStatus();
+    if (uuids.empty() && environment) {
+      VisibleDevices visible = parseVisibleDevices(environment, report->gpus);
+      for (int index : visible.indices)
+        for (const GpuStatus &gpu : report->gpus)
+          if (gpu.index == index)
+            uuids.push_back(gpu.uuid);
+    }
+    for (const GpuStatus &gpu : processGpuStatus(*report, uuids))
+      machine->gpuLoads_.push_back(
+          GpuLoad{gpu.computeProcesses, gpu.freeMiB(), gpu.utilization});
+  }
+  return machine;
+}
+
+DeviceSet Machine::deviceSet() const {
+  DeviceSet set;
+  for (const auto &device : devices_->devices()) {
+    DeviceAttributes attributes;
+    attributes.memoryLimit = device->memoryLimit();
+    attributes.description = device->description();
+    if (device->type() == DeviceType::GPU) {
+      // A CUDA GPU has its physical GPU's load; without CUDA GPUs, emulated
+      // GPU:k stands for the process's k-th GPU (the status-file seam).
+      int k = !device->isHostMemory() ? physicalOrdinal(device->description())
+              : numCudaGpus_ == 0     ? static_cast<int>(*device->name().id)
+                                      : -1;
+      if (k >= 0 && static_cast<size_t>(k) < gpuLoads_.size())
+        attributes.load = gpuLoads_[k];
+    }
+    set.add(device->name(), std::move(attributes));
+  }
+  return set;
+}

@@ -1,0 +1,69 @@
+//===- AssignDevices.cpp - the devices a module is compiled for -----------===//
+//
+// Writes the module's `gplace.devices`: from `devices=`, from a runtime's
+// device list (createAssignDevicesPass(DeviceSet)), else keeps the module's
+// own, else this process's CPU alone; `gpu-memory-limit=` sets every GPU's
+// limit.
+//
+//===----------------------------------------------------------------------===//
+
+#include "gplace/Dialect/Graph/GraphDialect.h"
+#include "gplace/Transforms/Passes.h"
+
+namespace gplace {
+#define GEN_PASS_DEF_ASSIGNDEVICESPASS
+#include "gplace/Transforms/Passes.h.inc"
+} // namespace gplace
+
+using namespace mlir;
+using namespace gplace;
+
+namespace {
+struct AssignDevicesPass
+    : public gplace::impl::AssignDevicesPassBase<AssignDevicesPass> {
+  using AssignDevicesPassBase::AssignDevicesPassBase;
+  explicit AssignDevicesPass(DeviceSet runtimeDevices)
+      : runtimeDevices(std::move(runtimeDevices)) {}
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    // Options first: nothing is touched if they are wrong.
+    if (gpuMemoryLimit < 0 || gpuMemoryLimit > (INT64_MAX >> 20)) {
+      module.emitError() << "gplace-assign-devices: gpu-memory-limit must be "
+                            "from 0 to "
+                         << (INT64_MAX >> 20) << " MiB, but is "
+                         << static_cast<int64_t>(gpuMemoryLimit);
+      return signalPassFailure();
+    }
+    std::optional<DeviceSet> target;
+    if (!devices.empty()) {
+      std::string error;
+      target = DeviceSet::parse(devices, &error);
+      if (!target) {
+        module.emitError() << "gplace-assign-devices: " << error;
+        return signalPassFailure();
+      }
+    } else if (runtimeDevices) {
+      target = runtimeDevices;
+    } else {
+      target = graph::getModuleDevices(module);
+    }
+    if (!target) {
+      target.emplace();
+      target->add(DeviceName::local(DeviceType::CPU, 0));
+    }
+    if (gpuMemoryLimit > 0)
+      for (size_t i = 0; i < target->size(); ++i)
+        if (target->devices()[i].type == DeviceType::GPU)
+          target->attributes(i).memoryLimit =
+              static_cast<int64_t>(gpuMemoryLimit) << 20;
+    graph::setModuleDevices(module, *target);
+  }
+
+  std::optional<DeviceSet> runtimeDevices;
+};
+} // namespace
+
+std::unique_ptr<Pass> gplace::createAssignDevicesPass(DeviceSet devices) {
+  return std::make_unique<AssignDevicesPass>(std::move(devices));
+}

@@ -1,0 +1,72 @@
+// Tests --gplace-plan-memory: first fit in program order, slots reused
+// once every use of their last tenant happens before the new writer (by
+// streams and events), views keeping their source alive, results alive to
+// the end, fused values without memory, the byte counts and the limit.
+// RUN: gplace-opt %s --split-input-file --gplace-plan-memory | FileCheck %s
+// RUN: gplace-opt %s --split-input-file --gplace-plan-memory --gplace-plan-memory | FileCheck %s
+
+gplan.device @gpu0 "/job:localhost/replica:0/task:0/device:GPU:0"
+
+// Tests one stream: each slot is reused once its last reader has run; the
+// view keeps %1 alive until the view's reader (step 3), so %3 cannot take
+// its slot, and %5 takes it after.
+// CHECK: gplan.device @gpu0 {{.*}} {arena_bytes = 192 : i64, peak_bytes = 192 : i64, persistent_bytes = 0 : i64}
+// CHECK-LABEL: gplan.program @oneStream
+// CHECK-NEXT: gplan.arena @gpu0 bytes 192 offsets [0, 64, 128, 64, 0]
+gplan.program @oneStream {
+  %0 = gplan.input 0 : !gplan.buffer<4xf32>
+  %1 = gplan.copy %0 to @gpu0 stream 0 : !gplan.buffer<4xf32>
+  %2 = gplan.launch exp(%1) on @gpu0 stream 0 : (!gplan.buffer<4xf32>) -> !gplan.buffer<4xf32>
+  %v = gplan.view %1 : !gplan.buffer<4xf32> -> !gplan.buffer<2x2xf32>
+  %3 = gplan.launch exp(%2) on @gpu0 stream 0 : (!gplan.buffer<4xf32>) -> !gplan.buffer<4xf32>
+  %4 = gplan.launch neg(%v) on @gpu0 stream 0 : (!gplan.buffer<2x2xf32>) -> !gplan.buffer<2x2xf32>
+  %5 = gplan.launch exp(%3) on @gpu0 stream 0 : (!gplan.buffer<4xf32>) -> !gplan.buffer<4xf32>
+  gplan.return %4, %5 : !gplan.buffer<2x2xf32>, !gplan.buffer<4xf32>
+}
+
+// -----
+
+gplan.device @cpu0 "/job:localhost/replica:0/task:0/device:CPU:0"
+gplan.device @gpu0 "/job:localhost/replica:0/task:0/device:GPU:0"
+
+// Tests streams: %a is read by the CPU's copy stream, which the GPU's
+// compute stream knows nothing of, so %c cannot take %a's slot; once the
+// GPU has waited for an event recorded after that copy, %d can.
+// CHECK-LABEL: gplan.program @acrossStreams
+// CHECK-DAG: gplan.arena @cpu0 bytes 64 offsets [0]
+// CHECK-DAG: gplan.arena @gpu0 bytes 192 offsets [0, 64, 128, 0]
+gplan.program @acrossStreams {
+  %x = gplan.input 0 : !gplan.buffer<4xf32>
+  %a = gplan.copy %x to @gpu0 stream 0 : !gplan.buffer<4xf32>
+  %e1 = gplan.record on @gpu0 stream 0
+  gplan.wait %e1 on @cpu0 stream 1
+  %b = gplan.copy %a to @cpu0 stream 1 : !gplan.buffer<4xf32>
+  %e2 = gplan.record on @cpu0 stream 1
+  %c = gplan.launch exp(%x) on @gpu0 stream 0 : (!gplan.buffer<4xf32>) -> !gplan.buffer<4xf32>
+  %c2 = gplan.launch exp(%c) on @gpu0 stream 0 : (!gplan.buffer<4xf32>) -> !gplan.buffer<4xf32>
+  gplan.wait %e2 on @gpu0 stream 0
+  %d = gplan.launch neg(%c2) on @gpu0 stream 0 : (!gplan.buffer<4xf32>) -> !gplan.buffer<4xf32>
+  gplan.return %b, %d : !gplan.buffer<4xf32>, !gplan.buffer<4xf32>
+}
+
+// -----
+
+gplan.device @gpu0 "/job:localhost/replica:0/task:0/device:GPU:0"
+gplan.device @cpu0 "/job:localhost/replica:0/task:0/device:CPU:0"
+
+// Tests a fusion group: values only the group reads need no memory (-1);
+// constants and variables are persistent memory, counted per device.
+// CHECK: gplan.device @gpu0 {{.*}} {arena_bytes = 128 : i64, peak_bytes = 128 : i64, persistent_bytes = 0 : i64}
+// CHECK: gplan.device @cpu0 {{.*}} {arena_bytes = 0 : i64, peak_bytes = 128 : i64, persistent_bytes = 128 : i64}
+// CHECK-LABEL: gplan.program @fused
+// CHECK-NEXT: gplan.arena @gpu0 bytes 128 offsets [0, -1, 64, -1, -1]
+gplan.program @fused {
+  %k = gplan.constant @cpu0 dense<1.0> : tensor<4xf32>
+  %w = gplan.variable @cpu0 "w" dense<1.0> : tensor<4xf32>
+  %x = gplan.copy %k to @gpu0 stream 0 : !gplan.buffer<4xf32>
+  %1 = gplan.launch exp(%x) on @gpu0 stream 0 fusion 0 : (!gplan.buffer<4xf32>) -> !gplan.buffer<4xf32>
+  %2 = gplan.launch neg(%1) on @gpu0 stream 0 fusion 0 : (!gplan.buffer<4xf32>) -> !gplan.buffer<4xf32>
+  %3 = gplan.launch neg(%2) on @gpu0 stream 0 fusion 1 : (!gplan.buffer<4xf32>) -> !gplan.buffer<4xf32>
+  %4 = gplan.launch exp(%3) on @gpu0 stream 0 fusion 1 : (!gplan.buffer<4xf32>) -> !gplan.buffer<4xf32>
+  gplan.return %2 : !gplan.buffer<4xf32>
+}

@@ -1,0 +1,112 @@
+// Tests --gplace-verify-plan: a plan the runtime can run passes unchanged;
+// each broken invariant is an error at the offending op.
+// RUN: gplace-opt %s --split-input-file --gplace-verify-plan -verify-diagnostics | FileCheck %s
+
+// CHECK-LABEL: gplan.program @complete
+gplan.device @gpu0 "/job:localhost/replica:0/task:0/device:GPU:0" {arena_bytes = 128 : i64, peak_bytes = 128 : i64, persistent_bytes = 0 : i64}
+gplan.program @complete {
+  gplan.arena @gpu0 bytes 128 offsets [0, -1, 64]
+  %0 = gplan.input 0 : !gplan.buffer<4xf32>
+  %1 = gplan.copy %0 to @gpu0 stream 1 : !gplan.buffer<4xf32>
+  %e = gplan.record on @gpu0 stream 1
+  gplan.wait %e on @gpu0 stream 0
+  %2 = gplan.launch exp(%1) on @gpu0 stream 0 fusion 0 : (!gplan.buffer<4xf32>) -> !gplan.buffer<4xf32>
+  %3 = gplan.launch neg(%2) on @gpu0 stream 0 fusion 0 : (!gplan.buffer<4xf32>) -> !gplan.buffer<4xf32>
+  gplan.return %3 : !gplan.buffer<4xf32>
+}
+
+// -----
+
+// expected-error @+1 {{'gplan.device' op has no memory plan; run --gplace-plan-memory}}
+gplan.device @gpu0 "/job:localhost/replica:0/task:0/device:GPU:0"
+gplan.program @noMemoryPlan {
+  gplan.return
+}
+
+// -----
+
+gplan.device @gpu0 "/job:localhost/replica:0/task:0/device:GPU:0" {arena_bytes = 64 : i64, peak_bytes = 64 : i64, persistent_bytes = 0 : i64}
+gplan.program @unscheduled {
+  %0 = gplan.input 0 : !gplan.buffer<4xf32>
+  // expected-error @+1 {{'gplan.copy' op has no stream; run --gplace-schedule-plan first}}
+  %1 = gplan.copy %0 to @gpu0 : !gplan.buffer<4xf32>
+  gplan.return
+}
+
+// -----
+
+gplan.device @gpu0 "/job:localhost/replica:0/task:0/device:GPU:0" {arena_bytes = 64 : i64, peak_bytes = 64 : i64, persistent_bytes = 0 : i64}
+gplan.program @joinLeft {
+  %0 = gplan.input 0 : !gplan.buffer<4xf32>
+  // expected-error @+1 {{'gplan.join' op is left in a scheduled plan; run --gplace-schedule-plan}}
+  %t = gplan.join %0 : !gplan.buffer<4xf32>
+  gplan.return
+}
+
+// -----
+
+gplan.device @gpu0 "/job:localhost/replica:0/task:0/device:GPU:0" {arena_bytes = 64 : i64, peak_bytes = 64 : i64, persistent_bytes = 0 : i64}
+gplan.program @fusionNotConsecutive {
+  gplan.arena @gpu0 bytes 64 offsets [0, 0, 0]
+  %0 = gplan.input 0 : !gplan.buffer<4xf32>
+  %1 = gplan.launch exp(%0) on @gpu0 stream 0 fusion 0 : (!gplan.buffer<4xf32>) -> !gplan.buffer<4xf32>
+  %2 = gplan.launch neg(%0) on @gpu0 stream 0 : (!gplan.buffer<4xf32>) -> !gplan.buffer<4xf32>
+  // expected-error @+1 {{'gplan.launch' op is in fusion group 0, whose launches must be consecutive on one stream}}
+  %3 = gplan.launch neg(%1) on @gpu0 stream 0 fusion 0 : (!gplan.buffer<4xf32>) -> !gplan.buffer<4xf32>
+  gplan.return %2, %3 : !gplan.buffer<4xf32>, !gplan.buffer<4xf32>
+}
+
+// -----
+
+gplan.device @gpu0 "/job:localhost/replica:0/task:0/device:GPU:0" {arena_bytes = 64 : i64, peak_bytes = 64 : i64, persistent_bytes = 0 : i64}
+gplan.program @noArena {
+  %0 = gplan.input 0 : !gplan.buffer<4xf32>
+  // expected-error @+1 {{'gplan.launch' op writes a buffer on @gpu0, which has no gplan.arena; run --gplace-plan-memory}}
+  %1 = gplan.launch exp(%0) on @gpu0 stream 0 : (!gplan.buffer<4xf32>) -> !gplan.buffer<4xf32>
+  gplan.return %1 : !gplan.buffer<4xf32>
+}
+
+// -----
+
+gplan.device @gpu0 "/job:localhost/replica:0/task:0/device:GPU:0" {arena_bytes = 64 : i64, peak_bytes = 64 : i64, persistent_bytes = 0 : i64}
+gplan.program @outsideTheArena {
+  gplan.arena @gpu0 bytes 64 offsets [0]
+  %0 = gplan.input 0 : !gplan.buffer<4xf32>
+  // expected-error @+1 {{'gplan.launch' op writes buffer #0 of @gpu0 at offset 0, which does not hold it inside the arena of 64 bytes}}
+  %1 = gplan.launch exp(%0) on @gpu0 stream 0 : (!gplan.buffer<4xf32>) -> !gplan.buffer<64xf32>
+  gplan.return %1 : !gplan.buffer<64xf32>
+}
+
+// -----
+
+gplan.device @gpu0 "/job:localhost/replica:0/task:0/device:GPU:0" {arena_bytes = 64 : i64, peak_bytes = 64 : i64, persistent_bytes = 0 : i64}
+gplan.program @registersAreMinusOne {
+  gplan.arena @gpu0 bytes 64 offsets [-1]
+  %0 = gplan.input 0 : !gplan.buffer<4xf32>
+  // expected-error @+1 {{'gplan.launch' op writes buffer #0 of @gpu0 at offset -1, which does not hold it inside the arena of 64 bytes}}
+  %1 = gplan.launch exp(%0) on @gpu0 stream 0 : (!gplan.buffer<4xf32>) -> !gplan.buffer<4xf32>
+  gplan.return %1 : !gplan.buffer<4xf32>
+}
+
+// -----
+
+gplan.device @gpu0 "/job:localhost/replica:0/task:0/device:GPU:0" {arena_bytes = 64 : i64, peak_bytes = 64 : i64, persistent_bytes = 0 : i64}
+gplan.program @tooManyOffsets {
+  // expected-error @+1 {{'gplan.arena' op has 2 offsets, but the program writes 1 buffers on @gpu0}}
+  gplan.arena @gpu0 bytes 64 offsets [0, 0]
+  %0 = gplan.input 0 : !gplan.buffer<4xf32>
+  %1 = gplan.launch exp(%0) on @gpu0 stream 0 : (!gplan.buffer<4xf32>) -> !gplan.buffer<4xf32>
+  gplan.return %1 : !gplan.buffer<4xf32>
+}
+
+// -----
+
+gplan.device @gpu0 "/job:localhost/replica:0/task:0/device:GPU:0" {arena_bytes = 128 : i64, peak_bytes = 128 : i64, persistent_bytes = 0 : i64}
+gplan.program @registersHaveNoSlot {
+  gplan.arena @gpu0 bytes 128 offsets [0, 64]
+  %0 = gplan.input 0 : !gplan.buffer<4xf32>
+  // expected-error @+1 {{'gplan.launch' op writes buffer #0 of @gpu0 at offset 0, which must be -1: the value stays in registers}}
+  %1 = gplan.launch exp(%0) on @gpu0 stream 0 fusion 0 : (!gplan.buffer<4xf32>) -> !gplan.buffer<4xf32>
+  %2 = gplan.launch neg(%1) on @gpu0 stream 0 fusion 0 : (!gplan.buffer<4xf32>) -> !gplan.buffer<4xf32>
+  gplan.return %2 : !gplan.buffer<4xf32>
+}

@@ -1,0 +1,178 @@
+//===- gplace-tblgen.cpp - the op table from the graph dialect's ODS ------===//
+//
+// A TableGen backend, as IREE's iree-tblgen and TensorFlow's op generators
+// are: it reads the records of dialects/graph/GraphOps.td and writes the op
+// table every consumer of "what an op is" includes, so that an op is
+// declared once (its ODS record) and the kernel registry, the runtime's
+// kernel ids, kernel parameters and the plan's launch verifier all follow:
+//
+//   gplace-tblgen -gen-op-table GraphOps.td -I ... -o GraphOpTable.def
+//
+// The output is a plain X-macro file (no MLIR types), so the runtime, which
+// does not link MLIR, includes it too. Its rows:
+//
+//   GPLACE_OP(Mnemonic, TensorFlowType, CpuTypes, GpuTypes, Typeless)
+//     every op; CpuTypes/GpuTypes are masks of gplace::ElementType bits
+//     (bit i: the element type whose enumerator has value i) from the
+//     record's cpuKernels/gpuKernels;
+//   GPLACE_KERNEL(Kernel, Mnemonic, Elementwise, Arity, CpuTypes, GpuTypes)
+//     every op with KernelOpInterface (Graph_KernelOp): its kernel id (the
+//     record's name without Graph_ and Op), whether it is elementwise
+//     (ElementwiseOpInterface), its number of data operands (0: variadic)
+//     and its element type masks, as GPLACE_OP's;
+//   GPLACE_KERNEL_PARAM(Kernel, Name, Kind, Field)
+//     every attribute of such an op but the placement ones: its name, its
+//     kind (Bool for a unit attribute, I64, I64Array) and the field of
+//     gplace::KernelParams that holds it (the name in lowerCamelCase).
+//
+//===----------------------------------------------------------------------===//
+
+#include "mlir/TableGen/Operator.h"
+#include "mlir/TableGen/Trait.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/TableGen/Error.h"
+#include "llvm/TableGen/Main.h"
+#include "llvm/TableGen/Record.h"
+#include "llvm/TableGen/TableGenBackend.h"
+
+#include <algorithm>
+
+using namespace llvm;
+
+static cl::opt<bool> genOpTable("gen-op-table",
+                                cl::desc("Write the gplace op table"),
+                                cl::init(true));
+
+namespace {
+
+/// The bit of each element type, in gplace::ElementType's order.
+constexpr StringLiteral kElementTypes[] = {"f32", "f16",  "bf16", "f64",
+                                           "i32", "i64", "i1"};
+
+unsigned typeMask(const Record &op, StringRef field) {
+  const Record *set = op.getValueAsDef(field);
+  unsigned mask = 0;
+  for (StringRef type : set->getValueAsListOfStrings("types")) {
+    const auto *it = std::find(std::begin(kElementTypes),
+                               std::end(kElementTypes), type);
+    if (it == std::end(kElementTypes))
+      PrintFatalError(&op, "unknown kernel element type '" + type + "' in " +
+                               field);
+    mask |= 1u << (it - std::begin(kElementTypes));
+  }
+  return mask;
+}
+
+bool hasInterface(const mlir::tblgen::Operator &op, StringRef name) {
+  for (const mlir::tblgen::Trait &trait : op.getTraits())
+    if (const auto *iface = dyn_cast<mlir::tblgen::InterfaceTrait>(&trait))
+      if (iface->getFullyQualifiedTraitName() ==
+          ("::gplace::graph::" + name + "::Trait").str())
+        return true;
+  return false;
+}
+
+/// transpose_a -> transposeA.
+std::string lowerCamel(StringRef name) {
+  std::string out;
+  bool upper = false;
+  for (char c : name) {
+    if (c == '_') {
+      upper = true;
+      continue;
+    }
+    out += upper ? toUpper(c) : c;
+    upper = false;
+  }
+  return out;
+}
+
+bool emitOpTable(raw_ostream &os, RecordKeeper &records) {
+  emitSourceFileHeader("gplace op table (gplace-tblgen -gen-op-table)", os,
+                       records);
+  std::vector<Record *> defs = records.getAllDerivedDefinitions("Graph_Op");
+  llvm::sort(defs, [](const Record *a, const Record *b) {
+    return a->getValueAsString("opName") < b->getValueAsString("opName");
+  });
+
+  os << "#ifndef GPLACE_OP\n"
+        "#define GPLACE_OP(Mnemonic, TensorFlowType, CpuTypes, GpuTypes, "
+        "Typeless)\n#endif\n";
+  for (const Record *def : defs) {
+    mlir::tblgen::Operator op(def);
+    os << formatv("GPLACE_OP(\"{0}\", \"{1}\", {2:x}, {3:x}, {4})\n",
+                  def->getValueAsString("opName"),
+                  def->getValueAsString("tensorFlowType"),
+                  typeMask(*def, "cpuKernels"), typeMask(*def, "gpuKernels"),
+                  def->getValueAsBit("typelessKernel") ? "true" : "false");
+  }
+  os << "#undef GPLACE_OP\n\n";
+
+  std::string kernels, params;
+  raw_string_ostream kos(kernels), pos(params);
+  for (const Record *def : defs) {
+    mlir::tblgen::Operator op(def);
+    if (!hasInterface(op, "KernelOpInterface"))
+      continue;
+    StringRef cls = op.getCppClassName();
+    if (!cls.consume_back("Op"))
+      PrintFatalError(def, "a kernel op's class name must end in Op");
+    bool elementwise = hasInterface(op, "ElementwiseOpInterface");
+    unsigned arity = 0;
+    for (int i = 0, e = op.getNumOperands(); i < e; ++i) {
+      const mlir::tblgen::NamedTypeConstraint &operand = op.getOperand(i);
+      if (operand.name == "controlDeps")
+        continue;
+      if (operand.isVariableLength()) {
+        arity = 0;
+        break;
+      }
+      ++arity;
+    }
+    kos << formatv("GPLACE_KERNEL({0}, \"{1}\", {2}, {3}, {4:x}, {5:x})\n",
+                   cls, def->getValueAsString("opName"),
+                   elementwise ? "true" : "false", arity,
+                   typeMask(*def, "cpuKernels"), typeMask(*def, "gpuKernels"));
+    for (const mlir::tblgen::NamedAttribute &attr : op.getAttributes()) {
+      StringRef name = attr.name;
+      if (name == "device" || name == "name" || name == "assigned_device" ||
+          name == "operandSegmentSizes")
+        continue;
+      StringRef defName = attr.attr.getBaseAttr().getAttrDefName();
+      StringRef kind = StringSwitch<StringRef>(defName)
+                           .Case("UnitAttr", "Bool")
+                           .Case("I64Attr", "I64")
+                           .Case("DenseI64ArrayAttr", "I64Array")
+                           .Default("");
+      if (kind.empty())
+        PrintFatalError(def, "kernel parameter '" + name + "' has kind " +
+                                 defName +
+                                 ", which gplace::KernelParams cannot hold "
+                                 "(UnitAttr, I64Attr or DenseI64ArrayAttr)");
+      pos << formatv("GPLACE_KERNEL_PARAM({0}, \"{1}\", {2}, {3})\n", cls,
+                     name, kind, lowerCamel(name));
+    }
+  }
+  os << "#ifndef GPLACE_KERNEL\n"
+        "#define GPLACE_KERNEL(Kernel, Mnemonic, Elementwise, Arity, "
+        "CpuTypes, GpuTypes)\n"
+        "#endif\n"
+     << kernels << "#undef GPLACE_KERNEL\n\n";
+  os << "#ifndef GPLACE_KERNEL_PARAM\n"
+        "#define GPLACE_KERNEL_PARAM(Kernel, Name, Kind, Field)\n"
+        "#endif\n"
+     << params << "#undef GPLACE_KERNEL_PARAM\n";
+  return false;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  InitLLVM initLLVM(argc, argv);
+  cl::ParseCommandLineOptions(argc, argv);
+  return TableGenMain(argv[0], &emitOpTable);
+}
