@@ -57,6 +57,22 @@ class Graph_Op<string mnemonic, string tfType, list<Trait> traits = [],
   let extraClassDeclaration = tfNames;
   string tensorFlowType = tfType;
 
+  // For ops whose result has their first operand's type: the definition of
+  // InferTypeOpInterface's inferReturnTypes, written once here (ops add it
+  // to extraClassDefinition).
+  code inferFromFirstOperand = [{
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *, ::std::optional<::mlir::Location>,
+        ::mlir::ValueRange operands, ::mlir::DictionaryAttr,
+        ::mlir::OpaqueProperties, ::mlir::RegionRange,
+        ::llvm::SmallVectorImpl<::mlir::Type> &inferredReturnTypes) {
+      if (operands.empty())
+        return ::mlir::failure();
+      inferredReturnTypes.push_back(operands[0].getType());
+      return ::mlir::success();
+    }
+  }];
+
   // Kernel registrations: GPU kernels exist for floating-point types only,
   // so integer and bool ops stay on the host, as TensorFlow's placer sees
   // them (SPEC §3).
@@ -83,9 +99,10 @@ class Graph_KernelOp<string mnemonic, string tfType, list<Trait> traits = [],
                !listconcat([DeclareOpInterfaceMethods<Graph_KernelOpInterface,
                                                       overrides>], traits),
                pyName> {
-  let extraClassDefinition = "::gplace::Kernel $cppClass::getKernel() { "
+  code kernelDefinition = "::gplace::Kernel $cppClass::getKernel() { "
       # "return ::gplace::Kernel::" # !substr(NAME, 6, !sub(!size(NAME), 8))
       # "; }\n";
+  let extraClassDefinition = kernelDefinition;
 }
 
 //===----------------------------------------------------------------------===//
@@ -283,6 +300,7 @@ class Graph_UnaryOp<string mnemonic, string tfType, string what,
   let results = (outs operandType:$result);
   let assemblyFormat =
       "$input " # afterClause # " attr-dict `:` type($input)";
+  let extraClassDefinition = kernelDefinition # inferFromFirstOperand;
 }
 
 def Graph_NegOp : Graph_UnaryOp<"neg", "Neg", "elementwise negation",
@@ -302,6 +320,8 @@ def Graph_SigmoidOp : Graph_UnaryOp<"sigmoid", "Sigmoid",
 }
 def Graph_ReluOp : Graph_UnaryOp<"relu", "Relu", "elementwise max(x, 0)",
                                  Graph_NumericTensor>;
+def Graph_SquareOp : Graph_UnaryOp<"square", "Square", "elementwise x * x",
+                                   Graph_NumericTensor>;
 
 def Graph_AddNOp : Graph_KernelOp<"add_n", "AddN",
     [Pure, AttrSizedOperandSegments, Graph_ElementwiseOpInterface,
@@ -346,6 +366,7 @@ def Graph_BiasAddOp : Graph_KernelOp<"bias_add", "BiasAdd",
   let assemblyFormat = "$value `,` $bias " # afterClause
       # " attr-dict `:` type($value) `,` type($bias)";
   let hasVerifier = 1;
+  let extraClassDefinition = kernelDefinition # inferFromFirstOperand;
 }
 
 class Graph_ReduceOp<string mnemonic, string tfType, string what,
@@ -390,6 +411,7 @@ def Graph_SoftmaxOp : Graph_KernelOp<"softmax", "Softmax",
   let assemblyFormat = "$input " # afterClause # " attr-dict `:` type($input)";
   let hasVerifier = 1;
   let cpuKernels = Graph_FloatKernels;
+  let extraClassDefinition = kernelDefinition # inferFromFirstOperand;
 }
 
 //===----------------------------------------------------------------------===//
@@ -518,6 +540,7 @@ def Graph_IdentityOp : Graph_Op<"identity", "Identity",
                        placementAttrs, controlDepsArg);
   let results = (outs AnyTypeOf<[Graph_Tensor, Graph_AnyResource]>:$result);
   let assemblyFormat = "$input " # afterClause # " attr-dict `:` type($input)";
+  let extraClassDefinition = inferFromFirstOperand;
 }
 
 //===----------------------------------------------------------------------===//
@@ -580,6 +603,7 @@ def Graph_CopyOp : Graph_Op<"copy", "_Recv",
                        placementAttrs, controlDepsArg);
   let results = (outs AnyTypeOf<[Graph_Tensor, Graph_Control]>:$result);
   let assemblyFormat = "$input " # afterClause # " attr-dict `:` type($input)";
+  let extraClassDefinition = inferFromFirstOperand;
 }
 
 #endif // GPLACE_GRAPH_OPS

@@ -12,7 +12,8 @@ func.func @main() -> (tensor<2x2xf32>, tensor<2x2xf32>, tensor<3x3xf32>, tensor<
                       tensor<2xf32>, tensor<2x2xf32>, tensor<2xf32>, tensor<1x3xf32>, tensor<f32>, tensor<i32>,
                       tensor<1x4xf32>, tensor<3xf32>, tensor<3xi32>, tensor<3xf32>, tensor<2xi1>,
                       tensor<3x2xf32>, tensor<3x2xf32>, tensor<2x2xf32>, tensor<3x2xf32>, tensor<2x2xf32>, tensor<2x3xf32>,
-                      tensor<2xf16>, tensor<2xbf16>, tensor<f64>, tensor<3xf32>) {
+                      tensor<2xf16>, tensor<2xbf16>, tensor<f64>, tensor<3xf32>,
+                      tensor<3xf32>, tensor<2xi32>, tensor<2xf32>) {
   %a = gplace.constant dense<[[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]> : tensor<2x3xf32>
   %b = gplace.constant dense<[[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]> : tensor<3x2xf32>
   // CHECK: result[0]: 2x2xf32={{\[\[}}22, 28], [49, 64]]
@@ -137,13 +138,25 @@ func.func @main() -> (tensor<2x2xf32>, tensor<2x2xf32>, tensor<3x3xf32>, tensor<
   %signs = gplace.constant dense<[1.0, -1.0, 0.0]> : tensor<3xf32>
   // CHECK-NEXT: result[39]: 3xf32=[inf, -inf, nan]
   %dz = gplace.div %signs, %zero : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
+  // CHECK-NEXT: result[40]: 3xf32=[1, 0, 4]
+  %sq = gplace.square %rl : tensor<3xf32>
+  // Integer arithmetic wraps, as TensorFlow's integer kernels: 65536^2 is 0.
+  %sqi0 = gplace.constant dense<[65536, -3]> : tensor<2xi32>
+  // CHECK-NEXT: result[41]: 2xi32=[0, 9]
+  %sqi = gplace.square %sqi0 : tensor<2xi32>
+  // relu keeps NaN, as TensorFlow's Relu.
+  %nan = gplace.constant dense<[0x7FC00000, -1.0]> : tensor<2xf32>
+  // CHECK-NEXT: result[42]: 2xf32=[nan, 0]
+  %relun = gplace.relu %nan : tensor<2xf32>
   return %mm, %mmtb, %mmta, %mmi, %mmh, %mmd, %add, %sub, %mul, %div, %divi, %max, %neg, %exp, %log, %tanh, %sig, %relu, %relui,
-         %addn, %bias, %rsum, %rmean, %rmax, %rmeani, %sm, %sm3, %c1, %c2, %c3, %tr, %rs, %sl, %cc, %cc2, %id, %hadd, %gmul, %expd, %dz
+         %addn, %bias, %rsum, %rmean, %rmax, %rmeani, %sm, %sm3, %c1, %c2, %c3, %tr, %rs, %sl, %cc, %cc2, %id, %hadd, %gmul, %expd, %dz,
+         %sq, %sqi, %relun
     : tensor<2x2xf32>, tensor<2x2xf32>, tensor<3x3xf32>, tensor<2x2xi32>, tensor<2x2xf16>, tensor<2x2xf64>,
       tensor<2x3xf32>, tensor<3xf32>, tensor<2x3xf32>, tensor<3xf32>, tensor<3xi32>, tensor<3xf32>,
       tensor<2xi64>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<3xf32>, tensor<3xi32>,
       tensor<2xf32>, tensor<2x2xf32>, tensor<2xf32>, tensor<1x3xf32>, tensor<f32>, tensor<i32>,
       tensor<1x4xf32>, tensor<3xf32>, tensor<3xi32>, tensor<3xf32>, tensor<2xi1>,
       tensor<3x2xf32>, tensor<3x2xf32>, tensor<2x2xf32>, tensor<3x2xf32>, tensor<2x2xf32>, tensor<2x3xf32>,
-      tensor<2xf16>, tensor<2xbf16>, tensor<f64>, tensor<3xf32>
+      tensor<2xf16>, tensor<2xbf16>, tensor<f64>, tensor<3xf32>,
+      tensor<3xf32>, tensor<2xi32>, tensor<2xf32>
 }

@@ -148,35 +148,6 @@ LogicalResult gplace::graph::detail::verifyElementwiseOp(Operation *op) {
       OpaqueProperties properties, RegionRange regions,                        \
       SmallVectorImpl<Type> &inferredReturnTypes)
 
-/// Infers the result type of an op whose result has its `input` operand's
-/// type (unary elementwise ops, softmax, identity).
-template <typename OpT>
-static LogicalResult
-inferFromInput(ValueRange operands, DictionaryAttr attributes,
-               OpaqueProperties properties, RegionRange regions,
-               SmallVectorImpl<Type> &inferred) {
-  if (operands.empty())
-    return failure();
-  typename OpT::Adaptor adaptor(operands, attributes, properties, regions);
-  inferred.push_back(adaptor.getInput().getType());
-  return success();
-}
-
-#define GPLACE_INFER_FROM_INPUT(OpT)                                           \
-  GPLACE_INFER_RETURN_TYPES(OpT) {                                             \
-    return inferFromInput<OpT>(operands, attributes, properties, regions,      \
-                               inferredReturnTypes);                           \
-  }
-GPLACE_INFER_FROM_INPUT(NegOp)
-GPLACE_INFER_FROM_INPUT(ExpOp)
-GPLACE_INFER_FROM_INPUT(LogOp)
-GPLACE_INFER_FROM_INPUT(TanhOp)
-GPLACE_INFER_FROM_INPUT(SigmoidOp)
-GPLACE_INFER_FROM_INPUT(ReluOp)
-GPLACE_INFER_FROM_INPUT(SoftmaxOp)
-GPLACE_INFER_FROM_INPUT(IdentityOp)
-GPLACE_INFER_FROM_INPUT(CopyOp)
-#undef GPLACE_INFER_FROM_INPUT
 
 GPLACE_INFER_RETURN_TYPES(ConstantOp) {
   Adaptor adaptor(operands, attributes, properties, regions);
@@ -227,12 +198,6 @@ GPLACE_INFER_RETURN_TYPES(AddNOp) {
   return success();
 }
 
-GPLACE_INFER_RETURN_TYPES(BiasAddOp) {
-  if (operands.empty())
-    return failure();
-  inferredReturnTypes.push_back(operands[0].getType());
-  return success();
-}
 
 //===----------------------------------------------------------------------===//
 // Verifiers.

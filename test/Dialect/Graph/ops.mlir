@@ -94,6 +94,8 @@ func.func @unaryElementwise(%a: tensor<2x3xf32>, %i: tensor<4xi64>) {
   %3 = gplace.tanh %a : tensor<2x3xf32>
   // CHECK: gplace.sigmoid %{{.*}} : tensor<2x3xf32>
   %4 = gplace.sigmoid %a : tensor<2x3xf32>
+  // CHECK: gplace.square %{{.*}} : tensor<2x3xf32>
+  %sq = gplace.square %a : tensor<2x3xf32>
   // CHECK: gplace.relu %{{.*}} : tensor<4xi64>
   // GENERIC: "gplace.relu"(%{{.*}}) : (tensor<4xi64>) -> tensor<4xi64>
   %5 = gplace.relu %i : tensor<4xi64>
