@@ -1,4 +1,4 @@
-//===- gemm_cublas.cpp - cuBLAS and cudaMemcpy called directly -------------===//
+//===- gemm_cublas.cpp - cuBLAS and cudaMemcpy called directly ------------===//
 //
 // The baselines of bench/gpu.sh, built on the GPU machine with
 //   g++ -O2 bench/gemm_cublas.cpp -I/usr/local/cuda/include \

@@ -1,5 +1,4 @@
-//===- gemm_openblas.cpp - OpenBLAS sgemm called directly
-//------------------===//
+//===- gemm_openblas.cpp - OpenBLAS sgemm called directly -----------------===//
 //
 // The baseline for gplace-run's GEMM: times cblas_sgemm on N x N x N f32
 // matrices of ones, as bench/runtime.py's gplace-run program computes.

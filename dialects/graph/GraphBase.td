@@ -1,4 +1,4 @@
-//===- GraphBase.td - gplace graph dialect and shared constraints --------===//
+//===- GraphBase.td - gplace graph dialect and shared constraints ---------===//
 //
 // The `gplace` dialect: TensorFlow-style dataflow graphs whose ops carry a
 // requested `device`, a `name` and, after placement, an `assigned_device`.

@@ -1,4 +1,4 @@
-//===- PlanOps.td - gplan: the executable plan -----------------------------===//
+//===- PlanOps.td - gplan: the executable plan ----------------------------===//
 //
 // What the runtime does, step by step: kernel launches and copies on
 // streams of devices, the events that order streams, and per device a
@@ -30,8 +30,10 @@ def Plan_Dialect : Dialect {
     stream yet and are ordered by data (buffers) and by tokens
     (`after(...)`, `gplan.join`). Scheduled, each step runs on a stream of
     its device (0: compute, 1: copies into the device); a stream runs its
-    steps in order, streams run concurrently, and `gplan.record` /
-    `gplan.wait` order them; tokens and joins are gone. Memory-planned,
+    steps in order, streams run concurrently, and events order them: a
+    `gplan.record` marks a point of a stream, and a step waits for events
+    of other streams (`wait(...)`) before it runs; tokens and joins are
+    gone. Memory-planned,
     each device of a program has a `gplan.arena` table giving the offset of
     each buffer its steps write.
   }];
@@ -102,10 +104,10 @@ def Plan_KernelAttr : AttrDef<Plan_Dialect, "Kernel"> {
 class Plan_Op<string mnemonic, list<Trait> traits = []>
     : Op<Plan_Dialect, mnemonic, traits>;
 
-// Ops naming a device (`@gpu0`) verify that it is a gplan.device.
+// Ops naming a device (`@gpu0`); their program checks that it is a
+// gplan.device of the module (one symbol-use check per program).
 class Plan_DeviceUserOp<string mnemonic, list<Trait> traits = []>
-    : Plan_Op<mnemonic, !listconcat(
-          [DeclareOpInterfaceMethods<SymbolUserOpInterface>], traits)>;
+    : Plan_Op<mnemonic, traits>;
 
 def Plan_DeviceOp : Plan_Op<"device", [Symbol]> {
   let summary = "a device the plan uses, with its memory plan's totals";
@@ -130,8 +132,12 @@ def Plan_DeviceOp : Plan_Op<"device", [Symbol]> {
 }
 
 def Plan_ProgramOp : Plan_Op<"program", [Symbol, SingleBlock,
-                                         IsolatedFromAbove]> {
+    IsolatedFromAbove, DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
   let summary = "the steps of one graph function, in program order";
+  let description = [{
+    Its symbol-use check verifies every device its ops name (`@gpu0`) is a
+    `gplan.device` of the enclosing symbol table.
+  }];
   let arguments = (ins SymbolNameAttr:$sym_name);
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = "$sym_name attr-dict-with-keyword $body";
@@ -208,14 +214,16 @@ def Plan_LaunchOp : Plan_DeviceUserOp<"launch", [AttrSizedOperandSegments]> {
     flags (absent: false), i64 integers, i64 arrays; the verifier checks
     names, types, and that the required ones are there.
 
-    Once scheduled, `stream` is the stream of `device` it runs on. Launches
+    Once scheduled, `stream` is the stream of `device` it runs on, and
+    `wait(...)` lists the events (of other streams) the stream waits for
+    before the launch, as cudaStreamWaitEvent does. Launches
     of one `fusion` group (--gplace-fuse-elementwise) are consecutive
     elementwise launches of one stream with one result type, which the
     device runs as one kernel; a result used only inside its group needs
     no memory.
 
     ```mlir
-    %2 = gplan.launch matmul(%0, %1) on @gpu0 stream 0 {transpose_b} : (!gplan.buffer<2x3xf32>, !gplan.buffer<2x3xf32>) -> !gplan.buffer<2x2xf32>
+    %2 = gplan.launch matmul(%0, %1) on @gpu0 stream 0 wait(%e) {transpose_b} : (!gplan.buffer<2x3xf32>, !gplan.buffer<2x3xf32>) -> !gplan.buffer<2x2xf32>
     %t = gplan.launch assign_add(%3) into(%v) on @cpu0 stream 0 : (!gplan.buffer<f32>) into (!gplan.buffer<f32>) -> !gplan.token
     ```
   }];
@@ -225,33 +233,42 @@ def Plan_LaunchOp : Plan_DeviceUserOp<"launch", [AttrSizedOperandSegments]> {
                        OptionalAttr<DictionaryAttr>:$params,
                        Variadic<Plan_Buffer>:$inputs,
                        Variadic<Plan_Buffer>:$outs,
-                       Variadic<Plan_Token>:$after);
+                       Variadic<Plan_Token>:$after,
+                       Variadic<Plan_Event>:$waits);
   let results = (outs Variadic<AnyTypeOf<[Plan_Buffer, Plan_Token]>>:$results);
-  let assemblyFormat = "custom<Kernel>($kernel) `(` $inputs `)` "
-      "(`into` `(` $outs^ `)`)? `on` $device (`stream` $stream^)? "
-      "(`fusion` $fusion^)? (`after` `(` $after^ `)`)? "
-      "($params^)? attr-dict `:` `(` type($inputs) `)` "
-      "(`into` `(` type($outs)^ `)`)? `->` type($results)";
+  // Written in C++ (PlanDialect.cpp), in the form of this format, so that
+  // printing, the plan's most frequent op, does not build the attribute
+  // dictionary a declarative format prints from:
+  //   custom<Kernel>($kernel) `(` $inputs `)` (`into` `(` $outs^ `)`)?
+  //   `on` $device (`stream` $stream^)? (`fusion` $fusion^)?
+  //   (`after` `(` $after^ `)`)? (`wait` `(` $waits^ `)`)? ($params^)?
+  //   attr-dict `:` `(` type($inputs) `)` (`into` `(` type($outs)^ `)`)?
+  //   `->` type($results)
+  let hasCustomAssemblyFormat = 1;
   let hasVerifier = 1;
 }
 
 def Plan_CopyOp : Plan_DeviceUserOp<"copy",
-    [AllTypesMatch<["source", "result"]>]> {
+    [AllTypesMatch<["source", "result"]>, AttrSizedOperandSegments]> {
   let summary = "copies a buffer into new memory of `device`";
   let description = [{
-    Runs on `device`, the destination (once scheduled, on its copy stream);
-    the source may be on any device or be a program input (host memory).
+    Runs on `device`, the destination (once scheduled, on its copy stream,
+    after waiting for the events in `wait(...)`); the source may be on any
+    device or be a program input (host memory).
 
     ```mlir
-    %1 = gplan.copy %0 to @gpu0 stream 1 : !gplan.buffer<2x3xf32>
+    %1 = gplan.copy %0 to @gpu0 stream 1 wait(%e) : !gplan.buffer<2x3xf32>
     ```
   }];
   let arguments = (ins Plan_Buffer:$source, FlatSymbolRefAttr:$device,
                        OptionalAttr<I64Attr>:$stream,
-                       Variadic<Plan_Token>:$after);
+                       Variadic<Plan_Token>:$after,
+                       Variadic<Plan_Event>:$waits);
   let results = (outs Plan_Buffer:$result);
-  let assemblyFormat = "$source `to` $device (`stream` $stream^)? "
-      "(`after` `(` $after^ `)`)? attr-dict `:` type($source)";
+  // In C++, as gplan.launch's, in the form of this format:
+  //   $source `to` $device (`stream` $stream^)? (`after` `(` $after^ `)`)?
+  //   (`wait` `(` $waits^ `)`)? attr-dict `:` type($source)
+  let hasCustomAssemblyFormat = 1;
   let hasVerifier = 1;
 }
 
@@ -273,17 +290,18 @@ def Plan_JoinOp : Plan_Op<"join"> {
 
 def Plan_RecordOp : Plan_DeviceUserOp<"record"> {
   let summary = "an event that is reached when the stream gets here";
+  let description = [{
+    As cudaEventRecord: the event is reached once every step of the stream
+    before it has run. Steps of other streams wait for it with `wait(...)`.
+
+    ```mlir
+    %e = gplan.record on @gpu0 stream 1
+    ```
+  }];
   let arguments = (ins FlatSymbolRefAttr:$device, I64Attr:$stream);
   let results = (outs Plan_Event:$event);
-  let assemblyFormat = "`on` $device `stream` $stream attr-dict";
-  let hasVerifier = 1;
-}
-
-def Plan_WaitOp : Plan_DeviceUserOp<"wait"> {
-  let summary = "the stream waits until the event is reached";
-  let arguments = (ins Plan_Event:$event, FlatSymbolRefAttr:$device,
-                       I64Attr:$stream);
-  let assemblyFormat = "$event `on` $device `stream` $stream attr-dict";
+  // In C++, as gplan.launch's: `on` $device `stream` $stream attr-dict
+  let hasCustomAssemblyFormat = 1;
   let hasVerifier = 1;
 }
 

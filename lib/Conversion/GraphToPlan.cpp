@@ -276,7 +276,7 @@ LogicalResult FunctionConverter::convertOp(PlacedOpInterface op,
     values_[op->getResult(0)] = builder_.create<gplan::CopyOp>(
         stepLoc(op, index), source,
         devices_.symbolOf(transfer.getDestinationDevice()),
-        /*stream=*/IntegerAttr(), after);
+        /*stream=*/IntegerAttr(), after, /*waits=*/ValueRange());
     return success();
   }
 
@@ -304,7 +304,7 @@ LogicalResult FunctionConverter::convertOp(PlacedOpInterface op,
       gplan::KernelAttr::get(builder_.getContext(), kernelOp.getKernel()),
       devices_.symbolOf(device), /*stream=*/IntegerAttr(),
       /*fusion=*/IntegerAttr(), params.empty() ? DictionaryAttr() : params,
-      inputs, outs, after);
+      inputs, outs, after, /*waits=*/ValueRange());
   for (auto [result, planned] : llvm::zip(op->getResults(),
                                           launch.getResults()))
     values_[result] = planned;

@@ -1,4 +1,4 @@
-//===- Pipelines.cpp - gplace's pass pipelines -----------------------------===//
+//===- Pipelines.cpp - gplace's pass pipelines ----------------------------===//
 
 #include "gplace/Pipelines/Pipelines.h"
 

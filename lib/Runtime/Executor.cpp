@@ -1,4 +1,4 @@
-//===- Executor.cpp - runs a plan on streams -------------------------------===//
+//===- Executor.cpp - runs a plan on streams ------------------------------===//
 
 #include "gplace/Runtime/Executor.h"
 
@@ -346,7 +346,6 @@ Executor::create(Plan plan, const DeviceManager &devices) {
   return std::unique_ptr<Executor>(new Executor(std::move(impl)));
 }
 
-size_t Executor::numStreams() const { return impl_->streams.size(); }
 size_t Executor::numFusedKernels() const { return impl_->numFused; }
 size_t Executor::numFusedLaunches() const { return impl_->numFusedLaunches; }
 

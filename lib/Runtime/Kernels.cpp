@@ -1,4 +1,4 @@
-//===- Kernels.cpp - host kernels ------------------------------------------===//
+//===- Kernels.cpp - host kernels -----------------------------------------===//
 //
 // One function per kernel of the op table, found through a table indexed
 // by gplace::Kernel (runKernel<K>): elementwise kernels share one

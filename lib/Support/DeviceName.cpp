@@ -1,4 +1,4 @@
-//===- DeviceName.cpp - TensorFlow device names and device sets ----------===//
+//===- DeviceName.cpp - TensorFlow device names and device sets -----------===//
 
 #include "gplace/Support/DeviceName.h"
 

@@ -1,4 +1,4 @@
-//===- GpuStatus.cpp - which GPUs are busy, and which to use ---------------===//
+//===- GpuStatus.cpp - which GPUs are busy, and which to use --------------===//
 
 #include "gplace/Support/GpuStatus.h"
 

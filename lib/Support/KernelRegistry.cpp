@@ -1,4 +1,4 @@
-//===- KernelRegistry.cpp - which ops have CPU and GPU kernels -----------===//
+//===- KernelRegistry.cpp - which ops have CPU and GPU kernels ------------===//
 
 #include "gplace/Support/KernelRegistry.h"
 
@@ -54,16 +54,6 @@ bool KernelRegistry::hasKernel(std::string_view op,
   const std::vector<ElementType> &types =
       device == DeviceType::GPU ? def->gpu : def->cpu;
   return std::find(types.begin(), types.end(), *type) != types.end();
-}
-
-std::vector<DeviceType>
-KernelRegistry::deviceTypes(std::string_view op,
-                            std::optional<ElementType> type) const {
-  std::vector<DeviceType> result;
-  for (DeviceType device : {DeviceType::GPU, DeviceType::CPU})
-    if (hasKernel(op, type, device))
-      result.push_back(device);
-  return result;
 }
 
 void KernelRegistry::print(std::ostream &os) const {

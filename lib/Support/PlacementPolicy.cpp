@@ -1,4 +1,4 @@
-//===- PlacementPolicy.cpp - callable placement policies -----------------===//
+//===- PlacementPolicy.cpp - callable placement policies ------------------===//
 
 #include "gplace/Support/PlacementPolicy.h"
 

@@ -3,6 +3,7 @@
 #include "gplace/Tooling/Compile.h"
 
 #include "gplace/Dialect/Graph/GraphDialect.h"
+#include "gplace/Dialect/Plan/PlanDialect.h"
 #include "gplace/Dialect/Plan/Transforms/Passes.h"
 #include "gplace/Pipelines/Pipelines.h"
 #include "gplace/Target/Plan/PlanExport.h"
@@ -70,4 +71,12 @@ FailureOr<rt::Plan> gplace::tooling::compileToPlan(ModuleOp module,
   if (programs.empty())
     return module.emitError() << "the module has no function to run";
   return exportPlan(module, (*programs.begin()).getSymName());
+}
+
+bool gplace::tooling::exceedsMemoryLimit(ModuleOp module) {
+  return llvm::any_of(module.getOps<plan::DeviceOp>(), [](plan::DeviceOp device) {
+    int64_t limit = device.getMemoryLimitAttr().getInt();
+    IntegerAttr peak = device.getPeakBytesAttr();
+    return limit > 0 && peak && peak.getInt() > limit;
+  });
 }

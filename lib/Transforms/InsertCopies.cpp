@@ -1,5 +1,4 @@
-//===- InsertCopies.cpp - a copy on every cross-device data edge
-//-----------===//
+//===- InsertCopies.cpp - a copy on every cross-device data edge ----------===//
 
 #include "gplace/Dialect/Graph/GraphDialect.h"
 #include "gplace/Transforms/Passes.h"

@@ -1,5 +1,4 @@
-//===- Place.cpp - TensorFlow's placer as a pass
-//---------------------------===//
+//===- Place.cpp - TensorFlow's placer as a pass --------------------------===//
 //
 // Assigns each graph op a device (SPEC §3). The algorithm is TensorFlow's
 // Placer over colocation groups (common_runtime/placer.cc and
@@ -206,8 +205,12 @@ LogicalResult FunctionPlacer::collect() {
     info.kernels = kernels->second.first;
     info.elementType = kernels->second.second;
 
-    // The request, merged into the scope: the inner request wins.
+    // The request, merged into the scope: the inner request wins. A
+    // transfer (a copy or token inserted by an earlier pass) stays on its
+    // destination.
     StringAttr deviceAttr = op->getAttrOfType<StringAttr>("device");
+    if (auto transfer = dyn_cast<TransferOpInterface>(op.getOperation()))
+      deviceAttr = transfer.getDestinationDevice();
     if (!deviceAttr || deviceAttr.getValue().empty()) {
       info.request = scopeRequest;
       return;

@@ -1,4 +1,4 @@
-//===- VerifyDevices.cpp - check every device string of a graph ----------===//
+//===- VerifyDevices.cpp - check every device string of a graph -----------===//
 
 #include "gplace/Dialect/Graph/GraphDialect.h"
 #include "gplace/Support/DeviceName.h"

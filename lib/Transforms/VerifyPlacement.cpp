@@ -22,11 +22,24 @@ struct VerifyPlacementPass
   void runOnOperation() override {
     bool ok = true;
     const KernelRegistry &registry = KernelRegistry::global();
+    // Per assigned device: its type, if the name is full. Per (op, element
+    // type, device type): whether a kernel exists.
+    DenseMap<StringAttr, std::optional<DeviceType>> devices;
+    DenseMap<std::tuple<OperationName, Type, int>, bool> kernels;
     getOperation().walk([&](PlacedOpInterface op) {
-      StringRef assigned = op.getAssignedDeviceName();
-      std::string error;
-      std::optional<DeviceName> device = DeviceName::parse(assigned, &error);
-      if (assigned.empty() || !device || !device->isFullySpecified()) {
+      auto assignedAttr = op->getAttrOfType<StringAttr>("assigned_device");
+      StringRef assigned = assignedAttr ? assignedAttr.getValue() : "";
+      std::optional<DeviceType> deviceType;
+      if (assignedAttr) {
+        auto [it, isNew] = devices.try_emplace(assignedAttr);
+        if (isNew) {
+          std::optional<DeviceName> device = DeviceName::parse(assigned);
+          if (device && device->isFullySpecified())
+            it->second = device->type;
+        }
+        deviceType = it->second;
+      }
+      if (!deviceType) {
         op->emitError() << "op has no valid assigned device"
                         << (assigned.empty() ? ""
                                              : " ('" + assigned.str() + "')")
@@ -34,11 +47,18 @@ struct VerifyPlacementPass
         ok = false;
         return;
       }
-      std::string typeName = getKernelElementTypeName(op);
-      if (!registry.hasKernel(op->getName().getStringRef().str(),
-                              parseElementType(typeName), *device->type)) {
+      std::optional<Type> element = getKernelElementType(op);
+      auto [kernel, isNewKernel] = kernels.try_emplace(
+          {op->getName(), element.value_or(Type()),
+           static_cast<int>(*deviceType)});
+      if (isNewKernel)
+        kernel->second = registry.hasKernel(
+            op->getName().getStringRef().str(),
+            parseElementType(getKernelElementTypeName(op)), *deviceType);
+      if (!kernel->second) {
+        std::string typeName = getKernelElementTypeName(op);
         op->emitError() << "op is assigned to '" << assigned << "', but "
-                        << deviceTypeName(*device->type)
+                        << deviceTypeName(*deviceType)
                         << " has no kernel for " << op->getName()
                         << (typeName.empty() ? "" : " with element type ")
                         << typeName;

@@ -16,8 +16,7 @@
 // CHECK-NEXT: %[[B:.+]] = gplan.constant @cpu0 dense<{{.*}}> : tensor<3x2xf32>
 // CHECK-NEXT: %[[BG:.+]] = gplan.copy %[[B]] to @gpu0 stream 1 : !gplan.buffer<3x2xf32>
 // CHECK-NEXT: %[[E:.+]] = gplan.record on @gpu0 stream 1
-// CHECK-NEXT: gplan.wait %[[E]] on @gpu0 stream 0
-// CHECK-NEXT: %[[C:.+]] = gplan.launch matmul(%[[AG]], %[[BG]]) on @gpu0 stream 0 : (!gplan.buffer<2x3xf32>, !gplan.buffer<3x2xf32>) -> !gplan.buffer<2x2xf32>
+// CHECK-NEXT: %[[C:.+]] = gplan.launch matmul(%[[AG]], %[[BG]]) on @gpu0 stream 0 wait(%[[E]]) : (!gplan.buffer<2x3xf32>, !gplan.buffer<3x2xf32>) -> !gplan.buffer<2x2xf32>
 // CHECK-NEXT: gplan.return %[[C]] : !gplan.buffer<2x2xf32>
 func.func @copiesAndEvents() -> tensor<2x2xf32> {
   %a = gplace.constant dense<[[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]> : tensor<2x3xf32> {device = "/cpu:0"}

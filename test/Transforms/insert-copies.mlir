@@ -1,8 +1,11 @@
 // Tests --gplace-insert-copies: one copy per (value, destination device),
 // right after the producer, reused by every consumer there; function
 // arguments come from the host CPU; groups wait without copying.
+// Placing again keeps every copy on its destination, so that inserting
+// copies again changes nothing.
 // RUN: gplace-opt %s --split-input-file --gplace-place="devices=cpu:1,gpu:2" --gplace-insert-copies | FileCheck %s
 // RUN: gplace-opt %s --split-input-file --gplace-place="devices=cpu:1,gpu:2" --gplace-insert-copies --gplace-insert-copies | FileCheck %s
+// RUN: gplace-opt %s --split-input-file --gplace-place="devices=cpu:1,gpu:2" --gplace-insert-copies --gplace-place="devices=cpu:1,gpu:2" --gplace-insert-copies | FileCheck %s
 
 // CHECK-LABEL: func.func @oneCopyPerDestination
 // CHECK-SAME: (%[[X:.+]]: tensor<2xf32>)

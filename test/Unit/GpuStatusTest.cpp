@@ -1,4 +1,4 @@
-//===- GpuStatusTest.cpp - GPU status, ranking, visibility -----------------===//
+//===- GpuStatusTest.cpp - GPU status, ranking, visibility ----------------===//
 
 #include "gplace/Support/GpuStatus.h"
 

@@ -64,10 +64,12 @@ TEST(KernelRegistry, Lookups) {
   EXPECT_FALSE(
       registry.hasKernel("gplace.conv2d", ElementType::F32, DeviceType::CPU));
   EXPECT_EQ(registry.lookup("gplace.conv2d"), nullptr);
-  EXPECT_EQ(registry.deviceTypes("gplace.variable", ElementType::I32),
-            std::vector<DeviceType>{DeviceType::CPU});
-  EXPECT_EQ(registry.deviceTypes("gplace.variable", ElementType::F32),
-            (std::vector<DeviceType>{DeviceType::GPU, DeviceType::CPU}));
+  EXPECT_TRUE(
+      registry.hasKernel("gplace.variable", ElementType::I32, DeviceType::CPU));
+  EXPECT_FALSE(
+      registry.hasKernel("gplace.variable", ElementType::I32, DeviceType::GPU));
+  EXPECT_TRUE(
+      registry.hasKernel("gplace.variable", ElementType::F32, DeviceType::GPU));
 }
 
 TEST(KernelRegistry, ElementTypeNamesRoundTrip) {

@@ -1,4 +1,4 @@
-//===- ParserRobustnessTest.cpp - truncated and mangled input ------------===//
+//===- ParserRobustnessTest.cpp - truncated and mangled input -------------===//
 //
 // gplace-opt must never crash on bad text: every prefix of every example, of
 // the op round-trip test and of its generic form, and every one-byte

@@ -1,4 +1,4 @@
-//===- RuntimeTest.cpp - tensors, kernels, devices and the executor ------===//
+//===- RuntimeTest.cpp - tensors, kernels, devices and the executor -------===//
 
 #include "gplace/Runtime/Device.h"
 #include "gplace/Runtime/Executor.h"
@@ -329,7 +329,6 @@ TEST(Executor, RunsStreamsConcurrentlyInOrder) {
   StatusOr<std::unique_ptr<Executor>> executor =
       Executor::create(twoStreamPlan(false), devices);
   ASSERT_TRUE(executor) << executor.status().message();
-  EXPECT_EQ((*executor)->numStreams(), 4u);
   HostTensor x = tensorOf<float>(ElementType::F32, {4}, {1, 2, 3, 4});
   for (int run = 0; run < 50; ++run) {
     StatusOr<std::vector<HostTensor>> results = (*executor)->run({x});

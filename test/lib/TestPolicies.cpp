@@ -1,4 +1,4 @@
-//===- TestPolicies.cpp - placement policies for gplace's tests ----------===//
+//===- TestPolicies.cpp - placement policies for gplace's tests -----------===//
 //
 // A plugin with policies that exercise placement's error paths and corner
 // cases; loaded by the lit tests with --gplace-load-policy.

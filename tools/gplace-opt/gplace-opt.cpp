@@ -1,4 +1,4 @@
-//===- gplace-opt.cpp - gplace's pass driver -------------------------------===//
+//===- gplace-opt.cpp - gplace's pass driver ------------------------------===//
 //
 // MlirOptMain with the gplace dialect, the func dialect and gplace's passes:
 //   gplace-opt input.mlir --gplace-place="devices=cpu:1,gpu:4"

@@ -1,4 +1,4 @@
-//===- gplace-run.cpp - compile and run a gplace graph ---------------------===//
+//===- gplace-run.cpp - compile and run a gplace graph --------------------===//
 //
 //   gplace-run model.mlir [--entry=main] [--input=2x3xf32=1,2,3,4,5,6]...
 //       [--output=@result.npy]... [--iterations=N] [--emulate-gpus=N]
@@ -16,14 +16,17 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "gplace/Conversion/Passes.h"
 #include "gplace/Dialect/Graph/GraphDialect.h"
 #include "gplace/Dialect/Plan/PlanDialect.h"
+#include "gplace/Dialect/Plan/Transforms/Passes.h"
 #include "gplace/Runtime/Executor.h"
 #include "gplace/Support/PlacementPolicy.h"
 #include "gplace/Target/Plan/PlanExport.h"
 #include "gplace/Tooling/Compile.h"
 #include "gplace/Tooling/Inputs.h"
 #include "gplace/Tooling/Machine.h"
+#include "gplace/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/AsmState.h"
@@ -142,13 +145,9 @@ static cl::opt<bool>
                     cl::desc("Print the static memory plan on stderr"),
                     cl::init(false), cl::cat(category));
 
-/// Prints `status` as gplace-run's error and returns its exit code.
-static int fail(const rt::Status &status) {
-  auto &os = llvm::WithColor::error(llvm::errs(), "gplace-run");
-  if (status.code() != rt::StatusCode::InvalidArgument)
-    os << rt::statusCodeName(status.code()) << ": ";
-  os << status.message() << "\n";
-  switch (status.code()) {
+/// gplace-run's exit code for a failure of `code`.
+static int exitCode(rt::StatusCode code) {
+  switch (code) {
   case rt::StatusCode::OutOfMemory:
     return 3;
   case rt::StatusCode::Unavailable:
@@ -158,6 +157,15 @@ static int fail(const rt::Status &status) {
   default:
     return 1;
   }
+}
+
+/// Prints `status` as gplace-run's error and returns its exit code.
+static int fail(const rt::Status &status) {
+  auto &os = llvm::WithColor::error(llvm::errs(), "gplace-run");
+  if (status.code() != rt::StatusCode::InvalidArgument)
+    os << rt::statusCodeName(status.code()) << ": ";
+  os << status.message() << "\n";
+  return exitCode(status.code());
 }
 
 static int fail(const llvm::Twine &message) {
@@ -187,6 +195,11 @@ static void printRunTimes(llvm::ArrayRef<double> seconds) {
 
 int main(int argc, char **argv) {
   llvm::InitLLVM initLLVM(argc, argv);
+  // The passes by name, for --mlir-print-ir-after=<pass> and the like
+  // (before the options that name them are registered).
+  gplace::registerGPlacePasses();
+  gplace::registerGPlaceConversionPasses();
+  gplace::registerGPlacePlanPasses();
   // MLIR's own options of a pass driver: --mlir-print-ir-after-all,
   // --mlir-timing, --mlir-print-debuginfo, ...
   registerPassManagerCLOptions();
@@ -296,8 +309,10 @@ int main(int argc, char **argv) {
 
   FailureOr<rt::Plan> plan =
       tooling::compileToPlan(*module, (*machine)->deviceSet(), compile);
-  if (failed(plan))
-    return 1;
+  if (failed(plan)) // The diagnostics are printed.
+    return exitCode(tooling::exceedsMemoryLimit(*module)
+                        ? rt::StatusCode::OutOfMemory
+                        : rt::StatusCode::InvalidArgument);
   rt::StatusOr<std::unique_ptr<rt::Executor>> executor =
       rt::Executor::create(std::move(*plan), (*machine)->devices());
   if (!executor)

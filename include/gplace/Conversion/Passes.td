@@ -1,4 +1,4 @@
-//===- Passes.td - gplace conversion passes --------------------------------===//
+//===- Passes.td - gplace conversion passes -------------------------------===//
 
 #ifndef GPLACE_CONVERSION_PASSES
 #define GPLACE_CONVERSION_PASSES

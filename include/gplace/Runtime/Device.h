@@ -45,6 +45,8 @@ public:
   DeviceType type() const { return *name_.type; }
   const std::string &description() const { return description_; }
   int64_t memoryLimit() const { return memoryLimit_; }
+  /// Bytes of device memory allocated now, and the most at once so far:
+  /// TensorFlow's tf.config.experimental.get_memory_info (current, peak).
   int64_t bytesInUse() const { return bytesInUse_; }
   int64_t peakBytesInUse() const { return peakBytesInUse_; }
 

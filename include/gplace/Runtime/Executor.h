@@ -53,9 +53,6 @@ public:
   /// until the next run. Errors as run().
   StatusOr<std::vector<TensorRef>> runStaged();
 
-  /// The number of (device, stream) queues the plan uses.
-  size_t numStreams() const;
-
   /// The number of fused kernels (fusion groups) the plan runs, and the
   /// launches they replace.
   size_t numFusedKernels() const;

@@ -1,4 +1,4 @@
-//===- GpuStatus.h - which GPUs are busy, and which to use -------*- C++ -*-===//
+//===- GpuStatus.h - which GPUs are busy, and which to use ------*- C++ -*-===//
 //
 // Sharing a machine (SPEC §6): the status of every GPU (NVML, else
 // nvidia-smi, else a status file for tests), ranking GPUs by idleness,

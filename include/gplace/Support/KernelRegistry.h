@@ -51,11 +51,6 @@ public:
   bool hasKernel(std::string_view op, std::optional<ElementType> type,
                  DeviceType device) const;
 
-  /// The device types with a kernel for (op, type), GPU first (TensorFlow's
-  /// device type priority).
-  std::vector<DeviceType> deviceTypes(std::string_view op,
-                                      std::optional<ElementType> type) const;
-
   /// The entry of `op`, or nullptr if the registry does not know it.
   const KernelDef *lookup(std::string_view op) const;
 

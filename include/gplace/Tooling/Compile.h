@@ -42,6 +42,12 @@ runtime::Status selectEntry(mlir::ModuleOp module, llvm::StringRef entry,
 bool usesPolicy(mlir::ModuleOp module, const CompileOptions &options,
                 llvm::StringRef name);
 
+/// After compileToPlan failed on `module`: true if the failure is the
+/// memory plan's, a device whose planned peak (gplan.device's peak_bytes)
+/// exceeds its memory limit: TensorFlow's ResourceExhausted, found at
+/// compile time.
+bool exceedsMemoryLimit(mlir::ModuleOp module);
+
 /// Compiles `module` (one function, see selectEntry) for `devices` with
 /// --gplace-pipeline, the pass manager's command-line options applied
 /// (--mlir-print-ir-after-all, --mlir-timing, ...), and exports its program

@@ -1,4 +1,4 @@
-//===- Machine.h - this process's devices, from the tools' options -*- C++ -*-===//
+//===- Machine.h - this process's devices, from options ---*- C++ -*-===//
 //
 // What gplace-run runs on (SPEC §1.2, §6): the CPU, the CUDA GPUs that
 // --visible-gpus or CUDA_VISIBLE_DEVICES select (split into logical GPUs,

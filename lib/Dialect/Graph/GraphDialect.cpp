@@ -1,4 +1,4 @@
-//===- GraphDialect.cpp - the gplace graph dialect and its types ---------===//
+//===- GraphDialect.cpp - the gplace graph dialect and its types ----------===//
 
 #include "gplace/Dialect/Graph/GraphDialect.h"
 

@@ -1,4 +1,4 @@
-//===- GraphOps.cpp - gplace graph op verifiers and type inference -------===//
+//===- GraphOps.cpp - gplace graph op verifiers and type inference --------===//
 //
 // Verifier messages follow MLIR's style: lower case, no final period, the
 // offending values and types named, both sides of every mismatch given.

@@ -212,6 +212,42 @@ bool gplace::plan::isFusedInRegisters(Value buffer) {
   });
 }
 
+OperandRange gplace::plan::getStepWaits(Operation *step) {
+  if (auto launch = dyn_cast<LaunchOp>(step))
+    return launch.getWaits();
+  if (auto copy = dyn_cast<CopyOp>(step))
+    return copy.getWaits();
+  return OperandRange(step->getOperands().end(), step->getOperands().end());
+}
+
+MutableOperandRange gplace::plan::getStepWaitsMutable(Operation *step) {
+  if (auto launch = dyn_cast<LaunchOp>(step))
+    return launch.getWaitsMutable();
+  return cast<CopyOp>(step).getWaitsMutable();
+}
+
+Value gplace::plan::recordAfter(OpBuilder &builder, Operation *step) {
+  FlatSymbolRefAttr device;
+  IntegerAttr stream;
+  if (auto launch = dyn_cast<LaunchOp>(step)) {
+    device = launch.getDeviceAttr();
+    stream = launch.getStreamAttr();
+  } else {
+    auto copy = cast<CopyOp>(step);
+    device = copy.getDeviceAttr();
+    stream = copy.getStreamAttr();
+  }
+  for (Operation *next = step->getNextNode(); next && isa<RecordOp>(next);
+       next = next->getNextNode()) {
+    auto record = cast<RecordOp>(next);
+    if (record.getDeviceAttr() == device && record.getStreamAttr() == stream)
+      return record.getEvent();
+  }
+  OpBuilder::InsertionGuard guard(builder);
+  builder.setInsertionPointAfter(step);
+  return builder.create<RecordOp>(step->getLoc(), device, stream);
+}
+
 void gplace::plan::forEachArenaBuffer(
     ProgramOp program, function_ref<void(Value, FlatSymbolRefAttr)> fn) {
   for (Operation &op : program.getBody().front()) {
@@ -229,16 +265,10 @@ void gplace::plan::forEachArenaBuffer(
 // Device references and streams.
 //===----------------------------------------------------------------------===//
 
-/// Checks that `device` names a gplan.device of the enclosing module.
-static LogicalResult verifyDevice(Operation *op, FlatSymbolRefAttr device,
-                                  SymbolTableCollection &symbolTable) {
-  if (!symbolTable.lookupNearestSymbolFrom<DeviceOp>(op, device.getAttr()))
-    return op->emitOpError() << "uses " << device
-                             << ", which is not a gplan.device of the module";
-  return success();
-}
-
-static LogicalResult verifyStream(Operation *op, IntegerAttr streamAttr) {
+/// Checks a step's stream and waits: a stream of the device if set, and
+/// waits (for events of a scheduled plan) only on a step with a stream.
+static LogicalResult verifyStream(Operation *op, IntegerAttr streamAttr,
+                                  ValueRange waits = {}) {
   std::optional<int64_t> stream;
   if (streamAttr)
     stream = streamAttr.getInt();
@@ -247,21 +277,247 @@ static LogicalResult verifyStream(Operation *op, IntegerAttr streamAttr) {
                              << " does not exist (a device has streams 0 "
                                 "to "
                              << kNumStreams - 1 << ")";
+  if (!stream && !waits.empty())
+    return op->emitOpError() << "waits for events but has no stream";
   return success();
 }
 
-#define GPLACE_VERIFY_DEVICE_USE(OpT)                                          \
-  LogicalResult OpT::verifySymbolUses(SymbolTableCollection &symbolTable) {    \
-    return verifyDevice(*this, getDeviceAttr(), symbolTable);                  \
+/// The device an op of a program names, or null for an op naming none.
+static FlatSymbolRefAttr getDeviceOf(Operation *op) {
+  if (auto launch = dyn_cast<LaunchOp>(op))
+    return launch.getDeviceAttr();
+  if (auto copy = dyn_cast<CopyOp>(op))
+    return copy.getDeviceAttr();
+  if (auto record = dyn_cast<RecordOp>(op))
+    return record.getDeviceAttr();
+  if (auto constant = dyn_cast<ConstantOp>(op))
+    return constant.getDeviceAttr();
+  if (auto variable = dyn_cast<VariableOp>(op))
+    return variable.getDeviceAttr();
+  if (auto arena = dyn_cast<ArenaOp>(op))
+    return arena.getDeviceAttr();
+  return {};
+}
+
+// One check per program rather than one symbol lookup per op: the module's
+// devices are looked up once each.
+LogicalResult ProgramOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
+  Operation *scope = SymbolTable::getNearestSymbolTable((*this)->getParentOp());
+  DenseMap<StringAttr, bool> known;
+  for (Operation &op : getBody().front()) {
+    FlatSymbolRefAttr device = getDeviceOf(&op);
+    if (!device)
+      continue;
+    auto [it, isNew] = known.try_emplace(device.getAttr(), false);
+    if (isNew)
+      it->second = scope && isa_and_nonnull<DeviceOp>(symbolTable.lookupSymbolIn(
+                                scope, device.getAttr()));
+    if (!it->second)
+      return op.emitOpError() << "uses " << device
+                              << ", which is not a gplan.device of the module";
   }
-GPLACE_VERIFY_DEVICE_USE(ConstantOp)
-GPLACE_VERIFY_DEVICE_USE(VariableOp)
-GPLACE_VERIFY_DEVICE_USE(LaunchOp)
-GPLACE_VERIFY_DEVICE_USE(CopyOp)
-GPLACE_VERIFY_DEVICE_USE(RecordOp)
-GPLACE_VERIFY_DEVICE_USE(WaitOp)
-GPLACE_VERIFY_DEVICE_USE(ArenaOp)
-#undef GPLACE_VERIFY_DEVICE_USE
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Assembly of the steps and records, written in C++ for speed (see
+// PlanOps.td for the formats they follow).
+//===----------------------------------------------------------------------===//
+
+/// Prints the discardable attributes (the inherent ones are in the syntax).
+static void printDiscardableAttrs(OpAsmPrinter &printer, Operation *op) {
+  printer.printOptionalAttrDict(op->getDiscardableAttrDictionary().getValue());
+}
+
+/// Prints ` on @device`, ` stream N` if set.
+static void printDeviceAndStream(OpAsmPrinter &printer,
+                                 FlatSymbolRefAttr device, IntegerAttr stream) {
+  printer << " on ";
+  printer.printSymbolName(device.getValue());
+  if (stream)
+    printer << " stream " << stream.getInt();
+}
+
+/// Prints ` keyword(%a, %b)` for a non-empty list.
+static void printOperandGroup(OpAsmPrinter &printer, StringRef keyword,
+                              OperandRange operands) {
+  if (operands.empty())
+    return;
+  printer << ' ' << keyword << '(';
+  printer.printOperands(operands);
+  printer << ')';
+}
+
+/// Parses `on @device`.
+static ParseResult parseDevice(OpAsmParser &parser, FlatSymbolRefAttr &device) {
+  StringAttr name;
+  if (parser.parseKeyword("on") || parser.parseSymbolName(name))
+    return failure();
+  device = FlatSymbolRefAttr::get(name);
+  return success();
+}
+
+/// Parses `keyword N` if the keyword is next.
+static ParseResult parseOptionalInt(OpAsmParser &parser, StringRef keyword,
+                                    IntegerAttr &value) {
+  if (failed(parser.parseOptionalKeyword(keyword)))
+    return success();
+  int64_t number;
+  if (parser.parseInteger(number))
+    return failure();
+  value = parser.getBuilder().getI64IntegerAttr(number);
+  return success();
+}
+
+/// Parses `keyword(%a, %b)` if the keyword is next.
+static ParseResult
+parseOptionalOperandGroup(OpAsmParser &parser, StringRef keyword,
+                          SmallVectorImpl<OpAsmParser::UnresolvedOperand> &list) {
+  if (failed(parser.parseOptionalKeyword(keyword)))
+    return success();
+  return parser.parseOperandList(list, OpAsmParser::Delimiter::Paren);
+}
+
+void LaunchOp::print(OpAsmPrinter &printer) {
+  printer << ' ';
+  printKernel(printer, *this, getKernel());
+  printer << '(';
+  printer.printOperands(getInputs());
+  printer << ')';
+  printOperandGroup(printer, "into", getOuts());
+  printDeviceAndStream(printer, getDeviceAttr(), getStreamAttr());
+  if (IntegerAttr fusion = getFusionAttr())
+    printer << " fusion " << fusion.getInt();
+  printOperandGroup(printer, "after", getAfter());
+  printOperandGroup(printer, "wait", getWaits());
+  if (DictionaryAttr params = getParamsAttr()) {
+    printer << ' ';
+    printer.printAttributeWithoutType(params);
+  }
+  printDiscardableAttrs(printer, *this);
+  printer << " : (" << getInputs().getTypes() << ')';
+  if (!getOuts().empty())
+    printer << " into(" << getOuts().getTypes() << ')';
+  printer << " -> " << getResultTypes();
+}
+
+ParseResult LaunchOp::parse(OpAsmParser &parser, OperationState &result) {
+  KernelAttr kernel;
+  SmallVector<OpAsmParser::UnresolvedOperand> inputs, outs, after, waits;
+  FlatSymbolRefAttr device;
+  IntegerAttr stream, fusion;
+  Attribute params;
+  SmallVector<Type> inputTypes, outTypes, resultTypes;
+  if (parseKernel(parser, kernel) ||
+      parser.parseOperandList(inputs, OpAsmParser::Delimiter::Paren) ||
+      parseOptionalOperandGroup(parser, "into", outs) ||
+      parseDevice(parser, device) ||
+      parseOptionalInt(parser, "stream", stream) ||
+      parseOptionalInt(parser, "fusion", fusion) ||
+      parseOptionalOperandGroup(parser, "after", after) ||
+      parseOptionalOperandGroup(parser, "wait", waits))
+    return failure();
+  llvm::SMLoc paramsLoc = parser.getCurrentLocation();
+  OptionalParseResult hasParams = parser.parseOptionalAttribute(params);
+  if (hasParams.has_value() && failed(*hasParams))
+    return failure();
+  if (params && !isa<DictionaryAttr>(params))
+    return parser.emitError(paramsLoc, "expected a dictionary of parameters");
+  if (parser.parseOptionalAttrDict(result.attributes) || parser.parseColon() ||
+      parser.parseLParen())
+    return failure();
+  if (failed(parser.parseOptionalRParen()) &&
+      (parser.parseTypeList(inputTypes) || parser.parseRParen()))
+    return failure();
+  if (succeeded(parser.parseOptionalKeyword("into")) &&
+      (parser.parseLParen() || parser.parseTypeList(outTypes) ||
+       parser.parseRParen()))
+    return failure();
+  if (parser.parseArrow() || parser.parseTypeList(resultTypes))
+    return failure();
+
+  Builder &builder = parser.getBuilder();
+  Properties &props = result.getOrAddProperties<Properties>();
+  props.kernel = kernel;
+  props.device = device;
+  props.stream = stream;
+  props.fusion = fusion;
+  props.params = llvm::cast_if_present<DictionaryAttr>(params);
+  props.operandSegmentSizes = {static_cast<int32_t>(inputs.size()),
+                               static_cast<int32_t>(outs.size()),
+                               static_cast<int32_t>(after.size()),
+                               static_cast<int32_t>(waits.size())};
+  llvm::SMLoc loc = parser.getCurrentLocation();
+  if (parser.resolveOperands(inputs, inputTypes, loc, result.operands) ||
+      parser.resolveOperands(outs, outTypes, loc, result.operands) ||
+      parser.resolveOperands(after, builder.getType<TokenType>(),
+                             result.operands) ||
+      parser.resolveOperands(waits, builder.getType<EventType>(),
+                             result.operands))
+    return failure();
+  result.addTypes(resultTypes);
+  return success();
+}
+
+void CopyOp::print(OpAsmPrinter &printer) {
+  printer << ' ' << getSource() << " to ";
+  printer.printSymbolName(getDeviceAttr().getValue());
+  if (IntegerAttr stream = getStreamAttr())
+    printer << " stream " << stream.getInt();
+  printOperandGroup(printer, "after", getAfter());
+  printOperandGroup(printer, "wait", getWaits());
+  printDiscardableAttrs(printer, *this);
+  printer << " : " << getSource().getType();
+}
+
+ParseResult CopyOp::parse(OpAsmParser &parser, OperationState &result) {
+  OpAsmParser::UnresolvedOperand source;
+  SmallVector<OpAsmParser::UnresolvedOperand> after, waits;
+  StringAttr device;
+  IntegerAttr stream;
+  Type type;
+  if (parser.parseOperand(source) || parser.parseKeyword("to") ||
+      parser.parseSymbolName(device) ||
+      parseOptionalInt(parser, "stream", stream) ||
+      parseOptionalOperandGroup(parser, "after", after) ||
+      parseOptionalOperandGroup(parser, "wait", waits) ||
+      parser.parseOptionalAttrDict(result.attributes) ||
+      parser.parseColonType(type))
+    return failure();
+  Builder &builder = parser.getBuilder();
+  Properties &props = result.getOrAddProperties<Properties>();
+  props.device = FlatSymbolRefAttr::get(device);
+  props.stream = stream;
+  props.operandSegmentSizes = {1, static_cast<int32_t>(after.size()),
+                               static_cast<int32_t>(waits.size())};
+  if (parser.resolveOperand(source, type, result.operands) ||
+      parser.resolveOperands(after, builder.getType<TokenType>(),
+                             result.operands) ||
+      parser.resolveOperands(waits, builder.getType<EventType>(),
+                             result.operands))
+    return failure();
+  result.addTypes(type);
+  return success();
+}
+
+void RecordOp::print(OpAsmPrinter &printer) {
+  printDeviceAndStream(printer, getDeviceAttr(), getStreamAttr());
+  printDiscardableAttrs(printer, *this);
+}
+
+ParseResult RecordOp::parse(OpAsmParser &parser, OperationState &result) {
+  FlatSymbolRefAttr device;
+  int64_t stream;
+  if (parseDevice(parser, device) || parser.parseKeyword("stream") ||
+      parser.parseInteger(stream) ||
+      parser.parseOptionalAttrDict(result.attributes))
+    return failure();
+  Properties &props = result.getOrAddProperties<Properties>();
+  props.device = device;
+  props.stream = parser.getBuilder().getI64IntegerAttr(stream);
+  result.addTypes(parser.getBuilder().getType<EventType>());
+  return success();
+}
 
 //===----------------------------------------------------------------------===//
 // Verifiers.
@@ -301,7 +557,7 @@ LogicalResult LaunchOp::verify() {
           kernel, params ? params : DictionaryAttr::get(getContext()),
           [&] { return emitOpError(); })))
     return failure();
-  if (failed(verifyStream(*this, getStreamAttr())))
+  if (failed(verifyStream(*this, getStreamAttr(), getWaits())))
     return failure();
   if (IntegerAttr fusion = getFusionAttr()) {
     if (fusion.getInt() < 0)
@@ -334,12 +590,9 @@ LogicalResult LaunchOp::verify() {
 }
 
 LogicalResult CopyOp::verify() {
-  return verifyStream(*this, getStreamAttr());
+  return verifyStream(*this, getStreamAttr(), getWaits());
 }
 LogicalResult RecordOp::verify() {
-  return verifyStream(*this, getStreamAttr());
-}
-LogicalResult WaitOp::verify() {
   return verifyStream(*this, getStreamAttr());
 }
 

@@ -1,4 +1,4 @@
-//===- CudaDevice.cpp - CUDA GPUs as runtime devices -----------------------===//
+//===- CudaDevice.cpp - CUDA GPUs as runtime devices ----------------------===//
 //
 // Per device: the physical GPU's primary context, a compute stream and a
 // copy stream, a cuBLAS handle, memory from the device's stream-ordered

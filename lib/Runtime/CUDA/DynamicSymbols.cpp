@@ -1,4 +1,4 @@
-//===- DynamicSymbols.cpp - the CUDA libraries, loaded at run time -------===//
+//===- DynamicSymbols.cpp - the CUDA libraries, loaded at run time --------===//
 
 #include "DynamicSymbols.h"
 

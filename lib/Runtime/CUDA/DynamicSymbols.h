@@ -1,4 +1,4 @@
-//===- DynamicSymbols.h - the CUDA libraries, loaded at run time -*- C++ -*-===//
+//===- DynamicSymbols.h - CUDA libraries, loaded at run time -*- C++ -*-===//
 //
 // gplace compiles against the CUDA toolkit's headers but links none of its
 // libraries: libcuda, libcublas and libnvrtc are opened with dlopen when

@@ -1,4 +1,4 @@
-//===- KernelSource.cpp - CUDA C for every kernel but GEMM and copies ------===//
+//===- KernelSource.cpp - CUDA C for every kernel but GEMM and copies -----===//
 //
 // Each launch gets its own kernel with shapes, strides and element types as
 // constants: index arithmetic folds, and the source is its own cache key.

@@ -1,4 +1,4 @@
-//===- Nvrtc.cpp - NVRTC compilation with an in-memory and on-disk cache ---===//
+//===- Nvrtc.cpp - NVRTC compilation with an in-memory and on-disk cache --===//
 //
 // The cache key holds everything that changes the PTX (PyTorch's jit_utils
 // key plus the options): kernel name, architecture, NVRTC version, options
@@ -13,6 +13,7 @@
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/Support/SHA256.h"
 
+#include <atomic>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -42,10 +43,10 @@ std::filesystem::path cacheDirectory() {
 
 /// Warns once that the disk cache is not used, and why.
 void warnOnce(const std::string &why) {
-  static bool warned = false;
-  if (warned)
+  // Devices compile kernels from several threads.
+  static std::atomic<bool> warned{false};
+  if (warned.exchange(true))
     return;
-  warned = true;
   std::cerr << "gplace: warning: not caching compiled kernels on disk: " << why
             << "\n";
 }

@@ -176,6 +176,21 @@ FailureOr<rt::Plan> gplace::exportPlan(ModuleOp module,
 
   for (Operation &op : program.getBody().front()) {
     LogicalResult ok = success();
+    // A step's stream first waits for its events.
+    if (isa<LaunchOp, CopyOp>(op)) {
+      auto device = op.getAttrOfType<FlatSymbolRefAttr>("device");
+      for (Value event : getStepWaits(&op)) {
+        auto it = events.find(event);
+        if (it == events.end())
+          return op.emitOpError() << "waits for an event the plan does not "
+                                     "record";
+        rt::Step *step = newStep(&op, rt::Step::Kind::Wait, device.getValue(),
+                                 op.getAttrOfType<IntegerAttr>("stream"));
+        if (!step)
+          return failure();
+        step->event = it->second;
+      }
+    }
     if (auto input = dyn_cast<InputOp>(op)) {
       rt::BufferDesc desc;
       desc.kind = rt::BufferDesc::Kind::Input;
@@ -250,12 +265,6 @@ FailureOr<rt::Plan> gplace::exportPlan(ModuleOp module,
         return failure();
       step->event = plan.numEvents++;
       events[record] = step->event;
-    } else if (auto wait = dyn_cast<WaitOp>(op)) {
-      rt::Step *step = newStep(&op, rt::Step::Kind::Wait, wait.getDevice(),
-                               wait.getStreamAttr());
-      if (!step)
-        return failure();
-      step->event = events.lookup(wait.getEvent());
     } else if (auto ret = dyn_cast<ReturnOp>(op)) {
       plan.results = ids(ret.getResults());
     } else if (!isa<ArenaOp>(op)) {

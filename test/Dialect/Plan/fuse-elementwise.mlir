@@ -27,8 +27,7 @@ gplan.program @chains {
   %0 = gplan.input 0 : !gplan.buffer<4xf32>
   %c = gplan.copy %0 to @gpu0 stream 1 : !gplan.buffer<4xf32>
   %e = gplan.record on @gpu0 stream 1
-  gplan.wait %e on @gpu0 stream 0
-  %1 = gplan.launch add(%c, %c) on @gpu0 stream 0 : (!gplan.buffer<4xf32>, !gplan.buffer<4xf32>) -> !gplan.buffer<4xf32>
+  %1 = gplan.launch add(%c, %c) on @gpu0 stream 0 wait(%e) : (!gplan.buffer<4xf32>, !gplan.buffer<4xf32>) -> !gplan.buffer<4xf32>
   %2 = gplan.copy %0 to @cpu0 stream 1 : !gplan.buffer<4xf32>
   %3 = gplan.launch mul(%1, %c) on @gpu0 stream 0 : (!gplan.buffer<4xf32>, !gplan.buffer<4xf32>) -> !gplan.buffer<4xf32>
   %4 = gplan.launch relu(%3) on @gpu0 stream 0 : (!gplan.buffer<4xf32>) -> !gplan.buffer<4xf32>
@@ -56,8 +55,7 @@ gplan.program @breaks {
   %0 = gplan.input 0 : !gplan.buffer<4xf32>
   %1 = gplan.copy %0 to @gpu0 stream 1 : !gplan.buffer<4xf32>
   %e = gplan.record on @gpu0 stream 1
-  gplan.wait %e on @gpu0 stream 0
-  %2 = gplan.launch exp(%1) on @gpu0 stream 0 : (!gplan.buffer<4xf32>) -> !gplan.buffer<4xf32>
+  %2 = gplan.launch exp(%1) on @gpu0 stream 0 wait(%e) : (!gplan.buffer<4xf32>) -> !gplan.buffer<4xf32>
   %3 = gplan.launch neg(%2) on @gpu0 stream 0 : (!gplan.buffer<4xf32>) -> !gplan.buffer<4xf32>
   %f = gplan.record on @gpu0 stream 0
   %4 = gplan.launch tanh(%3) on @gpu0 stream 0 : (!gplan.buffer<4xf32>) -> !gplan.buffer<4xf32>
@@ -68,6 +66,30 @@ gplan.program @breaks {
   %9 = gplan.copy %8 to @gpu0 stream 1 : !gplan.buffer<2x4xf32>
   %10 = gplan.launch add(%9, %7) on @gpu0 stream 0 : (!gplan.buffer<2x4xf32>, !gplan.buffer<4xf32>) -> !gplan.buffer<2x4xf32>
   gplan.return %10 : !gplan.buffer<2x4xf32>
+}
+
+// -----
+
+gplan.device @gpu0 "/job:localhost/replica:0/task:0/device:GPU:0"
+
+// Tests that a launch waiting for an event starts a new run: the wait
+// comes before it, so it cannot join the kernel of the launches before.
+// CHECK-LABEL: gplan.program @waitStartsRun
+// CHECK: gplan.launch exp({{.*}}) on @gpu0 stream 0 fusion 0 :
+// CHECK-NEXT: gplan.launch neg({{.*}}) on @gpu0 stream 0 fusion 0 :
+// CHECK-NEXT: gplan.copy
+// CHECK-NEXT: gplan.record
+// CHECK-NEXT: gplan.launch add({{.*}}) on @gpu0 stream 0 fusion 1 wait(
+// CHECK-NEXT: gplan.launch relu({{.*}}) on @gpu0 stream 0 fusion 1 :
+gplan.program @waitStartsRun {
+  %0 = gplan.input 0 : !gplan.buffer<4xf32>
+  %1 = gplan.launch exp(%0) on @gpu0 stream 0 : (!gplan.buffer<4xf32>) -> !gplan.buffer<4xf32>
+  %2 = gplan.launch neg(%1) on @gpu0 stream 0 : (!gplan.buffer<4xf32>) -> !gplan.buffer<4xf32>
+  %3 = gplan.copy %0 to @gpu0 stream 1 : !gplan.buffer<4xf32>
+  %e = gplan.record on @gpu0 stream 1
+  %4 = gplan.launch add(%2, %3) on @gpu0 stream 0 wait(%e) : (!gplan.buffer<4xf32>, !gplan.buffer<4xf32>) -> !gplan.buffer<4xf32>
+  %5 = gplan.launch relu(%4) on @gpu0 stream 0 : (!gplan.buffer<4xf32>) -> !gplan.buffer<4xf32>
+  gplan.return %5 : !gplan.buffer<4xf32>
 }
 
 // Tests the 256-buffer bound, on the plan fuse-elementwise.mlir.py writes:

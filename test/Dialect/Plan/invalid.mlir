@@ -6,7 +6,7 @@ gplan.device @cpu0 "/job:localhost/replica:0/task:0/device:CPU:0"
 gplan.program @copyTypes {
   %0 = gplan.input 0 : !gplan.buffer<2xf32>
   // expected-error @+1 {{'gplan.copy' op failed to verify that all of {source, result} have same type}}
-  %1 = "gplan.copy"(%0) <{device = @cpu0, operandSegmentSizes = array<i32: 1, 0>}> : (!gplan.buffer<2xf32>) -> !gplan.buffer<3xf32>
+  %1 = "gplan.copy"(%0) <{device = @cpu0, operandSegmentSizes = array<i32: 1, 0, 0>}> : (!gplan.buffer<2xf32>) -> !gplan.buffer<3xf32>
   gplan.return
 }
 
@@ -123,6 +123,41 @@ gplan.program @unknownDevice {
   %0 = gplan.input 0 : !gplan.buffer<2xf32>
   // expected-error @+1 {{'gplan.launch' op uses @tpu0, which is not a gplan.device of the module}}
   %1 = gplan.launch exp(%0) on @tpu0 : (!gplan.buffer<2xf32>) -> !gplan.buffer<2xf32>
+  gplan.return
+}
+
+// -----
+
+gplan.device @cpu0 "/job:localhost/replica:0/task:0/device:CPU:0"
+gplan.program @unknownDeviceAfterKnown {
+  %0 = gplan.input 0 : !gplan.buffer<2xf32>
+  %1 = gplan.copy %0 to @cpu0 : !gplan.buffer<2xf32>
+  // expected-error @+1 {{'gplan.record' op uses @gpu0, which is not a gplan.device of the module}}
+  %e = gplan.record on @gpu0 stream 1
+  gplan.return
+}
+
+// -----
+
+module @other {
+  gplan.device @cpu0 "/job:localhost/replica:0/task:0/device:CPU:0"
+}
+gplan.program @deviceOfAnotherTable {
+  %0 = gplan.input 0 : !gplan.buffer<2xf32>
+  // expected-error @+1 {{'gplan.copy' op uses @cpu0, which is not a gplan.device of the module}}
+  %1 = gplan.copy %0 to @cpu0 : !gplan.buffer<2xf32>
+  gplan.return
+}
+
+// -----
+
+gplan.device @cpu0 "/job:localhost/replica:0/task:0/device:CPU:0"
+gplan.program @waitsUnscheduled {
+  %0 = gplan.input 0 : !gplan.buffer<2xf32>
+  %1 = gplan.copy %0 to @cpu0 stream 1 : !gplan.buffer<2xf32>
+  %e = gplan.record on @cpu0 stream 1
+  // expected-error @+1 {{'gplan.launch' op waits for events but has no stream}}
+  %2 = gplan.launch exp(%1) on @cpu0 wait(%e) : (!gplan.buffer<2xf32>) -> !gplan.buffer<2xf32>
   gplan.return
 }
 

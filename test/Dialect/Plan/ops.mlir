@@ -41,10 +41,8 @@ gplan.program @scheduled {
   %2 = gplan.copy %0 to @gpu0 stream 1 : !gplan.buffer<2xf32>
   // CHECK: %[[E:.+]] = gplan.record on @gpu0 stream 1
   %e = gplan.record on @gpu0 stream 1
-  // CHECK: gplan.wait %[[E]] on @gpu0 stream 0
-  gplan.wait %e on @gpu0 stream 0
-  // CHECK: %[[B:.+]] = gplan.launch add(%[[A]], %[[A]]) on @gpu0 stream 0 fusion 0 : (!gplan.buffer<2xf32>, !gplan.buffer<2xf32>) -> !gplan.buffer<2xf32>
-  %3 = gplan.launch add(%2, %2) on @gpu0 stream 0 fusion 0 : (!gplan.buffer<2xf32>, !gplan.buffer<2xf32>) -> !gplan.buffer<2xf32>
+  // CHECK: %[[B:.+]] = gplan.launch add(%[[A]], %[[A]]) on @gpu0 stream 0 fusion 0 wait(%[[E]]) : (!gplan.buffer<2xf32>, !gplan.buffer<2xf32>) -> !gplan.buffer<2xf32>
+  %3 = gplan.launch add(%2, %2) on @gpu0 stream 0 fusion 0 wait(%e) : (!gplan.buffer<2xf32>, !gplan.buffer<2xf32>) -> !gplan.buffer<2xf32>
   // CHECK: gplan.launch relu(%[[B]]) on @gpu0 stream 0 fusion 0 : (!gplan.buffer<2xf32>) -> !gplan.buffer<2xf32>
   %4 = gplan.launch relu(%3) on @gpu0 stream 0 fusion 0 : (!gplan.buffer<2xf32>) -> !gplan.buffer<2xf32>
   // CHECK: gplan.launch matmul(%{{.*}}, %{{.*}}) on @cpu0 stream 0 {transpose_b} : (!gplan.buffer<2x3xf32>, !gplan.buffer<2x3xf32>) -> !gplan.buffer<2x2xf32>

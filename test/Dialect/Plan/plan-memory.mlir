@@ -1,7 +1,8 @@
 // Tests --gplace-plan-memory: first fit in program order, slots reused
 // once every use of their last tenant happens before the new writer (by
-// streams and events), views keeping their source alive, results alive to
-// the end, fused values without memory, the byte counts and the limit.
+// streams and events) or, failing that, with waits added for the uses
+// that do not, views keeping their source alive, results alive to the
+// end, fused values without memory, the byte counts and the limit.
 // RUN: gplace-opt %s --split-input-file --gplace-plan-memory | FileCheck %s
 // RUN: gplace-opt %s --split-input-file --gplace-plan-memory --gplace-plan-memory | FileCheck %s
 
@@ -29,24 +30,75 @@ gplan.program @oneStream {
 gplan.device @cpu0 "/job:localhost/replica:0/task:0/device:CPU:0"
 gplan.device @gpu0 "/job:localhost/replica:0/task:0/device:GPU:0"
 
-// Tests streams: %a is read by the CPU's copy stream, which the GPU's
-// compute stream knows nothing of, so %c cannot take %a's slot; once the
-// GPU has waited for an event recorded after that copy, %d can.
+// Tests streams: %a's last reader is the CPU's copy stream, which the
+// GPU's compute stream knows nothing of. %c fits no other free slot, so it
+// takes %a's and waits for the event already recorded after that copy.
 // CHECK-LABEL: gplan.program @acrossStreams
 // CHECK-DAG: gplan.arena @cpu0 bytes 64 offsets [0]
-// CHECK-DAG: gplan.arena @gpu0 bytes 192 offsets [0, 64, 128, 0]
+// CHECK-DAG: gplan.arena @gpu0 bytes 128 offsets [0, 0, 64, 0]
+// CHECK: %[[E2:.+]] = gplan.record on @cpu0 stream 1
+// CHECK-NEXT: gplan.launch exp(%{{.*}}) on @gpu0 stream 0 wait(%[[E2]])
+// CHECK-NEXT: gplan.launch exp(%{{.*}}) on @gpu0 stream 0 :
+// CHECK-NEXT: gplan.launch neg(%{{.*}}) on @gpu0 stream 0 :
 gplan.program @acrossStreams {
   %x = gplan.input 0 : !gplan.buffer<4xf32>
   %a = gplan.copy %x to @gpu0 stream 0 : !gplan.buffer<4xf32>
   %e1 = gplan.record on @gpu0 stream 0
-  gplan.wait %e1 on @cpu0 stream 1
-  %b = gplan.copy %a to @cpu0 stream 1 : !gplan.buffer<4xf32>
+  %b = gplan.copy %a to @cpu0 stream 1 wait(%e1) : !gplan.buffer<4xf32>
   %e2 = gplan.record on @cpu0 stream 1
   %c = gplan.launch exp(%x) on @gpu0 stream 0 : (!gplan.buffer<4xf32>) -> !gplan.buffer<4xf32>
   %c2 = gplan.launch exp(%c) on @gpu0 stream 0 : (!gplan.buffer<4xf32>) -> !gplan.buffer<4xf32>
-  gplan.wait %e2 on @gpu0 stream 0
   %d = gplan.launch neg(%c2) on @gpu0 stream 0 : (!gplan.buffer<4xf32>) -> !gplan.buffer<4xf32>
   gplan.return %b, %d : !gplan.buffer<4xf32>, !gplan.buffer<4xf32>
+}
+
+// -----
+
+gplan.device @cpu0 "/job:localhost/replica:0/task:0/device:CPU:0"
+gplan.device @gpu0 "/job:localhost/replica:0/task:0/device:GPU:0"
+
+// Tests the order of preference: %q (128 bytes, %p's last reader) fits no
+// free slot and grows the arena; %r takes %p's slot, which needs no wait, rather than the
+// lower one of %a, which would; %s then takes %a's slot, and an event is
+// recorded after the CPU's copy (none was) for it to wait for.
+// CHECK-LABEL: gplan.program @prefersNoWait
+// CHECK-DAG: gplan.arena @gpu0 bytes 256 offsets [0, 64, 128, 64, 0]
+// CHECK: gplan.copy %{{.*}} to @cpu0 stream 1 wait(
+// CHECK-NEXT: %[[E:.+]] = gplan.record on @cpu0 stream 1
+// CHECK-NEXT: gplan.launch matmul({{.*}}) on @gpu0 stream 0 :
+// CHECK-NEXT: gplan.launch exp(%{{.*}}) on @gpu0 stream 0 :
+// CHECK-NEXT: gplan.launch neg(%{{.*}}) on @gpu0 stream 0 wait(%[[E]])
+gplan.program @prefersNoWait {
+  %x = gplan.input 0 : !gplan.buffer<2x2xf32>
+  %w = gplan.input 1 : !gplan.buffer<2x16xf32>
+  %a = gplan.copy %x to @gpu0 stream 0 : !gplan.buffer<2x2xf32>
+  %p = gplan.launch exp(%x) on @gpu0 stream 0 : (!gplan.buffer<2x2xf32>) -> !gplan.buffer<2x2xf32>
+  %e1 = gplan.record on @gpu0 stream 0
+  %b = gplan.copy %a to @cpu0 stream 1 wait(%e1) : !gplan.buffer<2x2xf32>
+  %q = gplan.launch matmul(%p, %w) on @gpu0 stream 0 : (!gplan.buffer<2x2xf32>, !gplan.buffer<2x16xf32>) -> !gplan.buffer<2x16xf32>
+  %r = gplan.launch exp(%x) on @gpu0 stream 0 : (!gplan.buffer<2x2xf32>) -> !gplan.buffer<2x2xf32>
+  %s = gplan.launch neg(%r) on @gpu0 stream 0 : (!gplan.buffer<2x2xf32>) -> !gplan.buffer<2x2xf32>
+  gplan.return %b, %q, %s : !gplan.buffer<2x2xf32>, !gplan.buffer<2x16xf32>, !gplan.buffer<2x2xf32>
+}
+
+// -----
+
+gplan.device @gpu0 "/job:localhost/replica:0/task:0/device:GPU:0"
+
+// Tests that a step cannot wait for a fusion group that ends after it: %a's
+// last reader is the group, whose kernel runs with its last launch's
+// place in program order still to come, so %c grows the arena.
+// CHECK-LABEL: gplan.program @groupNotEnded
+// CHECK-NEXT: gplan.arena @gpu0 bytes 192 offsets [0, -1, 128, 64]
+// CHECK-NOT: gplan.record on @gpu0 stream 0
+gplan.program @groupNotEnded {
+  %x = gplan.input 0 : !gplan.buffer<4xf32>
+  %a = gplan.copy %x to @gpu0 stream 1 : !gplan.buffer<4xf32>
+  %e = gplan.record on @gpu0 stream 1
+  %f1 = gplan.launch exp(%a) on @gpu0 stream 0 fusion 0 wait(%e) : (!gplan.buffer<4xf32>) -> !gplan.buffer<4xf32>
+  %c = gplan.copy %x to @gpu0 stream 1 : !gplan.buffer<4xf32>
+  %f2 = gplan.launch neg(%f1) on @gpu0 stream 0 fusion 0 : (!gplan.buffer<4xf32>) -> !gplan.buffer<4xf32>
+  gplan.return %f2, %c : !gplan.buffer<4xf32>, !gplan.buffer<4xf32>
 }
 
 // -----

@@ -4,12 +4,12 @@
 // RUN: gplace-opt %s --gplace-pipeline="devices=cpu:1,gpu:1" --gplace-print-memory-plan -o /dev/null 2>&1 | FileCheck %s --check-prefix=FUSED
 // RUN: not gplace-opt %s --gplace-pipeline="devices=cpu:1,gpu:1 gpu-memory-limit=1 fuse-elementwise=false" -o /dev/null 2>&1 | FileCheck %s --check-prefix=LIMIT
 
-// CHECK: Memory plan for /job:localhost/replica:0/task:0/device:GPU:0: peak 3145728 bytes (persistent 1048576, arena 2097152), liveness lower bound 2097152 bytes
+// CHECK: Memory plan for /job:localhost/replica:0/task:0/device:GPU:0: peak 3145728 bytes (persistent 1048576, arena 2097152), liveness lower bound 3145728 bytes (arena 2097152)
 // CHECK-NEXT:   @main tensor<512x512xf32>: 1048576 bytes at [0, 1048576), live steps 0..1
 // CHECK-NEXT:   @main tensor<512x512xf32>: 1048576 bytes at [1048576, 2097152), live steps 1..end
 
 // Fused, the inner exp stays in registers.
-// FUSED: Memory plan for /job:localhost/replica:0/task:0/device:GPU:0: peak 2097152 bytes (persistent 1048576, arena 1048576), liveness lower bound 1048576 bytes
+// FUSED: Memory plan for /job:localhost/replica:0/task:0/device:GPU:0: peak 2097152 bytes (persistent 1048576, arena 1048576), liveness lower bound 2097152 bytes (arena 1048576)
 // FUSED-NEXT:   @main tensor<512x512xf32>: 1048576 bytes in registers (fused), live steps 0..0
 // FUSED-NEXT:   @main tensor<512x512xf32>: 1048576 bytes at [0, 1048576), live steps 0..end
 

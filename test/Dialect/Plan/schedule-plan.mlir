@@ -14,9 +14,9 @@ gplan.device @gpu0 "/job:localhost/replica:0/task:0/device:GPU:0"
 // CHECK: %[[A:.+]] = gplan.copy %{{.*}} to @gpu0 stream 1
 // CHECK-NEXT: %[[B:.+]] = gplan.copy %{{.*}} to @gpu0 stream 1
 // CHECK-NEXT: %[[E:.+]] = gplan.record on @gpu0 stream 1
-// CHECK-NEXT: gplan.wait %[[E]] on @gpu0 stream 0
-// CHECK-NEXT: gplan.launch add(%[[A]], %[[B]]) on @gpu0 stream 0
-// CHECK-NOT: gplan.wait
+// CHECK-NEXT: gplan.launch add(%[[A]], %[[B]]) on @gpu0 stream 0 wait(%[[E]])
+// CHECK-NEXT: gplan.launch exp(%[[A]]) on @gpu0 stream 0 :
+// CHECK-NOT: wait(
 gplan.program @copiesThenLaunch {
   %0 = gplan.input 0 : !gplan.buffer<4xf32>
   %1 = gplan.copy %0 to @gpu0 : !gplan.buffer<4xf32>
@@ -37,15 +37,12 @@ gplan.device @gpu0 "/job:localhost/replica:0/task:0/device:GPU:0"
 // CHECK-LABEL: gplan.program @transitive
 // CHECK: %[[G:.+]] = gplan.copy %{{.*}} to @gpu0 stream 1
 // CHECK-NEXT: %[[E1:.+]] = gplan.record on @gpu0 stream 1
-// CHECK-NEXT: gplan.wait %[[E1]] on @gpu0 stream 0
-// CHECK-NEXT: %[[X:.+]] = gplan.launch exp(%[[G]]) on @gpu0 stream 0
+// CHECK-NEXT: %[[X:.+]] = gplan.launch exp(%[[G]]) on @gpu0 stream 0 wait(%[[E1]])
 // CHECK-NEXT: %[[E2:.+]] = gplan.record on @gpu0 stream 0
-// CHECK-NEXT: gplan.wait %[[E2]] on @cpu0 stream 1
-// CHECK-NEXT: %[[B:.+]] = gplan.copy %[[X]] to @cpu0 stream 1
+// CHECK-NEXT: %[[B:.+]] = gplan.copy %[[X]] to @cpu0 stream 1 wait(%[[E2]])
 // CHECK-NEXT: %[[E3:.+]] = gplan.record on @cpu0 stream 1
-// CHECK-NEXT: gplan.wait %[[E3]] on @cpu0 stream 0
-// CHECK-NEXT: gplan.launch neg(%[[B]]) on @cpu0 stream 0
-// CHECK-NEXT: gplan.copy %[[G]] to @cpu0 stream 1
+// CHECK-NEXT: gplan.launch neg(%[[B]]) on @cpu0 stream 0 wait(%[[E3]])
+// CHECK-NEXT: gplan.copy %[[G]] to @cpu0 stream 1 :
 // CHECK-NEXT: gplan.return
 gplan.program @transitive {
   %0 = gplan.input 0 : !gplan.buffer<4xf32>
@@ -70,8 +67,7 @@ gplan.device @gpu0 "/job:localhost/replica:0/task:0/device:GPU:0"
 // CHECK: %[[G:.+]] = gplan.launch exp({{.*}}) on @gpu0 stream 0
 // CHECK-NEXT: %[[E:.+]] = gplan.record on @gpu0 stream 0
 // CHECK-NEXT: %[[V:.+]] = gplan.view %{{.*}} : !gplan.buffer<4xf32> -> !gplan.buffer<2x2xf32>
-// CHECK-NEXT: gplan.wait %[[E]] on @cpu0 stream 0
-// CHECK-NEXT: gplan.launch neg(%[[V]]) on @cpu0 stream 0
+// CHECK-NEXT: gplan.launch neg(%[[V]]) on @cpu0 stream 0 wait(%[[E]])
 // CHECK-NOT: join
 // CHECK-NOT: after
 gplan.program @tokens {

@@ -9,8 +9,7 @@ gplan.program @complete {
   %0 = gplan.input 0 : !gplan.buffer<4xf32>
   %1 = gplan.copy %0 to @gpu0 stream 1 : !gplan.buffer<4xf32>
   %e = gplan.record on @gpu0 stream 1
-  gplan.wait %e on @gpu0 stream 0
-  %2 = gplan.launch exp(%1) on @gpu0 stream 0 fusion 0 : (!gplan.buffer<4xf32>) -> !gplan.buffer<4xf32>
+  %2 = gplan.launch exp(%1) on @gpu0 stream 0 fusion 0 wait(%e) : (!gplan.buffer<4xf32>) -> !gplan.buffer<4xf32>
   %3 = gplan.launch neg(%2) on @gpu0 stream 0 fusion 0 : (!gplan.buffer<4xf32>) -> !gplan.buffer<4xf32>
   gplan.return %3 : !gplan.buffer<4xf32>
 }
@@ -109,4 +108,121 @@ gplan.program @registersHaveNoSlot {
   %1 = gplan.launch exp(%0) on @gpu0 stream 0 fusion 0 : (!gplan.buffer<4xf32>) -> !gplan.buffer<4xf32>
   %2 = gplan.launch neg(%1) on @gpu0 stream 0 fusion 0 : (!gplan.buffer<4xf32>) -> !gplan.buffer<4xf32>
   gplan.return %2 : !gplan.buffer<4xf32>
+}
+
+// -----
+
+gplan.device @gpu0 "/job:localhost/replica:0/task:0/device:GPU:0" {arena_bytes = 128 : i64, peak_bytes = 128 : i64, persistent_bytes = 0 : i64}
+gplan.program @waitOwnStream {
+  gplan.arena @gpu0 bytes 128 offsets [0, 64]
+  %0 = gplan.input 0 : !gplan.buffer<4xf32>
+  %1 = gplan.launch exp(%0) on @gpu0 stream 0 : (!gplan.buffer<4xf32>) -> !gplan.buffer<4xf32>
+  %e = gplan.record on @gpu0 stream 0
+  // expected-error @+1 {{'gplan.launch' op waits for an event of its own stream (@gpu0 stream 0)}}
+  %2 = gplan.launch neg(%1) on @gpu0 stream 0 wait(%e) : (!gplan.buffer<4xf32>) -> !gplan.buffer<4xf32>
+  gplan.return %2 : !gplan.buffer<4xf32>
+}
+
+// -----
+
+gplan.device @gpu0 "/job:localhost/replica:0/task:0/device:GPU:0" {arena_bytes = 128 : i64, peak_bytes = 128 : i64, persistent_bytes = 0 : i64}
+gplan.program @waitInsideGroup {
+  gplan.arena @gpu0 bytes 128 offsets [0, -1, 64]
+  %0 = gplan.input 0 : !gplan.buffer<4xf32>
+  %1 = gplan.copy %0 to @gpu0 stream 1 : !gplan.buffer<4xf32>
+  %e = gplan.record on @gpu0 stream 1
+  %2 = gplan.launch exp(%0) on @gpu0 stream 0 fusion 0 : (!gplan.buffer<4xf32>) -> !gplan.buffer<4xf32>
+  // expected-error @+1 {{'gplan.launch' op waits for events inside fusion group 0; only a group's first launch may wait}}
+  %3 = gplan.launch add(%2, %1) on @gpu0 stream 0 fusion 0 wait(%e) : (!gplan.buffer<4xf32>, !gplan.buffer<4xf32>) -> !gplan.buffer<4xf32>
+  gplan.return %3 : !gplan.buffer<4xf32>
+}
+
+// -----
+
+gplan.device @gpu0 "/job:localhost/replica:0/task:0/device:GPU:0" {arena_bytes = 128 : i64, peak_bytes = 128 : i64, persistent_bytes = 0 : i64}
+gplan.program @readWithoutWait {
+  gplan.arena @gpu0 bytes 128 offsets [0, 64]
+  %0 = gplan.input 0 : !gplan.buffer<4xf32>
+  %1 = gplan.copy %0 to @gpu0 stream 1 : !gplan.buffer<4xf32>
+  %v = gplan.view %1 : !gplan.buffer<4xf32> -> !gplan.buffer<2x2xf32>
+  // expected-error @+1 {{'gplan.launch' op uses a buffer written by gplan.copy on another stream without waiting for it}}
+  %2 = gplan.launch exp(%v) on @gpu0 stream 0 : (!gplan.buffer<2x2xf32>) -> !gplan.buffer<2x2xf32>
+  gplan.return %2 : !gplan.buffer<2x2xf32>
+}
+
+// -----
+
+gplan.device @gpu0 "/job:localhost/replica:0/task:0/device:GPU:0" {arena_bytes = 64 : i64, peak_bytes = 64 : i64, persistent_bytes = 0 : i64}
+gplan.program @sharedWhileLive {
+  gplan.arena @gpu0 bytes 64 offsets [0, 0, 0]
+  %0 = gplan.input 0 : !gplan.buffer<4xf32>
+  %1 = gplan.launch exp(%0) on @gpu0 stream 0 : (!gplan.buffer<4xf32>) -> !gplan.buffer<4xf32>
+  // expected-error @+1 {{'gplan.launch' op writes a buffer at offset 0 of @gpu0 while the buffer of gplan.launch there may still be in use}}
+  %2 = gplan.launch neg(%0) on @gpu0 stream 0 : (!gplan.buffer<4xf32>) -> !gplan.buffer<4xf32>
+  %3 = gplan.launch add(%1, %2) on @gpu0 stream 0 : (!gplan.buffer<4xf32>, !gplan.buffer<4xf32>) -> !gplan.buffer<4xf32>
+  gplan.return %3 : !gplan.buffer<4xf32>
+}
+
+// -----
+
+gplan.device @cpu0 "/job:localhost/replica:0/task:0/device:CPU:0" {arena_bytes = 64 : i64, peak_bytes = 64 : i64, persistent_bytes = 0 : i64}
+gplan.device @gpu0 "/job:localhost/replica:0/task:0/device:GPU:0" {arena_bytes = 64 : i64, peak_bytes = 64 : i64, persistent_bytes = 0 : i64}
+gplan.program @reusedAcrossStreamsWithoutEvent {
+  gplan.arena @gpu0 bytes 64 offsets [0, 0]
+  gplan.arena @cpu0 bytes 64 offsets [0]
+  %0 = gplan.input 0 : !gplan.buffer<4xf32>
+  %1 = gplan.launch exp(%0) on @gpu0 stream 0 : (!gplan.buffer<4xf32>) -> !gplan.buffer<4xf32>
+  %e = gplan.record on @gpu0 stream 0
+  %2 = gplan.copy %1 to @cpu0 stream 1 wait(%e) : !gplan.buffer<4xf32>
+  // The CPU's copy may still be reading %1.
+  // expected-error @+1 {{'gplan.launch' op writes a buffer at offset 0 of @gpu0 while the buffer of gplan.launch there may still be in use}}
+  %3 = gplan.launch neg(%0) on @gpu0 stream 0 : (!gplan.buffer<4xf32>) -> !gplan.buffer<4xf32>
+  gplan.return %2, %3 : !gplan.buffer<4xf32>, !gplan.buffer<4xf32>
+}
+
+// -----
+
+gplan.device @cpu0 "/job:localhost/replica:0/task:0/device:CPU:0" {arena_bytes = 64 : i64, peak_bytes = 64 : i64, persistent_bytes = 0 : i64}
+gplan.device @gpu0 "/job:localhost/replica:0/task:0/device:GPU:0" {arena_bytes = 64 : i64, peak_bytes = 64 : i64, persistent_bytes = 0 : i64}
+// CHECK-LABEL: gplan.program @reusedAcrossStreamsAfterEvent
+gplan.program @reusedAcrossStreamsAfterEvent {
+  gplan.arena @gpu0 bytes 64 offsets [0, 0]
+  gplan.arena @cpu0 bytes 64 offsets [0]
+  %0 = gplan.input 0 : !gplan.buffer<4xf32>
+  %1 = gplan.launch exp(%0) on @gpu0 stream 0 : (!gplan.buffer<4xf32>) -> !gplan.buffer<4xf32>
+  %e = gplan.record on @gpu0 stream 0
+  %2 = gplan.copy %1 to @cpu0 stream 1 wait(%e) : !gplan.buffer<4xf32>
+  %f = gplan.record on @cpu0 stream 1
+  %3 = gplan.launch neg(%0) on @gpu0 stream 0 wait(%f) : (!gplan.buffer<4xf32>) -> !gplan.buffer<4xf32>
+  gplan.return %2, %3 : !gplan.buffer<4xf32>, !gplan.buffer<4xf32>
+}
+
+// -----
+
+gplan.device @gpu0 "/job:localhost/replica:0/task:0/device:GPU:0" {arena_bytes = 64 : i64, peak_bytes = 64 : i64, persistent_bytes = 0 : i64}
+gplan.program @resultOverwritten {
+  gplan.arena @gpu0 bytes 64 offsets [0, 0]
+  %0 = gplan.input 0 : !gplan.buffer<4xf32>
+  %1 = gplan.launch exp(%0) on @gpu0 stream 0 : (!gplan.buffer<4xf32>) -> !gplan.buffer<4xf32>
+  // expected-error @+1 {{'gplan.launch' op writes a buffer at offset 0 of @gpu0 while the buffer of gplan.launch there may still be in use}}
+  %2 = gplan.launch neg(%0) on @gpu0 stream 0 : (!gplan.buffer<4xf32>) -> !gplan.buffer<4xf32>
+  gplan.return %1, %2 : !gplan.buffer<4xf32>, !gplan.buffer<4xf32>
+}
+
+// -----
+
+gplan.device @gpu0 "/job:localhost/replica:0/task:0/device:GPU:0" {arena_bytes = 192 : i64, peak_bytes = 192 : i64, persistent_bytes = 0 : i64}
+gplan.program @spansTwoSlots {
+  gplan.arena @gpu0 bytes 192 offsets [0, 64, 128, 0, 128]
+  %0 = gplan.input 0 : !gplan.buffer<4xf32>
+  %w = gplan.input 1 : !gplan.buffer<4x32xf32>
+  %1 = gplan.launch exp(%0) on @gpu0 stream 0 : (!gplan.buffer<4xf32>) -> !gplan.buffer<4xf32>
+  %2 = gplan.launch neg(%0) on @gpu0 stream 0 : (!gplan.buffer<4xf32>) -> !gplan.buffer<4xf32>
+  %3 = gplan.launch exp(%1) on @gpu0 stream 0 : (!gplan.buffer<4xf32>) -> !gplan.buffer<4xf32>
+  %v = gplan.view %3 : !gplan.buffer<4xf32> -> !gplan.buffer<1x4xf32>
+  // [0, 128) takes %1's slot, which is free, and %2's, which is not.
+  // expected-error @+1 {{'gplan.launch' op writes a buffer at offset 0 of @gpu0 while the buffer of gplan.launch there may still be in use}}
+  %4 = gplan.launch matmul(%v, %w) on @gpu0 stream 0 : (!gplan.buffer<1x4xf32>, !gplan.buffer<4x32xf32>) -> !gplan.buffer<1x32xf32>
+  %5 = gplan.launch exp(%2) on @gpu0 stream 0 : (!gplan.buffer<4xf32>) -> !gplan.buffer<4xf32>
+  gplan.return %4, %5 : !gplan.buffer<1x32xf32>, !gplan.buffer<4xf32>
 }

@@ -70,6 +70,17 @@ mlir::Value getViewRoot(mlir::Value buffer);
 /// the fused kernel's registers and needs no memory.
 bool isFusedInRegisters(mlir::Value buffer);
 
+/// The events a step (a gplan.launch or gplan.copy) waits for before it
+/// runs; empty for any other op.
+mlir::OperandRange getStepWaits(mlir::Operation *step);
+/// The same, to change them (`step` must be a gplan.launch or gplan.copy).
+mlir::MutableOperandRange getStepWaitsMutable(mlir::Operation *step);
+
+/// The event recorded right after `step` (a gplan.launch or gplan.copy; a
+/// fusion group's last launch) on its stream: a gplan.record already there,
+/// else one made with `builder`.
+mlir::Value recordAfter(mlir::OpBuilder &builder, mlir::Operation *step);
+
 /// Calls `fn(buffer, device)` for each buffer of `program` that lives in an
 /// arena, in program order: each buffer result of a launch and each result
 /// of a copy. This order indexes the `offsets` of a device's gplan.arena.

@@ -1,9 +1,10 @@
 //===- FuseElementwise.cpp - runs of elementwise launches as one kernel ---===//
 //
 // Per program, per queue of a GPU, in program order: consecutive launches
-// of elementwise kernels with one result type form a run; an event on the
-// queue, another step on it, a launch of another type, or the limits end
-// it. A run of two or more becomes a fusion group.
+// of elementwise kernels with one result type form a run; an event
+// recorded on the queue, a wait for an event (a launch with `wait(...)`
+// starts a new run), another step on it, a launch of another type, or the
+// limits end it. A run of two or more becomes a fusion group.
 //
 //===----------------------------------------------------------------------===//
 
@@ -42,19 +43,26 @@ public:
       : program_(program), maxLaunches_(maxLaunches), isGpu_(isGpu),
         builder_(program.getContext()) {}
 
-  void run() {
+  /// Fails, with an error at the op, on a step without a stream.
+  LogicalResult run() {
     Block &body = program_.getBody().front();
-    for (Operation &op : body)
+    for (Operation &op : body) {
       if (auto launch = dyn_cast<LaunchOp>(op); launch && launch.getFusion())
-        return; // Fused already.
+        return success(); // Fused already.
+      if (isa<LaunchOp, CopyOp>(op) && !op.getAttr("stream"))
+        return op.emitOpError()
+               << "has no stream; run --gplace-schedule-plan first";
+    }
+    if (maxLaunches_ < 2)
+      return success();
     for (Operation &op : body) {
       if (auto launch = dyn_cast<LaunchOp>(op)) {
         Run &run = runs_[{launch.getDeviceAttr().getAttr(),
                           launch.getStreamAttr().getInt()}];
-        if (!fusible(launch)) {
-          close(run);
+        if (!fusible(launch) || !launch.getWaits().empty())
+          close(run); // A wait ends the run before the launch.
+        if (!fusible(launch))
           continue;
-        }
         if (!run.launches.empty() && !fits(run, launch))
           close(run);
         add(run, launch);
@@ -64,9 +72,6 @@ public:
       } else if (auto record = dyn_cast<RecordOp>(op)) {
         close(runs_[{record.getDeviceAttr().getAttr(),
                      record.getStreamAttr().getInt()}]);
-      } else if (auto wait = dyn_cast<WaitOp>(op)) {
-        close(runs_[{wait.getDeviceAttr().getAttr(),
-                     wait.getStreamAttr().getInt()}]);
       }
     }
     for (auto &entry : runs_)
@@ -81,6 +86,7 @@ public:
       for (LaunchOp launch : group)
         launch.setFusionAttr(id);
     }
+    return success();
   }
 
 private:
@@ -138,10 +144,9 @@ struct FuseElementwisePass
           DeviceName::parse(device.getDeviceName());
       isGpu[device.getSymNameAttr()] = name && name->type == DeviceType::GPU;
     }
-    if (maxLaunches < 2)
-      return;
     for (ProgramOp program : module.getOps<ProgramOp>())
-      ProgramFuser(program, maxLaunches, isGpu).run();
+      if (failed(ProgramFuser(program, maxLaunches, isGpu).run()))
+        return signalPassFailure();
   }
 };
 

@@ -8,111 +8,117 @@ using namespace mlir;
 using namespace gplace::plan;
 
 namespace {
-/// The queue of an op naming a device and a stream.
-Schedule::Queue queueOf(Operation *op, FlatSymbolRefAttr device,
-                        IntegerAttr stream) {
-  return {device.getAttr(), stream.getInt()};
+/// The device and stream of a step or a record (null for other ops).
+std::pair<FlatSymbolRefAttr, IntegerAttr> deviceAndStream(Operation *op) {
+  if (auto launch = dyn_cast<LaunchOp>(op))
+    return {launch.getDeviceAttr(), launch.getStreamAttr()};
+  if (auto copy = dyn_cast<CopyOp>(op))
+    return {copy.getDeviceAttr(), copy.getStreamAttr()};
+  if (auto record = dyn_cast<RecordOp>(op))
+    return {record.getDeviceAttr(), record.getStreamAttr()};
+  return {};
 }
 } // namespace
 
 FailureOr<Schedule> Schedule::build(ProgramOp program) {
   Schedule schedule;
-  DenseMap<Queue, unsigned> queueIndex;
-  auto indexOf = [&](Queue queue) {
-    auto [it, isNew] = queueIndex.try_emplace(queue, schedule.queues_.size());
-    if (isNew)
-      schedule.queues_.push_back(queue);
-    return it->second;
-  };
-  // Per queue: its number of steps, and the fusion group its last step
-  // belongs to while the group may go on.
-  std::vector<unsigned> counts;
+  // Per queue: the fusion group its last step belongs to while the group
+  // may go on.
   std::vector<IntegerAttr> openGroup;
-  std::vector<unsigned> lastStep;
-  auto grow = [&](unsigned queue) {
-    if (queue >= counts.size()) {
-      counts.resize(queue + 1, 0);
-      openGroup.resize(queue + 1);
-      lastStep.resize(queue + 1, 0);
-    }
-  };
   for (Operation &op : program.getBody().front()) {
-    FlatSymbolRefAttr device;
-    IntegerAttr stream, fusion;
-    bool isStep = true;
-    if (auto launch = dyn_cast<LaunchOp>(op)) {
-      device = launch.getDeviceAttr();
-      stream = launch.getStreamAttr();
-      fusion = launch.getFusionAttr();
-    } else if (auto copy = dyn_cast<CopyOp>(op)) {
-      device = copy.getDeviceAttr();
-      stream = copy.getStreamAttr();
-    } else if (auto record = dyn_cast<RecordOp>(op)) {
-      device = record.getDeviceAttr();
-      stream = record.getStreamAttr();
-      isStep = false;
-    } else if (auto wait = dyn_cast<WaitOp>(op)) {
-      device = wait.getDeviceAttr();
-      stream = wait.getStreamAttr();
-      isStep = false;
-    } else {
+    auto [device, stream] = deviceAndStream(&op);
+    if (!device)
       continue;
-    }
     if (!stream)
       return op.emitOpError() << "has no stream; run --gplace-schedule-plan "
                                  "first";
-    unsigned queue = indexOf(queueOf(&op, device, stream));
-    grow(queue);
-    if (!isStep) {
+    auto [it, isNew] = schedule.queueIndex_.try_emplace(
+        Queue{device.getAttr(), stream.getInt()}, schedule.queues_.size());
+    unsigned queue = it->second;
+    if (isNew) {
+      schedule.queues_.push_back(it->first);
+      schedule.byQueue_.emplace_back();
+      openGroup.emplace_back();
+    }
+    if (isa<RecordOp>(op)) {
       openGroup[queue] = {}; // An event ends a fusion group.
       continue;
     }
+    IntegerAttr fusion;
+    if (auto launch = dyn_cast<LaunchOp>(op))
+      fusion = launch.getFusionAttr();
+    std::vector<unsigned> &onQueue = schedule.byQueue_[queue];
     if (fusion && openGroup[queue] == fusion) {
-      schedule.stepOf_[&op] = lastStep[queue];
+      unsigned step = onQueue.back();
+      schedule.stepOf_[&op] = step;
+      schedule.steps_[step].last = &op;
       continue;
     }
     openGroup[queue] = fusion;
-    lastStep[queue] = schedule.steps_.size();
-    schedule.stepOf_[&op] = schedule.steps_.size();
-    schedule.steps_.push_back({&op, queue, counts[queue]++});
+    unsigned step = schedule.steps_.size();
+    schedule.stepOf_[&op] = step;
+    schedule.steps_.push_back(
+        {&op, &op, queue, static_cast<unsigned>(onQueue.size())});
+    onQueue.push_back(step);
   }
   return schedule;
 }
 
-void Schedule::forEachStepWithClock(
-    ProgramOp program,
-    function_ref<void(unsigned, ArrayRef<unsigned>)> visit) const {
-  size_t numQueues = queues_.size();
-  DenseMap<Queue, unsigned> queueIndex;
-  for (auto [index, queue] : llvm::enumerate(queues_))
-    queueIndex[queue] = index;
-  // clocks[q]: what queue q knows has run (a vector clock per queue).
-  std::vector<std::vector<unsigned>> clocks(
-      numQueues, std::vector<unsigned>(numQueues, 0));
-  DenseMap<Value, std::vector<unsigned>> events;
-  for (Operation &op : program.getBody().front()) {
-    if (isa<LaunchOp, CopyOp>(op)) {
-      auto it = stepOf_.find(&op);
-      if (it == stepOf_.end() || steps_[it->second].op != &op)
-        continue; // A fused launch after its group's first.
-      const Step &step = steps_[it->second];
-      visit(it->second, clocks[step.queue]);
-      clocks[step.queue][step.queue] = step.position + 1;
-    } else if (auto record = dyn_cast<RecordOp>(op)) {
-      unsigned queue = queueIndex.lookup(queueOf(
-          &op, record.getDeviceAttr(), record.getStreamAttr()));
-      events[record.getEvent()] = clocks[queue];
-    } else if (auto wait = dyn_cast<WaitOp>(op)) {
-      unsigned queue = queueIndex.lookup(
-          queueOf(&op, wait.getDeviceAttr(), wait.getStreamAttr()));
-      auto it = events.find(wait.getEvent());
-      if (it == events.end())
-        continue;
-      std::vector<unsigned> &clock = clocks[queue];
-      for (size_t q = 0; q < numQueues; ++q)
-        clock[q] = std::max(clock[q], it->second[q]);
-    }
+std::optional<unsigned> Schedule::queueOf(Operation *op) const {
+  auto [device, stream] = deviceAndStream(op);
+  if (!device || !stream)
+    return std::nullopt;
+  auto it = queueIndex_.find(Queue{device.getAttr(), stream.getInt()});
+  if (it == queueIndex_.end())
+    return std::nullopt;
+  return it->second;
+}
+
+ClockWalk::ClockWalk(const Schedule &schedule)
+    : schedule_(schedule),
+      clocks_(schedule.queues().size(),
+              std::vector<unsigned>(schedule.queues().size(), 0)) {}
+
+std::optional<unsigned> ClockWalk::enter(Operation *op) {
+  if (auto record = dyn_cast<RecordOp>(op)) {
+    if (std::optional<unsigned> queue = schedule_.queueOf(op))
+      events_[record.getEvent()] = clocks_[*queue];
+    return std::nullopt;
   }
+  if (!isa<LaunchOp, CopyOp>(op))
+    return std::nullopt;
+  unsigned step = schedule_.stepOf(op);
+  const Schedule::Step &info = schedule_.steps()[step];
+  if (info.op != op)
+    return std::nullopt; // A fused launch after its group's first.
+  std::vector<unsigned> &clock = clocks_[info.queue];
+  for (Value event : getStepWaits(op)) {
+    auto it = events_.find(event);
+    if (it == events_.end())
+      continue;
+    for (size_t q = 0; q < clock.size(); ++q)
+      clock[q] = std::max(clock[q], it->second[q]);
+  }
+  return step;
+}
+
+void ClockWalk::ran(unsigned step) {
+  const Schedule::Step &info = schedule_.steps()[step];
+  unsigned &known = clocks_[info.queue][info.queue];
+  known = std::max(known, info.position + 1);
+}
+
+void ClockWalk::wait(unsigned queue, unsigned after) {
+  const Schedule::Step &info = schedule_.steps()[after];
+  unsigned &known = clocks_[queue][info.queue];
+  known = std::max(known, info.position + 1);
+}
+
+void ClockWalk::recorded(Value event, unsigned after) {
+  const Schedule::Step &info = schedule_.steps()[after];
+  std::vector<unsigned> clock(clocks_.size(), 0);
+  clock[info.queue] = info.position + 1;
+  events_[event] = std::move(clock);
 }
 
 FailureOr<BufferLives> BufferLives::build(ProgramOp program,

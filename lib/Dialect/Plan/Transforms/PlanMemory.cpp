@@ -1,11 +1,16 @@
-//===- PlanMemory.cpp - the static memory plan -----------------------------===//
+//===- PlanMemory.cpp - the static memory plan ----------------------------===//
 //
 // Buffer assignment per program and device, first fit in program order.
-// A freed slot remembers, per queue, the last use of its tenants; a buffer
-// may take the slot only if every such use happens before the step that
-// writes it, by the vector clock of that step (Liveness.h). With one queue
-// per device this is the usual interval rule; across streams it reuses
-// memory exactly where events order the uses.
+// A freed slot remembers, per queue, the last use of its tenants. A buffer
+// takes, in this order of preference, the first free slot whose uses all
+// happen before the step that writes it (by that step's vector clock,
+// Liveness.h), the first free slot it fits in, making the step wait for
+// events after the uses not yet known to have run (as PyTorch's caching
+// allocator waits for the events of a block's other streams), or new
+// memory at the arena's top. With one queue per device this is the usual
+// interval rule; across streams memory is reused where events order the
+// uses, and reuse adds the events that are missing, so the arena stays
+// near the bytes live in program order (first fit may leave gaps).
 //
 //===----------------------------------------------------------------------===//
 
@@ -29,49 +34,86 @@ namespace {
 
 using LastUses = SmallVector<std::pair<unsigned, unsigned>, 2>;
 
-/// Free memory of one device's arena: slots by offset, coalesced.
+/// Free memory of one device's arena: slots by offset. Adjacent slots are
+/// merged when freed only if their last uses are on the same queues, so
+/// that a slot needing no wait does not take on another's waits; a buffer
+/// may span a run of adjacent slots.
 class Arena {
 public:
-  /// An offset for `bytes` written at a step whose clock is `clock`.
-  int64_t allocate(int64_t bytes, ArrayRef<unsigned> clock) {
+  /// A place for `bytes` written at a step whose clock is `clock`: its
+  /// offset, and the uses of its former tenants the step must wait for
+  /// (none if they all happen before it). Memory is taken only if
+  /// `canWait` accepts each such use.
+  std::pair<int64_t, LastUses>
+  allocate(int64_t bytes, ArrayRef<unsigned> clock,
+           function_ref<bool(unsigned queue, unsigned position)> canWait) {
+    auto pending = [&](const LastUses &uses) {
+      LastUses missing;
+      for (auto [queue, position] : uses)
+        if (queue >= clock.size() || position >= clock[queue])
+          missing.push_back({queue, position});
+      return missing;
+    };
+    auto waitable = [&](const LastUses &missing) {
+      return llvm::all_of(missing, [&](const auto &use) {
+        return canWait(use.first, use.second);
+      });
+    };
+    // First fit among the runs of slots needing no wait, else among those
+    // whose waits are possible.
+    Iterator withWaits = free_.end();
+    LastUses withWaitsMissing;
     for (auto it = free_.begin(); it != free_.end(); ++it) {
-      Slot &slot = it->second;
-      if (slot.bytes < bytes || !happenBefore(slot.lastUses, clock))
+      std::optional<LastUses> uses = runUses(it, bytes);
+      if (!uses)
         continue;
-      int64_t offset = it->first;
-      if (slot.bytes > bytes)
-        free_.emplace(offset + bytes, Slot{slot.bytes - bytes, slot.lastUses});
-      free_.erase(it);
-      return offset;
-    }
-    // Grow the arena, into the slot at its top if that one may be reused.
-    if (!free_.empty()) {
-      auto last = std::prev(free_.end());
-      if (last->first + last->second.bytes == top_ &&
-          happenBefore(last->second.lastUses, clock)) {
-        int64_t offset = last->first;
-        free_.erase(last);
-        top_ = offset + bytes;
-        return offset;
+      LastUses missing = pending(*uses);
+      if (missing.empty())
+        return {take(it, bytes), {}};
+      if (withWaits == free_.end() && waitable(missing)) {
+        withWaits = it;
+        withWaitsMissing = std::move(missing);
       }
     }
-    int64_t offset = top_;
-    top_ += bytes;
-    return offset;
+    if (withWaits != free_.end())
+      return {take(withWaits, bytes), std::move(withWaitsMissing)};
+    // Grow the arena, from the run of free slots at its top if there is one
+    // it may take.
+    auto first = free_.end();
+    LastUses uses;
+    int64_t end = top_;
+    while (first != free_.begin()) {
+      auto prev = std::prev(first);
+      if (prev->first + prev->second.bytes != end)
+        break;
+      LastUses joined = uses;
+      join(joined, prev->second.lastUses);
+      if (!waitable(pending(joined)))
+        break;
+      uses = std::move(joined);
+      end = prev->first;
+      first = prev;
+    }
+    int64_t offset = end;
+    free_.erase(first, free_.end());
+    top_ = offset + bytes;
+    return {offset, pending(uses)};
   }
 
   /// Frees [offset, offset + bytes), last used at `lastUses`.
   void release(int64_t offset, int64_t bytes, const LastUses &lastUses) {
     Slot slot{bytes, lastUses};
     auto next = free_.lower_bound(offset);
-    if (next != free_.end() && offset + bytes == next->first) {
+    if (next != free_.end() && offset + bytes == next->first &&
+        sameQueues(slot.lastUses, next->second.lastUses)) {
       slot.bytes += next->second.bytes;
       join(slot.lastUses, next->second.lastUses);
       next = free_.erase(next);
     }
     if (next != free_.begin()) {
       auto prev = std::prev(next);
-      if (prev->first + prev->second.bytes == offset) {
+      if (prev->first + prev->second.bytes == offset &&
+          sameQueues(prev->second.lastUses, slot.lastUses)) {
         prev->second.bytes += slot.bytes;
         join(prev->second.lastUses, slot.lastUses);
         return;
@@ -87,10 +129,43 @@ private:
     int64_t bytes;
     LastUses lastUses;
   };
+  using Iterator = std::map<int64_t, Slot>::iterator;
 
-  static bool happenBefore(const LastUses &uses, ArrayRef<unsigned> clock) {
-    return llvm::all_of(uses, [&](const auto &use) {
-      return use.first < clock.size() && use.second < clock[use.first];
+  /// The last uses of the run of adjacent slots from `it` holding `bytes`,
+  /// or std::nullopt if the run is shorter.
+  std::optional<LastUses> runUses(Iterator it, int64_t bytes) {
+    LastUses uses;
+    int64_t start = it->first, end = start;
+    for (; it != free_.end() && it->first == end; ++it) {
+      join(uses, it->second.lastUses);
+      end += it->second.bytes;
+      if (end - start >= bytes)
+        return uses;
+    }
+    return std::nullopt;
+  }
+
+  /// Takes the first `bytes` of the run of slots from `it`; the rest of its
+  /// last slot stays free.
+  int64_t take(Iterator it, int64_t bytes) {
+    int64_t offset = it->first, end = offset;
+    while (end - offset < bytes) {
+      end += it->second.bytes;
+      if (end - offset > bytes)
+        free_.emplace(offset + bytes,
+                      Slot{end - offset - bytes, it->second.lastUses});
+      it = free_.erase(it);
+    }
+    return offset;
+  }
+
+  static bool sameQueues(const LastUses &a, const LastUses &b) {
+    if (a.size() != b.size())
+      return false;
+    return llvm::all_of(a, [&](const auto &use) {
+      return llvm::any_of(b, [&](const auto &other) {
+        return other.first == use.first;
+      });
     });
   }
   static void join(LastUses &into, const LastUses &from) {
@@ -183,18 +258,45 @@ struct PlanMemoryPass
     }
     std::vector<int64_t> offsets(lives->buffers.size(), -1);
     DenseMap<StringAttr, Arena> arenas;
-    schedule->forEachStepWithClock(
-        program, [&](unsigned step, ArrayRef<unsigned> clock) {
-          for (unsigned index : produced[step]) {
-            const BufferLives::Buffer &buffer = lives->buffers[index];
-            offsets[index] = arenas[buffer.device].allocate(buffer.bytes, clock);
+    ClockWalk walk(*schedule);
+    ArrayRef<Schedule::Step> steps = schedule->steps();
+    DenseMap<unsigned, Value> eventAfter; // Events recorded here, by step.
+    OpBuilder recordBuilder(program.getContext());
+    for (Operation &op : body) {
+      std::optional<unsigned> step = walk.enter(&op);
+      if (!step)
+        continue;
+      unsigned queue = steps[*step].queue;
+      // A step may wait for a use on another queue whose step has ended
+      // (its last launch) before this op: an event can be recorded there.
+      auto canWait = [&](unsigned useQueue, unsigned position) {
+        const Schedule::Step &use =
+            steps[schedule->stepAt(useQueue, position)];
+        return useQueue != queue && use.last->isBeforeInBlock(&op);
+      };
+      for (unsigned index : produced[*step]) {
+        const BufferLives::Buffer &buffer = lives->buffers[index];
+        auto [offset, waits] = arenas[buffer.device].allocate(
+            buffer.bytes, walk.clock(queue), canWait);
+        offsets[index] = offset;
+        for (auto [useQueue, position] : waits) {
+          unsigned use = schedule->stepAt(useQueue, position);
+          Value &event = eventAfter[use];
+          if (!event) {
+            event = recordAfter(recordBuilder, steps[use].last);
+            walk.recorded(event, use);
           }
-          for (unsigned index : freed[step]) {
-            const BufferLives::Buffer &buffer = lives->buffers[index];
-            arenas[buffer.device].release(offsets[index], buffer.bytes,
-                                          buffer.lastUses);
-          }
-        });
+          getStepWaitsMutable(&op).append(event);
+          walk.wait(queue, use);
+        }
+      }
+      for (unsigned index : freed[*step]) {
+        const BufferLives::Buffer &buffer = lives->buffers[index];
+        arenas[buffer.device].release(offsets[index], buffer.bytes,
+                                      buffer.lastUses);
+      }
+      walk.ran(*step);
+    }
 
     // Persistent memory: constants and variables.
     DenseMap<StringAttr, int64_t> persistent;

@@ -18,6 +18,11 @@ struct PrintMemoryPlanPass
     : public gplace::impl::PrintMemoryPlanPassBase<PrintMemoryPlanPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    for (DeviceOp device : module.getOps<DeviceOp>())
+      if (!device.getPeakBytesAttr()) {
+        device.emitOpError() << "has no memory plan; run --gplace-plan-memory";
+        return signalPassFailure();
+      }
     // Per program: its buffers' lives and its arena tables.
     struct Planned {
       mutable ProgramOp program;
@@ -36,6 +41,13 @@ struct PrintMemoryPlanPass
                       DenseMap<StringAttr, ArenaOp>()};
       for (ArenaOp arena : program.getOps<ArenaOp>())
         planned.tables[arena.getDeviceAttr().getAttr()] = arena;
+      for (const BufferLives::Buffer &buffer : planned.lives.buffers)
+        if (!planned.tables.count(buffer.device)) {
+          buffer.value.getDefiningOp()->emitOpError()
+              << "writes a buffer on @" << buffer.device.getValue()
+              << ", which has no gplan.arena; run --gplace-plan-memory";
+          return signalPassFailure();
+        }
       programs.push_back(std::move(planned));
     }
 
@@ -52,7 +64,9 @@ struct PrintMemoryPlanPass
          << bytes(device.getArenaBytesAttr()) << ")";
       if (int64_t limit = device.getMemoryLimitAttr().getInt())
         os << ", limit " << limit << " bytes";
-      os << ", liveness lower bound " << bound << " bytes\n";
+      os << ", liveness lower bound "
+         << bytes(device.getPersistentBytesAttr()) + bound << " bytes (arena "
+         << bound << ")\n";
       for (const Planned &planned : programs) {
         ArenaOp table = planned.tables.lookup(symbol);
         size_t index = 0;

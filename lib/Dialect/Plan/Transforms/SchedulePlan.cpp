@@ -2,8 +2,8 @@
 //
 // In program order: each step gets its stream; what it depends on (the
 // steps behind its buffers and tokens, kept as the latest step per queue)
-// becomes waits on events recorded after those steps, unless the step's
-// queue already knows they have run. What a queue knows is a vector clock:
+// becomes waits (the step's `wait(...)`) on events recorded after those
+// steps, unless the step's queue already knows they have run. What a queue knows is a vector clock:
 // its own progress plus, through each event it waited for, what the
 // recording queue knew then, so transitive waits are not repeated.
 //
@@ -68,12 +68,16 @@ public:
         joins.push_back(join);
       } else if (auto launch = dyn_cast<LaunchOp>(op)) {
         launch.setStreamAttr(streamAttr(kComputeStream));
-        scheduleStep(launch, launch.getDeviceAttr(), kComputeStream);
+        SmallVector<Value, 2> waits =
+            scheduleStep(launch, launch.getDeviceAttr(), kComputeStream);
         launch.getAfterMutable().clear();
+        launch.getWaitsMutable().assign(waits);
       } else if (auto copy = dyn_cast<CopyOp>(op)) {
         copy.setStreamAttr(streamAttr(kCopyStream));
-        scheduleStep(copy, copy.getDeviceAttr(), kCopyStream);
+        SmallVector<Value, 2> waits =
+            scheduleStep(copy, copy.getDeviceAttr(), kCopyStream);
         copy.getAfterMutable().clear();
+        copy.getWaitsMutable().assign(waits);
       }
     }
     for (Operation *join : llvm::reverse(joins))
@@ -101,10 +105,13 @@ private:
     return it->second;
   }
 
-  /// Makes `op`, a step on (`device`, `stream`), wait for the steps behind
-  /// its operands, and records it as the producer of its results.
-  void scheduleStep(Operation *op, FlatSymbolRefAttr device, int64_t stream) {
+  /// Returns the events `op`, a step on (`device`, `stream`), must wait for
+  /// (those of the steps behind its operands that its queue does not know
+  /// to have run), and records it as the producer of its results.
+  SmallVector<Value, 2> scheduleStep(Operation *op, FlatSymbolRefAttr device,
+                                     int64_t stream) {
     unsigned queue = queueOf(device, stream);
+    SmallVector<Value, 2> waits;
     Deps deps;
     for (Value operand : op->getOperands())
       if (auto it = deps_.find(operand); it != deps_.end())
@@ -116,9 +123,7 @@ private:
       const Step &producer = steps_[step];
       if (snapshots_[known_[queue]][other] > producer.position)
         continue; // Known to have run, directly or through another event.
-      builder_.setInsertionPoint(op);
-      builder_.create<WaitOp>(op->getLoc(), recordAfter(step), device,
-                              streamAttr(stream));
+      waits.push_back(recordAfter(step));
       // The queue now knows what the recorder knew, and the step itself.
       std::vector<unsigned> next = snapshots_[known_[queue]];
       const std::vector<unsigned> &recorder = snapshots_[producer.known];
@@ -132,6 +137,7 @@ private:
     steps_.push_back({op, queue, counts_[queue]++, known_[queue], Value()});
     for (Value result : op->getResults())
       deps_[result] = Deps{{queue, index}};
+    return waits;
   }
 
   /// The event recorded right after step `index`, recorded now if needed.

@@ -1,7 +1,11 @@
-//===- VerifyPlan.cpp - a plan the runtime can run -------------------------===//
+//===- VerifyPlan.cpp - a plan the runtime can run ------------------------===//
 
 #include "gplace/Dialect/Plan/Transforms/Liveness.h"
 #include "gplace/Dialect/Plan/Transforms/Passes.h"
+
+#include "llvm/ADT/ScopeExit.h"
+
+#include <map>
 
 namespace gplace {
 #define GEN_PASS_DEF_VERIFYPLANPASS
@@ -57,6 +61,10 @@ LogicalResult verifyFusion(ProgramOp program) {
       IntegerAttr group = launch.getFusionAttr();
       Open &current = open[queue];
       if (group && current.group == group) {
+        if (!launch.getWaits().empty())
+          return launch.emitOpError()
+                 << "waits for events inside fusion group " << group.getInt()
+                 << "; only a group's first launch may wait";
         if (launch.getResult(0).getType() != current.type)
           return launch.emitOpError()
                  << "returns " << launch.getResult(0).getType()
@@ -79,8 +87,6 @@ LogicalResult verifyFusion(ProgramOp program) {
     } else if (auto record = dyn_cast<RecordOp>(op)) {
       close({record.getDeviceAttr().getAttr(),
              record.getStreamAttr().getInt()});
-    } else if (auto wait = dyn_cast<WaitOp>(op)) {
-      close({wait.getDeviceAttr().getAttr(), wait.getStreamAttr().getInt()});
     }
   }
   return success();
@@ -148,6 +154,114 @@ LogicalResult verifyArenas(ProgramOp program,
   return success();
 }
 
+/// Every event a step waits for is recorded on another stream (a stream
+/// runs its own steps in order).
+LogicalResult verifyEvents(ProgramOp program) {
+  for (Operation &op : program.getBody().front()) {
+    if (!isa<LaunchOp, CopyOp>(op))
+      continue;
+    auto device = op.getAttrOfType<FlatSymbolRefAttr>("device");
+    auto stream = op.getAttrOfType<IntegerAttr>("stream");
+    for (Value event : getStepWaits(&op)) {
+      auto record = event.getDefiningOp<RecordOp>();
+      if (record && record.getDeviceAttr() == device &&
+          record.getStreamAttr() == stream)
+        return op.emitOpError()
+               << "waits for an event of its own stream (" << device
+               << " stream " << stream.getInt() << ")";
+    }
+  }
+  return success();
+}
+
+/// By the happens-before order of streams and events (vector clocks):
+/// every step that uses an arena buffer (through views) on another stream
+/// than the step writing it runs after that step, and a step writing a
+/// buffer into memory of the arena that earlier buffers held runs after
+/// every use of them. `offsets` gives each arena buffer's offset, -1 for
+/// none.
+LogicalResult verifyOrder(ProgramOp program, const Schedule &schedule,
+                          const BufferLives &lives,
+                          const DenseMap<Value, int64_t> &offsets) {
+  ArrayRef<Schedule::Step> steps = schedule.steps();
+  DenseMap<Value, unsigned> indexOf;
+  for (auto [index, buffer] : llvm::enumerate(lives.buffers))
+    indexOf[buffer.value] = index;
+  std::vector<SmallVector<unsigned, 1>> produced(steps.size());
+  for (auto [index, buffer] : llvm::enumerate(lives.buffers))
+    if (offsets.lookup(buffer.value) >= 0)
+      produced[buffer.producer].push_back(index);
+
+  // Per device: the buffers holding its arena's bytes, by the offset they
+  // start at: (end, buffer).
+  DenseMap<StringAttr, std::map<int64_t, std::pair<int64_t, unsigned>>> held;
+  auto happensBefore = [](ArrayRef<std::pair<unsigned, unsigned>> uses,
+                          ArrayRef<unsigned> clock) {
+    return llvm::all_of(uses, [&](const auto &use) {
+      return use.second < clock[use.first];
+    });
+  };
+
+  ClockWalk walk(schedule);
+  for (Operation &op : program.getBody().front()) {
+    std::optional<unsigned> step = walk.enter(&op);
+    if (step) {
+      ArrayRef<unsigned> clock = walk.clock(steps[*step].queue);
+      // Memory the step writes was free.
+      for (unsigned index : produced[*step]) {
+        const BufferLives::Buffer &buffer = lives.buffers[index];
+        int64_t begin = offsets.lookup(buffer.value);
+        int64_t end = begin + buffer.bytes;
+        auto &tenants = held[buffer.device];
+        auto it = tenants.upper_bound(begin);
+        if (it != tenants.begin() && std::prev(it)->second.first > begin)
+          --it;
+        while (it != tenants.end() && it->first < end) {
+          const BufferLives::Buffer &old = lives.buffers[it->second.second];
+          if (old.last == BufferLives::kEnd ||
+              !happensBefore(old.lastUses, clock))
+            return buffer.value.getDefiningOp()->emitOpError()
+                   << "writes a buffer at offset " << begin << " of @"
+                   << buffer.device.getValue() << " while the buffer of "
+                   << old.value.getDefiningOp()->getName()
+                   << " there may still be in use";
+          // Keep the parts of the old tenant outside [begin, end).
+          auto [oldEnd, oldIndex] = it->second;
+          int64_t oldBegin = it->first;
+          it = tenants.erase(it);
+          if (oldBegin < begin)
+            tenants[oldBegin] = {begin, oldIndex};
+          if (oldEnd > end)
+            it = tenants.insert({end, {oldEnd, oldIndex}}).first;
+        }
+        tenants[begin] = {end, index};
+      }
+    }
+    auto ran = llvm::make_scope_exit([&] {
+      if (step)
+        walk.ran(*step);
+    });
+    if (!isa<LaunchOp, CopyOp>(op))
+      continue;
+    // What the op reads or writes in place was written before it.
+    const Schedule::Step &reader = steps[schedule.stepOf(&op)];
+    ArrayRef<unsigned> clock = walk.clock(reader.queue);
+    for (Value operand : op.getOperands()) {
+      auto it = indexOf.find(getViewRoot(operand));
+      if (it == indexOf.end())
+        continue;
+      const Schedule::Step &writer = steps[lives.buffers[it->second].producer];
+      if (writer.queue != reader.queue &&
+          writer.position >= clock[writer.queue])
+        return op.emitOpError()
+               << "uses a buffer written by "
+               << writer.op->getName() << " on another stream without "
+               << "waiting for it";
+    }
+  }
+  return success();
+}
+
 struct VerifyPlanPass
     : public gplace::impl::VerifyPlanPassBase<VerifyPlanPass> {
   void runOnOperation() override {
@@ -163,9 +277,31 @@ struct VerifyPlanPass
       }
     }
     for (ProgramOp program : module.getOps<ProgramOp>()) {
-      if (failed(verifyScheduled(program)) ||
-          failed(Schedule::build(program)) || failed(verifyFusion(program)) ||
-          failed(verifyArenas(program, devices)))
+      if (failed(verifyScheduled(program))) {
+        ok = false;
+        continue;
+      }
+      FailureOr<Schedule> schedule = Schedule::build(program);
+      if (failed(schedule) || failed(verifyEvents(program)) ||
+          failed(verifyFusion(program)) ||
+          failed(verifyArenas(program, devices))) {
+        ok = false;
+        continue;
+      }
+      FailureOr<BufferLives> lives = BufferLives::build(program, *schedule);
+      if (failed(lives)) {
+        ok = false;
+        continue;
+      }
+      DenseMap<Value, int64_t> offsets;
+      DenseMap<StringAttr, size_t> next;
+      DenseMap<StringAttr, ArrayRef<int64_t>> tables;
+      for (ArenaOp arena : program.getOps<ArenaOp>())
+        tables[arena.getDeviceAttr().getAttr()] = arena.getOffsets();
+      forEachArenaBuffer(program, [&](Value buffer, FlatSymbolRefAttr device) {
+        offsets[buffer] = tables[device.getAttr()][next[device.getAttr()]++];
+      });
+      if (failed(verifyOrder(program, *schedule, *lives, offsets)))
         ok = false;
     }
     if (!ok)

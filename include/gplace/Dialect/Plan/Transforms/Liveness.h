@@ -16,6 +16,7 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallVector.h"
 
+#include <optional>
 #include <vector>
 
 namespace gplace::plan {
@@ -28,9 +29,10 @@ namespace gplace::plan {
 class Schedule {
 public:
   struct Step {
-    mlir::Operation *op;  ///< The launch or copy (a group's first launch).
-    unsigned queue;       ///< Into queues().
-    unsigned position;    ///< The number of earlier steps of its queue.
+    mlir::Operation *op;   ///< The launch or copy (a group's first launch).
+    mlir::Operation *last; ///< Its last launch (op unless fused).
+    unsigned queue;        ///< Into queues().
+    unsigned position;     ///< The number of earlier steps of its queue.
   };
   /// A queue: a device (its symbol) and a stream.
   using Queue = std::pair<mlir::StringAttr, int64_t>;
@@ -43,22 +45,57 @@ public:
   llvm::ArrayRef<Queue> queues() const { return queues_; }
   /// The step of a launch or copy (a fused launch: its group's step).
   unsigned stepOf(mlir::Operation *op) const { return stepOf_.lookup(op); }
-
-  /// Calls `visit(step, clock)` for every step in program order, where
-  /// `clock[q]` is the number of steps of queue `q` that happen before the
-  /// step starts: those before it on its own queue, and, through each
-  /// event it waits for (transitively), those the recording queue had run
-  /// when it recorded (vector clocks). A step S' of queue q happens before
-  /// the step iff its position is below clock[q].
-  void forEachStepWithClock(
-      ProgramOp program,
-      llvm::function_ref<void(unsigned step, llvm::ArrayRef<unsigned> clock)>
-          visit) const;
+  /// The step at `position` of queue `queue`.
+  unsigned stepAt(unsigned queue, unsigned position) const {
+    return byQueue_[queue][position];
+  }
+  /// The queue of an op naming a device and a stream (a step or a
+  /// gplan.record), or std::nullopt for one on no queue of the schedule.
+  std::optional<unsigned> queueOf(mlir::Operation *op) const;
 
 private:
   std::vector<Step> steps_;
   std::vector<Queue> queues_;
+  llvm::DenseMap<Queue, unsigned> queueIndex_;
+  std::vector<std::vector<unsigned>> byQueue_;
   llvm::DenseMap<mlir::Operation *, unsigned> stepOf_;
+};
+
+/// The happens-before order of a scheduled program, as a walk over its ops
+/// in program order keeps it: per queue a vector clock, clock[q] the number
+/// of steps of queue q known to have run. A step knows its own queue's
+/// earlier steps and, through each event it waits for, what the recording
+/// queue knew when it recorded (transitively). A step S' of queue q happens
+/// before the step iff its position is below clock[q].
+class ClockWalk {
+public:
+  explicit ClockWalk(const Schedule &schedule);
+
+  /// Moves the walk to `op`, the next op of the program: a gplan.record
+  /// remembers its queue's clock. For the first op of a step (a launch or
+  /// copy; a fusion group's first launch) the step's queue first takes in
+  /// the clocks of the events the op waits for, and the step is returned;
+  /// its clock is then clock(queue) until ran(step). Returns std::nullopt
+  /// for any other op.
+  std::optional<unsigned> enter(mlir::Operation *op);
+  /// The step has run: its queue knows it.
+  void ran(unsigned step);
+  /// The clock of `queue` now. A caller that adds a wait for an event to
+  /// the current step raises it with wait().
+  llvm::ArrayRef<unsigned> clock(unsigned queue) const {
+    return clocks_[queue];
+  }
+  /// `queue` waits for an event recorded right after step `after`: it then
+  /// knows at least that step and the steps before it on its queue.
+  void wait(unsigned queue, unsigned after);
+  /// Remembers `event`, recorded right after step `after` (a record made
+  /// behind the walk).
+  void recorded(mlir::Value event, unsigned after);
+
+private:
+  const Schedule &schedule_;
+  std::vector<std::vector<unsigned>> clocks_;
+  llvm::DenseMap<mlir::Value, std::vector<unsigned>> events_;
 };
 
 /// The arena buffers of a scheduled program (forEachArenaBuffer's order)

@@ -1,4 +1,4 @@
-//===- Passes.td - passes over gplan plans ---------------------------------===//
+//===- Passes.td - passes over gplan plans --------------------------------===//
 //
 // After --gplace-convert-graph-to-plan, in this order: schedule streams and
 // events, fuse elementwise runs, plan memory, verify. Each has its lit test
@@ -18,9 +18,9 @@ def SchedulePlanPass : Pass<"gplace-schedule-plan", "::mlir::ModuleOp"> {
     copy stream (1) of its destination. A stream runs its steps in program
     order. When a step needs a step of another stream (through a buffer it
     reads or writes, a view's source, or a token of `after(...)`), it waits
-    on an event recorded right after that step (`gplan.record` /
-    `gplan.wait`); a stream that already waited for a later step of the same
-    stream does not wait again. Tokens then order nothing more: `after(...)`
+    (`wait(...)`) for an event recorded right after that step
+    (`gplan.record`); a stream that already knows, through the events it
+    waited for, that the step has run does not wait again. Tokens then order nothing more: `after(...)`
     operands and `gplan.join` are removed. Programs already scheduled are
     left as they are.
 
@@ -31,8 +31,7 @@ def SchedulePlanPass : Pass<"gplace-schedule-plan", "::mlir::ModuleOp"> {
     // after
     %1 = gplan.copy %0 to @gpu0 stream 1 : !gplan.buffer<2xf32>
     %e = gplan.record on @gpu0 stream 1
-    gplan.wait %e on @gpu0 stream 0
-    %2 = gplan.launch exp(%1) on @gpu0 stream 0 : (!gplan.buffer<2xf32>) -> !gplan.buffer<2xf32>
+    %2 = gplan.launch exp(%1) on @gpu0 stream 0 wait(%e) : (!gplan.buffer<2xf32>) -> !gplan.buffer<2xf32>
     ```
   }];
 }
@@ -41,13 +40,14 @@ def FuseElementwisePass : Pass<"gplace-fuse-elementwise", "::mlir::ModuleOp"> {
   let summary = "Groups runs of elementwise launches on a GPU into one kernel";
   let description = [{
     XLA's loop fusion, on a scheduled plan: on each stream of a GPU, a run
-    of consecutive launches of elementwise kernels (ElementwiseOpInterface:
-    add, sub, mul, div, maximum, neg, exp, log, tanh, sigmoid, relu, add_n,
-    bias_add) with one result type, not broken by an event, becomes one
-    fusion group (`fusion N`), which the device runs as one kernel. A group
-    holds at most `max-launches` launches and reads and writes at most 256
-    buffers (a CUDA kernel's parameters). A result used only inside its
-    group stays in registers: --gplace-plan-memory gives it no memory.
+    of consecutive launches of elementwise kernels (those of the ops with
+    ElementwiseOpInterface) with one result type, not broken by an event
+    (recorded, or waited for by a launch, which then starts a new run),
+    becomes one fusion group (`fusion N`), which the device runs as one
+    kernel. A group holds at most `max-launches` launches and reads and
+    writes at most 256 buffers (a CUDA kernel's parameters). A result used
+    only inside its group stays in registers: --gplace-plan-memory gives it
+    no memory.
     CPUs run their launches one by one, as TensorFlow without XLA does.
   }];
   let options = [
@@ -63,10 +63,14 @@ def PlanMemoryPass : Pass<"gplace-plan-memory", "::mlir::ModuleOp"> {
     Buffer assignment for a scheduled plan. Per program and device, each
     buffer a step writes (a launch's buffer result, a copy's result) gets an
     offset in the device's arena, first fit over the buffers in program
-    order, 64-byte aligned; a slot is reused only once every use of its
-    last tenant (views included) happens before the step writing the new
-    one, by the streams' order and the events between them (vector
-    clocks), so streams never race for memory. Results of the program keep
+    order, 64-byte aligned. Free memory is taken, by preference, where every
+    use of its last tenant (views included) happens before the step writing
+    the new buffer, by the streams' order and the events between them
+    (vector clocks); else where the step can be made to wait for events
+    after the uses it does not know of (the pass adds the waits, and
+    records the events if needed); else the arena grows. Streams never
+    race for memory, and the arena stays near the bytes live in program
+    order (first fit may leave gaps). Results of the program keep
     their memory to the end. The plan gets a `gplan.arena` table per device
     and program; each `gplan.device` gets `persistent_bytes` (constants and
     variables), `arena_bytes` and `peak_bytes`. A device whose peak exceeds
@@ -78,13 +82,18 @@ def VerifyPlanPass : Pass<"gplace-verify-plan", "::mlir::ModuleOp"> {
   let summary = "Checks that a plan is complete: scheduled and memory-planned";
   let description = [{
     Ends the lowering, as IREE's VerifyLoweringTo* passes do: no tokens,
-    joins or `after(...)` remain; every launch and copy has a stream; every
-    event is recorded on the device and stream that it is waited for from
-    another; fusion groups are consecutive elementwise launches of one
-    stream with one result type; every device has its byte counts; every
+    joins or `after(...)` remain; every launch and copy has a stream; a
+    step waits only for events recorded on other streams; fusion groups are
+    consecutive elementwise launches of one stream with one result type,
+    of which only the first waits; every device has its byte counts; every
     program has one arena table per device it writes buffers on, with one
-    offset per such buffer, inside the arena. The runtime relies on these
-    facts. The IR is not changed.
+    offset per such buffer, inside the arena. By the happens-before order
+    of streams and events (vector clocks), every step using an arena buffer
+    written on another stream runs after the writer, and a step writing
+    arena memory runs after every use of the buffers that held it before
+    (program results keep theirs). In-place writes of variables are not
+    checked here: the graph's control dependencies order them. The runtime
+    relies on these facts. The IR is not changed.
   }];
 }
 
@@ -93,9 +102,11 @@ def PrintMemoryPlanPass : Pass<"gplace-print-memory-plan",
   let summary = "Prints the static memory plan of every gplan program";
   let description = [{
     For each device: its persistent, arena and peak bytes and the liveness
-    lower bound (the most bytes of buffers live at one step, in program
-    order), then one line per arena buffer with its size, offset and live
-    steps. Printed on stderr; the IR is not changed.
+    lower bound of the peak (persistent bytes plus the most bytes of arena
+    buffers live at one step, in program order; the arena's part in
+    parentheses), then one line per arena buffer with its size, offset and
+    live steps. Printed on stderr; the IR is not changed. A plan without a
+    memory plan is an error.
   }];
 }
 
