@@ -2,12 +2,16 @@
 """Compile time at scale: the time of `gplace-opt --gplace-place` (or, with
 --pipeline, `--gplace-pipeline`, every pass down to the plan) against the
 time gplace-opt needs just to parse, verify and print the same file, on
-synthetic graphs of 10k, 100k and 1M ops (bench/gen_graph.py). Both are
-measured side by side in one run: --repeat processes each, taken in turn
-(parse+print, with passes, parse+print, ...), and each time is the best and
-the median of its side's wall times. The passes' own times come from
-MLIR's --mlir-timing (of the fastest run with passes). Prints a Markdown
-table.
+synthetic graphs of 10k, 100k and 1M ops (bench/gen_graph.py). The passes
+run twice: as gplace-opt runs them by default, the IR verified after every
+pass (MLIR's --verify-each, on in mlir-opt and gplace-run), and with
+--verify-each=false, the IR verified after parsing only (a release
+compiler's setting; the pipeline ends with --gplace-verify-plan either
+way). All sides are measured in one run: --repeat processes each, taken in
+turn (parse+print, passes, passes without verifier, parse+print, ...), and
+each time is the best and the median of its side's wall times. The passes'
+own times come from MLIR's --mlir-timing (of the fastest run with passes).
+Prints a Markdown table.
 
 Usage: bench/placement.py [--build build] [--sizes 10000,100000,1000000]
                           [--pipeline] [--repeat 3]
@@ -41,8 +45,9 @@ def timed(cmd):
 def scale(opt, sizes, repeat, pipeline):
     """Per size: (ops, parse+print (best, median) s, with passes (best,
     median) s, passes s and --mlir-timing report of the fastest run with
-    passes). No untimed warm-up: every run is a new process reading a file
-    just written (so in the page cache), and one at 1M ops takes 40 s."""
+    passes, with passes and --verify-each=false (best, median) s). No
+    untimed warm-up: every run is a new process reading a file just written
+    (so in the page cache), and one at 1M ops takes a minute."""
     flag = f"--gplace-pipeline={DEVICES}" if pipeline else \
         f"--gplace-place={DEVICES}"
     rows = []
@@ -55,16 +60,19 @@ def scale(opt, sizes, repeat, pipeline):
                                check=True, stdout=f)
             with open(path) as f:
                 ops = sum(1 for line in f if "gplace." in line)
-            base, total = interleave([
+            base, total, unverified = interleave([
                 lambda: timed([opt, path, "-o", os.devnull]),
                 lambda: timed([opt, path, flag, "-o", os.devnull,
                                "--mlir-timing"]),
+                lambda: timed([opt, path, flag, "-o", os.devnull,
+                               "--verify-each=false"]),
             ], repeat, warmup=False)
             _, report = min(total, key=lambda run: run[0])
             passes = sum(t for name, t in report.items()
                          if name.endswith("Pass"))
             rows.append((ops, best_median([t for t, _ in base]),
-                         best_median([t for t, _ in total]), passes, report))
+                         best_median([t for t, _ in total]), passes, report,
+                         best_median([t for t, _ in unverified])))
             os.remove(path)
     return rows
 
@@ -73,14 +81,16 @@ def table(rows, pipeline):
     what = "pipeline" if pipeline else "place"
     lines = ["Times and ratios: best / median of the runs.\n",
              f"| ops | parse+print (s) | parse+{what}+print (s) | ratio | "
-             "passes (s, fastest run) | passes µs per op |",
-             "|---:|---:|---:|---:|---:|---:|"]
-    for ops, (bb, bm), (tb, tm), passes, _ in rows:
+             "without --verify-each (s) | ratio | passes (s, fastest run) | "
+             "passes µs per op |",
+             "|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for ops, (bb, bm), (tb, tm), passes, _, (ub, um) in rows:
         lines.append(f"| {ops} | {bb:.3f} / {bm:.3f} | {tb:.3f} / {tm:.3f} | "
-                     f"{tb / bb:.2f} / {tm / bm:.2f} | {passes:.3f} | "
+                     f"{tb / bb:.2f} / {tm / bm:.2f} | {ub:.3f} / {um:.3f} | "
+                     f"{ub / bb:.2f} / {um / bm:.2f} | {passes:.3f} | "
                      f"{passes / ops * 1e6:.2f} |")
     if len(rows) >= 2:
-        (n0, b0, p0, t0, _), (n1, b1, p1, t1, _) = rows[-2], rows[-1]
+        (n0, b0, p0, t0, _, _), (n1, b1, p1, t1, _, _) = rows[-2], rows[-1]
         lines.append("")
         lines.append(f"Growth from {n0} to {n1} ops ({n1 / n0:.0f}x), best / "
                      f"median: the passes {t1 / t0:.1f}x (fastest runs), "

@@ -6,11 +6,14 @@ the thread variables) on stderr, then one Markdown table, and writes both,
 with a breakdown, to bench/results/<date>.md.
 
 1. Compile time at scale: `gplace-opt --gplace-pipeline` against
-   parse-and-print on 10k, 100k and 1M-op graphs, and the 100k -> 1M growth
-   (bench/placement.py).
-2. Runtime against ONNX Runtime on the CPU: dispatch, a 3-layer MLP, a
+   parse-and-print on 10k, 100k and 1M-op graphs, with MLIR's verifier
+   after every pass (gplace-opt's default) and without (--verify-each=false),
+   and the 100k -> 1M growth (bench/placement.py).
+2. Memory: each device's planned peak against its liveness lower bound on
+   the bench graphs, multi-device ones included (bench/memory.py).
+3. Runtime against ONNX Runtime on the CPU: dispatch, a 3-layer MLP, a
    2048^3 matmul (bench/peers.py, bench/onnx/ort.mjs).
-3. GEMM through gplace-run against OpenBLAS called directly
+4. GEMM through gplace-run against OpenBLAS called directly
    (bench/runtime.py).
 
 Usage: bench/suite.py --build DIR [--repeat 5] [--sizes ...] [--no-write]
@@ -26,6 +29,7 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+import memory  # noqa: E402
 import peers  # noqa: E402
 import placement  # noqa: E402
 import runtime  # noqa: E402
@@ -172,6 +176,8 @@ def main():
     sizes = [int(s) for s in args.sizes.split(",")]
     print(f"compile time: {args.sizes} ops ...", file=sys.stderr)
     scale = placement.scale(opt, sizes, args.repeat, pipeline=True)
+    print("memory plans ...", file=sys.stderr)
+    memory_rows = memory.measure(args.build)
     print("runtime against ONNX Runtime ...", file=sys.stderr)
     peer_rows = peers.measure(args.build, args.repeat)
     print("GEMM against OpenBLAS ...", file=sys.stderr)
@@ -179,18 +185,29 @@ def main():
         args.build, args.gemm_n, args.repeat)
 
     rows = []
-    for ops, (bb, bm), (tb, tm), _, _ in scale:
+    for ops, (bb, bm), (tb, tm), _, _, (ub, um) in scale:
         rows.append((f"compile {ops} ops: `gplace-opt --gplace-pipeline` vs "
                      "parse+print", f"{tb:.2f} / {tm:.2f} s",
                      f"{bb:.2f} / {bm:.2f} s", f"{tb / bb:.2f} / {tm / bm:.2f}",
                      "≤ 2"))
+        rows.append((f"compile {ops} ops, `--verify-each=false`",
+                     f"{ub:.2f} / {um:.2f} s", f"{bb:.2f} / {bm:.2f} s",
+                     f"{ub / bb:.2f} / {um / bm:.2f}", "≤ 2"))
     if len(scale) >= 2:
-        (n0, _, t0, _, _), (n1, _, t1, _, _) = scale[-2], scale[-1]
-        growth = [t1[i] / t0[i] for i in (0, 1)]
-        rows.append((f"compile growth {n0} → {n1} ops",
-                     f"{growth[0]:.1f}× / {growth[1]:.1f}×", "",
-                     " / ".join(f"{g / (n1 / n0):.2f}" for g in growth),
-                     f"≈ 1 (linear: {n1 / n0:.0f}×)"))
+        (n0, _, t0, _, _, u0), (n1, _, t1, _, _, u1) = scale[-2], scale[-1]
+        for label, before, after in (("", t0, t1),
+                                     (", `--verify-each=false`", u0, u1)):
+            growth = [after[i] / before[i] for i in (0, 1)]
+            rows.append((f"compile growth {n0} → {n1} ops{label}",
+                         f"{growth[0]:.1f}× / {growth[1]:.1f}×", "",
+                         f"{growth[0]:.1f} / {growth[1]:.1f}",
+                         f"≤ {n1 / n0 * 1.1:.0f} (linear: {n1 / n0:.0f})"))
+    for name, options, per_device in memory_rows:
+        device, peak, bound, ratio = memory.worst(per_device)
+        rows.append((f"memory: {name}, devices={options} (worst device, "
+                     f"{device})", f"{peak} bytes peak",
+                     f"{bound} bytes liveness lower bound", f"{ratio:.3f}",
+                     "≤ 1.05"))
     for name, *cells in peer_rows:
         rows.append(("ONNX Runtime: " + name, *cells))
     flops = 2.0 * args.gemm_n ** 3
@@ -212,7 +229,7 @@ def main():
     if args.no_write:
         return
     today = datetime.date.today().isoformat()
-    _, _, _, _, report = scale[-1]
+    _, _, _, _, report, _ = scale[-1]
     breakdown = ", ".join(f"{name} {t:.2f} s" for name, t in report.items()
                           if name not in ("Total", "Rest"))
     environment_lines = "\n".join(f"- {label}: {value}"
@@ -236,8 +253,12 @@ def main():
                 "median over median: for compile time, gplace's time over "
                 "the peer's (lower is better); for the rest, the peer's time "
                 "over gplace's (higher is better: above 1, gplace is "
-                "faster).\n\n"
+                "faster). Memory rows are one deterministic compile each: "
+                "the planned peak of the device furthest above its bound, "
+                "over that bound.\n\n"
                 f"{table}\n\n"
+                "Memory plans per device (bench/memory.py):\n\n"
+                f"{memory.table(memory_rows)}\n\n"
                 f"Where the {scale[-1][0]}-op pipeline's time goes "
                 f"(--mlir-timing, fastest run): {breakdown}.\n")
     print(f"\nwritten to {os.path.relpath(path)}", file=sys.stderr)
