@@ -182,10 +182,13 @@ template <typename T> T gp_relu(T x) {
 }
 
 /// out[i] = f(in[0][i], in[1][i], ...) for i < n, f being `kernel`'s scalar
-/// function (pairwise over more than two operands).
+/// function (pairwise over more than two operands). Always inlined: with a
+/// constant `kernel` (one kernel's launch) the switch folds away, which
+/// matters for small tensors.
 template <typename S>
-void elementwiseBlock(Kernel kernel, size_t numOperands, S *out,
-                      const S *const *in, int64_t n) {
+__attribute__((always_inline)) inline void
+elementwiseBlock(Kernel kernel, size_t numOperands, S *out,
+                 const S *const *in, int64_t n) {
   using T = Compute<S>;
   switch (kernel) {
 #define GPLACE_ELEMENTWISE(Name, Expression)                                   \
@@ -291,13 +294,28 @@ template <Kernel K> Status runElementwise(const KernelCall &call) {
         using S = typename decltype(tag)::type;
         const std::vector<int64_t> &shape = call.outputs[0].type->shape;
         int64_t n = call.outputs[0].type->numElements();
+        S *out = ptr<S>(call.outputs[0]);
+        // The common case, without allocating: no operand is broadcast.
+        constexpr size_t kInline = 8;
+        if (call.inputs.size() <= kInline &&
+            std::all_of(call.inputs.begin(), call.inputs.end(),
+                        [&](const TensorRef &input) {
+                          return input.type->shape == shape;
+                        })) {
+          std::array<const S *, kInline> in{};
+          for (size_t k = 0; k < call.inputs.size(); ++k)
+            in[k] = ptr<S>(call.inputs[k]);
+          elementwiseBlock<S>(K, call.inputs.size(), out, in.data(), n);
+          if constexpr (std::is_integral_v<S>)
+            return integerDivisionStatus();
+          return Status::ok();
+        }
         std::vector<BroadcastReader<S>> readers;
         for (const TensorRef &input : call.inputs)
           readers.emplace_back(input, shape);
         size_t block = static_cast<size_t>(std::min(n, kBlock));
         std::vector<S> scratch(call.inputs.size() * block);
         std::vector<const S *> in(call.inputs.size());
-        S *out = ptr<S>(call.outputs[0]);
         for (int64_t start = 0; start < n; start += kBlock) {
           int64_t count = std::min(kBlock, n - start);
           for (size_t k = 0; k < readers.size(); ++k)
