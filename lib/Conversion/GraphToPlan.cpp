@@ -68,17 +68,6 @@ private:
   SmallVector<FlatSymbolRefAttr> symbols_;
 };
 
-/// The variable behind a resource value, through ops that forward it.
-Value resourceRoot(Value resource) {
-  while (Operation *producer = resource.getDefiningOp()) {
-    if (!producer->hasTrait<graph::OpTrait::ForwardsInput>() ||
-        producer->getNumOperands() == 0)
-      break;
-    resource = producer->getOperand(0);
-  }
-  return resource;
-}
-
 /// True if `op`'s memory effects write the variable `resource` is.
 bool writesVariable(Operation *op, Value resource) {
   auto effects = dyn_cast<MemoryEffectOpInterface>(op);
@@ -88,7 +77,7 @@ bool writesVariable(Operation *op, Value resource) {
   effects.getEffectsOnResource(VariableResource::get(), instances);
   return llvm::any_of(instances, [&](const MemoryEffects::EffectInstance &e) {
     return isa<MemoryEffects::Write>(e.getEffect()) && e.getValue() &&
-           resourceRoot(e.getValue()) == resource;
+           getResourceRoot(e.getValue()) == resource;
   });
 }
 
@@ -165,8 +154,8 @@ LogicalResult FunctionConverter::convert() {
   for (Operation &op : body)
     for (Value operand : op.getOperands())
       if (isa<ResourceType>(operand.getType()) &&
-          writesVariable(&op, resourceRoot(operand)))
-        writers_[resourceRoot(operand)].push_back(&op);
+          writesVariable(&op, getResourceRoot(operand)))
+        writers_[getResourceRoot(operand)].push_back(&op);
 
   unsigned index = 0; // The op's position among graph ops (for names).
   for (Operation &operation : body) {
@@ -237,7 +226,7 @@ LogicalResult FunctionConverter::convertOp(PlacedOpInterface op,
   if (op->hasTrait<graph::OpTrait::ForwardsInput>() &&
       !(isa<KernelOpInterface>(operation) &&
         isa<ResourceType>(op->getOperand(0).getType()) &&
-        needsCopy(operation, resourceRoot(op->getOperand(0))))) {
+        needsCopy(operation, getResourceRoot(op->getOperand(0))))) {
     Value source = values_.lookup(op->getOperand(0));
     Value result = op->getResult(0);
     if (!source)
@@ -290,7 +279,7 @@ LogicalResult FunctionConverter::convertOp(PlacedOpInterface op,
     if (!buffer)
       return op->emitError("operand is not a value the plan knows");
     bool written = isa<ResourceType>(operand.getType()) &&
-                   writesVariable(operation, resourceRoot(operand));
+                   writesVariable(operation, getResourceRoot(operand));
     (written ? outs : inputs).push_back(buffer);
   }
   SmallVector<Type> resultTypes;

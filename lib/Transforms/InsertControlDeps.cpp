@@ -59,18 +59,6 @@ bool isOrderedAfter(PlacedOpInterface op, Value value) {
                       [&](Value token) { return implies(token, value); });
 }
 
-/// The variable behind a resource value, through ops that forward it
-/// (identities of the resource).
-Value resourceRoot(Value resource) {
-  while (Operation *producer = resource.getDefiningOp()) {
-    if (!producer->hasTrait<graph::OpTrait::ForwardsInput>() ||
-        producer->getNumOperands() == 0)
-      break;
-    resource = producer->getOperand(0);
-  }
-  return resource;
-}
-
 /// How `op` touches variables: the resource value its memory effects read
 /// or write, and whether it writes it. std::nullopt for an op without
 /// effects on a variable.
@@ -131,7 +119,7 @@ private:
       std::optional<VariableAccess> access = variableAccess(op);
       if (!access || op->getNumResults() == 0)
         continue;
-      State &state = states[resourceRoot(access->resource)];
+      State &state = states[getResourceRoot(access->resource)];
       if (state.lastWrite && !isOrderedAfter(op, state.lastWrite))
         op.addControlDependency(state.lastWrite);
       if (!access->writes) {

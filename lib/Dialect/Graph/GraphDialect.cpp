@@ -141,6 +141,16 @@ std::string gplace::graph::getKernelElementTypeName(Operation *op) {
   return name;
 }
 
+Value gplace::graph::getResourceRoot(Value resource) {
+  while (Operation *producer = resource.getDefiningOp()) {
+    if (!producer->hasTrait<OpTrait::ForwardsInput>() ||
+        producer->getNumOperands() == 0)
+      break;
+    resource = producer->getOperand(0);
+  }
+  return resource;
+}
+
 StringAttr gplace::graph::getValueDevice(Value value) {
   if (auto arg = dyn_cast<BlockArgument>(value))
     return StringAttr::get(value.getContext(), kHostDevice);

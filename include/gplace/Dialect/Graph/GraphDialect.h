@@ -102,6 +102,12 @@ constexpr llvm::StringLiteral kHostDevice =
 /// A null attribute if the producer has no assigned device.
 mlir::StringAttr getValueDevice(mlir::Value value);
 
+/// The variable behind a resource value: its producer's operand, through
+/// ops that forward their input (ForwardsInput, e.g. an identity of the
+/// resource), up to the op that makes it (a `gplace.variable`) or a block
+/// argument.
+mlir::Value getResourceRoot(mlir::Value resource);
+
 /// getKernelElementType spelled as the kernel registry spells it ("f32",
 /// "i32", ...); "" for a typeless op.
 std::string getKernelElementTypeName(mlir::Operation *op);
