@@ -6,10 +6,14 @@
 
 #include <charconv>
 #include <cmath>
+#include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <limits>
 #include <sstream>
+
+#include <unistd.h>
 
 namespace gplace::runtime {
 
@@ -158,7 +162,9 @@ const NpyType kNpyTypes[] = {
 /// top-level comma or closing brace.
 std::optional<std::string> headerValue(const std::string &header,
                                        const std::string &key) {
-  size_t at = header.find("'" + key + "'");
+  // The last one: a header is a Python dict literal, where a repeated key
+  // has its last value (as NumPy reads it).
+  size_t at = header.rfind("'" + key + "'");
   if (at == std::string::npos)
     return std::nullopt;
   at = header.find(':', at);
@@ -181,11 +187,28 @@ StatusOr<HostTensor> readNpy(const std::string &path) {
   auto fail = [&](const std::string &why) {
     return Status::invalidArgument("cannot read '" + path + "': " + why);
   };
+  // A regular file only: a directory cannot be read, a device (/dev/zero)
+  // may never end. Its size bounds what the header may claim.
+  std::error_code error;
+  std::filesystem::file_status status = std::filesystem::status(path, error);
+  if (error || !std::filesystem::exists(status))
+    return fail("no such file, or it cannot be opened");
+  if (!std::filesystem::is_regular_file(status))
+    return fail("not a regular file");
+  uintmax_t fileSize = std::filesystem::file_size(path, error);
+  if (error)
+    return fail(error.message());
   std::ifstream in(path, std::ios::binary);
   if (!in)
     return fail("no such file, or it cannot be opened");
-  std::string contents((std::istreambuf_iterator<char>(in)),
-                       std::istreambuf_iterator<char>());
+  // The header is at most a few KiB: read at most the first 64 KiB + 12
+  // bytes, then the data once its size is known to match the file's.
+  std::string contents(static_cast<size_t>(
+                           std::min<uintmax_t>(fileSize, 65536 + 12)),
+                       '\0');
+  in.read(contents.data(), static_cast<std::streamsize>(contents.size()));
+  if (!in)
+    return fail("read error");
   if (contents.size() < 10 || contents.compare(0, 6, "\x93NUMPY") != 0)
     return fail("not a .npy file (bad magic string)");
   int major = static_cast<uint8_t>(contents[6]);
@@ -248,14 +271,22 @@ StatusOr<HostTensor> readNpy(const std::string &path) {
       return fail("bad shape " + *shapeText);
     type.shape.push_back(value);
   }
-  HostTensor tensor(type);
-  size_t dataStart = headerStart + headerLength;
-  if (contents.size() - dataStart != tensor.data.size())
-    return fail("expected " + std::to_string(tensor.data.size()) +
+  // The data's size, checked against the file's before allocating it.
+  std::optional<int64_t> bytes =
+      checkedTensorBytes(type.shape, type.elementType);
+  uintmax_t dataStart = headerStart + headerLength;
+  if (!bytes)
+    return fail("shape " + *shapeText + " has more bytes than fit in 64 bits");
+  if (fileSize - dataStart != static_cast<uintmax_t>(*bytes))
+    return fail("expected " + std::to_string(*bytes) +
                 " bytes of data for shape " + *shapeText + ", found " +
-                std::to_string(contents.size() - dataStart));
-  std::memcpy(tensor.data.data(), contents.data() + dataStart,
-              tensor.data.size());
+                std::to_string(fileSize - dataStart));
+  HostTensor tensor(type);
+  in.seekg(static_cast<std::streamoff>(dataStart));
+  in.read(reinterpret_cast<char *>(tensor.data.data()),
+          static_cast<std::streamsize>(tensor.data.size()));
+  if (!in)
+    return fail("read error");
   if (type.elementType == ElementType::I1)
     for (uint8_t &b : tensor.data)
       b = b != 0;
@@ -285,19 +316,50 @@ Status writeNpy(const std::string &path, const HostTensor &tensor) {
   size_t total = 10 + header.size() + 1;
   header.append((64 - total % 64) % 64, ' ');
   header += '\n';
-  std::ofstream out(path, std::ios::binary);
-  if (!out)
-    return Status::invalidArgument("cannot write '" + path + "'");
-  out.write("\x93NUMPY\x01\x00", 8);
-  uint16_t length = static_cast<uint16_t>(header.size());
-  char lengthBytes[2] = {static_cast<char>(length & 0xff),
-                         static_cast<char>(length >> 8)};
-  out.write(lengthBytes, 2);
-  out.write(header.data(), header.size());
-  out.write(reinterpret_cast<const char *>(tensor.data.data()),
-            tensor.data.size());
-  if (!out)
-    return Status::invalidArgument("cannot write '" + path + "'");
+  // A regular file (or a new one) is written beside it and renamed over
+  // it, so that a failure never leaves it torn; anything else (a device,
+  // a pipe) is written in place. Every write error is reported.
+  auto fail = [&](const std::string &why) {
+    return Status::invalidArgument("cannot write '" + path + "': " + why);
+  };
+  std::error_code error;
+  std::filesystem::file_status status = std::filesystem::status(path, error);
+  bool inPlace = std::filesystem::exists(status) &&
+                 !std::filesystem::is_regular_file(status);
+  if (std::filesystem::is_directory(status))
+    return fail("it is a directory");
+  std::string target = path;
+  if (!inPlace)
+    target = path + ".tmp" + std::to_string(::getpid());
+  {
+    std::ofstream out(target, std::ios::binary | std::ios::trunc);
+    if (!out)
+      return fail(std::strerror(errno));
+    out.write("\x93NUMPY\x01\x00", 8);
+    uint16_t length = static_cast<uint16_t>(header.size());
+    char lengthBytes[2] = {static_cast<char>(length & 0xff),
+                           static_cast<char>(length >> 8)};
+    out.write(lengthBytes, 2);
+    out.write(header.data(), header.size());
+    out.write(reinterpret_cast<const char *>(tensor.data.data()),
+              tensor.data.size());
+    out.flush();
+    int savedErrno = errno;
+    bool written = static_cast<bool>(out);
+    out.close();
+    if (!written || !out) {
+      if (!inPlace)
+        std::filesystem::remove(target, error);
+      return fail(savedErrno ? std::strerror(savedErrno) : "write error");
+    }
+  }
+  if (!inPlace) {
+    std::filesystem::rename(target, path, error);
+    if (error) {
+      std::filesystem::remove(target, error);
+      return fail(error.message());
+    }
+  }
   return Status::ok();
 }
 

@@ -313,6 +313,10 @@ int main(int argc, char **argv) {
     return exitCode(tooling::exceedsMemoryLimit(*module)
                         ? rt::StatusCode::OutOfMemory
                         : rt::StatusCode::InvalidArgument);
+  // Before running: no output file is touched for a wrong count.
+  if (outputs.size() > plan->results.size())
+    return fail("got " + llvm::Twine(outputs.size()) + " --output for " +
+                llvm::Twine(plan->results.size()) + " results");
   rt::StatusOr<std::unique_ptr<rt::Executor>> executor =
       rt::Executor::create(std::move(*plan), (*machine)->devices());
   if (!executor)
@@ -351,9 +355,6 @@ int main(int argc, char **argv) {
   }
   if (printTiming)
     printRunTimes(seconds);
-  if (outputs.size() > results.size())
-    return fail("got " + llvm::Twine(outputs.size()) + " --output for " +
-                llvm::Twine(results.size()) + " results");
   for (auto [index, result] : llvm::enumerate(results)) {
     if (index < outputs.size()) {
       rt::Status written = rt::writeNpy(outputs[index].substr(1), result);

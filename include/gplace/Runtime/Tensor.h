@@ -56,10 +56,18 @@ std::string formatTensor(const HostTensor &tensor);
 
 /// Reads a NumPy .npy file (format versions 1-3, little-endian, C order) of
 /// dtype float16, float32, float64, int32, int64 or bool. bfloat16 has no
-/// NumPy dtype and is refused. Errors name the file and what is wrong.
+/// NumPy dtype and is refused. Only regular files are read (not a directory
+/// or a device such as /dev/zero); the header's shape is checked against
+/// the file's size before the data is allocated; a repeated header key has
+/// its last value, as NumPy reads the header's dict. Errors (invalid
+/// argument) name the file and what is wrong.
 StatusOr<HostTensor> readNpy(const std::string &path);
 
-/// Writes `tensor` as a .npy file (format version 1.0). bf16 is refused.
+/// Writes `tensor` as a .npy file (format version 1.0). bf16 is refused. A
+/// regular or new file is written beside `path` and renamed over it, so a
+/// failure never leaves it torn; a device or pipe is written in place.
+/// Every write error (a full disk, a directory) is an invalid-argument
+/// status naming the file and the reason.
 Status writeNpy(const std::string &path, const HostTensor &tensor);
 
 } // namespace gplace::runtime
