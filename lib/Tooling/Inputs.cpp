@@ -2,6 +2,7 @@
 
 #include "gplace/Tooling/Inputs.h"
 
+#include "gplace/Support/Shape.h"
 #include "gplace/Target/Plan/PlanExport.h"
 
 #include "mlir/AsmParser/AsmParser.h"
@@ -49,6 +50,8 @@ gplace::tooling::parseInput(llvm::StringRef text, Type expected,
           "'" + typeText +
           "' is not a shape and element type such as 2x3xf32 (" +
           (diagnostic.empty() ? "unsupported element type" : diagnostic) + ")");
+    if (!checkedTensorBytes(runtimeType->shape, runtimeType->elementType))
+      return error(typeText + " has more bytes than fit in 64 bits");
     // MLIR's literal syntax wants `1.0` for a float; users write `1`.
     std::string numbers = values.str();
     if (isa<FloatType>(type.getElementType())) {
@@ -106,6 +109,18 @@ gplace::tooling::parseInput(llvm::StringRef text, Type expected,
     if (!attr)
       return error("invalid values '" + values + "'" +
                    (diagnostic.empty() ? "" : ": " + diagnostic));
+    // A decimal value beyond the type's range would become infinity (MLIR's
+    // literal rounds it); integers out of range are refused by the parser,
+    // and floats are too. Hexadecimal bit patterns may mean infinity.
+    if (auto floatType = dyn_cast<FloatType>(attr.getElementType());
+        floatType && !llvm::StringRef(values).contains("0x"))
+      for (const APFloat &value : attr.getValues<APFloat>())
+        if (value.isInfinity()) {
+          std::string name;
+          llvm::raw_string_ostream(name) << floatType;
+          return error("invalid values '" + values +
+                       "': a value is out of range for " + name);
+        }
     FailureOr<rt::HostTensor> host = gplace::toHostTensor(attr.reshape(type));
     if (failed(host))
       return error("invalid values '" + values + "'");

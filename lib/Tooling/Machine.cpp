@@ -93,7 +93,8 @@ Machine::create(const MachineOptions &options) {
     return rt::Status::invalidArgument(
         "--gpu-memory-limit must be from 0 to " + std::to_string(kMaxMiB) +
         " MiB");
-  if (options.gpuMemoryFraction < 0 || options.gpuMemoryFraction > 1)
+  // Written so that NaN fails too.
+  if (!(options.gpuMemoryFraction >= 0 && options.gpuMemoryFraction <= 1))
     return rt::Status::invalidArgument(
         "--gpu-memory-fraction must be in (0, 1]");
   if (options.minFreeMemoryMiB < 0)
@@ -156,9 +157,12 @@ Machine::create(const MachineOptions &options) {
                                    found.note);
   machine->numCudaGpus_ = found.gpus;
   int64_t emulatedLimit = cuda.memoryLimit;
+  // An emulated GPU has 16 GiB; a fraction gives at least one byte (0
+  // would mean no limit).
   if (emulatedLimit == 0 && options.gpuMemoryFraction > 0)
-    emulatedLimit =
-        static_cast<int64_t>(options.gpuMemoryFraction * 16384.0) << 20;
+    emulatedLimit = std::max<int64_t>(
+        1, static_cast<int64_t>(options.gpuMemoryFraction *
+                                static_cast<double>(int64_t(16384) << 20)));
   machine->devices_->addEmulatedGpus(options.emulatedGpus, emulatedLimit);
   machine->notes_.push_back(found.note);
   for (std::string &line : mapping)

@@ -484,7 +484,7 @@ CudaDiscovery addCudaDevices(DeviceManager &devices,
     return none(status.message());
   if (count == 0)
     return none("no CUDA-capable device is visible");
-  if (options.memoryFraction < 0 || options.memoryFraction > 1)
+  if (!(options.memoryFraction >= 0 && options.memoryFraction <= 1))
     return none("--gpu-memory-fraction must be in (0, 1]");
   for (const auto &[ordinal, limits] : options.logicalGpus)
     if (ordinal < 0 || ordinal >= count)
@@ -539,7 +539,8 @@ CudaDiscovery addCudaDevices(DeviceManager &devices,
     if (options.memoryLimit > 0)
       limit = std::min(limit, options.memoryLimit);
     else if (options.memoryFraction > 0)
-      limit = static_cast<int64_t>(options.memoryFraction * total);
+      limit = std::max<int64_t>(
+          1, static_cast<int64_t>(options.memoryFraction * total));
     std::vector<int64_t> limits = {limit};
     if (auto it = options.logicalGpus.find(gpu->ordinal);
         it != options.logicalGpus.end())

@@ -6,6 +6,7 @@
 
 #include "llvm/Support/raw_ostream.h"
 
+#include <cstdlib>
 #include <cstring>
 
 using namespace mlir;
@@ -53,6 +54,13 @@ FailureOr<rt::HostTensor> gplace::toHostTensor(ElementsAttr value) {
 }
 
 namespace {
+
+/// True if the host can allocate `bytes` now (a probe: malloc, then free).
+bool canAllocateHost(int64_t bytes) {
+  void *memory = std::malloc(static_cast<size_t>(bytes));
+  std::free(memory);
+  return memory != nullptr || bytes == 0;
+}
 
 /// A launch's typed parameters, as the op table places them in
 /// KernelParams.
@@ -208,8 +216,24 @@ FailureOr<rt::Plan> gplace::exportPlan(ModuleOp module,
           &op, constant ? constant.getDevice() : variable.getDevice());
       if (failed(device))
         return failure();
-      FailureOr<rt::HostTensor> value = toHostTensor(
-          constant ? constant.getValue() : variable.getInitialValue());
+      ElementsAttr initial =
+          constant ? constant.getValue() : variable.getInitialValue();
+      // The host copy of the value is made before the plan loads: a size
+      // the host cannot allocate is an error here, not an abort.
+      auto tensorType = cast<ShapedType>(initial.getType());
+      int64_t bytes = getAlignedBytes(BufferType::get(
+                          op.getContext(),
+                          cast<RankedTensorType>(tensorType)))
+                          .value_or(-1);
+      if (bytes < 0 || !canAllocateHost(bytes))
+        return op.emitError()
+               << "cannot allocate "
+               << (bytes < 0 ? std::string("more than 2^63")
+                             : std::to_string(bytes))
+               << " bytes of host memory for the "
+               << (variable ? "initial value of this variable"
+                            : "value of this constant");
+      FailureOr<rt::HostTensor> value = toHostTensor(initial);
       if (failed(value))
         return op.emitError() << "only dense constants are supported";
       rt::PersistentDesc persistent;

@@ -226,3 +226,23 @@ gplan.program @spansTwoSlots {
   %5 = gplan.launch exp(%2) on @gpu0 stream 0 : (!gplan.buffer<4xf32>) -> !gplan.buffer<4xf32>
   gplan.return %4, %5 : !gplan.buffer<1x32xf32>, !gplan.buffer<4xf32>
 }
+
+// -----
+
+// expected-error @+1 {{'gplan.device' op has persistent_bytes = 0, but its constants and variables take 64 bytes}}
+gplan.device @cpu0 "/job:localhost/replica:0/task:0/device:CPU:0" {arena_bytes = 0 : i64, peak_bytes = 0 : i64, persistent_bytes = 0 : i64}
+gplan.program @persistentTooSmall {
+  %0 = gplan.constant @cpu0 dense<1.0> : tensor<4xf32>
+  gplan.return %0 : !gplan.buffer<4xf32>
+}
+
+// -----
+
+// expected-error @+1 {{'gplan.device' op has peak_bytes = 64, but persistent_bytes + arena_bytes = 64 + 64}}
+gplan.device @cpu0 "/job:localhost/replica:0/task:0/device:CPU:0" {arena_bytes = 64 : i64, peak_bytes = 64 : i64, persistent_bytes = 64 : i64}
+gplan.program @peakNotTheSum {
+  gplan.arena @cpu0 bytes 64 offsets [0]
+  %0 = gplan.constant @cpu0 dense<1.0> : tensor<4xf32>
+  %1 = gplan.launch exp(%0) on @cpu0 stream 0 : (!gplan.buffer<4xf32>) -> !gplan.buffer<4xf32>
+  gplan.return %1 : !gplan.buffer<4xf32>
+}

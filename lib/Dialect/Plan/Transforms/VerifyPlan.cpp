@@ -304,9 +304,56 @@ struct VerifyPlanPass
       if (failed(verifyOrder(program, *schedule, *lives, offsets)))
         ok = false;
     }
+    if (ok && failed(verifyByteCounts(module, devices)))
+      ok = false;
     if (!ok)
       signalPassFailure();
     markAllAnalysesPreserved();
+  }
+
+  /// Each device's persistent_bytes holds the constants and variables of
+  /// every program on it, and peak_bytes is persistent plus arena bytes:
+  /// the runtime allocates what these say.
+  static LogicalResult
+  verifyByteCounts(ModuleOp module,
+                   const DenseMap<StringAttr, DeviceOp> &devices) {
+    DenseMap<StringAttr, int64_t> persistent;
+    for (ProgramOp program : module.getOps<ProgramOp>()) {
+      DenseMap<StringAttr, int64_t> mine;
+      for (Operation &op : program.getBody().front()) {
+        FlatSymbolRefAttr device;
+        if (auto constant = dyn_cast<ConstantOp>(op))
+          device = constant.getDeviceAttr();
+        else if (auto variable = dyn_cast<VariableOp>(op))
+          device = variable.getDeviceAttr();
+        else
+          continue;
+        std::optional<int64_t> bytes =
+            getAlignedBytes(cast<BufferType>(op.getResult(0).getType()));
+        int64_t &total = mine[device.getAttr()];
+        if (!bytes || __builtin_add_overflow(total, *bytes, &total))
+          return op.emitOpError() << "needs more than 2^63 bytes of memory";
+      }
+      for (auto [device, bytes] : mine)
+        persistent[device] = std::max(persistent[device], bytes);
+    }
+    for (auto [symbol, device] : devices) {
+      int64_t need = persistent.lookup(symbol);
+      int64_t has = device.getPersistentBytesAttr().getInt();
+      int64_t arena = device.getArenaBytesAttr().getInt();
+      int64_t peak = device.getPeakBytesAttr().getInt();
+      if (has < need)
+        return device.emitOpError()
+               << "has persistent_bytes = " << has << ", but its constants "
+               << "and variables take " << need << " bytes";
+      int64_t sum;
+      if (__builtin_add_overflow(has, arena, &sum) || sum != peak)
+        return device.emitOpError()
+               << "has peak_bytes = " << peak
+               << ", but persistent_bytes + arena_bytes = " << has << " + "
+               << arena;
+    }
+    return success();
   }
 };
 

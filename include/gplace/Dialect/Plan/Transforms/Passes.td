@@ -93,7 +93,9 @@ def VerifyPlanPass : Pass<"gplace-verify-plan", "::mlir::ModuleOp"> {
     arena memory runs after every use of the buffers that held it before
     (program results keep theirs). In-place writes of variables are not
     checked here: the graph's control dependencies order them. The runtime
-    relies on these facts. The IR is not changed.
+    relies on these facts, and on the byte counts: persistent_bytes holds
+    every program's constants and variables, peak_bytes is persistent
+    plus arena bytes. The IR is not changed.
   }];
 }
 
