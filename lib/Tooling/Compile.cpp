@@ -69,7 +69,7 @@ FailureOr<rt::Plan> gplace::tooling::compileToPlan(ModuleOp module,
     return failure();
   auto programs = module.getOps<plan::ProgramOp>();
   if (programs.empty())
-    return module.emitError() << "the module has no function to run";
+    return emitError(module.getLoc()) << "the module has no function to run";
   return exportPlan(module, (*programs.begin()).getSymName());
 }
 

@@ -29,7 +29,8 @@ struct AssignDevicesPass
     ModuleOp module = getOperation();
     // Options first: nothing is touched if they are wrong.
     if (gpuMemoryLimit < 0 || gpuMemoryLimit > (INT64_MAX >> 20)) {
-      module.emitError() << "gplace-assign-devices: gpu-memory-limit must be "
+      emitError(module.getLoc())
+          << "gplace-assign-devices: gpu-memory-limit must be "
                             "from 0 to "
                          << (INT64_MAX >> 20) << " MiB, but is "
                          << static_cast<int64_t>(gpuMemoryLimit);
@@ -40,7 +41,7 @@ struct AssignDevicesPass
       std::string error;
       target = DeviceSet::parse(devices, &error);
       if (!target) {
-        module.emitError() << "gplace-assign-devices: " << error;
+        emitError(module.getLoc()) << "gplace-assign-devices: " << error;
         return signalPassFailure();
       }
     } else if (runtimeDevices) {

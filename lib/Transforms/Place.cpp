@@ -534,7 +534,7 @@ struct PlacePass : public gplace::impl::PlacePassBase<PlacePass> {
       std::string error;
       target = DeviceSet::parse(devices, &error);
       if (!target) {
-        module.emitError() << "gplace-place: " << error;
+        emitError(module.getLoc()) << "gplace-place: " << error;
         return signalPassFailure();
       }
     } else if (!(target = getModuleDevices(module))) {
@@ -542,7 +542,8 @@ struct PlacePass : public gplace::impl::PlacePassBase<PlacePass> {
       target->add(DeviceName::local(DeviceType::CPU, 0));
     }
     if (target->empty()) {
-      module.emitError() << "gplace-place: there are no devices to place on";
+      emitError(module.getLoc())
+          << "gplace-place: there are no devices to place on";
       return signalPassFailure();
     }
     const PolicyRegistry &policies =

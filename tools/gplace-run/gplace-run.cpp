@@ -206,6 +206,15 @@ int main(int argc, char **argv) {
   registerDefaultTimingManagerCLOptions();
   registerAsmPrinterCLOptions();
   registerMLIRContextCLOptions();
+  // --help lists gplace-run's options and MLIR's (--mlir-*), not the
+  // hundreds LLVM's libraries register (--help-hidden shows them all).
+  for (auto &entry : cl::getRegisteredOptions()) {
+    cl::Option *option = entry.second;
+    if (!llvm::is_contained(option->Categories, &category) &&
+        !entry.first().starts_with("mlir-") && entry.first() != "help" &&
+        entry.first() != "version")
+      option->setHiddenFlag(cl::Hidden);
+  }
   cl::ParseCommandLineOptions(argc, argv,
                               "gplace-run: compile and run a gplace graph\n");
   if (iterations < 1)

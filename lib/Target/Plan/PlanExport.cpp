@@ -98,7 +98,7 @@ FailureOr<rt::Plan> gplace::exportPlan(ModuleOp module,
                                        llvm::StringRef programName) {
   auto program = module.lookupSymbol<ProgramOp>(programName);
   if (!program)
-    return module.emitError() << "no gplan.program '@" << programName << "'";
+    return emitError(module.getLoc()) << "no gplan.program '@" << programName << "'";
 
   rt::Plan plan;
   llvm::StringMap<int> deviceIndex;

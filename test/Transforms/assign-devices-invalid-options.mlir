@@ -1,0 +1,10 @@
+// Tests that a bad device list is one line at the module, not a note
+// with the whole module printed.
+// RUN: not gplace-opt %s --gplace-assign-devices="devices=tpu:1" 2>&1 | FileCheck %s
+// RUN: not gplace-opt %s --gplace-pipeline="devices=tpu:1" 2>&1 | FileCheck %s
+// CHECK: error: gplace-assign-devices: invalid device list 'tpu:1': unknown device type 'tpu' (known types: CPU, GPU)
+// CHECK-NOT: note: see current operation
+func.func @main(%x: tensor<2xf32>) -> tensor<2xf32> {
+  %y = gplace.exp %x : tensor<2xf32>
+  return %y : tensor<2xf32>
+}
