@@ -9,7 +9,9 @@
 #include "gplace/Target/Plan/PlanExport.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Interfaces/CallInterfaces.h"
 #include "mlir/Pass/PassManager.h"
+#include "mlir/Transforms/Passes.h"
 #include "llvm/ADT/StringExtras.h"
 
 using namespace mlir;
@@ -30,8 +32,25 @@ rt::Status gplace::tooling::selectEntry(ModuleOp module, llvm::StringRef entry,
         (names.empty() ? std::string("none") : llvm::join(names, ", ")) +
         "); choose one with --entry");
   }
+  // The functions the entry calls, transitively.
+  llvm::SmallPtrSet<Operation *, 8> kept = {func};
+  SmallVector<func::FuncOp> worklist = {func};
+  while (!worklist.empty()) {
+    func::FuncOp caller = worklist.pop_back_val();
+    std::optional<SymbolTable::UseRange> uses =
+        SymbolTable::getSymbolUses(&caller.getBody());
+    if (!uses)
+      continue;
+    for (const SymbolTable::SymbolUse &use : *uses)
+      if (auto callee = module.lookupSymbol<func::FuncOp>(
+              use.getSymbolRef().getRootReference()))
+        if (kept.insert(callee).second) {
+          callee.setPrivate();
+          worklist.push_back(callee);
+        }
+  }
   for (auto other : llvm::make_early_inc_range(module.getOps<func::FuncOp>()))
-    if (other != func)
+    if (!kept.contains(other))
       other.erase();
   return rt::Status::ok();
 }
@@ -62,6 +81,12 @@ FailureOr<rt::Plan> gplace::tooling::compileToPlan(ModuleOp module,
   pipeline.logDevicePlacement = options.logDevicePlacement;
   pipeline.maxInflightCopies = options.maxInflightCopies;
   pipeline.fuseElementwise = options.fuseElementwise;
+  // Calls are inlined, and the callees, private, dropped.
+  if (module.walk([](CallOpInterface) { return WalkResult::interrupt(); })
+          .wasInterrupted()) {
+    pm.addPass(createInlinerPass());
+    pm.addPass(createSymbolDCEPass());
+  }
   buildGPlacePipeline(pm, pipeline, devices);
   if (options.printMemoryPlan)
     pm.addPass(createPrintMemoryPlanPass());

@@ -23,6 +23,7 @@
 #include "gplace/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Interfaces/CallInterfaces.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/IntEqClasses.h"
 #include "llvm/ADT/StringExtras.h"
@@ -66,6 +67,22 @@ public:
 
   /// Places every op. Reports every error and returns failure if any.
   LogicalResult run() {
+    // Only graph ops can be placed; a call (TensorFlow places a function's
+    // body where it is called) must be inlined first.
+    WalkResult foreign = func_.walk([&](Operation *op) {
+      if (op == func_.getOperation() || isa<PlacedOpInterface>(op) ||
+          op->hasTrait<mlir::OpTrait::IsTerminator>())
+        return WalkResult::advance();
+      InFlightDiagnostic diag = op->emitError()
+                                << "'" << op->getName()
+                                << "' is not a gplace op and cannot be placed";
+      if (isa<CallOpInterface>(op))
+        diag << "; inline the call first (gplace-opt --inline "
+                "--symbol-dce)";
+      return WalkResult::interrupt();
+    });
+    if (foreign.wasInterrupted())
+      return failure();
     if (failed(collect()) || failed(applyPolicy()) || failed(buildGroups()))
       return failure();
     return place();

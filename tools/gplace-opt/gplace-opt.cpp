@@ -17,6 +17,7 @@
 #include "gplace/Support/PlacementPolicy.h"
 #include "gplace/Transforms/Passes.h"
 
+#include "mlir/Dialect/Func/Extensions/InlinerExtension.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
@@ -51,6 +52,10 @@ int main(int argc, char **argv) {
   mlir::registerCanonicalizerPass();
   mlir::registerCSEPass();
   mlir::registerSymbolDCEPass();
+  // Function calls: placement takes one function at a time, so calls are
+  // inlined first (`--inline --symbol-dce`).
+  mlir::registerInlinerPass();
+  mlir::func::registerInlinerExtension(registry);
 
   auto [inputFilename, outputFilename] = mlir::registerAndParseCLIOptions(
       argc, argv, "gplace pass driver\n", registry);

@@ -28,6 +28,7 @@
 #include "gplace/Tooling/Machine.h"
 #include "gplace/Transforms/Passes.h"
 
+#include "mlir/Dialect/Func/Extensions/InlinerExtension.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/MLIRContext.h"
@@ -226,6 +227,7 @@ int main(int argc, char **argv) {
   DialectRegistry registry;
   registry.insert<gplace::graph::GraphDialect, gplace::plan::PlanDialect,
                   func::FuncDialect>();
+  func::registerInlinerExtension(registry);
   MLIRContext context(registry);
   context.loadAllAvailableDialects();
   context.printOpOnDiagnostic(false);

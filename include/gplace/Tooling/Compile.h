@@ -31,9 +31,11 @@ struct CompileOptions {
   bool printMemoryPlan = false;
 };
 
-/// Keeps function @`entry` of `module` and erases the others (only the
-/// entry is compiled). Error (invalid argument): no such function, naming
-/// `fileName` and the functions there are.
+/// Keeps function @`entry` of `module` and the functions it calls
+/// (transitively, made private: compileToPlan inlines them, as TensorFlow
+/// places a function's body where it is called), and erases the others.
+/// Error (invalid argument): no such function, naming `fileName` and the
+/// functions there are.
 runtime::Status selectEntry(mlir::ModuleOp module, llvm::StringRef entry,
                             llvm::StringRef fileName);
 
@@ -49,7 +51,8 @@ bool usesPolicy(mlir::ModuleOp module, const CompileOptions &options,
 bool exceedsMemoryLimit(mlir::ModuleOp module);
 
 /// Compiles `module` (one function, see selectEntry) for `devices` with
-/// --gplace-pipeline, the pass manager's command-line options applied
+/// --gplace-pipeline (after MLIR's --inline and --symbol-dce if it has
+/// calls; the context needs the func dialect's inliner extension), the pass manager's command-line options applied
 /// (--mlir-print-ir-after-all, --mlir-timing, ...), and exports its program
 /// as a runtime::Plan. Placement policies are those of the context's graph
 /// dialect. Errors are diagnostics, reported through the context.

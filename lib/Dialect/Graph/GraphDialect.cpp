@@ -5,6 +5,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectImplementation.h"
+#include "mlir/Transforms/InliningUtils.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -20,6 +21,18 @@ using namespace gplace::graph;
 #include "gplace/Dialect/Graph/GraphAttrs.cpp.inc"
 
 #include "gplace/Dialect/Graph/GraphInterfaces.cpp.inc"
+
+namespace {
+/// Graph ops may be inlined anywhere (MLIR's --inline): they have no
+/// regions and refer to nothing but their operands.
+struct GraphInlinerInterface : public DialectInlinerInterface {
+  using DialectInlinerInterface::DialectInlinerInterface;
+  bool isLegalToInline(Operation *, Region *, bool,
+                       IRMapping &) const final {
+    return true;
+  }
+};
+} // namespace
 
 void GraphDialect::initialize() {
   builtinPolicies = std::make_unique<gplace::PolicyRegistry>();
@@ -37,6 +50,7 @@ void GraphDialect::initialize() {
 #define GET_OP_LIST
 #include "gplace/Dialect/Graph/GraphOps.cpp.inc"
       >();
+  addInterfaces<GraphInlinerInterface>();
 }
 
 LogicalResult GraphDialect::verifyOperationAttribute(Operation *op,
