@@ -27,7 +27,8 @@ config.substitutions.append(("%plugins",
 
 tool_dirs = [os.path.join(config.gplace_obj_root, "bin"),
              config.llvm_tools_dir]
-llvm_config.add_tool_substitutions(["gplace-opt", "gplace-run", "gplace-unittests"],
+llvm_config.add_tool_substitutions(["gplace-opt", "gplace-run", "gplace-unittests",
+                                    "gplace-fuzz-pipeline", "gplace-fuzz-npy"],
                                    tool_dirs)
 
 # `cuda-gpu`: a CUDA GPU is visible (gplace-run found one). GPU tests in

@@ -24,6 +24,7 @@ def VerifyDevicesPass : Pass<"gplace-verify-devices", "::mlir::ModuleOp"> {
 
 def AssignDevicesPass : Pass<"gplace-assign-devices", "::mlir::ModuleOp"> {
   let summary = "Records the devices the module is compiled for";
+  let dependentDialects = ["::gplace::graph::GraphDialect"];
   let description = [{
     Writes the module's `gplace.devices` attribute, the devices placement
     and the memory planner target (#gplace.device: full name, memory limit,
@@ -55,6 +56,7 @@ def AssignDevicesPass : Pass<"gplace-assign-devices", "::mlir::ModuleOp"> {
 
 def PlacePass : Pass<"gplace-place", "::mlir::ModuleOp"> {
   let summary = "Assigns every op of the graph a device";
+  let dependentDialects = ["::gplace::graph::GraphDialect"];
   let description = [{
     TensorFlow's placer as a pass (SPEC §3). For each op, in order:
 
@@ -118,6 +120,7 @@ def VerifyPlacementPass : Pass<"gplace-verify-placement", "::mlir::ModuleOp"> {
 
 def InsertCopiesPass : Pass<"gplace-insert-copies", "::mlir::ModuleOp"> {
   let summary = "Inserts a gplace.copy on every data edge between devices";
+  let dependentDialects = ["::gplace::graph::GraphDialect"];
   let description = [{
     After placement, every data edge whose producer and consumer are on
     different devices gets a `gplace.copy` from the producer's device to the
@@ -141,6 +144,7 @@ def InsertCopiesPass : Pass<"gplace-insert-copies", "::mlir::ModuleOp"> {
 def InsertControlDepsPass : Pass<"gplace-insert-control-deps",
                                  "::mlir::ModuleOp"> {
   let summary = "Orders stateful ops and makes cross-device ordering explicit";
+  let dependentDialects = ["::gplace::graph::GraphDialect"];
   let description = [{
     1. Stateful ops on one resource keep program order (TensorFlow 2's
        automatic control dependencies): a read waits for the last assign

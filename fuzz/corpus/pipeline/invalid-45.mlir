@@ -1,0 +1,4 @@
+func.func @assignNotResource(%x: tensor<f32>) {
+  %0 = gplace.assign %x, %x : tensor<f32>
+  return
+}

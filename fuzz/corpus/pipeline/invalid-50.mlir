@@ -1,0 +1,4 @@
+func.func @resourceValueType(
+  %r: !gplace.resource<tensor<?xf32>>) {
+  return
+}

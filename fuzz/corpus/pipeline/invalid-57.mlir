@@ -1,0 +1,3 @@
+func.func @defaultDeviceNotString() attributes {gplace.default_device = 0} {
+  return
+}

@@ -1,0 +1,3 @@
+func.func @policyNotString() attributes {gplace.device_policy} {
+  return
+}

@@ -1,0 +1,3 @@
+func.func @unknownDialectAttribute() attributes {gplace.default_devices = "/cpu:0"} {
+  return
+}

@@ -1,0 +1,8 @@
+gplan.device @gpu0 "/job:localhost/replica:0/task:0/device:GPU:0" {arena_bytes = 128 : i64, peak_bytes = 128 : i64, persistent_bytes = 0 : i64}
+gplan.program @registersHaveNoSlot {
+  gplan.arena @gpu0 bytes 128 offsets [0, 64]
+  %0 = gplan.input 0 : !gplan.buffer<4xf32>
+  %1 = gplan.launch exp(%0) on @gpu0 stream 0 fusion 0 : (!gplan.buffer<4xf32>) -> !gplan.buffer<4xf32>
+  %2 = gplan.launch neg(%1) on @gpu0 stream 0 fusion 0 : (!gplan.buffer<4xf32>) -> !gplan.buffer<4xf32>
+  gplan.return %2 : !gplan.buffer<4xf32>
+}
