@@ -24,11 +24,30 @@ endfunction()
 #
 # Links a tool against MLIR: the component libraries in a static build,
 # libMLIR.so otherwise.
+#
+# The tool also exports the C++ API a placement-policy plugin calls
+# (gplace/Support/PlacementPolicy.h and DeviceName.h: PolicyRegistry,
+# DeviceSet, DeviceName and the device-name functions), so that a plugin
+# compiles against those two headers and links nothing of gplace's
+# (docs/placement.md). Only those symbols are exported, not all of the tool's.
 function(gplace_link_mlir_tool name)
+  target_link_options(${name} PRIVATE
+    "LINKER:--export-dynamic-symbol=_ZN6gplace14PolicyRegistry*"
+    "LINKER:--export-dynamic-symbol=_ZNK6gplace14PolicyRegistry*"
+    "LINKER:--export-dynamic-symbol=_ZN6gplace10DeviceName*"
+    "LINKER:--export-dynamic-symbol=_ZNK6gplace10DeviceName*"
+    "LINKER:--export-dynamic-symbol=_ZN6gplace9DeviceSet*"
+    "LINKER:--export-dynamic-symbol=_ZNK6gplace9DeviceSet*"
+    "LINKER:--export-dynamic-symbol=_ZN6gplace14deviceTypeName*"
+    "LINKER:--export-dynamic-symbol=_ZN6gplace15parseDeviceType*"
+    "LINKER:--export-dynamic-symbol=_ZN6gplace??ERKNS_10DeviceName*")
   if(GPLACE_STATIC_TOOLS)
     target_link_libraries(${name} PRIVATE ${ARGN} LLVM)
     target_link_options(${name} PRIVATE ${GPLACE_STATIC_LINK_OPTIONS})
   else()
     target_link_libraries(${name} PRIVATE MLIR LLVM)
+    # Installed (cmake --install), the tool still finds Debian's libMLIR.so.
+    set_target_properties(${name} PROPERTIES
+      INSTALL_RPATH "\$ORIGIN/../lib;${LLVM_LIBRARY_DIR}")
   endif()
 endfunction()

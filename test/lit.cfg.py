@@ -22,6 +22,11 @@ config.substitutions.append(("%gplace_src_root", config.gplace_src_root))
 config.substitutions.append(("%examples",
                              os.path.join(config.gplace_src_root, "examples")))
 config.substitutions.append(("%python", config.python_executable))
+# For building out-of-tree plugins the way users do (Plugin/).
+config.substitutions.append(("%cxx", config.cxx_compiler))
+config.substitutions.append(("%cmake_generator", '"%s"' % config.cmake_generator))
+config.substitutions.append(("%cmake", config.cmake_command))
+config.substitutions.append(("%gplace_obj_root", config.gplace_obj_root))
 config.substitutions.append(("%plugins",
                              os.path.join(config.gplace_obj_root, "lib")))
 

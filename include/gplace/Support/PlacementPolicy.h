@@ -8,7 +8,9 @@
 // docs/placement.md).
 //
 // Plain C++17, no MLIR: a plugin compiles against this header and
-// DeviceName.h only, and links the GPlaceSupport library.
+// DeviceName.h only and links nothing of gplace's; gplace-opt and gplace-run
+// export these two headers' functions to the plugins they load
+// (cmake/GPlaceUtils.cmake, docs/placement.md).
 //
 // There is no process-wide registry: each MLIR context's graph dialect owns
 // the registry --gplace-place uses (GraphDialect::getPolicies), which the
