@@ -72,6 +72,11 @@ def Graph_PlacedOpInterface : OpInterface<"PlacedOpInterface"> {
         return $_op->getOperands().drop_back($_op.getControlDeps().size());
       }]>,
   ];
+  // Every tensor a graph op produces (a variable's value included) must
+  // have a byte size that fits in int64_t: sizes wrapped silently before.
+  let verify = [{
+    return ::gplace::graph::detail::verifyResultSizes($_op);
+  }];
 }
 
 def Graph_ElementwiseOpInterface : OpInterface<"ElementwiseOpInterface"> {

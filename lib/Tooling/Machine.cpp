@@ -44,7 +44,8 @@ rt::Status parseLogicalGpus(const std::vector<std::string> &entries,
     auto bad = [&] {
       return rt::Status::invalidArgument(
           "--logical-gpus=" + entry +
-          ": expected GPU:MiB,MiB,... with positive sizes");
+          ": expected GPU:MiB,MiB,... with sizes from 1 to " +
+          std::to_string(kMaxMiB) + " MiB");
     };
     size_t colon = entry.find(':');
     if (colon == std::string::npos)

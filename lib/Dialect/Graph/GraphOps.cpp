@@ -89,6 +89,29 @@ LogicalResult verifyResultType(Operation *op, Type expected) {
 }
 } // namespace
 
+LogicalResult gplace::graph::detail::verifyResultSizes(Operation *op) {
+  for (OpResult result : op->getResults()) {
+    Type type = result.getType();
+    if (auto resource = dyn_cast<ResourceType>(type))
+      type = resource.getValueType();
+    auto tensor = dyn_cast<RankedTensorType>(type);
+    if (!tensor)
+      continue;
+    std::optional<int64_t> count = checkedNumElements(tensor.getShape());
+    Type element = tensor.getElementType();
+    int64_t bytesPerElement =
+        element.isIntOrFloat()
+            ? std::max<int64_t>(1, (element.getIntOrFloatBitWidth() + 7) / 8)
+            : 1;
+    int64_t bytes = 0;
+    if (!count || __builtin_mul_overflow(*count, bytesPerElement, &bytes))
+      return op->emitOpError()
+             << "result #" << result.getResultNumber() << " of type " << type
+             << " needs more than 2^63 bytes";
+  }
+  return success();
+}
+
 LogicalResult gplace::graph::detail::verifyElementwiseOp(Operation *op) {
   auto placed = cast<PlacedOpInterface>(op);
   OperandRange data = placed.getDataOperands();

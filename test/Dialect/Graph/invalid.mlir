@@ -517,3 +517,29 @@ func.func @copyOfResource() {
   %0 = "gplace.copy"(%v) <{source = "a", destination = "b"}> : (!gplace.resource<tensor<f32>>) -> !gplace.resource<tensor<f32>>
   return
 }
+
+// -----
+
+// Tests that a result whose size does not fit in int64_t bytes is an error
+// (2^64 elements wrapped to a 0-byte plan before).
+func.func @hugeConstant() {
+  // expected-error @+1 {{'gplace.constant' op result #0 of type 'tensor<4294967296x4294967296xf32>' needs more than 2^63 bytes}}
+  %0 = gplace.constant dense<1.0> : tensor<4294967296x4294967296xf32>
+  return
+}
+
+// -----
+
+func.func @hugeVariable() {
+  // expected-error @+1 {{'gplace.variable' op result #0 of type 'tensor<2147483648x2147483648x2xf16>' needs more than 2^63 bytes}}
+  %0 = gplace.variable dense<1.0> : tensor<2147483648x2147483648x2xf16>
+  return
+}
+
+// -----
+
+func.func @hugeMatMul(%a: tensor<3037000500x1xf32>, %b: tensor<1x3037000500xf32>) {
+  // expected-error @+1 {{'gplace.matmul' op result #0 of type 'tensor<3037000500x3037000500xf32>' needs more than 2^63 bytes}}
+  %0 = gplace.matmul %a, %b : (tensor<3037000500x1xf32>, tensor<1x3037000500xf32>) -> tensor<3037000500x3037000500xf32>
+  return
+}

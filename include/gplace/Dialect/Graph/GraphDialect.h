@@ -65,6 +65,11 @@ namespace detail {
 /// shape. Reports the first offending dimension of each operand.
 mlir::LogicalResult verifyElementwiseOp(mlir::Operation *op);
 
+/// PlacedOpInterface's verifier: reports a result tensor (or a variable's
+/// value) whose size in bytes does not fit in int64_t ("needs more than
+/// 2^63 bytes"), so that no later size computation wraps.
+mlir::LogicalResult verifyResultSizes(mlir::Operation *op);
+
 /// KernelOpInterface::getKernelParameters's default: for each parameter of
 /// `kernel` in the op table, the op's attribute of that name (a UnitAttr
 /// flag, present only when set; an i64 IntegerAttr; a DenseI64ArrayAttr).
