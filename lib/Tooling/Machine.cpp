@@ -122,13 +122,28 @@ Machine::create(const MachineOptions &options) {
   std::vector<std::string> mapping;
   if (!options.visibleGpus.empty()) {
     report = queryGpuStatus();
-    if (!report->error.empty())
-      return rt::Status::unavailable("--visible-gpus: " + report->error);
-    GpuSelection selection = selectGpus(
-        options.visibleGpus, report->gpus,
-        environment ? std::optional<std::string_view>(environment)
-                    : std::nullopt,
-        options.minFreeMemoryMiB);
+    GpuSelection selection;
+    if (!report->error.empty()) {
+      // No GPU status (no NVML, no nvidia-smi: no NVIDIA driver) means no
+      // GPU to choose: an error, or the CPU with soft placement. A
+      // malformed auto[:N] is an error either way.
+      GpuSelection none = selectGpus(options.visibleGpus, {}, std::nullopt,
+                                     options.minFreeMemoryMiB);
+      if (options.visibleGpus.rfind("auto", 0) == 0 && !none.error.empty() &&
+          !none.tooFew)
+        return rt::Status::invalidArgument(none.error);
+      if (!options.softPlacement)
+        return rt::Status::unavailable("--visible-gpus: " + report->error);
+      selection.error = report->error;
+      selection.tooFew = true;
+      report->source = "no GPU status";
+    } else {
+      selection = selectGpus(
+          options.visibleGpus, report->gpus,
+          environment ? std::optional<std::string_view>(environment)
+                      : std::nullopt,
+          options.minFreeMemoryMiB);
+    }
     if (!selection.error.empty()) {
       if (!selection.tooFew)
         return rt::Status::invalidArgument(selection.error);
