@@ -28,8 +28,10 @@ struct AssignDevicesPass
   void runOnOperation() override {
     ModuleOp module = getOperation();
     // Options first: nothing is touched if they are wrong.
+    // Option errors have no location in the IR.
+    Location optionLoc = UnknownLoc::get(&getContext());
     if (gpuMemoryLimit < 0 || gpuMemoryLimit > (INT64_MAX >> 20)) {
-      emitError(module.getLoc())
+      emitError(optionLoc)
           << "gplace-assign-devices: gpu-memory-limit must be "
                             "from 0 to "
                          << (INT64_MAX >> 20) << " MiB, but is "
@@ -41,7 +43,7 @@ struct AssignDevicesPass
       std::string error;
       target = DeviceSet::parse(devices, &error);
       if (!target) {
-        emitError(module.getLoc()) << "gplace-assign-devices: " << error;
+        emitError(optionLoc) << "gplace-assign-devices: " << error;
         return signalPassFailure();
       }
     } else if (runtimeDevices) {

@@ -8,8 +8,11 @@
 //      device scope;
 //   2. per op without a request: the policy's answer;
 //   3. union-find colocation groups over resource edges; per group, the
-//      intersection of the members' requests and kernel device types;
-//   4. per group, in textual order: a device (request, heuristics, then
+//      intersection of the members' requests (a member whose request
+//      conflicts yields to the group's, as across TensorFlow's resource
+//      edges) and kernel device types, and the members' assigned device;
+//   4. per group, in textual order: a device (the assigned one, kept as
+//      TensorFlow keeps it; heuristics within the request; the request;
 //      priority), with soft placement or an error when none fits;
 //      generators wait for a second pass, as in TensorFlow.
 //
@@ -109,6 +112,8 @@ public:
          << "): " << devices_[group.device].str();
       if (group.softReason >= 0)
         os << " (" << softReasons_[group.softReason] << ")";
+      if (info.ignoredRequest >= 0)
+        os << " (" << softReasons_[info.ignoredRequest] << ")";
       os << "\n";
     }
   }
@@ -125,10 +130,14 @@ private:
     int request = -1;         ///< Into requests_; -1 for none.
     TypeMask kernels = 0;     ///< Device types with a kernel for the op.
     unsigned elementType = 0; ///< Into elementTypes_.
+    int assigned = -1;        ///< Into devices_: its valid assigned_device.
+    int ignoredRequest = -1;  ///< Into softReasons_: why `device` yielded.
   };
   struct Group {
     int request = -1;           ///< Into requests_; -1 for none.
     unsigned requestMember = 0; ///< The first member with a request.
+    int assigned = -1;          ///< Into devices_: the members' assigned one.
+    unsigned assignedMember = 0;
     unsigned first = 0;         ///< The first member in textual order.
     unsigned size = 0;
     TypeMask kernels = kAnyType;
@@ -143,6 +152,8 @@ private:
   LogicalResult place();
   LogicalResult placeGroup(Group &group);
   int firstDevice(const DeviceName &request, TypeMask kernels) const;
+  bool canPlaceOn(const Group &group, int device) const;
+  TypeMask deviceTypes() const;
   bool isGenerator(const OpInfo &info) const;
   std::string describeKernels(const Group &group, TypeMask wanted) const;
   int addRequest(DeviceName name, std::string text) {
@@ -169,6 +180,7 @@ private:
   std::vector<std::string> elementTypes_; ///< "f32", ...; "" for typeless.
   std::vector<std::string> softReasons_;
   mutable std::vector<std::string> names_;
+  mutable TypeMask deviceTypes_ = 0; ///< Of devices_; computed on first use.
   llvm::DenseMap<Operation *, unsigned> index_;
   llvm::IntEqClasses classes_;
   std::vector<Group> groups_; ///< Indexed by colocation class.
@@ -197,6 +209,10 @@ LogicalResult FunctionPlacer::collect() {
   const KernelRegistry &registry = KernelRegistry::global();
   int scopeRequest = scope.isEmpty() ? -1 : addRequest(scope, scopeText);
   bool ok = true;
+  // Full device names, for assigned devices placement keeps.
+  llvm::StringMap<int> deviceIndex;
+  for (auto [index, device] : llvm::enumerate(devices_))
+    deviceIndex[device.str()] = index;
 
   func_.walk([&](PlacedOpInterface op) {
     OpInfo &info = ops_.emplace_back();
@@ -221,6 +237,23 @@ LogicalResult FunctionPlacer::collect() {
     }
     info.kernels = kernels->second.first;
     info.elementType = kernels->second.second;
+
+    // A device assigned already (an earlier placement) is kept, as
+    // TensorFlow's placer keeps a node's assigned device; one that is not a
+    // device of the set is an error.
+    StringRef assigned = op.getAssignedDeviceName();
+    if (!assigned.empty()) {
+      auto found = deviceIndex.find(assigned);
+      if (found == deviceIndex.end()) {
+        op->emitError() << "Assigned device '" << assigned
+                        << "' does not match any device; available devices: "
+                        << deviceSet_.str()
+                        << " (remove assigned_device to place the op again)";
+        ok = false;
+      } else {
+        info.assigned = found->second;
+      }
+    }
 
     // The request, merged into the scope: the inner request wins. A
     // transfer (a copy or token inserted by an earlier pass) stays on its
@@ -341,11 +374,31 @@ LogicalResult FunctionPlacer::buildGroups() {
   groups_.resize(classes_.getNumClasses());
 
   bool ok = true;
-  for (const OpInfo &info : ops_) {
+  for (OpInfo &info : ops_) {
     Group &group = groups_[classes_[info.index]];
     if (group.size++ == 0)
       group.first = info.index;
     group.kernels &= info.kernels;
+
+    if (info.assigned >= 0 && info.assigned != group.assigned) {
+      if (group.assigned < 0) {
+        group.assigned = info.assigned;
+        group.assignedMember = info.index;
+      } else {
+        InFlightDiagnostic diag = info.op->emitError();
+        diag << "Cannot place the graph because a reference or resource edge "
+                "connects colocation groups with incompatible assigned "
+                "devices: '"
+             << devices_[info.assigned].str() << "' vs '"
+             << devices_[group.assigned].str() << "'";
+        diag.attachNote(ops_[group.assignedMember].op->getLoc())
+            << "'" << name(group.assignedMember) << "' is assigned to '"
+            << devices_[group.assigned].str() << "' here";
+        group.failed = true;
+        ok = false;
+      }
+    }
+
     if (info.request < 0 || info.request == group.request)
       continue;
     if (group.request < 0) {
@@ -353,33 +406,23 @@ LogicalResult FunctionPlacer::buildGroups() {
       group.requestMember = info.index;
       continue;
     }
-    const DeviceName &mine = requests_[info.request].name;
-    if (std::optional<DeviceName> merged =
-            DeviceName::intersect(requests_[group.request].name, mine)) {
+    if (std::optional<DeviceName> merged = DeviceName::intersect(
+            requests_[group.request].name, requests_[info.request].name)) {
       std::string text = merged->str();
       group.request = addRequest(std::move(*merged), std::move(text));
       continue;
     }
-    // Name the earlier member whose own request conflicts with this one.
-    const OpInfo *other = &ops_[group.requestMember];
-    for (unsigned j = group.requestMember; j < info.index; ++j) {
-      const OpInfo &candidate = ops_[j];
-      if (classes_[j] == classes_[info.index] && candidate.request >= 0 &&
-          !DeviceName::intersect(requests_[candidate.request].name, mine)) {
-        other = &candidate;
-        break;
-      }
-    }
-    std::string error;
-    DeviceName::intersect(requests_[other->request].name, mine, &error);
-    InFlightDiagnostic diag = info.op->emitError();
-    diag << "Cannot colocate nodes '" << name(info.index) << "' and '"
-         << name(other->index) << "' (they use the same resource): " << error;
-    diag.attachNote(other->op->getLoc())
-        << "'" << name(other->index) << "' requests '"
-        << requests_[other->request].text << "' here";
-    group.failed = true;
-    ok = false;
+    // Conflicting requests across a resource edge: the user's request
+    // yields to the group's, as TensorFlow's placer overrides the consumer's
+    // requested device (ColocationGraph's
+    // EnsureCompatibilityAcrossResourceEdge); the log says so.
+    softReasons_.push_back("ignoring device specification '" +
+                           requests_[info.request].text +
+                           "' because the op uses a resource whose "
+                           "colocation group requests '" +
+                           requests_[group.request].text + "' (from '" +
+                           name(group.requestMember) + "')");
+    info.ignoredRequest = softReasons_.size() - 1;
   }
   return success(ok);
 }
@@ -418,19 +461,97 @@ std::string FunctionPlacer::describeKernels(const Group &group,
   return out;
 }
 
+bool FunctionPlacer::canPlaceOn(const Group &group, int device) const {
+  return device >= 0 && (group.kernels & maskOf(*devices_[device].type)) &&
+         (group.request < 0 ||
+          requests_[group.request].name.matches(devices_[device]));
+}
+
+TypeMask FunctionPlacer::deviceTypes() const {
+  if (!deviceTypes_)
+    for (const DeviceName &device : devices_)
+      deviceTypes_ |= maskOf(*device.type);
+  return deviceTypes_;
+}
+
 LogicalResult FunctionPlacer::placeGroup(Group &group) {
+  // The members, for messages only: a scan of the whole function.
+  auto members = [&] {
+    return llvm::make_filter_range(
+        llvm::make_range(ops_.begin() + group.first, ops_.end()),
+        [&](const OpInfo &info) {
+          return classes_[info.index] == classes_[group.first];
+        });
+  };
+  auto fail = [&] {
+    group.failed = true;
+    return failure();
+  };
+
+  // A member without a kernel on any device type of the set, in
+  // TensorFlow's words; nothing, soft placement included, can place it.
+  TypeMask present = deviceTypes();
+  if (!(group.kernels & present)) {
+    for (const OpInfo &info : members()) {
+      if (info.kernels & present)
+        continue;
+      InFlightDiagnostic diag = info.op->emitError();
+      diag << "Cannot assign a device for operation '" << name(info.index)
+           << "': No OpKernel was registered to support Op '"
+           << info.op.getTensorFlowType() << "' used by node '"
+           << name(info.index) << "' with these attrs: [";
+      if (!elementTypes_[info.elementType].empty())
+        diag << "T=" << elementTypes_[info.elementType];
+      diag << "]; registered devices: [" << joinTypes(present)
+           << "]; registered kernels: ";
+      std::string kernels;
+      for (DeviceType type : {DeviceType::GPU, DeviceType::CPU})
+        if (info.kernels & maskOf(type))
+          kernels += (kernels.empty() ? "device='" : ", device='") +
+                     std::string(deviceTypeName(type)) + "'";
+      diag << (kernels.empty() ? "<no registered kernels>" : kernels);
+      return fail();
+    }
+  }
+  // An assigned device is kept if every member has a kernel there.
+  if (group.assigned >= 0) {
+    TypeMask type = maskOf(*devices_[group.assigned].type);
+    if (group.kernels & type) {
+      group.device = group.assigned;
+      return success();
+    }
+    for (const OpInfo &info : members())
+      if (!(info.kernels & type)) {
+        info.op->emitError()
+            << "Assigned device '" << devices_[group.assigned].str()
+            << "' does not have registered OpKernel support for "
+            << info.op.getTensorFlowType() << " ("
+            << describeKernels(group, type) << ")";
+        break;
+      }
+    return fail();
+  }
+
   if (group.request < 0) {
     group.device = firstDevice(DeviceName(), group.kernels);
     if (group.device >= 0)
       return success();
-    const OpInfo &info = ops_[group.first];
-    info.op->emitError() << "Cannot assign a device for operation '"
-                         << name(info.index)
-                         << "': no registered device can run it ("
-                         << describeKernels(group, kAnyType)
-                         << "); available devices: " << deviceSet_.str();
-    group.failed = true;
-    return failure();
+    // Every member has a kernel on some device of the set, but no device
+    // type has one for all of them.
+    const OpInfo &first = ops_[group.first];
+    const OpInfo *other = &first;
+    for (const OpInfo &info : members())
+      if (!(info.kernels & first.kernels & present)) {
+        other = &info;
+        break;
+      }
+    other->op->emitError()
+        << "Cannot colocate nodes '" << name(other->index) << "' and '"
+        << name(first.index)
+        << "' because no device type supports both of those nodes and the "
+           "other nodes colocated with them ("
+        << describeKernels(group, present) << ")";
+    return fail();
   }
 
   const Request &request = requests_[group.request];
@@ -475,8 +596,7 @@ LogicalResult FunctionPlacer::placeGroup(Group &group) {
     diag << "; available devices: " << deviceSet_.str();
   else
     diag << " (" << describeKernels(group, matched & ~group.kernels) << ")";
-  group.failed = true;
-  return failure();
+  return fail();
 }
 
 LogicalResult FunctionPlacer::place() {
@@ -486,7 +606,10 @@ LogicalResult FunctionPlacer::place() {
     Group &group = groups_[classes_[info.index]];
     if (group.device >= 0 || group.failed)
       continue;
-    if (group.request < 0 && group.size == 1) {
+    // The heuristics apply whether or not the op has a request, to the
+    // devices the request allows (TensorFlow's placer restricts them to
+    // GetDevicesForNode); an assigned device is kept.
+    if (group.assigned < 0 && group.size == 1) {
       // Heuristic A: generators go where their consumers go (second pass).
       if (isGenerator(info)) {
         generators.push_back(info.index);
@@ -500,7 +623,7 @@ LogicalResult FunctionPlacer::place() {
                             : index_.find(data.front().getDefiningOp());
         if (producer != index_.end()) {
           int device = groups_[classes_[producer->second]].device;
-          if (device >= 0 && (group.kernels & maskOf(*devices_[device].type))) {
+          if (canPlaceOn(group, device)) {
             group.device = device;
             continue;
           }
@@ -526,8 +649,7 @@ LogicalResult FunctionPlacer::place() {
       }
       consumersDevice = device;
     }
-    if (sameDevice &&
-        (group.kernels & maskOf(*devices_[consumersDevice].type))) {
+    if (sameDevice && canPlaceOn(group, consumersDevice)) {
       group.device = consumersDevice;
       continue;
     }
@@ -546,12 +668,15 @@ struct PlacePass : public gplace::impl::PlacePassBase<PlacePass> {
     // Options first: nothing is touched if they are wrong. The devices:
     // the option's, else the module's (--gplace-assign-devices), else this
     // process's CPU alone.
+    // Option errors have no location in the IR: MLIR reports them at an
+    // unknown location ("<unknown>:0: error: ..."), as its own.
+    Location optionLoc = UnknownLoc::get(&getContext());
     std::optional<DeviceSet> target;
     if (!devices.empty()) {
       std::string error;
       target = DeviceSet::parse(devices, &error);
       if (!target) {
-        emitError(module.getLoc()) << "gplace-place: " << error;
+        emitError(optionLoc) << "gplace-place: " << error;
         return signalPassFailure();
       }
     } else if (!(target = getModuleDevices(module))) {
@@ -559,19 +684,21 @@ struct PlacePass : public gplace::impl::PlacePassBase<PlacePass> {
       target->add(DeviceName::local(DeviceType::CPU, 0));
     }
     if (target->empty()) {
-      emitError(module.getLoc())
-          << "gplace-place: there are no devices to place on";
+      // TensorFlow's placer: "No devices are registered".
+      emitError(devices.empty() ? module.getLoc() : optionLoc)
+          << "gplace-place: No devices are registered (the device list is "
+             "empty)";
       return signalPassFailure();
     }
     const PolicyRegistry &policies =
         getContext().getLoadedDialect<GraphDialect>()->getPolicies();
-    auto unknownPolicy = [&](Operation *at, StringRef name) {
-      at->emitError() << "unknown placement policy '" << name
+    auto unknownPolicy = [&](Location at, StringRef name) {
+      emitError(at) << "unknown placement policy '" << name
                       << "'; known policies: "
                       << llvm::join(policies.names(), ", ");
     };
     if (!policy.empty() && !policies.create(policy)) {
-      unknownPolicy(module, policy);
+      unknownPolicy(optionLoc, policy);
       return signalPassFailure();
     }
 
@@ -586,7 +713,7 @@ struct PlacePass : public gplace::impl::PlacePassBase<PlacePass> {
       if (!policyName.empty()) {
         policyFn = policies.create(policyName);
         if (!policyFn) {
-          unknownPolicy(func, policyName);
+          unknownPolicy(func.getLoc(), policyName);
           ok = false;
           continue;
         }

@@ -87,3 +87,24 @@ func.func @forwardingOpsFollowProducer(%x: tensor<2x3xf32>) {
   %g = gplace.identity %x : tensor<2x3xf32>
   return
 }
+
+// Tests that the heuristics apply to ops with a request too, within the
+// devices it allows (TensorFlow restricts them to GetDevicesForNode): a
+// scope that matches every device no longer sends a constant feeding a
+// CPU-only op to GPU:0, and a request that excludes the consumer's device
+// is kept.
+// CHECK-LABEL: func.func @heuristicsWithinRequest
+func.func @heuristicsWithinRequest(%x: tensor<2xf32>) attributes {gplace.default_device = "/job:localhost/replica:0/task:0"} {
+  // CHECK: gplace.constant dense<1.000000e+00> {{.*}}{assigned_device = "/job:localhost/replica:0/task:0/device:CPU:0"}
+  %a = gplace.constant dense<1.0> : tensor<2xf32>
+  %b = gplace.cast %a : tensor<2xf32> to tensor<2xi32>
+  // CHECK: gplace.constant dense<2.000000e+00> {{.*}}assigned_device = "/job:localhost/replica:0/task:0/device:GPU:1"
+  %c = gplace.constant dense<2.0> : tensor<2xf32> {device = "/gpu:1"}
+  %d = gplace.cast %c : tensor<2xf32> to tensor<2xi32>
+  // Heuristic B within a request: the identity follows its producer.
+  // CHECK: gplace.exp {{.*}}assigned_device = "/job:localhost/replica:0/task:0/device:GPU:1"
+  %e = gplace.exp %x {device = "/gpu:1"} : tensor<2xf32>
+  // CHECK: gplace.identity {{.*}}assigned_device = "/job:localhost/replica:0/task:0/device:GPU:1"
+  %f = gplace.identity %e {device = "/device:GPU"} : tensor<2xf32>
+  return
+}

@@ -55,3 +55,17 @@ func.func @deviceScopeKeepsTask() attributes {gplace.default_device = "/job:loca
   %1 = gplace.neg %0 : tensor<f32>
   return
 }
+
+// Tests that a valid assigned device is kept, as TensorFlow's placer keeps
+// a node's assigned device (it was recomputed: GPU:0 here), and that it
+// places the op's colocation group.
+// CHECK-LABEL: func.func @assignedDeviceKept
+func.func @assignedDeviceKept(%x: tensor<f32>) {
+  // CHECK: gplace.neg {{.*}}{assigned_device = "/job:localhost/replica:0/task:0/device:GPU:3"}
+  %0 = gplace.neg %x {assigned_device = "/job:localhost/replica:0/task:0/device:GPU:3"} : tensor<f32>
+  // CHECK: gplace.variable {{.*}}assigned_device = "/job:localhost/replica:0/task:0/device:GPU:2"
+  %v = gplace.variable dense<1.0> : tensor<f32>
+  // CHECK: gplace.read {{.*}}{assigned_device = "/job:localhost/replica:0/task:0/device:GPU:2"}
+  %r = gplace.read %v {assigned_device = "/job:localhost/replica:0/task:0/device:GPU:2"} : !gplace.resource<tensor<f32>>
+  return
+}

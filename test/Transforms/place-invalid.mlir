@@ -74,26 +74,48 @@ func.func @scopeConflict() attributes {gplace.default_device = "/job:localhost"}
 
 // -----
 
-// Tests that conflicting requests in one colocation group name both ops and
-// both requests.
-func.func @colocationConflict() {
-  // expected-note @+1 {{'a' requests '/gpu:0' here}}
-  %a = gplace.variable dense<3.0> : tensor<f32> {device = "/gpu:0", name = "a"}
-  // expected-error @+1 {{Cannot colocate nodes 'a/read' and 'a' (they use the same resource): Cannot merge devices with incompatible types: '/device:GPU:0' and '/device:CPU:0'}}
-  %r = gplace.read %a {device = "/cpu:0", name = "a/read"} : !gplace.resource<tensor<f32>>
+// Tests that an op without a kernel on any device is reported in
+// TensorFlow's words.
+func.func @noOpKernel(%x: tensor<i1>) {
+  %v = gplace.variable dense<true> : tensor<i1> {name = "v"}
+  // expected-error @+1 {{Cannot assign a device for operation 'inc': No OpKernel was registered to support Op 'AssignAddVariableOp' used by node 'inc' with these attrs: [T=i1]; registered devices: [GPU, CPU]; registered kernels: <no registered kernels>}}
+  %t = gplace.assign_add %v, %x {name = "inc"} : !gplace.resource<tensor<i1>>
   return
 }
 
 // -----
 
-// Tests that the conflict names the member whose request conflicts, not
-// just the first member with a request.
-func.func @colocationConflictThroughIdentity(%x: tensor<f32>) {
-  %a = gplace.variable dense<3.0> : tensor<f32> {device = "/job:localhost", name = "a"}
-  %i = gplace.identity %a : !gplace.resource<tensor<f32>>
-  // expected-note @+1 {{'assign' requests '/gpu:0' here}}
-  %t = gplace.assign %i, %x {device = "/gpu:0", name = "assign"} : !gplace.resource<tensor<f32>>
-  // expected-error @+1 {{Cannot colocate nodes 'read' and 'assign' (they use the same resource): Cannot merge devices with incompatible ids: '/device:GPU:0' and '/device:GPU:1'}}
-  %r = gplace.read %i {device = "/gpu:1", name = "read"} : !gplace.resource<tensor<f32>>
+// Tests that an assigned device is kept, and reported when it is not a
+// device of the set (TensorFlow: "Assigned device ... does not match any
+// device").
+func.func @assignedDeviceElsewhere(%x: tensor<2xf32>) {
+  // expected-error @+1 {{Assigned device '/job:localhost/replica:0/task:0/device:GPU:7' does not match any device; available devices: /job:localhost/replica:0/task:0/device:GPU:0, /job:localhost/replica:0/task:0/device:CPU:0 (remove assigned_device to place the op again)}}
+  %0 = gplace.neg %x {assigned_device = "/job:localhost/replica:0/task:0/device:GPU:7"} : tensor<2xf32>
+  return
+}
+
+// -----
+
+func.func @assignedDevicePartial(%x: tensor<2xf32>) {
+  // expected-error @+1 {{Assigned device '/gpu:0' does not match any device}}
+  %0 = gplace.neg %x {assigned_device = "/gpu:0"} : tensor<2xf32>
+  return
+}
+
+// -----
+
+func.func @assignedDeviceWithoutKernel(%x: tensor<2xi32>) {
+  // expected-error @+1 {{Assigned device '/job:localhost/replica:0/task:0/device:GPU:0' does not have registered OpKernel support for Neg (Neg 'Neg' with element type i32 has kernels for CPU only)}}
+  %0 = gplace.neg %x {assigned_device = "/job:localhost/replica:0/task:0/device:GPU:0"} : tensor<2xi32>
+  return
+}
+
+// -----
+
+func.func @assignedDevicesOfOneResource() {
+  // expected-note @+1 {{'Variable' is assigned to '/job:localhost/replica:0/task:0/device:GPU:0' here}}
+  %v = gplace.variable dense<1.0> : tensor<f32> {assigned_device = "/job:localhost/replica:0/task:0/device:GPU:0"}
+  // expected-error @+1 {{Cannot place the graph because a reference or resource edge connects colocation groups with incompatible assigned devices: '/job:localhost/replica:0/task:0/device:CPU:0' vs '/job:localhost/replica:0/task:0/device:GPU:0'}}
+  %r = gplace.read %v {assigned_device = "/job:localhost/replica:0/task:0/device:CPU:0"} : !gplace.resource<tensor<f32>>
   return
 }
