@@ -602,10 +602,11 @@ LogicalResult ArenaOp::verify() {
     return emitOpError() << "bytes must be a non-negative multiple of "
                          << kAlignment << ", but is " << bytes;
   for (auto [index, offset] : llvm::enumerate(getOffsets()))
+    // 0 is valid in any arena, even an empty one: empty tensors live there.
     if (offset < -1 || (offset >= 0 && offset % kAlignment != 0) ||
-        (offset >= 0 && offset >= bytes))
+        (offset > 0 && offset >= bytes))
       return emitOpError() << "offset #" << index << " (" << offset
-                           << ") must be -1 or a multiple of " << kAlignment
+                           << ") must be -1, 0 or a multiple of " << kAlignment
                            << " below " << bytes;
   return success();
 }

@@ -184,7 +184,7 @@ gplan.program @viewSize {
 
 gplan.device @cpu0 "/job:localhost/replica:0/task:0/device:CPU:0"
 gplan.program @arenaOffsets {
-  // expected-error @+1 {{'gplan.arena' op offset #1 (96) must be -1 or a multiple of 64 below 128}}
+  // expected-error @+1 {{'gplan.arena' op offset #1 (96) must be -1, 0 or a multiple of 64 below 128}}
   gplan.arena @cpu0 bytes 128 offsets [0, 96]
   gplan.return
 }

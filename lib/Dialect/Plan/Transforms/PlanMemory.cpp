@@ -276,6 +276,10 @@ struct PlanMemoryPass
       };
       for (unsigned index : produced[*step]) {
         const BufferLives::Buffer &buffer = lives->buffers[index];
+        if (buffer.bytes == 0) {
+          offsets[index] = 0; // An empty tensor takes no memory.
+          continue;
+        }
         auto [offset, waits] = arenas[buffer.device].allocate(
             buffer.bytes, walk.clock(queue), canWait);
         offsets[index] = offset;
@@ -292,6 +296,8 @@ struct PlanMemoryPass
       }
       for (unsigned index : freed[*step]) {
         const BufferLives::Buffer &buffer = lives->buffers[index];
+        if (buffer.bytes == 0)
+          continue;
         arenas[buffer.device].release(offsets[index], buffer.bytes,
                                       buffer.lastUses);
       }
