@@ -20,6 +20,17 @@ function(gplace_add_library name)
   endif()
 endfunction()
 
+# gplace_add_sanitizer_defaults(<target>)
+#
+# In a -DGPLACE_SANITIZE build, gives the executable gplace's
+# AddressSanitizer defaults (cmake/SanitizerDefaults.cpp).
+function(gplace_add_sanitizer_defaults name)
+  if(GPLACE_SANITIZE)
+    target_sources(${name} PRIVATE
+      ${PROJECT_SOURCE_DIR}/cmake/SanitizerDefaults.cpp)
+  endif()
+endfunction()
+
 # gplace_link_mlir_tool(<target> <MLIR component libs>...)
 #
 # Links a tool against MLIR: the component libraries in a static build,
@@ -31,6 +42,7 @@ endfunction()
 # compiles against those two headers and links nothing of gplace's
 # (docs/placement.md). Only those symbols are exported, not all of the tool's.
 function(gplace_link_mlir_tool name)
+  gplace_add_sanitizer_defaults(${name})
   target_link_options(${name} PRIVATE
     "LINKER:--export-dynamic-symbol=_ZN6gplace14PolicyRegistry*"
     "LINKER:--export-dynamic-symbol=_ZNK6gplace14PolicyRegistry*"

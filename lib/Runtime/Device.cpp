@@ -89,17 +89,20 @@ Status Device::copyFrom(void *target, const Device &sourceDevice,
                         const void *source, int64_t bytes, int) {
   if (!sourceDevice.isHostMemory())
     return sourceDevice.download(target, source, bytes);
-  std::memcpy(target, source, bytes);
+  if (bytes > 0) // Empty tensors may have null pointers.
+    std::memcpy(target, source, bytes);
   return Status::ok();
 }
 
 Status Device::upload(void *target, const void *host, int64_t bytes) {
-  std::memcpy(target, host, bytes);
+  if (bytes > 0)
+    std::memcpy(target, host, bytes);
   return Status::ok();
 }
 
 Status Device::download(void *host, const void *source, int64_t bytes) const {
-  std::memcpy(host, source, bytes);
+  if (bytes > 0)
+    std::memcpy(host, source, bytes);
   return Status::ok();
 }
 

@@ -364,7 +364,9 @@ Executor::run(const std::vector<HostTensor> &inputs) {
       return Status::invalidArgument("input #" + std::to_string(i) + ": expected " +
                            plan.inputs[i].str() + ", got " +
                            inputs[i].type.str());
-    std::memcpy(impl_->inputs[i], inputs[i].data.data(), inputs[i].data.size());
+    if (!inputs[i].data.empty()) // Empty tensors may have null pointers.
+      std::memcpy(impl_->inputs[i], inputs[i].data.data(),
+                  inputs[i].data.size());
   }
   StatusOr<std::vector<TensorRef>> views = runStaged();
   if (!views)
@@ -372,7 +374,8 @@ Executor::run(const std::vector<HostTensor> &inputs) {
   std::vector<HostTensor> results;
   for (const TensorRef &view : *views) {
     HostTensor tensor(*view.type);
-    std::memcpy(tensor.data.data(), view.data, tensor.data.size());
+    if (!tensor.data.empty())
+      std::memcpy(tensor.data.data(), view.data, tensor.data.size());
     results.push_back(std::move(tensor));
   }
   return results;

@@ -48,7 +48,8 @@ FailureOr<rt::HostTensor> gplace::toHostTensor(ElementsAttr value) {
   } else {
     if (raw.size() != tensor.data.size())
       return failure();
-    std::memcpy(tensor.data.data(), raw.data(), raw.size());
+    if (!raw.empty()) // An empty constant has no data pointer.
+      std::memcpy(tensor.data.data(), raw.data(), raw.size());
   }
   return tensor;
 }
