@@ -600,7 +600,18 @@ LogicalResult FunctionPlacer::placeGroup(Group &group) {
 }
 
 LogicalResult FunctionPlacer::place() {
-  bool ok = true;
+  // Every failing group is reported, up to a limit: a graph placed for the
+  // wrong devices would otherwise print an error per op (and MLIR prints
+  // each op with its function's numbering, quadratic in the ops).
+  constexpr unsigned kMaxErrors = 20;
+  unsigned errors = 0;
+  auto tooMany = [&] {
+    if (++errors < kMaxErrors)
+      return false;
+    emitError(func_.getLoc()) << "placement stopped after " << kMaxErrors
+                      << " errors in this function";
+    return true;
+  };
   std::vector<unsigned> generators;
   for (const OpInfo &info : ops_) {
     Group &group = groups_[classes_[info.index]];
@@ -630,8 +641,8 @@ LogicalResult FunctionPlacer::place() {
         }
       }
     }
-    if (failed(placeGroup(group)))
-      ok = false;
+    if (failed(placeGroup(group)) && tooMany())
+      return failure();
   }
 
   for (unsigned index : generators) {
@@ -653,10 +664,10 @@ LogicalResult FunctionPlacer::place() {
       group.device = consumersDevice;
       continue;
     }
-    if (failed(placeGroup(group)))
-      ok = false;
+    if (failed(placeGroup(group)) && tooMany())
+      return failure();
   }
-  return success(ok);
+  return success(errors == 0);
 }
 
 struct PlacePass : public gplace::impl::PlacePassBase<PlacePass> {
