@@ -143,6 +143,26 @@ std::optional<int64_t> gplace::plan::getAlignedBytes(BufferType type) {
   return (*bytes + kAlignment - 1) / kAlignment * kAlignment;
 }
 
+FailureOr<DenseMap<StringAttr, int64_t>>
+gplace::plan::getPersistentBytes(Block &body) {
+  DenseMap<StringAttr, int64_t> persistent;
+  for (Operation &op : body) {
+    FlatSymbolRefAttr device;
+    if (auto constant = dyn_cast<ConstantOp>(op))
+      device = constant.getDeviceAttr();
+    else if (auto variable = dyn_cast<VariableOp>(op))
+      device = variable.getDeviceAttr();
+    else
+      continue;
+    std::optional<int64_t> bytes =
+        getAlignedBytes(cast<BufferType>(op.getResult(0).getType()));
+    int64_t &total = persistent[device.getAttr()];
+    if (!bytes || __builtin_add_overflow(total, *bytes, &total))
+      return op.emitOpError() << "needs more than 2^63 bytes of memory";
+  }
+  return persistent;
+}
+
 LogicalResult gplace::plan::verifyKernelParams(
     Kernel kernel, DictionaryAttr params,
     function_ref<InFlightDiagnostic()> emitError) {
@@ -362,7 +382,7 @@ static ParseResult parseOptionalInt(OpAsmParser &parser, StringRef keyword,
                                     IntegerAttr &value) {
   if (failed(parser.parseOptionalKeyword(keyword)))
     return success();
-  int64_t number;
+  int64_t number = 0;
   if (parser.parseInteger(number))
     return failure();
   value = parser.getBuilder().getI64IntegerAttr(number);
@@ -376,6 +396,21 @@ parseOptionalOperandGroup(OpAsmParser &parser, StringRef keyword,
   if (failed(parser.parseOptionalKeyword(keyword)))
     return success();
   return parser.parseOperandList(list, OpAsmParser::Delimiter::Paren);
+}
+
+/// Resolves a step's `after(...)` tokens and `wait(...)` events, in that
+/// order, into `result`'s operands.
+static ParseResult
+resolveAfterAndWaits(OpAsmParser &parser,
+                     ArrayRef<OpAsmParser::UnresolvedOperand> after,
+                     ArrayRef<OpAsmParser::UnresolvedOperand> waits,
+                     OperationState &result) {
+  Builder &builder = parser.getBuilder();
+  return failure(
+      parser.resolveOperands(after, builder.getType<TokenType>(),
+                             result.operands) ||
+      parser.resolveOperands(waits, builder.getType<EventType>(),
+                             result.operands));
 }
 
 void LaunchOp::print(OpAsmPrinter &printer) {
@@ -436,7 +471,6 @@ ParseResult LaunchOp::parse(OpAsmParser &parser, OperationState &result) {
   if (parser.parseArrow() || parser.parseTypeList(resultTypes))
     return failure();
 
-  Builder &builder = parser.getBuilder();
   Properties &props = result.getOrAddProperties<Properties>();
   props.kernel = kernel;
   props.device = device;
@@ -450,10 +484,7 @@ ParseResult LaunchOp::parse(OpAsmParser &parser, OperationState &result) {
   llvm::SMLoc loc = parser.getCurrentLocation();
   if (parser.resolveOperands(inputs, inputTypes, loc, result.operands) ||
       parser.resolveOperands(outs, outTypes, loc, result.operands) ||
-      parser.resolveOperands(after, builder.getType<TokenType>(),
-                             result.operands) ||
-      parser.resolveOperands(waits, builder.getType<EventType>(),
-                             result.operands))
+      resolveAfterAndWaits(parser, after, waits, result))
     return failure();
   result.addTypes(resultTypes);
   return success();
@@ -484,17 +515,13 @@ ParseResult CopyOp::parse(OpAsmParser &parser, OperationState &result) {
       parser.parseOptionalAttrDict(result.attributes) ||
       parser.parseColonType(type))
     return failure();
-  Builder &builder = parser.getBuilder();
   Properties &props = result.getOrAddProperties<Properties>();
   props.device = FlatSymbolRefAttr::get(device);
   props.stream = stream;
   props.operandSegmentSizes = {1, static_cast<int32_t>(after.size()),
                                static_cast<int32_t>(waits.size())};
   if (parser.resolveOperand(source, type, result.operands) ||
-      parser.resolveOperands(after, builder.getType<TokenType>(),
-                             result.operands) ||
-      parser.resolveOperands(waits, builder.getType<EventType>(),
-                             result.operands))
+      resolveAfterAndWaits(parser, after, waits, result))
     return failure();
   result.addTypes(type);
   return success();

@@ -53,6 +53,13 @@ std::optional<int64_t> getBufferBytes(BufferType type);
 /// up to kAlignment; std::nullopt if that overflows int64_t.
 std::optional<int64_t> getAlignedBytes(BufferType type);
 
+/// The persistent memory of a program body: per device symbol, the aligned
+/// bytes (getAlignedBytes) of its `gplan.constant`s and `gplan.variable`s.
+/// Reports "needs more than 2^63 bytes of memory" at the op where a sum
+/// overflows int64_t, and fails.
+mlir::FailureOr<llvm::DenseMap<mlir::StringAttr, int64_t>>
+getPersistentBytes(mlir::Block &body);
+
 /// Checks that `params` holds parameters of `kernel` as the op table types
 /// them (gplace::kernelParamDefs): every entry a known parameter, a
 /// UnitAttr for a flag, an i64 IntegerAttr, a DenseI64ArrayAttr; every

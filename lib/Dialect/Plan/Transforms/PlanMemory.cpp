@@ -305,21 +305,10 @@ struct PlanMemoryPass
     }
 
     // Persistent memory: constants and variables.
-    DenseMap<StringAttr, int64_t> persistent;
-    for (Operation &op : body) {
-      FlatSymbolRefAttr device;
-      if (auto constant = dyn_cast<ConstantOp>(op))
-        device = constant.getDeviceAttr();
-      else if (auto variable = dyn_cast<VariableOp>(op))
-        device = variable.getDeviceAttr();
-      else
-        continue;
-      std::optional<int64_t> bytes =
-          getAlignedBytes(cast<BufferType>(op.getResult(0).getType()));
-      int64_t &total = persistent[device.getAttr()];
-      if (!bytes || __builtin_add_overflow(total, *bytes, &total))
-        return op.emitOpError() << "needs more than 2^63 bytes of memory";
-    }
+    FailureOr<DenseMap<StringAttr, int64_t>> persistent =
+        getPersistentBytes(body);
+    if (failed(persistent))
+      return failure();
 
     // One table per device, in the order of the module's devices.
     OpBuilder builder(&body, body.begin());
@@ -337,7 +326,7 @@ struct PlanMemoryPass
                                 builder.getI64IntegerAttr(bytes),
                                 builder.getDenseI64ArrayAttr(table));
       DeviceNeed &need = needs[symbol];
-      int64_t mine = persistent.lookup(symbol);
+      int64_t mine = persistent->lookup(symbol);
       need.persistent = std::max(need.persistent, mine);
       need.arena = std::max(need.arena, bytes);
       if (mine + bytes > need.neediestBytes) {

@@ -319,22 +319,11 @@ struct VerifyPlanPass
                    const DenseMap<StringAttr, DeviceOp> &devices) {
     DenseMap<StringAttr, int64_t> persistent;
     for (ProgramOp program : module.getOps<ProgramOp>()) {
-      DenseMap<StringAttr, int64_t> mine;
-      for (Operation &op : program.getBody().front()) {
-        FlatSymbolRefAttr device;
-        if (auto constant = dyn_cast<ConstantOp>(op))
-          device = constant.getDeviceAttr();
-        else if (auto variable = dyn_cast<VariableOp>(op))
-          device = variable.getDeviceAttr();
-        else
-          continue;
-        std::optional<int64_t> bytes =
-            getAlignedBytes(cast<BufferType>(op.getResult(0).getType()));
-        int64_t &total = mine[device.getAttr()];
-        if (!bytes || __builtin_add_overflow(total, *bytes, &total))
-          return op.emitOpError() << "needs more than 2^63 bytes of memory";
-      }
-      for (auto [device, bytes] : mine)
+      FailureOr<DenseMap<StringAttr, int64_t>> mine =
+          getPersistentBytes(program.getBody().front());
+      if (failed(mine))
+        return failure();
+      for (auto [device, bytes] : *mine)
         persistent[device] = std::max(persistent[device], bytes);
     }
     for (auto [symbol, device] : devices) {
