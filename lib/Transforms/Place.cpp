@@ -8,9 +8,8 @@
 //      device scope;
 //   2. per op without a request: the policy's answer;
 //   3. union-find colocation groups over resource edges; per group, the
-//      intersection of the members' requests (a member whose request
-//      conflicts yields to the group's, as across TensorFlow's resource
-//      edges) and kernel device types, and the members' assigned device;
+//      intersection of the members' requests and kernel device types, and
+//      the members' assigned device;
 //   4. per group, in textual order: a device (the assigned one, kept as
 //      TensorFlow keeps it; heuristics within the request; the request;
 //      priority), with soft placement or an error when none fits;
@@ -112,8 +111,6 @@ public:
          << "): " << devices_[group.device].str();
       if (group.softReason >= 0)
         os << " (" << softReasons_[group.softReason] << ")";
-      if (info.ignoredRequest >= 0)
-        os << " (" << softReasons_[info.ignoredRequest] << ")";
       os << "\n";
     }
   }
@@ -131,7 +128,6 @@ private:
     TypeMask kernels = 0;     ///< Device types with a kernel for the op.
     unsigned elementType = 0; ///< Into elementTypes_.
     int assigned = -1;        ///< Into devices_: its valid assigned_device.
-    int ignoredRequest = -1;  ///< Into softReasons_: why `device` yielded.
   };
   struct Group {
     int request = -1;           ///< Into requests_; -1 for none.
@@ -374,7 +370,7 @@ LogicalResult FunctionPlacer::buildGroups() {
   groups_.resize(classes_.getNumClasses());
 
   bool ok = true;
-  for (OpInfo &info : ops_) {
+  for (const OpInfo &info : ops_) {
     Group &group = groups_[classes_[info.index]];
     if (group.size++ == 0)
       group.first = info.index;
@@ -406,23 +402,36 @@ LogicalResult FunctionPlacer::buildGroups() {
       group.requestMember = info.index;
       continue;
     }
-    if (std::optional<DeviceName> merged = DeviceName::intersect(
-            requests_[group.request].name, requests_[info.request].name)) {
+    const DeviceName &mine = requests_[info.request].name;
+    if (std::optional<DeviceName> merged =
+            DeviceName::intersect(requests_[group.request].name, mine)) {
       std::string text = merged->str();
       group.request = addRequest(std::move(*merged), std::move(text));
       continue;
     }
-    // Conflicting requests across a resource edge: the user's request
-    // yields to the group's, as TensorFlow's placer overrides the consumer's
-    // requested device (ColocationGraph's
-    // EnsureCompatibilityAcrossResourceEdge); the log says so.
-    softReasons_.push_back("ignoring device specification '" +
-                           requests_[info.request].text +
-                           "' because the op uses a resource whose "
-                           "colocation group requests '" +
-                           requests_[group.request].text + "' (from '" +
-                           name(group.requestMember) + "')");
-    info.ignoredRequest = softReasons_.size() - 1;
+    // Conflicting requests in one group are an error naming both (SPEC §3;
+    // TensorFlow instead lets the consumer's request yield across a
+    // resource edge: docs/placement.md). Name the earlier member whose own
+    // request conflicts with this one.
+    const OpInfo *other = &ops_[group.requestMember];
+    for (unsigned j = group.requestMember; j < info.index; ++j) {
+      const OpInfo &candidate = ops_[j];
+      if (classes_[j] == classes_[info.index] && candidate.request >= 0 &&
+          !DeviceName::intersect(requests_[candidate.request].name, mine)) {
+        other = &candidate;
+        break;
+      }
+    }
+    std::string error;
+    DeviceName::intersect(requests_[other->request].name, mine, &error);
+    InFlightDiagnostic diag = info.op->emitError();
+    diag << "Cannot colocate nodes '" << name(info.index) << "' and '"
+         << name(other->index) << "' (they use the same resource): " << error;
+    diag.attachNote(other->op->getLoc())
+        << "'" << name(other->index) << "' requests '"
+        << requests_[other->request].text << "' here";
+    group.failed = true;
+    ok = false;
   }
   return success(ok);
 }

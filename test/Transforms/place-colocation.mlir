@@ -61,28 +61,3 @@ func.func @groupKernels(%x: tensor<2xi32>) {
   %t = gplace.assign %v, %x : !gplace.resource<tensor<2xi32>>
   return
 }
-
-// Tests that across a resource edge a conflicting request yields to the
-// group's, as TensorFlow's placer overrides the consumer's requested device
-// (ColocationGraph::EnsureCompatibilityAcrossResourceEdge): the first
-// request in textual order wins; both were errors before.
-// CHECK-LABEL: func.func @conflictingRequestsYield
-func.func @conflictingRequestsYield(%x: tensor<f32>) {
-  // CHECK: gplace.variable {{.*}}assigned_device = "/job:localhost/replica:0/task:0/device:GPU:0"
-  %a = gplace.variable dense<3.0> : tensor<f32> {device = "/gpu:0", name = "a"}
-  // CHECK: gplace.read {{.*}}assigned_device = "/job:localhost/replica:0/task:0/device:GPU:0"
-  %r = gplace.read %a {device = "/cpu:0", name = "a/read"} : !gplace.resource<tensor<f32>>
-  return
-}
-
-// CHECK-LABEL: func.func @conflictingRequestsYieldThroughIdentity
-func.func @conflictingRequestsYieldThroughIdentity(%x: tensor<f32>) {
-  // CHECK: gplace.variable {{.*}}assigned_device = "/job:localhost/replica:0/task:0/device:GPU:0"
-  %a = gplace.variable dense<3.0> : tensor<f32> {device = "/job:localhost", name = "a"}
-  %i = gplace.identity %a : !gplace.resource<tensor<f32>>
-  // CHECK: gplace.assign {{.*}}assigned_device = "/job:localhost/replica:0/task:0/device:GPU:0"
-  %t = gplace.assign %i, %x {device = "/gpu:0", name = "assign"} : !gplace.resource<tensor<f32>>
-  // CHECK: gplace.read {{.*}}assigned_device = "/job:localhost/replica:0/task:0/device:GPU:0"
-  %r = gplace.read %i {device = "/gpu:1", name = "read"} : !gplace.resource<tensor<f32>>
-  return
-}

@@ -17,8 +17,6 @@
 // CHECK-NEXT: Const_1: (Const): /job:localhost/replica:0/task:0/device:GPU:0
 // CHECK-NEXT: Variable: (VarHandleOp): /job:localhost/replica:0/task:0/device:CPU:0
 // CHECK-NEXT: ReadVariableOp: (ReadVariableOp): /job:localhost/replica:0/task:0/device:CPU:0
-// CHECK-NEXT: w: (VarHandleOp): /job:localhost/replica:0/task:0/device:GPU:1
-// CHECK-NEXT: w/read: (ReadVariableOp): /job:localhost/replica:0/task:0/device:GPU:1 (ignoring device specification '/cpu:0' because the op uses a resource whose colocation group requests '/gpu:1' (from 'w'))
 // CHECK-NEXT: NoOp: (NoOp): /job:localhost/replica:0/task:0/device:GPU:0
 // CHECK-EMPTY:
 
@@ -35,8 +33,6 @@ func.func @main() -> tensor<2x2xf32> {
   %h = gplace.constant dense<3.0> : tensor<f32>
   %v = gplace.variable dense<3> : tensor<i32>
   %r = gplace.read %v : !gplace.resource<tensor<i32>>
-  %w = gplace.variable dense<1.0> : tensor<f32> {device = "/gpu:1", name = "w"}
-  %wr = gplace.read %w {device = "/cpu:0", name = "w/read"} : !gplace.resource<tensor<f32>>
   %t = gplace.group %f, %g, %h, %r : tensor<2xi32>, tensor<2x2xi32>, tensor<f32>, tensor<i32>
   return %e : tensor<2x2xf32>
 }
