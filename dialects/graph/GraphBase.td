@@ -43,6 +43,12 @@ def Graph_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral getDevicePolicyAttrName() {
       return "gplace.device_policy";
     }
+    /// Name of the op attribute naming the op it is colocated with
+    /// (TensorFlow's `_class = ["loc:@name"]`), set on backward ops by
+    /// --gplace-differentiate.
+    static constexpr ::llvm::StringLiteral getColocateWithAttrName() {
+      return "gplace.colocate_with";
+    }
     /// Name of the module attribute listing the devices compiled for.
     static constexpr ::llvm::StringLiteral getDevicesAttrName() {
       return "gplace.devices";

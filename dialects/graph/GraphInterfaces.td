@@ -169,4 +169,31 @@ def Graph_PersistentOpInterface : OpInterface<"PersistentOpInterface"> {
   ];
 }
 
+def Graph_GradientOpInterface : OpInterface<"GradientOpInterface"> {
+  let cppNamespace = "::gplace::graph";
+  let description = [{
+    An op with a vector-Jacobian product: given the gradients of a scalar
+    loss with respect to the op's results, it builds the ops computing the
+    gradients with respect to its data operands. TensorFlow's gradient
+    registry (`@ops.RegisterGradient("MatMul")` in math_grad.py and
+    nn_grad.py), written with the op: `--gplace-differentiate` asks this
+    interface and never names an op. An op on the path from `xs` to `ys`
+    with neither this interface nor the NotDifferentiable trait is an
+    error naming it.
+  }];
+  let methods = [
+    InterfaceMethod<[{
+        Builds, at `builder`'s insertion point, the gradients of the data
+        operands from `resultGradients` (one per result; null where no
+        gradient flows into that result, never all null). Fills
+        `operandGradients` with one value per data operand, of the
+        operand's type, or null where none flows (integer operands, labels).
+        Fails with an error at the op for a gradient it cannot build.
+      }], "::mlir::LogicalResult", "buildGradients",
+      (ins "::mlir::OpBuilder &":$builder,
+           "::mlir::ArrayRef<::mlir::Value>":$resultGradients,
+           "::llvm::SmallVectorImpl<::mlir::Value> &":$operandGradients)>,
+  ];
+}
+
 #endif // GPLACE_GRAPH_INTERFACES

@@ -32,6 +32,14 @@ def Graph_ControlOnly : NativeOpTrait<"ControlOnly"> {
   let cppNamespace = "::gplace::graph::OpTrait";
 }
 
+// Ops without a gradient, as TensorFlow's ops.NotDifferentiable (ArgMax,
+// Equal, OneHot, the random ops): gradients stop there, silently, where an
+// op with neither this trait nor GradientOpInterface on the path from `xs`
+// to `ys` is an error.
+def Graph_NotDifferentiable : NativeOpTrait<"NotDifferentiable"> {
+  let cppNamespace = "::gplace::graph::OpTrait";
+}
+
 //===----------------------------------------------------------------------===//
 // Base class.
 //===----------------------------------------------------------------------===//
@@ -229,7 +237,7 @@ def Graph_AssignSubOp : Graph_AssignBaseOp<"assign_sub", "AssignSubVariableOp",
 // Matrix product.
 //===----------------------------------------------------------------------===//
 
-def Graph_MatmulOp : Graph_KernelOp<"matmul", "MatMul", [Pure]> {
+def Graph_MatmulOp : Graph_KernelOp<"matmul", "MatMul", [Pure, DeclareOpInterfaceMethods<Graph_GradientOpInterface>]> {
   let summary = "matrix product of two rank-2 tensors (MatMul)";
   let description = [{
     `result = op(lhs) x op(rhs)` where `op` transposes its operand when
@@ -255,8 +263,11 @@ def Graph_MatmulOp : Graph_KernelOp<"matmul", "MatMul", [Pure]> {
 //===----------------------------------------------------------------------===//
 
 class Graph_BinaryOp<string mnemonic, string tfType, string pyName,
-                     string what, Type operandType = Graph_NumericTensor>
-    : Graph_KernelOp<mnemonic, tfType, [Pure, Graph_ElementwiseOpInterface],
+                     string what, Type operandType = Graph_NumericTensor,
+                     list<Trait> gradient = [DeclareOpInterfaceMethods<Graph_GradientOpInterface>]>
+    : Graph_KernelOp<mnemonic, tfType,
+                     !listconcat([Pure, Graph_ElementwiseOpInterface],
+                                 gradient),
                      pyName> {
   let summary = what # " with numpy broadcasting (" # tfType # ")";
   let description = [{
@@ -283,10 +294,26 @@ def Graph_DivOp : Graph_BinaryOp<"div", "RealDiv", "truediv",
 def Graph_MaximumOp : Graph_BinaryOp<"maximum", "Maximum", "Maximum",
                                      "elementwise maximum">;
 
+// The gradients of activations, as TensorFlow's gen_nn_ops/gen_math_ops
+// define them: the backward ops of relu, sigmoid and tanh. Elementwise, so
+// they fuse with what surrounds them.
+def Graph_ReluGradOp : Graph_BinaryOp<"relu_grad", "ReluGrad", "ReluGrad",
+    "`gradients` where `features` > 0, else 0 (the gradient of relu)",
+    Graph_NumericTensor, []>;
+def Graph_SigmoidGradOp : Graph_BinaryOp<"sigmoid_grad", "SigmoidGrad",
+    "SigmoidGrad", "`dy * y * (1 - y)` for `y = sigmoid(x)`",
+    Graph_FloatTensor, []> {
+  let cpuKernels = Graph_FloatKernels;
+}
+def Graph_TanhGradOp : Graph_BinaryOp<"tanh_grad", "TanhGrad", "TanhGrad",
+    "`dy * (1 - y * y)` for `y = tanh(x)`", Graph_FloatTensor, []> {
+  let cpuKernels = Graph_FloatKernels;
+}
+
 class Graph_UnaryOp<string mnemonic, string tfType, string what,
                     Type operandType = Graph_FloatTensor>
     : Graph_KernelOp<mnemonic, tfType, [Pure, Graph_ElementwiseOpInterface,
-        DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
+        DeclareOpInterfaceMethods<InferTypeOpInterface>, DeclareOpInterfaceMethods<Graph_GradientOpInterface>]> {
   let summary = what # " (" # tfType # ")";
   let description = [{
     The result has the operand's type.
@@ -324,7 +351,7 @@ def Graph_SquareOp : Graph_UnaryOp<"square", "Square", "elementwise x * x",
                                    Graph_NumericTensor>;
 
 def Graph_AddNOp : Graph_KernelOp<"add_n", "AddN",
-    [Pure, AttrSizedOperandSegments, Graph_ElementwiseOpInterface,
+    [Pure, AttrSizedOperandSegments, Graph_ElementwiseOpInterface, DeclareOpInterfaceMethods<Graph_GradientOpInterface>,
      DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
   let summary = "sum of one or more tensors of the same type (AddN)";
   let description = [{
@@ -348,7 +375,7 @@ def Graph_AddNOp : Graph_KernelOp<"add_n", "AddN",
 //===----------------------------------------------------------------------===//
 
 def Graph_BiasAddOp : Graph_KernelOp<"bias_add", "BiasAdd",
-    [Pure, Graph_ElementwiseOpInterface,
+    [Pure, Graph_ElementwiseOpInterface, DeclareOpInterfaceMethods<Graph_GradientOpInterface>,
      DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
   let summary = "adds a rank-1 bias along the last dimension (BiasAdd)";
   let description = [{
@@ -371,7 +398,7 @@ def Graph_BiasAddOp : Graph_KernelOp<"bias_add", "BiasAdd",
 
 class Graph_ReduceOp<string mnemonic, string tfType, string what,
                      Type operandType = Graph_NumericTensor>
-    : Graph_KernelOp<mnemonic, tfType, [Pure], tfType,
+    : Graph_KernelOp<mnemonic, tfType, [Pure, DeclareOpInterfaceMethods<Graph_GradientOpInterface>], tfType,
                      ["getKernelParameters"]> {
   let summary = what # " over `axes` (" # tfType # ")";
   let description = [{
@@ -398,7 +425,7 @@ def Graph_ReduceMeanOp : Graph_ReduceOp<"reduce_mean", "Mean", "mean">;
 def Graph_ReduceMaxOp : Graph_ReduceOp<"reduce_max", "Max", "maximum">;
 
 def Graph_SoftmaxOp : Graph_KernelOp<"softmax", "Softmax",
-    [Pure, DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
+    [Pure, DeclareOpInterfaceMethods<InferTypeOpInterface>, DeclareOpInterfaceMethods<Graph_GradientOpInterface>]> {
   let summary = "softmax over the last dimension (Softmax)";
   let description = [{
     ```mlir
@@ -418,7 +445,7 @@ def Graph_SoftmaxOp : Graph_KernelOp<"softmax", "Softmax",
 // Type and shape ops.
 //===----------------------------------------------------------------------===//
 
-def Graph_CastOp : Graph_KernelOp<"cast", "Cast", [Pure]> {
+def Graph_CastOp : Graph_KernelOp<"cast", "Cast", [Pure, DeclareOpInterfaceMethods<Graph_GradientOpInterface>]> {
   let summary = "converts each element to another element type (Cast)";
   let description = [{
     The shapes of operand and result are equal. Conversions follow C++:
@@ -440,7 +467,7 @@ def Graph_CastOp : Graph_KernelOp<"cast", "Cast", [Pure]> {
   let gpuKernels = Graph_NoKernels;
 }
 
-def Graph_TransposeOp : Graph_KernelOp<"transpose", "Transpose", [Pure],
+def Graph_TransposeOp : Graph_KernelOp<"transpose", "Transpose", [Pure, DeclareOpInterfaceMethods<Graph_GradientOpInterface>],
                                        "transpose"> {
   let cpuKernels = Graph_AllKernels;
   let summary = "permutes dimensions (Transpose)";
@@ -460,7 +487,7 @@ def Graph_TransposeOp : Graph_KernelOp<"transpose", "Transpose", [Pure],
 }
 
 def Graph_ReshapeOp : Graph_Op<"reshape", "Reshape",
-                                [Pure, Graph_ForwardsInput]> {
+                                [Pure, Graph_ForwardsInput, DeclareOpInterfaceMethods<Graph_GradientOpInterface>]> {
   let cpuKernels = Graph_AllKernels;
   let summary = "reinterprets the elements with a new shape (Reshape)";
   let description = [{
@@ -479,7 +506,7 @@ def Graph_ReshapeOp : Graph_Op<"reshape", "Reshape",
   let hasVerifier = 1;
 }
 
-def Graph_SliceOp : Graph_KernelOp<"slice", "Slice", [Pure], "Slice",
+def Graph_SliceOp : Graph_KernelOp<"slice", "Slice", [Pure, DeclareOpInterfaceMethods<Graph_GradientOpInterface>], "Slice",
                                    ["getKernelParameters"]> {
   let cpuKernels = Graph_AllKernels;
   let summary = "extracts a contiguous block (Slice)";
@@ -502,7 +529,8 @@ def Graph_SliceOp : Graph_KernelOp<"slice", "Slice", [Pure], "Slice",
 }
 
 def Graph_ConcatOp : Graph_KernelOp<"concat", "ConcatV2",
-    [Pure, AttrSizedOperandSegments], "concat", ["getKernelParameters"]> {
+    [Pure, AttrSizedOperandSegments, DeclareOpInterfaceMethods<Graph_GradientOpInterface>], "concat",
+    ["getKernelParameters"]> {
   let cpuKernels = Graph_AllKernels;
   let summary = "joins tensors along one dimension (ConcatV2)";
   let description = [{
@@ -523,7 +551,7 @@ def Graph_ConcatOp : Graph_KernelOp<"concat", "ConcatV2",
 }
 
 def Graph_IdentityOp : Graph_Op<"identity", "Identity",
-    [Pure, Graph_ForwardsInput,
+    [Pure, Graph_ForwardsInput, DeclareOpInterfaceMethods<Graph_GradientOpInterface>,
      DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
   let cpuKernels = Graph_AllKernels;
   let summary = "forwards its operand (Identity)";
@@ -541,6 +569,319 @@ def Graph_IdentityOp : Graph_Op<"identity", "Identity",
   let results = (outs AnyTypeOf<[Graph_Tensor, Graph_AnyResource]>:$result);
   let assemblyFormat = "$input " # afterClause # " attr-dict `:` type($input)";
   let extraClassDefinition = inferFromFirstOperand;
+}
+
+
+//===----------------------------------------------------------------------===//
+// Broadcasting and padding (and the gradients of reductions and slices).
+//===----------------------------------------------------------------------===//
+
+def Graph_BroadcastToOp : Graph_KernelOp<"broadcast_to", "BroadcastTo",
+    [Pure, DeclareOpInterfaceMethods<Graph_GradientOpInterface>]> {
+  let cpuKernels = Graph_AllKernels;
+  let summary = "broadcasts a tensor to a shape (BroadcastTo)";
+  let description = [{
+    Stretches the operand numpy-style to the result's shape: shapes align
+    at their last dimension, a dimension of size 1 (or a missing leading
+    one) repeats.
+
+    ```mlir
+    %b = gplace.broadcast_to %x : tensor<3xf32> -> tensor<2x3xf32>
+    ```
+  }];
+  let arguments = !con((ins Graph_Tensor:$input), placementAttrs,
+                       controlDepsArg);
+  let results = (outs Graph_Tensor:$result);
+  let assemblyFormat = "$input " # afterClause
+      # " attr-dict `:` type($input) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Graph_PadOp : Graph_KernelOp<"pad", "Pad",
+    [Pure, DeclareOpInterfaceMethods<Graph_GradientOpInterface>], "Pad"> {
+  let cpuKernels = Graph_AllKernels;
+  let summary = "pads with zeros (Pad)";
+  let description = [{
+    `paddings` holds two non-negative counts per dimension, before and
+    after: `[before0, after0, before1, after1, ...]` (TensorFlow's
+    `paddings` tensor of shape [rank, 2], flattened). The new elements are
+    zero.
+
+    ```mlir
+    %p = gplace.pad %x paddings = [0, 1, 2, 0] : tensor<2x3xf32> -> tensor<3x5xf32>
+    ```
+  }];
+  let arguments = !con((ins Graph_Tensor:$input,
+                            DenseI64ArrayAttr:$paddings),
+                       placementAttrs, controlDepsArg);
+  let results = (outs Graph_Tensor:$result);
+  let assemblyFormat = "$input `paddings` `=` $paddings " # afterClause
+      # " attr-dict `:` type($input) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Losses and metrics.
+//===----------------------------------------------------------------------===//
+
+def Graph_SparseSoftmaxCrossEntropyWithLogitsOp
+    : Graph_KernelOp<"sparse_softmax_cross_entropy_with_logits",
+                     "SparseSoftmaxCrossEntropyWithLogits",
+                     [Pure, DeclareOpInterfaceMethods<InferTypeOpInterface>,
+                      DeclareOpInterfaceMethods<Graph_GradientOpInterface>]> {
+  let summary = "per-example softmax cross-entropy with integer labels "
+                "(SparseSoftmaxCrossEntropyWithLogits)";
+  let description = [{
+    `features` are logits of shape [batch, classes], `labels` class indices
+    of shape [batch] (i32 or i64). `loss[i] = logsumexp(features[i]) -
+    features[i, labels[i]]`, computed stably (the row maximum is subtracted
+    first); `backprop[i] = softmax(features[i]) - one_hot(labels[i])`, the
+    gradient of `loss[i]` with respect to the logits. A label outside
+    `[0, classes)` is a run-time error in TensorFlow's words. Mirrors
+    `tf.nn.sparse_softmax_cross_entropy_with_logits`, whose loss is
+    `loss`.
+
+    ```mlir
+    %loss, %backprop = gplace.sparse_softmax_cross_entropy_with_logits %logits, %labels : tensor<4x10xf32>, tensor<4xi32>
+    ```
+  }];
+  let arguments = !con((ins Graph_FloatTensor:$features,
+                            StaticShapeTensorOf<[I32, I64]>:$labels),
+                       placementAttrs, controlDepsArg);
+  let results = (outs Graph_FloatTensor:$loss, Graph_FloatTensor:$backprop);
+  let assemblyFormat = "$features `,` $labels " # afterClause
+      # " attr-dict `:` type($features) `,` type($labels)";
+  let hasVerifier = 1;
+  let cpuKernels = Graph_FloatKernels;
+}
+
+def Graph_ArgMaxOp : Graph_KernelOp<"argmax", "ArgMax",
+    [Pure, Graph_NotDifferentiable], "ArgMax", ["getKernelParameters"]> {
+  let summary = "index of the largest value along an axis (ArgMax)";
+  let description = [{
+    Removes dimension `axis` (negative values count from the end); each
+    result element is the index of the largest value along it, the first
+    on ties (NaN counts as largest, as in TensorFlow). The result is `i64`
+    (TensorFlow's default `output_type`) or `i32`.
+
+    ```mlir
+    %i = gplace.argmax %logits axis = 1 : tensor<4x10xf32> -> tensor<4xi64>
+    ```
+  }];
+  let arguments = !con((ins Graph_NumericTensor:$input, I64Attr:$axis),
+                       placementAttrs, controlDepsArg);
+  let results = (outs StaticShapeTensorOf<[I32, I64]>:$result);
+  let assemblyFormat = "$input `axis` `=` $axis " # afterClause
+      # " attr-dict `:` type($input) `->` type($result)";
+  let hasVerifier = 1;
+  let cpuKernels = Graph_KernelTypes<["i32", "i64"]>;
+  let gpuKernels = Graph_NoKernels;
+}
+
+def Graph_EqualOp : Graph_KernelOp<"equal", "Equal",
+    [Pure, Graph_NotDifferentiable], "Equal"> {
+  let summary = "elementwise ==, with numpy broadcasting (Equal)";
+  let description = [{
+    The operands have one element type and broadcast numpy-style; the
+    result is `i1` of the broadcast shape.
+
+    ```mlir
+    %e = gplace.equal %a, %b : (tensor<4xi64>, tensor<4xi64>) -> tensor<4xi1>
+    ```
+  }];
+  let arguments = !con((ins Graph_Tensor:$lhs, Graph_Tensor:$rhs),
+                       placementAttrs, controlDepsArg);
+  let results = (outs StaticShapeTensorOf<[I1]>:$result);
+  let assemblyFormat = "$lhs `,` $rhs " # afterClause
+      # " attr-dict `:` `(` type($lhs) `,` type($rhs) `)` `->` type($result)";
+  let hasVerifier = 1;
+  let cpuKernels = Graph_KernelTypes<["i1"]>;
+  let gpuKernels = Graph_NoKernels;
+}
+
+def Graph_OneHotOp : Graph_KernelOp<"one_hot", "OneHot",
+    [Pure, Graph_NotDifferentiable,
+     AllTypesMatch<["on_value", "off_value"]>], "one_hot"> {
+  let summary = "one-hot encoding along a new last dimension (OneHot)";
+  let description = [{
+    `result[..., j] = on_value` where `indices[...] == j`, else
+    `off_value`; the result's last dimension is the depth. An index outside
+    `[0, depth)` gives a row of `off_value`, as in TensorFlow.
+
+    ```mlir
+    %y = gplace.one_hot %labels, %on, %off : tensor<4xi32>, tensor<f32> -> tensor<4x10xf32>
+    ```
+  }];
+  let arguments = !con((ins StaticShapeTensorOf<[I32, I64]>:$indices,
+                            Graph_NumericTensor:$on_value,
+                            Graph_NumericTensor:$off_value),
+                       placementAttrs, controlDepsArg);
+  let results = (outs Graph_NumericTensor:$result);
+  let assemblyFormat = "$indices `,` $on_value `,` $off_value " # afterClause
+      # " attr-dict `:` type($indices) `,` type($on_value) `->` type($result)";
+  let hasVerifier = 1;
+  let gpuKernels = Graph_NoKernels;
+}
+
+//===----------------------------------------------------------------------===//
+// Stateless random numbers.
+//===----------------------------------------------------------------------===//
+
+class Graph_StatelessRandomOp<string mnemonic, string tfType, string what>
+    : Graph_KernelOp<mnemonic, tfType, [Pure, Graph_NotDifferentiable]> {
+  let summary = what # " for a seed (" # tfType # ")";
+  let description = [{
+    `seed` is a tensor of two integers (i32 or i64); the result's shape and
+    type come from the result type. Philox4x32-10, counter-based: the same
+    seed and shape give the same numbers on the CPU, emulated GPUs and CUDA
+    GPUs, computed as TensorFlow's `tf.random.stateless_*` compute them.
+
+    ```mlir
+    %w = gplace.}] # mnemonic # [{ %seed : tensor<2xi64> -> tensor<784x256xf32>
+    ```
+  }];
+  let arguments = !con((ins StaticShapeTensorOf<[I32, I64]>:$seed),
+                       placementAttrs, controlDepsArg);
+  let results = (outs Graph_FloatTensor:$result);
+  let assemblyFormat = "$seed " # afterClause
+      # " attr-dict `:` type($seed) `->` type($result)";
+  let hasVerifier = 1;
+  let cpuKernels = Graph_FloatKernels;
+}
+
+def Graph_StatelessRandomUniformOp : Graph_StatelessRandomOp<
+    "stateless_random_uniform", "StatelessRandomUniform",
+    "uniform numbers in [0, 1)">;
+def Graph_StatelessRandomNormalOp : Graph_StatelessRandomOp<
+    "stateless_random_normal", "StatelessRandomNormal",
+    "normal numbers (mean 0, standard deviation 1)">;
+def Graph_StatelessTruncatedNormalOp : Graph_StatelessRandomOp<
+    "stateless_truncated_normal", "StatelessTruncatedNormal",
+    "normal numbers redrawn beyond two standard deviations">;
+
+//===----------------------------------------------------------------------===//
+// Optimizers: TensorFlow's ResourceApply* ops, one kernel per variable.
+//===----------------------------------------------------------------------===//
+
+defvar Graph_UpdatedVariable =
+    Arg<Graph_AnyResource, "a variable the update reads and writes",
+        [MemRead<Graph_VariableResource>, MemWrite<Graph_VariableResource>]>;
+
+def Graph_ApplyGradientDescentOp : Graph_KernelOp<"apply_gradient_descent",
+    "ResourceApplyGradientDescent", [], "ResourceApplyGradientDescent"> {
+  let summary = "var -= alpha * delta (ResourceApplyGradientDescent)";
+  let description = [{
+    `alpha` is a scalar of the variable's element type, `delta` has the
+    variable's value type. Returns a token ready once the variable is
+    updated.
+
+    ```mlir
+    %done = gplace.apply_gradient_descent %w, %lr, %grad : !gplace.resource<tensor<4xf32>>, tensor<f32>, tensor<4xf32>
+    ```
+  }];
+  let arguments = !con((ins Graph_UpdatedVariable:$var,
+                            Graph_FloatTensor:$alpha, Graph_FloatTensor:$delta),
+                       placementAttrs, controlDepsArg);
+  let results = (outs Graph_Control:$done);
+  let assemblyFormat = "$var `,` $alpha `,` $delta " # afterClause
+      # " attr-dict `:` type($var) `,` type($alpha) `,` type($delta)";
+  let hasVerifier = 1;
+  let cpuKernels = Graph_FloatKernels;
+}
+
+def Graph_ApplyMomentumOp : Graph_KernelOp<"apply_momentum",
+    "ResourceApplyMomentum", [], "ResourceApplyMomentum"> {
+  let summary = "momentum update (ResourceApplyMomentum)";
+  let description = [{
+    `accum = accum * momentum + grad; var -= lr * accum`, or with
+    `use_nesterov`, `var -= lr * grad + lr * momentum * accum` (with the
+    new `accum`), as TensorFlow's kernel. `accum` is the optimizer's slot,
+    a variable of the same type as `var`; `lr` and `momentum` are scalars.
+
+    ```mlir
+    %done = gplace.apply_momentum %w, %accum, %lr, %grad, %momentum use_nesterov : !gplace.resource<tensor<4xf32>>, !gplace.resource<tensor<4xf32>>, tensor<f32>, tensor<4xf32>, tensor<f32>
+    ```
+  }];
+  let arguments = !con((ins Graph_UpdatedVariable:$var,
+                            Graph_UpdatedVariable:$accum,
+                            Graph_FloatTensor:$lr, Graph_FloatTensor:$grad,
+                            Graph_FloatTensor:$momentum,
+                            UnitAttr:$use_nesterov),
+                       placementAttrs, controlDepsArg);
+  let results = (outs Graph_Control:$done);
+  let assemblyFormat = "$var `,` $accum `,` $lr `,` $grad `,` $momentum "
+      "(`use_nesterov` $use_nesterov^)? " # afterClause
+      # " attr-dict `:` type($var) `,` type($accum) `,` type($lr) `,` "
+      "type($grad) `,` type($momentum)";
+  let hasVerifier = 1;
+  let cpuKernels = Graph_FloatKernels;
+}
+
+def Graph_ApplyAdamOp : Graph_KernelOp<"apply_adam", "ResourceApplyAdam", [],
+                                       "ResourceApplyAdam"> {
+  let summary = "Adam update (ResourceApplyAdam)";
+  let description = [{
+    As TensorFlow's kernel: `lr_t = lr * sqrt(1 - beta2_power) / (1 -
+    beta1_power)`, `m += (grad - m) * (1 - beta1)`, `v += (grad^2 - v) *
+    (1 - beta2)`, `var -= lr_t * m / (sqrt(v) + epsilon)` (with
+    `use_nesterov`, `m * beta1 + (1 - beta1) * grad` replaces `m` in the
+    last step). `m` and `v` are the slots, variables of the variable's
+    type; the others but `grad` are scalars. The caller keeps
+    `beta1_power` and `beta2_power` (`beta^t` at step t), as TensorFlow's
+    Adam optimizer does in two variables.
+
+    ```mlir
+    %done = gplace.apply_adam %w, %m, %v, %b1p, %b2p, %lr, %b1, %b2, %eps, %grad : !gplace.resource<tensor<4xf32>>, !gplace.resource<tensor<4xf32>>, !gplace.resource<tensor<4xf32>>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<4xf32>
+    ```
+  }];
+  let arguments = !con((ins Graph_UpdatedVariable:$var,
+                            Graph_UpdatedVariable:$m, Graph_UpdatedVariable:$v,
+                            Graph_FloatTensor:$beta1_power,
+                            Graph_FloatTensor:$beta2_power,
+                            Graph_FloatTensor:$lr, Graph_FloatTensor:$beta1,
+                            Graph_FloatTensor:$beta2,
+                            Graph_FloatTensor:$epsilon,
+                            Graph_FloatTensor:$grad, UnitAttr:$use_nesterov),
+                       placementAttrs, controlDepsArg);
+  let results = (outs Graph_Control:$done);
+  let assemblyFormat = "$var `,` $m `,` $v `,` $beta1_power `,` $beta2_power "
+      "`,` $lr `,` $beta1 `,` $beta2 `,` $epsilon `,` $grad "
+      "(`use_nesterov` $use_nesterov^)? " # afterClause
+      # " attr-dict `:` type($var) `,` type($m) `,` type($v) `,` "
+      "type($beta1_power) `,` type($beta2_power) `,` type($lr) `,` "
+      "type($beta1) `,` type($beta2) `,` type($epsilon) `,` type($grad)";
+  let hasVerifier = 1;
+  let cpuKernels = Graph_FloatKernels;
+}
+
+//===----------------------------------------------------------------------===//
+// Differentiation.
+//===----------------------------------------------------------------------===//
+
+def Graph_GradientsOp : Op<Graph_Dialect, "gradients",
+    [Pure, AttrSizedOperandSegments,
+     DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
+  let summary = "gradients of ys with respect to xs (tf.gradients)";
+  let description = [{
+    The gradients of `sum(ys)` (of `sum(ys * grad_ys)` when `grad_ys` are
+    given, one per y) with respect to each of `xs`, one result per x of its
+    type. `--gplace-differentiate` replaces the op with the backward graph
+    (reverse-mode differentiation through each op's GradientOpInterface)
+    before placement; an x that no y depends on gets zeros, as
+    `tf.gradients(..., unconnected_gradients='zero')`.
+
+    ```mlir
+    %gw, %gb = gplace.gradients %loss wrt %w, %b : tensor<f32> wrt tensor<784x10xf32>, tensor<10xf32>
+    %g = gplace.gradients %y wrt %x grad_ys %dy : tensor<3xf32> wrt tensor<3xf32> grad_ys tensor<3xf32>
+    ```
+  }];
+  let arguments = (ins Variadic<Graph_FloatTensor>:$ys,
+                       Variadic<Graph_FloatTensor>:$xs,
+                       Variadic<Graph_FloatTensor>:$grad_ys);
+  let results = (outs Variadic<Graph_FloatTensor>:$gradients);
+  let assemblyFormat = "$ys `wrt` $xs (`grad_ys` $grad_ys^)? attr-dict `:` "
+      "type($ys) `wrt` type($xs) (`grad_ys` type($grad_ys)^)?";
+  let hasVerifier = 1;
 }
 
 //===----------------------------------------------------------------------===//

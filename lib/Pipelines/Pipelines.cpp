@@ -20,6 +20,9 @@ void gplace::buildLowerToPlanPipeline(mlir::OpPassManager &pm, bool fuse) {
 void gplace::buildGPlacePipeline(mlir::OpPassManager &pm,
                                  const PipelineOptions &options,
                                  std::optional<DeviceSet> runtimeDevices) {
+  // Training graphs: gplace.gradients becomes the backward graph before
+  // anything is placed.
+  pm.addPass(createDifferentiatePass());
   AssignDevicesPassOptions assign;
   assign.devices = options.devices;
   assign.gpuMemoryLimit = options.gpuMemoryLimit;

@@ -15,6 +15,10 @@
 //===----------------------------------------------------------------------===//
 
 #include "gplace/Runtime/Kernels.h"
+#if __has_include("gplace/Runtime/Random.h") // TEMP
+#include "gplace/Runtime/Random.h"
+#define GPLACE_HAS_RANDOM 1
+#endif
 #include "gplace/Support/Shape.h"
 
 #include <Eigen/Core>
@@ -25,6 +29,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <memory>
 #include <type_traits>
 
 namespace gplace::runtime {
@@ -643,6 +648,280 @@ template <> Status runKernel<Kernel::Matmul>(const KernelCall &call) {
         }
         return Status::ok();
       });
+}
+
+//===----------------------------------------------------------------------===//
+// Training: broadcasting, padding, the loss, metrics, random numbers and
+// the optimizers.
+//===----------------------------------------------------------------------===//
+
+template <> Status runKernel<Kernel::BroadcastTo>(const KernelCall &call) {
+  return gather(call,
+                broadcastStrides(call.inputs[0].type->shape,
+                                 call.outputs[0].type->shape),
+                0);
+}
+
+template <> Status runKernel<Kernel::Pad>(const KernelCall &call) {
+  const TensorType &inType = *call.inputs[0].type;
+  const TensorType &outType = *call.outputs[0].type;
+  int64_t size = elementBytes(outType.elementType);
+  uint8_t *out = static_cast<uint8_t *>(call.outputs[0].data);
+  const uint8_t *in = static_cast<const uint8_t *>(call.inputs[0].data);
+  int64_t total = outType.numElements();
+  if (total > 0)
+    std::memset(out, 0, total * size);
+  // Each input element to its place in the output.
+  std::vector<int64_t> outStrides = rowMajorStrides(outType.shape);
+  int64_t base = 0;
+  for (size_t d = 0; d < outStrides.size(); ++d)
+    base += call.params->paddings[2 * d] * outStrides[d];
+  std::vector<int64_t> index(inType.shape.size(), 0);
+  int64_t offset = 0;
+  for (int64_t i = 0, n = inType.numElements(); i < n; ++i) {
+    std::memcpy(out + (base + offset) * size, in + i * size, size);
+    for (int64_t d = static_cast<int64_t>(index.size()) - 1; d >= 0; --d) {
+      offset += outStrides[d];
+      if (++index[d] < inType.shape[d])
+        break;
+      offset -= outStrides[d] * inType.shape[d];
+      index[d] = 0;
+    }
+  }
+  return Status::ok();
+}
+
+/// Reads integer element i of `ref` (i32 or i64) as int64_t.
+int64_t readIndex(const TensorRef &ref, int64_t i) {
+  if (ref.type->elementType == ElementType::I64)
+    return ptr<int64_t>(ref)[i];
+  return ptr<int32_t>(ref)[i];
+}
+
+template <>
+Status runKernel<Kernel::SparseSoftmaxCrossEntropyWithLogits>(
+    const KernelCall &call) {
+  const TensorType &type = *call.inputs[0].type;
+  int64_t rows = type.shape[0], cols = type.shape[1];
+  for (int64_t r = 0; r < rows; ++r) {
+    int64_t label = readIndex(call.inputs[1], r);
+    if (label < 0 || label >= cols)
+      return Status::invalidArgument(
+          "Received a label value of " + std::to_string(label) +
+          " which is outside the valid range of [0, " + std::to_string(cols) +
+          ").  Label values: row " + std::to_string(r));
+  }
+  return dispatch<kernelCpuTypes(Kernel::SparseSoftmaxCrossEntropyWithLogits)>(
+      type.elementType, call.kernel, [&](auto tag) -> Status {
+        using S = typename decltype(tag)::type;
+        using A = std::conditional_t<std::is_same_v<S, double>, double, float>;
+        const S *logits = ptr<S>(call.inputs[0]);
+        S *loss = ptr<S>(call.outputs[0]);
+        S *backprop = ptr<S>(call.outputs[1]);
+        for (int64_t r = 0; r < rows; ++r) {
+          const S *x = logits + r * cols;
+          A max = -std::numeric_limits<A>::infinity();
+          for (int64_t c = 0; c < cols; ++c)
+            max = std::max(max, A(x[c]));
+          A sum = 0;
+          for (int64_t c = 0; c < cols; ++c)
+            sum += std::exp(A(x[c]) - max);
+          A logSum = std::log(sum);
+          int64_t label = readIndex(call.inputs[1], r);
+          // loss = log(sum(exp(x - max))) - (x[label] - max).
+          loss[r] = static_cast<S>(logSum - (A(x[label]) - max));
+          for (int64_t c = 0; c < cols; ++c)
+            backprop[r * cols + c] = static_cast<S>(
+                std::exp(A(x[c]) - max) / sum - (c == label ? A(1) : A(0)));
+        }
+        return Status::ok();
+      });
+}
+
+template <> Status runKernel<Kernel::ArgMax>(const KernelCall &call) {
+  const TensorType &type = *call.inputs[0].type;
+  int64_t axis = call.params->axis;
+  int64_t inner = 1, outer = 1, n = type.shape[axis];
+  for (size_t d = 0; d < type.shape.size(); ++d)
+    (static_cast<int64_t>(d) < axis ? outer : inner) *=
+        static_cast<int64_t>(d) == axis ? 1 : type.shape[d];
+  bool i64 = call.outputs[0].type->elementType == ElementType::I64;
+  return dispatch<kernelCpuTypes(Kernel::Add)>(
+      type.elementType, call.kernel, [&](auto tag) -> Status {
+        using S = typename decltype(tag)::type;
+        using A = std::conditional_t<isHalf<S>, float, S>;
+        const S *in = ptr<S>(call.inputs[0]);
+        for (int64_t o = 0; o < outer; ++o)
+          for (int64_t i = 0; i < inner; ++i) {
+            int64_t best = 0;
+            for (int64_t k = 1; k < n; ++k) {
+              A x = A(in[(o * n + k) * inner + i]);
+              A b = A(in[(o * n + best) * inner + i]);
+              bool nan = false;
+              if constexpr (std::is_floating_point_v<A>)
+                nan = std::isnan(b);
+              if (nan)
+                break; // The first NaN is the largest.
+              bool larger = x > b;
+              if constexpr (std::is_floating_point_v<A>)
+                larger = larger || std::isnan(x);
+              if (larger)
+                best = k;
+            }
+            if (i64)
+              ptr<int64_t>(call.outputs[0])[o * inner + i] = best;
+            else
+              ptr<int32_t>(call.outputs[0])[o * inner + i] =
+                  static_cast<int32_t>(best);
+          }
+        return Status::ok();
+      });
+}
+
+template <> Status runKernel<Kernel::Equal>(const KernelCall &call) {
+  const std::vector<int64_t> &shape = call.outputs[0].type->shape;
+  int64_t n = call.outputs[0].type->numElements();
+  return dispatch<kernelCpuTypes(Kernel::Cast)>(
+      call.inputs[0].type->elementType, call.kernel, [&](auto tag) -> Status {
+        using S = typename decltype(tag)::type;
+        BroadcastReader<S> lhs(call.inputs[0], shape), rhs(call.inputs[1], shape);
+        size_t block = static_cast<size_t>(std::min(n, kBlock));
+        // Not std::vector: S may be bool.
+        std::unique_ptr<S[]> scratch(new S[2 * block]);
+        bool *out = ptr<bool>(call.outputs[0]);
+        for (int64_t start = 0; start < n; start += kBlock) {
+          int64_t count = std::min(kBlock, n - start);
+          const S *a = lhs.read(start, count, scratch.get());
+          const S *b = rhs.read(start, count, scratch.get() + block);
+          for (int64_t i = 0; i < count; ++i)
+            out[start + i] = a[i] == b[i];
+        }
+        return Status::ok();
+      });
+}
+
+template <> Status runKernel<Kernel::OneHot>(const KernelCall &call) {
+  const TensorType &outType = *call.outputs[0].type;
+  int64_t depth = outType.shape.back();
+  int64_t rows = call.inputs[0].type->numElements();
+  int64_t size = elementBytes(outType.elementType);
+  const uint8_t *on = static_cast<const uint8_t *>(call.inputs[1].data);
+  const uint8_t *off = static_cast<const uint8_t *>(call.inputs[2].data);
+  uint8_t *out = static_cast<uint8_t *>(call.outputs[0].data);
+  for (int64_t r = 0; r < rows; ++r) {
+    int64_t index = readIndex(call.inputs[0], r);
+    for (int64_t c = 0; c < depth; ++c)
+      std::memcpy(out + (r * depth + c) * size, c == index ? on : off, size);
+  }
+  return Status::ok();
+}
+
+/// The seed of a stateless random op: its two integers.
+std::pair<int64_t, int64_t> readSeed(const TensorRef &seed) {
+  return {readIndex(seed, 0), readIndex(seed, 1)};
+}
+
+#ifndef GPLACE_HAS_RANDOM // TEMP
+enum class RandomDistribution { Uniform, Normal, TruncatedNormal };
+Status fillStatelessRandom(RandomDistribution, int64_t, int64_t, ElementType, void *, int64_t) { return Status::internal("random: not yet"); }
+#endif
+template <RandomDistribution D> Status runRandom(const KernelCall &call) {
+  auto [seed0, seed1] = readSeed(call.inputs[0]);
+  return fillStatelessRandom(D, seed0, seed1,
+                             call.outputs[0].type->elementType,
+                             call.outputs[0].data,
+                             call.outputs[0].type->numElements());
+}
+template <>
+Status runKernel<Kernel::StatelessRandomUniform>(const KernelCall &call) {
+  return runRandom<RandomDistribution::Uniform>(call);
+}
+template <>
+Status runKernel<Kernel::StatelessRandomNormal>(const KernelCall &call) {
+  return runRandom<RandomDistribution::Normal>(call);
+}
+template <>
+Status runKernel<Kernel::StatelessTruncatedNormal>(const KernelCall &call) {
+  return runRandom<RandomDistribution::TruncatedNormal>(call);
+}
+
+/// Runs `update(i, scalars...)` for each element of the variable, with the
+/// kernel's scalar inputs (in order) read in the compute type A; the
+/// variable and slots are outputs, in place.
+template <Kernel K, typename F> Status applyUpdate(const KernelCall &call, F &&f) {
+  return dispatch<kernelCpuTypes(K)>(
+      call.outputs[0].type->elementType, K, [&](auto tag) -> Status {
+        using S = typename decltype(tag)::type;
+        using A = std::conditional_t<std::is_same_v<S, double>, double, float>;
+        return f(Tag<S>(), Tag<A>());
+      });
+}
+
+template <>
+Status runKernel<Kernel::ApplyGradientDescent>(const KernelCall &call) {
+  // var -= alpha * delta (TensorFlow's ApplyGradientDescentOp).
+  return applyUpdate<Kernel::ApplyGradientDescent>(
+      call, [&](auto s, auto a) -> Status {
+        using S = typename decltype(s)::type;
+        using A = typename decltype(a)::type;
+        A alpha = A(ptr<S>(call.inputs[0])[0]);
+        const S *delta = ptr<S>(call.inputs[1]);
+        S *var = ptr<S>(call.outputs[0]);
+        for (int64_t i = 0, n = call.outputs[0].type->numElements(); i < n; ++i)
+          var[i] = static_cast<S>(A(var[i]) - alpha * A(delta[i]));
+        return Status::ok();
+      });
+}
+
+template <> Status runKernel<Kernel::ApplyMomentum>(const KernelCall &call) {
+  // TensorFlow's ApplyMomentumOp: accum = accum * momentum + grad; var -=
+  // lr * accum, or var -= grad * lr + accum * momentum * lr (Nesterov).
+  bool nesterov = call.params->useNesterov;
+  return applyUpdate<Kernel::ApplyMomentum>(
+      call, [&](auto s, auto a) -> Status {
+        using S = typename decltype(s)::type;
+        using A = typename decltype(a)::type;
+        A lr = A(ptr<S>(call.inputs[0])[0]);
+        const S *grad = ptr<S>(call.inputs[1]);
+        A momentum = A(ptr<S>(call.inputs[2])[0]);
+        S *var = ptr<S>(call.outputs[0]), *accum = ptr<S>(call.outputs[1]);
+        for (int64_t i = 0, n = call.outputs[0].type->numElements(); i < n;
+             ++i) {
+          A g = A(grad[i]);
+          A acc = A(accum[i]) * momentum + g;
+          accum[i] = static_cast<S>(acc);
+          A step = nesterov ? g * lr + acc * momentum * lr : lr * acc;
+          var[i] = static_cast<S>(A(var[i]) - step);
+        }
+        return Status::ok();
+      });
+}
+
+template <> Status runKernel<Kernel::ApplyAdam>(const KernelCall &call) {
+  // TensorFlow's ApplyAdamOp (training_ops.cc, functor ApplyAdam).
+  bool nesterov = call.params->useNesterov;
+  return applyUpdate<Kernel::ApplyAdam>(call, [&](auto s, auto a) -> Status {
+    using S = typename decltype(s)::type;
+    using A = typename decltype(a)::type;
+    auto scalar = [&](int k) { return A(ptr<S>(call.inputs[k])[0]); };
+    A beta1Power = scalar(0), beta2Power = scalar(1), lr = scalar(2),
+      beta1 = scalar(3), beta2 = scalar(4), epsilon = scalar(5);
+    const S *grad = ptr<S>(call.inputs[6]);
+    S *var = ptr<S>(call.outputs[0]), *m = ptr<S>(call.outputs[1]),
+      *v = ptr<S>(call.outputs[2]);
+    A alpha = lr * std::sqrt(A(1) - beta2Power) / (A(1) - beta1Power);
+    for (int64_t i = 0, n = call.outputs[0].type->numElements(); i < n; ++i) {
+      A g = A(grad[i]);
+      A mi = A(m[i]) + (g - A(m[i])) * (A(1) - beta1);
+      A vi = A(v[i]) + (g * g - A(v[i])) * (A(1) - beta2);
+      m[i] = static_cast<S>(mi);
+      v[i] = static_cast<S>(vi);
+      A direction = nesterov ? mi * beta1 + (A(1) - beta1) * g : mi;
+      var[i] = static_cast<S>(A(var[i]) -
+                              direction * alpha / (std::sqrt(vi) + epsilon));
+    }
+    return Status::ok();
+  });
 }
 
 /// The host implementation of each kernel, indexed by gplace::Kernel.

@@ -70,12 +70,20 @@ void KernelRegistry::print(std::ostream &os) const {
     }
     return out;
   };
-  os << std::left << std::setw(20) << "op" << std::setw(21) << "TensorFlow"
-     << std::setw(30) << "CPU"
+  // Columns as wide as their longest entry, plus a space.
+  size_t opWidth = 2, tfWidth = 10, cpuWidth = 3;
+  for (const KernelDef &def : entries_) {
+    opWidth = std::max(opWidth, def.op.size());
+    tfWidth = std::max(tfWidth, def.tensorFlowType.size());
+    cpuWidth = std::max(cpuWidth, list(def, def.cpu).size());
+  }
+  auto width = [](size_t w) { return std::setw(static_cast<int>(w + 1)); };
+  os << std::left << width(opWidth) << "op" << width(tfWidth) << "TensorFlow"
+     << width(cpuWidth) << "CPU"
      << "GPU\n";
   for (const KernelDef &def : entries_)
-    os << std::setw(20) << def.op << std::setw(21) << def.tensorFlowType
-       << std::setw(30) << list(def, def.cpu) << list(def, def.gpu) << "\n";
+    os << width(opWidth) << def.op << width(tfWidth) << def.tensorFlowType
+       << width(cpuWidth) << list(def, def.cpu) << list(def, def.gpu) << "\n";
 }
 
 } // namespace gplace

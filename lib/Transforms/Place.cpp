@@ -366,6 +366,22 @@ LogicalResult FunctionPlacer::buildGroups() {
         classes_.join(info.index, producer->second);
     }
   }
+  // Explicit colocation (TensorFlow's `_class = ["loc:@name"]`): backward
+  // ops go with their forward op. A name no op has is ignored, as
+  // TensorFlow ignores a colocation constraint on a node it cannot find.
+  llvm::StringMap<unsigned> byName;
+  for (const OpInfo &info : ops_) {
+    auto target = info.op->getAttrOfType<StringAttr>(
+        GraphDialect::getColocateWithAttrName());
+    if (!target)
+      continue;
+    if (byName.empty())
+      for (const OpInfo &other : ops_)
+        byName.try_emplace(name(other.index), other.index);
+    auto it = byName.find(target.getValue());
+    if (it != byName.end())
+      classes_.join(info.index, it->second);
+  }
   classes_.compress();
   groups_.resize(classes_.getNumClasses());
 

@@ -88,7 +88,9 @@ struct KernelParams {
   std::vector<int64_t> axes;                   ///< reduce_*.
   std::vector<int64_t> perm;                   ///< transpose.
   std::vector<int64_t> begin, size;            ///< slice.
-  int64_t axis = 0;                            ///< concat.
+  int64_t axis = 0;                            ///< concat, argmax.
+  std::vector<int64_t> paddings;               ///< pad.
+  bool useNesterov = false;                    ///< apply_momentum, _adam.
 };
 
 /// How a kernel parameter is typed: a unit attribute (a flag), an integer,

@@ -5,6 +5,38 @@
 
 include "mlir/Pass/PassBase.td"
 
+def DifferentiatePass : Pass<"gplace-differentiate", "::mlir::ModuleOp"> {
+  let summary = "Expands gplace.gradients into the backward graph";
+  let dependentDialects = ["::gplace::graph::GraphDialect"];
+  let description = [{
+    Reverse-mode differentiation, as TensorFlow's `tf.gradients`: each
+    `gplace.gradients %ys wrt %xs` is replaced by the ops computing the
+    gradients of `sum(ys)` (or of `sum(ys * grad_ys)`) with respect to each
+    x. The ops on a path from an x to a y are visited in reverse program
+    order; each builds its operands' gradients from its results' through
+    GradientOpInterface (the op's vector-Jacobian product), and the
+    gradients a value receives from several users are summed with
+    `gplace.add_n`. Ops with the NotDifferentiable trait stop the gradient;
+    any other op without a gradient on the path is an error in TensorFlow's
+    words (`No gradient defined for operation 'foo' (op type: Bar)`). An x
+    no y depends on gets zeros.
+
+    Each backward op is named `gradients/<forward op>_grad/<op type>` and
+    carries `gplace.colocate_with = "<forward op>"`, so placement puts it
+    on its forward op's device (TensorFlow's
+    `colocate_gradients_with_ops=True`). Runs before placement; the
+    pipelines and gplace-run run it first.
+
+    ```mlir
+    %y = gplace.matmul %x, %w : (tensor<2x3xf32>, tensor<3x1xf32>) -> tensor<2x1xf32>
+    %loss = gplace.reduce_sum %y axes = [0, 1] : tensor<2x1xf32> -> tensor<f32>
+    %gw = gplace.gradients %loss wrt %w : tensor<f32> wrt tensor<3x1xf32>
+    // becomes, with %ones = 1.0 broadcast to y's shape:
+    // %gw = gplace.matmul %x, %ones transpose_a {name = "gradients/MatMul_grad/MatMul", gplace.colocate_with = "MatMul"}
+    ```
+  }];
+}
+
 def VerifyDevicesPass : Pass<"gplace-verify-devices", "::mlir::ModuleOp"> {
   let summary = "Checks every device string of the graph";
   let description = [{

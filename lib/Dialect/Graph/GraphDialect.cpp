@@ -71,7 +71,8 @@ LogicalResult GraphDialect::verifyOperationAttribute(Operation *op,
                                << "' twice";
     return success();
   }
-  if (name == getDefaultDeviceAttrName() || name == getDevicePolicyAttrName()) {
+  if (name == getDefaultDeviceAttrName() || name == getDevicePolicyAttrName() ||
+      name == getColocateWithAttrName()) {
     if (!isa<StringAttr>(attr.getValue()))
       return op->emitError() << "'" << name << "' must be a string, but got "
                              << attr.getValue();
@@ -80,7 +81,8 @@ LogicalResult GraphDialect::verifyOperationAttribute(Operation *op,
   return op->emitError() << "unknown gplace attribute '" << name
                          << "' (known: '" << getDefaultDeviceAttrName()
                          << "', '" << getDevicePolicyAttrName() << "', '"
-                         << getDevicesAttrName() << "')";
+                         << getDevicesAttrName() << "', '"
+                         << getColocateWithAttrName() << "')";
 }
 
 bool gplace::graph::isValidGraphTensorType(Type type) {

@@ -524,3 +524,212 @@ DictionaryAttr ConcatOp::getKernelParameters() {
       *this, getKernel(), "axis",
       Builder(getContext()).getI64IntegerAttr(axis < 0 ? axis + rank : axis));
 }
+
+//===----------------------------------------------------------------------===//
+// Training ops: broadcasting, padding, losses, metrics, random numbers,
+// optimizers, gradients.
+//===----------------------------------------------------------------------===//
+
+LogicalResult BroadcastToOp::verify() {
+  RankedTensorType input = getInput().getType(), result = getType();
+  if (input.getElementType() != result.getElementType())
+    return emitOpError() << "operand element type " << input.getElementType()
+                         << " differs from result element type "
+                         << result.getElementType();
+  std::optional<std::vector<int64_t>> shape =
+      gplace::broadcastShapes(input.getShape(), result.getShape());
+  if (input.getRank() > result.getRank() || !shape ||
+      ArrayRef<int64_t>(*shape) != result.getShape())
+    return emitOpError() << "cannot broadcast " << input << " to " << result;
+  return success();
+}
+
+LogicalResult PadOp::verify() {
+  RankedTensorType input = getInput().getType();
+  ArrayRef<int64_t> paddings = getPaddings();
+  int64_t rank = input.getRank();
+  if (static_cast<int64_t>(paddings.size()) != 2 * rank)
+    return emitOpError() << "paddings has " << paddings.size()
+                         << " entries but needs two per dimension of "
+                         << input << " (" << 2 * rank << ")";
+  SmallVector<int64_t> shape;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (paddings[2 * d] < 0 || paddings[2 * d + 1] < 0)
+      return emitOpError() << "paddings of dimension " << d << " ("
+                           << paddings[2 * d] << ", " << paddings[2 * d + 1]
+                           << ") must be non-negative";
+    shape.push_back(input.getDimSize(d) + paddings[2 * d] +
+                    paddings[2 * d + 1]);
+  }
+  return verifyResultType(*this,
+                          RankedTensorType::get(shape, input.getElementType()));
+}
+
+GPLACE_INFER_RETURN_TYPES(SparseSoftmaxCrossEntropyWithLogitsOp) {
+  if (operands.empty())
+    return failure();
+  auto features = dyn_cast<RankedTensorType>(operands[0].getType());
+  if (!features || features.getRank() != 2)
+    return emitOptionalError(location,
+                             "'gplace.sparse_softmax_cross_entropy_with_logits'"
+                             " expects rank-2 features [batch, classes], but "
+                             "got ",
+                             operands[0].getType());
+  inferredReturnTypes.push_back(RankedTensorType::get(
+      {features.getDimSize(0)}, features.getElementType()));
+  inferredReturnTypes.push_back(features);
+  return success();
+}
+
+LogicalResult SparseSoftmaxCrossEntropyWithLogitsOp::verify() {
+  RankedTensorType features = getFeatures().getType();
+  RankedTensorType labels = getLabels().getType();
+  if (labels.getRank() != 1 || labels.getDimSize(0) != features.getDimSize(0))
+    return emitOpError() << "labels " << labels
+                         << " must have shape [batch] = ["
+                         << features.getDimSize(0) << "] for features "
+                         << features;
+  return success();
+}
+
+/// A non-negative axis of a rank-`rank` operand.
+static int64_t resolveAxis(int64_t axis, int64_t rank) {
+  return axis < 0 ? axis + rank : axis;
+}
+
+LogicalResult ArgMaxOp::verify() {
+  RankedTensorType input = getInput().getType();
+  if (input.getRank() == 0)
+    return emitOpError() << "expects an operand of rank at least 1";
+  FailureOr<int64_t> axis =
+      normalizeAxis(*this, "axis", getAxis(), input.getRank());
+  if (failed(axis))
+    return failure();
+  SmallVector<int64_t> shape(input.getShape());
+  shape.erase(shape.begin() + *axis);
+  return verifyResultType(
+      *this, RankedTensorType::get(shape, getType().getElementType()));
+}
+
+DictionaryAttr ArgMaxOp::getKernelParameters() {
+  return withParameter(*this, getKernel(), "axis",
+                       Builder(getContext()).getI64IntegerAttr(resolveAxis(
+                           getAxis(), getInput().getType().getRank())));
+}
+
+LogicalResult EqualOp::verify() {
+  RankedTensorType lhs = getLhs().getType(), rhs = getRhs().getType();
+  if (lhs.getElementType() != rhs.getElementType())
+    return emitOpError() << "lhs element type " << lhs.getElementType()
+                         << " differs from rhs element type "
+                         << rhs.getElementType();
+  std::optional<std::vector<int64_t>> shape =
+      gplace::broadcastShapes(lhs.getShape(), rhs.getShape());
+  if (!shape)
+    return emitOpError() << "operands " << lhs << " and " << rhs
+                         << " are not broadcast-compatible";
+  return verifyResultType(
+      *this, RankedTensorType::get(*shape, getType().getElementType()));
+}
+
+LogicalResult OneHotOp::verify() {
+  RankedTensorType indices = getIndices().getType(), result = getType();
+  for (Value value : {getOnValue(), getOffValue()})
+    if (value.getType() !=
+        RankedTensorType::get({}, result.getElementType()))
+      return emitOpError() << "on_value and off_value must be scalars of the "
+                              "result's element type "
+                           << result.getElementType() << ", but got "
+                           << value.getType();
+  if (result.getRank() != indices.getRank() + 1 ||
+      result.getShape().drop_back() != indices.getShape())
+    return emitOpError() << "result " << result
+                         << " must have the indices' shape "
+                         << shapeStr(indices.getShape())
+                         << " and one more dimension (the depth)";
+  return success();
+}
+
+/// Shared verifier of the stateless random ops: a seed of two integers.
+static LogicalResult verifySeed(Operation *op, RankedTensorType seed) {
+  if (seed.getShape() != ArrayRef<int64_t>{2})
+    return op->emitOpError() << "seed must be a tensor of two integers "
+                                "(tensor<2xi32> or tensor<2xi64>), but got "
+                             << seed;
+  return success();
+}
+LogicalResult StatelessRandomUniformOp::verify() {
+  return verifySeed(*this, getSeed().getType());
+}
+LogicalResult StatelessRandomNormalOp::verify() {
+  return verifySeed(*this, getSeed().getType());
+}
+LogicalResult StatelessTruncatedNormalOp::verify() {
+  return verifySeed(*this, getSeed().getType());
+}
+
+/// Shared verifier of the optimizers: `slots` are variables of `var`'s
+/// type, `scalars` scalars of its element type, `grad` of its value type.
+static LogicalResult verifyApply(Operation *op, Value var,
+                                 ArrayRef<Value> slots,
+                                 ArrayRef<Value> scalars, Value grad) {
+  auto resource = cast<ResourceType>(var.getType());
+  RankedTensorType value = resource.getValueType();
+  if (!isa<FloatType>(value.getElementType()))
+    return op->emitOpError() << "updates a variable of floating-point type, "
+                                "but got "
+                             << resource;
+  for (Value slot : slots)
+    if (slot.getType() != resource)
+      return op->emitOpError() << "slot type " << slot.getType()
+                               << " differs from the variable's type "
+                               << resource;
+  auto scalar = RankedTensorType::get({}, value.getElementType());
+  for (Value s : scalars)
+    if (s.getType() != scalar)
+      return op->emitOpError() << "expects scalar hyperparameters of type "
+                               << scalar << ", but got " << s.getType();
+  if (grad.getType() != value)
+    return op->emitOpError() << "gradient type " << grad.getType()
+                             << " differs from the variable's value type "
+                             << value;
+  return success();
+}
+
+LogicalResult ApplyGradientDescentOp::verify() {
+  return verifyApply(*this, getVar(), {}, {getAlpha()}, getDelta());
+}
+LogicalResult ApplyMomentumOp::verify() {
+  return verifyApply(*this, getVar(), {getAccum()}, {getLr(), getMomentum()},
+                     getGrad());
+}
+LogicalResult ApplyAdamOp::verify() {
+  return verifyApply(*this, getVar(), {getM(), getV()},
+                     {getBeta1Power(), getBeta2Power(), getLr(), getBeta1(),
+                      getBeta2(), getEpsilon()},
+                     getGrad());
+}
+
+GPLACE_INFER_RETURN_TYPES(GradientsOp) {
+  Adaptor adaptor(operands, attributes, properties, regions);
+  for (Value x : adaptor.getXs())
+    inferredReturnTypes.push_back(x.getType());
+  return success();
+}
+
+LogicalResult GradientsOp::verify() {
+  if (getYs().empty() || getXs().empty())
+    return emitOpError() << "expects at least one y and one x";
+  if (!getGradYs().empty()) {
+    if (getGradYs().size() != getYs().size())
+      return emitOpError() << "has " << getGradYs().size()
+                           << " grad_ys for " << getYs().size()
+                           << " ys (expected one per y)";
+    for (auto [i, pair] : llvm::enumerate(llvm::zip(getYs(), getGradYs())))
+      if (std::get<0>(pair).getType() != std::get<1>(pair).getType())
+        return emitOpError() << "grad_ys #" << i << " has type "
+                             << std::get<1>(pair).getType() << " but y #" << i
+                             << " has type " << std::get<0>(pair).getType();
+  }
+  return success();
+}

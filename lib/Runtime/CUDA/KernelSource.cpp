@@ -9,6 +9,10 @@
 //===----------------------------------------------------------------------===//
 
 #include "gplace/Runtime/Cuda.h"
+#if __has_include("gplace/Runtime/Random.h") // TEMP
+#include "gplace/Runtime/Random.h"
+#define GPLACE_HAS_RANDOM 1
+#endif
 #include "gplace/Support/Shape.h"
 
 #include <map>
@@ -96,6 +100,23 @@ std::optional<GpuType> gpuType(ElementType type) {
   }
 }
 
+/// The CUDA storage type of a kernel parameter of element type `type`:
+/// integers (labels, seeds, indices) as well as floats.
+std::string storageOf(ElementType type) {
+  switch (type) {
+  case ElementType::I32:
+    return "int";
+  case ElementType::I64:
+    return "long long";
+  case ElementType::I1:
+    return "unsigned char";
+  default:
+    if (std::optional<GpuType> gpu = gpuType(type))
+      return gpu->storage;
+    return "unsigned char";
+  }
+}
+
 /// Statements computing `o<k>` = the offset in operand k of the element at
 /// linear index `index` of a tensor of shape `dims`, where operand k steps
 /// `strides[k][d]` along dimension d.
@@ -152,9 +173,9 @@ public:
 
   StatusOr<CudaKernelSource> generate() {
     const TensorType &out = *call_.outputs[0].type;
-    ElementType elementType = call_.kernel == Kernel::Softmax
-                                  ? out.elementType
-                                  : call_.inputs[0].type->elementType;
+    // The kernel's element type: its result's, or for an in-place update
+    // the variable's (TensorFlow's type attribute "T").
+    ElementType elementType = out.elementType;
     std::optional<GpuType> type = gpuType(elementType);
     if (!type)
       return Status::invalidArgument("no GPU kernel for gplace." +
@@ -194,6 +215,27 @@ public:
     case Kernel::Concat:
       body = concat();
       break;
+    case Kernel::BroadcastTo:
+      body = offsets("i", out.shape,
+                     {broadcastStrides(call_.inputs[0].type->shape, out.shape)}) +
+             "  out0[i] = in0[o0];\n";
+      break;
+    case Kernel::Pad:
+      body = pad();
+      break;
+    case Kernel::SparseSoftmaxCrossEntropyWithLogits:
+      kernel.threads = call_.inputs[0].type->shape[0];
+      body = sparseSoftmaxCrossEntropy();
+      break;
+    case Kernel::ApplyGradientDescent:
+    case Kernel::ApplyMomentum:
+    case Kernel::ApplyAdam:
+      body = applyUpdate();
+      break;
+    case Kernel::StatelessRandomUniform:
+    case Kernel::StatelessRandomNormal:
+    case Kernel::StatelessTruncatedNormal:
+      return statelessRandom();
     case Kernel::AssignAdd:
     case Kernel::AssignSub:
       body = "  out0[i] = " +
@@ -215,7 +257,7 @@ public:
     size_t n = 0;
     for (size_t k = 0; k < call_.inputs.size(); ++k, ++n)
       os << (n ? ", " : "") << "const "
-         << gpuType(call_.inputs[k].type->elementType)->storage
+         << storageOf(call_.inputs[k].type->elementType)
          << " *__restrict__ in" << k;
     for (size_t k = 0; k < call_.outputs.size(); ++k, ++n)
       os << (n ? ", " : "") << type_.storage << " *__restrict__ out" << k;
@@ -277,6 +319,132 @@ private:
     return os.str();
   }
 
+  /// Each output element from its input element, or zero in the padding.
+  std::string pad() {
+    const TensorType &in = *call_.inputs[0].type, &out = *call_.outputs[0].type;
+    std::vector<int64_t> strides = rowMajorStrides(in.shape);
+    std::ostringstream os;
+    os << "  long long r = i, off = 0; bool inside = true;\n";
+    for (int64_t d = static_cast<int64_t>(out.shape.size()) - 1; d >= 0; --d)
+      os << "  { long long c = r % " << out.shape[d] << "LL - "
+         << call_.params->paddings[2 * d] << "LL; r /= " << out.shape[d]
+         << "LL; if (c < 0 || c >= " << in.shape[d]
+         << "LL) inside = false; off += c * " << strides[d] << "LL; }\n";
+    os << "  out0[i] = inside ? in0[off] : (" << type_.storage << ")0;\n";
+    return os.str();
+  }
+
+  /// One thread per row: the loss and the backprop of
+  /// SparseSoftmaxCrossEntropyWithLogits. A label out of range gives NaN,
+  /// as TensorFlow's GPU kernel does (the CPU kernel reports an error).
+  std::string sparseSoftmaxCrossEntropy() {
+    int64_t cols = call_.inputs[0].type->shape[1];
+    std::string c = type_.compute, e = type_.math("exp"), l = type_.math("log");
+    std::ostringstream os;
+    os << "  const long long row = i * " << cols << "LL;\n"
+       << "  const long long label = (long long)in1[i];\n"
+       << "  " << c << " m = " << type_.load("in0[row]") << ";\n"
+       << "  for (long long k = 1; k < " << cols << "LL; ++k) { " << c
+       << " x = " << type_.load("in0[row + k]") << "; if (x > m) m = x; }\n"
+       << "  " << c << " sum = 0;\n"
+       << "  for (long long k = 0; k < " << cols << "LL; ++k) sum += " << e
+       << "(" << type_.load("in0[row + k]") << " - m);\n"
+       << "  if (label < 0 || label >= " << cols << "LL) {\n"
+       << "    out0[i] = " << type_.store(c + "(0) / " + c + "(0)") << ";\n"
+       << "    for (long long k = 0; k < " << cols << "LL; ++k) out1[row + k] = "
+       << type_.store(c + "(0) / " + c + "(0)") << ";\n"
+       << "    return;\n  }\n"
+       << "  out0[i] = " << type_.store(l + "(sum) - (" +
+                                        type_.load("in0[row + label]") + " - m)")
+       << ";\n"
+       << "  for (long long k = 0; k < " << cols << "LL; ++k) out1[row + k] = "
+       << type_.store(e + "(" + type_.load("in0[row + k]") + " - m) / sum - (k == label ? " + c + "(1) : " + c + "(0))")
+       << ";\n";
+    return os.str();
+  }
+
+  /// The optimizers, one thread per element of the variable, every slot
+  /// updated by the same thread (one kernel per variable): the formulas of
+  /// the host kernels (TensorFlow's training_ops).
+  std::string applyUpdate() {
+    std::string c = type_.compute, sq = type_.math("sqrt");
+    auto in = [&](int k, bool scalar) {
+      return type_.load("in" + std::to_string(k) + (scalar ? "[0]" : "[i]"));
+    };
+    std::ostringstream os;
+    switch (call_.kernel) {
+    case Kernel::ApplyGradientDescent:
+      os << "  out0[i] = "
+         << type_.store(type_.load("out0[i]") + " - " + in(0, true) + " * " +
+                        in(1, false))
+         << ";\n";
+      break;
+    case Kernel::ApplyMomentum:
+      os << "  const " << c << " lr = " << in(0, true) << ", g = " << in(1, false)
+         << ", mom = " << in(2, true) << ";\n"
+         << "  const " << c << " acc = " << type_.load("out1[i]")
+         << " * mom + g;\n"
+         << "  out1[i] = " << type_.store("acc") << ";\n"
+         << "  out0[i] = "
+         << type_.store(type_.load("out0[i]") + " - " +
+                        (call_.params->useNesterov
+                             ? "(g * lr + acc * mom * lr)"
+                             : "lr * acc"))
+         << ";\n";
+      break;
+    default: // ApplyAdam.
+      os << "  const " << c << " b1p = " << in(0, true) << ", b2p = "
+         << in(1, true) << ", lr = " << in(2, true) << ", b1 = " << in(3, true)
+         << ", b2 = " << in(4, true) << ", eps = " << in(5, true)
+         << ", g = " << in(6, false) << ";\n"
+         << "  const " << c << " alpha = lr * " << sq << "(" << c
+         << "(1) - b2p) / (" << c << "(1) - b1p);\n"
+         << "  " << c << " m = " << type_.load("out1[i]") << ", v = "
+         << type_.load("out2[i]") << ";\n"
+         << "  m += (g - m) * (" << c << "(1) - b1);\n"
+         << "  v += (g * g - v) * (" << c << "(1) - b2);\n"
+         << "  out1[i] = " << type_.store("m") << ";\n"
+         << "  out2[i] = " << type_.store("v") << ";\n"
+         << "  const " << c << " d = "
+         << (call_.params->useNesterov ? "m * b1 + (" + c + "(1) - b1) * g"
+                                       : std::string("m"))
+         << ";\n"
+         << "  out0[i] = "
+         << type_.store(type_.load("out0[i]") + " - d * alpha / (" + sq +
+                        "(v) + eps)")
+         << ";\n";
+      break;
+    }
+    return os.str();
+  }
+
+  /// The stateless random ops: Random.h's generator for CUDA, the same
+  /// Philox stream as the host's.
+#ifdef GPLACE_HAS_RANDOM // TEMP
+  StatusOr<CudaKernelSource> statelessRandom() {
+    RandomDistribution distribution =
+        call_.kernel == Kernel::StatelessRandomUniform
+            ? RandomDistribution::Uniform
+        : call_.kernel == Kernel::StatelessRandomNormal
+            ? RandomDistribution::Normal
+            : RandomDistribution::TruncatedNormal;
+    const TensorType &out = *call_.outputs[0].type;
+    StatusOr<RandomCudaKernel> random = statelessRandomCudaSource(
+        distribution, call_.inputs[0].type->elementType, out.elementType,
+        out.numElements(), kPrelude, type_.storage);
+    if (!random)
+      return random.status();
+    CudaKernelSource kernel;
+    kernel.source = random->source;
+    kernel.entry = random->entry;
+    kernel.threads = random->threads;
+    kernel.numParameters = 2;
+    return kernel;
+  }
+
+#else
+  StatusOr<CudaKernelSource> statelessRandom() { return Status::internal("x"); }
+#endif
   int64_t softmaxRows() const {
     const TensorType &type = *call_.inputs[0].type;
     int64_t cols = type.shape.back();
@@ -340,7 +508,9 @@ bool isNvrtcKernel(Kernel kernel) {
 StatusOr<CudaKernelSource> generateCudaKernel(const KernelCall &call) {
   if (call.outputs.empty() || call.inputs.empty())
     return Status::internal("a kernel needs inputs and outputs");
-  ElementType type = call.inputs[0].type->elementType;
+  // The kernel's element type (TensorFlow's "T"): its result's, or the
+  // variable's for an in-place update.
+  ElementType type = call.outputs[0].type->elementType;
   if (!(kernelGpuTypes(call.kernel) & (1u << static_cast<int>(type))))
     return Status::invalidArgument(
         "no GPU kernel for gplace." + std::string(kernelMnemonic(call.kernel)) +

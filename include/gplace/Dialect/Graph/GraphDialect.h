@@ -45,6 +45,11 @@ class ForwardsInput
 template <typename ConcreteType>
 class ControlOnly
     : public mlir::OpTrait::TraitBase<ConcreteType, ControlOnly> {};
+/// Ops without a gradient (TensorFlow's ops.NotDifferentiable): gradients
+/// stop there; see Graph_NotDifferentiable in GraphOps.td.
+template <typename ConcreteType>
+class NotDifferentiable
+    : public mlir::OpTrait::TraitBase<ConcreteType, NotDifferentiable> {};
 } // namespace OpTrait
 
 /// The resource of the memory effects on variables: gplace.read reads it,

@@ -1,0 +1,500 @@
+//===- GraphGradients.cpp - each op's vector-Jacobian product -------------===//
+//
+// GradientOpInterface::buildGradients of every differentiable graph op:
+// TensorFlow's gradient registry (math_grad.py, nn_grad.py, array_grad.py)
+// written as graph ops. Each function receives the gradients of its op's
+// results and builds the gradients of its data operands; broadcasting
+// operands get the gradient summed over the dimensions they were stretched
+// along. Integer operands get none.
+//
+//===----------------------------------------------------------------------===//
+
+#include "gplace/Dialect/Graph/GraphDialect.h"
+#include "gplace/Support/Shape.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+
+using namespace mlir;
+using namespace gplace::graph;
+
+namespace {
+
+RankedTensorType typeOf(Value v) { return cast<RankedTensorType>(v.getType()); }
+
+bool isFloatTensor(Value v) {
+  return isa<FloatType>(typeOf(v).getElementType());
+}
+
+/// Builds graph ops at the builder's insertion point, at `loc`.
+class Emitter {
+public:
+  Emitter(OpBuilder &builder, Location loc) : b(builder), loc(loc) {}
+
+  template <typename OpT>
+  Value op(Type type, ValueRange operands,
+           ArrayRef<NamedAttribute> attributes = {}) {
+    return b.create<OpT>(loc, TypeRange{type}, operands, attributes)
+        ->getResult(0);
+  }
+
+  /// A splat constant of `type` (a float tensor) holding `value`.
+  Value constant(RankedTensorType type, double value) {
+    return b.create<ConstantOp>(
+        loc, TypeRange{type}, ValueRange{},
+        ArrayRef<NamedAttribute>{b.getNamedAttr(
+            "value",
+            DenseElementsAttr::get(
+                type, b.getFloatAttr(type.getElementType(), value)))});
+  }
+  /// A scalar constant of `like`'s element type.
+  Value scalar(Value like, double value) {
+    return constant(RankedTensorType::get({}, typeOf(like).getElementType()),
+                    value);
+  }
+
+  Value reshape(Value v, ArrayRef<int64_t> shape) {
+    auto type = RankedTensorType::get(shape, typeOf(v).getElementType());
+    if (type == v.getType())
+      return v;
+    return op<ReshapeOp>(type, v);
+  }
+
+  /// `v` summed over `axes` (keeping none).
+  Value reduceSum(Value v, ArrayRef<int64_t> axes, bool keepDims = false) {
+    RankedTensorType type = typeOf(v);
+    SmallVector<int64_t> shape;
+    for (int64_t d = 0; d < type.getRank(); ++d) {
+      if (!llvm::is_contained(axes, d))
+        shape.push_back(type.getDimSize(d));
+      else if (keepDims)
+        shape.push_back(1);
+    }
+    SmallVector<NamedAttribute> attrs = {
+        b.getNamedAttr("axes", b.getDenseI64ArrayAttr(axes))};
+    if (keepDims)
+      attrs.push_back(b.getNamedAttr("keep_dims", b.getUnitAttr()));
+    return op<ReduceSumOp>(
+        RankedTensorType::get(shape, type.getElementType()), v, attrs);
+  }
+
+  /// The gradient `grad` of a broadcast result, summed back to `target`,
+  /// the shape of the operand that was broadcast (TensorFlow's
+  /// BroadcastGradientArgs followed by a sum and a reshape).
+  Value sumToShape(Value grad, RankedTensorType target) {
+    RankedTensorType type = typeOf(grad);
+    if (type == target)
+      return grad;
+    int64_t lead = type.getRank() - target.getRank();
+    SmallVector<int64_t> axes;
+    for (int64_t d = 0; d < type.getRank(); ++d)
+      if (d < lead || (target.getDimSize(d - lead) == 1 &&
+                       type.getDimSize(d) != 1))
+        axes.push_back(d);
+    Value sum = axes.empty() ? grad : reduceSum(grad, axes);
+    return reshape(sum, target.getShape());
+  }
+
+  Value broadcastTo(Value v, RankedTensorType type) {
+    if (v.getType() == type)
+      return v;
+    return op<BroadcastToOp>(type, v);
+  }
+
+  Value addN(ArrayRef<Value> values) {
+    if (values.size() == 1)
+      return values.front();
+    return b.create<AddNOp>(loc, values.front().getType(), values,
+                            StringAttr(), StringAttr(), StringAttr(),
+                            ValueRange());
+  }
+
+  /// The result type of a binary elementwise op on `lhs` and `rhs`.
+  RankedTensorType broadcastType(Value lhs, Value rhs) {
+    RankedTensorType l = typeOf(lhs), r = typeOf(rhs);
+    std::optional<std::vector<int64_t>> shape =
+        gplace::broadcastShapes(l.getShape(), r.getShape());
+    return RankedTensorType::get(*shape, l.getElementType());
+  }
+  template <typename OpT> Value binary(Value lhs, Value rhs) {
+    return op<OpT>(broadcastType(lhs, rhs), ValueRange{lhs, rhs});
+  }
+  template <typename OpT> Value unary(Value x) { return op<OpT>(x.getType(), x); }
+
+  Value matmul(Value a, Value b2, bool ta, bool tb) {
+    RankedTensorType at = typeOf(a), bt = typeOf(b2);
+    int64_t m = ta ? at.getDimSize(1) : at.getDimSize(0);
+    int64_t n = tb ? bt.getDimSize(0) : bt.getDimSize(1);
+    SmallVector<NamedAttribute> attrs;
+    if (ta)
+      attrs.push_back(b.getNamedAttr("transpose_a", b.getUnitAttr()));
+    if (tb)
+      attrs.push_back(b.getNamedAttr("transpose_b", b.getUnitAttr()));
+    return op<MatmulOp>(RankedTensorType::get({m, n}, at.getElementType()),
+                        ValueRange{a, b2}, attrs);
+  }
+
+  OpBuilder &b;
+  Location loc;
+};
+
+/// Operand gradients of a binary elementwise op whose broadcast-shaped
+/// gradients are `dl` and `dr` (null for none).
+void sumBinary(Emitter &e, Value lhs, Value rhs, Value dl, Value dr,
+               SmallVectorImpl<Value> &out) {
+  out.push_back(dl && isFloatTensor(lhs) ? e.sumToShape(dl, typeOf(lhs))
+                                         : Value());
+  out.push_back(dr && isFloatTensor(rhs) ? e.sumToShape(dr, typeOf(rhs))
+                                         : Value());
+}
+
+/// The shape `input` has after reducing `axes` with keep_dims.
+SmallVector<int64_t> keptShape(RankedTensorType input, ArrayRef<int64_t> axes) {
+  SmallVector<int64_t> shape(input.getShape());
+  for (int64_t axis : axes)
+    shape[axis < 0 ? axis + input.getRank() : axis] = 1;
+  return shape;
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Elementwise ops (math_grad.py).
+//===----------------------------------------------------------------------===//
+
+LogicalResult AddOp::buildGradients(OpBuilder &b, ArrayRef<Value> dys,
+                                    SmallVectorImpl<Value> &out) {
+  Emitter e(b, getLoc());
+  sumBinary(e, getLhs(), getRhs(), dys[0], dys[0], out);
+  return success();
+}
+
+LogicalResult SubOp::buildGradients(OpBuilder &b, ArrayRef<Value> dys,
+                                    SmallVectorImpl<Value> &out) {
+  Emitter e(b, getLoc());
+  sumBinary(e, getLhs(), getRhs(), dys[0], e.unary<NegOp>(dys[0]), out);
+  return success();
+}
+
+LogicalResult MulOp::buildGradients(OpBuilder &b, ArrayRef<Value> dys,
+                                    SmallVectorImpl<Value> &out) {
+  Emitter e(b, getLoc());
+  Value dy = dys[0];
+  sumBinary(e, getLhs(), getRhs(), e.binary<MulOp>(dy, getRhs()),
+            e.binary<MulOp>(dy, getLhs()), out);
+  return success();
+}
+
+LogicalResult DivOp::buildGradients(OpBuilder &b, ArrayRef<Value> dys,
+                                    SmallVectorImpl<Value> &out) {
+  // d(x / y) = dy / y, -dy * (x / y) / y.
+  Emitter e(b, getLoc());
+  Value dy = dys[0];
+  Value dl = e.binary<DivOp>(dy, getRhs());
+  Value dr = e.unary<NegOp>(
+      e.binary<MulOp>(dy, e.binary<DivOp>(getResult(), getRhs())));
+  sumBinary(e, getLhs(), getRhs(), dl, dr, out);
+  return success();
+}
+
+LogicalResult MaximumOp::buildGradients(OpBuilder &b, ArrayRef<Value> dys,
+                                        SmallVectorImpl<Value> &out) {
+  // The gradient goes to the larger operand: to lhs where lhs - rhs > 0,
+  // else to rhs (TensorFlow gives ties to lhs; here they go to rhs).
+  Emitter e(b, getLoc());
+  Value dy = dys[0];
+  Value dl = e.binary<ReluGradOp>(dy, e.binary<SubOp>(getLhs(), getRhs()));
+  Value dr = e.binary<SubOp>(dy, dl);
+  sumBinary(e, getLhs(), getRhs(), dl, dr, out);
+  return success();
+}
+
+LogicalResult NegOp::buildGradients(OpBuilder &b, ArrayRef<Value> dys,
+                                    SmallVectorImpl<Value> &out) {
+  Emitter e(b, getLoc());
+  out.push_back(e.unary<NegOp>(dys[0]));
+  return success();
+}
+
+LogicalResult ExpOp::buildGradients(OpBuilder &b, ArrayRef<Value> dys,
+                                    SmallVectorImpl<Value> &out) {
+  Emitter e(b, getLoc());
+  out.push_back(e.binary<MulOp>(dys[0], getResult()));
+  return success();
+}
+
+LogicalResult LogOp::buildGradients(OpBuilder &b, ArrayRef<Value> dys,
+                                    SmallVectorImpl<Value> &out) {
+  Emitter e(b, getLoc());
+  out.push_back(e.binary<DivOp>(dys[0], getInput()));
+  return success();
+}
+
+LogicalResult TanhOp::buildGradients(OpBuilder &b, ArrayRef<Value> dys,
+                                     SmallVectorImpl<Value> &out) {
+  Emitter e(b, getLoc());
+  out.push_back(e.binary<TanhGradOp>(getResult(), dys[0]));
+  return success();
+}
+
+LogicalResult SigmoidOp::buildGradients(OpBuilder &b, ArrayRef<Value> dys,
+                                        SmallVectorImpl<Value> &out) {
+  Emitter e(b, getLoc());
+  out.push_back(e.binary<SigmoidGradOp>(getResult(), dys[0]));
+  return success();
+}
+
+LogicalResult ReluOp::buildGradients(OpBuilder &b, ArrayRef<Value> dys,
+                                     SmallVectorImpl<Value> &out) {
+  // ReluGrad(dy, relu(x)): relu(x) > 0 exactly where x > 0.
+  Emitter e(b, getLoc());
+  out.push_back(isFloatTensor(getInput())
+                    ? e.binary<ReluGradOp>(dys[0], getResult())
+                    : Value());
+  return success();
+}
+
+LogicalResult SquareOp::buildGradients(OpBuilder &b, ArrayRef<Value> dys,
+                                       SmallVectorImpl<Value> &out) {
+  Emitter e(b, getLoc());
+  if (!isFloatTensor(getInput())) {
+    out.push_back(Value());
+    return success();
+  }
+  out.push_back(e.binary<MulOp>(
+      dys[0], e.binary<MulOp>(getInput(), e.scalar(getInput(), 2.0))));
+  return success();
+}
+
+LogicalResult AddNOp::buildGradients(OpBuilder &, ArrayRef<Value> dys,
+                                     SmallVectorImpl<Value> &out) {
+  for (Value input : getInputs())
+    out.push_back(isFloatTensor(input) ? dys[0] : Value());
+  return success();
+}
+
+LogicalResult BiasAddOp::buildGradients(OpBuilder &b, ArrayRef<Value> dys,
+                                        SmallVectorImpl<Value> &out) {
+  // BiasAddGrad: the bias gets dy summed over every dimension but the last.
+  Emitter e(b, getLoc());
+  out.push_back(dys[0]);
+  SmallVector<int64_t> axes;
+  for (int64_t d = 0; d + 1 < getValue().getType().getRank(); ++d)
+    axes.push_back(d);
+  out.push_back(e.reduceSum(dys[0], axes));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Matrix product, reductions, softmax, the loss.
+//===----------------------------------------------------------------------===//
+
+LogicalResult MatmulOp::buildGradients(OpBuilder &b, ArrayRef<Value> dys,
+                                       SmallVectorImpl<Value> &out) {
+  // TensorFlow's _MatMulGrad, for each combination of transposes.
+  Emitter e(b, getLoc());
+  Value dy = dys[0], a = getLhs(), w = getRhs();
+  bool ta = getTransposeA(), tb = getTransposeB();
+  if (!isFloatTensor(a)) {
+    out.append({Value(), Value()});
+    return success();
+  }
+  if (!ta && !tb) {
+    out.push_back(e.matmul(dy, w, false, true));
+    out.push_back(e.matmul(a, dy, true, false));
+  } else if (!ta && tb) {
+    out.push_back(e.matmul(dy, w, false, false));
+    out.push_back(e.matmul(dy, a, true, false));
+  } else if (ta && !tb) {
+    out.push_back(e.matmul(w, dy, false, true));
+    out.push_back(e.matmul(a, dy, false, false));
+  } else {
+    out.push_back(e.matmul(w, dy, true, true));
+    out.push_back(e.matmul(dy, a, true, true));
+  }
+  return success();
+}
+
+/// dy of a reduction over `axes`, broadcast back to the input's shape.
+static Value broadcastReduced(Emitter &e, Value dy, RankedTensorType input,
+                              ArrayRef<int64_t> axes) {
+  return e.broadcastTo(e.reshape(dy, keptShape(input, axes)), input);
+}
+
+LogicalResult ReduceSumOp::buildGradients(OpBuilder &b, ArrayRef<Value> dys,
+                                          SmallVectorImpl<Value> &out) {
+  Emitter e(b, getLoc());
+  out.push_back(isFloatTensor(getInput())
+                    ? broadcastReduced(e, dys[0], getInput().getType(),
+                                       getAxes())
+                    : Value());
+  return success();
+}
+
+LogicalResult ReduceMeanOp::buildGradients(OpBuilder &b, ArrayRef<Value> dys,
+                                           SmallVectorImpl<Value> &out) {
+  Emitter e(b, getLoc());
+  RankedTensorType input = getInput().getType();
+  if (!isFloatTensor(getInput())) {
+    out.push_back(Value());
+    return success();
+  }
+  int64_t count = 1;
+  for (int64_t axis : getAxes())
+    count *= input.getDimSize(axis < 0 ? axis + input.getRank() : axis);
+  Value scaled = e.binary<MulOp>(
+      dys[0], e.scalar(dys[0], count ? 1.0 / static_cast<double>(count) : 0));
+  out.push_back(broadcastReduced(e, scaled, input, getAxes()));
+  return success();
+}
+
+LogicalResult ReduceMaxOp::buildGradients(OpBuilder &b, ArrayRef<Value> dys,
+                                          SmallVectorImpl<Value> &out) {
+  // TensorFlow's _MinOrMaxGrad: the gradient is shared equally by the
+  // elements equal to the maximum.
+  Emitter e(b, getLoc());
+  RankedTensorType input = getInput().getType();
+  if (!isFloatTensor(getInput())) {
+    out.push_back(Value());
+    return success();
+  }
+  Value y = broadcastReduced(e, getResult(), input, getAxes());
+  auto maskType = RankedTensorType::get(input.getShape(), b.getI1Type());
+  Value equal = e.op<EqualOp>(maskType, ValueRange{getInput(), y});
+  Value indicators = e.op<CastOp>(input, equal);
+  SmallVector<int64_t> axes;
+  for (int64_t axis : getAxes())
+    axes.push_back(axis < 0 ? axis + input.getRank() : axis);
+  Value count = e.reduceSum(indicators, axes, /*keepDims=*/true);
+  Value dy = broadcastReduced(e, dys[0], input, getAxes());
+  out.push_back(e.binary<DivOp>(e.binary<MulOp>(indicators, dy), count));
+  return success();
+}
+
+LogicalResult SoftmaxOp::buildGradients(OpBuilder &b, ArrayRef<Value> dys,
+                                        SmallVectorImpl<Value> &out) {
+  // (dy - sum(dy * y, -1)) * y.
+  Emitter e(b, getLoc());
+  Value y = getResult(), dy = dys[0];
+  int64_t last = getInput().getType().getRank() - 1;
+  Value dot = e.reduceSum(e.binary<MulOp>(dy, y), {last}, /*keepDims=*/true);
+  out.push_back(e.binary<MulOp>(e.binary<SubOp>(dy, dot), y));
+  return success();
+}
+
+LogicalResult SparseSoftmaxCrossEntropyWithLogitsOp::buildGradients(
+    OpBuilder &b, ArrayRef<Value> dys, SmallVectorImpl<Value> &out) {
+  // TensorFlow's _SparseSoftmaxCrossEntropyWithLogitsGrad: backprop scaled
+  // by each example's loss gradient.
+  if (dys[1])
+    return emitOpError() << "has no gradient through its backprop result";
+  Emitter e(b, getLoc());
+  RankedTensorType features = getFeatures().getType();
+  Value dloss = e.reshape(dys[0], {features.getDimSize(0), 1});
+  out.push_back(e.binary<MulOp>(getBackprop(), dloss));
+  out.push_back(Value());
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Type and shape ops (array_grad.py).
+//===----------------------------------------------------------------------===//
+
+LogicalResult CastOp::buildGradients(OpBuilder &b, ArrayRef<Value> dys,
+                                     SmallVectorImpl<Value> &out) {
+  Emitter e(b, getLoc());
+  if (!isFloatTensor(getInput()) || !isFloatTensor(getResult())) {
+    out.push_back(Value());
+    return success();
+  }
+  out.push_back(e.op<CastOp>(getInput().getType(), dys[0]));
+  return success();
+}
+
+LogicalResult TransposeOp::buildGradients(OpBuilder &b, ArrayRef<Value> dys,
+                                          SmallVectorImpl<Value> &out) {
+  Emitter e(b, getLoc());
+  ArrayRef<int64_t> perm = getPerm();
+  SmallVector<int64_t> inverse(perm.size());
+  for (auto [i, p] : llvm::enumerate(perm))
+    inverse[p] = static_cast<int64_t>(i);
+  out.push_back(e.op<TransposeOp>(
+      getInput().getType(), dys[0],
+      {b.getNamedAttr("perm", b.getDenseI64ArrayAttr(inverse))}));
+  return success();
+}
+
+LogicalResult ReshapeOp::buildGradients(OpBuilder &b, ArrayRef<Value> dys,
+                                        SmallVectorImpl<Value> &out) {
+  Emitter e(b, getLoc());
+  out.push_back(e.reshape(dys[0], getInput().getType().getShape()));
+  return success();
+}
+
+LogicalResult IdentityOp::buildGradients(OpBuilder &, ArrayRef<Value> dys,
+                                         SmallVectorImpl<Value> &out) {
+  out.push_back(dys[0]);
+  return success();
+}
+
+LogicalResult SliceOp::buildGradients(OpBuilder &b, ArrayRef<Value> dys,
+                                      SmallVectorImpl<Value> &out) {
+  // The gradient padded back to the input's shape with zeros.
+  Emitter e(b, getLoc());
+  RankedTensorType input = getInput().getType(), result = getType();
+  SmallVector<int64_t> paddings;
+  for (int64_t d = 0; d < input.getRank(); ++d) {
+    int64_t begin = getBegin()[d];
+    paddings.push_back(begin);
+    paddings.push_back(input.getDimSize(d) - begin - result.getDimSize(d));
+  }
+  out.push_back(e.op<PadOp>(
+      input, dys[0],
+      {b.getNamedAttr("paddings", b.getDenseI64ArrayAttr(paddings))}));
+  return success();
+}
+
+LogicalResult PadOp::buildGradients(OpBuilder &b, ArrayRef<Value> dys,
+                                    SmallVectorImpl<Value> &out) {
+  Emitter e(b, getLoc());
+  RankedTensorType input = getInput().getType();
+  SmallVector<int64_t> begin;
+  for (int64_t d = 0; d < input.getRank(); ++d)
+    begin.push_back(getPaddings()[2 * d]);
+  out.push_back(e.op<SliceOp>(
+      input, dys[0],
+      {b.getNamedAttr("begin", b.getDenseI64ArrayAttr(begin)),
+       b.getNamedAttr("size", b.getDenseI64ArrayAttr(input.getShape()))}));
+  return success();
+}
+
+LogicalResult ConcatOp::buildGradients(OpBuilder &b, ArrayRef<Value> dys,
+                                       SmallVectorImpl<Value> &out) {
+  // Each input gets its slice of the gradient.
+  Emitter e(b, getLoc());
+  int64_t rank = getType().getRank();
+  int64_t axis = static_cast<int64_t>(getAxis()); // I64Attr reads unsigned.
+  if (axis < 0)
+    axis += rank;
+  int64_t offset = 0;
+  for (Value input : getInputs()) {
+    RankedTensorType type = typeOf(input);
+    SmallVector<int64_t> begin(rank, 0);
+    begin[axis] = offset;
+    offset += type.getDimSize(axis);
+    out.push_back(e.op<SliceOp>(
+        type, dys[0],
+        {b.getNamedAttr("begin", b.getDenseI64ArrayAttr(begin)),
+         b.getNamedAttr("size", b.getDenseI64ArrayAttr(type.getShape()))}));
+  }
+  return success();
+}
+
+LogicalResult BroadcastToOp::buildGradients(OpBuilder &b, ArrayRef<Value> dys,
+                                            SmallVectorImpl<Value> &out) {
+  Emitter e(b, getLoc());
+  out.push_back(isFloatTensor(getInput())
+                    ? e.sumToShape(dys[0], getInput().getType())
+                    : Value());
+  return success();
+}

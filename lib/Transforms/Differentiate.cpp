@@ -1,0 +1,244 @@
+//===- Differentiate.cpp - gplace.gradients to the backward graph ---------===//
+//
+// Reverse-mode differentiation (TensorFlow's gradients_util._GradientsHelper,
+// in one block): the ops between xs and ys, visited in reverse program
+// order, each asked for its vector-Jacobian product through
+// GradientOpInterface. The pass never names an op.
+//
+//===----------------------------------------------------------------------===//
+
+#include "gplace/Dialect/Graph/GraphDialect.h"
+#include "gplace/Transforms/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/StringSet.h"
+
+namespace gplace {
+#define GEN_PASS_DEF_DIFFERENTIATEPASS
+#include "gplace/Transforms/Passes.h.inc"
+} // namespace gplace
+
+using namespace mlir;
+using namespace gplace::graph;
+
+namespace {
+
+bool isFloatTensor(Value v) {
+  auto type = dyn_cast<RankedTensorType>(v.getType());
+  return type && isa<FloatType>(type.getElementType());
+}
+
+/// Records the ops a builder creates.
+struct Recorder : public OpBuilder::Listener {
+  SmallVector<Operation *> created;
+  void notifyOperationInserted(Operation *op,
+                               OpBuilder::InsertPoint) override {
+    created.push_back(op);
+  }
+};
+
+class Differentiator {
+public:
+  explicit Differentiator(func::FuncOp func) : func_(func) {
+    std::vector<std::string> names = getOpNames(func);
+    size_t i = 0;
+    func.walk([&](PlacedOpInterface op) {
+      names_[op] = names[i];
+      usedNames_.insert(names[i]);
+      ++i;
+    });
+  }
+
+  LogicalResult expand(GradientsOp gradients);
+
+private:
+  /// A unique name for a backward op of `forward` of type `type`.
+  std::string backwardName(StringRef forward, StringRef type) {
+    return uniqueName(("gradients/" + forward + "_grad/" + type).str());
+  }
+  /// `base`, or `base_1`, `base_2`, ... if taken.
+  std::string uniqueName(const std::string &base) {
+    std::string name = base;
+    for (unsigned n = 1; !usedNames_.insert(name).second; ++n)
+      name = base + "_" + std::to_string(n);
+    return name;
+  }
+
+  /// Names the ops in `created` as backward ops of the forward op named
+  /// `forwardName` and colocates them with it; with `colocate` false, they
+  /// are the seeds and zeros of the gradients op itself, named
+  /// `gradients/<op type>` and free to go anywhere.
+  void annotate(ArrayRef<Operation *> created, StringRef forwardName,
+                bool colocate = true) {
+    MLIRContext *context = func_.getContext();
+    for (Operation *op : created) {
+      auto placed = dyn_cast<PlacedOpInterface>(op);
+      if (!placed)
+        continue;
+      std::string name =
+          colocate ? backwardName(forwardName, placed.getTensorFlowType())
+                   : uniqueName(("gradients/" + placed.getTensorFlowType()).str());
+      op->setAttr("name", StringAttr::get(context, name));
+      if (colocate)
+        op->setAttr(GraphDialect::getColocateWithAttrName(),
+                    StringAttr::get(context, forwardName));
+    }
+  }
+
+  func::FuncOp func_;
+  DenseMap<Operation *, std::string> names_;
+  llvm::StringSet<> usedNames_;
+};
+
+LogicalResult Differentiator::expand(GradientsOp gradients) {
+  Block *block = gradients->getBlock();
+  // Ops that depend on an x (forward from xs), in the gradients op's block.
+  DenseSet<Operation *> fromX;
+  SmallVector<Value> worklist(gradients.getXs().begin(),
+                              gradients.getXs().end());
+  while (!worklist.empty()) {
+    Value value = worklist.pop_back_val();
+    for (Operation *user : value.getUsers()) {
+      if (user->getBlock() != block || user == gradients.getOperation() ||
+          !fromX.insert(user).second)
+        continue;
+      worklist.append(user->result_begin(), user->result_end());
+    }
+  }
+  // ... and that a y depends on (backward from ys).
+  DenseSet<Operation *> path;
+  SmallVector<Operation *> stack;
+  for (Value y : gradients.getYs())
+    if (Operation *def = y.getDefiningOp())
+      stack.push_back(def);
+  while (!stack.empty()) {
+    Operation *op = stack.pop_back_val();
+    if (!fromX.contains(op) || !path.insert(op).second)
+      continue;
+    for (Value operand : op->getOperands())
+      if (Operation *def = operand.getDefiningOp())
+        stack.push_back(def);
+  }
+
+  OpBuilder builder(gradients);
+  Recorder recorder;
+  builder.setListener(&recorder);
+  Location loc = gradients.getLoc();
+  DenseMap<Value, SmallVector<Value, 2>> contributions;
+  // The gradient a value has received, summed; null for none.
+  auto sumOf = [&](Value value) -> Value {
+    auto it = contributions.find(value);
+    if (it == contributions.end() || it->second.empty())
+      return Value();
+    if (it->second.size() == 1)
+      return it->second.front();
+    return builder.create<AddNOp>(loc, value.getType(), it->second,
+                                  StringAttr(), StringAttr(), StringAttr(),
+                                  ValueRange());
+  };
+
+  // Seeds: grad_ys, or ones (the gradient of sum(y)).
+  for (auto [i, y] : llvm::enumerate(gradients.getYs())) {
+    Value seed;
+    if (!gradients.getGradYs().empty()) {
+      seed = gradients.getGradYs()[i];
+    } else {
+      auto type = cast<RankedTensorType>(y.getType());
+      seed = builder.create<ConstantOp>(
+          loc, TypeRange{type}, ValueRange{},
+          ArrayRef<NamedAttribute>{builder.getNamedAttr(
+              "value", DenseElementsAttr::get(
+                           type, builder.getFloatAttr(type.getElementType(),
+                                                      1.0)))});
+    }
+    contributions[y].push_back(seed);
+  }
+  annotate(recorder.created, "", /*colocate=*/false);
+  recorder.created.clear();
+
+  // The ops on the path, last first.
+  for (Operation &op : llvm::make_early_inc_range(llvm::reverse(*block))) {
+    if (!path.contains(&op))
+      continue;
+    SmallVector<Value> resultGradients;
+    bool any = false;
+    for (Value result : op.getResults()) {
+      Value sum = isFloatTensor(result) ? sumOf(result) : Value();
+      any |= static_cast<bool>(sum);
+      resultGradients.push_back(sum);
+    }
+    if (!any || op.hasTrait<gplace::graph::OpTrait::NotDifferentiable>())
+      continue;
+    std::string name = names_.lookup(&op);
+    auto differentiable = dyn_cast<GradientOpInterface>(&op);
+    if (!differentiable) {
+      auto placed = dyn_cast<PlacedOpInterface>(&op);
+      return op.emitError()
+             << "No gradient defined for operation '" << name
+             << "' (op type: "
+             << (placed ? placed.getTensorFlowType() : op.getName().getStringRef())
+             << ")";
+    }
+    SmallVector<Value> operandGradients;
+    if (failed(differentiable.buildGradients(builder, resultGradients,
+                                             operandGradients)))
+      return failure();
+    annotate(recorder.created, name);
+    recorder.created.clear();
+    auto placed = cast<PlacedOpInterface>(&op);
+    OperandRange data = placed.getDataOperands();
+    if (operandGradients.size() != data.size())
+      return op.emitError() << "gradient function returned "
+                            << operandGradients.size() << " gradients for "
+                            << data.size() << " operands";
+    for (auto [operand, gradient] : llvm::zip(data, operandGradients)) {
+      if (!gradient || !isFloatTensor(operand))
+        continue;
+      if (gradient.getType() != operand.getType())
+        return op.emitError() << "gradient of type " << gradient.getType()
+                              << " for an operand of type "
+                              << operand.getType();
+      contributions[operand].push_back(gradient);
+    }
+  }
+
+  // The results: each x's gradient, zeros where none flows.
+  SmallVector<Value> results;
+  for (Value x : gradients.getXs()) {
+    Value sum = sumOf(x);
+    if (!sum) {
+      auto type = cast<RankedTensorType>(x.getType());
+      sum = builder.create<ConstantOp>(
+          loc, TypeRange{type}, ValueRange{},
+          ArrayRef<NamedAttribute>{builder.getNamedAttr(
+              "value", DenseElementsAttr::get(
+                           type, builder.getFloatAttr(type.getElementType(),
+                                                      0.0)))});
+    }
+    results.push_back(sum);
+  }
+  annotate(recorder.created, "", /*colocate=*/false);
+  gradients->replaceAllUsesWith(results);
+  gradients->erase();
+  return success();
+}
+
+struct DifferentiatePass
+    : public gplace::impl::DifferentiatePassBase<DifferentiatePass> {
+  void runOnOperation() override {
+    for (auto func : getOperation().getOps<func::FuncOp>()) {
+      SmallVector<GradientsOp> ops;
+      func.walk([&](GradientsOp op) { ops.push_back(op); });
+      if (ops.empty())
+        continue;
+      Differentiator differentiator(func);
+      for (GradientsOp op : ops)
+        if (failed(differentiator.expand(op)))
+          return signalPassFailure();
+    }
+  }
+};
+
+} // namespace

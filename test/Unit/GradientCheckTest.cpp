@@ -1,0 +1,355 @@
+//===- GradientCheckTest.cpp - finite-difference checks of every gradient -===//
+//
+// For each differentiable op: loss(x) = sum(op(x) * w) with fixed weights
+// w, in f64. The gradient --gplace-differentiate builds (gplace.gradients,
+// compiled and run on the CPU) must equal central differences of the loss,
+// (loss(x + h e_i) - loss(x - h e_i)) / 2h with h = 1e-6, element by
+// element: |analytic - numeric| <= 1e-6 + 1e-5 |numeric| (the difference
+// quotient's own error is about h^2 times the third derivative plus 1e-16 /
+// h of rounding, far below that).
+//
+//===----------------------------------------------------------------------===//
+
+#include "gplace/Dialect/Graph/GraphDialect.h"
+#include "gplace/Dialect/Plan/PlanDialect.h"
+#include "gplace/Runtime/Executor.h"
+#include "gplace/Support/PlacementPolicy.h"
+#include "gplace/Tooling/Compile.h"
+#include "gplace/Tooling/Machine.h"
+
+#include "mlir/Dialect/Func/Extensions/InlinerExtension.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Support/Timing.h"
+#include "llvm/ADT/StringExtras.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <sstream>
+
+using namespace gplace;
+namespace rt = gplace::runtime;
+
+namespace {
+
+struct Case {
+  std::string name;
+  /// Argument types, e.g. "2x3xf64"; their SSA names are %a0, %a1, ...
+  std::vector<std::string> args;
+  /// Ops computing %y from the arguments.
+  std::string body;
+  /// %y's type.
+  std::string resultType;
+  /// Arguments drawn from [0.5, 1.5] instead of [-1, 1] (log, div).
+  bool positive = false;
+  /// Tolerance factor for cases with f32 steps inside (cast).
+  double tolerance = 1;
+};
+
+std::vector<int64_t> shapeOf(const std::string &type) {
+  std::vector<int64_t> shape;
+  llvm::SmallVector<llvm::StringRef> parts;
+  llvm::StringRef(type).split(parts, 'x');
+  for (size_t i = 0; i + 1 < parts.size(); ++i) {
+    int64_t dim = 0;
+    parts[i].getAsInteger(10, dim);
+    shape.push_back(dim);
+  }
+  return shape;
+}
+
+int64_t countOf(const std::vector<int64_t> &shape) {
+  int64_t n = 1;
+  for (int64_t d : shape)
+    n *= d;
+  return n;
+}
+
+/// Deterministic values in [lo, hi), distinct per (seed, i).
+double valueAt(uint64_t seed, int64_t i, double lo, double hi) {
+  uint64_t z = seed * 0x9E3779B97F4A7C15ull + static_cast<uint64_t>(i) + 1;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  z ^= z >> 31;
+  return lo + (hi - lo) * static_cast<double>(z >> 11) / 9007199254740992.0;
+}
+
+std::string tensorType(const std::string &type) {
+  return "tensor<" + type + ">";
+}
+
+/// The module: @loss (sum(y * w)) and @grad (its gradients).
+std::string moduleText(const Case &c, bool gradients) {
+  std::ostringstream os;
+  std::vector<int64_t> shape = shapeOf(c.resultType);
+  os << "func.func @" << (gradients ? "grad" : "loss") << "(";
+  for (size_t i = 0; i < c.args.size(); ++i)
+    os << (i ? ", " : "") << "%a" << i << ": " << tensorType(c.args[i]);
+  os << ") -> (";
+  if (gradients)
+    for (size_t i = 0; i < c.args.size(); ++i)
+      os << (i ? ", " : "") << tensorType(c.args[i]);
+  else
+    os << "tensor<f64>";
+  os << ") {\n" << c.body << "\n";
+  os << "  %w = gplace.constant dense<[";
+  for (int64_t i = 0, n = countOf(shape); i < n; ++i)
+    os << (i ? ", " : "") << valueAt(99, i, -1, 1);
+  os << "]> : tensor<" << countOf(shape) << "xf64>\n";
+  os << "  %wr = gplace.reshape %w : tensor<" << countOf(shape)
+     << "xf64> -> " << tensorType(c.resultType) << "\n";
+  os << "  %p = gplace.mul %y, %wr : (" << tensorType(c.resultType) << ", "
+     << tensorType(c.resultType) << ") -> " << tensorType(c.resultType)
+     << "\n";
+  os << "  %loss = gplace.reduce_sum %p axes = [";
+  for (size_t d = 0; d < shape.size(); ++d)
+    os << (d ? ", " : "") << d;
+  os << "] : " << tensorType(c.resultType) << " -> tensor<f64>\n";
+  if (gradients) {
+    os << "  %g:" << c.args.size() << " = gplace.gradients %loss wrt ";
+    for (size_t i = 0; i < c.args.size(); ++i)
+      os << (i ? ", " : "") << "%a" << i;
+    os << " : tensor<f64> wrt ";
+    for (size_t i = 0; i < c.args.size(); ++i)
+      os << (i ? ", " : "") << tensorType(c.args[i]);
+    os << "\n  return ";
+    for (size_t i = 0; i < c.args.size(); ++i)
+      os << (i ? ", " : "") << "%g#" << i;
+    os << " : ";
+    for (size_t i = 0; i < c.args.size(); ++i)
+      os << (i ? ", " : "") << tensorType(c.args[i]);
+    os << "\n}\n";
+  } else {
+    os << "  return %loss : tensor<f64>\n}\n";
+  }
+  return os.str();
+}
+
+class GradientCheck : public ::testing::TestWithParam<Case> {
+protected:
+  void SetUp() override {
+    // compileToPlan applies the pass manager's command-line options.
+    static bool registered = [] {
+      mlir::registerPassManagerCLOptions();
+      mlir::registerDefaultTimingManagerCLOptions();
+      return true;
+    }();
+    (void)registered;
+    registry_.insert<graph::GraphDialect, plan::PlanDialect,
+                     mlir::func::FuncDialect>();
+    mlir::func::registerInlinerExtension(registry_);
+    auto machine = tooling::Machine::create({});
+    ASSERT_TRUE(static_cast<bool>(machine)) << machine.status().message();
+    machine_ = std::move(*machine);
+  }
+
+  /// Compiles `text` for the CPU and loads it.
+  std::unique_ptr<rt::Executor> load(mlir::MLIRContext &context,
+                                     const std::string &text) {
+    mlir::OwningOpRef<mlir::ModuleOp> module =
+        mlir::parseSourceString<mlir::ModuleOp>(text, &context);
+    EXPECT_TRUE(module) << text;
+    if (!module)
+      return nullptr;
+    std::string diagnostics;
+    mlir::ScopedDiagnosticHandler handler(
+        &context, [&](mlir::Diagnostic &diag) {
+          diagnostics += diag.str() + "\n";
+          return mlir::success();
+        });
+    mlir::FailureOr<rt::Plan> plan =
+        tooling::compileToPlan(*module, machine_->deviceSet(), {});
+    EXPECT_TRUE(mlir::succeeded(plan)) << diagnostics << text;
+    if (mlir::failed(plan))
+      return nullptr;
+    auto executor = rt::Executor::create(std::move(*plan), machine_->devices());
+    EXPECT_TRUE(static_cast<bool>(executor)) << executor.status().message();
+    return static_cast<bool>(executor) ? std::move(*executor) : nullptr;
+  }
+
+  mlir::DialectRegistry registry_;
+  std::unique_ptr<tooling::Machine> machine_;
+};
+
+TEST_P(GradientCheck, MatchesFiniteDifferences) {
+  const Case &c = GetParam();
+  mlir::MLIRContext context(registry_);
+  context.loadAllAvailableDialects();
+  PolicyRegistry policies;
+  registerBuiltinPolicies(policies);
+  context.getLoadedDialect<graph::GraphDialect>()->setPolicies(&policies);
+  std::unique_ptr<rt::Executor> loss = load(context, moduleText(c, false));
+  std::unique_ptr<rt::Executor> grad = load(context, moduleText(c, true));
+  ASSERT_TRUE(loss && grad);
+
+  std::vector<rt::HostTensor> inputs;
+  for (size_t a = 0; a < c.args.size(); ++a) {
+    rt::HostTensor tensor(rt::TensorType{ElementType::F64, shapeOf(c.args[a])});
+    double *data = reinterpret_cast<double *>(tensor.data.data());
+    for (int64_t i = 0, n = tensor.type.numElements(); i < n; ++i)
+      data[i] = c.positive ? valueAt(a, i, 0.5, 1.5) : valueAt(a, i, -1, 1);
+    inputs.push_back(std::move(tensor));
+  }
+  auto analytic = grad->run(inputs);
+  ASSERT_TRUE(static_cast<bool>(analytic)) << analytic.status().message();
+  ASSERT_EQ(analytic->size(), c.args.size());
+
+  const double h = 1e-6;
+  auto evaluate = [&]() {
+    auto result = loss->run(inputs);
+    EXPECT_TRUE(static_cast<bool>(result)) << result.status().message();
+    double value = 0;
+    std::memcpy(&value, (*result)[0].data.data(), sizeof(double));
+    return value;
+  };
+  for (size_t a = 0; a < c.args.size(); ++a) {
+    double *data = reinterpret_cast<double *>(inputs[a].data.data());
+    const double *expected =
+        reinterpret_cast<const double *>((*analytic)[a].data.data());
+    for (int64_t i = 0, n = inputs[a].type.numElements(); i < n; ++i) {
+      double saved = data[i];
+      data[i] = saved + h;
+      double plus = evaluate();
+      data[i] = saved - h;
+      double minus = evaluate();
+      data[i] = saved;
+      double numeric = (plus - minus) / (2 * h);
+      EXPECT_NEAR(expected[i], numeric,
+                  c.tolerance * (1e-6 + 1e-5 * std::fabs(numeric)))
+          << c.name << ": d loss / d a" << a << "[" << i << "]";
+    }
+  }
+}
+
+std::vector<Case> cases() {
+  auto binary = [](const std::string &op, const std::string &lhs,
+                   const std::string &rhs, const std::string &result,
+                   bool positive = false) {
+    return Case{op + "_" + lhs + "_" + rhs,
+                {lhs, rhs},
+                "  %y = gplace." + op + " %a0, %a1 : (" + tensorType(lhs) +
+                    ", " + tensorType(rhs) + ") -> " + tensorType(result),
+                result,
+                positive};
+  };
+  auto unary = [](const std::string &op, bool positive = false) {
+    return Case{op, {"2x3xf64"},
+                "  %y = gplace." + op + " %a0 : tensor<2x3xf64>", "2x3xf64",
+                positive};
+  };
+  std::vector<Case> all = {
+      binary("add", "2x3xf64", "2x3xf64", "2x3xf64"),
+      binary("add", "2x3xf64", "3xf64", "2x3xf64"),
+      binary("add", "2x1xf64", "1x3xf64", "2x3xf64"),
+      binary("sub", "2x3xf64", "f64", "2x3xf64"),
+      binary("mul", "2x3xf64", "2x1xf64", "2x3xf64"),
+      binary("div", "2x3xf64", "3xf64", "2x3xf64", /*positive=*/true),
+      binary("maximum", "2x3xf64", "2x3xf64", "2x3xf64"),
+      unary("neg"),
+      unary("exp"),
+      unary("log", /*positive=*/true),
+      unary("tanh"),
+      unary("sigmoid"),
+      unary("relu"),
+      unary("square"),
+      {"add_n", {"2x3xf64", "2x3xf64", "2x3xf64"},
+       "  %y = gplace.add_n %a0, %a1, %a2 : tensor<2x3xf64>, tensor<2x3xf64>, "
+       "tensor<2x3xf64>",
+       "2x3xf64"},
+      {"add_n_same_operand", {"2x3xf64"},
+       "  %y = gplace.add_n %a0, %a0 : tensor<2x3xf64>, tensor<2x3xf64>",
+       "2x3xf64"},
+      {"bias_add", {"4x3xf64", "3xf64"},
+       "  %y = gplace.bias_add %a0, %a1 : tensor<4x3xf64>, tensor<3xf64>",
+       "4x3xf64"},
+      {"reduce_sum", {"2x3x4xf64"},
+       "  %y = gplace.reduce_sum %a0 axes = [0, -1] : tensor<2x3x4xf64> -> "
+       "tensor<3xf64>",
+       "3xf64"},
+      {"reduce_sum_keep_dims", {"2x3xf64"},
+       "  %y = gplace.reduce_sum %a0 axes = [1] keep_dims : tensor<2x3xf64> "
+       "-> tensor<2x1xf64>",
+       "2x1xf64"},
+      {"reduce_mean", {"2x3x4xf64"},
+       "  %y = gplace.reduce_mean %a0 axes = [1] : tensor<2x3x4xf64> -> "
+       "tensor<2x4xf64>",
+       "2x4xf64"},
+      {"reduce_max", {"3x4xf64"},
+       "  %y = gplace.reduce_max %a0 axes = [1] : tensor<3x4xf64> -> "
+       "tensor<3xf64>",
+       "3xf64"},
+      {"softmax", {"3x4xf64"},
+       "  %y = gplace.softmax %a0 : tensor<3x4xf64>", "3x4xf64"},
+      {"cast", {"2x3xf64"},
+       "  %c = gplace.cast %a0 : tensor<2x3xf64> to tensor<2x3xf32>\n"
+       "  %y = gplace.cast %c : tensor<2x3xf32> to tensor<2x3xf64>",
+       "2x3xf64", false, /*tolerance=*/1e4},
+      {"transpose", {"2x3x4xf64"},
+       "  %y = gplace.transpose %a0 perm = [2, 0, 1] : tensor<2x3x4xf64> -> "
+       "tensor<4x2x3xf64>",
+       "4x2x3xf64"},
+      {"reshape", {"2x3xf64"},
+       "  %y = gplace.reshape %a0 : tensor<2x3xf64> -> tensor<3x2xf64>",
+       "3x2xf64"},
+      {"slice", {"3x4xf64"},
+       "  %y = gplace.slice %a0 begin = [1, 1] size = [2, -1] : "
+       "tensor<3x4xf64> -> tensor<2x3xf64>",
+       "2x3xf64"},
+      {"concat", {"2x3xf64", "2x1xf64"},
+       "  %y = gplace.concat %a0, %a1 axis = -1 : tensor<2x3xf64>, "
+       "tensor<2x1xf64> -> tensor<2x4xf64>",
+       "2x4xf64"},
+      {"identity", {"2x3xf64"},
+       "  %y = gplace.identity %a0 : tensor<2x3xf64>", "2x3xf64"},
+      {"broadcast_to", {"3xf64"},
+       "  %y = gplace.broadcast_to %a0 : tensor<3xf64> -> tensor<2x3xf64>",
+       "2x3xf64"},
+      {"pad", {"2x3xf64"},
+       "  %y = gplace.pad %a0 paddings = [1, 0, 0, 2] : tensor<2x3xf64> -> "
+       "tensor<3x5xf64>",
+       "3x5xf64"},
+      {"sparse_softmax_cross_entropy_with_logits", {"3x4xf64"},
+       "  %labels = gplace.constant dense<[2, 0, 3]> : tensor<3xi64>\n"
+       "  %y, %backprop = gplace.sparse_softmax_cross_entropy_with_logits "
+       "%a0, %labels : tensor<3x4xf64>, tensor<3xi64>",
+       "3xf64"},
+      {"mlp", {"4x3xf64", "3x5xf64", "5xf64"},
+       "  %h = gplace.matmul %a0, %a1 : (tensor<4x3xf64>, tensor<3x5xf64>) -> "
+       "tensor<4x5xf64>\n"
+       "  %z = gplace.bias_add %h, %a2 : tensor<4x5xf64>, tensor<5xf64>\n"
+       "  %r = gplace.tanh %z : tensor<4x5xf64>\n"
+       "  %y = gplace.softmax %r : tensor<4x5xf64>",
+       "4x5xf64"},
+  };
+  for (const char *flags : {"", " transpose_a", " transpose_b",
+                            " transpose_a transpose_b"}) {
+    bool ta = std::strstr(flags, "transpose_a"),
+         tb = std::strstr(flags, "transpose_b");
+    std::string lhs = ta ? "3x2xf64" : "2x3xf64";
+    std::string rhs = tb ? "4x3xf64" : "3x4xf64";
+    std::string name = std::string("matmul") + (ta ? "_ta" : "") + (tb ? "_tb" : "");
+    all.push_back({name, {lhs, rhs},
+                   "  %y = gplace.matmul %a0, %a1" + std::string(flags) +
+                       " : (" + tensorType(lhs) + ", " + tensorType(rhs) +
+                       ") -> tensor<2x4xf64>",
+                   "2x4xf64"});
+  }
+  return all;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Ops, GradientCheck, ::testing::ValuesIn(cases()),
+    [](const ::testing::TestParamInfo<Case> &info) {
+      std::string name = info.param.name;
+      for (char &ch : name)
+        if (!std::isalnum(static_cast<unsigned char>(ch)))
+          ch = '_';
+      return name;
+    });
+
+} // namespace
