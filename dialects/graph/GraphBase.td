@@ -77,7 +77,7 @@ defvar Graph_FloatElementTypes = [F32, F16, BF16, F64];
 defvar Graph_IntElementTypes = [I32, I64];
 defvar Graph_NumericElementTypes =
     !listconcat(Graph_FloatElementTypes, Graph_IntElementTypes);
-defvar Graph_AllElementTypes = !listconcat(Graph_NumericElementTypes, [I1]);
+defvar Graph_AllElementTypes = !listconcat(Graph_NumericElementTypes, [I1, UI8]);
 
 def Graph_Tensor : StaticShapeTensorOf<Graph_AllElementTypes>;
 def Graph_NumericTensor : StaticShapeTensorOf<Graph_NumericElementTypes>;
@@ -100,7 +100,7 @@ def Graph_FloatKernels : Graph_KernelTypes<["f32", "f16", "bf16", "f64"]>;
 def Graph_NumericKernels
     : Graph_KernelTypes<["f32", "f16", "bf16", "f64", "i32", "i64"]>;
 def Graph_AllKernels
-    : Graph_KernelTypes<["f32", "f16", "bf16", "f64", "i32", "i64", "i1"]>;
+    : Graph_KernelTypes<["f32", "f16", "bf16", "f64", "i32", "i64", "i1", "ui8"]>;
 
 // The variables that resource ops read and write: the resource of the
 // memory effects of gplace.read and gplace.assign*.

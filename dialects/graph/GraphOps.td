@@ -732,9 +732,11 @@ class Graph_StatelessRandomOp<string mnemonic, string tfType, string what>
   let summary = what # " for a seed (" # tfType # ")";
   let description = [{
     `seed` is a tensor of two integers (i32 or i64); the result's shape and
-    type come from the result type. Philox4x32-10, counter-based: the same
-    seed and shape give the same numbers on the CPU, emulated GPUs and CUDA
-    GPUs, computed as TensorFlow's `tf.random.stateless_*` compute them.
+    type come from the result type. Philox4x32-10, counter-based, with
+    TensorFlow's key scrambling and distributions: the same seed and shape
+    give the same numbers on the CPU and on emulated GPUs. Host kernels
+    only: on CUDA machines the op runs on the CPU (initialisation runs
+    once).
 
     ```mlir
     %w = gplace.}] # mnemonic # [{ %seed : tensor<2xi64> -> tensor<784x256xf32>
@@ -747,6 +749,9 @@ class Graph_StatelessRandomOp<string mnemonic, string tfType, string what>
       # " attr-dict `:` type($seed) `->` type($result)";
   let hasVerifier = 1;
   let cpuKernels = Graph_FloatKernels;
+  // The Philox stream runs on the host (and emulated GPUs); no NVRTC
+  // kernel yet, so CUDA GPUs take it only through soft placement.
+  let gpuKernels = Graph_NoKernels;
 }
 
 def Graph_StatelessRandomUniformOp : Graph_StatelessRandomOp<

@@ -418,4 +418,53 @@ StatusOr<std::vector<TensorRef>> Executor::runStaged() {
   return results;
 }
 
+//===----------------------------------------------------------------------===//
+// Variables.
+//===----------------------------------------------------------------------===//
+
+/// The persistent buffer of variable `index` (variables in plan order).
+static size_t variablePersistent(const Plan &plan, size_t index) {
+  for (size_t i = 0; i < plan.persistents.size(); ++i)
+    if (plan.persistents[i].isVariable && index-- == 0)
+      return i;
+  return plan.persistents.size();
+}
+
+size_t Executor::numVariables() const {
+  size_t n = 0;
+  for (const PersistentDesc &desc : impl_->plan.persistents)
+    n += desc.isVariable;
+  return n;
+}
+
+const std::string &Executor::variableName(size_t index) const {
+  return impl_->plan.persistents[variablePersistent(impl_->plan, index)].name;
+}
+
+const TensorType &Executor::variableType(size_t index) const {
+  return impl_->plan.persistents[variablePersistent(impl_->plan, index)]
+      .initialValue.type;
+}
+
+StatusOr<HostTensor> Executor::readVariable(size_t index) const {
+  size_t p = variablePersistent(impl_->plan, index);
+  const PersistentDesc &desc = impl_->plan.persistents[p];
+  HostTensor value(desc.initialValue.type);
+  GPLACE_RETURN_IF_ERROR(impl_->devices[desc.device]->download(
+      value.data.data(), impl_->persistents[p], value.data.size()));
+  return value;
+}
+
+Status Executor::writeVariable(size_t index, const HostTensor &value) {
+  size_t p = variablePersistent(impl_->plan, index);
+  const PersistentDesc &desc = impl_->plan.persistents[p];
+  if (value.type != desc.initialValue.type)
+    return Status::invalidArgument(
+        "variable '" + desc.name + "' is " + desc.initialValue.type.str() +
+        ", not " + value.type.str());
+  return impl_->devices[desc.device]->upload(impl_->persistents[p],
+                                             value.data.data(),
+                                             value.data.size());
+}
+
 } // namespace gplace::runtime

@@ -15,10 +15,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "gplace/Runtime/Kernels.h"
-#if __has_include("gplace/Runtime/Random.h") // TEMP
 #include "gplace/Runtime/Random.h"
-#define GPLACE_HAS_RANDOM 1
-#endif
 #include "gplace/Support/Shape.h"
 
 #include <Eigen/Core>
@@ -111,6 +108,8 @@ template <typename S> constexpr ElementType elementTypeOf() {
     return ElementType::I32;
   else if constexpr (std::is_same_v<S, int64_t>)
     return ElementType::I64;
+  else if constexpr (std::is_same_v<S, uint8_t>)
+    return ElementType::UI8;
   else
     return ElementType::I1;
 }
@@ -153,6 +152,10 @@ Status dispatch(ElementType type, Kernel kernel, F &&f) {
   case ElementType::I1:
     if constexpr (has(ElementType::I1))
       return f(Tag<bool>());
+    break;
+  case ElementType::UI8:
+    if constexpr (has(ElementType::UI8))
+      return f(Tag<uint8_t>());
     break;
   }
   return Status::invalidArgument(
@@ -821,10 +824,6 @@ std::pair<int64_t, int64_t> readSeed(const TensorRef &seed) {
   return {readIndex(seed, 0), readIndex(seed, 1)};
 }
 
-#ifndef GPLACE_HAS_RANDOM // TEMP
-enum class RandomDistribution { Uniform, Normal, TruncatedNormal };
-Status fillStatelessRandom(RandomDistribution, int64_t, int64_t, ElementType, void *, int64_t) { return Status::internal("random: not yet"); }
-#endif
 template <RandomDistribution D> Status runRandom(const KernelCall &call) {
   auto [seed0, seed1] = readSeed(call.inputs[0]);
   return fillStatelessRandom(D, seed0, seed1,

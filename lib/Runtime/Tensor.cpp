@@ -110,6 +110,8 @@ std::string formatElement(ElementType type, const uint8_t *p) {
   }
   case ElementType::I1:
     return *p ? "true" : "false";
+  case ElementType::UI8:
+    return std::to_string(static_cast<unsigned>(*p));
   }
   return "?";
 }
@@ -156,6 +158,7 @@ const NpyType kNpyTypes[] = {
     {"f2", ElementType::F16}, {"f4", ElementType::F32},
     {"f8", ElementType::F64}, {"i4", ElementType::I32},
     {"i8", ElementType::I64}, {"b1", ElementType::I1},
+    {"u1", ElementType::UI8},
 };
 
 /// The value of `'key': ` in a .npy header dictionary, up to the next
@@ -243,7 +246,7 @@ StatusOr<HostTensor> readNpy(const std::string &path) {
   // '=' native (little on every machine gplace runs on).
   if (descr->size() != 5 || (*descr)[1] == '>')
     return fail("unsupported dtype " + *descr +
-                " (expected little-endian f2, f4, f8, i4, i8 or b1)");
+                " (expected little-endian f2, f4, f8, i4, i8, b1 or u1)");
   std::string code = descr->substr(2, 2);
   TensorType type;
   bool known = false;
@@ -254,7 +257,7 @@ StatusOr<HostTensor> readNpy(const std::string &path) {
     }
   if (!known)
     return fail("unsupported dtype " + *descr +
-                " (expected f2, f4, f8, i4, i8 or b1)");
+                " (expected f2, f4, f8, i4, i8, b1 or u1)");
 
   // shape: "(2, 3)", "(4,)" or "()".
   std::string dims = shapeText->substr(1, shapeText->size() - 2);
@@ -310,7 +313,7 @@ Status writeNpy(const std::string &path, const HostTensor &tensor) {
                   : "");
   shape += ")";
   std::string header = std::string("{'descr': '") +
-                       (code[0] == 'b' ? "|" : "<") + code +
+                       (code[0] == 'b' || code[0] == 'u' ? "|" : "<") + code +
                        "', 'fortran_order': False, 'shape': " + shape + ", }";
   // Pad with spaces so that data starts at a multiple of 64 bytes.
   size_t total = 10 + header.size() + 1;

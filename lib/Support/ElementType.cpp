@@ -20,6 +20,8 @@ std::string_view elementTypeName(ElementType type) {
     return "i64";
   case ElementType::I1:
     return "i1";
+  case ElementType::UI8:
+    return "ui8";
   }
   return "?";
 }
@@ -43,6 +45,7 @@ int64_t elementBytes(ElementType type) {
   case ElementType::I64:
     return 8;
   case ElementType::I1:
+  case ElementType::UI8:
     return 1;
   }
   return 0;

@@ -1,6 +1,7 @@
 //===- Inputs.cpp - gplace-run's --input values ---------------------------===//
 
 #include "gplace/Tooling/Inputs.h"
+#include "gplace/Runtime/Idx.h"
 
 #include "gplace/Support/Shape.h"
 #include "gplace/Target/Plan/PlanExport.h"
@@ -27,7 +28,7 @@ gplace::tooling::parseInput(llvm::StringRef text, Type expected,
   };
   rt::StatusOr<rt::HostTensor> tensor = rt::Status::ok();
   if (text.consume_front("@")) {
-    tensor = rt::readNpy(text.str());
+    tensor = rt::readTensorFile(text.str());
     if (!tensor)
       return error(tensor.status().message());
   } else {

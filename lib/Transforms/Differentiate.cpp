@@ -12,6 +12,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/StringSet.h"
 
@@ -156,6 +157,7 @@ LogicalResult Differentiator::expand(GradientsOp gradients) {
     contributions[y].push_back(seed);
   }
   annotate(recorder.created, "", /*colocate=*/false);
+  SmallVector<Operation *> created(recorder.created);
   recorder.created.clear();
 
   // The ops on the path, last first.
@@ -186,6 +188,7 @@ LogicalResult Differentiator::expand(GradientsOp gradients) {
                                              operandGradients)))
       return failure();
     annotate(recorder.created, name);
+    created.append(recorder.created);
     recorder.created.clear();
     auto placed = cast<PlacedOpInterface>(&op);
     OperandRange data = placed.getDataOperands();
@@ -220,8 +223,15 @@ LogicalResult Differentiator::expand(GradientsOp gradients) {
     results.push_back(sum);
   }
   annotate(recorder.created, "", /*colocate=*/false);
+  created.append(recorder.created);
   gradients->replaceAllUsesWith(results);
   gradients->erase();
+  // Gradients no x needs (those of inputs such as the data, which every
+  // op's gradient function builds): dropped, last first, as TensorFlow
+  // builds only the gradients on the way to xs.
+  for (Operation *op : llvm::reverse(created))
+    if (op->use_empty() && isPure(op))
+      op->erase();
   return success();
 }
 

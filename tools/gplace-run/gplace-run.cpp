@@ -4,6 +4,8 @@
 //       [--output=@result.npy]... [--iterations=N] [--emulate-gpus=N]
 //       [--log-device-placement] [--allow-soft-placement] [--policy=NAME]
 //       [--load-policy=lib.so] [--list-devices] [--mlir-print-ir-after-all]
+//       [--epochs=N] [--shuffle=SEED] [--init=FUNC] [--restore=CKPT.npz]
+//       [--save=CKPT.npz]
 //
 // Makes this process's devices, compiles the entry function for them
 // (--gplace-pipeline), runs the plan and prints or writes its results
@@ -21,9 +23,12 @@
 #include "gplace/Dialect/Plan/PlanDialect.h"
 #include "gplace/Dialect/Plan/Transforms/Passes.h"
 #include "gplace/Runtime/Executor.h"
+#include "gplace/Runtime/Idx.h"
 #include "gplace/Support/PlacementPolicy.h"
 #include "gplace/Target/Plan/PlanExport.h"
+#include "gplace/Tooling/Checkpoint.h"
 #include "gplace/Tooling/Compile.h"
+#include "gplace/Tooling/Dataset.h"
 #include "gplace/Tooling/Inputs.h"
 #include "gplace/Tooling/Machine.h"
 #include "gplace/Transforms/Passes.h"
@@ -72,6 +77,32 @@ static cl::opt<unsigned> iterations(
     cl::desc("Run the graph N times (variables persist); print the last "
              "results"),
     cl::init(1), cl::cat(category));
+static cl::opt<unsigned> epochs(
+    "epochs",
+    cl::desc("With a data set input (a file of more samples than the "
+             "argument's batch): passes over the data set, one step per "
+             "mini-batch (default 1)"),
+    cl::init(0), cl::cat(category));
+static cl::opt<uint64_t> shuffleSeed(
+    "shuffle",
+    cl::desc("Shuffle the data set anew each epoch, with this seed"),
+    cl::value_desc("seed"), cl::cat(category));
+static cl::opt<std::string> initEntry(
+    "init",
+    cl::desc("Run this function of the file once first (it takes no inputs) "
+             "and start the entry's variables from its variables of the "
+             "same names, as TensorFlow 1's initializer run"),
+    cl::value_desc("function"), cl::cat(category));
+static cl::opt<std::string> restoreCheckpoint(
+    "restore",
+    cl::desc("Restore every variable from this checkpoint (.npz) before "
+             "running"),
+    cl::value_desc("file.npz"), cl::cat(category));
+static cl::opt<std::string> saveCheckpoint(
+    "save",
+    cl::desc("Save every variable to this checkpoint (.npz, written "
+             "atomically) after each epoch, or after the runs"),
+    cl::value_desc("file.npz"), cl::cat(category));
 static cl::opt<bool> printTiming(
     "print-timing",
     cl::desc("Print the wall time of the runs on stderr: the first, and the "
@@ -194,6 +225,29 @@ static void printRunTimes(llvm::ArrayRef<double> seconds) {
   llvm::errs() << "\n";
 }
 
+/// Compiles function @`name` of `inputFile` (parsed anew: compiling keeps
+/// one function) for `machine` and loads it: the --init function.
+static rt::StatusOr<std::unique_ptr<rt::Executor>>
+loadFunction(MLIRContext &context, llvm::SourceMgr &sourceMgr,
+             llvm::StringRef name, tooling::Machine &machine,
+             const tooling::CompileOptions &compile) {
+  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
+  if (!module)
+    return rt::Status::invalidArgument("cannot parse " + inputFile);
+  GPLACE_RETURN_IF_ERROR(tooling::selectEntry(*module, name, inputFile));
+  auto func = *module->getOps<func::FuncOp>().begin();
+  if (func.getNumArguments() != 0)
+    return rt::Status::invalidArgument("--init function @" + name.str() +
+                                       " must take no inputs, but takes " +
+                                       std::to_string(func.getNumArguments()));
+  FailureOr<rt::Plan> plan =
+      tooling::compileToPlan(*module, machine.deviceSet(), compile);
+  if (failed(plan))
+    return rt::Status::invalidArgument("cannot compile --init function @" +
+                                       name.str());
+  return rt::Executor::create(std::move(*plan), machine.devices());
+}
+
 int main(int argc, char **argv) {
   llvm::InitLLVM initLLVM(argc, argv);
   // The passes by name, for --mlir-print-ir-after=<pass> and the like
@@ -309,13 +363,53 @@ int main(int argc, char **argv) {
                 " inputs (" + types + "), got " + llvm::Twine(inputs.size()) +
                 " --input");
   }
-  std::vector<rt::HostTensor> values;
+  // Each input is a value of the argument's type or, for a file of more
+  // samples than the argument's leading dimension, a data set fed in
+  // mini-batches (Dataset.h).
+  std::vector<rt::HostTensor> values, samples;
+  std::vector<rt::TensorType> batchTypes;
+  std::vector<unsigned> batched;
   for (auto [index, text] : llvm::enumerate(inputs)) {
     rt::StatusOr<rt::HostTensor> value =
         tooling::parseInput(text, argTypes[index], &context, index, entry);
-    if (!value)
-      return fail(value.status());
+    if (!value) {
+      std::optional<rt::TensorType> arg = gplace::toTensorType(argTypes[index]);
+      if (!llvm::StringRef(text).starts_with("@") || !arg || arg->shape.empty())
+        return fail(value.status());
+      rt::StatusOr<rt::HostTensor> file =
+          rt::readTensorFile(llvm::StringRef(text).drop_front().str());
+      // A data set: the argument's type but for more samples than its
+      // batch; anything else keeps parseInput's error.
+      if (!file || file->type.elementType != arg->elementType ||
+          file->type.shape.size() != arg->shape.size() ||
+          file->type.shape[0] <= arg->shape[0] ||
+          !std::equal(arg->shape.begin() + 1, arg->shape.end(),
+                      file->type.shape.begin() + 1))
+        return fail(value.status());
+      samples.push_back(std::move(*file));
+      batchTypes.push_back(*arg);
+      batched.push_back(index);
+      values.emplace_back(*arg); // Filled per step.
+      continue;
+    }
     values.push_back(std::move(*value));
+  }
+  std::optional<tooling::Dataset> dataset;
+  if (!samples.empty()) {
+    if (iterations.getNumOccurrences())
+      return fail("--iterations cannot be combined with a data set input: "
+                  "the steps are --epochs times the batches per epoch");
+    std::optional<uint64_t> seed;
+    if (shuffleSeed.getNumOccurrences())
+      seed = shuffleSeed;
+    rt::StatusOr<tooling::Dataset> made = tooling::Dataset::create(
+        std::move(samples), batchTypes, batched, seed);
+    if (!made)
+      return fail(made.status());
+    dataset = std::move(*made);
+  } else if (epochs.getNumOccurrences() || shuffleSeed.getNumOccurrences()) {
+    return fail("--epochs and --shuffle need a data set input (a file with "
+                "more samples than the argument's first dimension)");
   }
 
   FailureOr<rt::Plan> plan =
@@ -338,31 +432,100 @@ int main(int argc, char **argv) {
                  << (*executor)->numFusedKernels() << " fused kernel"
                  << ((*executor)->numFusedKernels() == 1 ? "" : "s") << "\n";
 
+  // Variables: from the --init function's, then from the checkpoint.
+  if (!initEntry.empty()) {
+    rt::StatusOr<std::unique_ptr<rt::Executor>> init =
+        loadFunction(context, sourceMgr, initEntry, **machine, compile);
+    if (!init)
+      return fail(init.status());
+    rt::StatusOr<std::vector<rt::HostTensor>> ran = (*init)->run({});
+    if (!ran)
+      return fail(ran.status());
+    if (rt::Status copied = tooling::copyVariables(**init, **executor);
+        !copied)
+      return fail(copied);
+  }
+  if (!restoreCheckpoint.empty())
+    if (rt::Status restored =
+            tooling::restoreCheckpoint(restoreCheckpoint, **executor);
+        !restored)
+      return fail(restored);
+
   // The inputs go into the executor's staging memory (pinned for GPUs) once;
-  // each run reads them there and leaves its results in host memory.
+  // each run reads them there and leaves its results in host memory. Data
+  // set inputs get their mini-batch before each step.
+  std::vector<void *> batchTargets;
   for (auto [index, value] : llvm::enumerate(values)) {
     rt::TensorRef staged = (*executor)->stagedInput(index);
+    if (llvm::is_contained(batched, index)) {
+      batchTargets.push_back(staged.data);
+      continue;
+    }
     if (value.data.size() > 0)
       std::memcpy(staged.data, value.data.data(), value.data.size());
   }
   values.clear();
+  int64_t numEpochs = dataset ? std::max(1u, epochs.getValue()) : 1;
+  int64_t stepsPerEpoch = dataset ? dataset->stepsPerEpoch() : iterations;
   std::vector<rt::HostTensor> results;
   std::vector<double> seconds; // Per run: the plan, then results to host.
-  for (unsigned i = 0; i < iterations; ++i) {
-    auto start = std::chrono::steady_clock::now();
-    rt::StatusOr<std::vector<rt::TensorRef>> run = (*executor)->runStaged();
-    if (!run)
-      return fail(run.status());
-    if (i + 1 == iterations)
-      for (const rt::TensorRef &view : *run) {
-        rt::HostTensor result(*view.type);
-        if (!result.data.empty())
-          std::memcpy(result.data.data(), view.data, result.data.size());
-        results.push_back(std::move(result));
+  for (int64_t epoch = 0; epoch < numEpochs; ++epoch) {
+    // Per result: the sum over the epoch of a floating-point scalar.
+    std::vector<double> sums;
+    std::vector<bool> scalar; // Per result: a floating-point scalar.
+    auto epochStart = std::chrono::steady_clock::now();
+    for (int64_t step = 0; step < stepsPerEpoch; ++step) {
+      auto start = std::chrono::steady_clock::now();
+      if (dataset)
+        dataset->fillBatch(epoch, step, batchTargets);
+      rt::StatusOr<std::vector<rt::TensorRef>> run = (*executor)->runStaged();
+      if (!run)
+        return fail(run.status());
+      sums.resize(run->size(), 0);
+      scalar.resize(run->size(), false);
+      for (auto [r, view] : llvm::enumerate(*run)) {
+        if (!view.type->shape.empty())
+          continue;
+        if (view.type->elementType == gplace::ElementType::F32)
+          sums[r] += *static_cast<const float *>(view.data);
+        else if (view.type->elementType == gplace::ElementType::F64)
+          sums[r] += *static_cast<const double *>(view.data);
+        else
+          continue;
+        scalar[r] = true;
       }
-    seconds.push_back(
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
-            .count());
+      if (epoch + 1 == numEpochs && step + 1 == stepsPerEpoch)
+        for (const rt::TensorRef &view : *run) {
+          rt::HostTensor result(*view.type);
+          if (!result.data.empty())
+            std::memcpy(result.data.data(), view.data, result.data.size());
+          results.push_back(std::move(result));
+        }
+      seconds.push_back(std::chrono::duration<double>(
+                            std::chrono::steady_clock::now() - start)
+                            .count());
+    }
+    if (dataset) {
+      // Keras's per-epoch line: the mean of each scalar result.
+      llvm::outs() << "epoch " << epoch + 1 << "/" << numEpochs << ":";
+      for (size_t r = 0; r < sums.size(); ++r)
+        if (scalar[r])
+          llvm::outs() << " result[" << r << "] mean "
+                       << llvm::format("%.6g", sums[r] / stepsPerEpoch);
+      llvm::outs() << " (" << stepsPerEpoch << " steps of "
+                   << dataset->batchSize() << ", "
+                   << llvm::format("%.2f", std::chrono::duration<double>(
+                                               std::chrono::steady_clock::now() -
+                                               epochStart)
+                                               .count())
+                   << " s)\n";
+      llvm::outs().flush();
+    }
+    if (!saveCheckpoint.empty())
+      if (rt::Status saved =
+              tooling::saveCheckpoint(saveCheckpoint, **executor);
+          !saved)
+        return fail(saved);
   }
   if (printTiming)
     printRunTimes(seconds);

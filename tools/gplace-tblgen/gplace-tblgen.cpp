@@ -50,8 +50,8 @@ static cl::opt<bool> genOpTable("gen-op-table",
 namespace {
 
 /// The bit of each element type, in gplace::ElementType's order.
-constexpr StringLiteral kElementTypes[] = {"f32", "f16",  "bf16", "f64",
-                                           "i32", "i64", "i1"};
+constexpr StringLiteral kElementTypes[] = {"f32", "f16", "bf16", "f64",
+                                           "i32", "i64", "i1",   "ui8"};
 
 unsigned typeMask(const Record &op, StringRef field) {
   const Record *set = op.getValueAsDef(field);

@@ -53,6 +53,18 @@ public:
   /// until the next run. Errors as run().
   StatusOr<std::vector<TensorRef>> runStaged();
 
+  /// The plan's variables (gplan.variable), by index < numVariables():
+  /// their names (the graph op's name: "dense/kernel", or TensorFlow's
+  /// default "Variable_1") and types. Between runs only, their values can
+  /// be read into host memory and written from it (checkpoints, an
+  /// initialisation function's values). Errors: a value of another type
+  /// (invalid argument, naming the variable), the device's copy errors.
+  size_t numVariables() const;
+  const std::string &variableName(size_t index) const;
+  const TensorType &variableType(size_t index) const;
+  StatusOr<HostTensor> readVariable(size_t index) const;
+  Status writeVariable(size_t index, const HostTensor &value);
+
   /// The number of fused kernels (fusion groups) the plan runs, and the
   /// launches they replace.
   size_t numFusedKernels() const;

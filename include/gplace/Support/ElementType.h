@@ -17,17 +17,18 @@ namespace gplace {
 /// The element types of SPEC §2, in the order the kernel registry prints
 /// them. The op table (GraphOpTable.def) encodes sets of them as bit masks:
 /// bit i stands for the enumerator of value i.
-enum class ElementType { F32, F16, BF16, F64, I32, I64, I1 };
-constexpr int kNumElementTypes = 7;
+enum class ElementType { F32, F16, BF16, F64, I32, I64, I1, UI8 };
+constexpr int kNumElementTypes = 8;
 
-/// MLIR's spelling: "f32", "f16", "bf16", "f64", "i32", "i64", "i1".
+/// MLIR's spelling: "f32", "f16", "bf16", "f64", "i32", "i64", "i1",
+/// "ui8" (TensorFlow's uint8: image data sets, cast in the graph).
 std::string_view elementTypeName(ElementType type);
 
 /// Parses MLIR's spelling of an element type; std::nullopt if unknown.
 std::optional<ElementType> parseElementType(std::string_view name);
 
 /// Bytes per element: 4 for f32/i32, 2 for f16/bf16, 8 for f64/i64, 1 for
-/// i1 (one byte per bool, 0 or 1).
+/// i1 (one byte per bool, 0 or 1) and ui8.
 int64_t elementBytes(ElementType type);
 
 /// True for f32, f16, bf16 and f64.

@@ -92,7 +92,8 @@ bool gplace::graph::isValidGraphTensorType(Type type) {
   Type element = tensor.getElementType();
   return element.isF32() || element.isF16() || element.isBF16() ||
          element.isF64() || element.isSignlessInteger(32) ||
-         element.isSignlessInteger(64) || element.isSignlessInteger(1);
+         element.isSignlessInteger(64) || element.isSignlessInteger(1) ||
+         element.isUnsignedInteger(8);
 }
 
 LogicalResult ResourceType::verify(function_ref<InFlightDiagnostic()> emitError,

@@ -125,6 +125,8 @@ std::optional<ElementType> gplace::plan::toElementType(Type type) {
     return ElementType::I64;
   if (type.isSignlessInteger(1))
     return ElementType::I1;
+  if (type.isUnsignedInteger(8))
+    return ElementType::UI8;
   return std::nullopt;
 }
 

@@ -9,10 +9,6 @@
 //===----------------------------------------------------------------------===//
 
 #include "gplace/Runtime/Cuda.h"
-#if __has_include("gplace/Runtime/Random.h") // TEMP
-#include "gplace/Runtime/Random.h"
-#define GPLACE_HAS_RANDOM 1
-#endif
 #include "gplace/Support/Shape.h"
 
 #include <map>
@@ -232,10 +228,6 @@ public:
     case Kernel::ApplyAdam:
       body = applyUpdate();
       break;
-    case Kernel::StatelessRandomUniform:
-    case Kernel::StatelessRandomNormal:
-    case Kernel::StatelessTruncatedNormal:
-      return statelessRandom();
     case Kernel::AssignAdd:
     case Kernel::AssignSub:
       body = "  out0[i] = " +
@@ -420,31 +412,6 @@ private:
 
   /// The stateless random ops: Random.h's generator for CUDA, the same
   /// Philox stream as the host's.
-#ifdef GPLACE_HAS_RANDOM // TEMP
-  StatusOr<CudaKernelSource> statelessRandom() {
-    RandomDistribution distribution =
-        call_.kernel == Kernel::StatelessRandomUniform
-            ? RandomDistribution::Uniform
-        : call_.kernel == Kernel::StatelessRandomNormal
-            ? RandomDistribution::Normal
-            : RandomDistribution::TruncatedNormal;
-    const TensorType &out = *call_.outputs[0].type;
-    StatusOr<RandomCudaKernel> random = statelessRandomCudaSource(
-        distribution, call_.inputs[0].type->elementType, out.elementType,
-        out.numElements(), kPrelude, type_.storage);
-    if (!random)
-      return random.status();
-    CudaKernelSource kernel;
-    kernel.source = random->source;
-    kernel.entry = random->entry;
-    kernel.threads = random->threads;
-    kernel.numParameters = 2;
-    return kernel;
-  }
-
-#else
-  StatusOr<CudaKernelSource> statelessRandom() { return Status::internal("x"); }
-#endif
   int64_t softmaxRows() const {
     const TensorType &type = *call_.inputs[0].type;
     int64_t cols = type.shape.back();

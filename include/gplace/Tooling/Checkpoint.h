@@ -1,0 +1,47 @@
+//===- Checkpoint.h - save and restore variables by name --------*- C++ -*-===//
+//
+// A checkpoint is a NumPy .npz file: a zip archive (libzip) of one
+// `<variable name>.npy` per variable, so `numpy.load("model.npz")
+// ["dense/kernel"]` reads a weight. As TensorFlow's checkpoints, it holds
+// values by name and nothing about devices: a model trained on one device
+// restores on any other (docs/checkpoints.md).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GPLACE_TOOLING_CHECKPOINT_H
+#define GPLACE_TOOLING_CHECKPOINT_H
+
+#include "gplace/Runtime/Executor.h"
+#include "gplace/Runtime/Status.h"
+
+#include <string>
+
+namespace gplace::tooling {
+
+/// Writes every variable of `executor` to `path`, atomically: the archive
+/// is written under a temporary name in the same directory, flushed to
+/// disk (fsync), renamed over `path`, and the directory is synced, so a
+/// run killed at any moment leaves the previous checkpoint or the new one,
+/// never a torn file. Errors (invalid argument, naming the file): any
+/// write, sync or rename failure; bf16 variables (NumPy has no bf16).
+runtime::Status saveCheckpoint(const std::string &path,
+                               const runtime::Executor &executor);
+
+/// Sets every variable of `executor` from the entry of its name in the
+/// checkpoint `path` (entries the graph lacks are ignored). Errors
+/// (invalid argument): a file that is not an .npz, a variable missing from
+/// the checkpoint (TensorFlow's "Key <name> not found in checkpoint"), an
+/// entry whose type or shape differs from the variable's (naming the
+/// variable and both types).
+runtime::Status restoreCheckpoint(const std::string &path,
+                                  runtime::Executor &executor);
+
+/// Sets each variable of `to` that `from` has too (by name) to its value
+/// in `from`: an initialisation function's results (gplace-run --init).
+/// Errors: a type or shape mismatch, naming the variable.
+runtime::Status copyVariables(const runtime::Executor &from,
+                              runtime::Executor &to);
+
+} // namespace gplace::tooling
+
+#endif // GPLACE_TOOLING_CHECKPOINT_H
