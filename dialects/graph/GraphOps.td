@@ -734,9 +734,9 @@ class Graph_StatelessRandomOp<string mnemonic, string tfType, string what>
     `seed` is a tensor of two integers (i32 or i64); the result's shape and
     type come from the result type. Philox4x32-10, counter-based, with
     TensorFlow's key scrambling and distributions: the same seed and shape
-    give the same numbers on the CPU and on emulated GPUs. Host kernels
-    only: on CUDA machines the op runs on the CPU (initialisation runs
-    once).
+    give the same numbers on the CPU, on emulated GPUs and on CUDA GPUs
+    (bit-identical uniform numbers; normal ones to the last bits of CUDA's
+    sinf, cosf and logf).
 
     ```mlir
     %w = gplace.}] # mnemonic # [{ %seed : tensor<2xi64> -> tensor<784x256xf32>
@@ -749,9 +749,7 @@ class Graph_StatelessRandomOp<string mnemonic, string tfType, string what>
       # " attr-dict `:` type($seed) `->` type($result)";
   let hasVerifier = 1;
   let cpuKernels = Graph_FloatKernels;
-  // The Philox stream runs on the host (and emulated GPUs); no NVRTC
-  // kernel yet, so CUDA GPUs take it only through soft placement.
-  let gpuKernels = Graph_NoKernels;
+  let gpuKernels = Graph_FloatKernels;
 }
 
 def Graph_StatelessRandomUniformOp : Graph_StatelessRandomOp<

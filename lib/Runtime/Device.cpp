@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
+#include <mutex>
 
 namespace gplace::runtime {
 
@@ -77,16 +79,71 @@ Status Device::waitEvent(const Device &recorder, DeviceEvent *event, int) {
   return event ? recorder.synchronizeEvent(event) : Status::ok();
 }
 
+/// An emulated GPU's graph: the host calls of one run in the order the
+/// executor's streams issued them, which respects the plan's events (a
+/// stream's wait is issued only after the record it waits for).
+struct Device::HostGraph final : DeviceGraph {
+  std::mutex mutex;
+  std::vector<std::function<Status()>> calls;
+
+  /// Records `call` and returns true while capturing.
+  static bool record(HostGraph *graph, std::function<Status()> call) {
+    if (!graph)
+      return false;
+    std::lock_guard<std::mutex> lock(graph->mutex);
+    graph->calls.push_back(std::move(call));
+    return true;
+  }
+};
+
+Device::~Device() = default;
+
+bool Device::canCaptureGraphs() const {
+  return type() == DeviceType::GPU && isHostMemory();
+}
+
+Status Device::beginGraphCapture() {
+  if (!canCaptureGraphs())
+    return Status::unavailable(fullName() + " cannot capture graphs");
+  if (capturing_)
+    return Status::internal(fullName() + " is already capturing a graph");
+  capturing_ = std::make_unique<HostGraph>();
+  return Status::ok();
+}
+
+StatusOr<std::unique_ptr<DeviceGraph>> Device::endGraphCapture() {
+  if (!capturing_)
+    return Status::internal(fullName() + " is not capturing a graph");
+  return std::unique_ptr<DeviceGraph>(std::move(capturing_));
+}
+
+Status Device::launchGraph(DeviceGraph &graph) {
+  for (const std::function<Status()> &call :
+       static_cast<HostGraph &>(graph).calls)
+    GPLACE_RETURN_IF_ERROR(call());
+  return Status::ok();
+}
+
 Status Device::launch(const KernelCall &call, int) {
+  if (HostGraph::record(capturing_.get(),
+                        [&call] { return runHostKernel(call); }))
+    return Status::ok();
   return runHostKernel(call);
 }
 
 Status Device::launchFused(const FusedCall &fused, int) {
+  if (HostGraph::record(capturing_.get(),
+                        [&fused] { return runHostFused(fused); }))
+    return Status::ok();
   return runHostFused(fused);
 }
 
 Status Device::copyFrom(void *target, const Device &sourceDevice,
-                        const void *source, int64_t bytes, int) {
+                        const void *source, int64_t bytes, int stream) {
+  if (HostGraph::record(capturing_.get(), [=, &sourceDevice] {
+        return Device::copyFrom(target, sourceDevice, source, bytes, stream);
+      }))
+    return Status::ok();
   if (!sourceDevice.isHostMemory())
     return sourceDevice.download(target, source, bytes);
   if (bytes > 0) // Empty tensors may have null pointers.

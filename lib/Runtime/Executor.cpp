@@ -9,6 +9,8 @@
 #include <cstring>
 #include <map>
 #include <mutex>
+#include <functional>
+#include <set>
 
 namespace gplace::runtime {
 
@@ -58,6 +60,15 @@ public:
   std::vector<std::vector<size_t>> streams; ///< Step indices per stream.
   std::vector<std::unique_ptr<Event>> events;
   std::unique_ptr<llvm::StdThreadPool> pool;
+
+  std::vector<int> streamDevice; ///< Per stream: its device's index.
+  /// Graph mode, per device (index into `devices`): its captured steps
+  /// (null: it runs step by step), the events it waits for that other
+  /// devices record and those it records that other devices wait for.
+  std::vector<std::unique_ptr<DeviceGraph>> graphs;
+  std::vector<std::vector<int>> graphWaits, graphRecords;
+  int capturing = -1; ///< The device being captured, while it is.
+  std::string graphNote;
 
   size_t numFused = 0, numFusedLaunches = 0;
   uint64_t generation = 0;
@@ -167,8 +178,10 @@ public:
     for (const Step &step : plan.steps) {
       auto key = std::make_pair(step.device, step.stream);
       auto [it, isNew] = streamIndex.try_emplace(key, streams.size());
-      if (isNew)
+      if (isNew) {
         streams.emplace_back();
+        streamDevice.push_back(step.device);
+      }
       std::vector<size_t> &stream = streams[it->second];
       // A launch of the fusion group the stream's last step runs joins it.
       if (step.kind == Step::Kind::Launch && step.fusion >= 0 &&
@@ -304,6 +317,10 @@ public:
       // First the record must have been issued (host side), then the
       // waiting stream waits for the device's half of the event.
       Event &event = *events[step.event];
+      // A capture leaves out waits for other devices: each replay is
+      // preceded by them (runGraph).
+      if (capturing >= 0 && event.recorder != devices[capturing])
+        return Status::ok();
       {
         std::unique_lock<std::mutex> lock(event.mutex);
         event.reached.wait(lock, [&] {
@@ -317,6 +334,191 @@ public:
     }
     }
     return Status::ok();
+  }
+
+  /// Runs once: every stream's steps issued (each stream on its own
+  /// thread when there are several), or, for a device in graph mode, its
+  /// graph replayed; `only` >= 0 issues that device's streams alone (a
+  /// capture). Returns the first failure.
+  Status issueAll(int only = -1) {
+    ++generation;
+    failed = false;
+    error = Status::ok();
+    std::vector<std::function<void()>> tasks;
+    for (size_t d = 0; d < graphs.size(); ++d)
+      if (graphs[d] && only < 0)
+        tasks.push_back([this, d] { runGraph(d); });
+    for (size_t k = 0; k < streams.size(); ++k) {
+      int d = streamDevice[k];
+      if ((only < 0 && !graphs[d]) || d == only)
+        tasks.push_back([this, k] { runStream(streams[k]); });
+    }
+    if (tasks.size() == 1) {
+      tasks.front()();
+    } else if (tasks.size() > 1) {
+      for (std::function<void()> &task : tasks)
+        pool->async(task);
+      pool->wait();
+    }
+    return failed ? error : Status::ok();
+  }
+
+  /// Device `d`'s part of a run in graph mode: the events of other devices
+  /// it waits for, its graph, then the events other devices wait for.
+  void runGraph(size_t d) {
+    Device &device = *devices[d];
+    auto run = [&]() -> Status {
+      for (int e : graphWaits[d]) {
+        Event &event = *events[e];
+        {
+          std::unique_lock<std::mutex> lock(event.mutex);
+          event.reached.wait(lock, [&] {
+            return event.generation == generation || failed;
+          });
+        }
+        if (failed)
+          return Status::ok();
+        GPLACE_RETURN_IF_ERROR(
+            device.waitEvent(*event.recorder, event.deviceEvent.get(), 0));
+      }
+      if (Status launched = device.launchGraph(*graphs[d]); !launched)
+        return launched.withContext("the graph of " + device.fullName() +
+                                    ": ");
+      for (int e : graphRecords[d]) {
+        Event &event = *events[e];
+        GPLACE_RETURN_IF_ERROR(device.recordEvent(event.deviceEvent.get(), 0));
+        std::lock_guard<std::mutex> lock(event.mutex);
+        event.generation = generation;
+        event.reached.notify_all();
+      }
+      return Status::ok();
+    };
+    if (Status status = run(); !status)
+      fail(status);
+  }
+
+  /// The resolved steps each step must precede: the next on its stream,
+  /// and for a record, the waits for its event.
+  std::vector<std::vector<size_t>> successors() const {
+    std::vector<std::vector<size_t>> next(steps.size());
+    std::map<int, std::vector<size_t>> waits;
+    for (size_t i = 0; i < steps.size(); ++i)
+      if (!steps[i].fused && steps[i].step->kind == Step::Kind::Wait)
+        waits[steps[i].step->event].push_back(i);
+    for (const std::vector<size_t> &stream : streams)
+      for (size_t k = 0; k < stream.size(); ++k) {
+        if (k + 1 < stream.size())
+          next[stream[k]].push_back(stream[k + 1]);
+        const ResolvedStep &step = steps[stream[k]];
+        if (!step.fused && step.step->kind == Step::Kind::Record)
+          for (size_t w : waits[step.step->event])
+            next[stream[k]].push_back(w);
+      }
+    return next;
+  }
+
+  /// Why device `d` cannot run as one graph node ("" if it can): replayed
+  /// whole, it must not wait for an event that depends on an event it
+  /// records (a CPU step between two of its steps, say).
+  std::string graphBlocker(size_t d) {
+    Device *device = devices[d];
+    std::set<int> waits, records;
+    std::vector<size_t> frontier;
+    std::vector<size_t> recordOf(events.size(), steps.size());
+    for (size_t i = 0; i < steps.size(); ++i) {
+      const ResolvedStep &step = steps[i];
+      if (step.fused)
+        continue;
+      int e = step.step->event;
+      if (step.step->kind == Step::Kind::Record)
+        recordOf[e] = i;
+      else if (step.step->kind == Step::Kind::Wait && step.device == device &&
+               events[e]->recorder != device)
+        waits.insert(e);
+      else if (step.step->kind == Step::Kind::Wait && step.device != device &&
+               events[e]->recorder == device)
+        records.insert(e);
+    }
+    for (int e : records)
+      frontier.push_back(recordOf[e]);
+    std::vector<std::vector<size_t>> next = successors();
+    std::vector<bool> seen(steps.size(), false);
+    while (!frontier.empty()) {
+      size_t i = frontier.back();
+      frontier.pop_back();
+      if (i >= steps.size() || seen[i])
+        continue;
+      seen[i] = true;
+      for (size_t j : next[i])
+        frontier.push_back(j);
+    }
+    for (int e : waits)
+      if (recordOf[e] < steps.size() && seen[recordOf[e]])
+        return "it waits for " + events[e]->recorder->fullName() +
+               ", which waits for it";
+    graphWaits[d].assign(waits.begin(), waits.end());
+    graphRecords[d].assign(records.begin(), records.end());
+    return "";
+  }
+
+  /// Graph mode: each device that can capture graphs (a CUDA GPU, an
+  /// emulated GPU) has its steps issued once, now, into a graph that each
+  /// run replays, as one node between the events it exchanges with the
+  /// other devices; host devices run their steps as before.
+  void captureGraphs(const ExecutorOptions &options) {
+    graphs.resize(devices.size());
+    graphWaits.resize(devices.size());
+    graphRecords.resize(devices.size());
+    std::string on, off;
+    auto note = [](std::string &list, const std::string &line) {
+      list += (list.empty() ? "" : "; ") + line;
+    };
+    for (size_t d = 0; d < devices.size(); ++d) {
+      Device &device = *devices[d];
+      if (device.type() != DeviceType::GPU)
+        continue;
+      if (!options.graphs) {
+        graphNote = "CUDA graphs: off (--cuda-graphs=off)";
+        return;
+      }
+      if (!device.canCaptureGraphs()) {
+        note(off, device.fullName() + " cannot capture graphs");
+        continue;
+      }
+      if (std::string why = graphBlocker(d); !why.empty()) {
+        note(off, device.fullName() + ": " + why);
+        continue;
+      }
+      Status status = device.beginGraphCapture();
+      if (status) {
+        capturing = static_cast<int>(d);
+        Status issued = issueAll(capturing);
+        capturing = -1;
+        StatusOr<std::unique_ptr<DeviceGraph>> captured =
+            device.endGraphCapture();
+        if (!issued)
+          status = issued;
+        else if (!captured)
+          status = captured.status();
+        else
+          graphs[d] = std::move(*captured);
+      }
+      if (!graphs[d]) {
+        note(off, "capture failed on " + device.fullName() + ": " +
+                      status.message());
+        continue;
+      }
+      size_t count = 0;
+      for (size_t k = 0; k < streams.size(); ++k)
+        if (streamDevice[k] == static_cast<int>(d))
+          count += streams[k].size();
+      note(on, device.fullName() + " replays its " + std::to_string(count) +
+                   " steps as one graph per run");
+    }
+    if (!on.empty())
+      graphNote = "CUDA graphs: on: " + on + (off.empty() ? "" : "; off: " + off);
+    else if (!off.empty())
+      graphNote = "CUDA graphs: off (" + off + "); running step by step";
   }
 
   void runStream(const std::vector<size_t> &indices) {
@@ -339,12 +541,22 @@ Executor::Executor(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Executor::~Executor() = default;
 
 StatusOr<std::unique_ptr<Executor>>
-Executor::create(Plan plan, const DeviceManager &devices) {
+Executor::create(Plan plan, const DeviceManager &devices,
+                 const ExecutorOptions &options) {
   auto impl = std::make_unique<Impl>();
   impl->plan = std::move(plan);
   GPLACE_RETURN_IF_ERROR(impl->load(devices));
+  impl->captureGraphs(options);
   return std::unique_ptr<Executor>(new Executor(std::move(impl)));
 }
+
+bool Executor::usesGraph() const {
+  for (const auto &graph : impl_->graphs)
+    if (graph)
+      return true;
+  return false;
+}
+const std::string &Executor::graphNote() const { return impl_->graphNote; }
 
 size_t Executor::numFusedKernels() const { return impl_->numFused; }
 size_t Executor::numFusedLaunches() const { return impl_->numFusedLaunches; }
@@ -384,16 +596,7 @@ Executor::run(const std::vector<HostTensor> &inputs) {
 StatusOr<std::vector<TensorRef>> Executor::runStaged() {
   Impl &impl = *impl_;
   const Plan &plan = impl.plan;
-  ++impl.generation;
-  impl.failed = false;
-  impl.error = Status::ok();
-  if (impl.streams.size() == 1) {
-    impl.runStream(impl.streams.front());
-  } else if (!impl.streams.empty()) {
-    for (const std::vector<size_t> &stream : impl.streams)
-      impl.pool->async([&impl, &stream] { impl.runStream(stream); });
-    impl.pool->wait();
-  }
+  (void)impl.issueAll();
   // Asynchronous devices may still be working: wait for them.
   for (Device *device : impl.devices) {
     Status done = device->synchronize();

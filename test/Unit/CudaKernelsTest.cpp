@@ -30,6 +30,8 @@ struct Launch {
   std::vector<TensorType> inputs;
   TensorType output;
   KernelParams params;
+  /// Outputs after the first (a loss's backprop, an optimizer's slots).
+  std::vector<TensorType> moreOutputs = {};
 
   KernelCall call() const {
     KernelCall call;
@@ -38,6 +40,8 @@ struct Launch {
     for (const TensorType &type : inputs)
       call.inputs.push_back({nullptr, &type});
     call.outputs.push_back({nullptr, &output});
+    for (const TensorType &type : moreOutputs)
+      call.outputs.push_back({nullptr, &type});
     return call;
   }
 };
@@ -85,6 +89,38 @@ std::vector<Launch> everyLaunch(ElementType t) {
       {Kernel::Concat, {T({2, 3}), T({2, 5})}, T({2, 8}), axis});
   for (Kernel k : {Kernel::AssignAdd, Kernel::AssignSub})
     launches.push_back({k, {T({6})}, T({6}), {}});
+  // Training.
+  launches.push_back({Kernel::BroadcastTo, {T({3, 1})}, T({2, 3, 4}), {}});
+  KernelParams paddings;
+  paddings.paddings = {1, 0, 2, 1};
+  launches.push_back({Kernel::Pad, {T({2, 3})}, T({3, 6}), paddings});
+  for (ElementType labels : {ElementType::I32, ElementType::I64})
+    launches.push_back({Kernel::SparseSoftmaxCrossEntropyWithLogits,
+                        {T({4, 10}), TensorType{labels, {4}}},
+                        T({4}),
+                        {},
+                        {T({4, 10})}});
+  for (Kernel k :
+       {Kernel::StatelessRandomUniform, Kernel::StatelessRandomNormal,
+        Kernel::StatelessTruncatedNormal})
+    for (ElementType seed : {ElementType::I32, ElementType::I64})
+      launches.push_back({k, {TensorType{seed, {2}}}, T({7, 3}), {}});
+  launches.push_back(
+      {Kernel::ApplyGradientDescent, {T({}), T({5})}, T({5}), {}});
+  for (bool nesterov : {false, true}) {
+    KernelParams params;
+    params.useNesterov = nesterov;
+    launches.push_back({Kernel::ApplyMomentum,
+                        {T({}), T({5}), T({})},
+                        T({5}),
+                        params,
+                        {T({5})}});
+    launches.push_back({Kernel::ApplyAdam,
+                        {T({}), T({}), T({}), T({}), T({}), T({}), T({5})},
+                        T({5}),
+                        params,
+                        {T({5}), T({5})}});
+  }
   return launches;
 }
 
@@ -157,7 +193,8 @@ TEST_P(CudaKernels, CompileWithNvrtcAndPtxas) {
     ASSERT_TRUE(isNvrtcKernel(launch.kernel));
     StatusOr<CudaKernelSource> kernel = generateCudaKernel(call);
     ASSERT_TRUE(kernel) << kernel.status().message();
-    EXPECT_EQ(kernel->numParameters, launch.inputs.size() + 1);
+    EXPECT_EQ(kernel->numParameters,
+              launch.inputs.size() + 1 + launch.moreOutputs.size());
     expectCompiles(*kernel);
   }
 }

@@ -352,6 +352,10 @@ TEST(Executor, AFailingStepStopsEveryStream) {
             "division by zero");
 }
 
+/// Runs every step on every run: the dispatch that tests below check
+/// call by call (graph mode is checked on its own).
+const ExecutorOptions kStepByStep{/*graphs=*/false};
+
 /// A device that behaves like an asynchronous GPU (its own events, waits
 /// and synchronisation) while computing on the host, and logs the calls the
 /// executor makes: the dispatch a CUDA device sees, checked without a GPU.
@@ -440,7 +444,8 @@ TEST(Executor, DrivesAnAsynchronousDeviceThroughItsEvents) {
   DeviceManager devices({0, 0});
   devices.addDevice(std::make_unique<RecordingDevice>(log));
   StatusOr<std::unique_ptr<Executor>> executor =
-      Executor::create(twoStreamPlan(false), devices);
+      Executor::create(twoStreamPlan(false), devices,
+                       kStepByStep);
   ASSERT_TRUE(executor) << executor.status().message();
   // Kernels are prepared once, at load.
   EXPECT_EQ(log, std::vector<std::string>{"prepare gplace.add"});
@@ -470,6 +475,45 @@ TEST(Executor, DrivesAnAsynchronousDeviceThroughItsEvents) {
   };
   EXPECT_LT(position("wait 0 stream 0"), position("launch gplace.add stream 0"));
   EXPECT_LT(position("launch gplace.add stream 0"), position("record 1 stream 0"));
+}
+
+TEST(Executor, CapturesAGpusStepsOnceAndReplaysThemEachRun) {
+  std::vector<std::string> log;
+  DeviceManager devices({0, 0});
+  devices.addDevice(std::make_unique<RecordingDevice>(log));
+  StatusOr<std::unique_ptr<Executor>> executor =
+      Executor::create(twoStreamPlan(false), devices);
+  ASSERT_TRUE(executor) << executor.status().message();
+  EXPECT_TRUE((*executor)->usesGraph());
+  EXPECT_EQ((*executor)->graphNote(),
+            "CUDA graphs: on: /job:localhost/replica:0/task:0/device:GPU:0 "
+            "replays its 5 steps as one graph per run");
+  // The load issues the GPU's steps once, into the capture.
+  auto count = [&](const std::string &entry) {
+    return std::count(log.begin(), log.end(), entry);
+  };
+  EXPECT_EQ(count("launch gplace.add stream 0"), 1);
+  for (float scale : {1.0f, 2.0f}) {
+    log.clear();
+    HostTensor x = tensorOf<float>(ElementType::F32, {4},
+                                   {scale, 2 * scale, 3 * scale, 4 * scale});
+    StatusOr<std::vector<HostTensor>> results = (*executor)->run({x});
+    ASSERT_TRUE(results) << results.status().message();
+    EXPECT_EQ(valuesOf<float>((*results)[0]),
+              scale == 1 ? (std::vector<float>{4, 7, 10, 13})
+                         : (std::vector<float>{7, 13, 19, 25}));
+    // A run replays the graph: no step is issued again; the event the
+    // CPU's copy waits for is recorded after the graph, on stream 0.
+    EXPECT_EQ(count("launch gplace.add stream 0"), 0);
+    EXPECT_EQ(count("record 1 stream 0"), 1);
+    EXPECT_EQ(count("host waits for 1"), 1);
+  }
+
+  StatusOr<std::unique_ptr<Executor>> off =
+      Executor::create(twoStreamPlan(false), devices, kStepByStep);
+  ASSERT_TRUE(off);
+  EXPECT_FALSE((*off)->usesGraph());
+  EXPECT_EQ((*off)->graphNote(), "CUDA graphs: off (--cuda-graphs=off)");
 }
 
 TEST(Executor, ChecksInputsAndDevices) {
@@ -527,7 +571,8 @@ TEST(Executor, RunsAFusionGroupAsOneKernel) {
     DeviceManager devices({0, 0});
     devices.addDevice(std::make_unique<RecordingDevice>(log));
     StatusOr<std::unique_ptr<Executor>> executor =
-        Executor::create(chainPlan(fused), devices);
+        Executor::create(chainPlan(fused), devices,
+                       kStepByStep);
     ASSERT_TRUE(executor) << executor.status().message();
     if (fused) {
       // One kernel reading g and the constant; a is stored (the CPU reads
@@ -606,7 +651,8 @@ TEST(Executor, RunsOnStagedInputsAndStagesResults) {
   devices.addDevice(
       std::make_unique<RecordingDevice>(log, /*ownMemory=*/true));
   StatusOr<std::unique_ptr<Executor>> executor =
-      Executor::create(chainPlan(), devices);
+      Executor::create(chainPlan(), devices,
+                       kStepByStep);
   ASSERT_TRUE(executor) << executor.status().message();
   // The input is staged by the GPU (pinned on CUDA), and so is d, its
   // result; the CPU's result is read in place.

@@ -126,6 +126,14 @@ static cl::opt<bool> gpuFusion(
     cl::desc("Run chains of elementwise ops on a GPU as one kernel "
              "(default); =false launches each op"),
     cl::init(true), cl::cat(category));
+enum class GraphMode { Off, On };
+static cl::opt<GraphMode> cudaGraphs(
+    "cuda-graphs",
+    cl::desc("Capture a plan that runs on one GPU into a CUDA graph when it "
+             "loads and replay it on each run"),
+    cl::values(clEnumValN(GraphMode::On, "on", "capture and replay (default)"),
+               clEnumValN(GraphMode::Off, "off", "run the steps one by one")),
+    cl::init(GraphMode::On), cl::cat(category));
 static cl::opt<bool> gpuAllowGrowth(
     "gpu-allow-growth",
     cl::desc("Allocate GPU memory on demand (default); =false reserves the "
@@ -178,6 +186,13 @@ static cl::opt<bool>
                     cl::init(false), cl::cat(category));
 
 /// gplace-run's exit code for a failure of `code`.
+/// The executor's options from the command line.
+static rt::ExecutorOptions executorOptions() {
+  rt::ExecutorOptions options;
+  options.graphs = cudaGraphs == GraphMode::On;
+  return options;
+}
+
 static int exitCode(rt::StatusCode code) {
   switch (code) {
   case rt::StatusCode::OutOfMemory:
@@ -245,7 +260,8 @@ loadFunction(MLIRContext &context, llvm::SourceMgr &sourceMgr,
   if (failed(plan))
     return rt::Status::invalidArgument("cannot compile --init function @" +
                                        name.str());
-  return rt::Executor::create(std::move(*plan), machine.devices());
+  return rt::Executor::create(std::move(*plan), machine.devices(),
+                              executorOptions());
 }
 
 int main(int argc, char **argv) {
@@ -423,9 +439,12 @@ int main(int argc, char **argv) {
     return fail("got " + llvm::Twine(outputs.size()) + " --output for " +
                 llvm::Twine(plan->results.size()) + " results");
   rt::StatusOr<std::unique_ptr<rt::Executor>> executor =
-      rt::Executor::create(std::move(*plan), (*machine)->devices());
+      rt::Executor::create(std::move(*plan), (*machine)->devices(),
+                           executorOptions());
   if (!executor)
     return fail(executor.status());
+  if (logDevicePlacement && !(*executor)->graphNote().empty())
+    llvm::errs() << (*executor)->graphNote() << "\n";
   if (logDevicePlacement && (*executor)->numFusedKernels())
     llvm::errs() << "Fusion: " << (*executor)->numFusedLaunches()
                  << " elementwise launches run as "

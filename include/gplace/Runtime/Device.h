@@ -32,13 +32,20 @@ public:
   virtual ~DeviceEvent() = default;
 };
 
+/// A device's recording of the work of one run of a plan (a CUDA graph),
+/// replayed by Device::launchGraph.
+class DeviceGraph {
+public:
+  virtual ~DeviceGraph() = default;
+};
+
 class Device {
 public:
   /// `memoryLimit` in bytes, 0 for none. `description` is TensorFlow's
   /// physical device description ("device: 0, name: ..., pci bus id: ...,
   /// compute capability: ...").
   Device(DeviceName name, std::string description, int64_t memoryLimit);
-  virtual ~Device() = default;
+  virtual ~Device();
 
   const DeviceName &name() const { return name_; }
   std::string fullName() const { return name_.str(); }
@@ -104,12 +111,31 @@ public:
   /// Blocks until the work queued on every stream of the device is done.
   virtual Status synchronize() { return Status::ok(); }
 
+  /// Graphs (CUDA graphs, captured as cuStreamBeginCapture does): a device
+  /// that can record the work queued on its streams and replay it as one
+  /// unit says so. Between beginGraphCapture() and endGraphCapture() its
+  /// launches, copies and event records and waits are recorded, not run;
+  /// endGraphCapture() returns the recording (errors: work that cannot be
+  /// captured, e.g. a synchronous call) and always ends the capture;
+  /// launchGraph() queues the whole recording on stream 0, with the order
+  /// of the streams kept. Emulated GPUs (host devices of type GPU) record
+  /// the calls and replay them in issue order, so that a plan runs on them
+  /// as on a CUDA GPU; the CPU does not capture.
+  virtual bool canCaptureGraphs() const;
+  virtual Status beginGraphCapture();
+  virtual StatusOr<std::unique_ptr<DeviceGraph>> endGraphCapture();
+  virtual Status launchGraph(DeviceGraph &graph);
+
 protected:
   /// The memory behind allocate() and deallocate(), after accounting.
   virtual StatusOr<void *> allocateMemory(int64_t bytes);
   virtual void deallocateMemory(void *memory, int64_t bytes);
 
 private:
+  /// Emulated graphs: the calls recorded while capturing (null otherwise).
+  struct HostGraph;
+  std::unique_ptr<HostGraph> capturing_;
+
   DeviceName name_;
   std::string description_;
   int64_t memoryLimit_;

@@ -23,15 +23,31 @@
 
 namespace gplace::runtime {
 
+/// How an Executor runs its plan.
+struct ExecutorOptions {
+  /// Capture each GPU's part of the plan (CUDA or emulated: its launches,
+  /// copies, events and updates) into one graph when the plan loads and
+  /// replay it on each run, as one node between the events the GPU
+  /// exchanges with other devices (`--cuda-graphs`, on by default); off
+  /// issues the steps one by one on every run. A GPU whose part waits for
+  /// work that depends on its own (a CPU step between two of its steps)
+  /// runs step by step.
+  bool graphs = true;
+};
+
 class Executor {
 public:
   /// Loads `plan`: allocates its memory, uploads constants and initial
   /// values, resolves every step's operands, gathers each fusion group into
-  /// one FusedCall and prepares (compiles) every kernel. Errors: a device
-  /// the plan needs that `devices` lacks, memory the device cannot provide
-  /// (naming device, request and limit), a kernel that does not compile.
-  static StatusOr<std::unique_ptr<Executor>> create(Plan plan,
-                                                    const DeviceManager &devices);
+  /// one FusedCall, prepares (compiles) every kernel and, as
+  /// `options.graphs` asks, captures the program into a graph. Errors: a
+  /// device the plan needs that `devices` lacks, memory the device cannot
+  /// provide (naming device, request and limit), a kernel that does not
+  /// compile. A capture that fails is not an error: the plan then runs step
+  /// by step and graphNote() says why.
+  static StatusOr<std::unique_ptr<Executor>>
+  create(Plan plan, const DeviceManager &devices,
+         const ExecutorOptions &options = {});
   ~Executor();
 
   /// Runs the program once on `inputs` (one per program input, of the
@@ -64,6 +80,14 @@ public:
   const TensorType &variableType(size_t index) const;
   StatusOr<HostTensor> readVariable(size_t index) const;
   Status writeVariable(size_t index, const HostTensor &value);
+
+  /// True if some device replays a captured graph on each run.
+  bool usesGraph() const;
+  /// One line for the log saying which GPUs replay a graph and why the
+  /// others do not ("CUDA graphs: on: <GPU:0's full name> replays its 42
+  /// steps as one graph per run", "CUDA graphs: off (--cuda-graphs=off)");
+  /// "" for a plan on no GPU.
+  const std::string &graphNote() const;
 
   /// The number of fused kernels (fusion groups) the plan runs, and the
   /// launches they replace.

@@ -50,6 +50,20 @@ public:
   }
 };
 
+/// A captured run: the graph and its executable instance.
+class CudaGraph final : public DeviceGraph {
+public:
+  CUgraph graph = nullptr;
+  CUgraphExec exec = nullptr;
+  ~CudaGraph() override {
+    const CudaLibraries &libs = CudaLibraries::get();
+    if (exec)
+      libs.cuGraphExecDestroy(exec);
+    if (graph)
+      libs.cuGraphDestroy(graph);
+  }
+};
+
 class CudaDevice final : public Device {
 public:
   CudaDevice(DeviceName name, std::string description, int64_t limit,
@@ -100,6 +114,9 @@ public:
       libs.cuModuleUnload(entry.second.module);
     if (peerStaging_)
       libs.cuMemFreeHost(peerStaging_);
+    for (CUevent event : {forkEvent_, joinEvent_})
+      if (event)
+        libs.cuEventDestroy(event);
   }
 
   bool isHostMemory() const override { return false; }
@@ -296,6 +313,59 @@ public:
 
   Status synchronize() override { return synchronizeStreams(); }
 
+  bool canCaptureGraphs() const override { return true; }
+
+  /// Captures from the compute stream; the copy stream joins the capture
+  /// through an event (the fork of CUDA's cross-stream capture) and is
+  /// joined back before it ends. Relaxed mode: the executor's stream
+  /// threads issue work concurrently.
+  Status beginGraphCapture() override {
+    GPLACE_RETURN_IF_ERROR(activate());
+    for (CUevent *event : {&forkEvent_, &joinEvent_})
+      if (!*event)
+        GPLACE_CU_CHECK(cuEventCreate, event, CU_EVENT_DISABLE_TIMING);
+    GPLACE_CU_CHECK(cuStreamBeginCapture, streams_[0],
+                    CU_STREAM_CAPTURE_MODE_RELAXED);
+    capturing_ = true;
+    const CudaLibraries &libs = CudaLibraries::get();
+    Status forked = cuda::cuStatus(libs.cuEventRecord(forkEvent_, streams_[0]),
+                                   "cuEventRecord");
+    if (forked)
+      forked = cuda::cuStatus(
+          libs.cuStreamWaitEvent(streams_[1], forkEvent_, 0),
+          "cuStreamWaitEvent");
+    if (!forked)
+      (void)endGraphCapture(); // Ends the capture; the graph is discarded.
+    return forked;
+  }
+
+  StatusOr<std::unique_ptr<DeviceGraph>> endGraphCapture() override {
+    const CudaLibraries &libs = CudaLibraries::get();
+    if (!capturing_)
+      return Status::internal(fullName() + " is not capturing a graph");
+    capturing_ = false;
+    GPLACE_RETURN_IF_ERROR(activate());
+    // The join, then the end; the capture ends even if the join failed.
+    Status joined = cuda::cuStatus(libs.cuEventRecord(joinEvent_, streams_[1]),
+                                   "cuEventRecord");
+    if (joined)
+      joined = cuda::cuStatus(
+          libs.cuStreamWaitEvent(streams_[0], joinEvent_, 0),
+          "cuStreamWaitEvent");
+    auto graph = std::make_unique<CudaGraph>();
+    GPLACE_CU_CHECK(cuStreamEndCapture, streams_[0], &graph->graph);
+    GPLACE_RETURN_IF_ERROR(joined);
+    GPLACE_CU_CHECK(cuGraphInstantiate, &graph->exec, graph->graph, 0);
+    return std::unique_ptr<DeviceGraph>(std::move(graph));
+  }
+
+  Status launchGraph(DeviceGraph &graph) override {
+    GPLACE_RETURN_IF_ERROR(activate());
+    GPLACE_CU_CHECK(cuGraphLaunch, static_cast<CudaGraph &>(graph).exec,
+                    streams_[0]);
+    return Status::ok();
+  }
+
 protected:
   StatusOr<void *> allocateMemory(int64_t bytes) override {
     GPLACE_RETURN_IF_ERROR(activate());
@@ -446,6 +516,8 @@ private:
   std::map<const FusedCall *, FusedKernel> fusedKernels_;
   std::mutex peerStagingMutex_;
   void *peerStaging_ = nullptr; ///< Pinned, for copies without peer access.
+  bool capturing_ = false;
+  CUevent forkEvent_ = nullptr, joinEvent_ = nullptr; ///< Of a capture.
   int64_t peerStagingBytes_ = 0;
 };
 

@@ -50,6 +50,62 @@ template <typename T> __device__ __forceinline__ T gp_relu(T x) {
 }
 )cuda";
 
+/// Philox4x32-10 and TensorFlow's distributions, as lib/Runtime/Random.cpp
+/// computes them on the host: the same words for the same seed, so uniform
+/// numbers are bit-identical to the host's and normal ones agree to the
+/// last bits of CUDA's sinf/cosf/logf.
+constexpr const char *kPhiloxPrelude = R"cuda(
+struct gp_u4 { unsigned int x[4]; };
+__device__ __forceinline__ gp_u4 gp_philox(gp_u4 c, unsigned int k0,
+                                           unsigned int k1) {
+  for (int r = 0; r < 10; ++r) {
+    unsigned long long p0 = 0xD2511F53ull * c.x[0];
+    unsigned long long p1 = 0xCD9E8D57ull * c.x[2];
+    gp_u4 n = {{(unsigned int)(p1 >> 32) ^ c.x[1] ^ k0, (unsigned int)p1,
+                (unsigned int)(p0 >> 32) ^ c.x[3] ^ k1, (unsigned int)p0}};
+    c = n;
+    k0 += 0x9E3779B9u;
+    k1 += 0xBB67AE85u;
+  }
+  return c;
+}
+__device__ __forceinline__ gp_u4 gp_skip(gp_u4 c, unsigned long long n) {
+  unsigned long long low = ((unsigned long long)c.x[1] << 32) | c.x[0];
+  unsigned long long sum = low + n;
+  c.x[0] = (unsigned int)sum;
+  c.x[1] = (unsigned int)(sum >> 32);
+  if (sum < low && ++c.x[2] == 0) ++c.x[3];
+  return c;
+}
+__device__ __forceinline__ float gp_to_float(unsigned int x) {
+  return __uint_as_float((127u << 23) | (x & 0x7fffffu)) - 1.0f;
+}
+__device__ __forceinline__ double gp_to_double(unsigned int x0,
+                                               unsigned int x1) {
+  unsigned long long bits =
+      (1023ull << 52) |
+      ((((unsigned long long)x0 << 32) | x1) & ((1ull << 52) - 1));
+  return __longlong_as_double((long long)bits) - 1.0;
+}
+__device__ __forceinline__ void gp_box_muller(unsigned int x0, unsigned int x1,
+                                              float *f) {
+  float u1 = fmaxf(gp_to_float(x0), 1.0e-7f);
+  float v1 = 2.0f * 3.14159265358979323846f * gp_to_float(x1);
+  float u2 = sqrtf(-2.0f * logf(u1));
+  f[0] = sinf(v1) * u2;
+  f[1] = cosf(v1) * u2;
+}
+__device__ __forceinline__ void gp_box_muller(unsigned int x0, unsigned int x1,
+                                              unsigned int x2, unsigned int x3,
+                                              double *d) {
+  double u1 = fmax(gp_to_double(x0, x1), 1.0e-7);
+  double v1 = 2 * 3.14159265358979323846 * gp_to_double(x2, x3);
+  double u2 = sqrt(-2.0 * log(u1));
+  d[0] = sin(v1) * u2;
+  d[1] = cos(v1) * u2;
+}
+)cuda";
+
 /// How an element type is stored and computed on the GPU.
 struct GpuType {
   ElementType type;
@@ -181,7 +237,7 @@ public:
     type_ = *type;
     CudaKernelSource kernel;
     kernel.threads = out.numElements();
-    std::string body;
+    std::string body, prelude;
     switch (call_.kernel) {
     case Kernel::ReduceSum:
     case Kernel::ReduceMean:
@@ -228,6 +284,13 @@ public:
     case Kernel::ApplyAdam:
       body = applyUpdate();
       break;
+    case Kernel::StatelessRandomUniform:
+    case Kernel::StatelessRandomNormal:
+    case Kernel::StatelessTruncatedNormal:
+      kernel.threads = (out.numElements() + perGroup() - 1) / perGroup();
+      body = statelessRandom();
+      prelude = kPhiloxPrelude;
+      break;
     case Kernel::AssignAdd:
     case Kernel::AssignSub:
       body = "  out0[i] = " +
@@ -245,7 +308,8 @@ public:
     std::ostringstream os;
     os << "// gplace: " << kernelMnemonic(call_.kernel) << " " << out.str()
        << "\n"
-       << kPrelude << "extern \"C\" __global__ void " << kernel.entry << "(";
+       << kPrelude << prelude << "extern \"C\" __global__ void "
+       << kernel.entry << "(";
     size_t n = 0;
     for (size_t k = 0; k < call_.inputs.size(); ++k, ++n)
       os << (n ? ", " : "") << "const "
@@ -410,8 +474,72 @@ private:
     return os.str();
   }
 
-  /// The stateless random ops: Random.h's generator for CUDA, the same
-  /// Philox stream as the host's.
+  /// Numbers per Philox output group: four floats or two doubles.
+  int64_t perGroup() const { return type_.type == ElementType::F64 ? 2 : 4; }
+
+  /// The stateless random ops, one thread per output group: Random.cpp's
+  /// stream (TensorFlow's GenerateKey, group g from the counter advanced
+  /// by g; the truncated normal's group g from its own 64-counter stream).
+  std::string statelessRandom() {
+    bool isDouble = type_.type == ElementType::F64;
+    std::string c = isDouble ? "double" : "float";
+    int64_t n = call_.outputs[0].type->numElements(), per = perGroup();
+    std::ostringstream os;
+    os << "  const unsigned long long s0 = (unsigned long long)(long long)in0[0],"
+          " s1 = (unsigned long long)(long long)in0[1];\n"
+       << "  gp_u4 seed = {{(unsigned int)s0, (unsigned int)(s0 >> 32), "
+          "(unsigned int)s1, (unsigned int)(s1 >> 32)}};\n"
+       << "  gp_u4 mix = gp_philox(seed, 0x3ec8f720u, 0x02461e29u);\n"
+       << "  const unsigned int k0 = mix.x[0], k1 = mix.x[1];\n"
+       << "  gp_u4 base = {{0u, 0u, mix.x[2], mix.x[3]}};\n"
+       << "  " << c << " v[4];\n";
+    switch (call_.kernel) {
+    case Kernel::StatelessRandomUniform:
+      os << "  gp_u4 w = gp_philox(gp_skip(base, (unsigned long long)i), k0, "
+            "k1);\n";
+      if (isDouble)
+        os << "  v[0] = gp_to_double(w.x[0], w.x[1]); v[1] = "
+              "gp_to_double(w.x[2], w.x[3]);\n";
+      else
+        os << "  for (int k = 0; k < 4; ++k) v[k] = gp_to_float(w.x[k]);\n";
+      break;
+    case Kernel::StatelessRandomNormal:
+      os << "  gp_u4 w = gp_philox(gp_skip(base, (unsigned long long)i), k0, "
+            "k1);\n";
+      if (isDouble)
+        os << "  gp_box_muller(w.x[0], w.x[1], w.x[2], w.x[3], v);\n";
+      else
+        os << "  gp_box_muller(w.x[0], w.x[1], v);\n"
+              "  gp_box_muller(w.x[2], w.x[3], v + 2);\n";
+      break;
+    default: // StatelessTruncatedNormal.
+      os << "  gp_u4 counter = gp_skip(base, (unsigned long long)i * 64ull);\n"
+         << "  int filled = 0;\n"
+         << "  while (filled < " << per << ") {\n"
+         << "    gp_u4 w = gp_philox(counter, k0, k1);\n"
+         << "    counter = gp_skip(counter, 1ull);\n"
+         << "    " << c << " x[2];\n";
+      if (isDouble)
+        os << "    gp_box_muller(w.x[0], w.x[1], w.x[2], w.x[3], x);\n"
+           << "    for (int k = 0; k < 2; ++k) if (fabs(x[k]) < 2.0 && filled "
+              "< 2) v[filled++] = x[k];\n";
+      else
+        os << "    gp_box_muller(w.x[0], w.x[1], x);\n"
+           << "    for (int k = 0; k < 2; ++k) if (fabsf(x[k]) < 2.0f && filled "
+              "< 4) v[filled++] = x[k];\n"
+           << "    gp_box_muller(w.x[2], w.x[3], x);\n"
+           << "    for (int k = 0; k < 2; ++k) if (fabsf(x[k]) < 2.0f && filled "
+              "< 4) v[filled++] = x[k];\n";
+      os << "  }\n";
+      break;
+    }
+    os << "  for (int k = 0; k < " << per << "; ++k) {\n"
+       << "    const long long e = i * " << per << "LL + k;\n"
+       << "    if (e < " << n << "LL) out0[e] = " << type_.store("v[k]")
+       << ";\n  }\n";
+    return os.str();
+  }
+
   int64_t softmaxRows() const {
     const TensorType &type = *call_.inputs[0].type;
     int64_t cols = type.shape.back();

@@ -122,3 +122,24 @@ gplan.program @fused {
   %4 = gplan.launch exp(%3) on @gpu0 stream 0 fusion 1 : (!gplan.buffer<4xf32>) -> !gplan.buffer<4xf32>
   gplan.return %2 : !gplan.buffer<4xf32>
 }
+
+// -----
+
+gplan.device @cpu0 "/job:localhost/replica:0/task:0/device:CPU:0"
+gplan.device @gpu0 "/job:localhost/replica:0/task:0/device:GPU:0"
+
+// Tests the host: %h's last reader is the GPU's copy. A CPU step never
+// waits for another device (the host would wait for the GPU between two of
+// the GPU's steps, and the GPU's part could not be one CUDA graph), so %k
+// grows the CPU's arena instead of taking %h's memory.
+// CHECK-LABEL: gplan.program @hostDoesNotWaitForTheGpu
+// CHECK-DAG: gplan.arena @cpu0 bytes 128 offsets [0, 64]
+// CHECK: gplan.launch neg(%{{.*}}) on @cpu0 stream 0 :
+gplan.program @hostDoesNotWaitForTheGpu {
+  %x = gplan.input 0 : !gplan.buffer<4xf32>
+  %h = gplan.launch exp(%x) on @cpu0 stream 0 : (!gplan.buffer<4xf32>) -> !gplan.buffer<4xf32>
+  %e1 = gplan.record on @cpu0 stream 0
+  %g = gplan.copy %h to @gpu0 stream 1 wait(%e1) : !gplan.buffer<4xf32>
+  %k = gplan.launch neg(%x) on @cpu0 stream 0 : (!gplan.buffer<4xf32>) -> !gplan.buffer<4xf32>
+  gplan.return %g, %k : !gplan.buffer<4xf32>, !gplan.buffer<4xf32>
+}

@@ -6,7 +6,8 @@
 // happen before the step that writes it (by that step's vector clock,
 // Liveness.h), the first free slot it fits in, making the step wait for
 // events after the uses not yet known to have run (as PyTorch's caching
-// allocator waits for the events of a block's other streams), or new
+// allocator waits for the events of a block's other streams; a CPU step
+// never waits for another device), or new
 // memory at the arena's top. With one queue per device this is the usual
 // interval rule; across streams memory is reused where events order the
 // uses, and reuse adds the events that are missing, so the arena stays
@@ -17,7 +18,10 @@
 #include "gplace/Dialect/Plan/Transforms/Liveness.h"
 #include "gplace/Dialect/Plan/Transforms/Passes.h"
 
+#include "gplace/Support/DeviceName.h"
+
 #include "mlir/IR/Builders.h"
+#include "llvm/ADT/DenseSet.h"
 
 #include <map>
 
@@ -258,6 +262,12 @@ struct PlanMemoryPass
     }
     std::vector<int64_t> offsets(lives->buffers.size(), -1);
     DenseMap<StringAttr, Arena> arenas;
+    DenseSet<StringAttr> hostDevices;
+    for (DeviceOp device : devices)
+      if (std::optional<DeviceName> name =
+              DeviceName::parse(device.getDeviceName());
+          name && name->type == DeviceType::CPU)
+        hostDevices.insert(device.getSymNameAttr());
     ClockWalk walk(*schedule);
     ArrayRef<Schedule::Step> steps = schedule->steps();
     DenseMap<unsigned, Value> eventAfter; // Events recorded here, by step.
@@ -269,9 +279,17 @@ struct PlanMemoryPass
       unsigned queue = steps[*step].queue;
       // A step may wait for a use on another queue whose step has ended
       // (its last launch) before this op: an event can be recorded there.
+      // Not a CPU step for another device's use (a GPU's copy reading host
+      // memory): host memory is plentiful, and the wait would tie the host
+      // to the GPU in both directions, so that a GPU's part of the plan
+      // could no longer run as one CUDA graph.
       auto canWait = [&](unsigned useQueue, unsigned position) {
         const Schedule::Step &use =
             steps[schedule->stepAt(useQueue, position)];
+        StringAttr device = schedule->queues()[queue].first;
+        if (hostDevices.contains(device) &&
+            schedule->queues()[useQueue].first != device)
+          return false;
         return useQueue != queue && use.last->isBeforeInBlock(&op);
       };
       for (unsigned index : produced[*step]) {
