@@ -24,6 +24,11 @@ namespace fs = std::filesystem;
 
 namespace {
 
+/// The modification time of every entry: 1980-01-02 00:00:00 UTC, a day
+/// after the zip epoch, so that it stays in DOS time's range (which zip
+/// stores in local time) in every time zone.
+constexpr time_t kEntryTime = 315619200;
+
 /// A private temporary directory, removed with its files.
 class TempDir {
 public:
@@ -111,6 +116,10 @@ rt::Status tooling::saveCheckpoint(const std::string &path,
     }
     zip_set_file_compression(archive, static_cast<zip_uint64_t>(index),
                              ZIP_CM_STORE, 0);
+    // A fixed time (about the zip epoch, which NumPy's savez writes), not
+    // the temporary file's: the same weights give the same bytes.
+    zip_file_set_mtime(archive, static_cast<zip_uint64_t>(index),
+                       kEntryTime, 0);
   }
   if (zip_close(archive) != 0) {
     std::string why = zip_strerror(archive);

@@ -92,6 +92,73 @@ Status run(Kernel kernel, const KernelParams &params,
   return runHostKernel(call);
 }
 
+/// Runs an optimizer kernel: `inputs` (hyperparameters, gradient), and the
+/// variable and its slots, updated in place.
+Status runUpdate(Kernel kernel, bool nesterov, std::vector<HostTensor *> inputs,
+                 std::vector<HostTensor *> state) {
+  KernelParams params;
+  params.useNesterov = nesterov;
+  KernelCall call;
+  call.kernel = kernel;
+  call.params = &params;
+  for (HostTensor *input : inputs)
+    call.inputs.push_back({input->data.data(), &input->type});
+  for (HostTensor *tensor : state)
+    call.outputs.push_back({tensor->data.data(), &tensor->type});
+  return runHostKernel(call);
+}
+
+HostTensor f64(std::vector<double> values) {
+  return tensorOf<double>(ElementType::F64,
+                          values.size() == 1
+                              ? std::vector<int64_t>{}
+                              : std::vector<int64_t>{int64_t(values.size())},
+                          values);
+}
+
+// The optimizers against steps computed by hand from TensorFlow's
+// training_ops formulas.
+TEST(Optimizers, GradientDescentStep) {
+  HostTensor var = f64({1, 2}), alpha = f64({0.1}), delta = f64({0.5, -1});
+  ASSERT_TRUE(
+      runUpdate(Kernel::ApplyGradientDescent, false, {&alpha, &delta}, {&var}));
+  EXPECT_EQ(valuesOf<double>(var), (std::vector<double>{0.95, 2.1}));
+}
+
+TEST(Optimizers, MomentumAndNesterovSteps) {
+  for (bool nesterov : {false, true}) {
+    // accum = 0.5 * 0.9 + 2 = 2.45; var = 1 - 0.1 * 2.45 = 0.755, or
+    // Nesterov: 1 - (2 * 0.1 + 2.45 * 0.9 * 0.1) = 0.5795.
+    HostTensor var = f64({1, 1}), accum = f64({0.5, 0.5});
+    HostTensor lr = f64({0.1}), grad = f64({2, 2}), momentum = f64({0.9});
+    ASSERT_TRUE(runUpdate(Kernel::ApplyMomentum, nesterov,
+                          {&lr, &grad, &momentum}, {&var, &accum}));
+    EXPECT_NEAR(valuesOf<double>(accum)[0], 2.45, 1e-15);
+    EXPECT_NEAR(valuesOf<double>(var)[1], nesterov ? 0.5795 : 0.755, 1e-15);
+  }
+}
+
+TEST(Optimizers, AdamFirstStepMovesByTheLearningRate) {
+  for (bool nesterov : {false, true}) {
+    // Step 1: alpha = 0.001 * sqrt(1 - 0.999) / (1 - 0.9); m = 0.05,
+    // v = 0.00025; var -= m * alpha / (sqrt(v) + 1e-8), just under the
+    // learning rate (0.001 / (1 + 1e-8 / sqrt(v))); Nesterov's direction is
+    // m * 0.9 + 0.1 * g = 0.095 instead of 0.05.
+    HostTensor var = f64({1, 1}), m = f64({0, 0}), v = f64({0, 0});
+    HostTensor beta1Power = f64({0.9}), beta2Power = f64({0.999}),
+               lr = f64({0.001}), beta1 = f64({0.9}), beta2 = f64({0.999}),
+               epsilon = f64({1e-8}), grad = f64({0.5, 0.5});
+    ASSERT_TRUE(runUpdate(
+        Kernel::ApplyAdam, nesterov,
+        {&beta1Power, &beta2Power, &lr, &beta1, &beta2, &epsilon, &grad},
+        {&var, &m, &v}));
+    EXPECT_NEAR(valuesOf<double>(m)[0], 0.05, 1e-15);
+    EXPECT_NEAR(valuesOf<double>(v)[0], 0.00025, 1e-15);
+    double step = 0.001 / (1 + 1e-8 / std::sqrt(0.00025)) * (nesterov ? 1.9 : 1);
+    EXPECT_NEAR(valuesOf<double>(var)[0], 1 - step, 1e-15);
+  }
+}
+
 TEST(Kernels, IntegerMatMulWrapsAsTensorFlow) {
   HostTensor a = tensorOf<int32_t>(ElementType::I32, {1, 1}, {1 << 30});
   HostTensor b = tensorOf<int32_t>(ElementType::I32, {1, 1}, {4});
