@@ -22,3 +22,5 @@ with open(out + '/bad-magic.idx', 'wb') as f:
     f.write(b'\x00\x00\x07\x01' + struct.pack('>I', 2) + b'\x00\x01')
 with open(out + '/truncated.idx', 'wb') as f:
     f.write(idx(0x08, [64], bytes(10)))
+with open(out + '/three-features.idx', 'wb') as f:
+    f.write(idx(0x0D, [64, 3], bytes(64 * 3 * 4)))
