@@ -20,8 +20,13 @@ void gplace::buildLowerToPlanPipeline(mlir::OpPassManager &pm, bool fuse) {
 void gplace::buildGPlacePipeline(mlir::OpPassManager &pm,
                                  const PipelineOptions &options,
                                  std::optional<DeviceSet> runtimeDevices) {
-  // Training graphs: gplace.gradients becomes the backward graph before
-  // anything is placed.
+  // Training graphs: towers first (one per replica), then gplace.gradients
+  // becomes the backward graph, before anything is placed.
+  if (options.replicas > 0) {
+    ReplicatePassOptions replicate;
+    replicate.replicas = options.replicas;
+    pm.addPass(createReplicatePass(replicate));
+  }
   pm.addPass(createDifferentiatePass());
   AssignDevicesPassOptions assign;
   assign.devices = options.devices;
@@ -36,7 +41,10 @@ void gplace::buildGPlacePipeline(mlir::OpPassManager &pm,
     pm.addPass(createAssignDevicesPass(assign));
   }
   PlacePassOptions place;
-  place.allowSoftPlacement = options.allowSoftPlacement;
+  // Towers are placed softly, as under MirroredStrategy (Keras and
+  // tf.distribute turn soft placement on): a tower's op without a GPU
+  // kernel (cast) runs on the CPU. The pass leaves no other request.
+  place.allowSoftPlacement = options.allowSoftPlacement || options.replicas > 0;
   place.policy = options.policy;
   place.logDevicePlacement = options.logDevicePlacement;
   pm.addPass(createPlacePass(place));

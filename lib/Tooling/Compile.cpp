@@ -81,6 +81,7 @@ FailureOr<rt::Plan> gplace::tooling::compileToPlan(ModuleOp module,
   pipeline.logDevicePlacement = options.logDevicePlacement;
   pipeline.maxInflightCopies = options.maxInflightCopies;
   pipeline.fuseElementwise = options.fuseElementwise;
+  pipeline.replicas = options.replicas;
   // Calls are inlined, and the callees, private, dropped.
   if (module.walk([](CallOpInterface) { return WalkResult::interrupt(); })
           .wasInterrupted()) {

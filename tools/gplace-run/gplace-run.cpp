@@ -126,6 +126,11 @@ static cl::opt<bool> gpuFusion(
     cl::desc("Run chains of elementwise ops on a GPU as one kernel "
              "(default); =false launches each op"),
     cl::init(true), cl::cat(category));
+static cl::opt<unsigned> replicas(
+    "replicas",
+    cl::desc("Train on N GPUs: --gplace-replicate's towers over GPU:0..N-1, "
+             "variables on the CPU, gradients averaged there"),
+    cl::init(0), cl::cat(category));
 enum class GraphMode { Off, On };
 static cl::opt<GraphMode> cudaGraphs(
     "cuda-graphs",
@@ -311,6 +316,7 @@ int main(int argc, char **argv) {
   compile.allowSoftPlacement = allowSoftPlacement;
   compile.policy = policy;
   compile.logDevicePlacement = logDevicePlacement;
+  compile.replicas = replicas;
   compile.maxInflightCopies = maxInflightCopies;
   compile.fuseElementwise = gpuFusion;
   compile.printMemoryPlan = printMemoryPlan;
@@ -353,6 +359,15 @@ int main(int argc, char **argv) {
   if (logDevicePlacement)
     for (const std::string &line : (*machine)->notes())
       llvm::errs() << line << "\n";
+  if (replicas > 0) {
+    unsigned gpus = 0;
+    for (const auto &device : (*machine)->devices().devices())
+      gpus += device->type() == gplace::DeviceType::GPU;
+    if (gpus < replicas)
+      return fail("--replicas=" + llvm::Twine(replicas) + " needs " +
+                  llvm::Twine(replicas) + " GPUs; this process has " +
+                  llvm::Twine(gpus));
+  }
 
   // Placement policies: the built-in ones and the plugins', through the
   // context's graph dialect.

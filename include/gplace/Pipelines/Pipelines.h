@@ -22,7 +22,8 @@ namespace gplace {
 
 /// The options of --gplace-pipeline: `devices` and `gpu-memory-limit` of
 /// --gplace-assign-devices, those of --gplace-place, max-inflight-copies of
-/// --gplace-insert-control-deps, and whether --gplace-fuse-elementwise runs.
+/// --gplace-insert-control-deps, the replicas of --gplace-replicate, and
+/// whether --gplace-fuse-elementwise runs.
 struct PipelineOptions : public mlir::PassPipelineOptions<PipelineOptions> {
   Option<std::string> devices{
       *this, "devices",
@@ -45,6 +46,11 @@ struct PipelineOptions : public mlir::PassPipelineOptions<PipelineOptions> {
   Option<int64_t> gpuMemoryLimit{
       *this, "gpu-memory-limit",
       llvm::cl::desc("Memory limit of each GPU in MiB (0: the device's)"),
+      llvm::cl::init(0)};
+  Option<unsigned> replicas{
+      *this, "replicas",
+      llvm::cl::desc("Replicate a training function over this many GPUs "
+                     "(--gplace-replicate; 0: no replication)"),
       llvm::cl::init(0)};
   Option<bool> fuseElementwise{
       *this, "fuse-elementwise",

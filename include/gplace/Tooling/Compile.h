@@ -29,6 +29,7 @@ struct CompileOptions {
   unsigned maxInflightCopies = 0;
   bool fuseElementwise = true;
   bool printMemoryPlan = false;
+  unsigned replicas = 0; ///< --replicas: towers over GPU:0..N-1 (0: none).
 };
 
 /// Keeps function @`entry` of `module` and the functions it calls

@@ -37,6 +37,48 @@ def DifferentiatePass : Pass<"gplace-differentiate", "::mlir::ModuleOp"> {
   }];
 }
 
+def ReplicatePass : Pass<"gplace-replicate", "::mlir::ModuleOp"> {
+  let summary = "Data parallelism: one tower per device, gradients averaged";
+  let dependentDialects = ["::gplace::graph::GraphDialect"];
+  let description = [{
+    Turns a single-device training function (one with `gplace.gradients`)
+    into `replicas` towers, as the seeds' hand-written multi-tower code and
+    TensorFlow's MirroredStrategy do. Runs before --gplace-differentiate.
+
+    - The batch arguments (every argument whose leading dimension equals
+      the first argument's) are split along dimension 0 into `replicas`
+      equal slices (`tower_<i>/split/...` on the host); a batch that does
+      not divide is an error naming the argument.
+    - Every op that depends on the batch, `gplace.gradients` included, is
+      cloned once per replica, named `tower_<i>/<name>` and pinned to
+      `/device:<device-type>:<i>`; a stateful op that depends on the batch
+      is an error.
+    - `variables=host` (seed 002): the variables, their reads, the
+      optimizer updates and everything else that does not depend on the
+      batch stay once, on the host CPU; each gradient is the towers'
+      gradients averaged there (`average_gradients/...`: add_n, then times
+      1/replicas), so the update is the single-device one at the global
+      batch.
+    - Results that depend on the batch are combined on the host: a tensor
+      whose leading dimension is the per-replica batch is concatenated
+      (per-example results), any other float result is averaged (the
+      loss).
+
+    An op with an explicit device is an error: the pass places the towers
+    itself. `variables=mirrored` (one copy per device, all-reduce) is not
+    implemented yet.
+  }];
+  let options = [
+    Option<"replicas", "replicas", "unsigned", /*default=*/"2",
+           "The number of replicas (towers)">,
+    Option<"deviceType", "device-type", "std::string", /*default=*/"\"GPU\"",
+           "The type of the devices the towers run on (GPU or CPU)">,
+    Option<"variables", "variables", "std::string", /*default=*/"\"host\"",
+           "Where variables live: host (on the CPU, gradients averaged "
+           "there)">,
+  ];
+}
+
 def VerifyDevicesPass : Pass<"gplace-verify-devices", "::mlir::ModuleOp"> {
   let summary = "Checks every device string of the graph";
   let description = [{

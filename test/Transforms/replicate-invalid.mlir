@@ -1,0 +1,42 @@
+// Tests --gplace-replicate's errors: a batch that does not divide (naming
+// the argument), an explicit device, a stateful op that depends on the
+// batch, and the options.
+// RUN: gplace-opt %s --split-input-file --verify-diagnostics --gplace-replicate="replicas=3"
+// RUN: not gplace-opt %s --split-input-file --gplace-replicate="replicas=2 variables=mirrored" 2>&1 | FileCheck %s --check-prefix=MIRRORED
+// MIRRORED: error: --gplace-replicate variables=mirrored is not supported: only variables=host is implemented
+// RUN: not gplace-opt %s --split-input-file --gplace-replicate="replicas=2 device-type=TPU" 2>&1 | FileCheck %s --check-prefix=TYPE
+// TYPE: error: --gplace-replicate device-type must be GPU or CPU, not 'TPU'
+
+// expected-error @+1 {{argument #0 of @train, of type 'tensor<4x3xf32>': its batch of 4 does not divide into 3 replicas}}
+func.func @train(%x: tensor<4x3xf32>) -> tensor<f32> {
+  %w = gplace.variable dense<0.5> : tensor<3x2xf32> {name = "w"}
+  %wr = gplace.read %w : !gplace.resource<tensor<3x2xf32>>
+  %p = gplace.matmul %x, %wr : (tensor<4x3xf32>, tensor<3x2xf32>) -> tensor<4x2xf32>
+  %loss = gplace.reduce_mean %p axes = [0, 1] : tensor<4x2xf32> -> tensor<f32>
+  %g = gplace.gradients %loss wrt %wr : tensor<f32> wrt tensor<3x2xf32>
+  return %loss : tensor<f32>
+}
+
+// -----
+
+func.func @pinned(%x: tensor<3x3xf32>) -> tensor<f32> {
+  %w = gplace.variable dense<0.5> : tensor<3x2xf32> {name = "w"}
+  %wr = gplace.read %w : !gplace.resource<tensor<3x2xf32>>
+  // expected-error @+1 {{op 'MatMul' requests device '/gpu:1': --gplace-replicate places every op itself; remove the request or do not replicate}}
+  %p = gplace.matmul %x, %wr {device = "/gpu:1"} : (tensor<3x3xf32>, tensor<3x2xf32>) -> tensor<3x2xf32>
+  %loss = gplace.reduce_mean %p axes = [0, 1] : tensor<3x2xf32> -> tensor<f32>
+  %g = gplace.gradients %loss wrt %wr : tensor<f32> wrt tensor<3x2xf32>
+  return %loss : tensor<f32>
+}
+
+// -----
+
+func.func @stateful(%x: tensor<3x2xf32>) -> tensor<f32> {
+  %w = gplace.variable dense<0.5> : tensor<3x2xf32> {name = "w"}
+  %wr = gplace.read %w : !gplace.resource<tensor<3x2xf32>>
+  // expected-error @+1 {{op 'AssignAddVariableOp' (gplace.assign_add) writes state and depends on the batch: it cannot be replicated}}
+  %u = gplace.assign_add %w, %x : !gplace.resource<tensor<3x2xf32>>
+  %loss = gplace.reduce_mean %wr axes = [0, 1] : tensor<3x2xf32> -> tensor<f32>
+  %g = gplace.gradients %loss wrt %wr : tensor<f32> wrt tensor<3x2xf32>
+  return %loss : tensor<f32>
+}

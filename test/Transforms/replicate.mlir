@@ -1,0 +1,54 @@
+// Tests --gplace-replicate: the batch split on the host, one tower per
+// replica pinned to its GPU and named tower_<i>/..., gplace.gradients
+// cloned per tower, each gradient the towers' average on the host, the
+// variable and its update once on the host, results concatenated (per
+// example) or averaged (the loss).
+// RUN: gplace-opt %s --split-input-file --gplace-replicate="replicas=2" | FileCheck %s
+
+// CHECK-LABEL: func.func @train
+// CHECK-DAG: %[[X0:.+]] = gplace.slice %arg0 begin = [0, 0] size = [2, 3] {device = "/device:CPU:0", name = "tower_0/split/arg0"}
+// CHECK-DAG: %[[X1:.+]] = gplace.slice %arg0 begin = [2, 0] size = [2, 3] {device = "/device:CPU:0", name = "tower_1/split/arg0"}
+// CHECK-DAG: %[[Y0:.+]] = gplace.slice %arg1 begin = [0, 0] size = [2, 2] {device = "/device:CPU:0", name = "tower_0/split/arg1"}
+// CHECK: %[[W:.+]] = gplace.variable {{.*}}{device = "/device:CPU:0", name = "w"}
+// CHECK: %[[R:.+]] = gplace.read %[[W]] {device = "/device:CPU:0"}
+// CHECK: %[[P0:.+]] = gplace.matmul %[[X0]], %[[R]] {device = "/device:GPU:0", name = "tower_0/MatMul"} : (tensor<2x3xf32>, tensor<3x2xf32>) -> tensor<2x2xf32>
+// CHECK: %[[P1:.+]] = gplace.matmul %[[X1]], %[[R]] {device = "/device:GPU:1", name = "tower_1/MatMul"}
+// CHECK: gplace.sub %[[P0]], %[[Y0]] {device = "/device:GPU:0", name = "tower_0/sub"}
+// CHECK: %[[L0:.+]] = gplace.reduce_mean {{.*}}name = "tower_0/Mean"
+// CHECK: %[[L1:.+]] = gplace.reduce_mean {{.*}}name = "tower_1/Mean"
+// CHECK: %[[G0:.+]] = gplace.gradients %[[L0]] wrt %[[R]]
+// CHECK: %[[G1:.+]] = gplace.gradients %[[L1]] wrt %[[R]]
+// CHECK: %[[SUM:.+]] = gplace.add_n %[[G0]], %[[G1]] {device = "/device:CPU:0", name = "average_gradients/0/AddN"}
+// CHECK: %[[HALF:.+]] = gplace.constant dense<5.000000e-01> : tensor<f32> {device = "/device:CPU:0", name = "average_gradients/0/Const"}
+// CHECK: %[[AVG:.+]] = gplace.mul %[[SUM]], %[[HALF]] {device = "/device:CPU:0", name = "average_gradients/0/mul"}
+// CHECK: %[[U:.+]] = gplace.apply_gradient_descent %[[W]], %{{.+}}, %[[AVG]] {device = "/device:CPU:0"}
+// CHECK: %[[I0:.+]] = gplace.identity %[[L0]] after(%[[U]]) {device = "/device:GPU:0", name = "tower_0/Identity"}
+// CHECK: %[[I1:.+]] = gplace.identity %[[L1]] after(%[[U]]) {device = "/device:GPU:1", name = "tower_1/Identity"}
+// CHECK: gplace.add_n %[[I0]], %[[I1]] {device = "/device:CPU:0", name = "average_results/0/AddN"}
+// CHECK: %[[LOSS:.+]] = gplace.mul {{.*}}name = "average_results/0/mul"
+// CHECK: %[[PRED:.+]] = gplace.concat %[[P0]], %[[P1]] axis = 0 {device = "/device:CPU:0", name = "concat_results/1"} : tensor<2x2xf32>, tensor<2x2xf32> -> tensor<4x2xf32>
+// CHECK: return %[[LOSS]], %[[PRED]]
+func.func @train(%x: tensor<4x3xf32>, %y: tensor<4x2xf32>) -> (tensor<f32>, tensor<4x2xf32>) {
+  %w = gplace.variable dense<0.5> : tensor<3x2xf32> {name = "w"}
+  %wr = gplace.read %w : !gplace.resource<tensor<3x2xf32>>
+  %p = gplace.matmul %x, %wr : (tensor<4x3xf32>, tensor<3x2xf32>) -> tensor<4x2xf32>
+  %d = gplace.sub %p, %y : (tensor<4x2xf32>, tensor<4x2xf32>) -> tensor<4x2xf32>
+  %sq = gplace.square %d : tensor<4x2xf32>
+  %loss = gplace.reduce_mean %sq axes = [0, 1] : tensor<4x2xf32> -> tensor<f32>
+  %g = gplace.gradients %loss wrt %wr : tensor<f32> wrt tensor<3x2xf32>
+  %lr = gplace.constant dense<0.1> : tensor<f32>
+  %u = gplace.apply_gradient_descent %w, %lr, %g : !gplace.resource<tensor<3x2xf32>>, tensor<f32>, tensor<3x2xf32>
+  %l = gplace.identity %loss after(%u) : tensor<f32>
+  return %l, %p : tensor<f32>, tensor<4x2xf32>
+}
+
+// -----
+
+// An inference function (no gplace.gradients) is left alone.
+// CHECK-LABEL: func.func @infer
+// CHECK-NEXT: gplace.exp %arg0 : tensor<4xf32>
+// CHECK-NEXT: return
+func.func @infer(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %e = gplace.exp %x : tensor<4xf32>
+  return %e : tensor<4xf32>
+}
