@@ -888,6 +888,35 @@ def Graph_GradientsOp : Op<Graph_Dialect, "gradients",
 }
 
 //===----------------------------------------------------------------------===//
+// Collectives.
+//===----------------------------------------------------------------------===//
+
+def Graph_AllReduceOp : Op<Graph_Dialect, "all_reduce",
+    [Pure, DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
+  let summary = "combines one tensor per replica into each replica (all-reduce)";
+  let description = [{
+    Operand `i` is replica `i`'s tensor, on `devices[i]`; result `i` is
+    the sum (`reduction = "sum"`) or mean (`"mean"`) of all of them, on
+    `devices[i]` too: NCCL's ncclAllReduce, TensorFlow's CollectiveReduce
+    and MirroredStrategy's cross-device ops. `--gplace-replicate
+    variables=mirrored` makes one per gradient; `--gplace-lower-all-reduce`
+    expands it, before placement, into a ring of slices, adds and copies
+    pinned to the devices (reduce-scatter, then all-gather), so every
+    replica ends with the same bits.
+
+    ```mlir
+    %a, %b = gplace.all_reduce %g0, %g1 reduction = "mean" devices = ["/device:GPU:0", "/device:GPU:1"] : tensor<4xf32>, tensor<4xf32>
+    ```
+  }];
+  let arguments = (ins Variadic<Graph_FloatTensor>:$inputs,
+                       StrAttr:$reduction, StrArrayAttr:$devices);
+  let results = (outs Variadic<Graph_FloatTensor>:$outputs);
+  let assemblyFormat = "$inputs `reduction` `=` $reduction `devices` `=` "
+      "$devices attr-dict `:` type($inputs)";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
 // Control.
 //===----------------------------------------------------------------------===//
 

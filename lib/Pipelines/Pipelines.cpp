@@ -25,9 +25,11 @@ void gplace::buildGPlacePipeline(mlir::OpPassManager &pm,
   if (options.replicas > 0) {
     ReplicatePassOptions replicate;
     replicate.replicas = options.replicas;
+    replicate.variables = options.replicaVariables;
     pm.addPass(createReplicatePass(replicate));
   }
   pm.addPass(createDifferentiatePass());
+  pm.addPass(createLowerAllReducePass());
   AssignDevicesPassOptions assign;
   assign.devices = options.devices;
   assign.gpuMemoryLimit = options.gpuMemoryLimit;

@@ -89,11 +89,23 @@ rt::Status tooling::saveCheckpoint(const std::string &path,
     zip_error_fini(&zipError);
     return fail(why);
   }
+  // Mirrored variables (one copy per replica, one name) are saved once;
+  // their copies must be equal.
+  std::map<std::string, std::vector<uint8_t>> saved;
   for (size_t i = 0; i < executor.numVariables(); ++i) {
     rt::StatusOr<rt::HostTensor> value = executor.readVariable(i);
     if (!value) {
       zip_discard(archive);
       return value.status();
+    }
+    auto [copy, first] = saved.try_emplace(executor.variableName(i),
+                                           value->data);
+    if (!first) {
+      if (copy->second == value->data)
+        continue;
+      zip_discard(archive);
+      return fail("the copies of mirrored variable '" +
+                  executor.variableName(i) + "' differ");
     }
     if (rt::Status written = rt::writeNpy(temp.file(i), *value); !written) {
       zip_discard(archive);

@@ -82,6 +82,7 @@ FailureOr<rt::Plan> gplace::tooling::compileToPlan(ModuleOp module,
   pipeline.maxInflightCopies = options.maxInflightCopies;
   pipeline.fuseElementwise = options.fuseElementwise;
   pipeline.replicas = options.replicas;
+  pipeline.replicaVariables = options.replicaVariables;
   // Calls are inlined, and the callees, private, dropped.
   if (module.walk([](CallOpInterface) { return WalkResult::interrupt(); })
           .wasInterrupted()) {

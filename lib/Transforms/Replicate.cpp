@@ -34,9 +34,10 @@ constexpr llvm::StringLiteral kHost = "/device:CPU:0";
 
 class Replicator {
 public:
-  Replicator(func::FuncOp func, unsigned replicas, StringRef deviceType)
+  Replicator(func::FuncOp func, unsigned replicas, StringRef deviceType,
+             bool mirrored)
       : func_(func), replicas_(replicas), deviceType_(deviceType.str()),
-        builder_(func.getContext()) {
+        mirrored_(mirrored), builder_(func.getContext()) {
     std::vector<std::string> names = getOpNames(func);
     size_t i = 0;
     func.walk([&](PlacedOpInterface op) { names_[op] = names[i++]; });
@@ -91,8 +92,10 @@ private:
   func::FuncOp func_;
   unsigned replicas_;
   std::string deviceType_;
+  bool mirrored_;
   OpBuilder builder_;
   DenseMap<Operation *, std::string> names_;
+  SmallVector<Operation *> slices_; ///< The batch's slices, on the host.
   llvm::StringSet<> used_;
 };
 
@@ -180,46 +183,88 @@ LogicalResult Replicator::run() {
       begin[0] = i * perReplica;
       Value slice = create<SliceOp>(
           sliceType, {arg},
-          ("tower_" + Twine(i) + "/split/arg" + Twine(arg.getArgNumber()))
+          ((mirrored_ ? "replica_" : "tower_") + Twine(i) + "/split/arg" +
+           Twine(arg.getArgNumber()))
               .str(),
           {builder_.getNamedAttr("begin", builder_.getDenseI64ArrayAttr(begin)),
            builder_.getNamedAttr("size", builder_.getDenseI64ArrayAttr(size))});
       maps[i].map(arg, slice);
+      slices_.push_back(slice.getDefiningOp());
     }
   }
 
   // The towers: each op cloned in place, once per replica, so that every
-  // clone follows what it uses.
-  for (Operation *op : towerOps) {
+  // clone follows what it uses. Host variables: the ops that depend on the
+  // batch; mirrored: every op (each replica its own copy of each variable,
+  // under the variable's own name, as MirroredVariable's copies share
+  // theirs, so that checkpoints and --init fill every copy).
+  SmallVector<Operation *> cloned;
+  if (mirrored_) {
+    for (Operation &op : body.without_terminator())
+      if (!llvm::is_contained(slices_, &op))
+        cloned.push_back(&op);
+  } else {
+    cloned = towerOps;
+  }
+  auto device = [&](unsigned i) {
+    return ("/device:" + deviceType_ + ":" + Twine(i)).str();
+  };
+  for (Operation *op : cloned) {
     builder_.setInsertionPoint(op);
+    bool dependsOnBatch = llvm::is_contained(towerOps, op);
+    SmallVector<Operation *> clones;
     for (unsigned i = 0; i < replicas_; ++i) {
       Operation *clone = builder_.clone(*op, maps[i]);
+      clones.push_back(clone);
       // Shapes along the batch shrink: per-replica types for every result
       // that had the batch as its leading dimension.
       for (OpResult result : clone->getResults()) {
         auto type = dyn_cast<RankedTensorType>(result.getType());
-        if (!type || type.getRank() == 0 || type.getDimSize(0) != batch ||
-            isa<GradientsOp>(clone))
+        if (!dependsOnBatch || !type || type.getRank() == 0 ||
+            type.getDimSize(0) != batch || isa<GradientsOp>(clone))
           continue;
         SmallVector<int64_t> shape(type.getShape());
         shape[0] = perReplica;
         result.setType(RankedTensorType::get(shape, type.getElementType()));
       }
       std::string name = names_.lookup(op);
-      pin(clone, ("/device:" + deviceType_ + ":" + Twine(i)).str(),
-          uniqueName(("tower_" + Twine(i) + "/" + name).str()));
+      // A variable: a persistent op whose value is a resource.
+      if (mirrored_ && isa<PersistentOpInterface>(clone) &&
+          isa<ResourceType>(clone->getResult(0).getType()))
+        pin(clone, device(i), name); // The variable's own name.
+      else if (mirrored_) // Replica 0 takes the name of the op it replaces.
+        pin(clone, device(i),
+            i == 0 ? name
+                   : uniqueName(("replica_" + Twine(i) + "/" + name).str()));
+      else
+        pin(clone, device(i),
+            uniqueName(("tower_" + Twine(i) + "/" + name).str()));
     }
-  }
-
-  // Each gradient: the towers' average, on the host, after the last tower.
-  for (GradientsOp gradients : gradientOps) {
-    builder_.setInsertionPoint(gradients);
+    auto gradients = dyn_cast<GradientsOp>(op);
+    if (!gradients)
+      continue;
+    // Each gradient: averaged across the replicas, on the host (host
+    // variables, after the last tower) or by an all-reduce (mirrored, each
+    // replica then uses its own copy of the average).
     for (auto [k, gradient] : llvm::enumerate(gradients.getResults())) {
       SmallVector<Value> perTower;
-      for (IRMapping &map : maps)
-        perTower.push_back(map.lookup(gradient));
-      gradient.replaceAllUsesWith(
-          average(perTower, ("average_gradients/" + Twine(k)).str()));
+      for (Operation *clone : clones)
+        perTower.push_back(clone->getResult(k));
+      if (!mirrored_) {
+        gradient.replaceAllUsesWith(
+            average(perTower, ("average_gradients/" + Twine(k)).str()));
+        continue;
+      }
+      SmallVector<Attribute> devices;
+      for (unsigned i = 0; i < replicas_; ++i)
+        devices.push_back(builder_.getStringAttr(device(i)));
+      auto allReduce = builder_.create<AllReduceOp>(
+          func_.getLoc(), perTower, builder_.getStringAttr("mean"),
+          builder_.getArrayAttr(devices));
+      allReduce->setAttr("name", builder_.getStringAttr(uniqueName(
+                                     ("allreduce/" + Twine(k)).str())));
+      for (unsigned i = 0; i < replicas_; ++i)
+        maps[i].map(gradient, allReduce.getResult(i));
     }
   }
 
@@ -228,8 +273,12 @@ LogicalResult Replicator::run() {
   builder_.setInsertionPoint(terminator);
   for (OpOperand &operand : terminator->getOpOperands()) {
     Value value = operand.get();
-    if (!tower.contains(value))
+    if (!tower.contains(value)) {
+      // Mirrored: every replica has it, equal; the first one's.
+      if (mirrored_)
+        operand.set(maps[0].lookupOrDefault(value));
       continue;
+    }
     SmallVector<Value> perTower;
     for (IRMapping &map : maps)
       perTower.push_back(map.lookupOrDefault(value));
@@ -253,7 +302,7 @@ LogicalResult Replicator::run() {
   }
 
   // The originals go; what stays once stays on the host.
-  for (Operation *op : llvm::reverse(towerOps))
+  for (Operation *op : llvm::reverse(cloned))
     op->erase();
   for (Operation &op : body.without_terminator())
     if (auto placed = dyn_cast<PlacedOpInterface>(&op);
@@ -270,11 +319,10 @@ struct ReplicatePass : gplace::impl::ReplicatePassBase<ReplicatePass> {
       getOperation().emitError() << "--gplace-replicate needs replicas >= 1";
       return signalPassFailure();
     }
-    if (variables != "host") {
+    if (variables != "host" && variables != "mirrored") {
       getOperation().emitError()
-          << "--gplace-replicate variables=" << variables
-          << " is not supported: only variables=host is implemented "
-             "(variables=mirrored, with all-reduce, is not yet)";
+          << "--gplace-replicate variables must be host or mirrored, not '"
+          << variables << "'";
       return signalPassFailure();
     }
     if (deviceType != "GPU" && deviceType != "CPU") {
@@ -288,7 +336,9 @@ struct ReplicatePass : gplace::impl::ReplicatePassBase<ReplicatePass> {
         continue;
       bool trains = false;
       func.walk([&](GradientsOp) { trains = true; });
-      if (trains && failed(Replicator(func, replicas, deviceType).run()))
+      if (trains && failed(Replicator(func, replicas, deviceType,
+                                      variables == "mirrored")
+                               .run()))
         return signalPassFailure();
     }
   }

@@ -2,8 +2,8 @@
 // the argument), an explicit device, a stateful op that depends on the
 // batch, and the options.
 // RUN: gplace-opt %s --split-input-file --verify-diagnostics --gplace-replicate="replicas=3"
-// RUN: not gplace-opt %s --split-input-file --gplace-replicate="replicas=2 variables=mirrored" 2>&1 | FileCheck %s --check-prefix=MIRRORED
-// MIRRORED: error: --gplace-replicate variables=mirrored is not supported: only variables=host is implemented
+// RUN: not gplace-opt %s --split-input-file --gplace-replicate="replicas=2 variables=somewhere" 2>&1 | FileCheck %s --check-prefix=VARIABLES
+// VARIABLES: error: --gplace-replicate variables must be host or mirrored, not 'somewhere'
 // RUN: not gplace-opt %s --split-input-file --gplace-replicate="replicas=2 device-type=TPU" 2>&1 | FileCheck %s --check-prefix=TYPE
 // TYPE: error: --gplace-replicate device-type must be GPU or CPU, not 'TPU'
 

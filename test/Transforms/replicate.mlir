@@ -3,7 +3,8 @@
 // cloned per tower, each gradient the towers' average on the host, the
 // variable and its update once on the host, results concatenated (per
 // example) or averaged (the loss).
-// RUN: gplace-opt %s --split-input-file --gplace-replicate="replicas=2" | FileCheck %s
+// RUN: gplace-opt %s --split-input-file --gplace-replicate="replicas=2 variables=host" | FileCheck %s
+// RUN: gplace-opt %s --split-input-file --gplace-replicate="replicas=2" | FileCheck %s --check-prefix=MIRRORED
 
 // CHECK-LABEL: func.func @train
 // CHECK-DAG: %[[X0:.+]] = gplace.slice %arg0 begin = [0, 0] size = [2, 3] {device = "/device:CPU:0", name = "tower_0/split/arg0"}
@@ -28,6 +29,25 @@
 // CHECK: %[[LOSS:.+]] = gplace.mul {{.*}}name = "average_results/0/mul"
 // CHECK: %[[PRED:.+]] = gplace.concat %[[P0]], %[[P1]] axis = 0 {device = "/device:CPU:0", name = "concat_results/1"} : tensor<2x2xf32>, tensor<2x2xf32> -> tensor<4x2xf32>
 // CHECK: return %[[LOSS]], %[[PRED]]
+// Mirrored: a copy of everything per replica (replica 0 keeps the names,
+// each variable copy keeps the variable's), each gradient all-reduced, the
+// update applied on every replica to its own copy.
+// MIRRORED-LABEL: func.func @train
+// MIRRORED-DAG: %[[X0:.+]] = gplace.slice %arg0 {{.*}}name = "replica_0/split/arg0"
+// MIRRORED-DAG: %[[X1:.+]] = gplace.slice %arg0 {{.*}}name = "replica_1/split/arg0"
+// MIRRORED: %[[W0:.+]] = gplace.variable {{.*}}{device = "/device:GPU:0", name = "w"}
+// MIRRORED: %[[W1:.+]] = gplace.variable {{.*}}{device = "/device:GPU:1", name = "w"}
+// MIRRORED: %[[R0:.+]] = gplace.read %[[W0]] {device = "/device:GPU:0", name = "ReadVariableOp"}
+// MIRRORED: %[[R1:.+]] = gplace.read %[[W1]] {device = "/device:GPU:1", name = "replica_1/ReadVariableOp"}
+// MIRRORED: gplace.matmul %[[X0]], %[[R0]] {device = "/device:GPU:0", name = "MatMul"}
+// MIRRORED: gplace.matmul %[[X1]], %[[R1]] {device = "/device:GPU:1", name = "replica_1/MatMul"}
+// MIRRORED: %[[G0:.+]] = gplace.gradients %{{.+}} wrt %[[R0]]
+// MIRRORED: %[[G1:.+]] = gplace.gradients %{{.+}} wrt %[[R1]]
+// MIRRORED: %[[AR:.+]]:2 = gplace.all_reduce %[[G0]], %[[G1]] reduction = "mean" devices = ["/device:GPU:0", "/device:GPU:1"] {name = "allreduce/0"}
+// MIRRORED: gplace.apply_gradient_descent %[[W0]], %{{.+}}, %[[AR]]#0 {device = "/device:GPU:0", name = "ResourceApplyGradientDescent"}
+// MIRRORED: gplace.apply_gradient_descent %[[W1]], %{{.+}}, %[[AR]]#1 {device = "/device:GPU:1", name = "replica_1/ResourceApplyGradientDescent"}
+// MIRRORED: name = "average_results/0/mul"
+// MIRRORED: gplace.concat {{.*}}name = "concat_results/1"
 func.func @train(%x: tensor<4x3xf32>, %y: tensor<4x2xf32>) -> (tensor<f32>, tensor<4x2xf32>) {
   %w = gplace.variable dense<0.5> : tensor<3x2xf32> {name = "w"}
   %wr = gplace.read %w : !gplace.resource<tensor<3x2xf32>>
@@ -48,6 +68,8 @@ func.func @train(%x: tensor<4x3xf32>, %y: tensor<4x2xf32>) -> (tensor<f32>, tens
 // CHECK-LABEL: func.func @infer
 // CHECK-NEXT: gplace.exp %arg0 : tensor<4xf32>
 // CHECK-NEXT: return
+// MIRRORED-LABEL: func.func @infer
+// MIRRORED-NEXT: gplace.exp %arg0 : tensor<4xf32>
 func.func @infer(%x: tensor<4xf32>) -> tensor<4xf32> {
   %e = gplace.exp %x : tensor<4xf32>
   return %e : tensor<4xf32>

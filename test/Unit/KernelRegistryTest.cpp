@@ -27,9 +27,10 @@ TEST(KernelRegistry, CoversExactlyTheDialectsOps) {
       dialectOps.insert(name.getStringRef().str());
   for (const KernelDef &def : KernelRegistry::global().entries())
     registryOps.insert(std::string(def.op));
-  // gplace.gradients never runs: --gplace-differentiate replaces it before
-  // placement.
+  // gplace.gradients and gplace.all_reduce never run: --gplace-differentiate
+  // and --gplace-lower-all-reduce replace them before placement.
   EXPECT_EQ(dialectOps.erase("gplace.gradients"), 1u);
+  EXPECT_EQ(dialectOps.erase("gplace.all_reduce"), 1u);
   EXPECT_EQ(dialectOps, registryOps);
   EXPECT_FALSE(dialectOps.empty());
 }

@@ -128,9 +128,15 @@ static cl::opt<bool> gpuFusion(
     cl::init(true), cl::cat(category));
 static cl::opt<unsigned> replicas(
     "replicas",
-    cl::desc("Train on N GPUs: --gplace-replicate's towers over GPU:0..N-1, "
-             "variables on the CPU, gradients averaged there"),
+    cl::desc("Train on N GPUs: --gplace-replicate's replicas over "
+             "GPU:0..N-1, each a slice of the batch"),
     cl::init(0), cl::cat(category));
+static cl::opt<std::string> replicaVariables(
+    "replica-variables",
+    cl::desc("With --replicas: mirrored (a copy of each variable per GPU, "
+             "gradients all-reduced; the default, as MirroredStrategy) or "
+             "host (variables on the CPU, gradients averaged there)"),
+    cl::value_desc("mirrored|host"), cl::init("mirrored"), cl::cat(category));
 enum class GraphMode { Off, On };
 static cl::opt<GraphMode> cudaGraphs(
     "cuda-graphs",
@@ -317,6 +323,7 @@ int main(int argc, char **argv) {
   compile.policy = policy;
   compile.logDevicePlacement = logDevicePlacement;
   compile.replicas = replicas;
+  compile.replicaVariables = replicaVariables;
   compile.maxInflightCopies = maxInflightCopies;
   compile.fuseElementwise = gpuFusion;
   compile.printMemoryPlan = printMemoryPlan;

@@ -52,6 +52,11 @@ struct PipelineOptions : public mlir::PassPipelineOptions<PipelineOptions> {
       llvm::cl::desc("Replicate a training function over this many GPUs "
                      "(--gplace-replicate; 0: no replication)"),
       llvm::cl::init(0)};
+  Option<std::string> replicaVariables{
+      *this, "replica-variables",
+      llvm::cl::desc("With replicas: mirrored (a copy of each variable per "
+                     "replica, all-reduce) or host (variables on the CPU)"),
+      llvm::cl::init("mirrored")};
   Option<bool> fuseElementwise{
       *this, "fuse-elementwise",
       llvm::cl::desc("Fuse runs of elementwise launches on GPUs into one "

@@ -22,8 +22,10 @@ namespace gplace::tooling {
 /// is written under a temporary name in the same directory, flushed to
 /// disk (fsync), renamed over `path`, and the directory is synced, so a
 /// run killed at any moment leaves the previous checkpoint or the new one,
-/// never a torn file. Errors (invalid argument, naming the file): any
-/// write, sync or rename failure; bf16 variables (NumPy has no bf16).
+/// never a torn file. Variables sharing a name (the copies of a mirrored
+/// variable, one per replica) are saved once. Errors (invalid argument,
+/// naming the file): any write, sync or rename failure; bf16 variables
+/// (NumPy has no bf16); copies of one variable that differ.
 runtime::Status saveCheckpoint(const std::string &path,
                                const runtime::Executor &executor);
 

@@ -30,6 +30,7 @@ struct CompileOptions {
   bool fuseElementwise = true;
   bool printMemoryPlan = false;
   unsigned replicas = 0; ///< --replicas: towers over GPU:0..N-1 (0: none).
+  std::string replicaVariables = "mirrored"; ///< --replica-variables.
 };
 
 /// Keeps function @`entry` of `module` and the functions it calls

@@ -53,7 +53,7 @@ def ReplicatePass : Pass<"gplace-replicate", "::mlir::ModuleOp"> {
       cloned once per replica, named `tower_<i>/<name>` and pinned to
       `/device:<device-type>:<i>`; a stateful op that depends on the batch
       is an error.
-    - `variables=host` (seed 002): the variables, their reads, the
+    - `variables=host` (seed 002's towers): the variables, their reads, the
       optimizer updates and everything else that does not depend on the
       batch stay once, on the host CPU; each gradient is the towers'
       gradients averaged there (`average_gradients/...`: add_n, then times
@@ -64,19 +64,49 @@ def ReplicatePass : Pass<"gplace-replicate", "::mlir::ModuleOp"> {
       (per-example results), any other float result is averaged (the
       loss).
 
+    - `variables=mirrored` (the default; MirroredStrategy): the whole
+      function is cloned per replica (replica 0 keeps the names, the
+      others are `replica_<i>/...`), each replica with its own copy of
+      every variable and optimizer slot under the variable's own name, so
+      that a checkpoint or an --init function fills every copy; each
+      gradient goes through a `gplace.all_reduce` (mean) over the replicas'
+      devices (--gplace-lower-all-reduce makes it a ring), and every
+      replica applies the same update to its copy, so the copies stay
+      identical.
+
     An op with an explicit device is an error: the pass places the towers
-    itself. `variables=mirrored` (one copy per device, all-reduce) is not
-    implemented yet.
+    itself.
   }];
   let options = [
     Option<"replicas", "replicas", "unsigned", /*default=*/"2",
            "The number of replicas (towers)">,
     Option<"deviceType", "device-type", "std::string", /*default=*/"\"GPU\"",
            "The type of the devices the towers run on (GPU or CPU)">,
-    Option<"variables", "variables", "std::string", /*default=*/"\"host\"",
-           "Where variables live: host (on the CPU, gradients averaged "
-           "there)">,
+    Option<"variables", "variables", "std::string", /*default=*/"\"mirrored\"",
+           "Where variables live: mirrored (a copy per replica, gradients "
+           "all-reduced) or host (on the CPU, gradients averaged there)">,
   ];
+}
+
+def LowerAllReducePass : Pass<"gplace-lower-all-reduce", "::mlir::ModuleOp"> {
+  let summary = "Expands gplace.all_reduce into a ring over the devices";
+  let dependentDialects = ["::gplace::graph::GraphDialect"];
+  let description = [{
+    Each `gplace.all_reduce` of N tensors of n elements becomes the ring
+    all-reduce of Baidu's and Horovod's (NCCL's ring algorithm) in graph
+    ops pinned to the op's devices, whose transfers --gplace-insert-copies
+    makes: every tensor is flattened and cut into N chunks; in the
+    reduce-scatter, chunk c starts on device c+1 and travels the ring,
+    each device adding its own slice, so that after N-1 hops device c
+    holds chunk c's sum (times 1/N for `mean`); in the all-gather, each
+    reduced chunk travels the ring once more (an identity per hop), and
+    each device concatenates the N chunks. Every device sends and receives
+    2(N-1)/N of the tensor, and every replica gets the same bits. A tensor
+    of fewer than N elements is summed on the first device and sent to the
+    others. Ops are named `<scope>/ring/...` after the op's `name`. Runs
+    before placement (after --gplace-differentiate, whose gradients the
+    op usually reduces).
+  }];
 }
 
 def VerifyDevicesPass : Pass<"gplace-verify-devices", "::mlir::ModuleOp"> {

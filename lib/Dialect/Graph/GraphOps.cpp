@@ -717,6 +717,31 @@ GPLACE_INFER_RETURN_TYPES(GradientsOp) {
   return success();
 }
 
+GPLACE_INFER_RETURN_TYPES(AllReduceOp) {
+  // One result per input, of its type.
+  for (Value operand : operands)
+    inferredReturnTypes.push_back(operand.getType());
+  return success();
+}
+
+LogicalResult AllReduceOp::verify() {
+  if (getInputs().empty())
+    return emitOpError() << "expects at least one input";
+  if (getDevices().size() != getInputs().size())
+    return emitOpError() << "has " << getDevices().size() << " devices for "
+                         << getInputs().size()
+                         << " inputs (expected one per input)";
+  for (Value input : getInputs())
+    if (input.getType() != getInputs().front().getType())
+      return emitOpError() << "expects inputs of one type, got "
+                           << getInputs().front().getType() << " and "
+                           << input.getType();
+  if (getReduction() != "sum" && getReduction() != "mean")
+    return emitOpError() << "reduction must be \"sum\" or \"mean\", not \""
+                         << getReduction() << "\"";
+  return success();
+}
+
 LogicalResult GradientsOp::verify() {
   if (getYs().empty() || getXs().empty())
     return emitOpError() << "expects at least one y and one x";
