@@ -327,36 +327,34 @@ public:
     GPLACE_CU_CHECK(cuStreamBeginCapture, streams_[0],
                     CU_STREAM_CAPTURE_MODE_RELAXED);
     capturing_ = true;
-    const CudaLibraries &libs = CudaLibraries::get();
-    Status forked = cuda::cuStatus(libs.cuEventRecord(forkEvent_, streams_[0]),
-                                   "cuEventRecord");
-    if (forked)
-      forked = cuda::cuStatus(
-          libs.cuStreamWaitEvent(streams_[1], forkEvent_, 0),
-          "cuStreamWaitEvent");
+    Status forked = order(forkEvent_, streams_[0], streams_[1]);
     if (!forked)
       (void)endGraphCapture(); // Ends the capture; the graph is discarded.
     return forked;
   }
 
   StatusOr<std::unique_ptr<DeviceGraph>> endGraphCapture() override {
-    const CudaLibraries &libs = CudaLibraries::get();
     if (!capturing_)
       return Status::internal(fullName() + " is not capturing a graph");
     capturing_ = false;
     GPLACE_RETURN_IF_ERROR(activate());
     // The join, then the end; the capture ends even if the join failed.
-    Status joined = cuda::cuStatus(libs.cuEventRecord(joinEvent_, streams_[1]),
-                                   "cuEventRecord");
-    if (joined)
-      joined = cuda::cuStatus(
-          libs.cuStreamWaitEvent(streams_[0], joinEvent_, 0),
-          "cuStreamWaitEvent");
+    Status joined = order(joinEvent_, streams_[1], streams_[0]);
     auto graph = std::make_unique<CudaGraph>();
     GPLACE_CU_CHECK(cuStreamEndCapture, streams_[0], &graph->graph);
     GPLACE_RETURN_IF_ERROR(joined);
     GPLACE_CU_CHECK(cuGraphInstantiate, &graph->exec, graph->graph, 0);
     return std::unique_ptr<DeviceGraph>(std::move(graph));
+  }
+
+  /// Makes `to` wait for the work queued on `from` so far, through
+  /// `event`.
+  static Status order(CUevent event, CUstream from, CUstream to) {
+    const CudaLibraries &libs = CudaLibraries::get();
+    GPLACE_RETURN_IF_ERROR(
+        cuda::cuStatus(libs.cuEventRecord(event, from), "cuEventRecord"));
+    return cuda::cuStatus(libs.cuStreamWaitEvent(to, event, 0),
+                          "cuStreamWaitEvent");
   }
 
   Status launchGraph(DeviceGraph &graph) override {
