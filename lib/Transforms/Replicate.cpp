@@ -35,9 +35,10 @@ constexpr llvm::StringLiteral kHost = "/device:CPU:0";
 class Replicator {
 public:
   Replicator(func::FuncOp func, unsigned replicas, StringRef deviceType,
-             bool mirrored)
+             bool mirrored, int64_t bucketBytes)
       : func_(func), replicas_(replicas), deviceType_(deviceType.str()),
-        mirrored_(mirrored), builder_(func.getContext()) {
+        mirrored_(mirrored), bucketBytes_(bucketBytes),
+        builder_(func.getContext()) {
     std::vector<std::string> names = getOpNames(func);
     size_t i = 0;
     func.walk([&](PlacedOpInterface op) { names_[op] = names[i++]; });
@@ -82,6 +83,22 @@ private:
     return create<MulOp>(type, {sum, scale}, (scope + "/mul").str());
   }
 
+  /// `/device:<type>:<i>`.
+  std::string device(unsigned i) const {
+    return ("/device:" + deviceType_ + ":" + Twine(i)).str();
+  }
+
+  /// Mirrored variables: the gradients of `gradients` (replica i's from
+  /// clones[i]) through all-reduces (mean), each replica's maps[i] then
+  /// giving its copy of the average. Gradients smaller than bucketBytes_
+  /// share an all-reduce, taken in reverse order (the backward pass makes
+  /// the last layers' first) until a bucket is full, as Horovod's tensor
+  /// fusion and PyTorch DDP's buckets do: each replica flattens and
+  /// concatenates them, and slices the average back.
+  void allReduceGradients(GradientsOp gradients,
+                          ArrayRef<Operation *> clones,
+                          MutableArrayRef<IRMapping> maps);
+
   std::string uniqueName(StringRef base) {
     std::string name = base.str();
     for (int k = 1; !used_.insert(name).second; ++k)
@@ -93,6 +110,7 @@ private:
   unsigned replicas_;
   std::string deviceType_;
   bool mirrored_;
+  int64_t bucketBytes_;
   OpBuilder builder_;
   DenseMap<Operation *, std::string> names_;
   SmallVector<Operation *> slices_; ///< The batch's slices, on the host.
@@ -206,9 +224,6 @@ LogicalResult Replicator::run() {
   } else {
     cloned = towerOps;
   }
-  auto device = [&](unsigned i) {
-    return ("/device:" + deviceType_ + ":" + Twine(i)).str();
-  };
   for (Operation *op : cloned) {
     builder_.setInsertionPoint(op);
     bool dependsOnBatch = llvm::is_contained(towerOps, op);
@@ -247,25 +262,16 @@ LogicalResult Replicator::run() {
     // variables, after the last tower) or by an all-reduce (mirrored, each
     // replica then uses its own copy of the average).
     for (auto [k, gradient] : llvm::enumerate(gradients.getResults())) {
+      if (mirrored_)
+        break;
       SmallVector<Value> perTower;
       for (Operation *clone : clones)
         perTower.push_back(clone->getResult(k));
-      if (!mirrored_) {
-        gradient.replaceAllUsesWith(
-            average(perTower, ("average_gradients/" + Twine(k)).str()));
-        continue;
-      }
-      SmallVector<Attribute> devices;
-      for (unsigned i = 0; i < replicas_; ++i)
-        devices.push_back(builder_.getStringAttr(device(i)));
-      auto allReduce = builder_.create<AllReduceOp>(
-          func_.getLoc(), perTower, builder_.getStringAttr("mean"),
-          builder_.getArrayAttr(devices));
-      allReduce->setAttr("name", builder_.getStringAttr(uniqueName(
-                                     ("allreduce/" + Twine(k)).str())));
-      for (unsigned i = 0; i < replicas_; ++i)
-        maps[i].map(gradient, allReduce.getResult(i));
+      gradient.replaceAllUsesWith(
+          average(perTower, ("average_gradients/" + Twine(k)).str()));
     }
+    if (mirrored_)
+      allReduceGradients(gradients, clones, maps);
   }
 
   // Results that depend on the batch: concatenated or averaged.
@@ -311,6 +317,117 @@ LogicalResult Replicator::run() {
   return success();
 }
 
+void Replicator::allReduceGradients(GradientsOp gradients,
+                                    ArrayRef<Operation *> clones,
+                                    MutableArrayRef<IRMapping> maps) {
+  auto typeOf = [&](unsigned k) {
+    return cast<RankedTensorType>(gradients.getResult(k).getType());
+  };
+  auto bytesOf = [&](unsigned k) {
+    RankedTensorType type = typeOf(k);
+    return type.getNumElements() *
+           static_cast<int64_t>(type.getElementTypeBitWidth() / 8);
+  };
+  // The buckets: runs of small gradients of one element type.
+  SmallVector<SmallVector<unsigned>> buckets;
+  SmallVector<unsigned> open;
+  int64_t openBytes = 0;
+  for (unsigned k = gradients.getNumResults(); k-- > 0;) {
+    if (bytesOf(k) >= bucketBytes_) {
+      buckets.push_back({k});
+      continue;
+    }
+    if (!open.empty() &&
+        (openBytes + bytesOf(k) > bucketBytes_ ||
+         typeOf(k).getElementType() != typeOf(open.front()).getElementType())) {
+      buckets.push_back(std::move(open));
+      open.clear();
+      openBytes = 0;
+    }
+    open.push_back(k);
+    openBytes += bytesOf(k);
+  }
+  if (!open.empty())
+    buckets.push_back(std::move(open));
+
+  SmallVector<Attribute> devices;
+  for (unsigned i = 0; i < replicas_; ++i)
+    devices.push_back(builder_.getStringAttr(device(i)));
+  auto replicaName = [&](unsigned i, const Twine &name) {
+    return uniqueName(i == 0 ? name.str()
+                             : ("replica_" + Twine(i) + "/" + name).str());
+  };
+  for (auto [b, bucket] : llvm::enumerate(buckets)) {
+    std::string scope = bucket.size() == 1
+                            ? ("allreduce/" + Twine(bucket.front())).str()
+                            : ("allreduce/bucket_" + Twine(b)).str();
+    SmallVector<Value> perReplica;
+    int64_t total = 0;
+    for (unsigned k : bucket)
+      total += typeOf(k).getNumElements();
+    Type element = typeOf(bucket.front()).getElementType();
+    auto flatType = RankedTensorType::get({total}, element);
+    for (unsigned i = 0; i < replicas_; ++i) {
+      if (bucket.size() == 1) {
+        perReplica.push_back(clones[i]->getResult(bucket.front()));
+        continue;
+      }
+      SmallVector<Value> flats;
+      for (unsigned k : bucket) {
+        if (typeOf(k).getRank() == 1) {
+          flats.push_back(clones[i]->getResult(k));
+          continue;
+        }
+        auto type = RankedTensorType::get({typeOf(k).getNumElements()},
+                                          element);
+        Operation *flat = builder_.create<ReshapeOp>(
+            func_.getLoc(), TypeRange{type},
+            ValueRange{clones[i]->getResult(k)});
+        pin(flat, device(i), replicaName(i, scope + "/flatten_" + Twine(k)));
+        flats.push_back(flat->getResult(0));
+      }
+      auto concat = builder_.create<ConcatOp>(
+          func_.getLoc(), flatType, flats, builder_.getI64IntegerAttr(0),
+          StringAttr(), StringAttr(), StringAttr(), ValueRange());
+      pin(concat, device(i), replicaName(i, scope + "/concat"));
+      perReplica.push_back(concat.getResult());
+    }
+    auto allReduce = builder_.create<AllReduceOp>(
+        func_.getLoc(), perReplica, builder_.getStringAttr("mean"),
+        builder_.getArrayAttr(devices));
+    allReduce->setAttr("name", builder_.getStringAttr(uniqueName(scope)));
+    for (unsigned i = 0; i < replicas_; ++i) {
+      if (bucket.size() == 1) {
+        maps[i].map(gradients.getResult(bucket.front()),
+                    allReduce.getResult(i));
+        continue;
+      }
+      int64_t offset = 0;
+      for (unsigned k : bucket) {
+        int64_t n = typeOf(k).getNumElements();
+        Operation *slice = builder_.create<SliceOp>(
+            func_.getLoc(), TypeRange{RankedTensorType::get({n}, element)},
+            ValueRange{allReduce.getResult(i)},
+            ArrayRef<NamedAttribute>{
+                builder_.getNamedAttr("begin",
+                                      builder_.getDenseI64ArrayAttr({offset})),
+                builder_.getNamedAttr("size",
+                                      builder_.getDenseI64ArrayAttr({n}))});
+        pin(slice, device(i), replicaName(i, scope + "/slice_" + Twine(k)));
+        offset += n;
+        if (typeOf(k).getRank() == 1) {
+          maps[i].map(gradients.getResult(k), slice->getResult(0));
+          continue;
+        }
+        Operation *shaped = builder_.create<ReshapeOp>(
+            func_.getLoc(), TypeRange{typeOf(k)}, ValueRange{slice->getResult(0)});
+        pin(shaped, device(i), replicaName(i, scope + "/reshape_" + Twine(k)));
+        maps[i].map(gradients.getResult(k), shaped->getResult(0));
+      }
+    }
+  }
+}
+
 struct ReplicatePass : gplace::impl::ReplicatePassBase<ReplicatePass> {
   using ReplicatePassBase::ReplicatePassBase;
 
@@ -337,7 +454,7 @@ struct ReplicatePass : gplace::impl::ReplicatePassBase<ReplicatePass> {
       bool trains = false;
       func.walk([&](GradientsOp) { trains = true; });
       if (trains && failed(Replicator(func, replicas, deviceType,
-                                      variables == "mirrored")
+                                      variables == "mirrored", bucketBytes)
                                .run()))
         return signalPassFailure();
     }

@@ -74,3 +74,44 @@ func.func @infer(%x: tensor<4xf32>) -> tensor<4xf32> {
   %e = gplace.exp %x : tensor<4xf32>
   return %e : tensor<4xf32>
 }
+
+// -----
+
+// Mirrored, two gradients smaller than bucket-bytes: one all-reduce of the
+// two flattened and concatenated (the last first), sliced back; with
+// bucket-bytes=8 each has its own.
+// RUN: gplace-opt %s --split-input-file --gplace-replicate="replicas=2" | FileCheck %s --check-prefix=BUCKET
+// RUN: gplace-opt %s --split-input-file --gplace-replicate="replicas=2 bucket-bytes=8" | FileCheck %s --check-prefix=APART
+// BUCKET-LABEL: func.func @bucket
+// BUCKET: %[[G0:.+]]:2 = gplace.gradients
+// BUCKET: %[[G1:.+]]:2 = gplace.gradients
+// BUCKET: %[[F0:.+]] = gplace.reshape %[[G0]]#0 {device = "/device:GPU:0", name = "allreduce/bucket_0/flatten_0"} : tensor<3x2xf32> -> tensor<6xf32>
+// BUCKET: %[[C0:.+]] = gplace.concat %[[G0]]#1, %[[F0]] axis = 0 {device = "/device:GPU:0", name = "allreduce/bucket_0/concat"} : tensor<2xf32>, tensor<6xf32> -> tensor<8xf32>
+// BUCKET: %[[C1:.+]] = gplace.concat {{.*}}name = "replica_1/allreduce/bucket_0/concat"
+// BUCKET: %[[AR:.+]]:2 = gplace.all_reduce %[[C0]], %[[C1]] reduction = "mean" {{.*}}{name = "allreduce/bucket_0"} : tensor<8xf32>, tensor<8xf32>
+// BUCKET: %[[B0:.+]] = gplace.slice %[[AR]]#0 begin = [0] size = [2] {device = "/device:GPU:0", name = "allreduce/bucket_0/slice_1"}
+// BUCKET: %[[S0:.+]] = gplace.slice %[[AR]]#0 begin = [2] size = [6] {device = "/device:GPU:0", name = "allreduce/bucket_0/slice_0"}
+// BUCKET: %[[W0:.+]] = gplace.reshape %[[S0]] {device = "/device:GPU:0", name = "allreduce/bucket_0/reshape_0"} : tensor<6xf32> -> tensor<3x2xf32>
+// BUCKET: gplace.apply_gradient_descent %{{.+}}, %{{.+}}, %[[W0]] {device = "/device:GPU:0"
+// BUCKET: gplace.apply_gradient_descent %{{.+}}, %{{.+}}, %[[B0]] {device = "/device:GPU:0"
+// APART-LABEL: func.func @bucket
+// APART: gplace.all_reduce {{.*}}{name = "allreduce/1"} : tensor<2xf32>, tensor<2xf32>
+// APART: gplace.all_reduce {{.*}}{name = "allreduce/0"} : tensor<3x2xf32>, tensor<3x2xf32>
+func.func @bucket(%x: tensor<4x3xf32>, %y: tensor<4x2xf32>) -> tensor<f32> {
+  %w = gplace.variable dense<0.5> : tensor<3x2xf32> {name = "w"}
+  %b = gplace.variable dense<0.0> : tensor<2xf32> {name = "b"}
+  %wr = gplace.read %w : !gplace.resource<tensor<3x2xf32>>
+  %br = gplace.read %b : !gplace.resource<tensor<2xf32>>
+  %p = gplace.matmul %x, %wr : (tensor<4x3xf32>, tensor<3x2xf32>) -> tensor<4x2xf32>
+  %q = gplace.bias_add %p, %br : tensor<4x2xf32>, tensor<2xf32>
+  %d = gplace.sub %q, %y : (tensor<4x2xf32>, tensor<4x2xf32>) -> tensor<4x2xf32>
+  %sq = gplace.square %d : tensor<4x2xf32>
+  %loss = gplace.reduce_mean %sq axes = [0, 1] : tensor<4x2xf32> -> tensor<f32>
+  %gw, %gb = gplace.gradients %loss wrt %wr, %br : tensor<f32> wrt tensor<3x2xf32>, tensor<2xf32>
+  %lr = gplace.constant dense<0.1> : tensor<f32>
+  %u = gplace.apply_gradient_descent %w, %lr, %gw : !gplace.resource<tensor<3x2xf32>>, tensor<f32>, tensor<3x2xf32>
+  %v = gplace.apply_gradient_descent %b, %lr, %gb : !gplace.resource<tensor<2xf32>>, tensor<f32>, tensor<2xf32>
+  %done = gplace.group %u, %v : !gplace.control, !gplace.control
+  %l = gplace.identity %loss after(%done) : tensor<f32>
+  return %l : tensor<f32>
+}

@@ -70,7 +70,9 @@ def ReplicatePass : Pass<"gplace-replicate", "::mlir::ModuleOp"> {
       every variable and optimizer slot under the variable's own name, so
       that a checkpoint or an --init function fills every copy; each
       gradient goes through a `gplace.all_reduce` (mean) over the replicas'
-      devices (--gplace-lower-all-reduce makes it a ring), and every
+      devices (--gplace-lower-all-reduce makes it a ring); gradients of
+      fewer than `bucket-bytes` bytes share one (flattened, concatenated,
+      sliced back: Horovod's tensor fusion, DDP's buckets), and every
       replica applies the same update to its copy, so the copies stay
       identical.
 
@@ -82,6 +84,9 @@ def ReplicatePass : Pass<"gplace-replicate", "::mlir::ModuleOp"> {
            "The number of replicas (towers)">,
     Option<"deviceType", "device-type", "std::string", /*default=*/"\"GPU\"",
            "The type of the devices the towers run on (GPU or CPU)">,
+    Option<"bucketBytes", "bucket-bytes", "int64_t", /*default=*/"262144",
+           "Mirrored: gradients smaller than this many bytes share an "
+           "all-reduce, up to this many bytes each (tensor fusion)">,
     Option<"variables", "variables", "std::string", /*default=*/"\"mirrored\"",
            "Where variables live: mirrored (a copy per replica, gradients "
            "all-reduced) or host (on the CPU, gradients averaged there)">,
