@@ -35,8 +35,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     return 0;
   mlir::PassManager pm(&context);
   gplace::PipelineOptions options;
-  gplace::buildGPlacePipeline(pm, options,
-                              gplace::DeviceSet::localhost(1, 2));
+  if (mlir::failed(gplace::buildGPlacePipeline(
+          pm, options, gplace::DeviceSet::localhost(1, 2))))
+    return 0;
   if (mlir::failed(pm.run(*module)))
     return 0;
   for (auto program : module->getOps<gplace::plan::ProgramOp>())

@@ -17,19 +17,40 @@ void gplace::buildLowerToPlanPipeline(mlir::OpPassManager &pm, bool fuse) {
   pm.addPass(createVerifyPlanPass());
 }
 
-void gplace::buildGPlacePipeline(mlir::OpPassManager &pm,
-                                 const PipelineOptions &options,
-                                 std::optional<DeviceSet> runtimeDevices) {
+mlir::LogicalResult gplace::buildGPlacePipeline(
+    mlir::OpPassManager &pm, const PipelineOptions &options,
+    std::optional<DeviceSet> runtimeDevices,
+    llvm::function_ref<mlir::LogicalResult(const llvm::Twine &)>
+        errorHandler) {
   // Training graphs: towers first (one per replica), then gplace.gradients
-  // becomes the backward graph, before anything is placed.
-  if (options.replicas > 0) {
-    ReplicatePassOptions replicate;
-    replicate.replicas = options.replicas;
-    replicate.variables = options.replicaVariables;
-    pm.addPass(createReplicatePass(replicate));
+  // becomes the backward graph, before anything is placed. The pass parses
+  // its own options.
+  bool replicated = options.replicas > 0 || !options.replicate.empty();
+  std::unique_ptr<mlir::Pass> replicatePass;
+  if (replicated) {
+    std::string replicateOptions;
+    if (options.replicas > 0)
+      replicateOptions = "replicas=" + std::to_string(options.replicas) +
+                         " variables=" + options.replicaVariables + " ";
+    replicateOptions += options.replicate;
+    std::unique_ptr<mlir::Pass> replicate = createReplicatePass();
+    auto report = [&](const llvm::Twine &message) {
+      if (errorHandler)
+        return errorHandler(message);
+      llvm::errs() << "error: " << message << "\n";
+      return mlir::failure();
+    };
+    // Reports once (initializeOptions calls the handler on every failure).
+    if (failed(replicate->initializeOptions(
+            replicateOptions, [&](const llvm::Twine &message) {
+              return report("--gplace-replicate options '" +
+                            options.replicate +
+                            "': " + llvm::StringRef(message.str()).rtrim());
+            })))
+      return mlir::failure();
+    replicatePass = std::move(replicate);
   }
-  pm.addPass(createDifferentiatePass());
-  pm.addPass(createLowerAllReducePass());
+  // The devices first, so that --gplace-replicate checks its own.
   AssignDevicesPassOptions assign;
   assign.devices = options.devices;
   assign.gpuMemoryLimit = options.gpuMemoryLimit;
@@ -42,11 +63,15 @@ void gplace::buildGPlacePipeline(mlir::OpPassManager &pm,
   } else {
     pm.addPass(createAssignDevicesPass(assign));
   }
+  if (replicatePass)
+    pm.addPass(std::move(replicatePass));
+  pm.addPass(createDifferentiatePass());
+  pm.addPass(createLowerAllReducePass());
   PlacePassOptions place;
   // Towers are placed softly, as under MirroredStrategy (Keras and
   // tf.distribute turn soft placement on): a tower's op without a GPU
   // kernel (cast) runs on the CPU. The pass leaves no other request.
-  place.allowSoftPlacement = options.allowSoftPlacement || options.replicas > 0;
+  place.allowSoftPlacement = options.allowSoftPlacement || replicated;
   place.policy = options.policy;
   place.logDevicePlacement = options.logDevicePlacement;
   pm.addPass(createPlacePass(place));
@@ -56,16 +81,26 @@ void gplace::buildGPlacePipeline(mlir::OpPassManager &pm,
   controlDeps.maxInflightCopies = options.maxInflightCopies;
   pm.addPass(createInsertControlDepsPass(controlDeps));
   buildLowerToPlanPipeline(pm, options.fuseElementwise);
+  return mlir::success();
 }
 
 void gplace::registerGPlacePipelines() {
-  mlir::PassPipelineRegistration<PipelineOptions>(
+  // Registered by hand, not with PassPipelineRegistration, so that a bad
+  // `replicate` option string fails the pipeline's parsing.
+  mlir::registerPassPipeline(
       "gplace-pipeline",
       "Assign devices, place, verify, insert copies and control "
       "dependencies, and lower to a plan",
-      [](mlir::OpPassManager &pm, const PipelineOptions &options) {
-        buildGPlacePipeline(pm, options);
-      });
+      [](mlir::OpPassManager &pm, llvm::StringRef optionsString,
+         llvm::function_ref<mlir::LogicalResult(const llvm::Twine &)>
+             errorHandler) {
+        PipelineOptions options;
+        if (failed(options.parseFromString(optionsString)))
+          return mlir::failure();
+        return buildGPlacePipeline(pm, options, {}, errorHandler);
+      },
+      [](llvm::function_ref<void(const mlir::detail::PassOptions &)>
+             optionsHandler) { optionsHandler(PipelineOptions()); });
   mlir::PassPipelineRegistration<>(
       "gplace-lower-to-plan",
       "Lower a placed graph to a complete plan: convert, schedule, fuse, "

@@ -83,13 +83,18 @@ FailureOr<rt::Plan> gplace::tooling::compileToPlan(ModuleOp module,
   pipeline.fuseElementwise = options.fuseElementwise;
   pipeline.replicas = options.replicas;
   pipeline.replicaVariables = options.replicaVariables;
+  pipeline.replicate = options.replicate;
   // Calls are inlined, and the callees, private, dropped.
   if (module.walk([](CallOpInterface) { return WalkResult::interrupt(); })
           .wasInterrupted()) {
     pm.addPass(createInlinerPass());
     pm.addPass(createSymbolDCEPass());
   }
-  buildGPlacePipeline(pm, pipeline, devices);
+  if (failed(buildGPlacePipeline(
+          pm, pipeline, devices, [&](const llvm::Twine &message) {
+            return emitError(module.getLoc()) << message;
+          })))
+    return failure();
   if (options.printMemoryPlan)
     pm.addPass(createPrintMemoryPlanPass());
   if (failed(pm.run(module)))

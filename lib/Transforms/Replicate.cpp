@@ -11,11 +11,13 @@
 //===----------------------------------------------------------------------===//
 
 #include "gplace/Dialect/Graph/GraphDialect.h"
+#include "gplace/Support/DeviceName.h"
 #include "gplace/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Verifier.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/StringSet.h"
@@ -32,12 +34,24 @@ namespace {
 
 constexpr llvm::StringLiteral kHost = "/device:CPU:0";
 
+/// What the pass options ask of each replicated function.
+struct ReplicaConfig {
+  /// The replicas' device requests, one per replica.
+  std::vector<std::string> devices;
+  bool mirrored = true;
+  int64_t bucketBytes = 0;
+  /// The batch arguments' numbers; empty: those sharing the first ranked
+  /// argument's leading dimension.
+  std::vector<unsigned> batchArgs;
+  /// Results that are not per example are summed, not averaged.
+  bool sum = false;
+};
+
 class Replicator {
 public:
-  Replicator(func::FuncOp func, unsigned replicas, StringRef deviceType,
-             bool mirrored, int64_t bucketBytes)
-      : func_(func), replicas_(replicas), deviceType_(deviceType.str()),
-        mirrored_(mirrored), bucketBytes_(bucketBytes),
+  Replicator(func::FuncOp func, const ReplicaConfig &config)
+      : func_(func), replicas_(config.devices.size()), config_(config),
+        mirrored_(config.mirrored), bucketBytes_(config.bucketBytes),
         builder_(func.getContext()) {
     std::vector<std::string> names = getOpNames(func);
     size_t i = 0;
@@ -83,9 +97,16 @@ private:
     return create<MulOp>(type, {sum, scale}, (scope + "/mul").str());
   }
 
-  /// `/device:<type>:<i>`.
-  std::string device(unsigned i) const {
-    return ("/device:" + deviceType_ + ":" + Twine(i)).str();
+  /// Replica #i's device request.
+  const std::string &device(unsigned i) const { return config_.devices[i]; }
+
+  /// `sum(values)` on the host, named as TensorFlow names tf.add_n's op.
+  Value sum(ValueRange values) {
+    auto addN = builder_.create<AddNOp>(func_.getLoc(), values.front().getType(),
+                                        values, StringAttr(), StringAttr(),
+                                        StringAttr(), ValueRange());
+    pin(addN, kHost, uniqueName("AddN"));
+    return addN.getResult();
   }
 
   /// Mirrored variables: the gradients of `gradients` (replica i's from
@@ -108,7 +129,7 @@ private:
 
   func::FuncOp func_;
   unsigned replicas_;
-  std::string deviceType_;
+  const ReplicaConfig &config_;
   bool mirrored_;
   int64_t bucketBytes_;
   OpBuilder builder_;
@@ -135,20 +156,49 @@ LogicalResult Replicator::run() {
   if (explicitDevice.wasInterrupted())
     return failure();
 
-  // The batch: the first argument's leading dimension; the batch arguments,
-  // those that share it.
+  // The batch: the batch arguments' leading dimension. By default, the
+  // first ranked argument's, and the batch arguments those that share it.
   SmallVector<BlockArgument> batchArgs;
   int64_t batch = -1;
-  for (BlockArgument arg : body.getArguments()) {
-    auto type = dyn_cast<RankedTensorType>(arg.getType());
-    if (!type || type.getRank() == 0)
-      continue;
-    if (batch < 0)
-      batch = type.getDimSize(0);
-    if (type.getDimSize(0) == batch)
+  if (!config_.batchArgs.empty()) {
+    for (unsigned number : config_.batchArgs) {
+      if (number >= body.getNumArguments())
+        return func_.emitError()
+               << "--gplace-replicate batch-args: @" << func_.getSymName()
+               << " has no argument #" << number << " (it has "
+               << body.getNumArguments() << ")";
+      BlockArgument arg = body.getArgument(number);
+      auto type = dyn_cast<RankedTensorType>(arg.getType());
+      if (!type || type.getRank() == 0)
+        return func_.emitError()
+               << "--gplace-replicate batch-args: argument #" << number
+               << " of @" << func_.getSymName() << ", of type "
+               << arg.getType() << ", has no leading dimension to split";
+      if (batch < 0)
+        batch = type.getDimSize(0);
+      if (type.getDimSize(0) != batch)
+        return func_.emitError()
+               << "--gplace-replicate batch-args: argument #" << number
+               << " of @" << func_.getSymName() << ", of type "
+               << arg.getType() << ", has a batch of " << type.getDimSize(0)
+               << ", not " << batch << " as argument #"
+               << batchArgs.front().getArgNumber();
       batchArgs.push_back(arg);
+    }
+  } else {
+    for (BlockArgument arg : body.getArguments()) {
+      auto type = dyn_cast<RankedTensorType>(arg.getType());
+      if (!type || type.getRank() == 0)
+        continue;
+      if (batch < 0)
+        batch = type.getDimSize(0);
+      if (type.getDimSize(0) == batch)
+        batchArgs.push_back(arg);
+    }
   }
-  if (batchArgs.empty())
+  // Mirrored replicas without a batch each run the whole function (the
+  // seeds' towers of constants); host replicas would have nothing to run.
+  if (batchArgs.empty() && !mirrored_)
     return func_.emitError() << "@" << func_.getSymName()
                              << " has no batch argument to split across "
                              << replicas_ << " replicas";
@@ -185,8 +235,6 @@ LogicalResult Replicator::run() {
     for (Value result : op.getResults())
       tower.insert(result);
   }
-  if (gradientOps.empty())
-    return success(); // An inference function: nothing to average.
 
   // The slices of the batch, on the host.
   SmallVector<IRMapping> maps(replicas_);
@@ -242,6 +290,21 @@ LogicalResult Replicator::run() {
         shape[0] = perReplica;
         result.setType(RankedTensorType::get(shape, type.getElementType()));
       }
+      // An op that does not take the per-replica shapes: a batch argument
+      // that is not one (or an op that mixes examples).
+      if (dependsOnBatch && i == 0 && failed(mlir::verify(clone, false))) {
+        std::string numbers;
+        for (BlockArgument arg : batchArgs)
+          numbers += (numbers.empty() ? "#" : ", #") +
+                     std::to_string(arg.getArgNumber());
+        return op->emitError()
+               << "op '" << names_.lookup(op)
+               << "' does not accept its per-replica shapes with the batch "
+                  "of arguments "
+               << numbers << " of @" << func_.getSymName() << " split into "
+               << replicas_
+               << " replicas; name the batch arguments with batch-args=";
+      }
       std::string name = names_.lookup(op);
       // A variable: a persistent op whose value is a resource.
       if (mirrored_ && isa<PersistentOpInterface>(clone) &&
@@ -279,8 +342,10 @@ LogicalResult Replicator::run() {
   builder_.setInsertionPoint(terminator);
   for (OpOperand &operand : terminator->getOpOperands()) {
     Value value = operand.get();
-    if (!tower.contains(value)) {
-      // Mirrored: every replica has it, equal; the first one's.
+    // Mirrored, a value every replica has, equal: the first one's, or the
+    // replicas' sum when asked (strategy.reduce(SUM) of a mirrored value).
+    // Host: computed once, it stays.
+    if (!tower.contains(value) && !(mirrored_ && config_.sum)) {
       if (mirrored_)
         operand.set(maps[0].lookupOrDefault(value));
       continue;
@@ -290,20 +355,23 @@ LogicalResult Replicator::run() {
       perTower.push_back(map.lookupOrDefault(value));
     auto type = cast<RankedTensorType>(value.getType());
     unsigned index = operand.getOperandNumber();
-    if (type.getRank() > 0 && type.getDimSize(0) == batch) {
+    if (tower.contains(value) && type.getRank() > 0 &&
+        type.getDimSize(0) == batch) {
       auto concat = builder_.create<ConcatOp>(
           func_.getLoc(), type, perTower, builder_.getI64IntegerAttr(0),
           StringAttr(), StringAttr(), StringAttr(), ValueRange());
       pin(concat, kHost,
           uniqueName(("concat_results/" + Twine(index)).str()));
       operand.set(concat.getResult());
+    } else if (config_.sum) {
+      operand.set(sum(perTower));
     } else if (isa<FloatType>(type.getElementType())) {
       operand.set(average(perTower, ("average_results/" + Twine(index)).str()));
     } else {
       return terminator->emitError()
              << "result #" << index << ", of type " << type
              << ", depends on the batch but is neither per example nor a "
-                "float to average across replicas";
+                "float to average across replicas (reduce=sum adds them)";
     }
   }
 
@@ -448,14 +516,76 @@ struct ReplicatePass : gplace::impl::ReplicatePassBase<ReplicatePass> {
           << deviceType << "'";
       return signalPassFailure();
     }
-    for (auto func : getOperation().getOps<func::FuncOp>()) {
+    if (reduce != "mean" && reduce != "sum") {
+      getOperation().emitError()
+          << "--gplace-replicate reduce must be mean or sum, not '" << reduce
+          << "'";
+      return signalPassFailure();
+    }
+    ReplicaConfig config;
+    config.mirrored = variables == "mirrored";
+    config.bucketBytes = bucketBytes;
+    config.batchArgs.assign(batchArgs.begin(), batchArgs.end());
+    config.sum = reduce == "sum";
+    if (!devices.empty()) {
+      if (replicas.hasValue() && replicas != devices.size()) {
+        getOperation().emitError()
+            << "--gplace-replicate: replicas=" << replicas.getValue() << " but "
+            << devices.size() << " devices";
+        return signalPassFailure();
+      }
+      for (const std::string &device : devices) {
+        std::string error;
+        if (!gplace::DeviceName::parse(device, &error)) {
+          getOperation().emitError() << "--gplace-replicate devices: " << error;
+          return signalPassFailure();
+        }
+        config.devices.push_back(device);
+      }
+    } else {
+      for (unsigned i = 0; i < replicas; ++i)
+        config.devices.push_back(
+            ("/device:" + deviceType + ":" + Twine(i)).str());
+    }
+    ModuleOp module = getOperation();
+    // The replicas' devices must exist when the module says which do.
+    if (std::optional<gplace::DeviceSet> known = getModuleDevices(module)) {
+      for (const std::string &request : config.devices) {
+        std::optional<gplace::DeviceName> spec =
+            gplace::DeviceName::parse(request);
+        if (llvm::any_of(known->devices(),
+                         [&](const gplace::DeviceName &device) {
+                           return spec->matches(device);
+                         }))
+          continue;
+        std::string available;
+        for (const gplace::DeviceName &device : known->devices())
+          available += (available.empty() ? "" : ", ") + device.str();
+        module.emitError()
+            << "--gplace-replicate: Could not satisfy explicit device "
+               "specification '"
+            << request
+            << "' because no devices matching that specification are "
+               "registered in this process; available devices: "
+            << available;
+        return signalPassFailure();
+      }
+    }
+    for (const std::string &name : functions)
+      if (!module.lookupSymbol<func::FuncOp>(name)) {
+        module.emitError() << "--gplace-replicate functions: no function @"
+                           << name;
+        return signalPassFailure();
+      }
+    for (auto func : module.getOps<func::FuncOp>()) {
       if (func.isExternal())
         continue;
-      bool trains = false;
-      func.walk([&](GradientsOp) { trains = true; });
-      if (trains && failed(Replicator(func, replicas, deviceType,
-                                      variables == "mirrored", bucketBytes)
-                               .run()))
+      bool replicate = false;
+      if (functions.empty())
+        func.walk([&](GradientsOp) { replicate = true; });
+      else
+        replicate = llvm::is_contained(functions, func.getSymName().str());
+      if (replicate && failed(Replicator(func, config).run()))
         return signalPassFailure();
     }
   }

@@ -6,6 +6,18 @@
 // VARIABLES: error: --gplace-replicate variables must be host or mirrored, not 'somewhere'
 // RUN: not gplace-opt %s --split-input-file --gplace-replicate="replicas=2 device-type=TPU" 2>&1 | FileCheck %s --check-prefix=TYPE
 // TYPE: error: --gplace-replicate device-type must be GPU or CPU, not 'TPU'
+// RUN: not gplace-opt %s --split-input-file --gplace-replicate="replicas=2 reduce=max" 2>&1 | FileCheck %s --check-prefix=REDUCE
+// REDUCE: error: --gplace-replicate reduce must be mean or sum, not 'max'
+// RUN: not gplace-opt %s --split-input-file --gplace-replicate="replicas=3 devices=/gpu:0,/gpu:1" 2>&1 | FileCheck %s --check-prefix=COUNT
+// COUNT: error: --gplace-replicate: replicas=3 but 2 devices
+// RUN: not gplace-opt %s --split-input-file --gplace-replicate="devices=/gpu:0,/gpu:x" 2>&1 | FileCheck %s --check-prefix=DEVICE
+// DEVICE: error: --gplace-replicate devices: invalid device specification '/gpu:x': device id 'x' is not a non-negative integer
+// RUN: not gplace-opt %s --split-input-file --gplace-replicate="replicas=2 functions=nosuch" 2>&1 | FileCheck %s --check-prefix=FUNCTION
+// FUNCTION: error: --gplace-replicate functions: no function @nosuch
+// RUN: not gplace-opt %s --split-input-file --gplace-replicate="replicas=2 batch-args=4" 2>&1 | FileCheck %s --check-prefix=ARGNUM
+// ARGNUM: error: --gplace-replicate batch-args: @train has no argument #4 (it has 1)
+// RUN: not gplace-opt %s --split-input-file --gplace-assign-devices="devices=cpu:1,gpu:2" --gplace-replicate="devices=/gpu:1,/gpu:2" 2>&1 | FileCheck %s --check-prefix=MISSING
+// MISSING: error: --gplace-replicate: Could not satisfy explicit device specification '/gpu:2' because no devices matching that specification are registered in this process; available devices: /job:localhost/replica:0/task:0/device:GPU:0, /job:localhost/replica:0/task:0/device:GPU:1, /job:localhost/replica:0/task:0/device:CPU:0
 
 // expected-error @+1 {{argument #0 of @train, of type 'tensor<4x3xf32>': its batch of 4 does not divide into 3 replicas}}
 func.func @train(%x: tensor<4x3xf32>) -> tensor<f32> {
@@ -40,3 +52,4 @@ func.func @stateful(%x: tensor<3x2xf32>) -> tensor<f32> {
   %g = gplace.gradients %loss wrt %wr : tensor<f32> wrt tensor<3x2xf32>
   return %loss : tensor<f32>
 }
+

@@ -137,6 +137,12 @@ static cl::opt<std::string> replicaVariables(
              "gradients all-reduced; the default, as MirroredStrategy) or "
              "host (variables on the CPU, gradients averaged there)"),
     cl::value_desc("mirrored|host"), cl::init("mirrored"), cl::cat(category));
+static cl::opt<std::string> replicate(
+    "replicate",
+    cl::desc("Replicate with --gplace-replicate's own options, e.g. "
+             "--replicate='devices=/gpu:2,/gpu:3 reduce=sum functions=main' "
+             "(the seeds' towers); after --replicas, so they win"),
+    cl::value_desc("options"), cl::init(""), cl::cat(category));
 enum class GraphMode { Off, On };
 static cl::opt<GraphMode> cudaGraphs(
     "cuda-graphs",
@@ -324,6 +330,7 @@ int main(int argc, char **argv) {
   compile.logDevicePlacement = logDevicePlacement;
   compile.replicas = replicas;
   compile.replicaVariables = replicaVariables;
+  compile.replicate = replicate;
   compile.maxInflightCopies = maxInflightCopies;
   compile.fuseElementwise = gpuFusion;
   compile.printMemoryPlan = printMemoryPlan;

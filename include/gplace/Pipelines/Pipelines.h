@@ -57,6 +57,11 @@ struct PipelineOptions : public mlir::PassPipelineOptions<PipelineOptions> {
       llvm::cl::desc("With replicas: mirrored (a copy of each variable per "
                      "replica, all-reduce) or host (variables on the CPU)"),
       llvm::cl::init("mirrored")};
+  Option<std::string> replicate{
+      *this, "replicate",
+      llvm::cl::desc("Options of --gplace-replicate, which then runs "
+                     "(e.g. 'devices=/gpu:2,/gpu:3 reduce=sum functions=main'"
+                     "; after replicas and replica-variables, so they win)")};
   Option<bool> fuseElementwise{
       *this, "fuse-elementwise",
       llvm::cl::desc("Fuse runs of elementwise launches on GPUs into one "
@@ -67,10 +72,14 @@ struct PipelineOptions : public mlir::PassPipelineOptions<PipelineOptions> {
 /// Adds the whole pipeline to `pm` (a ModuleOp pass manager). With
 /// `runtimeDevices` (gplace-run's devices, with their limits, descriptions
 /// and GPU loads), --gplace-assign-devices writes those instead of
-/// `options.devices`.
-void buildGPlacePipeline(mlir::OpPassManager &pm,
-                         const PipelineOptions &options,
-                         std::optional<DeviceSet> runtimeDevices = {});
+/// `options.devices`. Fails, having reported through `errorHandler` (by
+/// default on stderr), when `options.replicate` is not a valid option
+/// string of --gplace-replicate.
+mlir::LogicalResult buildGPlacePipeline(
+    mlir::OpPassManager &pm, const PipelineOptions &options,
+    std::optional<DeviceSet> runtimeDevices = {},
+    llvm::function_ref<mlir::LogicalResult(const llvm::Twine &)>
+        errorHandler = {});
 
 /// Adds the lowering of a placed graph with copies and control
 /// dependencies to a complete plan: --gplace-convert-graph-to-plan,

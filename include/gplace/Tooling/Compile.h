@@ -31,6 +31,8 @@ struct CompileOptions {
   bool printMemoryPlan = false;
   unsigned replicas = 0; ///< --replicas: towers over GPU:0..N-1 (0: none).
   std::string replicaVariables = "mirrored"; ///< --replica-variables.
+  /// --replicate: --gplace-replicate's options, after those two.
+  std::string replicate;
 };
 
 /// Keeps function @`entry` of `module` and the functions it calls

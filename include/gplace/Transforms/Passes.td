@@ -78,6 +78,19 @@ def ReplicatePass : Pass<"gplace-replicate", "::mlir::ModuleOp"> {
 
     An op with an explicit device is an error: the pass places the towers
     itself.
+
+    What is replicated, and how (TensorFlow's `strategy.run(fn)` and
+    `strategy.reduce(op, value)`): `functions` names the functions to
+    replicate (default: every function with a `gplace.gradients`);
+    `batch-args` lists the argument numbers split along dimension 0
+    (default: every argument whose leading dimension equals the first
+    ranked argument's; an empty batch is allowed when mirrored: each replica
+    then runs the whole function); `devices` lists the replicas' devices
+    (e.g. `/gpu:2,/gpu:3`, the seeds' towers; default:
+    `/device:<device-type>:0..replicas-1`); `reduce` is how a result that
+    is not per example combines across replicas: `mean` (the default, a
+    loss) or `sum` (the seeds' `tf.add_n` of the towers, `AddN` on the
+    host).
   }];
   let options = [
     Option<"replicas", "replicas", "unsigned", /*default=*/"2",
@@ -90,6 +103,15 @@ def ReplicatePass : Pass<"gplace-replicate", "::mlir::ModuleOp"> {
     Option<"variables", "variables", "std::string", /*default=*/"\"mirrored\"",
            "Where variables live: mirrored (a copy per replica, gradients "
            "all-reduced) or host (on the CPU, gradients averaged there)">,
+    ListOption<"devices", "devices", "std::string",
+               "The replicas' devices (sets the number of replicas)">,
+    ListOption<"batchArgs", "batch-args", "unsigned",
+               "The argument numbers split along the batch (default: those "
+               "sharing the first argument's leading dimension)">,
+    ListOption<"functions", "functions", "std::string",
+               "The functions to replicate (default: those that train)">,
+    Option<"reduce", "reduce", "std::string", /*default=*/"\"mean\"",
+           "How results that are not per example combine: mean or sum">,
   ];
 }
 
