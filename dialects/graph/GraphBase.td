@@ -105,6 +105,9 @@ def Graph_AllKernels
 // The variables that resource ops read and write: the resource of the
 // memory effects of gplace.read and gplace.assign*.
 def Graph_VariableResource : Resource<"::gplace::graph::VariableResource">;
+// The links between tasks that gplace.send and gplace.recv use: their
+// memory effects keep them, and keep them in order, in every pass.
+def Graph_ChannelResource : Resource<"::gplace::graph::ChannelResource">;
 
 def Graph_ElementsAttr : ElementsAttrBase<
     And<[CPred<"::llvm::isa<::mlir::ElementsAttr>($_self)">,

@@ -917,6 +917,61 @@ def Graph_AllReduceOp : Op<Graph_Dialect, "all_reduce",
 }
 
 //===----------------------------------------------------------------------===//
+// Transfers between tasks (processes).
+//===----------------------------------------------------------------------===//
+
+def Graph_SendOp : Graph_KernelOp<"send", "_Send",
+    [Graph_NotDifferentiable], "_Send"> {
+  let summary = "sends a tensor to another task (TensorFlow's _Send)";
+  let description = [{
+    Made by `--gplace-partition-tasks` from a copy whose destination is on
+    another task: sends the tensor from host memory of this task to the
+    task whose process has rank `peer`, where the `gplace.recv` with the
+    same `tag` receives it. Transfers are matched by tag (one per edge),
+    not by order, so independent transfers cannot deadlock; the send
+    returns once the tensor is on its way (its memory may be reused).
+    Returns a token ready then. Runs on a CPU.
+
+    ```mlir
+    %done = gplace.send %x {peer = 1, tag = 3} : tensor<2x2xf32>
+    ```
+  }];
+  let arguments = !con((ins Arg<Graph_Tensor, "the tensor sent",
+                                [MemRead<Graph_ChannelResource>,
+                                 MemWrite<Graph_ChannelResource>]>:$input,
+                            I64Attr:$peer, I64Attr:$tag),
+                       placementAttrs, controlDepsArg);
+  let results = (outs Graph_Control:$done);
+  let assemblyFormat = "$input " # afterClause # " attr-dict `:` type($input)";
+  let cpuKernels = Graph_AllKernels;
+  let gpuKernels = Graph_NoKernels;
+}
+
+def Graph_RecvOp : Graph_KernelOp<"recv", "_Recv",
+    [Graph_NotDifferentiable], "_Recv"> {
+  let summary = "receives a tensor from another task (TensorFlow's _Recv)";
+  let description = [{
+    The other end of a `gplace.send` with the same `tag` on the task whose
+    process has rank `peer`: its result is that tensor, in host memory of
+    this task. A transfer that does not arrive within the runtime's
+    transfer timeout is an error naming the op, the peer task and the
+    tag. Runs on a CPU.
+
+    ```mlir
+    %x = gplace.recv {peer = 0, tag = 3} : tensor<2x2xf32>
+    ```
+  }];
+  let arguments = !con((ins I64Attr:$peer, I64Attr:$tag), placementAttrs,
+                       controlDepsArg);
+  let results = (outs Res<Graph_Tensor, "the tensor received",
+                          [MemRead<Graph_ChannelResource>,
+                           MemWrite<Graph_ChannelResource>]>:$output);
+  let assemblyFormat = afterClause # " attr-dict `:` type($output)";
+  let cpuKernels = Graph_AllKernels;
+  let gpuKernels = Graph_NoKernels;
+}
+
+//===----------------------------------------------------------------------===//
 // Control.
 //===----------------------------------------------------------------------===//
 

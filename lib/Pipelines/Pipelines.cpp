@@ -80,6 +80,11 @@ mlir::LogicalResult gplace::buildGPlacePipeline(
   InsertControlDepsPassOptions controlDeps;
   controlDeps.maxInflightCopies = options.maxInflightCopies;
   pm.addPass(createInsertControlDepsPass(controlDeps));
+  if (!options.cluster.empty()) {
+    PartitionTasksPassOptions partition;
+    partition.cluster = options.cluster;
+    pm.addPass(createPartitionTasksPass(partition));
+  }
   buildLowerToPlanPipeline(pm, options.fuseElementwise);
   return mlir::success();
 }

@@ -197,6 +197,14 @@ void DeviceManager::addDevice(std::unique_ptr<Device> device) {
                    });
 }
 
+void DeviceManager::setTask(const std::string &job, int64_t task) {
+  for (const auto &device : devices_) {
+    device->name_.job = job;
+    device->name_.replica = 0;
+    device->name_.task = task;
+  }
+}
+
 Device *DeviceManager::find(const std::string &name) const {
   for (const auto &device : devices_)
     if (device->fullName() == name)

@@ -16,6 +16,7 @@
 
 #include "gplace/Runtime/Kernels.h"
 #include "gplace/Runtime/Random.h"
+#include "gplace/Runtime/Transport.h"
 #include "gplace/Support/Shape.h"
 
 #include <Eigen/Core>
@@ -842,6 +843,31 @@ Status runKernel<Kernel::StatelessRandomNormal>(const KernelCall &call) {
 template <>
 Status runKernel<Kernel::StatelessTruncatedNormal>(const KernelCall &call) {
   return runRandom<RandomDistribution::TruncatedNormal>(call);
+}
+
+//===----------------------------------------------------------------------===//
+// Transfers between tasks: the process's Transport.
+//===----------------------------------------------------------------------===//
+
+template <> Status runKernel<Kernel::Send>(const KernelCall &call) {
+  Transport *transport = getTransport();
+  if (!transport)
+    return Status::unavailable(
+        "gplace.send needs a cluster: run gplace-run under mpirun with "
+        "--cluster");
+  return transport->send(static_cast<int>(call.params->peer),
+                         call.params->tag, call.inputs[0].data,
+                         call.inputs[0].type->bytes());
+}
+template <> Status runKernel<Kernel::Recv>(const KernelCall &call) {
+  Transport *transport = getTransport();
+  if (!transport)
+    return Status::unavailable(
+        "gplace.recv needs a cluster: run gplace-run under mpirun with "
+        "--cluster");
+  return transport->recv(static_cast<int>(call.params->peer),
+                         call.params->tag, call.outputs[0].data,
+                         call.outputs[0].type->bytes());
 }
 
 /// Runs `update(i, scalars...)` for each element of the variable, with the

@@ -84,6 +84,7 @@ FailureOr<rt::Plan> gplace::tooling::compileToPlan(ModuleOp module,
   pipeline.replicas = options.replicas;
   pipeline.replicaVariables = options.replicaVariables;
   pipeline.replicate = options.replicate;
+  pipeline.cluster = options.cluster;
   // Calls are inlined, and the callees, private, dropped.
   if (module.walk([](CallOpInterface) { return WalkResult::interrupt(); })
           .wasInterrupted()) {

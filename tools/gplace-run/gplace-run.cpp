@@ -24,9 +24,13 @@
 #include "gplace/Dialect/Plan/Transforms/Passes.h"
 #include "gplace/Runtime/Executor.h"
 #include "gplace/Runtime/Idx.h"
+#ifdef GPLACE_HAVE_MPI
+#include "gplace/Runtime/MpiTransport.h"
+#endif
 #include "gplace/Support/PlacementPolicy.h"
 #include "gplace/Target/Plan/PlanExport.h"
 #include "gplace/Tooling/Checkpoint.h"
+#include "gplace/Tooling/Cluster.h"
 #include "gplace/Tooling/Compile.h"
 #include "gplace/Tooling/Dataset.h"
 #include "gplace/Tooling/Inputs.h"
@@ -143,6 +147,17 @@ static cl::opt<std::string> replicate(
              "--replicate='devices=/gpu:2,/gpu:3 reduce=sum functions=main' "
              "(the seeds' towers); after --replicas, so they win"),
     cl::value_desc("options"), cl::init(""), cl::cat(category));
+static cl::opt<std::string> clusterSpec(
+    "cluster",
+    cl::desc("Run as one task of a cluster launched by mpirun: the jobs and "
+             "their task counts in rank order, TensorFlow's ClusterSpec "
+             "(worker:4, ps:1,worker:3); docs/distributed.md"),
+    cl::value_desc("JOB:TASKS,..."), cl::init(""), cl::cat(category));
+static cl::opt<double> transferTimeout(
+    "transfer-timeout",
+    cl::desc("With --cluster: seconds a task waits for a tensor from another "
+             "task before failing"),
+    cl::init(300), cl::cat(category));
 enum class GraphMode { Off, On };
 static cl::opt<GraphMode> cudaGraphs(
     "cuda-graphs",
@@ -259,9 +274,24 @@ static void printRunTimes(llvm::ArrayRef<double> seconds) {
 
 /// Compiles function @`name` of `inputFile` (parsed anew: compiling keeps
 /// one function) for `machine` and loads it: the --init function.
+/// Loads `plan` on `machine`: in a cluster (`inCluster`), only this task's
+/// part of it.
+static rt::StatusOr<std::unique_ptr<rt::Executor>>
+loadPlan(rt::Plan plan, tooling::Machine &machine, bool inCluster) {
+  if (inCluster) {
+    rt::StatusOr<rt::Plan> local = tooling::localPlan(plan, machine.devices());
+    if (!local)
+      return local.status();
+    plan = std::move(*local);
+  }
+  return rt::Executor::create(std::move(plan), machine.devices(),
+                              executorOptions());
+}
+
 static rt::StatusOr<std::unique_ptr<rt::Executor>>
 loadFunction(MLIRContext &context, llvm::SourceMgr &sourceMgr,
              llvm::StringRef name, tooling::Machine &machine,
+             const gplace::DeviceSet &devices,
              const tooling::CompileOptions &compile) {
   OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
   if (!module)
@@ -272,13 +302,11 @@ loadFunction(MLIRContext &context, llvm::SourceMgr &sourceMgr,
     return rt::Status::invalidArgument("--init function @" + name.str() +
                                        " must take no inputs, but takes " +
                                        std::to_string(func.getNumArguments()));
-  FailureOr<rt::Plan> plan =
-      tooling::compileToPlan(*module, machine.deviceSet(), compile);
+  FailureOr<rt::Plan> plan = tooling::compileToPlan(*module, devices, compile);
   if (failed(plan))
     return rt::Status::invalidArgument("cannot compile --init function @" +
                                        name.str());
-  return rt::Executor::create(std::move(*plan), machine.devices(),
-                              executorOptions());
+  return loadPlan(std::move(*plan), machine, !compile.cluster.empty());
 }
 
 int main(int argc, char **argv) {
@@ -311,6 +339,51 @@ int main(int argc, char **argv) {
     if (!llvm::StringRef(output).starts_with("@") || output.size() < 2)
       return fail("--output must be @FILE.npy, got '" + output + "'");
 
+  // A cluster: this process is the task of its MPI rank (rank 0, the
+  // chief, prints what the run prints), and the tasks' tensors move over
+  // MPI.
+  std::unique_ptr<rt::Transport> transport;
+  std::optional<tooling::ClusterSpec> cluster;
+  int rank = 0;
+  if (!clusterSpec.empty()) {
+    rt::StatusOr<tooling::ClusterSpec> spec =
+        tooling::ClusterSpec::parse(clusterSpec);
+    if (!spec)
+      return fail(spec.status());
+#ifdef GPLACE_HAVE_MPI
+    rt::StatusOr<std::unique_ptr<rt::MpiTransport>> mpi =
+        rt::MpiTransport::create(&argc, &argv, transferTimeout);
+    if (!mpi)
+      return fail(mpi.status());
+    if ((*mpi)->size() != spec->numTasks())
+      return fail("--cluster=" + clusterSpec + " names " +
+                  llvm::Twine(spec->numTasks()) + " tasks, but mpirun started " +
+                  llvm::Twine((*mpi)->size()) + " process" +
+                  ((*mpi)->size() == 1 ? "" : "es") + " (mpirun -np " +
+                  llvm::Twine(spec->numTasks()) + " gplace-run ...)");
+    std::vector<std::string> names;
+    for (int r = 0; r < spec->numTasks(); ++r)
+      names.push_back(spec->taskName(r));
+    (*mpi)->setTaskNames(std::move(names));
+    rank = (*mpi)->rank();
+    transport = std::move(*mpi);
+    rt::setTransport(transport.get());
+    cluster = std::move(*spec);
+#else
+    return fail("--cluster needs MPI, and this gplace-run was built without "
+                "it (install libopenmpi-dev and configure again)");
+#endif
+  }
+  bool chief = rank == 0;
+  // After an error in a run, the other tasks would wait for this one's
+  // tensors until their timeouts: end the whole job now.
+  auto failRun = [&](const rt::Status &status) {
+    int code = fail(status);
+    if (transport && transport->size() > 1)
+      transport->abort(code);
+    return code;
+  };
+
   DialectRegistry registry;
   registry.insert<gplace::graph::GraphDialect, gplace::plan::PlanDialect,
                   func::FuncDialect>();
@@ -327,7 +400,7 @@ int main(int argc, char **argv) {
   tooling::CompileOptions compile;
   compile.allowSoftPlacement = allowSoftPlacement;
   compile.policy = policy;
-  compile.logDevicePlacement = logDevicePlacement;
+  compile.logDevicePlacement = logDevicePlacement && chief;
   compile.replicas = replicas;
   compile.replicaVariables = replicaVariables;
   compile.replicate = replicate;
@@ -364,19 +437,38 @@ int main(int argc, char **argv) {
       tooling::Machine::create(machineOptions);
   if (!machine)
     return fail(machine.status());
+  // The devices compiled for: this process's, or the whole cluster's with
+  // their full names (each task's devices renamed to its job and task,
+  // then exchanged).
+  gplace::DeviceSet compileDevices;
+  if (cluster) {
+    auto [job, task] = cluster->taskOf(rank);
+    (*machine)->devices().setTask(job, task);
+    rt::StatusOr<std::vector<std::string>> gathered = transport->allGather(
+        tooling::serializeDevices((*machine)->deviceSet()));
+    if (!gathered)
+      return fail(gathered.status());
+    rt::StatusOr<gplace::DeviceSet> merged = tooling::mergeDevices(*gathered);
+    if (!merged)
+      return fail(merged.status());
+    compileDevices = std::move(*merged);
+    compile.cluster = cluster->str();
+  } else {
+    compileDevices = (*machine)->deviceSet();
+  }
   if (listDevices) {
     llvm::outs() << (*machine)->devices().listDevices();
     for (const std::string &line : (*machine)->notes())
       llvm::outs() << line << "\n";
     return 0;
   }
-  if (logDevicePlacement)
+  if (logDevicePlacement && chief)
     for (const std::string &line : (*machine)->notes())
       llvm::errs() << line << "\n";
   if (replicas > 0) {
     unsigned gpus = 0;
-    for (const auto &device : (*machine)->devices().devices())
-      gpus += device->type() == gplace::DeviceType::GPU;
+    for (const gplace::DeviceName &device : compileDevices.devices())
+      gpus += device.type == gplace::DeviceType::GPU;
     if (gpus < replicas)
       return fail("--replicas=" + llvm::Twine(replicas) + " needs " +
                   llvm::Twine(replicas) + " GPUs; this process has " +
@@ -458,7 +550,7 @@ int main(int argc, char **argv) {
   }
 
   FailureOr<rt::Plan> plan =
-      tooling::compileToPlan(*module, (*machine)->deviceSet(), compile);
+      tooling::compileToPlan(*module, compileDevices, compile);
   if (failed(plan)) // The diagnostics are printed.
     return exitCode(tooling::exceedsMemoryLimit(*module)
                         ? rt::StatusCode::OutOfMemory
@@ -468,13 +560,12 @@ int main(int argc, char **argv) {
     return fail("got " + llvm::Twine(outputs.size()) + " --output for " +
                 llvm::Twine(plan->results.size()) + " results");
   rt::StatusOr<std::unique_ptr<rt::Executor>> executor =
-      rt::Executor::create(std::move(*plan), (*machine)->devices(),
-                           executorOptions());
+      loadPlan(std::move(*plan), **machine, cluster.has_value());
   if (!executor)
     return fail(executor.status());
-  if (logDevicePlacement && !(*executor)->graphNote().empty())
+  if (logDevicePlacement && chief && !(*executor)->graphNote().empty())
     llvm::errs() << (*executor)->graphNote() << "\n";
-  if (logDevicePlacement && (*executor)->numFusedKernels())
+  if (logDevicePlacement && chief && (*executor)->numFusedKernels())
     llvm::errs() << "Fusion: " << (*executor)->numFusedLaunches()
                  << " elementwise launches run as "
                  << (*executor)->numFusedKernels() << " fused kernel"
@@ -483,12 +574,13 @@ int main(int argc, char **argv) {
   // Variables: from the --init function's, then from the checkpoint.
   if (!initEntry.empty()) {
     rt::StatusOr<std::unique_ptr<rt::Executor>> init =
-        loadFunction(context, sourceMgr, initEntry, **machine, compile);
+        loadFunction(context, sourceMgr, initEntry, **machine, compileDevices,
+                     compile);
     if (!init)
       return fail(init.status());
     rt::StatusOr<std::vector<rt::HostTensor>> ran = (*init)->run({});
     if (!ran)
-      return fail(ran.status());
+      return failRun(ran.status());
     if (rt::Status copied = tooling::copyVariables(**init, **executor);
         !copied)
       return fail(copied);
@@ -528,7 +620,7 @@ int main(int argc, char **argv) {
         dataset->fillBatch(epoch, step, batchTargets);
       rt::StatusOr<std::vector<rt::TensorRef>> run = (*executor)->runStaged();
       if (!run)
-        return fail(run.status());
+        return failRun(run.status());
       sums.resize(run->size(), 0);
       scalar.resize(run->size(), false);
       for (auto [r, view] : llvm::enumerate(*run)) {
@@ -553,7 +645,7 @@ int main(int argc, char **argv) {
                             std::chrono::steady_clock::now() - start)
                             .count());
     }
-    if (dataset) {
+    if (dataset && chief) {
       // Keras's per-epoch line: the mean of each scalar result.
       llvm::outs() << "epoch " << epoch + 1 << "/" << numEpochs << ":";
       for (size_t r = 0; r < sums.size(); ++r)
@@ -569,12 +661,18 @@ int main(int argc, char **argv) {
                    << " s)\n";
       llvm::outs().flush();
     }
-    if (!saveCheckpoint.empty())
+    // The chief writes the checkpoint, with the variables its task holds.
+    if (!saveCheckpoint.empty() && chief)
       if (rt::Status saved =
               tooling::saveCheckpoint(saveCheckpoint, **executor);
           !saved)
         return fail(saved);
   }
+  if (transport)
+    if (rt::Status flushed = transport->flush(); !flushed)
+      return failRun(flushed);
+  if (!chief)
+    return 0; // The chief prints and writes the results.
   if (printTiming)
     printRunTimes(seconds);
   for (auto [index, result] : llvm::enumerate(results)) {

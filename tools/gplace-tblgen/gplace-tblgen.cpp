@@ -18,7 +18,7 @@
 //   GPLACE_KERNEL(Kernel, Mnemonic, Elementwise, Arity, CpuTypes, GpuTypes)
 //     every op with KernelOpInterface (Graph_KernelOp): its kernel id (the
 //     record's name without Graph_ and Op), whether it is elementwise
-//     (ElementwiseOpInterface), its number of data operands (0: variadic)
+//     (ElementwiseOpInterface), its number of data operands (-1: variadic)
 //     and its element type masks, as GPLACE_OP's;
 //   GPLACE_KERNEL_PARAM(Kernel, Name, Kind, Field)
 //     every attribute of such an op but the placement ones: its name, its
@@ -122,13 +122,13 @@ bool emitOpTable(raw_ostream &os, RecordKeeper &records) {
     if (!cls.consume_back("Op"))
       PrintFatalError(def, "a kernel op's class name must end in Op");
     bool elementwise = hasInterface(op, "ElementwiseOpInterface");
-    unsigned arity = 0;
+    int arity = 0;
     for (int i = 0, e = op.getNumOperands(); i < e; ++i) {
       const mlir::tblgen::NamedTypeConstraint &operand = op.getOperand(i);
       if (operand.name == "controlDeps")
         continue;
       if (operand.isVariableLength()) {
-        arity = 0;
+        arity = -1;
         break;
       }
       ++arity;

@@ -62,6 +62,10 @@ struct PipelineOptions : public mlir::PassPipelineOptions<PipelineOptions> {
       llvm::cl::desc("Options of --gplace-replicate, which then runs "
                      "(e.g. 'devices=/gpu:2,/gpu:3 reduce=sum functions=main'"
                      "; after replicas and replica-variables, so they win)")};
+  Option<std::string> cluster{
+      *this, "cluster",
+      llvm::cl::desc("The cluster's jobs and task counts in rank order "
+                     "(worker:4): --gplace-partition-tasks runs")};
   Option<bool> fuseElementwise{
       *this, "fuse-elementwise",
       llvm::cl::desc("Fuse runs of elementwise launches on GPUs into one "

@@ -132,6 +132,7 @@ protected:
   virtual void deallocateMemory(void *memory, int64_t bytes);
 
 private:
+  friend class DeviceManager; // setTask renames.
   /// Emulated graphs: the calls recorded while capturing (null otherwise).
   struct HostGraph;
   std::unique_ptr<HostGraph> capturing_;
@@ -167,6 +168,11 @@ public:
   const std::vector<std::unique_ptr<Device>> &devices() const {
     return devices_;
   }
+  /// Renames every device to job `job`, task `task` (replica 0): this
+  /// process is that task of a cluster (`/job:worker/replica:0/task:1/
+  /// device:GPU:0`). Call before anything uses the names.
+  void setTask(const std::string &job, int64_t task);
+
   /// The device with full name `name`, or nullptr.
   Device *find(const std::string &name) const;
   /// The host CPU, where inputs are fed and results read.

@@ -33,7 +33,7 @@ namespace detail {
 struct KernelInfo {
   std::string_view mnemonic;
   bool elementwise;
-  unsigned arity;
+  int arity;
   unsigned cpuTypes, gpuTypes;
 };
 inline constexpr KernelInfo kKernelInfos[] = {
@@ -62,9 +62,9 @@ constexpr bool isElementwiseKernel(Kernel kernel) {
   return detail::kKernelInfos[static_cast<size_t>(kernel)].elementwise;
 }
 
-/// The kernel's number of data inputs; 0 for a variadic kernel (add_n,
-/// concat).
-constexpr unsigned kernelArity(Kernel kernel) {
+/// The kernel's number of data inputs (0 for recv); -1 for a variadic
+/// kernel (add_n, concat).
+constexpr int kernelArity(Kernel kernel) {
   return detail::kKernelInfos[static_cast<size_t>(kernel)].arity;
 }
 
@@ -91,6 +91,8 @@ struct KernelParams {
   int64_t axis = 0;                            ///< concat, argmax.
   std::vector<int64_t> paddings;               ///< pad.
   bool useNesterov = false;                    ///< apply_momentum, _adam.
+  int64_t peer = 0; ///< send, recv: the other task's process (MPI rank).
+  int64_t tag = 0;  ///< send, recv: the transfer's tag (one per edge).
 };
 
 /// How a kernel parameter is typed: a unit attribute (a flag), an integer,

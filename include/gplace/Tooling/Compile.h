@@ -33,6 +33,8 @@ struct CompileOptions {
   std::string replicaVariables = "mirrored"; ///< --replica-variables.
   /// --replicate: --gplace-replicate's options, after those two.
   std::string replicate;
+  /// --cluster: the jobs and task counts in rank order ("" : one process).
+  std::string cluster;
 };
 
 /// Keeps function @`entry` of `module` and the functions it calls

@@ -249,6 +249,34 @@ def VerifyPlacementPass : Pass<"gplace-verify-placement", "::mlir::ModuleOp"> {
   }];
 }
 
+def PartitionTasksPass : Pass<"gplace-partition-tasks", "::mlir::ModuleOp"> {
+  let summary = "Splits a placed graph by task: copies between tasks become "
+                "send/recv pairs";
+  let dependentDialects = ["::gplace::graph::GraphDialect"];
+  let description = [{
+    TensorFlow's graph partitioning for its distributed runtime: after
+    --gplace-insert-copies and --gplace-insert-control-deps, every
+    `gplace.copy` of a tensor whose source and destination are on
+    different tasks (job, replica and task differ) becomes a
+    `gplace.send` on the source task's CPU:0 and a `gplace.recv` on the
+    destination task's CPU:0, with copies between a GPU and its task's
+    CPU where needed (transfers go through host memory). The pair shares
+    a tag (the transfers are numbered in program order, so every task,
+    compiling the same graph, numbers them alike) and names the other
+    end's MPI rank: `cluster` (TensorFlow's ClusterSpec, `worker:4` or
+    `ps:1,worker:3`) gives the ranks in order, job by job. A result of the
+    function on another task than the chief (the first job's task 0) is
+    sent to the chief's CPU, which returns every result. Copies of the
+    function's arguments are not transfers: every task has the inputs.
+    A control dependency between tasks (a copied token) is an error for
+    now, as is a device on a task `cluster` does not have.
+  }];
+  let options = [
+    Option<"cluster", "cluster", "std::string", /*default=*/"",
+           "The jobs and their task counts, in rank order (job:N,...)">,
+  ];
+}
+
 def InsertCopiesPass : Pass<"gplace-insert-copies", "::mlir::ModuleOp"> {
   let summary = "Inserts a gplace.copy on every data edge between devices";
   let dependentDialects = ["::gplace::graph::GraphDialect"];

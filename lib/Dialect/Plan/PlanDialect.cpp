@@ -596,25 +596,30 @@ LogicalResult LaunchOp::verify() {
       return emitOpError() << "kernel '" << mnemonic
                            << "' is not elementwise and cannot be fused";
   }
-  unsigned arity = kernelArity(kernel);
+  int arity = kernelArity(kernel);
   size_t operands = getInputs().size() + getOuts().size();
-  if (arity != 0 ? operands != arity : operands == 0)
+  if (arity >= 0 ? operands != static_cast<size_t>(arity) : operands == 0)
     return emitOpError() << "kernel '" << mnemonic << "' takes "
-                         << (arity ? std::to_string(arity) : "one or more")
+                         << (arity >= 0 ? std::to_string(arity)
+                                        : "one or more")
                          << " operands, but the launch has " << operands;
   // Results: the new buffers, then a token if the kernel writes in place.
   size_t tokens = llvm::count_if(getResultTypes(), [](Type type) {
     return isa<TokenType>(type);
   });
+  // A launch run for its effect alone (send) returns just a token.
   bool inPlace = !getOuts().empty();
+  bool effectOnly = !inPlace && getNumResults() == 1 && tokens == 1;
+  if (effectOnly)
+    return success();
   if (tokens != (inPlace ? 1u : 0u) ||
       (inPlace && !isa<TokenType>(getResult(getNumResults() - 1).getType())))
     return emitOpError() << (inPlace ? "writes buffers in place and must "
                                        "return one token, last"
                                      : "writes nothing in place and must "
-                                       "return no token");
-  if (getNumResults() == tokens && !inPlace)
-    return emitOpError() << "must write a buffer";
+                                       "return no token, or only a token");
+  if (getNumResults() == 0)
+    return emitOpError() << "must write a buffer or return a token";
   return success();
 }
 

@@ -60,6 +60,13 @@ struct VariableResource
   llvm::StringRef getName() final { return "Variable"; }
 };
 
+/// The resource of gplace.send and gplace.recv (the links between tasks):
+/// both read and write it, so that no pass drops or reorders them.
+struct ChannelResource
+    : public mlir::SideEffects::Resource::Base<ChannelResource> {
+  llvm::StringRef getName() final { return "Channel"; }
+};
+
 /// Returns true if `type` is a tensor the graph accepts: a statically shaped
 /// ranked tensor of f32, f16, bf16, f64, i32, i64 or i1 (SPEC §2).
 bool isValidGraphTensorType(mlir::Type type);

@@ -1,0 +1,65 @@
+//===- Transport.h - moving tensors between tasks ---------------*- C++ -*-===//
+//
+// A cluster's processes (TensorFlow's tasks) move tensors with the
+// gplace.send and gplace.recv kernels, which call the process's Transport.
+// gplace-run under mpirun installs an MPI transport (MpiTransport.h); a
+// process without one is a one-task cluster, where a send or a receive is an
+// error. Plain C++17, no MLIR, no MPI.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GPLACE_RUNTIME_TRANSPORT_H
+#define GPLACE_RUNTIME_TRANSPORT_H
+
+#include "gplace/Runtime/Status.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace gplace::runtime {
+
+class Transport {
+public:
+  virtual ~Transport();
+
+  /// This process's rank, and the number of processes (ranks 0..size-1).
+  virtual int rank() const = 0;
+  virtual int size() const = 0;
+
+  /// Starts sending `bytes` bytes at `data` to rank `peer` under `tag`: the
+  /// bytes are copied first, so the memory may be reused once this returns
+  /// (TensorFlow's _Send does not wait for its _Recv either). Transfers
+  /// between two ranks with one tag arrive in order. Errors: a bad peer, or
+  /// the transport's failure, naming the peer's task.
+  virtual Status send(int peer, int64_t tag, const void *data,
+                      int64_t bytes) = 0;
+
+  /// Receives into `data` the `bytes` bytes rank `peer` sends under `tag`,
+  /// waiting at most the transport's timeout. Errors (unavailable): the
+  /// timeout, or a message of another size, naming the peer's task, the
+  /// tag and the sizes.
+  virtual Status recv(int peer, int64_t tag, void *data, int64_t bytes) = 0;
+
+  /// Waits (at most the timeout) until every send has been delivered: the
+  /// end of a run.
+  virtual Status flush() = 0;
+
+  /// Every rank's `value`, indexed by rank (MPI_Allgather of strings): how
+  /// the tasks exchange their device lists. Collective: every rank calls it.
+  virtual StatusOr<std::vector<std::string>>
+  allGather(const std::string &value) = 0;
+
+  /// Ends the whole job at once with exit code `code` (MPI_Abort): after
+  /// an error on one task, the others need not wait for their timeouts.
+  [[noreturn]] virtual void abort(int code) = 0;
+};
+
+/// The process's transport (nullptr: none, a one-task cluster). Set once,
+/// before any plan runs; the transport outlives the plans.
+void setTransport(Transport *transport);
+Transport *getTransport();
+
+} // namespace gplace::runtime
+
+#endif // GPLACE_RUNTIME_TRANSPORT_H

@@ -1,0 +1,261 @@
+//===- MpiTransport.cpp - tasks as the ranks of an MPI job ----------------===//
+//
+// Sends copy the tensor into a buffer of their own and post MPI_Isend; a
+// receive posts MPI_Irecv into the tensor and polls MPI_Test until it
+// completes or the timeout passes. Every MPI call holds one mutex, so any
+// number of streams may send and receive at once over an MPI that gives
+// MPI_THREAD_SERIALIZED. Errors return (MPI_ERRORS_RETURN) and are reported
+// with the peer's task.
+//
+//===----------------------------------------------------------------------===//
+
+#include "gplace/Runtime/MpiTransport.h"
+
+#include <mpi.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <list>
+#include <mutex>
+#include <thread>
+
+using namespace gplace::runtime;
+
+class MpiTransport::Impl {
+public:
+  int rank = 0, size = 1;
+  double timeoutSeconds = 300;
+  std::vector<std::string> taskNames;
+  std::mutex mutex;
+  struct PendingSend {
+    std::vector<uint8_t> data;
+    MPI_Request request = MPI_REQUEST_NULL;
+    int peer = 0;
+    int64_t tag = 0;
+  };
+  std::list<PendingSend> sends; ///< Guarded by mutex.
+
+  std::string task(int peer) const {
+    if (peer >= 0 && static_cast<size_t>(peer) < taskNames.size())
+      return "task " + taskNames[peer];
+    return "rank " + std::to_string(peer);
+  }
+
+  static std::string mpiError(int code) {
+    char text[MPI_MAX_ERROR_STRING];
+    int length = 0;
+    if (MPI_Error_string(code, text, &length) != MPI_SUCCESS)
+      return "MPI error " + std::to_string(code);
+    return std::string(text, length);
+  }
+
+  Status checkPeer(int peer, int64_t tag, const char *what) const {
+    if (peer < 0 || peer >= size)
+      return Status::invalidArgument(std::string(what) + " to rank " +
+                                     std::to_string(peer) + ", but the job has " +
+                                     std::to_string(size) + " ranks");
+    if (tag < 0 || tag > 32767) // MPI guarantees tags up to 32767.
+      return Status::invalidArgument(std::string(what) + ": tag " +
+                                     std::to_string(tag) +
+                                     " is outside MPI's range 0..32767");
+    return Status::ok();
+  }
+
+  /// Completes the sends that are done; the mutex is held.
+  Status reapSends() {
+    for (auto it = sends.begin(); it != sends.end();) {
+      int done = 0;
+      MPI_Status status;
+      if (int code = MPI_Test(&it->request, &done, &status);
+          code != MPI_SUCCESS)
+        return Status::unavailable("sending tag " + std::to_string(it->tag) +
+                                   " to " + task(it->peer) +
+                                   " failed: " + mpiError(code));
+      it = done ? sends.erase(it) : std::next(it);
+    }
+    return Status::ok();
+  }
+};
+
+StatusOr<std::unique_ptr<MpiTransport>>
+MpiTransport::create(int *argc, char ***argv, double timeoutSeconds) {
+  int provided = 0;
+  if (int code = MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided);
+      code != MPI_SUCCESS)
+    return Status::unavailable("MPI does not initialise: " +
+                               Impl::mpiError(code));
+  if (provided < MPI_THREAD_SERIALIZED) {
+    MPI_Finalize();
+    return Status::unavailable(
+        "MPI gives less than MPI_THREAD_SERIALIZED; gplace's streams send "
+        "and receive from several threads");
+  }
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  auto impl = std::make_unique<Impl>();
+  MPI_Comm_rank(MPI_COMM_WORLD, &impl->rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &impl->size);
+  impl->timeoutSeconds = timeoutSeconds;
+  return std::unique_ptr<MpiTransport>(new MpiTransport(std::move(impl)));
+}
+
+MpiTransport::MpiTransport(std::unique_ptr<Impl> impl)
+    : impl_(std::move(impl)) {}
+
+MpiTransport::~MpiTransport() {
+  (void)flush();
+  MPI_Finalize();
+}
+
+void MpiTransport::setTaskNames(std::vector<std::string> names) {
+  impl_->taskNames = std::move(names);
+}
+
+int MpiTransport::rank() const { return impl_->rank; }
+int MpiTransport::size() const { return impl_->size; }
+
+Status MpiTransport::send(int peer, int64_t tag, const void *data,
+                          int64_t bytes) {
+  GPLACE_RETURN_IF_ERROR(impl_->checkPeer(peer, tag, "send"));
+  if (bytes > INT32_MAX)
+    return Status::invalidArgument(
+        "send to " + impl_->task(peer) + ": " + std::to_string(bytes) +
+        " bytes is more than one MPI message carries (2 GiB)");
+  Impl::PendingSend pending;
+  pending.data.assign(static_cast<const uint8_t *>(data),
+                      static_cast<const uint8_t *>(data) + bytes);
+  pending.peer = peer;
+  pending.tag = tag;
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  GPLACE_RETURN_IF_ERROR(impl_->reapSends());
+  impl_->sends.push_back(std::move(pending));
+  Impl::PendingSend &posted = impl_->sends.back();
+  if (int code = MPI_Isend(posted.data.data(), static_cast<int>(bytes),
+                           MPI_BYTE, peer, static_cast<int>(tag),
+                           MPI_COMM_WORLD, &posted.request);
+      code != MPI_SUCCESS) {
+    impl_->sends.pop_back();
+    return Status::unavailable("sending tag " + std::to_string(tag) + " to " +
+                               impl_->task(peer) +
+                               " failed: " + Impl::mpiError(code));
+  }
+  return Status::ok();
+}
+
+Status MpiTransport::recv(int peer, int64_t tag, void *data, int64_t bytes) {
+  GPLACE_RETURN_IF_ERROR(impl_->checkPeer(peer, tag, "receive"));
+  if (bytes > INT32_MAX)
+    return Status::invalidArgument(
+        "receive from " + impl_->task(peer) + ": " + std::to_string(bytes) +
+        " bytes is more than one MPI message carries (2 GiB)");
+  MPI_Request request = MPI_REQUEST_NULL;
+  {
+    std::lock_guard<std::mutex> lock(impl_->mutex);
+    if (int code = MPI_Irecv(data, static_cast<int>(bytes), MPI_BYTE, peer,
+                             static_cast<int>(tag), MPI_COMM_WORLD, &request);
+        code != MPI_SUCCESS)
+      return Status::unavailable("receiving tag " + std::to_string(tag) +
+                                 " from " + impl_->task(peer) +
+                                 " failed: " + Impl::mpiError(code));
+  }
+  auto start = std::chrono::steady_clock::now();
+  auto pause = std::chrono::microseconds(1);
+  for (;;) {
+    int done = 0;
+    MPI_Status status;
+    {
+      std::lock_guard<std::mutex> lock(impl_->mutex);
+      if (int code = MPI_Test(&request, &done, &status); code != MPI_SUCCESS)
+        return Status::unavailable("receiving tag " + std::to_string(tag) +
+                                   " from " + impl_->task(peer) +
+                                   " failed: " + Impl::mpiError(code));
+      GPLACE_RETURN_IF_ERROR(impl_->reapSends());
+      if (done) {
+        int count = 0;
+        MPI_Get_count(&status, MPI_BYTE, &count);
+        if (count != bytes)
+          return Status::unavailable(
+              "received " + std::to_string(count) + " bytes with tag " +
+              std::to_string(tag) + " from " + impl_->task(peer) +
+              ", expected " + std::to_string(bytes));
+        return Status::ok();
+      }
+    }
+    double waited = std::chrono::duration<double>(
+                        std::chrono::steady_clock::now() - start)
+                        .count();
+    if (waited > impl_->timeoutSeconds) {
+      std::lock_guard<std::mutex> lock(impl_->mutex);
+      MPI_Cancel(&request);
+      MPI_Request_free(&request);
+      char seconds[32];
+      std::snprintf(seconds, sizeof seconds, "%g", impl_->timeoutSeconds);
+      return Status::unavailable(
+          "receiving " + std::to_string(bytes) + " bytes with tag " +
+          std::to_string(tag) + " from " + impl_->task(peer) +
+          " timed out after " + seconds +
+          " s (--transfer-timeout): that task failed or stopped");
+    }
+    // Spin briefly, then back off to 1 ms, so that a long wait does not
+    // take a core from the kernels.
+    std::this_thread::sleep_for(pause);
+    pause = std::min(pause * 2, std::chrono::microseconds(1000));
+  }
+}
+
+Status MpiTransport::flush() {
+  auto start = std::chrono::steady_clock::now();
+  for (;;) {
+    {
+      std::lock_guard<std::mutex> lock(impl_->mutex);
+      GPLACE_RETURN_IF_ERROR(impl_->reapSends());
+      if (impl_->sends.empty())
+        return Status::ok();
+      double waited = std::chrono::duration<double>(
+                          std::chrono::steady_clock::now() - start)
+                          .count();
+      if (waited > impl_->timeoutSeconds) {
+        const Impl::PendingSend &first = impl_->sends.front();
+        return Status::unavailable(
+            "sending tag " + std::to_string(first.tag) + " to " +
+            impl_->task(first.peer) +
+            " did not complete in time (--transfer-timeout): that task "
+            "failed or stopped");
+      }
+    }
+    std::this_thread::sleep_for(std::chrono::microseconds(100));
+  }
+}
+
+StatusOr<std::vector<std::string>>
+MpiTransport::allGather(const std::string &value) {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  int length = static_cast<int>(value.size());
+  std::vector<int> lengths(impl_->size), offsets(impl_->size);
+  if (int code = MPI_Allgather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT,
+                               MPI_COMM_WORLD);
+      code != MPI_SUCCESS)
+    return Status::unavailable("exchanging device lists failed: " +
+                               Impl::mpiError(code));
+  int total = 0;
+  for (int r = 0; r < impl_->size; ++r) {
+    offsets[r] = total;
+    total += lengths[r];
+  }
+  std::string all(total, '\0');
+  if (int code = MPI_Allgatherv(value.data(), length, MPI_CHAR, all.data(),
+                                lengths.data(), offsets.data(), MPI_CHAR,
+                                MPI_COMM_WORLD);
+      code != MPI_SUCCESS)
+    return Status::unavailable("exchanging device lists failed: " +
+                               Impl::mpiError(code));
+  std::vector<std::string> values;
+  for (int r = 0; r < impl_->size; ++r)
+    values.push_back(all.substr(offsets[r], lengths[r]));
+  return values;
+}
+
+void MpiTransport::abort(int code) {
+  MPI_Abort(MPI_COMM_WORLD, code);
+  std::_Exit(code); // MPI_Abort does not return; in case it does.
+}

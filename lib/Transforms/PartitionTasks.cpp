@@ -1,0 +1,202 @@
+//===- PartitionTasks.cpp - copies between tasks become send/recv ---------===//
+//
+// TensorFlow's graph partitioning (graph/graph_partition.cc) for a placed
+// graph: the copies --gplace-insert-copies made between devices of
+// different tasks become gplace.send / gplace.recv pairs through the tasks'
+// host memory, matched by tag. The pass asks TransferOpInterface for the
+// transfers and names the two ops it creates.
+//
+//===----------------------------------------------------------------------===//
+
+#include "gplace/Dialect/Graph/GraphDialect.h"
+#include "gplace/Support/DeviceName.h"
+#include "gplace/Transforms/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "llvm/ADT/StringExtras.h"
+
+#include <map>
+
+namespace gplace {
+#define GEN_PASS_DEF_PARTITIONTASKSPASS
+#include "gplace/Transforms/Passes.h.inc"
+} // namespace gplace
+
+using namespace mlir;
+using namespace gplace::graph;
+
+namespace {
+
+/// A task: job and task number (replica 0).
+using TaskKey = std::pair<std::string, int64_t>;
+
+struct PartitionTasksPass
+    : gplace::impl::PartitionTasksPassBase<PartitionTasksPass> {
+  using PartitionTasksPassBase::PartitionTasksPassBase;
+
+  std::map<TaskKey, int> ranks_;
+  TaskKey chief_;
+  int64_t nextTag_ = 0;
+
+  /// Parses `cluster` into ranks_; false (reported) if malformed.
+  bool parseCluster() {
+    SmallVector<StringRef> entries;
+    StringRef(cluster).split(entries, ',');
+    int rank = 0;
+    for (StringRef entry : entries) {
+      auto [job, count] = entry.trim().split(':');
+      int64_t n = 0;
+      if (job.empty() || count.getAsInteger(10, n) || n < 1) {
+        getOperation().emitError()
+            << "--gplace-partition-tasks cluster: '" << entry
+            << "' is not JOB:TASKS (e.g. worker:4)";
+        return false;
+      }
+      if (rank == 0)
+        chief_ = {job.str(), 0};
+      for (int64_t t = 0; t < n; ++t)
+        if (!ranks_.try_emplace({job.str(), t}, rank++).second) {
+          getOperation().emitError() << "--gplace-partition-tasks cluster: "
+                                        "job '"
+                                     << job << "' is listed twice";
+          return false;
+        }
+    }
+    return true;
+  }
+
+  /// The task of a full device name, or an error at `op`.
+  FailureOr<TaskKey> taskOf(Operation *op, StringRef device) {
+    std::optional<gplace::DeviceName> name = gplace::DeviceName::parse(device);
+    if (!name || !name->job || !name->task)
+      return op->emitError() << "'" << device << "' is not a full device name";
+    TaskKey key{*name->job, *name->task};
+    if (!ranks_.count(key))
+      return op->emitError()
+             << "device '" << device << "' is on /job:" << key.first
+             << "/task:" << key.second << ", which --cluster=" << cluster
+             << " does not have";
+    return key;
+  }
+
+  static std::string cpuOf(const TaskKey &task) {
+    return ("/job:" + task.first + "/replica:0/task:" + Twine(task.second) +
+            "/device:CPU:0")
+        .str();
+  }
+
+  /// `value` copied from `from` to `to` (both full names), before `before`;
+  /// `value` itself when they are one device.
+  static Value copy(OpBuilder &builder, Location loc, Value value,
+                    StringRef from, StringRef to) {
+    if (from == to)
+      return value;
+    StringAttr destination = builder.getStringAttr(to);
+    return builder.create<CopyOp>(loc, value, builder.getStringAttr(from),
+                                  destination, StringAttr(), StringAttr(),
+                                  destination, ValueRange());
+  }
+
+  LogicalResult partition(func::FuncOp func);
+
+  void runOnOperation() override {
+    if (cluster.empty())
+      return; // One task: nothing to partition.
+    if (!parseCluster())
+      return signalPassFailure();
+    for (auto func : getOperation().getOps<func::FuncOp>())
+      if (!func.isExternal() && failed(partition(func)))
+        return signalPassFailure();
+  }
+};
+
+LogicalResult PartitionTasksPass::partition(func::FuncOp func) {
+  OpBuilder builder(func.getContext());
+  // Results on other tasks go to the chief's CPU first.
+  Operation *terminator = func.getBody().front().getTerminator();
+  builder.setInsertionPoint(terminator);
+  std::string chiefCpu = cpuOf(chief_);
+  for (OpOperand &operand : terminator->getOpOperands()) {
+    Value value = operand.get();
+    if (isa<BlockArgument>(value) || isa<ControlType>(value.getType()))
+      continue;
+    StringAttr device = getValueDevice(value);
+    if (!device)
+      return terminator->emitError()
+             << "result #" << operand.getOperandNumber()
+             << " has no assigned device; run --gplace-place first";
+    FailureOr<TaskKey> task = taskOf(terminator, device.getValue());
+    if (failed(task))
+      return failure();
+    if (*task != chief_)
+      operand.set(copy(builder, terminator->getLoc(), value,
+                       device.getValue(), chiefCpu));
+  }
+
+  SmallVector<CopyOp> copies;
+  func.walk([&](CopyOp op) { copies.push_back(op); });
+  for (CopyOp op : copies) {
+    Value value = op.getInput();
+    if (isa<BlockArgument>(value))
+      continue; // A program input: every task has it.
+    FailureOr<TaskKey> from = taskOf(op, op.getSource());
+    FailureOr<TaskKey> to = taskOf(op, op.getDestination());
+    if (failed(from) || failed(to))
+      return failure();
+    if (*from == *to)
+      continue;
+    if (isa<ControlType>(value.getType()))
+      return op.emitError()
+             << "a control dependency from /job:" << from->first
+             << "/task:" << from->second << " to /job:" << to->first
+             << "/task:" << to->second
+             << " crosses tasks, which gplace does not partition yet";
+    if (nextTag_ > 32767)
+      return op.emitError() << "more than 32768 transfers between tasks";
+    int64_t tag = nextTag_++;
+    std::string name = "edge_" + std::to_string(tag);
+    if (Operation *producer = value.getDefiningOp())
+      if (auto producerName = producer->getAttrOfType<StringAttr>("name"))
+        name = producerName.getValue().str();
+    // The copy's own `after(...)` tokens stay on their side.
+    SmallVector<Value> sendAfter, recvAfter;
+    for (Value token : op.getControlDeps()) {
+      StringAttr device = getValueDevice(token);
+      FailureOr<TaskKey> task =
+          device ? taskOf(op, device.getValue()) : FailureOr<TaskKey>();
+      if (failed(task))
+        return failure();
+      if (*task == *from)
+        sendAfter.push_back(token);
+      else if (*task == *to)
+        recvAfter.push_back(token);
+      else
+        return op.emitError() << "a copy between two tasks waits for a token "
+                                 "of a third task";
+    }
+
+    builder.setInsertionPoint(op);
+    Location loc = op.getLoc();
+    std::string fromCpu = cpuOf(*from), toCpu = cpuOf(*to);
+    Value staged = copy(builder, loc, value, op.getSource(), fromCpu);
+    auto send = builder.create<SendOp>(
+        loc, ControlType::get(builder.getContext()), staged,
+        builder.getI64IntegerAttr(ranks_[*to]), builder.getI64IntegerAttr(tag),
+        StringAttr(), builder.getStringAttr(name + "/_Send"),
+        builder.getStringAttr(fromCpu), sendAfter);
+    (void)send;
+    auto recv = builder.create<RecvOp>(
+        loc, value.getType(), builder.getI64IntegerAttr(ranks_[*from]),
+        builder.getI64IntegerAttr(tag), StringAttr(),
+        builder.getStringAttr(name + "/_Recv"), builder.getStringAttr(toCpu),
+        recvAfter);
+    Value received = copy(builder, loc, recv.getOutput(), toCpu,
+                          op.getDestination());
+    op.getResult().replaceAllUsesWith(received);
+    op.erase();
+  }
+  return success();
+}
+
+} // namespace
