@@ -36,6 +36,19 @@ llvm_config.add_tool_substitutions(["gplace-opt", "gplace-run", "gplace-unittest
                                     "gplace-fuzz-pipeline", "gplace-fuzz-npy"],
                                    tool_dirs)
 
+# `mpi`: gplace-run was built with MPI and mpirun is on PATH: the cluster
+# tests launch several gplace-run processes with %mpirun (Open MPI; as
+# root it needs --allow-run-as-root, and --oversubscribe runs more ranks
+# than cores). Open MPI's own allocations look like leaks to
+# LeakSanitizer, so in sanitizer builds its ranks do not look for leaks.
+import shutil
+if config.gplace_have_mpi in ("ON", "1", "TRUE") and shutil.which("mpirun"):
+    config.available_features.add("mpi")
+    mpirun = "mpirun --allow-run-as-root --oversubscribe"
+    if config.gplace_sanitize:
+        mpirun = "env ASAN_OPTIONS=detect_leaks=0 " + mpirun
+    config.substitutions.append(("%mpirun", mpirun))
+
 # `cuda-gpu`: a CUDA GPU is visible (gplace-run found one). GPU tests in
 # Execution/cuda/ require it; everywhere else they are unsupported.
 import re

@@ -113,6 +113,13 @@ struct PartitionTasksPass
 
 LogicalResult PartitionTasksPass::partition(func::FuncOp func) {
   OpBuilder builder(func.getContext());
+  // The ops' names, as the placement log prints them.
+  DenseMap<Operation *, std::string> names;
+  {
+    std::vector<std::string> list = getOpNames(func);
+    size_t i = 0;
+    func.walk([&](PlacedOpInterface op) { names[op] = list[i++]; });
+  }
   // Results on other tasks go to the chief's CPU first.
   Operation *terminator = func.getBody().front().getTerminator();
   builder.setInsertionPoint(terminator);
@@ -146,19 +153,13 @@ LogicalResult PartitionTasksPass::partition(func::FuncOp func) {
       return failure();
     if (*from == *to)
       continue;
-    if (isa<ControlType>(value.getType()))
-      return op.emitError()
-             << "a control dependency from /job:" << from->first
-             << "/task:" << from->second << " to /job:" << to->first
-             << "/task:" << to->second
-             << " crosses tasks, which gplace does not partition yet";
     if (nextTag_ > 32767)
       return op.emitError() << "more than 32768 transfers between tasks";
     int64_t tag = nextTag_++;
     std::string name = "edge_" + std::to_string(tag);
     if (Operation *producer = value.getDefiningOp())
-      if (auto producerName = producer->getAttrOfType<StringAttr>("name"))
-        name = producerName.getValue().str();
+      if (names.count(producer))
+        name = names[producer];
     // The copy's own `after(...)` tokens stay on their side.
     SmallVector<Value> sendAfter, recvAfter;
     for (Value token : op.getControlDeps()) {
@@ -179,7 +180,22 @@ LogicalResult PartitionTasksPass::partition(func::FuncOp func) {
     builder.setInsertionPoint(op);
     Location loc = op.getLoc();
     std::string fromCpu = cpuOf(*from), toCpu = cpuOf(*to);
-    Value staged = copy(builder, loc, value, op.getSource(), fromCpu);
+    bool control = isa<ControlType>(value.getType());
+    Value staged;
+    if (control) {
+      // A control dependency (TensorFlow sends a dummy tensor for one): a
+      // one-element tensor sent after the token, made a token again by a
+      // gplace.group on the other side.
+      Value token = copy(builder, loc, value, op.getSource(), fromCpu);
+      sendAfter.push_back(token);
+      auto dummyType = RankedTensorType::get({1}, builder.getI32Type());
+      staged = builder.create<ConstantOp>(
+          loc, dummyType, DenseElementsAttr::get(dummyType, int32_t(0)),
+          StringAttr(), builder.getStringAttr(name + "/_SendControl"),
+          builder.getStringAttr(fromCpu), ValueRange());
+    } else {
+      staged = copy(builder, loc, value, op.getSource(), fromCpu);
+    }
     auto send = builder.create<SendOp>(
         loc, ControlType::get(builder.getContext()), staged,
         builder.getI64IntegerAttr(ranks_[*to]), builder.getI64IntegerAttr(tag),
@@ -187,12 +203,17 @@ LogicalResult PartitionTasksPass::partition(func::FuncOp func) {
         builder.getStringAttr(fromCpu), sendAfter);
     (void)send;
     auto recv = builder.create<RecvOp>(
-        loc, value.getType(), builder.getI64IntegerAttr(ranks_[*from]),
+        loc, staged.getType(), builder.getI64IntegerAttr(ranks_[*from]),
         builder.getI64IntegerAttr(tag), StringAttr(),
         builder.getStringAttr(name + "/_Recv"), builder.getStringAttr(toCpu),
         recvAfter);
-    Value received = copy(builder, loc, recv.getOutput(), toCpu,
-                          op.getDestination());
+    Value received = recv.getOutput();
+    if (control)
+      received = builder.create<GroupOp>(
+          loc, ControlType::get(builder.getContext()), ValueRange{received},
+          StringAttr(), builder.getStringAttr(name + "/_RecvControl"),
+          builder.getStringAttr(toCpu), ValueRange());
+    received = copy(builder, loc, received, toCpu, op.getDestination());
     op.getResult().replaceAllUsesWith(received);
     op.erase();
   }

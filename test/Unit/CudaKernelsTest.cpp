@@ -360,7 +360,7 @@ FusedGroup everyElementwiseKernel(ElementType t) {
     std::vector<int> operands = {previous};
     if (kernelArity(kernel) == 2)
       operands.push_back(group.ops.size() % 3 + 1); // y, the row, the bias
-    else if (kernelArity(kernel) == 0)
+    else if (kernelArity(kernel) < 0) // Variadic.
       operands.insert(operands.end(), {0, 1});
     group.ops.push_back({kernel, operands, group.ops.empty()});
     previous = -static_cast<int>(group.ops.size());

@@ -241,9 +241,8 @@ TEST(Kernels, EveryElementwiseKernelRunsForEveryCpuType) {
           one.data[i] = 1; // Little-endian ints and bools.
         }
       }
-      std::vector<HostTensor *> inputs(kernelArity(kernel) ? kernelArity(kernel)
-                                                           : 3,
-                                       &one);
+      std::vector<HostTensor *> inputs(
+          kernelArity(kernel) >= 0 ? kernelArity(kernel) : 3, &one);
       Status status = run(kernel, {}, inputs, out);
       SCOPED_TRACE(std::string(kernelMnemonic(kernel)) + " " +
                    std::string(elementTypeName(type)));

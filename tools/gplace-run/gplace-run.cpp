@@ -571,11 +571,21 @@ int main(int argc, char **argv) {
                  << (*executor)->numFusedKernels() << " fused kernel"
                  << ((*executor)->numFusedKernels() == 1 ? "" : "s") << "\n";
 
-  // Variables: from the --init function's, then from the checkpoint.
+  // Variables: from the --init function's, then from the checkpoint. In a
+  // cluster every task runs the whole --init function on its own devices
+  // (its random numbers are stateless: every task draws the same), so that
+  // each task's variables, copies included, get their values.
+  tooling::CompileOptions initCompile = compile;
+  initCompile.cluster = "";
+  initCompile.replicate = "";
+  initCompile.replicas = 0;
+  initCompile.logDevicePlacement = false;
   if (!initEntry.empty()) {
     rt::StatusOr<std::unique_ptr<rt::Executor>> init =
-        loadFunction(context, sourceMgr, initEntry, **machine, compileDevices,
-                     compile);
+        cluster ? loadFunction(context, sourceMgr, initEntry, **machine,
+                               (*machine)->deviceSet(), initCompile)
+                : loadFunction(context, sourceMgr, initEntry, **machine,
+                               compileDevices, compile);
     if (!init)
       return fail(init.status());
     rt::StatusOr<std::vector<rt::HostTensor>> ran = (*init)->run({});

@@ -268,8 +268,10 @@ def PartitionTasksPass : Pass<"gplace-partition-tasks", "::mlir::ModuleOp"> {
     function on another task than the chief (the first job's task 0) is
     sent to the chief's CPU, which returns every result. Copies of the
     function's arguments are not transfers: every task has the inputs.
-    A control dependency between tasks (a copied token) is an error for
-    now, as is a device on a task `cluster` does not have.
+    A control dependency between tasks (a copied token) becomes the send
+    of a one-element tensor after the token, made a token again on the
+    other side (`gplace.group`), as TensorFlow sends a dummy tensor. A
+    device on a task `cluster` does not have is an error.
   }];
   let options = [
     Option<"cluster", "cluster", "std::string", /*default=*/"",

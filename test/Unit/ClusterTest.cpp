@@ -1,0 +1,122 @@
+//===- ClusterTest.cpp - --cluster, device exchange, a task's plan --------===//
+
+#include "gplace/Tooling/Cluster.h"
+
+#include <gtest/gtest.h>
+
+using namespace gplace;
+using namespace gplace::tooling;
+namespace rt = gplace::runtime;
+
+TEST(ClusterSpec, RanksAreTasksInOrder) {
+  rt::StatusOr<ClusterSpec> spec = ClusterSpec::parse("ps:1,worker:3");
+  ASSERT_TRUE(spec) << spec.status().message();
+  EXPECT_EQ(spec->numTasks(), 4);
+  EXPECT_EQ(spec->taskName(0), "/job:ps/replica:0/task:0");
+  EXPECT_EQ(spec->taskName(1), "/job:worker/replica:0/task:0");
+  EXPECT_EQ(spec->taskName(3), "/job:worker/replica:0/task:2");
+  EXPECT_EQ(spec->str(), "ps:1,worker:3");
+}
+
+TEST(ClusterSpec, BadFlagsSayWhy) {
+  for (const char *bad : {"worker", "worker:0", ":2", "1job:2", "worker:x",
+                          "worker:2,", "w-x:1"}) {
+    rt::StatusOr<ClusterSpec> spec = ClusterSpec::parse(bad);
+    ASSERT_FALSE(spec) << bad;
+    EXPECT_NE(spec.status().message().find("is not JOB:TASKS"),
+              std::string::npos)
+        << spec.status().message();
+  }
+  rt::StatusOr<ClusterSpec> twice = ClusterSpec::parse("a:1,b:1,a:2");
+  ASSERT_FALSE(twice);
+  EXPECT_EQ(twice.status().message(), "--cluster: job 'a' is listed twice");
+}
+
+TEST(ClusterDevices, ExchangeKeepsNamesLimitsAndDescriptions) {
+  std::optional<DeviceSet> task0 = DeviceSet::parse(
+      "/job:worker/replica:0/task:0/device:CPU:0,"
+      "/job:worker/replica:0/task:0/device:GPU:0");
+  std::optional<DeviceSet> task1 =
+      DeviceSet::parse("/job:worker/replica:0/task:1/device:CPU:0");
+  ASSERT_TRUE(task0 && task1);
+  task0->attributes(0).memoryLimit = 1 << 20;
+  task0->attributes(0).description = "device: 0, name: \"quoted\"\tGPU";
+  rt::StatusOr<DeviceSet> all =
+      mergeDevices({serializeDevices(*task0), serializeDevices(*task1)});
+  ASSERT_TRUE(all) << all.status().message();
+  ASSERT_EQ(all->devices().size(), 3u);
+  EXPECT_EQ(all->devices()[0].str(), "/job:worker/replica:0/task:0/device:GPU:0");
+  EXPECT_EQ(all->attributes(0).memoryLimit, 1 << 20);
+  EXPECT_EQ(all->attributes(0).description, "device: 0, name: \"quoted\"\tGPU");
+  // The same device from two tasks, and text that is not a list, fail.
+  EXPECT_FALSE(mergeDevices({serializeDevices(*task1), serializeDevices(*task1)}));
+  EXPECT_FALSE(mergeDevices({"not json"}));
+}
+
+namespace {
+/// Two devices, CPU:0 of task 0 and of task 1; a step on each, a buffer on
+/// each, a variable on task 1, result 0 on task 0 and result 1 on task 1.
+rt::Plan twoTaskPlan() {
+  rt::Plan plan;
+  plan.devices = {{"/job:worker/replica:0/task:0/device:CPU:0", 64, 0},
+                  {"/job:worker/replica:0/task:1/device:CPU:0", 64, 16}};
+  rt::TensorType f32{ElementType::F32, {4}};
+  rt::PersistentDesc variable;
+  variable.device = 1;
+  variable.name = "w";
+  variable.isVariable = true;
+  variable.initialValue = rt::HostTensor(f32);
+  plan.persistents = {variable};
+  rt::BufferDesc a, b, w;
+  a.kind = b.kind = rt::BufferDesc::Kind::Arena;
+  a.device = 0;
+  b.device = 1;
+  a.type = b.type = w.type = f32;
+  w.kind = rt::BufferDesc::Kind::Persistent;
+  w.device = 1;
+  w.index = 0;
+  plan.buffers = {a, b, w};
+  rt::Step recv, exp;
+  recv.device = 0;
+  recv.kernel = Kernel::Recv;
+  recv.outputs = {0};
+  exp.device = 1;
+  exp.kernel = Kernel::Exp;
+  exp.inputs = {2};
+  exp.outputs = {1};
+  plan.steps = {recv, exp};
+  plan.results = {0, 1};
+  return plan;
+}
+} // namespace
+
+TEST(LocalPlan, KeepsThisTasksDevicesStepsAndVariables) {
+  rt::DeviceManager local({});
+  local.setTask("worker", 1);
+  rt::StatusOr<rt::Plan> plan = localPlan(twoTaskPlan(), local);
+  ASSERT_TRUE(plan) << plan.status().message();
+  ASSERT_EQ(plan->devices.size(), 1u);
+  EXPECT_EQ(plan->devices[0].name, "/job:worker/replica:0/task:1/device:CPU:0");
+  ASSERT_EQ(plan->steps.size(), 1u);
+  EXPECT_EQ(plan->steps[0].kernel, Kernel::Exp);
+  EXPECT_EQ(plan->steps[0].device, 0);
+  ASSERT_EQ(plan->persistents.size(), 1u);
+  EXPECT_EQ(plan->persistents[0].device, 0);
+  // Task 0's buffer is never in this task's memory; the results kept are
+  // this task's.
+  EXPECT_EQ(plan->buffers[0].kind, rt::BufferDesc::Kind::Register);
+  EXPECT_EQ(plan->buffers[1].device, 0);
+  EXPECT_EQ(plan->results, std::vector<int>{1});
+}
+
+TEST(LocalPlan, RefusesAStepThatReadsAnotherTasksBuffer) {
+  rt::Plan plan = twoTaskPlan();
+  plan.steps[1].inputs = {0}; // Task 1 reads task 0's buffer.
+  rt::DeviceManager local({});
+  local.setTask("worker", 1);
+  rt::StatusOr<rt::Plan> result = localPlan(plan, local);
+  ASSERT_FALSE(result);
+  EXPECT_NE(result.status().message().find("the plan is not partitioned"),
+            std::string::npos)
+      << result.status().message();
+}
