@@ -35,6 +35,8 @@ import statistics
 import subprocess
 import sys
 
+from benchenv import command_output, cpu_model, loaded_blas
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 EXAMPLE = os.path.join(ROOT, "examples", "train_fashion_mnist.mlir")
@@ -43,36 +45,6 @@ BLAS_ENV = ["OPENBLAS_CORETYPE", "OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS",
             "GOTO_NUM_THREADS"]
 # The MLP's layer widths (examples/train_fashion_mnist.mlir).
 LAYERS = [784, 256, 128, 10]
-
-
-def command_output(cmd):
-    try:
-        return subprocess.run(cmd, capture_output=True, text=True,
-                              check=True).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
-
-
-def cpu_model():
-    with open("/proc/cpuinfo") as f:
-        for line in f:
-            key, _, value = line.partition(":")
-            if key.strip() == "model name":
-                return value.strip()
-    return "unknown CPU"
-
-
-def loaded_blas(binary):
-    """The real path of the libopenblas `binary` loads (from ldd), its
-    Debian package and version; or a note that it loads none."""
-    for line in command_output(["ldd", binary]).splitlines():
-        if "libopenblas" in line and "=>" in line:
-            real = os.path.realpath(line.split("=>")[1].split("(")[0].strip())
-            package = command_output(["dpkg-query", "-S", real]).split(":")[0]
-            version = command_output(
-                ["dpkg-query", "-W", "-f=${Version}", package])
-            return f"{real} ({package} {version})"
-    return f"no shared libopenblas in `ldd {binary}` (linked statically?)"
 
 
 def batch_size():

@@ -1,0 +1,38 @@
+"""What the benchmarks report about their environment, shared by the
+bench/ scripts (train.py, replicate.py, cluster.py): the CPU, the BLAS a
+binary loads, and commands' output."""
+
+import os
+import subprocess
+
+
+def command_output(cmd):
+    """`cmd`'s stdout, stripped; "unknown" if it cannot run or fails."""
+    try:
+        return subprocess.run(cmd, capture_output=True, text=True,
+                              check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+
+
+def cpu_model():
+    """The first processor's model name from /proc/cpuinfo."""
+    with open("/proc/cpuinfo") as f:
+        for line in f:
+            key, _, value = line.partition(":")
+            if key.strip() == "model name":
+                return value.strip()
+    return "unknown CPU"
+
+
+def loaded_blas(binary):
+    """The real path of the libopenblas `binary` loads (from ldd), its
+    Debian package and version; or a note that it loads none."""
+    for line in command_output(["ldd", binary]).splitlines():
+        if "libopenblas" in line and "=>" in line:
+            real = os.path.realpath(line.split("=>")[1].split("(")[0].strip())
+            package = command_output(["dpkg-query", "-S", real]).split(":")[0]
+            version = command_output(
+                ["dpkg-query", "-W", "-f=${Version}", package])
+            return f"{real} ({package} {version})"
+    return f"no shared libopenblas in `ldd {binary}` (linked statically?)"
