@@ -510,10 +510,18 @@ Status gather(const KernelCall &call, const std::vector<int64_t> &inStrides,
   uint8_t *out = static_cast<uint8_t *>(call.outputs[0].data);
   int64_t total = outType.numElements();
   std::vector<int64_t> index(outType.shape.size(), 0);
+  // The innermost dimensions the input keeps contiguous are one run, copied
+  // with one memcpy (a slice of whole rows, the ring all-reduce's chunks).
+  int64_t run = 1;
+  size_t inner = index.size();
+  while (inner > 0 && inStrides[inner - 1] == run) {
+    run *= outType.shape[inner - 1];
+    --inner;
+  }
   int64_t offset = 0;
-  for (int64_t i = 0; i < total; ++i) {
-    std::memcpy(out + i * size, in + (base + offset) * size, size);
-    for (int64_t d = static_cast<int64_t>(index.size()) - 1; d >= 0; --d) {
+  for (int64_t i = 0; i < total; i += run) {
+    std::memcpy(out + i * size, in + (base + offset) * size, run * size);
+    for (int64_t d = static_cast<int64_t>(inner) - 1; d >= 0; --d) {
       offset += inStrides[d];
       if (++index[d] < outType.shape[d])
         break;
