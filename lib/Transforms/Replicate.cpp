@@ -527,29 +527,50 @@ struct ReplicatePass : gplace::impl::ReplicatePassBase<ReplicatePass> {
     config.bucketBytes = bucketBytes;
     config.batchArgs.assign(batchArgs.begin(), batchArgs.end());
     config.sum = reduce == "sum";
+    ModuleOp module = getOperation();
+    std::optional<gplace::DeviceSet> known = getModuleDevices(module);
     if (!devices.empty()) {
-      if (replicas.hasValue() && replicas != devices.size()) {
-        getOperation().emitError()
-            << "--gplace-replicate: replicas=" << replicas.getValue() << " but "
-            << devices.size() << " devices";
-        return signalPassFailure();
-      }
       for (const std::string &device : devices) {
         std::string error;
-        if (!gplace::DeviceName::parse(device, &error)) {
+        std::optional<gplace::DeviceName> spec =
+            gplace::DeviceName::parse(device, &error);
+        if (!spec) {
           getOperation().emitError() << "--gplace-replicate devices: " << error;
           return signalPassFailure();
         }
+        // A request without an id (`/gpu:*`, `/job:worker/gpu:*`): every
+        // device of the module it matches, in device order.
+        if (!spec->id && known) {
+          bool any = false;
+          for (const gplace::DeviceName &name : known->devices())
+            if (spec->matches(name)) {
+              config.devices.push_back(name.str());
+              any = true;
+            }
+          if (any)
+            continue;
+        } else if (!spec->id) {
+          getOperation().emitError()
+              << "--gplace-replicate devices: '" << device
+              << "' names no one device, and the module does not say which "
+                 "devices there are (run --gplace-assign-devices first)";
+          return signalPassFailure();
+        }
         config.devices.push_back(device);
+      }
+      if (replicas.hasValue() && replicas != config.devices.size()) {
+        getOperation().emitError()
+            << "--gplace-replicate: replicas=" << replicas.getValue() << " but "
+            << config.devices.size() << " devices";
+        return signalPassFailure();
       }
     } else {
       for (unsigned i = 0; i < replicas; ++i)
         config.devices.push_back(
             ("/device:" + deviceType + ":" + Twine(i)).str());
     }
-    ModuleOp module = getOperation();
     // The replicas' devices must exist when the module says which do.
-    if (std::optional<gplace::DeviceSet> known = getModuleDevices(module)) {
+    if (known) {
       for (const std::string &request : config.devices) {
         std::optional<gplace::DeviceName> spec =
             gplace::DeviceName::parse(request);

@@ -14,6 +14,12 @@
 // TOWER: %[[C1:.+]] = gplace.matmul %[[A1]], %{{.+}} {device = "/gpu:3", name = "replica_1/MatMul"}
 // TOWER: %[[S:.+]] = gplace.add_n %[[C0]], %[[C1]] {device = "/device:CPU:0", name = "AddN"}
 // TOWER: return %[[S]]
+// devices=/gpu:* is every GPU of the module's devices, in order.
+// RUN: gplace-opt %s --gplace-assign-devices="devices=cpu:1,gpu:3" --gplace-replicate="devices=/gpu:* reduce=sum functions=tower" | FileCheck %s --check-prefix=EVERY
+// EVERY: gplace.matmul {{.*}}device = "/job:localhost/replica:0/task:0/device:GPU:0", name = "MatMul"
+// EVERY: gplace.matmul {{.*}}device = "/job:localhost/replica:0/task:0/device:GPU:1", name = "replica_1/MatMul"
+// EVERY: gplace.matmul {{.*}}device = "/job:localhost/replica:0/task:0/device:GPU:2", name = "replica_2/MatMul"
+// EVERY: gplace.add_n {{.*}}name = "AddN"
 // Without `functions`, a function that does not train is left alone.
 // RUN: gplace-opt %s --split-input-file --gplace-replicate="devices=/gpu:2,/gpu:3 reduce=sum batch-args=1" | FileCheck %s --check-prefix=ALONE
 // ALONE-LABEL: func.func @tower

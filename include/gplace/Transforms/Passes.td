@@ -86,7 +86,8 @@ def ReplicatePass : Pass<"gplace-replicate", "::mlir::ModuleOp"> {
     (default: every argument whose leading dimension equals the first
     ranked argument's; an empty batch is allowed when mirrored: each replica
     then runs the whole function); `devices` lists the replicas' devices
-    (e.g. `/gpu:2,/gpu:3`, the seeds' towers; default:
+    (e.g. `/gpu:2,/gpu:3`, the seeds' towers; `/gpu:*`, every GPU of the
+    module's `gplace.devices`; default:
     `/device:<device-type>:0..replicas-1`); `reduce` is how a result that
     is not per example combines across replicas: `mean` (the default, a
     loss) or `sum` (the seeds' `tf.add_n` of the towers, `AddN` on the
