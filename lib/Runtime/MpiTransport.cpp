@@ -35,6 +35,27 @@ public:
     int64_t tag = 0;
   };
   std::list<PendingSend> sends; ///< Guarded by mutex.
+  /// Buffers of delivered sends, kept for the next ones (guarded by
+  /// mutex): a buffer used again is already mapped, where a fresh one
+  /// above glibc's mmap threshold would fault on every page (about 0.2 s
+  /// for 64 MiB here).
+  std::vector<std::vector<uint8_t>> spare;
+  int64_t spareBytes = 0;
+  static constexpr int64_t kMaxSpareBytes = int64_t(1) << 30;
+
+  /// A buffer of `bytes` bytes, a spare one if one is large enough; the
+  /// mutex is held.
+  std::vector<uint8_t> takeBuffer(int64_t bytes) {
+    for (size_t i = 0; i < spare.size(); ++i)
+      if (static_cast<int64_t>(spare[i].capacity()) >= bytes) {
+        std::vector<uint8_t> buffer = std::move(spare[i]);
+        spare.erase(spare.begin() + i);
+        spareBytes -= buffer.capacity();
+        buffer.resize(bytes);
+        return buffer;
+      }
+    return std::vector<uint8_t>(bytes);
+  }
 
   std::string task(int peer) const {
     if (peer >= 0 && static_cast<size_t>(peer) < taskNames.size())
@@ -72,7 +93,16 @@ public:
         return Status::unavailable("sending tag " + std::to_string(it->tag) +
                                    " to " + task(it->peer) +
                                    " failed: " + mpiError(code));
-      it = done ? sends.erase(it) : std::next(it);
+      if (!done) {
+        ++it;
+        continue;
+      }
+      if (spareBytes + static_cast<int64_t>(it->data.capacity()) <=
+          kMaxSpareBytes) {
+        spareBytes += it->data.capacity();
+        spare.push_back(std::move(it->data));
+      }
+      it = sends.erase(it);
     }
     return Status::ok();
   }
@@ -122,12 +152,16 @@ Status MpiTransport::send(int peer, int64_t tag, const void *data,
         "send to " + impl_->task(peer) + ": " + std::to_string(bytes) +
         " bytes is more than one MPI message carries (2 GiB)");
   Impl::PendingSend pending;
-  pending.data.assign(static_cast<const uint8_t *>(data),
-                      static_cast<const uint8_t *>(data) + bytes);
   pending.peer = peer;
   pending.tag = tag;
+  {
+    std::lock_guard<std::mutex> lock(impl_->mutex);
+    GPLACE_RETURN_IF_ERROR(impl_->reapSends());
+    pending.data = impl_->takeBuffer(bytes);
+  }
+  if (bytes > 0)
+    std::memcpy(pending.data.data(), data, bytes);
   std::lock_guard<std::mutex> lock(impl_->mutex);
-  GPLACE_RETURN_IF_ERROR(impl_->reapSends());
   impl_->sends.push_back(std::move(pending));
   Impl::PendingSend &posted = impl_->sends.back();
   if (int code = MPI_Isend(posted.data.data(), static_cast<int>(bytes),
@@ -159,7 +193,7 @@ Status MpiTransport::recv(int peer, int64_t tag, void *data, int64_t bytes) {
                                  " failed: " + Impl::mpiError(code));
   }
   auto start = std::chrono::steady_clock::now();
-  auto pause = std::chrono::microseconds(1);
+  auto pause = std::chrono::microseconds(50);
   for (;;) {
     int done = 0;
     MPI_Status status;
@@ -196,8 +230,13 @@ Status MpiTransport::recv(int peer, int64_t tag, void *data, int64_t bytes) {
           " timed out after " + seconds +
           " s (--transfer-timeout): that task failed or stopped");
     }
-    // Spin briefly, then back off to 1 ms, so that a long wait does not
-    // take a core from the kernels.
+    // Poll with yields for the first 50 us (a sleep lasts at least the
+    // timer slack, about 50 us), then sleep, backing off to 1 ms, so that
+    // a long wait does not take a core from the kernels.
+    if (waited < 50e-6) {
+      std::this_thread::yield();
+      continue;
+    }
     std::this_thread::sleep_for(pause);
     pause = std::min(pause * 2, std::chrono::microseconds(1000));
   }
