@@ -1,7 +1,8 @@
 """What the benchmarks report about their environment, shared by the
 bench/ scripts (train.py, replicate.py, cluster.py): the CPU, the BLAS a
-binary loads, and commands' output."""
+binary loads, the load, which binary ran, and commands' output."""
 
+import hashlib
 import os
 import subprocess
 
@@ -36,3 +37,17 @@ def loaded_blas(binary):
                 ["dpkg-query", "-W", "-f=${Version}", package])
             return f"{real} ({package} {version})"
     return f"no shared libopenblas in `ldd {binary}` (linked statically?)"
+
+
+def sha256(path):
+    """The hex SHA-256 of the file at `path` (which binary was measured)."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def load():
+    """The 1, 5 and 15 minute load averages, as text."""
+    return " ".join(f"{x:.2f}" for x in os.getloadavg())

@@ -81,7 +81,6 @@ minutes on 2 cores (2026-11-24, 2-vCPU EPYC).
 import argparse
 import ctypes
 import datetime
-import hashlib
 import os
 import re
 import resource
@@ -93,7 +92,7 @@ import sys
 import tempfile
 import time
 
-from benchenv import command_output, cpu_model
+from benchenv import command_output, cpu_model, load, sha256
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -114,18 +113,6 @@ START = time.monotonic()
 def log(message):
     print(f"[{time.monotonic() - START:6.1f} s] {message}", file=sys.stderr,
           flush=True)
-
-
-def sha256(path):
-    digest = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(MIB), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
-def load():
-    return " ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
 def cpu_times():

@@ -51,7 +51,6 @@ The report (Markdown) goes to stdout, progress to stderr.
 import argparse
 import ctypes
 import datetime
-import hashlib
 import os
 import random
 import re
@@ -65,7 +64,7 @@ import sys
 import tempfile
 import time
 
-from benchenv import command_output, cpu_model, loaded_blas
+from benchenv import command_output, cpu_model, load, loaded_blas, sha256
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -81,18 +80,6 @@ PLACED = re.compile(r"^(\S+): \((\w+)\): (/job:\S+/device:(\w+:\d+))$",
 
 def log(message):
     print(message, file=sys.stderr, flush=True)
-
-
-def sha256(path):
-    digest = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(MIB), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
-def load():
-    return " ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
 def cpu_times():
