@@ -857,25 +857,30 @@ Status runKernel<Kernel::StatelessTruncatedNormal>(const KernelCall &call) {
 // Transfers between tasks: the process's Transport.
 //===----------------------------------------------------------------------===//
 
+/// The process's transport, or an error saying that `op` needs one.
+StatusOr<Transport *> transportFor(const char *op) {
+  if (Transport *transport = getTransport())
+    return transport;
+  return Status::unavailable(std::string(op) +
+                             " needs a cluster: run gplace-run under mpirun "
+                             "with --cluster");
+}
+
 template <> Status runKernel<Kernel::Send>(const KernelCall &call) {
-  Transport *transport = getTransport();
+  StatusOr<Transport *> transport = transportFor("gplace.send");
   if (!transport)
-    return Status::unavailable(
-        "gplace.send needs a cluster: run gplace-run under mpirun with "
-        "--cluster");
-  return transport->send(static_cast<int>(call.params->peer),
-                         call.params->tag, call.inputs[0].data,
-                         call.inputs[0].type->bytes());
+    return transport.status();
+  return (*transport)->send(static_cast<int>(call.params->peer),
+                            call.params->tag, call.inputs[0].data,
+                            call.inputs[0].type->bytes());
 }
 template <> Status runKernel<Kernel::Recv>(const KernelCall &call) {
-  Transport *transport = getTransport();
+  StatusOr<Transport *> transport = transportFor("gplace.recv");
   if (!transport)
-    return Status::unavailable(
-        "gplace.recv needs a cluster: run gplace-run under mpirun with "
-        "--cluster");
-  return transport->recv(static_cast<int>(call.params->peer),
-                         call.params->tag, call.outputs[0].data,
-                         call.outputs[0].type->bytes());
+    return transport.status();
+  return (*transport)->recv(static_cast<int>(call.params->peer),
+                            call.params->tag, call.outputs[0].data,
+                            call.outputs[0].type->bytes());
 }
 
 /// Runs `update(i, scalars...)` for each element of the variable, with the

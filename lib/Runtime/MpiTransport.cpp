@@ -73,9 +73,9 @@ public:
 
   Status checkPeer(int peer, int64_t tag, const char *what) const {
     if (peer < 0 || peer >= size)
-      return Status::invalidArgument(std::string(what) + " to rank " +
-                                     std::to_string(peer) + ", but the job has " +
-                                     std::to_string(size) + " ranks");
+      return Status::invalidArgument(
+          std::string(what) + " to rank " + std::to_string(peer) +
+          ", but the job has " + std::to_string(size) + " ranks");
     if (tag < 0 || tag > 32767) // MPI guarantees tags up to 32767.
       return Status::invalidArgument(std::string(what) + ": tag " +
                                      std::to_string(tag) +
@@ -164,9 +164,9 @@ Status MpiTransport::send(int peer, int64_t tag, const void *data,
   std::lock_guard<std::mutex> lock(impl_->mutex);
   impl_->sends.push_back(std::move(pending));
   Impl::PendingSend &posted = impl_->sends.back();
-  if (int code = MPI_Isend(posted.data.data(), static_cast<int>(bytes),
-                           MPI_BYTE, peer, static_cast<int>(tag),
-                           MPI_COMM_WORLD, &posted.request);
+  if (int code =
+          MPI_Isend(posted.data.data(), static_cast<int>(bytes), MPI_BYTE, peer,
+                    static_cast<int>(tag), MPI_COMM_WORLD, &posted.request);
       code != MPI_SUCCESS) {
     impl_->sends.pop_back();
     return Status::unavailable("sending tag " + std::to_string(tag) + " to " +
@@ -208,16 +208,16 @@ Status MpiTransport::recv(int peer, int64_t tag, void *data, int64_t bytes) {
         int count = 0;
         MPI_Get_count(&status, MPI_BYTE, &count);
         if (count != bytes)
-          return Status::unavailable(
-              "received " + std::to_string(count) + " bytes with tag " +
-              std::to_string(tag) + " from " + impl_->task(peer) +
-              ", expected " + std::to_string(bytes));
+          return Status::unavailable("received " + std::to_string(count) +
+                                     " bytes with tag " + std::to_string(tag) +
+                                     " from " + impl_->task(peer) +
+                                     ", expected " + std::to_string(bytes));
         return Status::ok();
       }
     }
-    double waited = std::chrono::duration<double>(
-                        std::chrono::steady_clock::now() - start)
-                        .count();
+    double waited =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+            .count();
     if (waited > impl_->timeoutSeconds) {
       std::lock_guard<std::mutex> lock(impl_->mutex);
       MPI_Cancel(&request);

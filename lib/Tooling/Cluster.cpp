@@ -2,68 +2,12 @@
 
 #include "gplace/Tooling/Cluster.h"
 
-#include "llvm/ADT/StringExtras.h"
-#include "llvm/ADT/StringRef.h"
 #include "llvm/Support/JSON.h"
 
-#include <set>
 
 using namespace gplace;
 using namespace gplace::tooling;
 namespace rt = gplace::runtime;
-
-rt::StatusOr<ClusterSpec> ClusterSpec::parse(const std::string &text) {
-  ClusterSpec spec;
-  llvm::SmallVector<llvm::StringRef> entries;
-  llvm::StringRef(text).split(entries, ',');
-  for (llvm::StringRef entry : entries) {
-    auto [job, count] = entry.trim().split(':');
-    int n = 0;
-    bool goodName = !job.empty() && llvm::isAlpha(job.front()) &&
-                    llvm::all_of(job, [](char c) {
-                      return llvm::isAlnum(c) || c == '_';
-                    });
-    if (!goodName || count.getAsInteger(10, n) || n < 1)
-      return rt::Status::invalidArgument(
-          "--cluster: '" + entry.str() +
-          "' is not JOB:TASKS (a job name and a task count of at least 1, "
-          "e.g. worker:4 or ps:1,worker:3)");
-    for (const auto &[other, tasks] : spec.jobs)
-      if (other == job)
-        return rt::Status::invalidArgument("--cluster: job '" + job.str() +
-                                           "' is listed twice");
-    spec.jobs.emplace_back(job.str(), n);
-  }
-  return spec;
-}
-
-int ClusterSpec::numTasks() const {
-  int n = 0;
-  for (const auto &[job, tasks] : jobs)
-    n += tasks;
-  return n;
-}
-
-std::pair<std::string, int> ClusterSpec::taskOf(int rank) const {
-  for (const auto &[job, tasks] : jobs) {
-    if (rank < tasks)
-      return {job, rank};
-    rank -= tasks;
-  }
-  return {"", -1};
-}
-
-std::string ClusterSpec::taskName(int rank) const {
-  auto [job, task] = taskOf(rank);
-  return "/job:" + job + "/replica:0/task:" + std::to_string(task);
-}
-
-std::string ClusterSpec::str() const {
-  std::string out;
-  for (const auto &[job, tasks] : jobs)
-    out += (out.empty() ? "" : ",") + job + ":" + std::to_string(tasks);
-  return out;
-}
 
 std::string tooling::serializeDevices(const DeviceSet &devices) {
   llvm::json::Array list;

@@ -9,14 +9,12 @@
 //===----------------------------------------------------------------------===//
 
 #include "gplace/Dialect/Graph/GraphDialect.h"
+#include "gplace/Support/ClusterSpec.h"
 #include "gplace/Support/DeviceName.h"
 #include "gplace/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
-#include "llvm/ADT/StringExtras.h"
-
-#include <map>
 
 namespace gplace {
 #define GEN_PASS_DEF_PARTITIONTASKSPASS
@@ -35,36 +33,9 @@ struct PartitionTasksPass
     : gplace::impl::PartitionTasksPassBase<PartitionTasksPass> {
   using PartitionTasksPassBase::PartitionTasksPassBase;
 
-  std::map<TaskKey, int> ranks_;
+  gplace::ClusterSpec spec_;
   TaskKey chief_;
   int64_t nextTag_ = 0;
-
-  /// Parses `cluster` into ranks_; false (reported) if malformed.
-  bool parseCluster() {
-    SmallVector<StringRef> entries;
-    StringRef(cluster).split(entries, ',');
-    int rank = 0;
-    for (StringRef entry : entries) {
-      auto [job, count] = entry.trim().split(':');
-      int64_t n = 0;
-      if (job.empty() || count.getAsInteger(10, n) || n < 1) {
-        getOperation().emitError()
-            << "--gplace-partition-tasks cluster: '" << entry
-            << "' is not JOB:TASKS (e.g. worker:4)";
-        return false;
-      }
-      if (rank == 0)
-        chief_ = {job.str(), 0};
-      for (int64_t t = 0; t < n; ++t)
-        if (!ranks_.try_emplace({job.str(), t}, rank++).second) {
-          getOperation().emitError() << "--gplace-partition-tasks cluster: "
-                                        "job '"
-                                     << job << "' is listed twice";
-          return false;
-        }
-    }
-    return true;
-  }
 
   /// The task of a full device name, or an error at `op`.
   FailureOr<TaskKey> taskOf(Operation *op, StringRef device) {
@@ -72,12 +43,16 @@ struct PartitionTasksPass
     if (!name || !name->job || !name->task)
       return op->emitError() << "'" << device << "' is not a full device name";
     TaskKey key{*name->job, *name->task};
-    if (!ranks_.count(key))
+    if (rankOf(key) < 0)
       return op->emitError()
              << "device '" << device << "' is on /job:" << key.first
              << "/task:" << key.second << ", which --cluster=" << cluster
              << " does not have";
     return key;
+  }
+
+  int rankOf(const TaskKey &task) const {
+    return spec_.rankOf(task.first, task.second);
   }
 
   static std::string cpuOf(const TaskKey &task) {
@@ -103,8 +78,16 @@ struct PartitionTasksPass
   void runOnOperation() override {
     if (cluster.empty())
       return; // One task: nothing to partition.
-    if (!parseCluster())
+    std::string error;
+    std::optional<gplace::ClusterSpec> spec =
+        gplace::ClusterSpec::parse(cluster, &error);
+    if (!spec) {
+      getOperation().emitError()
+          << "--gplace-partition-tasks cluster: " << error;
       return signalPassFailure();
+    }
+    spec_ = std::move(*spec);
+    chief_ = {spec_.jobs.front().first, 0};
     for (auto func : getOperation().getOps<func::FuncOp>())
       if (!func.isExternal() && failed(partition(func)))
         return signalPassFailure();
@@ -137,8 +120,8 @@ LogicalResult PartitionTasksPass::partition(func::FuncOp func) {
     if (failed(task))
       return failure();
     if (*task != chief_)
-      operand.set(copy(builder, terminator->getLoc(), value,
-                       device.getValue(), chiefCpu));
+      operand.set(copy(builder, terminator->getLoc(), value, device.getValue(),
+                       chiefCpu));
   }
 
   SmallVector<CopyOp> copies;
@@ -196,14 +179,13 @@ LogicalResult PartitionTasksPass::partition(func::FuncOp func) {
     } else {
       staged = copy(builder, loc, value, op.getSource(), fromCpu);
     }
-    auto send = builder.create<SendOp>(
-        loc, ControlType::get(builder.getContext()), staged,
-        builder.getI64IntegerAttr(ranks_[*to]), builder.getI64IntegerAttr(tag),
-        StringAttr(), builder.getStringAttr(name + "/_Send"),
-        builder.getStringAttr(fromCpu), sendAfter);
-    (void)send;
+    builder.create<SendOp>(loc, ControlType::get(builder.getContext()), staged,
+                           builder.getI64IntegerAttr(rankOf(*to)),
+                           builder.getI64IntegerAttr(tag), StringAttr(),
+                           builder.getStringAttr(name + "/_Send"),
+                           builder.getStringAttr(fromCpu), sendAfter);
     auto recv = builder.create<RecvOp>(
-        loc, staged.getType(), builder.getI64IntegerAttr(ranks_[*from]),
+        loc, staged.getType(), builder.getI64IntegerAttr(rankOf(*from)),
         builder.getI64IntegerAttr(tag), StringAttr(),
         builder.getStringAttr(name + "/_Recv"), builder.getStringAttr(toCpu),
         recvAfter);

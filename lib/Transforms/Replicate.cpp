@@ -51,7 +51,6 @@ class Replicator {
 public:
   Replicator(func::FuncOp func, const ReplicaConfig &config)
       : func_(func), replicas_(config.devices.size()), config_(config),
-        mirrored_(config.mirrored), bucketBytes_(config.bucketBytes),
         builder_(func.getContext()) {
     std::vector<std::string> names = getOpNames(func);
     size_t i = 0;
@@ -81,9 +80,9 @@ private:
   /// `sum(values) / replicas`, on the host.
   Value average(ValueRange values, StringRef scope) {
     Type type = values.front().getType();
-    auto addN = builder_.create<AddNOp>(func_.getLoc(), type, values,
-                                        StringAttr(), StringAttr(),
-                                        StringAttr(), ValueRange());
+    auto addN =
+        builder_.create<AddNOp>(func_.getLoc(), type, values, StringAttr(),
+                                StringAttr(), StringAttr(), ValueRange());
     pin(addN, kHost, uniqueName((scope + "/AddN").str()));
     Value sum = addN.getResult();
     auto tensor = cast<RankedTensorType>(type);
@@ -102,22 +101,21 @@ private:
 
   /// `sum(values)` on the host, named as TensorFlow names tf.add_n's op.
   Value sum(ValueRange values) {
-    auto addN = builder_.create<AddNOp>(func_.getLoc(), values.front().getType(),
-                                        values, StringAttr(), StringAttr(),
-                                        StringAttr(), ValueRange());
+    auto addN = builder_.create<AddNOp>(
+        func_.getLoc(), values.front().getType(), values, StringAttr(),
+        StringAttr(), StringAttr(), ValueRange());
     pin(addN, kHost, uniqueName("AddN"));
     return addN.getResult();
   }
 
   /// Mirrored variables: the gradients of `gradients` (replica i's from
   /// clones[i]) through all-reduces (mean), each replica's maps[i] then
-  /// giving its copy of the average. Gradients smaller than bucketBytes_
+  /// giving its copy of the average. Gradients smaller than bucketBytes
   /// share an all-reduce, taken in reverse order (the backward pass makes
   /// the last layers' first) until a bucket is full, as Horovod's tensor
   /// fusion and PyTorch DDP's buckets do: each replica flattens and
   /// concatenates them, and slices the average back.
-  void allReduceGradients(GradientsOp gradients,
-                          ArrayRef<Operation *> clones,
+  void allReduceGradients(GradientsOp gradients, ArrayRef<Operation *> clones,
                           MutableArrayRef<IRMapping> maps);
 
   std::string uniqueName(StringRef base) {
@@ -130,8 +128,6 @@ private:
   func::FuncOp func_;
   unsigned replicas_;
   const ReplicaConfig &config_;
-  bool mirrored_;
-  int64_t bucketBytes_;
   OpBuilder builder_;
   DenseMap<Operation *, std::string> names_;
   SmallVector<Operation *> slices_; ///< The batch's slices, on the host.
@@ -172,17 +168,16 @@ LogicalResult Replicator::run() {
       if (!type || type.getRank() == 0)
         return func_.emitError()
                << "--gplace-replicate batch-args: argument #" << number
-               << " of @" << func_.getSymName() << ", of type "
-               << arg.getType() << ", has no leading dimension to split";
+               << " of @" << func_.getSymName() << ", of type " << arg.getType()
+               << ", has no leading dimension to split";
       if (batch < 0)
         batch = type.getDimSize(0);
       if (type.getDimSize(0) != batch)
         return func_.emitError()
                << "--gplace-replicate batch-args: argument #" << number
-               << " of @" << func_.getSymName() << ", of type "
-               << arg.getType() << ", has a batch of " << type.getDimSize(0)
-               << ", not " << batch << " as argument #"
-               << batchArgs.front().getArgNumber();
+               << " of @" << func_.getSymName() << ", of type " << arg.getType()
+               << ", has a batch of " << type.getDimSize(0) << ", not " << batch
+               << " as argument #" << batchArgs.front().getArgNumber();
       batchArgs.push_back(arg);
     }
   } else {
@@ -198,7 +193,7 @@ LogicalResult Replicator::run() {
   }
   // Mirrored replicas without a batch each run the whole function (the
   // seeds' towers of constants); host replicas would have nothing to run.
-  if (batchArgs.empty() && !mirrored_)
+  if (batchArgs.empty() && !config_.mirrored)
     return func_.emitError() << "@" << func_.getSymName()
                              << " has no batch argument to split across "
                              << replicas_ << " replicas";
@@ -222,10 +217,10 @@ LogicalResult Replicator::run() {
       continue;
     if (hasEffect<MemoryEffects::Write>(&op)) {
       std::string name = names_.lookup(&op);
-      return op.emitError() << "op '" << name << "' ("
-                            << op.getName().getStringRef()
-                            << ") writes state and depends on the batch: "
-                               "it cannot be replicated";
+      return op.emitError()
+             << "op '" << name << "' (" << op.getName().getStringRef()
+             << ") writes state and depends on the batch: "
+                "it cannot be replicated";
     }
     towerOps.push_back(&op);
     if (auto gradients = dyn_cast<GradientsOp>(&op)) {
@@ -249,8 +244,8 @@ LogicalResult Replicator::run() {
       begin[0] = i * perReplica;
       Value slice = create<SliceOp>(
           sliceType, {arg},
-          ((mirrored_ ? "replica_" : "tower_") + Twine(i) + "/split/arg" +
-           Twine(arg.getArgNumber()))
+          ((config_.mirrored ? "replica_" : "tower_") + Twine(i) +
+           "/split/arg" + Twine(arg.getArgNumber()))
               .str(),
           {builder_.getNamedAttr("begin", builder_.getDenseI64ArrayAttr(begin)),
            builder_.getNamedAttr("size", builder_.getDenseI64ArrayAttr(size))});
@@ -265,7 +260,7 @@ LogicalResult Replicator::run() {
   // under the variable's own name, as MirroredVariable's copies share
   // theirs, so that checkpoints and --init fill every copy).
   SmallVector<Operation *> cloned;
-  if (mirrored_) {
+  if (config_.mirrored) {
     for (Operation &op : body.without_terminator())
       if (!llvm::is_contained(slices_, &op))
         cloned.push_back(&op);
@@ -307,10 +302,11 @@ LogicalResult Replicator::run() {
       }
       std::string name = names_.lookup(op);
       // A variable: a persistent op whose value is a resource.
-      if (mirrored_ && isa<PersistentOpInterface>(clone) &&
+      if (config_.mirrored && isa<PersistentOpInterface>(clone) &&
           isa<ResourceType>(clone->getResult(0).getType()))
         pin(clone, device(i), name); // The variable's own name.
-      else if (mirrored_) // Replica 0 takes the name of the op it replaces.
+      else if (config_
+                   .mirrored) // Replica 0 takes the name of the op it replaces.
         pin(clone, device(i),
             i == 0 ? name
                    : uniqueName(("replica_" + Twine(i) + "/" + name).str()));
@@ -325,7 +321,7 @@ LogicalResult Replicator::run() {
     // variables, after the last tower) or by an all-reduce (mirrored, each
     // replica then uses its own copy of the average).
     for (auto [k, gradient] : llvm::enumerate(gradients.getResults())) {
-      if (mirrored_)
+      if (config_.mirrored)
         break;
       SmallVector<Value> perTower;
       for (Operation *clone : clones)
@@ -333,7 +329,7 @@ LogicalResult Replicator::run() {
       gradient.replaceAllUsesWith(
           average(perTower, ("average_gradients/" + Twine(k)).str()));
     }
-    if (mirrored_)
+    if (config_.mirrored)
       allReduceGradients(gradients, clones, maps);
   }
 
@@ -345,8 +341,8 @@ LogicalResult Replicator::run() {
     // Mirrored, a value every replica has, equal: the first one's, or the
     // replicas' sum when asked (strategy.reduce(SUM) of a mirrored value).
     // Host: computed once, it stays.
-    if (!tower.contains(value) && !(mirrored_ && config_.sum)) {
-      if (mirrored_)
+    if (!tower.contains(value) && !(config_.mirrored && config_.sum)) {
+      if (config_.mirrored)
         operand.set(maps[0].lookupOrDefault(value));
       continue;
     }
@@ -360,8 +356,7 @@ LogicalResult Replicator::run() {
       auto concat = builder_.create<ConcatOp>(
           func_.getLoc(), type, perTower, builder_.getI64IntegerAttr(0),
           StringAttr(), StringAttr(), StringAttr(), ValueRange());
-      pin(concat, kHost,
-          uniqueName(("concat_results/" + Twine(index)).str()));
+      pin(concat, kHost, uniqueName(("concat_results/" + Twine(index)).str()));
       operand.set(concat.getResult());
     } else if (config_.sum) {
       operand.set(sum(perTower));
@@ -401,12 +396,12 @@ void Replicator::allReduceGradients(GradientsOp gradients,
   SmallVector<unsigned> open;
   int64_t openBytes = 0;
   for (unsigned k = gradients.getNumResults(); k-- > 0;) {
-    if (bytesOf(k) >= bucketBytes_) {
+    if (bytesOf(k) >= config_.bucketBytes) {
       buckets.push_back({k});
       continue;
     }
     if (!open.empty() &&
-        (openBytes + bytesOf(k) > bucketBytes_ ||
+        (openBytes + bytesOf(k) > config_.bucketBytes ||
          typeOf(k).getElementType() != typeOf(open.front()).getElementType())) {
       buckets.push_back(std::move(open));
       open.clear();
@@ -446,11 +441,11 @@ void Replicator::allReduceGradients(GradientsOp gradients,
           flats.push_back(clones[i]->getResult(k));
           continue;
         }
-        auto type = RankedTensorType::get({typeOf(k).getNumElements()},
-                                          element);
-        Operation *flat = builder_.create<ReshapeOp>(
-            func_.getLoc(), TypeRange{type},
-            ValueRange{clones[i]->getResult(k)});
+        auto type =
+            RankedTensorType::get({typeOf(k).getNumElements()}, element);
+        Operation *flat =
+            builder_.create<ReshapeOp>(func_.getLoc(), TypeRange{type},
+                                       ValueRange{clones[i]->getResult(k)});
         pin(flat, device(i), replicaName(i, scope + "/flatten_" + Twine(k)));
         flats.push_back(flat->getResult(0));
       }
@@ -487,8 +482,9 @@ void Replicator::allReduceGradients(GradientsOp gradients,
           maps[i].map(gradients.getResult(k), slice->getResult(0));
           continue;
         }
-        Operation *shaped = builder_.create<ReshapeOp>(
-            func_.getLoc(), TypeRange{typeOf(k)}, ValueRange{slice->getResult(0)});
+        Operation *shaped =
+            builder_.create<ReshapeOp>(func_.getLoc(), TypeRange{typeOf(k)},
+                                       ValueRange{slice->getResult(0)});
         pin(shaped, device(i), replicaName(i, scope + "/reshape_" + Twine(k)));
         maps[i].map(gradients.getResult(k), shaped->getResult(0));
       }

@@ -8,7 +8,7 @@
 // RUN: gplace-opt %s --gplace-assign-devices="devices=/job:worker/replica:0/task:0/device:CPU:0,/job:worker/replica:0/task:1/device:GPU:0,/job:worker/replica:0/task:1/device:CPU:0" --gplace-place --gplace-insert-copies --gplace-partition-tasks | FileCheck %s --check-prefix=NONE
 // NONE-NOT: gplace.send
 // RUN: not gplace-opt %s --gplace-partition-tasks="cluster=worker" 2>&1 | FileCheck %s --check-prefix=BAD
-// BAD: error: --gplace-partition-tasks cluster: 'worker' is not JOB:TASKS (e.g. worker:4)
+// BAD: error: --gplace-partition-tasks cluster: 'worker' is not JOB:TASKS (a job name and a task count of at least 1, e.g. worker:4 or ps:1,worker:3)
 // RUN: not gplace-opt %s --gplace-assign-devices="devices=/job:worker/replica:0/task:0/device:CPU:0,/job:worker/replica:0/task:1/device:GPU:0,/job:worker/replica:0/task:1/device:CPU:0" --gplace-place --gplace-insert-copies --gplace-partition-tasks="cluster=worker:1" 2>&1 | FileCheck %s --check-prefix=MISSING
 // MISSING: error: device '/job:worker/replica:0/task:1/device:GPU:0' is on /job:worker/task:1, which --cluster=worker:1 does not have
 

@@ -343,13 +343,14 @@ int main(int argc, char **argv) {
   // chief, prints what the run prints), and the tasks' tensors move over
   // MPI.
   std::unique_ptr<rt::Transport> transport;
-  std::optional<tooling::ClusterSpec> cluster;
+  std::optional<gplace::ClusterSpec> cluster;
   int rank = 0;
   if (!clusterSpec.empty()) {
-    rt::StatusOr<tooling::ClusterSpec> spec =
-        tooling::ClusterSpec::parse(clusterSpec);
+    std::string error;
+    std::optional<gplace::ClusterSpec> spec =
+        gplace::ClusterSpec::parse(clusterSpec, &error);
     if (!spec)
-      return fail(spec.status());
+      return fail("--cluster: " + error);
 #ifdef GPLACE_HAVE_MPI
     rt::StatusOr<std::unique_ptr<rt::MpiTransport>> mpi =
         rt::MpiTransport::create(&argc, &argv, transferTimeout);

@@ -1,9 +1,8 @@
 //===- Cluster.h - a cluster of processes, each a task -----------*- C++ -*-===//
 //
-// What gplace-run does under mpirun (docs/distributed.md): the --cluster
-// flag (TensorFlow's ClusterSpec: jobs and their task counts, in rank
-// order), the exchange of the tasks' device lists, and each task's part of
-// the plan every task compiles.
+// What gplace-run does under mpirun (docs/distributed.md) besides reading
+// --cluster (gplace/Support/ClusterSpec.h): the exchange of the tasks'
+// device lists, and each task's part of the plan every task compiles.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,33 +12,13 @@
 #include "gplace/Runtime/Device.h"
 #include "gplace/Runtime/Plan.h"
 #include "gplace/Runtime/Status.h"
+#include "gplace/Support/ClusterSpec.h"
 #include "gplace/Support/DeviceName.h"
 
 #include <string>
-#include <utility>
 #include <vector>
 
 namespace gplace::tooling {
-
-/// --cluster=ps:1,worker:3: the jobs and their task counts; ranks are the
-/// tasks in this order (rank 0 is ps task 0, ranks 1..3 worker tasks 0..2).
-struct ClusterSpec {
-  std::vector<std::pair<std::string, int>> jobs;
-
-  /// Parses `JOB:COUNT[,JOB:COUNT...]`. Errors (invalid argument, naming the
-  /// flag and the entry): an empty entry, a job name outside
-  /// [a-zA-Z][_a-zA-Z0-9]*, a count below 1, a job listed twice.
-  static runtime::StatusOr<ClusterSpec> parse(const std::string &text);
-
-  /// The number of tasks (the ranks the job needs).
-  int numTasks() const;
-  /// Rank `rank`'s job and task number; rank < numTasks().
-  std::pair<std::string, int> taskOf(int rank) const;
-  /// "/job:worker/replica:0/task:2", rank's task as error messages name it.
-  std::string taskName(int rank) const;
-  /// The flag's canonical text, for --gplace-partition-tasks.
-  std::string str() const;
-};
 
 /// The devices of one task as text for the exchange between tasks (JSON:
 /// each device's full name, memory limit in bytes and description).
