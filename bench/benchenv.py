@@ -4,7 +4,10 @@ binary loads, the load, which binary ran, and commands' output."""
 
 import hashlib
 import os
+import re
+import resource
 import subprocess
+import sys
 
 
 def command_output(cmd):
@@ -51,3 +54,27 @@ def sha256(path):
 def load():
     """The 1, 5 and 15 minute load averages, as text."""
     return " ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
+def machine_times():
+    """The machine's busy and stolen seconds (/proc/stat), and this
+    process's and its reaped children's (getrusage): (busy, steal, ours)."""
+    hz = os.sysconf("SC_CLK_TCK")
+    with open("/proc/stat") as f:
+        # user nice system idle iowait irq softirq steal ...
+        jiffies = [int(x) for x in f.readline().split()[1:9]]
+    busy = (sum(jiffies[0:3]) + jiffies[5] + jiffies[6]) / hz
+    steal = jiffies[7] / hz
+    ours = sum(getattr(resource.getrusage(who), field)
+               for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)
+               for field in ("ru_utime", "ru_stime"))
+    return busy, steal, ours
+
+
+def train_batch_size(example):
+    """The batch of @train's images argument in the MLP example `example`."""
+    with open(example) as f:
+        match = re.search(r"@train\(%\w+: tensor<(\d+)x28x28xui8>", f.read())
+    if not match:
+        sys.exit(f"no @train(%images: tensor<Bx28x28xui8>) in {example}")
+    return int(match.group(1))

@@ -92,7 +92,8 @@ import sys
 import tempfile
 import time
 
-from benchenv import command_output, cpu_model, load, sha256
+from benchenv import (command_output, cpu_model, load, machine_times,
+                      sha256)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -113,21 +114,6 @@ START = time.monotonic()
 def log(message):
     print(f"[{time.monotonic() - START:6.1f} s] {message}", file=sys.stderr,
           flush=True)
-
-
-def cpu_times():
-    """The machine's busy and stolen seconds (/proc/stat), and this
-    process's and its reaped children's (getrusage)."""
-    hz = os.sysconf("SC_CLK_TCK")
-    with open("/proc/stat") as f:
-        # user nice system idle iowait irq softirq steal ...
-        jiffies = [int(x) for x in f.readline().split()[1:9]]
-    busy = (sum(jiffies[0:3]) + jiffies[5] + jiffies[6]) / hz
-    steal = jiffies[7] / hz
-    ours = sum(getattr(resource.getrusage(who), field)
-               for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)
-               for field in ("ru_utime", "ru_stime"))
-    return busy, steal, ours
 
 
 def other_load(before, after, seconds):
@@ -660,7 +646,7 @@ def main():
         digest = sha256(run_binary)
         started_load = load()
         wall = time.monotonic()
-        before = cpu_times()
+        before = machine_times()
 
         # Environment: MPI's version, its point-to-point layer and binding.
         version = command_output(["mpirun", "--version"]).splitlines()
@@ -681,7 +667,7 @@ def main():
                                   probe.stdout + probe.stderr)
         if not args.skip_train:
             sides = train_bench(args, work, run_binary)
-        after = cpu_times()
+        after = machine_times()
         seconds = time.monotonic() - wall
         source_now = (sha256(args.gplace_run)
                       if os.path.exists(args.gplace_run) else None)

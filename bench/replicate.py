@@ -54,7 +54,6 @@ import datetime
 import os
 import random
 import re
-import resource
 import shlex
 import shutil
 import statistics
@@ -64,7 +63,8 @@ import sys
 import tempfile
 import time
 
-from benchenv import command_output, cpu_model, load, loaded_blas, sha256
+from benchenv import (command_output, cpu_model, load, loaded_blas,
+                      machine_times, sha256, train_batch_size)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -86,15 +86,8 @@ def cpu_times():
     """A snapshot of where the CPU time went: the machine's busy and stolen
     seconds (/proc/stat), this process's and its reaped children's
     (getrusage), and each other process's own (/proc/PID/stat)."""
+    busy, steal, ours = machine_times()
     hz = os.sysconf("SC_CLK_TCK")
-    with open("/proc/stat") as f:
-        # user nice system idle iowait irq softirq steal ...
-        jiffies = [int(x) for x in f.readline().split()[1:9]]
-    busy = (sum(jiffies[0:3]) + jiffies[5] + jiffies[6]) / hz
-    steal = jiffies[7] / hz
-    ours = sum(getattr(resource.getrusage(who), field)
-               for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)
-               for field in ("ru_utime", "ru_stime"))
     me, processes = os.getpid(), {}
     for pid in os.listdir("/proc"):
         if not pid.isdigit() or int(pid) == me:
@@ -238,16 +231,8 @@ def write_idx(path, shape, data):
         f.write(data)
 
 
-def batch_size():
-    with open(EXAMPLE) as f:
-        match = re.search(r"@train\(%\w+: tensor<(\d+)x28x28xui8>", f.read())
-    if not match:
-        sys.exit(f"no @train(%images: tensor<Bx28x28xui8>) in {EXAMPLE}")
-    return int(match.group(1))
-
-
 def train_sides(run, work, steps):
-    batch = batch_size()
+    batch = train_batch_size(EXAMPLE)
     rng = random.Random(2026)
     images = os.path.join(work, "images.idx")
     labels = os.path.join(work, "labels.idx")

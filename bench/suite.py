@@ -24,11 +24,11 @@ import datetime
 import json
 import os
 import platform
-import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+from benchenv import command_output  # noqa: E402
 import memory  # noqa: E402
 import peers  # noqa: E402
 import placement  # noqa: E402
@@ -42,14 +42,6 @@ BLAS_FLAGS = ["sse4_2", "avx", "f16c", "fma", "avx2", "avx_vnni", "avx512f",
 # Environment variables OpenBLAS reads for its core type and thread count.
 BLAS_ENV = ["OPENBLAS_CORETYPE", "OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS",
             "GOTO_NUM_THREADS"]
-
-
-def command_output(cmd):
-    try:
-        return subprocess.run(cmd, capture_output=True, text=True,
-                              check=True).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
 
 
 def cpu():

@@ -35,7 +35,8 @@ import statistics
 import subprocess
 import sys
 
-from benchenv import command_output, cpu_model, loaded_blas
+from benchenv import (command_output, cpu_model, loaded_blas,
+                      train_batch_size)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -45,15 +46,6 @@ BLAS_ENV = ["OPENBLAS_CORETYPE", "OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS",
             "GOTO_NUM_THREADS"]
 # The MLP's layer widths (examples/train_fashion_mnist.mlir).
 LAYERS = [784, 256, 128, 10]
-
-
-def batch_size():
-    """The batch of @train's images argument in the example."""
-    with open(EXAMPLE) as f:
-        match = re.search(r"@train\(%\w+: tensor<(\d+)x28x28xui8>", f.read())
-    if not match:
-        sys.exit(f"no @train(%images: tensor<Bx28x28xui8>) in {EXAMPLE}")
-    return int(match.group(1))
 
 
 def gemm_sample(baseline, batch, runs):
@@ -106,7 +98,7 @@ def main():
     args = parser.parse_args()
     if args.epochs < 1 or args.runs < 1:
         sys.exit("--epochs and --runs must be positive")
-    batch = batch_size()
+    batch = train_batch_size(EXAMPLE)
 
     # Environment, before anything runs (the load average).
     load = " ".join(f"{x:.2f}" for x in os.getloadavg())

@@ -3,7 +3,8 @@
 // TensorFlow's ClusterSpec as one string, `ps:1,worker:3`: the jobs and their
 // task counts, in rank order (rank 0 is ps task 0, ranks 1..3 worker tasks
 // 0..2). gplace-run's --cluster and --gplace-partition-tasks' `cluster`
-// option both read it here. Plain C++17.
+// option both read it here (implemented with the device names, in
+// DeviceName.cpp, whose job-name rule it shares). Plain C++17.
 //
 //===----------------------------------------------------------------------===//
 
