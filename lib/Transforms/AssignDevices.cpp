@@ -60,7 +60,12 @@ struct AssignDevicesPass
         if (target->devices()[i].type == DeviceType::GPU)
           target->attributes(i).memoryLimit =
               static_cast<int64_t>(gpuMemoryLimit) << 20;
+    Attribute before = module->getAttr(graph::GraphDialect::getDevicesAttrName());
     graph::setModuleDevices(module, *target);
+    // The same devices again: the IR is unchanged, so the pass manager
+    // need not verify it again.
+    if (before && before == module->getAttr(graph::GraphDialect::getDevicesAttrName()))
+      markAllAnalysesPreserved();
   }
 
   std::optional<DeviceSet> runtimeDevices;

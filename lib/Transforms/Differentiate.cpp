@@ -238,16 +238,22 @@ LogicalResult Differentiator::expand(GradientsOp gradients) {
 struct DifferentiatePass
     : public gplace::impl::DifferentiatePassBase<DifferentiatePass> {
   void runOnOperation() override {
+    bool changed = false;
     for (auto func : getOperation().getOps<func::FuncOp>()) {
       SmallVector<GradientsOp> ops;
       func.walk([&](GradientsOp op) { ops.push_back(op); });
       if (ops.empty())
         continue;
+      changed = true;
       Differentiator differentiator(func);
       for (GradientsOp op : ops)
         if (failed(differentiator.expand(op)))
           return signalPassFailure();
     }
+    // Nothing to expand: the IR is unchanged, and the pass manager need not
+    // verify it again.
+    if (!changed)
+      markAllAnalysesPreserved();
   }
 };
 
