@@ -108,6 +108,10 @@ def Graph_VariableResource : Resource<"::gplace::graph::VariableResource">;
 // The links between tasks that gplace.send and gplace.recv use: their
 // memory effects keep them, and keep them in order, in every pass.
 def Graph_ChannelResource : Resource<"::gplace::graph::ChannelResource">;
+// What the members of an all-reduce exchange (gplace.collective_reduce):
+// its memory effects keep every member, used or not.
+def Graph_CollectiveResource
+    : Resource<"::gplace::graph::CollectiveResource">;
 
 def Graph_ElementsAttr : ElementsAttrBase<
     And<[CPred<"::llvm::isa<::mlir::ElementsAttr>($_self)">,

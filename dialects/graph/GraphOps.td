@@ -916,6 +916,43 @@ def Graph_AllReduceOp : Op<Graph_Dialect, "all_reduce",
   let hasVerifier = 1;
 }
 
+def Graph_CollectiveReduceOp : Graph_KernelOp<"collective_reduce",
+    "CollectiveReduceV2", [Graph_NotDifferentiable,
+     DeclareOpInterfaceMethods<InferTypeOpInterface>], "CollectiveReduceV2"> {
+  let summary = "one member's part of an all-reduce (CollectiveReduceV2)";
+  let description = [{
+    Member `member` of a group of `group_size` ops, one per device, that
+    all-reduce one tensor each: TensorFlow's CollectiveReduceV2 (merge_op
+    Add; final_op Div with `mean`, Id without), and NCCL's ncclAllReduce
+    from one rank. The members of one all-reduce share `instance_key`;
+    those of one group of devices share `group_key`. Each member returns
+    the sum (or mean) of every member's input, the same bits on every
+    member: inputs are added in member order. `ranks` is, per member, the
+    MPI rank of its task (empty: every member is in this process), set by
+    `--gplace-partition-tasks`. `--gplace-lower-all-reduce` makes the
+    members of a `gplace.all_reduce`; the runtime runs them together
+    (docs/runtime.md, "Collectives"), so they are never dropped (the
+    Collective resource) and a member waits for all the others.
+
+    ```mlir
+    %s = gplace.collective_reduce %g {group_key = 0, group_size = 2, instance_key = 0, member = 1, ranks = array<i64>, mean, device = "/device:GPU:1"} : tensor<4xf32>
+    ```
+  }];
+  let arguments = !con((ins Arg<Graph_FloatTensor, "this member's tensor",
+                                [MemRead<Graph_CollectiveResource>,
+                                 MemWrite<Graph_CollectiveResource>]>:$input,
+                            I64Attr:$group_key, I64Attr:$group_size,
+                            I64Attr:$instance_key, I64Attr:$member,
+                            DenseI64ArrayAttr:$ranks, UnitAttr:$mean),
+                       placementAttrs, controlDepsArg);
+  let results = (outs Graph_FloatTensor:$output);
+  let assemblyFormat = "$input " # afterClause # " attr-dict `:` type($input)";
+  let extraClassDefinition = kernelDefinition # inferFromFirstOperand;
+  let hasVerifier = 1;
+  let cpuKernels = Graph_FloatKernels;
+  let gpuKernels = Graph_FloatKernels;
+}
+
 //===----------------------------------------------------------------------===//
 // Transfers between tasks (processes).
 //===----------------------------------------------------------------------===//

@@ -66,7 +66,9 @@ mlir::LogicalResult gplace::buildGPlacePipeline(
   if (replicatePass)
     pm.addPass(std::move(replicatePass));
   pm.addPass(createDifferentiatePass());
-  pm.addPass(createLowerAllReducePass());
+  LowerAllReducePassOptions lowerAllReduce;
+  lowerAllReduce.algorithm = options.allReduce;
+  pm.addPass(createLowerAllReducePass(lowerAllReduce));
   PlacePassOptions place;
   // Towers are placed softly, as under MirroredStrategy (Keras and
   // tf.distribute turn soft placement on): a tower's op without a GPU

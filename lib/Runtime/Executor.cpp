@@ -2,6 +2,9 @@
 
 #include "gplace/Runtime/Executor.h"
 
+#include "gplace/Runtime/Collective.h"
+#include "gplace/Runtime/Transport.h"
+
 #include "llvm/Support/ThreadPool.h"
 
 #include <algorithm>
@@ -60,6 +63,9 @@ public:
   std::vector<std::vector<size_t>> streams; ///< Step indices per stream.
   std::vector<std::unique_ptr<Event>> events;
   std::unique_ptr<llvm::StdThreadPool> pool;
+  /// The members of all-reduces (launches of collective_reduce), by index
+  /// into `steps`: they run together, not as kernels.
+  CollectiveExecutor collectives;
 
   std::vector<int> streamDevice; ///< Per stream: its device's index.
   /// Graph mode, per device (index into `devices`): its captured steps
@@ -216,17 +222,30 @@ public:
         resolved.target = addresses[step.outputs[0]];
         resolved.bytes = from.type.bytes();
       }
+      if (step.kind == Step::Kind::Launch &&
+          step.kernel == Kernel::CollectiveReduce) {
+        CollectiveMember member;
+        member.device = resolved.device;
+        member.stream = step.stream;
+        member.params = &step.params;
+        member.input = resolved.call.inputs[0];
+        member.output = resolved.call.outputs[0];
+        member.label = step.label;
+        GPLACE_RETURN_IF_ERROR(collectives.add(steps.size(), member));
+      }
       stream.push_back(steps.size());
       steps.push_back(std::move(resolved));
     }
-    // Kernels are prepared (compiled) once, now.
+    GPLACE_RETURN_IF_ERROR(collectives.prepare(getTransport()));
+    // Kernels are prepared (compiled) once, now; all-reduces run no kernel.
     for (const std::vector<size_t> &stream : streams)
       for (size_t index : stream) {
         ResolvedStep &resolved = steps[index];
         if (resolved.fused)
           GPLACE_RETURN_IF_ERROR(
               resolved.device->prepareFused(*resolved.fused));
-        else if (resolved.step->kind == Step::Kind::Launch)
+        else if (resolved.step->kind == Step::Kind::Launch &&
+                 !collectives.contains(index))
           GPLACE_RETURN_IF_ERROR(resolved.device->prepare(resolved.call));
       }
     for (int i = 0; i < plan.numEvents; ++i)
@@ -287,18 +306,22 @@ public:
         error = std::move(status);
     }
     failed = true;
+    collectives.abort();
     for (auto &event : events) {
       std::lock_guard<std::mutex> lock(event->mutex);
       event->reached.notify_all();
     }
   }
 
-  Status runStep(ResolvedStep &resolved) {
+  Status runStep(size_t index) {
+    ResolvedStep &resolved = steps[index];
     const Step &step = *resolved.step;
     if (resolved.fused)
       return resolved.device->launchFused(*resolved.fused, step.stream);
     switch (step.kind) {
     case Step::Kind::Launch:
+      if (step.kernel == Kernel::CollectiveReduce)
+        return collectives.run(index);
       return resolved.device->launch(resolved.call, step.stream);
     case Step::Kind::Copy:
       return resolved.device->copyFrom(resolved.target, *resolved.source,
@@ -344,6 +367,7 @@ public:
     ++generation;
     failed = false;
     error = Status::ok();
+    collectives.beginRun();
     std::vector<std::function<void()>> tasks;
     for (size_t d = 0; d < graphs.size(); ++d)
       if (graphs[d] && only < 0)
@@ -429,6 +453,10 @@ public:
       const ResolvedStep &step = steps[i];
       if (step.fused)
         continue;
+      // A member blocks until the other members arrive, which replaying
+      // a recording made without them cannot do.
+      if (step.device == device && collectives.contains(i))
+        return "it takes part in an all-reduce, whose members run together";
       int e = step.step->event;
       if (step.step->kind == Step::Kind::Record)
         recordOf[e] = i;
@@ -526,7 +554,7 @@ public:
       if (failed)
         return;
       ResolvedStep &resolved = steps[index];
-      Status status = runStep(resolved);
+      Status status = runStep(index);
       if (!status) {
         fail(status.withContext(
             (resolved.fused ? resolved.fused->label : resolved.step->label) +

@@ -883,6 +883,14 @@ template <> Status runKernel<Kernel::Recv>(const KernelCall &call) {
                             call.outputs[0].type->bytes());
 }
 
+/// The members of an all-reduce run together, through the executor's
+/// CollectiveExecutor (Collective.h), never as a kernel of their own.
+template <>
+Status runKernel<Kernel::CollectiveReduce>(const KernelCall &call) {
+  return Status::internal("gplace.collective_reduce runs through the "
+                          "executor's collectives, not as a kernel");
+}
+
 /// Runs `update(i, scalars...)` for each element of the variable, with the
 /// kernel's scalar inputs (in order) read in the compute type A; the
 /// variable and slots are outputs, in place.

@@ -17,6 +17,7 @@
 #include <cstdio>
 #include <cstring>
 #include <list>
+#include <map>
 #include <mutex>
 #include <thread>
 
@@ -40,6 +41,8 @@ public:
   /// above glibc's mmap threshold would fault on every page (about 0.2 s
   /// for 64 MiB here).
   std::vector<std::vector<uint8_t>> spare;
+  /// The communicator of each rank set that all-reduces (guarded by mutex).
+  std::map<std::vector<int>, MPI_Comm> comms;
   int64_t spareBytes = 0;
   static constexpr int64_t kMaxSpareBytes = int64_t(1) << 30;
 
@@ -55,6 +58,15 @@ public:
         return buffer;
       }
     return std::vector<uint8_t>(bytes);
+  }
+
+  /// "task A, task B and task C" for a rank set.
+  std::string tasks(const std::vector<int> &ranks) const {
+    std::string list;
+    for (size_t i = 0; i < ranks.size(); ++i)
+      list += (i == 0 ? "" : i + 1 == ranks.size() ? " and " : ", ") +
+              task(ranks[i]);
+    return list;
   }
 
   std::string task(int peer) const {
@@ -134,6 +146,8 @@ MpiTransport::MpiTransport(std::unique_ptr<Impl> impl)
 
 MpiTransport::~MpiTransport() {
   (void)flush();
+  for (auto &[ranks, comm] : impl_->comms)
+    MPI_Comm_free(&comm);
   MPI_Finalize();
 }
 
@@ -263,6 +277,88 @@ Status MpiTransport::flush() {
       }
     }
     std::this_thread::sleep_for(std::chrono::microseconds(100));
+  }
+}
+
+Status MpiTransport::prepareAllReduce(const std::vector<int> &ranks) {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  if (impl_->comms.count(ranks))
+    return Status::ok();
+  for (int peer : ranks)
+    if (peer < 0 || peer >= impl_->size)
+      return Status::invalidArgument("an all-reduce names rank " +
+                                     std::to_string(peer) + ", but the job has " +
+                                     std::to_string(impl_->size));
+  MPI_Group world = MPI_GROUP_NULL, group = MPI_GROUP_NULL;
+  MPI_Comm_group(MPI_COMM_WORLD, &world);
+  MPI_Group_incl(world, static_cast<int>(ranks.size()), ranks.data(), &group);
+  MPI_Comm comm = MPI_COMM_NULL;
+  // Blocks until every rank of the set has called it: the caller's order
+  // of rank sets keeps that from deadlocking.
+  int code = MPI_Comm_create_group(MPI_COMM_WORLD, group, /*tag=*/0, &comm);
+  MPI_Group_free(&group);
+  MPI_Group_free(&world);
+  if (code != MPI_SUCCESS)
+    return Status::unavailable("setting up all-reduces among " +
+                               impl_->tasks(ranks) +
+                               " failed: " + Impl::mpiError(code));
+  MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+  impl_->comms[ranks] = comm;
+  return Status::ok();
+}
+
+Status MpiTransport::allReduce(const std::vector<int> &ranks, void *data,
+                               int64_t count, bool f64) {
+  if (count > INT32_MAX)
+    return Status::invalidArgument(
+        "an all-reduce of " + std::to_string(count) +
+        " elements is more than one MPI collective carries (2^31 - 1)");
+  MPI_Request request = MPI_REQUEST_NULL;
+  {
+    std::lock_guard<std::mutex> lock(impl_->mutex);
+    auto it = impl_->comms.find(ranks);
+    if (it == impl_->comms.end())
+      return Status::internal("all-reduce among " + impl_->tasks(ranks) +
+                              " before prepareAllReduce");
+    if (int code = MPI_Iallreduce(MPI_IN_PLACE, data, static_cast<int>(count),
+                                  f64 ? MPI_DOUBLE : MPI_FLOAT, MPI_SUM,
+                                  it->second, &request);
+        code != MPI_SUCCESS)
+      return Status::unavailable("all-reduce among " + impl_->tasks(ranks) +
+                                 " failed: " + Impl::mpiError(code));
+  }
+  auto start = std::chrono::steady_clock::now();
+  auto pause = std::chrono::microseconds(50);
+  for (;;) {
+    {
+      std::lock_guard<std::mutex> lock(impl_->mutex);
+      int done = 0;
+      if (int code = MPI_Test(&request, &done, MPI_STATUS_IGNORE);
+          code != MPI_SUCCESS)
+        return Status::unavailable("all-reduce among " + impl_->tasks(ranks) +
+                                   " failed: " + Impl::mpiError(code));
+      GPLACE_RETURN_IF_ERROR(impl_->reapSends());
+      if (done)
+        return Status::ok();
+    }
+    double waited =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+            .count();
+    if (waited > impl_->timeoutSeconds) {
+      // A collective cannot be cancelled: the caller aborts the job.
+      char seconds[32];
+      std::snprintf(seconds, sizeof seconds, "%g", impl_->timeoutSeconds);
+      return Status::unavailable(
+          "all-reduce of " + std::to_string(count) + " elements among " +
+          impl_->tasks(ranks) + " timed out after " + seconds +
+          " s (--transfer-timeout): one of those tasks failed or stopped");
+    }
+    if (waited < 50e-6) {
+      std::this_thread::yield();
+      continue;
+    }
+    std::this_thread::sleep_for(pause);
+    pause = std::min(pause * 2, std::chrono::microseconds(1000));
   }
 }
 

@@ -83,6 +83,7 @@ FailureOr<rt::Plan> gplace::tooling::compileToPlan(ModuleOp module,
   pipeline.fuseElementwise = options.fuseElementwise;
   pipeline.replicas = options.replicas;
   pipeline.replicaVariables = options.replicaVariables;
+  pipeline.allReduce = options.allReduce;
   pipeline.replicate = options.replicate;
   pipeline.cluster = options.cluster;
   // Calls are inlined, and the callees, private, dropped.

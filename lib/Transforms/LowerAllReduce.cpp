@@ -1,9 +1,12 @@
-//===- LowerAllReduce.cpp - gplace.all_reduce as a ring of graph ops ------===//
+//===- LowerAllReduce.cpp - gplace.all_reduce for the runtime -------------===//
 //
-// The ring all-reduce (reduce-scatter, then all-gather; Baidu's
-// ring-allreduce, Horovod's and NCCL's ring) written with graph ops pinned
-// to the replicas' devices. Placement, --gplace-insert-copies and the plan
-// then treat it like any other computation: each hop is a copy between
+// algorithm=collective (the default): one gplace.collective_reduce per
+// device (TensorFlow's CollectiveReduceV2 per replica, as MirroredStrategy's
+// collective ops), which the runtime runs together (Collective.h).
+// algorithm=ring: the ring all-reduce (reduce-scatter, then all-gather;
+// Baidu's ring-allreduce, Horovod's and NCCL's ring) written with graph ops
+// pinned to the replicas' devices. Placement, --gplace-insert-copies and the
+// plan then treat it like any other computation: each hop is a copy between
 // neighbours on the ring.
 //
 //===----------------------------------------------------------------------===//
@@ -13,6 +16,8 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
+
+#include <map>
 
 namespace gplace {
 #define GEN_PASS_DEF_LOWERALLREDUCEPASS
@@ -166,11 +171,60 @@ void RingBuilder::build() {
   op_.erase();
 }
 
+/// Replaces `op` by one collective_reduce per device: member i on
+/// devices[i], all of instance `instanceKey` in group `groupKey`. A single
+/// device's all-reduce is its input.
+void buildCollective(AllReduceOp op, int64_t groupKey, int64_t instanceKey,
+                     StringRef scope) {
+  size_t n = op.getInputs().size();
+  if (n == 1) {
+    op.replaceAllUsesWith(op.getInputs());
+    op.erase();
+    return;
+  }
+  OpBuilder b(op);
+  bool mean = op.getReduction() == "mean";
+  SmallVector<Value> results;
+  for (auto [i, input] : llvm::enumerate(op.getInputs())) {
+    auto member = b.create<CollectiveReduceOp>(
+        op.getLoc(), input, groupKey, static_cast<int64_t>(n), instanceKey,
+        static_cast<int64_t>(i), b.getDenseI64ArrayAttr({}), mean,
+        /*device=*/cast<StringAttr>(op.getDevices()[i]),
+        /*name=*/b.getStringAttr(scope + "/CollectiveReduceV2_" + Twine(i)),
+        /*assigned_device=*/StringAttr(), ValueRange());
+    results.push_back(member.getResult());
+  }
+  op.replaceAllUsesWith(results);
+  op.erase();
+}
+
 struct LowerAllReducePass
     : gplace::impl::LowerAllReducePassBase<LowerAllReducePass> {
+  using LowerAllReducePassBase::LowerAllReducePassBase;
+
   void runOnOperation() override {
     SmallVector<AllReduceOp> ops;
     getOperation().walk([&](AllReduceOp op) { ops.push_back(op); });
+    // Nothing to lower: the IR is unchanged, and the pass manager need not
+    // verify it again.
+    if (ops.empty())
+      return markAllAnalysesPreserved();
+    if (algorithm != "collective" && algorithm != "ring") {
+      emitError(UnknownLoc::get(&getContext()))
+          << "gplace-lower-all-reduce: algorithm must be 'collective' or "
+             "'ring', not '"
+          << algorithm << "'";
+      return signalPassFailure();
+    }
+    // One group per list of devices, one instance per all-reduce, keyed in
+    // program order (every task numbers them alike), after the keys the
+    // module's own collective_reduce ops use.
+    std::map<std::vector<StringRef>, int64_t> groups;
+    int64_t firstGroup = 0, firstInstance = 0;
+    getOperation().walk([&](CollectiveReduceOp op) {
+      firstGroup = std::max(firstGroup, op.getGroupKeyAttr().getInt() + 1);
+      firstInstance = std::max(firstInstance, op.getInstanceKeyAttr().getInt() + 1);
+    });
     unsigned count = 0;
     for (AllReduceOp op : ops) {
       std::string scope = "AllReduce";
@@ -179,7 +233,16 @@ struct LowerAllReducePass
       else if (count > 0)
         scope += "_" + std::to_string(count);
       ++count;
-      RingBuilder(op, scope).build();
+      if (algorithm == "ring") {
+        RingBuilder(op, scope).build();
+        continue;
+      }
+      std::vector<StringRef> devices;
+      for (Attribute device : op.getDevices())
+        devices.push_back(cast<StringAttr>(device).getValue());
+      int64_t group =
+          groups.try_emplace(devices, firstGroup + groups.size()).first->second;
+      buildCollective(op, group, firstInstance + count - 1, scope);
     }
   }
 };

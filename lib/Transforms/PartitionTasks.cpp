@@ -16,6 +16,8 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 
+#include <map>
+
 namespace gplace {
 #define GEN_PASS_DEF_PARTITIONTASKSPASS
 #include "gplace/Transforms/Passes.h.inc"
@@ -122,6 +124,37 @@ LogicalResult PartitionTasksPass::partition(func::FuncOp func) {
     if (*task != chief_)
       operand.set(copy(builder, terminator->getLoc(), value, device.getValue(),
                        chiefCpu));
+  }
+
+  // The members of each all-reduce group learn the rank of every member's
+  // task, so that the runtime all-reduces across those tasks.
+  std::map<int64_t, SmallVector<CollectiveReduceOp>> groups;
+  func.walk([&](CollectiveReduceOp op) {
+    groups[op.getGroupKey()].push_back(op);
+  });
+  for (auto &[key, members] : groups) {
+    SmallVector<int64_t> ranks(members.front().getGroupSize(), -1);
+    for (CollectiveReduceOp op : members) {
+      StringAttr device = op.getAssignedDeviceAttr();
+      if (!device)
+        return op.emitError() << "has no assigned device; run --gplace-place "
+                                 "first";
+      FailureOr<TaskKey> task = taskOf(op, device.getValue());
+      if (failed(task))
+        return failure();
+      if (op.getGroupSize() != static_cast<int64_t>(ranks.size()))
+        return op.emitError() << "group " << key << " has members of group "
+                              << "sizes " << ranks.size() << " and "
+                              << op.getGroupSize();
+      ranks[op.getMember()] = rankOf(*task);
+    }
+    for (auto [member, rank] : llvm::enumerate(ranks))
+      if (rank < 0)
+        return members.front().emitError()
+               << "all-reduce group " << key << " has no member " << member
+               << " in this module";
+    for (CollectiveReduceOp op : members)
+      op.setRanks(ranks);
   }
 
   SmallVector<CopyOp> copies;

@@ -1,7 +1,9 @@
-// Tests --gplace-lower-all-reduce: the ring over three devices (chunks of
-// 2, 2 and 1 elements of a flattened 5-element tensor), the mean scaled on
-// each chunk's owner, the gather around the ring, and the small case.
-// RUN: gplace-opt %s --split-input-file --gplace-lower-all-reduce | FileCheck %s
+// Tests --gplace-lower-all-reduce=algorithm=ring: the ring over three
+// devices (chunks of 2, 2 and 1 elements of a flattened 5-element tensor),
+// the mean scaled on each chunk's owner, the gather around the ring, and the
+// small case. The default algorithm (collective) is tested in
+// lower-all-reduce-collective.mlir.
+// RUN: gplace-opt %s --split-input-file --gplace-lower-all-reduce=algorithm=ring | FileCheck %s
 
 // CHECK-LABEL: func.func @ring
 // CHECK-NOT: gplace.all_reduce

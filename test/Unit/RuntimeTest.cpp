@@ -1,5 +1,6 @@
 //===- RuntimeTest.cpp - tensors, kernels, devices and the executor -------===//
 
+#include "gplace/Runtime/Collective.h"
 #include "gplace/Runtime/Device.h"
 #include "gplace/Runtime/Executor.h"
 #include "gplace/Runtime/Kernels.h"
@@ -13,6 +14,7 @@
 #include <mutex>
 #include <filesystem>
 #include <set>
+#include <thread>
 
 using namespace gplace;
 using namespace gplace::runtime;
@@ -744,3 +746,216 @@ TEST(Executor, RunsOnStagedInputsAndStagesResults) {
 }
 
 } // namespace
+
+namespace {
+
+/// A device whose memory the collectives must stage, as a CUDA GPU's: host
+/// memory underneath, but not said to be; it counts its synchronisations,
+/// downloads and uploads.
+class StagedDevice : public Device {
+public:
+  explicit StagedDevice(int id)
+      : Device(DeviceName::local(DeviceType::GPU, id), "staged", 0) {}
+  bool isHostMemory() const override { return false; }
+  Status synchronize() override {
+    ++synchronizes;
+    return Status::ok();
+  }
+  Status upload(void *target, const void *host, int64_t bytes) override {
+    ++uploads;
+    return Device::upload(target, host, bytes);
+  }
+  Status download(void *host, const void *source,
+                  int64_t bytes) const override {
+    ++downloads;
+    return Device::download(host, source, bytes);
+  }
+  std::atomic<int> synchronizes{0}, uploads{0};
+  mutable std::atomic<int> downloads{0};
+};
+
+/// A transport of two tasks as rank 0 sees it: the other task's members
+/// add `remote` to every element; it logs each all-reduce's first element
+/// before the sum, so the order of the all-reduces shows.
+class FakeTransport : public Transport {
+public:
+  explicit FakeTransport(float remote) : remote_(remote) {}
+  int rank() const override { return 0; }
+  int size() const override { return 2; }
+  Status send(int, int64_t, const void *, int64_t) override {
+    return Status::ok();
+  }
+  Status recv(int, int64_t, void *, int64_t) override { return Status::ok(); }
+  Status flush() override { return Status::ok(); }
+  StatusOr<std::vector<std::string>> allGather(const std::string &) override {
+    return std::vector<std::string>{};
+  }
+  [[noreturn]] void abort(int code) override { std::exit(code); }
+  Status prepareAllReduce(const std::vector<int> &ranks) override {
+    prepared.push_back(ranks);
+    return Status::ok();
+  }
+  Status allReduce(const std::vector<int> &ranks, void *data, int64_t count,
+                   bool f64) override {
+    EXPECT_FALSE(f64);
+    auto *values = static_cast<float *>(data);
+    order.push_back(values[0]);
+    for (int64_t i = 0; i < count; ++i)
+      values[i] += remote_;
+    return Status::ok();
+  }
+  std::vector<std::vector<int>> prepared;
+  std::vector<float> order;
+
+private:
+  float remote_;
+};
+
+/// One all-reduce's members over `devices`: inputs, outputs and the
+/// parameters each launch would carry.
+struct Members {
+  TensorType type{ElementType::F32, {3}};
+  std::vector<std::vector<float>> inputs, outputs;
+  std::vector<KernelParams> params;
+
+  Members(int64_t instance, int64_t groupSize, std::vector<int64_t> ranks,
+          bool mean, std::vector<std::vector<float>> values)
+      : inputs(std::move(values)) {
+    for (size_t m = 0; m < inputs.size(); ++m) {
+      outputs.emplace_back(3, -1.0f);
+      KernelParams p;
+      p.groupKey = 0;
+      p.groupSize = groupSize;
+      p.instanceKey = instance;
+      p.member = static_cast<int64_t>(m);
+      p.ranks = ranks;
+      p.mean = mean;
+      params.push_back(p);
+    }
+  }
+
+  Status add(CollectiveExecutor &collectives, size_t firstStep,
+             const std::vector<Device *> &devices) {
+    for (size_t m = 0; m < inputs.size(); ++m) {
+      CollectiveMember member;
+      member.device = devices[m];
+      member.params = &params[m];
+      member.input = {inputs[m].data(), &type};
+      member.output = {outputs[m].data(), &type};
+      member.label = "r" + std::to_string(m);
+      GPLACE_RETURN_IF_ERROR(collectives.add(firstStep + m, member));
+    }
+    return Status::ok();
+  }
+};
+
+/// Runs `steps` at once, each on its own thread (as the executor runs
+/// streams), and returns their statuses.
+std::vector<Status> runTogether(CollectiveExecutor &collectives,
+                                std::vector<size_t> steps) {
+  std::vector<Status> statuses(steps.size());
+  std::vector<std::thread> threads;
+  for (size_t i = 0; i < steps.size(); ++i)
+    threads.emplace_back(
+        [&, i] { statuses[i] = collectives.run(steps[i]); });
+  for (std::thread &thread : threads)
+    thread.join();
+  return statuses;
+}
+
+} // namespace
+
+TEST(Collectives, StagesDevicesWithoutHostMemory) {
+  Device host(DeviceName::local(DeviceType::GPU, 0), "host memory", 0);
+  StagedDevice one(1), two(2);
+  CollectiveExecutor collectives;
+  Members sum(0, 3, {}, /*mean=*/false, {{1, 2, 3}, {10, 20, 30}, {100, 200, 300}});
+  ASSERT_TRUE(sum.add(collectives, 0, {&host, &one, &two}));
+  ASSERT_TRUE(collectives.prepare(nullptr));
+  for (int run = 1; run <= 2; ++run) {
+    collectives.beginRun();
+    for (const Status &status : runTogether(collectives, {2, 0, 1}))
+      EXPECT_TRUE(status) << status.message();
+    for (const std::vector<float> &output : sum.outputs)
+      EXPECT_EQ(output, (std::vector<float>{111, 222, 333}));
+    // Each staged member: its input down and its result up, once a run.
+    EXPECT_EQ(one.downloads, run);
+    EXPECT_EQ(one.uploads, run);
+    EXPECT_EQ(two.synchronizes, run);
+  }
+}
+
+TEST(Collectives, AddsTheOtherTasksInInstanceOrder) {
+  Device a(DeviceName::local(DeviceType::GPU, 0), "a", 0);
+  Device b(DeviceName::local(DeviceType::GPU, 1), "b", 0);
+  FakeTransport transport(/*remote=*/1000);
+  CollectiveExecutor collectives;
+  // Members 0 and 1 here (rank 0), member 2 on rank 1; two all-reduces
+  // (instances 5 and 3) over the same tasks, so the transport must see 3
+  // first whatever the order the streams reach them.
+  Members later(5, 3, {0, 0, 1}, /*mean=*/true, {{1, 2, 3}, {4, 5, 6}});
+  Members first(3, 3, {0, 0, 1}, /*mean=*/false, {{7, 8, 9}, {1, 1, 1}});
+  ASSERT_TRUE(later.add(collectives, 0, {&a, &b}));
+  ASSERT_TRUE(first.add(collectives, 2, {&a, &b}));
+  ASSERT_TRUE(collectives.prepare(&transport));
+  EXPECT_EQ(transport.prepared, (std::vector<std::vector<int>>{{0, 1}}));
+  collectives.beginRun();
+  for (const Status &status : runTogether(collectives, {0, 1, 2, 3}))
+    EXPECT_TRUE(status) << status.message();
+  EXPECT_EQ(transport.order, (std::vector<float>{8, 5}));
+  for (const std::vector<float> &output : first.outputs)
+    EXPECT_EQ(output, (std::vector<float>{1008, 1009, 1010}));
+  for (const std::vector<float> &output : later.outputs)
+    EXPECT_EQ(output, (std::vector<float>{1005.0f / 3, 1007.0f / 3, 1009.0f / 3}));
+}
+
+TEST(Collectives, AbortWakesTheMembersThatWait) {
+  Device a(DeviceName::local(DeviceType::GPU, 0), "a", 0);
+  Device b(DeviceName::local(DeviceType::GPU, 1), "b", 0);
+  CollectiveExecutor collectives;
+  Members sum(0, 2, {}, false, {{1, 2, 3}, {4, 5, 6}});
+  ASSERT_TRUE(sum.add(collectives, 0, {&a, &b}));
+  ASSERT_TRUE(collectives.prepare(nullptr));
+  collectives.beginRun();
+  // Member 1's stream failed before it arrived: member 0 must not wait.
+  std::thread waiter([&] {
+    Status status = collectives.run(0);
+    EXPECT_FALSE(status);
+    EXPECT_EQ(status.message(), "the run failed on another stream");
+  });
+  collectives.abort();
+  waiter.join();
+  // The next run starts afresh.
+  collectives.beginRun();
+  for (const Status &status : runTogether(collectives, {0, 1}))
+    EXPECT_TRUE(status) << status.message();
+  EXPECT_EQ(sum.outputs[1], (std::vector<float>{5, 7, 9}));
+}
+
+TEST(Collectives, RefusesGroupsItCannotComplete) {
+  Device a(DeviceName::local(DeviceType::GPU, 0), "a", 0);
+  Device b(DeviceName::local(DeviceType::GPU, 1), "b", 0);
+  {
+    CollectiveExecutor collectives;
+    Members twice(0, 2, {}, false, {{1, 2, 3}, {4, 5, 6}});
+    twice.params[1].member = 0;
+    Status status = twice.add(collectives, 0, {&a, &b});
+    EXPECT_EQ(status.message(),
+              "r1 on /job:localhost/replica:0/task:0/device:GPU:1: "
+              "all-reduce 0 has member 0 twice");
+  }
+  {
+    CollectiveExecutor collectives;
+    Members mixed(0, 2, {}, false, {{1, 2, 3}, {4, 5, 6}});
+    mixed.params[1].mean = true;
+    EXPECT_FALSE(mixed.add(collectives, 0, {&a, &b}));
+  }
+  {
+    CollectiveExecutor collectives;
+    Members missing(0, 3, {}, false, {{1, 2, 3}, {4, 5, 6}});
+    ASSERT_TRUE(missing.add(collectives, 0, {&a, &b}));
+    Status status = collectives.prepare(nullptr);
+    EXPECT_EQ(status.message(), "all-reduce 0 (r0) has 2 members in this "
+                                "process, but its group needs 3");
+  }
+}

@@ -141,6 +141,13 @@ static cl::opt<std::string> replicaVariables(
              "gradients all-reduced; the default, as MirroredStrategy) or "
              "host (variables on the CPU, gradients averaged there)"),
     cl::value_desc("mirrored|host"), cl::init("mirrored"), cl::cat(category));
+static cl::opt<std::string> allReduce(
+    "all-reduce",
+    cl::desc("How mirrored gradients are all-reduced: collective (the "
+             "runtime's all-reduce, over MPI across tasks; the default) or "
+             "ring (copies, slices and adds between the GPUs)"),
+    cl::value_desc("collective|ring"), cl::init("collective"),
+    cl::cat(category));
 static cl::opt<std::string> replicate(
     "replicate",
     cl::desc("Replicate with --gplace-replicate's own options, e.g. "
@@ -404,6 +411,7 @@ int main(int argc, char **argv) {
   compile.logDevicePlacement = logDevicePlacement && chief;
   compile.replicas = replicas;
   compile.replicaVariables = replicaVariables;
+  compile.allReduce = allReduce;
   compile.replicate = replicate;
   compile.maxInflightCopies = maxInflightCopies;
   compile.fuseElementwise = gpuFusion;

@@ -22,7 +22,8 @@ namespace gplace {
 
 /// The options of --gplace-pipeline: `devices` and `gpu-memory-limit` of
 /// --gplace-assign-devices, those of --gplace-place, max-inflight-copies of
-/// --gplace-insert-control-deps, the replicas of --gplace-replicate, and
+/// --gplace-insert-control-deps, the replicas of --gplace-replicate, the
+/// algorithm of --gplace-lower-all-reduce, and
 /// whether --gplace-fuse-elementwise runs.
 struct PipelineOptions : public mlir::PassPipelineOptions<PipelineOptions> {
   Option<std::string> devices{
@@ -57,6 +58,11 @@ struct PipelineOptions : public mlir::PassPipelineOptions<PipelineOptions> {
       llvm::cl::desc("With replicas: mirrored (a copy of each variable per "
                      "replica, all-reduce) or host (variables on the CPU)"),
       llvm::cl::init("mirrored")};
+  Option<std::string> allReduce{
+      *this, "all-reduce",
+      llvm::cl::desc("--gplace-lower-all-reduce's algorithm: collective "
+                     "(the runtime's) or ring (graph ops)"),
+      llvm::cl::init("collective")};
   Option<std::string> replicate{
       *this, "replicate",
       llvm::cl::desc("Options of --gplace-replicate, which then runs "

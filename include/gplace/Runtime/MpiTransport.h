@@ -38,6 +38,9 @@ public:
   Status send(int peer, int64_t tag, const void *data, int64_t bytes) override;
   Status recv(int peer, int64_t tag, void *data, int64_t bytes) override;
   Status flush() override;
+  Status prepareAllReduce(const std::vector<int> &ranks) override;
+  Status allReduce(const std::vector<int> &ranks, void *data, int64_t count,
+                   bool f64) override;
   StatusOr<std::vector<std::string>>
   allGather(const std::string &value) override;
   [[noreturn]] void abort(int code) override;

@@ -45,6 +45,19 @@ public:
   /// end of a run.
   virtual Status flush() = 0;
 
+  /// Collective reductions among `ranks` (sorted, distinct, this rank
+  /// among them): prepareAllReduce() sets them up (MPI_Comm_create_group)
+  /// and is called by every rank in `ranks`, each calling it for its rank
+  /// sets in increasing order, before any allReduce() among them;
+  /// allReduce() then sums `count` elements at `data` in place, f32 or
+  /// (`f64`) f64, over those ranks (MPI_Iallreduce with MPI_SUM), waiting
+  /// at most the transport's timeout. Every rank of a set calls allReduce()
+  /// for it in the same order (the caller orders them). Errors
+  /// (unavailable): the transport's failure or the timeout, naming the
+  /// tasks. By default a transport has no collectives: an error.
+  virtual Status prepareAllReduce(const std::vector<int> &ranks);
+  virtual Status allReduce(const std::vector<int> &ranks, void *data,
+                           int64_t count, bool f64);
   /// Every rank's `value`, indexed by rank (MPI_Allgather of strings): how
   /// the tasks exchange their device lists. Collective: every rank calls it.
   virtual StatusOr<std::vector<std::string>>

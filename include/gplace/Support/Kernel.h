@@ -93,6 +93,13 @@ struct KernelParams {
   bool useNesterov = false;                    ///< apply_momentum, _adam.
   int64_t peer = 0; ///< send, recv: the other task's process (MPI rank).
   int64_t tag = 0;  ///< send, recv: the transfer's tag (one per edge).
+  /// collective_reduce (TensorFlow's CollectiveReduceV2): the group's key
+  /// and size, the all-reduce's key, this member's index in the group, the
+  /// MPI rank of each member's task (empty: all in this process), and
+  /// whether the sum is divided by the group size.
+  int64_t groupKey = 0, groupSize = 1, instanceKey = 0, member = 0;
+  std::vector<int64_t> ranks;
+  bool mean = false;
 };
 
 /// How a kernel parameter is typed: a unit attribute (a flag), an integer,

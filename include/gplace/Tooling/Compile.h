@@ -31,6 +31,7 @@ struct CompileOptions {
   bool printMemoryPlan = false;
   unsigned replicas = 0; ///< --replicas: towers over GPU:0..N-1 (0: none).
   std::string replicaVariables = "mirrored"; ///< --replica-variables.
+  std::string allReduce = "collective"; ///< --all-reduce.
   /// --replicate: --gplace-replicate's options, after those two.
   std::string replicate;
   /// --cluster: the jobs and task counts in rank order ("" : one process).

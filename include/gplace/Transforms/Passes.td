@@ -117,24 +117,39 @@ def ReplicatePass : Pass<"gplace-replicate", "::mlir::ModuleOp"> {
 }
 
 def LowerAllReducePass : Pass<"gplace-lower-all-reduce", "::mlir::ModuleOp"> {
-  let summary = "Expands gplace.all_reduce into a ring over the devices";
+  let summary = "Expands gplace.all_reduce into what the runtime runs";
   let dependentDialects = ["::gplace::graph::GraphDialect"];
   let description = [{
-    Each `gplace.all_reduce` of N tensors of n elements becomes the ring
-    all-reduce of Baidu's and Horovod's (NCCL's ring algorithm) in graph
-    ops pinned to the op's devices, whose transfers --gplace-insert-copies
-    makes: every tensor is flattened and cut into N chunks; in the
-    reduce-scatter, chunk c starts on device c+1 and travels the ring,
-    each device adding its own slice, so that after N-1 hops device c
-    holds chunk c's sum (times 1/N for `mean`); in the all-gather, each
-    reduced chunk travels the ring once more (an identity per hop), and
-    each device concatenates the N chunks. Every device sends and receives
-    2(N-1)/N of the tensor, and every replica gets the same bits. A tensor
-    of fewer than N elements is summed on the first device and sent to the
-    others. Ops are named `<scope>/ring/...` after the op's `name`. Runs
-    before placement (after --gplace-differentiate, whose gradients the
-    op usually reduces).
+    With `algorithm=collective` (the default), each `gplace.all_reduce` of
+    N tensors becomes N `gplace.collective_reduce` ops, member i pinned to
+    the op's device i: TensorFlow's CollectiveReduceV2 per replica, which
+    the runtime runs together (the members of this process add their
+    inputs in member order, groups spanning tasks all-reduce the sum over
+    MPI; docs/runtime.md, "Collectives"). The all-reduces of one list of
+    devices share a `group_key`; each has its own `instance_key`, in
+    program order. An all-reduce of one tensor is that tensor.
+
+    With `algorithm=ring`, it becomes the ring all-reduce of Baidu's and
+    Horovod's (NCCL's ring algorithm) in graph ops pinned to the op's
+    devices, whose transfers --gplace-insert-copies makes: every tensor is
+    flattened and cut into N chunks; in the reduce-scatter, chunk c starts
+    on device c+1 and travels the ring, each device adding its own slice,
+    so that after N-1 hops device c holds chunk c's sum (times 1/N for
+    `mean`); in the all-gather, each reduced chunk travels the ring once
+    more (an identity per hop), and each device concatenates the N chunks.
+    Every device sends and receives 2(N-1)/N of the tensor, and every
+    replica gets the same bits. A tensor of fewer than N elements is summed
+    on the first device and sent to the others. Ops are named
+    `<scope>/ring/...` after the op's `name`.
+
+    Runs before placement (after --gplace-differentiate, whose gradients
+    the op usually reduces).
   }];
+  let options = [
+    Option<"algorithm", "algorithm", "std::string", /*default=*/"\"collective\"",
+           "collective (one collective_reduce per device, run together by "
+           "the runtime) or ring (copies, slices and adds on the devices)">,
+  ];
 }
 
 def VerifyDevicesPass : Pass<"gplace-verify-devices", "::mlir::ModuleOp"> {

@@ -742,6 +742,28 @@ LogicalResult AllReduceOp::verify() {
   return success();
 }
 
+LogicalResult CollectiveReduceOp::verify() {
+  // The attributes as signed integers (I64Attr's getters are unsigned).
+  int64_t size = getGroupSizeAttr().getInt();
+  int64_t member = getMemberAttr().getInt();
+  if (size < 1)
+    return emitOpError() << "group_size must be at least 1, but is " << size;
+  if (member < 0 || member >= size)
+    return emitOpError() << "member " << member << " is not in a group of "
+                         << size << " (members 0 to " << size - 1 << ")";
+  if (getGroupKeyAttr().getInt() < 0 || getInstanceKeyAttr().getInt() < 0)
+    return emitOpError() << "group_key and instance_key must not be "
+                            "negative";
+  if (!getRanks().empty() &&
+      static_cast<int64_t>(getRanks().size()) != size)
+    return emitOpError() << "has " << getRanks().size()
+                         << " ranks for a group of " << size
+                         << " (one per member, or none)";
+  if (llvm::any_of(getRanks(), [](int64_t rank) { return rank < 0; }))
+    return emitOpError() << "ranks must not be negative";
+  return success();
+}
+
 LogicalResult GradientsOp::verify() {
   if (getYs().empty() || getXs().empty())
     return emitOpError() << "expects at least one y and one x";

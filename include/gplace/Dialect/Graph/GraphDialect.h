@@ -67,6 +67,15 @@ struct ChannelResource
   llvm::StringRef getName() final { return "Channel"; }
 };
 
+/// The resource of gplace.collective_reduce (what the members of an
+/// all-reduce exchange): a member reads and writes it, so that no pass drops
+/// a member whose result is unused (the others would wait for it). Unlike a
+/// variable's, it orders nothing.
+struct CollectiveResource
+    : public mlir::SideEffects::Resource::Base<CollectiveResource> {
+  llvm::StringRef getName() final { return "Collective"; }
+};
+
 /// Returns true if `type` is a tensor the graph accepts: a statically shaped
 /// ranked tensor of f32, f16, bf16, f64, i32, i64 or i1 (SPEC §2).
 bool isValidGraphTensorType(mlir::Type type);

@@ -1,0 +1,417 @@
+//===- Collective.cpp - all-reduces across devices and tasks --------------===//
+//
+// Each all-reduce (an instance) keeps the members this process runs, in
+// member order. A run of a member:
+//   1. its input: the device's memory itself (host memory), or a download
+//      into the member's staging after the device's work is done;
+//   2. barrier: every local member has arrived;
+//   3. local member p adds slice p of the elements over all local inputs,
+//      in member order, in f32 (f16, bf16, f32) or f64 (f64), into its
+//      outputs directly (one process, every member in host memory: the
+//      fast path) or into the instance's sum;
+//   4. barrier; then, for a group spanning tasks, the first local member
+//      all-reduces the sum with the other tasks (the transport), in the
+//      order of the instance keys of its rank set, and a third barrier
+//      waits for it; each member writes its output from the sum;
+//   5. barrier (fast path): no member's consumer reads an output another
+//      member still writes.
+// Barriers count arrivals per generation and wake on abort().
+//
+//===----------------------------------------------------------------------===//
+
+#include "gplace/Runtime/Collective.h"
+
+#include <Eigen/Core>
+
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <set>
+
+using namespace gplace;
+using namespace gplace::runtime;
+
+namespace {
+
+/// A reusable barrier for `count` threads that also returns (false) once
+/// aborted.
+class Barrier {
+public:
+  bool wait(int count, const std::atomic<bool> &aborted) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    uint64_t generation = generation_;
+    if (++arrived_ == count) {
+      arrived_ = 0;
+      ++generation_;
+      changed_.notify_all();
+      return !aborted;
+    }
+    changed_.wait(lock,
+                  [&] { return generation_ != generation || aborted; });
+    return generation_ != generation && !aborted;
+  }
+  void reset() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    arrived_ = 0;
+  }
+  void wake() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    changed_.notify_all();
+  }
+
+private:
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  int arrived_ = 0;
+  uint64_t generation_ = 0;
+};
+
+/// The order in which the all-reduces of one rank set reach the transport:
+/// every task of the set calls them in increasing instance key, as MPI's
+/// collectives on one communicator must be called.
+struct RankSet {
+  std::vector<int> ranks;
+  std::vector<int64_t> keys; ///< Sorted instance keys.
+  std::mutex mutex;
+  std::condition_variable turned;
+  size_t turn = 0; ///< Index into keys of the next to start.
+};
+
+struct Local {
+  size_t step = 0;
+  CollectiveMember member;
+  void *staging = nullptr; ///< Host staging (devices without host memory).
+};
+
+struct Instance {
+  int64_t key = 0;
+  int64_t groupSize = 1;
+  std::vector<int64_t> ranks;
+  bool mean = false;
+  TensorType type;
+  std::vector<Local> locals; ///< Sorted by member index.
+  /// Per local member: the host memory its input is read from in a run.
+  std::vector<const void *> sources;
+  /// The sum in the accumulation type (f32 or f64), for all but the fast
+  /// path.
+  std::vector<uint8_t> sum;
+  bool fast = false;
+  RankSet *rankSet = nullptr; ///< Groups spanning tasks.
+  Barrier arrived, added, reduced;
+};
+
+bool isF64(const TensorType &type) {
+  return type.elementType == ElementType::F64;
+}
+
+/// Loads element `i` of `data` (of `type`) as float or double.
+template <typename A> A load(ElementType type, const void *data, int64_t i) {
+  switch (type) {
+  case ElementType::F16:
+    return static_cast<A>(
+        static_cast<float>(static_cast<const Eigen::half *>(data)[i]));
+  case ElementType::BF16:
+    return static_cast<A>(
+        static_cast<float>(static_cast<const Eigen::bfloat16 *>(data)[i]));
+  case ElementType::F64:
+    return static_cast<A>(static_cast<const double *>(data)[i]);
+  default:
+    return static_cast<A>(static_cast<const float *>(data)[i]);
+  }
+}
+
+template <typename A>
+void store(ElementType type, void *data, int64_t i, A value) {
+  switch (type) {
+  case ElementType::F16:
+    static_cast<Eigen::half *>(data)[i] =
+        Eigen::half(static_cast<float>(value));
+    break;
+  case ElementType::BF16:
+    static_cast<Eigen::bfloat16 *>(data)[i] =
+        Eigen::bfloat16(static_cast<float>(value));
+    break;
+  case ElementType::F64:
+    static_cast<double *>(data)[i] = static_cast<double>(value);
+    break;
+  default:
+    static_cast<float *>(data)[i] = static_cast<float>(value);
+    break;
+  }
+}
+
+/// Elements [begin, end) of local member `p`'s slice of `n` elements.
+std::pair<int64_t, int64_t> sliceOf(int64_t n, size_t p, size_t members) {
+  int64_t per = (n + static_cast<int64_t>(members) - 1) /
+                static_cast<int64_t>(members);
+  int64_t begin = std::min(n, per * static_cast<int64_t>(p));
+  return {begin, std::min(n, begin + per)};
+}
+
+} // namespace
+
+class CollectiveExecutor::Impl {
+public:
+  std::map<int64_t, std::unique_ptr<Instance>> instances; ///< By key.
+  std::map<size_t, std::pair<Instance *, size_t>> members; ///< Step: local.
+  std::map<std::vector<int>, std::unique_ptr<RankSet>> rankSets;
+  Transport *transport = nullptr;
+  std::atomic<bool> aborted{false};
+
+  ~Impl() {
+    for (auto &[key, instance] : instances)
+      for (Local &local : instance->locals)
+        if (local.staging)
+          local.member.device->deallocateHostStaging(local.staging);
+  }
+
+  /// Adds local member p's slice of the inputs, in member order.
+  template <typename A> void add(Instance &instance, size_t p) {
+    ElementType type = instance.type.elementType;
+    int64_t n = instance.type.numElements();
+    auto [begin, end] = sliceOf(n, p, instance.locals.size());
+    for (int64_t i = begin; i < end; ++i) {
+      A total = load<A>(type, instance.sources[0], i);
+      for (size_t q = 1; q < instance.sources.size(); ++q)
+        total += load<A>(type, instance.sources[q], i);
+      if (!instance.fast) {
+        reinterpret_cast<A *>(instance.sum.data())[i] = total;
+        continue;
+      }
+      // TensorFlow's final_op Div divides; x * (1/n) differs from x / n in
+      // the last bit, so divide.
+      A value = instance.mean ? total / static_cast<A>(instance.groupSize)
+                              : total;
+      for (Local &local : instance.locals)
+        store<A>(type, local.member.output.data, i, value);
+    }
+  }
+
+  /// Writes local member `local`'s output from the instance's sum.
+  template <typename A> void write(Instance &instance, void *target) {
+    ElementType type = instance.type.elementType;
+    const A *sum = reinterpret_cast<const A *>(instance.sum.data());
+    int64_t n = instance.type.numElements();
+    for (int64_t i = 0; i < n; ++i)
+      store<A>(type, target, i,
+               instance.mean ? sum[i] / static_cast<A>(instance.groupSize)
+                             : sum[i]);
+  }
+
+  Status aborted_() const {
+    return Status::unavailable("the run failed on another stream");
+  }
+
+  Status run(Instance &instance, size_t p) {
+    Local &local = instance.locals[p];
+    Device &device = *local.member.device;
+    int64_t bytes = instance.type.bytes();
+    int count = static_cast<int>(instance.locals.size());
+    if (local.staging) {
+      GPLACE_RETURN_IF_ERROR(device.synchronize());
+      GPLACE_RETURN_IF_ERROR(
+          device.download(local.staging, local.member.input.data, bytes));
+      instance.sources[p] = local.staging;
+    } else {
+      instance.sources[p] = local.member.input.data;
+    }
+    if (!instance.arrived.wait(count, aborted))
+      return aborted_();
+    bool f64 = isF64(instance.type);
+    if (f64)
+      add<double>(instance, p);
+    else
+      add<float>(instance, p);
+    if (!instance.added.wait(count, aborted))
+      return aborted_();
+    if (instance.fast)
+      return Status::ok();
+    if (instance.rankSet) {
+      if (p == 0)
+        GPLACE_RETURN_IF_ERROR(allReduceAcrossTasks(instance, f64));
+      if (!instance.reduced.wait(count, aborted))
+        return aborted_();
+    }
+    void *target = local.staging ? local.staging : local.member.output.data;
+    if (f64)
+      write<double>(instance, target);
+    else
+      write<float>(instance, target);
+    if (local.staging)
+      GPLACE_RETURN_IF_ERROR(
+          device.upload(local.member.output.data, local.staging, bytes));
+    return Status::ok();
+  }
+
+  /// The first local member's part: its turn among the rank set's
+  /// all-reduces, then the transport's all-reduce of the sum.
+  Status allReduceAcrossTasks(Instance &instance, bool f64) {
+    RankSet &set = *instance.rankSet;
+    size_t position = std::lower_bound(set.keys.begin(), set.keys.end(),
+                                       instance.key) -
+                      set.keys.begin();
+    {
+      std::unique_lock<std::mutex> lock(set.mutex);
+      set.turned.wait(lock, [&] { return set.turn == position || aborted; });
+      if (aborted)
+        return aborted_();
+    }
+    Status status = transport->allReduce(set.ranks, instance.sum.data(),
+                                         instance.type.numElements(), f64);
+    {
+      std::lock_guard<std::mutex> lock(set.mutex);
+      set.turn = (set.turn + 1) % set.keys.size();
+      set.turned.notify_all();
+    }
+    return status;
+  }
+};
+
+CollectiveExecutor::CollectiveExecutor() : impl_(std::make_unique<Impl>()) {}
+CollectiveExecutor::~CollectiveExecutor() = default;
+
+Status CollectiveExecutor::add(size_t step, CollectiveMember member) {
+  const KernelParams &params = *member.params;
+  std::unique_ptr<Instance> &slot = impl_->instances[params.instanceKey];
+  if (!slot) {
+    slot = std::make_unique<Instance>();
+    slot->key = params.instanceKey;
+    slot->groupSize = params.groupSize;
+    slot->ranks = params.ranks;
+    slot->mean = params.mean;
+    slot->type = *member.input.type;
+  }
+  Instance &instance = *slot;
+  std::string what = member.label + " on " + member.device->fullName();
+  if (instance.groupSize != params.groupSize || instance.ranks != params.ranks ||
+      instance.mean != params.mean || instance.type != *member.input.type ||
+      *member.output.type != instance.type)
+    return Status::invalidArgument(
+        what + ": all-reduce " + std::to_string(instance.key) +
+        " has members of other group sizes, ranks, reductions or types");
+  for (const Local &other : instance.locals)
+    if (other.member.params->member == params.member)
+      return Status::invalidArgument(
+          what + ": all-reduce " + std::to_string(instance.key) +
+          " has member " + std::to_string(params.member) + " twice");
+  Local local;
+  local.step = step;
+  local.member = std::move(member);
+  instance.locals.push_back(std::move(local));
+  return Status::ok();
+}
+
+Status CollectiveExecutor::prepare(Transport *transport) {
+  impl_->transport = transport;
+  int rank = transport ? transport->rank() : -1;
+  std::map<std::vector<int>, std::vector<int64_t>> keysOf;
+  for (auto &[key, owned] : impl_->instances) {
+    Instance &instance = *owned;
+    std::sort(instance.locals.begin(), instance.locals.end(),
+              [](const Local &a, const Local &b) {
+                return a.member.params->member < b.member.params->member;
+              });
+    // The tasks of the group, and how many members this process runs.
+    std::set<int> tasks(instance.ranks.begin(), instance.ranks.end());
+    int64_t expected = instance.groupSize;
+    bool spansTasks = !instance.ranks.empty() && tasks.size() > 1;
+    if (spansTasks) {
+      if (!transport)
+        return Status::unavailable(
+            "all-reduce " + std::to_string(key) + " (" +
+            instance.locals.front().member.label +
+            ") spans several tasks: run gplace-run under mpirun with "
+            "--cluster");
+      expected = std::count(instance.ranks.begin(), instance.ranks.end(),
+                            static_cast<int64_t>(rank));
+      keysOf[std::vector<int>(tasks.begin(), tasks.end())].push_back(key);
+    }
+    if (static_cast<int64_t>(instance.locals.size()) != expected)
+      return Status::invalidArgument(
+          "all-reduce " + std::to_string(key) + " (" +
+          instance.locals.front().member.label + ") has " +
+          std::to_string(instance.locals.size()) +
+          " members in this process, but its group needs " +
+          std::to_string(expected));
+    std::set<std::pair<Device *, int>> streams;
+    for (Local &local : instance.locals) {
+      CollectiveMember &member = local.member;
+      if (!streams.insert({member.device, member.stream}).second)
+        return Status::invalidArgument(
+            member.label + " on " + member.device->fullName() +
+            ": two members of all-reduce " + std::to_string(key) +
+            " run on one stream, where each waits for the other");
+      if (!member.device->isHostMemory()) {
+        StatusOr<void *> staging =
+            member.device->allocateHostStaging(instance.type.bytes());
+        if (!staging)
+          return staging.status();
+        local.staging = *staging;
+      }
+    }
+    instance.sources.assign(instance.locals.size(), nullptr);
+    instance.fast = !spansTasks;
+    for (const Local &local : instance.locals)
+      instance.fast &= local.staging == nullptr;
+    if (!instance.fast)
+      instance.sum.assign(instance.type.numElements() *
+                              (isF64(instance.type) ? 8 : 4),
+                          0);
+    for (size_t p = 0; p < instance.locals.size(); ++p)
+      impl_->members[instance.locals[p].step] = {&instance, p};
+  }
+  // Rank sets in increasing order, so that no two tasks wait for each
+  // other in opposite orders.
+  for (auto &[ranks, keys] : keysOf) {
+    std::sort(keys.begin(), keys.end());
+    GPLACE_RETURN_IF_ERROR(transport->prepareAllReduce(ranks));
+    auto set = std::make_unique<RankSet>();
+    set->ranks = ranks;
+    set->keys = keys;
+    for (int64_t key : keys)
+      impl_->instances[key]->rankSet = set.get();
+    impl_->rankSets[ranks] = std::move(set);
+  }
+  return Status::ok();
+}
+
+bool CollectiveExecutor::contains(size_t step) const {
+  return impl_->members.count(step) > 0;
+}
+
+Status CollectiveExecutor::run(size_t step) {
+  auto it = impl_->members.find(step);
+  if (it == impl_->members.end())
+    return Status::internal("step " + std::to_string(step) +
+                            " is no member of an all-reduce");
+  return impl_->run(*it->second.first, it->second.second);
+}
+
+void CollectiveExecutor::beginRun() {
+  impl_->aborted = false;
+  for (auto &[key, instance] : impl_->instances) {
+    instance->arrived.reset();
+    instance->added.reset();
+    instance->reduced.reset();
+  }
+  for (auto &[ranks, set] : impl_->rankSets) {
+    std::lock_guard<std::mutex> lock(set->mutex);
+    set->turn = 0;
+  }
+}
+
+void CollectiveExecutor::abort() {
+  impl_->aborted = true;
+  for (auto &[key, instance] : impl_->instances) {
+    instance->arrived.wake();
+    instance->added.wake();
+    instance->reduced.wake();
+  }
+  for (auto &[ranks, set] : impl_->rankSets) {
+    std::lock_guard<std::mutex> lock(set->mutex);
+    set->turned.notify_all();
+  }
+}
