@@ -107,41 +107,24 @@ bool isF64(const TensorType &type) {
   return type.elementType == ElementType::F64;
 }
 
-/// Loads element `i` of `data` (of `type`) as float or double.
-template <typename A> A load(ElementType type, const void *data, int64_t i) {
+/// Calls `f(S(), A())` with the storage type S of `type` (Eigen::half,
+/// Eigen::bfloat16, float, double) and the type A its sums are made in
+/// (float, or double for f64).
+template <typename F> void dispatch(ElementType type, F &&f) {
   switch (type) {
   case ElementType::F16:
-    return static_cast<A>(
-        static_cast<float>(static_cast<const Eigen::half *>(data)[i]));
+    return f(Eigen::half(), float());
   case ElementType::BF16:
-    return static_cast<A>(
-        static_cast<float>(static_cast<const Eigen::bfloat16 *>(data)[i]));
+    return f(Eigen::bfloat16(), float());
   case ElementType::F64:
-    return static_cast<A>(static_cast<const double *>(data)[i]);
+    return f(double(), double());
   default:
-    return static_cast<A>(static_cast<const float *>(data)[i]);
+    return f(float(), float());
   }
 }
 
-template <typename A>
-void store(ElementType type, void *data, int64_t i, A value) {
-  switch (type) {
-  case ElementType::F16:
-    static_cast<Eigen::half *>(data)[i] =
-        Eigen::half(static_cast<float>(value));
-    break;
-  case ElementType::BF16:
-    static_cast<Eigen::bfloat16 *>(data)[i] =
-        Eigen::bfloat16(static_cast<float>(value));
-    break;
-  case ElementType::F64:
-    static_cast<double *>(data)[i] = static_cast<double>(value);
-    break;
-  default:
-    static_cast<float *>(data)[i] = static_cast<float>(value);
-    break;
-  }
-}
+/// Elements are added a block at a time, in registers' worth of A.
+constexpr int64_t kBlock = 1024;
 
 /// Elements [begin, end) of local member `p`'s slice of `n` elements.
 std::pair<int64_t, int64_t> sliceOf(int64_t n, size_t p, size_t members) {
@@ -168,37 +151,48 @@ public:
           local.member.device->deallocateHostStaging(local.staging);
   }
 
-  /// Adds local member p's slice of the inputs, in member order.
-  template <typename A> void add(Instance &instance, size_t p) {
-    ElementType type = instance.type.elementType;
+  /// Adds local member p's slice of the inputs, in member order, a block
+  /// at a time: into every local output (the fast path), or into the sum.
+  template <typename S, typename A> void add(Instance &instance, size_t p) {
     int64_t n = instance.type.numElements();
     auto [begin, end] = sliceOf(n, p, instance.locals.size());
-    for (int64_t i = begin; i < end; ++i) {
-      A total = load<A>(type, instance.sources[0], i);
-      for (size_t q = 1; q < instance.sources.size(); ++q)
-        total += load<A>(type, instance.sources[q], i);
+    A block[kBlock];
+    for (int64_t at = begin; at < end; at += kBlock) {
+      int64_t count = std::min(kBlock, end - at);
+      const S *first = static_cast<const S *>(instance.sources[0]) + at;
+      for (int64_t i = 0; i < count; ++i)
+        block[i] = static_cast<A>(first[i]);
+      for (size_t q = 1; q < instance.sources.size(); ++q) {
+        const S *source = static_cast<const S *>(instance.sources[q]) + at;
+        for (int64_t i = 0; i < count; ++i)
+          block[i] += static_cast<A>(source[i]);
+      }
       if (!instance.fast) {
-        reinterpret_cast<A *>(instance.sum.data())[i] = total;
+        std::memcpy(reinterpret_cast<A *>(instance.sum.data()) + at, block,
+                    count * sizeof(A));
         continue;
       }
       // TensorFlow's final_op Div divides; x * (1/n) differs from x / n in
       // the last bit, so divide.
-      A value = instance.mean ? total / static_cast<A>(instance.groupSize)
-                              : total;
-      for (Local &local : instance.locals)
-        store<A>(type, local.member.output.data, i, value);
+      if (instance.mean)
+        for (int64_t i = 0; i < count; ++i)
+          block[i] /= static_cast<A>(instance.groupSize);
+      for (Local &local : instance.locals) {
+        S *out = static_cast<S *>(local.member.output.data) + at;
+        for (int64_t i = 0; i < count; ++i)
+          out[i] = static_cast<S>(block[i]);
+      }
     }
   }
 
-  /// Writes local member `local`'s output from the instance's sum.
-  template <typename A> void write(Instance &instance, void *target) {
-    ElementType type = instance.type.elementType;
+  /// Writes the instance's sum (divided for a mean) into `target`.
+  template <typename S, typename A> void write(Instance &instance, void *target) {
     const A *sum = reinterpret_cast<const A *>(instance.sum.data());
+    S *out = static_cast<S *>(target);
     int64_t n = instance.type.numElements();
+    A groupSize = static_cast<A>(instance.groupSize);
     for (int64_t i = 0; i < n; ++i)
-      store<A>(type, target, i,
-               instance.mean ? sum[i] / static_cast<A>(instance.groupSize)
-                             : sum[i]);
+      out[i] = static_cast<S>(instance.mean ? sum[i] / groupSize : sum[i]);
   }
 
   Status aborted_() const {
@@ -221,10 +215,9 @@ public:
     if (!instance.arrived.wait(count, aborted))
       return aborted_();
     bool f64 = isF64(instance.type);
-    if (f64)
-      add<double>(instance, p);
-    else
-      add<float>(instance, p);
+    dispatch(instance.type.elementType, [&](auto s, auto a) {
+      add<decltype(s), decltype(a)>(instance, p);
+    });
     if (!instance.added.wait(count, aborted))
       return aborted_();
     if (instance.fast)
@@ -236,10 +229,9 @@ public:
         return aborted_();
     }
     void *target = local.staging ? local.staging : local.member.output.data;
-    if (f64)
-      write<double>(instance, target);
-    else
-      write<float>(instance, target);
+    dispatch(instance.type.elementType, [&](auto s, auto a) {
+      write<decltype(s), decltype(a)>(instance, target);
+    });
     if (local.staging)
       GPLACE_RETURN_IF_ERROR(
           device.upload(local.member.output.data, local.staging, bytes));

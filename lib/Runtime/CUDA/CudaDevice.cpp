@@ -502,7 +502,8 @@ private:
 
   std::shared_ptr<PhysicalGpu> gpu_;
   bool allowTf32_;
-  CUstream streams_[2] = {nullptr, nullptr}; ///< Compute, copy.
+  /// Compute, copy, collective (plan::kNumStreams).
+  CUstream streams_[3] = {nullptr, nullptr, nullptr};
   cublasHandle_t cublas_ = nullptr;
   std::mutex kernelsMutex_;
   std::map<const KernelCall *, Compiled> kernels_;

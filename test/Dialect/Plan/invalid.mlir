@@ -166,7 +166,7 @@ gplan.program @waitsUnscheduled {
 gplan.device @cpu0 "/job:localhost/replica:0/task:0/device:CPU:0"
 gplan.program @noSuchStream {
   %0 = gplan.input 0 : !gplan.buffer<2xf32>
-  // expected-error @+1 {{'gplan.copy' op stream 7 does not exist (a device has streams 0 to 1)}}
+  // expected-error @+1 {{'gplan.copy' op stream 7 does not exist (a device has streams 0 to 2)}}
   %1 = gplan.copy %0 to @cpu0 stream 7 : !gplan.buffer<2xf32>
   gplan.return
 }

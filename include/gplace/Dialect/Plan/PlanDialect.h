@@ -37,8 +37,12 @@ namespace gplace::plan {
 constexpr int64_t kComputeStream = 0;
 /// The stream that runs copies into a device.
 constexpr int64_t kCopyStream = 1;
+/// The stream that runs a device's members of all-reduces (collective
+/// kernels), as NCCL's own stream: while a member waits for the others, the
+/// compute stream goes on with the rest of the backward pass.
+constexpr int64_t kCollectiveStream = 2;
 /// The number of streams of a device.
-constexpr int64_t kNumStreams = 2;
+constexpr int64_t kNumStreams = 3;
 /// Arena offsets and sizes are multiples of this many bytes.
 constexpr int64_t kAlignment = 64;
 

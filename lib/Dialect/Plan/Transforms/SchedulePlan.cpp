@@ -67,9 +67,12 @@ public:
         deps_[join.getToken()] = std::move(deps);
         joins.push_back(join);
       } else if (auto launch = dyn_cast<LaunchOp>(op)) {
-        launch.setStreamAttr(streamAttr(kComputeStream));
+        int64_t stream = isCollectiveKernel(launch.getKernel().getKernel())
+                             ? kCollectiveStream
+                             : kComputeStream;
+        launch.setStreamAttr(streamAttr(stream));
         SmallVector<Value, 2> waits =
-            scheduleStep(launch, launch.getDeviceAttr(), kComputeStream);
+            scheduleStep(launch, launch.getDeviceAttr(), stream);
         launch.getAfterMutable().clear();
         launch.getWaitsMutable().assign(waits);
       } else if (auto copy = dyn_cast<CopyOp>(op)) {
