@@ -16,6 +16,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <functional>
 #include <list>
 #include <map>
 #include <mutex>
@@ -58,6 +59,52 @@ public:
         return buffer;
       }
     return std::vector<uint8_t>(bytes);
+  }
+
+  /// Polls `request` (MPI_Test under the mutex, delivered sends reaped)
+  /// until it completes, into `status`: yields for the first 50 us (a
+  /// sleep lasts at least the timer slack, about 50 us), then sleeps,
+  /// backing off to 1 ms, so that a long wait does not take a core from
+  /// the kernels. Errors (unavailable): "<what> failed: <MPI's error>", or
+  /// after the timeout "<timedOut> timed out after N s
+  /// (--transfer-timeout): <why>"; `onTimeout` runs first (a receive
+  /// cancels itself).
+  Status waitFor(MPI_Request &request, MPI_Status &status,
+                 const std::string &what, const std::string &timedOut,
+                 const char *why, const std::function<void()> &onTimeout) {
+    auto start = std::chrono::steady_clock::now();
+    auto pause = std::chrono::microseconds(50);
+    for (;;) {
+      {
+        std::lock_guard<std::mutex> lock(mutex);
+        int done = 0;
+        if (int code = MPI_Test(&request, &done, &status);
+            code != MPI_SUCCESS)
+          return Status::unavailable(what + " failed: " + mpiError(code));
+        GPLACE_RETURN_IF_ERROR(reapSends());
+        if (done)
+          return Status::ok();
+      }
+      double waited = std::chrono::duration<double>(
+                          std::chrono::steady_clock::now() - start)
+                          .count();
+      if (waited > timeoutSeconds) {
+        {
+          std::lock_guard<std::mutex> lock(mutex);
+          onTimeout();
+        }
+        char seconds[32];
+        std::snprintf(seconds, sizeof seconds, "%g", timeoutSeconds);
+        return Status::unavailable(timedOut + " timed out after " + seconds +
+                                   " s (--transfer-timeout): " + why);
+      }
+      if (waited < 50e-6) {
+        std::this_thread::yield();
+        continue;
+      }
+      std::this_thread::sleep_for(pause);
+      pause = std::min(pause * 2, std::chrono::microseconds(1000));
+    }
   }
 
   /// "task A, task B and task C" for a rank set.
@@ -206,54 +253,24 @@ Status MpiTransport::recv(int peer, int64_t tag, void *data, int64_t bytes) {
                                  " from " + impl_->task(peer) +
                                  " failed: " + Impl::mpiError(code));
   }
-  auto start = std::chrono::steady_clock::now();
-  auto pause = std::chrono::microseconds(50);
-  for (;;) {
-    int done = 0;
-    MPI_Status status;
-    {
-      std::lock_guard<std::mutex> lock(impl_->mutex);
-      if (int code = MPI_Test(&request, &done, &status); code != MPI_SUCCESS)
-        return Status::unavailable("receiving tag " + std::to_string(tag) +
-                                   " from " + impl_->task(peer) +
-                                   " failed: " + Impl::mpiError(code));
-      GPLACE_RETURN_IF_ERROR(impl_->reapSends());
-      if (done) {
-        int count = 0;
-        MPI_Get_count(&status, MPI_BYTE, &count);
-        if (count != bytes)
-          return Status::unavailable("received " + std::to_string(count) +
-                                     " bytes with tag " + std::to_string(tag) +
-                                     " from " + impl_->task(peer) +
-                                     ", expected " + std::to_string(bytes));
-        return Status::ok();
-      }
-    }
-    double waited =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
-            .count();
-    if (waited > impl_->timeoutSeconds) {
-      std::lock_guard<std::mutex> lock(impl_->mutex);
-      MPI_Cancel(&request);
-      MPI_Request_free(&request);
-      char seconds[32];
-      std::snprintf(seconds, sizeof seconds, "%g", impl_->timeoutSeconds);
-      return Status::unavailable(
-          "receiving " + std::to_string(bytes) + " bytes with tag " +
-          std::to_string(tag) + " from " + impl_->task(peer) +
-          " timed out after " + seconds +
-          " s (--transfer-timeout): that task failed or stopped");
-    }
-    // Poll with yields for the first 50 us (a sleep lasts at least the
-    // timer slack, about 50 us), then sleep, backing off to 1 ms, so that
-    // a long wait does not take a core from the kernels.
-    if (waited < 50e-6) {
-      std::this_thread::yield();
-      continue;
-    }
-    std::this_thread::sleep_for(pause);
-    pause = std::min(pause * 2, std::chrono::microseconds(1000));
-  }
+  MPI_Status status;
+  GPLACE_RETURN_IF_ERROR(impl_->waitFor(
+      request, status,
+      "receiving tag " + std::to_string(tag) + " from " + impl_->task(peer),
+      "receiving " + std::to_string(bytes) + " bytes with tag " +
+          std::to_string(tag) + " from " + impl_->task(peer),
+      "that task failed or stopped", [&] {
+        MPI_Cancel(&request);
+        MPI_Request_free(&request);
+      }));
+  int count = 0;
+  MPI_Get_count(&status, MPI_BYTE, &count);
+  if (count != bytes)
+    return Status::unavailable("received " + std::to_string(count) +
+                               " bytes with tag " + std::to_string(tag) +
+                               " from " + impl_->task(peer) + ", expected " +
+                               std::to_string(bytes));
+  return Status::ok();
 }
 
 Status MpiTransport::flush() {
@@ -327,39 +344,14 @@ Status MpiTransport::allReduce(const std::vector<int> &ranks, void *data,
       return Status::unavailable("all-reduce among " + impl_->tasks(ranks) +
                                  " failed: " + Impl::mpiError(code));
   }
-  auto start = std::chrono::steady_clock::now();
-  auto pause = std::chrono::microseconds(50);
-  for (;;) {
-    {
-      std::lock_guard<std::mutex> lock(impl_->mutex);
-      int done = 0;
-      if (int code = MPI_Test(&request, &done, MPI_STATUS_IGNORE);
-          code != MPI_SUCCESS)
-        return Status::unavailable("all-reduce among " + impl_->tasks(ranks) +
-                                   " failed: " + Impl::mpiError(code));
-      GPLACE_RETURN_IF_ERROR(impl_->reapSends());
-      if (done)
-        return Status::ok();
-    }
-    double waited =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
-            .count();
-    if (waited > impl_->timeoutSeconds) {
-      // A collective cannot be cancelled: the caller aborts the job.
-      char seconds[32];
-      std::snprintf(seconds, sizeof seconds, "%g", impl_->timeoutSeconds);
-      return Status::unavailable(
-          "all-reduce of " + std::to_string(count) + " elements among " +
-          impl_->tasks(ranks) + " timed out after " + seconds +
-          " s (--transfer-timeout): one of those tasks failed or stopped");
-    }
-    if (waited < 50e-6) {
-      std::this_thread::yield();
-      continue;
-    }
-    std::this_thread::sleep_for(pause);
-    pause = std::min(pause * 2, std::chrono::microseconds(1000));
-  }
+  MPI_Status status;
+  // A collective cannot be cancelled: after a timeout the caller aborts
+  // the job.
+  return impl_->waitFor(
+      request, status, "all-reduce among " + impl_->tasks(ranks),
+      "all-reduce of " + std::to_string(count) + " elements among " +
+          impl_->tasks(ranks),
+      "one of those tasks failed or stopped", [] {});
 }
 
 StatusOr<std::vector<std::string>>
