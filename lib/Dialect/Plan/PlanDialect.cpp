@@ -170,7 +170,11 @@ LogicalResult gplace::plan::verifyKernelParams(
     function_ref<InFlightDiagnostic()> emitError) {
   const std::vector<KernelParamDef> &defs = kernelParamDefs(kernel);
   std::string_view mnemonic = kernelMnemonic(kernel);
-  for (NamedAttribute param : params) {
+  // A launch without parameters has no dictionary at all (no empty one is
+  // made for it: that would take the context's lock on every verify).
+  ArrayRef<NamedAttribute> given =
+      params ? params.getValue() : ArrayRef<NamedAttribute>();
+  for (NamedAttribute param : given) {
     StringRef name = param.getName().getValue();
     auto def = llvm::find_if(defs, [&](const KernelParamDef &d) {
       return StringRef(d.name.data(), d.name.size()) == name;
@@ -211,7 +215,7 @@ LogicalResult gplace::plan::verifyKernelParams(
   }
   for (const KernelParamDef &def : defs)
     if (def.kind != KernelParamKind::Bool &&
-        !params.get(StringRef(def.name.data(), def.name.size())))
+        (!params || !params.get(StringRef(def.name.data(), def.name.size()))))
       return emitError() << "kernel '" << mnemonic
                          << "' needs parameter '" << def.name << "'";
   return success();
@@ -583,7 +587,7 @@ LogicalResult LaunchOp::verify() {
   std::string_view mnemonic = kernelMnemonic(kernel);
   DictionaryAttr params = getParamsAttr();
   if (failed(verifyKernelParams(
-          kernel, params ? params : DictionaryAttr::get(getContext()),
+          kernel, params,
           [&] { return emitOpError(); })))
     return failure();
   if (failed(verifyStream(*this, getStreamAttr(), getWaits())))

@@ -68,7 +68,7 @@ getPersistentBytes(mlir::Block &body);
 /// them (gplace::kernelParamDefs): every entry a known parameter, a
 /// UnitAttr for a flag, an i64 IntegerAttr, a DenseI64ArrayAttr; every
 /// integer and array parameter present. Reports the first problem through
-/// `emitError`.
+/// `emitError`. `params` may be null: no parameters.
 mlir::LogicalResult
 verifyKernelParams(Kernel kernel, mlir::DictionaryAttr params,
                    llvm::function_ref<mlir::InFlightDiagnostic()> emitError);
