@@ -171,13 +171,14 @@ template <typename S> S *ptr(const TensorRef &ref) {
 
 /// The loops over whole tensors are compiled twice, for AVX2 and for
 /// baseline x86-64, and the loader picks the clone the machine can run
-/// (GCC's and Clang's function multiversioning): twice the elements per
+/// (GCC's function multiversioning): twice the elements per
 /// instruction where the tensors are in cache (the optimizers' updates,
 /// whose square roots and divisions are the slowest of the step).
 /// Without FMA, so that no multiply-add is contracted: both clones round
 /// every operation exactly alike, and results do not depend on the
-/// machine.
-#if defined(__x86_64__) && defined(__linux__) && defined(__has_attribute)
+/// machine. GCC only: Clang 19 does not clone function templates.
+#if defined(__x86_64__) && defined(__linux__) && !defined(__clang__) &&        \
+    defined(__has_attribute)
 #if __has_attribute(target_clones)
 #define GPLACE_VECTOR_CLONES __attribute__((target_clones("avx2", "default")))
 #endif
