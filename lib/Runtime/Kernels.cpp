@@ -169,6 +169,24 @@ template <typename S> S *ptr(const TensorRef &ref) {
   return static_cast<S *>(ref.data);
 }
 
+/// The loops over whole tensors are compiled twice, for AVX2 and for
+/// baseline x86-64, and the loader picks the clone the machine can run
+/// (GCC's function multiversioning): twice the elements per
+/// instruction where the tensors are in cache (the optimizers' updates,
+/// whose square roots and divisions are the slowest of the step).
+/// Without FMA, so that no multiply-add is contracted: both clones round
+/// every operation exactly alike, and results do not depend on the
+/// machine. GCC only: Clang 19 does not clone function templates.
+#if defined(__x86_64__) && defined(__linux__) && !defined(__clang__) &&        \
+    defined(__has_attribute)
+#if __has_attribute(target_clones)
+#define GPLACE_VECTOR_CLONES __attribute__((target_clones("avx2", "default")))
+#endif
+#endif
+#ifndef GPLACE_VECTOR_CLONES
+#define GPLACE_VECTOR_CLONES
+#endif
+
 //===----------------------------------------------------------------------===//
 // Elementwise: the scalar functions, a block at a time.
 //===----------------------------------------------------------------------===//
@@ -209,6 +227,13 @@ elementwiseBlock(Kernel kernel, size_t numOperands, S *out,
           [[maybe_unused]] const T x1 = x0;                                    \
           out[i] = static_cast<S>(Expression);                                 \
         }                                                                      \
+      } else if constexpr (kernelArity(Kernel::Name) == 2) {                   \
+        /* Two operands, known now: a loop the compiler vectorizes. */         \
+        const S *in0 = in[0], *in1 = in[1];                                    \
+        for (int64_t i = 0; i < n; ++i) {                                      \
+          const T x0 = T(in0[i]), x1 = T(in1[i]);                              \
+          out[i] = static_cast<S>(Expression);                                 \
+        }                                                                      \
       } else {                                                                 \
         for (int64_t i = 0; i < n; ++i) {                                      \
           T acc = T(in[0][i]);                                                 \
@@ -242,49 +267,104 @@ static_assert(everyElementwiseKernelHasABody(),
               "an elementwise kernel of the op table has no line in "
               "ElementwiseKernels.def");
 
-/// The elements of an operand of shape `shape` broadcast to `out`, a block
-/// at a time: contiguous when the shapes are equal, else gathered.
+/// elementwiseBlock for kernel K, in vector clones.
+template <Kernel K, typename S>
+GPLACE_VECTOR_CLONES void elementwiseLoop(size_t numOperands, S *out,
+                                          const S *const *in, int64_t n) {
+  elementwiseBlock<S>(K, numOperands, out, in, n);
+}
+
+/// elementwiseBlock for any kernel (a fused group's ops), in vector clones.
+template <typename S>
+GPLACE_VECTOR_CLONES void elementwiseAnyLoop(Kernel kernel, size_t numOperands,
+                                             S *out, const S *const *in,
+                                             int64_t n) {
+  elementwiseBlock<S>(kernel, numOperands, out, in, n);
+}
+
+/// The elements of an operand broadcast to the shape `out`, a block at a
+/// time: in place when the shapes are equal; else gathered into scratch a
+/// run at a time, a run being the innermost dimensions the operand reads
+/// contiguously (copied) or not at all (one element repeated, as a bias's
+/// gradient or a column); a single element is repeated once for the whole
+/// call, since the caller keeps each reader's scratch for it.
 template <typename S> class BroadcastReader {
 public:
   BroadcastReader(const TensorRef &ref, const std::vector<int64_t> &out)
-      : data_(ptr<S>(ref)), out_(out) {
-    contiguous_ = ref.type->shape == out;
-    if (!contiguous_)
-      strides_ = broadcastStrides(ref.type->shape, out);
+      : data_(ptr<S>(ref)) {
+    if (ref.type->shape == out)
+      return;
+    if (ref.type->numElements() == 1) {
+      kind_ = Kind::Single;
+      return;
+    }
+    std::vector<int64_t> strides = broadcastStrides(ref.type->shape, out);
+    size_t inner = out.size();
+    kind_ = strides[inner - 1] == 0 ? Kind::Repeat : Kind::Copy;
+    while (inner > 0 &&
+           strides[inner - 1] == (kind_ == Kind::Copy ? run_ : 0)) {
+      run_ *= out[inner - 1];
+      --inner;
+    }
+    outer_.assign(out.begin(), out.begin() + inner);
+    strides_.assign(strides.begin(), strides.begin() + inner);
+    index_.resize(inner);
   }
 
   /// Elements [start, start + n) of the broadcast operand: a pointer into
-  /// the operand, or into `scratch` (n elements) after gathering.
-  const S *read(int64_t start, int64_t n, S *scratch) const {
-    if (contiguous_)
+  /// the operand, or into `scratch` (n elements, the same memory on every
+  /// call of one reader) after gathering.
+  const S *read(int64_t start, int64_t n, S *scratch) {
+    switch (kind_) {
+    case Kind::InPlace:
       return data_ + start;
-    size_t rank = out_.size();
-    // The index of `start`, then an odometer.
-    std::vector<int64_t> index(rank, 0);
-    int64_t rest = start, offset = 0;
-    for (int64_t d = static_cast<int64_t>(rank) - 1; d >= 0; --d) {
-      index[d] = out_[d] ? rest % out_[d] : 0;
-      rest = out_[d] ? rest / out_[d] : 0;
-      offset += index[d] * strides_[d];
+    case Kind::Single:
+      if (scratch != filled_ || n > filledCount_) {
+        std::fill_n(scratch, n, data_[0]);
+        filled_ = scratch;
+        filledCount_ = n;
+      }
+      return scratch;
+    case Kind::Copy:
+    case Kind::Repeat:
+      break;
     }
-    for (int64_t i = 0; i < n; ++i) {
-      scratch[i] = data_[offset];
-      for (int64_t d = static_cast<int64_t>(rank) - 1; d >= 0; --d) {
+    // The operand's offset of the run holding `start`, then an odometer
+    // over the outer dimensions, a run at a time.
+    int64_t rest = start / run_, within = start % run_, offset = 0;
+    for (int64_t d = static_cast<int64_t>(outer_.size()) - 1; d >= 0; --d) {
+      index_[d] = rest % outer_[d];
+      rest /= outer_[d];
+      offset += index_[d] * strides_[d];
+    }
+    for (int64_t done = 0; done < n; within = 0) {
+      int64_t count = std::min(run_ - within, n - done);
+      if (kind_ == Kind::Copy)
+        std::copy_n(data_ + offset + within, count, scratch + done);
+      else
+        std::fill_n(scratch + done, count, data_[offset]);
+      done += count;
+      for (int64_t d = static_cast<int64_t>(outer_.size()) - 1; d >= 0; --d) {
         offset += strides_[d];
-        if (++index[d] < out_[d])
+        if (++index_[d] < outer_[d])
           break;
-        offset -= strides_[d] * out_[d];
-        index[d] = 0;
+        offset -= strides_[d] * outer_[d];
+        index_[d] = 0;
       }
     }
     return scratch;
   }
 
 private:
+  enum class Kind { InPlace, Single, Copy, Repeat };
   const S *data_;
-  const std::vector<int64_t> &out_;
-  bool contiguous_ = true;
-  std::vector<int64_t> strides_;
+  Kind kind_ = Kind::InPlace;
+  int64_t run_ = 1; ///< Elements per run (Copy, Repeat).
+  /// The dimensions outside the run: sizes, the operand's strides, and the
+  /// odometer's index.
+  std::vector<int64_t> outer_, strides_, index_;
+  const S *filled_ = nullptr; ///< Single: the scratch already filled.
+  int64_t filledCount_ = 0;
 };
 
 /// Elements per block: the scratch of a fused kernel stays in cache.
@@ -314,7 +394,7 @@ template <Kernel K> Status runElementwise(const KernelCall &call) {
           std::array<const S *, kInline> in{};
           for (size_t k = 0; k < call.inputs.size(); ++k)
             in[k] = ptr<S>(call.inputs[k]);
-          elementwiseBlock<S>(K, call.inputs.size(), out, in.data(), n);
+          elementwiseLoop<K, S>(call.inputs.size(), out, in.data(), n);
           if constexpr (std::is_integral_v<S>)
             return integerDivisionStatus();
           return Status::ok();
@@ -323,13 +403,14 @@ template <Kernel K> Status runElementwise(const KernelCall &call) {
         for (const TensorRef &input : call.inputs)
           readers.emplace_back(input, shape);
         size_t block = static_cast<size_t>(std::min(n, kBlock));
-        std::vector<S> scratch(call.inputs.size() * block);
+        // Not value-initialized: every element read is written first.
+        std::unique_ptr<S[]> scratch(new S[call.inputs.size() * block]);
         std::vector<const S *> in(call.inputs.size());
         for (int64_t start = 0; start < n; start += kBlock) {
           int64_t count = std::min(kBlock, n - start);
           for (size_t k = 0; k < readers.size(); ++k)
-            in[k] = readers[k].read(start, count, scratch.data() + k * block);
-          elementwiseBlock<S>(K, in.size(), out + start, in.data(), count);
+            in[k] = readers[k].read(start, count, scratch.get() + k * block);
+          elementwiseLoop<K, S>(in.size(), out + start, in.data(), count);
         }
         return integerDivisionStatus();
       });
@@ -372,12 +453,7 @@ template <Kernel K> Status runReduce(const KernelCall &call) {
         }
         const S *in = ptr<S>(call.inputs[0]);
         S *out = ptr<S>(call.outputs[0]);
-        std::vector<A> acc(outCount, init);
-        std::vector<int64_t> index(inType.shape.size(), 0);
-        int64_t total = inType.numElements(), o = 0;
-        for (int64_t i = 0; i < total; ++i) {
-          A x = A(in[i]);
-          A &slot = acc[o];
+        auto combine = [](A &slot, A x) {
           if constexpr (K == Kernel::ReduceMax) {
             if constexpr (isFloat) { // NaN wins, as in TensorFlow's Max.
               if (!std::isnan(slot) && (std::isnan(x) || x > slot))
@@ -388,8 +464,34 @@ template <Kernel K> Status runReduce(const KernelCall &call) {
           } else {
             slot = slot + x;
           }
-          for (int64_t d = static_cast<int64_t>(index.size()) - 1; d >= 0;
-               --d) {
+        };
+        // The innermost dimensions, all kept or all reduced, are one run
+        // of `run` input elements: kept, it goes to as many consecutive
+        // accumulators; reduced, to one. Each accumulator takes its
+        // elements in the input's order either way, as element by element.
+        size_t inner = inType.shape.size();
+        bool keptRun = inner > 0 && !reduced[inner - 1];
+        int64_t run = 1;
+        while (inner > 0 && reduced[inner - 1] != keptRun) {
+          run *= inType.shape[inner - 1];
+          --inner;
+        }
+        std::vector<A> acc(outCount, init);
+        std::vector<int64_t> index(inner, 0);
+        int64_t total = run > 0 ? inType.numElements() : 0, o = 0;
+        for (int64_t i = 0; i < total; i += run) {
+          const S *x = in + i;
+          if (keptRun) {
+            A *slots = acc.data() + o;
+            for (int64_t j = 0; j < run; ++j)
+              combine(slots[j], A(x[j]));
+          } else {
+            A slot = acc[o];
+            for (int64_t j = 0; j < run; ++j)
+              combine(slot, A(x[j]));
+            acc[o] = slot;
+          }
+          for (int64_t d = static_cast<int64_t>(inner) - 1; d >= 0; --d) {
             o += outStrides[d];
             if (++index[d] < inType.shape[d])
               break;
@@ -943,6 +1045,23 @@ template <> Status runKernel<Kernel::ApplyMomentum>(const KernelCall &call) {
       });
 }
 
+/// ApplyAdam's update of n elements, in vector clones.
+template <typename S, typename A>
+GPLACE_VECTOR_CLONES void adamLoop(S *var, S *m, S *v, const S *grad, int64_t n,
+                                   A alpha, A beta1, A beta2, A epsilon,
+                                   bool nesterov) {
+  for (int64_t i = 0; i < n; ++i) {
+    A g = A(grad[i]);
+    A mi = A(m[i]) + (g - A(m[i])) * (A(1) - beta1);
+    A vi = A(v[i]) + (g * g - A(v[i])) * (A(1) - beta2);
+    m[i] = static_cast<S>(mi);
+    v[i] = static_cast<S>(vi);
+    A direction = nesterov ? mi * beta1 + (A(1) - beta1) * g : mi;
+    var[i] = static_cast<S>(A(var[i]) -
+                            direction * alpha / (std::sqrt(vi) + epsilon));
+  }
+}
+
 template <> Status runKernel<Kernel::ApplyAdam>(const KernelCall &call) {
   // TensorFlow's ApplyAdamOp (training_ops.cc, functor ApplyAdam).
   bool nesterov = call.params->useNesterov;
@@ -956,16 +1075,8 @@ template <> Status runKernel<Kernel::ApplyAdam>(const KernelCall &call) {
     S *var = ptr<S>(call.outputs[0]), *m = ptr<S>(call.outputs[1]),
       *v = ptr<S>(call.outputs[2]);
     A alpha = lr * std::sqrt(A(1) - beta2Power) / (A(1) - beta1Power);
-    for (int64_t i = 0, n = call.outputs[0].type->numElements(); i < n; ++i) {
-      A g = A(grad[i]);
-      A mi = A(m[i]) + (g - A(m[i])) * (A(1) - beta1);
-      A vi = A(v[i]) + (g * g - A(v[i])) * (A(1) - beta2);
-      m[i] = static_cast<S>(mi);
-      v[i] = static_cast<S>(vi);
-      A direction = nesterov ? mi * beta1 + (A(1) - beta1) * g : mi;
-      var[i] = static_cast<S>(A(var[i]) -
-                              direction * alpha / (std::sqrt(vi) + epsilon));
-    }
+    adamLoop<S, A>(var, m, v, grad, call.outputs[0].type->numElements(), alpha,
+                   beta1, beta2, epsilon, nesterov);
     return Status::ok();
   });
 }
@@ -991,13 +1102,14 @@ template <typename S> Status runFused(const FusedCall &call) {
   for (const TensorRef &input : call.inputs)
     readers.emplace_back(input, shape);
   // Scratch: a block per input (gathered) and per op (its values).
-  std::vector<S> scratch((call.inputs.size() + call.ops.size()) * block);
+  std::unique_ptr<S[]> scratch(
+      new S[(call.inputs.size() + call.ops.size()) * block]);
   std::vector<const S *> inputs(call.inputs.size()), values(call.ops.size());
   std::vector<const S *> operands;
   for (int64_t start = 0; start < n; start += kBlock) {
     int64_t count = std::min(kBlock, n - start);
     for (size_t k = 0; k < readers.size(); ++k)
-      inputs[k] = readers[k].read(start, count, scratch.data() + k * block);
+      inputs[k] = readers[k].read(start, count, scratch.get() + k * block);
     for (size_t i = 0; i < call.ops.size(); ++i) {
       const FusedCall::Op &op = call.ops[i];
       operands.clear();
@@ -1008,9 +1120,9 @@ template <typename S> Status runFused(const FusedCall &call) {
       // places an output over memory the group still reads.
       S *out = op.output >= 0
                    ? ptr<S>(call.outputs[op.output]) + start
-                   : scratch.data() + (call.inputs.size() + i) * block;
-      elementwiseBlock<S>(op.kernel, operands.size(), out, operands.data(),
-                          count);
+                   : scratch.get() + (call.inputs.size() + i) * block;
+      elementwiseAnyLoop<S>(op.kernel, operands.size(), out, operands.data(),
+                            count);
       values[i] = out;
     }
   }

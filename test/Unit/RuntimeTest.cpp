@@ -213,6 +213,119 @@ TEST(Kernels, BroadcastsAcrossEveryDimension) {
         EXPECT_EQ(got[(i * 4 + j) * 3 + k], av[i * 3 + k] + bv[j]);
 }
 
+TEST(Kernels, BroadcastRunsAcrossBlocksEqualElementByElement) {
+  // Out 3x7x300 (6300 elements: runs straddle the 4096-element blocks).
+  // Operands read in runs: copied (1x7x300, 300, 3x1x300), repeated
+  // (7x1, 3x1x1), a single element (1x1) and the full shape; add_n of
+  // three and mul of two, single kernels and fused, against indices
+  // computed element by element.
+  const std::vector<int64_t> out = {3, 7, 300};
+  auto make = [](std::vector<int64_t> shape, float scale) {
+    HostTensor t(TensorType{ElementType::F32, shape});
+    for (int64_t i = 0; i < t.type.numElements(); ++i) {
+      float v = static_cast<float>((i * 37) % 101) * scale;
+      std::memcpy(&t.data[4 * i], &v, 4);
+    }
+    return t;
+  };
+  // The element of operand `t` (values `v`) that output (i, j, k) reads.
+  auto at = [&](const HostTensor &t, const std::vector<float> &v, int64_t i,
+                int64_t j, int64_t k) {
+    const std::vector<int64_t> &shape = t.type.shape;
+    int64_t index[] = {i, j, k}, offset = 0;
+    size_t skip = out.size() - shape.size();
+    for (size_t d = 0; d < shape.size(); ++d)
+      offset = offset * shape[d] + (shape[d] == 1 ? 0 : index[skip + d]);
+    return v[offset];
+  };
+  std::vector<HostTensor> operands;
+  for (std::vector<int64_t> shape : std::vector<std::vector<int64_t>>{
+           {1, 7, 300}, {300}, {3, 1, 300}, {7, 1}, {3, 1, 1}, {1, 1}, out})
+    operands.push_back(make(shape, 0.25f));
+  HostTensor full = make(out, 0.5f);
+  for (HostTensor &a : operands)
+    for (HostTensor &b : operands) {
+      HostTensor sum(TensorType{ElementType::F32, out}),
+          product(TensorType{ElementType::F32, out}),
+          fused(TensorType{ElementType::F32, out});
+      ASSERT_TRUE(run(Kernel::AddN, {}, {&a, &b, &full}, sum).isOk());
+      ASSERT_TRUE(run(Kernel::Mul, {}, {&a, &b}, product).isOk());
+      FusedCall call;
+      call.type = product.type;
+      call.inputs = {{a.data.data(), &a.type}, {b.data.data(), &b.type}};
+      call.ops = {{Kernel::Mul, {0, 1}, -1}, {Kernel::Relu, {-1}, 0}};
+      call.outputs = {{fused.data.data(), &fused.type}};
+      ASSERT_TRUE(runHostFused(call).isOk());
+      std::vector<float> sums = valuesOf<float>(sum),
+                         products = valuesOf<float>(product),
+                         fusedValues = valuesOf<float>(fused),
+                         av = valuesOf<float>(a), bv = valuesOf<float>(b),
+                         fullValues = valuesOf<float>(full);
+      for (int64_t i = 0, e = 0; i < out[0]; ++i)
+        for (int64_t j = 0; j < out[1]; ++j)
+          for (int64_t k = 0; k < out[2]; ++k, ++e) {
+            float x = at(a, av, i, j, k), y = at(b, bv, i, j, k);
+            ASSERT_EQ(sums[e], x + y + at(full, fullValues, i, j, k))
+                << a.type.str() << " + " << b.type.str() << " at " << e;
+            ASSERT_EQ(products[e], x * y)
+                << a.type.str() << " * " << b.type.str() << " at " << e;
+            ASSERT_EQ(fusedValues[e], x * y) << "fused at " << e;
+          }
+    }
+}
+
+TEST(Kernels, ReductionsAddInTheInputsOrderOverEveryAxisSet) {
+  // 3x4x500, values whose float sums depend on the order of the adds: each
+  // reduction over each set of axes equals adding element by element in
+  // the input's order (what the kernels promise, and what makes training
+  // runs repeat bit for bit); reduce_max propagates NaN.
+  const std::vector<int64_t> shape = {3, 4, 500};
+  HostTensor in(TensorType{ElementType::F32, shape});
+  std::vector<float> values(in.type.numElements());
+  for (size_t i = 0; i < values.size(); ++i)
+    values[i] = std::sin(static_cast<float>(i)) * (i % 7 == 0 ? 1e4f : 1.0f);
+  values[777] = NAN;
+  std::memcpy(in.data.data(), values.data(), in.data.size());
+  for (std::vector<int64_t> axes : std::vector<std::vector<int64_t>>{
+           {0}, {1}, {2}, {0, 1}, {0, 2}, {1, 2}, {0, 1, 2}}) {
+    std::vector<int64_t> outShape;
+    for (int64_t d = 0; d < 3; ++d)
+      if (std::find(axes.begin(), axes.end(), d) == axes.end())
+        outShape.push_back(shape[d]);
+    TensorType outType{ElementType::F32, outShape};
+    std::vector<float> sum(outType.numElements(), 0.0f),
+        max(outType.numElements(), -INFINITY);
+    for (int64_t i = 0, e = 0; i < shape[0]; ++i)
+      for (int64_t j = 0; j < shape[1]; ++j)
+        for (int64_t k = 0; k < shape[2]; ++k, ++e) {
+          int64_t o = 0;
+          for (int64_t d = 0; d < 3; ++d)
+            if (std::find(axes.begin(), axes.end(), d) == axes.end())
+              o = o * shape[d] + std::vector<int64_t>{i, j, k}[d];
+          sum[o] = sum[o] + values[e];
+          if (!std::isnan(max[o]) &&
+              (std::isnan(values[e]) || values[e] > max[o]))
+            max[o] = values[e];
+        }
+    KernelParams params;
+    params.axes = axes;
+    HostTensor gotSum(outType), gotMax(outType);
+    ASSERT_TRUE(run(Kernel::ReduceSum, params, {&in}, gotSum).isOk());
+    ASSERT_TRUE(run(Kernel::ReduceMax, params, {&in}, gotMax).isOk());
+    std::vector<float> sums = valuesOf<float>(gotSum),
+                       maxes = valuesOf<float>(gotMax);
+    for (size_t o = 0; o < sum.size(); ++o) {
+      // Bit for bit (NaN included).
+      EXPECT_EQ(std::memcmp(&sums[o], &sum[o], 4), 0)
+          << "reduce_sum over " << axes.size() << " axes at " << o << ": "
+          << sums[o] << " != " << sum[o];
+      EXPECT_EQ(std::isnan(maxes[o]), std::isnan(max[o])) << o;
+      if (!std::isnan(max[o]))
+        EXPECT_EQ(maxes[o], max[o]) << o;
+    }
+  }
+}
+
 TEST(Kernels, EveryElementwiseKernelRunsForEveryCpuType) {
   // The op table's kernels and element types, run on ones: every CPU
   // element type the table claims has a host implementation.

@@ -127,8 +127,8 @@ static cl::opt<bool>
                  cl::init(false), cl::cat(category));
 static cl::opt<bool> gpuFusion(
     "gpu-fusion",
-    cl::desc("Run chains of elementwise ops on a GPU as one kernel "
-             "(default); =false launches each op"),
+    cl::desc("Run chains of elementwise ops as one kernel, on GPUs and "
+             "the CPU (default); =false launches each op"),
     cl::init(true), cl::cat(category));
 static cl::opt<unsigned> replicas(
     "replicas",

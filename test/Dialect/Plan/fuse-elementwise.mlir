@@ -1,7 +1,7 @@
 // Tests --gplace-fuse-elementwise: runs of elementwise launches with one
-// result type on a GPU's stream become fusion groups; events, other steps
-// of the stream, other types, non-elementwise kernels and the limits end a
-// run; CPUs do not fuse.
+// result type on a stream, a GPU's or a CPU's, become fusion groups;
+// events, other steps of the stream, other types, non-elementwise kernels
+// and the limits end a run.
 // RUN: gplace-opt %s --split-input-file --gplace-fuse-elementwise | FileCheck %s
 // RUN: gplace-opt %s --split-input-file --gplace-fuse-elementwise --gplace-fuse-elementwise | FileCheck %s
 // RUN: gplace-opt %s --split-input-file --gplace-fuse-elementwise="max-launches=2" | FileCheck %s --check-prefix=TWO
@@ -11,14 +11,14 @@ gplan.device @cpu0 "/job:localhost/replica:0/task:0/device:CPU:0"
 gplan.device @gpu0 "/job:localhost/replica:0/task:0/device:GPU:0"
 
 // Tests that a chain on the GPU is one group, another stream's steps in
-// between do not break it, and the same chain on the CPU is not fused.
+// between do not break it, and a chain on the CPU is a group of its own.
 // CHECK-LABEL: gplan.program @chains
 // CHECK: gplan.launch add({{.*}}) on @gpu0 stream 0 fusion 0
 // CHECK-NEXT: gplan.copy {{.*}} to @cpu0 stream 1
 // CHECK-NEXT: gplan.launch mul({{.*}}) on @gpu0 stream 0 fusion 0
 // CHECK-NEXT: gplan.launch relu({{.*}}) on @gpu0 stream 0 fusion 0
-// CHECK-NEXT: gplan.launch add({{.*}}) on @cpu0 stream 0 :
-// CHECK-NEXT: gplan.launch relu({{.*}}) on @cpu0 stream 0 :
+// CHECK-NEXT: gplan.launch add({{.*}}) on @cpu0 stream 0 fusion 1
+// CHECK-NEXT: gplan.launch relu({{.*}}) on @cpu0 stream 0 fusion 1
 // TWO-LABEL: gplan.program @chains
 // TWO: gplan.launch add({{.*}}) on @gpu0 stream 0 fusion 0
 // TWO: gplan.launch mul({{.*}}) on @gpu0 stream 0 fusion 0

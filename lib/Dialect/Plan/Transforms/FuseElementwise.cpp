@@ -1,7 +1,9 @@
 //===- FuseElementwise.cpp - runs of elementwise launches as one kernel ---===//
 //
-// Per program, per queue of a GPU, in program order: consecutive launches
-// of elementwise kernels with one result type form a run; an event
+// Per program, per queue (of any device: GPUs run a group as one kernel,
+// host devices a block of elements at a time through every op of the
+// group), in program order: consecutive launches of elementwise kernels
+// with one result type form a run; an event
 // recorded on the queue, a wait for an event (a launch with `wait(...)`
 // starts a new run), another step on it, a launch of another type, or the
 // limits end it. A run of two or more becomes a fusion group.
@@ -9,7 +11,6 @@
 //===----------------------------------------------------------------------===//
 
 #include "gplace/Dialect/Plan/Transforms/Passes.h"
-#include "gplace/Support/DeviceName.h"
 
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/DenseSet.h"
@@ -38,9 +39,8 @@ struct Run {
 
 class ProgramFuser {
 public:
-  ProgramFuser(ProgramOp program, unsigned maxLaunches,
-               const DenseMap<StringAttr, bool> &isGpu)
-      : program_(program), maxLaunches_(maxLaunches), isGpu_(isGpu),
+  ProgramFuser(ProgramOp program, unsigned maxLaunches)
+      : program_(program), maxLaunches_(maxLaunches),
         builder_(program.getContext()) {}
 
   /// Fails, with an error at the op, on a step without a stream.
@@ -91,7 +91,7 @@ public:
 
 private:
   bool fusible(LaunchOp launch) const {
-    return launch.getStreamAttr() && isGpu_.lookup(launch.getDeviceAttr().getAttr()) &&
+    return launch.getStreamAttr() &&
            isElementwiseKernel(launch.getKernel().getKernel()) &&
            launch.getOuts().empty() && launch.getNumResults() == 1;
   }
@@ -126,7 +126,6 @@ private:
 
   ProgramOp program_;
   unsigned maxLaunches_;
-  const DenseMap<StringAttr, bool> &isGpu_;
   OpBuilder builder_;
   DenseMap<std::pair<StringAttr, int64_t>, Run> runs_;
   std::vector<SmallVector<LaunchOp>> groups_;
@@ -137,15 +136,8 @@ struct FuseElementwisePass
   using FuseElementwisePassBase::FuseElementwisePassBase;
 
   void runOnOperation() override {
-    ModuleOp module = getOperation();
-    DenseMap<StringAttr, bool> isGpu;
-    for (DeviceOp device : module.getOps<DeviceOp>()) {
-      std::optional<DeviceName> name =
-          DeviceName::parse(device.getDeviceName());
-      isGpu[device.getSymNameAttr()] = name && name->type == DeviceType::GPU;
-    }
-    for (ProgramOp program : module.getOps<ProgramOp>())
-      if (failed(ProgramFuser(program, maxLaunches, isGpu).run()))
+    for (ProgramOp program : getOperation().getOps<ProgramOp>())
+      if (failed(ProgramFuser(program, maxLaunches).run()))
         return signalPassFailure();
   }
 };

@@ -37,18 +37,18 @@ def SchedulePlanPass : Pass<"gplace-schedule-plan", "::mlir::ModuleOp"> {
 }
 
 def FuseElementwisePass : Pass<"gplace-fuse-elementwise", "::mlir::ModuleOp"> {
-  let summary = "Groups runs of elementwise launches on a GPU into one kernel";
+  let summary = "Groups runs of elementwise launches into one kernel";
   let description = [{
-    XLA's loop fusion, on a scheduled plan: on each stream of a GPU, a run
+    XLA's loop fusion, on a scheduled plan: on each stream, a run
     of consecutive launches of elementwise kernels (those of the ops with
     ElementwiseOpInterface) with one result type, not broken by an event
     (recorded, or waited for by a launch, which then starts a new run),
     becomes one fusion group (`fusion N`), which the device runs as one
-    kernel. A group holds at most `max-launches` launches and reads and
+    kernel: a GPU as one CUDA kernel, a host device (the CPU, an emulated
+    GPU) a block of elements at a time through every op of the group. A group holds at most `max-launches` launches and reads and
     writes at most 256 buffers (a CUDA kernel's parameters). A result used
     only inside its group stays in registers: --gplace-plan-memory gives it
     no memory.
-    CPUs run their launches one by one, as TensorFlow without XLA does.
   }];
   let options = [
     Option<"maxLaunches", "max-launches", "unsigned", /*default=*/"64",

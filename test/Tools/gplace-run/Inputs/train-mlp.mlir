@@ -1,0 +1,54 @@
+// A 4-8-2 ReLU MLP trained with Adam (training.test): on the CPU each
+// layer's bias_add and relu form a fusion group.
+func.func @init() {
+  %w1 = gplace.variable dense<0.0> : tensor<4x8xf32> {name = "w1"}
+  %w2 = gplace.variable dense<0.0> : tensor<8x2xf32> {name = "w2"}
+  %seed1 = gplace.constant dense<[7, 0]> : tensor<2xi64>
+  %r1 = gplace.stateless_random_normal %seed1 : tensor<2xi64> -> tensor<4x8xf32>
+  %set1 = gplace.assign %w1, %r1 : !gplace.resource<tensor<4x8xf32>>
+  %seed2 = gplace.constant dense<[8, 0]> : tensor<2xi64>
+  %r2 = gplace.stateless_random_normal %seed2 : tensor<2xi64> -> tensor<8x2xf32>
+  %set2 = gplace.assign %w2, %r2 : !gplace.resource<tensor<8x2xf32>>
+  return
+}
+
+func.func @train(%x: tensor<16x4xf32>, %labels: tensor<16xui8>) -> tensor<f32> {
+  %w1 = gplace.variable dense<0.0> : tensor<4x8xf32> {name = "w1"}
+  %b1 = gplace.variable dense<0.1> : tensor<8xf32> {name = "b1"}
+  %w2 = gplace.variable dense<0.0> : tensor<8x2xf32> {name = "w2"}
+  %b2 = gplace.variable dense<0.0> : tensor<2xf32> {name = "b2"}
+  %w1_m = gplace.variable dense<0.0> : tensor<4x8xf32> {name = "w1/Adam"}
+  %w1_v = gplace.variable dense<0.0> : tensor<4x8xf32> {name = "w1/Adam_1"}
+  %b1_m = gplace.variable dense<0.0> : tensor<8xf32> {name = "b1/Adam"}
+  %b1_v = gplace.variable dense<0.0> : tensor<8xf32> {name = "b1/Adam_1"}
+  %w2_m = gplace.variable dense<0.0> : tensor<8x2xf32> {name = "w2/Adam"}
+  %w2_v = gplace.variable dense<0.0> : tensor<8x2xf32> {name = "w2/Adam_1"}
+  %b2_m = gplace.variable dense<0.0> : tensor<2xf32> {name = "b2/Adam"}
+  %b2_v = gplace.variable dense<0.0> : tensor<2xf32> {name = "b2/Adam_1"}
+  %w1r = gplace.read %w1 : !gplace.resource<tensor<4x8xf32>>
+  %b1r = gplace.read %b1 : !gplace.resource<tensor<8xf32>>
+  %w2r = gplace.read %w2 : !gplace.resource<tensor<8x2xf32>>
+  %b2r = gplace.read %b2 : !gplace.resource<tensor<2xf32>>
+  %mm1 = gplace.matmul %x, %w1r : (tensor<16x4xf32>, tensor<4x8xf32>) -> tensor<16x8xf32>
+  %z1 = gplace.bias_add %mm1, %b1r : tensor<16x8xf32>, tensor<8xf32>
+  %h1 = gplace.relu %z1 : tensor<16x8xf32>
+  %mm2 = gplace.matmul %h1, %w2r : (tensor<16x8xf32>, tensor<8x2xf32>) -> tensor<16x2xf32>
+  %logits = gplace.bias_add %mm2, %b2r : tensor<16x2xf32>, tensor<2xf32>
+  %l32 = gplace.cast %labels : tensor<16xui8> to tensor<16xi32>
+  %xent, %backprop = gplace.sparse_softmax_cross_entropy_with_logits %logits, %l32 : tensor<16x2xf32>, tensor<16xi32>
+  %loss = gplace.reduce_mean %xent axes = [0] : tensor<16xf32> -> tensor<f32>
+  %gw1, %gb1, %gw2, %gb2 = gplace.gradients %loss wrt %w1r, %b1r, %w2r, %b2r : tensor<f32> wrt tensor<4x8xf32>, tensor<8xf32>, tensor<8x2xf32>, tensor<2xf32>
+  %b1p = gplace.constant dense<0.9> : tensor<f32>
+  %b2p = gplace.constant dense<0.999> : tensor<f32>
+  %lr = gplace.constant dense<0.01> : tensor<f32>
+  %beta1 = gplace.constant dense<0.9> : tensor<f32>
+  %beta2 = gplace.constant dense<0.999> : tensor<f32>
+  %epsilon = gplace.constant dense<1.0e-7> : tensor<f32>
+  %u1 = gplace.apply_adam %w1, %w1_m, %w1_v, %b1p, %b2p, %lr, %beta1, %beta2, %epsilon, %gw1 : !gplace.resource<tensor<4x8xf32>>, !gplace.resource<tensor<4x8xf32>>, !gplace.resource<tensor<4x8xf32>>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<4x8xf32>
+  %u2 = gplace.apply_adam %b1, %b1_m, %b1_v, %b1p, %b2p, %lr, %beta1, %beta2, %epsilon, %gb1 : !gplace.resource<tensor<8xf32>>, !gplace.resource<tensor<8xf32>>, !gplace.resource<tensor<8xf32>>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<8xf32>
+  %u3 = gplace.apply_adam %w2, %w2_m, %w2_v, %b1p, %b2p, %lr, %beta1, %beta2, %epsilon, %gw2 : !gplace.resource<tensor<8x2xf32>>, !gplace.resource<tensor<8x2xf32>>, !gplace.resource<tensor<8x2xf32>>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<8x2xf32>
+  %u4 = gplace.apply_adam %b2, %b2_m, %b2_v, %b1p, %b2p, %lr, %beta1, %beta2, %epsilon, %gb2 : !gplace.resource<tensor<2xf32>>, !gplace.resource<tensor<2xf32>>, !gplace.resource<tensor<2xf32>>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<2xf32>
+  %done = gplace.group %u1, %u2, %u3, %u4 : !gplace.control, !gplace.control, !gplace.control, !gplace.control
+  %result = gplace.identity %loss after(%done) : tensor<f32>
+  return %result : tensor<f32>
+}
