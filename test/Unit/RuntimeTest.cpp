@@ -320,8 +320,9 @@ TEST(Kernels, ReductionsAddInTheInputsOrderOverEveryAxisSet) {
           << "reduce_sum over " << axes.size() << " axes at " << o << ": "
           << sums[o] << " != " << sum[o];
       EXPECT_EQ(std::isnan(maxes[o]), std::isnan(max[o])) << o;
-      if (!std::isnan(max[o]))
+      if (!std::isnan(max[o])) {
         EXPECT_EQ(maxes[o], max[o]) << o;
+      }
     }
   }
 }
