@@ -195,6 +195,21 @@ public:
       out[i] = static_cast<S>(instance.mean ? sum[i] / groupSize : sum[i]);
   }
 
+  /// Calls `onBarrier` for every barrier of every all-reduce and
+  /// `onRankSet` for every rank set (under its mutex): what a member may
+  /// wait on.
+  template <typename B, typename R>
+  void forEachWait(B &&onBarrier, R &&onRankSet) {
+    for (auto &[key, instance] : instances)
+      for (Barrier *barrier :
+           {&instance->arrived, &instance->added, &instance->reduced})
+        onBarrier(*barrier);
+    for (auto &[ranks, set] : rankSets) {
+      std::lock_guard<std::mutex> lock(set->mutex);
+      onRankSet(*set);
+    }
+  }
+
   Status aborted_() const {
     return Status::unavailable("the run failed on another stream");
   }
@@ -384,26 +399,12 @@ Status CollectiveExecutor::run(size_t step) {
 
 void CollectiveExecutor::beginRun() {
   impl_->aborted = false;
-  for (auto &[key, instance] : impl_->instances) {
-    instance->arrived.reset();
-    instance->added.reset();
-    instance->reduced.reset();
-  }
-  for (auto &[ranks, set] : impl_->rankSets) {
-    std::lock_guard<std::mutex> lock(set->mutex);
-    set->turn = 0;
-  }
+  impl_->forEachWait([](Barrier &barrier) { barrier.reset(); },
+                     [](RankSet &set) { set.turn = 0; });
 }
 
 void CollectiveExecutor::abort() {
   impl_->aborted = true;
-  for (auto &[key, instance] : impl_->instances) {
-    instance->arrived.wake();
-    instance->added.wake();
-    instance->reduced.wake();
-  }
-  for (auto &[ranks, set] : impl_->rankSets) {
-    std::lock_guard<std::mutex> lock(set->mutex);
-    set->turned.notify_all();
-  }
+  impl_->forEachWait([](Barrier &barrier) { barrier.wake(); },
+                     [](RankSet &set) { set.turned.notify_all(); });
 }

@@ -222,8 +222,7 @@ public:
         resolved.target = addresses[step.outputs[0]];
         resolved.bytes = from.type.bytes();
       }
-      if (step.kind == Step::Kind::Launch &&
-          step.kernel == Kernel::CollectiveReduce) {
+      if (step.kind == Step::Kind::Launch && isCollectiveKernel(step.kernel)) {
         CollectiveMember member;
         member.device = resolved.device;
         member.stream = step.stream;
@@ -320,7 +319,7 @@ public:
       return resolved.device->launchFused(*resolved.fused, step.stream);
     switch (step.kind) {
     case Step::Kind::Launch:
-      if (step.kernel == Kernel::CollectiveReduce)
+      if (isCollectiveKernel(step.kernel))
         return collectives.run(index);
       return resolved.device->launch(resolved.call, step.stream);
     case Step::Kind::Copy:
