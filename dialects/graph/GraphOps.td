@@ -111,6 +111,11 @@ class Graph_KernelOp<string mnemonic, string tfType, list<Trait> traits = [],
       # "return ::gplace::Kernel::" # !substr(NAME, 6, !sub(!size(NAME), 8))
       # "; }\n";
   let extraClassDefinition = kernelDefinition;
+  // The kernel's parameters (UnitAttr, I64Attr or DenseI64ArrayAttr, by
+  // name): by default the op's attributes; an op whose attributes are not
+  // what the kernel takes (strings, TensorFlow's layout-dependent lists)
+  // lists the parameters here and defines getKernelParameters.
+  dag kernelParameters = (ins);
 }
 
 //===----------------------------------------------------------------------===//
@@ -618,6 +623,217 @@ def Graph_PadOp : Graph_KernelOp<"pad", "Pad",
   let assemblyFormat = "$input `paddings` `=` $paddings " # afterClause
       # " attr-dict `:` type($input) `->` type($result)";
   let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Convolution and pooling (nn_ops: Conv2D, MaxPool, AvgPool and their
+// gradients).
+//===----------------------------------------------------------------------===//
+
+// An op that slides a window over the two spatial dimensions of a rank-4
+// tensor, with TensorFlow's attributes: `data_format` "NHWC" (the default)
+// or "NCHW" says where the channels are; `strides` (and `ksize`,
+// `dilations`) have four entries in that layout, 1 for the batch and
+// channel dimensions; `padding` is "SAME" (outputs ceil(in / stride), zero
+// padding split with the extra element after, as TensorFlow), "VALID" (no
+// padding) or, for convolutions, "EXPLICIT" with `explicit_paddings`, eight
+// counts (before, after) per dimension in `data_format`'s order. The
+// kernel takes them resolved, whatever the layout: the window's size,
+// strides, dilations and pads (top, bottom, left, right) over (height,
+// width), and whether the channels come first.
+class Graph_WindowOp<string mnemonic, string tfType, list<Trait> traits = [],
+                     string pyName = tfType>
+    : Graph_KernelOp<mnemonic, tfType, !listconcat([Pure], traits), pyName,
+                     ["getKernelParameters"]> {
+  let kernelParameters = (ins DenseI64ArrayAttr:$window_size,
+                              DenseI64ArrayAttr:$window_strides,
+                              DenseI64ArrayAttr:$window_dilations,
+                              DenseI64ArrayAttr:$window_pads,
+                              UnitAttr:$channels_first);
+  dag convolutionAttrs = (ins DenseI64ArrayAttr:$strides, StrAttr:$padding,
+                              OptionalAttr<DenseI64ArrayAttr>:$explicit_paddings,
+                              OptionalAttr<StrAttr>:$data_format,
+                              OptionalAttr<DenseI64ArrayAttr>:$dilations);
+  dag poolAttrs = (ins DenseI64ArrayAttr:$ksize, DenseI64ArrayAttr:$strides,
+                       StrAttr:$padding, OptionalAttr<StrAttr>:$data_format);
+  let hasVerifier = 1;
+  // oneDNN's f32 kernels on the CPU (emulated GPUs run them too).
+  let cpuKernels = Graph_KernelTypes<["f32"]>;
+  let gpuKernels = Graph_KernelTypes<["f32"]>;
+  code windowAccessors = [{
+    /// The op's window attributes resolved: sizes, strides, dilations and
+    /// pads over (height, width), the layout. Valid once verified.
+    ::gplace::graph::WindowAttrs getWindowAttrs();
+  }];
+  let extraClassDeclaration = tfNames # windowAccessors;
+}
+
+def Graph_Conv2DOp : Graph_WindowOp<"conv2d", "Conv2D",
+    [DeclareOpInterfaceMethods<Graph_GradientOpInterface>]> {
+  let summary = "2-D convolution (Conv2D)";
+  let description = [{
+    Cross-correlates `input` ([batch, height, width, in_channels] in NHWC)
+    with `filter` ([filter_height, filter_width, in_channels / groups,
+    out_channels], TensorFlow's HWIO whatever the data format); the
+    input's channels are a multiple of the filter's, which makes grouped
+    convolutions (`groups = in_channels / filter's in_channels`, dividing
+    out_channels too). The result's spatial sizes follow from `padding`,
+    `strides` and `dilations` (tf.nn.conv2d).
+
+    ```mlir
+    %y = gplace.conv2d %x, %w strides = [1, 1, 1, 1] padding = "SAME" : tensor<8x28x28x1xf32>, tensor<5x5x1x32xf32> -> tensor<8x28x28x32xf32>
+    %z = gplace.conv2d %x, %w strides = [1, 2, 2, 1] padding = "VALID" {dilations = array<i64: 1, 2, 2, 1>} : tensor<8x28x28x1xf32>, tensor<5x5x1x32xf32> -> tensor<8x10x10x32xf32>
+    ```
+  }];
+  let arguments = !con((ins Graph_FloatTensor:$input, Graph_FloatTensor:$filter),
+                       convolutionAttrs, placementAttrs, controlDepsArg);
+  let results = (outs Graph_FloatTensor:$result);
+  let assemblyFormat = "$input `,` $filter `strides` `=` $strides `padding` "
+      "`=` $padding " # afterClause # " attr-dict `:` type($input) `,` "
+      "type($filter) `->` type($result)";
+}
+
+def Graph_Conv2DBackpropInputOp : Graph_WindowOp<"conv2d_backprop_input",
+    "Conv2DBackpropInput"> {
+  let summary = "gradient of conv2d with respect to its input "
+                "(Conv2DBackpropInput)";
+  let description = [{
+    The gradient of a `gplace.conv2d` with the same attributes with respect
+    to its input, whose type is the result type (TensorFlow's
+    `input_sizes`), given its `filter` and the gradient of its result.
+
+    ```mlir
+    %dx = gplace.conv2d_backprop_input %w, %dy strides = [1, 1, 1, 1] padding = "SAME" : tensor<5x5x1x32xf32>, tensor<8x28x28x32xf32> -> tensor<8x28x28x1xf32>
+    ```
+  }];
+  let arguments = !con((ins Graph_FloatTensor:$filter,
+                            Graph_FloatTensor:$out_backprop),
+                       convolutionAttrs, placementAttrs, controlDepsArg);
+  let results = (outs Graph_FloatTensor:$result);
+  let assemblyFormat = "$filter `,` $out_backprop `strides` `=` $strides "
+      "`padding` `=` $padding " # afterClause # " attr-dict `:` "
+      "type($filter) `,` type($out_backprop) `->` type($result)";
+}
+
+def Graph_Conv2DBackpropFilterOp : Graph_WindowOp<"conv2d_backprop_filter",
+    "Conv2DBackpropFilter"> {
+  let summary = "gradient of conv2d with respect to its filter "
+                "(Conv2DBackpropFilter)";
+  let description = [{
+    The gradient of a `gplace.conv2d` with the same attributes with respect
+    to its filter, whose type is the result type (TensorFlow's
+    `filter_sizes`), given its `input` and the gradient of its result.
+
+    ```mlir
+    %dw = gplace.conv2d_backprop_filter %x, %dy strides = [1, 1, 1, 1] padding = "SAME" : tensor<8x28x28x1xf32>, tensor<8x28x28x32xf32> -> tensor<5x5x1x32xf32>
+    ```
+  }];
+  let arguments = !con((ins Graph_FloatTensor:$input,
+                            Graph_FloatTensor:$out_backprop),
+                       convolutionAttrs, placementAttrs, controlDepsArg);
+  let results = (outs Graph_FloatTensor:$result);
+  let assemblyFormat = "$input `,` $out_backprop `strides` `=` $strides "
+      "`padding` `=` $padding " # afterClause # " attr-dict `:` "
+      "type($input) `,` type($out_backprop) `->` type($result)";
+}
+
+class Graph_PoolOp<string mnemonic, string tfType, string what>
+    : Graph_WindowOp<mnemonic, tfType,
+                     [DeclareOpInterfaceMethods<Graph_GradientOpInterface>]> {
+  let summary = what # " over windows of `ksize` (" # tfType # ")";
+  let description = [{
+    Each result element is the }] # what # [{ of a window of `ksize`
+    (four entries in `data_format`'s order, 1 for the batch and channels)
+    moved by `strides`; with `padding = "SAME"` windows that reach past the
+    border take only the elements inside (tf.nn.}] # mnemonic # [{).
+
+    ```mlir
+    %p = gplace.}] # mnemonic # [{ %x ksize = [1, 2, 2, 1] strides = [1, 2, 2, 1] padding = "VALID" : tensor<8x28x28x32xf32> -> tensor<8x14x14x32xf32>
+    ```
+  }];
+  let arguments = !con((ins Graph_FloatTensor:$input), poolAttrs,
+                       placementAttrs, controlDepsArg);
+  let results = (outs Graph_FloatTensor:$result);
+  let assemblyFormat = "$input `ksize` `=` $ksize `strides` `=` $strides "
+      "`padding` `=` $padding " # afterClause # " attr-dict `:` "
+      "type($input) `->` type($result)";
+}
+
+def Graph_MaxPoolOp : Graph_PoolOp<"max_pool", "MaxPool", "maximum">;
+def Graph_AvgPoolOp : Graph_PoolOp<"avg_pool", "AvgPool", "mean">;
+
+def Graph_MaxPoolGradOp : Graph_WindowOp<"max_pool_grad", "MaxPoolGrad",
+    [AllTypesMatch<["orig_output", "grad"]>,
+     AllTypesMatch<["orig_input", "result"]>]> {
+  let summary = "gradient of max_pool (MaxPoolGrad)";
+  let description = [{
+    The gradient of `orig_output = gplace.max_pool %orig_input` (same
+    attributes) with respect to `orig_input`: each element of `grad` goes
+    to the element its window took, the first of equal ones.
+
+    ```mlir
+    %dx = gplace.max_pool_grad %x, %p, %dp ksize = [1, 2, 2, 1] strides = [1, 2, 2, 1] padding = "VALID" : tensor<8x28x28x32xf32>, tensor<8x14x14x32xf32>
+    ```
+  }];
+  let arguments = !con((ins Graph_FloatTensor:$orig_input,
+                            Graph_FloatTensor:$orig_output,
+                            Graph_FloatTensor:$grad),
+                       poolAttrs, placementAttrs, controlDepsArg);
+  let results = (outs Graph_FloatTensor:$result);
+  let assemblyFormat = "$orig_input `,` $orig_output `,` $grad `ksize` `=` "
+      "$ksize `strides` `=` $strides `padding` `=` $padding " # afterClause
+      # " attr-dict `:` type($orig_input) `,` type($orig_output)";
+}
+
+def Graph_AvgPoolGradOp : Graph_WindowOp<"avg_pool_grad", "AvgPoolGrad"> {
+  let summary = "gradient of avg_pool (AvgPoolGrad)";
+  let description = [{
+    The gradient of a `gplace.avg_pool` (same attributes) with respect to
+    its input, whose type is the result type (TensorFlow's
+    `orig_input_shape`): each element of `grad` is spread evenly over its
+    window's elements.
+
+    ```mlir
+    %dx = gplace.avg_pool_grad %dp ksize = [1, 2, 2, 1] strides = [1, 2, 2, 1] padding = "VALID" : tensor<8x14x14x32xf32> -> tensor<8x28x28x32xf32>
+    ```
+  }];
+  let arguments = !con((ins Graph_FloatTensor:$grad), poolAttrs,
+                       placementAttrs, controlDepsArg);
+  let results = (outs Graph_FloatTensor:$result);
+  let assemblyFormat = "$grad `ksize` `=` $ksize `strides` `=` $strides "
+      "`padding` `=` $padding " # afterClause # " attr-dict `:` "
+      "type($grad) `->` type($result)";
+}
+
+def Graph_DropoutOp : Graph_KernelOp<"dropout", "StatelessDropout",
+    [Pure, DeclareOpInterfaceMethods<InferTypeOpInterface>,
+     DeclareOpInterfaceMethods<Graph_GradientOpInterface>], "dropout"> {
+  let summary = "seeded dropout for training (tf.nn.experimental.stateless_dropout)";
+  let description = [{
+    `result = u >= rate ? x / (1 - rate) : 0` where `u` is
+    `gplace.stateless_random_uniform %seed` of `x`'s shape and type: each
+    element is kept with probability `1 - rate` and scaled so that the
+    expected value is unchanged. The same `seed` gives the same mask on
+    every device; its gradient is the dropout of the incoming gradient with
+    the same `rate` and `seed`. `rate` is a scalar of `x`'s type in
+    [0, 1) (a rate outside it is a run-time error); a training graph
+    gives it a new seed each step (e.g. from a step counter), an
+    evaluation graph leaves the op out.
+
+    ```mlir
+    %y = gplace.dropout %x, %rate, %seed : tensor<8x1024xf32>, tensor<f32>, tensor<2xi64>
+    ```
+  }];
+  let arguments = !con((ins Graph_FloatTensor:$input, Graph_FloatTensor:$rate,
+                            StaticShapeTensorOf<[I32, I64]>:$seed),
+                       placementAttrs, controlDepsArg);
+  let results = (outs Graph_FloatTensor:$result);
+  let assemblyFormat = "$input `,` $rate `,` $seed " # afterClause
+      # " attr-dict `:` type($input) `,` type($rate) `,` type($seed)";
+  let hasVerifier = 1;
+  let cpuKernels = Graph_FloatKernels;
+  let gpuKernels = Graph_FloatKernels;
+  let extraClassDefinition = kernelDefinition # inferFromFirstOperand;
 }
 
 //===----------------------------------------------------------------------===//

@@ -15,6 +15,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "gplace/Runtime/Kernels.h"
+#include "DnnlKernels.h"
 #include "gplace/Runtime/Random.h"
 #include "gplace/Runtime/Transport.h"
 #include "gplace/Support/Shape.h"
@@ -953,6 +954,84 @@ Status runKernel<Kernel::StatelessRandomNormal>(const KernelCall &call) {
 template <>
 Status runKernel<Kernel::StatelessTruncatedNormal>(const KernelCall &call) {
   return runRandom<RandomDistribution::TruncatedNormal>(call);
+}
+
+/// gplace.dropout: x / (1 - rate) where the uniform number of the element
+/// (stateless_random_uniform for the seed and x's shape) is >= rate, else 0.
+template <> Status runKernel<Kernel::Dropout>(const KernelCall &call) {
+  const TensorRef &x = call.inputs[0];
+  auto [seed0, seed1] = readSeed(call.inputs[2]);
+  int64_t n = x.type->numElements();
+  return dispatch<kernelCpuTypes(Kernel::Dropout)>(
+      x.type->elementType, call.kernel, [&](auto tag) -> Status {
+        using S = typename decltype(tag)::type;
+        using T = Compute<S>;
+        T rate = static_cast<T>(*ptr<S>(call.inputs[1]));
+        if (!(rate >= T(0) && rate < T(1)))
+          return Status::invalidArgument(
+              "gplace.dropout: rate must be in [0, 1), got " +
+              std::to_string(static_cast<double>(rate)));
+        std::unique_ptr<S[]> uniform(new S[std::max<int64_t>(n, 1)]);
+        GPLACE_RETURN_IF_ERROR(fillStatelessRandom(
+            RandomDistribution::Uniform, seed0, seed1, x.type->elementType,
+            uniform.get(), n));
+        T scale = T(1) / (T(1) - rate);
+        const S *in = ptr<S>(x);
+        S *out = ptr<S>(call.outputs[0]);
+        for (int64_t i = 0; i < n; ++i)
+          out[i] = static_cast<T>(uniform[i]) >= rate
+                       ? static_cast<S>(static_cast<T>(in[i]) * scale)
+                       : S(0);
+        return Status::ok();
+      });
+}
+
+//===----------------------------------------------------------------------===//
+// Convolution and pooling: oneDNN (DnnlKernels.cpp).
+//===----------------------------------------------------------------------===//
+
+#ifdef GPLACE_HAVE_DNNL
+Status windowKernel(const KernelCall &call) {
+  switch (call.kernel) {
+  case Kernel::Conv2D:
+  case Kernel::Conv2DBackpropInput:
+  case Kernel::Conv2DBackpropFilter:
+    return runDnnlConvolution(call);
+  default:
+    return runDnnlPooling(call);
+  }
+}
+#else
+Status windowKernel(const KernelCall &call) {
+  return Status::unavailable("gplace." +
+                             std::string(kernelMnemonic(call.kernel)) +
+                             " needs oneDNN, and gplace was built without it "
+                             "(install libdnnl-dev and rebuild)");
+}
+#endif
+
+template <> Status runKernel<Kernel::Conv2D>(const KernelCall &call) {
+  return windowKernel(call);
+}
+template <>
+Status runKernel<Kernel::Conv2DBackpropInput>(const KernelCall &call) {
+  return windowKernel(call);
+}
+template <>
+Status runKernel<Kernel::Conv2DBackpropFilter>(const KernelCall &call) {
+  return windowKernel(call);
+}
+template <> Status runKernel<Kernel::MaxPool>(const KernelCall &call) {
+  return windowKernel(call);
+}
+template <> Status runKernel<Kernel::AvgPool>(const KernelCall &call) {
+  return windowKernel(call);
+}
+template <> Status runKernel<Kernel::MaxPoolGrad>(const KernelCall &call) {
+  return windowKernel(call);
+}
+template <> Status runKernel<Kernel::AvgPoolGrad>(const KernelCall &call) {
+  return windowKernel(call);
 }
 
 //===----------------------------------------------------------------------===//

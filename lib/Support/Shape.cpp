@@ -59,4 +59,25 @@ std::vector<int64_t> broadcastStrides(ShapeRef shape, ShapeRef outShape) {
   return strides;
 }
 
+void setSamePadding(WindowDim &window, int64_t input) {
+  int64_t output = (input + window.stride - 1) / window.stride;
+  int64_t total = std::max<int64_t>(
+      (output - 1) * window.stride + window.extent() - input, 0);
+  window.padBefore = total / 2;
+  window.padAfter = total - window.padBefore;
+}
+
+std::optional<int64_t> windowOutputSize(const WindowDim &window,
+                                        int64_t input) {
+  int64_t extent, padded;
+  if (__builtin_mul_overflow(window.size - 1, window.dilation, &extent) ||
+      __builtin_add_overflow(extent, 1, &extent) ||
+      __builtin_add_overflow(input, window.padBefore, &padded) ||
+      __builtin_add_overflow(padded, window.padAfter, &padded))
+    return std::nullopt;
+  if (padded < extent)
+    return std::nullopt;
+  return (padded - extent) / window.stride + 1;
+}
+
 } // namespace gplace

@@ -49,6 +49,12 @@ struct Case {
   bool positive = false;
   /// Tolerance factor for cases with f32 steps inside (cast).
   double tolerance = 1;
+  /// Arguments and %y in f32 (ops with f32 kernels only: conv2d, pooling):
+  /// the loss casts %y to f64, the step is 1e-3 and the tolerance 3e-3 +
+  /// 1e-3 |numeric|. The ops checked so are piecewise linear in each
+  /// argument, so the difference quotient is exact but for rounding (about
+  /// 1e-6 of each f32 result over a step of 2e-3).
+  bool f32 = false;
 };
 
 std::vector<int64_t> shapeOf(const std::string &type) {
@@ -83,6 +89,11 @@ std::string tensorType(const std::string &type) {
   return "tensor<" + type + ">";
 }
 
+/// `type` with its element type replaced by f64 ("2x3xf32" -> "2x3xf64").
+std::string asF64(const std::string &type) {
+  return type.substr(0, type.size() - 3) + "f64";
+}
+
 /// The module: @loss (sum(y * w)) and @grad (its gradients).
 std::string moduleText(const Case &c, bool gradients) {
   std::ostringstream os;
@@ -97,19 +108,25 @@ std::string moduleText(const Case &c, bool gradients) {
   else
     os << "tensor<f64>";
   os << ") {\n" << c.body << "\n";
+  std::string y = "%y", yType = c.resultType;
+  if (c.f32) {
+    yType = asF64(c.resultType);
+    os << "  %y64 = gplace.cast %y : " << tensorType(c.resultType) << " to "
+       << tensorType(yType) << "\n";
+    y = "%y64";
+  }
   os << "  %w = gplace.constant dense<[";
   for (int64_t i = 0, n = countOf(shape); i < n; ++i)
     os << (i ? ", " : "") << valueAt(99, i, -1, 1);
   os << "]> : tensor<" << countOf(shape) << "xf64>\n";
   os << "  %wr = gplace.reshape %w : tensor<" << countOf(shape)
-     << "xf64> -> " << tensorType(c.resultType) << "\n";
-  os << "  %p = gplace.mul %y, %wr : (" << tensorType(c.resultType) << ", "
-     << tensorType(c.resultType) << ") -> " << tensorType(c.resultType)
-     << "\n";
+     << "xf64> -> " << tensorType(yType) << "\n";
+  os << "  %p = gplace.mul " << y << ", %wr : (" << tensorType(yType) << ", "
+     << tensorType(yType) << ") -> " << tensorType(yType) << "\n";
   os << "  %loss = gplace.reduce_sum %p axes = [";
   for (size_t d = 0; d < shape.size(); ++d)
     os << (d ? ", " : "") << d;
-  os << "] : " << tensorType(c.resultType) << " -> tensor<f64>\n";
+  os << "] : " << tensorType(yType) << " -> tensor<f64>\n";
   if (gradients) {
     os << "  %g:" << c.args.size() << " = gplace.gradients %loss wrt ";
     for (size_t i = 0; i < c.args.size(); ++i)
@@ -187,19 +204,32 @@ TEST_P(GradientCheck, MatchesFiniteDifferences) {
   std::unique_ptr<rt::Executor> grad = load(context, moduleText(c, true));
   ASSERT_TRUE(loss && grad);
 
+  // Element i of argument a, as f64, and its setter, in the case's type.
+  auto get = [&](const rt::HostTensor &t, int64_t i) -> double {
+    if (c.f32)
+      return reinterpret_cast<const float *>(t.data.data())[i];
+    return reinterpret_cast<const double *>(t.data.data())[i];
+  };
+  auto set = [&](rt::HostTensor &t, int64_t i, double value) {
+    if (c.f32)
+      reinterpret_cast<float *>(t.data.data())[i] = static_cast<float>(value);
+    else
+      reinterpret_cast<double *>(t.data.data())[i] = value;
+  };
   std::vector<rt::HostTensor> inputs;
   for (size_t a = 0; a < c.args.size(); ++a) {
-    rt::HostTensor tensor(rt::TensorType{ElementType::F64, shapeOf(c.args[a])});
-    double *data = reinterpret_cast<double *>(tensor.data.data());
+    rt::HostTensor tensor(rt::TensorType{
+        c.f32 ? ElementType::F32 : ElementType::F64, shapeOf(c.args[a])});
     for (int64_t i = 0, n = tensor.type.numElements(); i < n; ++i)
-      data[i] = c.positive ? valueAt(a, i, 0.5, 1.5) : valueAt(a, i, -1, 1);
+      set(tensor, i,
+          c.positive ? valueAt(a, i, 0.5, 1.5) : valueAt(a, i, -1, 1));
     inputs.push_back(std::move(tensor));
   }
   auto analytic = grad->run(inputs);
   ASSERT_TRUE(static_cast<bool>(analytic)) << analytic.status().message();
   ASSERT_EQ(analytic->size(), c.args.size());
 
-  const double h = 1e-6;
+  const double h = c.f32 ? 1e-3 : 1e-6;
   auto evaluate = [&]() {
     auto result = loss->run(inputs);
     EXPECT_TRUE(static_cast<bool>(result)) << result.status().message();
@@ -208,19 +238,18 @@ TEST_P(GradientCheck, MatchesFiniteDifferences) {
     return value;
   };
   for (size_t a = 0; a < c.args.size(); ++a) {
-    double *data = reinterpret_cast<double *>(inputs[a].data.data());
-    const double *expected =
-        reinterpret_cast<const double *>((*analytic)[a].data.data());
     for (int64_t i = 0, n = inputs[a].type.numElements(); i < n; ++i) {
-      double saved = data[i];
-      data[i] = saved + h;
-      double plus = evaluate();
-      data[i] = saved - h;
-      double minus = evaluate();
-      data[i] = saved;
-      double numeric = (plus - minus) / (2 * h);
-      EXPECT_NEAR(expected[i], numeric,
-                  c.tolerance * (1e-6 + 1e-5 * std::fabs(numeric)))
+      double saved = get(inputs[a], i);
+      set(inputs[a], i, saved + h);
+      double up = get(inputs[a], i), plus = evaluate();
+      set(inputs[a], i, saved - h);
+      double down = get(inputs[a], i), minus = evaluate();
+      set(inputs[a], i, saved);
+      // The step actually taken (f32 rounds x + h).
+      double numeric = (plus - minus) / (up - down);
+      double tolerance = c.f32 ? 3e-3 + 1e-3 * std::fabs(numeric)
+                               : c.tolerance * (1e-6 + 1e-5 * std::fabs(numeric));
+      EXPECT_NEAR(get((*analytic)[a], i), numeric, tolerance)
           << c.name << ": d loss / d a" << a << "[" << i << "]";
     }
   }
@@ -326,6 +355,73 @@ std::vector<Case> cases() {
        "  %y = gplace.softmax %r : tensor<4x5xf64>",
        "4x5xf64"},
   };
+  // Convolutional networks, in f32 (oneDNN's kernels).
+  auto window = [](const std::string &name, std::vector<std::string> args,
+                   const std::string &op, const std::string &result) {
+    std::string types;
+    for (size_t i = 0; i < args.size(); ++i)
+      types += (i ? ", " : "") + tensorType(args[i]);
+    Case c{name, args,
+           "  %y = gplace." + op + " : " + types + " -> " + tensorType(result),
+           result};
+    c.f32 = true;
+    return c;
+  };
+  all.push_back(window("conv2d_same", {"1x5x5x2xf32", "3x3x2x3xf32"},
+                       "conv2d %a0, %a1 strides = [1, 1, 1, 1] padding = "
+                       "\"SAME\"",
+                       "1x5x5x3xf32"));
+  all.push_back(window("conv2d_valid_strided", {"2x6x6x2xf32", "2x2x2x2xf32"},
+                       "conv2d %a0, %a1 strides = [1, 2, 2, 1] padding = "
+                       "\"VALID\"",
+                       "2x3x3x2xf32"));
+  all.push_back(window(
+      "conv2d_nchw_explicit_dilated", {"1x2x5x5xf32", "2x2x2x2xf32"},
+      "conv2d %a0, %a1 strides = [1, 1, 1, 1] padding = \"EXPLICIT\" "
+      "{data_format = \"NCHW\", dilations = array<i64: 1, 1, 2, 2>, "
+      "explicit_paddings = array<i64: 0, 0, 0, 0, 1, 0, 0, 1>}",
+      "1x2x4x4xf32"));
+  all.push_back(window("conv2d_grouped", {"1x4x4x4xf32", "3x3x2x4xf32"},
+                       "conv2d %a0, %a1 strides = [1, 1, 1, 1] padding = "
+                       "\"SAME\"",
+                       "1x4x4x4xf32"));
+  all.push_back(window("max_pool_same", {"1x5x5x2xf32"},
+                       "max_pool %a0 ksize = [1, 3, 3, 1] strides = [1, 2, 2, "
+                       "1] padding = \"SAME\"",
+                       "1x3x3x2xf32"));
+  all.push_back(window("max_pool_nchw", {"1x2x4x4xf32"},
+                       "max_pool %a0 ksize = [1, 1, 2, 2] strides = [1, 1, 2, "
+                       "2] padding = \"VALID\" {data_format = \"NCHW\"}",
+                       "1x2x2x2xf32"));
+  all.push_back(window("avg_pool_same", {"1x5x5x2xf32"},
+                       "avg_pool %a0 ksize = [1, 3, 3, 1] strides = [1, 2, 2, "
+                       "1] padding = \"SAME\"",
+                       "1x3x3x2xf32"));
+  {
+    Case dropout{"dropout", {"4x5xf32"},
+                 "  %rate = gplace.constant dense<0.3> : tensor<f32>\n"
+                 "  %seed = gplace.constant dense<[5, 9]> : tensor<2xi64>\n"
+                 "  %y = gplace.dropout %a0, %rate, %seed : tensor<4x5xf32>, "
+                 "tensor<f32>, tensor<2xi64>",
+                 "4x5xf32"};
+    dropout.f32 = true;
+    all.push_back(dropout);
+    Case net{"conv_net", {"2x6x6x1xf32", "3x3x1x4xf32", "36x3xf32"},
+             "  %c = gplace.conv2d %a0, %a1 strides = [1, 1, 1, 1] padding = "
+             "\"SAME\" : tensor<2x6x6x1xf32>, tensor<3x3x1x4xf32> -> "
+             "tensor<2x6x6x4xf32>\n"
+             "  %r = gplace.relu %c : tensor<2x6x6x4xf32>\n"
+             "  %pool = gplace.max_pool %r ksize = [1, 2, 2, 1] strides = [1, 2, "
+             "2, 1] padding = \"VALID\" : tensor<2x6x6x4xf32> -> "
+             "tensor<2x3x3x4xf32>\n"
+             "  %f = gplace.reshape %pool : tensor<2x3x3x4xf32> -> "
+             "tensor<2x36xf32>\n"
+             "  %y = gplace.matmul %f, %a2 : (tensor<2x36xf32>, "
+             "tensor<36x3xf32>) -> tensor<2x3xf32>",
+             "2x3xf32"};
+    net.f32 = true;
+    all.push_back(net);
+  }
   for (const char *flags : {"", " transpose_a", " transpose_b",
                             " transpose_a transpose_b"}) {
     bool ta = std::strstr(flags, "transpose_a"),

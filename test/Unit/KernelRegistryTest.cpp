@@ -69,8 +69,8 @@ TEST(KernelRegistry, Lookups) {
   EXPECT_FALSE(
       registry.hasKernel("gplace.matmul", std::nullopt, DeviceType::CPU));
   EXPECT_FALSE(
-      registry.hasKernel("gplace.conv2d", ElementType::F32, DeviceType::CPU));
-  EXPECT_EQ(registry.lookup("gplace.conv2d"), nullptr);
+      registry.hasKernel("gplace.conv3d", ElementType::F32, DeviceType::CPU));
+  EXPECT_EQ(registry.lookup("gplace.conv3d"), nullptr);
   EXPECT_TRUE(
       registry.hasKernel("gplace.variable", ElementType::I32, DeviceType::CPU));
   EXPECT_FALSE(

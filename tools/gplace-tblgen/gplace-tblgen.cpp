@@ -137,12 +137,23 @@ bool emitOpTable(raw_ostream &os, RecordKeeper &records) {
                    cls, def->getValueAsString("opName"),
                    elementwise ? "true" : "false", arity,
                    typeMask(*def, "cpuKernels"), typeMask(*def, "gpuKernels"));
-    for (const mlir::tblgen::NamedAttribute &attr : op.getAttributes()) {
-      StringRef name = attr.name;
+    // The parameters: the record's `kernelParameters` when it lists any,
+    // else the op's own attributes.
+    SmallVector<std::pair<StringRef, StringRef>> named;
+    const DagInit *listed = def->getValueAsDag("kernelParameters");
+    for (unsigned i = 0, e = listed->getNumArgs(); i < e; ++i) {
+      const auto *arg = dyn_cast<DefInit>(listed->getArg(i));
+      if (!arg || listed->getArgNameStr(i).empty())
+        PrintFatalError(def, "kernelParameters must list named attributes");
+      named.push_back({listed->getArgNameStr(i), arg->getDef()->getName()});
+    }
+    if (named.empty())
+      for (const mlir::tblgen::NamedAttribute &attr : op.getAttributes())
+        named.push_back({attr.name, attr.attr.getBaseAttr().getAttrDefName()});
+    for (auto [name, defName] : named) {
       if (name == "device" || name == "name" || name == "assigned_device" ||
           name == "operandSegmentSizes")
         continue;
-      StringRef defName = attr.attr.getBaseAttr().getAttrDefName();
       StringRef kind = StringSwitch<StringRef>(defName)
                            .Case("UnitAttr", "Bool")
                            .Case("I64Attr", "I64")

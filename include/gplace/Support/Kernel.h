@@ -106,6 +106,12 @@ struct KernelParams {
   int64_t groupKey = 0, groupSize = 1, instanceKey = 0, member = 0;
   std::vector<int64_t> ranks;
   bool mean = false;
+  /// conv2d, max_pool, avg_pool and their gradients: the window's size,
+  /// strides, dilations (over height and width) and pads (top, bottom,
+  /// left, right), resolved from TensorFlow's attributes, and whether the
+  /// layout is NCHW (else NHWC).
+  std::vector<int64_t> windowSize, windowStrides, windowDilations, windowPads;
+  bool channelsFirst = false;
 };
 
 /// How a kernel parameter is typed: a unit attribute (a flag), an integer,

@@ -69,6 +69,32 @@ std::optional<std::vector<int64_t>> broadcastShapes(ShapeRef lhs, ShapeRef rhs,
 /// broadcast to `outShape`.
 std::vector<int64_t> broadcastStrides(ShapeRef shape, ShapeRef outShape);
 
+/// A window moved over one spatial dimension of a convolution or pooling,
+/// as TensorFlow's GetWindowedOutputSizeVerbose computes it: `size`
+/// elements `dilation` apart, moved by `stride`, over the input with
+/// `padBefore` and `padAfter` zeros added.
+struct WindowDim {
+  int64_t size = 1, stride = 1, dilation = 1;
+  int64_t padBefore = 0, padAfter = 0;
+  /// The window's extent in input elements: (size - 1) * dilation + 1.
+  int64_t extent() const { return (size - 1) * dilation + 1; }
+};
+
+/// The padding "SAME" gives a window over `input` elements (TensorFlow's
+/// Padding::SAME): the output has ceil(input / stride) elements and the
+/// zeros needed for it are split in two, the extra one after. Sets
+/// `window.padBefore` and `padAfter`; `size`, `stride` and `dilation` are
+/// positive.
+void setSamePadding(WindowDim &window, int64_t input);
+
+/// The number of window positions over `input` elements:
+/// (input + pads - extent) / stride + 1, or std::nullopt when the window
+/// does not fit once (TensorFlow's "Computed output size would be
+/// negative") or a size overflows. `size`, `stride` and `dilation` are
+/// positive.
+std::optional<int64_t> windowOutputSize(const WindowDim &window,
+                                        int64_t input);
+
 } // namespace gplace
 
 #endif // GPLACE_SUPPORT_SHAPE_H

@@ -287,6 +287,7 @@ public:
     case Kernel::StatelessRandomUniform:
     case Kernel::StatelessRandomNormal:
     case Kernel::StatelessTruncatedNormal:
+    case Kernel::Dropout:
       kernel.threads = (out.numElements() + perGroup() - 1) / perGroup();
       body = statelessRandom();
       prelude = kPhiloxPrelude;
@@ -484,9 +485,15 @@ private:
     bool isDouble = type_.type == ElementType::F64;
     std::string c = isDouble ? "double" : "float";
     int64_t n = call_.outputs[0].type->numElements(), per = perGroup();
+    // Dropout reads its seed third and keeps x / (1 - rate) where the
+    // uniform number is >= rate (a rate outside [0, 1) is checked on the
+    // host only).
+    bool dropout = call_.kernel == Kernel::Dropout;
+    std::string seed = dropout ? "in2" : "in0";
     std::ostringstream os;
-    os << "  const unsigned long long s0 = (unsigned long long)(long long)in0[0],"
-          " s1 = (unsigned long long)(long long)in0[1];\n"
+    os << "  const unsigned long long s0 = (unsigned long long)(long long)"
+       << seed << "[0], s1 = (unsigned long long)(long long)" << seed
+       << "[1];\n"
        << "  gp_u4 seed = {{(unsigned int)s0, (unsigned int)(s0 >> 32), "
           "(unsigned int)s1, (unsigned int)(s1 >> 32)}};\n"
        << "  gp_u4 mix = gp_philox(seed, 0x3ec8f720u, 0x02461e29u);\n"
@@ -495,6 +502,7 @@ private:
        << "  " << c << " v[4];\n";
     switch (call_.kernel) {
     case Kernel::StatelessRandomUniform:
+    case Kernel::Dropout:
       os << "  gp_u4 w = gp_philox(gp_skip(base, (unsigned long long)i), k0, "
             "k1);\n";
       if (isDouble)
@@ -535,8 +543,14 @@ private:
     }
     os << "  for (int k = 0; k < " << per << "; ++k) {\n"
        << "    const long long e = i * " << per << "LL + k;\n"
-       << "    if (e < " << n << "LL) out0[e] = " << type_.store("v[k]")
-       << ";\n  }\n";
+       << "    if (e < " << n << "LL) out0[e] = ";
+    if (dropout)
+      os << "v[k] >= " << type_.load("in1[0]") << " ? "
+         << type_.store(type_.load("in0[e]") + " * ((" + c + ")1 / ((" + c +
+                        ")1 - " + type_.load("in1[0]") + "))")
+         << " : " << type_.store("0") << ";\n  }\n";
+    else
+      os << type_.store("v[k]") << ";\n  }\n";
     return os.str();
   }
 

@@ -31,8 +31,8 @@ gplan.program @constantType {
 
 gplan.program @unknownKernel {
   %0 = gplan.input 0 : !gplan.buffer<2xf32>
-  // expected-error @+1 {{unknown kernel 'conv2d'}}
-  %1 = gplan.launch conv2d(%0) on @cpu0 : (!gplan.buffer<2xf32>) -> !gplan.buffer<2xf32>
+  // expected-error @+1 {{unknown kernel 'conv3d'}}
+  %1 = gplan.launch conv3d(%0) on @cpu0 : (!gplan.buffer<2xf32>) -> !gplan.buffer<2xf32>
   gplan.return
 }
 

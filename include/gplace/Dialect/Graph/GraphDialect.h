@@ -19,6 +19,7 @@
 
 #include "gplace/Support/DeviceName.h"
 #include "gplace/Support/Kernel.h"
+#include "gplace/Support/Shape.h"
 #include "gplace/Support/PlacementPolicy.h"
 
 #include <memory>
@@ -145,6 +146,15 @@ std::optional<DeviceSet> getModuleDevices(mlir::Operation *module);
 
 /// Writes `devices` as `module`'s `gplace.devices` attribute.
 void setModuleDevices(mlir::Operation *module, const DeviceSet &devices);
+
+/// The window of a convolution or pooling op (Graph_WindowOp) resolved
+/// from TensorFlow's layout-dependent attributes: the window over the
+/// height and the width (size, stride, dilation, the pads "SAME" or
+/// "EXPLICIT" give), and whether the channels come before them ("NCHW").
+struct WindowAttrs {
+  gplace::WindowDim height, width;
+  bool channelsFirst = false;
+};
 
 } // namespace gplace::graph
 

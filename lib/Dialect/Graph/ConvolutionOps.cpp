@@ -1,0 +1,437 @@
+//===- ConvolutionOps.cpp - conv2d, pooling, dropout ----------------------===//
+//
+// What the window ops (Graph_WindowOp: conv2d, max_pool, avg_pool and their
+// gradients) and dropout are, besides their ODS records: their verifiers
+// (TensorFlow's shape functions in nn_ops.cc and
+// GetWindowedOutputSizeVerbose), the kernel parameters resolved from
+// TensorFlow's layout-dependent attributes, and their gradients (nn_grad.py:
+// _Conv2DGrad, _MaxPoolGrad, _AvgPoolGrad).
+//
+//===----------------------------------------------------------------------===//
+
+#include "gplace/Dialect/Graph/GraphDialect.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+
+using namespace mlir;
+using namespace gplace::graph;
+using gplace::WindowDim;
+
+namespace {
+
+/// The dimensions of a rank-4 tensor in a layout.
+struct Layout {
+  bool channelsFirst = false;
+  int64_t height() const { return channelsFirst ? 2 : 1; }
+  int64_t width() const { return channelsFirst ? 3 : 2; }
+  int64_t channels() const { return channelsFirst ? 1 : 3; }
+  const char *name(int64_t dim) const {
+    if (dim == 0)
+      return "batch";
+    if (dim == height())
+      return "height";
+    if (dim == width())
+      return "width";
+    return "channels";
+  }
+};
+
+/// What the window ops' verifiers and kernel parameters share: the
+/// attributes, checked, and the window they give.
+class WindowVerifier {
+public:
+  explicit WindowVerifier(Operation *op) : op(op) {}
+
+  /// Checks `data_format`, `strides`, `padding`, `dilations`,
+  /// `explicit_paddings` and (pools) `ksize`.
+  LogicalResult verifyAttributes(bool convolution) {
+    if (auto format = op->getAttrOfType<StringAttr>("data_format")) {
+      if (format.getValue() == "NCHW")
+        layout.channelsFirst = true;
+      else if (format.getValue() != "NHWC")
+        return op->emitOpError()
+               << "data_format must be \"NHWC\" or \"NCHW\", not " << format;
+    }
+    if (failed(readFour("strides", strides, /*positive=*/true)))
+      return failure();
+    dilations = {1, 1, 1, 1};
+    if (op->hasAttr("dilations") &&
+        failed(readFour("dilations", dilations, /*positive=*/true)))
+      return failure();
+    if (!convolution && failed(readFour("ksize", ksize, /*positive=*/true)))
+      return failure();
+    StringRef p = op->getAttrOfType<StringAttr>("padding").getValue();
+    if (p == "SAME")
+      padding = Same;
+    else if (p == "VALID")
+      padding = Valid;
+    else if (p == "EXPLICIT" && convolution)
+      padding = Explicit;
+    else
+      return op->emitOpError()
+             << "padding must be \"SAME\", \"VALID\""
+             << (convolution ? " or \"EXPLICIT\"" : "") << ", not \"" << p
+             << "\"";
+    auto explicitPads = op->getAttrOfType<DenseI64ArrayAttr>("explicit_paddings");
+    if (padding == Explicit) {
+      if (!explicitPads || explicitPads.size() != 8)
+        return op->emitOpError() << "padding \"EXPLICIT\" needs 8 "
+                                    "explicit_paddings (before and after "
+                                    "each dimension)";
+      for (int64_t d = 0; d < 4; ++d) {
+        int64_t before = explicitPads[2 * d], after = explicitPads[2 * d + 1];
+        if (before < 0 || after < 0)
+          return op->emitOpError() << "explicit_paddings must not be negative";
+        bool spatial = d == layout.height() || d == layout.width();
+        if (!spatial && (before || after))
+          return op->emitOpError()
+                 << "explicit_paddings of the " << layout.name(d)
+                 << " dimension must be 0";
+      }
+      pads = explicitPads.asArrayRef();
+    } else if (explicitPads && !explicitPads.empty()) {
+      return op->emitOpError()
+             << "explicit_paddings are only allowed with padding \"EXPLICIT\"";
+    }
+    return success();
+  }
+
+  /// The window over the input's height and width: its size from
+  /// `filter` (convolutions: [height, width, in, out]) or `ksize`, its
+  /// pads from the input's spatial sizes.
+  WindowAttrs window(RankedTensorType input, RankedTensorType filter) const {
+    WindowAttrs w;
+    w.channelsFirst = layout.channelsFirst;
+    WindowDim *dims[2] = {&w.height, &w.width};
+    int64_t spatial[2] = {layout.height(), layout.width()};
+    for (int i = 0; i < 2; ++i) {
+      WindowDim &dim = *dims[i];
+      int64_t d = spatial[i];
+      dim.size = filter ? filter.getDimSize(i) : ksize[d];
+      dim.stride = strides[d];
+      dim.dilation = dilations[d];
+      if (padding == Same) {
+        gplace::setSamePadding(dim, input.getDimSize(d));
+      } else if (padding == Explicit) {
+        dim.padBefore = pads[2 * d];
+        dim.padAfter = pads[2 * d + 1];
+      }
+    }
+    return w;
+  }
+
+  /// Checks `input` and `output` (and `filter`, for convolutions) against
+  /// each other: rank 4, the output's spatial sizes from the window, its
+  /// batch, its channels (the filter's output channels, or the input's).
+  LogicalResult verifyShapes(RankedTensorType input, RankedTensorType filter,
+                             RankedTensorType output, StringRef inputName,
+                             StringRef outputName) {
+    for (auto [type, what] : {std::pair(input, inputName),
+                              std::pair(output, outputName)})
+      if (type.getRank() != 4)
+        return op->emitOpError() << what << " must have rank 4, not "
+                                 << type.getRank() << " (" << type << ")";
+    if (input.getElementType() != output.getElementType() ||
+        (filter && filter.getElementType() != input.getElementType()))
+      return op->emitOpError()
+             << "operands and result must have one element type";
+    for (int64_t d : {0, 1, 2, 3}) {
+      bool spatial = d == layout.height() || d == layout.width();
+      if (!spatial && strides[d] != 1)
+        return op->emitOpError()
+               << "strides in the " << layout.name(d)
+               << " dimension must be 1, as TensorFlow's";
+      if (!spatial && dilations[d] != 1)
+        return op->emitOpError()
+               << "dilations in the " << layout.name(d)
+               << " dimension must be 1, as TensorFlow's";
+      if (!filter && !spatial && ksize[d] != 1)
+        return op->emitOpError()
+               << "ksize in the " << layout.name(d)
+               << " dimension must be 1, as TensorFlow's";
+    }
+    int64_t channels = input.getDimSize(layout.channels());
+    int64_t outChannels = channels;
+    if (filter) {
+      if (filter.getRank() != 4)
+        return op->emitOpError() << "filter must have rank 4 ([height, width, "
+                                    "in_channels, out_channels]), not "
+                                 << filter;
+      if (filter.getDimSize(0) <= 0 || filter.getDimSize(1) <= 0)
+        return op->emitOpError() << "filter's height and width must be "
+                                    "positive, not "
+                                 << filter;
+      int64_t filterIn = filter.getDimSize(2);
+      outChannels = filter.getDimSize(3);
+      if (filterIn <= 0 || channels % filterIn != 0)
+        return op->emitOpError()
+               << "input has " << channels << " channels, which is not a "
+               << "multiple of the filter's " << filterIn << " input channels";
+      int64_t groups = channels / filterIn;
+      if (outChannels % groups != 0)
+        return op->emitOpError()
+               << "filter's " << outChannels << " output channels are not a "
+               << "multiple of the " << groups << " groups (input channels "
+               << channels << " / filter input channels " << filterIn << ")";
+    }
+    if (output.getDimSize(0) != input.getDimSize(0))
+      return op->emitOpError()
+             << outputName << " dimension 0 (batch) is " << output.getDimSize(0)
+             << ", expected " << input.getDimSize(0) << " from " << inputName;
+    if (output.getDimSize(layout.channels()) != outChannels)
+      return op->emitOpError()
+             << outputName << " dimension " << layout.channels()
+             << " (channels) is " << output.getDimSize(layout.channels())
+             << ", expected " << outChannels << " from "
+             << (filter ? "the filter" : inputName);
+    WindowAttrs w = window(input, filter);
+    const WindowDim *dims[2] = {&w.height, &w.width};
+    int64_t spatial[2] = {layout.height(), layout.width()};
+    for (int i = 0; i < 2; ++i) {
+      int64_t d = spatial[i], in = input.getDimSize(d);
+      std::optional<int64_t> size = gplace::windowOutputSize(*dims[i], in);
+      if (!size)
+        return op->emitOpError()
+               << "window of " << dims[i]->size << " (dilation "
+               << dims[i]->dilation << ") does not fit the " << inputName
+               << "'s " << layout.name(d) << " of " << in << " with padding "
+               << op->getAttrOfType<StringAttr>("padding")
+               << " (TensorFlow: computed output size would be negative)";
+      if (output.getDimSize(d) != *size)
+        return op->emitOpError()
+               << outputName << " dimension " << d << " (" << layout.name(d)
+               << ") is " << output.getDimSize(d) << ", expected " << *size
+               << " from " << inputName << " " << layout.name(d) << " " << in
+               << ", window " << dims[i]->size << ", stride "
+               << dims[i]->stride << ", dilation " << dims[i]->dilation
+               << ", padding " << op->getAttrOfType<StringAttr>("padding");
+    }
+    return success();
+  }
+
+private:
+  LogicalResult readFour(StringRef name, SmallVectorImpl<int64_t> &out,
+                         bool positive) {
+    auto attr = op->getAttrOfType<DenseI64ArrayAttr>(name);
+    if (!attr || attr.size() != 4)
+      return op->emitOpError() << name << " must have 4 entries (one per "
+                                          "dimension of data_format)";
+    out.assign(attr.asArrayRef().begin(), attr.asArrayRef().end());
+    if (positive && llvm::any_of(out, [](int64_t v) { return v <= 0; }))
+      return op->emitOpError() << name << " must be positive";
+    return success();
+  }
+
+  Operation *op;
+  Layout layout;
+  SmallVector<int64_t, 4> strides, dilations, ksize;
+  ArrayRef<int64_t> pads;
+  enum { Same, Valid, Explicit } padding = Valid;
+};
+
+/// The window of a verified op over `input` (with `filter` for
+/// convolutions).
+WindowAttrs windowOf(Operation *op, bool convolution, RankedTensorType input,
+                     RankedTensorType filter) {
+  WindowVerifier verifier(op);
+  (void)verifier.verifyAttributes(convolution);
+  return verifier.window(input, filter);
+}
+
+/// The kernel parameters of a window.
+DictionaryAttr windowParameters(Operation *op, const WindowAttrs &w) {
+  Builder b(op->getContext());
+  SmallVector<NamedAttribute, 5> params = {
+      b.getNamedAttr("window_size",
+                     b.getDenseI64ArrayAttr({w.height.size, w.width.size})),
+      b.getNamedAttr("window_strides", b.getDenseI64ArrayAttr(
+                                           {w.height.stride, w.width.stride})),
+      b.getNamedAttr("window_dilations",
+                     b.getDenseI64ArrayAttr(
+                         {w.height.dilation, w.width.dilation})),
+      b.getNamedAttr("window_pads",
+                     b.getDenseI64ArrayAttr(
+                         {w.height.padBefore, w.height.padAfter,
+                          w.width.padBefore, w.width.padAfter}))};
+  if (w.channelsFirst)
+    params.push_back(b.getNamedAttr("channels_first", b.getUnitAttr()));
+  return b.getDictionaryAttr(params);
+}
+
+/// The op's attributes that are not placement attributes: what its
+/// gradient ops take over.
+SmallVector<NamedAttribute> windowAttributes(Operation *op) {
+  SmallVector<NamedAttribute> attrs;
+  for (NamedAttribute attr : op->getAttrs())
+    if (llvm::is_contained({"strides", "padding", "explicit_paddings",
+                            "data_format", "dilations", "ksize"},
+                           attr.getName().getValue()))
+      attrs.push_back(attr);
+  return attrs;
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Convolutions.
+//===----------------------------------------------------------------------===//
+
+LogicalResult Conv2DOp::verify() {
+  WindowVerifier v(*this);
+  if (failed(v.verifyAttributes(/*convolution=*/true)))
+    return failure();
+  return v.verifyShapes(getInput().getType(), getFilter().getType(), getType(),
+                        "input", "result");
+}
+WindowAttrs Conv2DOp::getWindowAttrs() {
+  return windowOf(*this, true, getInput().getType(), getFilter().getType());
+}
+DictionaryAttr Conv2DOp::getKernelParameters() {
+  return windowParameters(*this, getWindowAttrs());
+}
+
+LogicalResult Conv2DBackpropInputOp::verify() {
+  WindowVerifier v(*this);
+  if (failed(v.verifyAttributes(/*convolution=*/true)))
+    return failure();
+  return v.verifyShapes(getType(), getFilter().getType(),
+                        getOutBackprop().getType(), "result",
+                        "out_backprop");
+}
+WindowAttrs Conv2DBackpropInputOp::getWindowAttrs() {
+  return windowOf(*this, true, getType(), getFilter().getType());
+}
+DictionaryAttr Conv2DBackpropInputOp::getKernelParameters() {
+  return windowParameters(*this, getWindowAttrs());
+}
+
+LogicalResult Conv2DBackpropFilterOp::verify() {
+  WindowVerifier v(*this);
+  if (failed(v.verifyAttributes(/*convolution=*/true)))
+    return failure();
+  return v.verifyShapes(getInput().getType(), getType(),
+                        getOutBackprop().getType(), "input", "out_backprop");
+}
+WindowAttrs Conv2DBackpropFilterOp::getWindowAttrs() {
+  return windowOf(*this, true, getInput().getType(), getType());
+}
+DictionaryAttr Conv2DBackpropFilterOp::getKernelParameters() {
+  return windowParameters(*this, getWindowAttrs());
+}
+
+LogicalResult Conv2DOp::buildGradients(OpBuilder &b, ArrayRef<Value> dys,
+                                       SmallVectorImpl<Value> &out) {
+  // nn_grad.py's _Conv2DGrad: both backprops with the op's attributes.
+  SmallVector<NamedAttribute> attrs = windowAttributes(*this);
+  out.push_back(b.create<Conv2DBackpropInputOp>(
+      getLoc(), TypeRange{getInput().getType()},
+      ValueRange{getFilter(), dys[0]}, attrs));
+  out.push_back(b.create<Conv2DBackpropFilterOp>(
+      getLoc(), TypeRange{getFilter().getType()},
+      ValueRange{getInput(), dys[0]}, attrs));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Pooling.
+//===----------------------------------------------------------------------===//
+
+template <typename OpT> static LogicalResult verifyPool(OpT op) {
+  WindowVerifier v(op);
+  if (failed(v.verifyAttributes(/*convolution=*/false)))
+    return failure();
+  return v.verifyShapes(op.getInput().getType(), nullptr, op.getType(),
+                        "input", "result");
+}
+LogicalResult MaxPoolOp::verify() { return verifyPool(*this); }
+LogicalResult AvgPoolOp::verify() { return verifyPool(*this); }
+
+WindowAttrs MaxPoolOp::getWindowAttrs() {
+  return windowOf(*this, false, getInput().getType(), nullptr);
+}
+WindowAttrs AvgPoolOp::getWindowAttrs() {
+  return windowOf(*this, false, getInput().getType(), nullptr);
+}
+DictionaryAttr MaxPoolOp::getKernelParameters() {
+  return windowParameters(*this, getWindowAttrs());
+}
+DictionaryAttr AvgPoolOp::getKernelParameters() {
+  return windowParameters(*this, getWindowAttrs());
+}
+
+LogicalResult MaxPoolGradOp::verify() {
+  WindowVerifier v(*this);
+  if (failed(v.verifyAttributes(/*convolution=*/false)) ||
+      failed(v.verifyShapes(getOrigInput().getType(), nullptr,
+                            getOrigOutput().getType(), "orig_input",
+                            "orig_output")))
+    return failure();
+  // grad has orig_output's type, the result orig_input's (AllTypesMatch).
+  return success();
+}
+WindowAttrs MaxPoolGradOp::getWindowAttrs() {
+  return windowOf(*this, false, getOrigInput().getType(), nullptr);
+}
+DictionaryAttr MaxPoolGradOp::getKernelParameters() {
+  return windowParameters(*this, getWindowAttrs());
+}
+
+LogicalResult AvgPoolGradOp::verify() {
+  WindowVerifier v(*this);
+  if (failed(v.verifyAttributes(/*convolution=*/false)))
+    return failure();
+  return v.verifyShapes(getType(), nullptr, getGrad().getType(), "result",
+                        "grad");
+}
+WindowAttrs AvgPoolGradOp::getWindowAttrs() {
+  return windowOf(*this, false, getType(), nullptr);
+}
+DictionaryAttr AvgPoolGradOp::getKernelParameters() {
+  return windowParameters(*this, getWindowAttrs());
+}
+
+LogicalResult MaxPoolOp::buildGradients(OpBuilder &b, ArrayRef<Value> dys,
+                                        SmallVectorImpl<Value> &out) {
+  out.push_back(b.create<MaxPoolGradOp>(
+      getLoc(), TypeRange{getInput().getType()},
+      ValueRange{getInput(), getResult(), dys[0]}, windowAttributes(*this)));
+  return success();
+}
+
+LogicalResult AvgPoolOp::buildGradients(OpBuilder &b, ArrayRef<Value> dys,
+                                        SmallVectorImpl<Value> &out) {
+  out.push_back(b.create<AvgPoolGradOp>(getLoc(),
+                                        TypeRange{getInput().getType()},
+                                        ValueRange{dys[0]},
+                                        windowAttributes(*this)));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Dropout.
+//===----------------------------------------------------------------------===//
+
+LogicalResult DropoutOp::verify() {
+  RankedTensorType input = getInput().getType(), rate = getRate().getType();
+  if (rate.getRank() != 0 || rate.getElementType() != input.getElementType())
+    return emitOpError() << "rate must be a scalar of the input's element "
+                            "type "
+                         << input.getElementType() << ", not " << rate;
+  RankedTensorType seed = getSeed().getType();
+  if (seed.getRank() != 1 || seed.getDimSize(0) != 2)
+    return emitOpError() << "seed must be a tensor of 2 integers, not "
+                         << seed;
+  return success();
+}
+
+LogicalResult DropoutOp::buildGradients(OpBuilder &b, ArrayRef<Value> dys,
+                                        SmallVectorImpl<Value> &out) {
+  // The same mask (same seed, shape and rate) scales the gradient.
+  out.push_back(b.create<DropoutOp>(getLoc(), TypeRange{getType()},
+                                    ValueRange{dys[0], getRate(), getSeed()},
+                                    ArrayRef<NamedAttribute>{}));
+  out.push_back(nullptr);
+  out.push_back(nullptr);
+  return success();
+}

@@ -1,0 +1,391 @@
+//===- DnnlKernels.cpp - conv2d and pooling on oneDNN ---------------------===//
+//
+// Each launch describes its tensors to oneDNN as they lie in memory (the
+// activations NHWC or NCHW, the filter TensorFlow's HWIO, which oneDNN
+// reads as [groups, out / groups, in / groups, height, width] with
+// strides), lets oneDNN pick its fastest layout for the filter (a reorder
+// before and, for the filter's gradient, after), and runs the primitive.
+// Primitive descriptors and primitives are made once per kernel, shapes and
+// parameters and shared by every launch (oneDNN primitives may run
+// concurrently); each launch brings its own scratchpad, so two streams
+// never share one.
+//
+//===----------------------------------------------------------------------===//
+
+#include "DnnlKernels.h"
+
+#include <oneapi/dnnl/dnnl.hpp>
+
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <sstream>
+#include <unordered_map>
+
+namespace gplace::runtime {
+
+namespace {
+
+using dnnl::memory;
+using Dims = memory::dims;
+
+dnnl::engine &cpuEngine() {
+  static dnnl::engine engine(dnnl::engine::kind::cpu, 0);
+  return engine;
+}
+
+/// An activation tensor's descriptor: logical dims [N, C, H, W] (oneDNN's
+/// order), strides from the layout in memory.
+memory::desc activation(const TensorType &type, bool channelsFirst) {
+  const std::vector<int64_t> &s = type.shape;
+  if (channelsFirst)
+    return memory::desc({s[0], s[1], s[2], s[3]}, memory::data_type::f32,
+                        Dims{s[1] * s[2] * s[3], s[2] * s[3], s[3], 1});
+  int64_t n = s[0], h = s[1], w = s[2], c = s[3];
+  return memory::desc({n, c, h, w}, memory::data_type::f32,
+                      Dims{h * w * c, 1, w * c, c});
+}
+
+/// A TensorFlow filter [KH, KW, I / G, O] as oneDNN's [G, O / G, I / G, KH,
+/// KW] (or [O, I, KH, KW] without groups), read in place.
+memory::desc filter(const TensorType &type, int64_t groups) {
+  const std::vector<int64_t> &s = type.shape;
+  int64_t kh = s[0], kw = s[1], in = s[2], out = s[3];
+  if (groups == 1)
+    return memory::desc({out, in, kh, kw}, memory::data_type::f32,
+                        Dims{1, out, kw * in * out, in * out});
+  int64_t perGroup = out / groups;
+  return memory::desc({groups, perGroup, in, kh, kw}, memory::data_type::f32,
+                      Dims{perGroup, 1, out, kw * in * out, in * out});
+}
+
+/// A descriptor with the same dims and oneDNN's choice of layout.
+memory::desc anyLayout(const memory::desc &desc) {
+  return memory::desc(desc.dims(), desc.data_type(), memory::format_tag::any);
+}
+
+/// A key naming a launch's primitive: kernel, shapes, window.
+std::string primitiveKey(const KernelCall &call) {
+  std::ostringstream os;
+  os << static_cast<int>(call.kernel);
+  for (const std::vector<TensorRef> *refs : {&call.inputs, &call.outputs}) {
+    os << '|';
+    for (const TensorRef &ref : *refs) {
+      for (int64_t d : ref.type->shape)
+        os << d << 'x';
+      os << ',';
+    }
+  }
+  const KernelParams &p = *call.params;
+  for (const std::vector<int64_t> *v :
+       {&p.windowSize, &p.windowStrides, &p.windowDilations, &p.windowPads}) {
+    os << '|';
+    for (int64_t x : *v)
+      os << x << ',';
+  }
+  os << (p.channelsFirst ? 'C' : 'L');
+  return os.str();
+}
+
+/// A primitive and the layouts it was made for.
+struct Entry {
+  dnnl::primitive primitive;
+  memory::desc weights;   ///< The layout the primitive reads or writes.
+  memory::desc scratch;
+  dnnl::primitive forward; ///< max_pool_grad: the forward pooling.
+  memory::desc workspace, forwardScratch, forwardDst;
+};
+
+/// The primitives made so far, by primitiveKey.
+class PrimitiveCache {
+public:
+  template <typename Make>
+  StatusOr<std::shared_ptr<Entry>> get(const KernelCall &call, Make &&make) {
+    std::string key = primitiveKey(call);
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      auto it = entries_.find(key);
+      if (it != entries_.end())
+        return it->second;
+    }
+    auto entry = std::make_shared<Entry>();
+    GPLACE_RETURN_IF_ERROR(make(*entry));
+    std::lock_guard<std::mutex> lock(mutex_);
+    return entries_.emplace(key, entry).first->second;
+  }
+
+private:
+  std::mutex mutex_;
+  std::unordered_map<std::string, std::shared_ptr<Entry>> entries_;
+};
+
+PrimitiveCache &cache() {
+  static PrimitiveCache *c = new PrimitiveCache;
+  return *c;
+}
+
+dnnl::primitive_attr userScratchpad() {
+  dnnl::primitive_attr attr;
+  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+  return attr;
+}
+
+/// oneDNN's error as a Status naming the kernel.
+Status dnnlError(const KernelCall &call, const dnnl::error &e) {
+  std::string message = "oneDNN failed to run gplace." +
+                        std::string(kernelMnemonic(call.kernel)) + ": " +
+                        e.what();
+  if (e.status == dnnl_out_of_memory)
+    return Status::outOfMemory(message);
+  return Status::internal(message);
+}
+
+/// The window's geometry as oneDNN takes it (dilations count the gaps).
+struct Window {
+  Dims kernel, strides, dilations, padL, padR;
+  explicit Window(const KernelParams &p)
+      : kernel{p.windowSize[0], p.windowSize[1]},
+        strides{p.windowStrides[0], p.windowStrides[1]},
+        dilations{p.windowDilations[0] - 1, p.windowDilations[1] - 1},
+        padL{p.windowPads[0], p.windowPads[2]},
+        padR{p.windowPads[1], p.windowPads[3]} {}
+};
+
+bool isEmpty(const TensorRef &ref) { return ref.type->numElements() == 0; }
+
+/// A buffer of `desc`'s size for one launch.
+std::unique_ptr<uint8_t[]> scratchFor(const memory::desc &desc) {
+  size_t bytes = desc.get_size();
+  return std::unique_ptr<uint8_t[]>(bytes ? new uint8_t[bytes] : nullptr);
+}
+
+} // namespace
+
+Status runDnnlConvolution(const KernelCall &call) {
+  for (const TensorRef &out : call.outputs)
+    if (isEmpty(out))
+      return Status::ok();
+  for (const TensorRef &in : call.inputs)
+    if (isEmpty(in)) {
+      // Nothing flows in: the gradients are zero.
+      std::memset(call.outputs[0].data, 0, call.outputs[0].type->bytes());
+      return Status::ok();
+    }
+  const KernelParams &p = *call.params;
+  bool first = p.channelsFirst;
+  // The tensors by role, whichever the kernel computes.
+  const TensorRef *src, *weights, *dst;
+  switch (call.kernel) {
+  case Kernel::Conv2D:
+    src = &call.inputs[0], weights = &call.inputs[1], dst = &call.outputs[0];
+    break;
+  case Kernel::Conv2DBackpropInput:
+    weights = &call.inputs[0], dst = &call.inputs[1], src = &call.outputs[0];
+    break;
+  case Kernel::Conv2DBackpropFilter:
+    src = &call.inputs[0], dst = &call.inputs[1], weights = &call.outputs[0];
+    break;
+  default:
+    return Status::internal("not a convolution kernel");
+  }
+  int64_t channels = src->type->shape[first ? 1 : 3];
+  int64_t groups = channels / weights->type->shape[2];
+  memory::desc srcMd = activation(*src->type, first);
+  memory::desc dstMd = activation(*dst->type, first);
+  memory::desc userWeights = filter(*weights->type, groups);
+  Window w(p);
+  try {
+    auto entry = cache().get(call, [&](Entry &e) -> Status {
+      dnnl::convolution_forward::desc forward(
+          dnnl::prop_kind::forward_training,
+          dnnl::algorithm::convolution_direct, srcMd, anyLayout(userWeights),
+          dstMd, w.strides, w.dilations, w.padL, w.padR);
+      dnnl::primitive_attr attr = userScratchpad();
+      dnnl::convolution_forward::primitive_desc forwardPd(forward, attr,
+                                                          cpuEngine());
+      if (call.kernel == Kernel::Conv2D) {
+        e.primitive = dnnl::convolution_forward(forwardPd);
+        e.weights = forwardPd.weights_desc();
+        e.scratch = forwardPd.scratchpad_desc();
+      } else if (call.kernel == Kernel::Conv2DBackpropInput) {
+        dnnl::convolution_backward_data::desc desc(
+            dnnl::algorithm::convolution_direct, srcMd,
+            anyLayout(userWeights), dstMd, w.strides, w.dilations, w.padL,
+            w.padR);
+        dnnl::convolution_backward_data::primitive_desc pd(desc, attr,
+                                                           cpuEngine(),
+                                                           forwardPd);
+        e.primitive = dnnl::convolution_backward_data(pd);
+        e.weights = pd.weights_desc();
+        e.scratch = pd.scratchpad_desc();
+      } else {
+        dnnl::convolution_backward_weights::desc desc(
+            dnnl::algorithm::convolution_direct, srcMd,
+            anyLayout(userWeights), dstMd, w.strides, w.dilations, w.padL,
+            w.padR);
+        dnnl::convolution_backward_weights::primitive_desc pd(
+            desc, attr, cpuEngine(), forwardPd);
+        e.primitive = dnnl::convolution_backward_weights(pd);
+        e.weights = pd.diff_weights_desc();
+        e.scratch = pd.scratchpad_desc();
+      }
+      return Status::ok();
+    });
+    if (!entry)
+      return entry.status();
+    const Entry &e = **entry;
+    dnnl::engine &engine = cpuEngine();
+    dnnl::stream stream(engine);
+    memory srcMem(srcMd, engine, src->data), dstMem(dstMd, engine, dst->data);
+    memory userWeightsMem(userWeights, engine, weights->data);
+    // The filter in the primitive's layout: the user's memory when they
+    // agree, else a reordered copy.
+    std::unique_ptr<uint8_t[]> weightsCopy;
+    memory weightsMem = userWeightsMem;
+    if (e.weights != userWeights) {
+      weightsCopy = scratchFor(e.weights);
+      weightsMem = memory(e.weights, engine, weightsCopy.get());
+      if (call.kernel != Kernel::Conv2DBackpropFilter)
+        dnnl::reorder(userWeightsMem, weightsMem)
+            .execute(stream, userWeightsMem, weightsMem);
+    }
+    std::unique_ptr<uint8_t[]> scratch = scratchFor(e.scratch);
+    memory scratchMem(e.scratch, engine, scratch.get());
+    std::unordered_map<int, memory> args = {{DNNL_ARG_SCRATCHPAD, scratchMem}};
+    switch (call.kernel) {
+    case Kernel::Conv2D:
+      args.insert({{DNNL_ARG_SRC, srcMem},
+                   {DNNL_ARG_WEIGHTS, weightsMem},
+                   {DNNL_ARG_DST, dstMem}});
+      break;
+    case Kernel::Conv2DBackpropInput:
+      args.insert({{DNNL_ARG_DIFF_SRC, srcMem},
+                   {DNNL_ARG_WEIGHTS, weightsMem},
+                   {DNNL_ARG_DIFF_DST, dstMem}});
+      break;
+    default:
+      args.insert({{DNNL_ARG_SRC, srcMem},
+                   {DNNL_ARG_DIFF_WEIGHTS, weightsMem},
+                   {DNNL_ARG_DIFF_DST, dstMem}});
+      break;
+    }
+    e.primitive.execute(stream, args);
+    if (call.kernel == Kernel::Conv2DBackpropFilter && weightsCopy)
+      dnnl::reorder(weightsMem, userWeightsMem)
+          .execute(stream, weightsMem, userWeightsMem);
+    stream.wait();
+  } catch (const dnnl::error &e) {
+    return dnnlError(call, e);
+  }
+  return Status::ok();
+}
+
+Status runDnnlPooling(const KernelCall &call) {
+  if (isEmpty(call.outputs[0]))
+    return Status::ok();
+  const KernelParams &p = *call.params;
+  bool first = p.channelsFirst;
+  bool isMax = call.kernel == Kernel::MaxPool || call.kernel == Kernel::MaxPoolGrad;
+  bool backward = call.kernel == Kernel::MaxPoolGrad ||
+                  call.kernel == Kernel::AvgPoolGrad;
+  // src: the forward input (or its gradient); dst: the forward output (or
+  // the gradient flowing into it).
+  const TensorRef *src, *dst;
+  switch (call.kernel) {
+  case Kernel::MaxPool:
+  case Kernel::AvgPool:
+    src = &call.inputs[0], dst = &call.outputs[0];
+    break;
+  case Kernel::MaxPoolGrad:
+    src = &call.outputs[0], dst = &call.inputs[2];
+    break;
+  case Kernel::AvgPoolGrad:
+    src = &call.outputs[0], dst = &call.inputs[0];
+    break;
+  default:
+    return Status::internal("not a pooling kernel");
+  }
+  if (isEmpty(*dst)) {
+    std::memset(call.outputs[0].data, 0, call.outputs[0].type->bytes());
+    return Status::ok();
+  }
+  memory::desc srcMd = activation(*src->type, first);
+  memory::desc dstMd = activation(*dst->type, first);
+  Window w(p);
+  dnnl::algorithm algorithm = isMax
+                                  ? dnnl::algorithm::pooling_max
+                                  : dnnl::algorithm::pooling_avg_exclude_padding;
+  try {
+    auto entry = cache().get(call, [&](Entry &e) -> Status {
+      dnnl::primitive_attr attr = userScratchpad();
+      dnnl::pooling_v2_forward::desc forward(
+          backward ? dnnl::prop_kind::forward_training
+                   : dnnl::prop_kind::forward_inference,
+          algorithm, srcMd, dstMd, w.strides, w.kernel, w.dilations, w.padL,
+          w.padR);
+      dnnl::pooling_v2_forward::primitive_desc forwardPd(forward, attr,
+                                                         cpuEngine());
+      if (!backward) {
+        e.primitive = dnnl::pooling_v2_forward(forwardPd);
+        e.scratch = forwardPd.scratchpad_desc();
+        return Status::ok();
+      }
+      dnnl::pooling_v2_backward::desc desc(algorithm, srcMd, dstMd, w.strides,
+                                           w.kernel, w.dilations, w.padL,
+                                           w.padR);
+      dnnl::pooling_v2_backward::primitive_desc pd(desc, attr, cpuEngine(),
+                                                   forwardPd);
+      e.primitive = dnnl::pooling_v2_backward(pd);
+      e.scratch = pd.scratchpad_desc();
+      if (isMax) {
+        e.forward = dnnl::pooling_v2_forward(forwardPd);
+        e.workspace = forwardPd.workspace_desc();
+        e.forwardScratch = forwardPd.scratchpad_desc();
+        e.forwardDst = forwardPd.dst_desc();
+      }
+      return Status::ok();
+    });
+    if (!entry)
+      return entry.status();
+    const Entry &e = **entry;
+    dnnl::engine &engine = cpuEngine();
+    dnnl::stream stream(engine);
+    memory srcMem(srcMd, engine, src->data), dstMem(dstMd, engine, dst->data);
+    std::unique_ptr<uint8_t[]> scratch = scratchFor(e.scratch);
+    memory scratchMem(e.scratch, engine, scratch.get());
+    if (!backward) {
+      e.primitive.execute(stream, {{DNNL_ARG_SRC, srcMem},
+                                   {DNNL_ARG_DST, dstMem},
+                                   {DNNL_ARG_SCRATCHPAD, scratchMem}});
+    } else if (!isMax) {
+      e.primitive.execute(stream, {{DNNL_ARG_DIFF_SRC, srcMem},
+                                   {DNNL_ARG_DIFF_DST, dstMem},
+                                   {DNNL_ARG_SCRATCHPAD, scratchMem}});
+    } else {
+      // Where each maximum came from: the forward pass again, on
+      // orig_input, with its workspace.
+      memory input(srcMd, engine, call.inputs[0].data);
+      std::unique_ptr<uint8_t[]> workspace = scratchFor(e.workspace),
+                                 forwardScratch = scratchFor(e.forwardScratch),
+                                 forwardDst = scratchFor(e.forwardDst);
+      memory workspaceMem(e.workspace, engine, workspace.get());
+      e.forward.execute(
+          stream,
+          {{DNNL_ARG_SRC, input},
+           {DNNL_ARG_DST, memory(e.forwardDst, engine, forwardDst.get())},
+           {DNNL_ARG_WORKSPACE, workspaceMem},
+           {DNNL_ARG_SCRATCHPAD,
+            memory(e.forwardScratch, engine, forwardScratch.get())}});
+      e.primitive.execute(stream, {{DNNL_ARG_DIFF_SRC, srcMem},
+                                   {DNNL_ARG_DIFF_DST, dstMem},
+                                   {DNNL_ARG_WORKSPACE, workspaceMem},
+                                   {DNNL_ARG_SCRATCHPAD, scratchMem}});
+    }
+    stream.wait();
+  } catch (const dnnl::error &e) {
+    return dnnlError(call, e);
+  }
+  return Status::ok();
+}
+
+} // namespace gplace::runtime

@@ -1,0 +1,32 @@
+//===- DnnlKernels.h - host kernels that call oneDNN ------------*- C++ -*-===//
+//
+// The host kernels of the window ops (conv2d, max_pool, avg_pool and their
+// gradients): oneDNN's CPU primitives (Debian's libdnnl, v2.x), as
+// TensorFlow's MKL build runs them. Private to the runtime; Kernels.cpp's
+// table reaches them.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GPLACE_RUNTIME_DNNLKERNELS_H
+#define GPLACE_RUNTIME_DNNLKERNELS_H
+
+#include "gplace/Runtime/Kernels.h"
+
+namespace gplace::runtime {
+
+/// Runs a conv2d, conv2d_backprop_input or conv2d_backprop_filter launch
+/// (f32, NHWC or NCHW activations, HWIO filter, groups from the channel
+/// counts) with oneDNN's convolution primitives. The primitive is created
+/// once per shape and parameters and kept. Errors: oneDNN's, with its
+/// status name (unimplemented, out of memory).
+Status runDnnlConvolution(const KernelCall &call);
+
+/// Runs a max_pool, avg_pool, max_pool_grad or avg_pool_grad launch (f32)
+/// with oneDNN's pooling primitives: average pooling excludes padding, as
+/// TensorFlow's AvgPool; max_pool_grad recomputes the forward pass to find
+/// where each maximum came from. Errors as runDnnlConvolution.
+Status runDnnlPooling(const KernelCall &call);
+
+} // namespace gplace::runtime
+
+#endif // GPLACE_RUNTIME_DNNLKERNELS_H
