@@ -36,6 +36,15 @@ llvm_config.add_tool_substitutions(["gplace-opt", "gplace-run", "gplace-unittest
                                     "gplace-fuzz-pipeline", "gplace-fuzz-npy"],
                                    tool_dirs)
 
+# `dnnl`: gplace was built with oneDNN (libdnnl-dev), which runs conv2d and
+# pooling on the CPU. `fashion-mnist`: Debian's dataset-fashion-mnist is
+# installed (the CNN example's test trains on a slice of it).
+import os
+if config.gplace_have_dnnl in ("ON", "1", "TRUE"):
+    config.available_features.add("dnnl")
+if os.path.exists("/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz"):
+    config.available_features.add("fashion-mnist")
+
 # `mpi`: gplace-run was built with MPI and mpirun is on PATH: the cluster
 # tests launch several gplace-run processes with %mpirun (Open MPI; as
 # root it needs --allow-run-as-root, and --oversubscribe runs more ranks

@@ -4,6 +4,7 @@
 // EXPLICIT, strides larger than the kernel, dilations, NCHW and groups. On
 // the CPU (oneDNN), on an emulated GPU, and alternating between two
 // emulated GPUs so that every edge is a copy.
+// REQUIRES: dnnl
 // RUN: gplace-run %s | FileCheck %s
 // RUN: gplace-run %s --emulate-gpus=2 | FileCheck %s
 // RUN: gplace-run %s --emulate-gpus=2 --load-policy=%plugins/libGPlaceTestPolicies.so --policy=test-alternate-gpus --allow-soft-placement | FileCheck %s

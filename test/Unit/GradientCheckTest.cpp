@@ -226,6 +226,8 @@ TEST_P(GradientCheck, MatchesFiniteDifferences) {
     inputs.push_back(std::move(tensor));
   }
   auto analytic = grad->run(inputs);
+  if (!analytic && analytic.status().code() == rt::StatusCode::Unavailable)
+    GTEST_SKIP() << analytic.status().message(); // Built without oneDNN.
   ASSERT_TRUE(static_cast<bool>(analytic)) << analytic.status().message();
   ASSERT_EQ(analytic->size(), c.args.size());
 

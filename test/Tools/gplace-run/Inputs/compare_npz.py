@@ -1,4 +1,4 @@
-# Compares two .npz checkpoints of f32/f64 arrays entry by entry:
+# Compares two .npz checkpoints of f32/f64 (and i32/i64) arrays entry by entry:
 # |a - b| <= atol + rtol * |b| for every element. Prints the entries'
 # largest difference; exits 1 on the first mismatch. No NumPy needed.
 # Usage: compare_npz.py A.npz B.npz [rtol] [atol]
@@ -17,7 +17,7 @@ def arrays(path):
                                       data[8:8 + size_bytes])
             start = 8 + size_bytes
             header = ast.literal_eval(data[start:start + length].decode('latin1'))
-            code = {'<f4': 'f', '<f8': 'd'}[header['descr']]
+            code = {'<f4': 'f', '<f8': 'd', '<i8': 'q', '<i4': 'i'}[header['descr']]
             body = data[start + length:]
             out[name] = struct.unpack('<%d%s' % (len(body) // struct.calcsize(code), code), body)
     return out
