@@ -105,6 +105,10 @@ std::vector<Launch> everyLaunch(ElementType t) {
         Kernel::StatelessTruncatedNormal})
     for (ElementType seed : {ElementType::I32, ElementType::I64})
       launches.push_back({k, {TensorType{seed, {2}}}, T({7, 3}), {}});
+  for (ElementType seed : {ElementType::I32, ElementType::I64})
+    launches.push_back(
+        {Kernel::Dropout, {T({7, 3}), T({}), TensorType{seed, {2}}}, T({7, 3}),
+         {}});
   launches.push_back(
       {Kernel::ApplyGradientDescent, {T({}), T({5})}, T({5}), {}});
   for (bool nesterov : {false, true}) {
