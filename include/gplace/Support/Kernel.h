@@ -62,14 +62,14 @@ constexpr bool isElementwiseKernel(Kernel kernel) {
   return detail::kKernelInfos[static_cast<size_t>(kernel)].elementwise;
 }
 
-/// The kernel's number of data inputs (0 for recv); -1 for a variadic
-/// kernel (add_n, concat).
 /// True for a kernel whose launches, one per member device, run together
 /// (an all-reduce's members): they get a stream of their own.
 constexpr bool isCollectiveKernel(Kernel kernel) {
   return kernel == Kernel::CollectiveReduce;
 }
 
+/// The kernel's number of data inputs (0 for recv); -1 for a variadic
+/// kernel (add_n, concat).
 constexpr int kernelArity(Kernel kernel) {
   return detail::kKernelInfos[static_cast<size_t>(kernel)].arity;
 }
