@@ -693,6 +693,37 @@ def Graph_Conv2DOp : Graph_WindowOp<"conv2d", "Conv2D",
       "type($filter) `->` type($result)";
 }
 
+def Graph_FusedConv2DOp : Graph_WindowOp<"fused_conv2d", "_FusedConv2D"> {
+  let summary = "conv2d with its bias and activation (_FusedConv2D)";
+  let description = [{
+    A `gplace.conv2d` (same operands and attributes) followed by
+    `fused_ops`, run as one kernel: `["BiasAdd"]` adds `bias` (one value per
+    output channel) and `["BiasAdd", "Relu"]` then takes max(x, 0), as
+    TensorFlow's `_FusedConv2D`. Written by `--gplace-remap` (Grappler's
+    remapper) in place of a conv2d whose only use is a bias_add whose only
+    use (if any) is a relu; it has no gradient, so the remapper runs after
+    `--gplace-differentiate`.
+
+    ```mlir
+    %y = gplace.fused_conv2d %x, %w, %b strides = [1, 1, 1, 1] padding = "VALID" fused_ops = ["BiasAdd", "Relu"] : tensor<8x28x28x1xf32>, tensor<5x5x1x32xf32>, tensor<32xf32> -> tensor<8x24x24x32xf32>
+    ```
+  }];
+  let arguments = !con((ins Graph_FloatTensor:$input, Graph_FloatTensor:$filter,
+                            Graph_FloatTensor:$bias),
+                       convolutionAttrs, (ins StrArrayAttr:$fused_ops),
+                       placementAttrs, controlDepsArg);
+  let results = (outs Graph_FloatTensor:$result);
+  let kernelParameters = (ins DenseI64ArrayAttr:$window_size,
+                              DenseI64ArrayAttr:$window_strides,
+                              DenseI64ArrayAttr:$window_dilations,
+                              DenseI64ArrayAttr:$window_pads,
+                              UnitAttr:$channels_first, UnitAttr:$fused_relu);
+  let assemblyFormat = "$input `,` $filter `,` $bias `strides` `=` $strides "
+      "`padding` `=` $padding `fused_ops` `=` $fused_ops " # afterClause #
+      " attr-dict `:` type($input) `,` type($filter) `,` type($bias) `->` "
+      "type($result)";
+}
+
 def Graph_Conv2DBackpropInputOp : Graph_WindowOp<"conv2d_backprop_input",
     "Conv2DBackpropInput"> {
   let summary = "gradient of conv2d with respect to its input "

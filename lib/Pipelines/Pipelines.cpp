@@ -69,6 +69,10 @@ mlir::LogicalResult gplace::buildGPlacePipeline(
   LowerAllReducePassOptions lowerAllReduce;
   lowerAllReduce.algorithm = options.allReduce;
   pm.addPass(createLowerAllReducePass(lowerAllReduce));
+  // Fusions that have no gradient: after differentiation, before placement
+  // (TensorFlow runs Grappler's remapper on the whole training graph).
+  if (options.remapping)
+    pm.addPass(createRemapPass());
   PlacePassOptions place;
   // Towers are placed softly, as under MirroredStrategy (Keras and
   // tf.distribute turn soft placement on): a tower's op without a GPU

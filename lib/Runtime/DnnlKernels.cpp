@@ -17,6 +17,7 @@
 #include <oneapi/dnnl/dnnl.hpp>
 
 #include <cstring>
+#include <limits>
 #include <memory>
 #include <mutex>
 #include <sstream>
@@ -83,7 +84,7 @@ std::string primitiveKey(const KernelCall &call) {
     for (int64_t x : *v)
       os << x << ',';
   }
-  os << (p.channelsFirst ? 'C' : 'L');
+  os << (p.channelsFirst ? 'C' : 'L') << (p.fusedRelu ? 'R' : '-');
   return os.str();
 }
 
@@ -167,7 +168,9 @@ Status runDnnlConvolution(const KernelCall &call) {
       return Status::ok();
   for (const TensorRef &in : call.inputs)
     if (isEmpty(in)) {
-      // Nothing flows in: the gradients are zero.
+      // Nothing flows in: the gradients are zero. (A forward convolution
+      // with an empty input has an empty result: the verifiers reject an
+      // input without channels.)
       std::memset(call.outputs[0].data, 0, call.outputs[0].type->bytes());
       return Status::ok();
     }
@@ -177,6 +180,7 @@ Status runDnnlConvolution(const KernelCall &call) {
   const TensorRef *src, *weights, *dst;
   switch (call.kernel) {
   case Kernel::Conv2D:
+  case Kernel::FusedConv2D:
     src = &call.inputs[0], weights = &call.inputs[1], dst = &call.outputs[0];
     break;
   case Kernel::Conv2DBackpropInput:
@@ -194,16 +198,38 @@ Status runDnnlConvolution(const KernelCall &call) {
   memory::desc dstMd = activation(*dst->type, first);
   memory::desc userWeights = filter(*weights->type, groups);
   Window w(p);
+  bool fused = call.kernel == Kernel::FusedConv2D;
+  // fused_conv2d's bias: one value per output channel.
+  memory::desc biasMd({dst->type->shape[first ? 1 : 3]},
+                      memory::data_type::f32, memory::format_tag::a);
   try {
     auto entry = cache().get(call, [&](Entry &e) -> Status {
-      dnnl::convolution_forward::desc forward(
-          dnnl::prop_kind::forward_training,
-          dnnl::algorithm::convolution_direct, srcMd, anyLayout(userWeights),
-          dstMd, w.strides, w.dilations, w.padL, w.padR);
+      // A forward convolution to run (inference) or to guide the backward
+      // ones (training).
+      auto forward =
+          fused ? dnnl::convolution_forward::desc(
+                      dnnl::prop_kind::forward_inference,
+                      dnnl::algorithm::convolution_direct, srcMd,
+                      anyLayout(userWeights), biasMd, dstMd, w.strides,
+                      w.dilations, w.padL, w.padR)
+                : dnnl::convolution_forward::desc(
+                      dnnl::prop_kind::forward_training,
+                      dnnl::algorithm::convolution_direct, srcMd,
+                      anyLayout(userWeights), dstMd, w.strides, w.dilations,
+                      w.padL, w.padR);
       dnnl::primitive_attr attr = userScratchpad();
-      dnnl::convolution_forward::primitive_desc forwardPd(forward, attr,
+      dnnl::primitive_attr forwardAttr = userScratchpad();
+      if (p.fusedRelu) {
+        dnnl::post_ops ops;
+        // clip to [0, max] is max(x, 0) with +0 for negatives, as Relu;
+        // eltwise_relu gives x * 0 = -0.
+        ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_clip, 0.0f,
+                           std::numeric_limits<float>::max());
+        forwardAttr.set_post_ops(ops);
+      }
+      dnnl::convolution_forward::primitive_desc forwardPd(forward, forwardAttr,
                                                           cpuEngine());
-      if (call.kernel == Kernel::Conv2D) {
+      if (call.kernel == Kernel::Conv2D || fused) {
         e.primitive = dnnl::convolution_forward(forwardPd);
         e.weights = forwardPd.weights_desc();
         e.scratch = forwardPd.scratchpad_desc();
@@ -256,6 +282,12 @@ Status runDnnlConvolution(const KernelCall &call) {
     case Kernel::Conv2D:
       args.insert({{DNNL_ARG_SRC, srcMem},
                    {DNNL_ARG_WEIGHTS, weightsMem},
+                   {DNNL_ARG_DST, dstMem}});
+      break;
+    case Kernel::FusedConv2D:
+      args.insert({{DNNL_ARG_SRC, srcMem},
+                   {DNNL_ARG_WEIGHTS, weightsMem},
+                   {DNNL_ARG_BIAS, memory(biasMd, engine, call.inputs[2].data)},
                    {DNNL_ARG_DST, dstMem}});
       break;
     case Kernel::Conv2DBackpropInput:

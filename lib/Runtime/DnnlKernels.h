@@ -14,9 +14,11 @@
 
 namespace gplace::runtime {
 
-/// Runs a conv2d, conv2d_backprop_input or conv2d_backprop_filter launch
-/// (f32, NHWC or NCHW activations, HWIO filter, groups from the channel
-/// counts) with oneDNN's convolution primitives. The primitive is created
+/// Runs a conv2d, fused_conv2d, conv2d_backprop_input or
+/// conv2d_backprop_filter launch (f32, NHWC or NCHW activations, HWIO
+/// filter, groups from the channel counts) with oneDNN's convolution
+/// primitives; fused_conv2d passes its bias to the primitive and its ReLU
+/// as an eltwise post-op, as TensorFlow's MKL _FusedConv2D does. The primitive is created
 /// once per shape and parameters and kept. Errors: oneDNN's, with its
 /// status name (unimplemented, out of memory).
 Status runDnnlConvolution(const KernelCall &call);

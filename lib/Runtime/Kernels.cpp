@@ -994,6 +994,7 @@ template <> Status runKernel<Kernel::Dropout>(const KernelCall &call) {
 Status windowKernel(const KernelCall &call) {
   switch (call.kernel) {
   case Kernel::Conv2D:
+  case Kernel::FusedConv2D:
   case Kernel::Conv2DBackpropInput:
   case Kernel::Conv2DBackpropFilter:
     return runDnnlConvolution(call);
@@ -1011,6 +1012,9 @@ Status windowKernel(const KernelCall &call) {
 #endif
 
 template <> Status runKernel<Kernel::Conv2D>(const KernelCall &call) {
+  return windowKernel(call);
+}
+template <> Status runKernel<Kernel::FusedConv2D>(const KernelCall &call) {
   return windowKernel(call);
 }
 template <>

@@ -81,6 +81,7 @@ FailureOr<rt::Plan> gplace::tooling::compileToPlan(ModuleOp module,
   pipeline.logDevicePlacement = options.logDevicePlacement;
   pipeline.maxInflightCopies = options.maxInflightCopies;
   pipeline.fuseElementwise = options.fuseElementwise;
+  pipeline.remapping = options.remapping;
   pipeline.replicas = options.replicas;
   pipeline.replicaVariables = options.replicaVariables;
   pipeline.allReduce = options.allReduce;

@@ -130,6 +130,12 @@ static cl::opt<bool> gpuFusion(
     cl::desc("Run chains of elementwise ops as one kernel, on GPUs and "
              "the CPU (default); =false launches each op"),
     cl::init(true), cl::cat(category));
+static cl::opt<bool> remapping(
+    "remapping",
+    cl::desc("Fuse conv2d + bias_add (+ relu) into one oneDNN kernel "
+             "(--gplace-remap, Grappler's remapper; default); =false runs "
+             "them one by one"),
+    cl::init(true), cl::cat(category));
 static cl::opt<unsigned> replicas(
     "replicas",
     cl::desc("Train on N GPUs: --gplace-replicate's replicas over "
@@ -415,6 +421,7 @@ int main(int argc, char **argv) {
   compile.replicate = replicate;
   compile.maxInflightCopies = maxInflightCopies;
   compile.fuseElementwise = gpuFusion;
+  compile.remapping = remapping;
   compile.printMemoryPlan = printMemoryPlan;
   if (!listDevices) {
     std::string error;

@@ -24,7 +24,7 @@ namespace gplace {
 /// --gplace-assign-devices, those of --gplace-place, max-inflight-copies of
 /// --gplace-insert-control-deps, the replicas of --gplace-replicate, the
 /// algorithm of --gplace-lower-all-reduce, and
-/// whether --gplace-fuse-elementwise runs.
+/// whether --gplace-remap and --gplace-fuse-elementwise run.
 struct PipelineOptions : public mlir::PassPipelineOptions<PipelineOptions> {
   Option<std::string> devices{
       *this, "devices",
@@ -72,6 +72,11 @@ struct PipelineOptions : public mlir::PassPipelineOptions<PipelineOptions> {
       *this, "cluster",
       llvm::cl::desc("The cluster's jobs and task counts in rank order "
                      "(worker:4): --gplace-partition-tasks runs")};
+  Option<bool> remapping{
+      *this, "remapping",
+      llvm::cl::desc("Fuse conv2d + bias_add (+ relu) into fused_conv2d "
+                     "(--gplace-remap, Grappler's remapper)"),
+      llvm::cl::init(true)};
   Option<bool> fuseElementwise{
       *this, "fuse-elementwise",
       llvm::cl::desc("Fuse runs of elementwise launches on GPUs into one "

@@ -112,6 +112,7 @@ struct KernelParams {
   /// layout is NCHW (else NHWC).
   std::vector<int64_t> windowSize, windowStrides, windowDilations, windowPads;
   bool channelsFirst = false;
+  bool fusedRelu = false; ///< fused_conv2d: max(x, 0) after the bias.
 };
 
 /// How a kernel parameter is typed: a unit attribute (a flag), an integer,

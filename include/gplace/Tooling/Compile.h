@@ -28,6 +28,7 @@ struct CompileOptions {
   bool logDevicePlacement = false;
   unsigned maxInflightCopies = 0;
   bool fuseElementwise = true;
+  bool remapping = true; ///< --gplace-remap runs (gplace-run --remapping).
   bool printMemoryPlan = false;
   unsigned replicas = 0; ///< --replicas: towers over GPU:0..N-1 (0: none).
   std::string replicaVariables = "mirrored"; ///< --replica-variables.

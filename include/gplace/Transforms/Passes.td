@@ -37,6 +37,35 @@ def DifferentiatePass : Pass<"gplace-differentiate", "::mlir::ModuleOp"> {
   }];
 }
 
+def RemapPass : Pass<"gplace-remap", "::mlir::ModuleOp"> {
+  let summary = "Fuses conv2d + bias_add (+ relu) into fused_conv2d "
+                "(Grappler's remapper)";
+  let dependentDialects = ["::gplace::graph::GraphDialect"];
+  let description = [{
+    TensorFlow's Grappler remapper: a `gplace.conv2d` (NHWC) whose only use
+    is a `gplace.bias_add`, whose only use (if any) is a `gplace.relu`,
+    becomes one `gplace.fused_conv2d` with `fused_ops = ["BiasAdd"]` or
+    `["BiasAdd", "Relu"]`, which the CPU runs as one oneDNN convolution with
+    the bias and a ReLU post-op, without writing the intermediate tensors.
+    Ops fuse only when they request the same device, have the same assigned
+    device and colocation, and the absorbed ops have no control
+    dependencies. The fused op takes the last op's name; colocation
+    constraints on the absorbed ops (their gradients') move to it, and the
+    other ops keep their names. The patterns live with the ops
+    (`graph::populateRemapperPatterns`). The fused ops have no gradient:
+    the pipelines run the pass after `--gplace-differentiate` and before
+    placement; `gplace-run --remapping=false` leaves it out.
+
+    ```mlir
+    %c = gplace.conv2d %x, %w strides = [1, 1, 1, 1] padding = "VALID" : tensor<8x28x28x1xf32>, tensor<5x5x1x32xf32> -> tensor<8x24x24x32xf32>
+    %a = gplace.bias_add %c, %b : tensor<8x24x24x32xf32>, tensor<32xf32>
+    %y = gplace.relu %a : tensor<8x24x24x32xf32>
+    // becomes
+    %y = gplace.fused_conv2d %x, %w, %b strides = [1, 1, 1, 1] padding = "VALID" fused_ops = ["BiasAdd", "Relu"] {name = "Relu"} : ...
+    ```
+  }];
+}
+
 def ReplicatePass : Pass<"gplace-replicate", "::mlir::ModuleOp"> {
   let summary = "Data parallelism: one tower per device, gradients averaged";
   let dependentDialects = ["::gplace::graph::GraphDialect"];

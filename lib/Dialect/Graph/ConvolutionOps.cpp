@@ -5,7 +5,8 @@
 // (TensorFlow's shape functions in nn_ops.cc and
 // GetWindowedOutputSizeVerbose), the kernel parameters resolved from
 // TensorFlow's layout-dependent attributes, and their gradients (nn_grad.py:
-// _Conv2DGrad, _MaxPoolGrad, _AvgPoolGrad).
+// _Conv2DGrad, _MaxPoolGrad, _AvgPoolGrad), and the remapper's fusion of
+// conv2d, bias_add and relu into fused_conv2d (Grappler's remapper.cc).
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,6 +14,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinOps.h"
 
 using namespace mlir;
 using namespace gplace::graph;
@@ -318,6 +320,136 @@ WindowAttrs Conv2DBackpropFilterOp::getWindowAttrs() {
 }
 DictionaryAttr Conv2DBackpropFilterOp::getKernelParameters() {
   return windowParameters(*this, getWindowAttrs());
+}
+
+LogicalResult FusedConv2DOp::verify() {
+  WindowVerifier v(*this);
+  if (failed(v.verifyAttributes(/*convolution=*/true)) ||
+      failed(v.verifyShapes(getInput().getType(), getFilter().getType(),
+                            getType(), "input", "result")))
+    return failure();
+  SmallVector<StringRef> ops;
+  for (Attribute op : getFusedOps())
+    ops.push_back(cast<StringAttr>(op).getValue());
+  if (!(ops.size() == 1 && ops[0] == "BiasAdd") &&
+      !(ops.size() == 2 && ops[0] == "BiasAdd" && ops[1] == "Relu"))
+    return emitOpError() << "fused_ops must be [\"BiasAdd\"] or "
+                            "[\"BiasAdd\", \"Relu\"], not "
+                         << getFusedOps();
+  RankedTensorType bias = getBias().getType();
+  int64_t channels =
+      getType().getDimSize(getWindowAttrs().channelsFirst ? 1 : 3);
+  if (bias.getRank() != 1 || bias.getDimSize(0) != channels ||
+      bias.getElementType() != getType().getElementType())
+    return emitOpError() << "bias must be a vector of the result's "
+                         << channels << " channels of "
+                         << getType().getElementType() << ", not " << bias;
+  return success();
+}
+WindowAttrs FusedConv2DOp::getWindowAttrs() {
+  return windowOf(*this, true, getInput().getType(), getFilter().getType());
+}
+DictionaryAttr FusedConv2DOp::getKernelParameters() {
+  DictionaryAttr window = windowParameters(*this, getWindowAttrs());
+  if (getFusedOps().size() < 2)
+    return window;
+  NamedAttrList params(window);
+  params.append("fused_relu", UnitAttr::get(getContext()));
+  return params.getDictionary(getContext());
+}
+
+namespace {
+
+/// Whether `absorbed` may run inside `into`'s kernel: the same placement
+/// request, assignment and colocation (every discardable attribute), and
+/// no control dependencies of its own.
+bool fusible(Operation *absorbed, Operation *into) {
+  auto controlDeps = [](Operation *op) {
+    return llvm::any_of(op->getOperandTypes(),
+                        [](Type t) { return isa<ControlType>(t); });
+  };
+  return !controlDeps(absorbed) &&
+         absorbed->getAttr("device") == into->getAttr("device") &&
+         absorbed->getAttr("assigned_device") ==
+             into->getAttr("assigned_device") &&
+         absorbed->getDiscardableAttrDictionary() ==
+             into->getDiscardableAttrDictionary();
+}
+
+/// Grappler's remapper for Conv2D + BiasAdd (+ Relu): anchored on the
+/// bias_add, which takes the relu along when that is its only use.
+struct FuseConv2DBiasAdd : OpRewritePattern<BiasAddOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(BiasAddOp biasAdd,
+                                PatternRewriter &rewriter) const override {
+    auto conv = biasAdd.getValue().getDefiningOp<Conv2DOp>();
+    if (!conv || !conv->hasOneUse() || conv.getWindowAttrs().channelsFirst ||
+        !fusible(biasAdd, conv))
+      return failure();
+    Operation *last = biasAdd;
+    SmallVector<Attribute, 2> fusedOps = {rewriter.getStringAttr("BiasAdd")};
+    if (biasAdd->hasOneUse()) {
+      auto relu = dyn_cast<ReluOp>(*biasAdd->user_begin());
+      if (relu && fusible(relu, conv)) {
+        last = relu;
+        fusedOps.push_back(rewriter.getStringAttr("Relu"));
+      }
+    }
+    SmallVector<NamedAttribute> attrs = windowAttributes(conv);
+    attrs.push_back(rewriter.getNamedAttr("fused_ops",
+                                          rewriter.getArrayAttr(fusedOps)));
+    for (StringRef name : {"device", "assigned_device"})
+      if (Attribute value = conv->getAttr(name))
+        attrs.push_back(rewriter.getNamedAttr(name, value));
+    if (Attribute name = last->getAttr("name") ? last->getAttr("name")
+                                                : conv->getAttr("name"))
+      attrs.push_back(rewriter.getNamedAttr("name", name));
+    for (NamedAttribute attr : conv->getDiscardableAttrs())
+      attrs.push_back(attr);
+    SmallVector<Value> operands = {conv.getInput(), conv.getFilter(),
+                                   biasAdd.getBias()};
+    llvm::append_range(operands, conv.getControlDeps());
+    rewriter.setInsertionPoint(last);
+    auto fused = rewriter.create<FusedConv2DOp>(
+        last->getLoc(), TypeRange{last->getResult(0).getType()}, operands,
+        attrs);
+    // Colocation constraints on the absorbed ops now name the fused op.
+    auto fusedName = fused->getAttrOfType<StringAttr>("name");
+    SmallVector<Attribute, 3> absorbed;
+    for (Operation *op : {conv.getOperation(), biasAdd.getOperation(), last})
+      if (Attribute name = op->getAttr("name"); name && name != fusedName)
+        absorbed.push_back(name);
+    if (fusedName && !absorbed.empty())
+      retargetColocation(fused, absorbed, fusedName, rewriter);
+    rewriter.replaceOp(last, fused.getResult());
+    if (last != biasAdd.getOperation())
+      rewriter.eraseOp(biasAdd);
+    rewriter.eraseOp(conv);
+    return success();
+  }
+
+  /// Points every `gplace.colocate_with` naming one of `absorbed`, in the
+  /// function around `fused`, at `fusedName`.
+  static void retargetColocation(Operation *fused, ArrayRef<Attribute> absorbed,
+                                 StringAttr fusedName,
+                                 PatternRewriter &rewriter) {
+    Operation *scope = fused;
+    while (scope->getParentOp() && !isa<ModuleOp>(scope->getParentOp()))
+      scope = scope->getParentOp();
+    StringRef key = GraphDialect::getColocateWithAttrName();
+    scope->walk([&](Operation *op) {
+      Attribute target = op->getAttr(key);
+      if (target && llvm::is_contained(absorbed, target))
+        rewriter.modifyOpInPlace(op, [&] { op->setAttr(key, fusedName); });
+    });
+  }
+};
+
+} // namespace
+
+void gplace::graph::populateRemapperPatterns(RewritePatternSet &patterns) {
+  patterns.add<FuseConv2DBiasAdd>(patterns.getContext());
 }
 
 LogicalResult Conv2DOp::buildGradients(OpBuilder &b, ArrayRef<Value> dys,

@@ -224,3 +224,27 @@ func.func @dropoutSeed(%x: tensor<4xf32>, %r: tensor<f32>, %s: tensor<3xi64>) {
   %0 = gplace.dropout %x, %r, %s : tensor<4xf32>, tensor<f32>, tensor<3xi64>
   return
 }
+
+// -----
+
+func.func @fusedOps(%x: tensor<1x4x4x1xf32>, %w: tensor<3x3x1x2xf32>, %b: tensor<2xf32>) {
+  // expected-error @+1 {{'gplace.fused_conv2d' op fused_ops must be ["BiasAdd"] or ["BiasAdd", "Relu"], not ["Relu"]}}
+  %0 = gplace.fused_conv2d %x, %w, %b strides = [1, 1, 1, 1] padding = "VALID" fused_ops = ["Relu"] : tensor<1x4x4x1xf32>, tensor<3x3x1x2xf32>, tensor<2xf32> -> tensor<1x2x2x2xf32>
+  return
+}
+
+// -----
+
+func.func @fusedBias(%x: tensor<1x4x4x1xf32>, %w: tensor<3x3x1x2xf32>, %b: tensor<3xf32>) {
+  // expected-error @+1 {{'gplace.fused_conv2d' op bias must be a vector of the result's 2 channels of 'f32', not 'tensor<3xf32>'}}
+  %0 = gplace.fused_conv2d %x, %w, %b strides = [1, 1, 1, 1] padding = "VALID" fused_ops = ["BiasAdd"] : tensor<1x4x4x1xf32>, tensor<3x3x1x2xf32>, tensor<3xf32> -> tensor<1x2x2x2xf32>
+  return
+}
+
+// -----
+
+func.func @fusedShape(%x: tensor<1x4x4x1xf32>, %w: tensor<3x3x1x2xf32>, %b: tensor<2xf32>) {
+  // expected-error @+1 {{'gplace.fused_conv2d' op result dimension 1 (height) is 4, expected 2 from input height 4, window 3, stride 1, dilation 1, padding "VALID"}}
+  %0 = gplace.fused_conv2d %x, %w, %b strides = [1, 1, 1, 1] padding = "VALID" fused_ops = ["BiasAdd"] : tensor<1x4x4x1xf32>, tensor<3x3x1x2xf32>, tensor<2xf32> -> tensor<1x4x4x2xf32>
+  return
+}

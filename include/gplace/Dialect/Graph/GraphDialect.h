@@ -14,6 +14,7 @@
 #include "mlir/IR/Dialect.h"
 #include "mlir/IR/OpDefinition.h"
 #include "mlir/IR/OpImplementation.h"
+#include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
@@ -155,6 +156,14 @@ struct WindowAttrs {
   gplace::WindowDim height, width;
   bool channelsFirst = false;
 };
+
+/// Adds Grappler's remapper fusions to `patterns`, each anchored on the
+/// last op it replaces: conv2d + bias_add (+ relu) → fused_conv2d (NHWC,
+/// one use each, the same placement attributes, no control dependencies
+/// on the absorbed ops). The fused op takes the last op's name, as
+/// TensorFlow's remapper names the fused node after the node it replaces.
+/// The fused ops have no gradient: run the patterns after differentiation.
+void populateRemapperPatterns(mlir::RewritePatternSet &patterns);
 
 } // namespace gplace::graph
 

@@ -1,0 +1,97 @@
+//===- Remap.cpp - Grappler's remapper: fused conv2d ----------------------===//
+//
+// Applies the graph dialect's remapper patterns (populateRemapperPatterns,
+// defined with the ops they fuse) once over each function, in program
+// order. The names logs, errors and colocation use stay what they were:
+// before rewriting, every unnamed op gets its default name as an explicit
+// `name` (so that the patterns see every absorbed op's name and move its
+// colocation constraints to the fused op); afterwards the names are taken
+// off again wherever the defaults did not change, which is every op whose
+// default name prefix no erased op had.
+//
+//===----------------------------------------------------------------------===//
+
+#include "gplace/Dialect/Graph/GraphDialect.h"
+#include "gplace/Transforms/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Rewrite/FrozenRewritePatternSet.h"
+#include "mlir/Rewrite/PatternApplicator.h"
+#include "llvm/ADT/StringSet.h"
+
+namespace gplace {
+#define GEN_PASS_DEF_REMAPPASS
+#include "gplace/Transforms/Passes.h.inc"
+} // namespace gplace
+
+using namespace mlir;
+using namespace gplace;
+using namespace gplace::graph;
+
+namespace {
+
+/// Records the ops a rewrite erases, and their default name prefixes.
+struct ErasedOps : RewriterBase::Listener {
+  void notifyOperationErased(Operation *op) override {
+    erased.insert(op);
+    if (auto placed = dyn_cast<PlacedOpInterface>(op))
+      prefixes.insert(placed.getDefaultNamePrefix());
+  }
+  DenseSet<Operation *> erased;
+  llvm::StringSet<> prefixes;
+};
+
+struct RemapPass : public gplace::impl::RemapPassBase<RemapPass> {
+  LogicalResult initialize(MLIRContext *context) override {
+    RewritePatternSet set(context);
+    populateRemapperPatterns(set);
+    patterns = FrozenRewritePatternSet(std::move(set));
+    return success();
+  }
+
+  void runOnOperation() override {
+    PatternApplicator applicator(patterns);
+    applicator.applyDefaultCostModel();
+    for (auto func : getOperation().getOps<func::FuncOp>())
+      remap(func, applicator);
+  }
+
+  void remap(func::FuncOp func, PatternApplicator &applicator) {
+    MLIRContext *context = func.getContext();
+    // Pin the default names.
+    SmallVector<Operation *> pinned;
+    std::vector<std::string> names = getOpNames(func);
+    size_t index = 0;
+    func->walk<WalkOrder::PreOrder>([&](PlacedOpInterface op) {
+      const std::string &name = names[index++];
+      if (!op->hasAttr("name")) {
+        op->setAttr("name", StringAttr::get(context, name));
+        pinned.push_back(op);
+      }
+    });
+    SmallVector<Operation *> ops;
+    func.walk([&](Operation *op) { ops.push_back(op); });
+    ErasedOps listener;
+    PatternRewriter rewriter(context);
+    rewriter.setListener(&listener);
+    for (Operation *op : ops) {
+      if (listener.erased.contains(op))
+        continue;
+      rewriter.setInsertionPoint(op);
+      (void)applicator.matchAndRewrite(op, rewriter);
+    }
+    // Unpin the names whose defaults are unchanged.
+    for (Operation *op : pinned) {
+      if (listener.erased.contains(op))
+        continue;
+      if (!listener.prefixes.contains(
+              cast<PlacedOpInterface>(op).getDefaultNamePrefix()))
+        op->removeAttr("name");
+    }
+  }
+
+  FrozenRewritePatternSet patterns;
+};
+
+} // namespace

@@ -1,0 +1,77 @@
+// --gplace-remap (Grappler's remapper): conv2d + bias_add (+ relu) becomes
+// fused_conv2d, named after the last op it replaces, with the colocation
+// constraints on the absorbed ops moved to it; what does not fuse stays.
+// RUN: gplace-opt %s --gplace-remap --split-input-file | FileCheck %s
+
+// CHECK-LABEL: func.func @bias_relu
+// CHECK-NEXT: %[[Y:.*]] = gplace.fused_conv2d %arg0, %arg1, %arg2 strides = [1, 1, 1, 1] padding = "VALID" fused_ops = ["BiasAdd", "Relu"] {name = "Relu"} : tensor<1x4x4x2xf32>, tensor<3x3x2x8xf32>, tensor<8xf32> -> tensor<1x2x2x8xf32>
+// The gradients of the absorbed conv and bias_add go with the fused op;
+// an unnamed op whose default name does not change stays unnamed.
+// CHECK-NEXT: gplace.exp %[[Y]] {gplace.colocate_with = "Relu", name = "g1"}
+// CHECK-NEXT: gplace.exp %[[Y]] {gplace.colocate_with = "Relu", name = "g2"}
+// CHECK-NEXT: gplace.exp %[[Y]] {gplace.colocate_with = "Relu", name = "g3"}
+// CHECK-NEXT: gplace.exp %arg2 : tensor<8xf32>
+func.func @bias_relu(%x: tensor<1x4x4x2xf32>, %w: tensor<3x3x2x8xf32>, %b: tensor<8xf32>) -> (tensor<1x2x2x8xf32>, tensor<1x2x2x8xf32>, tensor<1x2x2x8xf32>, tensor<1x2x2x8xf32>, tensor<8xf32>) {
+  %c = gplace.conv2d %x, %w strides = [1, 1, 1, 1] padding = "VALID" : tensor<1x4x4x2xf32>, tensor<3x3x2x8xf32> -> tensor<1x2x2x8xf32>
+  %a = gplace.bias_add %c, %b : tensor<1x2x2x8xf32>, tensor<8xf32>
+  %y = gplace.relu %a : tensor<1x2x2x8xf32>
+  %g1 = gplace.exp %y {name = "g1", gplace.colocate_with = "Conv2D"} : tensor<1x2x2x8xf32>
+  %g2 = gplace.exp %y {name = "g2", gplace.colocate_with = "BiasAdd"} : tensor<1x2x2x8xf32>
+  %g3 = gplace.exp %y {name = "g3", gplace.colocate_with = "Relu"} : tensor<1x2x2x8xf32>
+  %e = gplace.exp %b : tensor<8xf32>
+  return %y, %g1, %g2, %g3, %e : tensor<1x2x2x8xf32>, tensor<1x2x2x8xf32>, tensor<1x2x2x8xf32>, tensor<1x2x2x8xf32>, tensor<8xf32>
+}
+
+// -----
+
+// The bias_add has two uses: the relu stays outside. The second conv has no
+// bias_add and keeps its default name, now explicit, since the first
+// Conv2D is gone; the relus' default names do not change.
+// CHECK-LABEL: func.func @bias_only
+// CHECK-NEXT: %[[F:.*]] = gplace.fused_conv2d %arg0, %arg1, %arg2 strides = [1, 1, 1, 1] padding = "SAME" fused_ops = ["BiasAdd"] {device = "/cpu:0", name = "my_bias"}
+// CHECK-NEXT: gplace.relu %[[F]] : tensor<1x4x4x8xf32>
+// CHECK-NEXT: %[[C:.*]] = gplace.conv2d %arg0, %arg1 {{.*}} {name = "Conv2D_1"}
+// CHECK-NEXT: gplace.relu %[[C]] : tensor<1x4x4x8xf32>
+func.func @bias_only(%x: tensor<1x4x4x2xf32>, %w: tensor<3x3x2x8xf32>, %b: tensor<8xf32>) -> (tensor<1x4x4x8xf32>, tensor<1x4x4x8xf32>, tensor<1x4x4x8xf32>) {
+  %c = gplace.conv2d %x, %w strides = [1, 1, 1, 1] padding = "SAME" {device = "/cpu:0"} : tensor<1x4x4x2xf32>, tensor<3x3x2x8xf32> -> tensor<1x4x4x8xf32>
+  %a = gplace.bias_add %c, %b {device = "/cpu:0", name = "my_bias"} : tensor<1x4x4x8xf32>, tensor<8xf32>
+  %y = gplace.relu %a : tensor<1x4x4x8xf32>
+  %c2 = gplace.conv2d %x, %w strides = [1, 1, 1, 1] padding = "SAME" : tensor<1x4x4x2xf32>, tensor<3x3x2x8xf32> -> tensor<1x4x4x8xf32>
+  %y2 = gplace.relu %c2 : tensor<1x4x4x8xf32>
+  return %a, %y, %y2 : tensor<1x4x4x8xf32>, tensor<1x4x4x8xf32>, tensor<1x4x4x8xf32>
+}
+
+// -----
+
+// Nothing fuses: the conv's result has two uses; the bias_add asks for
+// another device; the bias_add waits on a control dependency; NCHW's
+// bias_add adds along the width, not the channels.
+// CHECK-LABEL: func.func @no_fusion
+// CHECK-NOT: fused_conv2d
+// CHECK: return
+func.func @no_fusion(%x: tensor<1x4x4x2xf32>, %w: tensor<3x3x2x2xf32>, %b: tensor<2xf32>, %xn: tensor<1x2x4x4xf32>, %wn: tensor<3x3x2x2xf32>) -> (tensor<1x2x2x2xf32>, tensor<1x2x2x2xf32>, tensor<1x2x2x2xf32>, tensor<1x2x2x2xf32>, tensor<1x2x2x2xf32>, tensor<1x2x2x2xf32>) {
+  %c1 = gplace.conv2d %x, %w strides = [1, 1, 1, 1] padding = "VALID" : tensor<1x4x4x2xf32>, tensor<3x3x2x2xf32> -> tensor<1x2x2x2xf32>
+  %a1 = gplace.bias_add %c1, %b : tensor<1x2x2x2xf32>, tensor<2xf32>
+  %c2 = gplace.conv2d %x, %w strides = [1, 1, 1, 1] padding = "VALID" : tensor<1x4x4x2xf32>, tensor<3x3x2x2xf32> -> tensor<1x2x2x2xf32>
+  %a2 = gplace.bias_add %c2, %b {device = "/gpu:0"} : tensor<1x2x2x2xf32>, tensor<2xf32>
+  %c3 = gplace.conv2d %x, %w strides = [1, 1, 1, 1] padding = "VALID" : tensor<1x4x4x2xf32>, tensor<3x3x2x2xf32> -> tensor<1x2x2x2xf32>
+  %v = gplace.variable dense<0.0> : tensor<2xf32>
+  %done = gplace.assign %v, %b : !gplace.resource<tensor<2xf32>>
+  %a3 = gplace.bias_add %c3, %b after(%done) : tensor<1x2x2x2xf32>, tensor<2xf32>
+  %c4 = gplace.conv2d %xn, %wn strides = [1, 1, 1, 1] padding = "VALID" {data_format = "NCHW"} : tensor<1x2x4x4xf32>, tensor<3x3x2x2xf32> -> tensor<1x2x2x2xf32>
+  %a4 = gplace.bias_add %c4, %b : tensor<1x2x2x2xf32>, tensor<2xf32>
+  return %c1, %a1, %a2, %a3, %a4, %a4 : tensor<1x2x2x2xf32>, tensor<1x2x2x2xf32>, tensor<1x2x2x2xf32>, tensor<1x2x2x2xf32>, tensor<1x2x2x2xf32>, tensor<1x2x2x2xf32>
+}
+
+// -----
+
+// A relu with another colocation stays outside; the conv and bias_add fuse.
+// CHECK-LABEL: func.func @relu_elsewhere
+// CHECK-NEXT: %[[F:.*]] = gplace.fused_conv2d {{.*}} fused_ops = ["BiasAdd"] {name = "BiasAdd"}
+// CHECK-NEXT: gplace.relu %[[F]] {gplace.colocate_with = "v"}
+func.func @relu_elsewhere(%x: tensor<1x4x4x2xf32>, %w: tensor<3x3x2x2xf32>, %b: tensor<2xf32>) -> tensor<1x2x2x2xf32> {
+  %c = gplace.conv2d %x, %w strides = [1, 1, 1, 1] padding = "VALID" : tensor<1x4x4x2xf32>, tensor<3x3x2x2xf32> -> tensor<1x2x2x2xf32>
+  %a = gplace.bias_add %c, %b : tensor<1x2x2x2xf32>, tensor<2xf32>
+  %y = gplace.relu %a {gplace.colocate_with = "v"} : tensor<1x2x2x2xf32>
+  return %y : tensor<1x2x2x2xf32>
+}
