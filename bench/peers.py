@@ -1,14 +1,19 @@
 #!/usr/bin/env python3
 """gplace-run against ONNX Runtime on the CPU, side by side in one run.
 
-Three graphs, each written as a gplace program here and as an ONNX model by
+Four graphs, each written as a gplace program here and as an ONNX model by
 bench/onnx/ort.mjs, run on the same inputs (.npy files written here):
 
   chain   a chain of --ops tiny elementwise ops (4 floats): µs per op;
   mlp     a 3-layer MLP, relu(h @ W + b), --width wide, batch --batch:
           ms per run (weights and biases are inputs on both sides; ONNX
           Runtime with constant initializers is reported beside it);
-  matmul  an --n x --n x --n f32 matmul: ms per run.
+  matmul  an --n x --n x --n f32 matmul: ms per run;
+  cnn     the seeds' conv_net (examples/train_fashion_mnist_cnn.mlir's
+          @evaluate) at inference on a batch of --cnn-batch 28x28 images:
+          ms per run (weights as inputs, and ONNX Runtime with constant
+          initializers beside it). gplace-run runs it NHWC as written;
+          ort.mjs gives ONNX Runtime the NCHW model an exporter would write.
 
 Before timing, ort.mjs checks that ONNX Runtime's result matches the one
 gplace-run wrote (max |difference| <= 1e-4 * (max |value| + 1)); a mismatch
@@ -22,7 +27,7 @@ gplace-run, ...) after one untimed sample each, so that a drift of the
 machine's state affects both alike. Ratios are ONNX Runtime's best over
 gplace-run's best, and median over median.
 
-Usage: bench/peers.py [--build build] [--repeat 5]
+Usage: bench/peers.py [--build build] [--repeat 5] [--cases cnn,...]
 """
 import argparse
 import array
@@ -79,6 +84,41 @@ def matmul_program(n):
             f"  return %c : {t}\n}}\n")
 
 
+def cnn_program(batch):
+    """The conv_net of examples/train_fashion_mnist_cnn.mlir, its weights
+    the arguments after the images."""
+    t = lambda *dims: f"tensor<{'x'.join(map(str, dims))}xf32>"
+    x, c1, p1, c2, p2 = (t(batch, 28, 28, 1), t(batch, 24, 24, 32),
+                         t(batch, 12, 12, 32), t(batch, 10, 10, 64),
+                         t(batch, 5, 5, 64))
+    flat, h3, logits = t(batch, 1600), t(batch, 1024), t(batch, 10)
+    args = [f"%x: {x}", f"%f1: {t(5, 5, 1, 32)}", f"%b1: {t(32)}",
+            f"%f2: {t(3, 3, 32, 64)}", f"%b2: {t(64)}",
+            f"%w3: {t(1600, 1024)}", f"%b3: {t(1024)}",
+            f"%w4: {t(1024, 10)}", f"%b4: {t(10)}"]
+    window = 'strides = [1, 1, 1, 1] padding = "VALID"'
+    pool = 'ksize = [1, 2, 2, 1] strides = [1, 2, 2, 1] padding = "VALID"'
+    body = f"""\
+  %c1 = gplace.conv2d %x, %f1 {window} : {x}, {t(5, 5, 1, 32)} -> {c1}
+  %a1 = gplace.bias_add %c1, %b1 : {c1}, {t(32)}
+  %h1 = gplace.relu %a1 : {c1}
+  %p1 = gplace.max_pool %h1 {pool} : {c1} -> {p1}
+  %c2 = gplace.conv2d %p1, %f2 {window} : {p1}, {t(3, 3, 32, 64)} -> {c2}
+  %a2 = gplace.bias_add %c2, %b2 : {c2}, {t(64)}
+  %h2 = gplace.relu %a2 : {c2}
+  %p2 = gplace.max_pool %h2 {pool} : {c2} -> {p2}
+  %flat = gplace.reshape %p2 : {p2} -> {flat}
+  %m3 = gplace.matmul %flat, %w3 : ({flat}, {t(1600, 1024)}) -> {h3}
+  %a3 = gplace.bias_add %m3, %b3 : {h3}, {t(1024)}
+  %h3 = gplace.relu %a3 : {h3}
+  %m4 = gplace.matmul %h3, %w4 : ({h3}, {t(1024, 10)}) -> {logits}
+  %logits = gplace.bias_add %m4, %b4 : {logits}, {t(10)}
+  return %logits : {logits}
+"""
+    return (f"func.func @main({', '.join(args)}) -> {logits} {{\n" + body +
+            "}\n")
+
+
 def run_case(run, tmp, name, program, inputs, runs, repeat, ort_args=()):
     """Writes the case's program and inputs under tmp/name, runs gplace-run
     once to write out.npy, then takes `repeat` samples of K = `runs` runs
@@ -130,41 +170,73 @@ def cells(gplace, ort, scale, unit, digits):
             f"{o[0] / g[0]:.2f} / {o[1] / g[1]:.2f}")
 
 
+CASES = ("chain", "mlp", "matmul", "cnn")
+
+
 def measure(build, repeat, ops=10000, batch=256, width=1024, layers=3,
-            n=2048):
-    """Returns the table's rows: (benchmark, gplace, ort, ratio, goal), each
-    time "best / median"."""
+            n=2048, cnn_batch=128, cases=CASES):
+    """Returns the table's rows for `cases`: (benchmark, gplace, ort, ratio,
+    goal), each time "best / median"."""
     run = os.path.join(build, "bin", "gplace-run")
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
-        gplace, (ort,) = run_case(run, tmp, "chain", chain(ops),
-                                  [((4,), 1.0)], 1000, repeat,
-                                  [("--ops", str(ops))])
-        rows.append((f"dispatch: chain of {ops} elementwise ops (4 floats)",
-                     *cells(gplace, ort, 1e6 / ops, "µs/op", 3), "≥ 1"))
-
-        inputs = [((batch, width), 1.0)]
-        for _ in range(layers):
-            inputs += [((width, width), 1.0 / 32), ((width,), 0.1)]
-        gplace, (ort, ort_init) = run_case(
-            run, tmp, "mlp", mlp_program(batch, width, layers), inputs, 30,
-            repeat, [(), ("--initializers",)])
-        rows.append((f"MLP {layers}x{width}, batch {batch} (weights as inputs)",
-                     *cells(gplace, ort, 1e3, "ms", 2), "≥ 0.9"))
-        rows.append((f"MLP {layers}x{width}, batch {batch} (ONNX Runtime's "
-                     "weights constant initializers)",
-                     *cells(gplace, ort_init, 1e3, "ms", 2), "≥ 0.9"))
-
-        gplace, (ort,) = run_case(run, tmp, "matmul", matmul_program(n),
-                                  [((n, n), 1.0), ((n, n), 1.0)], 10, repeat,
-                                  [()])
-        g, o, ratio = cells(gplace, ort, 1e3, "ms", 1)
-        flops = 2.0 * n ** 3
-        rows.append((f"matmul {n}³ f32",
-                     f"{g} ({flops / gplace[0] / 1e9:.0f} GFLOP/s at best)",
-                     f"{o} ({flops / ort[0] / 1e9:.0f} GFLOP/s at best)",
-                     ratio, "≥ 0.9"))
+        if "chain" in cases:
+            rows += chain_rows(run, tmp, repeat, ops)
+        if "mlp" in cases:
+            rows += mlp_rows(run, tmp, repeat, batch, width, layers)
+        if "matmul" in cases:
+            rows += matmul_rows(run, tmp, repeat, n)
+        if "cnn" in cases:
+            rows += cnn_rows(run, tmp, repeat, cnn_batch)
     return rows
+
+
+def chain_rows(run, tmp, repeat, ops):
+    gplace, (ort,) = run_case(run, tmp, "chain", chain(ops), [((4,), 1.0)],
+                              1000, repeat, [("--ops", str(ops))])
+    return [(f"dispatch: chain of {ops} elementwise ops (4 floats)",
+             *cells(gplace, ort, 1e6 / ops, "µs/op", 3), "≥ 1")]
+
+
+def mlp_rows(run, tmp, repeat, batch, width, layers):
+    inputs = [((batch, width), 1.0)]
+    for _ in range(layers):
+        inputs += [((width, width), 1.0 / 32), ((width,), 0.1)]
+    gplace, (ort, ort_init) = run_case(
+        run, tmp, "mlp", mlp_program(batch, width, layers), inputs, 30,
+        repeat, [(), ("--initializers",)])
+    name = f"MLP {layers}x{width}, batch {batch}"
+    return [(f"{name} (weights as inputs)",
+             *cells(gplace, ort, 1e3, "ms", 2), "≥ 0.9"),
+            (f"{name} (ONNX Runtime's weights constant initializers)",
+             *cells(gplace, ort_init, 1e3, "ms", 2), "≥ 0.9")]
+
+
+def matmul_rows(run, tmp, repeat, n):
+    gplace, (ort,) = run_case(run, tmp, "matmul", matmul_program(n),
+                              [((n, n), 1.0), ((n, n), 1.0)], 10, repeat,
+                              [()])
+    g, o, ratio = cells(gplace, ort, 1e3, "ms", 1)
+    flops = 2.0 * n ** 3
+    return [(f"matmul {n}³ f32",
+             f"{g} ({flops / gplace[0] / 1e9:.0f} GFLOP/s at best)",
+             f"{o} ({flops / ort[0] / 1e9:.0f} GFLOP/s at best)",
+             ratio, "≥ 0.9")]
+
+
+def cnn_rows(run, tmp, repeat, batch):
+    # Glorot-like scales keep the activations near 1 through the layers.
+    inputs = [((batch, 28, 28, 1), 1.0), ((5, 5, 1, 32), 0.17), ((32,), 0.1),
+              ((3, 3, 32, 64), 0.08), ((64,), 0.1), ((1600, 1024), 0.05),
+              ((1024,), 0.1), ((1024, 10), 0.07), ((10,), 0.1)]
+    gplace, (ort, ort_init) = run_case(
+        run, tmp, "cnn", cnn_program(batch), inputs, 10, repeat,
+        [(), ("--initializers",)])
+    name = f"CNN (the seeds' conv_net), batch {batch} of 28x28x1"
+    return [(f"{name} (weights as inputs)",
+             *cells(gplace, ort, 1e3, "ms", 2), "≥ 1.0"),
+            (f"{name} (ONNX Runtime's weights constant initializers)",
+             *cells(gplace, ort_init, 1e3, "ms", 2), "≥ 1.0")]
 
 
 def table(rows):
@@ -181,8 +253,16 @@ def main():
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--ops", type=int, default=10000)
     parser.add_argument("--n", type=int, default=2048)
+    parser.add_argument("--cnn-batch", type=int, default=128)
+    parser.add_argument("--cases", default=",".join(CASES),
+                        help="comma-separated subset of " + ",".join(CASES))
     args = parser.parse_args()
-    print(table(measure(args.build, args.repeat, ops=args.ops, n=args.n)))
+    cases = args.cases.split(",")
+    unknown = [c for c in cases if c not in CASES]
+    if unknown:
+        parser.error(f"unknown case(s): {', '.join(unknown)}")
+    print(table(measure(args.build, args.repeat, ops=args.ops, n=args.n,
+                        cnn_batch=args.cnn_batch, cases=cases)))
 
 
 if __name__ == "__main__":

@@ -21,7 +21,15 @@
 //   mlp     x[B,K] through layers relu(h @ w_i + b_i), the weights and biases
 //           the inputs after x (pairs); --initializers makes them constant
 //           initializers instead, which lets ONNX Runtime pre-pack them;
-//   matmul  a @ b.
+//   matmul  a @ b;
+//   cnn     the seeds' conv_net at inference (conv 5x5 + ReLU, max-pool 2x2,
+//           conv 3x3 + ReLU, max-pool 2x2, dense + ReLU, dense): x[B,H,W,C]
+//           and the HWIO filters, biases and dense weights gplace-run takes
+//           (NHWC, as TensorFlow's Conv2D) are rearranged here, untimed, for
+//           ONNX's NCHW Conv: x to NCHW, filters to OIHW, and the first dense
+//           weight's rows to the order an NCHW Flatten gives, so that the
+//           model is the one an exporter writes for an NCHW network, with no
+//           Transpose node; --initializers as for mlp.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -34,7 +42,7 @@ const FLOAT = onnx.TensorProto.DataType.FLOAT;
 
 function usage(message) {
   process.stderr.write(`ort.mjs: ${message}\n` +
-    'usage: node ort.mjs chain|mlp|matmul DIR --runs K [--ops N] ' +
+    'usage: node ort.mjs chain|mlp|matmul|cnn DIR --runs K [--ops N] ' +
     '[--initializers]\n       node ort.mjs threads\n');
   process.exit(2);
 }
@@ -63,9 +71,44 @@ function initializer(name, dims, data) {
   });
 }
 
-function node(opType, inputs, output) {
+function node(opType, inputs, output, ints = {}) {
+  const attribute = Object.entries(ints).map(([name, values]) =>
+    onnx.AttributeProto.create({
+      name, ints: values, type: onnx.AttributeProto.AttributeType.INTS }));
   return onnx.NodeProto.create({ opType, input: inputs, output: [output],
-                                 name: output });
+                                 name: output, attribute });
+}
+
+// The array's data with its axes permuted: result axis i is input axis
+// perm[i].
+function permute(array, perm) {
+  const shape = perm.map((p) => array.shape[p]);
+  const inStrides = [];
+  for (let i = array.shape.length - 1, s = 1; i >= 0; s *= array.shape[i--])
+    inStrides[i] = s;
+  const data = new Float32Array(array.data.length);
+  const index = new Array(shape.length).fill(0);
+  for (let out = 0; out < data.length; ++out) {
+    let offset = 0;
+    for (let i = 0; i < shape.length; ++i) offset += index[i] * inStrides[perm[i]];
+    data[out] = array.data[offset];
+    for (let i = shape.length - 1; i >= 0 && ++index[i] === shape[i]; --i)
+      index[i] = 0;
+  }
+  return { data, shape };
+}
+
+// The weights of a network's inputs: constant initializers with
+// --initializers, graph inputs fed at each run otherwise.
+function addParameters(named, options, inputs, initializers, feeds) {
+  for (const [name, array] of named) {
+    if (options.initializers) {
+      initializers.push(initializer(name, array.shape, array.data));
+    } else {
+      inputs.push([name, array.shape]);
+      feeds[name] = new ort.Tensor('float32', array.data, array.shape);
+    }
+  }
 }
 
 function encodeModel({ nodes, inputs, output, initializers = [] }) {
@@ -109,14 +152,8 @@ const builders = {
     let h = 'x', width = x.shape[1];
     for (let i = 0; i < params.length / 2; ++i) {
       const [w, b] = [params[2 * i], params[2 * i + 1]];
-      for (const [name, array] of [[`w${i}`, w], [`b${i}`, b]]) {
-        if (options.initializers) {
-          initializers.push(initializer(name, array.shape, array.data));
-        } else {
-          inputs.push([name, array.shape]);
-          feeds[name] = new ort.Tensor('float32', array.data, array.shape);
-        }
-      }
+      addParameters([[`w${i}`, w], [`b${i}`, b]], options, inputs,
+                    initializers, feeds);
       nodes.push(node('MatMul', [h, `w${i}`], `m${i}`));
       nodes.push(node('Add', [`m${i}`, `b${i}`], `a${i}`));
       nodes.push(node('Relu', [`a${i}`], `h${i}`));
@@ -125,6 +162,51 @@ const builders = {
     }
     return {
       model: encodeModel({ nodes, inputs, output: [h, [x.shape[0], width]],
+                           initializers }),
+      feeds,
+    };
+  },
+  cnn(arrays, options) {
+    if (arrays.length !== 9)
+      usage('cnn needs x and 4 (weight, bias) pairs');
+    const [x, f1, b1, f2, b2, w3, b3, w4, b4] = arrays;
+    const nchw = permute(x, [0, 3, 1, 2]);
+    // Height and width after each VALID conv and 2x2 max-pool.
+    let [h, w] = [x.shape[1], x.shape[2]];
+    for (const f of [f1, f2])
+      [h, w] = [Math.floor((h - f.shape[0] + 1) / 2),
+                Math.floor((w - f.shape[1] + 1) / 2)];
+    const c = f2.shape[3];
+    // gplace-run flattens [h, w, c], ONNX's Flatten of NCHW [c, h, w].
+    const dense = permute({ data: w3.data, shape: [h, w, c, w3.shape[1]] },
+                          [2, 0, 1, 3]);
+    const inputs = [['x', nchw.shape]], initializers = [];
+    const feeds = { x: new ort.Tensor('float32', nchw.data, nchw.shape) };
+    addParameters([['f1', permute(f1, [3, 2, 0, 1])], ['b1', b1],
+                   ['f2', permute(f2, [3, 2, 0, 1])], ['b2', b2],
+                   ['w3', { data: dense.data, shape: w3.shape }], ['b3', b3],
+                   ['w4', w4], ['b4', b4]], options, inputs, initializers,
+                  feeds);
+    const pool = { kernel_shape: [2, 2], strides: [2, 2] };
+    const nodes = [
+      node('Conv', ['x', 'f1', 'b1'], 'c1',
+           { kernel_shape: f1.shape.slice(0, 2) }),
+      node('Relu', ['c1'], 'h1'),
+      node('MaxPool', ['h1'], 'p1', pool),
+      node('Conv', ['p1', 'f2', 'b2'], 'c2',
+           { kernel_shape: f2.shape.slice(0, 2) }),
+      node('Relu', ['c2'], 'h2'),
+      node('MaxPool', ['h2'], 'p2', pool),
+      node('Flatten', ['p2'], 'flat'),
+      node('MatMul', ['flat', 'w3'], 'm3'),
+      node('Add', ['m3', 'b3'], 'a3'),
+      node('Relu', ['a3'], 'h3'),
+      node('MatMul', ['h3', 'w4'], 'm4'),
+      node('Add', ['m4', 'b4'], 'logits'),
+    ];
+    return {
+      model: encodeModel({ nodes, inputs,
+                           output: ['logits', [x.shape[0], w4.shape[1]]],
                            initializers }),
       feeds,
     };
