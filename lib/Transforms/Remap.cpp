@@ -1,8 +1,8 @@
 //===- Remap.cpp - Grappler's remapper: fused conv2d ----------------------===//
 //
 // Applies the graph dialect's remapper patterns (populateRemapperPatterns,
-// defined with the ops they fuse) once over each function, in program
-// order. The names logs, errors and colocation use stay what they were:
+// defined with the ops they fuse) once over each function that holds an op
+// some pattern is anchored on, in program order. The names logs, errors and colocation use stay what they were:
 // before rewriting, every unnamed op gets its default name as an explicit
 // `name` (so that the patterns see every absorbed op's name and move its
 // colocation constraints to the fused op); afterwards the names are taken
@@ -47,6 +47,9 @@ struct RemapPass : public gplace::impl::RemapPassBase<RemapPass> {
     RewritePatternSet set(context);
     populateRemapperPatterns(set);
     patterns = FrozenRewritePatternSet(std::move(set));
+    for (const auto &entry : patterns.getOpSpecificNativePatterns())
+      roots.insert(entry.first);
+    anyRoot = !patterns.getMatchAnyOpNativePatterns().empty();
     return success();
   }
 
@@ -58,6 +61,14 @@ struct RemapPass : public gplace::impl::RemapPassBase<RemapPass> {
   }
 
   void remap(func::FuncOp func, PatternApplicator &applicator) {
+    // Most graphs have nothing to fuse: leave them untouched, without
+    // naming every op, unless some op is a pattern's root.
+    if (!anyRoot && !func.walk([&](Operation *op) {
+                           return roots.contains(op->getName())
+                                      ? WalkResult::interrupt()
+                                      : WalkResult::advance();
+                         }).wasInterrupted())
+      return;
     MLIRContext *context = func.getContext();
     // Pin the default names.
     SmallVector<Operation *> pinned;
@@ -92,6 +103,8 @@ struct RemapPass : public gplace::impl::RemapPassBase<RemapPass> {
   }
 
   FrozenRewritePatternSet patterns;
+  DenseSet<OperationName> roots; ///< The ops some pattern is anchored on.
+  bool anyRoot = false;          ///< Whether a pattern matches any op.
 };
 
 } // namespace
