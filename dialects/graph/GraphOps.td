@@ -768,6 +768,71 @@ def Graph_Conv2DBackpropFilterOp : Graph_WindowOp<"conv2d_backprop_filter",
       "type($input) `,` type($out_backprop) `->` type($result)";
 }
 
+def Graph_DepthwiseConv2dNativeOp : Graph_WindowOp<"depthwise_conv2d_native",
+    "DepthwiseConv2dNative",
+    [DeclareOpInterfaceMethods<Graph_GradientOpInterface>], "depthwise"> {
+  let summary = "depthwise 2-D convolution (DepthwiseConv2dNative)";
+  let description = [{
+    Convolves each input channel with its own `channel_multiplier` filters:
+    `filter` is [filter_height, filter_width, in_channels,
+    channel_multiplier] and result channel `c * channel_multiplier + m`
+    is input channel `c` with filter `[:, :, c, m]` (tf.nn.depthwise_conv2d
+    's core, a conv2d with `in_channels` groups). Attributes as conv2d's.
+
+    ```mlir
+    %y = gplace.depthwise_conv2d_native %x, %w strides = [1, 1, 1, 1] padding = "SAME" : tensor<8x28x28x3xf32>, tensor<3x3x3x2xf32> -> tensor<8x28x28x6xf32>
+    ```
+  }];
+  let arguments = !con((ins Graph_FloatTensor:$input, Graph_FloatTensor:$filter),
+                       convolutionAttrs, placementAttrs, controlDepsArg);
+  let results = (outs Graph_FloatTensor:$result);
+  let assemblyFormat = "$input `,` $filter `strides` `=` $strides `padding` "
+      "`=` $padding " # afterClause # " attr-dict `:` type($input) `,` "
+      "type($filter) `->` type($result)";
+}
+
+def Graph_DepthwiseConv2dNativeBackpropInputOp
+    : Graph_WindowOp<"depthwise_conv2d_native_backprop_input",
+                     "DepthwiseConv2dNativeBackpropInput"> {
+  let summary = "gradient of depthwise_conv2d_native with respect to its "
+                "input (DepthwiseConv2dNativeBackpropInput)";
+  let description = [{
+    As conv2d_backprop_input, for `gplace.depthwise_conv2d_native`.
+
+    ```mlir
+    %dx = gplace.depthwise_conv2d_native_backprop_input %w, %dy strides = [1, 1, 1, 1] padding = "SAME" : tensor<3x3x3x2xf32>, tensor<8x28x28x6xf32> -> tensor<8x28x28x3xf32>
+    ```
+  }];
+  let arguments = !con((ins Graph_FloatTensor:$filter,
+                            Graph_FloatTensor:$out_backprop),
+                       convolutionAttrs, placementAttrs, controlDepsArg);
+  let results = (outs Graph_FloatTensor:$result);
+  let assemblyFormat = "$filter `,` $out_backprop `strides` `=` $strides "
+      "`padding` `=` $padding " # afterClause # " attr-dict `:` "
+      "type($filter) `,` type($out_backprop) `->` type($result)";
+}
+
+def Graph_DepthwiseConv2dNativeBackpropFilterOp
+    : Graph_WindowOp<"depthwise_conv2d_native_backprop_filter",
+                     "DepthwiseConv2dNativeBackpropFilter"> {
+  let summary = "gradient of depthwise_conv2d_native with respect to its "
+                "filter (DepthwiseConv2dNativeBackpropFilter)";
+  let description = [{
+    As conv2d_backprop_filter, for `gplace.depthwise_conv2d_native`.
+
+    ```mlir
+    %dw = gplace.depthwise_conv2d_native_backprop_filter %x, %dy strides = [1, 1, 1, 1] padding = "SAME" : tensor<8x28x28x3xf32>, tensor<8x28x28x6xf32> -> tensor<3x3x3x2xf32>
+    ```
+  }];
+  let arguments = !con((ins Graph_FloatTensor:$input,
+                            Graph_FloatTensor:$out_backprop),
+                       convolutionAttrs, placementAttrs, controlDepsArg);
+  let results = (outs Graph_FloatTensor:$result);
+  let assemblyFormat = "$input `,` $out_backprop `strides` `=` $strides "
+      "`padding` `=` $padding " # afterClause # " attr-dict `:` "
+      "type($input) `,` type($out_backprop) `->` type($result)";
+}
+
 class Graph_PoolOp<string mnemonic, string tfType, string what>
     : Graph_WindowOp<mnemonic, tfType,
                      [DeclareOpInterfaceMethods<Graph_GradientOpInterface>]> {

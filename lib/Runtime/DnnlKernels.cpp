@@ -160,6 +160,27 @@ std::unique_ptr<uint8_t[]> scratchFor(const memory::desc &desc) {
   return std::unique_ptr<uint8_t[]>(bytes ? new uint8_t[bytes] : nullptr);
 }
 
+/// What a convolution kernel computes.
+enum class Role { Forward, BackwardData, BackwardWeights };
+Role role(Kernel kernel) {
+  switch (kernel) {
+  case Kernel::Conv2DBackpropInput:
+  case Kernel::DepthwiseConv2dNativeBackpropInput:
+    return Role::BackwardData;
+  case Kernel::Conv2DBackpropFilter:
+  case Kernel::DepthwiseConv2dNativeBackpropFilter:
+    return Role::BackwardWeights;
+  default:
+    return Role::Forward;
+  }
+}
+
+bool isDepthwise(Kernel kernel) {
+  return kernel == Kernel::DepthwiseConv2dNative ||
+         kernel == Kernel::DepthwiseConv2dNativeBackpropInput ||
+         kernel == Kernel::DepthwiseConv2dNativeBackpropFilter;
+}
+
 } // namespace
 
 Status runDnnlConvolution(const KernelCall &call) {
@@ -181,22 +202,31 @@ Status runDnnlConvolution(const KernelCall &call) {
   switch (call.kernel) {
   case Kernel::Conv2D:
   case Kernel::FusedConv2D:
+  case Kernel::DepthwiseConv2dNative:
     src = &call.inputs[0], weights = &call.inputs[1], dst = &call.outputs[0];
     break;
   case Kernel::Conv2DBackpropInput:
+  case Kernel::DepthwiseConv2dNativeBackpropInput:
     weights = &call.inputs[0], dst = &call.inputs[1], src = &call.outputs[0];
     break;
   case Kernel::Conv2DBackpropFilter:
+  case Kernel::DepthwiseConv2dNativeBackpropFilter:
     src = &call.inputs[0], dst = &call.inputs[1], weights = &call.outputs[0];
     break;
   default:
     return Status::internal("not a convolution kernel");
   }
   int64_t channels = src->type->shape[first ? 1 : 3];
-  int64_t groups = channels / weights->type->shape[2];
+  // A depthwise filter [KH, KW, C, M] lies in memory as the grouped
+  // filter [KH, KW, 1, C * M] of C groups: result channel c * M + m.
+  TensorType grouped = *weights->type;
+  if (isDepthwise(call.kernel))
+    grouped.shape = {grouped.shape[0], grouped.shape[1], 1,
+                     grouped.shape[2] * grouped.shape[3]};
+  int64_t groups = channels / grouped.shape[2];
   memory::desc srcMd = activation(*src->type, first);
   memory::desc dstMd = activation(*dst->type, first);
-  memory::desc userWeights = filter(*weights->type, groups);
+  memory::desc userWeights = filter(grouped, groups);
   Window w(p);
   bool fused = call.kernel == Kernel::FusedConv2D;
   // fused_conv2d's bias: one value per output channel.
@@ -229,11 +259,11 @@ Status runDnnlConvolution(const KernelCall &call) {
       }
       dnnl::convolution_forward::primitive_desc forwardPd(forward, forwardAttr,
                                                           cpuEngine());
-      if (call.kernel == Kernel::Conv2D || fused) {
+      if (role(call.kernel) == Role::Forward) {
         e.primitive = dnnl::convolution_forward(forwardPd);
         e.weights = forwardPd.weights_desc();
         e.scratch = forwardPd.scratchpad_desc();
-      } else if (call.kernel == Kernel::Conv2DBackpropInput) {
+      } else if (role(call.kernel) == Role::BackwardData) {
         dnnl::convolution_backward_data::desc desc(
             dnnl::algorithm::convolution_direct, srcMd,
             anyLayout(userWeights), dstMd, w.strides, w.dilations, w.padL,
@@ -271,38 +301,35 @@ Status runDnnlConvolution(const KernelCall &call) {
     if (e.weights != userWeights) {
       weightsCopy = scratchFor(e.weights);
       weightsMem = memory(e.weights, engine, weightsCopy.get());
-      if (call.kernel != Kernel::Conv2DBackpropFilter)
+      if (role(call.kernel) != Role::BackwardWeights)
         dnnl::reorder(userWeightsMem, weightsMem)
             .execute(stream, userWeightsMem, weightsMem);
     }
     std::unique_ptr<uint8_t[]> scratch = scratchFor(e.scratch);
     memory scratchMem(e.scratch, engine, scratch.get());
     std::unordered_map<int, memory> args = {{DNNL_ARG_SCRATCHPAD, scratchMem}};
-    switch (call.kernel) {
-    case Kernel::Conv2D:
+    switch (role(call.kernel)) {
+    case Role::Forward:
       args.insert({{DNNL_ARG_SRC, srcMem},
                    {DNNL_ARG_WEIGHTS, weightsMem},
                    {DNNL_ARG_DST, dstMem}});
+      if (fused)
+        args.insert(
+            {DNNL_ARG_BIAS, memory(biasMd, engine, call.inputs[2].data)});
       break;
-    case Kernel::FusedConv2D:
-      args.insert({{DNNL_ARG_SRC, srcMem},
-                   {DNNL_ARG_WEIGHTS, weightsMem},
-                   {DNNL_ARG_BIAS, memory(biasMd, engine, call.inputs[2].data)},
-                   {DNNL_ARG_DST, dstMem}});
-      break;
-    case Kernel::Conv2DBackpropInput:
+    case Role::BackwardData:
       args.insert({{DNNL_ARG_DIFF_SRC, srcMem},
                    {DNNL_ARG_WEIGHTS, weightsMem},
                    {DNNL_ARG_DIFF_DST, dstMem}});
       break;
-    default:
+    case Role::BackwardWeights:
       args.insert({{DNNL_ARG_SRC, srcMem},
                    {DNNL_ARG_DIFF_WEIGHTS, weightsMem},
                    {DNNL_ARG_DIFF_DST, dstMem}});
       break;
     }
     e.primitive.execute(stream, args);
-    if (call.kernel == Kernel::Conv2DBackpropFilter && weightsCopy)
+    if (role(call.kernel) == Role::BackwardWeights && weightsCopy)
       dnnl::reorder(weightsMem, userWeightsMem)
           .execute(stream, weightsMem, userWeightsMem);
     stream.wait();

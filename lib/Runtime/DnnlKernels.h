@@ -14,9 +14,11 @@
 
 namespace gplace::runtime {
 
-/// Runs a conv2d, fused_conv2d, conv2d_backprop_input or
-/// conv2d_backprop_filter launch (f32, NHWC or NCHW activations, HWIO
-/// filter, groups from the channel counts) with oneDNN's convolution
+/// Runs a conv2d, fused_conv2d, conv2d_backprop_input,
+/// conv2d_backprop_filter or depthwise_conv2d_native (and its two
+/// gradients) launch (f32, NHWC or NCHW activations, HWIO filter, groups
+/// from the channel counts; a depthwise filter [KH, KW, C, M] is the
+/// grouped filter [KH, KW, 1, C * M] of C groups) with oneDNN's convolution
 /// primitives; fused_conv2d passes its bias to the primitive and its ReLU
 /// as an eltwise post-op, as TensorFlow's MKL _FusedConv2D does. The primitive is created
 /// once per shape and parameters and kept. Errors: oneDNN's, with its

@@ -997,6 +997,9 @@ Status windowKernel(const KernelCall &call) {
   case Kernel::FusedConv2D:
   case Kernel::Conv2DBackpropInput:
   case Kernel::Conv2DBackpropFilter:
+  case Kernel::DepthwiseConv2dNative:
+  case Kernel::DepthwiseConv2dNativeBackpropInput:
+  case Kernel::DepthwiseConv2dNativeBackpropFilter:
     return runDnnlConvolution(call);
   default:
     return runDnnlPooling(call);
@@ -1023,6 +1026,20 @@ Status runKernel<Kernel::Conv2DBackpropInput>(const KernelCall &call) {
 }
 template <>
 Status runKernel<Kernel::Conv2DBackpropFilter>(const KernelCall &call) {
+  return windowKernel(call);
+}
+template <>
+Status runKernel<Kernel::DepthwiseConv2dNative>(const KernelCall &call) {
+  return windowKernel(call);
+}
+template <>
+Status
+runKernel<Kernel::DepthwiseConv2dNativeBackpropInput>(const KernelCall &call) {
+  return windowKernel(call);
+}
+template <>
+Status
+runKernel<Kernel::DepthwiseConv2dNativeBackpropFilter>(const KernelCall &call) {
   return windowKernel(call);
 }
 template <> Status runKernel<Kernel::MaxPool>(const KernelCall &call) {

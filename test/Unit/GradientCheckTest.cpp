@@ -387,6 +387,29 @@ std::vector<Case> cases() {
                        "conv2d %a0, %a1 strides = [1, 1, 1, 1] padding = "
                        "\"SAME\"",
                        "1x4x4x4xf32"));
+  all.push_back(window("depthwise_same", {"1x5x5x2xf32", "3x3x2x2xf32"},
+                       "depthwise_conv2d_native %a0, %a1 strides = [1, 1, 1, "
+                       "1] padding = \"SAME\"",
+                       "1x5x5x4xf32"));
+  all.push_back(window(
+      "depthwise_nchw_strided", {"1x2x6x6xf32", "2x2x2x1xf32"},
+      "depthwise_conv2d_native %a0, %a1 strides = [1, 1, 2, 2] padding = "
+      "\"VALID\" {data_format = \"NCHW\"}",
+      "1x2x3x3xf32"));
+  {
+    // gplace-run's remapper makes this one fused_conv2d after
+    // differentiation: the gradients must not change.
+    Case fused{"conv_bias_relu", {"1x4x4x2xf32", "3x3x2x3xf32", "3xf32"},
+               "  %c = gplace.conv2d %a0, %a1 strides = [1, 1, 1, 1] padding "
+               "= \"SAME\" : tensor<1x4x4x2xf32>, tensor<3x3x2x3xf32> -> "
+               "tensor<1x4x4x3xf32>\n"
+               "  %b = gplace.bias_add %c, %a2 : tensor<1x4x4x3xf32>, "
+               "tensor<3xf32>\n"
+               "  %y = gplace.relu %b : tensor<1x4x4x3xf32>",
+               "1x4x4x3xf32"};
+    fused.f32 = true;
+    all.push_back(fused);
+  }
   all.push_back(window("max_pool_same", {"1x5x5x2xf32"},
                        "max_pool %a0 ksize = [1, 3, 3, 1] strides = [1, 2, 2, "
                        "1] padding = \"SAME\"",

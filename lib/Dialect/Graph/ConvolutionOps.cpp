@@ -43,7 +43,10 @@ struct Layout {
 /// attributes, checked, and the window they give.
 class WindowVerifier {
 public:
-  explicit WindowVerifier(Operation *op) : op(op) {}
+  /// `depthwise`: the filter is [height, width, in_channels,
+  /// channel_multiplier] (depthwise_conv2d_native and its gradients).
+  explicit WindowVerifier(Operation *op, bool depthwise = false)
+      : op(op), depthwise(depthwise) {}
 
   /// Checks `data_format`, `strides`, `padding`, `dilations`,
   /// `explicit_paddings` and (pools) `ksize`.
@@ -166,7 +169,15 @@ public:
                                  << filter;
       int64_t filterIn = filter.getDimSize(2);
       outChannels = filter.getDimSize(3);
-      if (filterIn <= 0 || channels % filterIn != 0)
+      if (depthwise) {
+        if (filterIn != channels)
+          return op->emitOpError()
+                 << "filter has " << filterIn << " input channels, expected "
+                 << "the input's " << channels
+                 << " (depthwise: [height, width, in_channels, "
+                    "channel_multiplier])";
+        outChannels = channels * filter.getDimSize(3);
+      } else if (filterIn <= 0 || channels % filterIn != 0)
         return op->emitOpError()
                << "input has " << channels << " channels, which is not a "
                << "multiple of the filter's " << filterIn << " input channels";
@@ -226,6 +237,7 @@ private:
   }
 
   Operation *op;
+  bool depthwise;
   Layout layout;
   SmallVector<int64_t, 4> strides, dilations, ksize;
   ArrayRef<int64_t> pads;
@@ -320,6 +332,65 @@ WindowAttrs Conv2DBackpropFilterOp::getWindowAttrs() {
 }
 DictionaryAttr Conv2DBackpropFilterOp::getKernelParameters() {
   return windowParameters(*this, getWindowAttrs());
+}
+
+//===----------------------------------------------------------------------===//
+// Depthwise convolutions.
+//===----------------------------------------------------------------------===//
+
+LogicalResult DepthwiseConv2dNativeOp::verify() {
+  WindowVerifier v(*this, /*depthwise=*/true);
+  if (failed(v.verifyAttributes(/*convolution=*/true)))
+    return failure();
+  return v.verifyShapes(getInput().getType(), getFilter().getType(), getType(),
+                        "input", "result");
+}
+WindowAttrs DepthwiseConv2dNativeOp::getWindowAttrs() {
+  return windowOf(*this, true, getInput().getType(), getFilter().getType());
+}
+DictionaryAttr DepthwiseConv2dNativeOp::getKernelParameters() {
+  return windowParameters(*this, getWindowAttrs());
+}
+
+LogicalResult DepthwiseConv2dNativeBackpropInputOp::verify() {
+  WindowVerifier v(*this, /*depthwise=*/true);
+  if (failed(v.verifyAttributes(/*convolution=*/true)))
+    return failure();
+  return v.verifyShapes(getType(), getFilter().getType(),
+                        getOutBackprop().getType(), "result", "out_backprop");
+}
+WindowAttrs DepthwiseConv2dNativeBackpropInputOp::getWindowAttrs() {
+  return windowOf(*this, true, getType(), getFilter().getType());
+}
+DictionaryAttr DepthwiseConv2dNativeBackpropInputOp::getKernelParameters() {
+  return windowParameters(*this, getWindowAttrs());
+}
+
+LogicalResult DepthwiseConv2dNativeBackpropFilterOp::verify() {
+  WindowVerifier v(*this, /*depthwise=*/true);
+  if (failed(v.verifyAttributes(/*convolution=*/true)))
+    return failure();
+  return v.verifyShapes(getInput().getType(), getType(),
+                        getOutBackprop().getType(), "input", "out_backprop");
+}
+WindowAttrs DepthwiseConv2dNativeBackpropFilterOp::getWindowAttrs() {
+  return windowOf(*this, true, getInput().getType(), getType());
+}
+DictionaryAttr DepthwiseConv2dNativeBackpropFilterOp::getKernelParameters() {
+  return windowParameters(*this, getWindowAttrs());
+}
+
+LogicalResult DepthwiseConv2dNativeOp::buildGradients(
+    OpBuilder &b, ArrayRef<Value> dys, SmallVectorImpl<Value> &out) {
+  // nn_grad.py's _DepthwiseConv2dNativeGrad.
+  SmallVector<NamedAttribute> attrs = windowAttributes(*this);
+  out.push_back(b.create<DepthwiseConv2dNativeBackpropInputOp>(
+      getLoc(), TypeRange{getInput().getType()},
+      ValueRange{getFilter(), dys[0]}, attrs));
+  out.push_back(b.create<DepthwiseConv2dNativeBackpropFilterOp>(
+      getLoc(), TypeRange{getFilter().getType()},
+      ValueRange{getInput(), dys[0]}, attrs));
+  return success();
 }
 
 LogicalResult FusedConv2DOp::verify() {

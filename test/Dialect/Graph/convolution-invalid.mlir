@@ -248,3 +248,27 @@ func.func @fusedShape(%x: tensor<1x4x4x1xf32>, %w: tensor<3x3x1x2xf32>, %b: tens
   %0 = gplace.fused_conv2d %x, %w, %b strides = [1, 1, 1, 1] padding = "VALID" fused_ops = ["BiasAdd"] : tensor<1x4x4x1xf32>, tensor<3x3x1x2xf32>, tensor<2xf32> -> tensor<1x4x4x2xf32>
   return
 }
+
+// -----
+
+func.func @depthwiseChannels(%x: tensor<1x4x4x3xf32>, %w: tensor<3x3x2x2xf32>) {
+  // expected-error @+1 {{'gplace.depthwise_conv2d_native' op filter has 2 input channels, expected the input's 3 (depthwise: [height, width, in_channels, channel_multiplier])}}
+  %0 = gplace.depthwise_conv2d_native %x, %w strides = [1, 1, 1, 1] padding = "VALID" : tensor<1x4x4x3xf32>, tensor<3x3x2x2xf32> -> tensor<1x2x2x4xf32>
+  return
+}
+
+// -----
+
+func.func @depthwiseOutChannels(%x: tensor<1x4x4x3xf32>, %w: tensor<3x3x3x2xf32>) {
+  // expected-error @+1 {{'gplace.depthwise_conv2d_native' op result dimension 3 (channels) is 2, expected 6 from the filter}}
+  %0 = gplace.depthwise_conv2d_native %x, %w strides = [1, 1, 1, 1] padding = "VALID" : tensor<1x4x4x3xf32>, tensor<3x3x3x2xf32> -> tensor<1x2x2x2xf32>
+  return
+}
+
+// -----
+
+func.func @depthwiseBackpropFilter(%x: tensor<1x4x4x3xf32>, %dy: tensor<1x2x2x6xf32>) {
+  // expected-error @+1 {{'gplace.depthwise_conv2d_native_backprop_filter' op filter has 6 input channels, expected the input's 3}}
+  %0 = gplace.depthwise_conv2d_native_backprop_filter %x, %dy strides = [1, 1, 1, 1] padding = "VALID" : tensor<1x4x4x3xf32>, tensor<1x2x2x6xf32> -> tensor<3x3x6x1xf32>
+  return
+}
