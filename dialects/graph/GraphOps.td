@@ -768,6 +768,85 @@ def Graph_Conv2DBackpropFilterOp : Graph_WindowOp<"conv2d_backprop_filter",
       "type($input) `,` type($out_backprop) `->` type($result)";
 }
 
+def Graph_FusedBatchNormOp : Graph_KernelOp<"fused_batch_norm", "FusedBatchNormV3",
+    [Pure, DeclareOpInterfaceMethods<Graph_GradientOpInterface>,
+     AllTypesMatch<["x", "y"]>,
+     AllTypesMatch<["scale", "offset", "mean", "variance", "batch_mean",
+                    "batch_variance"]>],
+    "FusedBatchNormV3", ["getKernelParameters"]> {
+  let summary = "batch normalization over the channels (FusedBatchNormV3)";
+  let description = [{
+    `y = scale * (x - m) / sqrt(v + epsilon) + offset` per channel of a
+    rank-4 `x` (NHWC, or NCHW with `data_format`), as
+    `tf.compat.v1.nn.fused_batch_norm`. Inference (the default): `m` and
+    `v` are the given `mean` and `variance`, which the op returns as
+    `batch_mean` and `batch_variance`. With `is_training`: `m` and `v` are
+    the batch's mean and (biased) variance over batch, height and width;
+    the op returns the mean and the Bessel-corrected variance
+    (`v * n / (n - 1)`, n the elements per channel), as TensorFlow does, for
+    the moving averages; `mean` and `variance` are not read. `scale`,
+    `offset`, `mean` and `variance` are vectors of the channels.
+
+    ```mlir
+    %y, %m, %v = gplace.fused_batch_norm %x, %scale, %offset, %mean, %variance epsilon = 1.0e-03 is_training : tensor<8x14x14x32xf32>, tensor<32xf32>
+    ```
+  }];
+  let arguments = !con((ins Graph_FloatTensor:$x, Graph_FloatTensor:$scale,
+                            Graph_FloatTensor:$offset, Graph_FloatTensor:$mean,
+                            Graph_FloatTensor:$variance, F32Attr:$epsilon,
+                            UnitAttr:$is_training,
+                            OptionalAttr<StrAttr>:$data_format),
+                       placementAttrs, controlDepsArg);
+  let results = (outs Graph_FloatTensor:$y, Graph_FloatTensor:$batch_mean,
+                      Graph_FloatTensor:$batch_variance);
+  let kernelParameters = (ins F32Attr:$epsilon, UnitAttr:$is_training,
+                              UnitAttr:$channels_first);
+  let assemblyFormat = "$x `,` $scale `,` $offset `,` $mean `,` $variance "
+      "`epsilon` `=` $epsilon (`is_training` $is_training^)? " # afterClause #
+      " attr-dict `:` type($x) `,` type($scale)";
+  let hasVerifier = 1;
+  let cpuKernels = Graph_KernelTypes<["f32"]>;
+  let gpuKernels = Graph_KernelTypes<["f32"]>;
+}
+
+def Graph_FusedBatchNormGradOp : Graph_KernelOp<"fused_batch_norm_grad",
+    "FusedBatchNormGradV3",
+    [Pure, AllTypesMatch<["y_backprop", "x", "x_backprop"]>,
+     AllTypesMatch<["scale", "mean", "variance", "scale_backprop",
+                    "offset_backprop"]>], "FusedBatchNormGradV3",
+    ["getKernelParameters"]> {
+  let summary = "gradient of fused_batch_norm (FusedBatchNormGradV3)";
+  let description = [{
+    The gradients of a `gplace.fused_batch_norm` (same `epsilon`,
+    `is_training` and `data_format`) with respect to `x`, `scale` and
+    `offset`, given the gradient of `y`, `x`, `scale`, and the forward's
+    `batch_mean` and `batch_variance` results (TensorFlow's reserve
+    spaces): with `is_training` the variance is the Bessel-corrected one
+    the forward returned, which the kernel turns back into the batch's.
+
+    ```mlir
+    %dx, %dscale, %doffset = gplace.fused_batch_norm_grad %dy, %x, %scale, %m, %v epsilon = 1.0e-03 is_training : tensor<8x14x14x32xf32>, tensor<32xf32>
+    ```
+  }];
+  let arguments = !con((ins Graph_FloatTensor:$y_backprop, Graph_FloatTensor:$x,
+                            Graph_FloatTensor:$scale, Graph_FloatTensor:$mean,
+                            Graph_FloatTensor:$variance, F32Attr:$epsilon,
+                            UnitAttr:$is_training,
+                            OptionalAttr<StrAttr>:$data_format),
+                       placementAttrs, controlDepsArg);
+  let results = (outs Graph_FloatTensor:$x_backprop,
+                      Graph_FloatTensor:$scale_backprop,
+                      Graph_FloatTensor:$offset_backprop);
+  let kernelParameters = (ins F32Attr:$epsilon, UnitAttr:$is_training,
+                              UnitAttr:$channels_first);
+  let assemblyFormat = "$y_backprop `,` $x `,` $scale `,` $mean `,` $variance "
+      "`epsilon` `=` $epsilon (`is_training` $is_training^)? " # afterClause #
+      " attr-dict `:` type($x) `,` type($scale)";
+  let hasVerifier = 1;
+  let cpuKernels = Graph_KernelTypes<["f32"]>;
+  let gpuKernels = Graph_KernelTypes<["f32"]>;
+}
+
 def Graph_DepthwiseConv2dNativeOp : Graph_WindowOp<"depthwise_conv2d_native",
     "DepthwiseConv2dNative",
     [DeclareOpInterfaceMethods<Graph_GradientOpInterface>], "depthwise"> {

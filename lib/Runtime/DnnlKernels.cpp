@@ -16,6 +16,7 @@
 
 #include <oneapi/dnnl/dnnl.hpp>
 
+#include <algorithm>
 #include <cstring>
 #include <limits>
 #include <memory>
@@ -84,7 +85,8 @@ std::string primitiveKey(const KernelCall &call) {
     for (int64_t x : *v)
       os << x << ',';
   }
-  os << (p.channelsFirst ? 'C' : 'L') << (p.fusedRelu ? 'R' : '-');
+  os << (p.channelsFirst ? 'C' : 'L') << (p.fusedRelu ? 'R' : '-')
+     << (p.isTraining ? 'T' : '-') << p.epsilon;
   return os.str();
 }
 
@@ -440,6 +442,146 @@ Status runDnnlPooling(const KernelCall &call) {
                                    {DNNL_ARG_WORKSPACE, workspaceMem},
                                    {DNNL_ARG_SCRATCHPAD, scratchMem}});
     }
+    stream.wait();
+  } catch (const dnnl::error &e) {
+    return dnnlError(call, e);
+  }
+  return Status::ok();
+}
+
+namespace {
+
+/// The elements per channel of a rank-4 activation (batch, height, width).
+int64_t perChannel(const TensorType &type, bool channelsFirst) {
+  return type.numElements() / type.shape[channelsFirst ? 1 : 3];
+}
+
+/// Bessel's correction n / (n - 1) (n / 1 for n = 1), as TensorFlow's
+/// FusedBatchNorm applies to the variance it returns.
+float besselFactor(int64_t n) {
+  return static_cast<float>(n) / static_cast<float>(std::max<int64_t>(n - 1, 1));
+}
+
+} // namespace
+
+Status runDnnlBatchNorm(const KernelCall &call) {
+  const KernelParams &p = *call.params;
+  bool first = p.channelsFirst, backward = call.kernel == Kernel::FusedBatchNormGrad;
+  const TensorRef &x = call.inputs[backward ? 1 : 0];
+  int64_t channels = x.type->shape[first ? 1 : 3];
+  int64_t n = perChannel(*x.type, first);
+  auto floats = [](const TensorRef &ref) { return static_cast<float *>(ref.data); };
+  if (isEmpty(x)) {
+    // No elements: TensorFlow's NaN statistics in training, the given
+    // ones in inference; zero gradients for scale and offset.
+    if (backward) {
+      std::fill_n(floats(call.outputs[1]), channels, 0.0f);
+      std::fill_n(floats(call.outputs[2]), channels, 0.0f);
+    } else {
+      for (int i : {1, 2}) {
+        if (p.isTraining)
+          std::fill_n(floats(call.outputs[i]), channels,
+                      std::numeric_limits<float>::quiet_NaN());
+        else
+          std::memcpy(call.outputs[i].data, call.inputs[2 + i].data,
+                      channels * sizeof(float));
+      }
+    }
+    return Status::ok();
+  }
+  memory::desc dataMd = activation(*x.type, first);
+  memory::desc statMd({channels}, memory::data_type::f32,
+                      memory::format_tag::a);
+  auto flags = dnnl::normalization_flags::use_scale |
+               dnnl::normalization_flags::use_shift;
+  if (!p.isTraining)
+    flags = flags | dnnl::normalization_flags::use_global_stats;
+  try {
+    auto entry = cache().get(call, [&](Entry &e) -> Status {
+      dnnl::batch_normalization_forward::desc forward(
+          p.isTraining || backward ? dnnl::prop_kind::forward_training
+                                   : dnnl::prop_kind::forward_inference,
+          dataMd, static_cast<float>(p.epsilon), flags);
+      dnnl::batch_normalization_forward::primitive_desc forwardPd(
+          forward, userScratchpad(), cpuEngine());
+      if (!backward) {
+        e.primitive = dnnl::batch_normalization_forward(forwardPd);
+        e.scratch = forwardPd.scratchpad_desc();
+        return Status::ok();
+      }
+      dnnl::batch_normalization_backward::desc desc(
+          dnnl::prop_kind::backward, dataMd, dataMd,
+          static_cast<float>(p.epsilon), flags);
+      dnnl::batch_normalization_backward::primitive_desc pd(
+          desc, userScratchpad(), cpuEngine(), forwardPd);
+      e.primitive = dnnl::batch_normalization_backward(pd);
+      e.scratch = pd.scratchpad_desc();
+      return Status::ok();
+    });
+    if (!entry)
+      return entry.status();
+    const Entry &e = **entry;
+    dnnl::engine &engine = cpuEngine();
+    dnnl::stream stream(engine);
+    auto data = [&](const TensorRef &ref) {
+      return memory(dataMd, engine, ref.data);
+    };
+    auto stat = [&](void *ptr) { return memory(statMd, engine, ptr); };
+    std::unique_ptr<uint8_t[]> scratch = scratchFor(e.scratch);
+    std::unordered_map<int, memory> args = {
+        {DNNL_ARG_SCRATCHPAD, memory(e.scratch, engine, scratch.get())}};
+    std::vector<float> variance;
+    if (!backward) {
+      // Training writes the batch's statistics straight into the results;
+      // inference reads the given ones and returns them.
+      bool train = p.isTraining;
+      args.insert({{DNNL_ARG_SRC, data(call.inputs[0])},
+                   {DNNL_ARG_DST, data(call.outputs[0])},
+                   {DNNL_ARG_SCALE, stat(call.inputs[1].data)},
+                   {DNNL_ARG_SHIFT, stat(call.inputs[2].data)},
+                   {DNNL_ARG_MEAN,
+                    stat(train ? call.outputs[1].data : call.inputs[3].data)},
+                   {DNNL_ARG_VARIANCE,
+                    stat(train ? call.outputs[2].data : call.inputs[4].data)}});
+      e.primitive.execute(stream, args);
+      stream.wait();
+      if (train) {
+        float factor = besselFactor(n);
+        float *v = floats(call.outputs[2]);
+        for (int64_t c = 0; c < channels; ++c)
+          v[c] *= factor;
+      } else {
+        std::memcpy(call.outputs[1].data, call.inputs[3].data,
+                    channels * sizeof(float));
+        std::memcpy(call.outputs[2].data, call.inputs[4].data,
+                    channels * sizeof(float));
+      }
+      return Status::ok();
+    }
+    // The gradient: in training, the variance the forward returned is
+    // Bessel-corrected; the primitive wants the batch's own.
+    void *varianceData = call.inputs[4].data;
+    if (p.isTraining) {
+      const float *given = floats(call.inputs[4]);
+      float factor = 1.0f / besselFactor(n);
+      variance.assign(given, given + channels);
+      for (float &v : variance)
+        v *= factor;
+      varianceData = variance.data();
+    }
+    // oneDNN 2.6's backward pass with use_shift will not execute without a
+    // shift argument, which it does not read: zeros.
+    std::vector<float> shift(channels, 0.0f);
+    args.insert({{DNNL_ARG_SRC, data(call.inputs[1])},
+                 {DNNL_ARG_DIFF_DST, data(call.inputs[0])},
+                 {DNNL_ARG_SCALE, stat(call.inputs[2].data)},
+                 {DNNL_ARG_SHIFT, stat(shift.data())},
+                 {DNNL_ARG_MEAN, stat(call.inputs[3].data)},
+                 {DNNL_ARG_VARIANCE, stat(varianceData)},
+                 {DNNL_ARG_DIFF_SRC, data(call.outputs[0])},
+                 {DNNL_ARG_DIFF_SCALE, stat(call.outputs[1].data)},
+                 {DNNL_ARG_DIFF_SHIFT, stat(call.outputs[2].data)}});
+    e.primitive.execute(stream, args);
     stream.wait();
   } catch (const dnnl::error &e) {
     return dnnlError(call, e);

@@ -31,6 +31,13 @@ Status runDnnlConvolution(const KernelCall &call);
 /// where each maximum came from. Errors as runDnnlConvolution.
 Status runDnnlPooling(const KernelCall &call);
 
+/// Runs a fused_batch_norm or fused_batch_norm_grad launch (f32, NHWC or
+/// NCHW) with oneDNN's batch normalization primitives (scale and shift;
+/// the given statistics in inference). Training returns the variance with
+/// Bessel's correction, as TensorFlow's FusedBatchNormV3, and the gradient
+/// takes it back. Errors as runDnnlConvolution.
+Status runDnnlBatchNorm(const KernelCall &call);
+
 } // namespace gplace::runtime
 
 #endif // GPLACE_RUNTIME_DNNLKERNELS_H

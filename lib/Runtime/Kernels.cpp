@@ -1005,13 +1005,18 @@ Status windowKernel(const KernelCall &call) {
     return runDnnlPooling(call);
   }
 }
+Status batchNormKernel(const KernelCall &call) {
+  return runDnnlBatchNorm(call);
+}
 #else
-Status windowKernel(const KernelCall &call) {
+Status needsOneDnn(const KernelCall &call) {
   return Status::unavailable("gplace." +
                              std::string(kernelMnemonic(call.kernel)) +
                              " needs oneDNN, and gplace was built without it "
                              "(install libdnnl-dev and rebuild)");
 }
+Status windowKernel(const KernelCall &call) { return needsOneDnn(call); }
+Status batchNormKernel(const KernelCall &call) { return needsOneDnn(call); }
 #endif
 
 template <> Status runKernel<Kernel::Conv2D>(const KernelCall &call) {
@@ -1041,6 +1046,13 @@ template <>
 Status
 runKernel<Kernel::DepthwiseConv2dNativeBackpropFilter>(const KernelCall &call) {
   return windowKernel(call);
+}
+template <> Status runKernel<Kernel::FusedBatchNorm>(const KernelCall &call) {
+  return batchNormKernel(call);
+}
+template <>
+Status runKernel<Kernel::FusedBatchNormGrad>(const KernelCall &call) {
+  return batchNormKernel(call);
 }
 template <> Status runKernel<Kernel::MaxPool>(const KernelCall &call) {
   return windowKernel(call);

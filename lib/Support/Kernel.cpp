@@ -34,11 +34,20 @@ KernelParamDef param(std::string_view name, KernelParamKind kind,
   return def;
 }
 
+KernelParamDef param(std::string_view name, KernelParamKind kind,
+                     double KernelParams::*field) {
+  KernelParamDef def{name, kind};
+  def.f64Field = field;
+  return def;
+}
+
 template <KernelParamKind Kind, typename T> constexpr bool fieldMatches() {
   if constexpr (Kind == KernelParamKind::Bool)
     return std::is_same_v<T, bool>;
   else if constexpr (Kind == KernelParamKind::I64)
     return std::is_same_v<T, int64_t>;
+  else if constexpr (Kind == KernelParamKind::F64)
+    return std::is_same_v<T, double>;
   else
     return std::is_same_v<T, std::vector<int64_t>>;
 }

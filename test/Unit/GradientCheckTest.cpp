@@ -410,6 +410,27 @@ std::vector<Case> cases() {
     fused.f32 = true;
     all.push_back(fused);
   }
+  {
+    // fused_batch_norm's y, in training (the batch's statistics) and in
+    // inference (given ones), with respect to x, scale and offset.
+    auto batchNorm = [](const std::string &name, const std::string &x,
+                        const std::string &mode) {
+      std::string xt = tensorType(x);
+      Case c{name, {x, "2xf32", "2xf32"},
+             "  %mean = gplace.constant dense<[0.5, -0.25]> : tensor<2xf32>\n"
+             "  %var = gplace.constant dense<[2.0, 0.5]> : tensor<2xf32>\n"
+             "  %y, %bm, %bv = gplace.fused_batch_norm %a0, %a1, %a2, %mean, "
+             "%var epsilon = 1.0e-03 " + mode + " : " + xt + ", tensor<2xf32>",
+             x};
+      c.f32 = true;
+      return c;
+    };
+    all.push_back(batchNorm("batch_norm_training", "2x3x3x2xf32",
+                            "is_training"));
+    all.push_back(batchNorm("batch_norm_training_nchw", "2x2x3x3xf32",
+                            "is_training {data_format = \"NCHW\"}"));
+    all.push_back(batchNorm("batch_norm_inference", "2x3x3x2xf32", ""));
+  }
   all.push_back(window("max_pool_same", {"1x5x5x2xf32"},
                        "max_pool %a0 ksize = [1, 3, 3, 1] strides = [1, 2, 2, "
                        "1] padding = \"SAME\"",

@@ -158,12 +158,14 @@ bool emitOpTable(raw_ostream &os, RecordKeeper &records) {
                            .Case("UnitAttr", "Bool")
                            .Case("I64Attr", "I64")
                            .Case("DenseI64ArrayAttr", "I64Array")
+                           .Cases("F32Attr", "F64Attr", "F64")
                            .Default("");
       if (kind.empty())
         PrintFatalError(def, "kernel parameter '" + name + "' has kind " +
                                  defName +
                                  ", which gplace::KernelParams cannot hold "
-                                 "(UnitAttr, I64Attr or DenseI64ArrayAttr)");
+                                 "(UnitAttr, I64Attr, DenseI64ArrayAttr, F32Attr or "
+                                 "F64Attr)");
       pos << formatv("GPLACE_KERNEL_PARAM({0}, \"{1}\", {2}, {3})\n", cls,
                      name, kind, lowerCamel(name));
     }

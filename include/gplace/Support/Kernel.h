@@ -113,21 +113,27 @@ struct KernelParams {
   std::vector<int64_t> windowSize, windowStrides, windowDilations, windowPads;
   bool channelsFirst = false;
   bool fusedRelu = false; ///< fused_conv2d: max(x, 0) after the bias.
+  /// fused_batch_norm: the variance epsilon, and whether the statistics
+  /// are the batch's (training) rather than the given ones.
+  double epsilon = 0.0;
+  bool isTraining = false;
 };
 
 /// How a kernel parameter is typed: a unit attribute (a flag), an integer,
-/// or an array of integers.
-enum class KernelParamKind { Bool, I64, I64Array };
+/// an array of integers, or a floating-point number (an f32 or f64
+/// attribute, held as a double).
+enum class KernelParamKind { Bool, I64, I64Array, F64 };
 
 /// One parameter of a kernel, from the op table: its name (the graph op's
 /// attribute), its kind, and the KernelParams field that holds it (exactly
-/// one of the three is set, by kind).
+/// one of the four is set, by kind).
 struct KernelParamDef {
   std::string_view name;
   KernelParamKind kind;
   bool KernelParams::*boolField = nullptr;
   int64_t KernelParams::*i64Field = nullptr;
   std::vector<int64_t> KernelParams::*arrayField = nullptr;
+  double KernelParams::*f64Field = nullptr;
 };
 
 /// The parameters of `kernel`, in the op's declaration order.

@@ -1,12 +1,14 @@
 //===- ConvolutionOps.cpp - conv2d, pooling, dropout ----------------------===//
 //
-// What the window ops (Graph_WindowOp: conv2d, max_pool, avg_pool and their
-// gradients) and dropout are, besides their ODS records: their verifiers
-// (TensorFlow's shape functions in nn_ops.cc and
-// GetWindowedOutputSizeVerbose), the kernel parameters resolved from
-// TensorFlow's layout-dependent attributes, and their gradients (nn_grad.py:
-// _Conv2DGrad, _MaxPoolGrad, _AvgPoolGrad), and the remapper's fusion of
-// conv2d, bias_add and relu into fused_conv2d (Grappler's remapper.cc).
+// What the window ops (Graph_WindowOp: conv2d, depthwise_conv2d_native,
+// max_pool, avg_pool and their gradients), fused_batch_norm and dropout
+// are, besides their ODS records: their verifiers (TensorFlow's shape
+// functions in nn_ops.cc and GetWindowedOutputSizeVerbose), the kernel
+// parameters resolved from TensorFlow's layout-dependent attributes, their
+// gradients (nn_grad.py: _Conv2DGrad, _DepthwiseConv2dNativeGrad,
+// _MaxPoolGrad, _AvgPoolGrad, _FusedBatchNormV3Grad), and the remapper's
+// fusion of conv2d, bias_add and relu into fused_conv2d (Grappler's
+// remapper.cc).
 //
 //===----------------------------------------------------------------------===//
 
@@ -332,6 +334,91 @@ WindowAttrs Conv2DBackpropFilterOp::getWindowAttrs() {
 }
 DictionaryAttr Conv2DBackpropFilterOp::getKernelParameters() {
   return windowParameters(*this, getWindowAttrs());
+}
+
+//===----------------------------------------------------------------------===//
+// Batch normalization (nn_ops: FusedBatchNormV3, FusedBatchNormGradV3).
+//===----------------------------------------------------------------------===//
+
+/// What fused_batch_norm and its gradient share: `x` (and `other`, the
+/// gradient's y_backprop) rank 4 in `data_format`, `scale` a vector of its
+/// channels, f32 throughout, a non-negative epsilon.
+static LogicalResult verifyBatchNorm(Operation *op, RankedTensorType x,
+                                     RankedTensorType scale, float epsilon) {
+  bool channelsFirst = false;
+  if (auto format = op->getAttrOfType<StringAttr>("data_format")) {
+    if (format.getValue() == "NCHW")
+      channelsFirst = true;
+    else if (format.getValue() != "NHWC")
+      return op->emitOpError()
+             << "data_format must be \"NHWC\" or \"NCHW\", not " << format;
+  }
+  if (x.getRank() != 4)
+    return op->emitOpError() << "x must have rank 4, not " << x.getRank()
+                             << " (" << x << ")";
+  int64_t channels = x.getDimSize(channelsFirst ? 1 : 3);
+  if (scale.getRank() != 1 || scale.getDimSize(0) != channels ||
+      scale.getElementType() != x.getElementType())
+    return op->emitOpError()
+           << "scale, offset, mean and variance must be vectors of x's "
+           << channels << " channels (dimension " << (channelsFirst ? 1 : 3)
+           << ") of " << x.getElementType() << ", not " << scale;
+  if (!(epsilon >= 0))
+    return op->emitOpError() << "epsilon must be non-negative, not "
+                             << epsilon;
+  return success();
+}
+
+/// The kernel parameters of fused_batch_norm and its gradient.
+static DictionaryAttr batchNormParameters(Operation *op) {
+  Builder b(op->getContext());
+  SmallVector<NamedAttribute, 3> params = {
+      b.getNamedAttr("epsilon", op->getAttr("epsilon"))};
+  if (op->hasAttr("is_training"))
+    params.push_back(b.getNamedAttr("is_training", b.getUnitAttr()));
+  auto format = op->getAttrOfType<StringAttr>("data_format");
+  if (format && format.getValue() == "NCHW")
+    params.push_back(b.getNamedAttr("channels_first", b.getUnitAttr()));
+  return b.getDictionaryAttr(params);
+}
+
+LogicalResult FusedBatchNormOp::verify() {
+  return verifyBatchNorm(*this, getX().getType(), getScale().getType(),
+                         getEpsilon().convertToFloat());
+}
+DictionaryAttr FusedBatchNormOp::getKernelParameters() {
+  return batchNormParameters(*this);
+}
+LogicalResult FusedBatchNormGradOp::verify() {
+  return verifyBatchNorm(*this, getX().getType(), getScale().getType(),
+                         getEpsilon().convertToFloat());
+}
+DictionaryAttr FusedBatchNormGradOp::getKernelParameters() {
+  return batchNormParameters(*this);
+}
+
+LogicalResult FusedBatchNormOp::buildGradients(OpBuilder &b,
+                                               ArrayRef<Value> dys,
+                                               SmallVectorImpl<Value> &out) {
+  // nn_grad.py's _FusedBatchNormV3Grad: through y only (the statistics'
+  // gradients are ignored); none for mean and variance.
+  if (!dys[0]) {
+    out.append(5, Value());
+    return success();
+  }
+  SmallVector<NamedAttribute> attrs;
+  for (StringRef name : {"epsilon", "is_training", "data_format"})
+    if (Attribute value = (*this)->getAttr(name))
+      attrs.push_back(b.getNamedAttr(name, value));
+  auto grad = b.create<FusedBatchNormGradOp>(
+      getLoc(),
+      TypeRange{getX().getType(), getScale().getType(), getScale().getType()},
+      ValueRange{dys[0], getX(), getScale(), getBatchMean(),
+                 getBatchVariance()},
+      attrs);
+  out.append({grad.getXBackprop(), grad.getScaleBackprop(),
+              grad.getOffsetBackprop(), Value(), Value()});
+  return success();
 }
 
 //===----------------------------------------------------------------------===//

@@ -207,6 +207,10 @@ LogicalResult gplace::plan::verifyKernelParams(
       typed = isa<DenseI64ArrayAttr>(value);
       expected = "an array<i64>";
       break;
+    case KernelParamKind::F64:
+      typed = isa<FloatAttr>(value);
+      expected = "a floating-point number";
+      break;
     }
     if (!typed)
       return emitError() << "parameter '" << name << "' of kernel '"

@@ -81,6 +81,8 @@ KernelParams kernelParams(LaunchOp launch) {
       params.*def.i64Field = cast<IntegerAttr>(value).getInt();
     else if (def.arrayField)
       params.*def.arrayField = cast<DenseI64ArrayAttr>(value).asArrayRef().vec();
+    else if (def.f64Field)
+      params.*def.f64Field = cast<FloatAttr>(value).getValueAsDouble();
   }
   return params;
 }

@@ -272,3 +272,43 @@ func.func @depthwiseBackpropFilter(%x: tensor<1x4x4x3xf32>, %dy: tensor<1x2x2x6x
   %0 = gplace.depthwise_conv2d_native_backprop_filter %x, %dy strides = [1, 1, 1, 1] padding = "VALID" : tensor<1x4x4x3xf32>, tensor<1x2x2x6xf32> -> tensor<3x3x6x1xf32>
   return
 }
+
+// -----
+
+func.func @batchNormChannels(%x: tensor<2x4x4x3xf32>, %s: tensor<4xf32>) {
+  // expected-error @+1 {{'gplace.fused_batch_norm' op scale, offset, mean and variance must be vectors of x's 3 channels (dimension 3) of 'f32', not 'tensor<4xf32>'}}
+  %y, %m, %v = gplace.fused_batch_norm %x, %s, %s, %s, %s epsilon = 1.0e-03 : tensor<2x4x4x3xf32>, tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @batchNormNchwChannels(%x: tensor<2x4x4x3xf32>, %s: tensor<3xf32>) {
+  // expected-error @+1 {{'gplace.fused_batch_norm' op scale, offset, mean and variance must be vectors of x's 4 channels (dimension 1) of 'f32', not 'tensor<3xf32>'}}
+  %y, %m, %v = gplace.fused_batch_norm %x, %s, %s, %s, %s epsilon = 1.0e-03 is_training {data_format = "NCHW"} : tensor<2x4x4x3xf32>, tensor<3xf32>
+  return
+}
+
+// -----
+
+func.func @batchNormRank(%x: tensor<4x3xf32>, %s: tensor<3xf32>) {
+  // expected-error @+1 {{'gplace.fused_batch_norm' op x must have rank 4, not 2 ('tensor<4x3xf32>')}}
+  %y, %m, %v = gplace.fused_batch_norm %x, %s, %s, %s, %s epsilon = 1.0e-03 : tensor<4x3xf32>, tensor<3xf32>
+  return
+}
+
+// -----
+
+func.func @batchNormEpsilon(%dy: tensor<2x4x4x3xf32>, %s: tensor<3xf32>) {
+  // expected-error @+1 {{'gplace.fused_batch_norm_grad' op epsilon must be non-negative, not -1.000000e+00}}
+  %dx, %ds, %do = gplace.fused_batch_norm_grad %dy, %dy, %s, %s, %s epsilon = -1.0 : tensor<2x4x4x3xf32>, tensor<3xf32>
+  return
+}
+
+// -----
+
+func.func @batchNormFormat(%x: tensor<2x4x4x3xf32>, %s: tensor<3xf32>) {
+  // expected-error @+1 {{'gplace.fused_batch_norm' op data_format must be "NHWC" or "NCHW", not "CHWN"}}
+  %y, %m, %v = gplace.fused_batch_norm %x, %s, %s, %s, %s epsilon = 1.0e-03 {data_format = "CHWN"} : tensor<2x4x4x3xf32>, tensor<3xf32>
+  return
+}
