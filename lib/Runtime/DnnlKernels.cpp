@@ -7,8 +7,8 @@
 // before and, for the filter's gradient, after), and runs the primitive.
 // Primitive descriptors and primitives are made once per kernel, shapes and
 // parameters and shared by every launch (oneDNN primitives may run
-// concurrently); each launch brings its own scratchpad, so two streams
-// never share one.
+// concurrently); each launch uses its thread's scratchpad and filter
+// buffers (kept from launch to launch), so two streams never share one.
 //
 //===----------------------------------------------------------------------===//
 
@@ -94,6 +94,9 @@ std::string primitiveKey(const KernelCall &call) {
 struct Entry {
   dnnl::primitive primitive;
   memory::desc weights;   ///< The layout the primitive reads or writes.
+  /// Convolutions whose filter layout is not TensorFlow's: the reorder
+  /// into the primitive's layout (or, for the filter's gradient, back).
+  dnnl::primitive reorder;
   memory::desc scratch;
   dnnl::primitive forward; ///< max_pool_grad: the forward pooling.
   memory::desc workspace, forwardScratch, forwardDst;
@@ -156,10 +159,21 @@ struct Window {
 
 bool isEmpty(const TensorRef &ref) { return ref.type->numElements() == 0; }
 
-/// A buffer of `desc`'s size for one launch.
-std::unique_ptr<uint8_t[]> scratchFor(const memory::desc &desc) {
+/// What a launch's temporary buffers hold.
+enum Slot { Scratch, Weights, Workspace, ForwardScratch, ForwardDst, Slots };
+
+/// A buffer of at least `desc`'s size for the launch running on this
+/// thread, in `slot`. A thread runs one launch at a time, so launches on
+/// other streams (threads) never share it; keeping it from launch to launch
+/// spares a fresh allocation, and the page faults of touching it, each
+/// time.
+uint8_t *scratchFor(const memory::desc &desc, Slot slot) {
+  thread_local std::vector<uint8_t> buffers[Slots];
+  std::vector<uint8_t> &buffer = buffers[slot];
   size_t bytes = desc.get_size();
-  return std::unique_ptr<uint8_t[]>(bytes ? new uint8_t[bytes] : nullptr);
+  if (buffer.size() < bytes)
+    buffer.resize(bytes);
+  return bytes ? buffer.data() : nullptr;
 }
 
 /// What a convolution kernel computes.
@@ -287,6 +301,14 @@ Status runDnnlConvolution(const KernelCall &call) {
         e.weights = pd.diff_weights_desc();
         e.scratch = pd.scratchpad_desc();
       }
+      if (e.weights != userWeights)
+        e.reorder = role(call.kernel) == Role::BackwardWeights
+                        ? dnnl::reorder(dnnl::reorder::primitive_desc(
+                              cpuEngine(), e.weights, cpuEngine(),
+                              userWeights))
+                        : dnnl::reorder(dnnl::reorder::primitive_desc(
+                              cpuEngine(), userWeights, cpuEngine(),
+                              e.weights));
       return Status::ok();
     });
     if (!entry)
@@ -298,17 +320,15 @@ Status runDnnlConvolution(const KernelCall &call) {
     memory userWeightsMem(userWeights, engine, weights->data);
     // The filter in the primitive's layout: the user's memory when they
     // agree, else a reordered copy.
-    std::unique_ptr<uint8_t[]> weightsCopy;
+    bool weightsCopy = e.weights != userWeights;
     memory weightsMem = userWeightsMem;
-    if (e.weights != userWeights) {
-      weightsCopy = scratchFor(e.weights);
-      weightsMem = memory(e.weights, engine, weightsCopy.get());
+    if (weightsCopy) {
+      weightsMem = memory(e.weights, engine, scratchFor(e.weights, Weights));
       if (role(call.kernel) != Role::BackwardWeights)
-        dnnl::reorder(userWeightsMem, weightsMem)
-            .execute(stream, userWeightsMem, weightsMem);
+        e.reorder.execute(
+            stream, {{DNNL_ARG_FROM, userWeightsMem}, {DNNL_ARG_TO, weightsMem}});
     }
-    std::unique_ptr<uint8_t[]> scratch = scratchFor(e.scratch);
-    memory scratchMem(e.scratch, engine, scratch.get());
+    memory scratchMem(e.scratch, engine, scratchFor(e.scratch, Scratch));
     std::unordered_map<int, memory> args = {{DNNL_ARG_SCRATCHPAD, scratchMem}};
     switch (role(call.kernel)) {
     case Role::Forward:
@@ -332,8 +352,8 @@ Status runDnnlConvolution(const KernelCall &call) {
     }
     e.primitive.execute(stream, args);
     if (role(call.kernel) == Role::BackwardWeights && weightsCopy)
-      dnnl::reorder(weightsMem, userWeightsMem)
-          .execute(stream, weightsMem, userWeightsMem);
+      e.reorder.execute(
+          stream, {{DNNL_ARG_FROM, weightsMem}, {DNNL_ARG_TO, userWeightsMem}});
     stream.wait();
   } catch (const dnnl::error &e) {
     return dnnlError(call, e);
@@ -412,8 +432,7 @@ Status runDnnlPooling(const KernelCall &call) {
     dnnl::engine &engine = cpuEngine();
     dnnl::stream stream(engine);
     memory srcMem(srcMd, engine, src->data), dstMem(dstMd, engine, dst->data);
-    std::unique_ptr<uint8_t[]> scratch = scratchFor(e.scratch);
-    memory scratchMem(e.scratch, engine, scratch.get());
+    memory scratchMem(e.scratch, engine, scratchFor(e.scratch, Scratch));
     if (!backward) {
       e.primitive.execute(stream, {{DNNL_ARG_SRC, srcMem},
                                    {DNNL_ARG_DST, dstMem},
@@ -426,17 +445,17 @@ Status runDnnlPooling(const KernelCall &call) {
       // Where each maximum came from: the forward pass again, on
       // orig_input, with its workspace.
       memory input(srcMd, engine, call.inputs[0].data);
-      std::unique_ptr<uint8_t[]> workspace = scratchFor(e.workspace),
-                                 forwardScratch = scratchFor(e.forwardScratch),
-                                 forwardDst = scratchFor(e.forwardDst);
-      memory workspaceMem(e.workspace, engine, workspace.get());
+      memory workspaceMem(e.workspace, engine,
+                          scratchFor(e.workspace, Workspace));
       e.forward.execute(
           stream,
           {{DNNL_ARG_SRC, input},
-           {DNNL_ARG_DST, memory(e.forwardDst, engine, forwardDst.get())},
+           {DNNL_ARG_DST, memory(e.forwardDst, engine,
+                                   scratchFor(e.forwardDst, ForwardDst))},
            {DNNL_ARG_WORKSPACE, workspaceMem},
            {DNNL_ARG_SCRATCHPAD,
-            memory(e.forwardScratch, engine, forwardScratch.get())}});
+            memory(e.forwardScratch, engine,
+                   scratchFor(e.forwardScratch, ForwardScratch))}});
       e.primitive.execute(stream, {{DNNL_ARG_DIFF_SRC, srcMem},
                                    {DNNL_ARG_DIFF_DST, dstMem},
                                    {DNNL_ARG_WORKSPACE, workspaceMem},
@@ -527,9 +546,9 @@ Status runDnnlBatchNorm(const KernelCall &call) {
       return memory(dataMd, engine, ref.data);
     };
     auto stat = [&](void *ptr) { return memory(statMd, engine, ptr); };
-    std::unique_ptr<uint8_t[]> scratch = scratchFor(e.scratch);
     std::unordered_map<int, memory> args = {
-        {DNNL_ARG_SCRATCHPAD, memory(e.scratch, engine, scratch.get())}};
+        {DNNL_ARG_SCRATCHPAD,
+         memory(e.scratch, engine, scratchFor(e.scratch, Scratch))}};
     std::vector<float> variance;
     if (!backward) {
       // Training writes the batch's statistics straight into the results;
