@@ -41,6 +41,20 @@ struct Layout {
   }
 };
 
+/// Reads `data_format` ("NHWC", the default, or "NCHW") into
+/// `channelsFirst`; fails with an error at the op for any other value.
+LogicalResult readDataFormat(Operation *op, bool &channelsFirst) {
+  channelsFirst = false;
+  auto format = op->getAttrOfType<StringAttr>("data_format");
+  if (!format || format.getValue() == "NHWC")
+    return success();
+  if (format.getValue() == "NCHW")
+    return channelsFirst = true, success();
+  return op->emitOpError() << "data_format must be \"NHWC\" or \"NCHW\", "
+                              "not "
+                           << format;
+}
+
 /// What the window ops' verifiers and kernel parameters share: the
 /// attributes, checked, and the window they give.
 class WindowVerifier {
@@ -53,14 +67,8 @@ public:
   /// Checks `data_format`, `strides`, `padding`, `dilations`,
   /// `explicit_paddings` and (pools) `ksize`.
   LogicalResult verifyAttributes(bool convolution) {
-    if (auto format = op->getAttrOfType<StringAttr>("data_format")) {
-      if (format.getValue() == "NCHW")
-        layout.channelsFirst = true;
-      else if (format.getValue() != "NHWC")
-        return op->emitOpError()
-               << "data_format must be \"NHWC\" or \"NCHW\", not " << format;
-    }
-    if (failed(readFour("strides", strides, /*positive=*/true)))
+    if (failed(readDataFormat(op, layout.channelsFirst)) ||
+        failed(readFour("strides", strides, /*positive=*/true)))
       return failure();
     dilations = {1, 1, 1, 1};
     if (op->hasAttr("dilations") &&
@@ -340,19 +348,14 @@ DictionaryAttr Conv2DBackpropFilterOp::getKernelParameters() {
 // Batch normalization (nn_ops: FusedBatchNormV3, FusedBatchNormGradV3).
 //===----------------------------------------------------------------------===//
 
-/// What fused_batch_norm and its gradient share: `x` (and `other`, the
-/// gradient's y_backprop) rank 4 in `data_format`, `scale` a vector of its
-/// channels, f32 throughout, a non-negative epsilon.
+/// What fused_batch_norm and its gradient share: `x` rank 4 in
+/// `data_format`, `scale` a vector of its channels of x's element type, a
+/// non-negative epsilon.
 static LogicalResult verifyBatchNorm(Operation *op, RankedTensorType x,
                                      RankedTensorType scale, float epsilon) {
-  bool channelsFirst = false;
-  if (auto format = op->getAttrOfType<StringAttr>("data_format")) {
-    if (format.getValue() == "NCHW")
-      channelsFirst = true;
-    else if (format.getValue() != "NHWC")
-      return op->emitOpError()
-             << "data_format must be \"NHWC\" or \"NCHW\", not " << format;
-  }
+  bool channelsFirst;
+  if (failed(readDataFormat(op, channelsFirst)))
+    return failure();
   if (x.getRank() != 4)
     return op->emitOpError() << "x must have rank 4, not " << x.getRank()
                              << " (" << x << ")";
@@ -376,8 +379,9 @@ static DictionaryAttr batchNormParameters(Operation *op) {
       b.getNamedAttr("epsilon", op->getAttr("epsilon"))};
   if (op->hasAttr("is_training"))
     params.push_back(b.getNamedAttr("is_training", b.getUnitAttr()));
-  auto format = op->getAttrOfType<StringAttr>("data_format");
-  if (format && format.getValue() == "NCHW")
+  bool channelsFirst;
+  (void)readDataFormat(op, channelsFirst); // Verified.
+  if (channelsFirst)
     params.push_back(b.getNamedAttr("channels_first", b.getUnitAttr()));
   return b.getDictionaryAttr(params);
 }
