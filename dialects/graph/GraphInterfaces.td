@@ -28,6 +28,13 @@ def Graph_PlacedOpInterface : OpInterface<"PlacedOpInterface"> {
         whose Python wrappers name them so.
       }], "::llvm::StringRef", "getDefaultNamePrefix">,
     InterfaceMethod<[{
+        The floating-point operations one execution of the op performs,
+        for the cost model (include/gplace/Transforms/CostModel.h): 2·M·N·K
+        for a matmul, 2 per multiply-add of a convolution, one per element
+        of the largest tensor for the rest. Declared by each op's record
+        (`flops` in GraphOps.td).
+      }], "int64_t", "getFlops">,
+    InterfaceMethod<[{
         The requested device as written, or an empty string.
       }], "::llvm::StringRef", "getRequestedDevice", (ins), [{}], [{
         if (auto attr = $_op.getDeviceAttr())

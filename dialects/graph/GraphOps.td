@@ -58,10 +58,15 @@ class Graph_Op<string mnemonic, string tfType, list<Trait> traits = [],
                string pyName = tfType>
     : Op<Graph_Dialect, mnemonic,
          !listconcat([Graph_PlacedOpInterface], traits)> {
+  // The floating-point operations of one execution, for the cost model
+  // (PlacedOpInterface::getFlops): by default one per element of the
+  // op's largest tensor; contractions and windows say their own.
+  code flops = "::gplace::graph::detail::getDefaultFlops(*this)";
   code tfNames = "static ::llvm::StringRef getTensorFlowType() { return \""
       # tfType # "\"; }\n"
       # "static ::llvm::StringRef getDefaultNamePrefix() { return \""
-      # pyName # "\"; }\n";
+      # pyName # "\"; }\n"
+      # "int64_t getFlops() { return " # flops # "; }\n";
   let extraClassDeclaration = tfNames;
   string tensorFlowType = tfType;
 
@@ -257,6 +262,7 @@ def Graph_MatmulOp : Graph_KernelOp<"matmul", "MatMul", [Pure, DeclareOpInterfac
                             UnitAttr:$transpose_a, UnitAttr:$transpose_b),
                        placementAttrs, controlDepsArg);
   let results = (outs Graph_NumericTensor:$result);
+  let flops = "::gplace::graph::detail::getMatmulFlops(getLhs(), getResult())";
   let assemblyFormat = "$lhs `,` $rhs (`transpose_a` $transpose_a^)? "
       "(`transpose_b` $transpose_b^)? " # afterClause
       # " attr-dict `:` `(` type($lhs) `,` type($rhs) `)` `->` type($result)";
@@ -657,6 +663,9 @@ class Graph_WindowOp<string mnemonic, string tfType, list<Trait> traits = [],
   dag poolAttrs = (ins DenseI64ArrayAttr:$ksize, DenseI64ArrayAttr:$strides,
                        StrAttr:$padding, OptionalAttr<StrAttr>:$data_format);
   let hasVerifier = 1;
+  // Pooling: one operation per element of the largest tensor and window
+  // position; convolutions say their own.
+  let flops = "::gplace::graph::detail::getWindowFlops(*this, getWindowAttrs())";
   // oneDNN's f32 kernels on the CPU (emulated GPUs run them too).
   let cpuKernels = Graph_KernelTypes<["f32"]>;
   let gpuKernels = Graph_KernelTypes<["f32"]>;
@@ -688,6 +697,7 @@ def Graph_Conv2DOp : Graph_WindowOp<"conv2d", "Conv2D",
   let arguments = !con((ins Graph_FloatTensor:$input, Graph_FloatTensor:$filter),
                        convolutionAttrs, placementAttrs, controlDepsArg);
   let results = (outs Graph_FloatTensor:$result);
+  let flops = "::gplace::graph::detail::getConvolutionFlops(getResult(), getFilter(), false)";
   let assemblyFormat = "$input `,` $filter `strides` `=` $strides `padding` "
       "`=` $padding " # afterClause # " attr-dict `:` type($input) `,` "
       "type($filter) `->` type($result)";
@@ -713,6 +723,7 @@ def Graph_FusedConv2DOp : Graph_WindowOp<"fused_conv2d", "_FusedConv2D"> {
                        convolutionAttrs, (ins StrArrayAttr:$fused_ops),
                        placementAttrs, controlDepsArg);
   let results = (outs Graph_FloatTensor:$result);
+  let flops = "::gplace::graph::detail::getConvolutionFlops(getResult(), getFilter(), false)";
   let kernelParameters = (ins DenseI64ArrayAttr:$window_size,
                               DenseI64ArrayAttr:$window_strides,
                               DenseI64ArrayAttr:$window_dilations,
@@ -741,6 +752,7 @@ def Graph_Conv2DBackpropInputOp : Graph_WindowOp<"conv2d_backprop_input",
                             Graph_FloatTensor:$out_backprop),
                        convolutionAttrs, placementAttrs, controlDepsArg);
   let results = (outs Graph_FloatTensor:$result);
+  let flops = "::gplace::graph::detail::getConvolutionFlops(getOutBackprop(), getFilter(), false)";
   let assemblyFormat = "$filter `,` $out_backprop `strides` `=` $strides "
       "`padding` `=` $padding " # afterClause # " attr-dict `:` "
       "type($filter) `,` type($out_backprop) `->` type($result)";
@@ -763,6 +775,7 @@ def Graph_Conv2DBackpropFilterOp : Graph_WindowOp<"conv2d_backprop_filter",
                             Graph_FloatTensor:$out_backprop),
                        convolutionAttrs, placementAttrs, controlDepsArg);
   let results = (outs Graph_FloatTensor:$result);
+  let flops = "::gplace::graph::detail::getConvolutionFlops(getOutBackprop(), getResult(), false)";
   let assemblyFormat = "$input `,` $out_backprop `strides` `=` $strides "
       "`padding` `=` $padding " # afterClause # " attr-dict `:` "
       "type($input) `,` type($out_backprop) `->` type($result)";
@@ -865,6 +878,7 @@ def Graph_DepthwiseConv2dNativeOp : Graph_WindowOp<"depthwise_conv2d_native",
   let arguments = !con((ins Graph_FloatTensor:$input, Graph_FloatTensor:$filter),
                        convolutionAttrs, placementAttrs, controlDepsArg);
   let results = (outs Graph_FloatTensor:$result);
+  let flops = "::gplace::graph::detail::getConvolutionFlops(getResult(), getFilter(), true)";
   let assemblyFormat = "$input `,` $filter `strides` `=` $strides `padding` "
       "`=` $padding " # afterClause # " attr-dict `:` type($input) `,` "
       "type($filter) `->` type($result)";
@@ -886,6 +900,7 @@ def Graph_DepthwiseConv2dNativeBackpropInputOp
                             Graph_FloatTensor:$out_backprop),
                        convolutionAttrs, placementAttrs, controlDepsArg);
   let results = (outs Graph_FloatTensor:$result);
+  let flops = "::gplace::graph::detail::getConvolutionFlops(getOutBackprop(), getFilter(), true)";
   let assemblyFormat = "$filter `,` $out_backprop `strides` `=` $strides "
       "`padding` `=` $padding " # afterClause # " attr-dict `:` "
       "type($filter) `,` type($out_backprop) `->` type($result)";
@@ -907,6 +922,7 @@ def Graph_DepthwiseConv2dNativeBackpropFilterOp
                             Graph_FloatTensor:$out_backprop),
                        convolutionAttrs, placementAttrs, controlDepsArg);
   let results = (outs Graph_FloatTensor:$result);
+  let flops = "::gplace::graph::detail::getConvolutionFlops(getOutBackprop(), getResult(), true)";
   let assemblyFormat = "$input `,` $out_backprop `strides` `=` $strides "
       "`padding` `=` $padding " # afterClause # " attr-dict `:` "
       "type($input) `,` type($out_backprop) `->` type($result)";

@@ -79,6 +79,7 @@ mlir::LogicalResult gplace::buildGPlacePipeline(
   // kernel (cast) runs on the CPU. The pass leaves no other request.
   place.allowSoftPlacement = options.allowSoftPlacement || replicated;
   place.policy = options.policy;
+  place.profile = options.profile;
   place.logDevicePlacement = options.logDevicePlacement;
   pm.addPass(createPlacePass(place));
   pm.addPass(createVerifyPlacementPass());

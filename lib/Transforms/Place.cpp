@@ -22,6 +22,7 @@
 #include "gplace/Support/KernelRegistry.h"
 #include "gplace/Support/PlacementPolicy.h"
 #include "gplace/Support/Shape.h"
+#include "gplace/Transforms/CostModel.h"
 #include "gplace/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -30,7 +31,10 @@
 #include "llvm/ADT/IntEqClasses.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <map>
 
 namespace gplace {
 #define GEN_PASS_DEF_PLACEPASS
@@ -60,12 +64,15 @@ std::string joinTypes(TypeMask mask) {
 /// Places the graph ops of one function.
 class FunctionPlacer {
 public:
+  /// `autoProfile`: place the ops without a request by the cost model
+  /// under the devices' memory limits (policy=auto) with these rates.
   FunctionPlacer(func::FuncOp func, const DeviceSet &devices,
                  std::optional<PolicyFn> policy, std::string policyName,
-                 bool allowSoftPlacement)
+                 bool allowSoftPlacement,
+                 const CostProfile *autoProfile = nullptr)
       : func_(func), devices_(devices.devices()), deviceSet_(devices),
         policy_(std::move(policy)), policyName_(std::move(policyName)),
-        allowSoftPlacement_(allowSoftPlacement) {}
+        allowSoftPlacement_(allowSoftPlacement), autoProfile_(autoProfile) {}
 
   /// Places every op. Reports every error and returns failure if any.
   LogicalResult run() {
@@ -87,7 +94,7 @@ public:
       return failure();
     if (failed(collect()) || failed(applyPolicy()) || failed(buildGroups()))
       return failure();
-    return place();
+    return autoProfile_ ? placeAuto() : place();
   }
 
   /// Writes `assigned_device` on every op.
@@ -146,6 +153,7 @@ private:
   LogicalResult applyPolicy();
   LogicalResult buildGroups();
   LogicalResult place();
+  LogicalResult placeAuto();
   LogicalResult placeGroup(Group &group);
   int firstDevice(const DeviceName &request, TypeMask kernels) const;
   bool canPlaceOn(const Group &group, int device) const;
@@ -170,6 +178,7 @@ private:
   std::optional<PolicyFn> policy_;
   std::string policyName_;
   bool allowSoftPlacement_;
+  const CostProfile *autoProfile_;
 
   std::vector<OpInfo> ops_;
   std::vector<Request> requests_;
@@ -695,6 +704,479 @@ LogicalResult FunctionPlacer::place() {
   return success(errors == 0);
 }
 
+//===----------------------------------------------------------------------===//
+// policy=auto: memory-constrained earliest finish time (Baechi's m-ETF)
+//===----------------------------------------------------------------------===//
+
+/// Bytes as the log and errors print them: "256 MiB", "1.5 GiB", "812 B".
+std::string formatSize(int64_t bytes) {
+  const char *units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  double value = bytes;
+  unsigned unit = 0;
+  while (value >= 1024 && unit + 1 < std::size(units)) {
+    value /= 1024;
+    ++unit;
+  }
+  std::string out;
+  llvm::raw_string_ostream os(out);
+  os << llvm::format(unit == 0 ? "%.0f %s" : "%.3g %s", value, units[unit]);
+  return out;
+}
+
+/// Seconds as the log prints them: "1.8 ms", "12 us".
+std::string formatSeconds(double seconds) {
+  std::string out;
+  llvm::raw_string_ostream os(out);
+  if (seconds >= 1e-3)
+    os << llvm::format("%.3g ms", seconds * 1e3);
+  else
+    os << llvm::format("%.3g us", seconds * 1e6);
+  return out;
+}
+
+/// "GPU:1" for a device of this process's task, else the full name.
+std::string shortName(const DeviceName &device) {
+  std::string full = device.str();
+  llvm::StringRef local = "/job:localhost/replica:0/task:0/device:";
+  return llvm::StringRef(full).starts_with(local)
+             ? full.substr(local.size())
+             : full;
+}
+
+LogicalResult FunctionPlacer::placeAuto() {
+  // The places each op is put in program order, one at a time: an op
+  // whose group has no device yet goes to the device where it would finish
+  // first (its operands copied there, the device free), among those that
+  // can run the whole group and still fit it in their memory limit; an op
+  // with no inputs from outside its group (a variable, its reads, a
+  // constant) waits and goes where its first consumer goes (TensorFlow's
+  // generator heuristic, extended to colocation groups).
+  const int numDevices = devices_.size();
+  std::vector<DeviceRates> rates;
+  std::vector<int64_t> limit;
+  int hostIndex = -1;
+  for (int d = 0; d < numDevices; ++d) {
+    rates.push_back(autoProfile_->device(devices_[d]));
+    limit.push_back(deviceSet_.attributes(d).memoryLimit);
+    if (devices_[d].str() == kHostDevice)
+      hostIndex = d;
+  }
+  DeviceName host = DeviceName::local(DeviceType::CPU, 0);
+  auto nameOf = [&](int d) -> const DeviceName & {
+    return d < 0 ? host : devices_[d];
+  };
+
+  // Views: the lowering gives an op that forwards its input (identity,
+  // reshape, a variable's read) no memory of its own, unless it is a read
+  // of a variable something writes, which may be copied (GraphToPlan's
+  // needsCopy; counted as a copy here, the larger case).
+  auto isWritten = [](Value resource) {
+    return llvm::any_of(resource.getUsers(), [](Operation *user) {
+      return !user->hasTrait<graph::OpTrait::ForwardsInput>() &&
+             !user->hasTrait<graph::OpTrait::ControlOnly>();
+    });
+  };
+  auto isView = [&](const OpInfo &info) {
+    Operation *op = info.op;
+    if (!op->hasTrait<graph::OpTrait::ForwardsInput>() ||
+        op->getNumResults() != 1 || info.op.getDataOperands().empty())
+      return false;
+    Value source = info.op.getDataOperands().front();
+    return !(isa<ResourceType>(source.getType()) &&
+             isa<RankedTensorType>(op->getResult(0).getType()) &&
+             isWritten(getResourceRoot(source)));
+  };
+  // Last uses in program order, a view's uses counting for the value whose
+  // memory it is; the function's results live to the end.
+  constexpr unsigned kForever = ~0u;
+  llvm::DenseMap<Value, unsigned> lastUse;
+  llvm::DenseMap<Value, Value> aliasOf;
+  std::vector<char> view(ops_.size(), 0);
+  auto rootOf = [&](Value value) {
+    auto it = aliasOf.find(value);
+    return it == aliasOf.end() ? value : it->second;
+  };
+  auto use = [&](Value value, unsigned when) {
+    lastUse[value] = when;
+    Value root = rootOf(value);
+    if (root != value)
+      lastUse[root] = when;
+  };
+  for (const OpInfo &info : ops_) {
+    for (Value operand : info.op->getOperands())
+      use(operand, info.index);
+    if (isView(info)) {
+      view[info.index] = 1;
+      aliasOf[info.op->getResult(0)] =
+          rootOf(info.op.getDataOperands().front());
+    }
+  }
+  for (Block &block : func_.getBody())
+    if (!block.empty() &&
+        block.back().hasTrait<mlir::OpTrait::IsTerminator>())
+      for (Value result : block.back().getOperands())
+        use(result, kForever);
+
+  std::vector<OpCost> costs;
+  costs.reserve(ops_.size());
+  std::vector<int64_t> groupPersistent(groups_.size(), 0);
+  for (const OpInfo &info : ops_) {
+    costs.push_back(getOpCost(info.op));
+    if (isa<PersistentOpInterface>(info.op.getOperation()))
+      for (Value result : info.op->getResults())
+        groupPersistent[classes_[info.index]] += getTypeBytes(result.getType());
+  }
+  // The memory plan gives each buffer 64-byte aligned memory.
+  auto liveBytes = [](Value value) -> int64_t {
+    if (!isa<RankedTensorType>(value.getType()))
+      return 0;
+    return (getTypeBytes(value.getType()) + 63) / 64 * 64;
+  };
+
+  std::vector<double> available(numDevices, 0);
+  std::vector<int64_t> persistent(numDevices, 0), live(numDevices, 0),
+      peak(numDevices, 0);
+  std::map<std::pair<int, int>, double> linkFree;
+  struct ValueState {
+    int device = -1;
+    double time = 0;
+    int64_t bytes = 0;       ///< Live bytes of the value (0: a view).
+    int64_t copyBytes = 0;   ///< Live bytes of each copy.
+    bool persistent = false; ///< Not in the arena (constants, variables,
+                             ///< arguments on the host).
+    bool freed = false;
+    llvm::SmallVector<std::pair<int, double>, 1> copies;
+  };
+  llvm::DenseMap<Value, ValueState> values;
+  std::vector<char> scheduled(ops_.size(), 0);
+  std::vector<std::vector<unsigned>> pending(groups_.size());
+
+  auto state = [&](Value value) -> ValueState & {
+    auto [it, isNew] = values.try_emplace(value);
+    if (isNew) { // A function argument: fed on the host.
+      it->second.device = hostIndex;
+      it->second.copyBytes = liveBytes(value);
+      it->second.persistent = true;
+    }
+    return it->second;
+  };
+  // When `value` is on device `d`: at once, or after a copy (made if
+  // `commit`, taking memory on `d` until the value's last use). `isNew`
+  // says whether a copy would be made.
+  auto arrival = [&](Value value, int d, bool commit, bool *isNew) {
+    ValueState &st = state(value);
+    *isNew = false;
+    if (st.device == d)
+      return st.time;
+    for (auto [where, time] : st.copies)
+      if (where == d)
+        return time;
+    *isNew = true;
+    LinkRates link = autoProfile_->link(nameOf(st.device), nameOf(d));
+    int64_t bytes = isa<RankedTensorType>(value.getType())
+                        ? getTypeBytes(value.getType())
+                        : 0;
+    double &free = linkFree[{st.device, d}];
+    double start = std::max(st.time, free);
+    double end = start + copySeconds(bytes, link);
+    if (commit) {
+      if (bytes > 0)
+        free = end;
+      st.copies.push_back({d, end});
+      live[d] += st.copyBytes;
+      peak[d] = std::max(peak[d], live[d]);
+    }
+    return end;
+  };
+  auto release = [&](Value value) {
+    ValueState &st = state(value);
+    if (st.freed)
+      return;
+    st.freed = true;
+    if (!st.persistent && st.device >= 0)
+      live[st.device] -= st.bytes;
+    for (auto [where, time] : st.copies)
+      if (where >= 0)
+        live[where] -= st.copyBytes;
+  };
+  auto inUse = [&](int d) { return persistent[d] + std::max(peak[d], live[d]); };
+  // Fixes group `cls` on device `d`: its constants and variables take
+  // persistent memory there.
+  auto commitGroup = [&](unsigned cls, int d) {
+    groups_[cls].device = d;
+    persistent[d] += groupPersistent[cls];
+  };
+  // The producer of `value` if it is an op of the function not yet
+  // scheduled (it waits for its group's device).
+  auto waitingProducer = [&](Value value) -> std::optional<unsigned> {
+    Operation *producer = value.getDefiningOp();
+    if (!producer)
+      return std::nullopt;
+    auto it = index_.find(producer);
+    if (it == index_.end() || scheduled[it->second])
+      return std::nullopt;
+    return it->second;
+  };
+
+  struct Choice {
+    double finish = 0;
+    int64_t persistentExtra = 0, liveExtra = 0;
+    bool fits = true;
+  };
+  // Op `i` (its group without a device yet) evaluated on device `d`.
+  auto evaluate = [&](unsigned i, int d) {
+    const OpInfo &info = ops_[i];
+    unsigned cls = classes_[i];
+    Choice choice;
+    choice.persistentExtra = groupPersistent[cls];
+    llvm::SmallVector<unsigned, 4> pulled;
+    double start = 0;
+    for (Value operand : info.op->getOperands()) {
+      if (std::optional<unsigned> producer = waitingProducer(operand)) {
+        // It would come here with its group, if the group can.
+        unsigned group = classes_[*producer];
+        if (group != cls && !llvm::is_contained(pulled, group) &&
+            canPlaceOn(groups_[group], d)) {
+          pulled.push_back(group);
+          choice.persistentExtra += groupPersistent[group];
+        }
+        if (!isa<PersistentOpInterface>(ops_[*producer].op.getOperation()) &&
+            !view[*producer])
+          choice.liveExtra += liveBytes(operand);
+        continue;
+      }
+      bool isNew;
+      start = std::max(start, arrival(operand, d, /*commit=*/false, &isNew));
+      if (isNew)
+        choice.liveExtra += liveBytes(operand);
+    }
+    const OpCost &cost = costs[i];
+    if (cost.runsKernel)
+      start = std::max(start, available[d]);
+    choice.finish = start + cost.seconds(rates[d]);
+    if (!isa<PersistentOpInterface>(info.op.getOperation()) && !view[i])
+      for (Value result : info.op->getResults())
+        choice.liveExtra += liveBytes(result);
+    choice.fits =
+        limit[d] <= 0 ||
+        persistent[d] + choice.persistentExtra +
+                std::max(peak[d], live[d] + choice.liveExtra) <=
+            limit[d];
+    return choice;
+  };
+
+  auto reason = [&](Group &group, std::string text) {
+    softReasons_.push_back(std::move(text));
+    group.softReason = softReasons_.size() - 1;
+  };
+
+  // The largest tensors of the function, for an infeasible graph's error.
+  auto largestTensors = [&] {
+    std::vector<std::pair<int64_t, unsigned>> sizes;
+    for (const OpInfo &info : ops_) {
+      int64_t bytes = 0;
+      for (Value result : info.op->getResults())
+        bytes += getTypeBytes(result.getType());
+      if (bytes > 0)
+        sizes.push_back({-bytes, info.index});
+    }
+    std::sort(sizes.begin(), sizes.end());
+    std::string out;
+    for (unsigned k = 0; k < sizes.size() && k < 3; ++k)
+      out += (k ? ", '" : "'") + name(sizes[k].second) + "' (" +
+             formatSize(-sizes[k].first) + ")";
+    return out;
+  };
+
+  // Gives op `i`'s group a device.
+  auto decide = [&](unsigned i) -> LogicalResult {
+    unsigned cls = classes_[i];
+    Group &group = groups_[cls];
+    llvm::SmallVector<int, 8> candidates;
+    if (group.assigned < 0)
+      for (int d = 0; d < numDevices; ++d)
+        if (canPlaceOn(group, d))
+          candidates.push_back(d);
+    if (candidates.size() <= 1) {
+      // Kept, requested, or soft-placed by TensorFlow's rules.
+      if (failed(placeGroup(group)))
+        return failure();
+      commitGroup(cls, group.device);
+      return success();
+    }
+    std::vector<Choice> choices;
+    int best = -1, fastest = -1;
+    for (auto [k, d] : llvm::enumerate(candidates)) {
+      choices.push_back(evaluate(i, d));
+      if (fastest < 0 || choices[k].finish < choices[fastest].finish)
+        fastest = k;
+      if (choices[k].fits &&
+          (best < 0 || choices[k].finish < choices[best].finish))
+        best = k;
+    }
+    if (best < 0) {
+      InFlightDiagnostic diag = ops_[i].op->emitError();
+      diag << "Cannot place '" << name(i)
+           << "' under the devices' memory limits (policy=auto): it needs "
+           << formatSize(choices[0].persistentExtra)
+           << " for constants and variables and "
+           << formatSize(choices[0].liveExtra)
+           << " for tensors on one device; ";
+      for (auto [k, d] : llvm::enumerate(candidates))
+        diag << (k ? ", " : "") << shortName(devices_[d]) << " has "
+             << formatSize(inUse(d)) << " in use of "
+             << formatSize(limit[d]);
+      diag << "; the largest tensors: " << largestTensors();
+      group.failed = true;
+      return failure();
+    }
+    int d = candidates[best];
+    if (fastest != best) {
+      reason(group, "auto: " + shortName(devices_[candidates[fastest]]) +
+                        " would finish " +
+                        formatSeconds(choices[best].finish -
+                                      choices[fastest].finish) +
+                        " earlier but lacks the memory (needs " +
+                        formatSize(choices[fastest].persistentExtra +
+                                   choices[fastest].liveExtra) +
+                        " more, " + formatSize(inUse(candidates[fastest])) +
+                        " in use of " +
+                        formatSize(limit[candidates[fastest]]) + ")");
+    } else {
+      int second = -1;
+      for (unsigned k = 0; k < choices.size(); ++k)
+        if ((int)k != best &&
+            (second < 0 || choices[k].finish < choices[second].finish))
+          second = k;
+      double gain = choices[second].finish - choices[best].finish;
+      reason(group,
+             gain > 0 ? "auto: " + formatSeconds(gain) +
+                            " earlier finish than " +
+                            shortName(devices_[candidates[second]])
+                      : "auto: finishes as early as " +
+                            shortName(devices_[candidates[second]]) +
+                            ", which comes later by priority");
+    }
+    commitGroup(cls, d);
+    return success();
+  };
+
+  auto schedule = [&](unsigned j) {
+    const OpInfo &info = ops_[j];
+    int d = groups_[classes_[j]].device;
+    double start = 0;
+    for (Value operand : info.op->getOperands()) {
+      bool isNew;
+      start = std::max(start, arrival(operand, d, /*commit=*/true, &isNew));
+    }
+    const OpCost &cost = costs[j];
+    if (cost.runsKernel)
+      start = std::max(start, available[d]);
+    double finish = start + cost.seconds(rates[d]);
+    if (cost.runsKernel)
+      available[d] = finish;
+    bool isPersistent = isa<PersistentOpInterface>(info.op.getOperation());
+    for (Value result : info.op->getResults()) {
+      ValueState &st = values[result];
+      st.device = d;
+      st.time = finish;
+      st.copyBytes = liveBytes(result);
+      st.bytes = view[j] ? 0 : st.copyBytes;
+      st.persistent = isPersistent;
+      if (!isPersistent) {
+        live[d] += st.bytes;
+        peak[d] = std::max(peak[d], live[d]);
+      }
+    }
+    scheduled[j] = 1;
+    for (Value operand : info.op->getOperands())
+      if (lastUse.lookup(operand) == j)
+        release(operand);
+    for (Value result : info.op->getResults())
+      if (!lastUse.count(result))
+        release(result);
+  };
+  auto runPending = [&](unsigned cls) {
+    for (unsigned k : pending[cls])
+      schedule(k);
+    pending[cls].clear();
+  };
+
+  constexpr unsigned kMaxErrors = 20;
+  unsigned errors = 0;
+  for (const OpInfo &info : ops_) {
+    unsigned i = info.index, cls = classes_[i];
+    Group &group = groups_[cls];
+    if (group.failed)
+      continue;
+    if (group.device < 0) {
+      bool waits = group.assigned < 0 &&
+                   llvm::all_of(info.op->getOperands(), [&](Value operand) {
+                     Operation *producer = operand.getDefiningOp();
+                     auto it = producer ? index_.find(producer) : index_.end();
+                     return it != index_.end() && classes_[it->second] == cls;
+                   });
+      if (waits) {
+        pending[cls].push_back(i);
+        continue;
+      }
+      if (failed(decide(i))) {
+        // The groups that waited for it fail with it: one error, not one
+        // per variable it would have pulled along.
+        for (Value operand : info.op->getOperands())
+          if (std::optional<unsigned> producer = waitingProducer(operand))
+            groups_[classes_[*producer]].failed = true;
+        if (++errors >= kMaxErrors) {
+          emitError(func_.getLoc()) << "placement stopped after "
+                                    << kMaxErrors
+                                    << " errors in this function";
+          return failure();
+        }
+        continue;
+      }
+      runPending(cls);
+    }
+    // The groups waiting for this op: with it where they can be.
+    int d = group.device;
+    bool ready = true;
+    for (Value operand : info.op->getOperands()) {
+      std::optional<unsigned> producer = waitingProducer(operand);
+      if (!producer)
+        continue;
+      unsigned other = classes_[*producer];
+      Group &waiting = groups_[other];
+      if (waiting.device < 0) {
+        if (canPlaceOn(waiting, d)) {
+          commitGroup(other, d);
+          reason(waiting, "auto: with its consumer '" + name(i) + "'");
+        } else if (failed(decide(pending[other].front()))) {
+          ready = false;
+          ++errors;
+          continue;
+        }
+      }
+      runPending(other);
+    }
+    if (ready)
+      schedule(i);
+  }
+  // Groups no op consumed (an unused variable): by their first op.
+  for (unsigned cls = 0; cls < groups_.size(); ++cls) {
+    if (pending[cls].empty() || groups_[cls].device >= 0 ||
+        groups_[cls].failed)
+      continue;
+    if (failed(decide(pending[cls].front()))) {
+      ++errors;
+      continue;
+    }
+    runPending(cls);
+  }
+  return success(errors == 0);
+}
+
+/// The policy name that asks for automatic placement.
+constexpr llvm::StringLiteral kAutoPolicy = "auto";
+
 struct PlacePass : public gplace::impl::PlacePassBase<PlacePass> {
   using PlacePassBase::PlacePassBase;
 
@@ -728,14 +1210,31 @@ struct PlacePass : public gplace::impl::PlacePassBase<PlacePass> {
     }
     const PolicyRegistry &policies =
         getContext().getLoadedDialect<GraphDialect>()->getPolicies();
-    auto unknownPolicy = [&](Location at, StringRef name) {
-      emitError(at) << "unknown placement policy '" << name
-                      << "'; known policies: "
-                      << llvm::join(policies.names(), ", ");
+    // `auto` is the placer's own: it sees the whole graph, not one op.
+    auto isKnown = [&](StringRef name) {
+      return name == kAutoPolicy || policies.create(name.str()).has_value();
     };
-    if (!policy.empty() && !policies.create(policy)) {
+    auto unknownPolicy = [&](Location at, StringRef name) {
+      std::vector<std::string> names = policies.names();
+      names.push_back(kAutoPolicy.str());
+      llvm::sort(names);
+      emitError(at) << "unknown placement policy '" << name
+                    << "'; known policies: " << llvm::join(names, ", ");
+    };
+    if (!policy.empty() && !isKnown(policy)) {
       unknownPolicy(optionLoc, policy);
       return signalPassFailure();
+    }
+    // The cost model's rates, read once.
+    CostProfile rates;
+    if (!profile.empty()) {
+      std::string error;
+      std::optional<CostProfile> loaded = CostProfile::load(profile, &error);
+      if (!loaded) {
+        emitError(optionLoc) << "gplace-place: " << error;
+        return signalPassFailure();
+      }
+      rates = std::move(*loaded);
     }
 
     bool ok = true;
@@ -746,7 +1245,8 @@ struct PlacePass : public gplace::impl::PlacePassBase<PlacePass> {
               GraphDialect::getDevicePolicyAttrName()))
         policyName = attr.getValue().str();
       std::optional<PolicyFn> policyFn;
-      if (!policyName.empty()) {
+      bool isAuto = policyName == kAutoPolicy;
+      if (!policyName.empty() && !isAuto) {
         policyFn = policies.create(policyName);
         if (!policyFn) {
           unknownPolicy(func.getLoc(), policyName);
@@ -755,7 +1255,8 @@ struct PlacePass : public gplace::impl::PlacePassBase<PlacePass> {
         }
       }
       auto placer = std::make_unique<FunctionPlacer>(
-          func, *target, std::move(policyFn), policyName, allowSoftPlacement);
+          func, *target, std::move(policyFn), policyName, allowSoftPlacement,
+          isAuto ? &rates : nullptr);
       if (failed(placer->run())) {
         ok = false;
         continue;

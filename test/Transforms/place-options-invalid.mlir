@@ -7,9 +7,9 @@
 // RUN: not gplace-opt %s --gplace-place="devices=/gpu:0" 2>&1 | FileCheck %s --check-prefix=PARTIAL
 // PARTIAL: <unknown>:0: error: gplace-place: invalid device list '/gpu:0': '/gpu:0' is not a full device name
 // RUN: not gplace-opt %s --gplace-place="policy=nope" 2>&1 | FileCheck %s --check-prefix=POLICY
-// POLICY: <unknown>:0: error: unknown placement policy 'nope'; known policies: idle-gpu, round-robin-gpu, variables-on-cpu
+// POLICY: <unknown>:0: error: unknown placement policy 'nope'; known policies: auto, idle-gpu, round-robin-gpu, variables-on-cpu
 // RUN: not gplace-opt %s --gplace-place 2>&1 | FileCheck %s --check-prefix=ATTR
-// ATTR: place-options-invalid.mlir:[[@LINE+3]]:1: error: unknown placement policy 'everything-on-tpu'; known policies: idle-gpu, round-robin-gpu, variables-on-cpu
+// ATTR: place-options-invalid.mlir:[[@LINE+3]]:1: error: unknown placement policy 'everything-on-tpu'; known policies: auto, idle-gpu, round-robin-gpu, variables-on-cpu
 // RUN: not gplace-opt %s --gplace-place="devices=gpu:1" 2>&1 | FileCheck %s --check-prefix=NOCPU
 // NOCPU: place-options-invalid.mlir:[[@LINE+5]]:8: error: Cannot assign a device for operation 'Cast': No OpKernel was registered to support Op 'Cast' used by node 'Cast' with these attrs: [T=i32]; registered devices: [GPU]; registered kernels: device='CPU'{{$}}
 func.func @f() attributes {gplace.device_policy = "everything-on-tpu"} {

@@ -36,6 +36,10 @@ struct PipelineOptions : public mlir::PassPipelineOptions<PipelineOptions> {
       llvm::cl::init(false)};
   Option<std::string> policy{*this, "policy",
                              llvm::cl::desc("The placement policy")};
+  Option<std::string> profile{
+      *this, "profile",
+      llvm::cl::desc("The cost model's rates for policy=auto (gplace-run "
+                     "--profile's file; empty: the defaults)")};
   Option<bool> logDevicePlacement{
       *this, "log-device-placement",
       llvm::cl::desc("Print the placement log on stderr"),

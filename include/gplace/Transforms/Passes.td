@@ -275,11 +275,40 @@ def PlacePass : Pass<"gplace-place", "::mlir::ModuleOp"> {
            "run them instead of failing (TensorFlow's allow_soft_placement)">,
     Option<"policy", "policy", "std::string", /*default=*/"\"\"",
            "Name of the placement policy for ops without a request (a "
-           "function's gplace.device_policy overrides it)">,
+           "function's gplace.device_policy overrides it); `auto` places "
+           "them by the cost model under the devices' memory limits">,
     Option<"logDevicePlacement", "log-device-placement", "bool",
            /*default=*/"false",
            "Print the placement of every op on stderr, in TensorFlow's "
            "format (log_device_placement)">,
+    Option<"profile", "profile", "std::string", /*default=*/"\"\"",
+           "The cost model's device and link rates for policy=auto, as "
+           "`gplace-run --profile` writes them (empty: the defaults)">,
+  ];
+}
+
+def EstimatePass : Pass<"gplace-estimate", "::mlir::ModuleOp"> {
+  let summary = "Prints the predicted step time and per-device peak memory "
+                "of a placed graph";
+  let description = [{
+    For each function of a placed graph: the step time the cost model
+    predicts (include/gplace/Transforms/CostModel.h), each device's busy
+    time, and each device's peak memory as the static memory plan will
+    find it (the pass lowers a copy of the module with
+    --gplace-insert-copies, --gplace-insert-control-deps and
+    --gplace-lower-to-plan and reads each gplan.device's peak_bytes), so
+    that placements can be compared without running them. The module is
+    not changed.
+  }];
+  let dependentDialects = ["::gplace::graph::GraphDialect",
+                           "::gplace::plan::PlanDialect",
+                           "::mlir::func::FuncDialect"];
+  let options = [
+    Option<"profile", "profile", "std::string", /*default=*/"\"\"",
+           "The cost model's rates (gplace-run --profile; empty: the "
+           "defaults)">,
+    Option<"output", "output", "std::string", /*default=*/"\"-\"",
+           "Where the report goes: a file, or - for stderr">,
   ];
 }
 

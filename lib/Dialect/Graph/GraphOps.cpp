@@ -89,6 +89,47 @@ LogicalResult verifyResultType(Operation *op, Type expected) {
 }
 } // namespace
 
+namespace {
+/// Elements of a ranked tensor (a resource's value) type; 0 otherwise.
+/// Verified types fit in int64_t (verifyResultSizes).
+int64_t elementCount(Type type) {
+  if (auto resource = dyn_cast<ResourceType>(type))
+    type = resource.getValueType();
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  return tensor ? gplace::checkedNumElements(tensor.getShape()).value_or(0)
+                : 0;
+}
+} // namespace
+
+int64_t gplace::graph::detail::getDefaultFlops(Operation *op) {
+  int64_t largest = 0;
+  for (Type type : op->getOperandTypes())
+    largest = std::max(largest, elementCount(type));
+  for (Type type : op->getResultTypes())
+    largest = std::max(largest, elementCount(type));
+  return largest;
+}
+
+int64_t gplace::graph::detail::getMatmulFlops(Value lhs, Value result) {
+  auto type = cast<RankedTensorType>(result.getType());
+  return 2 * elementCount(lhs.getType()) * type.getShape().back();
+}
+
+int64_t gplace::graph::detail::getConvolutionFlops(Value output, Value filter,
+                                                   bool depthwise) {
+  ArrayRef<int64_t> shape = cast<RankedTensorType>(filter.getType()).getShape();
+  int64_t outChannels = depthwise ? shape[2] * shape[3] : shape[3];
+  if (outChannels <= 0)
+    return 0;
+  return 2 * elementCount(output.getType()) *
+         (elementCount(filter.getType()) / outChannels);
+}
+
+int64_t gplace::graph::detail::getWindowFlops(Operation *op,
+                                              const WindowAttrs &window) {
+  return getDefaultFlops(op) * window.height.size * window.width.size;
+}
+
 LogicalResult gplace::graph::detail::verifyResultSizes(Operation *op) {
   for (OpResult result : op->getResults()) {
     Type type = result.getType();

@@ -82,6 +82,8 @@ struct CollectiveResource
 /// ranked tensor of f32, f16, bf16, f64, i32, i64 or i1 (SPEC §2).
 bool isValidGraphTensorType(mlir::Type type);
 
+struct WindowAttrs;
+
 namespace detail {
 /// Verifies an ElementwiseOpInterface op: its data operands have one element
 /// type, equal to the result's, and broadcast numpy-style to the result's
@@ -98,6 +100,25 @@ mlir::LogicalResult verifyResultSizes(mlir::Operation *op);
 /// flag, present only when set; an i64 IntegerAttr; a DenseI64ArrayAttr).
 mlir::DictionaryAttr getDefaultKernelParameters(mlir::Operation *op,
                                                 Kernel kernel);
+/// The default of PlacedOpInterface::getFlops: the element count of the
+/// op's largest ranked tensor operand or result (0 if it has none).
+int64_t getDefaultFlops(mlir::Operation *op);
+
+/// A matmul's flops: 2·M·K·N for `lhs` [M, K] (or [K, M] transposed) and
+/// `result` [M, N].
+int64_t getMatmulFlops(mlir::Value lhs, mlir::Value result);
+
+/// A convolution's (or one of its backprops') flops: 2 multiply-adds'
+/// worth per element of `output` (the forward result, or the gradient
+/// flowing into it) times the filter elements feeding one output channel.
+/// `filter` is HWIO ([KH, KW, I, O]); a depthwise filter's output channels
+/// are I·O.
+int64_t getConvolutionFlops(mlir::Value output, mlir::Value filter,
+                            bool depthwise);
+
+/// A pooling op's (or its gradient's) flops: the element count of its
+/// largest tensor times the window's height and width.
+int64_t getWindowFlops(mlir::Operation *op, const WindowAttrs &window);
 } // namespace detail
 
 } // namespace gplace::graph

@@ -1,0 +1,133 @@
+//===- CostModel.h - op and copy times per device ---------------*- C++ -*-===//
+//
+// The cost model automatic placement (--gplace-place="policy=auto") and the
+// step-time estimate (--gplace-estimate) share: an op takes
+//
+//   launch + max(flops / flops_per_second, bytes / bytes_per_second)
+//
+// seconds on a device (a roofline: the op's FLOPs from
+// PlacedOpInterface::getFlops, its bytes the sizes of the tensors it reads
+// and writes), and a copy takes latency + bytes / bytes_per_second of the
+// link between two devices. The rates are defaults per device type, or
+// measured on this machine by `gplace-run --profile=prof.json` and read back
+// with `profile=prof.json` (docs/cost-model.md). Baechi's placers (SoCC
+// 2020) and TensorFlow's Grappler cost estimator (op_level_cost_estimator)
+// model ops the same way.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GPLACE_TRANSFORMS_COSTMODEL_H
+#define GPLACE_TRANSFORMS_COSTMODEL_H
+
+#include "gplace/Support/DeviceName.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace gplace {
+
+/// How fast one device runs kernels.
+struct DeviceRates {
+  double flopsPerSecond = 0; ///< Sustained f32 operations per second.
+  double bytesPerSecond = 0; ///< Memory bandwidth of a streaming kernel.
+  double launchSeconds = 0;  ///< Fixed cost of one kernel launch.
+};
+
+/// How fast a link moves a copy from one device to another.
+struct LinkRates {
+  double bytesPerSecond = 0;
+  double latencySeconds = 0;
+};
+
+/// Device and link rates: defaults per device type, overridden by a
+/// profile's entries, which name a device type ("CPU", "GPU") or a full
+/// device name (the full name wins).
+class CostProfile {
+public:
+  /// The defaults, for a machine never profiled: a CPU of 100 GFLOP/s and
+  /// 20 GB/s, a GPU of 20 TFLOP/s and 1 TB/s, 5 µs a launch; a host-GPU
+  /// link of 20 GB/s and a GPU-GPU link of 50 GB/s, 10 µs each; a copy
+  /// between two CPU tasks 10 GB/s.
+  CostProfile();
+
+  /// Reads a profile written by save() (gplace-run --profile). Errors
+  /// (std::nullopt, `error` set): the file cannot be read, is not JSON, or
+  /// has a rate that is not a positive number ("prof.json: devices.GPU:
+  /// flops_per_second must be a positive number").
+  static std::optional<CostProfile> load(llvm::StringRef path,
+                                         std::string *error);
+
+  /// Writes the profile as JSON, replacing `path` only once it is complete.
+  /// Returns false and sets `error` if it cannot be written.
+  bool save(llvm::StringRef path, std::string *error) const;
+
+  /// Sets the rates of `key`: a device type ("CPU", "GPU") or a full name.
+  void setDevice(const std::string &key, DeviceRates rates);
+  /// Sets the rates of copies from `from` to `to` (types or full names).
+  void setLink(const std::string &from, const std::string &to,
+               LinkRates rates);
+
+  /// The rates of `device`: its full name's entry, else its type's.
+  DeviceRates device(const DeviceName &device) const;
+  /// The rates of a copy from `from` to `to` (distinct devices): the full
+  /// names' entry, else the types' entry, else the default for the kinds.
+  LinkRates link(const DeviceName &from, const DeviceName &to) const;
+
+private:
+  std::map<std::string, DeviceRates> devices_;
+  std::map<std::pair<std::string, std::string>, LinkRates> links_;
+};
+
+/// What one graph op costs, independent of the device: its FLOPs, the bytes
+/// of the tensors it reads and writes, whether it runs a kernel (constants,
+/// variables, identities and control ops take no time).
+struct OpCost {
+  int64_t flops = 0;
+  int64_t bytes = 0;
+  bool runsKernel = false;
+
+  /// Seconds on a device with `rates`: 0 if it runs no kernel, else the
+  /// launch plus the larger of compute and memory time.
+  double seconds(const DeviceRates &rates) const;
+};
+
+/// The cost of `op`, a graph op (PlacedOpInterface).
+OpCost getOpCost(mlir::Operation *op);
+
+/// Bytes of a tensor (or a resource's value) type; 0 for tokens.
+int64_t getTypeBytes(mlir::Type type);
+
+/// Seconds a copy of `bytes` takes over `link`.
+inline double copySeconds(int64_t bytes, const LinkRates &link) {
+  return link.latencySeconds + bytes / link.bytesPerSecond;
+}
+
+/// The predicted time of one step of a placed function.
+struct StepEstimate {
+  double stepSeconds = 0;
+  /// Per device of the set, in its order: seconds spent running kernels.
+  std::vector<double> busySeconds;
+  /// Per device: bytes copied onto it from other devices.
+  std::vector<int64_t> copiedInBytes;
+};
+
+/// Simulates one step of `func`, whose graph ops all have an
+/// `assigned_device` of `devices`: each device runs its ops one at a time
+/// in program order, as soon as their operands (and control tokens) are
+/// ready; a value used on another device than its producer's is copied
+/// there once (or by the graph's own gplace.copy), over a link that moves
+/// one copy at a time; arguments start on the host, results end there.
+/// Errors (failure, reported at the op): an op without an assigned device
+/// of the set.
+mlir::FailureOr<StepEstimate> estimateStep(mlir::func::FuncOp func,
+                                           const DeviceSet &devices,
+                                           const CostProfile &profile);
+
+} // namespace gplace
+
+#endif // GPLACE_TRANSFORMS_COSTMODEL_H

@@ -1,0 +1,139 @@
+//===- Estimate.cpp - predicted step time and peak memory -----------------===//
+//
+// --gplace-estimate: the cost model's step time for each function of a
+// placed graph, and each device's peak memory from the static memory plan
+// of a lowered copy of the module, so that the figure is the plan's own.
+// It lives with the pipelines because it runs the lowering.
+//
+//===----------------------------------------------------------------------===//
+
+#include "gplace/Conversion/Passes.h"
+#include "gplace/Dialect/Graph/GraphDialect.h"
+#include "gplace/Dialect/Plan/PlanDialect.h"
+#include "gplace/Pipelines/Pipelines.h"
+#include "gplace/Transforms/CostModel.h"
+#include "gplace/Transforms/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Support/FileUtilities.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/ToolOutputFile.h"
+
+namespace gplace {
+#define GEN_PASS_DEF_ESTIMATEPASS
+#include "gplace/Transforms/Passes.h.inc"
+} // namespace gplace
+
+using namespace mlir;
+using namespace gplace;
+
+namespace {
+
+struct EstimatePass : public gplace::impl::EstimatePassBase<EstimatePass> {
+  using EstimatePassBase::EstimatePassBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    Location optionLoc = UnknownLoc::get(&getContext());
+    CostProfile rates;
+    if (!profile.empty()) {
+      std::string error;
+      std::optional<CostProfile> loaded = CostProfile::load(profile, &error);
+      if (!loaded) {
+        emitError(optionLoc) << "gplace-estimate: " << error;
+        return signalPassFailure();
+      }
+      rates = std::move(*loaded);
+    }
+    // The devices: the module's, else those the ops are assigned to.
+    std::optional<DeviceSet> devices = graph::getModuleDevices(module);
+    if (!devices) {
+      devices.emplace();
+      module.walk([&](graph::PlacedOpInterface op) {
+        if (std::optional<DeviceName> name =
+                DeviceName::parse(op.getAssignedDeviceName().str()))
+          if (name->isFullySpecified())
+            devices->add(*name);
+      });
+    }
+
+    std::vector<std::pair<func::FuncOp, StepEstimate>> steps;
+    for (func::FuncOp func : module.getOps<func::FuncOp>()) {
+      FailureOr<StepEstimate> step = estimateStep(func, *devices, rates);
+      if (failed(step))
+        return signalPassFailure();
+      steps.push_back({func, std::move(*step)});
+    }
+
+    // Peak memory: the plan's. A placement over a memory limit still gets
+    // its figures; the limit's error is part of the report, not a failure.
+    OwningOpRef<ModuleOp> lowered = module.clone();
+    PassManager pm(&getContext());
+    pm.addPass(createInsertCopiesPass());
+    pm.addPass(createInsertControlDepsPass());
+    buildLowerToPlanPipeline(pm);
+    std::string diagnostics;
+    LogicalResult result = success();
+    {
+      ScopedDiagnosticHandler capture(&getContext(), [&](Diagnostic &diag) {
+        if (diag.getSeverity() == DiagnosticSeverity::Error)
+          diagnostics += "  " + diag.str() + "\n";
+        return success();
+      });
+      result = pm.run(*lowered);
+    }
+    std::map<std::string, std::pair<int64_t, int64_t>> peaks; // peak, limit
+    lowered->walk([&](plan::DeviceOp device) {
+      if (IntegerAttr peak = device.getPeakBytesAttr())
+        peaks[device.getDeviceName().str()] = {
+            peak.getInt(), device.getMemoryLimitAttr().getInt()};
+    });
+    if (failed(result) && peaks.empty()) {
+      emitError(module.getLoc())
+          << "gplace-estimate: the placed graph does not lower to a plan:\n"
+          << diagnostics;
+      return signalPassFailure();
+    }
+
+    std::string error;
+    std::unique_ptr<llvm::ToolOutputFile> file =
+        output == "-" ? nullptr : openOutputFile(output, &error);
+    if (output != "-" && !file) {
+      emitError(optionLoc) << "gplace-estimate: " << error;
+      return signalPassFailure();
+    }
+    llvm::raw_ostream &os = file ? file->os() : llvm::errs();
+    for (auto &[func, step] : steps) {
+      os << "@" << func.getSymName() << ": predicted step time "
+         << llvm::format("%.3f", step.stepSeconds * 1e3) << " ms ("
+         << (profile.empty() ? std::string("default rates")
+                             : "profile " + profile)
+         << ")\n";
+      const char *header[] = {"device", "busy_ms", "copied_in_bytes",
+                              "peak_bytes", "limit_bytes"};
+      os << llvm::format("  %-46s %10s %16s %14s %14s\n", header[0],
+                         header[1], header[2], header[3], header[4]);
+      for (auto [index, device] : llvm::enumerate(devices->devices())) {
+        auto peak = peaks.find(device.str());
+        std::string peakText =
+            peak == peaks.end() ? "-" : std::to_string(peak->second.first);
+        int64_t limit = devices->attributes(index).memoryLimit;
+        std::string limitText = limit > 0 ? std::to_string(limit) : "-";
+        std::string name = device.str();
+        os << llvm::format("  %-46s %10.3f %16lld %14s %14s\n", name.c_str(),
+                           step.busySeconds[index] * 1e3,
+                           (long long)step.copiedInBytes[index],
+                           peakText.c_str(), limitText.c_str());
+      }
+    }
+    if (failed(result))
+      os << "the memory plan fails:\n" << diagnostics;
+    if (file)
+      file->keep();
+    markAllAnalysesPreserved();
+  }
+};
+
+} // namespace
