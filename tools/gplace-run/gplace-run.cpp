@@ -35,6 +35,7 @@
 #include "gplace/Tooling/Dataset.h"
 #include "gplace/Tooling/Inputs.h"
 #include "gplace/Tooling/Machine.h"
+#include "gplace/Tooling/Profile.h"
 #include "gplace/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/Extensions/InlinerExtension.h"
@@ -222,6 +223,16 @@ static cl::opt<unsigned> maxInflightCopies(
     "max-inflight-copies",
     cl::desc("At most this many tensor copies in flight (0: any)"),
     cl::init(0), cl::cat(category));
+static cl::opt<std::string> placementProfile(
+    "placement-profile",
+    cl::desc("The cost model's rates for --policy=auto (a file that "
+             "--profile wrote; default: built-in rates)"),
+    cl::value_desc("prof.json"), cl::cat(category));
+static cl::opt<std::string> profileOutput(
+    "profile",
+    cl::desc("Measure this process's devices and links for the cost model, "
+             "write them to this file and exit (no input is read)"),
+    cl::value_desc("prof.json"), cl::cat(category));
 static cl::opt<bool> listDevices("list-devices",
                                  cl::desc("List the devices and exit"),
                                  cl::init(false), cl::cat(category));
@@ -414,6 +425,7 @@ int main(int argc, char **argv) {
   tooling::CompileOptions compile;
   compile.allowSoftPlacement = allowSoftPlacement;
   compile.policy = policy;
+  compile.profile = placementProfile;
   compile.logDevicePlacement = logDevicePlacement && chief;
   compile.replicas = replicas;
   compile.replicaVariables = replicaVariables;
@@ -423,7 +435,7 @@ int main(int argc, char **argv) {
   compile.fuseElementwise = gpuFusion;
   compile.remapping = remapping;
   compile.printMemoryPlan = printMemoryPlan;
-  if (!listDevices) {
+  if (!listDevices && profileOutput.empty()) {
     std::string error;
     std::unique_ptr<llvm::MemoryBuffer> file = openInputFile(inputFile, &error);
     if (!file)
@@ -471,6 +483,19 @@ int main(int argc, char **argv) {
     compile.cluster = cluster->str();
   } else {
     compileDevices = (*machine)->deviceSet();
+  }
+  if (!profileOutput.empty()) {
+    rt::StatusOr<gplace::CostProfile> measured =
+        tooling::measureProfile(context, **machine);
+    if (!measured)
+      return fail(measured.status());
+    std::string error;
+    if (!measured->save(profileOutput, &error))
+      return fail(error);
+    llvm::outs() << "wrote " << profileOutput << ": "
+                 << (*machine)->devices().devices().size()
+                 << " devices and their links\n";
+    return 0;
   }
   if (listDevices) {
     llvm::outs() << (*machine)->devices().listDevices();

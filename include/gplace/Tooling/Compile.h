@@ -25,6 +25,9 @@ namespace gplace::tooling {
 struct CompileOptions {
   bool allowSoftPlacement = false;
   std::string policy;
+  /// The cost model's rates for policy=auto (a file gplace-run --profile
+  /// wrote; "": the defaults).
+  std::string profile;
   bool logDevicePlacement = false;
   unsigned maxInflightCopies = 0;
   bool fuseElementwise = true;
