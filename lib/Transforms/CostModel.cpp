@@ -226,7 +226,11 @@ OpCost gplace::getOpCost(Operation *op) {
   auto placed = dyn_cast<PlacedOpInterface>(op);
   if (!placed)
     return cost;
-  cost.runsKernel = isa<KernelOpInterface>(op);
+  // Ops that forward their input (identity, reshape, a variable's read)
+  // are views of its memory once lowered: no kernel runs. (A read the
+  // lowering must copy, one a later write could overtake, is left out.)
+  cost.runsKernel = isa<KernelOpInterface>(op) &&
+                    !op->hasTrait<graph::OpTrait::ForwardsInput>();
   cost.flops = placed.getFlops();
   for (Value operand : placed.getDataOperands())
     cost.bytes += getTypeBytes(operand.getType());

@@ -85,7 +85,8 @@ private:
 
 /// What one graph op costs, independent of the device: its FLOPs, the bytes
 /// of the tensors it reads and writes, whether it runs a kernel (constants,
-/// variables, identities and control ops take no time).
+/// variables, views such as identities, reshapes and reads, and control ops
+/// take no time).
 struct OpCost {
   int64_t flops = 0;
   int64_t bytes = 0;
