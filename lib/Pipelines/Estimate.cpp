@@ -37,15 +37,12 @@ struct EstimatePass : public gplace::impl::EstimatePassBase<EstimatePass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
     Location optionLoc = UnknownLoc::get(&getContext());
-    CostProfile rates;
-    if (!profile.empty()) {
-      std::string error;
-      std::optional<CostProfile> loaded = CostProfile::load(profile, &error);
-      if (!loaded) {
-        emitError(optionLoc) << "gplace-estimate: " << error;
-        return signalPassFailure();
-      }
-      rates = std::move(*loaded);
+    std::string profileError;
+    std::optional<CostProfile> rates =
+        CostProfile::loadOrDefaults(profile, &profileError);
+    if (!rates) {
+      emitError(optionLoc) << "gplace-estimate: " << profileError;
+      return signalPassFailure();
     }
     // The devices: the module's, else those the ops are assigned to.
     std::optional<DeviceSet> devices = graph::getModuleDevices(module);
@@ -61,7 +58,7 @@ struct EstimatePass : public gplace::impl::EstimatePassBase<EstimatePass> {
 
     std::vector<std::pair<func::FuncOp, StepEstimate>> steps;
     for (func::FuncOp func : module.getOps<func::FuncOp>()) {
-      FailureOr<StepEstimate> step = estimateStep(func, *devices, rates);
+      FailureOr<StepEstimate> step = estimateStep(func, *devices, *rates);
       if (failed(step))
         return signalPassFailure();
       steps.push_back({func, std::move(*step)});

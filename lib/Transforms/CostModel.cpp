@@ -244,6 +244,29 @@ OpCost gplace::getOpCost(Operation *op) {
 // Step simulation
 //===----------------------------------------------------------------------===//
 
+double LinkTimeline::arrival(ValueTimeline &value, int64_t bytes, int to,
+                             bool commit, bool *copied) {
+  if (copied)
+    *copied = false;
+  if (value.device == to)
+    return value.time;
+  for (auto [where, time] : value.copies)
+    if (where == to)
+      return time;
+  if (copied)
+    *copied = true;
+  double &linkFree = free_[{value.device, to}];
+  double start = std::max(value.time, linkFree);
+  double end = start + copySeconds(bytes, profile_.link(name(value.device),
+                                                        name(to)));
+  if (commit) {
+    if (bytes > 0)
+      linkFree = end;
+    value.copies.push_back({to, end});
+  }
+  return end;
+}
+
 FailureOr<StepEstimate> gplace::estimateStep(func::FuncOp func,
                                              const DeviceSet &devices,
                                              const CostProfile &profile) {
@@ -256,10 +279,7 @@ FailureOr<StepEstimate> gplace::estimateStep(func::FuncOp func,
     rates.push_back(profile.device(device));
   // The host feeds arguments and takes results, whether or not it is a
   // device of the set.
-  DeviceName host = DeviceName::local(DeviceType::CPU, 0);
-  auto nameOf = [&](int device) -> const DeviceName & {
-    return device < 0 ? host : names[device];
-  };
+  LinkTimeline links(profile, names);
   int hostIndex = index.lookup(kHostDevice);
   if (!index.count(kHostDevice))
     hostIndex = -1;
@@ -268,39 +288,21 @@ FailureOr<StepEstimate> gplace::estimateStep(func::FuncOp func,
   estimate.busySeconds.assign(names.size(), 0);
   estimate.copiedInBytes.assign(names.size(), 0);
   std::vector<double> available(names.size(), 0);
-  std::map<std::pair<int, int>, double> linkAvailable;
-  // Where and when each value is ready: its producer's device and finish,
-  // and the copies made of it.
-  struct Ready {
-    int device = -1;
-    double time = 0;
-    llvm::SmallVector<std::pair<int, double>, 1> copies;
-  };
-  llvm::DenseMap<Value, Ready> ready;
+  llvm::DenseMap<Value, ValueTimeline> ready;
 
   auto readyOn = [&](Value value, int device) -> double {
     auto [it, isNew] = ready.try_emplace(value);
-    Ready &state = it->second;
     if (isNew) // A function argument: on the host at the start.
-      state.device = hostIndex;
-    if (state.device == device)
-      return state.time;
-    for (auto [where, time] : state.copies)
-      if (where == device)
-        return time;
-    LinkRates link = profile.link(nameOf(state.device), nameOf(device));
+      it->second.device = hostIndex;
     int64_t bytes = isa<RankedTensorType>(value.getType())
                         ? getTypeBytes(value.getType())
                         : 0;
-    double &linkFree = linkAvailable[{state.device, device}];
-    double start = std::max(state.time, linkFree);
-    double end = start + copySeconds(bytes, link);
-    if (bytes > 0)
-      linkFree = end;
-    if (device >= 0)
+    bool copied;
+    double time =
+        links.arrival(it->second, bytes, device, /*commit=*/true, &copied);
+    if (copied && device >= 0)
       estimate.copiedInBytes[device] += bytes;
-    state.copies.push_back({device, end});
-    return end;
+    return time;
   };
 
   double end = 0;
@@ -328,7 +330,7 @@ FailureOr<StepEstimate> gplace::estimateStep(func::FuncOp func,
       estimate.busySeconds[device] += seconds;
     }
     for (Value result : op->getResults())
-      ready[result] = Ready{device, start + seconds, {}};
+      ready[result] = ValueTimeline{device, start + seconds, {}};
     end = std::max(end, start + seconds);
   });
   if (!ok)

@@ -761,10 +761,6 @@ LogicalResult FunctionPlacer::placeAuto() {
     if (devices_[d].str() == kHostDevice)
       hostIndex = d;
   }
-  DeviceName host = DeviceName::local(DeviceType::CPU, 0);
-  auto nameOf = [&](int d) -> const DeviceName & {
-    return d < 0 ? host : devices_[d];
-  };
 
   // Views: the lowering gives an op that forwards its input (identity,
   // reshape, a variable's read) no memory of its own, unless it is a read
@@ -836,16 +832,13 @@ LogicalResult FunctionPlacer::placeAuto() {
   std::vector<double> available(numDevices, 0);
   std::vector<int64_t> persistent(numDevices, 0), live(numDevices, 0),
       peak(numDevices, 0);
-  std::map<std::pair<int, int>, double> linkFree;
-  struct ValueState {
-    int device = -1;
-    double time = 0;
+  LinkTimeline links(*autoProfile_, devices_);
+  struct ValueState : ValueTimeline {
     int64_t bytes = 0;       ///< Live bytes of the value (0: a view).
     int64_t copyBytes = 0;   ///< Live bytes of each copy.
     bool persistent = false; ///< Not in the arena (constants, variables,
                              ///< arguments on the host).
     bool freed = false;
-    llvm::SmallVector<std::pair<int, double>, 1> copies;
   };
   llvm::DenseMap<Value, ValueState> values;
   std::vector<char> scheduled(ops_.size(), 0);
@@ -865,24 +858,11 @@ LogicalResult FunctionPlacer::placeAuto() {
   // says whether a copy would be made.
   auto arrival = [&](Value value, int d, bool commit, bool *isNew) {
     ValueState &st = state(value);
-    *isNew = false;
-    if (st.device == d)
-      return st.time;
-    for (auto [where, time] : st.copies)
-      if (where == d)
-        return time;
-    *isNew = true;
-    LinkRates link = autoProfile_->link(nameOf(st.device), nameOf(d));
     int64_t bytes = isa<RankedTensorType>(value.getType())
                         ? getTypeBytes(value.getType())
                         : 0;
-    double &free = linkFree[{st.device, d}];
-    double start = std::max(st.time, free);
-    double end = start + copySeconds(bytes, link);
-    if (commit) {
-      if (bytes > 0)
-        free = end;
-      st.copies.push_back({d, end});
+    double end = links.arrival(st, bytes, d, commit, isNew);
+    if (commit && *isNew) {
       live[d] += st.copyBytes;
       peak[d] = std::max(peak[d], live[d]);
     }
@@ -1226,15 +1206,12 @@ struct PlacePass : public gplace::impl::PlacePassBase<PlacePass> {
       return signalPassFailure();
     }
     // The cost model's rates, read once.
-    CostProfile rates;
-    if (!profile.empty()) {
-      std::string error;
-      std::optional<CostProfile> loaded = CostProfile::load(profile, &error);
-      if (!loaded) {
-        emitError(optionLoc) << "gplace-place: " << error;
-        return signalPassFailure();
-      }
-      rates = std::move(*loaded);
+    std::string profileError;
+    std::optional<CostProfile> rates =
+        CostProfile::loadOrDefaults(profile, &profileError);
+    if (!rates) {
+      emitError(optionLoc) << "gplace-place: " << profileError;
+      return signalPassFailure();
     }
 
     bool ok = true;
@@ -1256,7 +1233,7 @@ struct PlacePass : public gplace::impl::PlacePassBase<PlacePass> {
       }
       auto placer = std::make_unique<FunctionPlacer>(
           func, *target, std::move(policyFn), policyName, allowSoftPlacement,
-          isAuto ? &rates : nullptr);
+          isAuto ? &*rates : nullptr);
       if (failed(placer->run())) {
         ok = false;
         continue;

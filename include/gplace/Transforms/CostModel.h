@@ -22,6 +22,7 @@
 #include "gplace/Support/DeviceName.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
 
 #include <map>
@@ -61,6 +62,13 @@ public:
   /// flops_per_second must be a positive number").
   static std::optional<CostProfile> load(llvm::StringRef path,
                                          std::string *error);
+  /// load(path), or the defaults when `path` is empty (a pass's `profile=`
+  /// option left out).
+  static std::optional<CostProfile> loadOrDefaults(llvm::StringRef path,
+                                                   std::string *error) {
+    return path.empty() ? std::optional<CostProfile>(CostProfile())
+                        : load(path, error);
+  }
 
   /// Writes the profile as JSON, replacing `path` only once it is complete.
   /// Returns false and sets `error` if it cannot be written.
@@ -107,6 +115,47 @@ int64_t getTypeBytes(mlir::Type type);
 inline double copySeconds(int64_t bytes, const LinkRates &link) {
   return link.latencySeconds + bytes / link.bytesPerSecond;
 }
+
+/// Where a value of a simulated step is, and when: its producer's device
+/// (an index into a device list; -1 for the host when the host is not in
+/// the list) and finish time in seconds, and the copies made of it so far
+/// (device, arrival).
+struct ValueTimeline {
+  int device = -1;
+  double time = 0;
+  llvm::SmallVector<std::pair<int, double>, 1> copies;
+};
+
+/// The links of a simulated step between the devices of a list (index -1:
+/// the host, /job:localhost/replica:0/task:0/device:CPU:0): each ordered
+/// pair moves one copy at a time, at the profile's link rates. Shared by
+/// the step estimate and policy=auto, so that both time copies alike.
+class LinkTimeline {
+public:
+  LinkTimeline(const CostProfile &profile,
+               const std::vector<DeviceName> &devices)
+      : profile_(profile), devices_(devices),
+        host_(DeviceName::local(DeviceType::CPU, 0)) {}
+
+  /// When `value`, of `bytes`, is on device `to`: at once if it is made
+  /// there or already copied there; else when a copy over the link from
+  /// its device ends, started once the value and the link are both ready.
+  /// With `commit` the copy is recorded in `value` and holds the link until
+  /// it ends (a copy of no bytes, a token, holds nothing). `copied` (if
+  /// given) says whether a new copy is, or would be, made.
+  double arrival(ValueTimeline &value, int64_t bytes, int to, bool commit,
+                 bool *copied = nullptr);
+
+private:
+  const DeviceName &name(int device) const {
+    return device < 0 ? host_ : devices_[device];
+  }
+
+  const CostProfile &profile_;
+  const std::vector<DeviceName> &devices_;
+  DeviceName host_;
+  std::map<std::pair<int, int>, double> free_;
+};
 
 /// The predicted time of one step of a placed function.
 struct StepEstimate {
