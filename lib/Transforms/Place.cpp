@@ -18,6 +18,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "gplace/Dialect/Graph/GraphDialect.h"
+#include "gplace/Dialect/Plan/Transforms/Arena.h"
 #include "gplace/Support/DeviceName.h"
 #include "gplace/Support/KernelRegistry.h"
 #include "gplace/Support/PlacementPolicy.h"
@@ -154,6 +155,8 @@ private:
   LogicalResult buildGroups();
   LogicalResult place();
   LogicalResult placeAuto();
+  LogicalResult placeAutoWithin(const std::vector<int64_t> &budget,
+                                std::vector<int64_t> &planned);
   LogicalResult placeGroup(Group &group);
   int firstDevice(const DeviceName &request, TypeMask kernels) const;
   bool canPlaceOn(const Group &group, int device) const;
@@ -744,6 +747,39 @@ std::string shortName(const DeviceName &device) {
 }
 
 LogicalResult FunctionPlacer::placeAuto() {
+  // The placement packs each device's buffers as the memory planner does,
+  // but makes a copy when its consumer is placed, where the plan makes it
+  // right after its producer (--gplace-insert-copies), so the plan may need
+  // a little more. Each device over its limit then gets a budget lowered
+  // by the excess, and the placement starts again (at most 3 times more);
+  // a placement still over is left to the memory planner's error.
+  std::vector<int64_t> budget;
+  for (unsigned d = 0; d < devices_.size(); ++d)
+    budget.push_back(deviceSet_.attributes(d).memoryLimit);
+  std::vector<Group> initial = groups_;
+  size_t reasons = softReasons_.size();
+  for (unsigned attempt = 0;; ++attempt) {
+    std::vector<int64_t> planned;
+    if (failed(placeAutoWithin(budget, planned)))
+      return failure();
+    bool over = false;
+    for (unsigned d = 0; d < devices_.size(); ++d) {
+      int64_t limit = deviceSet_.attributes(d).memoryLimit;
+      if (limit > 0 && planned[d] > limit) {
+        budget[d] -= planned[d] - limit;
+        over = true;
+      }
+    }
+    if (!over || attempt == 3)
+      return success();
+    groups_ = initial;
+    softReasons_.resize(reasons);
+  }
+}
+
+LogicalResult
+FunctionPlacer::placeAutoWithin(const std::vector<int64_t> &budget,
+                                std::vector<int64_t> &planned) {
   // The places each op is put in program order, one at a time: an op
   // whose group has no device yet goes to the device where it would finish
   // first (its operands copied there, the device free), among those that
@@ -830,18 +866,32 @@ LogicalResult FunctionPlacer::placeAuto() {
   };
 
   std::vector<double> available(numDevices, 0);
-  std::vector<int64_t> persistent(numDevices, 0), live(numDevices, 0),
-      peak(numDevices, 0);
+  // Each device's constants and variables, and its arena, packed as the
+  // memory planner packs it (first fit in program order, one queue: the
+  // steps below are the ops in the order they are scheduled).
+  std::vector<int64_t> persistent(numDevices, 0);
+  std::vector<plan::FirstFitArena> arenas(numDevices);
+  unsigned step = 0;
+  auto noWait = [](unsigned, unsigned) { return false; };
+  auto allocate = [&](plan::FirstFitArena &arena, int64_t bytes) {
+    return arena.allocate(bytes, {step}, noWait).first;
+  };
+  auto freeBuffer = [&](int d, int64_t offset, int64_t bytes) {
+    if (d >= 0 && bytes > 0 && offset >= 0)
+      arenas[d].release(offset, bytes, {{0u, step}});
+  };
   LinkTimeline links(*autoProfile_, devices_);
   struct ValueState : ValueTimeline {
     int64_t bytes = 0;       ///< Live bytes of the value (0: a view).
     int64_t copyBytes = 0;   ///< Live bytes of each copy.
+    int64_t offset = -1;     ///< Its buffer's offset in its arena.
+    llvm::SmallVector<int64_t, 1> copyOffsets; ///< Each copy's offset.
     bool persistent = false; ///< Not in the arena (constants, variables,
                              ///< arguments on the host).
     bool freed = false;
   };
   llvm::DenseMap<Value, ValueState> values;
-  std::vector<char> scheduled(ops_.size(), 0);
+  std::vector<char> scheduled(ops_.size(), 0), skipped(ops_.size(), 0);
   std::vector<std::vector<unsigned>> pending(groups_.size());
 
   auto state = [&](Value value) -> ValueState & {
@@ -862,10 +912,10 @@ LogicalResult FunctionPlacer::placeAuto() {
                         ? getTypeBytes(value.getType())
                         : 0;
     double end = links.arrival(st, bytes, d, commit, isNew);
-    if (commit && *isNew) {
-      live[d] += st.copyBytes;
-      peak[d] = std::max(peak[d], live[d]);
-    }
+    if (commit && *isNew)
+      st.copyOffsets.push_back(d >= 0 && st.copyBytes > 0
+                                   ? allocate(arenas[d], st.copyBytes)
+                                   : -1);
     return end;
   };
   auto release = [&](Value value) {
@@ -873,13 +923,12 @@ LogicalResult FunctionPlacer::placeAuto() {
     if (st.freed)
       return;
     st.freed = true;
-    if (!st.persistent && st.device >= 0)
-      live[st.device] -= st.bytes;
-    for (auto [where, time] : st.copies)
-      if (where >= 0)
-        live[where] -= st.copyBytes;
+    if (!st.persistent)
+      freeBuffer(st.device, st.offset, st.bytes);
+    for (auto [k, copy] : llvm::enumerate(st.copies))
+      freeBuffer(copy.first, st.copyOffsets[k], st.copyBytes);
   };
-  auto inUse = [&](int d) { return persistent[d] + std::max(peak[d], live[d]); };
+  auto inUse = [&](int d) { return persistent[d] + arenas[d].size(); };
   // Fixes group `cls` on device `d`: its constants and variables take
   // persistent memory there.
   auto commitGroup = [&](unsigned cls, int d) {
@@ -893,14 +942,16 @@ LogicalResult FunctionPlacer::placeAuto() {
     if (!producer)
       return std::nullopt;
     auto it = index_.find(producer);
-    if (it == index_.end() || scheduled[it->second])
+    if (it == index_.end() || scheduled[it->second] || skipped[it->second])
       return std::nullopt;
     return it->second;
   };
 
   struct Choice {
     double finish = 0;
-    int64_t persistentExtra = 0, liveExtra = 0;
+    /// Constants and variables it brings; bytes of the tensors it makes
+    /// (results and copies); how much they grow the arena.
+    int64_t persistentExtra = 0, liveExtra = 0, growth = 0;
     bool fits = true;
   };
   // Op `i` (its group without a device yet) evaluated on device `d`.
@@ -910,6 +961,7 @@ LogicalResult FunctionPlacer::placeAuto() {
     Choice choice;
     choice.persistentExtra = groupPersistent[cls];
     llvm::SmallVector<unsigned, 4> pulled;
+    llvm::SmallVector<int64_t, 4> buffers; // New in the arena, in order.
     double start = 0;
     for (Value operand : info.op->getOperands()) {
       if (std::optional<unsigned> producer = waitingProducer(operand)) {
@@ -922,13 +974,13 @@ LogicalResult FunctionPlacer::placeAuto() {
         }
         if (!isa<PersistentOpInterface>(ops_[*producer].op.getOperation()) &&
             !view[*producer])
-          choice.liveExtra += liveBytes(operand);
+          buffers.push_back(liveBytes(operand));
         continue;
       }
       bool isNew;
       start = std::max(start, arrival(operand, d, /*commit=*/false, &isNew));
       if (isNew)
-        choice.liveExtra += liveBytes(operand);
+        buffers.push_back(liveBytes(operand));
     }
     const OpCost &cost = costs[i];
     if (cost.runsKernel)
@@ -936,12 +988,18 @@ LogicalResult FunctionPlacer::placeAuto() {
     choice.finish = start + cost.seconds(rates[d]);
     if (!isa<PersistentOpInterface>(info.op.getOperation()) && !view[i])
       for (Value result : info.op->getResults())
-        choice.liveExtra += liveBytes(result);
-    choice.fits =
-        limit[d] <= 0 ||
-        persistent[d] + choice.persistentExtra +
-                std::max(peak[d], live[d] + choice.liveExtra) <=
-            limit[d];
+        buffers.push_back(liveBytes(result));
+    // The arena after the op's buffers are taken, as schedule() takes them.
+    plan::FirstFitArena trial = arenas[d];
+    for (int64_t bytes : buffers) {
+      choice.liveExtra += bytes;
+      if (bytes > 0)
+        allocate(trial, bytes);
+    }
+    choice.growth = trial.size() - arenas[d].size();
+    choice.fits = budget[d] <= 0 || persistent[d] + choice.persistentExtra +
+                                            trial.size() <=
+                                        budget[d];
     return choice;
   };
 
@@ -1011,14 +1069,14 @@ LogicalResult FunctionPlacer::placeAuto() {
       return failure();
     }
     int d = candidates[best];
-    if (fastest != best) {
+    if (choices[fastest].finish < choices[best].finish) {
       reason(group, "auto: " + shortName(devices_[candidates[fastest]]) +
                         " would finish " +
                         formatSeconds(choices[best].finish -
                                       choices[fastest].finish) +
                         " earlier but lacks the memory (needs " +
                         formatSize(choices[fastest].persistentExtra +
-                                   choices[fastest].liveExtra) +
+                                   choices[fastest].growth) +
                         " more, " + formatSize(inUse(candidates[fastest])) +
                         " in use of " +
                         formatSize(limit[candidates[fastest]]) + ")");
@@ -1063,10 +1121,8 @@ LogicalResult FunctionPlacer::placeAuto() {
       st.copyBytes = liveBytes(result);
       st.bytes = view[j] ? 0 : st.copyBytes;
       st.persistent = isPersistent;
-      if (!isPersistent) {
-        live[d] += st.bytes;
-        peak[d] = std::max(peak[d], live[d]);
-      }
+      if (!isPersistent && st.bytes > 0)
+        st.offset = allocate(arenas[d], st.bytes);
     }
     scheduled[j] = 1;
     for (Value operand : info.op->getOperands())
@@ -1075,6 +1131,7 @@ LogicalResult FunctionPlacer::placeAuto() {
     for (Value result : info.op->getResults())
       if (!lastUse.count(result))
         release(result);
+    ++step;
   };
   auto runPending = [&](unsigned cls) {
     for (unsigned k : pending[cls])
@@ -1084,11 +1141,35 @@ LogicalResult FunctionPlacer::placeAuto() {
 
   constexpr unsigned kMaxErrors = 20;
   unsigned errors = 0;
+  auto tooMany = [&] {
+    if (++errors < kMaxErrors)
+      return false;
+    emitError(func_.getLoc()) << "placement stopped after " << kMaxErrors
+                              << " errors in this function";
+    return true;
+  };
+  // A group that could not be placed: its ops, and those fed by them, are
+  // skipped (never scheduled, never waited for); its error stands for them.
+  auto skipGroup = [&](unsigned cls) {
+    groups_[cls].failed = true;
+    for (unsigned k : pending[cls])
+      skipped[k] = 1;
+    pending[cls].clear();
+  };
+  auto fedBySkipped = [&](const OpInfo &info) {
+    return llvm::any_of(info.op->getOperands(), [&](Value operand) {
+      Operation *producer = operand.getDefiningOp();
+      auto it = producer ? index_.find(producer) : index_.end();
+      return it != index_.end() && skipped[it->second];
+    });
+  };
   for (const OpInfo &info : ops_) {
     unsigned i = info.index, cls = classes_[i];
     Group &group = groups_[cls];
-    if (group.failed)
+    if (group.failed || fedBySkipped(info)) {
+      skipped[i] = 1;
       continue;
+    }
     if (group.device < 0) {
       bool waits = group.assigned < 0 &&
                    llvm::all_of(info.op->getOperands(), [&](Value operand) {
@@ -1105,13 +1186,11 @@ LogicalResult FunctionPlacer::placeAuto() {
         // per variable it would have pulled along.
         for (Value operand : info.op->getOperands())
           if (std::optional<unsigned> producer = waitingProducer(operand))
-            groups_[classes_[*producer]].failed = true;
-        if (++errors >= kMaxErrors) {
-          emitError(func_.getLoc()) << "placement stopped after "
-                                    << kMaxErrors
-                                    << " errors in this function";
+            skipGroup(classes_[*producer]);
+        skipGroup(cls);
+        skipped[i] = 1;
+        if (tooMany())
           return failure();
-        }
         continue;
       }
       runPending(cls);
@@ -1129,9 +1208,11 @@ LogicalResult FunctionPlacer::placeAuto() {
         if (canPlaceOn(waiting, d)) {
           commitGroup(other, d);
           reason(waiting, "auto: with its consumer '" + name(i) + "'");
-        } else if (failed(decide(pending[other].front()))) {
+        } else if (failed(decide(*producer))) {
+          skipGroup(other);
           ready = false;
-          ++errors;
+          if (tooMany())
+            return failure();
           continue;
         }
       }
@@ -1139,6 +1220,8 @@ LogicalResult FunctionPlacer::placeAuto() {
     }
     if (ready)
       schedule(i);
+    else
+      skipped[i] = 1;
   }
   // Groups no op consumed (an unused variable): by their first op.
   for (unsigned cls = 0; cls < groups_.size(); ++cls) {
@@ -1146,12 +1229,89 @@ LogicalResult FunctionPlacer::placeAuto() {
         groups_[cls].failed)
       continue;
     if (failed(decide(pending[cls].front()))) {
-      ++errors;
+      skipGroup(cls);
+      if (tooMany())
+        return failure();
       continue;
     }
     runPending(cls);
   }
-  return success(errors == 0);
+  if (errors)
+    return failure();
+
+  // What the memory plan will need on each device for this placement: the
+  // same packing, each copy made right after its producer (function
+  // arguments' copies first) and kept to its last consumer on its device.
+  std::vector<plan::FirstFitArena> plannedArenas(numDevices);
+  struct Buffer {
+    int device;
+    int64_t offset, bytes;
+  };
+  std::vector<llvm::SmallVector<Buffer, 1>> freeAfter(ops_.size());
+  step = 0;
+  auto deviceOf = [&](Operation *op) -> int {
+    auto it = index_.find(op);
+    return it == index_.end() ? -1 : groups_[classes_[it->second]].device;
+  };
+  // The copies of `value` (made on `from`): one per other device with a
+  // consumer, in the order of their first consumers.
+  auto makeCopies = [&](Value value, int from) {
+    if (!isa<RankedTensorType>(value.getType()))
+      return;
+    llvm::SmallVector<std::pair<int, unsigned>, 2> last; // device, op
+    llvm::SmallVector<unsigned, 4> users;
+    for (Operation *user : value.getUsers())
+      if (!user->hasTrait<graph::OpTrait::ControlOnly>() &&
+          index_.count(user))
+        users.push_back(index_.lookup(user));
+    llvm::sort(users);
+    for (unsigned u : users) {
+      int d = groups_[classes_[u]].device;
+      if (d == from || d < 0)
+        continue;
+      auto *it = llvm::find_if(last, [&](auto &e) { return e.first == d; });
+      if (it == last.end())
+        last.push_back({d, u});
+      else
+        it->second = u;
+    }
+    for (auto [d, u] : last) {
+      int64_t bytes = liveBytes(value);
+      if (bytes > 0)
+        freeAfter[u].push_back(
+            {d, allocate(plannedArenas[d], bytes), bytes});
+    }
+  };
+  for (BlockArgument argument : func_.getArguments())
+    makeCopies(argument, hostIndex);
+  ++step;
+  for (const OpInfo &info : ops_) {
+    unsigned i = info.index;
+    int d = deviceOf(info.op);
+    if (!isa<PersistentOpInterface>(info.op.getOperation()) && !view[i])
+      for (Value result : info.op->getResults()) {
+        int64_t bytes = liveBytes(result);
+        auto last = lastUse.find(result);
+        if (bytes <= 0 || d < 0)
+          continue;
+        Buffer buffer{d, allocate(plannedArenas[d], bytes), bytes};
+        if (last == lastUse.end())
+          freeAfter[i].push_back(buffer);
+        else if (last->second != kForever)
+          freeAfter[last->second].push_back(buffer);
+      }
+    for (const Buffer &buffer : freeAfter[i])
+      plannedArenas[buffer.device].release(buffer.offset, buffer.bytes,
+                                           {{0u, step}});
+    ++step;
+    for (Value result : info.op->getResults())
+      makeCopies(result, d);
+    ++step;
+  }
+  planned.assign(numDevices, 0);
+  for (int d = 0; d < numDevices; ++d)
+    planned[d] = persistent[d] + plannedArenas[d].size();
+  return success();
 }
 
 /// The policy name that asks for automatic placement.

@@ -40,7 +40,7 @@ module attributes {gplace.devices = [#gplace.device<"/job:localhost/replica:0/ta
 // LOG: w0: (VarHandleOp): /job:localhost/replica:0/task:0/device:GPU:0 (auto: with its consumer 'layer0')
 // LOG: layer0: (MatMul): /job:localhost/replica:0/task:0/device:GPU:0 (auto: finishes as early as GPU:1, which comes later by priority)
 // LOG: layer1: (MatMul): /job:localhost/replica:0/task:0/device:GPU:0 (auto: {{.*}} earlier finish than GPU:1)
-// LOG: layer2: (MatMul): /job:localhost/replica:0/task:0/device:GPU:1 (auto: GPU:0 would finish {{.*}} earlier but lacks the memory (needs 320 KiB more, 640 KiB in use of 720 KiB))
+// LOG: layer2: (MatMul): /job:localhost/replica:0/task:0/device:GPU:1 (auto: GPU:0 would finish {{.*}} earlier but lacks the memory (needs 256 KiB more, 640 KiB in use of 720 KiB))
 // LOG: layer3: (MatMul): /job:localhost/replica:0/task:0/device:GPU:1 (auto: {{.*}} earlier finish than GPU:0)
 // ESTIMATE: @layers: predicted step time {{[0-9.]+}} ms (default rates)
 // ESTIMATE-NEXT: device busy_ms copied_in_bytes peak_bytes limit_bytes

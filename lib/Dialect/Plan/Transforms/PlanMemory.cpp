@@ -15,6 +15,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "gplace/Dialect/Plan/Transforms/Arena.h"
 #include "gplace/Dialect/Plan/Transforms/Liveness.h"
 #include "gplace/Dialect/Plan/Transforms/Passes.h"
 
@@ -35,158 +36,6 @@ using namespace gplace;
 using namespace gplace::plan;
 
 namespace {
-
-using LastUses = SmallVector<std::pair<unsigned, unsigned>, 2>;
-
-/// Free memory of one device's arena: slots by offset. Adjacent slots are
-/// merged when freed only if their last uses are on the same queues, so
-/// that a slot needing no wait does not take on another's waits; a buffer
-/// may span a run of adjacent slots.
-class Arena {
-public:
-  /// A place for `bytes` written at a step whose clock is `clock`: its
-  /// offset, and the uses of its former tenants the step must wait for
-  /// (none if they all happen before it). Memory is taken only if
-  /// `canWait` accepts each such use.
-  std::pair<int64_t, LastUses>
-  allocate(int64_t bytes, ArrayRef<unsigned> clock,
-           function_ref<bool(unsigned queue, unsigned position)> canWait) {
-    auto pending = [&](const LastUses &uses) {
-      LastUses missing;
-      for (auto [queue, position] : uses)
-        if (queue >= clock.size() || position >= clock[queue])
-          missing.push_back({queue, position});
-      return missing;
-    };
-    auto waitable = [&](const LastUses &missing) {
-      return llvm::all_of(missing, [&](const auto &use) {
-        return canWait(use.first, use.second);
-      });
-    };
-    // First fit among the runs of slots needing no wait, else among those
-    // whose waits are possible.
-    Iterator withWaits = free_.end();
-    LastUses withWaitsMissing;
-    for (auto it = free_.begin(); it != free_.end(); ++it) {
-      std::optional<LastUses> uses = runUses(it, bytes);
-      if (!uses)
-        continue;
-      LastUses missing = pending(*uses);
-      if (missing.empty())
-        return {take(it, bytes), {}};
-      if (withWaits == free_.end() && waitable(missing)) {
-        withWaits = it;
-        withWaitsMissing = std::move(missing);
-      }
-    }
-    if (withWaits != free_.end())
-      return {take(withWaits, bytes), std::move(withWaitsMissing)};
-    // Grow the arena, from the run of free slots at its top if there is one
-    // it may take.
-    auto first = free_.end();
-    LastUses uses;
-    int64_t end = top_;
-    while (first != free_.begin()) {
-      auto prev = std::prev(first);
-      if (prev->first + prev->second.bytes != end)
-        break;
-      LastUses joined = uses;
-      join(joined, prev->second.lastUses);
-      if (!waitable(pending(joined)))
-        break;
-      uses = std::move(joined);
-      end = prev->first;
-      first = prev;
-    }
-    int64_t offset = end;
-    free_.erase(first, free_.end());
-    top_ = offset + bytes;
-    return {offset, pending(uses)};
-  }
-
-  /// Frees [offset, offset + bytes), last used at `lastUses`.
-  void release(int64_t offset, int64_t bytes, const LastUses &lastUses) {
-    Slot slot{bytes, lastUses};
-    auto next = free_.lower_bound(offset);
-    if (next != free_.end() && offset + bytes == next->first &&
-        sameQueues(slot.lastUses, next->second.lastUses)) {
-      slot.bytes += next->second.bytes;
-      join(slot.lastUses, next->second.lastUses);
-      next = free_.erase(next);
-    }
-    if (next != free_.begin()) {
-      auto prev = std::prev(next);
-      if (prev->first + prev->second.bytes == offset &&
-          sameQueues(prev->second.lastUses, slot.lastUses)) {
-        prev->second.bytes += slot.bytes;
-        join(prev->second.lastUses, slot.lastUses);
-        return;
-      }
-    }
-    free_.emplace(offset, std::move(slot));
-  }
-
-  int64_t size() const { return top_; }
-
-private:
-  struct Slot {
-    int64_t bytes;
-    LastUses lastUses;
-  };
-  using Iterator = std::map<int64_t, Slot>::iterator;
-
-  /// The last uses of the run of adjacent slots from `it` holding `bytes`,
-  /// or std::nullopt if the run is shorter.
-  std::optional<LastUses> runUses(Iterator it, int64_t bytes) {
-    LastUses uses;
-    int64_t start = it->first, end = start;
-    for (; it != free_.end() && it->first == end; ++it) {
-      join(uses, it->second.lastUses);
-      end += it->second.bytes;
-      if (end - start >= bytes)
-        return uses;
-    }
-    return std::nullopt;
-  }
-
-  /// Takes the first `bytes` of the run of slots from `it`; the rest of its
-  /// last slot stays free.
-  int64_t take(Iterator it, int64_t bytes) {
-    int64_t offset = it->first, end = offset;
-    while (end - offset < bytes) {
-      end += it->second.bytes;
-      if (end - offset > bytes)
-        free_.emplace(offset + bytes,
-                      Slot{end - offset - bytes, it->second.lastUses});
-      it = free_.erase(it);
-    }
-    return offset;
-  }
-
-  static bool sameQueues(const LastUses &a, const LastUses &b) {
-    if (a.size() != b.size())
-      return false;
-    return llvm::all_of(a, [&](const auto &use) {
-      return llvm::any_of(b, [&](const auto &other) {
-        return other.first == use.first;
-      });
-    });
-  }
-  static void join(LastUses &into, const LastUses &from) {
-    for (auto [queue, position] : from) {
-      auto *it = llvm::find_if(into, [queue = queue](const auto &entry) {
-        return entry.first == queue;
-      });
-      if (it == into.end())
-        into.push_back({queue, position});
-      else
-        it->second = std::max(it->second, position);
-    }
-  }
-
-  std::map<int64_t, Slot> free_;
-  int64_t top_ = 0;
-};
 
 std::string formatBytes(int64_t bytes) {
   std::string out = std::to_string(bytes) + " bytes";
@@ -261,7 +110,7 @@ struct PlanMemoryPass
         freed[buffer.last].push_back(index);
     }
     std::vector<int64_t> offsets(lives->buffers.size(), -1);
-    DenseMap<StringAttr, Arena> arenas;
+    DenseMap<StringAttr, FirstFitArena> arenas;
     DenseSet<StringAttr> hostDevices;
     for (DeviceOp device : devices)
       if (std::optional<DeviceName> name =
