@@ -138,12 +138,22 @@ rt::StatusOr<CostProfile> gplace::tooling::measureProfile(MLIRContext &context,
   const auto &devices = machine.devices().devices();
   for (const auto &device : devices) {
     std::string name = device->fullName();
-    rt::StatusOr<double> matmul = perOp(context, machine, name, "512x512",
-                                        "matmul", 1, 5, repeats);
+    // The graphs hold three tensors at once (the constant and two values
+    // of the chain): each at most a quarter of the device's memory limit.
+    int64_t limit = device->memoryLimit();
+    int64_t side = 512, elements = 4194304;
+    while (limit > 0 && side > 16 && side * side * 4 * 4 > limit)
+      side /= 2;
+    while (limit > 0 && elements > 1024 && elements * 4 * 4 > limit)
+      elements /= 2;
+    std::string square = std::to_string(side) + "x" + std::to_string(side);
+    rt::StatusOr<double> matmul =
+        perOp(context, machine, name, square, "matmul", 1, 5, repeats);
     if (!matmul)
       return matmul.status();
-    rt::StatusOr<double> add = perOp(context, machine, name, "4194304", "add",
-                                     1, 5, repeats);
+    rt::StatusOr<double> add = perOp(context, machine, name,
+                                     std::to_string(elements), "add", 1, 5,
+                                     repeats);
     if (!add)
       return add.status();
     rt::StatusOr<double> launch =
@@ -151,25 +161,30 @@ rt::StatusOr<CostProfile> gplace::tooling::measureProfile(MLIRContext &context,
     if (!launch)
       return launch.status();
     DeviceRates rates;
-    rates.flopsPerSecond = 2.0 * 512 * 512 * 512 / *matmul;
-    rates.bytesPerSecond = 12.0 * 4194304 / *add;
+    rates.flopsPerSecond = 2.0 * side * side * side / *matmul;
+    rates.bytesPerSecond = 12.0 * elements / *add;
     rates.launchSeconds = *launch;
     profile.setDevice(name, rates);
   }
-  constexpr int64_t kLarge = 16 << 20, kSmall = 64;
+  constexpr int64_t kSmall = 64;
   for (const auto &from : devices)
     for (const auto &to : devices) {
       if (from == to)
         continue;
+      // 16 MiB, or half the smaller memory limit.
+      int64_t bytes = 16 << 20;
+      for (int64_t limit : {from->memoryLimit(), to->memoryLimit()})
+        while (limit > 0 && bytes > 4096 && bytes * 2 > limit)
+          bytes /= 2;
       rt::StatusOr<double> small = timeCopy(*from, *to, kSmall, repeats);
       if (!small)
         return small.status();
-      rt::StatusOr<double> large = timeCopy(*from, *to, kLarge, repeats);
+      rt::StatusOr<double> large = timeCopy(*from, *to, bytes, repeats);
       if (!large)
         return large.status();
       LinkRates link;
       link.latencySeconds = std::max(*small, 1e-9);
-      link.bytesPerSecond = kLarge / std::max(*large - *small, 1e-9);
+      link.bytesPerSecond = bytes / std::max(*large - *small, 1e-9);
       profile.setLink(from->fullName(), to->fullName(), link);
     }
   return profile;

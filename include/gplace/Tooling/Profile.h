@@ -26,6 +26,8 @@ namespace gplace::tooling {
 /// - launch_seconds: chained adds of one element (the slope of 1 to 33);
 /// - links: Device::copyFrom of 16 MiB (bandwidth) and of 64 bytes
 ///   (latency) between each pair.
+/// On a device with a memory limit the sizes halve until each tensor is at
+/// most a quarter of it (a copy: half of the smaller limit).
 /// Each figure is the median of `repeats` runs. The graphs are compiled in
 /// `context` (which needs the graph and func dialects). Errors: a graph
 /// that fails to compile or run on a device (its status).
