@@ -766,7 +766,8 @@ LogicalResult FunctionPlacer::placeAuto() {
     for (unsigned d = 0; d < devices_.size(); ++d) {
       int64_t limit = deviceSet_.attributes(d).memoryLimit;
       if (limit > 0 && planned[d] > limit) {
-        budget[d] -= planned[d] - limit;
+        // Never 0 or less: that would read as no limit.
+        budget[d] = std::max<int64_t>(1, budget[d] - (planned[d] - limit));
         over = true;
       }
     }
