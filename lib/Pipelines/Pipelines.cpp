@@ -73,6 +73,13 @@ mlir::LogicalResult gplace::buildGPlacePipeline(
   // (TensorFlow runs Grappler's remapper on the whole training graph).
   if (options.remapping)
     pm.addPass(createRemapPass());
+  // Requests by name: on the graph placement sees, the replicas' and the
+  // gradients' ops included (names as the placement log prints them).
+  if (!options.assignByName.empty()) {
+    AssignByNamePassOptions byName;
+    byName.rules = options.assignByName;
+    pm.addPass(createAssignByNamePass(byName));
+  }
   PlacePassOptions place;
   // Towers are placed softly, as under MirroredStrategy (Keras and
   // tf.distribute turn soft placement on): a tower's op without a GPU

@@ -78,6 +78,7 @@ FailureOr<rt::Plan> gplace::tooling::compileToPlan(ModuleOp module,
   PipelineOptions pipeline;
   pipeline.allowSoftPlacement = options.allowSoftPlacement;
   pipeline.policy = options.policy;
+  pipeline.assignByName = options.assignByName;
   pipeline.profile = options.profile;
   pipeline.logDevicePlacement = options.logDevicePlacement;
   pipeline.maxInflightCopies = options.maxInflightCopies;

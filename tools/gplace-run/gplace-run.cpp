@@ -223,6 +223,12 @@ static cl::opt<unsigned> maxInflightCopies(
     "max-inflight-copies",
     cl::desc("At most this many tensor copies in flight (0: any)"),
     cl::init(0), cl::cat(category));
+static cl::opt<std::string> assignByName(
+    "assign-by-name",
+    cl::desc("Give ops device requests by name before placement, as "
+             "tf.device scopes do: REGEX=DEVICE rules, first match wins "
+             "(--gplace-assign-by-name)"),
+    cl::value_desc("encoder/.*=/gpu:0,..."), cl::cat(category));
 static cl::opt<std::string> placementProfile(
     "placement-profile",
     cl::desc("The cost model's rates for --policy=auto (a file that "
@@ -426,6 +432,7 @@ int main(int argc, char **argv) {
   compile.allowSoftPlacement = allowSoftPlacement;
   compile.policy = policy;
   compile.profile = placementProfile;
+  compile.assignByName = assignByName;
   compile.logDevicePlacement = logDevicePlacement && chief;
   compile.replicas = replicas;
   compile.replicaVariables = replicaVariables;

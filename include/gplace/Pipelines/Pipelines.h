@@ -36,6 +36,10 @@ struct PipelineOptions : public mlir::PassPipelineOptions<PipelineOptions> {
       llvm::cl::init(false)};
   Option<std::string> policy{*this, "policy",
                              llvm::cl::desc("The placement policy")};
+  Option<std::string> assignByName{
+      *this, "assign-by-name",
+      llvm::cl::desc("REGEX=DEVICE rules that give ops device requests by "
+                     "name before placement (--gplace-assign-by-name)")};
   Option<std::string> profile{
       *this, "profile",
       llvm::cl::desc("The cost model's rates for policy=auto (gplace-run "

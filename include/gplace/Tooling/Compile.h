@@ -25,6 +25,8 @@ namespace gplace::tooling {
 struct CompileOptions {
   bool allowSoftPlacement = false;
   std::string policy;
+  /// REGEX=DEVICE rules for --gplace-assign-by-name ("": none).
+  std::string assignByName;
   /// The cost model's rates for policy=auto (a file gplace-run --profile
   /// wrote; "": the defaults).
   std::string profile;

@@ -198,6 +198,34 @@ def VerifyDevicesPass : Pass<"gplace-verify-devices", "::mlir::ModuleOp"> {
   }];
 }
 
+def AssignByNamePass : Pass<"gplace-assign-by-name", "::mlir::ModuleOp"> {
+  let summary = "Requests devices for ops by their names (tf.device scopes "
+                "for graphs without them)";
+  let description = [{
+    The imported analogue of `with tf.device(...)` scopes: each rule
+    `REGEX=DEVICE` of `rules=` gives the graph ops whose name (SPEC §2: the
+    `name` attribute, else TensorFlow's default) matches REGEX as a whole
+    the request `device = DEVICE`. The first matching rule wins; an op no
+    rule matches, or one that has a `device` of its own (an inner scope),
+    is left as it is. Placement then treats these requests as any other.
+
+    ```mlir
+    // gplace-opt --gplace-assign-by-name="rules=encoder/.*=/gpu:0,decoder/.*=/gpu:1"
+    %e = gplace.relu %x {name = "encoder/Relu"} : tensor<4xf32>
+    // becomes
+    %e = gplace.relu %x {device = "/gpu:0", name = "encoder/Relu"} : tensor<4xf32>
+    ```
+  }];
+  let options = [
+    // A string, split here: MLIR 19's list options never return from a
+    // value with an unbalanced parenthesis ("enc("), which a regex may have.
+    Option<"rules", "rules", "std::string", /*default=*/"\"\"",
+           "REGEX=DEVICE rules, comma-separated (commas inside (), [] or {} "
+           "belong to the regex), first match wins "
+           "(e.g. encoder/.*=/gpu:0,decoder/.*=/gpu:1)">,
+  ];
+}
+
 def AssignDevicesPass : Pass<"gplace-assign-devices", "::mlir::ModuleOp"> {
   let summary = "Records the devices the module is compiled for";
   let dependentDialects = ["::gplace::graph::GraphDialect"];
