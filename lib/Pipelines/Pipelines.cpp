@@ -40,6 +40,23 @@ mlir::LogicalResult gplace::buildGPlacePipeline(
       llvm::errs() << "error: " << message << "\n";
       return mlir::failure();
     };
+    // MLIR 19's list options never return from a value with an unbalanced
+    // bracket (functions=enc(): refuse one before they see it.
+    int depth[3] = {0, 0, 0};
+    for (char c : options.replicate)
+      for (int k = 0; k < 3; ++k) {
+        if (depth[k] < 0) // A closing one came first: unbalanced for good.
+          continue;
+        if (c == "([{"[k])
+          ++depth[k];
+        else if (c == ")]}"[k])
+          --depth[k];
+      }
+    for (int k = 0; k < 3; ++k)
+      if (depth[k] != 0)
+        return report("--gplace-replicate options '" + options.replicate +
+                      "': unbalanced '" + llvm::Twine("([{"[k]) + "' and '" +
+                      llvm::Twine(")]}"[k]) + "'");
     // Reports once (initializeOptions calls the handler on every failure).
     if (failed(replicate->initializeOptions(
             replicateOptions, [&](const llvm::Twine &message) {
