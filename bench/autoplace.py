@@ -66,7 +66,8 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from benchenv import command_output, load, sha256  # noqa: E402
+from benchenv import (checkout_state, command_output, env_variables, load,  # noqa: E402
+                      sha256)
 from replicate import Side, cpu_times, other_load  # noqa: E402
 from suite import BLAS_ENV, BLAS_FLAGS, cpu, openblas  # noqa: E402
 
@@ -435,12 +436,8 @@ def main():
                     key.strip() not in family:
                 family[key.strip()] = value.strip()
     blas, _, _ = openblas(run)
-    head = command_output(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"])
-    dirty = command_output(["git", "-C", ROOT, "status", "--porcelain",
-                            "--untracked-files=no"])
-    variables = ", ".join(
-        f"{name}={os.environ[name]}" if name in os.environ
-        else f"{name} unset" for name in BLAS_ENV)
+    head, dirty = checkout_state(ROOT)
+    variables = env_variables(BLAS_ENV)
     env = [
         f"- CPU: {model} (family {family.get('cpu family', '?')}, model "
         f"{family.get('model', '?')}); `nproc` {command_output(['nproc'])}, "

@@ -78,3 +78,18 @@ def train_batch_size(example):
     if not match:
         sys.exit(f"no @train(%images: tensor<Bx28x28xui8>) in {example}")
     return int(match.group(1))
+
+
+def checkout_state(root):
+    """(short HEAD, True if tracked files differ from it) of the checkout
+    at `root`, for a results file's environment."""
+    head = command_output(["git", "-C", root, "rev-parse", "--short", "HEAD"])
+    dirty = command_output(["git", "-C", root, "status", "--porcelain",
+                            "--untracked-files=no"])
+    return head, bool(dirty)
+
+
+def env_variables(names):
+    """`NAME=value` or `NAME unset` for each of `names`, comma-separated."""
+    return ", ".join(f"{name}={os.environ[name]}" if name in os.environ
+                     else f"{name} unset" for name in names)

@@ -63,7 +63,8 @@ import sys
 import tempfile
 import time
 
-from benchenv import (command_output, cpu_model, load, loaded_blas,
+from benchenv import (checkout_state, command_output, cpu_model,
+                      env_variables, load, loaded_blas,
                       machine_times, sha256, train_batch_size)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -386,13 +387,8 @@ def main():
                         for c in cmd)
 
     start_load, started, start_cpu = load(), time.monotonic(), cpu_times()
-    head = command_output(["git", "-C", ROOT, "rev-parse", "--short",
-                           "HEAD"])
-    dirty = command_output(["git", "-C", ROOT, "status", "--porcelain",
-                            "--untracked-files=no"])
-    variables = ", ".join(
-        f"{name}={os.environ[name]}" if name in os.environ
-        else f"{name} unset" for name in BLAS_ENV)
+    head, dirty = checkout_state(ROOT)
+    variables = env_variables(BLAS_ENV)
     env = [
         f"- CPU: {cpu_model()}; `nproc` {command_output(['nproc'])}, "
         f"{len(os.sched_getaffinity(0))} usable by this process; load "

@@ -35,7 +35,7 @@ import statistics
 import subprocess
 import sys
 
-from benchenv import (command_output, cpu_model, loaded_blas,
+from benchenv import (command_output, cpu_model, env_variables, loaded_blas,
                       train_batch_size)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -106,9 +106,7 @@ def main():
     config += ["unknown"] * (3 - len(config))
     run_blas, baseline_blas = (loaded_blas(args.gplace_run),
                                loaded_blas(args.baseline))
-    variables = ", ".join(
-        f"{name}={os.environ[name]}" if name in os.environ
-        else f"{name} unset" for name in BLAS_ENV)
+    variables = env_variables(BLAS_ENV)
 
     # Samples: GEMMs (one untimed, then half), gplace-run, GEMMs (the rest).
     gemm_sample(args.baseline, batch, args.runs)

@@ -158,6 +158,16 @@ private:
   LogicalResult placeAutoWithin(const std::vector<int64_t> &budget,
                                 std::vector<int64_t> &planned);
   LogicalResult placeGroup(Group &group);
+  /// Counts one more error in `errors`; at the 20th, reports that placement
+  /// of the function stopped and returns true.
+  bool tooManyErrors(unsigned &errors) {
+    constexpr unsigned kMaxErrors = 20;
+    if (++errors < kMaxErrors)
+      return false;
+    emitError(func_.getLoc()) << "placement stopped after " << kMaxErrors
+                              << " errors in this function";
+    return true;
+  }
   int firstDevice(const DeviceName &request, TypeMask kernels) const;
   bool canPlaceOn(const Group &group, int device) const;
   TypeMask deviceTypes() const;
@@ -640,15 +650,8 @@ LogicalResult FunctionPlacer::place() {
   // Every failing group is reported, up to a limit: a graph placed for the
   // wrong devices would otherwise print an error per op (and MLIR prints
   // each op with its function's numbering, quadratic in the ops).
-  constexpr unsigned kMaxErrors = 20;
   unsigned errors = 0;
-  auto tooMany = [&] {
-    if (++errors < kMaxErrors)
-      return false;
-    emitError(func_.getLoc()) << "placement stopped after " << kMaxErrors
-                      << " errors in this function";
-    return true;
-  };
+  auto tooMany = [&] { return tooManyErrors(errors); };
   std::vector<unsigned> generators;
   for (const OpInfo &info : ops_) {
     Group &group = groups_[classes_[info.index]];
@@ -1140,15 +1143,8 @@ FunctionPlacer::placeAutoWithin(const std::vector<int64_t> &budget,
     pending[cls].clear();
   };
 
-  constexpr unsigned kMaxErrors = 20;
   unsigned errors = 0;
-  auto tooMany = [&] {
-    if (++errors < kMaxErrors)
-      return false;
-    emitError(func_.getLoc()) << "placement stopped after " << kMaxErrors
-                              << " errors in this function";
-    return true;
-  };
+  auto tooMany = [&] { return tooManyErrors(errors); };
   // A group that could not be placed: its ops, and those fed by them, are
   // skipped (never scheduled, never waited for); its error stands for them.
   auto skipGroup = [&](unsigned cls) {
