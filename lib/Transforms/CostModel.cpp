@@ -3,6 +3,8 @@
 #include "gplace/Transforms/CostModel.h"
 
 #include "gplace/Dialect/Graph/GraphDialect.h"
+#include "gplace/Dialect/Plan/PlanDialect.h"
+#include "gplace/Support/Shape.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringMap.h"
@@ -206,12 +208,11 @@ int64_t gplace::getTypeBytes(Type type) {
   auto tensor = dyn_cast<RankedTensorType>(type);
   if (!tensor)
     return 0;
-  Type element = tensor.getElementType();
-  int64_t bytesPerElement =
-      element.isIntOrFloat()
-          ? std::max<int64_t>(1, (element.getIntOrFloatBitWidth() + 7) / 8)
-          : 1;
-  return checkedNumElements(tensor.getShape()).value_or(0) * bytesPerElement;
+  // The project's one byte-size rule (Shape.h), as the memory planner's.
+  std::optional<ElementType> element =
+      plan::toElementType(tensor.getElementType());
+  return element ? checkedTensorBytes(tensor.getShape(), *element).value_or(0)
+                 : 0;
 }
 
 double OpCost::seconds(const DeviceRates &rates) const {

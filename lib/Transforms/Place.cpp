@@ -18,6 +18,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "gplace/Dialect/Graph/GraphDialect.h"
+#include "gplace/Dialect/Plan/PlanDialect.h"
 #include "gplace/Dialect/Plan/Transforms/Arena.h"
 #include "gplace/Support/DeviceName.h"
 #include "gplace/Support/KernelRegistry.h"
@@ -33,9 +34,9 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/Format.h"
+#include "llvm/Support/MathExtras.h"
 #include "llvm/Support/raw_ostream.h"
 
-#include <map>
 
 namespace gplace {
 #define GEN_PASS_DEF_PLACEPASS
@@ -862,11 +863,11 @@ FunctionPlacer::placeAutoWithin(const std::vector<int64_t> &budget,
       for (Value result : info.op->getResults())
         groupPersistent[classes_[info.index]] += getTypeBytes(result.getType());
   }
-  // The memory plan gives each buffer 64-byte aligned memory.
+  // The memory plan gives each buffer aligned memory (plan::kAlignment).
   auto liveBytes = [](Value value) -> int64_t {
     if (!isa<RankedTensorType>(value.getType()))
       return 0;
-    return (getTypeBytes(value.getType()) + 63) / 64 * 64;
+    return llvm::alignTo(getTypeBytes(value.getType()), plan::kAlignment);
   };
 
   std::vector<double> available(numDevices, 0);
