@@ -38,6 +38,8 @@
 #include "gplace/Tooling/Profile.h"
 #include "gplace/Transforms/Passes.h"
 
+#include "gplace/Target/ONNX/ImportONNX.h"
+
 #include "mlir/Dialect/Func/Extensions/InlinerExtension.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/AsmState.h"
@@ -62,7 +64,8 @@ namespace tooling = gplace::tooling;
 
 static cl::OptionCategory category("gplace-run options");
 
-static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<input.mlir>"),
+static cl::opt<std::string> inputFile(cl::Positional,
+                                      cl::desc("<input.mlir | model.onnx>"),
                                       cl::init("-"), cl::cat(category));
 static cl::opt<std::string>
     entry("entry", cl::desc("The function to run (default: main)"),
@@ -242,6 +245,22 @@ static cl::opt<std::string> profileOutput(
 static cl::opt<bool> listDevices("list-devices",
                                  cl::desc("List the devices and exit"),
                                  cl::init(false), cl::cat(category));
+#ifdef GPLACE_HAVE_ONNX
+static cl::OptionCategory onnxCategory("ONNX models (an input file ending in "
+                                       ".onnx, docs/onnx.md)");
+static cl::list<std::string>
+    onnxDims("dim",
+             cl::desc("Fix a dynamic dimension of an ONNX model's inputs: "
+                      "NAME=N for its dim_param NAME, or N for every "
+                      "input's leading (batch) dimension"),
+             cl::value_desc("NAME=N"), cl::cat(onnxCategory));
+static cl::opt<bool> initializersAsVariables(
+    "initializers-as-variables",
+    cl::desc("Import an ONNX model's floating-point initializers as "
+             "variables (trainable, checkpointed) instead of constants"),
+    cl::init(false), cl::cat(onnxCategory));
+#endif
+
 static cl::opt<bool>
     printMemoryPlan("print-memory-plan",
                     cl::desc("Print the static memory plan on stderr"),
@@ -447,8 +466,25 @@ int main(int argc, char **argv) {
     std::unique_ptr<llvm::MemoryBuffer> file = openInputFile(inputFile, &error);
     if (!file)
       return fail(error);
-    sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
-    module = parseSourceFile<ModuleOp>(sourceMgr, &context);
+    if (gplace::frontend::isOnnxFileName(inputFile)) {
+#ifdef GPLACE_HAVE_ONNX
+      if (!initEntry.empty())
+        return fail("--init needs an .mlir file: an ONNX model has one "
+                    "function, its initializers are its variables' values");
+      gplace::frontend::OnnxImportOptions onnxOptions;
+      onnxOptions.dims.assign(onnxDims.begin(), onnxDims.end());
+      onnxOptions.initializersAsVariables = initializersAsVariables;
+      onnxOptions.entry = entry;
+      module = gplace::frontend::importOnnxModel(
+          file->getBuffer(), inputFile, &context, onnxOptions);
+#else
+      return fail("'" + inputFile + "' is an ONNX model, and this gplace-run "
+                  "was built without the ONNX importer (libonnx-dev)");
+#endif
+    } else {
+      sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
+      module = parseSourceFile<ModuleOp>(sourceMgr, &context);
+    }
     if (!module)
       return 1;
     if (rt::Status selected = tooling::selectEntry(*module, entry, inputFile);
@@ -557,6 +593,20 @@ int main(int argc, char **argv) {
   for (auto [index, text] : llvm::enumerate(inputs)) {
     rt::StatusOr<rt::HostTensor> value =
         tooling::parseInput(text, argTypes[index], &context, index, entry);
+#ifdef GPLACE_HAVE_ONNX
+    // ONNX's TensorProto files (its test data's input_0.pb).
+    if (llvm::StringRef(text).starts_with("@") &&
+        llvm::StringRef(text).ends_with(".pb")) {
+      value = gplace::frontend::readTensorProtoFile(
+          llvm::StringRef(text).drop_front());
+      std::optional<rt::TensorType> arg = gplace::toTensorType(argTypes[index]);
+      if (value && (!arg || value->type != *arg))
+        return fail("input #" + llvm::Twine(index) + ": " +
+                    llvm::StringRef(text).drop_front() + " holds a " +
+                    value->type.str() + " tensor, @" + entry + " takes " +
+                    (arg ? arg->str() : std::string("?")));
+    }
+#endif
     if (!value) {
       std::optional<rt::TensorType> arg = gplace::toTensorType(argTypes[index]);
       if (!llvm::StringRef(text).starts_with("@") || !arg || arg->shape.empty())

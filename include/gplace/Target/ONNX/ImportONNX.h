@@ -1,0 +1,102 @@
+//===- ImportONNX.h - ONNX models to gplace graphs --------------*- C++ -*-===//
+//
+// The ONNX importer (docs/onnx.md): an ONNX ModelProto, as PyTorch, Keras
+// and tf2onnx export it, becomes one `func.func` of gplace graph ops. ONNX's
+// own C++ library (Debian's libonnx-dev) reads the protobuf, runs the
+// checker and shape inference and converts opsets older than 13 with the
+// version converter; this file maps nodes to ops. What onnx-mlir's and IREE's
+// ONNX importers do, for the graph dialect.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GPLACE_TARGET_ONNX_IMPORTONNX_H
+#define GPLACE_TARGET_ONNX_IMPORTONNX_H
+
+#include "gplace/Runtime/Status.h"
+#include "gplace/Runtime/Tensor.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <string>
+#include <vector>
+
+namespace gplace::frontend {
+
+/// One op type (or one form of a mapped op type) a model uses that the
+/// importer cannot map: `reason` is "" for an op type it does not know.
+struct OnnxUnsupported {
+  std::string opType; ///< "Erf", or "domain.Type" outside the default domain.
+  int64_t opset = 0;  ///< The model's opset for the op's domain.
+  std::string reason; ///< "" or the form: "steps other than 1".
+  int64_t nodes = 0;  ///< How many nodes.
+};
+
+/// Why an import failed, for tools that count (the conformance driver):
+/// the diagnostics say the same in words.
+struct OnnxImportReport {
+  std::vector<OnnxUnsupported> unsupported; ///< Sorted by op type.
+  /// An input, output, initializer or value of an element type (or a
+  /// non-tensor type) gplace does not have.
+  bool unsupportedType = false;
+  /// A value whose shape ONNX's shape inference left dynamic.
+  bool dynamicShape = false;
+};
+
+/// What the importer is told beyond the model.
+struct OnnxImportOptions {
+  /// Floating-point initializers become `gplace.variable`s read by
+  /// `gplace.read` (trainable, checkpointed) instead of `gplace.constant`s
+  /// (--initializers-as-variables). Integer initializers stay constants.
+  bool initializersAsVariables = false;
+  /// --dim values fixing the inputs' dynamic dimensions: "NAME=N" fixes
+  /// every dimension named NAME (ONNX's dim_param); a bare "N" fixes the
+  /// leading dimension (the batch) of every input whose leading dimension
+  /// is dynamic, and is ambiguous where those dimensions have different
+  /// names.
+  std::vector<std::string> dims;
+  /// The name of the function the graph becomes.
+  std::string entry = "main";
+  /// Where the importer says why it failed (optional).
+  OnnxImportReport *report = nullptr;
+};
+
+/// Imports the ONNX model whose serialized ModelProto is `bytes`, read from
+/// `path` (external-data tensors are read relative to its directory; it
+/// names the model in diagnostics). Returns a module holding one public
+/// `func.func @<entry>` whose arguments are the graph's inputs that are not
+/// initializers and whose results are its outputs, in order; each node
+/// becomes one or more graph ops named after it (the node's name, or its
+/// first output's where it has none). Errors are diagnostics on `context`
+/// and a null result: bytes that are not a model, the checker's and the
+/// version converter's messages, a dimension --dim does not fix, and one
+/// message listing every unsupported op type (and unsupported form of a
+/// mapped op) with its opset and node count.
+mlir::OwningOpRef<mlir::ModuleOp>
+importOnnxModel(llvm::StringRef bytes, llvm::StringRef path,
+                mlir::MLIRContext *context, const OnnxImportOptions &options);
+
+/// The ONNX op types (default domain) the importer maps, sorted. A node of
+/// one of them can still be refused for a form gplace lacks (an attribute
+/// value, a rank, an element type without a kernel); the importer's error
+/// says which.
+std::vector<std::string> importableOpTypes();
+
+/// True if `path` names an ONNX model by its extension (".onnx"), as
+/// gplace-run decides whether to import its input.
+inline bool isOnnxFileName(llvm::StringRef path) {
+  return path.ends_with_insensitive(".onnx");
+}
+
+/// Reads a serialized ONNX TensorProto (the `input_0.pb` and `output_0.pb`
+/// files of ONNX's backend tests) as a host tensor of f32, f16, bf16, f64,
+/// i32, i64, bool (i1) or uint8 (ui8); raw and typed data, and external
+/// data relative to the file's directory. Errors (invalid argument) name
+/// the file and what is wrong: not a TensorProto, an element type gplace
+/// has no twin for, data of the wrong size.
+runtime::StatusOr<runtime::HostTensor> readTensorProtoFile(llvm::StringRef path);
+
+} // namespace gplace::frontend
+
+#endif // GPLACE_TARGET_ONNX_IMPORTONNX_H

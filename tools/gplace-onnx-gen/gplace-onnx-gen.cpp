@@ -1,0 +1,465 @@
+//===- gplace-onnx-gen.cpp - Writes small ONNX models for tests -----------===//
+//
+// gplace-onnx-gen MODEL OUTPUT.onnx
+//
+// Builds one of a few small, fixed ONNX models with ONNX's C++ protobuf API,
+// checks it with onnx::checker::check_model (and ONNX's strict shape
+// inference), and writes it to OUTPUT.onnx (through OUTPUT.onnx.tmp and a
+// rename, so a reader never sees a torn file). The output is deterministic:
+// the weights come from a fixed 64-bit LCG, not from <random>'s
+// distributions, whose output is implementation-defined.
+//
+// MODEL is one of
+//   mlp             input[batch,784] -> Gemm 256 -> Relu -> Gemm 128 -> Relu
+//                   -> Gemm 10 -> Softmax(axis 1) -> probabilities[batch,10];
+//   cnn             input[batch,1,28,28] -> Conv 8x3x3 (+bias) -> Relu ->
+//                   MaxPool 2 -> Conv 16x3x3 -> BatchNormalization -> Relu ->
+//                   AveragePool 2 -> Flatten -> Gemm 10 -> logits[batch,10];
+//   unsupported     x[2,3] -> Erf -> Relu -> Erf -> Sin -> Round -> y[2,3];
+//   dynamic         Add(Relu(tokens[batch,16]), Relu(mask[seq,16])) ->
+//                   sum[batch,16];
+//   external        mlp with its initializers as external data in
+//                   `<basename of OUTPUT>.data` next to OUTPUT (written first,
+//                   also atomically); the weights are mlp's;
+//   softmax-opset9  opset 9: x[2,3,4] -> Softmax(axis 1) -> probabilities.
+//
+// Errors print `gplace-onnx-gen: error: ...` and exit 1.
+//
+//===----------------------------------------------------------------------===//
+
+#include <onnx/checker.h>
+#include <onnx/onnx_pb.h>
+#include <onnx/shape_inference/implementation.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <fstream>
+#include <functional>
+#include <initializer_list>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace {
+
+const char *const kTool = "gplace-onnx-gen";
+
+[[noreturn]] void fail(const std::string &message) {
+  std::fprintf(stderr, "%s: error: %s\n", kTool, message.c_str());
+  std::exit(1);
+}
+
+// A 64-bit LCG (Knuth's MMIX constants); uniform() maps its top 24 bits to
+// [0, 1) exactly, so the floats are the same on every platform.
+class Lcg {
+public:
+  explicit Lcg(uint64_t seed) : state(seed) {}
+  float uniform() {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return static_cast<float>(state >> 40) * (1.0f / 16777216.0f);
+  }
+  // Uniform in [low, high).
+  float uniform(float low, float high) {
+    return low + (high - low) * uniform();
+  }
+
+private:
+  uint64_t state;
+};
+
+// A float tensor in the making: its name, dims and values.
+struct Tensor {
+  std::string name;
+  std::vector<int64_t> dims;
+  std::vector<float> values;
+};
+
+int64_t numElements(const std::vector<int64_t> &dims) {
+  int64_t n = 1;
+  for (int64_t d : dims)
+    n *= d;
+  return n;
+}
+
+Tensor uniformTensor(Lcg &rng, std::string name, std::vector<int64_t> dims,
+                     float low, float high) {
+  Tensor t{std::move(name), std::move(dims), {}};
+  t.values.resize(static_cast<size_t>(numElements(t.dims)));
+  for (float &v : t.values)
+    v = rng.uniform(low, high);
+  return t;
+}
+
+// Glorot (Xavier) uniform: limit sqrt(6 / (fan_in + fan_out)), where for a
+// [out, in, k...] weight fan_in = in * k... and fan_out = out * k....
+Tensor glorotTensor(Lcg &rng, std::string name, std::vector<int64_t> dims) {
+  int64_t receptive = 1;
+  for (size_t i = 2; i < dims.size(); ++i)
+    receptive *= dims[i];
+  double fanOut = static_cast<double>(dims[0] * receptive);
+  double fanIn = static_cast<double>(dims[1] * receptive);
+  float limit = static_cast<float>(std::sqrt(6.0 / (fanIn + fanOut)));
+  return uniformTensor(rng, std::move(name), std::move(dims), -limit, limit);
+}
+
+// The values as little-endian IEEE float32 bytes, whatever the host's order.
+std::string littleEndianBytes(const std::vector<float> &values) {
+  std::string bytes(values.size() * 4, '\0');
+  for (size_t i = 0; i < values.size(); ++i) {
+    uint32_t bits;
+    std::memcpy(&bits, &values[i], 4);
+    for (int b = 0; b < 4; ++b)
+      bytes[i * 4 + b] = static_cast<char>((bits >> (8 * b)) & 0xff);
+  }
+  return bytes;
+}
+
+// One dimension: a number, or a dim_param when it is a name.
+struct Dim {
+  Dim(int64_t v) : value(v) {}
+  Dim(const char *p) : param(p) {}
+  int64_t value = 0;
+  std::string param;
+};
+
+void setFloatType(onnx::ValueInfoProto *info, const std::string &name,
+                  std::initializer_list<Dim> dims) {
+  info->set_name(name);
+  onnx::TypeProto_Tensor *tensorType =
+      info->mutable_type()->mutable_tensor_type();
+  tensorType->set_elem_type(onnx::TensorProto_DataType_FLOAT);
+  onnx::TensorShapeProto *shape = tensorType->mutable_shape();
+  for (const Dim &dim : dims) {
+    onnx::TensorShapeProto_Dimension *d = shape->add_dim();
+    if (dim.param.empty())
+      d->set_dim_value(dim.value);
+    else
+      d->set_dim_param(dim.param);
+  }
+}
+
+class ModelBuilder {
+public:
+  explicit ModelBuilder(int64_t opset, const std::string &graphName) {
+    model.set_ir_version(8);
+    model.set_producer_name(kTool);
+    model.set_producer_version("1");
+    onnx::OperatorSetIdProto *opsetId = model.add_opset_import();
+    opsetId->set_domain("");
+    opsetId->set_version(opset);
+    model.mutable_graph()->set_name(graphName);
+  }
+
+  void input(const std::string &name, std::initializer_list<Dim> dims) {
+    setFloatType(model.mutable_graph()->add_input(), name, dims);
+  }
+  void output(const std::string &name, std::initializer_list<Dim> dims) {
+    setFloatType(model.mutable_graph()->add_output(), name, dims);
+  }
+
+  void initializer(const Tensor &t) {
+    onnx::TensorProto *proto = model.mutable_graph()->add_initializer();
+    proto->set_name(t.name);
+    proto->set_data_type(onnx::TensorProto_DataType_FLOAT);
+    for (int64_t d : t.dims)
+      proto->add_dims(d);
+    proto->set_raw_data(littleEndianBytes(t.values));
+  }
+
+  onnx::NodeProto *node(const std::string &opType, const std::string &name,
+                        std::initializer_list<std::string> inputs,
+                        std::initializer_list<std::string> outputs) {
+    onnx::NodeProto *n = model.mutable_graph()->add_node();
+    n->set_op_type(opType);
+    n->set_name(name);
+    for (const std::string &in : inputs)
+      n->add_input(in);
+    for (const std::string &out : outputs)
+      n->add_output(out);
+    return n;
+  }
+
+  onnx::ModelProto model;
+};
+
+void attrInt(onnx::NodeProto *node, const std::string &name, int64_t value) {
+  onnx::AttributeProto *a = node->add_attribute();
+  a->set_name(name);
+  a->set_type(onnx::AttributeProto_AttributeType_INT);
+  a->set_i(value);
+}
+
+void attrFloat(onnx::NodeProto *node, const std::string &name, float value) {
+  onnx::AttributeProto *a = node->add_attribute();
+  a->set_name(name);
+  a->set_type(onnx::AttributeProto_AttributeType_FLOAT);
+  a->set_f(value);
+}
+
+void attrInts(onnx::NodeProto *node, const std::string &name,
+              std::initializer_list<int64_t> values) {
+  onnx::AttributeProto *a = node->add_attribute();
+  a->set_name(name);
+  a->set_type(onnx::AttributeProto_AttributeType_INTS);
+  for (int64_t v : values)
+    a->add_ints(v);
+}
+
+// Gemm(x, weight^T) + bias, the weight [out, in] Glorot-uniform and the bias
+// uniform in [-0.05, 0.05).
+void gemmLayer(ModelBuilder &b, Lcg &rng, const std::string &scope,
+               const std::string &x, const std::string &y, int64_t in,
+               int64_t out) {
+  Tensor weight = glorotTensor(rng, scope + "/weight", {out, in});
+  Tensor bias = uniformTensor(rng, scope + "/bias", {out}, -0.05f, 0.05f);
+  b.initializer(weight);
+  b.initializer(bias);
+  onnx::NodeProto *gemm =
+      b.node("Gemm", scope + "/Gemm", {x, weight.name, bias.name}, {y});
+  attrInt(gemm, "transB", 1);
+}
+
+onnx::ModelProto buildMlp(const std::string &graphName) {
+  ModelBuilder b(13, graphName);
+  Lcg rng(0x6d6c70u); // "mlp"
+  b.input("input", {"batch", 784});
+  gemmLayer(b, rng, "encoder/fc1", "input", "encoder/fc1/Gemm:0", 784, 256);
+  b.node("Relu", "encoder/relu1/Relu", {"encoder/fc1/Gemm:0"},
+         {"encoder/relu1/Relu:0"});
+  gemmLayer(b, rng, "encoder/fc2", "encoder/relu1/Relu:0",
+            "encoder/fc2/Gemm:0", 256, 128);
+  b.node("Relu", "encoder/relu2/Relu", {"encoder/fc2/Gemm:0"},
+         {"encoder/relu2/Relu:0"});
+  gemmLayer(b, rng, "decoder/fc3", "encoder/relu2/Relu:0",
+            "decoder/fc3/Gemm:0", 128, 10);
+  onnx::NodeProto *softmax = b.node("Softmax", "decoder/softmax/Softmax",
+                                    {"decoder/fc3/Gemm:0"}, {"probabilities"});
+  attrInt(softmax, "axis", 1);
+  b.output("probabilities", {"batch", 10});
+  return b.model;
+}
+
+onnx::ModelProto buildCnn() {
+  ModelBuilder b(13, "cnn");
+  Lcg rng(0x636e6eu); // "cnn"
+  b.input("input", {"batch", 1, 28, 28});
+
+  Tensor w1 = glorotTensor(rng, "features/conv1/weight", {8, 1, 3, 3});
+  Tensor b1 = uniformTensor(rng, "features/conv1/bias", {8}, -0.05f, 0.05f);
+  b.initializer(w1);
+  b.initializer(b1);
+  onnx::NodeProto *conv1 =
+      b.node("Conv", "features/conv1/Conv", {"input", w1.name, b1.name},
+             {"features/conv1/Conv:0"});
+  attrInts(conv1, "kernel_shape", {3, 3});
+  attrInts(conv1, "pads", {1, 1, 1, 1});
+  attrInts(conv1, "strides", {1, 1});
+  b.node("Relu", "features/relu1/Relu", {"features/conv1/Conv:0"},
+         {"features/relu1/Relu:0"});
+  onnx::NodeProto *pool1 =
+      b.node("MaxPool", "features/pool1/MaxPool", {"features/relu1/Relu:0"},
+             {"features/pool1/MaxPool:0"});
+  attrInts(pool1, "kernel_shape", {2, 2});
+  attrInts(pool1, "strides", {2, 2});
+
+  Tensor w2 = glorotTensor(rng, "features/conv2/weight", {16, 8, 3, 3});
+  b.initializer(w2);
+  onnx::NodeProto *conv2 =
+      b.node("Conv", "features/conv2/Conv",
+             {"features/pool1/MaxPool:0", w2.name}, {"features/conv2/Conv:0"});
+  attrInts(conv2, "kernel_shape", {3, 3});
+  attrInts(conv2, "pads", {1, 1, 1, 1});
+  attrInts(conv2, "strides", {1, 1});
+
+  Tensor scale = uniformTensor(rng, "features/bn2/scale", {16}, 0.5f, 1.5f);
+  Tensor shift = uniformTensor(rng, "features/bn2/bias", {16}, -0.1f, 0.1f);
+  Tensor mean = uniformTensor(rng, "features/bn2/mean", {16}, -0.1f, 0.1f);
+  Tensor var = uniformTensor(rng, "features/bn2/var", {16}, 0.5f, 1.5f);
+  for (const Tensor *t : {&scale, &shift, &mean, &var})
+    b.initializer(*t);
+  onnx::NodeProto *bn = b.node(
+      "BatchNormalization", "features/bn2/BatchNormalization",
+      {"features/conv2/Conv:0", scale.name, shift.name, mean.name, var.name},
+      {"features/bn2/BatchNormalization:0"});
+  attrFloat(bn, "epsilon", 1e-5f);
+  b.node("Relu", "features/relu2/Relu", {"features/bn2/BatchNormalization:0"},
+         {"features/relu2/Relu:0"});
+  onnx::NodeProto *pool2 = b.node("AveragePool", "features/pool2/AveragePool",
+                                  {"features/relu2/Relu:0"},
+                                  {"features/pool2/AveragePool:0"});
+  attrInts(pool2, "kernel_shape", {2, 2});
+  attrInts(pool2, "strides", {2, 2});
+
+  onnx::NodeProto *flatten =
+      b.node("Flatten", "classifier/flatten/Flatten",
+             {"features/pool2/AveragePool:0"}, {"classifier/flatten/Flatten:0"});
+  attrInt(flatten, "axis", 1);
+  gemmLayer(b, rng, "classifier/fc", "classifier/flatten/Flatten:0", "logits",
+            16 * 7 * 7, 10);
+  b.output("logits", {"batch", 10});
+  return b.model;
+}
+
+onnx::ModelProto buildUnsupported() {
+  ModelBuilder b(13, "unsupported");
+  b.input("x", {2, 3});
+  b.node("Erf", "erf_1", {"x"}, {"a"});
+  b.node("Relu", "relu", {"a"}, {"b"});
+  b.node("Erf", "erf_2", {"b"}, {"c"});
+  b.node("Sin", "sin", {"c"}, {"d"});
+  b.node("Round", "round", {"d"}, {"y"});
+  b.output("y", {2, 3});
+  return b.model;
+}
+
+onnx::ModelProto buildDynamic() {
+  ModelBuilder b(13, "dynamic");
+  b.input("tokens", {"batch", 16});
+  b.input("mask", {"seq", 16});
+  b.node("Relu", "relu_tokens", {"tokens"}, {"tokens_relu"});
+  b.node("Relu", "relu_mask", {"mask"}, {"mask_relu"});
+  b.node("Add", "add", {"tokens_relu", "mask_relu"}, {"sum"});
+  b.output("sum", {"batch", 16});
+  return b.model;
+}
+
+onnx::ModelProto buildSoftmaxOpset9() {
+  ModelBuilder b(9, "softmax_opset9");
+  b.input("x", {2, 3, 4});
+  onnx::NodeProto *softmax = b.node("Softmax", "softmax", {"x"},
+                                    {"probabilities"});
+  attrInt(softmax, "axis", 1);
+  b.output("probabilities", {2, 3, 4});
+  return b.model;
+}
+
+std::string baseName(const std::string &path) {
+  size_t slash = path.find_last_of('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+std::string dirPrefix(const std::string &path) {
+  size_t slash = path.find_last_of('/');
+  return slash == std::string::npos ? std::string() : path.substr(0, slash + 1);
+}
+
+// Writes bytes to path through path.tmp and a rename; verify, when given,
+// sees path.tmp before the rename.
+void writeAtomically(
+    const std::string &path, const std::string &bytes,
+    const std::function<void(const std::string &)> &verify = nullptr) {
+  std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out)
+      fail("cannot open '" + tmp + "' for writing: " + std::strerror(errno));
+    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    out.close();
+    if (!out) {
+      std::remove(tmp.c_str());
+      fail("cannot write '" + tmp + "'");
+    }
+  }
+  if (verify)
+    verify(tmp);
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    std::string reason = std::strerror(errno);
+    std::remove(tmp.c_str());
+    fail("cannot rename '" + tmp + "' to '" + path + "': " + reason);
+  }
+}
+
+// Moves every initializer's raw data of the model into one external data
+// file, `location` (relative to the model's directory), returning its bytes.
+std::string externalize(onnx::ModelProto &model, const std::string &location) {
+  std::string data;
+  for (onnx::TensorProto &tensor :
+       *model.mutable_graph()->mutable_initializer()) {
+    // Keep each tensor's offset a multiple of 64 bytes, padding with zeros.
+    data.resize((data.size() + 63) / 64 * 64, '\0');
+    size_t offset = data.size();
+    data += tensor.raw_data();
+    tensor.clear_raw_data();
+    tensor.set_data_location(onnx::TensorProto_DataLocation_EXTERNAL);
+    auto addEntry = [&](const std::string &key, const std::string &value) {
+      onnx::StringStringEntryProto *entry = tensor.add_external_data();
+      entry->set_key(key);
+      entry->set_value(value);
+    };
+    addEntry("location", location);
+    addEntry("offset", std::to_string(offset));
+    addEntry("length", std::to_string(data.size() - offset));
+  }
+  return data;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  if (argc != 3)
+    fail("usage: gplace-onnx-gen "
+         "mlp|cnn|unsupported|dynamic|external|softmax-opset9 OUTPUT.onnx");
+  std::string name = argv[1];
+  std::string output = argv[2];
+
+  const std::map<std::string, std::function<onnx::ModelProto()>> builders = {
+      {"mlp", [] { return buildMlp("mlp"); }},
+      {"cnn", buildCnn},
+      {"unsupported", buildUnsupported},
+      {"dynamic", buildDynamic},
+      {"external", [] { return buildMlp("external"); }},
+      {"softmax-opset9", buildSoftmaxOpset9},
+  };
+  auto it = builders.find(name);
+  if (it == builders.end())
+    fail("unknown model '" + name +
+         "' (expected mlp, cnn, unsupported, dynamic, external or "
+         "softmax-opset9)");
+  onnx::ModelProto model = it->second();
+
+  // Check the model (with its data still inline: the checker resolves an
+  // external location relative to the model's directory, which the
+  // in-memory overload does not know), including strict shape inference on
+  // a copy.
+  try {
+    onnx::checker::check_model(model);
+    onnx::ModelProto inferred = model;
+    onnx::shape_inference::InferShapes(
+        inferred, onnx::OpSchemaRegistry::Instance(),
+        onnx::ShapeInferenceOptions(/*check_type=*/true, /*error_mode=*/1));
+  } catch (const std::exception &e) {
+    fail("internal error: model '" + name + "' fails ONNX's checks: " +
+         e.what());
+  }
+
+  std::function<void(const std::string &)> verify;
+  if (name == "external") {
+    std::string location = baseName(output) + ".data";
+    std::string data = externalize(model, location);
+    writeAtomically(dirPrefix(output) + location, data);
+    // Check the external references too, from the written file, which is
+    // next to its data.
+    verify = [&](const std::string &tmp) {
+      try {
+        onnx::checker::check_model(tmp);
+      } catch (const std::exception &e) {
+        std::remove(tmp.c_str());
+        fail("internal error: model '" + name + "' fails ONNX's checks: " +
+             e.what());
+      }
+    };
+  }
+
+  std::string bytes;
+  if (!model.SerializeToString(&bytes))
+    fail("cannot serialize model '" + name + "'");
+  writeAtomically(output, bytes, verify);
+  return 0;
+}

@@ -1,0 +1,400 @@
+//===- gplace-onnx-test.cpp - ONNX's backend tests through gplace ---------===//
+//
+// The conformance driver (docs/onnx.md): runs ONNX's backend test cases
+// (libonnx-testdata: one directory per test with model.onnx and
+// test_data_set_*/input_*.pb, output_*.pb) through the importer, the
+// compiler and the runtime, as gplace-run runs a model, and compares each
+// output with ONNX's backend tolerances (|actual - expected| <= atol +
+// rtol * |expected|, rtol 1e-3, atol 1e-7; integers and booleans exactly).
+//
+//   gplace-onnx-test /usr/include/onnx/backend/test/data/node
+//   gplace-onnx-test --emulate-gpus=2 --filter='test_gemm.*' DIR
+//   gplace-onnx-test --markdown DIR...      # the table in docs/onnx.md
+//
+// Each test is passed, failed (an import error that is not an unsupported
+// op or type, a compile or run error, a wrong result), or unsupported (an
+// op type or form the importer does not map, an element type gplace lacks,
+// a shape shape inference leaves dynamic). Exit code 1 if any test failed.
+//
+//===----------------------------------------------------------------------===//
+
+#include "gplace/Dialect/Graph/GraphDialect.h"
+#include "gplace/Dialect/Plan/PlanDialect.h"
+#include "gplace/Runtime/Executor.h"
+#include "gplace/Support/PlacementPolicy.h"
+#include "gplace/Target/ONNX/ImportONNX.h"
+#include "gplace/Target/Plan/PlanExport.h"
+#include "gplace/Tooling/Compile.h"
+#include "gplace/Tooling/Machine.h"
+
+#include "mlir/Dialect/Func/Extensions/InlinerExtension.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Support/Timing.h"
+#include "llvm/ADT/APFloat.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Regex.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cmath>
+#include <cstring>
+#include <map>
+
+using namespace mlir;
+namespace cl = llvm::cl;
+namespace rt = gplace::runtime;
+
+static cl::list<std::string> suites(cl::Positional, cl::OneOrMore,
+                                    cl::desc("<suite directory>..."));
+static cl::opt<int> emulateGpus(
+    "emulate-gpus",
+    cl::desc("Run on this many emulated GPUs (ops placed as gplace-run "
+             "places them, soft placement on); 0: the CPU"),
+    cl::init(0));
+static cl::opt<std::string>
+    filter("filter", cl::desc("Run only tests whose name matches this regex"),
+           cl::init(""));
+static cl::opt<bool> markdown("markdown",
+                              cl::desc("Print the summary as docs/onnx.md's "
+                                       "tables"),
+                              cl::init(false));
+static cl::opt<bool> verbose("v", cl::desc("One line per test"),
+                             cl::init(false));
+static cl::opt<double> relativeTolerance("rtol", cl::desc("Relative tolerance"),
+                            cl::init(1e-3));
+static cl::opt<double> absoluteTolerance("atol", cl::desc("Absolute tolerance"),
+                            cl::init(1e-7));
+
+namespace {
+
+enum class Outcome { Passed, Failed, UnsupportedOp, UnsupportedType, Dynamic };
+
+struct Result {
+  Outcome outcome;
+  std::string detail;
+  std::vector<gplace::frontend::OnnxUnsupported> unsupported;
+};
+
+double elementAsDouble(const rt::HostTensor &t, int64_t i) {
+  const uint8_t *p = t.data.data() + i * gplace::elementBytes(t.type.elementType);
+  switch (t.type.elementType) {
+  case gplace::ElementType::F32: {
+    float v;
+    std::memcpy(&v, p, 4);
+    return v;
+  }
+  case gplace::ElementType::F64: {
+    double v;
+    std::memcpy(&v, p, 8);
+    return v;
+  }
+  case gplace::ElementType::F16:
+  case gplace::ElementType::BF16: {
+    uint16_t bits;
+    std::memcpy(&bits, p, 2);
+    llvm::APFloat f(t.type.elementType == gplace::ElementType::F16
+                        ? llvm::APFloat::IEEEhalf()
+                        : llvm::APFloat::BFloat(),
+                    llvm::APInt(16, bits));
+    bool lost;
+    f.convert(llvm::APFloat::IEEEdouble(), llvm::APFloat::rmNearestTiesToEven,
+              &lost);
+    return f.convertToDouble();
+  }
+  case gplace::ElementType::I32: {
+    int32_t v;
+    std::memcpy(&v, p, 4);
+    return v;
+  }
+  case gplace::ElementType::I64: {
+    int64_t v;
+    std::memcpy(&v, p, 8);
+    return static_cast<double>(v);
+  }
+  case gplace::ElementType::I1:
+  case gplace::ElementType::UI8:
+    return *p;
+  }
+  return 0;
+}
+
+/// "" if `actual` matches `expected`, else what differs.
+std::string compare(const rt::HostTensor &actual,
+                    const rt::HostTensor &expected) {
+  if (actual.type != expected.type)
+    return "a " + actual.type.str() + " result, expected " +
+           expected.type.str();
+  bool exact = !gplace::isFloatType(expected.type.elementType);
+  if (exact)
+    return actual.data == expected.data ? "" : "integers differ";
+  int64_t n = expected.type.numElements();
+  for (int64_t i = 0; i < n; ++i) {
+    double a = elementAsDouble(actual, i), e = elementAsDouble(expected, i);
+    if (std::isnan(e) && std::isnan(a))
+      continue;
+    if (std::isinf(e) && a == e)
+      continue;
+    if (!(std::fabs(a - e) <= absoluteTolerance + relativeTolerance * std::fabs(e))) {
+      std::string s;
+      llvm::raw_string_ostream os(s);
+      os << "element " << i << " is " << llvm::format("%.9g", a)
+         << ", expected " << llvm::format("%.9g", e);
+      return s;
+    }
+  }
+  return "";
+}
+
+class Driver {
+public:
+  Driver() {
+    gplace::registerBuiltinPolicies(policies);
+    registry.insert<gplace::graph::GraphDialect, gplace::plan::PlanDialect,
+                    func::FuncDialect>();
+    func::registerInlinerExtension(registry);
+  }
+
+  rt::Status init() {
+    gplace::tooling::MachineOptions options;
+    options.emulatedGpus = emulateGpus;
+    rt::StatusOr<std::unique_ptr<gplace::tooling::Machine>> made =
+        gplace::tooling::Machine::create(options);
+    if (!made)
+      return made.status();
+    machine = std::move(*made);
+    return rt::Status::ok();
+  }
+
+  Result runTest(const std::string &dir) {
+    MLIRContext context(registry);
+    context.loadAllAvailableDialects();
+    context.getLoadedDialect<gplace::graph::GraphDialect>()->setPolicies(
+        &policies);
+    std::string diagnostics;
+    ScopedDiagnosticHandler handler(&context, [&](Diagnostic &diag) {
+      if (diag.getSeverity() == DiagnosticSeverity::Error && diagnostics.empty())
+        diagnostics = diag.str();
+      return success();
+    });
+    std::string modelPath = dir + "/model.onnx";
+    llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> bytes =
+        llvm::MemoryBuffer::getFile(modelPath, false, false);
+    if (!bytes)
+      return {Outcome::Failed, "cannot read model.onnx", {}};
+    gplace::frontend::OnnxImportReport report;
+    gplace::frontend::OnnxImportOptions options;
+    options.report = &report;
+    OwningOpRef<ModuleOp> module = gplace::frontend::importOnnxModel(
+        (*bytes)->getBuffer(), modelPath, &context, options);
+    if (!module) {
+      if (!report.unsupported.empty())
+        return {Outcome::UnsupportedOp, diagnostics, report.unsupported};
+      if (report.unsupportedType)
+        return {Outcome::UnsupportedType, diagnostics, {}};
+      if (report.dynamicShape)
+        return {Outcome::Dynamic, diagnostics, {}};
+      return {Outcome::Failed, "import: " + diagnostics, {}};
+    }
+    if (rt::Status selected =
+            gplace::tooling::selectEntry(*module, "main", modelPath);
+        !selected)
+      return {Outcome::Failed, "import: " + selected.message(), {}};
+    gplace::tooling::CompileOptions compile;
+    compile.allowSoftPlacement = true;
+    FailureOr<rt::Plan> plan = gplace::tooling::compileToPlan(
+        *module, machine->deviceSet(), compile);
+    if (failed(plan))
+      return {Outcome::Failed, "compile: " + diagnostics, {}};
+    rt::StatusOr<std::unique_ptr<rt::Executor>> executor =
+        rt::Executor::create(std::move(*plan), machine->devices());
+    if (!executor)
+      return {Outcome::Failed, "load: " + executor.status().message(), {}};
+
+    // Every test_data_set_N.
+    int sets = 0;
+    for (int set = 0;; ++set) {
+      std::string setDir = dir + "/test_data_set_" + std::to_string(set);
+      if (!llvm::sys::fs::is_directory(setDir))
+        break;
+      ++sets;
+      std::vector<rt::HostTensor> inputs, expected;
+      for (int i = 0;; ++i) {
+        std::string file = setDir + "/input_" + std::to_string(i) + ".pb";
+        if (!llvm::sys::fs::exists(file))
+          break;
+        rt::StatusOr<rt::HostTensor> t =
+            gplace::frontend::readTensorProtoFile(file);
+        if (!t)
+          return {Outcome::UnsupportedType, t.status().message(), {}};
+        inputs.push_back(std::move(*t));
+      }
+      for (int i = 0;; ++i) {
+        std::string file = setDir + "/output_" + std::to_string(i) + ".pb";
+        if (!llvm::sys::fs::exists(file))
+          break;
+        rt::StatusOr<rt::HostTensor> t =
+            gplace::frontend::readTensorProtoFile(file);
+        if (!t)
+          return {Outcome::UnsupportedType, t.status().message(), {}};
+        expected.push_back(std::move(*t));
+      }
+      rt::StatusOr<std::vector<rt::HostTensor>> outputs =
+          (*executor)->run(inputs);
+      if (!outputs)
+        return {Outcome::Failed, "run: " + outputs.status().message(), {}};
+      if (outputs->size() != expected.size())
+        return {Outcome::Failed,
+                std::to_string(outputs->size()) + " outputs, expected " +
+                    std::to_string(expected.size()),
+                {}};
+      for (size_t i = 0; i < expected.size(); ++i)
+        if (std::string diff = compare((*outputs)[i], expected[i]);
+            !diff.empty())
+          return {Outcome::Failed,
+                  "data set " + std::to_string(set) + ", output " +
+                      std::to_string(i) + ": " + diff,
+                  {}};
+    }
+    if (sets == 0)
+      return {Outcome::Failed, "no test_data_set_0", {}};
+    return {Outcome::Passed, "", {}};
+  }
+
+private:
+  gplace::PolicyRegistry policies;
+  DialectRegistry registry;
+  std::unique_ptr<gplace::tooling::Machine> machine;
+};
+
+struct SuiteCounts {
+  int total = 0, passed = 0, failed = 0, unsupportedOp = 0,
+      unsupportedType = 0, dynamic = 0;
+};
+
+} // namespace
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM initLLVM(argc, argv);
+  // compileToPlan applies the pass manager's command-line options.
+  registerPassManagerCLOptions();
+  registerDefaultTimingManagerCLOptions();
+  cl::ParseCommandLineOptions(argc, argv,
+                              "gplace-onnx-test: ONNX's backend tests through "
+                              "gplace\n");
+  llvm::Regex pattern(filter.empty() ? ".*" : "^(" + filter + ")$");
+  std::string regexError;
+  if (!pattern.isValid(regexError)) {
+    llvm::errs() << "gplace-onnx-test: error: --filter: " << regexError << "\n";
+    return 2;
+  }
+  Driver driver;
+  if (rt::Status ready = driver.init(); !ready) {
+    llvm::errs() << "gplace-onnx-test: error: " << ready.message() << "\n";
+    return 2;
+  }
+  std::vector<std::pair<std::string, SuiteCounts>> counts;
+  // Unsupported op types over all suites: tests needing each.
+  std::map<std::string, int> missingOps;
+  std::vector<std::string> failures;
+  for (const std::string &suite : suites) {
+    std::vector<std::string> tests;
+    std::error_code ec;
+    for (llvm::sys::fs::directory_iterator it(suite, ec), end; it != end && !ec;
+         it.increment(ec))
+      if (llvm::sys::fs::exists(it->path() + "/model.onnx"))
+        tests.push_back(it->path());
+    if (ec || tests.empty()) {
+      llvm::errs() << "gplace-onnx-test: error: no tests (directories with "
+                      "model.onnx) in '"
+                   << suite << "'\n";
+      return 2;
+    }
+    llvm::sort(tests);
+    SuiteCounts c;
+    for (const std::string &test : tests) {
+      std::string name = llvm::sys::path::filename(test).str();
+      if (!pattern.match(name))
+        continue;
+      Result r = driver.runTest(test);
+      ++c.total;
+      const char *word = "";
+      switch (r.outcome) {
+      case Outcome::Passed:
+        ++c.passed;
+        word = "PASS";
+        break;
+      case Outcome::Failed:
+        ++c.failed;
+        word = "FAIL";
+        failures.push_back(name + ": " + r.detail);
+        break;
+      case Outcome::UnsupportedOp:
+        ++c.unsupportedOp;
+        word = "UNSUPPORTED-OP";
+        for (const auto &u : r.unsupported)
+          if (u.reason.empty())
+            ++missingOps[u.opType];
+        break;
+      case Outcome::UnsupportedType:
+        ++c.unsupportedType;
+        word = "UNSUPPORTED-TYPE";
+        break;
+      case Outcome::Dynamic:
+        ++c.dynamic;
+        word = "DYNAMIC-SHAPE";
+        break;
+      }
+      if (verbose) {
+        std::string detail = r.detail;
+        std::replace(detail.begin(), detail.end(), '\n', ' ');
+        llvm::outs() << word << " " << name
+                     << (detail.empty() ? "" : ": " + detail) << "\n";
+      }
+    }
+    counts.emplace_back(llvm::sys::path::filename(suite).str(), c);
+  }
+
+  std::string device = emulateGpus > 0 ? std::to_string(emulateGpus) +
+                                             " emulated GPUs"
+                                       : std::string("the CPU");
+  if (markdown) {
+    llvm::outs() << "| suite (on " << device
+                 << ") | tests | passed | failed | unsupported op | "
+                    "unsupported type | dynamic shape |\n"
+                 << "|---|---:|---:|---:|---:|---:|---:|\n";
+    for (const auto &[suite, c] : counts)
+      llvm::outs() << "| `" << suite << "` | " << c.total << " | " << c.passed
+                   << " | " << c.failed << " | " << c.unsupportedOp << " | "
+                   << c.unsupportedType << " | " << c.dynamic << " |\n";
+    llvm::outs() << "\nOp types the importer does not map, by the number of "
+                    "tests that need them:\n\n";
+    std::vector<std::pair<int, std::string>> byCount;
+    for (const auto &[op, n] : missingOps)
+      byCount.emplace_back(-n, op);
+    llvm::sort(byCount);
+    std::string line;
+    for (const auto &[n, op] : byCount) {
+      std::string item = op + " (" + std::to_string(-n) + ")";
+      line += (line.empty() ? "" : ", ") + item;
+    }
+    llvm::outs() << line << ".\n";
+  } else {
+    for (const auto &[suite, c] : counts)
+      llvm::outs() << suite << " on " << device << ": " << c.total
+                   << " tests, " << c.passed << " passed, " << c.failed
+                   << " failed, " << c.unsupportedOp << " unsupported op, "
+                   << c.unsupportedType << " unsupported type, " << c.dynamic
+                   << " dynamic shape\n";
+  }
+  for (const std::string &f : failures)
+    llvm::errs() << "FAILED " << f << "\n";
+  return failures.empty() ? 0 : 1;
+}
