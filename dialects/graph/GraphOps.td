@@ -356,6 +356,9 @@ def Graph_SigmoidOp : Graph_UnaryOp<"sigmoid", "Sigmoid",
                                     "elementwise 1 / (1 + e^-x)"> {
   let cpuKernels = Graph_FloatKernels;
 }
+def Graph_SqrtOp : Graph_UnaryOp<"sqrt", "Sqrt", "elementwise square root"> {
+  let cpuKernels = Graph_FloatKernels;
+}
 def Graph_ReluOp : Graph_UnaryOp<"relu", "Relu", "elementwise max(x, 0)",
                                  Graph_NumericTensor>;
 def Graph_SquareOp : Graph_UnaryOp<"square", "Square", "elementwise x * x",

@@ -196,6 +196,12 @@ template <typename S> S *ptr(const TensorRef &ref) {
 template <typename T> T gp_exp(T x) { return std::exp(x); }
 template <typename T> T gp_log(T x) { return std::log(x); }
 template <typename T> T gp_tanh(T x) { return std::tanh(x); }
+template <typename T> T gp_sqrt(T x) {
+  if constexpr (std::is_floating_point_v<T>)
+    return std::sqrt(x);
+  else // No integer kernel is registered; this keeps the table total.
+    return static_cast<T>(std::sqrt(static_cast<double>(x)));
+}
 template <typename T> T gp_maximum(T a, T b) {
   if constexpr (std::is_floating_point_v<T>)
     if (std::isnan(a) || std::isnan(b))

@@ -288,6 +288,7 @@ std::vector<Case> cases() {
       unary("sigmoid"),
       unary("relu"),
       unary("square"),
+      unary("sqrt", /*positive=*/true),
       {"add_n", {"2x3xf64", "2x3xf64", "2x3xf64"},
        "  %y = gplace.add_n %a0, %a1, %a2 : tensor<2x3xf64>, tensor<2x3xf64>, "
        "tensor<2x3xf64>",

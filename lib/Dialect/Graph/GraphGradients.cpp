@@ -223,6 +223,15 @@ LogicalResult ExpOp::buildGradients(OpBuilder &b, ArrayRef<Value> dys,
   return success();
 }
 
+/// TensorFlow's SqrtGrad: dy * 0.5 / y.
+LogicalResult SqrtOp::buildGradients(OpBuilder &b, ArrayRef<Value> dys,
+                                     SmallVectorImpl<Value> &out) {
+  Emitter e(b, getLoc());
+  out.push_back(e.binary<DivOp>(
+      e.binary<MulOp>(dys[0], e.scalar(getResult(), 0.5)), getResult()));
+  return success();
+}
+
 LogicalResult LogOp::buildGradients(OpBuilder &b, ArrayRef<Value> dys,
                                     SmallVectorImpl<Value> &out) {
   Emitter e(b, getLoc());

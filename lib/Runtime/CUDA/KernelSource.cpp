@@ -42,6 +42,8 @@ __device__ __forceinline__ float gp_log(float x) { return logf(x); }
 __device__ __forceinline__ double gp_log(double x) { return log(x); }
 __device__ __forceinline__ float gp_tanh(float x) { return tanhf(x); }
 __device__ __forceinline__ double gp_tanh(double x) { return tanh(x); }
+__device__ __forceinline__ float gp_sqrt(float x) { return sqrtf(x); }
+__device__ __forceinline__ double gp_sqrt(double x) { return sqrt(x); }
 template <typename T> __device__ __forceinline__ T gp_maximum(T a, T b) {
   return (a != a || b != b) ? a + b : (a > b ? a : b);
 }

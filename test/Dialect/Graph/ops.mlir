@@ -92,6 +92,8 @@ func.func @unaryElementwise(%a: tensor<2x3xf32>, %i: tensor<4xi64>) {
   %2 = gplace.log %a : tensor<2x3xf32>
   // CHECK: gplace.tanh %{{.*}} : tensor<2x3xf32>
   %3 = gplace.tanh %a : tensor<2x3xf32>
+  // CHECK: gplace.sqrt %{{.*}} : tensor<2x3xf32>
+  %sqrt = gplace.sqrt %a : tensor<2x3xf32>
   // CHECK: gplace.sigmoid %{{.*}} : tensor<2x3xf32>
   %4 = gplace.sigmoid %a : tensor<2x3xf32>
   // CHECK: gplace.square %{{.*}} : tensor<2x3xf32>
