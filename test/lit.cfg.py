@@ -33,8 +33,21 @@ config.substitutions.append(("%plugins",
 tool_dirs = [os.path.join(config.gplace_obj_root, "bin"),
              config.llvm_tools_dir]
 llvm_config.add_tool_substitutions(["gplace-opt", "gplace-run", "gplace-unittests",
-                                    "gplace-fuzz-pipeline", "gplace-fuzz-npy"],
+                                    "gplace-fuzz-pipeline", "gplace-fuzz-npy",
+                                    "gplace-translate", "gplace-onnx-gen",
+                                    "gplace-onnx-test"],
                                    tool_dirs)
+
+# `onnx`: gplace was built with the ONNX importer (libonnx-dev), which
+# gplace-translate, gplace-onnx-gen and gplace-onnx-test need.
+# `onnx-testdata`: Debian's libonnx-testdata (ONNX's backend test cases) is
+# installed, at %onnx_testdata.
+if config.gplace_have_onnx in ("ON", "1", "TRUE"):
+    config.available_features.add("onnx")
+onnx_testdata = "/usr/include/onnx/backend/test/data"
+if os.path.isdir(os.path.join(onnx_testdata, "node")):
+    config.available_features.add("onnx-testdata")
+config.substitutions.append(("%onnx_testdata", onnx_testdata))
 
 # `dnnl`: gplace was built with oneDNN (libdnnl-dev), which runs conv2d and
 # pooling on the CPU. `fashion-mnist`: Debian's dataset-fashion-mnist is

@@ -806,6 +806,8 @@ void Importer::importNode(const onnx::NodeProto &proto) {
     for (auto [i, out] : llvm::enumerate(proto.output())) {
       if (!mapped || out.empty())
         continue;
+      if (i < results.size() && !results[i] && constants.count(out))
+        continue; // Materialized on first use.
       if (i >= results.size() || !results[i] ||
           results[i].getType() != node.outputTypes[i]) {
         reason = "gplace's result type differs from ONNX's for '" + out + "'";
@@ -823,7 +825,7 @@ void Importer::importNode(const onnx::NodeProto &proto) {
     return markUnsupported(reason.empty() ? "unsupported form" : reason);
   }
   for (auto [i, out] : llvm::enumerate(proto.output()))
-    if (!out.empty())
+    if (!out.empty() && results[i])
       values[out] = results[i];
 }
 
@@ -1009,6 +1011,63 @@ bool mapLeakyRelu(Node &n, SmallVectorImpl<Value> &results,
   return true;
 }
 
+/// relu(-x), for the activations below: -min(x, 0).
+Value negativePart(Node &n, Value x, llvm::StringRef suffix) {
+  Value neg = n.op<NegOp>(x.getType(), x, {}, (suffix + "_neg").str());
+  return n.op<ReluOp>(x.getType(), neg, {}, suffix);
+}
+
+/// PRelu: relu(x) - slope * relu(-x), the slope broadcast to x.
+bool mapPRelu(Node &n, SmallVectorImpl<Value> &results, std::string &reason) {
+  Value x = n.input(0), slope = n.input(1);
+  RankedTensorType out = n.outputTypes[0];
+  if (n.broadcastType(x, slope) != out) {
+    reason = "a slope that does not broadcast to the input";
+    return false;
+  }
+  Value positive = n.op<ReluOp>(out, x, {}, "positive");
+  Value negative = negativePart(n, x, "negative");
+  Value scaled = n.op<MulOp>(out, {negative, slope}, {}, "scaled");
+  results.push_back(n.op<SubOp>(out, {positive, scaled}));
+  return true;
+}
+
+/// Elu and Selu: gamma * (relu(x) + alpha * (exp(-relu(-x)) - 1)).
+template <bool Scaled>
+bool mapElu(Node &n, SmallVectorImpl<Value> &results, std::string &) {
+  Value x = n.input(0);
+  Type t = x.getType();
+  float alpha = n.getFloat("alpha", Scaled ? 1.67326319217681884765625f : 1.0f);
+  float gamma = n.getFloat("gamma", 1.05070102214813232421875f);
+  Value positive = n.op<ReluOp>(t, x, {}, "positive");
+  Value negative = negativePart(n, x, "negative");
+  Value minimum = n.op<NegOp>(t, negative, {}, "minimum");
+  Value exp = n.op<ExpOp>(t, minimum, {}, "exp");
+  Value expm1 = n.op<SubOp>(t, {exp, n.scalar(t, 1.0, "one")}, {}, "expm1");
+  Value scaled = n.op<MulOp>(t, {expm1, n.scalar(t, alpha, "alpha")}, {},
+                             "scaled");
+  Value elu = n.op<AddOp>(t, {positive, scaled}, {}, Scaled ? "elu" : "");
+  if (Scaled)
+    elu = n.op<MulOp>(t, {elu, n.scalar(t, gamma, "gamma")});
+  results.push_back(elu);
+  return true;
+}
+
+/// Softplus: relu(x) + log(1 + exp(-|x|)), which does not overflow.
+bool mapSoftplus(Node &n, SmallVectorImpl<Value> &results, std::string &) {
+  Value x = n.input(0);
+  Type t = x.getType();
+  Value neg = n.op<NegOp>(t, x, {}, "neg");
+  Value abs = n.op<MaximumOp>(t, {x, neg}, {}, "abs");
+  Value negAbs = n.op<NegOp>(t, abs, {}, "neg_abs");
+  Value exp = n.op<ExpOp>(t, negAbs, {}, "exp");
+  Value onePlus = n.op<AddOp>(t, {exp, n.scalar(t, 1.0, "one")}, {}, "add");
+  Value log = n.op<LogOp>(t, onePlus, {}, "log");
+  Value positive = n.op<ReluOp>(t, x, {}, "positive");
+  results.push_back(n.op<AddOp>(t, {positive, log}));
+  return true;
+}
+
 /// Clip: max(x, min) then min(., max); bounds from attributes (opset < 11)
 /// or optional inputs.
 bool mapClip(Node &n, SmallVectorImpl<Value> &results, std::string &) {
@@ -1082,6 +1141,80 @@ struct MaxKind { static constexpr int op = 1; static constexpr bool mean = false
 struct MinKind { static constexpr int op = 2; static constexpr bool mean = false; };
 struct MeanKind { static constexpr int op = 0; static constexpr bool mean = true; };
 
+/// MatMul of a right operand of rank > 2: numpy's broadcast over the batch
+/// dimensions, one gplace.matmul per product (at most 256), joined.
+bool batchedMatMul(Node &n, SmallVectorImpl<Value> &results,
+                   std::string &reason) {
+  Value a = n.input(0), b = n.input(1);
+  auto ta = cast<RankedTensorType>(a.getType());
+  auto tb = cast<RankedTensorType>(b.getType());
+  if (ta.getRank() < 2) {
+    reason = "a rank-1 left operand with a batched right one";
+    return false;
+  }
+  ArrayRef<int64_t> batchA = ta.getShape().drop_back(2);
+  ArrayRef<int64_t> batchB = tb.getShape().drop_back(2);
+  std::optional<std::vector<int64_t>> batch = broadcastShapes(batchA, batchB);
+  if (!batch) {
+    reason = "batch dimensions that do not broadcast";
+    return false;
+  }
+  int64_t count = 1;
+  for (int64_t d : *batch)
+    count *= d;
+  if (count > 256) {
+    reason = "more than 256 batched products";
+    return false;
+  }
+  int64_t m = ta.getDimSize(ta.getRank() - 2), k = ta.getShape().back();
+  int64_t cols = tb.getShape().back();
+  Type element = ta.getElementType();
+  Builder &builder = n.builder();
+  // Operand `x` (batch dims `dims`) at broadcast batch index `flat`, as a
+  // matrix.
+  auto matrix = [&](Value x, RankedTensorType type, ArrayRef<int64_t> dims,
+                    int64_t flat, llvm::StringRef what) {
+    SmallVector<int64_t> begin(type.getRank(), 0), size(type.getShape());
+    int64_t rest = flat;
+    for (int64_t i = batch->size() - 1; i >= 0; --i) {
+      int64_t index = rest % (*batch)[i];
+      rest /= (*batch)[i];
+      int64_t d = i - (static_cast<int64_t>(batch->size()) - dims.size());
+      if (d < 0)
+        continue;
+      begin[d] = dims[d] == 1 ? 0 : index;
+      size[d] = 1;
+    }
+    SmallVector<int64_t> sliced(size);
+    Value part = n.op<SliceOp>(
+        RankedTensorType::get(sliced, element), x,
+        {n.named("begin", builder.getDenseI64ArrayAttr(begin)),
+         n.named("size", builder.getDenseI64ArrayAttr(size))},
+        (what + "_" + std::to_string(flat)).str());
+    ArrayRef<int64_t> shape = type.getShape().take_back(2);
+    return n.reshape(part, shape, (what + "_matrix_" + std::to_string(flat)).str());
+  };
+  SmallVector<Value> products;
+  auto productType = RankedTensorType::get({1, m, cols}, element);
+  for (int64_t i = 0; i < count; ++i) {
+    Value lhs = matrix(a, ta, batchA, i, "lhs");
+    Value rhs = matrix(b, tb, batchB, i, "rhs");
+    Value p = n.op<MatmulOp>(RankedTensorType::get({m, cols}, element),
+                             {lhs, rhs}, {}, "MatMul_" + std::to_string(i));
+    products.push_back(n.reshape(p, productType.getShape(),
+                                 "product_" + std::to_string(i)));
+  }
+  (void)k;
+  Value joined = products.front();
+  if (products.size() > 1)
+    joined = n.importer.b.create<ConcatOp>(
+        n.loc, RankedTensorType::get({count, m, cols}, element), products,
+        builder.getI64IntegerAttr(0), StringAttr(),
+        builder.getStringAttr(n.name + "/concat"), StringAttr(), ValueRange());
+  results.push_back(n.op<ReshapeOp>(n.outputTypes[0], joined));
+  return true;
+}
+
 /// MatMul: rank 2 directly; a rank-1 operand as a row or a column; a
 /// higher-rank left operand against a rank-2 right one as one product over
 /// its rows (numpy's matmul).
@@ -1089,10 +1222,8 @@ bool mapMatMul(Node &n, SmallVectorImpl<Value> &results, std::string &reason) {
   Value a = n.input(0), b = n.input(1);
   auto ta = cast<RankedTensorType>(a.getType());
   auto tb = cast<RankedTensorType>(b.getType());
-  if (tb.getRank() > 2) {
-    reason = "a right operand of rank > 2 (batched products)";
-    return false;
-  }
+  if (tb.getRank() > 2)
+    return batchedMatMul(n, results, reason);
   if (tb.getRank() == 1)
     b = n.reshape(b, {tb.getDimSize(0), 1}, "rhs_column");
   int64_t k = ta.getShape().back();
@@ -1248,7 +1379,9 @@ bool reduceAxes(Node &n, SmallVectorImpl<int64_t> &axes, bool &noop,
   return true;
 }
 
-enum class ReduceKind { Sum, Mean, Max, Min, SumSquare, L1, LogSum, LogSumExp };
+enum class ReduceKind {
+  Sum, Mean, Max, Min, SumSquare, L1, L2, LogSum, LogSumExp
+};
 
 template <ReduceKind Kind>
 bool mapReduce(Node &n, SmallVectorImpl<Value> &results, std::string &reason) {
@@ -1297,6 +1430,12 @@ bool mapReduce(Node &n, SmallVectorImpl<Value> &results, std::string &reason) {
   case ReduceKind::SumSquare: {
     Value sq = n.op<SquareOp>(type, x, {}, "square");
     results.push_back(reduce(ReduceSumOp(), sq, out, keep, ""));
+    return true;
+  }
+  case ReduceKind::L2: {
+    Value sq = n.op<SquareOp>(type, x, {}, "square");
+    Value sum = reduce(ReduceSumOp(), sq, out, keep, "sum");
+    results.push_back(n.op<SqrtOp>(out, sum));
     return true;
   }
   case ReduceKind::L1: {
@@ -1545,10 +1684,14 @@ bool mapPad(Node &n, SmallVectorImpl<Value> &results, std::string &reason) {
 }
 
 /// Constant, Shape and Size: values known at import time.
+/// The op is made where the value is first used as a tensor (never, for
+/// Reshape's shape and the like), named after the value.
 bool recordConstant(Node &n, DenseElementsAttr value,
                     SmallVectorImpl<Value> &results) {
+  if (value.getType() != n.outputTypes[0])
+    return false;
   n.importer.constants[n.proto.output(0)] = value;
-  results.push_back(n.constant(value, ""));
+  results.push_back(Value());
   return true;
 }
 
@@ -1583,6 +1726,28 @@ bool mapConstant(Node &n, SmallVectorImpl<Value> &results,
   }
   reason = "a sparse or string value";
   return false;
+}
+
+/// ConstantOfShape of a shape known at import time.
+bool mapConstantOfShape(Node &n, SmallVectorImpl<Value> &results,
+                        std::string &reason) {
+  RankedTensorType out = n.outputTypes[0];
+  Attribute value = n.builder().getZeroAttr(out.getElementType());
+  if (const onnx::AttributeProto *a = n.attr("value")) {
+    rt::StatusOr<DenseElementsAttr> given =
+        tensorAttr(a->t(), n.importer.directory, n.importer.context);
+    if (!given) {
+      reason = given.status().message();
+      return false;
+    }
+    if (given->getNumElements() != 1 ||
+        given->getElementType() != out.getElementType()) {
+      reason = "a value that is not one element of the output's type";
+      return false;
+    }
+    value = given->getSplatValue<Attribute>();
+  }
+  return recordConstant(n, DenseElementsAttr::get(out, value), results);
 }
 
 bool mapShape(Node &n, SmallVectorImpl<Value> &results, std::string &reason) {
@@ -1681,123 +1846,169 @@ struct Padding {
   SmallVector<int64_t> pads; ///< top, bottom, left, right
 };
 
-bool windowPadding(Node &n, RankedTensorType input, ArrayRef<int64_t> window,
-                   ArrayRef<int64_t> strides, ArrayRef<int64_t> dilations,
-                   Padding &padding, std::string &reason) {
-  std::string autoPad = n.getString("auto_pad", "NOTSET");
-  padding.pads.assign(4, 0);
-  if (autoPad == "VALID") {
-    padding.mode = "VALID";
+/// A 1-D or 2-D window op's attributes, as 2-D: a 1-D op (input [N, C, L])
+/// runs as a 2-D one over [N, C, L, 1].
+struct Window {
+  bool oneD = false;
+  SmallVector<int64_t> kernel, strides, dilations;
+  SmallVector<int64_t> pads; ///< ONNX's order: begins, then ends.
+  RankedTensorType input, output; ///< 4-D.
+
+  /// Reads the attributes of node `n` over input `x` with `kernel` (the
+  /// filter's or kernel_shape's spatial sizes); false with `reason` for a
+  /// 3-D window or malformed lists.
+  bool read(Node &n, RankedTensorType x, ArrayRef<int64_t> kernelSizes,
+            std::string &reason) {
+    int64_t spatial = x.getRank() - 2;
+    if (spatial != 1 && spatial != 2) {
+      reason = "a " + std::to_string(spatial) + "-D window (gplace has 1-D "
+               "and 2-D)";
+      return false;
+    }
+    oneD = spatial == 1;
+    auto list = [&](llvm::StringRef name, SmallVector<int64_t> &out) {
+      out = n.getInts(name).value_or(SmallVector<int64_t>(spatial, 1));
+      if (static_cast<int64_t>(out.size()) != spatial)
+        return false;
+      if (oneD)
+        out.push_back(1);
+      return true;
+    };
+    kernel.assign(kernelSizes.begin(), kernelSizes.end());
+    if (static_cast<int64_t>(kernel.size()) != spatial ||
+        !list("strides", strides) || !list("dilations", dilations)) {
+      reason = "kernel_shape, strides or dilations of the wrong length";
+      return false;
+    }
+    if (oneD)
+      kernel.push_back(1);
+    SmallVector<int64_t> given =
+        n.getInts("pads").value_or(SmallVector<int64_t>(2 * spatial, 0));
+    if (static_cast<int64_t>(given.size()) != 2 * spatial) {
+      reason = "pads of the wrong length";
+      return false;
+    }
+    pads = oneD ? SmallVector<int64_t>{given[0], 0, given[1], 0} : given;
+    SmallVector<int64_t> shape(x.getShape());
+    SmallVector<int64_t> outShape(n.outputTypes[0].getShape());
+    if (oneD) {
+      shape.push_back(1);
+      outShape.push_back(1);
+    }
+    input = RankedTensorType::get(shape, x.getElementType());
+    output = RankedTensorType::get(outShape, x.getElementType());
     return true;
   }
-  if (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
-    padding.mode = "SAME";
-    for (int i = 0; i < 2; ++i) {
+
+  /// The padding: auto_pad, or pads that are none, TensorFlow's SAME, or
+  /// explicit.
+  bool padding(Node &n, Padding &padding, std::string &reason) const {
+    std::string autoPad = n.getString("auto_pad", "NOTSET");
+    padding.pads.assign(4, 0);
+    if (autoPad == "VALID") {
+      padding.mode = "VALID";
+      return true;
+    }
+    auto same = [&](int i) {
       WindowDim dim;
-      dim.size = window[i];
+      dim.size = kernel[i];
       dim.stride = strides[i];
       dim.dilation = dilations[i];
       setSamePadding(dim, input.getDimSize(2 + i));
-      if (autoPad == "SAME_LOWER")
-        std::swap(dim.padBefore, dim.padAfter);
-      padding.pads[2 * i] = dim.padBefore;
-      padding.pads[2 * i + 1] = dim.padAfter;
-      if (dim.padBefore != dim.padAfter && autoPad == "SAME_LOWER")
-        padding.mode = "EXPLICIT";
+      return dim;
+    };
+    if (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
+      padding.mode = "SAME";
+      for (int i = 0; i < 2; ++i) {
+        WindowDim dim = same(i);
+        if (autoPad == "SAME_LOWER")
+          std::swap(dim.padBefore, dim.padAfter);
+        padding.pads[2 * i] = dim.padBefore;
+        padding.pads[2 * i + 1] = dim.padAfter;
+        if (dim.padBefore != dim.padAfter && autoPad == "SAME_LOWER")
+          padding.mode = "EXPLICIT";
+      }
+      return true;
     }
+    if (autoPad != "NOTSET") {
+      reason = "auto_pad '" + autoPad + "'";
+      return false;
+    }
+    padding.pads = {pads[0], pads[2], pads[1], pads[3]};
+    if (llvm::all_of(pads, [](int64_t p) { return p == 0; })) {
+      padding.mode = "VALID";
+      return true;
+    }
+    // Pads equal to TensorFlow's SAME ones are SAME.
+    bool isSame = true;
+    for (int i = 0; i < 2; ++i) {
+      WindowDim dim = same(i);
+      isSame &= dim.padBefore == padding.pads[2 * i] &&
+                dim.padAfter == padding.pads[2 * i + 1];
+    }
+    padding.mode = isSame ? "SAME" : "EXPLICIT";
     return true;
   }
-  if (autoPad != "NOTSET") {
-    reason = "auto_pad '" + autoPad + "'";
-    return false;
-  }
-  SmallVector<int64_t> pads =
-      n.getInts("pads").value_or(SmallVector<int64_t>(4, 0));
-  if (pads.size() != 4) {
-    reason = "pads of the wrong length";
-    return false;
-  }
-  padding.pads = {pads[0], pads[2], pads[1], pads[3]};
-  if (llvm::all_of(pads, [](int64_t p) { return p == 0; })) {
-    padding.mode = "VALID";
-    return true;
-  }
-  // Pads equal to TensorFlow's SAME ones are SAME.
-  bool same = true;
-  for (int i = 0; i < 2; ++i) {
-    WindowDim dim;
-    dim.size = window[i];
-    dim.stride = strides[i];
-    dim.dilation = dilations[i];
-    setSamePadding(dim, input.getDimSize(2 + i));
-    same &= dim.padBefore == padding.pads[2 * i] &&
-            dim.padAfter == padding.pads[2 * i + 1];
-  }
-  padding.mode = same ? "SAME" : "EXPLICIT";
-  return true;
-}
+};
 
 SmallVector<int64_t> nchw(ArrayRef<int64_t> hw, int64_t fill = 1) {
   return {fill, fill, hw[0], hw[1]};
 }
 
+/// Conv: 1-D and 2-D (NCHW, the filter OIHW transposed to HWIO), any
+/// padding, groups, the bias added per channel.
 bool mapConv(Node &n, SmallVectorImpl<Value> &results, std::string &reason) {
   Value x = n.input(0), w = n.input(1);
   auto xType = cast<RankedTensorType>(x.getType());
   auto wType = cast<RankedTensorType>(w.getType());
-  if (xType.getRank() != 4) {
-    reason = "a " + std::to_string(xType.getRank() - 2) +
-             "-D convolution (gplace has 2-D)";
+  Window window;
+  if (!window.read(n, xType, wType.getShape().drop_front(2), reason))
     return false;
-  }
-  SmallVector<int64_t> kernel = {wType.getDimSize(2), wType.getDimSize(3)};
-  SmallVector<int64_t> strides =
-      n.getInts("strides").value_or(SmallVector<int64_t>{1, 1});
-  SmallVector<int64_t> dilations =
-      n.getInts("dilations").value_or(SmallVector<int64_t>{1, 1});
-  if (strides.size() != 2 || dilations.size() != 2) {
-    reason = "strides or dilations of the wrong length";
-    return false;
-  }
   Padding padding;
-  if (!windowPadding(n, xType, kernel, strides, dilations, padding, reason))
+  if (!window.padding(n, padding, reason))
     return false;
+  if (window.oneD) {
+    x = n.reshape(x, window.input.getShape(), "input_2d");
+    SmallVector<int64_t> filterShape(wType.getShape());
+    filterShape.push_back(1);
+    w = n.reshape(w, filterShape, "filter_2d");
+  }
   Builder &b = n.builder();
   // OIHW to TensorFlow's HWIO.
   Value filter = n.transpose(w, {2, 3, 1, 0}, "filter");
   SmallVector<NamedAttribute> attrs = {
-      n.named("strides", b.getDenseI64ArrayAttr(nchw(strides))),
+      n.named("strides", b.getDenseI64ArrayAttr(nchw(window.strides))),
       n.named("padding", b.getStringAttr(padding.mode)),
       n.named("data_format", b.getStringAttr("NCHW")),
-      n.named("dilations", b.getDenseI64ArrayAttr(nchw(dilations)))};
+      n.named("dilations", b.getDenseI64ArrayAttr(nchw(window.dilations)))};
   if (padding.mode == "EXPLICIT")
     attrs.push_back(n.named(
         "explicit_paddings",
         b.getDenseI64ArrayAttr({0, 0, 0, 0, padding.pads[0], padding.pads[1],
                                 padding.pads[2], padding.pads[3]})));
   Value bias = n.input(2);
-  Value y = n.op<Conv2DOp>(n.outputTypes[0], {x, filter}, attrs,
-                           bias ? "Conv2D" : "");
+  bool last = !bias && !window.oneD;
+  Value y = n.op<Conv2DOp>(window.output, {x, filter}, attrs,
+                           last ? "" : "Conv2D");
   if (bias) {
-    int64_t channels = n.outputTypes[0].getDimSize(1);
+    int64_t channels = window.output.getDimSize(1);
     Value b3 = n.reshape(bias, {channels, 1, 1}, "bias");
-    y = n.op<AddOp>(n.outputTypes[0], {y, b3});
+    y = n.op<AddOp>(window.output, {y, b3}, {},
+                    window.oneD ? "BiasAdd" : "");
   }
+  if (window.oneD)
+    y = n.reshape(y, n.outputTypes[0].getShape());
   results.push_back(y);
   return true;
 }
 
-/// MaxPool and AveragePool: 2-D, padding TensorFlow can express (none, or
-/// SAME's), which for AveragePool averages only the elements inside.
+/// MaxPool and AveragePool: 1-D and 2-D, padding TensorFlow can express
+/// (none, or SAME's), which for AveragePool averages only the elements
+/// inside.
 template <typename OpT>
 bool mapPool(Node &n, SmallVectorImpl<Value> &results, std::string &reason) {
   Value x = n.input(0);
   auto xType = cast<RankedTensorType>(x.getType());
-  if (xType.getRank() != 4) {
-    reason = "a " + std::to_string(xType.getRank() - 2) +
-             "-D pool (gplace has 2-D)";
-    return false;
-  }
   if (n.outputTypes.size() > 1 && n.outputTypes[1]) {
     reason = "the Indices output";
     return false;
@@ -1806,22 +2017,17 @@ bool mapPool(Node &n, SmallVectorImpl<Value> &results, std::string &reason) {
     reason = "storage_order = 1";
     return false;
   }
-  SmallVector<int64_t> kernel =
-      n.getInts("kernel_shape").value_or(SmallVector<int64_t>());
-  SmallVector<int64_t> strides =
-      n.getInts("strides").value_or(SmallVector<int64_t>{1, 1});
-  SmallVector<int64_t> dilations =
-      n.getInts("dilations").value_or(SmallVector<int64_t>{1, 1});
-  if (kernel.size() != 2 || strides.size() != 2 || dilations.size() != 2) {
-    reason = "kernel_shape, strides or dilations of the wrong length";
+  Window window;
+  if (!window.read(n, xType,
+                   n.getInts("kernel_shape").value_or(SmallVector<int64_t>()),
+                   reason))
     return false;
-  }
-  if (dilations[0] != 1 || dilations[1] != 1) {
+  if (llvm::any_of(window.dilations, [](int64_t d) { return d != 1; })) {
     reason = "dilations other than 1";
     return false;
   }
   Padding padding;
-  if (!windowPadding(n, xType, kernel, strides, dilations, padding, reason))
+  if (!window.padding(n, padding, reason))
     return false;
   if (padding.mode == "EXPLICIT") {
     reason = "pads other than none or SAME's";
@@ -1836,23 +2042,30 @@ bool mapPool(Node &n, SmallVectorImpl<Value> &results, std::string &reason) {
   // The output shape must be what the padding gives (ceil_mode may differ).
   for (int i = 0; i < 2; ++i) {
     WindowDim dim;
-    dim.size = kernel[i];
-    dim.stride = strides[i];
+    dim.size = window.kernel[i];
+    dim.stride = window.strides[i];
     if (padding.mode == "SAME")
-      setSamePadding(dim, xType.getDimSize(2 + i));
-    std::optional<int64_t> size = windowOutputSize(dim, xType.getDimSize(2 + i));
-    if (!size || *size != n.outputTypes[0].getDimSize(2 + i)) {
+      setSamePadding(dim, window.input.getDimSize(2 + i));
+    std::optional<int64_t> size =
+        windowOutputSize(dim, window.input.getDimSize(2 + i));
+    if (!size || *size != window.output.getDimSize(2 + i)) {
       reason = "ceil_mode changing the output size";
       return false;
     }
   }
+  if (window.oneD)
+    x = n.reshape(x, window.input.getShape(), "input_2d");
   Builder &b = n.builder();
-  results.push_back(n.op<OpT>(
-      n.outputTypes[0], x,
-      {n.named("ksize", b.getDenseI64ArrayAttr(nchw(kernel))),
-       n.named("strides", b.getDenseI64ArrayAttr(nchw(strides))),
+  Value y = n.op<OpT>(
+      window.output, x,
+      {n.named("ksize", b.getDenseI64ArrayAttr(nchw(window.kernel))),
+       n.named("strides", b.getDenseI64ArrayAttr(nchw(window.strides))),
        n.named("padding", b.getStringAttr(padding.mode)),
-       n.named("data_format", b.getStringAttr("NCHW"))}));
+       n.named("data_format", b.getStringAttr("NCHW"))},
+      window.oneD ? "Pool2D" : "");
+  if (window.oneD)
+    y = n.reshape(y, n.outputTypes[0].getShape());
+  results.push_back(y);
   return true;
 }
 
@@ -1886,9 +2099,11 @@ const llvm::StringMap<MapFn> &mappers() {
       {"Clip", mapClip},
       {"Concat", mapConcat},
       {"Constant", mapConstant},
+      {"ConstantOfShape", mapConstantOfShape},
       {"Conv", mapConv},
       {"Div", mapBinary<DivOp>},
       {"Dropout", mapDropout},
+      {"Elu", mapElu<false>},
       {"Equal", mapEqual},
       {"Exp", mapUnary<ExpOp>},
       {"Expand", mapExpand},
@@ -1908,9 +2123,11 @@ const llvm::StringMap<MapFn> &mappers() {
       {"Min", mapVariadic<MinKind>},
       {"Mul", mapBinary<MulOp>},
       {"Neg", mapUnary<NegOp>},
+      {"PRelu", mapPRelu},
       {"Pad", mapPad},
       {"Reciprocal", mapReciprocal},
       {"ReduceL1", mapReduce<ReduceKind::L1>},
+      {"ReduceL2", mapReduce<ReduceKind::L2>},
       {"ReduceLogSum", mapReduce<ReduceKind::LogSum>},
       {"ReduceLogSumExp", mapReduce<ReduceKind::LogSumExp>},
       {"ReduceMax", mapReduce<ReduceKind::Max>},
@@ -1919,12 +2136,15 @@ const llvm::StringMap<MapFn> &mappers() {
       {"ReduceSum", mapReduce<ReduceKind::Sum>},
       {"ReduceSumSquare", mapReduce<ReduceKind::SumSquare>},
       {"Relu", mapUnary<ReluOp>},
+      {"Selu", mapElu<true>},
       {"Reshape", mapReshape},
       {"Shape", mapShape},
       {"Sigmoid", mapUnary<SigmoidOp>},
       {"Size", mapSize},
       {"Slice", mapSlice},
       {"Softmax", mapSoftmax<false>},
+      {"Sqrt", mapUnary<SqrtOp>},
+      {"Softplus", mapSoftplus},
       {"Split", mapSplit},
       {"Squeeze", mapReshape},
       {"Sub", mapBinary<SubOp>},
