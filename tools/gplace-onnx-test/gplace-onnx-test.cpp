@@ -66,6 +66,10 @@ static cl::opt<bool> markdown("markdown",
                               cl::desc("Print the summary as docs/onnx.md's "
                                        "tables"),
                               cl::init(false));
+static cl::opt<bool> opLists("op-lists",
+                             cl::desc("With --markdown, also list the op "
+                                      "types mapped and not mapped"),
+                             cl::init(true));
 static cl::opt<bool> verbose("v", cl::desc("One line per test"),
                              cl::init(false));
 static cl::opt<double> relativeTolerance("rtol", cl::desc("Relative tolerance"),
@@ -374,8 +378,18 @@ int main(int argc, char **argv) {
       llvm::outs() << "| `" << suite << "` | " << c.total << " | " << c.passed
                    << " | " << c.failed << " | " << c.unsupportedOp << " | "
                    << c.unsupportedType << " | " << c.dynamic << " |\n";
-    llvm::outs() << "\nOp types the importer does not map, by the number of "
-                    "tests that need them:\n\n";
+    if (!opLists) {
+      for (const std::string &f : failures)
+        llvm::errs() << "FAILED " << f << "\n";
+      return failures.empty() ? 0 : 1;
+    }
+    std::vector<std::string> mapped = gplace::frontend::importableOpTypes();
+    llvm::outs() << "\nThe " << mapped.size()
+                 << " op types the importer maps: ";
+    for (auto [i, op] : llvm::enumerate(mapped))
+      llvm::outs() << (i ? ", " : "") << op;
+    llvm::outs() << ".\n\nOp types the importer does not map, by the number "
+                    "of tests that need them:\n\n";
     std::vector<std::pair<int, std::string>> byCount;
     for (const auto &[op, n] : missingOps)
       byCount.emplace_back(-n, op);
