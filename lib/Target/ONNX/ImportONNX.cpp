@@ -30,10 +30,10 @@
 #include <onnx/checker.h>
 #include <onnx/defs/schema.h>
 #include <onnx/onnx_pb.h>
-#include <onnx/proto_utils.h>
 #include <onnx/shape_inference/implementation.h>
 #include <onnx/version_converter/convert.h>
 
+#include <climits>
 #include <cstring>
 #include <map>
 #include <numeric>
@@ -161,6 +161,9 @@ rt::StatusOr<std::vector<uint8_t>> tensorBytes(const onnx::TensorProto &tensor,
           std::to_string(size));
     if (size)
       std::memcpy(bytes.data(), (*buffer)->getBufferStart() + offset, size);
+    if (type == ElementType::I1) // gplace's bools are 0 or 1.
+      for (uint8_t &b : bytes)
+        b = b != 0;
     return bytes;
   }
   if (tensor.has_raw_data()) {
@@ -170,6 +173,9 @@ rt::StatusOr<std::vector<uint8_t>> tensorBytes(const onnx::TensorProto &tensor,
           " bytes of raw data, expected " + std::to_string(size));
     if (size)
       std::memcpy(bytes.data(), tensor.raw_data().data(), size);
+    if (type == ElementType::I1) // gplace's bools are 0 or 1.
+      for (uint8_t &b : bytes)
+        b = b != 0;
     return bytes;
   }
   auto wrongCount = [&](int64_t got) {
@@ -407,6 +413,8 @@ public:
 private:
   OwningOpRef<ModuleOp> import(llvm::StringRef bytes);
   LogicalResult parse(llvm::StringRef bytes);
+  /// Opsets below 13 to 13 with ONNX's version converter, where it can.
+  void upgrade();
   LogicalResult fixDimensions();
   void importNode(const onnx::NodeProto &proto);
   LogicalResult reportProblems();
@@ -576,7 +584,10 @@ Importer::staticType(const onnx::TypeProto &type, std::string *why) {
 }
 
 LogicalResult Importer::parse(llvm::StringRef bytes) {
-  if (!onnx::ParseProtoFromBytes(&model, bytes.data(), bytes.size()) ||
+  // ParseFromArray: the whole buffer must be one message (ONNX's
+  // ParseProtoFromBytes stops at an end-group tag and calls the rest fine).
+  if (bytes.size() > static_cast<size_t>(INT_MAX) ||
+      !model.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())) ||
       !model.has_graph()) {
     error() << "'" << path << "' is not an ONNX model (no ModelProto with a "
             << "graph parses from it)";
@@ -584,7 +595,6 @@ LogicalResult Importer::parse(llvm::StringRef bytes) {
   }
   // The checker, with the model's directory for external data.
   try {
-    onnx::checker::CheckerContext checkerContext;
     bool external = false;
     for (const onnx::TensorProto &t : model.graph().initializer())
       external |= t.data_location() == onnx::TensorProto::EXTERNAL;
@@ -596,9 +606,54 @@ LogicalResult Importer::parse(llvm::StringRef bytes) {
     error() << "'" << path << "' fails ONNX's checker: " << e.what();
     return failure();
   }
+  // What the checker leaves to the reader, and ONNX's own IR conversion
+  // (the version converter's) crashes on: every value a node reads, and
+  // every output, defined once, before its use.
+  llvm::StringSet<> defined;
+  auto define = [&](const std::string &name, llvm::StringRef what) {
+    if (!defined.insert(name).second) {
+      error() << "'" << path << "': " << what << " '" << name
+              << "' is defined twice";
+      return false;
+    }
+    return true;
+  };
+  const onnx::GraphProto &graph = model.graph();
+  llvm::StringSet<> initializerNames;
+  for (const onnx::TensorProto &t : graph.initializer()) {
+    if (!define(t.name(), "initializer"))
+      return failure();
+    initializerNames.insert(t.name());
+  }
+  for (const onnx::ValueInfoProto &input : graph.input())
+    if (!initializerNames.count(input.name()) && !define(input.name(), "input"))
+      return failure();
+  for (const onnx::NodeProto &node : graph.node()) {
+    for (const std::string &in : node.input())
+      if (!in.empty() && !defined.count(in)) {
+        error() << "'" << path << "': node '"
+                << (node.name().empty() ? node.op_type() : node.name())
+                << "' reads '" << in
+                << "', which no input, initializer or earlier node defines";
+        return failure();
+      }
+    for (const std::string &out : node.output())
+      if (!out.empty() && !define(out, "value"))
+        return failure();
+  }
+  for (const onnx::ValueInfoProto &output : graph.output())
+    if (!defined.count(output.name())) {
+      error() << "'" << path << "': output '" << output.name()
+              << "' is produced by no node, input or initializer";
+      return failure();
+    }
   for (const onnx::OperatorSetIdProto &set : model.opset_import())
     if (set.domain().empty() || set.domain() == "ai.onnx")
       opset = set.version();
+  return success();
+}
+
+void Importer::upgrade() {
   if (opset && opset < kTargetOpset) {
     // Conversion needs the initializers' data inline: external data is
     // read by the import below, which the converter never touches.
@@ -613,7 +668,6 @@ LogicalResult Importer::parse(llvm::StringRef bytes) {
       (void)e;
     }
   }
-  return success();
 }
 
 LogicalResult Importer::fixDimensions() {
@@ -855,8 +909,11 @@ LogicalResult Importer::reportProblems() {
 }
 
 OwningOpRef<ModuleOp> Importer::import(llvm::StringRef bytes) {
+  // The dimensions are fixed before the version converter runs, so that its
+  // adapters (Softmax-12 to 13's reshape) see static shapes.
   if (failed(parse(bytes)) || failed(fixDimensions()))
     return nullptr;
+  upgrade();
   try {
     onnx::ShapeInferenceOptions inference(/*check_type=*/false,
                                           /*error_mode=*/0,
@@ -2184,8 +2241,10 @@ rt::StatusOr<rt::HostTensor> readTensorProtoFile(llvm::StringRef path) {
     return rt::Status::invalidArgument("cannot read '" + path.str() +
                                        "': " + buffer.getError().message());
   onnx::TensorProto tensor;
-  if (!onnx::ParseProtoFromBytes(&tensor, (*buffer)->getBufferStart(),
-                                 (*buffer)->getBufferSize()))
+  if ((*buffer)->getBufferSize() > static_cast<size_t>(INT_MAX) ||
+      !tensor.ParseFromArray((*buffer)->getBufferStart(),
+                             static_cast<int>((*buffer)->getBufferSize())) ||
+      !tensor.has_data_type())
     return rt::Status::invalidArgument("'" + path.str() +
                                        "' is not an ONNX TensorProto");
   rt::StatusOr<rt::TensorType> type = tensorType(tensor);
