@@ -413,6 +413,14 @@ public:
 private:
   OwningOpRef<ModuleOp> import(llvm::StringRef bytes);
   LogicalResult parse(llvm::StringRef bytes);
+  /// The op type of `proto` as the tables spell it ("Relu", or
+  /// "domain.Type" outside the default domain) and its domain's opset.
+  std::pair<std::string, int64_t> opTypeOf(const onnx::NodeProto &proto) const;
+  /// Fails, listing them, if any node's op type has no mapping: before the
+  /// version converter and shape inference, whose code for ops gplace
+  /// does not map is never run (ONNX 1.12's LayerNormalization inference
+  /// crashes on an axis out of range).
+  LogicalResult checkOpTypes();
   /// Opsets below 13 to 13 with ONNX's version converter, where it can.
   void upgrade();
   LogicalResult fixDimensions();
@@ -768,6 +776,31 @@ LogicalResult Importer::fixDimensions() {
   return success();
 }
 
+std::pair<std::string, int64_t>
+Importer::opTypeOf(const onnx::NodeProto &proto) const {
+  bool defaultDomain = proto.domain().empty() || proto.domain() == "ai.onnx";
+  if (defaultDomain)
+    return {proto.op_type(), opset};
+  int64_t version = 0;
+  for (const onnx::OperatorSetIdProto &set : model.opset_import())
+    if (set.domain() == proto.domain())
+      version = set.version();
+  return {proto.domain() + "." + proto.op_type(), version};
+}
+
+LogicalResult Importer::checkOpTypes() {
+  const llvm::StringMap<MapFn> &table = mappers();
+  for (const onnx::NodeProto &proto : model.graph().node()) {
+    auto [opType, version] = opTypeOf(proto);
+    if (table.count(opType))
+      continue;
+    auto &entry = unsupported[{opType, ""}];
+    entry.first = version;
+    ++entry.second;
+  }
+  return reportProblems();
+}
+
 void Importer::importNode(const onnx::NodeProto &proto) {
   std::string name = !proto.name().empty()    ? proto.name()
                      : proto.output_size() > 0 ? proto.output(0)
@@ -776,14 +809,7 @@ void Importer::importNode(const onnx::NodeProto &proto) {
     for (const std::string &out : proto.output())
       poisoned.insert(out);
   };
-  bool defaultDomain = proto.domain().empty() || proto.domain() == "ai.onnx";
-  std::string opType =
-      defaultDomain ? proto.op_type() : proto.domain() + "." + proto.op_type();
-  int64_t nodeOpset = opset;
-  if (!defaultDomain)
-    for (const onnx::OperatorSetIdProto &set : model.opset_import())
-      if (set.domain() == proto.domain())
-        nodeOpset = set.version();
+  auto [opType, nodeOpset] = opTypeOf(proto);
   auto markUnsupported = [&](std::string reason) {
     auto &entry = unsupported[{opType, std::move(reason)}];
     entry.first = nodeOpset;
@@ -792,7 +818,7 @@ void Importer::importNode(const onnx::NodeProto &proto) {
   };
   const llvm::StringMap<MapFn> &table = mappers();
   auto mapper = table.find(opType);
-  if (!defaultDomain || mapper == table.end())
+  if (mapper == table.end())
     return markUnsupported("");
   for (const std::string &in : proto.input())
     if (poisoned.count(in))
@@ -911,7 +937,8 @@ LogicalResult Importer::reportProblems() {
 OwningOpRef<ModuleOp> Importer::import(llvm::StringRef bytes) {
   // The dimensions are fixed before the version converter runs, so that its
   // adapters (Softmax-12 to 13's reshape) see static shapes.
-  if (failed(parse(bytes)) || failed(fixDimensions()))
+  if (failed(parse(bytes)) || failed(checkOpTypes()) ||
+      failed(fixDimensions()))
     return nullptr;
   upgrade();
   try {
