@@ -35,7 +35,7 @@ tool_dirs = [os.path.join(config.gplace_obj_root, "bin"),
 llvm_config.add_tool_substitutions(["gplace-opt", "gplace-run", "gplace-unittests",
                                     "gplace-fuzz-pipeline", "gplace-fuzz-npy",
                                     "gplace-translate", "gplace-onnx-gen",
-                                    "gplace-onnx-test"],
+                                    "gplace-onnx-test", "gplace-fuzz-onnx"],
                                    tool_dirs)
 
 # `onnx`: gplace was built with the ONNX importer (libonnx-dev), which

@@ -823,6 +823,17 @@ void Importer::importNode(const onnx::NodeProto &proto) {
   for (const std::string &in : proto.input())
     if (poisoned.count(in))
       return poison();
+  // Inputs the op's schema requires must be given ("" marks an omitted
+  // optional one): the checker counts them, not their names.
+  if (const onnx::OpSchema *schema = onnx::OpSchemaRegistry::Schema(
+          proto.op_type(), static_cast<int>(nodeOpset), "")) {
+    const auto &formal = schema->inputs();
+    for (size_t i = 0; i < formal.size(); ++i)
+      if (formal[i].GetOption() == onnx::OpSchema::Single &&
+          (static_cast<int>(i) >= proto.input_size() || proto.input(i).empty()))
+        return markUnsupported("required input " + std::to_string(i) +
+                               " ('" + formal[i].GetName() + "') missing");
+  }
 
   Node node{*this,
             proto,
@@ -1047,11 +1058,23 @@ bool isFloat(Type t) { return isa<FloatType>(getElementTypeOrSelf(t)); }
 bool normalizeAxis(int64_t &axis, int64_t rank, std::string &reason) {
   if (axis < 0)
     axis += rank;
-  if (axis < 0 || axis >= std::max<int64_t>(rank, 1)) {
+  if (axis < 0 || axis >= rank) {
     reason = "axis out of range";
     return false;
   }
   return true;
+}
+
+/// `F` for an op type ONNX defines on floating-point tensors only, whose
+/// composition would compute something else on integers.
+template <MapFn F>
+bool floatInput(Node &n, SmallVectorImpl<Value> &results,
+                std::string &reason) {
+  if (!isFloat(n.inputType(0))) {
+    reason = "a non-float input";
+    return false;
+  }
+  return F(n, results, reason);
 }
 
 template <typename OpT>
@@ -1306,6 +1329,10 @@ bool mapMatMul(Node &n, SmallVectorImpl<Value> &results, std::string &reason) {
   Value a = n.input(0), b = n.input(1);
   auto ta = cast<RankedTensorType>(a.getType());
   auto tb = cast<RankedTensorType>(b.getType());
+  if (ta.getRank() == 0 || tb.getRank() == 0) {
+    reason = "a scalar operand";
+    return false;
+  }
   if (tb.getRank() > 2)
     return batchedMatMul(n, results, reason);
   if (tb.getRank() == 1)
@@ -1703,6 +1730,10 @@ bool mapSplit(Node &n, SmallVectorImpl<Value> &results, std::string &reason) {
       results.push_back({});
       continue;
     }
+    if (out.getRank() != type.getRank()) {
+      reason = "outputs of another rank than the input";
+      return false;
+    }
     SmallVector<int64_t> begin(type.getRank(), 0), size(out.getShape());
     begin[axis] = offset;
     offset += out.getDimSize(axis);
@@ -1792,20 +1823,34 @@ bool mapConstant(Node &n, SmallVectorImpl<Value> &results,
     }
     return recordConstant(n, *value, results);
   }
+  // The other forms: a type shape inference gave, checked before the
+  // attribute is built.
+  auto matches = [&](Type element, int64_t count) {
+    if (out.getElementType() == element && out.getNumElements() == count)
+      return true;
+    reason = "a value of another type than its output's";
+    return false;
+  };
   if (const onnx::AttributeProto *a = n.attr("value_float"))
-    return recordConstant(n, DenseElementsAttr::get(out, b.getF32FloatAttr(a->f())),
-                          results);
+    return matches(b.getF32Type(), 1) &&
+           recordConstant(
+               n, DenseElementsAttr::get(out, b.getF32FloatAttr(a->f())),
+               results);
   if (const onnx::AttributeProto *a = n.attr("value_int"))
-    return recordConstant(
-        n, DenseElementsAttr::get(out, b.getI64IntegerAttr(a->i())), results);
+    return matches(b.getI64Type(), 1) &&
+           recordConstant(
+               n, DenseElementsAttr::get(out, b.getI64IntegerAttr(a->i())),
+               results);
   if (const onnx::AttributeProto *a = n.attr("value_floats")) {
     SmallVector<float> v(a->floats().begin(), a->floats().end());
-    return recordConstant(n, DenseElementsAttr::get(out, ArrayRef<float>(v)),
+    return matches(b.getF32Type(), v.size()) &&
+           recordConstant(n, DenseElementsAttr::get(out, ArrayRef<float>(v)),
                           results);
   }
   if (const onnx::AttributeProto *a = n.attr("value_ints")) {
     SmallVector<int64_t> v(a->ints().begin(), a->ints().end());
-    return recordConstant(n, DenseElementsAttr::get(out, ArrayRef<int64_t>(v)),
+    return matches(b.getI64Type(), v.size()) &&
+           recordConstant(n, DenseElementsAttr::get(out, ArrayRef<int64_t>(v)),
                           results);
   }
   reason = "a sparse or string value";
@@ -1845,7 +1890,8 @@ bool mapShape(Node &n, SmallVectorImpl<Value> &results, std::string &reason) {
   start = std::clamp<int64_t>(start, 0, rank);
   end = std::clamp<int64_t>(end, start, rank);
   SmallVector<int64_t> v(dims.begin() + start, dims.begin() + end);
-  if (n.outputTypes[0].getNumElements() != static_cast<int64_t>(v.size())) {
+  if (n.outputTypes[0].getNumElements() != static_cast<int64_t>(v.size()) ||
+      !n.outputTypes[0].getElementType().isInteger(64)) {
     reason = "a shape shape inference disagrees with";
     return false;
   }
@@ -1854,8 +1900,13 @@ bool mapShape(Node &n, SmallVectorImpl<Value> &results, std::string &reason) {
       results);
 }
 
-bool mapSize(Node &n, SmallVectorImpl<Value> &results, std::string &) {
+bool mapSize(Node &n, SmallVectorImpl<Value> &results, std::string &reason) {
   int64_t count = n.inputType(0).getNumElements();
+  if (n.outputTypes[0].getNumElements() != 1 ||
+      !n.outputTypes[0].getElementType().isInteger(64)) {
+    reason = "an output that is not one int64";
+    return false;
+  }
   return recordConstant(
       n, DenseElementsAttr::get(n.outputTypes[0], ArrayRef<int64_t>(count)),
       results);
@@ -1873,9 +1924,14 @@ bool mapDropout(Node &n, SmallVectorImpl<Value> &results,
     }
   }
   results.push_back(n.op<IdentityOp>(n.outputTypes[0], n.input(0)));
-  if (n.outputTypes.size() > 1 && n.outputTypes[1])
+  if (n.outputTypes.size() > 1 && n.outputTypes[1]) {
+    if (!n.outputTypes[1].getElementType().isInteger(1)) {
+      reason = "a mask that is not bool";
+      return false;
+    }
     results.push_back(n.constant(
         DenseElementsAttr::get(n.outputTypes[1], true), "mask"));
+  }
   return true;
 }
 
@@ -2045,6 +2101,10 @@ bool mapConv(Node &n, SmallVectorImpl<Value> &results, std::string &reason) {
   Value x = n.input(0), w = n.input(1);
   auto xType = cast<RankedTensorType>(x.getType());
   auto wType = cast<RankedTensorType>(w.getType());
+  if (wType.getRank() != xType.getRank() || xType.getRank() < 3) {
+    reason = "a filter of another rank than the input";
+    return false;
+  }
   Window window;
   if (!window.read(n, xType, wType.getShape().drop_front(2), reason))
     return false;
@@ -2187,7 +2247,7 @@ const llvm::StringMap<MapFn> &mappers() {
       {"Conv", mapConv},
       {"Div", mapBinary<DivOp>},
       {"Dropout", mapDropout},
-      {"Elu", mapElu<false>},
+      {"Elu", floatInput<mapElu<false>>},
       {"Equal", mapEqual},
       {"Exp", mapUnary<ExpOp>},
       {"Expand", mapExpand},
@@ -2195,21 +2255,21 @@ const llvm::StringMap<MapFn> &mappers() {
       {"Gemm", mapGemm},
       {"GlobalAveragePool", mapGlobalPool<ReduceMeanOp>},
       {"GlobalMaxPool", mapGlobalPool<ReduceMaxOp>},
-      {"HardSigmoid", mapHardSigmoid},
+      {"HardSigmoid", floatInput<mapHardSigmoid>},
       {"Identity", mapIdentity},
-      {"LeakyRelu", mapLeakyRelu},
+      {"LeakyRelu", floatInput<mapLeakyRelu>},
       {"Log", mapUnary<LogOp>},
-      {"LogSoftmax", mapSoftmax<true>},
+      {"LogSoftmax", floatInput<mapSoftmax<true>>},
       {"MatMul", mapMatMul},
       {"Max", mapVariadic<MaxKind>},
       {"MaxPool", mapPool<MaxPoolOp>},
-      {"Mean", mapVariadic<MeanKind>},
+      {"Mean", floatInput<mapVariadic<MeanKind>>},
       {"Min", mapVariadic<MinKind>},
       {"Mul", mapBinary<MulOp>},
       {"Neg", mapUnary<NegOp>},
-      {"PRelu", mapPRelu},
+      {"PRelu", floatInput<mapPRelu>},
       {"Pad", mapPad},
-      {"Reciprocal", mapReciprocal},
+      {"Reciprocal", floatInput<mapReciprocal>},
       {"ReduceL1", mapReduce<ReduceKind::L1>},
       {"ReduceL2", mapReduce<ReduceKind::L2>},
       {"ReduceLogSum", mapReduce<ReduceKind::LogSum>},
@@ -2220,7 +2280,7 @@ const llvm::StringMap<MapFn> &mappers() {
       {"ReduceSum", mapReduce<ReduceKind::Sum>},
       {"ReduceSumSquare", mapReduce<ReduceKind::SumSquare>},
       {"Relu", mapUnary<ReluOp>},
-      {"Selu", mapElu<true>},
+      {"Selu", floatInput<mapElu<true>>},
       {"Reshape", mapReshape},
       {"Shape", mapShape},
       {"Sigmoid", mapUnary<SigmoidOp>},
@@ -2228,7 +2288,7 @@ const llvm::StringMap<MapFn> &mappers() {
       {"Slice", mapSlice},
       {"Softmax", mapSoftmax<false>},
       {"Sqrt", mapUnary<SqrtOp>},
-      {"Softplus", mapSoftplus},
+      {"Softplus", floatInput<mapSoftplus>},
       {"Split", mapSplit},
       {"Squeeze", mapReshape},
       {"Sub", mapBinary<SubOp>},
