@@ -792,8 +792,24 @@ LogicalResult Importer::checkOpTypes() {
   const llvm::StringMap<MapFn> &table = mappers();
   for (const onnx::NodeProto &proto : model.graph().node()) {
     auto [opType, version] = opTypeOf(proto);
-    if (table.count(opType))
+    if (table.count(opType)) {
+      // ONNX's window shape inference divides by these unchecked.
+      if (opType == "Conv" || opType == "MaxPool" || opType == "AveragePool")
+        for (const onnx::AttributeProto &a : proto.attribute()) {
+          bool positive = a.name() == "strides" || a.name() == "dilations" ||
+                          a.name() == "kernel_shape";
+          if ((positive || a.name() == "pads") &&
+              llvm::any_of(a.ints(), [&](int64_t v) {
+                return positive ? v < 1 : v < 0;
+              }))
+            errors.push_back(
+                "node '" +
+                (proto.name().empty() ? proto.op_type() : proto.name()) +
+                "' (" + opType + "): " + a.name() + " must be " +
+                (positive ? "positive" : "non-negative"));
+        }
       continue;
+    }
     auto &entry = unsupported[{opType, ""}];
     entry.first = version;
     ++entry.second;
@@ -938,7 +954,7 @@ LogicalResult Importer::reportProblems() {
         diag << ": " << key.second;
     }
   } else {
-    diag << "'" << path << "' has values gplace cannot import:";
+    diag << "'" << path << "' has nodes or values gplace cannot import:";
   }
   for (const std::string &e : errors)
     diag << "\n  " << e;
@@ -1070,8 +1086,9 @@ bool normalizeAxis(int64_t &axis, int64_t rank, std::string &reason) {
 template <MapFn F>
 bool floatInput(Node &n, SmallVectorImpl<Value> &results,
                 std::string &reason) {
-  if (!isFloat(n.inputType(0))) {
-    reason = "a non-float input";
+  Type type = n.inputType(0);
+  if (!type || !isFloat(type)) {
+    reason = type ? "a non-float input" : "an omitted input";
     return false;
   }
   return F(n, results, reason);
@@ -1218,6 +1235,11 @@ bool mapHardSigmoid(Node &n, SmallVectorImpl<Value> &results, std::string &) {
 template <typename Kind>
 bool mapVariadic(Node &n, SmallVectorImpl<Value> &results,
                  std::string &reason) {
+  for (int i = 0; i < n.numInputs(); ++i)
+    if (!n.hasInput(i)) {
+      reason = "an omitted input";
+      return false;
+    }
   Value acc = n.input(0);
   for (int i = 1; i < n.numInputs(); ++i) {
     Value next = n.input(i);
@@ -1650,6 +1672,10 @@ bool mapConcat(Node &n, SmallVectorImpl<Value> &results, std::string &reason) {
   SmallVector<Value> inputs;
   for (int i = 0; i < n.numInputs(); ++i)
     inputs.push_back(n.input(i));
+  if (llvm::is_contained(inputs, Value())) {
+    reason = "an omitted input";
+    return false;
+  }
   int64_t axis = n.getInt("axis", 0);
   if (!normalizeAxis(axis, n.outputTypes[0].getRank(), reason))
     return false;
