@@ -21,7 +21,15 @@
 //   external        mlp with its initializers as external data in
 //                   `<basename of OUTPUT>.data` next to OUTPUT (written first,
 //                   also atomically); the weights are mlp's;
-//   softmax-opset9  opset 9: x[2,3,4] -> Softmax(axis 1) -> probabilities.
+//   softmax-opset9  opset 9: x[2,3,4] -> Softmax(axis 1) -> probabilities;
+//   mlp-bench       mlp's structure, wider, for benchmarks: input[batch,784]
+//                   -> Gemm 1024 -> Relu -> Gemm 1024 -> Relu -> Gemm 10 ->
+//                   Softmax(axis 1) -> probabilities[batch,10];
+//   chain:N         x[64] -> N elementwise nodes in a chain, cycling through
+//                   Add(one), Mul(half), Sub(quarter), Max(zero) (four shared
+//                   [64] initializers; node i is named `chain/op_<i>`) ->
+//                   y[64]: an importer benchmark (bench/onnx_import.py).
+//                   N is 1 to 10000000.
 //
 // Errors print `gplace-onnx-gen: error: ...` and exit 1.
 //
@@ -226,24 +234,75 @@ void gemmLayer(ModelBuilder &b, Lcg &rng, const std::string &scope,
   attrInt(gemm, "transB", 1);
 }
 
-onnx::ModelProto buildMlp(const std::string &graphName) {
+// mlp's graph with hidden layers of `hidden1` and `hidden2` units, its
+// weights from an LCG seeded with `seed`.
+onnx::ModelProto buildMlp(const std::string &graphName, uint64_t seed,
+                          int64_t hidden1, int64_t hidden2) {
   ModelBuilder b(13, graphName);
-  Lcg rng(0x6d6c70u); // "mlp"
+  Lcg rng(seed);
   b.input("input", {"batch", 784});
-  gemmLayer(b, rng, "encoder/fc1", "input", "encoder/fc1/Gemm:0", 784, 256);
+  gemmLayer(b, rng, "encoder/fc1", "input", "encoder/fc1/Gemm:0", 784, hidden1);
   b.node("Relu", "encoder/relu1/Relu", {"encoder/fc1/Gemm:0"},
          {"encoder/relu1/Relu:0"});
-  gemmLayer(b, rng, "encoder/fc2", "encoder/relu1/Relu:0",
-            "encoder/fc2/Gemm:0", 256, 128);
+  gemmLayer(b, rng, "encoder/fc2", "encoder/relu1/Relu:0", "encoder/fc2/Gemm:0",
+            hidden1, hidden2);
   b.node("Relu", "encoder/relu2/Relu", {"encoder/fc2/Gemm:0"},
          {"encoder/relu2/Relu:0"});
-  gemmLayer(b, rng, "decoder/fc3", "encoder/relu2/Relu:0",
-            "decoder/fc3/Gemm:0", 128, 10);
+  gemmLayer(b, rng, "decoder/fc3", "encoder/relu2/Relu:0", "decoder/fc3/Gemm:0",
+            hidden2, 10);
   onnx::NodeProto *softmax = b.node("Softmax", "decoder/softmax/Softmax",
                                     {"decoder/fc3/Gemm:0"}, {"probabilities"});
   attrInt(softmax, "axis", 1);
   b.output("probabilities", {"batch", 10});
   return b.model;
+}
+
+onnx::ModelProto buildMlp(const std::string &graphName) {
+  return buildMlp(graphName, 0x6d6c70u /* "mlp" */, 256, 128);
+}
+
+// x[64] -> `length` nodes cycling through Add, Mul, Sub and Max, each with
+// one of four shared constant [64] initializers as its second operand
+// (x + 1, x * 0.5, x - 0.25, max(x, 0): from any x, the values tend to 0.5)
+// -> y[64].
+onnx::ModelProto buildChain(int64_t length) {
+  ModelBuilder b(13, "chain");
+  b.input("x", {64});
+  struct Step {
+    const char *opType;
+    const char *initializer;
+    float value;
+  };
+  const Step steps[] = {{"Add", "one", 1.0f},
+                        {"Mul", "half", 0.5f},
+                        {"Sub", "quarter", 0.25f},
+                        {"Max", "zero", 0.0f}};
+  for (const Step &step : steps)
+    b.initializer(
+        Tensor{step.initializer, {64}, std::vector<float>(64, step.value)});
+  std::string previous = "x";
+  for (int64_t i = 0; i < length; ++i) {
+    const Step &step = steps[i % 4];
+    std::string name = "chain/op_" + std::to_string(i);
+    std::string result = i + 1 == length ? "y" : name + ":0";
+    b.node(step.opType, name, {previous, step.initializer}, {result});
+    previous = result;
+  }
+  b.output("y", {64});
+  return b.model;
+}
+
+// N of `chain:N`, or -1 when `text` is not a number from 1 to 10000000.
+int64_t parseChainLength(const std::string &text) {
+  if (text.empty() || text.size() > 8)
+    return -1;
+  int64_t n = 0;
+  for (char c : text) {
+    if (c < '0' || c > '9')
+      return -1;
+    n = n * 10 + (c - '0');
+  }
+  return n >= 1 && n <= 10000000 ? n : -1;
 }
 
 onnx::ModelProto buildCnn() {
@@ -405,7 +464,8 @@ std::string externalize(onnx::ModelProto &model, const std::string &location) {
 int main(int argc, char **argv) {
   if (argc != 3)
     fail("usage: gplace-onnx-gen "
-         "mlp|cnn|unsupported|dynamic|external|softmax-opset9 OUTPUT.onnx");
+         "mlp|cnn|unsupported|dynamic|external|softmax-opset9|mlp-bench|"
+         "chain:N OUTPUT.onnx");
   std::string name = argv[1];
   std::string output = argv[2];
 
@@ -416,13 +476,27 @@ int main(int argc, char **argv) {
       {"dynamic", buildDynamic},
       {"external", [] { return buildMlp("external"); }},
       {"softmax-opset9", buildSoftmaxOpset9},
+      {"mlp-bench",
+       [] {
+         return buildMlp("mlp_bench", 0x6d6c7062u /* "mlpb" */, 1024, 1024);
+       }},
   };
-  auto it = builders.find(name);
-  if (it == builders.end())
-    fail("unknown model '" + name +
-         "' (expected mlp, cnn, unsupported, dynamic, external or "
-         "softmax-opset9)");
-  onnx::ModelProto model = it->second();
+  onnx::ModelProto model;
+  const std::string chainPrefix = "chain:";
+  if (name.compare(0, chainPrefix.size(), chainPrefix) == 0) {
+    int64_t length = parseChainLength(name.substr(chainPrefix.size()));
+    if (length < 0)
+      fail("bad model '" + name +
+           "': expected chain:N with N from 1 to 10000000");
+    model = buildChain(length);
+  } else {
+    auto it = builders.find(name);
+    if (it == builders.end())
+      fail("unknown model '" + name +
+           "' (expected mlp, cnn, unsupported, dynamic, external, "
+           "softmax-opset9, mlp-bench or chain:N)");
+    model = it->second();
+  }
 
   // Check the model (with its data still inline: the checker resolves an
   // external location relative to the model's directory, which the
