@@ -272,6 +272,15 @@ public:
     return {Outcome::Passed, "", {}};
   }
 
+  /// The GPUs of the machine the tests run on.
+  int numGpus() const {
+    int gpus = 0;
+    gplace::DeviceSet devices = machine->deviceSet();
+    for (const gplace::DeviceName &d : devices.devices())
+      gpus += d.type == gplace::DeviceType::GPU;
+    return gpus;
+  }
+
 private:
   gplace::PolicyRegistry policies;
   DialectRegistry registry;
@@ -366,9 +375,14 @@ int main(int argc, char **argv) {
     counts.emplace_back(llvm::sys::path::filename(suite).str(), c);
   }
 
-  std::string device = emulateGpus > 0 ? std::to_string(emulateGpus) +
-                                             " emulated GPUs"
-                                       : std::string("the CPU");
+  // What ran the tests: emulated GPUs, else the CUDA GPUs this process
+  // sees, else the CPU.
+  int gpus = driver.numGpus();
+  std::string device =
+      emulateGpus > 0 ? std::to_string(emulateGpus) + " emulated GPUs"
+      : gpus > 0      ? std::to_string(gpus) + " CUDA GPU" +
+                       (gpus == 1 ? "" : "s") + " and the CPU"
+                      : std::string("the CPU");
   if (markdown) {
     llvm::outs() << "| suite (on " << device
                  << ") | tests | passed | failed | unsupported op | "
