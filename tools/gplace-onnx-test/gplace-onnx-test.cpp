@@ -157,6 +157,21 @@ std::string compare(const rt::HostTensor &actual,
   return "";
 }
 
+/// `dir`/`prefix`_0.pb, `prefix`_1.pb, ... up to the first missing one.
+rt::StatusOr<std::vector<rt::HostTensor>>
+readTensors(const std::string &dir, const std::string &prefix) {
+  std::vector<rt::HostTensor> tensors;
+  for (int i = 0;; ++i) {
+    std::string file = dir + "/" + prefix + "_" + std::to_string(i) + ".pb";
+    if (!llvm::sys::fs::exists(file))
+      return tensors;
+    rt::StatusOr<rt::HostTensor> t = gplace::frontend::readTensorProtoFile(file);
+    if (!t)
+      return t.status();
+    tensors.push_back(std::move(*t));
+  }
+}
+
 class Driver {
 public:
   Driver() {
@@ -229,38 +244,25 @@ public:
       if (!llvm::sys::fs::is_directory(setDir))
         break;
       ++sets;
-      std::vector<rt::HostTensor> inputs, expected;
-      for (int i = 0;; ++i) {
-        std::string file = setDir + "/input_" + std::to_string(i) + ".pb";
-        if (!llvm::sys::fs::exists(file))
-          break;
-        rt::StatusOr<rt::HostTensor> t =
-            gplace::frontend::readTensorProtoFile(file);
-        if (!t)
-          return {Outcome::UnsupportedType, t.status().message(), {}};
-        inputs.push_back(std::move(*t));
-      }
-      for (int i = 0;; ++i) {
-        std::string file = setDir + "/output_" + std::to_string(i) + ".pb";
-        if (!llvm::sys::fs::exists(file))
-          break;
-        rt::StatusOr<rt::HostTensor> t =
-            gplace::frontend::readTensorProtoFile(file);
-        if (!t)
-          return {Outcome::UnsupportedType, t.status().message(), {}};
-        expected.push_back(std::move(*t));
-      }
+      rt::StatusOr<std::vector<rt::HostTensor>> inputs =
+          readTensors(setDir, "input");
+      if (!inputs)
+        return {Outcome::UnsupportedType, inputs.status().message(), {}};
+      rt::StatusOr<std::vector<rt::HostTensor>> expected =
+          readTensors(setDir, "output");
+      if (!expected)
+        return {Outcome::UnsupportedType, expected.status().message(), {}};
       rt::StatusOr<std::vector<rt::HostTensor>> outputs =
-          (*executor)->run(inputs);
+          (*executor)->run(*inputs);
       if (!outputs)
         return {Outcome::Failed, "run: " + outputs.status().message(), {}};
-      if (outputs->size() != expected.size())
+      if (outputs->size() != expected->size())
         return {Outcome::Failed,
                 std::to_string(outputs->size()) + " outputs, expected " +
-                    std::to_string(expected.size()),
+                    std::to_string(expected->size()),
                 {}};
-      for (size_t i = 0; i < expected.size(); ++i)
-        if (std::string diff = compare((*outputs)[i], expected[i]);
+      for (size_t i = 0; i < expected->size(); ++i)
+        if (std::string diff = compare((*outputs)[i], (*expected)[i]);
             !diff.empty())
           return {Outcome::Failed,
                   "data set " + std::to_string(set) + ", output " +
