@@ -2117,6 +2117,37 @@ struct Window {
   }
 };
 
+/// `value` transposed by `perm` (result dimension i is dimension perm[i]),
+/// for constants the importer rearranges once instead of every run;
+/// std::nullopt for booleans, whose storage is not one element a byte.
+std::optional<DenseElementsAttr> transposeConstant(DenseElementsAttr value,
+                                                   ArrayRef<int64_t> perm) {
+  auto type = cast<RankedTensorType>(value.getType());
+  SmallVector<int64_t> shape;
+  for (int64_t p : perm)
+    shape.push_back(type.getDimSize(p));
+  auto resultType = RankedTensorType::get(shape, type.getElementType());
+  if (value.isSplat())
+    return value.reshape(resultType);
+  if (type.getElementType().isInteger(1))
+    return std::nullopt;
+  int64_t width = type.getElementTypeBitWidth() / 8;
+  ArrayRef<char> in = value.getRawData();
+  std::vector<char> out(in.size());
+  std::vector<int64_t> inStrides = rowMajorStrides(type.getShape());
+  int64_t rank = shape.size(), count = type.getNumElements();
+  SmallVector<int64_t> index(rank, 0);
+  for (int64_t o = 0; o < count; ++o) {
+    int64_t source = 0;
+    for (int64_t d = 0; d < rank; ++d)
+      source += index[d] * inStrides[perm[d]];
+    std::memcpy(out.data() + o * width, in.data() + source * width, width);
+    for (int64_t d = rank - 1; d >= 0 && ++index[d] == shape[d]; --d)
+      index[d] = 0;
+  }
+  return DenseElementsAttr::getFromRawBuffer(resultType, out);
+}
+
 SmallVector<int64_t> nchw(ArrayRef<int64_t> hw, int64_t fill = 1) {
   return {fill, fill, hw[0], hw[1]};
 }
@@ -2137,15 +2168,35 @@ bool mapConv(Node &n, SmallVectorImpl<Value> &results, std::string &reason) {
   Padding padding;
   if (!window.padding(n, padding, reason))
     return false;
-  if (window.oneD) {
+  if (window.oneD)
     x = n.reshape(x, window.input.getShape(), "input_2d");
+  auto widenFilter = [&] {
     SmallVector<int64_t> filterShape(wType.getShape());
     filterShape.push_back(1);
     w = n.reshape(w, filterShape, "filter_2d");
-  }
+  };
   Builder &b = n.builder();
-  // OIHW to TensorFlow's HWIO.
-  Value filter = n.transpose(w, {2, 3, 1, 0}, "filter");
+  // OIHW to TensorFlow's HWIO: at import time for a constant filter (an
+  // initializer that stays a constant), else by a transpose each run.
+  Value filter;
+  std::optional<DenseElementsAttr> constantFilter = n.constant(1);
+  bool variable = n.importer.options.initializersAsVariables &&
+                  n.importer.initializers.count(n.proto.input(1));
+  if (constantFilter && !variable) {
+    SmallVector<int64_t> shape(wType.getShape());
+    if (window.oneD)
+      shape.push_back(1);
+    if (std::optional<DenseElementsAttr> hwio = transposeConstant(
+            constantFilter->reshape(
+                RankedTensorType::get(shape, wType.getElementType())),
+            {2, 3, 1, 0}))
+      filter = n.constant(*hwio, "filter");
+  }
+  if (!filter) {
+    if (window.oneD)
+      widenFilter();
+    filter = n.transpose(w, {2, 3, 1, 0}, "filter");
+  }
   SmallVector<NamedAttribute> attrs = {
       n.named("strides", b.getDenseI64ArrayAttr(nchw(window.strides))),
       n.named("padding", b.getStringAttr(padding.mode)),
