@@ -58,6 +58,17 @@ if config.gplace_have_dnnl in ("ON", "1", "TRUE"):
 if os.path.exists("/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz"):
     config.available_features.add("fashion-mnist")
 
+import re
+# `cpu-avx2`: the CPU has AVX2 and FMA (gplace-run then never runs
+# OpenBLAS's Prescott kernels unless told to).
+try:
+    with open("/proc/cpuinfo") as cpuinfo:
+        flags = set(re.findall(r"^flags\s*:(.*)$", cpuinfo.read(), re.M)[0].split())
+    if {"avx2", "fma"} <= flags:
+        config.available_features.add("cpu-avx2")
+except (OSError, IndexError):
+    pass
+
 # `mpi`: gplace-run was built with MPI and mpirun is on PATH: the cluster
 # tests launch several gplace-run processes with %mpirun (Open MPI; as
 # root it needs --allow-run-as-root, and --oversubscribe runs more ranks

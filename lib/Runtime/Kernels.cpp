@@ -26,6 +26,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <memory>
@@ -1251,6 +1252,35 @@ template <typename S> Status runFused(const FusedCall &call) {
 
 Status runHostKernel(const KernelCall &call) {
   return kHostKernels[static_cast<size_t>(call.kernel)](call);
+}
+
+std::optional<std::string> preferredBlasCoreType() {
+  if (std::getenv("OPENBLAS_CORETYPE"))
+    return std::nullopt;
+  const char *core = openblas_get_corename();
+  if (!core || std::string(core) != "Prescott")
+    return std::nullopt;
+#if defined(__x86_64__) && defined(__GNUC__)
+  // libgcc's CPU model: the features the CPU has and the OS saves.
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+      __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl"))
+    return std::string("SkylakeX");
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+    return std::string("Haswell");
+#endif
+  return std::nullopt;
+}
+
+std::string blasDescription() {
+  // openblas_get_config(): "OpenBLAS 0.3.21 NO_LAPACKE DYNAMIC_ARCH ...".
+  std::string config = openblas_get_config() ? openblas_get_config() : "";
+  std::string name = "OpenBLAS";
+  size_t space = config.find(' ', config.find(' ') + 1);
+  if (config.rfind("OpenBLAS ", 0) == 0)
+    name = config.substr(0, space);
+  const char *core = openblas_get_corename();
+  return name + ", " + (core ? core : "unknown") + " kernels";
 }
 
 Status runHostFused(const FusedCall &call) {

@@ -23,6 +23,7 @@
 #include "gplace/Dialect/Plan/PlanDialect.h"
 #include "gplace/Dialect/Plan/Transforms/Passes.h"
 #include "gplace/Runtime/Executor.h"
+#include "gplace/Runtime/Kernels.h"
 #include "gplace/Runtime/Idx.h"
 #ifdef GPLACE_HAVE_MPI
 #include "gplace/Runtime/MpiTransport.h"
@@ -55,7 +56,9 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
+#include <unistd.h>
 
 using namespace mlir;
 namespace cl = llvm::cl;
@@ -359,6 +362,15 @@ loadFunction(MLIRContext &context, llvm::SourceMgr &sourceMgr,
 }
 
 int main(int argc, char **argv) {
+  // OpenBLAS picked its kernels when it loaded; where it fell back to SSE3
+  // ones on a CPU with AVX2 or AVX-512, start again with the variable that
+  // names the right ones (Kernels.h; docs/runtime.md). A failed exec
+  // carries on with the kernels OpenBLAS chose.
+  if (std::optional<std::string> core = rt::preferredBlasCoreType()) {
+    ::setenv("OPENBLAS_CORETYPE", core->c_str(), 1);
+    ::setenv("GPLACE_SET_OPENBLAS_CORETYPE", "1", 1);
+    ::execv("/proc/self/exe", argv);
+  }
   llvm::InitLLVM initLLVM(argc, argv);
   // The passes by name, for --mlir-print-ir-after=<pass> and the like
   // (before the options that name them are registered).
@@ -544,6 +556,15 @@ int main(int argc, char **argv) {
     llvm::outs() << (*machine)->devices().listDevices();
     for (const std::string &line : (*machine)->notes())
       llvm::outs() << line << "\n";
+    // The CPU kernels' BLAS, and who chose its kernels.
+    const char *core = std::getenv("OPENBLAS_CORETYPE");
+    llvm::outs() << "BLAS: " << rt::blasDescription();
+    if (core && std::getenv("GPLACE_SET_OPENBLAS_CORETYPE"))
+      llvm::outs() << " (OPENBLAS_CORETYPE=" << core
+                   << ", set by gplace-run: OpenBLAS chose Prescott's)";
+    else if (core)
+      llvm::outs() << " (OPENBLAS_CORETYPE=" << core << ")";
+    llvm::outs() << "\n";
     return 0;
   }
   if (logDevicePlacement && chief)

@@ -16,6 +16,7 @@
 #include "gplace/Runtime/Tensor.h"
 #include "gplace/Support/Kernel.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -55,6 +56,21 @@ struct FusedCall {
   std::vector<TensorRef> outputs;
   std::string label; ///< "Add+Mul+Relu", for messages.
 };
+
+/// The OPENBLAS_CORETYPE naming the best kernels of the BLAS the CPU
+/// kernels call (OpenBLAS) that this CPU runs, when OpenBLAS chose worse
+/// ones: a DYNAMIC_ARCH build (Debian's) picks its kernels when it loads,
+/// from the CPU models it knows, and 0.3.21 falls back to Prescott's SSE3
+/// kernels on newer ones, 3-4x slower than their AVX-512 kernels.
+/// "SkylakeX" (AVX-512 F, BW, DQ, VL usable) or "Haswell" (AVX2 and FMA)
+/// where OpenBLAS runs Prescott's and OPENBLAS_CORETYPE is unset (the
+/// user's choice wins); std::nullopt otherwise. The variable only takes
+/// effect in a process that starts with it (gplace-run re-executes itself).
+std::optional<std::string> preferredBlasCoreType();
+
+/// The BLAS the CPU kernels call and the kernels it runs, for
+/// --list-devices: "OpenBLAS 0.3.21, SkylakeX kernels".
+std::string blasDescription();
 
 /// Runs `call` on the host, synchronously. Shapes and types are those the
 /// graph's verifiers accepted. Errors: an element type the kernel has no
