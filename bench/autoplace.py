@@ -66,7 +66,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from benchenv import (checkout_state, command_output, env_variables, load,  # noqa: E402
+from benchenv import (checkout_state, command_output, cpu_family, env_variables, load,  # noqa: E402
                       sha256)
 from replicate import Side, cpu_times, other_load  # noqa: E402
 from suite import BLAS_ENV, BLAS_FLAGS, cpu, openblas  # noqa: E402
@@ -428,13 +428,7 @@ def main():
 
     start_load, started, start_cpu = load(), time.monotonic(), cpu_times()
     model, flags = cpu()
-    family = {}
-    with open("/proc/cpuinfo") as f:
-        for line in f:
-            key, _, value = line.partition(":")
-            if key.strip() in ("cpu family", "model") and \
-                    key.strip() not in family:
-                family[key.strip()] = value.strip()
+    family = cpu_family()
     blas, _, _ = openblas(run)
     head, dirty = checkout_state(ROOT)
     variables = env_variables(BLAS_ENV)

@@ -29,17 +29,37 @@ def cpu_model():
     return "unknown CPU"
 
 
-def loaded_blas(binary):
-    """The real path of the libopenblas `binary` loads (from ldd), its
-    Debian package and version; or a note that it loads none."""
+def loaded_library(binary, name):
+    """The real path of the shared library `name` (e.g. "libdnnl") that
+    `binary` loads (from ldd), its Debian package and version; None if it
+    loads none."""
     for line in command_output(["ldd", binary]).splitlines():
-        if "libopenblas" in line and "=>" in line:
+        if name in line and "=>" in line:
             real = os.path.realpath(line.split("=>")[1].split("(")[0].strip())
             package = command_output(["dpkg-query", "-S", real]).split(":")[0]
             version = command_output(
                 ["dpkg-query", "-W", "-f=${Version}", package])
             return f"{real} ({package} {version})"
-    return f"no shared libopenblas in `ldd {binary}` (linked statically?)"
+    return None
+
+
+def loaded_blas(binary):
+    """The real path of the libopenblas `binary` loads (from ldd), its
+    Debian package and version; or a note that it loads none."""
+    return loaded_library(binary, "libopenblas") or (
+        f"no shared libopenblas in `ldd {binary}` (linked statically?)")
+
+
+def cpu_family():
+    """/proc/cpuinfo's first "cpu family" and "model" values, by key."""
+    family = {}
+    with open("/proc/cpuinfo") as f:
+        for line in f:
+            key, _, value = line.partition(":")
+            if key.strip() in ("cpu family", "model") and \
+                    key.strip() not in family:
+                family[key.strip()] = value.strip()
+    return family
 
 
 def sha256(path):

@@ -67,9 +67,10 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from benchenv import (checkout_state, command_output, env_variables, load,  # noqa: E402
+from benchenv import (checkout_state, command_output, cpu_family,
+                      loaded_library, env_variables, load,  # noqa: E402
                       sha256)
-from replicate import TIMING, cpu_times, other_load  # noqa: E402
+from replicate import TIMING, Failure, cpu_times, other_load  # noqa: E402
 from suite import BLAS_ENV, BLAS_FLAGS, cpu, openblas  # noqa: E402
 
 ROOT = os.path.dirname(HERE)
@@ -82,21 +83,6 @@ CHAIN_OP = re.compile(r'\{name = "chain/op_(\d+)"\}')
 
 def log(message):
     print(message, file=sys.stderr, flush=True)
-
-
-class Failure(Exception):
-    """A command that exited non-zero or printed no figure."""
-
-    def __init__(self, cmd, code, stderr, why):
-        super().__init__(why)
-        self.cmd, self.code, self.stderr, self.why = cmd, code, stderr, why
-
-    def markdown(self, shown):
-        tail = "\n".join(self.stderr.strip().splitlines()[-8:]) or "(empty)"
-        return (f"- **{self.why}**: `{shown(self.cmd)}` exited {self.code}; "
-                "stderr ends:\n\n  ```\n" +
-                "\n".join("  " + line for line in tail.splitlines()) +
-                "\n  ```\n")
 
 
 def run(cmd, why, cwd=None):
@@ -309,25 +295,12 @@ def inference(tools, work, model, batch, runs, repeat):
 def onednn(binary):
     """The libdnnl `binary` loads (ldd): its real path, package and
     version."""
-    for line in command_output(["ldd", binary]).splitlines():
-        if "libdnnl" in line and "=>" in line:
-            real = os.path.realpath(line.split("=>")[1].split("(")[0].strip())
-            package = command_output(["dpkg-query", "-S", real]).split(":")[0]
-            version = command_output(
-                ["dpkg-query", "-W", "-f=${Version}", package])
-            return f"{real} ({package} {version})"
-    return "no shared libdnnl in `ldd`"
+    return loaded_library(binary, "libdnnl") or "no shared libdnnl in `ldd`"
 
 
 def environment(build, tools, start_load):
     model, flags = cpu()
-    family = {}
-    with open("/proc/cpuinfo") as f:
-        for line in f:
-            key, _, value = line.partition(":")
-            if key.strip() in ("cpu family", "model") and \
-                    key.strip() not in family:
-                family[key.strip()] = value.strip()
+    family = cpu_family()
     run_bin = tools["gplace-run"]
     blas, core, blas_threads = openblas(run_bin)
     head, dirty = checkout_state(ROOT)

@@ -33,7 +33,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { parse } from 'npyjs';
+import { readNpy } from './npy.mjs';
 import onnxProto from 'onnx-proto';
 import ort from 'onnxruntime-node';
 
@@ -45,15 +45,6 @@ function usage(message) {
     'usage: node ort.mjs chain|mlp|matmul|cnn DIR --runs K [--ops N] ' +
     '[--initializers]\n       node ort.mjs threads\n');
   process.exit(2);
-}
-
-function readNpy(file) {
-  const bytes = fs.readFileSync(file);
-  const array = parse(bytes.buffer.slice(bytes.byteOffset,
-                                         bytes.byteOffset + bytes.byteLength));
-  if (!(array.data instanceof Float32Array))
-    throw new Error(`${file}: expected float32 data, got ${array.dtype}`);
-  return array;
 }
 
 function valueInfo(name, dims) {

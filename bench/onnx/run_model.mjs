@@ -15,7 +15,7 @@
 // Session creation, the warm-up and writing the outputs are not timed.
 import fs from 'node:fs';
 import os from 'node:os';
-import { parse } from 'npyjs';
+import { readNpy } from './npy.mjs';
 import ort from 'onnxruntime-node';
 
 function usage(message) {
@@ -23,17 +23,6 @@ function usage(message) {
     'usage: node run_model.mjs MODEL.onnx OUT_PREFIX IN0.npy [IN1.npy ...] ' +
     '[--runs K]\n');
   process.exit(2);
-}
-
-function readNpy(file) {
-  const bytes = fs.readFileSync(file);
-  const array = parse(bytes.buffer.slice(bytes.byteOffset,
-                                         bytes.byteOffset + bytes.byteLength));
-  if (!(array.data instanceof Float32Array))
-    throw new Error(`${file}: expected float32 data, got ${array.dtype}`);
-  if (array.fortranOrder)
-    throw new Error(`${file}: expected C order, got Fortran order`);
-  return array;
 }
 
 // The .npy (format 1.0) bytes of a float32 array in C order: the magic, the
