@@ -66,7 +66,8 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from benchenv import (checkout_state, command_output, cpu_family, env_variables, load,  # noqa: E402
+from benchenv import (checkout_state, command_line, command_output,
+                      cpu_family, env_variables, load,  # noqa: E402
                       sha256)
 from replicate import Side, cpu_times, other_load  # noqa: E402
 from suite import BLAS_ENV, BLAS_FLAGS, cpu, openblas  # noqa: E402
@@ -502,15 +503,6 @@ def main():
 
     elapsed = time.monotonic() - started
     others = other_load(start_cpu, cpu_times(), elapsed)
-    quick = [f"--{name.replace('_', '-')} {getattr(args, name)}"
-             for name in ("repeat", "runs_towers", "runs_mlp", "mlp_layers",
-                          "mlp_width", "mlp_batch", "small_limit",
-                          "large_limit", "ops", "place_repeat")
-             if getattr(args, name) != parser.get_default(name)]
-    quick += [flag for flag, on in (("--skip-step", args.skip_step),
-                                    ("--skip-placement",
-                                     args.skip_placement)) if on]
-
     out = print
     out(f"# Automatic placement (policy=auto) — "
         f"{datetime.date.today().isoformat()}\n")
@@ -521,7 +513,7 @@ def main():
     out(f"- Besides this benchmark, {others} (from /proc/stat and this "
         "process's getrusage)\n")
     out("## Results\n")
-    out(f"Command: `bench/autoplace.py{''.join(' ' + q for q in quick)}`.\n")
+    out(f"Command: `{command_line()}`.\n")
 
     failures = []
     if configs:

@@ -6,6 +6,7 @@ import hashlib
 import os
 import re
 import resource
+import shlex
 import subprocess
 import sys
 
@@ -48,6 +49,13 @@ def loaded_blas(binary):
     Debian package and version; or a note that it loads none."""
     return loaded_library(binary, "libopenblas") or (
         f"no shared libopenblas in `ldd {binary}` (linked statically?)")
+
+
+def command_line():
+    """This script's invocation as the results file shows it:
+    `bench/<script> <its arguments>`, quoted for a shell."""
+    script = os.path.basename(sys.argv[0])
+    return " ".join(["bench/" + script] + [shlex.quote(a) for a in sys.argv[1:]])
 
 
 def cpu_family():

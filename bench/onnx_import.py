@@ -67,8 +67,8 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from benchenv import (checkout_state, command_output, cpu_family,
-                      loaded_library, env_variables, load,  # noqa: E402
+from benchenv import (checkout_state, command_line, command_output,  # noqa: E402
+                      cpu_family, env_variables, load, loaded_library,
                       sha256)
 from replicate import TIMING, Failure, cpu_times, other_load  # noqa: E402
 from suite import BLAS_ENV, BLAS_FLAGS, cpu, openblas  # noqa: E402
@@ -367,14 +367,14 @@ def main():
 
     work = tempfile.mkdtemp(prefix="gplace-onnx-bench-")
     try:
-        ok = benchmark(args, parser, work)
+        ok = benchmark(args, work)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     if not ok:
         sys.exit(1)
 
 
-def benchmark(args, parser, work):
+def benchmark(args, work):
     """Copies the tools into `work`, measures and prints the report;
     whether everything ran and the outputs agreed."""
     tools = {}
@@ -421,13 +421,6 @@ def benchmark(args, parser, work):
 
     elapsed = time.monotonic() - started
     others = other_load(start_cpu, cpu_times(), elapsed)
-    options = [f"--{name.replace('_', '-')} {getattr(args, name)}"
-               for name in ("ops", "repeat", "batch", "runs")
-               if getattr(args, name) != parser.get_default(name)]
-    options += [flag for flag, on in (("--skip-import", args.skip_import),
-                                      ("--skip-inference",
-                                       args.skip_inference)) if on]
-
     out = print
     out(f"# ONNX import and inference — {datetime.date.today().isoformat()}"
         "\n")
@@ -438,7 +431,7 @@ def benchmark(args, parser, work):
     out(f"- Besides this benchmark, {others} (from /proc/stat and this "
         "process's getrusage)\n")
     out("## Results\n")
-    out(f"Command: `bench/onnx_import.py{''.join(' ' + o for o in options)}`"
+    out(f"Command: `{command_line()}`"
         ". Times are median / best of the samples, ratios median over "
         "median and best over best (bench/README.md).\n")
 
