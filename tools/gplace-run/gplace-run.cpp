@@ -612,22 +612,28 @@ int main(int argc, char **argv) {
   std::vector<rt::TensorType> batchTypes;
   std::vector<unsigned> batched;
   for (auto [index, text] : llvm::enumerate(inputs)) {
-    rt::StatusOr<rt::HostTensor> value =
-        tooling::parseInput(text, argTypes[index], &context, index, entry);
 #ifdef GPLACE_HAVE_ONNX
-    // ONNX's TensorProto files (its test data's input_0.pb).
+    // ONNX's TensorProto files (its test data's input_0.pb): one tensor of
+    // the argument's type, never a data set.
     if (llvm::StringRef(text).starts_with("@") &&
         llvm::StringRef(text).ends_with(".pb")) {
-      value = gplace::frontend::readTensorProtoFile(
-          llvm::StringRef(text).drop_front());
-      std::optional<rt::TensorType> arg = gplace::toTensorType(argTypes[index]);
-      if (value && (!arg || value->type != *arg))
+      llvm::StringRef file = llvm::StringRef(text).drop_front();
+      rt::StatusOr<rt::HostTensor> value =
+          gplace::frontend::readTensorProtoFile(file);
+      if (!value)
         return fail("input #" + llvm::Twine(index) + ": " +
-                    llvm::StringRef(text).drop_front() + " holds a " +
-                    value->type.str() + " tensor, @" + entry + " takes " +
-                    (arg ? arg->str() : std::string("?")));
+                    value.status().message());
+      std::optional<rt::TensorType> arg = gplace::toTensorType(argTypes[index]);
+      if (!arg || value->type != *arg)
+        return fail("input #" + llvm::Twine(index) + ": " + file +
+                    " holds a " + value->type.str() + " tensor, @" + entry +
+                    " takes " + (arg ? arg->str() : std::string("?")));
+      values.push_back(std::move(*value));
+      continue;
     }
 #endif
+    rt::StatusOr<rt::HostTensor> value =
+        tooling::parseInput(text, argTypes[index], &context, index, entry);
     if (!value) {
       std::optional<rt::TensorType> arg = gplace::toTensorType(argTypes[index]);
       if (!llvm::StringRef(text).starts_with("@") || !arg || arg->shape.empty())
