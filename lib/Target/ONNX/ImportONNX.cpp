@@ -407,7 +407,15 @@ public:
 
   InFlightDiagnostic error() { return mlir::emitError(fileLoc); }
   Value materialize(llvm::StringRef name);
+  /// `type` as a static tensor type; else std::nullopt, with `why` ("has
+  /// element type INT8, which gplace does not have") and whether an element
+  /// type (`*elementType`) or a shape is what gplace cannot take.
   std::optional<RankedTensorType> staticType(const onnx::TypeProto &type,
+                                             std::string *why,
+                                             bool *elementType) const;
+  /// staticType for a value the import needs: a refusal is recorded in
+  /// typeProblem or shapeProblem.
+  std::optional<RankedTensorType> neededType(const onnx::TypeProto &type,
                                              std::string *why);
 
 private:
@@ -416,11 +424,12 @@ private:
   /// The op type of `proto` as the tables spell it ("Relu", or
   /// "domain.Type" outside the default domain) and its domain's opset.
   std::pair<std::string, int64_t> opTypeOf(const onnx::NodeProto &proto) const;
-  /// Fails, listing them, if any node's op type has no mapping: before the
-  /// version converter and shape inference, whose code for ops gplace
-  /// does not map is never run (ONNX 1.12's LayerNormalization inference
-  /// crashes on an axis out of range).
-  LogicalResult checkOpTypes();
+  /// Fails, listing them, if any node's op type has no mapping, or a Conv or
+  /// pool has a stride, dilation or kernel size below 1 or a negative pad:
+  /// before the version converter and shape inference, whose code is then
+  /// never run on them (ONNX 1.12's LayerNormalization inference crashes on
+  /// an axis out of range, its window inference divides by the strides).
+  LogicalResult checkNodes();
   /// Opsets below 13 to 13 with ONNX's version converter, where it can.
   void upgrade();
   LogicalResult fixDimensions();
@@ -558,10 +567,11 @@ Value Importer::materialize(llvm::StringRef name) {
 }
 
 std::optional<RankedTensorType>
-Importer::staticType(const onnx::TypeProto &type, std::string *why) {
+Importer::staticType(const onnx::TypeProto &type, std::string *why,
+                     bool *elementType) const {
+  *elementType = true;
   if (!type.has_tensor_type()) {
     *why = "is not a tensor";
-    typeProblem = true;
     return std::nullopt;
   }
   const onnx::TypeProto::Tensor &tensor = type.tensor_type();
@@ -569,12 +579,11 @@ Importer::staticType(const onnx::TypeProto &type, std::string *why) {
   if (!element) {
     *why = "has element type " + onnxTypeName(tensor.elem_type()) +
            ", which gplace does not have";
-    typeProblem = true;
     return std::nullopt;
   }
+  *elementType = false;
   if (!tensor.has_shape()) {
     *why = "has no inferred shape";
-    shapeProblem = true;
     return std::nullopt;
   }
   SmallVector<int64_t> shape;
@@ -583,12 +592,20 @@ Importer::staticType(const onnx::TypeProto &type, std::string *why) {
       *why = d.has_dim_param() && !d.dim_param().empty()
                  ? "has dynamic dimension '" + d.dim_param() + "'"
                  : "has a dynamic dimension";
-      shapeProblem = true;
       return std::nullopt;
     }
     shape.push_back(d.dim_value());
   }
   return RankedTensorType::get(shape, toMlirType(*element, context));
+}
+
+std::optional<RankedTensorType>
+Importer::neededType(const onnx::TypeProto &type, std::string *why) {
+  bool elementType;
+  std::optional<RankedTensorType> result = staticType(type, why, &elementType);
+  if (!result)
+    (elementType ? typeProblem : shapeProblem) = true;
+  return result;
 }
 
 LogicalResult Importer::parse(llvm::StringRef bytes) {
@@ -663,8 +680,8 @@ LogicalResult Importer::parse(llvm::StringRef bytes) {
 
 void Importer::upgrade() {
   if (opset && opset < kTargetOpset) {
-    // Conversion needs the initializers' data inline: external data is
-    // read by the import below, which the converter never touches.
+    // The converter copies initializers as they are, external data
+    // included: the import reads their data afterwards.
     try {
       onnx::ModelProto converted =
           onnx::version_conversion::ConvertVersion(model, kTargetOpset);
@@ -684,14 +701,11 @@ LogicalResult Importer::fixDimensions() {
   std::string leadingText;
   for (const std::string &text : options.dims) {
     llvm::StringRef spec(text);
-    auto [key, value] = spec.rsplit('=');
-    if (spec.contains('=') ? false : true) {
-      value = spec;
-      key = "";
-    }
+    bool hasName = spec.contains('=');
+    auto [key, value] = hasName ? spec.rsplit('=')
+                                : std::make_pair(llvm::StringRef(), spec);
     int64_t n;
-    if (value.getAsInteger(10, n) || n < 0 ||
-        (spec.contains('=') && key.empty())) {
+    if (value.getAsInteger(10, n) || n < 0 || (hasName && key.empty())) {
       error() << "--dim '" << text
               << "' is not NAME=N or N (N a non-negative integer)";
       return failure();
@@ -788,7 +802,7 @@ Importer::opTypeOf(const onnx::NodeProto &proto) const {
   return {proto.domain() + "." + proto.op_type(), version};
 }
 
-LogicalResult Importer::checkOpTypes() {
+LogicalResult Importer::checkNodes() {
   const llvm::StringMap<MapFn> &table = mappers();
   for (const onnx::NodeProto &proto : model.graph().node()) {
     auto [opType, version] = opTypeOf(proto);
@@ -866,7 +880,7 @@ void Importer::importNode(const onnx::NodeProto &proto) {
     if (it == types.end()) {
       std::string why = "has no static shape after ONNX's shape inference";
       if (auto info = inferred.find(out); info != inferred.end())
-        (void)staticType(*info->second, &why);
+        (void)neededType(*info->second, &why);
       else
         shapeProblem = true;
       errors.push_back("output '" + out + "' of node '" + name + "' (" +
@@ -964,7 +978,7 @@ LogicalResult Importer::reportProblems() {
 OwningOpRef<ModuleOp> Importer::import(llvm::StringRef bytes) {
   // The dimensions are fixed before the version converter runs, so that its
   // adapters (Softmax-12 to 13's reshape) see static shapes.
-  if (failed(parse(bytes)) || failed(checkOpTypes()) ||
+  if (failed(parse(bytes)) || failed(checkNodes()) ||
       failed(fixDimensions()))
     return nullptr;
   upgrade();
@@ -981,13 +995,12 @@ OwningOpRef<ModuleOp> Importer::import(llvm::StringRef bytes) {
   const onnx::GraphProto &graph = model.graph();
   auto collect = [&](const onnx::ValueInfoProto &info) {
     inferred[info.name()] = &info.type();
+    // What is refused here counts only where a node needs the value.
     std::string why;
-    bool hadTypeProblem = typeProblem, hadShapeProblem = shapeProblem;
-    if (std::optional<RankedTensorType> type = staticType(info.type(), &why))
+    bool elementType;
+    if (std::optional<RankedTensorType> type =
+            staticType(info.type(), &why, &elementType))
       types[info.name()] = *type;
-    // Only the values a node needs count.
-    typeProblem = hadTypeProblem;
-    shapeProblem = hadShapeProblem;
   };
   for (const onnx::ValueInfoProto &info : graph.value_info())
     collect(info);
@@ -1012,7 +1025,7 @@ OwningOpRef<ModuleOp> Importer::import(llvm::StringRef bytes) {
     if (initializers.count(input.name()))
       continue;
     std::string why;
-    std::optional<RankedTensorType> type = staticType(input.type(), &why);
+    std::optional<RankedTensorType> type = neededType(input.type(), &why);
     if (!type) {
       error() << "input '" << input.name() << "' " << why;
       return nullptr;
@@ -1023,7 +1036,7 @@ OwningOpRef<ModuleOp> Importer::import(llvm::StringRef bytes) {
   }
   for (const onnx::ValueInfoProto &output : graph.output()) {
     std::string why;
-    std::optional<RankedTensorType> type = staticType(output.type(), &why);
+    std::optional<RankedTensorType> type = neededType(output.type(), &why);
     if (!type) {
       error() << "output '" << output.name() << "' " << why;
       return nullptr;
@@ -1295,7 +1308,7 @@ bool batchedMatMul(Node &n, SmallVectorImpl<Value> &results,
     reason = "more than 256 batched products";
     return false;
   }
-  int64_t m = ta.getDimSize(ta.getRank() - 2), k = ta.getShape().back();
+  int64_t m = ta.getDimSize(ta.getRank() - 2);
   int64_t cols = tb.getShape().back();
   Type element = ta.getElementType();
   Builder &builder = n.builder();
@@ -1333,7 +1346,6 @@ bool batchedMatMul(Node &n, SmallVectorImpl<Value> &results,
     products.push_back(n.reshape(p, productType.getShape(),
                                  "product_" + std::to_string(i)));
   }
-  (void)k;
   Value joined = products.front();
   if (products.size() > 1)
     joined = n.importer.b.create<ConcatOp>(
@@ -1769,8 +1781,6 @@ bool mapSplit(Node &n, SmallVectorImpl<Value> &results, std::string &reason) {
          n.named("size", b.getDenseI64ArrayAttr(size))},
         i == 0 ? "" : "output_" + std::to_string(i)));
   }
-  // Outputs left unused still take their part.
-  (void)offset;
   return true;
 }
 
