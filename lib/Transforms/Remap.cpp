@@ -1,8 +1,11 @@
 //===- Remap.cpp - Grappler's remapper: fused conv2d ----------------------===//
 //
 // Applies the graph dialect's remapper patterns (populateRemapperPatterns,
-// defined with the ops they fuse) once over each function that holds an op
-// some pattern is anchored on, in program order. The names logs, errors and colocation use stay what they were:
+// defined with the ops they fuse) once over each function where some
+// pattern's match() succeeds, in program order; a function where none does
+// is not touched, and a module with no such function keeps its analyses
+// (and is not verified again). The names logs, errors and colocation use
+// stay what they were:
 // before rewriting, every unnamed op gets its default name as an explicit
 // `name` (so that the patterns see every absorbed op's name and move its
 // colocation constraints to the fused op); afterwards the names are taken
@@ -47,28 +50,45 @@ struct RemapPass : public gplace::impl::RemapPassBase<RemapPass> {
     RewritePatternSet set(context);
     populateRemapperPatterns(set);
     patterns = FrozenRewritePatternSet(std::move(set));
-    for (const auto &entry : patterns.getOpSpecificNativePatterns())
-      roots.insert(entry.first);
-    anyRoot = !patterns.getMatchAnyOpNativePatterns().empty();
     return success();
   }
 
   void runOnOperation() override {
     PatternApplicator applicator(patterns);
     applicator.applyDefaultCostModel();
+    bool changed = false;
     for (auto func : getOperation().getOps<func::FuncOp>())
-      remap(func, applicator);
+      changed |= remap(func, applicator);
+    if (!changed)
+      markAllAnalysesPreserved();
   }
 
-  void remap(func::FuncOp func, PatternApplicator &applicator) {
+  /// Whether some pattern matches some op of `func`, by the patterns'
+  /// match() alone (the IR is not changed).
+  bool anyMatch(func::FuncOp func) {
+    const auto &byRoot = patterns.getOpSpecificNativePatterns();
+    const auto &anyOp = patterns.getMatchAnyOpNativePatterns();
+    return func.walk([&](Operation *op) {
+                 auto matches = [op](const RewritePattern *pattern) {
+                   return succeeded(pattern->match(op));
+                 };
+                 auto it = byRoot.find(op->getName());
+                 if ((it != byRoot.end() && llvm::any_of(it->second, matches)) ||
+                     llvm::any_of(anyOp, [&](const auto &pattern) {
+                       return matches(&pattern);
+                     }))
+                   return WalkResult::interrupt();
+                 return WalkResult::advance();
+               })
+        .wasInterrupted();
+  }
+
+  /// Returns whether it changed `func`.
+  bool remap(func::FuncOp func, PatternApplicator &applicator) {
     // Most graphs have nothing to fuse: leave them untouched, without
-    // naming every op, unless some op is a pattern's root.
-    if (!anyRoot && !func.walk([&](Operation *op) {
-                           return roots.contains(op->getName())
-                                      ? WalkResult::interrupt()
-                                      : WalkResult::advance();
-                         }).wasInterrupted())
-      return;
+    // naming every op, unless some pattern matches.
+    if (!anyMatch(func))
+      return false;
     MLIRContext *context = func.getContext();
     // Pin the default names.
     SmallVector<Operation *> pinned;
@@ -100,11 +120,10 @@ struct RemapPass : public gplace::impl::RemapPassBase<RemapPass> {
               cast<PlacedOpInterface>(op).getDefaultNamePrefix()))
         op->removeAttr("name");
     }
+    return true;
   }
 
   FrozenRewritePatternSet patterns;
-  DenseSet<OperationName> roots; ///< The ops some pattern is anchored on.
-  bool anyRoot = false;          ///< Whether a pattern matches any op.
 };
 
 } // namespace

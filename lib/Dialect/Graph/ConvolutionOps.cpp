@@ -539,16 +539,21 @@ bool fusible(Operation *absorbed, Operation *into) {
 }
 
 /// Grappler's remapper for Conv2D + BiasAdd (+ Relu): anchored on the
-/// bias_add, which takes the relu along when that is its only use.
+/// bias_add, which takes the relu along when that is its only use. Written
+/// as match() and rewrite() (as every remapper pattern is): --gplace-remap
+/// asks match() alone whether anything fuses before it touches the IR.
 struct FuseConv2DBiasAdd : OpRewritePattern<BiasAddOp> {
   using OpRewritePattern::OpRewritePattern;
 
-  LogicalResult matchAndRewrite(BiasAddOp biasAdd,
-                                PatternRewriter &rewriter) const override {
+  LogicalResult match(BiasAddOp biasAdd) const override {
     auto conv = biasAdd.getValue().getDefiningOp<Conv2DOp>();
-    if (!conv || !conv->hasOneUse() || conv.getWindowAttrs().channelsFirst ||
-        !fusible(biasAdd, conv))
-      return failure();
+    return success(conv && conv->hasOneUse() &&
+                   !conv.getWindowAttrs().channelsFirst &&
+                   fusible(biasAdd, conv));
+  }
+
+  void rewrite(BiasAddOp biasAdd, PatternRewriter &rewriter) const override {
+    auto conv = biasAdd.getValue().getDefiningOp<Conv2DOp>();
     Operation *last = biasAdd;
     SmallVector<Attribute, 2> fusedOps = {rewriter.getStringAttr("BiasAdd")};
     if (biasAdd->hasOneUse()) {
@@ -588,7 +593,6 @@ struct FuseConv2DBiasAdd : OpRewritePattern<BiasAddOp> {
     if (last != biasAdd.getOperation())
       rewriter.eraseOp(biasAdd);
     rewriter.eraseOp(conv);
-    return success();
   }
 
   /// Points every `gplace.colocate_with` naming one of `absorbed`, in the
