@@ -51,6 +51,16 @@ def loaded_blas(binary):
         f"no shared libopenblas in `ldd {binary}` (linked statically?)")
 
 
+def gplace_matmul(run_bin):
+    """Which libraries gplace-run's CPU matrix products run on (its
+    `--list-devices` "Matmul:" line), with the oneDNN it loads."""
+    listing = command_output([run_bin, "--list-devices"]).splitlines()
+    lines = [l[len("Matmul: "):] for l in listing if l.startswith("Matmul: ")]
+    dnnl = loaded_library(run_bin, "libdnnl")
+    return (lines[0] if lines else "not reported") + (
+        f" ({dnnl})" if dnnl else "")
+
+
 def command_line():
     """This script's invocation as the results file shows it:
     `bench/<script> <its arguments>`, quoted for a shell."""

@@ -68,8 +68,8 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from benchenv import (checkout_state, command_line, command_output,  # noqa: E402
-                      cpu_family, env_variables, load, loaded_library,
-                      sha256)
+                      cpu_family, env_variables, gplace_matmul, load,
+                      loaded_library, sha256)
 from replicate import TIMING, Failure, cpu_times, other_load  # noqa: E402
 from suite import BLAS_ENV, BLAS_FLAGS, cpu, openblas  # noqa: E402
 
@@ -341,6 +341,7 @@ def environment(build, tools, start_load):
     kernels = [l[len("BLAS: "):] for l in listing if l.startswith("BLAS: ")]
     env.append("- BLAS kernels gplace-run runs (its `--list-devices`): "
                + (kernels[0] if kernels else "not reported"))
+    env.append(f"- Matmul of gplace-run (MatMul, Gemm): {gplace_matmul(run_bin)}")
     if "OPENBLAS_CORETYPE" in os.environ:
         env.append("- **Warning: OPENBLAS_CORETYPE is set**: OpenBLAS runs "
                    f"{core}'s kernels, not the ones it picks for this CPU "

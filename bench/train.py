@@ -35,8 +35,8 @@ import statistics
 import subprocess
 import sys
 
-from benchenv import (command_output, cpu_model, env_variables, loaded_blas,
-                      train_batch_size)
+from benchenv import (command_output, cpu_model, env_variables, gplace_matmul,
+                      loaded_blas, train_batch_size)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -130,6 +130,7 @@ def main():
     print(f"- CPU: {cpu_model()}; `nproc` {command_output(['nproc'])}, "
           f"{len(os.sched_getaffinity(0))} usable by this process; load "
           f"average {load} at the start")
+    print(f"- Matmul of gplace-run: {gplace_matmul(args.gplace_run)}")
     print(f"- BLAS of gplace-run: {run_blas}")
     print("- BLAS of the baseline: " +
           ("the same" if baseline_blas == run_blas else baseline_blas) +

@@ -66,7 +66,7 @@ memory::desc anyLayout(const memory::desc &desc) {
   return memory::desc(desc.dims(), desc.data_type(), memory::format_tag::any);
 }
 
-/// A key naming a launch's primitive: kernel, shapes, window.
+/// A key naming a launch's primitive: kernel, shapes, window, transposes.
 std::string primitiveKey(const KernelCall &call) {
   std::ostringstream os;
   os << static_cast<int>(call.kernel);
@@ -85,6 +85,7 @@ std::string primitiveKey(const KernelCall &call) {
     for (int64_t x : *v)
       os << x << ',';
   }
+  os << (p.transposeA ? 'A' : '-') << (p.transposeB ? 'B' : '-');
   os << (p.channelsFirst ? 'C' : 'L') << (p.fusedRelu ? 'R' : '-')
      << (p.isTraining ? 'T' : '-') << p.epsilon;
   return os.str();
@@ -601,6 +602,49 @@ Status runDnnlBatchNorm(const KernelCall &call) {
                  {DNNL_ARG_DIFF_SCALE, stat(call.outputs[1].data)},
                  {DNNL_ARG_DIFF_SHIFT, stat(call.outputs[2].data)}});
     e.primitive.execute(stream, args);
+    stream.wait();
+  } catch (const dnnl::error &e) {
+    return dnnlError(call, e);
+  }
+  return Status::ok();
+}
+
+std::string dnnlVersion() {
+  const dnnl_version_t *v = dnnl_version();
+  return std::to_string(v->major) + "." + std::to_string(v->minor) + "." +
+         std::to_string(v->patch);
+}
+
+Status runDnnlMatmul(const KernelCall &call, bool transA, bool transB,
+                     int64_t m, int64_t n, int64_t k, const float *a,
+                     int64_t lda, const float *b, int64_t ldb, float *c,
+                     int64_t ldc) {
+  try {
+    // Transposes as strides: A is m x k, B k x n, whatever their layout.
+    memory::desc aMd({m, k}, memory::data_type::f32,
+                     transA ? Dims{1, lda} : Dims{lda, 1});
+    memory::desc bMd({k, n}, memory::data_type::f32,
+                     transB ? Dims{1, ldb} : Dims{ldb, 1});
+    memory::desc cMd({m, n}, memory::data_type::f32, Dims{ldc, 1});
+    auto entry = cache().get(call, [&](Entry &e) -> Status {
+      dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(aMd, bMd, cMd),
+                                      userScratchpad(), cpuEngine());
+      e.primitive = dnnl::matmul(pd);
+      e.scratch = pd.scratchpad_desc();
+      return Status::ok();
+    });
+    if (!entry)
+      return entry.status();
+    const Entry &e = **entry;
+    dnnl::engine &engine = cpuEngine();
+    dnnl::stream stream(engine);
+    e.primitive.execute(
+        stream,
+        {{DNNL_ARG_SRC, memory(aMd, engine, const_cast<float *>(a))},
+         {DNNL_ARG_WEIGHTS, memory(bMd, engine, const_cast<float *>(b))},
+         {DNNL_ARG_DST, memory(cMd, engine, c)},
+         {DNNL_ARG_SCRATCHPAD,
+          memory(e.scratch, engine, scratchFor(e.scratch, Scratch))}});
     stream.wait();
   } catch (const dnnl::error &e) {
     return dnnlError(call, e);

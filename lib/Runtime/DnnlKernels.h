@@ -1,7 +1,7 @@
 //===- DnnlKernels.h - host kernels that call oneDNN ------------*- C++ -*-===//
 //
 // The host kernels of the window ops (conv2d, max_pool, avg_pool and their
-// gradients): oneDNN's CPU primitives (Debian's libdnnl, v2.x), as
+// gradients), batch norm and the f32 matrix product: oneDNN's CPU primitives (Debian's libdnnl, v2.x), as
 // TensorFlow's MKL build runs them. Private to the runtime; Kernels.cpp's
 // table reaches them.
 //
@@ -37,6 +37,21 @@ Status runDnnlPooling(const KernelCall &call);
 /// Bessel's correction, as TensorFlow's FusedBatchNormV3, and the gradient
 /// takes it back. Errors as runDnnlConvolution.
 Status runDnnlBatchNorm(const KernelCall &call);
+
+/// C = op(A) op(B) for row-major f32 matrices (op: transposed if `transA`
+/// / `transB`): A is m x k (k x m transposed) with leading dimension `lda`,
+/// B k x n (n x k) with `ldb`, C m x n with `ldc`, with oneDNN's matmul
+/// primitive (made once per kernel, shapes and transposes, as the
+/// convolutions'; it runs on oneDNN's OpenMP threads, the pool the
+/// convolutions use), as TensorFlow's MKL build runs MatMul. Errors as
+/// runDnnlConvolution.
+/// oneDNN's version as the loaded library reports it: "2.6.3".
+std::string dnnlVersion();
+
+Status runDnnlMatmul(const KernelCall &call, bool transA, bool transB,
+                     int64_t m, int64_t n, int64_t k, const float *a,
+                     int64_t lda, const float *b, int64_t ldb, float *c,
+                     int64_t ldc);
 
 } // namespace gplace::runtime
 

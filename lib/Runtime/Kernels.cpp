@@ -22,6 +22,9 @@
 
 #include <Eigen/Core>
 #include <cblas.h>
+#ifdef GPLACE_HAVE_OPENMP
+#include <omp.h>
+#endif
 
 #include <algorithm>
 #include <array>
@@ -188,6 +191,38 @@ template <typename S> S *ptr(const TensorRef &ref) {
 #ifndef GPLACE_VECTOR_CLONES
 #define GPLACE_VECTOR_CLONES
 #endif
+
+/// The fewest elements an update kernel splits over threads: below this,
+/// starting the threads costs more than the loop.
+constexpr int64_t kParallelMinElements = 32768;
+
+/// Runs fn(begin, end) over [0, n) in one contiguous chunk per thread of the
+/// host's OpenMP pool (the threads oneDNN's kernels run on, idle between
+/// them) when n is at least kParallelMinElements and this thread is not
+/// already in a parallel region; else fn(0, n). For loops whose elements
+/// are independent: each element is computed as in one call, so results do
+/// not depend on the thread count. TensorFlow runs the same updates on its
+/// intra-op threads.
+template <typename F> void parallelFor(int64_t n, F &&fn) {
+#ifdef GPLACE_HAVE_OPENMP
+  if (n >= kParallelMinElements && !omp_in_parallel() &&
+      omp_get_max_threads() > 1) {
+#pragma omp parallel
+    {
+      int64_t threads = omp_get_num_threads();
+      // Chunks of whole cache lines (16 floats) so that no two threads
+      // write one line.
+      int64_t chunk = ((n + threads - 1) / threads + 15) / 16 * 16;
+      int64_t begin = std::min(n, omp_get_thread_num() * chunk);
+      int64_t end = std::min(n, begin + chunk);
+      if (begin < end)
+        fn(begin, end);
+    }
+    return;
+  }
+#endif
+  fn(int64_t(0), n);
+}
 
 //===----------------------------------------------------------------------===//
 // Elementwise: the scalar functions, a block at a time.
@@ -730,6 +765,18 @@ template <> Status runKernel<Kernel::Matmul>(const KernelCall &call) {
   CBLAS_TRANSPOSE transB = tb ? CblasTrans : CblasNoTrans;
   if (m == 0 || n == 0)
     return Status::ok();
+  // f32 (and f16, bf16 through f32): oneDNN's matmul where gplace has
+  // oneDNN (faster than OpenBLAS 0.3.21 on the MLPs' shapes, and on the
+  // convolutions' threads: docs/runtime.md), else OpenBLAS.
+  auto sgemm = [&](const float *a, const float *b, float *c) -> Status {
+#ifdef GPLACE_HAVE_DNNL
+    return runDnnlMatmul(call, ta, tb, m, n, k, a, lda, b, ldb, c, n);
+#else
+    cblas_sgemm(CblasRowMajor, transA, transB, m, n, k, 1.0f, a, lda, b, ldb,
+                0.0f, c, n);
+    return Status::ok();
+#endif
+  };
   return dispatch<kernelCpuTypes(Kernel::Matmul)>(
       aType.elementType, call.kernel, [&](auto tag) -> Status {
         using S = typename decltype(tag)::type;
@@ -738,8 +785,7 @@ template <> Status runKernel<Kernel::Matmul>(const KernelCall &call) {
         if (k == 0) {
           std::fill(c, c + m * n, S(0));
         } else if constexpr (std::is_same_v<S, float>) {
-          cblas_sgemm(CblasRowMajor, transA, transB, m, n, k, 1.0f, a, lda, b,
-                      ldb, 0.0f, c, n);
+          return sgemm(a, b, c);
         } else if constexpr (std::is_same_v<S, double>) {
           cblas_dgemm(CblasRowMajor, transA, transB, m, n, k, 1.0, a, lda, b,
                       ldb, 0.0, c, n);
@@ -750,8 +796,7 @@ template <> Status runKernel<Kernel::Matmul>(const KernelCall &call) {
             fa[i] = static_cast<float>(a[i]);
           for (size_t i = 0; i < fb.size(); ++i)
             fb[i] = static_cast<float>(b[i]);
-          cblas_sgemm(CblasRowMajor, transA, transB, m, n, k, 1.0f, fa.data(),
-                      lda, fb.data(), ldb, 0.0f, fc.data(), n);
+          GPLACE_RETURN_IF_ERROR(sgemm(fa.data(), fb.data(), fc.data()));
           for (int64_t i = 0; i < m * n; ++i)
             c[i] = static_cast<S>(fc[i]);
         } else {
@@ -1134,8 +1179,12 @@ Status runKernel<Kernel::ApplyGradientDescent>(const KernelCall &call) {
         A alpha = A(ptr<S>(call.inputs[0])[0]);
         const S *delta = ptr<S>(call.inputs[1]);
         S *var = ptr<S>(call.outputs[0]);
-        for (int64_t i = 0, n = call.outputs[0].type->numElements(); i < n; ++i)
-          var[i] = static_cast<S>(A(var[i]) - alpha * A(delta[i]));
+        parallelFor(call.outputs[0].type->numElements(),
+                    [&](int64_t begin, int64_t end) {
+                      for (int64_t i = begin; i < end; ++i)
+                        var[i] = static_cast<S>(A(var[i]) -
+                                                alpha * A(delta[i]));
+                    });
         return Status::ok();
       });
 }
@@ -1152,14 +1201,16 @@ template <> Status runKernel<Kernel::ApplyMomentum>(const KernelCall &call) {
         const S *grad = ptr<S>(call.inputs[1]);
         A momentum = A(ptr<S>(call.inputs[2])[0]);
         S *var = ptr<S>(call.outputs[0]), *accum = ptr<S>(call.outputs[1]);
-        for (int64_t i = 0, n = call.outputs[0].type->numElements(); i < n;
-             ++i) {
-          A g = A(grad[i]);
-          A acc = A(accum[i]) * momentum + g;
-          accum[i] = static_cast<S>(acc);
-          A step = nesterov ? g * lr + acc * momentum * lr : lr * acc;
-          var[i] = static_cast<S>(A(var[i]) - step);
-        }
+        parallelFor(call.outputs[0].type->numElements(), [&](int64_t begin,
+                                                             int64_t end) {
+          for (int64_t i = begin; i < end; ++i) {
+            A g = A(grad[i]);
+            A acc = A(accum[i]) * momentum + g;
+            accum[i] = static_cast<S>(acc);
+            A step = nesterov ? g * lr + acc * momentum * lr : lr * acc;
+            var[i] = static_cast<S>(A(var[i]) - step);
+          }
+        });
         return Status::ok();
       });
 }
@@ -1194,8 +1245,12 @@ template <> Status runKernel<Kernel::ApplyAdam>(const KernelCall &call) {
     S *var = ptr<S>(call.outputs[0]), *m = ptr<S>(call.outputs[1]),
       *v = ptr<S>(call.outputs[2]);
     A alpha = lr * std::sqrt(A(1) - beta2Power) / (A(1) - beta1Power);
-    adamLoop<S, A>(var, m, v, grad, call.outputs[0].type->numElements(), alpha,
-                   beta1, beta2, epsilon, nesterov);
+    parallelFor(call.outputs[0].type->numElements(),
+                [&](int64_t begin, int64_t end) {
+                  adamLoop<S, A>(var + begin, m + begin, v + begin,
+                                 grad + begin, end - begin, alpha, beta1,
+                                 beta2, epsilon, nesterov);
+                });
     return Status::ok();
   });
 }
@@ -1281,6 +1336,14 @@ std::string blasDescription() {
     name = config.substr(0, space);
   const char *core = openblas_get_corename();
   return name + ", " + (core ? core : "unknown") + " kernels";
+}
+
+std::string matmulDescription() {
+#ifdef GPLACE_HAVE_DNNL
+  return "f32, f16 and bf16 on oneDNN " + dnnlVersion() + ", f64 on OpenBLAS";
+#else
+  return "f32, f16, bf16 and f64 on OpenBLAS";
+#endif
 }
 
 Status runHostFused(const FusedCall &call) {

@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <algorithm>
@@ -158,6 +159,71 @@ TEST(Optimizers, AdamFirstStepMovesByTheLearningRate) {
     EXPECT_NEAR(valuesOf<double>(v)[0], 0.00025, 1e-15);
     double step = 0.001 / (1 + 1e-8 / std::sqrt(0.00025)) * (nesterov ? 1.9 : 1);
     EXPECT_NEAR(valuesOf<double>(var)[0], 1 - step, 1e-15);
+  }
+}
+
+// The four transpose combinations of one shape, in one process: the f32
+// kernel (oneDNN's matmul primitive where gplace has oneDNN) keeps a
+// primitive per kernel, shapes and transposes, never another's.
+TEST(Kernels, FloatMatMulTransposesOfOneShape) {
+  HostTensor a = tensorOf<float>(ElementType::F32, {2, 2}, {1, 2, 3, 4});
+  HostTensor b = tensorOf<float>(ElementType::F32, {2, 2}, {5, 6, 7, 8});
+  // A = [[1, 2], [3, 4]], B = [[5, 6], [7, 8]].
+  const std::vector<float> expected[2][2] = {
+      {{19, 22, 43, 50},   // A B
+       {17, 23, 39, 53}},  // A B^T
+      {{26, 30, 38, 44},   // A^T B
+       {23, 31, 34, 46}}}; // A^T B^T
+  for (int round = 0; round < 2; ++round)
+    for (bool ta : {false, true})
+      for (bool tb : {false, true}) {
+        KernelParams params;
+        params.transposeA = ta;
+        params.transposeB = tb;
+        HostTensor c(TensorType{ElementType::F32, {2, 2}});
+        ASSERT_TRUE(run(Kernel::Matmul, params, {&a, &b}, c).isOk());
+        EXPECT_EQ(valuesOf<float>(c), expected[ta][tb])
+            << "transpose_a " << ta << ", transpose_b " << tb;
+      }
+}
+
+// An update large enough to split over threads (parallelFor) computes each
+// element exactly as an update of that element alone.
+TEST(Optimizers, LargeAdamStepEqualsElementwiseSteps) {
+  const int64_t n = 100003; // Not a multiple of any chunk.
+  std::vector<float> var(n), m(n), v(n), grad(n);
+  for (int64_t i = 0; i < n; ++i) {
+    var[i] = std::sin(0.001f * i);
+    m[i] = 0.01f * std::cos(0.003f * i);
+    v[i] = 0.001f * (1 + std::sin(0.007f * i));
+    grad[i] = std::cos(0.002f * i) - 0.5f;
+  }
+  auto scalar = [](float x) {
+    return tensorOf<float>(ElementType::F32, {}, {x});
+  };
+  HostTensor beta1Power = scalar(0.81f), beta2Power = scalar(0.998f),
+             lr = scalar(0.001f), beta1 = scalar(0.9f), beta2 = scalar(0.999f),
+             epsilon = scalar(1e-7f);
+  auto step = [&](int64_t begin, int64_t count) {
+    auto slice = [&](const std::vector<float> &x) {
+      return tensorOf<float>(
+          ElementType::F32, {count},
+          std::vector<float>(x.begin() + begin, x.begin() + begin + count));
+    };
+    HostTensor tv = slice(var), tm = slice(m), tvv = slice(v), tg = slice(grad);
+    EXPECT_TRUE(runUpdate(Kernel::ApplyAdam, false,
+                          {&beta1Power, &beta2Power, &lr, &beta1, &beta2,
+                           &epsilon, &tg},
+                          {&tv, &tm, &tvv}));
+    return std::array<std::vector<float>, 3>{
+        valuesOf<float>(tv), valuesOf<float>(tm), valuesOf<float>(tvv)};
+  };
+  auto all = step(0, n);
+  for (int64_t i : {int64_t(0), int64_t(1), n / 2 - 1, n / 2, n / 2 + 1,
+                    int64_t(50016), n - 2, n - 1}) {
+    auto one = step(i, 1);
+    for (int k = 0; k < 3; ++k)
+      EXPECT_EQ(all[k][i], one[k][0]) << "element " << i << ", output " << k;
   }
 }
 

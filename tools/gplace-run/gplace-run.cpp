@@ -556,7 +556,9 @@ int main(int argc, char **argv) {
     llvm::outs() << (*machine)->devices().listDevices();
     for (const std::string &line : (*machine)->notes())
       llvm::outs() << line << "\n";
-    // The CPU kernels' BLAS, and who chose its kernels.
+    // The libraries of the CPU's matrix products; the BLAS, and who chose
+    // its kernels.
+    llvm::outs() << "Matmul: " << rt::matmulDescription() << "\n";
     const char *core = std::getenv("OPENBLAS_CORETYPE");
     llvm::outs() << "BLAS: " << rt::blasDescription();
     if (core && std::getenv("GPLACE_SET_OPENBLAS_CORETYPE"))

@@ -72,6 +72,12 @@ std::optional<std::string> preferredBlasCoreType();
 /// --list-devices: "OpenBLAS 0.3.21, SkylakeX kernels".
 std::string blasDescription();
 
+/// Which library runs the CPU's float matrix products, for --list-devices:
+/// "f32, f16 and bf16 on oneDNN 2.6.3, f64 on OpenBLAS" where gplace was
+/// built with oneDNN (as TensorFlow's MKL build runs MatMul on oneDNN),
+/// else "f32, f16, bf16 and f64 on OpenBLAS".
+std::string matmulDescription();
+
 /// Runs `call` on the host, synchronously. Shapes and types are those the
 /// graph's verifiers accepted. Errors: an element type the kernel has no
 /// CPU kernel for (the op table's cpuKernels), integer division by zero
