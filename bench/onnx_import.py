@@ -227,6 +227,12 @@ class Model:
         self.failure = None
 
 
+def omp_threads():
+    """The OpenMP threads a process started from here gets: OMP_NUM_THREADS,
+    else one per CPU it may use (libgomp's default)."""
+    return os.environ.get("OMP_NUM_THREADS") or len(os.sched_getaffinity(0))
+
+
 def inference(tools, work, model, batch, runs, repeat):
     onnx = os.path.join(work, f"{model.key}.onnx")
     x = os.path.join(work, f"{model.key}-x.npy")
@@ -472,7 +478,9 @@ def benchmark(args, work):
             "mean; a median leaves out slow outliers a mean counts, which "
             "favours ONNX Runtime a little). ONNX Runtime's "
             f"`intraOpNumThreads`: {', '.join(map(str, sorted(threads)))}; "
-            f"OpenBLAS threads in gplace-run: {blas_threads}. Ratio: ONNX "
+            "gplace-run's threads for MatMul, Gemm and Conv: oneDNN's "
+            f"OpenMP pool, {omp_threads()} (OpenBLAS, for f64 only: "
+            f"{blas_threads}). Ratio: ONNX "
             "Runtime / gplace (above 1: gplace is faster).\n")
         out("| model | gplace-run (median / best) | ONNX Runtime (median / "
             "best) | ONNX Runtime / gplace (median / best) | outputs: max "
