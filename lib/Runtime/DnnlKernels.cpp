@@ -106,9 +106,13 @@ struct Entry {
 /// The primitives made so far, by primitiveKey.
 class PrimitiveCache {
 public:
+  /// The entry of `call`'s primitive (of its `variant`, for kernels with
+  /// several), made by make(entry) the first time.
   template <typename Make>
-  StatusOr<std::shared_ptr<Entry>> get(const KernelCall &call, Make &&make) {
+  StatusOr<std::shared_ptr<Entry>> get(const KernelCall &call, Make &&make,
+                                       std::string_view variant = {}) {
     std::string key = primitiveKey(call);
+    key += variant;
     {
       std::lock_guard<std::mutex> lock(mutex_);
       auto it = entries_.find(key);
@@ -615,10 +619,18 @@ std::string dnnlVersion() {
          std::to_string(v->patch);
 }
 
+namespace {
+/// A constant B in the layout the matmul primitive chose, reordered on the
+/// launch's first run.
+struct PackedWeights : KernelState {
+  memory weights;
+};
+} // namespace
+
 Status runDnnlMatmul(const KernelCall &call, bool transA, bool transB,
                      int64_t m, int64_t n, int64_t k, const float *a,
                      int64_t lda, const float *b, int64_t ldb, float *c,
-                     int64_t ldc) {
+                     int64_t ldc, bool packB) {
   try {
     // Transposes as strides: A is m x k, B k x n, whatever their layout.
     memory::desc aMd({m, k}, memory::data_type::f32,
@@ -626,22 +638,39 @@ Status runDnnlMatmul(const KernelCall &call, bool transA, bool transB,
     memory::desc bMd({k, n}, memory::data_type::f32,
                      transB ? Dims{1, ldb} : Dims{ldb, 1});
     memory::desc cMd({m, n}, memory::data_type::f32, Dims{ldc, 1});
-    auto entry = cache().get(call, [&](Entry &e) -> Status {
-      dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(aMd, bMd, cMd),
-                                      userScratchpad(), cpuEngine());
-      e.primitive = dnnl::matmul(pd);
-      e.scratch = pd.scratchpad_desc();
-      return Status::ok();
-    });
+    auto entry = cache().get(
+        call,
+        [&](Entry &e) -> Status {
+          dnnl::matmul::primitive_desc pd(
+              dnnl::matmul::desc(aMd, packB ? anyLayout(bMd) : bMd, cMd),
+              userScratchpad(), cpuEngine());
+          e.primitive = dnnl::matmul(pd);
+          e.weights = pd.weights_desc();
+          e.scratch = pd.scratchpad_desc();
+          return Status::ok();
+        },
+        packB ? "packed" : "");
     if (!entry)
       return entry.status();
     const Entry &e = **entry;
     dnnl::engine &engine = cpuEngine();
     dnnl::stream stream(engine);
+    memory bMem(bMd, engine, const_cast<float *>(b));
+    if (packB) {
+      // The constant's packed copy, made once per launch and kept.
+      if (!*call.state) {
+        auto packed = std::make_unique<PackedWeights>();
+        packed->weights = memory(e.weights, engine);
+        dnnl::reorder(bMem, packed->weights)
+            .execute(stream, bMem, packed->weights);
+        *call.state = std::move(packed);
+      }
+      bMem = static_cast<PackedWeights &>(**call.state).weights;
+    }
     e.primitive.execute(
         stream,
         {{DNNL_ARG_SRC, memory(aMd, engine, const_cast<float *>(a))},
-         {DNNL_ARG_WEIGHTS, memory(bMd, engine, const_cast<float *>(b))},
+         {DNNL_ARG_WEIGHTS, bMem},
          {DNNL_ARG_DST, memory(cMd, engine, c)},
          {DNNL_ARG_SCRATCHPAD,
           memory(e.scratch, engine, scratchFor(e.scratch, Scratch))}});

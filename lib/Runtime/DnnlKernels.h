@@ -38,20 +38,24 @@ Status runDnnlPooling(const KernelCall &call);
 /// takes it back. Errors as runDnnlConvolution.
 Status runDnnlBatchNorm(const KernelCall &call);
 
+/// oneDNN's version as the loaded library reports it: "2.6.3".
+std::string dnnlVersion();
+
 /// C = op(A) op(B) for row-major f32 matrices (op: transposed if `transA`
 /// / `transB`): A is m x k (k x m transposed) with leading dimension `lda`,
 /// B k x n (n x k) with `ldb`, C m x n with `ldc`, with oneDNN's matmul
 /// primitive (made once per kernel, shapes and transposes, as the
 /// convolutions'; it runs on oneDNN's OpenMP threads, the pool the
-/// convolutions use), as TensorFlow's MKL build runs MatMul. Errors as
+/// convolutions use), as TensorFlow's MKL build runs MatMul. With `packB`
+/// (B is a constant: call.inputs[1].constant, and call.state is set), B is
+/// reordered once into the layout the primitive prefers and kept in the
+/// launch's state, as ONNX Runtime pre-packs constant weights; that copy
+/// is host memory outside the static memory plan. Errors as
 /// runDnnlConvolution.
-/// oneDNN's version as the loaded library reports it: "2.6.3".
-std::string dnnlVersion();
-
 Status runDnnlMatmul(const KernelCall &call, bool transA, bool transB,
                      int64_t m, int64_t n, int64_t k, const float *a,
                      int64_t lda, const float *b, int64_t ldb, float *c,
-                     int64_t ldc);
+                     int64_t ldc, bool packB);
 
 } // namespace gplace::runtime
 

@@ -34,6 +34,8 @@ struct ResolvedStep {
   const Step *step = nullptr;
   Device *device = nullptr;
   KernelCall call;          ///< Launch.
+  /// Launch: the kernel's state between runs (call.state points here).
+  std::unique_ptr<std::unique_ptr<KernelState>> state;
   Device *source = nullptr; ///< Copy: the device of the source.
   void *target = nullptr;   ///< Copy.
   const void *from = nullptr;
@@ -204,8 +206,15 @@ public:
       if (step.kind == Step::Kind::Launch) {
         resolved.call.kernel = step.kernel;
         resolved.call.params = &step.params;
-        for (int b : step.inputs)
-          resolved.call.inputs.push_back({addresses[b], &plan.buffers[b].type});
+        for (int b : step.inputs) {
+          const BufferDesc &buffer = plan.buffers[b];
+          bool constant = buffer.kind == BufferDesc::Kind::Persistent &&
+                          !plan.persistents[buffer.index].isVariable;
+          resolved.call.inputs.push_back(
+              {addresses[b], &buffer.type, constant});
+        }
+        resolved.state = std::make_unique<std::unique_ptr<KernelState>>();
+        resolved.call.state = resolved.state.get();
         for (int b : step.outputs)
           resolved.call.outputs.push_back(
               {addresses[b], &plan.buffers[b].type});

@@ -794,9 +794,12 @@ template <> Status runKernel<Kernel::Matmul>(const KernelCall &call) {
   // f32 (and f16, bf16 through f32): oneDNN's matmul where gplace has
   // oneDNN (faster than OpenBLAS 0.3.21 on the MLPs' shapes, and on the
   // convolutions' threads: docs/runtime.md), else OpenBLAS.
-  auto sgemm = [&](const float *a, const float *b, float *c) -> Status {
+  // `packB`: b is the launch's constant input itself (not a converted
+  // copy), which the kernel may keep in the library's layout.
+  auto sgemm = [&](const float *a, const float *b, float *c,
+                   bool packB) -> Status {
 #ifdef GPLACE_HAVE_DNNL
-    return runDnnlMatmul(call, ta, tb, m, n, k, a, lda, b, ldb, c, n);
+    return runDnnlMatmul(call, ta, tb, m, n, k, a, lda, b, ldb, c, n, packB);
 #else
     cblas_sgemm(CblasRowMajor, transA, transB, m, n, k, 1.0f, a, lda, b, ldb,
                 0.0f, c, n);
@@ -811,7 +814,7 @@ template <> Status runKernel<Kernel::Matmul>(const KernelCall &call) {
         if (k == 0) {
           std::fill(c, c + m * n, S(0));
         } else if constexpr (std::is_same_v<S, float>) {
-          return sgemm(a, b, c);
+          return sgemm(a, b, c, call.inputs[1].constant && call.state);
         } else if constexpr (std::is_same_v<S, double>) {
           cblas_dgemm(CblasRowMajor, transA, transB, m, n, k, 1.0, a, lda, b,
                       ldb, 0.0, c, n);
@@ -822,7 +825,8 @@ template <> Status runKernel<Kernel::Matmul>(const KernelCall &call) {
             fa[i] = static_cast<float>(a[i]);
           for (size_t i = 0; i < fb.size(); ++i)
             fb[i] = static_cast<float>(b[i]);
-          GPLACE_RETURN_IF_ERROR(sgemm(fa.data(), fb.data(), fc.data()));
+          GPLACE_RETURN_IF_ERROR(
+              sgemm(fa.data(), fb.data(), fc.data(), /*packB=*/false));
           for (int64_t i = 0; i < m * n; ++i)
             c[i] = static_cast<S>(fc[i]);
         } else {

@@ -187,6 +187,39 @@ TEST(Kernels, FloatMatMulTransposesOfOneShape) {
       }
 }
 
+// A constant B (TensorRef::constant, with a state slot: what the executor
+// gives a launch reading a plan constant) is packed into oneDNN's layout on
+// the first run and read from that copy afterwards: the memory B came from
+// is not read again (which is why only constants are marked).
+TEST(Kernels, ConstantMatMulOperandIsPackedOnce) {
+  HostTensor a = tensorOf<float>(ElementType::F32, {2, 2}, {1, 2, 3, 4});
+  HostTensor b = tensorOf<float>(ElementType::F32, {2, 2}, {5, 6, 7, 8});
+  HostTensor c(TensorType{ElementType::F32, {2, 2}});
+  KernelParams params;
+  params.transposeB = true;
+  std::unique_ptr<KernelState> state;
+  KernelCall call;
+  call.kernel = Kernel::Matmul;
+  call.params = &params;
+  call.inputs = {{a.data.data(), &a.type}, {b.data.data(), &b.type, true}};
+  call.outputs = {{c.data.data(), &c.type}};
+  call.state = &state;
+  ASSERT_TRUE(runHostKernel(call).isOk());
+  EXPECT_EQ(valuesOf<float>(c), (std::vector<float>{17, 23, 39, 53}));
+  bool oneDnn = matmulDescription().find("oneDNN") != std::string::npos;
+  EXPECT_EQ(state != nullptr, oneDnn);
+  // Overwrite B's memory: a packed B does not see it, OpenBLAS does.
+  float *bData = reinterpret_cast<float *>(b.data.data());
+  std::fill(bData, bData + 4, 0.0f);
+  ASSERT_TRUE(runHostKernel(call).isOk());
+  std::vector<float> packed = {17, 23, 39, 53}, unpacked = {0, 0, 0, 0};
+  EXPECT_EQ(valuesOf<float>(c), oneDnn ? packed : unpacked);
+  // Without a state slot nothing is kept, constant or not.
+  call.state = nullptr;
+  ASSERT_TRUE(runHostKernel(call).isOk());
+  EXPECT_EQ(valuesOf<float>(c), (std::vector<float>{0, 0, 0, 0}));
+}
+
 // An update large enough to split over threads (parallelFor) computes each
 // element exactly as an update of that element alone.
 TEST(Optimizers, LargeAdamStepEqualsElementwiseSteps) {

@@ -3,8 +3,9 @@
 // A kernel call is a kernel of the op table with its operands resolved to
 // memory; a fused call is a fusion group's launches as one kernel. The host
 // implementation of every kernel (the CPU backend and the emulated GPUs run
-// these): GEMM goes to OpenBLAS (f32, f64; f16 and bf16 through f32),
-// elementwise kernels expand their scalar function
+// these): f32 matmuls go to oneDNN where gplace has it (f16 and bf16
+// through f32), f64 (and f32 without oneDNN) to OpenBLAS, window ops and
+// batch norm to oneDNN, elementwise kernels expand their scalar function
 // (lib/Runtime/ElementwiseKernels.def), the others are loops.
 //
 //===----------------------------------------------------------------------===//
@@ -16,6 +17,7 @@
 #include "gplace/Runtime/Tensor.h"
 #include "gplace/Support/Kernel.h"
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -26,6 +28,17 @@ namespace gplace::runtime {
 struct TensorRef {
   void *data = nullptr;
   const TensorType *type = nullptr;
+  /// Its memory and values stay the same as long as the launch's state
+  /// (KernelCall::state) lives: a plan constant (or a view of one) in a
+  /// loaded plan.
+  bool constant = false;
+};
+
+/// What a host kernel keeps from one run of a launch to the next, such as
+/// constant weights packed into a library's layout (ONNX Runtime's
+/// PrePack, TensorFlow's MKL weight caching). Subclassed by the kernel.
+struct KernelState {
+  virtual ~KernelState() = default;
 };
 
 /// One kernel invocation: the plan's operands resolved to memory. Outputs
@@ -35,6 +48,11 @@ struct KernelCall {
   const KernelParams *params = nullptr;
   std::vector<TensorRef> inputs;
   std::vector<TensorRef> outputs;
+  /// The launch's state slot, owned by whoever runs the launch again (the
+  /// executor: one per step of a loaded plan, kept until it unloads), or
+  /// null where nothing is kept: then inputs are not marked constant
+  /// either. A kernel fills it on a launch's first run.
+  std::unique_ptr<KernelState> *state = nullptr;
 };
 
 /// A fusion group run as one kernel (XLA's loop fusion, decided by the
