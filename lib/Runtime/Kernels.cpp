@@ -217,7 +217,7 @@ private:
 #endif
 };
 
-/// The fewest elements an update kernel splits over threads: below this,
+/// The fewest elements a kernel splits over threads: below this,
 /// starting the threads costs more than the loop.
 constexpr int64_t kParallelMinElements = 32768;
 
@@ -1298,10 +1298,11 @@ static_assert(std::size(kHostKernels) == kNumKernels);
 // Fused elementwise kernels.
 //===----------------------------------------------------------------------===//
 
-template <typename S> Status runFused(const FusedCall &call) {
+/// Runs the fused group over elements [begin, end), a block at a time.
+template <typename S>
+void runFusedRange(const FusedCall &call, int64_t begin, int64_t end) {
   const std::vector<int64_t> &shape = call.type.shape;
-  int64_t n = call.type.numElements();
-  size_t block = static_cast<size_t>(std::min(n, kBlock));
+  size_t block = static_cast<size_t>(std::min(end - begin, kBlock));
   std::vector<BroadcastReader<S>> readers;
   for (const TensorRef &input : call.inputs)
     readers.emplace_back(input, shape);
@@ -1310,8 +1311,8 @@ template <typename S> Status runFused(const FusedCall &call) {
       new S[(call.inputs.size() + call.ops.size()) * block]);
   std::vector<const S *> inputs(call.inputs.size()), values(call.ops.size());
   std::vector<const S *> operands;
-  for (int64_t start = 0; start < n; start += kBlock) {
-    int64_t count = std::min(kBlock, n - start);
+  for (int64_t start = begin; start < end; start += kBlock) {
+    int64_t count = std::min(kBlock, end - start);
     for (size_t k = 0; k < readers.size(); ++k)
       inputs[k] = readers[k].read(start, count, scratch.get() + k * block);
     for (size_t i = 0; i < call.ops.size(); ++i) {
@@ -1330,6 +1331,20 @@ template <typename S> Status runFused(const FusedCall &call) {
       values[i] = out;
     }
   }
+}
+
+template <typename S> Status runFused(const FusedCall &call) {
+  int64_t n = call.type.numElements();
+  // Floats split over the OpenMP threads: every element is computed as in
+  // one pass. Integers stay on this thread, whose flag records a division
+  // by zero.
+  if constexpr (std::is_floating_point_v<S>) {
+    parallelFor(n, [&](int64_t begin, int64_t end) {
+      runFusedRange<S>(call, begin, end);
+    });
+    return Status::ok();
+  }
+  runFusedRange<S>(call, 0, n);
   return integerDivisionStatus();
 }
 

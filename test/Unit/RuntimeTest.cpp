@@ -313,12 +313,13 @@ TEST(Kernels, BroadcastsAcrossEveryDimension) {
 }
 
 TEST(Kernels, BroadcastRunsAcrossBlocksEqualElementByElement) {
-  // Out 3x7x300 (6300 elements: runs straddle the 4096-element blocks).
-  // Operands read in runs: copied (1x7x300, 300, 3x1x300), repeated
-  // (7x1, 3x1x1), a single element (1x1) and the full shape; add_n of
+  // Out 3x37x300 (33300 elements: runs straddle the 4096-element blocks,
+  // and a fused kernel splits them over threads at an element inside a
+  // run). Operands read in runs: copied (1x37x300, 300, 3x1x300), repeated
+  // (37x1, 3x1x1), a single element (1x1) and the full shape; add_n of
   // three and mul of two, single kernels and fused, against indices
   // computed element by element.
-  const std::vector<int64_t> out = {3, 7, 300};
+  const std::vector<int64_t> out = {3, 37, 300};
   auto make = [](std::vector<int64_t> shape, float scale) {
     HostTensor t(TensorType{ElementType::F32, shape});
     for (int64_t i = 0; i < t.type.numElements(); ++i) {
@@ -339,7 +340,7 @@ TEST(Kernels, BroadcastRunsAcrossBlocksEqualElementByElement) {
   };
   std::vector<HostTensor> operands;
   for (std::vector<int64_t> shape : std::vector<std::vector<int64_t>>{
-           {1, 7, 300}, {300}, {3, 1, 300}, {7, 1}, {3, 1, 1}, {1, 1}, out})
+           {1, 37, 300}, {300}, {3, 1, 300}, {37, 1}, {3, 1, 1}, {1, 1}, out})
     operands.push_back(make(shape, 0.25f));
   HostTensor full = make(out, 0.5f);
   for (HostTensor &a : operands)
