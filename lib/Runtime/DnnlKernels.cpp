@@ -1,14 +1,17 @@
-//===- DnnlKernels.cpp - conv2d and pooling on oneDNN ---------------------===//
+//===- DnnlKernels.cpp - window ops, batch norm and matmul on oneDNN ------===//
 //
 // Each launch describes its tensors to oneDNN as they lie in memory (the
 // activations NHWC or NCHW, the filter TensorFlow's HWIO, which oneDNN
 // reads as [groups, out / groups, in / groups, height, width] with
-// strides), lets oneDNN pick its fastest layout for the filter (a reorder
-// before and, for the filter's gradient, after), and runs the primitive.
-// Primitive descriptors and primitives are made once per kernel, shapes and
-// parameters and shared by every launch (oneDNN primitives may run
-// concurrently); each launch uses its thread's scratchpad and filter
-// buffers (kept from launch to launch), so two streams never share one.
+// strides; a matmul's transposes as strides), lets oneDNN pick its fastest
+// layout for the filter (a reorder before and, for the filter's gradient,
+// after) and, for forward NCHW convolutions, for the activations (reorders
+// in and out), and runs the primitive. Primitive descriptors and
+// primitives are made once per kernel, shapes and parameters and shared by
+// every launch (oneDNN primitives may run concurrently); each launch uses
+// its thread's scratchpad, filter and activation buffers (kept from launch
+// to launch, outside the static memory plan), so two streams never share
+// one. A matmul's constant B, packed once, lives in the launch's state.
 //
 //===----------------------------------------------------------------------===//
 
@@ -102,7 +105,7 @@ struct Entry {
   dnnl::primitive forward; ///< max_pool_grad: the forward pooling.
   memory::desc workspace, forwardScratch, forwardDst;
   /// Forward convolutions of channels-first tensors: the activations'
-  /// layouts the primitive chose (blocked, as nChw16c), and the reorders
+  /// layouts the primitive chose (blocked as nChw16c, or NHWC), and the reorders
   /// into and out of them; empty where they are the tensors' own.
   memory::desc src, dst;
   dnnl::primitive srcReorder, dstReorder;

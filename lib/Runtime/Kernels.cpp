@@ -31,6 +31,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -201,8 +202,11 @@ template <typename S> S *ptr(const TensorRef &ref) {
 /// CPU kernels run: an operation on a denormal can cost a hundred times a
 /// normal one (Adam's slots reach them after an epoch of the Fashion-MNIST
 /// MLP; its epochs then took 1.6x as long). Threads inherit the mode from
-/// the thread that creates them, so OpenMP's workers, made inside a kernel,
-/// run with it too. Does nothing on other architectures.
+/// the thread that creates them: OpenMP's workers, which libgomp makes on a
+/// thread's first parallel region (inside a kernel), keep it for good, as
+/// TensorFlow's intra-op threads do; OpenBLAS's own workers (f64 GEMMs),
+/// started when it loads, do not flush. Does nothing on other
+/// architectures.
 class ScopedFlushDenormal {
 #if defined(__SSE2__)
 public:
@@ -236,8 +240,8 @@ template <typename F> void parallelFor(int64_t n, F &&fn) {
     {
       ScopedFlushDenormal flush;
       int64_t threads = omp_get_num_threads();
-      // Chunks of whole cache lines (16 floats) so that no two threads
-      // write one line.
+      // Chunks of a multiple of 16 elements (a cache line of f32 from an
+      // aligned start) so that threads seldom write one line.
       int64_t chunk = ((n + threads - 1) / threads + 15) / 16 * 16;
       int64_t begin = std::min(n, omp_get_thread_num() * chunk);
       int64_t end = std::min(n, begin + chunk);
@@ -1335,13 +1339,24 @@ void runFusedRange(const FusedCall &call, int64_t begin, int64_t end) {
 
 template <typename S> Status runFused(const FusedCall &call) {
   int64_t n = call.type.numElements();
-  // Floats split over the OpenMP threads: every element is computed as in
-  // one pass. Integers stay on this thread, whose flag records a division
-  // by zero.
+  // f32 and f64 split over the OpenMP threads: every element is computed
+  // as in one pass. Integers stay on this thread, whose flag records a
+  // division by zero, and so do f16 and bf16.
   if constexpr (std::is_floating_point_v<S>) {
+    // An exception must not leave an OpenMP region: a failed scratch
+    // allocation is caught in it and reported.
+    std::atomic<bool> outOfMemory{false};
     parallelFor(n, [&](int64_t begin, int64_t end) {
-      runFusedRange<S>(call, begin, end);
+      try {
+        runFusedRange<S>(call, begin, end);
+      } catch (const std::bad_alloc &) {
+        outOfMemory = true;
+      }
     });
+    if (outOfMemory)
+      return Status::outOfMemory("no host memory for the scratch of fused "
+                                 "kernel " +
+                                 call.label);
     return Status::ok();
   }
   runFusedRange<S>(call, 0, n);

@@ -51,7 +51,9 @@ struct KernelCall {
   /// The launch's state slot, owned by whoever runs the launch again (the
   /// executor: one per step of a loaded plan, kept until it unloads), or
   /// null where nothing is kept: then inputs are not marked constant
-  /// either. A kernel fills it on a launch's first run.
+  /// either. A kernel fills it on a launch's first run, unsynchronised: the
+  /// owner never runs one launch on two threads at once (the executor runs
+  /// each step on its stream's thread, one run at a time).
   std::unique_ptr<KernelState> *state = nullptr;
 };
 
@@ -76,7 +78,8 @@ struct FusedCall {
 };
 
 /// The OPENBLAS_CORETYPE naming the best kernels of the BLAS the CPU
-/// kernels call (OpenBLAS) that this CPU runs, when OpenBLAS chose worse
+/// kernels call for f64 matmuls (and f32 without oneDNN: OpenBLAS) that
+/// this CPU runs, when OpenBLAS chose worse
 /// ones: a DYNAMIC_ARCH build (Debian's) picks its kernels when it loads,
 /// from the CPU models it knows, and 0.3.21 falls back to Prescott's SSE3
 /// kernels on newer ones, 3-4x slower than their AVX-512 kernels.
@@ -86,8 +89,9 @@ struct FusedCall {
 /// effect in a process that starts with it (gplace-run re-executes itself).
 std::optional<std::string> preferredBlasCoreType();
 
-/// The BLAS the CPU kernels call and the kernels it runs, for
-/// --list-devices: "OpenBLAS 0.3.21, SkylakeX kernels".
+/// The BLAS the CPU kernels call (f64 matmuls; f32 too without oneDNN)
+/// and the kernels it runs, for --list-devices: "OpenBLAS 0.3.21, SkylakeX
+/// kernels".
 std::string blasDescription();
 
 /// Which library runs the CPU's float matrix products, for --list-devices:

@@ -184,6 +184,10 @@ struct WindowAttrs {
 /// on the absorbed ops). The fused op takes the last op's name, as
 /// TensorFlow's remapper names the fused node after the node it replaces.
 /// The fused ops have no gradient: run the patterns after differentiation.
+/// Every pattern added here implements match() and rewrite() (not one
+/// matchAndRewrite()): --gplace-remap calls match() alone to learn whether
+/// anything fuses before it touches the IR, and MLIR's default match()
+/// is unreachable.
 void populateRemapperPatterns(mlir::RewritePatternSet &patterns);
 
 } // namespace gplace::graph
