@@ -67,8 +67,8 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from benchenv import (checkout_state, command_line, command_output,
-                      cpu_family, env_variables, load,  # noqa: E402
-                      sha256)
+                      cpu_family, env_variables, environment_section,  # noqa: E402
+                      load, sha256)
 from replicate import Side, cpu_times, other_load  # noqa: E402
 from suite import BLAS_ENV, BLAS_FLAGS, cpu, openblas  # noqa: E402
 
@@ -506,12 +506,8 @@ def main():
     out = print
     out(f"# Automatic placement (policy=auto) — "
         f"{datetime.date.today().isoformat()}\n")
-    out("## Environment\n")
-    out("\n".join(env))
-    out(f"- Load average {load()} at the end; the run took {elapsed:.0f} s "
-        f"({', '.join(phases)})")
-    out(f"- Besides this benchmark, {others} (from /proc/stat and this "
-        "process's getrusage)\n")
+    for line in environment_section(env, elapsed, phases, others):
+        out(line)
     out("## Results\n")
     out(f"Command: `{command_line()}`.\n")
 

@@ -61,6 +61,18 @@ def gplace_matmul(run_bin):
         f" ({dnnl})" if dnnl else "")
 
 
+def environment_section(env, elapsed, phases, others):
+    """A results file's Environment section, as lines to print: the lines
+    of `env`, then the load average at the end, the run's `elapsed`
+    seconds by phase, and `others`, what the rest of the machine used
+    (replicate.other_load)."""
+    return ["## Environment\n", "\n".join(env),
+            f"- Load average {load()} at the end; the run took {elapsed:.0f} "
+            f"s ({', '.join(phases)})",
+            f"- Besides this benchmark, {others} (from /proc/stat and this "
+            "process's getrusage)\n"]
+
+
 def command_line():
     """This script's invocation as the results file shows it:
     `bench/<script> <its arguments>`, quoted for a shell."""

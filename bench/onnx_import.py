@@ -68,7 +68,8 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from benchenv import (checkout_state, command_line, command_output,  # noqa: E402
-                      cpu_family, env_variables, gplace_matmul, load,
+                      cpu_family, env_variables, environment_section,
+                      gplace_matmul, load,
                       loaded_library, sha256)
 from replicate import TIMING, Failure, cpu_times, other_load  # noqa: E402
 from suite import BLAS_ENV, BLAS_FLAGS, cpu, openblas  # noqa: E402
@@ -331,8 +332,8 @@ def environment(build, tools, start_load):
         + (" with uncommitted changes to tracked files" if dirty else "")
         + " when the run started (the binaries may have been built from "
         "another state)",
-        f"- BLAS of gplace-run (Gemm/MatMul): {blas}",
-        f"- oneDNN of gplace-run (Conv, pooling): {onednn(run_bin)}",
+        f"- BLAS of gplace-run (f64 MatMul, Gemm): {blas}",
+        f"- oneDNN of gplace-run (Conv, pooling, BatchNormalization, f32 MatMul and Gemm): {onednn(run_bin)}",
         f"- ONNX Runtime: onnxruntime-node {ort_version} (CPU execution "
         "provider, MLAS; graph optimization level \"all\"), Node.js "
         f"{command_output(['node', '--version'])}; `intraOpNumThreads` = "
@@ -431,12 +432,8 @@ def benchmark(args, work):
     out = print
     out(f"# ONNX import and inference — {datetime.date.today().isoformat()}"
         "\n")
-    out("## Environment\n")
-    out("\n".join(env))
-    out(f"- Load average {load()} at the end; the run took {elapsed:.0f} s "
-        f"({', '.join(phases)})")
-    out(f"- Besides this benchmark, {others} (from /proc/stat and this "
-        "process's getrusage)\n")
+    for line in environment_section(env, elapsed, phases, others):
+        out(line)
     out("## Results\n")
     out(f"Command: `{command_line()}`"
         ". Times are median / best of the samples, ratios median over "
