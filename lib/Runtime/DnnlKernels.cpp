@@ -11,7 +11,8 @@
 // every launch (oneDNN primitives may run concurrently); each launch uses
 // its thread's scratchpad, filter and activation buffers (kept from launch
 // to launch, outside the static memory plan), so two streams never share
-// one. A matmul's constant B, packed once, lives in the launch's state.
+// one. A matmul launch keeps its primitive, and a constant B packed once,
+// in its state (KernelCall::state).
 //
 //===----------------------------------------------------------------------===//
 
@@ -670,10 +671,12 @@ std::string dnnlVersion() {
 }
 
 namespace {
-/// A constant B in the layout the matmul primitive chose, reordered on the
-/// launch's first run.
-struct PackedWeights : KernelState {
-  memory weights;
+/// What a matmul launch keeps (KernelCall::state): its primitive, found
+/// once instead of by key on every run, and, for a constant B, B in the
+/// layout the primitive chose, reordered on the launch's first run.
+struct MatmulState : KernelState {
+  std::shared_ptr<Entry> entry;
+  memory packed;
 };
 } // namespace
 
@@ -688,35 +691,44 @@ Status runDnnlMatmul(const KernelCall &call, bool transA, bool transB,
     memory::desc bMd({k, n}, memory::data_type::f32,
                      transB ? Dims{1, ldb} : Dims{ldb, 1});
     memory::desc cMd({m, n}, memory::data_type::f32, Dims{ldc, 1});
-    auto entry = cache().get(
-        call,
-        [&](Entry &e) -> Status {
-          dnnl::matmul::primitive_desc pd(
-              dnnl::matmul::desc(aMd, packB ? anyLayout(bMd) : bMd, cMd),
-              userScratchpad(), cpuEngine());
-          e.primitive = dnnl::matmul(pd);
-          e.weights = pd.weights_desc();
-          e.scratch = pd.scratchpad_desc();
-          return Status::ok();
-        },
-        packB ? "packed" : "");
-    if (!entry)
-      return entry.status();
-    const Entry &e = **entry;
+    auto *state =
+        call.state ? static_cast<MatmulState *>(call.state->get()) : nullptr;
+    std::shared_ptr<Entry> entry = state ? state->entry : nullptr;
+    if (!entry) {
+      auto found = cache().get(
+          call,
+          [&](Entry &e) -> Status {
+            dnnl::matmul::primitive_desc pd(
+                dnnl::matmul::desc(aMd, packB ? anyLayout(bMd) : bMd, cMd),
+                userScratchpad(), cpuEngine());
+            e.primitive = dnnl::matmul(pd);
+            e.weights = pd.weights_desc();
+            e.scratch = pd.scratchpad_desc();
+            return Status::ok();
+          },
+          packB ? "packed" : "");
+      if (!found)
+        return found.status();
+      entry = *found;
+    }
     dnnl::engine &engine = cpuEngine();
     dnnl::stream stream(engine);
     memory bMem(bMd, engine, const_cast<float *>(b));
-    if (packB) {
-      // The constant's packed copy, made once per launch and kept.
-      if (!*call.state) {
-        auto packed = std::make_unique<PackedWeights>();
-        packed->weights = memory(e.weights, engine);
-        dnnl::reorder(bMem, packed->weights)
-            .execute(stream, bMem, packed->weights);
-        *call.state = std::move(packed);
+    if (call.state && !state) {
+      // The launch's first run: keep the primitive and, for a constant B,
+      // its packed copy.
+      auto made = std::make_unique<MatmulState>();
+      made->entry = entry;
+      if (packB) {
+        made->packed = memory(entry->weights, engine);
+        dnnl::reorder(bMem, made->packed).execute(stream, bMem, made->packed);
       }
-      bMem = static_cast<PackedWeights &>(**call.state).weights;
+      state = made.get();
+      *call.state = std::move(made);
     }
+    if (packB)
+      bMem = state->packed;
+    const Entry &e = *entry;
     e.primitive.execute(
         stream,
         {{DNNL_ARG_SRC, memory(aMd, engine, const_cast<float *>(a))},

@@ -46,11 +46,11 @@ std::string dnnlVersion();
 /// B k x n (n x k) with `ldb`, C m x n with `ldc`, with oneDNN's matmul
 /// primitive (made once per kernel, shapes and transposes, as the
 /// convolutions'; it runs on oneDNN's OpenMP threads, the pool the
-/// convolutions use), as TensorFlow's MKL build runs MatMul. With `packB`
-/// (B is a constant: call.inputs[1].constant, and call.state is set), B is
-/// reordered once into the layout the primitive prefers and kept in the
-/// launch's state, as ONNX Runtime pre-packs constant weights; that copy
-/// is host memory outside the static memory plan. Errors as
+/// convolutions use), as TensorFlow's MKL build runs MatMul. Where
+/// call.state is set, the launch keeps its primitive there, and with
+/// `packB` (B is a constant: call.inputs[1].constant) B reordered once into
+/// the layout the primitive prefers, as ONNX Runtime pre-packs constant
+/// weights; that copy is host memory outside the static memory plan. Errors as
 /// runDnnlConvolution.
 Status runDnnlMatmul(const KernelCall &call, bool transA, bool transB,
                      int64_t m, int64_t n, int64_t k, const float *a,
