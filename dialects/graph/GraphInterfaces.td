@@ -176,6 +176,43 @@ def Graph_PersistentOpInterface : OpInterface<"PersistentOpInterface"> {
   ];
 }
 
+def Graph_LayoutSensitiveOpInterface
+    : OpInterface<"LayoutSensitiveOpInterface"> {
+  let cppNamespace = "::gplace::graph";
+  let description = [{
+    An op whose rank-4 activations lie in the layout its `data_format`
+    names ("NHWC", the default, or "NCHW"), with its 4-entry window
+    attributes (`strides`, `ksize`, `dilations`) and its 8-entry
+    `explicit_paddings` in that order: Grappler's layout-sensitive ops.
+    `--gplace-layout` asks this interface, and never names an op, to run
+    such an op in another layout with transposes around it.
+  }];
+  let methods = [
+    InterfaceMethod<[{
+        The operands in the op's layout (the activations; not filters,
+        biases or per-channel vectors).
+      }], "::llvm::SmallVector<unsigned, 1>", "getLayoutOperands", (ins),
+      [{}], [{ return {0}; }]>,
+    InterfaceMethod<[{
+        The results in the op's layout.
+      }], "::llvm::SmallVector<unsigned, 1>", "getLayoutResults", (ins),
+      [{}], [{ return {0}; }]>,
+    InterfaceMethod<[{
+        Whether `data_format` is "NCHW".
+      }], "bool", "isChannelsFirst", (ins), [{}], [{
+        auto format = $_op->template getAttrOfType<::mlir::StringAttr>("data_format");
+        return format && format.getValue() == "NCHW";
+      }]>,
+    InterfaceMethod<[{
+        Rewrites the op's attributes for the other layout: `data_format`
+        (absent for NHWC), and the window attributes permuted. The caller
+        permutes the operands and result types.
+      }], "void", "setChannelsFirst", (ins "bool":$channelsFirst), [{}], [{
+        ::gplace::graph::detail::setChannelsFirst($_op, channelsFirst);
+      }]>,
+  ];
+}
+
 def Graph_GradientOpInterface : OpInterface<"GradientOpInterface"> {
   let cppNamespace = "::gplace::graph";
   let description = [{

@@ -681,7 +681,8 @@ class Graph_WindowOp<string mnemonic, string tfType, list<Trait> traits = [],
 }
 
 def Graph_Conv2DOp : Graph_WindowOp<"conv2d", "Conv2D",
-    [DeclareOpInterfaceMethods<Graph_GradientOpInterface>]> {
+    [DeclareOpInterfaceMethods<Graph_GradientOpInterface>,
+     Graph_LayoutSensitiveOpInterface]> {
   let summary = "2-D convolution (Conv2D)";
   let description = [{
     Cross-correlates `input` ([batch, height, width, in_channels] in NHWC)
@@ -706,7 +707,8 @@ def Graph_Conv2DOp : Graph_WindowOp<"conv2d", "Conv2D",
       "type($filter) `->` type($result)";
 }
 
-def Graph_FusedConv2DOp : Graph_WindowOp<"fused_conv2d", "_FusedConv2D"> {
+def Graph_FusedConv2DOp : Graph_WindowOp<"fused_conv2d", "_FusedConv2D",
+    [Graph_LayoutSensitiveOpInterface]> {
   let summary = "conv2d with its bias and activation (_FusedConv2D)";
   let description = [{
     A `gplace.conv2d` (same operands and attributes) followed by
@@ -786,7 +788,7 @@ def Graph_Conv2DBackpropFilterOp : Graph_WindowOp<"conv2d_backprop_filter",
 
 def Graph_FusedBatchNormOp : Graph_KernelOp<"fused_batch_norm", "FusedBatchNormV3",
     [Pure, DeclareOpInterfaceMethods<Graph_GradientOpInterface>,
-     AllTypesMatch<["x", "y"]>,
+     Graph_LayoutSensitiveOpInterface, AllTypesMatch<["x", "y"]>,
      AllTypesMatch<["scale", "offset", "mean", "variance", "batch_mean",
                     "batch_variance"]>],
     "FusedBatchNormV3", ["getKernelParameters"]> {
@@ -865,7 +867,8 @@ def Graph_FusedBatchNormGradOp : Graph_KernelOp<"fused_batch_norm_grad",
 
 def Graph_DepthwiseConv2dNativeOp : Graph_WindowOp<"depthwise_conv2d_native",
     "DepthwiseConv2dNative",
-    [DeclareOpInterfaceMethods<Graph_GradientOpInterface>], "depthwise"> {
+    [DeclareOpInterfaceMethods<Graph_GradientOpInterface>,
+     Graph_LayoutSensitiveOpInterface], "depthwise"> {
   let summary = "depthwise 2-D convolution (DepthwiseConv2dNative)";
   let description = [{
     Convolves each input channel with its own `channel_multiplier` filters:
@@ -933,7 +936,8 @@ def Graph_DepthwiseConv2dNativeBackpropFilterOp
 
 class Graph_PoolOp<string mnemonic, string tfType, string what>
     : Graph_WindowOp<mnemonic, tfType,
-                     [DeclareOpInterfaceMethods<Graph_GradientOpInterface>]> {
+                     [DeclareOpInterfaceMethods<Graph_GradientOpInterface>,
+                      Graph_LayoutSensitiveOpInterface]> {
   let summary = what # " over windows of `ksize` (" # tfType # ")";
   let description = [{
     Each result element is the }] # what # [{ of a window of `ksize`

@@ -88,6 +88,9 @@ mlir::LogicalResult gplace::buildGPlacePipeline(
   pm.addPass(createLowerAllReducePass(lowerAllReduce));
   // Fusions that have no gradient: after differentiation, before placement
   // (TensorFlow runs Grappler's remapper on the whole training graph).
+  // The layout first, so that the remapper sees NHWC convolutions.
+  if (options.layoutOptimizer)
+    pm.addPass(createLayoutPass());
   if (options.remapping)
     pm.addPass(createRemapPass());
   // Requests by name: on the graph placement sees, the replicas' and the

@@ -83,6 +83,7 @@ FailureOr<rt::Plan> gplace::tooling::compileToPlan(ModuleOp module,
   pipeline.logDevicePlacement = options.logDevicePlacement;
   pipeline.maxInflightCopies = options.maxInflightCopies;
   pipeline.fuseElementwise = options.fuseElementwise;
+  pipeline.layoutOptimizer = options.layoutOptimizer;
   pipeline.remapping = options.remapping;
   pipeline.replicas = options.replicas;
   pipeline.replicaVariables = options.replicaVariables;

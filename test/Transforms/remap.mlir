@@ -75,3 +75,61 @@ func.func @relu_elsewhere(%x: tensor<1x4x4x2xf32>, %w: tensor<3x3x2x2xf32>, %b: 
   %y = gplace.relu %a {gplace.colocate_with = "v"} : tensor<1x2x2x2xf32>
   return %y : tensor<1x2x2x2xf32>
 }
+
+// -----
+
+// Grappler's IsBiasSemanticAdd: an add of a conv2d and a [C] or
+// [1, 1, 1, C] operand is a bias_add (the rank-4 one reshaped to [C]); an
+// add along another dimension, or of a full tensor, is not.
+// CHECK-LABEL: func.func @bias_semantic_add
+// CHECK-NEXT: %[[F:.*]] = gplace.fused_conv2d %arg0, %arg1, %arg2 strides = [1, 1, 1, 1] padding = "VALID" fused_ops = ["BiasAdd", "Relu"] {name = "r1"}
+// CHECK-NEXT: %[[B:.*]] = gplace.reshape %arg3 {name = "a2-1-ReshapeToBias-Remapper"} : tensor<1x1x1x8xf32> -> tensor<8xf32>
+// CHECK-NEXT: %[[G:.*]] = gplace.fused_conv2d %arg0, %arg1, %[[B]] strides = [1, 1, 1, 1] padding = "VALID" fused_ops = ["BiasAdd"] {name = "a2"}
+// CHECK-NEXT: %[[C3:.*]] = gplace.conv2d
+// CHECK-NEXT: gplace.add %[[C3]], %arg4 {name = "a3"}
+// CHECK-NEXT: %[[C4:.*]] = gplace.conv2d
+// CHECK-NEXT: gplace.add %arg5, %[[C4]] {name = "a4"}
+func.func @bias_semantic_add(%x: tensor<1x4x4x2xf32>, %w: tensor<3x3x2x8xf32>, %b: tensor<8xf32>, %b4: tensor<1x1x1x8xf32>, %rows: tensor<1x1x2x1xf32>, %full: tensor<1x2x2x8xf32>) -> (tensor<1x2x2x8xf32>, tensor<1x2x2x8xf32>, tensor<1x2x2x8xf32>, tensor<1x2x2x8xf32>) {
+  %c1 = gplace.conv2d %x, %w strides = [1, 1, 1, 1] padding = "VALID" : tensor<1x4x4x2xf32>, tensor<3x3x2x8xf32> -> tensor<1x2x2x8xf32>
+  %a1 = gplace.add %b, %c1 {name = "a1"} : (tensor<8xf32>, tensor<1x2x2x8xf32>) -> tensor<1x2x2x8xf32>
+  %r1 = gplace.relu %a1 {name = "r1"} : tensor<1x2x2x8xf32>
+  %c2 = gplace.conv2d %x, %w strides = [1, 1, 1, 1] padding = "VALID" : tensor<1x4x4x2xf32>, tensor<3x3x2x8xf32> -> tensor<1x2x2x8xf32>
+  %a2 = gplace.add %c2, %b4 {name = "a2"} : (tensor<1x2x2x8xf32>, tensor<1x1x1x8xf32>) -> tensor<1x2x2x8xf32>
+  %c3 = gplace.conv2d %x, %w strides = [1, 1, 1, 1] padding = "VALID" : tensor<1x4x4x2xf32>, tensor<3x3x2x8xf32> -> tensor<1x2x2x8xf32>
+  %a3 = gplace.add %c3, %rows {name = "a3"} : (tensor<1x2x2x8xf32>, tensor<1x1x2x1xf32>) -> tensor<1x2x2x8xf32>
+  %c4 = gplace.conv2d %x, %w strides = [1, 1, 1, 1] padding = "VALID" : tensor<1x4x4x2xf32>, tensor<3x3x2x8xf32> -> tensor<1x2x2x8xf32>
+  %a4 = gplace.add %full, %c4 {name = "a4"} : (tensor<1x2x2x8xf32>, tensor<1x2x2x8xf32>) -> tensor<1x2x2x8xf32>
+  return %r1, %a2, %a3, %a4 : tensor<1x2x2x8xf32>, tensor<1x2x2x8xf32>, tensor<1x2x2x8xf32>, tensor<1x2x2x8xf32>
+}
+
+// -----
+
+// Conv2D + FusedBatchNorm (+ Relu) in inference: the normalization folds
+// into the filter and a bias, computed by small ops on the op's vectors;
+// batch_mean and batch_variance (in inference, mean and variance) are
+// replaced by those. In training, or after an NCHW convolution, nothing
+// fuses.
+// CHECK-LABEL: func.func @batch_norm
+// CHECK-NEXT: %[[E:.*]] = gplace.constant dense<1.000000e-03> : tensor<f32> {device = "/cpu:0", name = "bn-FoldBatchNorm/epsilon"}
+// CHECK-NEXT: %[[VE:.*]] = gplace.add %arg5, %[[E]] {device = "/cpu:0", name = "bn-FoldBatchNorm/add"} : (tensor<8xf32>, tensor<f32>) -> tensor<8xf32>
+// CHECK-NEXT: %[[SD:.*]] = gplace.sqrt %[[VE]] {device = "/cpu:0", name = "bn-FoldBatchNorm/Sqrt"} : tensor<8xf32>
+// CHECK-NEXT: %[[S:.*]] = gplace.div %arg2, %[[SD]] {device = "/cpu:0", name = "bn-FoldBatchNorm/truediv"} : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xf32>
+// CHECK-NEXT: %[[W:.*]] = gplace.mul %arg1, %[[S]] {device = "/cpu:0", name = "bn-FoldBatchNorm/mul"} : (tensor<3x3x2x8xf32>, tensor<8xf32>) -> tensor<3x3x2x8xf32>
+// CHECK-NEXT: %[[MS:.*]] = gplace.mul %arg4, %[[S]] {device = "/cpu:0", name = "bn-FoldBatchNorm/mul_1"} : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xf32>
+// CHECK-NEXT: %[[B:.*]] = gplace.sub %arg3, %[[MS]] {device = "/cpu:0", name = "bn-FoldBatchNorm/sub"} : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xf32>
+// CHECK-NEXT: %[[F:.*]] = gplace.fused_conv2d %arg0, %[[W]], %[[B]] strides = [1, 1, 1, 1] padding = "SAME" fused_ops = ["BiasAdd", "Relu"] {device = "/cpu:0", name = "relu"} : tensor<1x4x4x2xf32>, tensor<3x3x2x8xf32>, tensor<8xf32> -> tensor<1x4x4x8xf32>
+// CHECK-NEXT: %[[C2:.*]] = gplace.conv2d %arg0, %arg1
+// CHECK-NEXT: gplace.fused_batch_norm %[[C2]], {{.*}} is_training {name = "trained"}
+// CHECK-NEXT: %[[C3:.*]] = gplace.conv2d %arg6, %arg1 {{.*}}data_format = "NCHW"
+// CHECK-NEXT: gplace.fused_batch_norm %[[C3]], {{.*}}data_format = "NCHW", name = "channels_first"
+// CHECK: return %[[F]], %arg4, %arg5,
+func.func @batch_norm(%x: tensor<1x4x4x2xf32>, %w: tensor<3x3x2x8xf32>, %scale: tensor<8xf32>, %offset: tensor<8xf32>, %mean: tensor<8xf32>, %var: tensor<8xf32>, %xn: tensor<1x2x4x4xf32>) -> (tensor<1x4x4x8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<1x4x4x8xf32>, tensor<1x8x4x4xf32>) {
+  %c = gplace.conv2d %x, %w strides = [1, 1, 1, 1] padding = "SAME" {device = "/cpu:0"} : tensor<1x4x4x2xf32>, tensor<3x3x2x8xf32> -> tensor<1x4x4x8xf32>
+  %y, %m, %v = gplace.fused_batch_norm %c, %scale, %offset, %mean, %var epsilon = 1.0e-03 {device = "/cpu:0", name = "bn"} : tensor<1x4x4x8xf32>, tensor<8xf32>
+  %r = gplace.relu %y {device = "/cpu:0", name = "relu"} : tensor<1x4x4x8xf32>
+  %c2 = gplace.conv2d %x, %w strides = [1, 1, 1, 1] padding = "SAME" : tensor<1x4x4x2xf32>, tensor<3x3x2x8xf32> -> tensor<1x4x4x8xf32>
+  %y2, %m2, %v2 = gplace.fused_batch_norm %c2, %scale, %offset, %mean, %var epsilon = 1.0e-03 is_training {name = "trained"} : tensor<1x4x4x8xf32>, tensor<8xf32>
+  %c3 = gplace.conv2d %xn, %w strides = [1, 1, 1, 1] padding = "SAME" {data_format = "NCHW"} : tensor<1x2x4x4xf32>, tensor<3x3x2x8xf32> -> tensor<1x8x4x4xf32>
+  %y3, %m3, %v3 = gplace.fused_batch_norm %c3, %scale, %offset, %mean, %var epsilon = 1.0e-03 {data_format = "NCHW", name = "channels_first"} : tensor<1x8x4x4xf32>, tensor<8xf32>
+  return %r, %m, %v, %y2, %y3 : tensor<1x4x4x8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<1x4x4x8xf32>, tensor<1x8x4x4xf32>
+}

@@ -137,9 +137,16 @@ static cl::opt<bool> gpuFusion(
     cl::desc("Run chains of elementwise ops as one kernel, on GPUs and "
              "the CPU (default); =false launches each op"),
     cl::init(true), cl::cat(category));
+static cl::opt<bool> layoutOptimizer(
+    "layout-optimizer",
+    cl::desc("Run NCHW convolutions, pooling and batch norm NHWC on the "
+             "CPU, transposing at the region's borders (--gplace-layout, "
+             "Grappler's layout optimizer; default); =false keeps NCHW"),
+    cl::init(true), cl::cat(category));
 static cl::opt<bool> remapping(
     "remapping",
-    cl::desc("Fuse conv2d + bias_add (+ relu) into one oneDNN kernel "
+    cl::desc("Fuse conv2d + a bias or inference batch norm (+ relu) into "
+             "one oneDNN kernel "
              "(--gplace-remap, Grappler's remapper; default); =false runs "
              "them one by one"),
     cl::init(true), cl::cat(category));
@@ -471,6 +478,7 @@ int main(int argc, char **argv) {
   compile.replicate = replicate;
   compile.maxInflightCopies = maxInflightCopies;
   compile.fuseElementwise = gpuFusion;
+  compile.layoutOptimizer = layoutOptimizer;
   compile.remapping = remapping;
   compile.printMemoryPlan = printMemoryPlan;
   if (!listDevices && profileOutput.empty()) {

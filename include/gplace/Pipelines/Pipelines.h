@@ -80,9 +80,15 @@ struct PipelineOptions : public mlir::PassPipelineOptions<PipelineOptions> {
       *this, "cluster",
       llvm::cl::desc("The cluster's jobs and task counts in rank order "
                      "(worker:4): --gplace-partition-tasks runs")};
+  Option<bool> layoutOptimizer{
+      *this, "layout-optimizer",
+      llvm::cl::desc("Run NCHW window ops NHWC on the CPU (--gplace-layout, "
+                     "Grappler's layout optimizer)"),
+      llvm::cl::init(true)};
   Option<bool> remapping{
       *this, "remapping",
-      llvm::cl::desc("Fuse conv2d + bias_add (+ relu) into fused_conv2d "
+      llvm::cl::desc("Fuse conv2d + a bias or batch norm (+ relu) into "
+                     "fused_conv2d "
                      "(--gplace-remap, Grappler's remapper)"),
       llvm::cl::init(true)};
   Option<bool> fuseElementwise{

@@ -33,6 +33,7 @@ struct CompileOptions {
   bool logDevicePlacement = false;
   unsigned maxInflightCopies = 0;
   bool fuseElementwise = true;
+  bool layoutOptimizer = true; ///< --gplace-layout runs (--layout-optimizer).
   bool remapping = true; ///< --gplace-remap runs (gplace-run --remapping).
   bool printMemoryPlan = false;
   unsigned replicas = 0; ///< --replicas: towers over GPU:0..N-1 (0: none).

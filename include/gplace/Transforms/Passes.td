@@ -37,9 +37,46 @@ def DifferentiatePass : Pass<"gplace-differentiate", "::mlir::ModuleOp"> {
   }];
 }
 
+def LayoutPass : Pass<"gplace-layout", "::mlir::ModuleOp"> {
+  let summary = "Runs NCHW window ops channels-last on the CPU, with "
+                "transposes only at the layout's borders (Grappler's "
+                "layout optimizer)";
+  let dependentDialects = ["::gplace::graph::GraphDialect"];
+  let description = [{
+    TensorFlow's Grappler layout optimizer, for the CPU: each
+    layout-sensitive op (`LayoutSensitiveOpInterface`: conv2d,
+    fused_conv2d, depthwise_conv2d_native, max_pool, avg_pool,
+    fused_batch_norm) with `data_format = "NCHW"` that can only run on a
+    CPU of the module's `gplace.devices` (its `device` request matches CPUs
+    alone, or it has none and the list has no GPU) runs NHWC, the layout
+    oneDNN's CPU kernels run without reorders: a transpose to NHWC before
+    each of its activations, its window attributes permuted, a transpose
+    back after its result. Those transposes then move down through
+    elementwise ops (an operand broadcast along channels, such as an
+    imported convolution's `[C, 1, 1]` bias, is reshaped to `[1, 1, 1, C]`)
+    and cancel in pairs, so a chain of such ops is transposed once on the
+    way in and once on the way out; a transpose that moves only dimensions
+    of size 1 becomes a reshape. Created ops are named as Grappler names
+    them (`<op>-<i>-TransposeNCHWToNHWC-LayoutOptimizer` for its operand i,
+    `<op>-<i>-TransposeNHWCToNCHW-LayoutOptimizer` for its result i) and
+    request the
+    op's device. Ops on GPUs keep their layout. `gplace-run
+    --layout-optimizer=false` (pipeline option `layout-optimizer=false`)
+    leaves the pass out.
+
+    ```mlir
+    %y = gplace.max_pool %x ksize = [1, 1, 2, 2] strides = [1, 1, 2, 2] padding = "VALID" {data_format = "NCHW"} : tensor<8x32x28x28xf32> -> tensor<8x32x14x14xf32>
+    // becomes
+    %t = gplace.transpose %x perm = [0, 2, 3, 1] {name = "MaxPool-0-TransposeNCHWToNHWC-LayoutOptimizer"} : tensor<8x32x28x28xf32> -> tensor<8x28x28x32xf32>
+    %p = gplace.max_pool %t ksize = [1, 2, 2, 1] strides = [1, 2, 2, 1] padding = "VALID" : tensor<8x28x28x32xf32> -> tensor<8x14x14x32xf32>
+    %y = gplace.transpose %p perm = [0, 3, 1, 2] {name = "MaxPool-0-TransposeNHWCToNCHW-LayoutOptimizer"} : tensor<8x14x14x32xf32> -> tensor<8x32x14x14xf32>
+    ```
+  }];
+}
+
 def RemapPass : Pass<"gplace-remap", "::mlir::ModuleOp"> {
-  let summary = "Fuses conv2d + bias_add (+ relu) into fused_conv2d "
-                "(Grappler's remapper)";
+  let summary = "Fuses conv2d + bias_add, a bias add or an inference "
+                "batch norm (+ relu) into fused_conv2d (Grappler's remapper)";
   let dependentDialects = ["::gplace::graph::GraphDialect"];
   let description = [{
     TensorFlow's Grappler remapper: a `gplace.conv2d` (NHWC) whose only use
@@ -47,6 +84,10 @@ def RemapPass : Pass<"gplace-remap", "::mlir::ModuleOp"> {
     becomes one `gplace.fused_conv2d` with `fused_ops = ["BiasAdd"]` or
     `["BiasAdd", "Relu"]`, which the CPU runs as one oneDNN convolution with
     the bias and a ReLU post-op, without writing the intermediate tensors.
+    An add of a `[C]` or `[1, 1, 1, C]` operand counts as a bias_add
+    (Grappler's IsBiasSemanticAdd), and a `gplace.fused_batch_norm` in
+    inference after the conv2d folds into its filter and a bias, computed
+    by small ops on the batch norm's vectors.
     Ops fuse only when they request the same device, have the same assigned
     device and colocation, and the absorbed ops have no control
     dependencies. The fused op takes the last op's name; colocation

@@ -55,6 +55,41 @@ LogicalResult readDataFormat(Operation *op, bool &channelsFirst) {
                            << format;
 }
 
+} // namespace
+
+void gplace::graph::detail::setChannelsFirst(Operation *op,
+                                             bool channelsFirst) {
+  bool current;
+  if (failed(readDataFormat(op, current)) || current == channelsFirst)
+    return;
+  // Entry i of the new order is entry from[i] of the old one.
+  static constexpr int64_t kToFirst[4] = {0, 3, 1, 2};
+  static constexpr int64_t kToLast[4] = {0, 2, 3, 1};
+  const int64_t *from = channelsFirst ? kToFirst : kToLast;
+  Builder b(op->getContext());
+  for (StringRef name : {"strides", "ksize", "dilations"})
+    if (auto attr = op->getAttrOfType<DenseI64ArrayAttr>(name);
+        attr && attr.size() == 4) {
+      SmallVector<int64_t, 4> permuted;
+      for (int i = 0; i < 4; ++i)
+        permuted.push_back(attr[from[i]]);
+      op->setAttr(name, b.getDenseI64ArrayAttr(permuted));
+    }
+  if (auto attr = op->getAttrOfType<DenseI64ArrayAttr>("explicit_paddings");
+      attr && attr.size() == 8) {
+    SmallVector<int64_t, 8> permuted;
+    for (int i = 0; i < 4; ++i)
+      permuted.append({attr[2 * from[i]], attr[2 * from[i] + 1]});
+    op->setAttr("explicit_paddings", b.getDenseI64ArrayAttr(permuted));
+  }
+  if (channelsFirst)
+    op->setAttr("data_format", b.getStringAttr("NCHW"));
+  else
+    op->removeAttr("data_format");
+}
+
+namespace {
+
 /// What the window ops' verifiers and kernel parameters share: the
 /// attributes, checked, and the window they give.
 class WindowVerifier {
@@ -538,84 +573,210 @@ bool fusible(Operation *absorbed, Operation *into) {
              into->getDiscardableAttrDictionary();
 }
 
-/// Grappler's remapper for Conv2D + BiasAdd (+ Relu): anchored on the
-/// bias_add, which takes the relu along when that is its only use. Written
-/// as match() and rewrite() (as every remapper pattern is): --gplace-remap
-/// asks match() alone whether anything fuses before it touches the IR.
-struct FuseConv2DBiasAdd : OpRewritePattern<BiasAddOp> {
-  using OpRewritePattern::OpRewritePattern;
+/// Points every `gplace.colocate_with` naming one of `absorbed`, in the
+/// function around `fused`, at `fusedName`.
+void retargetColocation(Operation *fused, ArrayRef<Attribute> absorbed,
+                        StringAttr fusedName, PatternRewriter &rewriter) {
+  Operation *scope = fused;
+  while (scope->getParentOp() && !isa<ModuleOp>(scope->getParentOp()))
+    scope = scope->getParentOp();
+  StringRef key = GraphDialect::getColocateWithAttrName();
+  scope->walk([&](Operation *op) {
+    Attribute target = op->getAttr(key);
+    if (target && llvm::is_contained(absorbed, target))
+      rewriter.modifyOpInPlace(op, [&] { op->setAttr(key, fusedName); });
+  });
+}
 
-  LogicalResult match(BiasAddOp biasAdd) const override {
-    auto conv = biasAdd.getValue().getDefiningOp<Conv2DOp>();
+/// The attributes of an op the remapper makes for `op`: the name `op`'s
+/// name + `suffix` (when `op` has a name) and `conv`'s device request and
+/// assignment.
+SmallVector<NamedAttribute, 3> helperAttributes(Conv2DOp conv, Operation *op,
+                                                StringRef suffix,
+                                                PatternRewriter &rewriter) {
+  SmallVector<NamedAttribute, 3> attrs;
+  if (auto name = op->getAttrOfType<StringAttr>("name"))
+    attrs.push_back(rewriter.getNamedAttr(
+        "name", rewriter.getStringAttr(name.getValue() + suffix)));
+  for (StringRef key : {"device", "assigned_device"})
+    if (Attribute value = conv->getAttr(key))
+      attrs.push_back(rewriter.getNamedAttr(key, value));
+  return attrs;
+}
+
+/// Replaces `conv` and `biasAdd` (an op adding `bias`, [C] or [1, ..., 1,
+/// C], to `conv`'s result), and the relu that is `biasAdd`'s only use if
+/// fusible, by one fused_conv2d of `conv`'s input and `filter`, named
+/// after the last op it replaces; colocation constraints on the replaced
+/// ops move to it.
+void fuseConvolution(Conv2DOp conv, Value filter, Value bias,
+                     Operation *biasAdd, PatternRewriter &rewriter) {
+  Operation *last = biasAdd;
+  SmallVector<Attribute, 2> fusedOps = {rewriter.getStringAttr("BiasAdd")};
+  if (biasAdd->hasOneUse()) {
+    auto relu = dyn_cast<ReluOp>(*biasAdd->user_begin());
+    if (relu && fusible(relu, conv)) {
+      last = relu;
+      fusedOps.push_back(rewriter.getStringAttr("Relu"));
+    }
+  }
+  SmallVector<NamedAttribute> attrs = windowAttributes(conv);
+  attrs.push_back(
+      rewriter.getNamedAttr("fused_ops", rewriter.getArrayAttr(fusedOps)));
+  for (StringRef name : {"device", "assigned_device"})
+    if (Attribute value = conv->getAttr(name))
+      attrs.push_back(rewriter.getNamedAttr(name, value));
+  if (Attribute name =
+          last->getAttr("name") ? last->getAttr("name") : conv->getAttr("name"))
+    attrs.push_back(rewriter.getNamedAttr("name", name));
+  for (NamedAttribute attr : conv->getDiscardableAttrs())
+    attrs.push_back(attr);
+  rewriter.setInsertionPoint(last);
+  auto biasType = cast<RankedTensorType>(bias.getType());
+  if (biasType.getRank() != 1) {
+    // [1, ..., 1, C] as the vector fused_conv2d takes (a reshape: no copy).
+    bias = rewriter
+               .create<ReshapeOp>(
+                   biasAdd->getLoc(),
+                   TypeRange{RankedTensorType::get({biasType.getShape().back()},
+                                                   biasType.getElementType())},
+                   ValueRange{bias},
+                   helperAttributes(conv, biasAdd, "-1-ReshapeToBias-Remapper",
+                                    rewriter))
+               .getResult();
+  }
+  SmallVector<Value> operands = {conv.getInput(), filter, bias};
+  llvm::append_range(operands, conv.getControlDeps());
+  auto fused = rewriter.create<FusedConv2DOp>(
+      last->getLoc(), TypeRange{last->getResult(0).getType()}, operands, attrs);
+  // Colocation constraints on the absorbed ops now name the fused op.
+  auto fusedName = fused->getAttrOfType<StringAttr>("name");
+  SmallVector<Attribute, 3> absorbed;
+  for (Operation *op : {conv.getOperation(), biasAdd, last})
+    if (Attribute name = op->getAttr("name"); name && name != fusedName)
+      absorbed.push_back(name);
+  if (fusedName && !absorbed.empty())
+    retargetColocation(fused, absorbed, fusedName, rewriter);
+  rewriter.replaceOp(last, fused.getResult());
+  if (last != biasAdd)
+    rewriter.eraseOp(biasAdd);
+  rewriter.eraseOp(conv);
+}
+
+/// The conv2d and the bias that `op` adds to it, if `op` is a
+/// bias_add of a conv2d or an add of a conv2d and a "bias-semantic"
+/// operand (Grappler's IsBiasSemanticAdd: [C] or [1, ..., 1, C], C the
+/// convolution's output channels, as an imported ONNX Conv's bias becomes
+/// once --gplace-layout ran it NHWC); else {}.
+std::pair<Conv2DOp, Value> convolutionAndBias(Operation *op) {
+  if (auto biasAdd = dyn_cast<BiasAddOp>(op))
+    return {biasAdd.getValue().getDefiningOp<Conv2DOp>(), biasAdd.getBias()};
+  auto add = dyn_cast<AddOp>(op);
+  if (!add)
+    return {};
+  for (int i = 0; i < 2; ++i) {
+    auto conv = add->getOperand(i).getDefiningOp<Conv2DOp>();
+    Value bias = add->getOperand(1 - i);
+    if (!conv || conv.getType() != add.getType())
+      continue;
+    auto type = cast<RankedTensorType>(bias.getType());
+    int64_t channels = conv.getType().getDimSize(3);
+    ArrayRef<int64_t> shape = type.getShape();
+    if (type.getRank() >= 1 && type.getRank() <= 4 &&
+        shape.back() == channels &&
+        llvm::all_of(shape.drop_back(), [](int64_t d) { return d == 1; }))
+      return {conv, bias};
+  }
+  return {};
+}
+
+/// Grappler's remapper for Conv2D + BiasAdd (+ Relu): anchored on the
+/// bias_add (or bias-semantic add), which takes the relu along when that
+/// is its only use. Written as match() and rewrite() (as every remapper
+/// pattern is): --gplace-remap asks match() alone whether anything fuses
+/// before it touches the IR.
+struct FuseConv2DBiasAdd : RewritePattern {
+  FuseConv2DBiasAdd(StringRef root, MLIRContext *context)
+      : RewritePattern(root, /*benefit=*/1, context) {}
+
+  LogicalResult match(Operation *biasAdd) const override {
+    auto [conv, bias] = convolutionAndBias(biasAdd);
     return success(conv && conv->hasOneUse() &&
                    !conv.getWindowAttrs().channelsFirst &&
                    fusible(biasAdd, conv));
   }
 
-  void rewrite(BiasAddOp biasAdd, PatternRewriter &rewriter) const override {
-    auto conv = biasAdd.getValue().getDefiningOp<Conv2DOp>();
-    Operation *last = biasAdd;
-    SmallVector<Attribute, 2> fusedOps = {rewriter.getStringAttr("BiasAdd")};
-    if (biasAdd->hasOneUse()) {
-      auto relu = dyn_cast<ReluOp>(*biasAdd->user_begin());
-      if (relu && fusible(relu, conv)) {
-        last = relu;
-        fusedOps.push_back(rewriter.getStringAttr("Relu"));
-      }
-    }
-    SmallVector<NamedAttribute> attrs = windowAttributes(conv);
-    attrs.push_back(rewriter.getNamedAttr("fused_ops",
-                                          rewriter.getArrayAttr(fusedOps)));
-    for (StringRef name : {"device", "assigned_device"})
-      if (Attribute value = conv->getAttr(name))
-        attrs.push_back(rewriter.getNamedAttr(name, value));
-    if (Attribute name = last->getAttr("name") ? last->getAttr("name")
-                                                : conv->getAttr("name"))
-      attrs.push_back(rewriter.getNamedAttr("name", name));
-    for (NamedAttribute attr : conv->getDiscardableAttrs())
-      attrs.push_back(attr);
-    SmallVector<Value> operands = {conv.getInput(), conv.getFilter(),
-                                   biasAdd.getBias()};
-    llvm::append_range(operands, conv.getControlDeps());
-    rewriter.setInsertionPoint(last);
-    auto fused = rewriter.create<FusedConv2DOp>(
-        last->getLoc(), TypeRange{last->getResult(0).getType()}, operands,
-        attrs);
-    // Colocation constraints on the absorbed ops now name the fused op.
-    auto fusedName = fused->getAttrOfType<StringAttr>("name");
-    SmallVector<Attribute, 3> absorbed;
-    for (Operation *op : {conv.getOperation(), biasAdd.getOperation(), last})
-      if (Attribute name = op->getAttr("name"); name && name != fusedName)
-        absorbed.push_back(name);
-    if (fusedName && !absorbed.empty())
-      retargetColocation(fused, absorbed, fusedName, rewriter);
-    rewriter.replaceOp(last, fused.getResult());
-    if (last != biasAdd.getOperation())
-      rewriter.eraseOp(biasAdd);
-    rewriter.eraseOp(conv);
+  void rewrite(Operation *biasAdd, PatternRewriter &rewriter) const override {
+    auto [conv, bias] = convolutionAndBias(biasAdd);
+    fuseConvolution(conv, conv.getFilter(), bias, biasAdd, rewriter);
+  }
+};
+
+/// Conv2D + FusedBatchNorm (+ Relu) in inference, as Grappler's remapper
+/// fuses them into _FusedConv2D with fused_ops = ["FusedBatchNorm"(,
+/// "Relu")]: here the normalization folds into the filter and a bias,
+/// computed by small ops from the batch norm's vectors (TensorFlow's
+/// fold_batch_norms graph transform, ONNX Runtime's Conv + BatchNormalization
+/// fusion), so the kernel is the conv2d + bias (+ relu) one:
+///   s = scale / sqrt(variance + epsilon)
+///   filter' = filter * s (per output channel), bias = offset - mean * s.
+/// Anchored on the fused_batch_norm (NHWC, not training) whose input is a
+/// conv2d used by it alone; its batch_mean and batch_variance, which in
+/// inference are its mean and variance, are replaced by those.
+struct FoldBatchNormIntoConv2D : OpRewritePattern<FusedBatchNormOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult match(FusedBatchNormOp bn) const override {
+    auto conv = bn.getX().getDefiningOp<Conv2DOp>();
+    return success(conv && conv->hasOneUse() && !bn.getIsTraining() &&
+                   !bn.getDataFormat() &&
+                   !conv.getWindowAttrs().channelsFirst && fusible(bn, conv));
   }
 
-  /// Points every `gplace.colocate_with` naming one of `absorbed`, in the
-  /// function around `fused`, at `fusedName`.
-  static void retargetColocation(Operation *fused, ArrayRef<Attribute> absorbed,
-                                 StringAttr fusedName,
-                                 PatternRewriter &rewriter) {
-    Operation *scope = fused;
-    while (scope->getParentOp() && !isa<ModuleOp>(scope->getParentOp()))
-      scope = scope->getParentOp();
-    StringRef key = GraphDialect::getColocateWithAttrName();
-    scope->walk([&](Operation *op) {
-      Attribute target = op->getAttr(key);
-      if (target && llvm::is_contained(absorbed, target))
-        rewriter.modifyOpInPlace(op, [&] { op->setAttr(key, fusedName); });
-    });
+  void rewrite(FusedBatchNormOp bn, PatternRewriter &rewriter) const override {
+    auto conv = bn.getX().getDefiningOp<Conv2DOp>();
+    rewriter.setInsertionPoint(bn);
+    Location loc = bn.getLoc();
+    auto vector = cast<RankedTensorType>(bn.getScale().getType());
+    auto make = [&](auto op, StringRef suffix, Type type, ValueRange operands) {
+      return rewriter
+          .create<decltype(op)>(loc, TypeRange{type}, operands,
+                                helperAttributes(conv, bn, suffix, rewriter))
+          .getResult();
+    };
+    SmallVector<NamedAttribute, 3> epsilonAttrs =
+        helperAttributes(conv, bn, "-FoldBatchNorm/epsilon", rewriter);
+    auto scalar = RankedTensorType::get({}, vector.getElementType());
+    epsilonAttrs.push_back(rewriter.getNamedAttr(
+        "value", DenseElementsAttr::get(scalar, bn.getEpsilon())));
+    Value epsilon = rewriter
+                        .create<ConstantOp>(loc, TypeRange{scalar},
+                                            ValueRange{}, epsilonAttrs)
+                        .getResult();
+    Value shifted = make(AddOp(), "-FoldBatchNorm/add", vector,
+                         {bn.getVariance(), epsilon});
+    Value deviation = make(SqrtOp(), "-FoldBatchNorm/Sqrt", vector, {shifted});
+    Value factor = make(DivOp(), "-FoldBatchNorm/truediv", vector,
+                        {bn.getScale(), deviation});
+    Value filter = make(MulOp(), "-FoldBatchNorm/mul",
+                        conv.getFilter().getType(), {conv.getFilter(), factor});
+    Value scaledMean =
+        make(MulOp(), "-FoldBatchNorm/mul_1", vector, {bn.getMean(), factor});
+    Value bias = make(SubOp(), "-FoldBatchNorm/sub", vector,
+                      {bn.getOffset(), scaledMean});
+    rewriter.replaceAllUsesWith(bn.getBatchMean(), bn.getMean());
+    rewriter.replaceAllUsesWith(bn.getBatchVariance(), bn.getVariance());
+    fuseConvolution(conv, filter, bias, bn, rewriter);
   }
 };
 
 } // namespace
 
 void gplace::graph::populateRemapperPatterns(RewritePatternSet &patterns) {
-  patterns.add<FuseConv2DBiasAdd>(patterns.getContext());
+  for (StringRef root :
+       {BiasAddOp::getOperationName(), AddOp::getOperationName()})
+    patterns.add<FuseConv2DBiasAdd>(root, patterns.getContext());
+  patterns.add<FoldBatchNormIntoConv2D>(patterns.getContext());
 }
 
 LogicalResult Conv2DOp::buildGradients(OpBuilder &b, ArrayRef<Value> dys,

@@ -95,6 +95,13 @@ mlir::LogicalResult verifyElementwiseOp(mlir::Operation *op);
 /// 2^63 bytes"), so that no later size computation wraps.
 mlir::LogicalResult verifyResultSizes(mlir::Operation *op);
 
+/// LayoutSensitiveOpInterface::setChannelsFirst: sets `data_format` to
+/// "NCHW" (or removes it, for NHWC) and permutes the op's `strides`,
+/// `ksize`, `dilations` (4 entries) and `explicit_paddings` (4 pairs) from
+/// the old layout's order to the new one's. Nothing when the layout is
+/// already the one asked.
+void setChannelsFirst(mlir::Operation *op, bool channelsFirst);
+
 /// KernelOpInterface::getKernelParameters's default: for each parameter of
 /// `kernel` in the op table, the op's attribute of that name (a UnitAttr
 /// flag, present only when set; an i64 IntegerAttr; a DenseI64ArrayAttr).
@@ -179,7 +186,10 @@ struct WindowAttrs {
 };
 
 /// Adds Grappler's remapper fusions to `patterns`, each anchored on the
-/// last op it replaces: conv2d + bias_add (+ relu) → fused_conv2d (NHWC,
+/// last op it replaces: conv2d + bias_add, or an add of a [C] or
+/// [1, ..., 1, C] bias, (+ relu) → fused_conv2d, and conv2d +
+/// fused_batch_norm in inference (+ relu) → small ops folding the batch
+/// norm into a filter and bias + fused_conv2d (NHWC,
 /// one use each, the same placement attributes, no control dependencies
 /// on the absorbed ops). The fused op takes the last op's name, as
 /// TensorFlow's remapper names the fused node after the node it replaces.

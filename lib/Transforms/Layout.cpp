@@ -1,0 +1,345 @@
+//===- Layout.cpp - Grappler's layout optimizer, for the CPU --------------===//
+//
+// --gplace-layout: layout-sensitive ops (LayoutSensitiveOpInterface) in
+// NCHW that can only run on a CPU run NHWC, with transposes at the borders
+// of each NCHW region; the transposes then sink through elementwise ops
+// and cancel in pairs, as Grappler's GenericLayoutOptimizer does for the
+// GPU in the other direction. docs/passes/layout.md.
+//
+//===----------------------------------------------------------------------===//
+
+#include "gplace/Dialect/Graph/GraphDialect.h"
+#include "gplace/Support/DeviceName.h"
+#include "gplace/Transforms/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "llvm/ADT/SetVector.h"
+
+namespace gplace {
+#define GEN_PASS_DEF_LAYOUTPASS
+#include "gplace/Transforms/Passes.h.inc"
+} // namespace gplace
+
+using namespace mlir;
+using namespace gplace;
+using namespace gplace::graph;
+
+namespace {
+
+constexpr int64_t kToNhwc[4] = {0, 2, 3, 1};
+constexpr int64_t kToNchw[4] = {0, 3, 1, 2};
+
+/// `type` with its dimensions permuted: dimension i is type's perm[i].
+RankedTensorType permuted(RankedTensorType type, ArrayRef<int64_t> perm) {
+  SmallVector<int64_t, 4> shape;
+  for (int64_t p : perm)
+    shape.push_back(type.getDimSize(p));
+  return RankedTensorType::get(shape, type.getElementType());
+}
+
+/// The non-unit dimensions of `shape`, in order.
+SmallVector<int64_t, 4> nonUnit(ArrayRef<int64_t> shape) {
+  SmallVector<int64_t, 4> dims;
+  for (int64_t d : shape)
+    if (d != 1)
+      dims.push_back(d);
+  return dims;
+}
+
+/// Whether transposing `type` by `perm` keeps its elements in row-major
+/// order (it moves only dimensions of size 1): a reshape.
+bool isReshape(RankedTensorType type, ArrayRef<int64_t> perm) {
+  SmallVector<int64_t, 4> order;
+  for (int64_t p : perm)
+    if (type.getDimSize(p) != 1)
+      order.push_back(p);
+  return llvm::is_sorted(order);
+}
+
+struct LayoutPass : public gplace::impl::LayoutPassBase<LayoutPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    DeviceSet devices = getModuleDevices(module).value_or(
+        DeviceSet::localhost(/*numCpus=*/1, /*numGpus=*/0));
+    bool changed = false;
+    for (auto func : module.getOps<func::FuncOp>())
+      changed |= runOnFunction(func, devices);
+    if (!changed)
+      markAllAnalysesPreserved();
+  }
+
+  /// Whether every device of `devices` that `op`'s request matches (every
+  /// device, without a request) is a CPU, and some device matches.
+  static bool runsOnCpuOnly(Operation *op, const DeviceSet &devices) {
+    DeviceName request;
+    if (auto attr = op->getAttrOfType<StringAttr>("device")) {
+      std::optional<DeviceName> parsed = DeviceName::parse(attr.getValue());
+      if (!parsed)
+        return false; // Placement reports it.
+      request = *parsed;
+    }
+    bool any = false;
+    for (const DeviceName &device : devices.devices()) {
+      if (!request.matches(device))
+        continue;
+      if (device.type != DeviceType::CPU)
+        return false;
+      any = true;
+    }
+    return any;
+  }
+
+  /// Whether `op` is a layout-sensitive op this pass runs NHWC.
+  static bool convertible(LayoutSensitiveOpInterface op,
+                          const DeviceSet &devices) {
+    if (!op.isChannelsFirst() || !runsOnCpuOnly(op, devices))
+      return false;
+    auto rank4 = [](Value v) {
+      auto type = dyn_cast<RankedTensorType>(v.getType());
+      return type && type.getRank() == 4 && type.hasStaticShape();
+    };
+    return llvm::all_of(op.getLayoutOperands(),
+                        [&](unsigned i) { return rank4(op->getOperand(i)); }) &&
+           llvm::all_of(op.getLayoutResults(),
+                        [&](unsigned i) { return rank4(op->getResult(i)); });
+  }
+
+  bool runOnFunction(func::FuncOp func, const DeviceSet &devices) {
+    SmallVector<LayoutSensitiveOpInterface> ops;
+    func.walk([&](LayoutSensitiveOpInterface op) {
+      if (convertible(op, devices))
+        ops.push_back(op);
+    });
+    if (ops.empty())
+      return false;
+    std::vector<std::string> names = getOpNames(func);
+    size_t index = 0;
+    func->walk<WalkOrder::PreOrder>(
+        [&](PlacedOpInterface op) { nameOf[op] = names[index++]; });
+    llvm::SetVector<Block *> blocks;
+    for (LayoutSensitiveOpInterface op : ops) {
+      convert(op);
+      blocks.insert(op->getBlock());
+    }
+    for (Block *block : blocks)
+      cleanUp(*block);
+    nameOf.clear();
+    created.clear();
+    toNhwc.clear();
+    return true;
+  }
+
+  /// A transpose (or, when it moves only unit dimensions, a reshape) of
+  /// `value` by `perm`, at `builder`'s insertion point, named `name`, with
+  /// `like`'s device request and assignment.
+  Value transpose(OpBuilder &builder, Value value, ArrayRef<int64_t> perm,
+                  const std::string &name, Operation *like) {
+    auto type = cast<RankedTensorType>(value.getType());
+    SmallVector<NamedAttribute, 4> attrs = {
+        builder.getNamedAttr("name", builder.getStringAttr(name))};
+    for (StringRef key : {"device", "assigned_device"})
+      if (Attribute attr = like->getAttr(key))
+        attrs.push_back(builder.getNamedAttr(key, attr));
+    Operation *op;
+    if (isReshape(type, perm)) {
+      op = builder.create<ReshapeOp>(like->getLoc(),
+                                     TypeRange{permuted(type, perm)},
+                                     ValueRange{value}, attrs);
+    } else {
+      attrs.push_back(
+          builder.getNamedAttr("perm", builder.getDenseI64ArrayAttr(perm)));
+      op = builder.create<TransposeOp>(like->getLoc(),
+                                       TypeRange{permuted(type, perm)},
+                                       ValueRange{value}, attrs);
+    }
+    created.insert(op);
+    nameOf[op] = name;
+    return op->getResult(0);
+  }
+
+  /// Runs `op` NHWC between transposes.
+  void convert(LayoutSensitiveOpInterface op) {
+    OpBuilder builder(op);
+    std::string name = nameOf[op]; // nameOf grows below.
+    for (unsigned i : op.getLayoutOperands()) {
+      // One transpose of a value per device request, for every op after it
+      // in its block (three convolutions of one input share it).
+      Value input = op->getOperand(i);
+      auto key = std::make_tuple(input, op->getAttr("device"),
+                                 op->getAttr("assigned_device"));
+      Value &nhwc = toNhwc[key];
+      Operation *def = nhwc ? nhwc.getDefiningOp() : nullptr;
+      if (!def || def->getBlock() != op->getBlock() ||
+          !def->isBeforeInBlock(op))
+        nhwc = transpose(builder, input, kToNhwc,
+                         name + "-" + std::to_string(i) +
+                             "-TransposeNCHWToNHWC-LayoutOptimizer",
+                         op);
+      op->setOperand(i, nhwc);
+    }
+    op.setChannelsFirst(false);
+    builder.setInsertionPointAfter(op);
+    for (unsigned i : op.getLayoutResults()) {
+      Value result = op->getResult(i);
+      result.setType(
+          permuted(cast<RankedTensorType>(result.getType()), kToNhwc));
+      Value back = transpose(builder, result, kToNchw,
+                             name + "-" + std::to_string(i) +
+                                 "-TransposeNHWCToNCHW-LayoutOptimizer",
+                             op);
+      result.replaceAllUsesExcept(back, back.getDefiningOp());
+    }
+  }
+
+  /// The NHWC value `value` is the NCHW transpose of, if a transpose this
+  /// pass made gives it.
+  Value nhwcSource(Value value) {
+    Operation *def = value.getDefiningOp();
+    if (!def || !created.contains(def))
+      return nullptr;
+    if (auto t = dyn_cast<TransposeOp>(def))
+      return t.getPerm() == ArrayRef<int64_t>(kToNchw) ? t.getInput() : nullptr;
+    // A reshape standing for such a transpose.
+    auto in = cast<RankedTensorType>(def->getOperand(0).getType());
+    return in.getRank() == 4 &&
+                   permuted(in, kToNchw) == def->getResult(0).getType()
+               ? def->getOperand(0)
+               : nullptr;
+  }
+
+  /// Removes the transposes (and reshapes) this pass made in `block` that
+  /// undo one another, after moving NHWC-to-NCHW ones below elementwise
+  /// ops, in one walk in program order.
+  void cleanUp(Block &block) {
+    for (Operation *op = &block.front(); op;) {
+      Operation *next = op->getNextNode();
+      if (created.contains(op) && op->getNumOperands() == 1) {
+        // NCHW→NHWC of an NHWC→NCHW: the original NHWC value.
+        Value source = nhwcSource(op->getOperand(0));
+        if (source && source.getType() == op->getResult(0).getType()) {
+          Operation *producer = op->getOperand(0).getDefiningOp();
+          op->getResult(0).replaceAllUsesWith(source);
+          erase(op);
+          if (producer->use_empty())
+            erase(producer);
+        }
+      } else if (auto elementwise = dyn_cast<ElementwiseOpInterface>(op)) {
+        if (Operation *back = sink(elementwise))
+          next = back;
+      }
+      op = next;
+    }
+  }
+
+  void erase(Operation *op) {
+    created.remove(op);
+    nameOf.erase(op);
+    op->erase();
+  }
+
+  /// Moves an NHWC→NCHW transpose on `op`'s operands below it: `op` runs
+  /// on the NHWC values (other operands reshaped to match) and one
+  /// transpose follows. Only when every data operand is such a transpose
+  /// used by `op` alone, a scalar, or broadcasts so that a reshape makes
+  /// it NHWC; returns the transpose made, or null.
+  Operation *sink(ElementwiseOpInterface op) {
+    if (op->getNumResults() != 1)
+      return nullptr;
+    auto resultType = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+    if (!resultType || resultType.getRank() != 4)
+      return nullptr;
+    unsigned arity = op.getArity();
+    SmallVector<Value, 2> sources(arity);
+    bool anyTransposed = false;
+    for (unsigned i = 0; i < arity; ++i) {
+      Value operand = op->getOperand(i);
+      Value source = nhwcSource(operand);
+      if (source && operand.getType() == resultType &&
+          llvm::all_of(operand.getUsers(),
+                       [&](Operation *user) { return user == op; })) {
+        sources[i] = source;
+        anyTransposed = true;
+        continue;
+      }
+      // Rank 1 is left alone: numpy broadcasts it along the width, which
+      // NHWC cannot say in rank 1, and bias_add reads it as the channels.
+      auto type = dyn_cast<RankedTensorType>(operand.getType());
+      if (!type || type.getRank() > 4 ||
+          (type.getRank() == 1 && type.getDimSize(0) != 1))
+        return nullptr;
+      SmallVector<int64_t, 4> nchw(4 - type.getRank(), 1);
+      llvm::append_range(nchw, type.getShape());
+      SmallVector<int64_t, 4> nhwc;
+      for (int64_t p : kToNhwc)
+        nhwc.push_back(nchw[p]);
+      if (nonUnit(nchw) != nonUnit(nhwc))
+        return nullptr; // It would need a transpose of its own.
+    }
+    if (!anyTransposed)
+      return nullptr;
+    OpBuilder builder(op);
+    std::string name = nameOf[op]; // nameOf grows below.
+    for (unsigned i = 0; i < arity; ++i) {
+      if (sources[i])
+        continue;
+      auto type = cast<RankedTensorType>(op->getOperand(i).getType());
+      if (llvm::all_of(type.getShape(), [](int64_t d) { return d == 1; }))
+        sources[i] = op->getOperand(i); // Broadcasts the same either way.
+      else
+        sources[i] = reshapeToNhwc(builder, op->getOperand(i),
+                                   name + "-" + std::to_string(i) +
+                                       "-ReshapeNCHWToNHWC-LayoutOptimizer",
+                                   op);
+    }
+    SmallVector<Operation *, 2> dead;
+    for (unsigned i = 0; i < arity; ++i) {
+      Operation *def = op->getOperand(i).getDefiningOp();
+      if (def && created.contains(def) && sources[i] != op->getOperand(i))
+        dead.push_back(def);
+      op->setOperand(i, sources[i]);
+    }
+    op->getResult(0).setType(permuted(resultType, kToNhwc));
+    builder.setInsertionPointAfter(op);
+    Value back =
+        transpose(builder, op->getResult(0), kToNchw,
+                  name + "-0-TransposeNHWCToNCHW-LayoutOptimizer", op);
+    op->getResult(0).replaceAllUsesExcept(back, back.getDefiningOp());
+    for (Operation *def : dead)
+      if (def->use_empty())
+        erase(def);
+    return back.getDefiningOp();
+  }
+
+  /// `value` (rank ≤ 4, broadcast against NCHW) reshaped to broadcast
+  /// against NHWC; the caller checked that its non-unit dimensions keep
+  /// their order.
+  Value reshapeToNhwc(OpBuilder &builder, Value value, const std::string &name,
+                      Operation *like) {
+    auto type = cast<RankedTensorType>(value.getType());
+    SmallVector<int64_t, 4> nchw(4 - type.getRank(), 1);
+    llvm::append_range(nchw, type.getShape());
+    SmallVector<int64_t, 4> nhwc;
+    for (int64_t p : kToNhwc)
+      nhwc.push_back(nchw[p]);
+    SmallVector<NamedAttribute, 3> attrs = {
+        builder.getNamedAttr("name", builder.getStringAttr(name))};
+    for (StringRef key : {"device", "assigned_device"})
+      if (Attribute attr = like->getAttr(key))
+        attrs.push_back(builder.getNamedAttr(key, attr));
+    Operation *reshape = builder.create<ReshapeOp>(
+        like->getLoc(),
+        TypeRange{RankedTensorType::get(nhwc, type.getElementType())},
+        ValueRange{value}, attrs);
+    nameOf[reshape] = name;
+    return reshape->getResult(0);
+  }
+
+  /// The NCHW-to-NHWC transposes made, by input, device and assignment.
+  DenseMap<std::tuple<Value, Attribute, Attribute>, Value> toNhwc;
+  /// Every graph op's name (as logs print it), and the ops made here.
+  DenseMap<Operation *, std::string> nameOf;
+  llvm::SetVector<Operation *> created;
+};
+
+} // namespace
