@@ -694,6 +694,34 @@ Status gather(const KernelCall &call, const std::vector<int64_t> &inStrides,
     --inner;
   }
   int64_t offset = 0;
+  if (run == 1 && inner > 0 && (size == 4 || size == 8)) {
+    // Single elements (a transpose that moves the innermost dimension):
+    // the whole innermost dimension in one loop of typed copies, not a
+    // memcpy per element (the ONNX CNN's 64x7x7x16 to NCHW: 3x faster).
+    int64_t last = static_cast<int64_t>(inner) - 1;
+    int64_t n = outType.shape[last], stride = inStrides[last];
+    auto rows = [&](auto *typedOut, const auto *typedIn) {
+      for (int64_t i = 0; i < total; i += n) {
+        const auto *from = typedIn + base + offset;
+        for (int64_t j = 0; j < n; ++j)
+          typedOut[i + j] = from[j * stride];
+        for (int64_t d = last - 1; d >= 0; --d) {
+          offset += inStrides[d];
+          if (++index[d] < outType.shape[d])
+            break;
+          offset -= inStrides[d] * outType.shape[d];
+          index[d] = 0;
+        }
+      }
+    };
+    if (size == 4)
+      rows(reinterpret_cast<uint32_t *>(out),
+           reinterpret_cast<const uint32_t *>(in));
+    else
+      rows(reinterpret_cast<uint64_t *>(out),
+           reinterpret_cast<const uint64_t *>(in));
+    return Status::ok();
+  }
   for (int64_t i = 0; i < total; i += run) {
     std::memcpy(out + i * size, in + (base + offset) * size, run * size);
     for (int64_t d = static_cast<int64_t>(inner) - 1; d >= 0; --d) {

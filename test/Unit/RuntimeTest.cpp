@@ -162,6 +162,48 @@ TEST(Optimizers, AdamFirstStepMovesByTheLearningRate) {
   }
 }
 
+// Transpose against index arithmetic, for every permutation of a 2x3x1x4
+// tensor (the unit dimension also last after some permutations), in each
+// element size: 4 and 8 bytes take a typed loop over the innermost
+// dimension where it moves, 1 and 2 bytes memcpy each element.
+template <typename T> void checkTransposes(ElementType type) {
+  std::vector<int64_t> shape = {2, 3, 1, 4};
+  std::vector<T> values(24);
+  for (size_t i = 0; i < values.size(); ++i)
+    values[i] = static_cast<T>(i + 1);
+  HostTensor input = tensorOf<T>(type, shape, values);
+  std::vector<int64_t> perm = {0, 1, 2, 3};
+  int64_t strides[4] = {12, 4, 4, 1};
+  do {
+    KernelParams params;
+    params.perm = perm;
+    std::vector<int64_t> outShape;
+    for (int64_t p : perm)
+      outShape.push_back(shape[p]);
+    HostTensor out(TensorType{type, outShape});
+    ASSERT_TRUE(run(Kernel::Transpose, params, {&input}, out).isOk());
+    std::vector<T> expected;
+    for (int64_t a = 0; a < outShape[0]; ++a)
+      for (int64_t b = 0; b < outShape[1]; ++b)
+        for (int64_t c = 0; c < outShape[2]; ++c)
+          for (int64_t d = 0; d < outShape[3]; ++d)
+            expected.push_back(values[a * strides[perm[0]] +
+                                      b * strides[perm[1]] +
+                                      c * strides[perm[2]] +
+                                      d * strides[perm[3]]]);
+    EXPECT_EQ(valuesOf<T>(out), expected)
+        << "perm " << perm[0] << perm[1] << perm[2] << perm[3];
+  } while (std::next_permutation(perm.begin(), perm.end()));
+}
+
+TEST(Kernels, TransposesEveryPermutationInEveryElementSize) {
+  checkTransposes<float>(ElementType::F32);
+  checkTransposes<double>(ElementType::F64);
+  checkTransposes<int64_t>(ElementType::I64);
+  checkTransposes<uint16_t>(ElementType::BF16);
+  checkTransposes<uint8_t>(ElementType::UI8);
+}
+
 // The four transpose combinations of one shape, in one process: the f32
 // kernel (oneDNN's matmul primitive where gplace has oneDNN) keeps a
 // primitive per kernel, shapes and transposes, never another's.
