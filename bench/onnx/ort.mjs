@@ -1,6 +1,6 @@
 // The ONNX Runtime side of gplace's benchmarks against peers (bench/peers.py).
 //
-//   node ort.mjs CASE DIR --runs K [--ops N] [--initializers]
+//   node ort.mjs CASE DIR --runs K [--ops N] [--initializers] [--save F]
 //   node ort.mjs threads
 //
 // Builds the same graph as the .mlir file bench/peers.py wrote for gplace-run
@@ -43,7 +43,7 @@ const FLOAT = onnx.TensorProto.DataType.FLOAT;
 function usage(message) {
   process.stderr.write(`ort.mjs: ${message}\n` +
     'usage: node ort.mjs chain|mlp|matmul|cnn DIR --runs K [--ops N] ' +
-    '[--initializers]\n       node ort.mjs threads\n');
+    '[--initializers] [--save F]\n       node ort.mjs threads\n');
   process.exit(2);
 }
 
@@ -223,6 +223,7 @@ function parseArgs(argv) {
     if (rest[i] === '--ops') options.ops = Number(rest[++i]);
     else if (rest[i] === '--runs') options.runs = Number(rest[++i]);
     else if (rest[i] === '--initializers') options.initializers = true;
+    else if (rest[i] === '--save') options.save = rest[++i];
     else usage(`unknown option '${rest[i]}'`);
   }
   if (!(options.runs > 0)) usage('needs --runs K');
@@ -243,6 +244,12 @@ async function main() {
   for (let i = 0; fs.existsSync(path.join(dir, `in${i}.npy`)); ++i)
     arrays.push(readNpy(path.join(dir, `in${i}.npy`)));
   const { model, feeds } = builders[name](arrays, options);
+  // --save F: the model as ONNX Runtime runs it, for gplace-run to read
+  // the same file; nothing is timed.
+  if (options.save) {
+    fs.writeFileSync(options.save, model);
+    return;
+  }
   const session = await ort.InferenceSession.create(model, {
     executionProviders: ['cpu'], graphOptimizationLevel: 'all',
     intraOpNumThreads: intraOpThreads, interOpNumThreads: 1,

@@ -204,6 +204,38 @@ TEST(Kernels, TransposesEveryPermutationInEveryElementSize) {
   checkTransposes<uint8_t>(ElementType::UI8);
 }
 
+// NHWC to NCHW of a tensor large enough to run on several threads (tiles
+// of 16 with ragged edges: 37 and 300 are not multiples of 16), and of
+// empty tensors.
+TEST(Kernels, TransposesLargeAndEmptyTensors) {
+  std::vector<int64_t> shape = {3, 37, 10, 30};
+  int64_t n = 3 * 37 * 10 * 30;
+  std::vector<float> values(n);
+  for (int64_t i = 0; i < n; ++i)
+    values[i] = static_cast<float>(i);
+  HostTensor input = tensorOf<float>(ElementType::F32, shape, values);
+  KernelParams params;
+  params.perm = {0, 3, 1, 2};
+  HostTensor out(TensorType{ElementType::F32, {3, 30, 37, 10}});
+  ASSERT_TRUE(run(Kernel::Transpose, params, {&input}, out).isOk());
+  std::vector<float> got = valuesOf<float>(out);
+  int64_t mismatches = 0;
+  for (int64_t b = 0; b < 3; ++b)
+    for (int64_t c = 0; c < 30; ++c)
+      for (int64_t h = 0; h < 37; ++h)
+        for (int64_t w = 0; w < 10; ++w)
+          mismatches += got[((b * 30 + c) * 37 + h) * 10 + w] !=
+                        values[((b * 37 + h) * 10 + w) * 30 + c];
+  EXPECT_EQ(mismatches, 0);
+  for (std::vector<int64_t> empty : {std::vector<int64_t>{0, 4, 5, 6},
+                                     std::vector<int64_t>{2, 4, 5, 0}}) {
+    HostTensor in(TensorType{ElementType::F32, empty});
+    HostTensor o(TensorType{ElementType::F32,
+                            {empty[0], empty[3], empty[1], empty[2]}});
+    EXPECT_TRUE(run(Kernel::Transpose, params, {&in}, o).isOk());
+  }
+}
+
 // The four transpose combinations of one shape, in one process: the f32
 // kernel (oneDNN's matmul primitive where gplace has oneDNN) keeps a
 // primitive per kernel, shapes and transposes, never another's.
