@@ -14,6 +14,9 @@ bench/onnx/ort.mjs, run on the same inputs (.npy files written here):
           ms per run (weights as inputs, and ONNX Runtime with constant
           initializers beside it). gplace-run runs it NHWC as written;
           ort.mjs gives ONNX Runtime the NCHW model an exporter would write.
+          A third row runs gplace-run on that very .onnx file (constant
+          initializers, NCHW: imported, made NHWC by --gplace-layout)
+          against ONNX Runtime on it: one file read by both.
 
 Before timing, ort.mjs checks that ONNX Runtime's result matches the one
 gplace-run wrote (max |difference| <= 1e-4 * (max |value| + 1)); a mismatch
@@ -119,12 +122,17 @@ def cnn_program(batch):
             "}\n")
 
 
-def run_case(run, tmp, name, program, inputs, runs, repeat, ort_args=()):
+def run_case(run, tmp, name, program, inputs, runs, repeat, ort_args=(),
+             onnx_input_shape=None):
     """Writes the case's program and inputs under tmp/name, runs gplace-run
     once to write out.npy, then takes `repeat` samples of K = `runs` runs
     from gplace-run and from ort.mjs (once per entry of ort_args), in turn.
-    Returns (gplace-run's (best, median) seconds per run, [ONNX Runtime's
-    (best, median) seconds per run, per entry of ort_args])."""
+    With `onnx_input_shape`, ort.mjs also saves its model with constant
+    initializers as model.onnx, and gplace-run on that file (its input the
+    first input's data in that shape) is sampled too, last. Returns
+    (gplace-run's (best, median) seconds per run, [ONNX Runtime's (best,
+    median) seconds per run, per entry of ort_args], and gplace-run's on
+    model.onnx or None)."""
     folder = os.path.join(tmp, name)
     os.makedirs(folder)
     path = os.path.join(folder, "program.mlir")
@@ -147,8 +155,48 @@ def run_case(run, tmp, name, program, inputs, runs, repeat, ort_args=()):
 
     samplers = [lambda: sample(cmd + ["--output=@" + os.devnull], runs)]
     samplers += [lambda args=args: ort_sample(args) for args in ort_args]
-    gplace, *ort = interleave(samplers, repeat)
-    return best_median(gplace), [best_median(o) for o in ort]
+    if onnx_input_shape:
+        model = os.path.join(folder, "model.onnx")
+        subprocess.run(["node", ORT_SCRIPT, name, folder, "--runs", "1",
+                        "--initializers", "--save", model], check=True)
+        # The same values in the model's input shape (NCHW of one channel:
+        # the same bytes).
+        with open(os.path.join(folder, "in0.npy"), "rb") as f:
+            raw = f.read()
+        header = 10 + int.from_bytes(raw[8:10], "little")
+        x = os.path.join(folder, "x-onnx.npy")
+        _write_npy.write_npy(x, "<f4", tuple(onnx_input_shape), raw[header:])
+        onnx_cmd = [run, model, f"--input=@{x}"]
+        # Its results must be gplace-run's own on the program.
+        subprocess.run(onnx_cmd + [f"--output=@{os.path.join(folder, 'onnx-out.npy')}"],
+                       check=True)
+        diff = max_abs_diff(os.path.join(folder, "out.npy"),
+                            os.path.join(folder, "onnx-out.npy"))
+        if diff > 1e-3:
+            sys.exit(f"{name}: gplace-run on model.onnx differs from the "
+                     f"program by {diff:.3g}")
+        samplers.append(
+            lambda: sample(onnx_cmd + ["--output=@" + os.devnull], runs))
+    gplace, *rest = interleave(samplers, repeat)
+    ort = rest[:len(ort_args)]
+    onnx = best_median(rest[-1]) if onnx_input_shape else None
+    return best_median(gplace), [best_median(o) for o in ort], onnx
+
+
+def max_abs_diff(path_a, path_b):
+    """The largest |a - b| over two f32 .npy files of one shape."""
+    def values(path):
+        with open(path, "rb") as f:
+            raw = f.read()
+        data = array.array("f")
+        data.frombytes(raw[10 + int.from_bytes(raw[8:10], "little"):])
+        if sys.byteorder != "little":
+            data.byteswap()
+        return data
+    a, b = values(path_a), values(path_b)
+    if len(a) != len(b):
+        return float("inf")
+    return max((abs(x - y) for x, y in zip(a, b)), default=0.0)
 
 
 def check(result):
@@ -192,7 +240,7 @@ def measure(build, repeat, ops=10000, batch=256, width=1024, layers=3,
 
 
 def chain_rows(run, tmp, repeat, ops):
-    gplace, (ort,) = run_case(run, tmp, "chain", chain(ops), [((4,), 1.0)],
+    gplace, (ort,), _ = run_case(run, tmp, "chain", chain(ops), [((4,), 1.0)],
                               1000, repeat, [("--ops", str(ops))])
     return [(f"dispatch: chain of {ops} elementwise ops (4 floats)",
              *cells(gplace, ort, 1e6 / ops, "µs/op", 3), "≥ 1")]
@@ -202,7 +250,7 @@ def mlp_rows(run, tmp, repeat, batch, width, layers):
     inputs = [((batch, width), 1.0)]
     for _ in range(layers):
         inputs += [((width, width), 1.0 / 32), ((width,), 0.1)]
-    gplace, (ort, ort_init) = run_case(
+    gplace, (ort, ort_init), _ = run_case(
         run, tmp, "mlp", mlp_program(batch, width, layers), inputs, 30,
         repeat, [(), ("--initializers",)])
     name = f"MLP {layers}x{width}, batch {batch}"
@@ -213,7 +261,7 @@ def mlp_rows(run, tmp, repeat, batch, width, layers):
 
 
 def matmul_rows(run, tmp, repeat, n):
-    gplace, (ort,) = run_case(run, tmp, "matmul", matmul_program(n),
+    gplace, (ort,), _ = run_case(run, tmp, "matmul", matmul_program(n),
                               [((n, n), 1.0), ((n, n), 1.0)], 10, repeat,
                               [()])
     g, o, ratio = cells(gplace, ort, 1e3, "ms", 1)
@@ -229,14 +277,16 @@ def cnn_rows(run, tmp, repeat, batch):
     inputs = [((batch, 28, 28, 1), 1.0), ((5, 5, 1, 32), 0.17), ((32,), 0.1),
               ((3, 3, 32, 64), 0.08), ((64,), 0.1), ((1600, 1024), 0.05),
               ((1024,), 0.1), ((1024, 10), 0.07), ((10,), 0.1)]
-    gplace, (ort, ort_init) = run_case(
+    gplace, (ort, ort_init), onnx = run_case(
         run, tmp, "cnn", cnn_program(batch), inputs, 10, repeat,
-        [(), ("--initializers",)])
+        [(), ("--initializers",)], onnx_input_shape=(batch, 1, 28, 28))
     name = f"CNN (the seeds' conv_net), batch {batch} of 28x28x1"
     return [(f"{name} (weights as inputs)",
              *cells(gplace, ort, 1e3, "ms", 2), "≥ 1.0"),
             (f"{name} (ONNX Runtime's weights constant initializers)",
-             *cells(gplace, ort_init, 1e3, "ms", 2), "≥ 1.0")]
+             *cells(gplace, ort_init, 1e3, "ms", 2), "≥ 1.0"),
+            (f"{name}, one .onnx file read by both (NCHW, weights constant "
+             "initializers)", *cells(onnx, ort_init, 1e3, "ms", 2), "≥ 1.0")]
 
 
 def table(rows):
