@@ -132,9 +132,11 @@ struct Entry {
   memory::desc scratch;
   dnnl::primitive forward; ///< max_pool_grad: the forward pooling.
   memory::desc workspace, forwardScratch, forwardDst;
-  /// Forward convolutions of channels-first tensors: the activations'
-  /// layouts the primitive chose (blocked as nChw16c, or NHWC), and the reorders
-  /// into and out of them; empty where they are the tensors' own.
+  /// Forward convolutions: the activations' layouts the primitive runs on
+  /// (oneDNN's choice for NCHW tensors, blocked as nChw16c or NHWC; a
+  /// first layer's NCHW source and nChw8c/nChw16c destination), and the
+  /// reorders into and out of them where they are not the tensors' own
+  /// memory.
   memory::desc src, dst;
   /// Whether src and dst are the tensors' own memory (no reorder).
   bool srcInPlace = true, dstInPlace = true;

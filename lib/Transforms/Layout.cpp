@@ -241,8 +241,9 @@ struct LayoutPass : public gplace::impl::LayoutPassBase<LayoutPass> {
   /// Moves an NHWC→NCHW transpose on `op`'s operands below it: `op` runs
   /// on the NHWC values (other operands reshaped to match) and one
   /// transpose follows. Only when every data operand is such a transpose
-  /// used by `op` alone, a scalar, or broadcasts so that a reshape makes
-  /// it NHWC; returns the transpose made, or null.
+  /// used by `op` alone, a tensor of rank 0 or 2 to 4 of ones-only shape,
+  /// or one that broadcasts so that a reshape makes it NHWC (never rank
+  /// 1); returns the transpose made, or null.
   Operation *sink(ElementwiseOpInterface op) {
     if (op->getNumResults() != 1)
       return nullptr;
@@ -262,11 +263,11 @@ struct LayoutPass : public gplace::impl::LayoutPassBase<LayoutPass> {
         anyTransposed = true;
         continue;
       }
-      // Rank 1 is left alone: numpy broadcasts it along the width, which
-      // NHWC cannot say in rank 1, and bias_add reads it as the channels.
+      // Rank 1 stops it, even [1]: numpy broadcasts it along the width,
+      // which NHWC cannot say in rank 1, and bias_add reads it as the
+      // last dimension, which would become the channels.
       auto type = dyn_cast<RankedTensorType>(operand.getType());
-      if (!type || type.getRank() > 4 ||
-          (type.getRank() == 1 && type.getDimSize(0) != 1))
+      if (!type || type.getRank() > 4 || type.getRank() == 1)
         return nullptr;
       SmallVector<int64_t, 4> nchw(4 - type.getRank(), 1);
       llvm::append_range(nchw, type.getShape());
@@ -292,11 +293,12 @@ struct LayoutPass : public gplace::impl::LayoutPassBase<LayoutPass> {
                                        "-ReshapeNCHWToNHWC-LayoutOptimizer",
                                    op);
     }
-    SmallVector<Operation *, 2> dead;
+    // Each transpose once, even when `op` reads it twice (mul %t, %t).
+    llvm::SetVector<Operation *> dead;
     for (unsigned i = 0; i < arity; ++i) {
       Operation *def = op->getOperand(i).getDefiningOp();
       if (def && created.contains(def) && sources[i] != op->getOperand(i))
-        dead.push_back(def);
+        dead.insert(def);
       op->setOperand(i, sources[i]);
     }
     op->getResult(0).setType(permuted(resultType, kToNhwc));

@@ -119,3 +119,21 @@ func.func @nhwc(%x: tensor<8x28x28x32xf32>) -> tensor<8x14x14x32xf32> {
   %y = gplace.max_pool %x ksize = [1, 2, 2, 1] strides = [1, 2, 2, 1] padding = "VALID" : tensor<8x28x28x32xf32> -> tensor<8x14x14x32xf32>
   return %y : tensor<8x14x14x32xf32>
 }
+
+// -----
+
+// An op reading one transpose twice sinks it (and erases it once); a
+// bias_add's rank-1 bias, even [1], stops the transpose (bias_add reads it
+// as the last dimension, which NHWC makes the channels).
+// CHECK-LABEL: func.func @twice
+// CHECK: %[[P:.*]] = gplace.max_pool %{{.*}} {name = "p"} : tensor<2x4x1x3xf32> -> tensor<2x4x1x3xf32>
+// CHECK-NEXT: %[[M:.*]] = gplace.mul %[[P]], %[[P]] {name = "m"} : (tensor<2x4x1x3xf32>, tensor<2x4x1x3xf32>) -> tensor<2x4x1x3xf32>
+// CHECK-NEXT: %[[MB:.*]] = gplace.transpose %[[M]] perm = [0, 3, 1, 2] {name = "m-0-TransposeNHWCToNCHW-LayoutOptimizer"}
+// CHECK-NEXT: gplace.bias_add %[[MB]], %arg1 {name = "b"} : tensor<2x3x4x1xf32>, tensor<1xf32>
+// CHECK-NEXT: return
+func.func @twice(%x: tensor<2x3x4x1xf32>, %b: tensor<1xf32>) -> tensor<2x3x4x1xf32> {
+  %p = gplace.max_pool %x ksize = [1, 1, 1, 1] strides = [1, 1, 1, 1] padding = "VALID" {data_format = "NCHW", name = "p"} : tensor<2x3x4x1xf32> -> tensor<2x3x4x1xf32>
+  %m = gplace.mul %p, %p {name = "m"} : (tensor<2x3x4x1xf32>, tensor<2x3x4x1xf32>) -> tensor<2x3x4x1xf32>
+  %y = gplace.bias_add %m, %b {name = "b"} : tensor<2x3x4x1xf32>, tensor<1xf32>
+  return %y : tensor<2x3x4x1xf32>
+}

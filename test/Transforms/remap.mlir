@@ -133,3 +133,25 @@ func.func @batch_norm(%x: tensor<1x4x4x2xf32>, %w: tensor<3x3x2x8xf32>, %scale: 
   %y3, %m3, %v3 = gplace.fused_batch_norm %c3, %scale, %offset, %mean, %var epsilon = 1.0e-03 {data_format = "NCHW", name = "channels_first"} : tensor<1x8x4x4xf32>, tensor<8xf32>
   return %r, %m, %v, %y2, %y3 : tensor<1x4x4x8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<1x4x4x8xf32>, tensor<1x8x4x4xf32>
 }
+
+// -----
+
+// Without a relu the batch norm's result is the fused op's; its
+// batch_mean, returned, is the mean. An explicit NHWC data_format fuses
+// too. In f64 and f16, epsilon is a constant of that type.
+// CHECK-LABEL: func.func @batch_norm_alone
+// CHECK: %[[F:.*]] = gplace.fused_conv2d %arg0, %{{.*}}, %{{.*}} strides = [1, 1, 1, 1] padding = "SAME" fused_ops = ["BiasAdd"] {name = "bn"}
+// CHECK: gplace.constant dense<0.00100000004{{[0-9]*}}> : tensor<f64> {name = "bn64-FoldBatchNorm/epsilon"}
+// CHECK: %[[G:.*]] = gplace.fused_conv2d {{.*}} fused_ops = ["BiasAdd"] {name = "bn64"}
+// CHECK: gplace.constant dense<1.000400e-03> : tensor<f16> {name = "bn16-FoldBatchNorm/epsilon"}
+// CHECK-NOT: gplace.fused_batch_norm
+// CHECK: return %[[F]], %arg4, %[[G]]
+func.func @batch_norm_alone(%x: tensor<1x4x4x2xf32>, %w: tensor<3x3x2x8xf32>, %scale: tensor<8xf32>, %offset: tensor<8xf32>, %mean: tensor<8xf32>, %var: tensor<8xf32>, %x64: tensor<1x4x4x2xf64>, %w64: tensor<3x3x2x8xf64>, %v64: tensor<8xf64>, %x16: tensor<1x4x4x2xf16>, %w16: tensor<3x3x2x8xf16>, %v16: tensor<8xf16>) -> (tensor<1x4x4x8xf32>, tensor<8xf32>, tensor<1x4x4x8xf64>, tensor<1x4x4x8xf16>) {
+  %c = gplace.conv2d %x, %w strides = [1, 1, 1, 1] padding = "SAME" : tensor<1x4x4x2xf32>, tensor<3x3x2x8xf32> -> tensor<1x4x4x8xf32>
+  %y, %m, %v = gplace.fused_batch_norm %c, %scale, %offset, %mean, %var epsilon = 1.0e-03 {data_format = "NHWC", name = "bn"} : tensor<1x4x4x8xf32>, tensor<8xf32>
+  %c64 = gplace.conv2d %x64, %w64 strides = [1, 1, 1, 1] padding = "SAME" : tensor<1x4x4x2xf64>, tensor<3x3x2x8xf64> -> tensor<1x4x4x8xf64>
+  %y64, %m64, %var64 = gplace.fused_batch_norm %c64, %v64, %v64, %v64, %v64 epsilon = 1.0e-03 {name = "bn64"} : tensor<1x4x4x8xf64>, tensor<8xf64>
+  %c16 = gplace.conv2d %x16, %w16 strides = [1, 1, 1, 1] padding = "SAME" : tensor<1x4x4x2xf16>, tensor<3x3x2x8xf16> -> tensor<1x4x4x8xf16>
+  %y16, %m16, %var16 = gplace.fused_batch_norm %c16, %v16, %v16, %v16, %v16 epsilon = 1.0e-03 {name = "bn16"} : tensor<1x4x4x8xf16>, tensor<8xf16>
+  return %y, %m, %y64, %y16 : tensor<1x4x4x8xf32>, tensor<8xf32>, tensor<1x4x4x8xf64>, tensor<1x4x4x8xf16>
+}

@@ -657,7 +657,10 @@ void fuseConvolution(Conv2DOp conv, Value filter, Value bias,
       absorbed.push_back(name);
   if (fusedName && !absorbed.empty())
     retargetColocation(fused, absorbed, fusedName, rewriter);
-  rewriter.replaceOp(last, fused.getResult());
+  // `last` may be a fused_batch_norm, whose batch_mean and batch_variance
+  // the caller has replaced: its first result is the one to replace.
+  rewriter.replaceAllUsesWith(last->getResult(0), fused.getResult());
+  rewriter.eraseOp(last);
   if (last != biasAdd)
     rewriter.eraseOp(biasAdd);
   rewriter.eraseOp(conv);
@@ -712,6 +715,16 @@ struct FuseConv2DBiasAdd : RewritePattern {
   }
 };
 
+/// `bn`'s epsilon (an f32 attribute) in `scalar`'s element type.
+APFloat epsilonOf(FusedBatchNormOp bn, RankedTensorType scalar) {
+  APFloat epsilon = bn.getEpsilonAttr().getValue();
+  bool losesInfo;
+  epsilon.convert(
+      cast<FloatType>(scalar.getElementType()).getFloatSemantics(),
+      APFloat::rmNearestTiesToEven, &losesInfo);
+  return epsilon;
+}
+
 /// Conv2D + FusedBatchNorm (+ Relu) in inference, as Grappler's remapper
 /// fuses them into _FusedConv2D with fused_ops = ["FusedBatchNorm"(,
 /// "Relu")]: here the normalization folds into the filter and a bias,
@@ -729,7 +742,8 @@ struct FoldBatchNormIntoConv2D : OpRewritePattern<FusedBatchNormOp> {
   LogicalResult match(FusedBatchNormOp bn) const override {
     auto conv = bn.getX().getDefiningOp<Conv2DOp>();
     return success(conv && conv->hasOneUse() && !bn.getIsTraining() &&
-                   !bn.getDataFormat() &&
+                   !cast<LayoutSensitiveOpInterface>(bn.getOperation())
+                        .isChannelsFirst() &&
                    !conv.getWindowAttrs().channelsFirst && fusible(bn, conv));
   }
 
@@ -748,7 +762,7 @@ struct FoldBatchNormIntoConv2D : OpRewritePattern<FusedBatchNormOp> {
         helperAttributes(conv, bn, "-FoldBatchNorm/epsilon", rewriter);
     auto scalar = RankedTensorType::get({}, vector.getElementType());
     epsilonAttrs.push_back(rewriter.getNamedAttr(
-        "value", DenseElementsAttr::get(scalar, bn.getEpsilon())));
+        "value", DenseElementsAttr::get(scalar, epsilonOf(bn, scalar))));
     Value epsilon = rewriter
                         .create<ConstantOp>(loc, TypeRange{scalar},
                                             ValueRange{}, epsilonAttrs)
