@@ -104,7 +104,8 @@ PINGPONG_C = os.path.join(HERE, "mpi_pingpong.c")
 MPIRUN = ["mpirun", "--allow-run-as-root", "--oversubscribe", "-np", "2"]
 KIB, MIB = 1 << 10, 1 << 20
 TIMING = re.compile(r"^timing: (\d+) runs, first ([0-9.]+) ms, then mean "
-                    r"([0-9.]+) ms, best ([0-9.]+) ms$", re.MULTILINE)
+                    r"([0-9.]+) ms, best ([0-9.]+) ms(?:, median [0-9.]+ ms)?$",
+                    re.MULTILINE)
 RESULT = re.compile(r"^result\[0\]: (.*)$", re.MULTILINE)
 FOUR_GPUS = ("devices=/job:worker/task:0/gpu:0,/job:worker/task:0/gpu:1,"
              "/job:worker/task:1/gpu:0,/job:worker/task:1/gpu:1")

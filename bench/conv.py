@@ -7,8 +7,12 @@ conv2d_backprop_input and conv2d_backprop_filter: a gplace program of that
 one op on constant inputs, run by gplace-run (--print-timing), against
 gplace-bench-conv (bench/conv_onednn.cpp), which runs the same oneDNN
 primitive on the same shapes with its filter reordered once, outside the
-timing. A sample on either side is one process's mean over --runs runs
-after one untimed run; the sides alternate (runtime.interleave) after one
+timing. A sample on either side is one process's median of --runs runs
+after one untimed run (gplace-run's --print-timing "median"): on a 2-vCPU
+VM, in about two processes of three, on both sides, the first few
+executions of a convolution after the untimed one ran 6-12x slower
+(13, 8.5, 16 ms against 1.3 ms), which a mean of 20 runs carries and a
+median leaves out. The sides alternate (runtime.interleave) after one
 untimed sample each. Ratios are oneDNN's time over gplace-run's, best over
 best and median over median (1.0: gplace adds nothing).
 
@@ -16,13 +20,34 @@ Usage: bench/conv.py [--build build] [--repeat 5] [--runs 20]
 """
 import argparse
 import os
+import re
 import subprocess
 import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from runtime import best_median, interleave, sample  # noqa: E402
+from runtime import best_median, interleave  # noqa: E402
+
+MEDIAN = re.compile(r"median ([0-9.]+) ms")
+
+
+def gplace_sample(cmd, runs):
+    """One process's median run after the first, in seconds."""
+    done = subprocess.run(cmd + [f"--iterations={1 + runs}", "--print-timing"],
+                          check=True, stdout=subprocess.DEVNULL,
+                          stderr=subprocess.PIPE, text=True)
+    match = MEDIAN.search(done.stderr)
+    if not match:
+        sys.exit(f"no median in gplace-run's timing: {done.stderr}")
+    return float(match.group(1)) / 1e3
+
+
+def onednn_sample(cmd):
+    """gplace-bench-conv's median run after its first, in seconds."""
+    out = subprocess.run(cmd, check=True, capture_output=True,
+                         text=True).stdout.split()
+    return float(out[1])
 
 LAYERS = [("conv 5x5, 1->32, 28x28", (128, 28, 28, 1, 5, 5, 32)),
           ("conv 3x3, 32->64, 12x12", (128, 12, 12, 32, 3, 3, 64))]
@@ -70,11 +95,10 @@ def measure(build, repeat, runs):
                 with open(path, "w") as f:
                     f.write(program(kind, *shape))
                 gplace, onednn = interleave([
-                    lambda: sample([run, path, "--output=@" + os.devnull],
-                                   runs),
-                    lambda: float(subprocess.run(
-                        [baseline, kind, *map(str, shape), str(runs)],
-                        check=True, capture_output=True, text=True).stdout),
+                    lambda: gplace_sample(
+                        [run, path, "--output=@" + os.devnull], runs),
+                    lambda: onednn_sample(
+                        [baseline, kind, *map(str, shape), str(runs)]),
                 ], repeat)
                 g, d = best_median(gplace), best_median(onednn)
                 rows.append((f"{layer}, batch {n}: {name}",
@@ -95,7 +119,7 @@ def main():
     args = parser.parse_args()
     rows = measure(args.build, args.repeat, args.runs)
     print(f"Best and median of {args.repeat} samples on each side, each "
-          f"the mean of {args.runs} runs.\n")
+          f"one process's median of {args.runs} runs.\n")
     print("| benchmark | gplace-run (best / median) | oneDNN directly "
           "(best / median) | ratio oneDNN / gplace-run (best / median) | "
           "goal |")

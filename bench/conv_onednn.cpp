@@ -9,13 +9,14 @@
 //
 // Usage: gplace-bench-conv fwd|bwd_data|bwd_weights N H W C KH KW O RUNS
 // (VALID padding, stride 1, no dilation); prints one sample, as
-// gplace-run's --print-timing gives it: seconds per run, the mean of RUNS
-// runs after one untimed run.
+// gplace-run's --print-timing gives it: the mean and the median of RUNS
+// runs after one untimed run, in seconds per run.
 //
 //===----------------------------------------------------------------------===//
 
 #include <oneapi/dnnl/dnnl.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -118,11 +119,22 @@ int main(int argc, char **argv) {
     stream.wait();
   };
   run(); // Untimed, as gplace-run's first run.
-  auto start = std::chrono::steady_clock::now();
-  for (long r = 0; r < runs; ++r)
+  std::vector<double> seconds;
+  for (long r = 0; r < runs; ++r) {
+    auto start = std::chrono::steady_clock::now();
     run();
-  std::chrono::duration<double> elapsed =
-      std::chrono::steady_clock::now() - start;
-  std::printf("%.6f\n", elapsed.count() / runs);
+    seconds.push_back(std::chrono::duration<double>(
+                          std::chrono::steady_clock::now() - start)
+                          .count());
+  }
+  double sum = 0;
+  for (double s : seconds)
+    sum += s;
+  std::sort(seconds.begin(), seconds.end());
+  size_t half = seconds.size() / 2;
+  double median = seconds.size() % 2
+                      ? seconds[half]
+                      : (seconds[half - 1] + seconds[half]) / 2;
+  std::printf("%.6f %.6f\n", sum / runs, median);
   return 0;
 }

@@ -74,7 +74,8 @@ BLAS_ENV = ["OPENBLAS_CORETYPE", "OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS",
             "GOTO_NUM_THREADS"]
 MIB = 1 << 20
 TIMING = re.compile(r"^timing: (\d+) runs, first ([0-9.]+) ms, then mean "
-                    r"([0-9.]+) ms, best ([0-9.]+) ms$", re.MULTILINE)
+                    r"([0-9.]+) ms, best ([0-9.]+) ms(?:, median [0-9.]+ ms)?$",
+                    re.MULTILINE)
 PLACED = re.compile(r"^(\S+): \((\w+)\): (/job:\S+/device:(\w+:\d+))$",
                     re.MULTILINE)
 

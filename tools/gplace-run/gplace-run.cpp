@@ -312,7 +312,10 @@ static int fail(const llvm::Twine &message) {
 
 /// `--print-timing`: one line on stderr with the first run's wall time (it
 /// pays for first touches of memory, and on GPUs for loading kernels) and
-/// the mean and best of the others, in milliseconds.
+/// the mean, best and median of the others, in milliseconds. (The median
+/// leaves out the few slow runs after the first that some machines show:
+/// on a 2-vCPU VM a process's first oneDNN convolutions ran 6-12x slower
+/// in about two processes of three.)
 static void printRunTimes(llvm::ArrayRef<double> seconds) {
   llvm::errs() << "timing: " << seconds.size()
                << (seconds.size() == 1 ? " run" : " runs") << ", first "
@@ -324,9 +327,16 @@ static void printRunTimes(llvm::ArrayRef<double> seconds) {
       sum += s;
       best = std::min(best, s);
     }
+    std::vector<double> sorted(rest.begin(), rest.end());
+    std::sort(sorted.begin(), sorted.end());
+    size_t half = sorted.size() / 2;
+    double median = sorted.size() % 2 ? sorted[half]
+                                      : (sorted[half - 1] + sorted[half]) / 2;
     llvm::errs() << ", then mean "
                  << llvm::format("%.3f", sum / rest.size() * 1e3)
-                 << " ms, best " << llvm::format("%.3f", best * 1e3) << " ms";
+                 << " ms, best " << llvm::format("%.3f", best * 1e3)
+                 << " ms, median " << llvm::format("%.3f", median * 1e3)
+                 << " ms";
   }
   llvm::errs() << "\n";
 }
