@@ -778,24 +778,31 @@ mergedPermutation(const std::vector<int64_t> &shape,
 template <typename T>
 void transposeBatched(const T *in, T *out, int64_t batches, int64_t rows,
                       int64_t cols) {
-  constexpr int64_t kTile = 16;
+  // A unit of work: a strip of kTile rows over up to kStrip columns, in
+  // kTile x kTile tiles (a [3, 50176] matrix, NCHW to NHWC of one image,
+  // still splits over the threads).
+  constexpr int64_t kTile = 16, kStrip = 16 * kTile;
   int64_t rowTiles = (rows + kTile - 1) / kTile;
-  int64_t units = batches * rowTiles, total = batches * rows * cols;
+  int64_t colTiles = (cols + kStrip - 1) / kStrip;
+  int64_t tilesPerBatch = rowTiles * colTiles;
+  int64_t units = batches * tilesPerBatch, total = batches * rows * cols;
   if (total == 0)
     return;
   parallelFor(total, [&](int64_t begin, int64_t end) {
-    // This thread's share of the element range, as whole row tiles.
+    // This thread's share of the element range, as whole strips.
     int64_t first = static_cast<int64_t>(static_cast<__int128>(begin) *
                                          units / total);
     int64_t last = static_cast<int64_t>(static_cast<__int128>(end) * units /
                                         total);
     for (int64_t unit = first; unit < last; ++unit) {
-      int64_t b = unit / rowTiles, i0 = unit % rowTiles * kTile;
-      int64_t i1 = std::min(rows, i0 + kTile);
+      int64_t b = unit / tilesPerBatch, strip = unit % tilesPerBatch;
+      int64_t i0 = strip / colTiles * kTile, i1 = std::min(rows, i0 + kTile);
+      int64_t begin = strip % colTiles * kStrip;
+      int64_t end = std::min(cols, begin + kStrip);
       const T *from = in + b * rows * cols;
       T *to = out + b * rows * cols;
-      for (int64_t j0 = 0; j0 < cols; j0 += kTile) {
-        int64_t j1 = std::min(cols, j0 + kTile);
+      for (int64_t j0 = begin; j0 < end; j0 += kTile) {
+        int64_t j1 = std::min(end, j0 + kTile);
         for (int64_t j = j0; j < j1; ++j)
           for (int64_t i = i0; i < i1; ++i)
             to[j * rows + i] = from[i * cols + j];
