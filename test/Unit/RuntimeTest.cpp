@@ -205,8 +205,8 @@ TEST(Kernels, TransposesEveryPermutationInEveryElementSize) {
 }
 
 // NHWC to NCHW of a tensor large enough to run on several threads (tiles
-// of 16 with ragged edges: 37 and 300 are not multiples of 16), and of
-// empty tensors.
+// of 16 with ragged edges: 37 and 300 are not multiples of 16), NCHW to
+// NHWC of wide images (strips of columns), and empty tensors.
 TEST(Kernels, TransposesLargeAndEmptyTensors) {
   std::vector<int64_t> shape = {3, 37, 10, 30};
   int64_t n = 3 * 37 * 10 * 30;
@@ -227,6 +227,29 @@ TEST(Kernels, TransposesLargeAndEmptyTensors) {
           mismatches += got[((b * 30 + c) * 37 + h) * 10 + w] !=
                         values[((b * 37 + h) * 10 + w) * 30 + c];
   EXPECT_EQ(mismatches, 0);
+  // NCHW to NHWC with few channels and wide images: strips of 256 columns
+  // of a [5, 7200] matrix per batch, the last one ragged, on the threads.
+  {
+    std::vector<int64_t> nchw = {2, 5, 80, 90};
+    int64_t count = 2 * 5 * 80 * 90;
+    std::vector<float> data(count);
+    for (int64_t i = 0; i < count; ++i)
+      data[i] = static_cast<float>(i);
+    HostTensor in = tensorOf<float>(ElementType::F32, nchw, data);
+    KernelParams toNhwc;
+    toNhwc.perm = {0, 2, 3, 1};
+    HostTensor o(TensorType{ElementType::F32, {2, 80, 90, 5}});
+    ASSERT_TRUE(run(Kernel::Transpose, toNhwc, {&in}, o).isOk());
+    std::vector<float> values = valuesOf<float>(o);
+    int64_t wrong = 0;
+    for (int64_t b = 0; b < 2; ++b)
+      for (int64_t h = 0; h < 80; ++h)
+        for (int64_t w = 0; w < 90; ++w)
+          for (int64_t c = 0; c < 5; ++c)
+            wrong += values[((b * 80 + h) * 90 + w) * 5 + c] !=
+                     data[((b * 5 + c) * 80 + h) * 90 + w];
+    EXPECT_EQ(wrong, 0);
+  }
   for (std::vector<int64_t> empty : {std::vector<int64_t>{0, 4, 5, 6},
                                      std::vector<int64_t>{2, 4, 5, 0}}) {
     HostTensor in(TensorType{ElementType::F32, empty});
