@@ -162,94 +162,63 @@ TEST(Optimizers, AdamFirstStepMovesByTheLearningRate) {
   }
 }
 
-// Transpose against index arithmetic, for every permutation of a 2x3x1x4
-// tensor (the unit dimension also last after some permutations), in each
-// element size: 4 and 8 bytes take a typed loop over the innermost
-// dimension where it moves, 1 and 2 bytes memcpy each element.
-template <typename T> void checkTransposes(ElementType type) {
-  std::vector<int64_t> shape = {2, 3, 1, 4};
-  std::vector<T> values(24);
-  for (size_t i = 0; i < values.size(); ++i)
+/// Transposes a rank-4 `shape` of values 1, 2, ... by `perm` and compares
+/// every element with index arithmetic; fails the test where they differ.
+template <typename T>
+void checkTranspose(ElementType type, const std::vector<int64_t> &shape,
+                    const std::vector<int64_t> &perm) {
+  int64_t count = shape[0] * shape[1] * shape[2] * shape[3];
+  std::vector<T> values(count);
+  for (int64_t i = 0; i < count; ++i)
     values[i] = static_cast<T>(i + 1);
   HostTensor input = tensorOf<T>(type, shape, values);
-  std::vector<int64_t> perm = {0, 1, 2, 3};
-  int64_t strides[4] = {12, 4, 4, 1};
-  do {
-    KernelParams params;
-    params.perm = perm;
-    std::vector<int64_t> outShape;
-    for (int64_t p : perm)
-      outShape.push_back(shape[p]);
-    HostTensor out(TensorType{type, outShape});
-    ASSERT_TRUE(run(Kernel::Transpose, params, {&input}, out).isOk());
-    std::vector<T> expected;
-    for (int64_t a = 0; a < outShape[0]; ++a)
-      for (int64_t b = 0; b < outShape[1]; ++b)
-        for (int64_t c = 0; c < outShape[2]; ++c)
-          for (int64_t d = 0; d < outShape[3]; ++d)
-            expected.push_back(values[a * strides[perm[0]] +
-                                      b * strides[perm[1]] +
-                                      c * strides[perm[2]] +
-                                      d * strides[perm[3]]]);
-    EXPECT_EQ(valuesOf<T>(out), expected)
-        << "perm " << perm[0] << perm[1] << perm[2] << perm[3];
-  } while (std::next_permutation(perm.begin(), perm.end()));
+  int64_t strides[4] = {shape[1] * shape[2] * shape[3], shape[2] * shape[3],
+                        shape[3], 1};
+  KernelParams params;
+  params.perm = perm;
+  std::vector<int64_t> outShape;
+  for (int64_t p : perm)
+    outShape.push_back(shape[p]);
+  HostTensor out(TensorType{type, outShape});
+  ASSERT_TRUE(run(Kernel::Transpose, params, {&input}, out).isOk());
+  std::vector<T> expected;
+  for (int64_t a = 0; a < outShape[0]; ++a)
+    for (int64_t b = 0; b < outShape[1]; ++b)
+      for (int64_t c = 0; c < outShape[2]; ++c)
+        for (int64_t d = 0; d < outShape[3]; ++d)
+          expected.push_back(values[a * strides[perm[0]] +
+                                    b * strides[perm[1]] +
+                                    c * strides[perm[2]] +
+                                    d * strides[perm[3]]]);
+  EXPECT_TRUE(valuesOf<T>(out) == expected)
+      << "perm " << perm[0] << perm[1] << perm[2] << perm[3] << " of "
+      << shape[0] << "x" << shape[1] << "x" << shape[2] << "x" << shape[3];
 }
 
+// Every permutation of a 2x3x1x4 tensor (the unit dimension also last
+// after some permutations), in each element size: 4 and 8 bytes take a
+// typed loop over the innermost dimension where it moves (or the tiled
+// 2-D transpose), 1 and 2 bytes memcpy each element.
 TEST(Kernels, TransposesEveryPermutationInEveryElementSize) {
-  checkTransposes<float>(ElementType::F32);
-  checkTransposes<double>(ElementType::F64);
-  checkTransposes<int64_t>(ElementType::I64);
-  checkTransposes<uint16_t>(ElementType::BF16);
-  checkTransposes<uint8_t>(ElementType::UI8);
+  std::vector<int64_t> perm = {0, 1, 2, 3};
+  do {
+    checkTranspose<float>(ElementType::F32, {2, 3, 1, 4}, perm);
+    checkTranspose<double>(ElementType::F64, {2, 3, 1, 4}, perm);
+    checkTranspose<int64_t>(ElementType::I64, {2, 3, 1, 4}, perm);
+    checkTranspose<uint16_t>(ElementType::BF16, {2, 3, 1, 4}, perm);
+    checkTranspose<uint8_t>(ElementType::UI8, {2, 3, 1, 4}, perm);
+  } while (std::next_permutation(perm.begin(), perm.end()));
 }
 
 // NHWC to NCHW of a tensor large enough to run on several threads (tiles
 // of 16 with ragged edges: 37 and 300 are not multiples of 16), NCHW to
-// NHWC of wide images (strips of columns), and empty tensors.
+// NHWC of wide images (strips of 256 columns of a [5, 7200] matrix per
+// batch, the last one ragged), and empty tensors.
 TEST(Kernels, TransposesLargeAndEmptyTensors) {
-  std::vector<int64_t> shape = {3, 37, 10, 30};
-  int64_t n = 3 * 37 * 10 * 30;
-  std::vector<float> values(n);
-  for (int64_t i = 0; i < n; ++i)
-    values[i] = static_cast<float>(i);
-  HostTensor input = tensorOf<float>(ElementType::F32, shape, values);
+  checkTranspose<float>(ElementType::F32, {3, 37, 10, 30}, {0, 3, 1, 2});
+  checkTranspose<float>(ElementType::F32, {2, 5, 80, 90}, {0, 2, 3, 1});
   KernelParams params;
   params.perm = {0, 3, 1, 2};
-  HostTensor out(TensorType{ElementType::F32, {3, 30, 37, 10}});
-  ASSERT_TRUE(run(Kernel::Transpose, params, {&input}, out).isOk());
-  std::vector<float> got = valuesOf<float>(out);
-  int64_t mismatches = 0;
-  for (int64_t b = 0; b < 3; ++b)
-    for (int64_t c = 0; c < 30; ++c)
-      for (int64_t h = 0; h < 37; ++h)
-        for (int64_t w = 0; w < 10; ++w)
-          mismatches += got[((b * 30 + c) * 37 + h) * 10 + w] !=
-                        values[((b * 37 + h) * 10 + w) * 30 + c];
-  EXPECT_EQ(mismatches, 0);
-  // NCHW to NHWC with few channels and wide images: strips of 256 columns
-  // of a [5, 7200] matrix per batch, the last one ragged, on the threads.
-  {
-    std::vector<int64_t> nchw = {2, 5, 80, 90};
-    int64_t count = 2 * 5 * 80 * 90;
-    std::vector<float> data(count);
-    for (int64_t i = 0; i < count; ++i)
-      data[i] = static_cast<float>(i);
-    HostTensor in = tensorOf<float>(ElementType::F32, nchw, data);
-    KernelParams toNhwc;
-    toNhwc.perm = {0, 2, 3, 1};
-    HostTensor o(TensorType{ElementType::F32, {2, 80, 90, 5}});
-    ASSERT_TRUE(run(Kernel::Transpose, toNhwc, {&in}, o).isOk());
-    std::vector<float> values = valuesOf<float>(o);
-    int64_t wrong = 0;
-    for (int64_t b = 0; b < 2; ++b)
-      for (int64_t h = 0; h < 80; ++h)
-        for (int64_t w = 0; w < 90; ++w)
-          for (int64_t c = 0; c < 5; ++c)
-            wrong += values[((b * 80 + h) * 90 + w) * 5 + c] !=
-                     data[((b * 5 + c) * 80 + h) * 90 + w];
-    EXPECT_EQ(wrong, 0);
-  }
   for (std::vector<int64_t> empty : {std::vector<int64_t>{0, 4, 5, 6},
                                      std::vector<int64_t>{2, 4, 5, 0}}) {
     HostTensor in(TensorType{ElementType::F32, empty});
