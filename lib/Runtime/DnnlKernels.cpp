@@ -454,7 +454,7 @@ Status runDnnlConvolution(const KernelCall &call) {
       break;
     }
     e.primitive.execute(stream, args);
-    if (role(call.kernel) == Role::Forward && !e.dstInPlace)
+    if (!e.dstInPlace) // Forward convolutions only (else it stays true).
       e.dstReorder.execute(stream,
                            {{DNNL_ARG_FROM, runDst}, {DNNL_ARG_TO, dstMem}});
     if (role(call.kernel) == Role::BackwardWeights && weightsCopy)

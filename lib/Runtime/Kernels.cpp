@@ -797,12 +797,12 @@ void transposeBatched(const T *in, T *out, int64_t batches, int64_t rows,
     for (int64_t unit = first; unit < last; ++unit) {
       int64_t b = unit / tilesPerBatch, strip = unit % tilesPerBatch;
       int64_t i0 = strip / colTiles * kTile, i1 = std::min(rows, i0 + kTile);
-      int64_t begin = strip % colTiles * kStrip;
-      int64_t end = std::min(cols, begin + kStrip);
+      int64_t colBegin = strip % colTiles * kStrip;
+      int64_t colEnd = std::min(cols, colBegin + kStrip);
       const T *from = in + b * rows * cols;
       T *to = out + b * rows * cols;
-      for (int64_t j0 = begin; j0 < end; j0 += kTile) {
-        int64_t j1 = std::min(end, j0 + kTile);
+      for (int64_t j0 = colBegin; j0 < colEnd; j0 += kTile) {
+        int64_t j1 = std::min(colEnd, j0 + kTile);
         for (int64_t j = j0; j < j1; ++j)
           for (int64_t i = i0; i < i1; ++i)
             to[j * rows + i] = from[i * cols + j];

@@ -130,17 +130,47 @@ struct LayoutPass : public gplace::impl::LayoutPassBase<LayoutPass> {
     return true;
   }
 
+  /// The attributes of an op this pass makes next to `like`: `name`, and
+  /// `like`'s device request and assignment.
+  static SmallVector<NamedAttribute, 4>
+  attributesLike(OpBuilder &builder, const std::string &name, Operation *like) {
+    SmallVector<NamedAttribute, 4> attrs = {
+        builder.getNamedAttr("name", builder.getStringAttr(name))};
+    for (StringRef key : {"device", "assigned_device"})
+      if (Attribute attr = like->getAttr(key))
+        attrs.push_back(builder.getNamedAttr(key, attr));
+    return attrs;
+  }
+
+  /// The shape an operand of an elementwise op broadcast against NCHW
+  /// takes to broadcast the same against NHWC by a reshape: rank 0 or 2 to
+  /// 4, made rank 4 and permuted, when its non-unit dimensions keep their
+  /// order; else none (it would need a transpose of its own). Rank 1 is
+  /// refused, even [1]: numpy broadcasts it along the width, which NHWC
+  /// cannot say in rank 1, and bias_add reads it as the last dimension,
+  /// which would become the channels.
+  static std::optional<SmallVector<int64_t, 4>>
+  nhwcBroadcastShape(Type type) {
+    auto ranked = dyn_cast<RankedTensorType>(type);
+    if (!ranked || ranked.getRank() > 4 || ranked.getRank() == 1)
+      return std::nullopt;
+    SmallVector<int64_t, 4> nchw(4 - ranked.getRank(), 1);
+    llvm::append_range(nchw, ranked.getShape());
+    SmallVector<int64_t, 4> nhwc;
+    for (int64_t p : kToNhwc)
+      nhwc.push_back(nchw[p]);
+    if (nonUnit(nchw) != nonUnit(nhwc))
+      return std::nullopt;
+    return nhwc;
+  }
+
   /// A transpose (or, when it moves only unit dimensions, a reshape) of
   /// `value` by `perm`, at `builder`'s insertion point, named `name`, with
   /// `like`'s device request and assignment.
   Value transpose(OpBuilder &builder, Value value, ArrayRef<int64_t> perm,
                   const std::string &name, Operation *like) {
     auto type = cast<RankedTensorType>(value.getType());
-    SmallVector<NamedAttribute, 4> attrs = {
-        builder.getNamedAttr("name", builder.getStringAttr(name))};
-    for (StringRef key : {"device", "assigned_device"})
-      if (Attribute attr = like->getAttr(key))
-        attrs.push_back(builder.getNamedAttr(key, attr));
+    SmallVector<NamedAttribute, 4> attrs = attributesLike(builder, name, like);
     Operation *op;
     if (isReshape(type, perm)) {
       op = builder.create<ReshapeOp>(like->getLoc(),
@@ -252,6 +282,7 @@ struct LayoutPass : public gplace::impl::LayoutPassBase<LayoutPass> {
       return nullptr;
     unsigned arity = op.getArity();
     SmallVector<Value, 2> sources(arity);
+    SmallVector<SmallVector<int64_t, 4>, 2> reshapes(arity);
     bool anyTransposed = false;
     for (unsigned i = 0; i < arity; ++i) {
       Value operand = op->getOperand(i);
@@ -263,19 +294,11 @@ struct LayoutPass : public gplace::impl::LayoutPassBase<LayoutPass> {
         anyTransposed = true;
         continue;
       }
-      // Rank 1 stops it, even [1]: numpy broadcasts it along the width,
-      // which NHWC cannot say in rank 1, and bias_add reads it as the
-      // last dimension, which would become the channels.
-      auto type = dyn_cast<RankedTensorType>(operand.getType());
-      if (!type || type.getRank() > 4 || type.getRank() == 1)
+      std::optional<SmallVector<int64_t, 4>> shape =
+          nhwcBroadcastShape(operand.getType());
+      if (!shape)
         return nullptr;
-      SmallVector<int64_t, 4> nchw(4 - type.getRank(), 1);
-      llvm::append_range(nchw, type.getShape());
-      SmallVector<int64_t, 4> nhwc;
-      for (int64_t p : kToNhwc)
-        nhwc.push_back(nchw[p]);
-      if (nonUnit(nchw) != nonUnit(nhwc))
-        return nullptr; // It would need a transpose of its own.
+      reshapes[i] = std::move(*shape);
     }
     if (!anyTransposed)
       return nullptr;
@@ -284,14 +307,20 @@ struct LayoutPass : public gplace::impl::LayoutPassBase<LayoutPass> {
     for (unsigned i = 0; i < arity; ++i) {
       if (sources[i])
         continue;
-      auto type = cast<RankedTensorType>(op->getOperand(i).getType());
-      if (llvm::all_of(type.getShape(), [](int64_t d) { return d == 1; }))
-        sources[i] = op->getOperand(i); // Broadcasts the same either way.
-      else
-        sources[i] = reshapeToNhwc(builder, op->getOperand(i),
-                                   name + "-" + std::to_string(i) +
-                                       "-ReshapeNCHWToNHWC-LayoutOptimizer",
-                                   op);
+      Value operand = op->getOperand(i);
+      auto type = cast<RankedTensorType>(operand.getType());
+      if (llvm::all_of(type.getShape(), [](int64_t d) { return d == 1; })) {
+        sources[i] = operand; // Broadcasts the same either way.
+        continue;
+      }
+      std::string reshapeName =
+          name + "-" + std::to_string(i) + "-ReshapeNCHWToNHWC-LayoutOptimizer";
+      Operation *reshape = builder.create<ReshapeOp>(
+          op->getLoc(),
+          TypeRange{RankedTensorType::get(reshapes[i], type.getElementType())},
+          ValueRange{operand}, attributesLike(builder, reshapeName, op));
+      nameOf[reshape] = reshapeName;
+      sources[i] = reshape->getResult(0);
     }
     // Each transpose once, even when `op` reads it twice (mul %t, %t).
     llvm::SetVector<Operation *> dead;
@@ -311,30 +340,6 @@ struct LayoutPass : public gplace::impl::LayoutPassBase<LayoutPass> {
       if (def->use_empty())
         erase(def);
     return back.getDefiningOp();
-  }
-
-  /// `value` (rank ≤ 4, broadcast against NCHW) reshaped to broadcast
-  /// against NHWC; the caller checked that its non-unit dimensions keep
-  /// their order.
-  Value reshapeToNhwc(OpBuilder &builder, Value value, const std::string &name,
-                      Operation *like) {
-    auto type = cast<RankedTensorType>(value.getType());
-    SmallVector<int64_t, 4> nchw(4 - type.getRank(), 1);
-    llvm::append_range(nchw, type.getShape());
-    SmallVector<int64_t, 4> nhwc;
-    for (int64_t p : kToNhwc)
-      nhwc.push_back(nchw[p]);
-    SmallVector<NamedAttribute, 3> attrs = {
-        builder.getNamedAttr("name", builder.getStringAttr(name))};
-    for (StringRef key : {"device", "assigned_device"})
-      if (Attribute attr = like->getAttr(key))
-        attrs.push_back(builder.getNamedAttr(key, attr));
-    Operation *reshape = builder.create<ReshapeOp>(
-        like->getLoc(),
-        TypeRange{RankedTensorType::get(nhwc, type.getElementType())},
-        ValueRange{value}, attrs);
-    nameOf[reshape] = name;
-    return reshape->getResult(0);
   }
 
   /// The NCHW-to-NHWC transposes made, by input, device and assignment.
