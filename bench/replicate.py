@@ -233,6 +233,18 @@ def write_idx(path, shape, data):
         f.write(data)
 
 
+# How N GPUs are made: emulated GPUs (the default), or, on a GPU machine,
+# N logical GPUs of CUDA GPU 0 (--logical-gpus MIB: TensorFlow's logical
+# device configuration; their all-reduce is the copy-based one).
+LOGICAL_MIB = None
+
+
+def gpus_flag(n):
+    if LOGICAL_MIB:
+        return f"--logical-gpus=0:{','.join([str(LOGICAL_MIB)] * n)}"
+    return f"--emulate-gpus={n}"
+
+
 def train_sides(run, work, steps):
     batch = train_batch_size(EXAMPLE)
     rng = random.Random(2026)
@@ -244,14 +256,14 @@ def train_sides(run, work, steps):
             f"--input=@{images}", f"--input=@{labels}",
             f"--iterations={1 + steps}", "--print-timing"]
     configs = [("1 GPU (`--emulate-gpus=1`), reference", 1,
-                ["--emulate-gpus=1"]),
+                [gpus_flag(1)]),
                ("1 GPU, `--replicas=1` (mirrored)", 1,
-                ["--emulate-gpus=1", "--replicas=1"])]
+                [gpus_flag(1), "--replicas=1"])]
     for n in (2, 4):
         for variables in ("mirrored", "host"):
             configs.append(
                 (f"4 GPUs, `--replicas={n} --replica-variables={variables}`",
-                 n, ["--emulate-gpus=4", f"--replicas={n}",
+                 n, [gpus_flag(4), f"--replicas={n}",
                      f"--replica-variables={variables}"]))
     sides = []
     for label, replicas, flags in configs:
@@ -366,9 +378,14 @@ def main():
     parser.add_argument("--ar-mib", type=int, default=512,
                         help="tensor MiB per all-reduce sample: runs = this "
                              "/ size, 10 to 200 (default 512)")
+    parser.add_argument("--logical-gpus", type=int, metavar="MIB",
+                        help="N logical GPUs of MIB each on CUDA GPU 0 "
+                             "instead of N emulated GPUs")
     parser.add_argument("--skip-train", action="store_true")
     parser.add_argument("--skip-allreduce", action="store_true")
     args = parser.parse_args()
+    global LOGICAL_MIB
+    LOGICAL_MIB = args.logical_gpus
     sizes = [int(s) for s in args.sizes.split(",") if s]
     gpus = [int(n) for n in args.gpus.split(",") if n]
     if (args.repeat < 1 or args.steps < 1 or not sizes or not gpus
@@ -439,7 +456,7 @@ def main():
                         f.write(allreduce_graph(n, size // 4, reduce))
                     side = Side(("all-reduce" if reduce else "assigns only")
                                 + f", {n} GPUs",
-                                [run, path, f"--emulate-gpus={n}",
+                                [run, path, gpus_flag(n),
                                  f"--iterations={1 + runs}",
                                  "--print-timing"])
                     side.n, side.reduce = n, reduce

@@ -13,12 +13,27 @@ and the same computation in PyTorch, on the same input:
          PyTorch CUDA tensors): ms per run, the input copied in from pinned
          host memory and the result copied out to it on both sides.
 
+  train  examples/train_fashion_mnist.mlir's @train (784-256-128-10 ReLU
+         MLP, sparse softmax cross-entropy, Adam, batch 128) for --epochs
+         epochs of a synthetic data set of --samples uint8 images (the same
+         bytes on both sides): ms per step, each step's batch copied in
+         from host memory on both sides; gplace-run with CUDA graphs (its
+         default) and with --cuda-graphs=off; PyTorch eager and PyTorch
+         with torch.cuda.graphs (Adam(capturable=True), static input
+         buffers, one replay per step). gplace-run's step returns the loss
+         to the host (the run ends with a synchronisation); PyTorch's steps
+         are synchronised once per epoch, which favours PyTorch. Per-step
+         times: an epoch's time over its steps, the best epoch and the
+         median epoch of each side.
+
 Before timing, the MLP's results are compared (max |difference| <= 1e-4 *
 (max |value| + 1)). gplace-run's time is the best run after the first
 (--print-timing); PyTorch's the best of --runs after warm-up, each ended
 by torch.cuda.synchronize(). Ratios: PyTorch's time over gplace-run's.
 
 Usage: bench/torch_gpu.py path/to/gplace-run [--ops 10000] [--runs 21]
+                          [--cases chain,mlp,train] [--epochs 3]
+                          [--samples 128000]
 """
 import argparse
 import os
@@ -28,8 +43,14 @@ import sys
 import tempfile
 import time
 
+import statistics
+
 import numpy as np
 import torch
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TRAIN_EXAMPLE = os.path.join(os.path.dirname(HERE), "examples",
+                             "train_fashion_mnist.mlir")
 
 
 def gplace_best(run, program, runs, *flags):
@@ -128,6 +149,126 @@ def mlp(run, tmp, batch, width, layers, runs):
              f"{ours * 1e3:.3f} ms", f"{theirs * 1e3:.3f} ms", theirs / ours)]
 
 
+def gplace_epochs(run, images, labels, epochs, *flags):
+    """Seconds per step of each epoch of examples/train_fashion_mnist.mlir's
+    @train, from gplace-run's per-epoch lines, and its stderr."""
+    out = subprocess.run([run, TRAIN_EXAMPLE, "--entry=train", "--init=init",
+                          f"--input=@{images}", f"--input=@{labels}",
+                          f"--epochs={epochs}", "--log-device-placement",
+                          *flags], capture_output=True, text=True)
+    if out.returncode != 0:
+        sys.exit(f"gplace-run failed:\n{out.stdout}{out.stderr[-4000:]}")
+    per_step = [float(m.group(3)) / int(m.group(1)) for m in re.finditer(
+        r"^epoch \d+/\d+: .*\((\d+) steps of (\d+), ([0-9.]+) s\)$",
+        out.stdout, re.MULTILINE)]
+    if len(per_step) != epochs:
+        sys.exit(f"expected {epochs} epoch lines:\n{out.stdout}")
+    graphs = re.search(r"^CUDA graphs: .*$", out.stderr, re.MULTILINE)
+    print(out.stdout.strip(), file=sys.stderr)
+    print("\n".join(line for line in out.stderr.splitlines()
+                    if "GPU" in line and "device:" not in line),
+          file=sys.stderr)
+    print(graphs.group(0) if graphs else "(no CUDA graphs line)",
+          file=sys.stderr)
+    return per_step
+
+
+def torch_epochs(images, labels, epochs, graphs):
+    """Seconds per step of each epoch of the same MLP in PyTorch."""
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(
+        torch.nn.Linear(784, 256), torch.nn.ReLU(), torch.nn.Linear(256, 128),
+        torch.nn.ReLU(), torch.nn.Linear(128, 10)).cuda()
+    optimizer = torch.optim.Adam(model.parameters(), lr=0.001, eps=1e-7,
+                                 capturable=graphs)
+    batch = 128
+    steps = images.shape[0] // batch
+    host_x = torch.from_numpy(images).pin_memory()
+    host_y = torch.from_numpy(labels).pin_memory()
+    loss_fn = torch.nn.CrossEntropyLoss()
+
+    def compute(x, y):
+        h = x.reshape(batch, 784).float() * (1.0 / 255.0)
+        loss = loss_fn(model(h), y.long())
+        loss.backward()
+        optimizer.step()
+        return loss
+
+    if graphs:
+        static_x = torch.empty((batch, 28, 28), dtype=torch.uint8,
+                               device="cuda")
+        static_y = torch.empty((batch,), dtype=torch.uint8, device="cuda")
+        static_x.copy_(host_x[:batch])
+        static_y.copy_(host_y[:batch])
+        side = torch.cuda.Stream()
+        side.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(side):
+            for _ in range(3):
+                optimizer.zero_grad(set_to_none=True)
+                compute(static_x, static_y)
+        torch.cuda.current_stream().wait_stream(side)
+        graph = torch.cuda.CUDAGraph()
+        optimizer.zero_grad(set_to_none=True)
+        with torch.cuda.graph(graph):
+            static_loss = compute(static_x, static_y)
+
+        def step(i):
+            static_x.copy_(host_x[i * batch:(i + 1) * batch],
+                           non_blocking=True)
+            static_y.copy_(host_y[i * batch:(i + 1) * batch],
+                           non_blocking=True)
+            graph.replay()
+            return static_loss
+    else:
+        def step(i):
+            x = host_x[i * batch:(i + 1) * batch].to("cuda", non_blocking=True)
+            y = host_y[i * batch:(i + 1) * batch].to("cuda", non_blocking=True)
+            optimizer.zero_grad(set_to_none=True)
+            return compute(x, y)
+
+    for i in range(3):
+        step(i)
+    torch.cuda.synchronize()
+    per_step = []
+    for _ in range(epochs):
+        t0 = time.perf_counter()
+        for i in range(steps):
+            loss = step(i)
+        torch.cuda.synchronize()
+        per_step.append((time.perf_counter() - t0) / steps)
+    print(f"PyTorch {'graphs' if graphs else 'eager'}: last loss "
+          f"{float(loss):.4f}", file=sys.stderr)
+    return per_step
+
+
+def train(run, tmp, epochs, samples):
+    rng = np.random.default_rng(3)
+    images = rng.integers(0, 256, (samples, 28, 28), dtype=np.uint8)
+    labels = rng.integers(0, 10, (samples,), dtype=np.uint8)
+    images_path = os.path.join(tmp, "images.npy")
+    labels_path = os.path.join(tmp, "labels.npy")
+    np.save(images_path, images)
+    np.save(labels_path, labels)
+    ours = gplace_epochs(run, images_path, labels_path, epochs)
+    ours_off = gplace_epochs(run, images_path, labels_path, epochs,
+                             "--cuda-graphs=off")
+    eager = torch_epochs(images, labels, epochs, graphs=False)
+    graphed = torch_epochs(images, labels, epochs, graphs=True)
+
+    def cell(times):
+        return (f"{min(times) * 1e3:.3f} / "
+                f"{statistics.median(times) * 1e3:.3f} ms")
+    rows = []
+    for name, mine in (("CUDA graphs", ours), ("--cuda-graphs=off", ours_off)):
+        for peer, theirs in (("eager", eager), ("torch.cuda.graphs", graphed)):
+            rows.append((f"MLP training step, batch 128, gplace-run {name} "
+                         f"vs PyTorch {peer} (best / median)", cell(mine),
+                         cell(theirs),
+                         f"{min(theirs) / min(mine):.2f} / "
+                         f"{statistics.median(theirs) / statistics.median(mine):.2f}"))
+    return rows
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("gplace_run")
@@ -136,16 +277,26 @@ def main():
     parser.add_argument("--batch", type=int, default=256)
     parser.add_argument("--width", type=int, default=1024)
     parser.add_argument("--layers", type=int, default=3)
+    parser.add_argument("--cases", default="chain,mlp,train")
+    parser.add_argument("--epochs", type=int, default=3)
+    parser.add_argument("--samples", type=int, default=128000)
     args = parser.parse_args()
+    cases = args.cases.split(",")
+    rows = []
     with tempfile.TemporaryDirectory() as tmp:
-        rows = chain(args.gplace_run, tmp, args.ops, args.runs)
-        rows += mlp(args.gplace_run, tmp, args.batch, args.width, args.layers,
-                    args.runs)
+        if "chain" in cases:
+            rows += chain(args.gplace_run, tmp, args.ops, args.runs)
+        if "mlp" in cases:
+            rows += mlp(args.gplace_run, tmp, args.batch, args.width,
+                        args.layers, args.runs)
+        if "train" in cases:
+            rows += train(args.gplace_run, tmp, args.epochs, args.samples)
     print(f"PyTorch {torch.__version__}, {torch.cuda.get_device_name()}")
     print("| benchmark | gplace-run | PyTorch eager | ratio |")
     print("|---|---:|---:|---:|")
     for name, ours, theirs, ratio in rows:
-        print(f"| {name} | {ours} | {theirs} | {ratio:.2f} |")
+        ratio = ratio if isinstance(ratio, str) else f"{ratio:.2f}"
+        print(f"| {name} | {ours} | {theirs} | {ratio} |")
 
 
 if __name__ == "__main__":

@@ -19,7 +19,8 @@ out=${2:-$src/gpu-kit.tar.gz}
 llvm=/usr/lib/llvm-19
 if [ ! -f "$build/CMakeCache.txt" ]; then
   cmake -G Ninja -S "$src" -B "$build" -DMLIR_DIR=$llvm/lib/cmake/mlir \
-    -DGPLACE_STATIC_TOOLS=ON -DGPLACE_BUILD_TESTS=OFF
+    -DGPLACE_STATIC_TOOLS=ON -DGPLACE_STATIC_WITH_DNNL=ON \
+    -DGPLACE_BUILD_TESTS=OFF
 fi
 cmake --build "$build" -j2 --target gplace-run
 kit=$(mktemp -d)
@@ -32,6 +33,14 @@ cp "$build/bin/gplace-run" "$llvm/bin/FileCheck" "$llvm/bin/not" \
 for lib in $(ldd "$llvm/bin/FileCheck" | awk '/=> \// { print $3 }'); do
   case $(basename "$lib") in
     libc.so*|libm.so*|libgcc_s.so*|libstdc++.so*) ;; # the machine has these
+    *) cp -L "$lib" "$kit/lib/" ;;
+  esac
+done
+# oneDNN (GPLACE_STATIC_WITH_DNNL) and what it loads, for the CPU's
+# convolutions: Debian's libdnnl, libgomp and libOpenCL.
+for lib in $(ldd "$build/bin/gplace-run" | awk '/=> \// { print $3 }'); do
+  case $(basename "$lib") in
+    libc.so*|libm.so*|libgcc_s.so*|libstdc++.so*) ;;
     *) cp -L "$lib" "$kit/lib/" ;;
   esac
 done
