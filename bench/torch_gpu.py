@@ -2,7 +2,7 @@
 """gplace-run against PyTorch (eager, CUDA) on one GPU, side by side.
 
 For a GPU machine that has PyTorch but no MLIR; gplace-run is the
-self-contained build (docs/gpu.md). Two graphs, each a gplace program here
+self-contained build (docs/gpu.md). Four cases, each a gplace program here
 and the same computation in PyTorch, on the same input:
 
   chain  a chain of --ops tiny elementwise adds (4 floats) on GPU:0: us per
@@ -25,6 +25,17 @@ and the same computation in PyTorch, on the same input:
          are synchronised once per epoch, which favours PyTorch. Per-step
          times: an epoch's time over its steps, the best epoch and the
          median epoch of each side.
+  cnn    the same comparison for examples/train_fashion_mnist_cnn.mlir's
+         @train (the seeds' conv_net: conv 5x5x32 VALID + ReLU, max-pool
+         2x2, conv 3x3x64 VALID + ReLU, max-pool 2x2, dense 1024 + ReLU,
+         dropout 0.25, dense 10; Adam, batch 128; NHWC in gplace, NCHW
+         torch.nn.Conv2d/MaxPool2d/Dropout in PyTorch, train mode) on
+         --cnn-samples images (its step is slower than the MLP's), with the
+         same --epochs. Both sides compute in strict f32: gplace-run's
+         default (no --gpu-allow-tf32), and PyTorch with
+         torch.backends.cudnn.allow_tf32 off (its default allows TF32
+         convolutions); cuDNN's algorithms come from its heuristics on
+         both sides (torch.backends.cudnn.benchmark off, its default).
 
 Before timing, the MLP's results are compared (max |difference| <= 1e-4 *
 (max |value| + 1)). gplace-run's time is the best run after the first
@@ -32,8 +43,8 @@ Before timing, the MLP's results are compared (max |difference| <= 1e-4 *
 by torch.cuda.synchronize(). Ratios: PyTorch's time over gplace-run's.
 
 Usage: bench/torch_gpu.py path/to/gplace-run [--ops 10000] [--runs 21]
-                          [--cases chain,mlp,train] [--epochs 3]
-                          [--samples 128000]
+                          [--cases chain,mlp,train,cnn] [--epochs 3]
+                          [--samples 128000] [--cnn-samples 128000]
 """
 import argparse
 import os
@@ -49,8 +60,13 @@ import numpy as np
 import torch
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-TRAIN_EXAMPLE = os.path.join(os.path.dirname(HERE), "examples",
-                             "train_fashion_mnist.mlir")
+EXAMPLES = os.path.join(os.path.dirname(HERE), "examples")
+# Each training case: its example (@init, @train on 128x28x28 uint8 images
+# and 128 uint8 labels) and the name of its rows.
+NETWORKS = {
+    "mlp": (os.path.join(EXAMPLES, "train_fashion_mnist.mlir"), "MLP"),
+    "cnn": (os.path.join(EXAMPLES, "train_fashion_mnist_cnn.mlir"), "CNN"),
+}
 
 
 def gplace_best(run, program, runs, *flags):
@@ -149,10 +165,10 @@ def mlp(run, tmp, batch, width, layers, runs):
              f"{ours * 1e3:.3f} ms", f"{theirs * 1e3:.3f} ms", theirs / ours)]
 
 
-def gplace_epochs(run, images, labels, epochs, *flags):
-    """Seconds per step of each epoch of examples/train_fashion_mnist.mlir's
-    @train, from gplace-run's per-epoch lines, and its stderr."""
-    out = subprocess.run([run, TRAIN_EXAMPLE, "--entry=train", "--init=init",
+def gplace_epochs(run, example, images, labels, epochs, *flags):
+    """Seconds per step of each epoch of the example's @train, from
+    gplace-run's per-epoch lines (its log goes to stderr)."""
+    out = subprocess.run([run, example, "--entry=train", "--init=init",
                           f"--input=@{images}", f"--input=@{labels}",
                           f"--epochs={epochs}", "--log-device-placement",
                           *flags], capture_output=True, text=True)
@@ -173,12 +189,29 @@ def gplace_epochs(run, images, labels, epochs, *flags):
     return per_step
 
 
-def torch_epochs(images, labels, epochs, graphs):
-    """Seconds per step of each epoch of the same MLP in PyTorch."""
+def torch_model(network):
+    """The network of NETWORKS[network] in PyTorch (Keras's layers' PyTorch
+    counterparts; initial values do not matter for the time) and the shape
+    of one image as it takes it."""
+    nn = torch.nn
+    if network == "mlp":
+        return nn.Sequential(
+            nn.Linear(784, 256), nn.ReLU(), nn.Linear(256, 128), nn.ReLU(),
+            nn.Linear(128, 10)), (784,)
+    # The seeds' conv_net, NCHW; padding 0 is "VALID".
+    return nn.Sequential(
+        nn.Conv2d(1, 32, 5), nn.ReLU(), nn.MaxPool2d(2),
+        nn.Conv2d(32, 64, 3), nn.ReLU(), nn.MaxPool2d(2), nn.Flatten(),
+        nn.Linear(1600, 1024), nn.ReLU(), nn.Dropout(0.25),
+        nn.Linear(1024, 10)), (1, 28, 28)
+
+
+def torch_epochs(network, images, labels, epochs, graphs):
+    """Seconds per step of each epoch of the same network in PyTorch, in
+    train mode (dropout on)."""
     torch.manual_seed(0)
-    model = torch.nn.Sequential(
-        torch.nn.Linear(784, 256), torch.nn.ReLU(), torch.nn.Linear(256, 128),
-        torch.nn.ReLU(), torch.nn.Linear(128, 10)).cuda()
+    model, shape = torch_model(network)
+    model = model.cuda().train()
     optimizer = torch.optim.Adam(model.parameters(), lr=0.001, eps=1e-7,
                                  capturable=graphs)
     batch = 128
@@ -188,7 +221,7 @@ def torch_epochs(images, labels, epochs, graphs):
     loss_fn = torch.nn.CrossEntropyLoss()
 
     def compute(x, y):
-        h = x.reshape(batch, 784).float() * (1.0 / 255.0)
+        h = x.reshape(batch, *shape).float() * (1.0 / 255.0)
         loss = loss_fn(model(h), y.long())
         loss.backward()
         optimizer.step()
@@ -236,24 +269,26 @@ def torch_epochs(images, labels, epochs, graphs):
             loss = step(i)
         torch.cuda.synchronize()
         per_step.append((time.perf_counter() - t0) / steps)
-    print(f"PyTorch {'graphs' if graphs else 'eager'}: last loss "
-          f"{float(loss):.4f}", file=sys.stderr)
+    print(f"PyTorch {network} {'graphs' if graphs else 'eager'}: last loss "
+          f"{float(loss.detach()):.4f}", file=sys.stderr)
     return per_step
 
 
-def train(run, tmp, epochs, samples):
+def train(run, tmp, network, epochs, samples):
+    """Rows for NETWORKS[network]'s training step on both sides."""
+    example, title = NETWORKS[network]
     rng = np.random.default_rng(3)
     images = rng.integers(0, 256, (samples, 28, 28), dtype=np.uint8)
     labels = rng.integers(0, 10, (samples,), dtype=np.uint8)
-    images_path = os.path.join(tmp, "images.npy")
-    labels_path = os.path.join(tmp, "labels.npy")
+    images_path = os.path.join(tmp, f"{network}-images.npy")
+    labels_path = os.path.join(tmp, f"{network}-labels.npy")
     np.save(images_path, images)
     np.save(labels_path, labels)
-    ours = gplace_epochs(run, images_path, labels_path, epochs)
-    ours_off = gplace_epochs(run, images_path, labels_path, epochs,
+    ours = gplace_epochs(run, example, images_path, labels_path, epochs)
+    ours_off = gplace_epochs(run, example, images_path, labels_path, epochs,
                              "--cuda-graphs=off")
-    eager = torch_epochs(images, labels, epochs, graphs=False)
-    graphed = torch_epochs(images, labels, epochs, graphs=True)
+    eager = torch_epochs(network, images, labels, epochs, graphs=False)
+    graphed = torch_epochs(network, images, labels, epochs, graphs=True)
 
     def cell(times):
         return (f"{min(times) * 1e3:.3f} / "
@@ -261,9 +296,9 @@ def train(run, tmp, epochs, samples):
     rows = []
     for name, mine in (("CUDA graphs", ours), ("--cuda-graphs=off", ours_off)):
         for peer, theirs in (("eager", eager), ("torch.cuda.graphs", graphed)):
-            rows.append((f"MLP training step, batch 128, gplace-run {name} "
-                         f"vs PyTorch {peer} (best / median)", cell(mine),
-                         cell(theirs),
+            rows.append((f"{title} training step, batch 128, gplace-run "
+                         f"{name} vs PyTorch {peer} (best / median)",
+                         cell(mine), cell(theirs),
                          f"{min(theirs) / min(mine):.2f} / "
                          f"{statistics.median(theirs) / statistics.median(mine):.2f}"))
     return rows
@@ -277,10 +312,13 @@ def main():
     parser.add_argument("--batch", type=int, default=256)
     parser.add_argument("--width", type=int, default=1024)
     parser.add_argument("--layers", type=int, default=3)
-    parser.add_argument("--cases", default="chain,mlp,train")
+    parser.add_argument("--cases", default="chain,mlp,train,cnn")
     parser.add_argument("--epochs", type=int, default=3)
     parser.add_argument("--samples", type=int, default=128000)
+    parser.add_argument("--cnn-samples", type=int, default=128 * 1000)
     args = parser.parse_args()
+    # Strict f32 convolutions, as gplace-run's default.
+    torch.backends.cudnn.allow_tf32 = False
     cases = args.cases.split(",")
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
@@ -290,7 +328,11 @@ def main():
             rows += mlp(args.gplace_run, tmp, args.batch, args.width,
                         args.layers, args.runs)
         if "train" in cases:
-            rows += train(args.gplace_run, tmp, args.epochs, args.samples)
+            rows += train(args.gplace_run, tmp, "mlp", args.epochs,
+                          args.samples)
+        if "cnn" in cases:
+            rows += train(args.gplace_run, tmp, "cnn", args.epochs,
+                          args.cnn_samples)
     print(f"PyTorch {torch.__version__}, {torch.cuda.get_device_name()}")
     print("| benchmark | gplace-run | PyTorch eager | ratio |")
     print("|---|---:|---:|---:|")

@@ -17,6 +17,16 @@
 //      member still writes.
 // Barriers count arrivals per generation and wake on abort().
 //
+// Members on devices that share memory (the logical GPUs of one physical
+// GPU: Device::sharesMemoryWith) reduce on the devices instead, with no
+// host copy: each member records an event on its stream when it arrives;
+// after the first barrier member p's stream waits for the others' events
+// and runs a kernel that adds slice p of every input and writes it into
+// every output (Device::reduceSlice); each records a second event, and
+// after the second barrier each stream waits for all of them, so that no
+// member's later work overwrites an input, or reads an output, that
+// another member's kernel still uses.
+//
 //===----------------------------------------------------------------------===//
 
 #include "gplace/Runtime/Collective.h"
@@ -99,6 +109,10 @@ struct Instance {
   /// path.
   std::vector<uint8_t> sum;
   bool fast = false;
+  /// Reduced on the devices (members sharing memory), with events per
+  /// member: its input is ready, its slice is written.
+  bool onDevices = false;
+  std::vector<std::unique_ptr<DeviceEvent>> ready, written;
   RankSet *rankSet = nullptr; ///< Groups spanning tasks.
   Barrier arrived, added, reduced;
 };
@@ -143,6 +157,8 @@ public:
   std::map<std::vector<int>, std::unique_ptr<RankSet>> rankSets;
   Transport *transport = nullptr;
   std::atomic<bool> aborted{false};
+  /// All-reduces reduced on the devices, and through host staging.
+  int onDevices = 0, staged = 0;
 
   ~Impl() {
     for (auto &[key, instance] : instances)
@@ -214,7 +230,45 @@ public:
     return Status::unavailable("the run failed on another stream");
   }
 
+  /// Member p's part of an all-reduce on the devices.
+  Status runOnDevices(Instance &instance, size_t p) {
+    Local &local = instance.locals[p];
+    Device &device = *local.member.device;
+    int stream = local.member.stream;
+    int count = static_cast<int>(instance.locals.size());
+    GPLACE_RETURN_IF_ERROR(device.recordEvent(instance.ready[p].get(), stream));
+    if (!instance.arrived.wait(count, aborted))
+      return aborted_();
+    std::vector<const void *> inputs;
+    std::vector<void *> outputs;
+    for (size_t q = 0; q < instance.locals.size(); ++q) {
+      const CollectiveMember &other = instance.locals[q].member;
+      inputs.push_back(other.input.data);
+      outputs.push_back(other.output.data);
+      if (q != p)
+        GPLACE_RETURN_IF_ERROR(device.waitEvent(
+            *other.device, instance.ready[q].get(), stream));
+    }
+    auto [begin, end] =
+        sliceOf(instance.type.numElements(), p, instance.locals.size());
+    GPLACE_RETURN_IF_ERROR(device.reduceSlice(
+        inputs, outputs, instance.type.elementType,
+        instance.mean ? instance.groupSize : 0, begin, end, stream));
+    GPLACE_RETURN_IF_ERROR(
+        device.recordEvent(instance.written[p].get(), stream));
+    if (!instance.added.wait(count, aborted))
+      return aborted_();
+    for (size_t q = 0; q < instance.locals.size(); ++q)
+      if (q != p)
+        GPLACE_RETURN_IF_ERROR(device.waitEvent(
+            *instance.locals[q].member.device, instance.written[q].get(),
+            stream));
+    return Status::ok();
+  }
+
   Status run(Instance &instance, size_t p) {
+    if (instance.onDevices)
+      return runOnDevices(instance, p);
     Local &local = instance.locals[p];
     Device &device = *local.member.device;
     int64_t bytes = instance.type.bytes();
@@ -343,6 +397,26 @@ Status CollectiveExecutor::prepare(Transport *transport) {
           std::to_string(instance.locals.size()) +
           " members in this process, but its group needs " +
           std::to_string(expected));
+    // On the devices when every member's device shares the first one's
+    // memory (and has events to order the members' streams).
+    Device &first = *instance.locals.front().member.device;
+    instance.onDevices = !spansTasks && !first.isHostMemory();
+    for (const Local &local : instance.locals)
+      instance.onDevices &= local.member.device == &first ||
+                            first.sharesMemoryWith(*local.member.device);
+    for (const Local &local : instance.locals) {
+      if (!instance.onDevices)
+        break;
+      instance.ready.push_back(local.member.device->createEvent());
+      instance.written.push_back(local.member.device->createEvent());
+      instance.onDevices &= instance.ready.back() && instance.written.back();
+    }
+    if (!instance.onDevices) {
+      instance.ready.clear();
+      instance.written.clear();
+    } else {
+      ++impl_->onDevices;
+    }
     std::set<std::pair<Device *, int>> streams;
     for (Local &local : instance.locals) {
       CollectiveMember &member = local.member;
@@ -351,7 +425,7 @@ Status CollectiveExecutor::prepare(Transport *transport) {
             member.label + " on " + member.device->fullName() +
             ": two members of all-reduce " + std::to_string(key) +
             " run on one stream, where each waits for the other");
-      if (!member.device->isHostMemory()) {
+      if (!member.device->isHostMemory() && !instance.onDevices) {
         StatusOr<void *> staging =
             member.device->allocateHostStaging(instance.type.bytes());
         if (!staging)
@@ -360,10 +434,14 @@ Status CollectiveExecutor::prepare(Transport *transport) {
       }
     }
     instance.sources.assign(instance.locals.size(), nullptr);
-    instance.fast = !spansTasks;
+    instance.fast = !spansTasks && !instance.onDevices;
     for (const Local &local : instance.locals)
       instance.fast &= local.staging == nullptr;
-    if (!instance.fast)
+    if (!instance.fast && !instance.onDevices &&
+        std::any_of(instance.locals.begin(), instance.locals.end(),
+                    [](const Local &local) { return local.staging; }))
+      ++impl_->staged;
+    if (!instance.fast && !instance.onDevices)
       instance.sum.assign(instance.type.numElements() *
                               (isF64(instance.type) ? 8 : 4),
                           0);
@@ -383,6 +461,25 @@ Status CollectiveExecutor::prepare(Transport *transport) {
     impl_->rankSets[ranks] = std::move(set);
   }
   return Status::ok();
+}
+
+std::string CollectiveExecutor::note() const {
+  int total = static_cast<int>(impl_->instances.size());
+  if (total == 0)
+    return "";
+  int host = total - impl_->onDevices - impl_->staged;
+  std::string text;
+  auto add = [&](int count, const char *how) {
+    if (count)
+      text += std::string(text.empty() ? "" : ", ") + std::to_string(count) +
+              " " + how;
+  };
+  add(impl_->onDevices, "on the devices (GPUs sharing one GPU's memory: a "
+                        "kernel per member, no host copy)");
+  add(impl_->staged, "through host staging (download, add on the host, "
+                     "upload: copy-based)");
+  add(host, "in host memory");
+  return "All-reduces: " + text;
 }
 
 bool CollectiveExecutor::contains(size_t step) const {

@@ -131,6 +131,13 @@ Status Device::launch(const KernelCall &call, int) {
   return runHostKernel(call);
 }
 
+Status Device::reduceSlice(const std::vector<const void *> &,
+                           const std::vector<void *> &, ElementType, int64_t,
+                           int64_t, int64_t, int) {
+  return Status::unavailable(fullName() +
+                             " has no device-side all-reduce");
+}
+
 Status Device::launchFused(const FusedCall &fused, int) {
   if (HostGraph::record(capturing_.get(),
                         [&fused] { return runHostFused(fused); }))

@@ -593,6 +593,9 @@ bool Executor::usesGraph() const {
   return false;
 }
 const std::string &Executor::graphNote() const { return impl_->graphNote; }
+std::string Executor::collectiveNote() const {
+  return impl_->collectives.note();
+}
 
 size_t Executor::numFusedKernels() const { return impl_->numFused; }
 size_t Executor::numFusedLaunches() const { return impl_->numFusedLaunches; }

@@ -74,6 +74,10 @@ std::vector<Launch> everyLaunch(ElementType t) {
     all.axes = {0, 1, 2};
     launches.push_back({k, {T({2, 3, 4})}, T({2, 4}), some});
     launches.push_back({k, {T({2, 3, 4})}, T({}), all});
+    // Long reductions: a block of threads per result.
+    KernelParams bias;
+    bias.axes = {0, 1, 2};
+    launches.push_back({k, {T({8, 12, 12, 4})}, T({4}), bias});
   }
   launches.push_back({Kernel::Softmax, {T({3, 10})}, T({3, 10}), {}});
   KernelParams perm;
@@ -222,6 +226,83 @@ TEST(CudaKernelSource, RefusesWhatIsNotAnNvrtcKernel) {
   EXPECT_FALSE(isNvrtcKernel(Kernel::Read));
   EXPECT_FALSE(isNvrtcKernel(Kernel::Cast));
   EXPECT_TRUE(isNvrtcKernel(Kernel::Softmax));
+}
+
+// A device-side all-reduce member's kernel: the slice's bounds and the
+// divisor are in the source, the sum runs in member order, and it
+// compiles for every GPU type.
+TEST(CudaKernelSource, AllReduceSliceOfEveryType) {
+  for (ElementType type : {ElementType::F32, ElementType::F16,
+                           ElementType::BF16, ElementType::F64}) {
+    SCOPED_TRACE(elementTypeName(type));
+    StatusOr<CudaKernelSource> kernel =
+        generateAllReduceCudaKernel(3, type, 3, 10, 25);
+    ASSERT_TRUE(kernel) << kernel.status().message();
+    EXPECT_EQ(kernel->threads, 15);
+    EXPECT_EQ(kernel->numParameters, 6u);
+    const std::string &source = kernel->source;
+    EXPECT_NE(source.find("threadIdx.x + 10LL;"), std::string::npos) << source;
+    EXPECT_NE(source.find("if (i >= 25LL) return;"), std::string::npos);
+    EXPECT_LT(source.find("in1[i]"), source.find("in2[i]"));
+    EXPECT_NE(source.find("s /= "), std::string::npos);
+    EXPECT_NE(source.find("out2[i] = "), std::string::npos);
+    expectCompiles(*kernel);
+  }
+  StatusOr<CudaKernelSource> sum =
+      generateAllReduceCudaKernel(2, ElementType::F32, 0, 0, 4);
+  ASSERT_TRUE(sum);
+  EXPECT_EQ(sum->source.find("s /= "), std::string::npos);
+  EXPECT_FALSE(generateAllReduceCudaKernel(2, ElementType::I32, 0, 0, 4));
+}
+
+// Every window kernel with a GPU kernel in the op table runs through cuDNN,
+// none through NVRTC; cuDNN's note names its version where it loads (the
+// toolkit here ships it) and says why not elsewhere.
+TEST(CudaKernelSource, WindowKernelsRunOnCudnn) {
+  for (Kernel kernel :
+       {Kernel::Conv2D, Kernel::FusedConv2D, Kernel::Conv2DBackpropInput,
+        Kernel::Conv2DBackpropFilter, Kernel::DepthwiseConv2dNative,
+        Kernel::DepthwiseConv2dNativeBackpropInput,
+        Kernel::DepthwiseConv2dNativeBackpropFilter, Kernel::MaxPool,
+        Kernel::AvgPool, Kernel::MaxPoolGrad, Kernel::AvgPoolGrad,
+        Kernel::FusedBatchNorm, Kernel::FusedBatchNormGrad}) {
+    SCOPED_TRACE(kernelMnemonic(kernel));
+    EXPECT_NE(kernelGpuTypes(kernel), 0u);
+    EXPECT_TRUE(isCudnnKernel(kernel));
+    EXPECT_FALSE(isNvrtcKernel(kernel));
+  }
+  EXPECT_FALSE(isCudnnKernel(Kernel::Matmul));
+  EXPECT_FALSE(isCudnnKernel(Kernel::Relu));
+  std::string note = cudnnNote();
+  EXPECT_TRUE(note.rfind("cuDNN 9.", 0) == 0 ||
+              note.rfind("no cuDNN (", 0) == 0)
+      << note;
+}
+
+// A reduction of 1024 elements or more per result runs a block of 256
+// threads per result, ending in a tree over shared memory; a shorter one a
+// thread per result.
+TEST(CudaKernelSource, LongReductionsRunABlockPerResult) {
+  TensorType in{ElementType::F32, {8, 12, 12, 4}}, out{ElementType::F32, {4}};
+  KernelParams params;
+  params.axes = {0, 1, 2};
+  Launch launch{Kernel::ReduceSum, {in}, out, params};
+  KernelCall call = launch.call();
+  StatusOr<CudaKernelSource> kernel = generateCudaKernel(call);
+  ASSERT_TRUE(kernel) << kernel.status().message();
+  EXPECT_EQ(kernel->threads, 4 * 256);
+  EXPECT_NE(kernel->source.find("__shared__ float part[256];"),
+            std::string::npos)
+      << kernel->source;
+  EXPECT_NE(kernel->source.find("q += 256)"), std::string::npos);
+  TensorType small{ElementType::F32, {8, 12, 4}};
+  params.axes = {0, 1};
+  Launch shortLaunch{Kernel::ReduceSum, {small}, out, params};
+  KernelCall shortCall = shortLaunch.call();
+  StatusOr<CudaKernelSource> serial = generateCudaKernel(shortCall);
+  ASSERT_TRUE(serial);
+  EXPECT_EQ(serial->threads, 4);
+  EXPECT_EQ(serial->source.find("__shared__"), std::string::npos);
 }
 
 TEST(CudaKernelSource, BakesShapesIntoTheSource) {

@@ -710,6 +710,8 @@ int main(int argc, char **argv) {
     return fail(executor.status());
   if (logDevicePlacement && chief && !(*executor)->graphNote().empty())
     llvm::errs() << (*executor)->graphNote() << "\n";
+  if (logDevicePlacement && chief && !(*executor)->collectiveNote().empty())
+    llvm::errs() << (*executor)->collectiveNote() << "\n";
   if (logDevicePlacement && chief && (*executor)->numFusedKernels())
     llvm::errs() << "Fusion: " << (*executor)->numFusedLaunches()
                  << " elementwise launches run as "

@@ -63,6 +63,11 @@ public:
   /// the transport's errors (unavailable).
   Status prepare(Transport *transport);
 
+  /// After prepare(): how the all-reduces run, for the placement log
+  /// ("All-reduces: 4 on the devices (...), 2 in host memory"); "" when
+  /// there are none.
+  std::string note() const;
+
   /// True if step `step` is a member added here.
   bool contains(size_t step) const;
 

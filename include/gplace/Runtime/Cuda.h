@@ -80,8 +80,30 @@ StatusOr<CudaKernelSource> generateCudaKernel(const KernelCall &call);
 /// type without a GPU kernel.
 StatusOr<CudaKernelSource> generateFusedCudaKernel(const FusedCall &fused);
 
+/// Generates the kernel of one member of a device-side all-reduce (the
+/// logical GPUs of one physical GPU, which read each other's memory): for
+/// elements [begin, end), the sum of `members` inputs of element type
+/// `type` in member order, in f32 (f16, bf16, f32) or f64, divided by
+/// `divisor` unless it is 0 (a mean), stored into `members` outputs: the
+/// same arithmetic as the host's all-reduce (Collective.h), so the bits
+/// agree. Parameters: the inputs, then the outputs. Fails for an element
+/// type without a GPU kernel.
+StatusOr<CudaKernelSource>
+generateAllReduceCudaKernel(size_t members, ElementType type, int64_t divisor,
+                            int64_t begin, int64_t end);
+
 /// True if `kernel` runs as an NVRTC kernel on a CUDA GPU.
 bool isNvrtcKernel(Kernel kernel);
+
+/// True if `kernel` runs through cuDNN on a CUDA GPU: conv2d, fused_conv2d,
+/// depthwise_conv2d_native, max_pool, avg_pool, fused_batch_norm and their
+/// gradients (lib/Runtime/CUDA/Cudnn.h).
+bool isCudnnKernel(Kernel kernel);
+
+/// What the CUDA backend says of cuDNN after its GPUs: "cuDNN 9.19.0", or
+/// "no cuDNN (<why libcudnn.so.9 did not load>): conv2d, pooling and batch
+/// norm cannot run on CUDA GPUs".
+std::string cudnnNote();
 
 /// Compiles `source` with NVRTC to PTX for `arch` ("sm_90"; "" for NVRTC's
 /// default). Results are cached in memory and on disk, keyed by a SHA-256 of

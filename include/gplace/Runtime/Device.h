@@ -111,6 +111,21 @@ public:
   /// Blocks until the work queued on every stream of the device is done.
   virtual Status synchronize() { return Status::ok(); }
 
+  /// Device-side all-reduces (Collective.h): true if this device's kernels
+  /// read and write `other`'s memory as their own (the logical GPUs of one
+  /// physical GPU). Host devices say no: the host's all-reduce reads their
+  /// memory directly anyway.
+  virtual bool sharesMemoryWith(const Device &other) const { return false; }
+  /// One member's part of a device-side all-reduce, queued on `stream`:
+  /// elements [begin, end) of the sum of `inputs` (member order; memory
+  /// this device shares), divided by `divisor` unless 0, written into every
+  /// one of `outputs` (as generateAllReduceCudaKernel computes it). Errors:
+  /// a device that cannot (the default: unavailable), or its kernel's.
+  virtual Status reduceSlice(const std::vector<const void *> &inputs,
+                             const std::vector<void *> &outputs,
+                             ElementType type, int64_t divisor, int64_t begin,
+                             int64_t end, int stream);
+
   /// Graphs (CUDA graphs, captured as cuStreamBeginCapture does): a device
   /// that can record the work queued on its streams and replay it as one
   /// unit says so. Between beginGraphCapture() and endGraphCapture() its

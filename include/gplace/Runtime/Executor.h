@@ -88,6 +88,9 @@ public:
   /// steps as one graph per run", "CUDA graphs: off (--cuda-graphs=off)");
   /// "" for a plan on no GPU.
   const std::string &graphNote() const;
+  /// How the plan's all-reduces run (CollectiveExecutor::note); "" when it
+  /// has none.
+  std::string collectiveNote() const;
 
   /// The number of fused kernels (fusion groups) the plan runs, and the
   /// launches they replace.

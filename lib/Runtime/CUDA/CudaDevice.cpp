@@ -1,7 +1,8 @@
 //===- CudaDevice.cpp - CUDA GPUs as runtime devices ----------------------===//
 //
 // Per device: the physical GPU's primary context, a compute stream and a
-// copy stream, a cuBLAS handle, memory from the device's stream-ordered
+// copy stream, a cuBLAS handle, cuDNN for convolutions, pooling and batch
+// norm (Cudnn.h), memory from the device's stream-ordered
 // pool, NVRTC kernels compiled when the plan loads, events for every
 // cross-stream and cross-device dependency, and peer copies where peer
 // access exists (else staged through pinned host memory). See
@@ -10,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "CudaStatus.h"
+#include "Cudnn.h"
 
 #include "gplace/Runtime/Cuda.h"
 
@@ -69,7 +71,7 @@ public:
   CudaDevice(DeviceName name, std::string description, int64_t limit,
              std::shared_ptr<PhysicalGpu> gpu, bool allowTf32)
       : Device(std::move(name), std::move(description), limit),
-        gpu_(std::move(gpu)), allowTf32_(allowTf32) {}
+        gpu_(std::move(gpu)), allowTf32_(allowTf32), cudnn_(allowTf32) {}
 
   Status open(bool allowGrowth) {
     const CudaLibraries &libs = CudaLibraries::get();
@@ -135,6 +137,10 @@ public:
   }
 
   Status prepare(const KernelCall &call) override {
+    if (isCudnnKernel(call.kernel)) {
+      GPLACE_RETURN_IF_ERROR(activate());
+      return cudnn_.prepare(call);
+    }
     if (!isNvrtcKernel(call.kernel))
       return Status::ok();
     StatusOr<CudaKernelSource> kernel = generateCudaKernel(call);
@@ -186,6 +192,20 @@ public:
     switch (call.kernel) {
     case Kernel::Matmul:
       return gemm(call, s);
+    case Kernel::Conv2D:
+    case Kernel::FusedConv2D:
+    case Kernel::Conv2DBackpropInput:
+    case Kernel::Conv2DBackpropFilter:
+    case Kernel::DepthwiseConv2dNative:
+    case Kernel::DepthwiseConv2dNativeBackpropInput:
+    case Kernel::DepthwiseConv2dNativeBackpropFilter:
+    case Kernel::MaxPool:
+    case Kernel::AvgPool:
+    case Kernel::MaxPoolGrad:
+    case Kernel::AvgPoolGrad:
+    case Kernel::FusedBatchNorm:
+    case Kernel::FusedBatchNormGrad:
+      return cudnn_.launch(call, s);
     case Kernel::Read:
     case Kernel::Assign:
       if (call.outputs[0].data == call.inputs[0].data)
@@ -313,6 +333,33 @@ public:
 
   Status synchronize() override { return synchronizeStreams(); }
 
+  bool sharesMemoryWith(const Device &other) const override {
+    auto *cuda = dynamic_cast<const CudaDevice *>(&other);
+    return cuda && cuda->gpu_ == gpu_;
+  }
+
+  Status reduceSlice(const std::vector<const void *> &inputs,
+                     const std::vector<void *> &outputs, ElementType type,
+                     int64_t divisor, int64_t begin, int64_t end,
+                     int stream) override {
+    if (begin >= end)
+      return Status::ok();
+    StatusOr<CudaKernelSource> kernel =
+        generateAllReduceCudaKernel(inputs.size(), type, divisor, begin, end);
+    if (!kernel)
+      return kernel.status();
+    StatusOr<Compiled> compiled = load(*kernel);
+    if (!compiled)
+      return compiled.status();
+    GPLACE_RETURN_IF_ERROR(activate());
+    std::vector<CUdeviceptr> pointers;
+    for (const void *input : inputs)
+      pointers.push_back(reinterpret_cast<CUdeviceptr>(input));
+    for (void *output : outputs)
+      pointers.push_back(reinterpret_cast<CUdeviceptr>(output));
+    return run(*compiled, pointers, streams_[stream]);
+  }
+
   bool canCaptureGraphs() const override { return true; }
 
   /// Captures from the compute stream; the copy stream joins the capture
@@ -426,6 +473,8 @@ private:
     std::vector<void *> args;
     for (CUdeviceptr &pointer : pointers)
       args.push_back(&pointer);
+    // Blocks of 256 threads: a long reduction's kernel (KernelSource.cpp,
+    // kReduceBlock) takes one block per result.
     constexpr unsigned kBlock = 256;
     unsigned grid =
         static_cast<unsigned>((compiled.threads + kBlock - 1) / kBlock);
@@ -502,6 +551,7 @@ private:
 
   std::shared_ptr<PhysicalGpu> gpu_;
   bool allowTf32_;
+  cuda::CudnnKernels cudnn_; ///< Destroyed with the context current.
   /// Compute, copy, collective (plan::kNumStreams).
   CUstream streams_[3] = {nullptr, nullptr, nullptr};
   cublasHandle_t cublas_ = nullptr;
@@ -636,7 +686,8 @@ CudaDiscovery addCudaDevices(DeviceManager &devices,
              std::to_string(gpu->ccMinor) + ")";
   }
   result.note = "CUDA: " + std::to_string(result.gpus) + " GPU" +
-                (result.gpus == 1 ? "" : "s") + ": " + found;
+                (result.gpus == 1 ? "" : "s") + ": " + found + "; " +
+                cudnnNote();
   return result;
 }
 

@@ -13,12 +13,14 @@ namespace {
 #define GPLACE_STRINGIFY_(x) #x
 #define GPLACE_STRINGIFY(x) GPLACE_STRINGIFY_(x)
 
-/// Opens the first of `names` that loads (also under the toolkit's lib64);
+/// Opens the first of `names` that loads (also under the toolkit's lib64
+/// and lib, where Debian-style CUDA installs keep cuDNN);
 /// returns nullptr and sets `error` if none does.
 void *openLibrary(const std::vector<const char *> &names, std::string &error) {
   for (const char *name : names)
     for (std::string path :
-         {std::string(name), "/usr/local/cuda/lib64/" + std::string(name)}) {
+         {std::string(name), "/usr/local/cuda/lib64/" + std::string(name),
+          "/usr/local/cuda/lib/" + std::string(name)}) {
       if (void *handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL))
         return handle;
     }
@@ -59,6 +61,12 @@ CudaLibraries load() {
                                 libs.nvrtcError)) {
 #define GPLACE_NVRTC(name)                                                     \
   resolve(nvrtc, GPLACE_STRINGIFY(name), libs.name, libs.nvrtcError);
+#include "CudaSymbols.def"
+  }
+  if (void *cudnn = openLibrary({"libcudnn.so.9", "libcudnn.so"},
+                                libs.cudnnError)) {
+#define GPLACE_CUDNN(name)                                                     \
+  resolve(cudnn, GPLACE_STRINGIFY(name), libs.name, libs.cudnnError);
 #include "CudaSymbols.def"
   }
   return libs;

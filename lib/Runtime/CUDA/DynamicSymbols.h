@@ -12,6 +12,7 @@
 
 #include <cublas_v2.h>
 #include <cuda.h>
+#include <cudnn.h>
 #include <nvrtc.h>
 
 #include <string>
@@ -32,11 +33,14 @@ struct CudaLibraries {
 #define GPLACE_CUBLAS(name) decltype(&::name) name = nullptr;
 #define GPLACE_CUBLAS_TYPED(name, type) type name = nullptr;
 #define GPLACE_NVRTC(name) decltype(&::name) name = nullptr;
+#define GPLACE_CUDNN(name) decltype(&::name) name = nullptr;
 #include "CudaSymbols.def"
 
-  /// Why the driver API, cuBLAS or NVRTC is unusable ("" if usable): the
-  /// library that could not be opened, or the symbol it lacks.
-  std::string driverError, cublasError, nvrtcError;
+  /// Why the driver API, cuBLAS, NVRTC or cuDNN is unusable ("" if
+  /// usable): the library that could not be opened, or the symbol it
+  /// lacks. GPUs need the first three; without cuDNN they run everything
+  /// but convolutions, pooling and batch norm.
+  std::string driverError, cublasError, nvrtcError, cudnnError;
 
   /// The libraries of this process, loaded on first call.
   static const CudaLibraries &get();

@@ -108,6 +108,11 @@ __device__ __forceinline__ void gp_box_muller(unsigned int x0, unsigned int x1,
 }
 )cuda";
 
+/// Reductions of at least kBlockReduce elements per result run one block
+/// of kReduceBlock threads per result (the launch's block size).
+constexpr int64_t kBlockReduce = 1024;
+constexpr int64_t kReduceBlock = 256;
+
 /// How an element type is stored and computed on the GPU.
 struct GpuType {
   ElementType type;
@@ -244,7 +249,7 @@ public:
     case Kernel::ReduceSum:
     case Kernel::ReduceMean:
     case Kernel::ReduceMax:
-      body = reduce();
+      body = reduce(kernel.threads);
       break;
     case Kernel::Softmax:
       kernel.threads = softmaxRows();
@@ -330,7 +335,13 @@ public:
   }
 
 private:
-  std::string reduce() {
+  /// One thread per output element that adds its elements in order, or,
+  /// for long reductions (kBlockReduce elements or more: a bias's gradient
+  /// sums a whole batch of images), one block of 256 threads per output
+  /// element: each thread adds every 256th element, then the block adds
+  /// the 256 partial sums in a tree in shared memory (a fixed order: the
+  /// same bits every run). `threads` is set to the launch's thread count.
+  std::string reduce(int64_t &threads) {
     const TensorType &in = *call_.inputs[0].type;
     std::vector<int64_t> own = rowMajorStrides(in.shape);
     std::vector<bool> reduced(in.shape.size(), false);
@@ -355,26 +366,52 @@ private:
         : type_.type == ElementType::F64
             ? "-__longlong_as_double(0x7ff0000000000000LL)"
             : "-__int_as_float(0x7f800000)";
+    // acc <- acc combined with x (max propagates NaN).
+    auto combine = [&](const std::string &acc, const std::string &x) {
+      return isMax ? "if (" + x + " != " + x + " || (" + acc + " == " + acc +
+                         " && " + x + " > " + acc + ")) " + acc + " = " + x +
+                         ";\n"
+                   : acc + " += " + x + ";\n";
+    };
+    bool block = count >= kBlockReduce;
+    std::string row = block ? "row" : "i";
     std::ostringstream os;
-    os << offsets("i", keptDims, {keptStrides}) << "  long long base = o0;\n"
+    if (block) {
+      threads = static_cast<int64_t>(call_.outputs[0].type->numElements()) *
+                kReduceBlock;
+      os << "  const long long row = i / " << kReduceBlock << "LL;\n"
+         << "  const int lane = threadIdx.x;\n";
+    }
+    os << offsets(row, keptDims, {keptStrides}) << "  long long base = o0;\n"
        << "  " << c << " acc = " << init << ";\n"
-       << "  for (long long q = 0; q < " << count << "LL; ++q) {\n"
+       << "  for (long long q = " << (block ? "lane" : "0") << "; q < "
+       << count << "LL; q += " << (block ? kReduceBlock : 1) << ") {\n"
        << "    long long s = q, off = base;\n";
     for (int64_t d = static_cast<int64_t>(reducedDims.size()) - 1; d >= 0;
          --d)
       os << "    { long long c = s % " << reducedDims[d] << "LL; s /= "
          << reducedDims[d] << "LL; off += c * " << reducedStrides[d]
          << "LL; }\n";
-    os << "    " << c << " x = " << type_.load("in0[off]") << ";\n";
-    if (isMax)
-      os << "    if (x != x || x > acc) acc = x;\n"
-         << "    if (acc != acc) break;\n";
-    else
-      os << "    acc += x;\n";
+    os << "    " << c << " x = " << type_.load("in0[off]") << ";\n"
+       << "    " << combine("acc", "x");
+    if (isMax && !block)
+      os << "    if (acc != acc) break;\n";
     os << "  }\n";
+    if (block) {
+      os << "  __shared__ " << c << " part[" << kReduceBlock << "];\n"
+         << "  part[lane] = acc;\n"
+         << "  __syncthreads();\n"
+         << "  for (int w = " << kReduceBlock / 2 << "; w > 0; w >>= 1) {\n"
+         << "    if (lane < w) { " << c << " x = part[lane + w]; "
+         << combine("part[lane]", "x") << "    }\n"
+         << "    __syncthreads();\n"
+         << "  }\n"
+         << "  if (lane != 0) return;\n"
+         << "  acc = part[0];\n";
+    }
     if (call_.kernel == Kernel::ReduceMean)
       os << "  acc = acc / (" << c << ")" << count << ";\n";
-    os << "  out0[i] = " << type_.store("acc") << ";\n";
+    os << "  out0[" << row << "] = " << type_.store("acc") << ";\n";
     return os.str();
   }
 
@@ -610,10 +647,12 @@ private:
 } // namespace
 
 bool isNvrtcKernel(Kernel kernel) {
-  // GEMM runs in cuBLAS, read and assign are copies; kernels without a GPU
-  // kernel (cast) never reach a GPU.
+  // GEMM runs in cuBLAS, convolutions, pooling and batch norm in cuDNN,
+  // read and assign are copies; kernels without a GPU kernel (cast) never
+  // reach a GPU.
   return kernel != Kernel::Matmul && kernel != Kernel::Read &&
-         kernel != Kernel::Assign && kernelGpuTypes(kernel) != 0;
+         kernel != Kernel::Assign && !isCudnnKernel(kernel) &&
+         kernelGpuTypes(kernel) != 0;
 }
 
 StatusOr<CudaKernelSource> generateCudaKernel(const KernelCall &call) {
@@ -641,6 +680,43 @@ StatusOr<CudaKernelSource> generateCudaKernel(const KernelCall &call) {
   single.outputs = {call.outputs[0]};
   single.label = "gplace." + std::string(kernelMnemonic(call.kernel));
   return generateFusedCudaKernel(single);
+}
+
+StatusOr<CudaKernelSource>
+generateAllReduceCudaKernel(size_t members, ElementType elementType,
+                            int64_t divisor, int64_t begin, int64_t end) {
+  std::optional<GpuType> type = gpuType(elementType);
+  if (!type)
+    return Status::invalidArgument(
+        "no GPU kernel for an all-reduce of element type " +
+        std::string(elementTypeName(elementType)));
+  CudaKernelSource kernel;
+  kernel.threads = std::max<int64_t>(end - begin, 0);
+  std::ostringstream os;
+  os << "// gplace: all-reduce of " << members << " members, elements ["
+     << begin << ", " << end << ")\n"
+     << kPrelude << "typedef " << type->compute << " T;\n"
+     << "extern \"C\" __global__ void " << kernel.entry << "(";
+  for (size_t q = 0; q < members; ++q)
+    os << (q ? ", " : "") << "const " << type->storage << " *in" << q;
+  for (size_t q = 0; q < members; ++q)
+    os << ", " << type->storage << " *out" << q;
+  os << ") {\n"
+     << "  long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x + "
+     << begin << "LL;\n"
+     << "  if (i >= " << end << "LL) return;\n"
+     << "  T s = " << type->load("in0[i]") << ";\n";
+  for (size_t q = 1; q < members; ++q)
+    os << "  s += " << type->load("in" + std::to_string(q) + "[i]") << ";\n";
+  // The host divides (TensorFlow's final_op Div), not x * (1/n).
+  if (divisor)
+    os << "  s /= " << type->constant(static_cast<double>(divisor)) << ";\n";
+  for (size_t q = 0; q < members; ++q)
+    os << "  out" << q << "[i] = " << type->store("s") << ";\n";
+  os << "}\n";
+  kernel.source = os.str();
+  kernel.numParameters = 2 * members;
+  return kernel;
 }
 
 StatusOr<CudaKernelSource> generateFusedCudaKernel(const FusedCall &fused) {

@@ -11,7 +11,19 @@ CudaDiscovery addCudaDevices(DeviceManager &, const CudaOptions &) {
 
 bool isNvrtcKernel(Kernel) { return false; }
 
+bool isCudnnKernel(Kernel) { return false; }
+
+std::string cudnnNote() {
+  return "no cuDNN (gplace was built without the CUDA toolkit's headers)";
+}
+
 StatusOr<CudaKernelSource> generateCudaKernel(const KernelCall &) {
+  return Status::unavailable("gplace was built without CUDA");
+}
+
+StatusOr<CudaKernelSource> generateAllReduceCudaKernel(size_t, ElementType,
+                                                       int64_t, int64_t,
+                                                       int64_t) {
   return Status::unavailable("gplace was built without CUDA");
 }
 

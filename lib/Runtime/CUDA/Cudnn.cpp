@@ -1,0 +1,543 @@
+//===- Cudnn.cpp - convolutions, pooling and batch norm on cuDNN ----------===//
+//
+// Each launch maps onto cuDNN's legacy routines the way TensorFlow's
+// Conv2D, MaxPool and FusedBatchNormV3 GPU kernels do:
+// - activations are described as they lie (NHWC, or NCHW with
+//   data_format);
+// - the filter, [KH, KW, I, O] in TensorFlow's layout (HWIO), is
+//   transformed (cudnnTransformTensor) into cuDNN's KRSC (NHWC activations)
+//   or KCRS (NCHW) before a convolution reads it, and a filter gradient is
+//   transformed back; a depthwise filter [KH, KW, C, M] is the grouped
+//   filter [KH, KW, 1, C * M] of C groups, as on the CPU;
+// - fused_conv2d is the convolution, cudnnAddTensor (the bias) and
+//   cudnnActivationForward (ReLU);
+// - the batch norm's training statistics come from
+//   cudnnBatchNormalizationForwardTraining with an averaging factor of 1:
+//   the batch's mean and its Bessel-corrected variance, which is what
+//   FusedBatchNormV3 returns.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Cudnn.h"
+
+#include "CudaStatus.h"
+
+#include <cmath>
+#include <cstring>
+#include <vector>
+
+namespace gplace::runtime::cuda {
+
+namespace {
+
+Status cudnnStatus(cudnnStatus_t result, const char *call) {
+  if (result == CUDNN_STATUS_SUCCESS)
+    return Status::ok();
+  const CudaLibraries &libs = CudaLibraries::get();
+  return Status::error(
+      result == CUDNN_STATUS_ALLOC_FAILED ? StatusCode::OutOfMemory
+                                          : StatusCode::Internal,
+      std::string(call) + " failed: " +
+          (libs.cudnnGetErrorString ? libs.cudnnGetErrorString(result) : "?"));
+}
+
+#define GPLACE_CUDNN_CHECK(fn, ...)                                            \
+  GPLACE_RETURN_IF_ERROR(                                                      \
+      cudnnStatus(CudaLibraries::get().fn(__VA_ARGS__), #fn))
+
+/// The most workspace a convolution algorithm may ask for.
+constexpr size_t kMaxWorkspace = size_t(1) << 30;
+
+enum class Role {
+  ConvForward,
+  ConvBackwardData,
+  ConvBackwardFilter,
+  PoolForward,
+  PoolBackward,
+  BatchNormForward,
+  BatchNormBackward,
+  None
+};
+
+Role roleOf(Kernel kernel) {
+  switch (kernel) {
+  case Kernel::Conv2D:
+  case Kernel::FusedConv2D:
+  case Kernel::DepthwiseConv2dNative:
+    return Role::ConvForward;
+  case Kernel::Conv2DBackpropInput:
+  case Kernel::DepthwiseConv2dNativeBackpropInput:
+    return Role::ConvBackwardData;
+  case Kernel::Conv2DBackpropFilter:
+  case Kernel::DepthwiseConv2dNativeBackpropFilter:
+    return Role::ConvBackwardFilter;
+  case Kernel::MaxPool:
+  case Kernel::AvgPool:
+    return Role::PoolForward;
+  case Kernel::MaxPoolGrad:
+  case Kernel::AvgPoolGrad:
+    return Role::PoolBackward;
+  case Kernel::FusedBatchNorm:
+    return Role::BatchNormForward;
+  case Kernel::FusedBatchNormGrad:
+    return Role::BatchNormBackward;
+  default:
+    return Role::None;
+  }
+}
+
+bool isDepthwise(Kernel kernel) {
+  return kernel == Kernel::DepthwiseConv2dNative ||
+         kernel == Kernel::DepthwiseConv2dNativeBackpropInput ||
+         kernel == Kernel::DepthwiseConv2dNativeBackpropFilter;
+}
+
+std::string opName(Kernel kernel) {
+  return "gplace." + std::string(kernelMnemonic(kernel));
+}
+
+std::string dims(const std::vector<int64_t> &values) {
+  std::string text;
+  for (int64_t v : values)
+    text += (text.empty() ? "" : ", ") + std::to_string(v);
+  return "[" + text + "]";
+}
+
+} // namespace
+
+struct CudnnKernels::Launch {
+  Role role = Role::None;
+  bool emptyOutput = false, emptyInput = false;
+  cudnnTensorDescriptor_t x = nullptr, y = nullptr;  ///< Forward in, out.
+  cudnnTensorDescriptor_t hwio = nullptr, packed = nullptr; ///< The filter.
+  cudnnTensorDescriptor_t bias = nullptr, stat = nullptr;
+  cudnnFilterDescriptor_t filter = nullptr;
+  cudnnConvolutionDescriptor_t conv = nullptr;
+  cudnnPoolingDescriptor_t pool = nullptr;
+  cudnnActivationDescriptor_t relu = nullptr;
+  int algorithm = 0;
+  size_t workspaceBytes = 0;
+  CUdeviceptr workspace = 0, filterBuffer = 0;
+  int64_t channels = 0; ///< Batch norm: per-channel vectors' length.
+
+  ~Launch() {
+    const CudaLibraries &libs = CudaLibraries::get();
+    for (cudnnTensorDescriptor_t d : {x, y, hwio, packed, bias, stat})
+      if (d)
+        libs.cudnnDestroyTensorDescriptor(d);
+    if (filter)
+      libs.cudnnDestroyFilterDescriptor(filter);
+    if (conv)
+      libs.cudnnDestroyConvolutionDescriptor(conv);
+    if (pool)
+      libs.cudnnDestroyPoolingDescriptor(pool);
+    if (relu)
+      libs.cudnnDestroyActivationDescriptor(relu);
+    for (CUdeviceptr buffer : {workspace, filterBuffer})
+      if (buffer)
+        libs.cuMemFree(buffer);
+  }
+};
+
+} // namespace gplace::runtime::cuda
+
+namespace gplace::runtime {
+
+bool isCudnnKernel(Kernel kernel) {
+  return cuda::roleOf(kernel) != cuda::Role::None;
+}
+
+std::string cudnnNote() {
+  using cuda::CudaLibraries;
+  const CudaLibraries &libs = CudaLibraries::get();
+  if (!libs.cudnnError.empty())
+    return "no cuDNN (" + libs.cudnnError +
+           "): conv2d, pooling and batch norm cannot run on CUDA GPUs";
+  size_t v = libs.cudnnGetVersion();
+  // cuDNN 9: major * 10000 + minor * 100 + patch.
+  return "cuDNN " + std::to_string(v / 10000) + "." +
+         std::to_string(v / 100 % 100) + "." + std::to_string(v % 100);
+}
+
+} // namespace gplace::runtime
+
+namespace gplace::runtime::cuda {
+
+CudnnKernels::CudnnKernels(bool allowTf32) : allowTf32_(allowTf32) {}
+
+CudnnKernels::~CudnnKernels() {
+  launches_.clear();
+  if (handle_)
+    CudaLibraries::get().cudnnDestroy(handle_);
+}
+
+Status CudnnKernels::handle() {
+  if (handle_)
+    return Status::ok();
+  const CudaLibraries &libs = CudaLibraries::get();
+  if (!libs.cudnnError.empty())
+    return Status::unavailable(
+        "cuDNN is not available (" + libs.cudnnError +
+        "): convolutions, pooling and batch norm cannot run on CUDA GPUs; "
+        "install cuDNN 9 (or put its libraries on LD_LIBRARY_PATH), or place "
+        "these ops on the CPU");
+  GPLACE_CUDNN_CHECK(cudnnCreate, &handle_);
+  return Status::ok();
+}
+
+namespace {
+
+/// A rank-4 activation as it lies in memory.
+Status describe(cudnnTensorDescriptor_t *desc, const TensorType &type,
+                bool channelsFirst) {
+  const CudaLibraries &libs = CudaLibraries::get();
+  GPLACE_CUDNN_CHECK(cudnnCreateTensorDescriptor, desc);
+  const std::vector<int64_t> &s = type.shape;
+  int n = static_cast<int>(s[0]);
+  int c = static_cast<int>(channelsFirst ? s[1] : s[3]);
+  int h = static_cast<int>(channelsFirst ? s[2] : s[1]);
+  int w = static_cast<int>(channelsFirst ? s[3] : s[2]);
+  (void)libs;
+  GPLACE_CUDNN_CHECK(cudnnSetTensor4dDescriptor, *desc,
+                     channelsFirst ? CUDNN_TENSOR_NCHW : CUDNN_TENSOR_NHWC,
+                     CUDNN_DATA_FLOAT, n, c, h, w);
+  return Status::ok();
+}
+
+/// cuDNN's legacy routines pad both sides of a dimension alike.
+Status symmetricPads(const KernelCall &call) {
+  const std::vector<int64_t> &pads = call.params->windowPads;
+  if (pads[0] != pads[1] || pads[2] != pads[3])
+    return Status::invalidArgument(
+        opName(call.kernel) + " pads (top, bottom, left, right) " +
+        dims(pads) +
+        " on a CUDA GPU: cuDNN pads both sides of a dimension alike; place "
+        "the op on the CPU, or pad explicitly (gplace.pad) and use VALID");
+  return Status::ok();
+}
+
+} // namespace
+
+Status CudnnKernels::prepare(const KernelCall &call) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (launches_.count(&call))
+      return Status::ok();
+  }
+  GPLACE_RETURN_IF_ERROR(handle());
+  const CudaLibraries &libs = CudaLibraries::get();
+  auto launch = std::make_unique<Launch>();
+  Launch &l = *launch;
+  l.role = roleOf(call.kernel);
+  for (const TensorRef &out : call.outputs)
+    l.emptyOutput |= out.type->numElements() == 0;
+  for (const TensorRef &in : call.inputs)
+    l.emptyInput |= in.type->numElements() == 0;
+  const KernelParams &p = *call.params;
+  bool first = p.channelsFirst;
+  auto store = [&]() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    launches_[&call] = std::move(launch);
+    return Status::ok();
+  };
+  if (l.emptyOutput || l.emptyInput)
+    return store();
+
+  switch (l.role) {
+  case Role::ConvForward:
+  case Role::ConvBackwardData:
+  case Role::ConvBackwardFilter: {
+    GPLACE_RETURN_IF_ERROR(symmetricPads(call));
+    // The tensors by role (as the CPU's oneDNN kernels take them).
+    const TensorRef *src, *weights, *dst;
+    if (l.role == Role::ConvForward)
+      src = &call.inputs[0], weights = &call.inputs[1],
+      dst = &call.outputs[0];
+    else if (l.role == Role::ConvBackwardData)
+      weights = &call.inputs[0], dst = &call.inputs[1],
+      src = &call.outputs[0];
+    else
+      src = &call.inputs[0], dst = &call.inputs[1],
+      weights = &call.outputs[0];
+    std::vector<int64_t> f = weights->type->shape; // [KH, KW, I, O]
+    if (isDepthwise(call.kernel))
+      f = {f[0], f[1], 1, f[2] * f[3]};
+    int kh = static_cast<int>(f[0]), kw = static_cast<int>(f[1]);
+    int in = static_cast<int>(f[2]), out = static_cast<int>(f[3]);
+    int64_t channels = src->type->shape[first ? 1 : 3];
+    int groups = static_cast<int>(channels / in);
+    GPLACE_RETURN_IF_ERROR(describe(&l.x, *src->type, first));
+    GPLACE_RETURN_IF_ERROR(describe(&l.y, *dst->type, first));
+    cudnnTensorFormat_t format = first ? CUDNN_TENSOR_NCHW : CUDNN_TENSOR_NHWC;
+    // The filter as it lies (HWIO, strided) and packed in cuDNN's layout.
+    GPLACE_CUDNN_CHECK(cudnnCreateTensorDescriptor, &l.hwio);
+    GPLACE_CUDNN_CHECK(cudnnSetTensor4dDescriptorEx, l.hwio, CUDNN_DATA_FLOAT,
+                       out, in, kh, kw, 1, out, kw * in * out, in * out);
+    GPLACE_CUDNN_CHECK(cudnnCreateTensorDescriptor, &l.packed);
+    GPLACE_CUDNN_CHECK(cudnnSetTensor4dDescriptor, l.packed, format,
+                       CUDNN_DATA_FLOAT, out, in, kh, kw);
+    GPLACE_CUDNN_CHECK(cudnnCreateFilterDescriptor, &l.filter);
+    GPLACE_CUDNN_CHECK(cudnnSetFilter4dDescriptor, l.filter, CUDNN_DATA_FLOAT,
+                       format, out, in, kh, kw);
+    GPLACE_CUDNN_CHECK(cudnnCreateConvolutionDescriptor, &l.conv);
+    GPLACE_CUDNN_CHECK(cudnnSetConvolution2dDescriptor, l.conv,
+                       static_cast<int>(p.windowPads[0]),
+                       static_cast<int>(p.windowPads[2]),
+                       static_cast<int>(p.windowStrides[0]),
+                       static_cast<int>(p.windowStrides[1]),
+                       static_cast<int>(p.windowDilations[0]),
+                       static_cast<int>(p.windowDilations[1]),
+                       CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT);
+    GPLACE_CUDNN_CHECK(cudnnSetConvolutionGroupCount, l.conv, groups);
+    GPLACE_CUDNN_CHECK(cudnnSetConvolutionMathType, l.conv,
+                       allowTf32_ ? CUDNN_DEFAULT_MATH : CUDNN_FMA_MATH);
+    // cuDNN's heuristics, best first: the first that runs in the budget.
+    auto choose = [&](auto *perf, int returned) -> Status {
+      for (int i = 0; i < returned; ++i)
+        if (perf[i].status == CUDNN_STATUS_SUCCESS &&
+            perf[i].memory <= kMaxWorkspace) {
+          l.algorithm = static_cast<int>(perf[i].algo);
+          l.workspaceBytes = perf[i].memory;
+          return Status::ok();
+        }
+      return Status::invalidArgument("cuDNN has no algorithm for " +
+                                     opName(call.kernel) + " with filter " +
+                                     dims(weights->type->shape));
+    };
+    int returned = 0;
+    if (l.role == Role::ConvForward) {
+      cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
+      GPLACE_CUDNN_CHECK(cudnnGetConvolutionForwardAlgorithm_v7, handle_, l.x,
+                         l.filter, l.conv, l.y,
+                         CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &returned, perf);
+      GPLACE_RETURN_IF_ERROR(choose(perf, returned));
+    } else if (l.role == Role::ConvBackwardData) {
+      cudnnConvolutionBwdDataAlgoPerf_t
+          perf[CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT];
+      GPLACE_CUDNN_CHECK(cudnnGetConvolutionBackwardDataAlgorithm_v7, handle_,
+                         l.filter, l.y, l.conv, l.x,
+                         CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT, &returned,
+                         perf);
+      GPLACE_RETURN_IF_ERROR(choose(perf, returned));
+    } else {
+      cudnnConvolutionBwdFilterAlgoPerf_t
+          perf[CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT];
+      GPLACE_CUDNN_CHECK(cudnnGetConvolutionBackwardFilterAlgorithm_v7,
+                         handle_, l.x, l.y, l.conv, l.filter,
+                         CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT, &returned,
+                         perf);
+      GPLACE_RETURN_IF_ERROR(choose(perf, returned));
+    }
+    if (l.workspaceBytes)
+      GPLACE_CU_CHECK(cuMemAlloc, &l.workspace, l.workspaceBytes);
+    GPLACE_CU_CHECK(cuMemAlloc, &l.filterBuffer,
+                    weights->type->numElements() * sizeof(float));
+    if (call.kernel == Kernel::FusedConv2D) {
+      GPLACE_CUDNN_CHECK(cudnnCreateTensorDescriptor, &l.bias);
+      GPLACE_CUDNN_CHECK(cudnnSetTensor4dDescriptor, l.bias, CUDNN_TENSOR_NCHW,
+                         CUDNN_DATA_FLOAT, 1,
+                         static_cast<int>(dst->type->shape[first ? 1 : 3]), 1,
+                         1);
+      if (p.fusedRelu) {
+        GPLACE_CUDNN_CHECK(cudnnCreateActivationDescriptor, &l.relu);
+        GPLACE_CUDNN_CHECK(cudnnSetActivationDescriptor, l.relu,
+                           CUDNN_ACTIVATION_RELU, CUDNN_NOT_PROPAGATE_NAN, 0.0);
+      }
+    }
+    break;
+  }
+  case Role::PoolForward:
+  case Role::PoolBackward: {
+    GPLACE_RETURN_IF_ERROR(symmetricPads(call));
+    if (p.windowDilations[0] != 1 || p.windowDilations[1] != 1)
+      return Status::invalidArgument(opName(call.kernel) +
+                                     " with dilations on a CUDA GPU: cuDNN's "
+                                     "pooling has none");
+    // src: the forward input (or its gradient); dst: the forward output.
+    const TensorRef &src = l.role == Role::PoolForward ? call.inputs[0]
+                                                       : call.outputs[0];
+    const TensorRef &dst =
+        l.role == Role::PoolForward ? call.outputs[0] : call.inputs.back();
+    GPLACE_RETURN_IF_ERROR(describe(&l.x, *src.type, first));
+    GPLACE_RETURN_IF_ERROR(describe(&l.y, *dst.type, first));
+    bool isMax =
+        call.kernel == Kernel::MaxPool || call.kernel == Kernel::MaxPoolGrad;
+    GPLACE_CUDNN_CHECK(cudnnCreatePoolingDescriptor, &l.pool);
+    GPLACE_CUDNN_CHECK(
+        cudnnSetPooling2dDescriptor, l.pool,
+        isMax ? CUDNN_POOLING_MAX_DETERMINISTIC
+              : CUDNN_POOLING_AVERAGE_COUNT_EXCLUDE_PADDING,
+        CUDNN_PROPAGATE_NAN, static_cast<int>(p.windowSize[0]),
+        static_cast<int>(p.windowSize[1]), static_cast<int>(p.windowPads[0]),
+        static_cast<int>(p.windowPads[2]), static_cast<int>(p.windowStrides[0]),
+        static_cast<int>(p.windowStrides[1]));
+    break;
+  }
+  case Role::BatchNormForward:
+  case Role::BatchNormBackward: {
+    if (l.role == Role::BatchNormBackward && !p.isTraining)
+      return Status::invalidArgument(
+          "gplace.fused_batch_norm_grad of an inference-mode batch norm on a "
+          "CUDA GPU: cuDNN's batch norm gradient is the training one; place "
+          "the op on the CPU");
+    const TensorRef &x = call.inputs[l.role == Role::BatchNormBackward];
+    l.channels = x.type->shape[first ? 1 : 3];
+    GPLACE_RETURN_IF_ERROR(describe(&l.x, *x.type, first));
+    GPLACE_CUDNN_CHECK(cudnnCreateTensorDescriptor, &l.stat);
+    GPLACE_CUDNN_CHECK(cudnnDeriveBNTensorDescriptor, l.stat, l.x,
+                       CUDNN_BATCHNORM_SPATIAL);
+    break;
+  }
+  case Role::None:
+    return Status::internal(opName(call.kernel) + " is not a cuDNN kernel");
+  }
+  (void)libs;
+  return store();
+}
+
+Status CudnnKernels::launch(const KernelCall &call, CUstream stream) {
+  Launch *found = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = launches_.find(&call);
+    if (it != launches_.end())
+      found = it->second.get();
+  }
+  if (!found) {
+    GPLACE_RETURN_IF_ERROR(prepare(call));
+    std::lock_guard<std::mutex> lock(mutex_);
+    found = launches_[&call].get();
+  }
+  const Launch &l = *found;
+  const CudaLibraries &libs = CudaLibraries::get();
+  const KernelParams &p = *call.params;
+  auto ptr = [](const TensorRef &ref) {
+    return reinterpret_cast<CUdeviceptr>(ref.data);
+  };
+  if (l.emptyOutput && l.role != Role::BatchNormForward)
+    return Status::ok();
+  if (l.emptyOutput || l.emptyInput) {
+    // Nothing flows in: zero gradients. A batch norm of no elements
+    // returns NaN statistics in training and the given ones in inference
+    // (TensorFlow's, and the CPU kernel's).
+    for (size_t i = 0; i < call.outputs.size(); ++i) {
+      const TensorRef &out = call.outputs[i];
+      int64_t elements = out.type->numElements();
+      if (elements == 0)
+        continue;
+      if (l.role == Role::BatchNormForward && i > 0 && p.isTraining)
+        GPLACE_CU_CHECK(cuMemsetD32Async, ptr(out), 0x7fc00000u, elements,
+                        stream);
+      else if (l.role == Role::BatchNormForward && i > 0)
+        GPLACE_CU_CHECK(cuMemcpyDtoDAsync, ptr(out), ptr(call.inputs[2 + i]),
+                        out.type->bytes(), stream);
+      else
+        GPLACE_CU_CHECK(cuMemsetD8Async, ptr(out), 0, out.type->bytes(),
+                        stream);
+    }
+    return Status::ok();
+  }
+  GPLACE_CUDNN_CHECK(cudnnSetStream, handle_, stream);
+  const float one = 1.0f, zero = 0.0f;
+  void *workspace = reinterpret_cast<void *>(l.workspace);
+  void *filter = reinterpret_cast<void *>(l.filterBuffer);
+  switch (l.role) {
+  case Role::ConvForward: {
+    GPLACE_CUDNN_CHECK(cudnnTransformTensor, handle_, &one, l.hwio,
+                       call.inputs[1].data, &zero, l.packed, filter);
+    GPLACE_CUDNN_CHECK(cudnnConvolutionForward, handle_, &one, l.x,
+                       call.inputs[0].data, l.filter, filter, l.conv,
+                       static_cast<cudnnConvolutionFwdAlgo_t>(l.algorithm),
+                       workspace, l.workspaceBytes, &zero, l.y,
+                       call.outputs[0].data);
+    if (l.bias)
+      GPLACE_CUDNN_CHECK(cudnnAddTensor, handle_, &one, l.bias,
+                         call.inputs[2].data, &one, l.y, call.outputs[0].data);
+    if (l.relu)
+      GPLACE_CUDNN_CHECK(cudnnActivationForward, handle_, l.relu, &one, l.y,
+                         call.outputs[0].data, &zero, l.y,
+                         call.outputs[0].data);
+    break;
+  }
+  case Role::ConvBackwardData:
+    GPLACE_CUDNN_CHECK(cudnnTransformTensor, handle_, &one, l.hwio,
+                       call.inputs[0].data, &zero, l.packed, filter);
+    GPLACE_CUDNN_CHECK(cudnnConvolutionBackwardData, handle_, &one, l.filter,
+                       filter, l.y, call.inputs[1].data, l.conv,
+                       static_cast<cudnnConvolutionBwdDataAlgo_t>(l.algorithm),
+                       workspace, l.workspaceBytes, &zero, l.x,
+                       call.outputs[0].data);
+    break;
+  case Role::ConvBackwardFilter:
+    GPLACE_CUDNN_CHECK(
+        cudnnConvolutionBackwardFilter, handle_, &one, l.x, call.inputs[0].data,
+        l.y, call.inputs[1].data, l.conv,
+        static_cast<cudnnConvolutionBwdFilterAlgo_t>(l.algorithm), workspace,
+        l.workspaceBytes, &zero, l.filter, filter);
+    GPLACE_CUDNN_CHECK(cudnnTransformTensor, handle_, &one, l.packed, filter,
+                       &zero, l.hwio, call.outputs[0].data);
+    break;
+  case Role::PoolForward:
+    GPLACE_CUDNN_CHECK(cudnnPoolingForward, handle_, l.pool, &one, l.x,
+                       call.inputs[0].data, &zero, l.y, call.outputs[0].data);
+    break;
+  case Role::PoolBackward:
+    if (call.kernel == Kernel::MaxPoolGrad) {
+      // orig_input, orig_output, the gradient.
+      GPLACE_CUDNN_CHECK(cudnnPoolingBackward, handle_, l.pool, &one, l.y,
+                         call.inputs[1].data, l.y, call.inputs[2].data, l.x,
+                         call.inputs[0].data, &zero, l.x,
+                         call.outputs[0].data);
+    } else {
+      // An average's gradient reads neither the forward input nor its
+      // output: cuDNN is handed the gradient and the result in their
+      // places (as TensorFlow hands it scratch tensors).
+      GPLACE_CUDNN_CHECK(cudnnPoolingBackward, handle_, l.pool, &one, l.y,
+                         call.inputs[0].data, l.y, call.inputs[0].data, l.x,
+                         call.outputs[0].data, &zero, l.x,
+                         call.outputs[0].data);
+    }
+    break;
+  case Role::BatchNormForward:
+    if (p.isTraining) {
+      // With an averaging factor of 1 the "running" statistics are the
+      // batch's; they start from zeros, as 0 * (1 - 1) must not be NaN.
+      for (int i : {1, 2})
+        GPLACE_CU_CHECK(cuMemsetD8Async, ptr(call.outputs[i]), 0,
+                        call.outputs[i].type->bytes(), stream);
+      GPLACE_CUDNN_CHECK(
+          cudnnBatchNormalizationForwardTraining, handle_,
+          CUDNN_BATCHNORM_SPATIAL, &one, &zero, l.x, call.inputs[0].data, l.x,
+          call.outputs[0].data, l.stat, call.inputs[1].data,
+          call.inputs[2].data, 1.0, call.outputs[1].data,
+          call.outputs[2].data, p.epsilon, nullptr, nullptr);
+    } else {
+      GPLACE_CUDNN_CHECK(cudnnBatchNormalizationForwardInference, handle_,
+                         CUDNN_BATCHNORM_SPATIAL, &one, &zero, l.x,
+                         call.inputs[0].data, l.x, call.outputs[0].data,
+                         l.stat, call.inputs[1].data, call.inputs[2].data,
+                         call.inputs[3].data, call.inputs[4].data, p.epsilon);
+      for (int i : {1, 2})
+        GPLACE_CU_CHECK(cuMemcpyDtoDAsync, ptr(call.outputs[i]),
+                        ptr(call.inputs[2 + i]), call.outputs[i].type->bytes(),
+                        stream);
+    }
+    break;
+  case Role::BatchNormBackward:
+    // y_backprop, x, scale, mean, variance: the batch's statistics are
+    // recomputed from x (no saved ones are passed).
+    GPLACE_CUDNN_CHECK(cudnnBatchNormalizationBackward, handle_,
+                       CUDNN_BATCHNORM_SPATIAL, &one, &zero, &one, &zero, l.x,
+                       call.inputs[1].data, l.x, call.inputs[0].data, l.x,
+                       call.outputs[0].data, l.stat, call.inputs[2].data,
+                       call.outputs[1].data, call.outputs[2].data, p.epsilon,
+                       nullptr, nullptr);
+    break;
+  case Role::None:
+    return Status::internal(opName(call.kernel) + " is not a cuDNN kernel");
+  }
+  (void)libs;
+  return Status::ok();
+}
+
+} // namespace gplace::runtime::cuda
