@@ -25,7 +25,9 @@
 // every output (Device::reduceSlice); each records a second event, and
 // after the second barrier each stream waits for all of them, so that no
 // member's later work overwrites an input, or reads an output, that
-// another member's kernel still uses.
+// another member's kernel still uses. Members that are CUDA GPUs on
+// physical GPUs of their own run NCCL (Device::createCollective): each
+// queues ncclAllReduce on its stream once every member has arrived.
 //
 //===----------------------------------------------------------------------===//
 
@@ -113,6 +115,9 @@ struct Instance {
   /// member: its input is ready, its slice is written.
   bool onDevices = false;
   std::vector<std::unique_ptr<DeviceEvent>> ready, written;
+  /// A device library's all-reduce (NCCL), shared by the group's
+  /// all-reduces.
+  DeviceCollective *library = nullptr;
   RankSet *rankSet = nullptr; ///< Groups spanning tasks.
   Barrier arrived, added, reduced;
 };
@@ -159,6 +164,11 @@ public:
   std::atomic<bool> aborted{false};
   /// All-reduces reduced on the devices, and through host staging.
   int onDevices = 0, staged = 0;
+  /// Library all-reduces (NCCL) by device group, and how many use them;
+  /// why a group has none, where its library said.
+  std::map<std::vector<Device *>, std::unique_ptr<DeviceCollective>> libraries;
+  std::map<std::string, int> inLibrary;
+  std::string noLibrary;
 
   ~Impl() {
     for (auto &[key, instance] : instances)
@@ -266,7 +276,22 @@ public:
     return Status::ok();
   }
 
+  /// Member p's part of a library all-reduce: queued once every member
+  /// arrived, so that the group's all-reduces reach the library in one
+  /// order on every member.
+  Status runInLibrary(Instance &instance, size_t p) {
+    const CollectiveMember &member = instance.locals[p].member;
+    if (!instance.arrived.wait(static_cast<int>(instance.locals.size()),
+                               aborted))
+      return aborted_();
+    return instance.library->allReduce(
+        p, member.input.data, member.output.data, instance.type,
+        instance.mean ? instance.groupSize : 0, member.stream);
+  }
+
   Status run(Instance &instance, size_t p) {
+    if (instance.library)
+      return runInLibrary(instance, p);
     if (instance.onDevices)
       return runOnDevices(instance, p);
     Local &local = instance.locals[p];
@@ -397,10 +422,30 @@ Status CollectiveExecutor::prepare(Transport *transport) {
           std::to_string(instance.locals.size()) +
           " members in this process, but its group needs " +
           std::to_string(expected));
-    // On the devices when every member's device shares the first one's
-    // memory (and has events to order the members' streams).
+    // A device library's all-reduce (NCCL: each member on a physical GPU
+    // of its own), else on the devices when every member's device shares
+    // the first one's memory (and has events to order the members'
+    // streams), else on the host.
     Device &first = *instance.locals.front().member.device;
-    instance.onDevices = !spansTasks && !first.isHostMemory();
+    if (!spansTasks && !first.isHostMemory()) {
+      std::vector<Device *> group;
+      for (const Local &local : instance.locals)
+        group.push_back(local.member.device);
+      auto found = impl_->libraries.find(group);
+      if (found == impl_->libraries.end()) {
+        std::string why;
+        found = impl_->libraries
+                    .emplace(group, first.createCollective(group, why))
+                    .first;
+        if (!why.empty())
+          impl_->noLibrary = why;
+      }
+      instance.library = found->second.get();
+      if (instance.library)
+        ++impl_->inLibrary[instance.library->name()];
+    }
+    instance.onDevices =
+        !spansTasks && !first.isHostMemory() && !instance.library;
     for (const Local &local : instance.locals)
       instance.onDevices &= local.member.device == &first ||
                             first.sharesMemoryWith(*local.member.device);
@@ -425,7 +470,8 @@ Status CollectiveExecutor::prepare(Transport *transport) {
             member.label + " on " + member.device->fullName() +
             ": two members of all-reduce " + std::to_string(key) +
             " run on one stream, where each waits for the other");
-      if (!member.device->isHostMemory() && !instance.onDevices) {
+      if (!member.device->isHostMemory() && !instance.onDevices &&
+          !instance.library) {
         StatusOr<void *> staging =
             member.device->allocateHostStaging(instance.type.bytes());
         if (!staging)
@@ -434,14 +480,14 @@ Status CollectiveExecutor::prepare(Transport *transport) {
       }
     }
     instance.sources.assign(instance.locals.size(), nullptr);
-    instance.fast = !spansTasks && !instance.onDevices;
+    instance.fast = !spansTasks && !instance.onDevices && !instance.library;
     for (const Local &local : instance.locals)
       instance.fast &= local.staging == nullptr;
-    if (!instance.fast && !instance.onDevices &&
+    if (!instance.fast && !instance.onDevices && !instance.library &&
         std::any_of(instance.locals.begin(), instance.locals.end(),
                     [](const Local &local) { return local.staging; }))
       ++impl_->staged;
-    if (!instance.fast && !instance.onDevices)
+    if (!instance.fast && !instance.onDevices && !instance.library)
       instance.sum.assign(instance.type.numElements() *
                               (isF64(instance.type) ? 8 : 4),
                           0);
@@ -469,16 +515,22 @@ std::string CollectiveExecutor::note() const {
     return "";
   int host = total - impl_->onDevices - impl_->staged;
   std::string text;
-  auto add = [&](int count, const char *how) {
+  auto add = [&](int count, const std::string &how) {
     if (count)
       text += std::string(text.empty() ? "" : ", ") + std::to_string(count) +
               " " + how;
   };
+  for (const auto &[name, count] : impl_->inLibrary) {
+    add(count, "in " + name + " (each member on a GPU of its own)");
+    host -= count;
+  }
   add(impl_->onDevices, "on the devices (GPUs sharing one GPU's memory: a "
                         "kernel per member, no host copy)");
   add(impl_->staged, "through host staging (download, add on the host, "
                      "upload: copy-based)");
   add(host, "in host memory");
+  if (impl_->staged && !impl_->noLibrary.empty())
+    text += " (" + impl_->noLibrary + ")";
   return "All-reduces: " + text;
 }
 

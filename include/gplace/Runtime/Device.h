@@ -39,6 +39,26 @@ public:
   virtual ~DeviceGraph() = default;
 };
 
+/// An all-reduce that a device library runs across a group of devices
+/// (NCCL's communicators for CUDA GPUs on distinct physical GPUs), made by
+/// Device::createCollective for one group and used by every all-reduce of
+/// that group (CollectiveExecutor).
+class DeviceCollective {
+public:
+  virtual ~DeviceCollective() = default;
+  /// Queues member `member`'s part of an all-reduce on its device's
+  /// `stream`: `output` = the sum over the members of `input` (each of
+  /// `type`, on that member's device), divided by `divisor` unless 0.
+  /// Every member's part must be queued, each after the others arrived
+  /// (calls of one group in the same order on every member). Errors: the
+  /// library's.
+  virtual Status allReduce(size_t member, const void *input, void *output,
+                           const TensorType &type, int64_t divisor,
+                           int stream) = 0;
+  /// "NCCL 2.28.3", for the placement log.
+  virtual std::string name() const = 0;
+};
+
 class Device {
 public:
   /// `memoryLimit` in bytes, 0 for none. `description` is TensorFlow's
@@ -125,6 +145,15 @@ public:
                              const std::vector<void *> &outputs,
                              ElementType type, int64_t divisor, int64_t begin,
                              int64_t end, int stream);
+
+  /// A library all-reduce over `members` (this device is members[0]), or
+  /// null where there is none (the default; CUDA GPUs: NCCL, when every
+  /// member is a CUDA GPU on its own physical GPU and libnccl.so.2 loads).
+  /// `why` gets the reason for null where one is worth a line in the log.
+  virtual std::unique_ptr<DeviceCollective>
+  createCollective(const std::vector<Device *> &members, std::string &why) {
+    return nullptr;
+  }
 
   /// Graphs (CUDA graphs, captured as cuStreamBeginCapture does): a device
   /// that can record the work queued on its streams and replay it as one

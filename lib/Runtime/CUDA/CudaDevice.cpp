@@ -66,6 +66,44 @@ public:
   }
 };
 
+class CudaDevice;
+
+/// NCCL over a group of CUDA GPUs, each on its own physical GPU: one
+/// communicator per member from ncclCommInitAll (a single process's
+/// clique), shared by every all-reduce of the group; each member's thread
+/// queues its part on its own stream (one thread per device, as NCCL
+/// allows without group calls). A mean is NCCL's sum, then the member's
+/// division kernel (TensorFlow's final_op Div).
+class NcclCollective final : public DeviceCollective {
+public:
+  static std::unique_ptr<DeviceCollective>
+  create(const std::vector<CudaDevice *> &members, std::string &why);
+  ~NcclCollective() override {
+    const cuda::NcclLibrary &nccl = cuda::NcclLibrary::get();
+    for (ncclComm_t comm : comms_)
+      if (comm)
+        nccl.ncclCommDestroy(comm);
+  }
+  Status allReduce(size_t member, const void *input, void *output,
+                   const TensorType &type, int64_t divisor,
+                   int stream) override;
+  std::string name() const override { return name_; }
+
+private:
+  std::vector<CudaDevice *> members_;
+  std::vector<ncclComm_t> comms_;
+  std::string name_;
+};
+
+Status ncclStatus(ncclResult_t result, const char *call) {
+  if (result == ncclSuccess)
+    return Status::ok();
+  const cuda::NcclLibrary &nccl = cuda::NcclLibrary::get();
+  return Status::internal(
+      std::string(call) + " failed: " +
+      (nccl.ncclGetErrorString ? nccl.ncclGetErrorString(result) : "?"));
+}
+
 class CudaDevice final : public Device {
 public:
   CudaDevice(DeviceName name, std::string description, int64_t limit,
@@ -360,6 +398,25 @@ public:
     return run(*compiled, pointers, streams_[stream]);
   }
 
+  std::unique_ptr<DeviceCollective>
+  createCollective(const std::vector<Device *> &members,
+                   std::string &why) override {
+    std::vector<CudaDevice *> gpus;
+    std::set<int> physical;
+    for (Device *member : members) {
+      auto *cuda = dynamic_cast<CudaDevice *>(member);
+      if (!cuda || !physical.insert(cuda->gpu_->ordinal).second)
+        return nullptr; // Not all CUDA GPUs, or two share one GPU.
+      gpus.push_back(cuda);
+    }
+    return NcclCollective::create(gpus, why);
+  }
+
+  /// The CUDA stream `stream` (for NCCL) and the physical GPU's ordinal.
+  CUstream stream(int index) const { return streams_[index]; }
+  int ordinal() const { return gpu_->ordinal; }
+  Status makeCurrent() const { return activate(); }
+
   bool canCaptureGraphs() const override { return true; }
 
   /// Captures from the compute stream; the copy stream joins the capture
@@ -569,6 +626,76 @@ private:
   CUevent forkEvent_ = nullptr, joinEvent_ = nullptr; ///< Of a capture.
   int64_t peerStagingBytes_ = 0;
 };
+
+std::unique_ptr<DeviceCollective>
+NcclCollective::create(const std::vector<CudaDevice *> &members,
+                       std::string &why) {
+  const cuda::NcclLibrary &nccl = cuda::NcclLibrary::get();
+  if (!nccl.error.empty()) {
+    why = "NCCL is not available (" + nccl.error + ")";
+    return nullptr;
+  }
+  auto collective = std::make_unique<NcclCollective>();
+  collective->members_ = members;
+  collective->comms_.assign(members.size(), nullptr);
+  std::vector<int> ordinals;
+  for (CudaDevice *member : members)
+    ordinals.push_back(member->ordinal());
+  if (Status status = ncclStatus(
+          nccl.ncclCommInitAll(collective->comms_.data(),
+                               static_cast<int>(members.size()),
+                               ordinals.data()),
+          "ncclCommInitAll");
+      !status) {
+    collective->comms_.clear();
+    why = status.message();
+    return nullptr;
+  }
+  int version = 0;
+  nccl.ncclGetVersion(&version);
+  // NCCL 2.19 and later: major * 10000 + minor * 100 + patch.
+  collective->name_ = "NCCL " + std::to_string(version / 10000) + "." +
+                      std::to_string(version / 100 % 100) + "." +
+                      std::to_string(version % 100);
+  return collective;
+}
+
+Status NcclCollective::allReduce(size_t member, const void *input,
+                                 void *output, const TensorType &type,
+                                 int64_t divisor, int stream) {
+  ncclDataType_t dataType;
+  switch (type.elementType) {
+  case ElementType::F32:
+    dataType = ncclFloat32;
+    break;
+  case ElementType::F16:
+    dataType = ncclFloat16;
+    break;
+  case ElementType::BF16:
+    dataType = ncclBfloat16;
+    break;
+  case ElementType::F64:
+    dataType = ncclFloat64;
+    break;
+  default:
+    return Status::invalidArgument(
+        "no NCCL all-reduce of element type " +
+        std::string(elementTypeName(type.elementType)));
+  }
+  CudaDevice &device = *members_[member];
+  GPLACE_RETURN_IF_ERROR(device.makeCurrent());
+  const cuda::NcclLibrary &nccl = cuda::NcclLibrary::get();
+  GPLACE_RETURN_IF_ERROR(ncclStatus(
+      nccl.ncclAllReduce(input, output,
+                         static_cast<size_t>(type.numElements()), dataType,
+                         ncclSum, comms_[member],
+                         reinterpret_cast<cudaStream_t>(device.stream(stream))),
+      "ncclAllReduce"));
+  if (divisor)
+    return device.reduceSlice({output}, {output}, type.elementType, divisor, 0,
+                              type.numElements(), stream);
+  return Status::ok();
+}
 
 std::string pciBusId(const CudaLibraries &libs, CUdevice device) {
   int domain = 0, bus = 0, slot = 0;

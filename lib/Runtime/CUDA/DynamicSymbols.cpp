@@ -79,4 +79,17 @@ const CudaLibraries &CudaLibraries::get() {
   return libs;
 }
 
+const NcclLibrary &NcclLibrary::get() {
+  static const NcclLibrary nccl = [] {
+    NcclLibrary lib;
+    if (void *handle = openLibrary({"libnccl.so.2", "libnccl.so"}, lib.error)) {
+#define GPLACE_NCCL(name)                                                      \
+  resolve(handle, GPLACE_STRINGIFY(name), lib.name, lib.error);
+#include "CudaSymbols.def"
+    }
+    return lib;
+  }();
+  return nccl;
+}
+
 } // namespace gplace::runtime::cuda

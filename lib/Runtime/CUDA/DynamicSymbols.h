@@ -13,6 +13,7 @@
 #include <cublas_v2.h>
 #include <cuda.h>
 #include <cudnn.h>
+#include <nccl.h>
 #include <nvrtc.h>
 
 #include <string>
@@ -44,6 +45,15 @@ struct CudaLibraries {
 
   /// The libraries of this process, loaded on first call.
   static const CudaLibraries &get();
+};
+
+/// NCCL's entry points, loaded on first call (libnccl.so.2 is large, and
+/// only all-reduces across physical GPUs need it); `error` as above.
+struct NcclLibrary {
+#define GPLACE_NCCL(name) decltype(&::name) name = nullptr;
+#include "CudaSymbols.def"
+  std::string error;
+  static const NcclLibrary &get();
 };
 
 } // namespace gplace::runtime::cuda
