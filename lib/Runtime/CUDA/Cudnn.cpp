@@ -9,6 +9,14 @@
 //   or KCRS (NCHW) before a convolution reads it, and a filter gradient is
 //   transformed back; a depthwise filter [KH, KW, C, M] is the grouped
 //   filter [KH, KW, 1, C * M] of C groups, as on the CPU;
+// - cuDNN pads both sides of a dimension alike: where TensorFlow pads
+//   more after than before (SAME with an even window or a stride), the
+//   input is padded explicitly by the difference into a buffer of its own
+//   (zeros; -infinity for a max pool: a memset, then cudnnTransformTensor
+//   into the buffer's interior) and a gradient for it is cropped back out
+//   of such a buffer, as TensorFlow's GPU kernels do; an average pool's
+//   count of the elements would include explicit zeros, so an uneven
+//   avg_pool is an error;
 // - fused_conv2d is the convolution, cudnnAddTensor (the bias) and
 //   cudnnActivationForward (ReLU);
 // - the batch norm's training statistics come from
@@ -119,10 +127,20 @@ struct CudnnKernels::Launch {
   size_t workspaceBytes = 0;
   CUdeviceptr workspace = 0, filterBuffer = 0;
   int64_t channels = 0; ///< Batch norm: per-channel vectors' length.
+  /// Uneven padding: `x` describes the explicitly padded input, `real`
+  /// the input itself and `view` the padded buffer's interior (the real
+  /// dimensions, the buffer's strides) at element `viewOffset`; `padded`
+  /// holds the padded input, `paddedGradient` a max pool's padded input
+  /// gradient; `fill` the padding's bits.
+  cudnnTensorDescriptor_t real = nullptr, view = nullptr;
+  CUdeviceptr padded = 0, paddedGradient = 0;
+  int64_t paddedElements = 0, viewOffset = 0;
+  unsigned fill = 0;
 
   ~Launch() {
     const CudaLibraries &libs = CudaLibraries::get();
-    for (cudnnTensorDescriptor_t d : {x, y, hwio, packed, bias, stat})
+    for (cudnnTensorDescriptor_t d :
+         {x, y, hwio, packed, bias, stat, real, view})
       if (d)
         libs.cudnnDestroyTensorDescriptor(d);
     if (filter)
@@ -133,7 +151,7 @@ struct CudnnKernels::Launch {
       libs.cudnnDestroyPoolingDescriptor(pool);
     if (relu)
       libs.cudnnDestroyActivationDescriptor(relu);
-    for (CUdeviceptr buffer : {workspace, filterBuffer})
+    for (CUdeviceptr buffer : {workspace, filterBuffer, padded, paddedGradient})
       if (buffer)
         libs.cuMemFree(buffer);
   }
@@ -204,19 +222,21 @@ Status describe(cudnnTensorDescriptor_t *desc, const TensorType &type,
   return Status::ok();
 }
 
-/// cuDNN's legacy routines pad both sides of a dimension alike.
-Status symmetricPads(const KernelCall &call) {
-  const std::vector<int64_t> &pads = call.params->windowPads;
-  if (pads[0] != pads[1] || pads[2] != pads[3])
-    return Status::invalidArgument(
-        opName(call.kernel) + " pads (top, bottom, left, right) " +
-        dims(pads) +
-        " on a CUDA GPU: cuDNN pads both sides of a dimension alike; place "
-        "the op on the CPU, or pad explicitly (gplace.pad) and use VALID");
-  return Status::ok();
+/// The pads cuDNN applies on both sides (top, left): the smaller of each
+/// dimension's two.
+std::pair<int, int> evenPads(const KernelParams &p) {
+  return {static_cast<int>(std::min(p.windowPads[0], p.windowPads[1])),
+          static_cast<int>(std::min(p.windowPads[2], p.windowPads[3]))};
 }
 
 } // namespace
+
+/// Describes a window op's input `type` in `l`: as it lies when the op's
+/// pads are even, else padded explicitly by the difference (l.x the
+/// padded input; l.real, l.view and a buffer for the padding, two for a
+/// max pool's gradient). `fill` is the padding's bits.
+static Status describeInput(CudnnKernels::Launch &l, const KernelCall &call,
+                            const TensorType &type, unsigned fill);
 
 Status CudnnKernels::prepare(const KernelCall &call) {
   {
@@ -247,7 +267,6 @@ Status CudnnKernels::prepare(const KernelCall &call) {
   case Role::ConvForward:
   case Role::ConvBackwardData:
   case Role::ConvBackwardFilter: {
-    GPLACE_RETURN_IF_ERROR(symmetricPads(call));
     // The tensors by role (as the CPU's oneDNN kernels take them).
     const TensorRef *src, *weights, *dst;
     if (l.role == Role::ConvForward)
@@ -266,7 +285,7 @@ Status CudnnKernels::prepare(const KernelCall &call) {
     int in = static_cast<int>(f[2]), out = static_cast<int>(f[3]);
     int64_t channels = src->type->shape[first ? 1 : 3];
     int groups = static_cast<int>(channels / in);
-    GPLACE_RETURN_IF_ERROR(describe(&l.x, *src->type, first));
+    GPLACE_RETURN_IF_ERROR(describeInput(l, call, *src->type, 0));
     GPLACE_RETURN_IF_ERROR(describe(&l.y, *dst->type, first));
     cudnnTensorFormat_t format = first ? CUDNN_TENSOR_NCHW : CUDNN_TENSOR_NHWC;
     // The filter as it lies (HWIO, strided) and packed in cuDNN's layout.
@@ -281,8 +300,7 @@ Status CudnnKernels::prepare(const KernelCall &call) {
                        format, out, in, kh, kw);
     GPLACE_CUDNN_CHECK(cudnnCreateConvolutionDescriptor, &l.conv);
     GPLACE_CUDNN_CHECK(cudnnSetConvolution2dDescriptor, l.conv,
-                       static_cast<int>(p.windowPads[0]),
-                       static_cast<int>(p.windowPads[2]),
+                       evenPads(p).first, evenPads(p).second,
                        static_cast<int>(p.windowStrides[0]),
                        static_cast<int>(p.windowStrides[1]),
                        static_cast<int>(p.windowDilations[0]),
@@ -348,7 +366,16 @@ Status CudnnKernels::prepare(const KernelCall &call) {
   }
   case Role::PoolForward:
   case Role::PoolBackward: {
-    GPLACE_RETURN_IF_ERROR(symmetricPads(call));
+    bool isMax =
+        call.kernel == Kernel::MaxPool || call.kernel == Kernel::MaxPoolGrad;
+    if (!isMax && (p.windowPads[0] != p.windowPads[1] ||
+                   p.windowPads[2] != p.windowPads[3]))
+      return Status::invalidArgument(
+          opName(call.kernel) + " pads (top, bottom, left, right) " +
+          dims(p.windowPads) +
+          " on a CUDA GPU: cuDNN pads both sides of a dimension alike, and "
+          "an average over explicit padding would count it; place the op "
+          "on the CPU");
     if (p.windowDilations[0] != 1 || p.windowDilations[1] != 1)
       return Status::invalidArgument(opName(call.kernel) +
                                      " with dilations on a CUDA GPU: cuDNN's "
@@ -358,18 +385,18 @@ Status CudnnKernels::prepare(const KernelCall &call) {
                                                        : call.outputs[0];
     const TensorRef &dst =
         l.role == Role::PoolForward ? call.outputs[0] : call.inputs.back();
-    GPLACE_RETURN_IF_ERROR(describe(&l.x, *src.type, first));
+    // A max pool's explicit padding is -infinity (never a maximum).
+    GPLACE_RETURN_IF_ERROR(
+        describeInput(l, call, *src.type, isMax ? 0xff800000u : 0));
     GPLACE_RETURN_IF_ERROR(describe(&l.y, *dst.type, first));
-    bool isMax =
-        call.kernel == Kernel::MaxPool || call.kernel == Kernel::MaxPoolGrad;
     GPLACE_CUDNN_CHECK(cudnnCreatePoolingDescriptor, &l.pool);
     GPLACE_CUDNN_CHECK(
         cudnnSetPooling2dDescriptor, l.pool,
         isMax ? CUDNN_POOLING_MAX_DETERMINISTIC
               : CUDNN_POOLING_AVERAGE_COUNT_EXCLUDE_PADDING,
         CUDNN_PROPAGATE_NAN, static_cast<int>(p.windowSize[0]),
-        static_cast<int>(p.windowSize[1]), static_cast<int>(p.windowPads[0]),
-        static_cast<int>(p.windowPads[2]), static_cast<int>(p.windowStrides[0]),
+        static_cast<int>(p.windowSize[1]), evenPads(p).first,
+        evenPads(p).second, static_cast<int>(p.windowStrides[0]),
         static_cast<int>(p.windowStrides[1]));
     break;
   }
@@ -393,6 +420,52 @@ Status CudnnKernels::prepare(const KernelCall &call) {
   }
   (void)libs;
   return store();
+}
+
+static Status describeInput(CudnnKernels::Launch &l, const KernelCall &call,
+                            const TensorType &type, unsigned fill) {
+  const KernelParams &p = *call.params;
+  bool first = p.channelsFirst;
+  auto [top, left] = evenPads(p);
+  int64_t extraTop = p.windowPads[0] - top, extraLeft = p.windowPads[2] - left;
+  int64_t extraH = extraTop + p.windowPads[1] - top;
+  int64_t extraW = extraLeft + p.windowPads[3] - left;
+  if (extraH == 0 && extraW == 0)
+    return describe(&l.x, type, first);
+  TensorType padded = type;
+  padded.shape[first ? 2 : 1] += extraH;
+  padded.shape[first ? 3 : 2] += extraW;
+  GPLACE_RETURN_IF_ERROR(describe(&l.x, padded, first));
+  GPLACE_RETURN_IF_ERROR(describe(&l.real, type, first));
+  const std::vector<int64_t> &s = padded.shape;
+  int64_t n = s[0], c = s[first ? 1 : 3], h = s[first ? 2 : 1],
+          w = s[first ? 3 : 2];
+  // The padded buffer's strides (n, c, h, w), in elements.
+  int64_t strides[4] = {c * h * w, first ? h * w : 1, first ? w : w * c,
+                        first ? 1 : c};
+  const std::vector<int64_t> &r = type.shape;
+  GPLACE_CUDNN_CHECK(cudnnCreateTensorDescriptor, &l.view);
+  GPLACE_CUDNN_CHECK(cudnnSetTensor4dDescriptorEx, l.view, CUDNN_DATA_FLOAT,
+                     static_cast<int>(r[0]),
+                     static_cast<int>(r[first ? 1 : 3]),
+                     static_cast<int>(r[first ? 2 : 1]),
+                     static_cast<int>(r[first ? 3 : 2]),
+                     static_cast<int>(strides[0]),
+                     static_cast<int>(strides[1]),
+                     static_cast<int>(strides[2]),
+                     static_cast<int>(strides[3]));
+  l.viewOffset = extraTop * strides[2] + extraLeft * strides[3];
+  l.paddedElements = n * c * h * w;
+  l.fill = fill;
+  size_t bytes = static_cast<size_t>(l.paddedElements) * sizeof(float);
+  // The padded input (all but a convolution's input gradient read it),
+  // and the padded input gradient (which a max pool's gradient also has).
+  Role role = roleOf(call.kernel);
+  if (role != Role::ConvBackwardData)
+    GPLACE_CU_CHECK(cuMemAlloc, &l.padded, bytes);
+  if (role == Role::ConvBackwardData || call.kernel == Kernel::MaxPoolGrad)
+    GPLACE_CU_CHECK(cuMemAlloc, &l.paddedGradient, bytes);
+  return Status::ok();
 }
 
 Status CudnnKernels::launch(const KernelCall &call, CUstream stream) {
@@ -441,12 +514,42 @@ Status CudnnKernels::launch(const KernelCall &call, CUstream stream) {
   const float one = 1.0f, zero = 0.0f;
   void *workspace = reinterpret_cast<void *>(l.workspace);
   void *filter = reinterpret_cast<void *>(l.filterBuffer);
+  auto interior = [&](CUdeviceptr buffer) {
+    return reinterpret_cast<void *>(buffer + l.viewOffset * sizeof(float));
+  };
+  // The window op's input as cuDNN reads it: `input` itself, or padded
+  // explicitly into l.padded.
+  auto input = [&](const void *data, const void **in) -> Status {
+    *in = data;
+    if (!l.padded)
+      return Status::ok();
+    GPLACE_CU_CHECK(cuMemsetD32Async, l.padded, l.fill, l.paddedElements,
+                    stream);
+    GPLACE_CUDNN_CHECK(cudnnTransformTensor, handle_, &one, l.real, data,
+                       &zero, l.view, interior(l.padded));
+    *in = reinterpret_cast<void *>(l.padded);
+    return Status::ok();
+  };
+  // Where cuDNN writes the input's gradient (l.paddedGradient when
+  // padded), and its crop into `data` after.
+  auto gradient = [&](void *data) {
+    return l.paddedGradient ? reinterpret_cast<void *>(l.paddedGradient)
+                            : data;
+  };
+  auto crop = [&](void *data) -> Status {
+    if (l.paddedGradient)
+      GPLACE_CUDNN_CHECK(cudnnTransformTensor, handle_, &one, l.view,
+                         interior(l.paddedGradient), &zero, l.real, data);
+    return Status::ok();
+  };
+  const void *x = nullptr;
   switch (l.role) {
   case Role::ConvForward: {
     GPLACE_CUDNN_CHECK(cudnnTransformTensor, handle_, &one, l.hwio,
                        call.inputs[1].data, &zero, l.packed, filter);
-    GPLACE_CUDNN_CHECK(cudnnConvolutionForward, handle_, &one, l.x,
-                       call.inputs[0].data, l.filter, filter, l.conv,
+    GPLACE_RETURN_IF_ERROR(input(call.inputs[0].data, &x));
+    GPLACE_CUDNN_CHECK(cudnnConvolutionForward, handle_, &one, l.x, x,
+                       l.filter, filter, l.conv,
                        static_cast<cudnnConvolutionFwdAlgo_t>(l.algorithm),
                        workspace, l.workspaceBytes, &zero, l.y,
                        call.outputs[0].data);
@@ -466,11 +569,13 @@ Status CudnnKernels::launch(const KernelCall &call, CUstream stream) {
                        filter, l.y, call.inputs[1].data, l.conv,
                        static_cast<cudnnConvolutionBwdDataAlgo_t>(l.algorithm),
                        workspace, l.workspaceBytes, &zero, l.x,
-                       call.outputs[0].data);
+                       gradient(call.outputs[0].data));
+    GPLACE_RETURN_IF_ERROR(crop(call.outputs[0].data));
     break;
   case Role::ConvBackwardFilter:
+    GPLACE_RETURN_IF_ERROR(input(call.inputs[0].data, &x));
     GPLACE_CUDNN_CHECK(
-        cudnnConvolutionBackwardFilter, handle_, &one, l.x, call.inputs[0].data,
+        cudnnConvolutionBackwardFilter, handle_, &one, l.x, x,
         l.y, call.inputs[1].data, l.conv,
         static_cast<cudnnConvolutionBwdFilterAlgo_t>(l.algorithm), workspace,
         l.workspaceBytes, &zero, l.filter, filter);
@@ -478,16 +583,18 @@ Status CudnnKernels::launch(const KernelCall &call, CUstream stream) {
                        &zero, l.hwio, call.outputs[0].data);
     break;
   case Role::PoolForward:
-    GPLACE_CUDNN_CHECK(cudnnPoolingForward, handle_, l.pool, &one, l.x,
-                       call.inputs[0].data, &zero, l.y, call.outputs[0].data);
+    GPLACE_RETURN_IF_ERROR(input(call.inputs[0].data, &x));
+    GPLACE_CUDNN_CHECK(cudnnPoolingForward, handle_, l.pool, &one, l.x, x,
+                       &zero, l.y, call.outputs[0].data);
     break;
   case Role::PoolBackward:
     if (call.kernel == Kernel::MaxPoolGrad) {
       // orig_input, orig_output, the gradient.
+      GPLACE_RETURN_IF_ERROR(input(call.inputs[0].data, &x));
       GPLACE_CUDNN_CHECK(cudnnPoolingBackward, handle_, l.pool, &one, l.y,
                          call.inputs[1].data, l.y, call.inputs[2].data, l.x,
-                         call.inputs[0].data, &zero, l.x,
-                         call.outputs[0].data);
+                         x, &zero, l.x, gradient(call.outputs[0].data));
+      GPLACE_RETURN_IF_ERROR(crop(call.outputs[0].data));
     } else {
       // An average's gradient reads neither the forward input nor its
       // output: cuDNN is handed the gradient and the result in their

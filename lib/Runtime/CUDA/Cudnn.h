@@ -39,10 +39,10 @@ public:
   ~CudnnKernels();
 
   /// Sets up `call` (a kernel isCudnnKernel accepts), with the device's
-  /// context current. Errors: cuDNN unavailable (unavailable), padding
-  /// cuDNN cannot express (unequal before and after: unimplemented, naming
-  /// the pads), the gradient of an inference-mode batch norm
-  /// (unimplemented), cuDNN's or the driver's errors.
+  /// context current. Errors: cuDNN unavailable (unavailable); invalid
+  /// argument for what cuDNN cannot run: an average pool padded unevenly
+  /// (more after than before), a dilated pool, the gradient of an
+  /// inference-mode batch norm; cuDNN's or the driver's errors.
   Status prepare(const KernelCall &call);
 
   /// Runs `call` on `stream` (prepare()s it first if needed), with the
