@@ -255,7 +255,7 @@ def train_sides(run, work, steps):
     base = [run, EXAMPLE, "--entry=train", "--init=init",
             f"--input=@{images}", f"--input=@{labels}",
             f"--iterations={1 + steps}", "--print-timing"]
-    configs = [("1 GPU (`--emulate-gpus=1`), reference", 1,
+    configs = [(f"1 GPU (`{gpus_flag(1)}`), reference", 1,
                 [gpus_flag(1)]),
                ("1 GPU, `--replicas=1` (mirrored)", 1,
                 [gpus_flag(1), "--replicas=1"])]
@@ -420,11 +420,16 @@ def main():
         "another state: its sha256 says which binary it was)",
         f"- BLAS of gplace-run: {loaded_blas(run)}",
         f"- Environment variables: {variables}",
-        "- Emulated GPUs are host memory and host kernels, one thread per "
-        "stream (docs/runtime.md): all of them, and the CPU device, share "
-        "this machine's cores, so N emulated GPUs do not give N times the "
-        "compute, and an all-reduce's \"links\" are memcpy between host "
-        "buffers."]
+        ("- GPUs: N logical GPUs of CUDA GPU 0 (`--logical-gpus`, "
+         f"{LOGICAL_MIB} MiB each): they share the one GPU's compute and "
+         "memory, so N of them do not give N times the compute; an "
+         "all-reduce between them runs on the GPU, a kernel per member "
+         "(docs/runtime.md, \"Collectives\")" if LOGICAL_MIB else
+         "- Emulated GPUs are host memory and host kernels, one thread per "
+         "stream (docs/runtime.md): all of them, and the CPU device, share "
+         "this machine's cores, so N emulated GPUs do not give N times the "
+         "compute, and an all-reduce's \"links\" are memcpy between host "
+         "buffers.")]
     if "OPENBLAS_CORETYPE" in os.environ:
         env.append("- **Warning: OPENBLAS_CORETYPE is set**: OpenBLAS runs "
                    "that core type's kernels instead of the ones it picks "
@@ -505,7 +510,8 @@ def main():
             "and labels; a sample is one gplace-run process's mean step over "
             f"{args.steps} steps after its first (`--iterations="
             f"{1 + args.steps} --print-timing`). The ratio is the "
-            "configuration's step over the reference's (one emulated GPU, "
+            "configuration's step over the reference's (one " +
+            ("logical GPU, " if LOGICAL_MIB else "emulated GPU, ") +
             "no --replicas); above 1 is slower.\n")
         out("| configuration | batch per replica | step (median / best) | "
             "ratio to 1 GPU (median / best) | best single step | "
