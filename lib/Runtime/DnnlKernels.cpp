@@ -245,12 +245,6 @@ Role role(Kernel kernel) {
   }
 }
 
-bool isDepthwise(Kernel kernel) {
-  return kernel == Kernel::DepthwiseConv2dNative ||
-         kernel == Kernel::DepthwiseConv2dNativeBackpropInput ||
-         kernel == Kernel::DepthwiseConv2dNativeBackpropFilter;
-}
-
 } // namespace
 
 Status runDnnlConvolution(const KernelCall &call) {
@@ -290,7 +284,7 @@ Status runDnnlConvolution(const KernelCall &call) {
   // A depthwise filter [KH, KW, C, M] lies in memory as the grouped
   // filter [KH, KW, 1, C * M] of C groups: result channel c * M + m.
   TensorType grouped = *weights->type;
-  if (isDepthwise(call.kernel))
+  if (isDepthwiseKernel(call.kernel))
     grouped.shape = {grouped.shape[0], grouped.shape[1], 1,
                      grouped.shape[2] * grouped.shape[3]};
   int64_t groups = channels / grouped.shape[2];

@@ -188,8 +188,9 @@ void expectCompiles(const CudaKernelSource &kernel) {
     StatusOr<std::string> ptx = compileCudaKernel(kernel, arch);
     ASSERT_TRUE(ptx) << ptx.status().message() << "\n" << kernel.source;
     EXPECT_NE(ptx->find(".entry gplace_kernel"), std::string::npos);
-    if (havePtxas)
+    if (havePtxas) {
       EXPECT_EQ(ptxas(*ptx), "") << kernel.source;
+    }
   }
 }
 

@@ -65,6 +65,10 @@ struct CudaKernelSource {
   std::vector<void *> arguments;
 };
 
+/// The CUDA backend launches its NVRTC kernels in blocks of this many
+/// threads (a long reduction's kernel takes one block per result).
+constexpr int64_t kCudaThreadsPerBlock = 256;
+
 /// Generates the kernel for `call`: an elementwise kernel as a fusion group
 /// of one (generateFusedCudaKernel), the others from their own generator.
 /// Fails for a kernel that does not run through NVRTC (matmul: cuBLAS;

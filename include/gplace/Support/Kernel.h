@@ -68,6 +68,14 @@ constexpr bool isCollectiveKernel(Kernel kernel) {
   return kernel == Kernel::CollectiveReduce;
 }
 
+/// True for depthwise_conv2d_native and its two gradients, whose filter
+/// [KH, KW, C, M] is the grouped filter [KH, KW, 1, C * M] of C groups.
+constexpr bool isDepthwiseKernel(Kernel kernel) {
+  return kernel == Kernel::DepthwiseConv2dNative ||
+         kernel == Kernel::DepthwiseConv2dNativeBackpropInput ||
+         kernel == Kernel::DepthwiseConv2dNativeBackpropFilter;
+}
+
 /// The kernel's number of data inputs (0 for recv); -1 for a variadic
 /// kernel (add_n, concat).
 constexpr int kernelArity(Kernel kernel) {

@@ -20,6 +20,7 @@
 #include <memory>
 #include <mutex>
 #include <set>
+#include <tuple>
 
 namespace gplace::runtime {
 
@@ -93,6 +94,9 @@ private:
   std::vector<CudaDevice *> members_;
   std::vector<ncclComm_t> comms_;
   std::string name_;
+  /// A communicator is not thread-safe: one call at a time per member
+  /// (the collectives of a device all run on its collective stream).
+  std::vector<std::unique_ptr<std::mutex>> locks_;
 };
 
 Status ncclStatus(ncclResult_t result, const char *call) {
@@ -109,7 +113,8 @@ public:
   CudaDevice(DeviceName name, std::string description, int64_t limit,
              std::shared_ptr<PhysicalGpu> gpu, bool allowTf32)
       : Device(std::move(name), std::move(description), limit),
-        gpu_(std::move(gpu)), allowTf32_(allowTf32), cudnn_(allowTf32) {}
+        gpu_(std::move(gpu)), allowTf32_(allowTf32),
+        cudnn_(allowTf32, gpu_->context) {}
 
   Status open(bool allowGrowth) {
     const CudaLibraries &libs = CudaLibraries::get();
@@ -143,6 +148,7 @@ public:
     const CudaLibraries &libs = CudaLibraries::get();
     if (!libs.driverError.empty() || !activate())
       return;
+    cudnn_.release(); // Its handle uses the streams.
     for (CUstream stream : streams_)
       if (stream) {
         libs.cuStreamSynchronize(stream);
@@ -177,7 +183,7 @@ public:
   Status prepare(const KernelCall &call) override {
     if (isCudnnKernel(call.kernel)) {
       GPLACE_RETURN_IF_ERROR(activate());
-      return cudnn_.prepare(call);
+      return cudnn_.prepare(call, /*stream=*/0);
     }
     if (!isNvrtcKernel(call.kernel))
       return Status::ok();
@@ -187,6 +193,15 @@ public:
     StatusOr<Compiled> compiled = load(*kernel);
     if (!compiled)
       return compiled.status();
+    // In the launch's state slot, which the executor frees with the plan
+    // (a map by address would hand a later plan's launch at the same
+    // address this one's kernel); by address where it has none.
+    if (call.state) {
+      auto state = std::make_unique<NvrtcLaunch>();
+      state->compiled = *compiled;
+      *call.state = std::move(state);
+      return Status::ok();
+    }
     std::lock_guard<std::mutex> lock(kernelsMutex_);
     kernels_[&call] = *compiled;
     return Status::ok();
@@ -227,23 +242,11 @@ public:
   Status launch(const KernelCall &call, int stream) override {
     GPLACE_RETURN_IF_ERROR(activate());
     CUstream s = streams_[stream];
+    if (isCudnnKernel(call.kernel))
+      return cudnn_.launch(call, s, stream);
     switch (call.kernel) {
     case Kernel::Matmul:
       return gemm(call, s);
-    case Kernel::Conv2D:
-    case Kernel::FusedConv2D:
-    case Kernel::Conv2DBackpropInput:
-    case Kernel::Conv2DBackpropFilter:
-    case Kernel::DepthwiseConv2dNative:
-    case Kernel::DepthwiseConv2dNativeBackpropInput:
-    case Kernel::DepthwiseConv2dNativeBackpropFilter:
-    case Kernel::MaxPool:
-    case Kernel::AvgPool:
-    case Kernel::MaxPoolGrad:
-    case Kernel::AvgPoolGrad:
-    case Kernel::FusedBatchNorm:
-    case Kernel::FusedBatchNormGrad:
-      return cudnn_.launch(call, s);
     case Kernel::Read:
     case Kernel::Assign:
       if (call.outputs[0].data == call.inputs[0].data)
@@ -256,17 +259,10 @@ public:
     default:
       break;
     }
-    Compiled compiled;
-    {
-      std::lock_guard<std::mutex> lock(kernelsMutex_);
-      auto it = kernels_.find(&call);
-      if (it != kernels_.end())
-        compiled = it->second;
-    }
+    Compiled compiled = prepared(call);
     if (!compiled.function) {
       GPLACE_RETURN_IF_ERROR(prepare(call));
-      std::lock_guard<std::mutex> lock(kernelsMutex_);
-      compiled = kernels_[&call];
+      compiled = prepared(call);
     }
     std::vector<CUdeviceptr> pointers;
     for (const TensorRef &ref : call.inputs)
@@ -382,20 +378,35 @@ public:
                      int stream) override {
     if (begin >= end)
       return Status::ok();
-    StatusOr<CudaKernelSource> kernel =
-        generateAllReduceCudaKernel(inputs.size(), type, divisor, begin, end);
-    if (!kernel)
-      return kernel.status();
-    StatusOr<Compiled> compiled = load(*kernel);
-    if (!compiled)
-      return compiled.status();
+    // The kernel of this member's slice, generated and loaded once.
+    auto key = std::make_tuple(inputs.size(), static_cast<int>(type), divisor,
+                               begin, end);
+    Compiled compiled;
+    {
+      std::lock_guard<std::mutex> lock(kernelsMutex_);
+      auto it = reduceKernels_.find(key);
+      if (it != reduceKernels_.end())
+        compiled = it->second;
+    }
+    if (!compiled.function) {
+      StatusOr<CudaKernelSource> kernel = generateAllReduceCudaKernel(
+          inputs.size(), type, divisor, begin, end);
+      if (!kernel)
+        return kernel.status();
+      StatusOr<Compiled> loaded = load(*kernel);
+      if (!loaded)
+        return loaded.status();
+      compiled = *loaded;
+      std::lock_guard<std::mutex> lock(kernelsMutex_);
+      reduceKernels_[key] = compiled;
+    }
     GPLACE_RETURN_IF_ERROR(activate());
     std::vector<CUdeviceptr> pointers;
     for (const void *input : inputs)
       pointers.push_back(reinterpret_cast<CUdeviceptr>(input));
     for (void *output : outputs)
       pointers.push_back(reinterpret_cast<CUdeviceptr>(output));
-    return run(*compiled, pointers, streams_[stream]);
+    return run(compiled, pointers, streams_[stream]);
   }
 
   std::unique_ptr<DeviceCollective>
@@ -500,6 +511,21 @@ private:
     CUfunction function = nullptr;
     int64_t threads = 0;
   };
+  /// An NVRTC launch's kernel, in its KernelCall::state.
+  struct NvrtcLaunch final : KernelState {
+    Compiled compiled;
+  };
+
+  /// The kernel prepare() loaded for `call` (none: a null function).
+  Compiled prepared(const KernelCall &call) {
+    if (call.state) {
+      auto *state = dynamic_cast<NvrtcLaunch *>(call.state->get());
+      return state ? state->compiled : Compiled();
+    }
+    std::lock_guard<std::mutex> lock(kernelsMutex_);
+    auto it = kernels_.find(&call);
+    return it != kernels_.end() ? it->second : Compiled();
+  }
 
   /// Compiles `kernel` (through the kernel cache) and loads it, once per
   /// source: launches with the same shapes and types share one module.
@@ -530,9 +556,8 @@ private:
     std::vector<void *> args;
     for (CUdeviceptr &pointer : pointers)
       args.push_back(&pointer);
-    // Blocks of 256 threads: a long reduction's kernel (KernelSource.cpp,
-    // kReduceBlock) takes one block per result.
-    constexpr unsigned kBlock = 256;
+    // A long reduction's kernel takes one block per result.
+    constexpr unsigned kBlock = kCudaThreadsPerBlock;
     unsigned grid =
         static_cast<unsigned>((compiled.threads + kBlock - 1) / kBlock);
     GPLACE_CU_CHECK(cuLaunchKernel, compiled.function, grid, 1, 1, kBlock, 1,
@@ -613,8 +638,12 @@ private:
   CUstream streams_[3] = {nullptr, nullptr, nullptr};
   cublasHandle_t cublas_ = nullptr;
   std::mutex kernelsMutex_;
-  std::map<const KernelCall *, Compiled> kernels_;
+  std::map<const KernelCall *, Compiled> kernels_; ///< Calls without state.
   std::map<std::string, Compiled> modules_; ///< By kernel source.
+  /// Device-side all-reduce kernels, by (members, element type, divisor,
+  /// slice begin, slice end).
+  std::map<std::tuple<size_t, int, int64_t, int64_t, int64_t>, Compiled>
+      reduceKernels_;
   struct FusedKernel {
     Compiled compiled;
     std::vector<void *> arguments;
@@ -638,6 +667,8 @@ NcclCollective::create(const std::vector<CudaDevice *> &members,
   auto collective = std::make_unique<NcclCollective>();
   collective->members_ = members;
   collective->comms_.assign(members.size(), nullptr);
+  for (size_t i = 0; i < members.size(); ++i)
+    collective->locks_.push_back(std::make_unique<std::mutex>());
   std::vector<int> ordinals;
   for (CudaDevice *member : members)
     ordinals.push_back(member->ordinal());
@@ -683,6 +714,7 @@ Status NcclCollective::allReduce(size_t member, const void *input,
         std::string(elementTypeName(type.elementType)));
   }
   CudaDevice &device = *members_[member];
+  std::lock_guard<std::mutex> lock(*locks_[member]);
   GPLACE_RETURN_IF_ERROR(device.makeCurrent());
   const cuda::NcclLibrary &nccl = cuda::NcclLibrary::get();
   GPLACE_RETURN_IF_ERROR(ncclStatus(

@@ -32,6 +32,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <vector>
 
 namespace gplace::runtime::cuda {
@@ -42,9 +43,10 @@ Status cudnnStatus(cudnnStatus_t result, const char *call) {
   if (result == CUDNN_STATUS_SUCCESS)
     return Status::ok();
   const CudaLibraries &libs = CudaLibraries::get();
+  bool memory = result == CUDNN_STATUS_INTERNAL_ERROR_HOST_ALLOCATION_FAILED ||
+                result == CUDNN_STATUS_INTERNAL_ERROR_DEVICE_ALLOCATION_FAILED;
   return Status::error(
-      result == CUDNN_STATUS_ALLOC_FAILED ? StatusCode::OutOfMemory
-                                          : StatusCode::Internal,
+      memory ? StatusCode::OutOfMemory : StatusCode::Internal,
       std::string(call) + " failed: " +
           (libs.cudnnGetErrorString ? libs.cudnnGetErrorString(result) : "?"));
 }
@@ -94,12 +96,6 @@ Role roleOf(Kernel kernel) {
   }
 }
 
-bool isDepthwise(Kernel kernel) {
-  return kernel == Kernel::DepthwiseConv2dNative ||
-         kernel == Kernel::DepthwiseConv2dNativeBackpropInput ||
-         kernel == Kernel::DepthwiseConv2dNativeBackpropFilter;
-}
-
 std::string opName(Kernel kernel) {
   return "gplace." + std::string(kernelMnemonic(kernel));
 }
@@ -113,7 +109,8 @@ std::string dims(const std::vector<int64_t> &values) {
 
 } // namespace
 
-struct CudnnKernels::Launch {
+struct CudnnKernels::Launch final : KernelState {
+  CUcontext context = nullptr; ///< Current while the buffers are freed.
   Role role = Role::None;
   bool emptyOutput = false, emptyInput = false;
   cudnnTensorDescriptor_t x = nullptr, y = nullptr;  ///< Forward in, out.
@@ -124,8 +121,8 @@ struct CudnnKernels::Launch {
   cudnnPoolingDescriptor_t pool = nullptr;
   cudnnActivationDescriptor_t relu = nullptr;
   int algorithm = 0;
-  size_t workspaceBytes = 0;
-  CUdeviceptr workspace = 0, filterBuffer = 0;
+  size_t workspaceBytes = 0; ///< Of the stream's shared workspace.
+  CUdeviceptr filterBuffer = 0;
   int64_t channels = 0; ///< Batch norm: per-channel vectors' length.
   /// Uneven padding: `x` describes the explicitly padded input, `real`
   /// the input itself and `view` the padded buffer's interior (the real
@@ -137,8 +134,10 @@ struct CudnnKernels::Launch {
   int64_t paddedElements = 0, viewOffset = 0;
   unsigned fill = 0;
 
-  ~Launch() {
+  ~Launch() override {
     const CudaLibraries &libs = CudaLibraries::get();
+    if (context)
+      libs.cuCtxSetCurrent(context);
     for (cudnnTensorDescriptor_t d :
          {x, y, hwio, packed, bias, stat, real, view})
       if (d)
@@ -151,7 +150,7 @@ struct CudnnKernels::Launch {
       libs.cudnnDestroyPoolingDescriptor(pool);
     if (relu)
       libs.cudnnDestroyActivationDescriptor(relu);
-    for (CUdeviceptr buffer : {workspace, filterBuffer, padded, paddedGradient})
+    for (CUdeviceptr buffer : {filterBuffer, padded, paddedGradient})
       if (buffer)
         libs.cuMemFree(buffer);
   }
@@ -181,12 +180,47 @@ std::string cudnnNote() {
 
 namespace gplace::runtime::cuda {
 
-CudnnKernels::CudnnKernels(bool allowTf32) : allowTf32_(allowTf32) {}
+CudnnKernels::CudnnKernels(bool allowTf32, CUcontext context)
+    : allowTf32_(allowTf32), context_(context) {}
 
-CudnnKernels::~CudnnKernels() {
+CudnnKernels::~CudnnKernels() { release(); }
+
+void CudnnKernels::release() {
+  const CudaLibraries &libs = CudaLibraries::get();
+  std::lock_guard<std::mutex> lock(mutex_);
   launches_.clear();
-  if (handle_)
-    CudaLibraries::get().cudnnDestroy(handle_);
+  if (!handle_)
+    return;
+  libs.cuCtxSetCurrent(context_);
+  for (int i = 0; i < 3; ++i)
+    retired_.push_back(workspace_[i]), workspace_[i] = 0,
+        workspaceBytes_[i] = 0;
+  for (CUdeviceptr buffer : retired_)
+    if (buffer)
+      libs.cuMemFree(buffer);
+  retired_.clear();
+  libs.cudnnDestroy(handle_);
+  handle_ = nullptr;
+}
+
+Status CudnnKernels::growWorkspace(int stream, size_t bytes) {
+  if (bytes <= workspaceBytes_[stream])
+    return Status::ok();
+  CUdeviceptr grown = 0;
+  GPLACE_CU_CHECK(cuMemAlloc, &grown, bytes);
+  std::lock_guard<std::mutex> lock(mutex_);
+  retired_.push_back(workspace_[stream]);
+  workspace_[stream] = grown;
+  workspaceBytes_[stream] = bytes;
+  return Status::ok();
+}
+
+CudnnKernels::Launch *CudnnKernels::find(const KernelCall &call) {
+  if (call.state)
+    return dynamic_cast<Launch *>(call.state->get());
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = launches_.find(&call);
+  return it == launches_.end() ? nullptr : it->second.get();
 }
 
 Status CudnnKernels::handle() {
@@ -238,24 +272,35 @@ std::pair<int, int> evenPads(const KernelParams &p) {
 static Status describeInput(CudnnKernels::Launch &l, const KernelCall &call,
                             const TensorType &type, unsigned fill);
 
-Status CudnnKernels::prepare(const KernelCall &call) {
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (launches_.count(&call))
-      return Status::ok();
-  }
+Status CudnnKernels::prepare(const KernelCall &call, int stream) {
+  if (find(call))
+    return Status::ok();
   GPLACE_RETURN_IF_ERROR(handle());
   const CudaLibraries &libs = CudaLibraries::get();
   auto launch = std::make_unique<Launch>();
   Launch &l = *launch;
+  l.context = context_;
   l.role = roleOf(call.kernel);
+  // cuDNN's descriptors take int dimensions and strides.
+  for (const auto *refs : {&call.inputs, &call.outputs})
+    for (const TensorRef &ref : *refs)
+      if (ref.type->numElements() > std::numeric_limits<int>::max())
+        return Status::invalidArgument(
+            opName(call.kernel) + " on a CUDA GPU: a tensor of " +
+            std::to_string(ref.type->numElements()) +
+            " elements, more than cuDNN's descriptors take");
   for (const TensorRef &out : call.outputs)
     l.emptyOutput |= out.type->numElements() == 0;
   for (const TensorRef &in : call.inputs)
     l.emptyInput |= in.type->numElements() == 0;
   const KernelParams &p = *call.params;
   bool first = p.channelsFirst;
-  auto store = [&]() {
+  auto store = [&]() -> Status {
+    GPLACE_RETURN_IF_ERROR(growWorkspace(stream, l.workspaceBytes));
+    if (call.state) {
+      *call.state = std::move(launch);
+      return Status::ok();
+    }
     std::lock_guard<std::mutex> lock(mutex_);
     launches_[&call] = std::move(launch);
     return Status::ok();
@@ -279,7 +324,7 @@ Status CudnnKernels::prepare(const KernelCall &call) {
       src = &call.inputs[0], dst = &call.inputs[1],
       weights = &call.outputs[0];
     std::vector<int64_t> f = weights->type->shape; // [KH, KW, I, O]
-    if (isDepthwise(call.kernel))
+    if (isDepthwiseKernel(call.kernel))
       f = {f[0], f[1], 1, f[2] * f[3]};
     int kh = static_cast<int>(f[0]), kw = static_cast<int>(f[1]);
     int in = static_cast<int>(f[2]), out = static_cast<int>(f[3]);
@@ -346,8 +391,6 @@ Status CudnnKernels::prepare(const KernelCall &call) {
                          perf);
       GPLACE_RETURN_IF_ERROR(choose(perf, returned));
     }
-    if (l.workspaceBytes)
-      GPLACE_CU_CHECK(cuMemAlloc, &l.workspace, l.workspaceBytes);
     GPLACE_CU_CHECK(cuMemAlloc, &l.filterBuffer,
                     weights->type->numElements() * sizeof(float));
     if (call.kernel == Kernel::FusedConv2D) {
@@ -359,7 +402,7 @@ Status CudnnKernels::prepare(const KernelCall &call) {
       if (p.fusedRelu) {
         GPLACE_CUDNN_CHECK(cudnnCreateActivationDescriptor, &l.relu);
         GPLACE_CUDNN_CHECK(cudnnSetActivationDescriptor, l.relu,
-                           CUDNN_ACTIVATION_RELU, CUDNN_NOT_PROPAGATE_NAN, 0.0);
+                           CUDNN_ACTIVATION_RELU, CUDNN_PROPAGATE_NAN, 0.0);
       }
     }
     break;
@@ -468,26 +511,24 @@ static Status describeInput(CudnnKernels::Launch &l, const KernelCall &call,
   return Status::ok();
 }
 
-Status CudnnKernels::launch(const KernelCall &call, CUstream stream) {
-  Launch *found = nullptr;
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    auto it = launches_.find(&call);
-    if (it != launches_.end())
-      found = it->second.get();
-  }
+Status CudnnKernels::launch(const KernelCall &call, CUstream stream,
+                            int index) {
+  Launch *found = find(call);
   if (!found) {
-    GPLACE_RETURN_IF_ERROR(prepare(call));
-    std::lock_guard<std::mutex> lock(mutex_);
-    found = launches_[&call].get();
+    GPLACE_RETURN_IF_ERROR(prepare(call, index));
+    found = find(call);
   }
   const Launch &l = *found;
+  // Prepared for another stream (a plan's launches run on its compute
+  // stream, which prepare() assumes): that stream's workspace grows too.
+  GPLACE_RETURN_IF_ERROR(growWorkspace(index, l.workspaceBytes));
   const CudaLibraries &libs = CudaLibraries::get();
   const KernelParams &p = *call.params;
   auto ptr = [](const TensorRef &ref) {
     return reinterpret_cast<CUdeviceptr>(ref.data);
   };
-  if (l.emptyOutput && l.role != Role::BatchNormForward)
+  if (l.emptyOutput && l.role != Role::BatchNormForward &&
+      l.role != Role::BatchNormBackward)
     return Status::ok();
   if (l.emptyOutput || l.emptyInput) {
     // Nothing flows in: zero gradients. A batch norm of no elements
@@ -512,7 +553,7 @@ Status CudnnKernels::launch(const KernelCall &call, CUstream stream) {
   }
   GPLACE_CUDNN_CHECK(cudnnSetStream, handle_, stream);
   const float one = 1.0f, zero = 0.0f;
-  void *workspace = reinterpret_cast<void *>(l.workspace);
+  void *workspace = reinterpret_cast<void *>(workspace_[index]);
   void *filter = reinterpret_cast<void *>(l.filterBuffer);
   auto interior = [&](CUdeviceptr buffer) {
     return reinterpret_cast<void *>(buffer + l.viewOffset * sizeof(float));

@@ -111,7 +111,7 @@ __device__ __forceinline__ void gp_box_muller(unsigned int x0, unsigned int x1,
 /// Reductions of at least kBlockReduce elements per result run one block
 /// of kReduceBlock threads per result (the launch's block size).
 constexpr int64_t kBlockReduce = 1024;
-constexpr int64_t kReduceBlock = 256;
+constexpr int64_t kReduceBlock = kCudaThreadsPerBlock;
 
 /// How an element type is stored and computed on the GPU.
 struct GpuType {
