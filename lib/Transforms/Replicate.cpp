@@ -391,12 +391,14 @@ void Replicator::allReduceGradients(GradientsOp gradients,
     return type.getNumElements() *
            static_cast<int64_t>(type.getElementTypeBitWidth() / 8);
   };
-  // The buckets: runs of small gradients of one element type.
+  // The buckets: runs of small gradients of one element type. With one
+  // replica every all-reduce is the identity (--gplace-lower-all-reduce
+  // drops it): each gradient alone, so that no copies gather them.
   SmallVector<SmallVector<unsigned>> buckets;
   SmallVector<unsigned> open;
   int64_t openBytes = 0;
   for (unsigned k = gradients.getNumResults(); k-- > 0;) {
-    if (bytesOf(k) >= config_.bucketBytes) {
+    if (replicas_ == 1 || bytesOf(k) >= config_.bucketBytes) {
       buckets.push_back({k});
       continue;
     }

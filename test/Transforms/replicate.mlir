@@ -97,6 +97,15 @@ func.func @infer(%x: tensor<4xf32>) -> tensor<4xf32> {
 // APART-LABEL: func.func @bucket
 // APART: gplace.all_reduce {{.*}}{name = "allreduce/1"} : tensor<2xf32>, tensor<2xf32>
 // APART: gplace.all_reduce {{.*}}{name = "allreduce/0"} : tensor<3x2xf32>, tensor<3x2xf32>
+// One replica: its all-reduces are the identity, so no bucket gathers
+// gradients into copies.
+// RUN: gplace-opt %s --split-input-file --gplace-replicate="replicas=1" | FileCheck %s --check-prefix=ONE
+// ONE-LABEL: func.func @bucket
+// ONE-NOT: bucket
+// ONE: gplace.all_reduce {{.*}}{name = "allreduce/1"} : tensor<2xf32>
+// ONE-NOT: bucket
+// ONE: gplace.all_reduce {{.*}}{name = "allreduce/0"} : tensor<3x2xf32>
+// ONE-NOT: bucket
 func.func @bucket(%x: tensor<4x3xf32>, %y: tensor<4x2xf32>) -> tensor<f32> {
   %w = gplace.variable dense<0.5> : tensor<3x2xf32> {name = "w"}
   %b = gplace.variable dense<0.0> : tensor<2xf32> {name = "b"}
