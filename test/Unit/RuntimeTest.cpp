@@ -1212,6 +1212,172 @@ TEST(Collectives, AbortWakesTheMembersThatWait) {
   EXPECT_EQ(sum.outputs[1], (std::vector<float>{5, 7, 9}));
 }
 
+namespace {
+
+/// A device whose memory is not host memory but is shared with every other
+/// SharedDevice (the logical GPUs of one CUDA GPU): the all-reduce runs on
+/// the devices, here on the host (`reduceSlice`), with event records and
+/// waits counted.
+class SharedDevice : public Device {
+public:
+  explicit SharedDevice(int id)
+      : Device(DeviceName::local(DeviceType::GPU, id), "shared", 0) {}
+  bool isHostMemory() const override { return false; }
+  bool sharesMemoryWith(const Device &other) const override {
+    return dynamic_cast<const SharedDevice *>(&other) != nullptr;
+  }
+  std::unique_ptr<DeviceEvent> createEvent() override {
+    return std::make_unique<DeviceEvent>();
+  }
+  Status recordEvent(DeviceEvent *, int) override {
+    ++records;
+    return Status::ok();
+  }
+  Status waitEvent(const Device &, DeviceEvent *, int) override {
+    ++waits;
+    return Status::ok();
+  }
+  Status reduceSlice(const std::vector<const void *> &inputs,
+                     const std::vector<void *> &outputs, ElementType type,
+                     int64_t divisor, int64_t begin, int64_t end,
+                     int) override {
+    EXPECT_EQ(type, ElementType::F32);
+    for (int64_t i = begin; i < end; ++i) {
+      float sum = 0;
+      for (const void *input : inputs)
+        sum += static_cast<const float *>(input)[i];
+      if (divisor)
+        sum /= static_cast<float>(divisor);
+      for (void *output : outputs)
+        static_cast<float *>(output)[i] = sum;
+    }
+    ++slices;
+    return Status::ok();
+  }
+  Status download(void *, const void *, int64_t) const override {
+    ADD_FAILURE() << "a shared device's all-reduce downloads nothing";
+    return Status::ok();
+  }
+  std::atomic<int> records{0}, waits{0}, slices{0};
+};
+
+/// A library's all-reduce (NCCL's part) over LibraryDevices: each member's
+/// call is logged (member, divisor); the sum is not computed.
+class FakeLibrary : public DeviceCollective {
+public:
+  Status allReduce(size_t member, const void *input, void *output,
+                   const TensorType &type, int64_t divisor,
+                   int stream) override {
+    std::lock_guard<std::mutex> lock(mutex);
+    calls.emplace_back(member, divisor);
+    std::memcpy(output, input, type.bytes());
+    return Status::ok();
+  }
+  std::string name() const override { return "FakeLibrary 1.0"; }
+  std::mutex mutex;
+  std::vector<std::pair<size_t, int64_t>> calls;
+};
+
+/// A device whose group all-reduces in FakeLibrary (`available`), or says
+/// why not.
+class LibraryDevice : public StagedDevice {
+public:
+  LibraryDevice(int id, bool available)
+      : StagedDevice(id), available_(available) {}
+  std::unique_ptr<DeviceCollective>
+  createCollective(const std::vector<Device *> &members,
+                   std::string &why) override {
+    ++created;
+    if (!available_) {
+      why = "FakeLibrary is not available (no libfake.so)";
+      return nullptr;
+    }
+    auto library = std::make_unique<FakeLibrary>();
+    last = library.get();
+    return library;
+  }
+  int created = 0;
+  FakeLibrary *last = nullptr;
+
+private:
+  bool available_;
+};
+
+} // namespace
+
+// Devices that share memory reduce on the devices: each member its slice
+// of every input into every output, ordered by two rounds of events, with
+// no host copy; the log says so.
+TEST(Collectives, ReducesOnDevicesThatShareMemory) {
+  SharedDevice a(0), b(1), c(2);
+  CollectiveExecutor collectives;
+  Members mean(0, 3, {}, /*mean=*/true,
+               {{1, 2, 3}, {10, 20, 30}, {100, 200, 303}});
+  ASSERT_TRUE(mean.add(collectives, 0, {&a, &b, &c}));
+  ASSERT_TRUE(collectives.prepare(nullptr));
+  EXPECT_EQ(collectives.note(),
+            "All-reduces: 1 on the devices (GPUs sharing one GPU's memory: a "
+            "kernel per member, no host copy)");
+  for (int run = 1; run <= 2; ++run) {
+    collectives.beginRun();
+    for (const Status &status : runTogether(collectives, {1, 2, 0}))
+      EXPECT_TRUE(status) << status.message();
+    for (const std::vector<float> &output : mean.outputs)
+      EXPECT_EQ(output, (std::vector<float>{37, 74, 112}));
+    for (SharedDevice *device : {&a, &b, &c}) {
+      EXPECT_EQ(device->slices, run);
+      EXPECT_EQ(device->records, 2 * run); // Its input ready, its slice done.
+      EXPECT_EQ(device->waits, 4 * run);   // The two others', twice.
+    }
+  }
+}
+
+// Devices whose library all-reduces (NCCL) get one collective per group,
+// shared by the group's all-reduces, and each member's call once a run;
+// without the library they are staged, and the log says why.
+TEST(Collectives, RunsALibraryCollectiveOrSaysWhyNot) {
+  {
+    LibraryDevice a(0, true), b(1, true);
+    CollectiveExecutor collectives;
+    Members sum(0, 2, {}, /*mean=*/false, {{1, 2, 3}, {4, 5, 6}});
+    Members mean(1, 2, {}, /*mean=*/true, {{1, 2, 3}, {4, 5, 6}});
+    ASSERT_TRUE(sum.add(collectives, 0, {&a, &b}));
+    ASSERT_TRUE(mean.add(collectives, 2, {&a, &b}));
+    ASSERT_TRUE(collectives.prepare(nullptr));
+    EXPECT_EQ(a.created, 1);
+    ASSERT_NE(a.last, nullptr);
+    EXPECT_EQ(collectives.note(), "All-reduces: 2 in FakeLibrary 1.0 (each "
+                                  "member on a GPU of its own)");
+    collectives.beginRun();
+    for (const Status &status : runTogether(collectives, {0, 1}))
+      EXPECT_TRUE(status) << status.message();
+    for (const Status &status : runTogether(collectives, {3, 2}))
+      EXPECT_TRUE(status) << status.message();
+    std::vector<std::pair<size_t, int64_t>> calls = a.last->calls;
+    std::sort(calls.begin(), calls.end());
+    EXPECT_EQ(calls, (std::vector<std::pair<size_t, int64_t>>{
+                         {0, 0}, {0, 2}, {1, 0}, {1, 2}}));
+    EXPECT_EQ(a.downloads, 0);
+  }
+  {
+    LibraryDevice a(0, false), b(1, false);
+    CollectiveExecutor collectives;
+    Members sum(0, 2, {}, /*mean=*/false, {{1, 2, 3}, {4, 5, 6}});
+    ASSERT_TRUE(sum.add(collectives, 0, {&a, &b}));
+    ASSERT_TRUE(collectives.prepare(nullptr));
+    EXPECT_EQ(collectives.note(),
+              "All-reduces: 1 through host staging (download, add on the "
+              "host, upload: copy-based) (FakeLibrary is not available (no "
+              "libfake.so))");
+    collectives.beginRun();
+    for (const Status &status : runTogether(collectives, {1, 0}))
+      EXPECT_TRUE(status) << status.message();
+    for (const std::vector<float> &output : sum.outputs)
+      EXPECT_EQ(output, (std::vector<float>{5, 7, 9}));
+    EXPECT_EQ(a.downloads, 1);
+  }
+}
+
 TEST(Collectives, RefusesGroupsItCannotComplete) {
   Device a(DeviceName::local(DeviceType::GPU, 0), "a", 0);
   Device b(DeviceName::local(DeviceType::GPU, 1), "b", 0);
