@@ -14,9 +14,12 @@
 //   input is padded explicitly by the difference into a buffer of its own
 //   (zeros; -infinity for a max pool: a memset, then cudnnTransformTensor
 //   into the buffer's interior) and a gradient for it is cropped back out
-//   of such a buffer, as TensorFlow's GPU kernels do; an average pool's
-//   count of the elements would include explicit zeros, so an uneven
-//   avg_pool is an error;
+//   of such a buffer, as TensorFlow's GPU kernels do; an average pool so
+//   padded averages over whole windows (cuDNN's count including padding)
+//   and multiplies each result by its window's size over the number of
+//   input elements in it (a factor per output position, computed when the
+//   plan loads), which is TensorFlow's mean over the input elements alone;
+//   its gradient multiplies first;
 // - fused_conv2d is the convolution, cudnnAddTensor (the bias) and
 //   cudnnActivationForward (ReLU);
 // - the batch norm's training statistics come from
@@ -131,6 +134,12 @@ struct CudnnKernels::Launch final : KernelState {
   /// gradient; `fill` the padding's bits.
   cudnnTensorDescriptor_t real = nullptr, view = nullptr;
   CUdeviceptr padded = 0, paddedGradient = 0;
+  /// An unevenly padded average pool: per output position (`factors`,
+  /// [1, 1, OH, OW]) its window's size over its input elements, the
+  /// multiplication, and a buffer for the scaled gradient.
+  cudnnTensorDescriptor_t factors = nullptr;
+  cudnnOpTensorDescriptor_t multiply = nullptr;
+  CUdeviceptr factorData = 0, scaled = 0;
   int64_t paddedElements = 0, viewOffset = 0;
   unsigned fill = 0;
 
@@ -139,7 +148,7 @@ struct CudnnKernels::Launch final : KernelState {
     if (context)
       libs.cuCtxSetCurrent(context);
     for (cudnnTensorDescriptor_t d :
-         {x, y, hwio, packed, bias, stat, real, view})
+         {x, y, hwio, packed, bias, stat, real, view, factors})
       if (d)
         libs.cudnnDestroyTensorDescriptor(d);
     if (filter)
@@ -150,7 +159,10 @@ struct CudnnKernels::Launch final : KernelState {
       libs.cudnnDestroyPoolingDescriptor(pool);
     if (relu)
       libs.cudnnDestroyActivationDescriptor(relu);
-    for (CUdeviceptr buffer : {filterBuffer, padded, paddedGradient})
+    if (multiply)
+      libs.cudnnDestroyOpTensorDescriptor(multiply);
+    for (CUdeviceptr buffer :
+         {filterBuffer, padded, paddedGradient, factorData, scaled})
       if (buffer)
         libs.cuMemFree(buffer);
   }
@@ -264,6 +276,49 @@ std::pair<int, int> evenPads(const KernelParams &p) {
 }
 
 } // namespace
+
+/// For an unevenly padded average pool from `in` to `out`: in l.factors
+/// and l.factorData, each output position's window size over the number
+/// of input elements its window covers (TensorFlow's SAME average counts
+/// those alone), l.multiply, and l.scaled for a scaled gradient.
+static Status averageFactors(CudnnKernels::Launch &l, const KernelParams &p,
+                             const TensorType &in, const TensorType &out,
+                             bool first) {
+  int64_t h = in.shape[first ? 2 : 1], w = in.shape[first ? 3 : 2];
+  int64_t oh = out.shape[first ? 2 : 1], ow = out.shape[first ? 3 : 2];
+  auto covered = [](int64_t start, int64_t size, int64_t extent) {
+    return std::max<int64_t>(
+        0, std::min(start + size, extent) - std::max<int64_t>(start, 0));
+  };
+  std::vector<float> factors(oh * ow);
+  for (int64_t r = 0; r < oh; ++r)
+    for (int64_t c = 0; c < ow; ++c) {
+      int64_t rows = covered(r * p.windowStrides[0] - p.windowPads[0],
+                             p.windowSize[0], h);
+      int64_t cols = covered(c * p.windowStrides[1] - p.windowPads[2],
+                             p.windowSize[1], w);
+      factors[r * ow + c] =
+          rows * cols == 0
+              ? 0.0f
+              : static_cast<float>(p.windowSize[0] * p.windowSize[1]) /
+                    static_cast<float>(rows * cols);
+    }
+  const CudaLibraries &libs = CudaLibraries::get();
+  (void)libs;
+  GPLACE_CUDNN_CHECK(cudnnCreateTensorDescriptor, &l.factors);
+  GPLACE_CUDNN_CHECK(cudnnSetTensor4dDescriptor, l.factors, CUDNN_TENSOR_NCHW,
+                     CUDNN_DATA_FLOAT, 1, 1, static_cast<int>(oh),
+                     static_cast<int>(ow));
+  GPLACE_CUDNN_CHECK(cudnnCreateOpTensorDescriptor, &l.multiply);
+  GPLACE_CUDNN_CHECK(cudnnSetOpTensorDescriptor, l.multiply,
+                     CUDNN_OP_TENSOR_MUL, CUDNN_DATA_FLOAT,
+                     CUDNN_PROPAGATE_NAN);
+  GPLACE_CU_CHECK(cuMemAlloc, &l.factorData, factors.size() * sizeof(float));
+  GPLACE_CU_CHECK(cuMemcpyHtoD, l.factorData, factors.data(),
+                  factors.size() * sizeof(float));
+  GPLACE_CU_CHECK(cuMemAlloc, &l.scaled, out.bytes());
+  return Status::ok();
+}
 
 /// Describes a window op's input `type` in `l`: as it lies when the op's
 /// pads are even, else padded explicitly by the difference (l.x the
@@ -411,14 +466,8 @@ Status CudnnKernels::prepare(const KernelCall &call, int stream) {
   case Role::PoolBackward: {
     bool isMax =
         call.kernel == Kernel::MaxPool || call.kernel == Kernel::MaxPoolGrad;
-    if (!isMax && (p.windowPads[0] != p.windowPads[1] ||
-                   p.windowPads[2] != p.windowPads[3]))
-      return Status::invalidArgument(
-          opName(call.kernel) + " pads (top, bottom, left, right) " +
-          dims(p.windowPads) +
-          " on a CUDA GPU: cuDNN pads both sides of a dimension alike, and "
-          "an average over explicit padding would count it; place the op "
-          "on the CPU");
+    bool uneven = p.windowPads[0] != p.windowPads[1] ||
+                  p.windowPads[2] != p.windowPads[3];
     if (p.windowDilations[0] != 1 || p.windowDilations[1] != 1)
       return Status::invalidArgument(opName(call.kernel) +
                                      " with dilations on a CUDA GPU: cuDNN's "
@@ -432,11 +481,15 @@ Status CudnnKernels::prepare(const KernelCall &call, int stream) {
     GPLACE_RETURN_IF_ERROR(
         describeInput(l, call, *src.type, isMax ? 0xff800000u : 0));
     GPLACE_RETURN_IF_ERROR(describe(&l.y, *dst.type, first));
+    if (!isMax && uneven)
+      GPLACE_RETURN_IF_ERROR(
+          averageFactors(l, p, *src.type, *dst.type, first));
     GPLACE_CUDNN_CHECK(cudnnCreatePoolingDescriptor, &l.pool);
     GPLACE_CUDNN_CHECK(
         cudnnSetPooling2dDescriptor, l.pool,
-        isMax ? CUDNN_POOLING_MAX_DETERMINISTIC
-              : CUDNN_POOLING_AVERAGE_COUNT_EXCLUDE_PADDING,
+        isMax    ? CUDNN_POOLING_MAX_DETERMINISTIC
+        : uneven ? CUDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING
+                 : CUDNN_POOLING_AVERAGE_COUNT_EXCLUDE_PADDING,
         CUDNN_PROPAGATE_NAN, static_cast<int>(p.windowSize[0]),
         static_cast<int>(p.windowSize[1]), evenPads(p).first,
         evenPads(p).second, static_cast<int>(p.windowStrides[0]),
@@ -503,10 +556,12 @@ static Status describeInput(CudnnKernels::Launch &l, const KernelCall &call,
   size_t bytes = static_cast<size_t>(l.paddedElements) * sizeof(float);
   // The padded input (all but a convolution's input gradient read it),
   // and the padded input gradient (which a max pool's gradient also has).
-  Role role = roleOf(call.kernel);
-  if (role != Role::ConvBackwardData)
+  bool inputGradient = roleOf(call.kernel) == Role::ConvBackwardData ||
+                       roleOf(call.kernel) == Role::PoolBackward;
+  if (roleOf(call.kernel) != Role::ConvBackwardData &&
+      call.kernel != Kernel::AvgPoolGrad)
     GPLACE_CU_CHECK(cuMemAlloc, &l.padded, bytes);
-  if (role == Role::ConvBackwardData || call.kernel == Kernel::MaxPoolGrad)
+  if (inputGradient)
     GPLACE_CU_CHECK(cuMemAlloc, &l.paddedGradient, bytes);
   return Status::ok();
 }
@@ -625,8 +680,18 @@ Status CudnnKernels::launch(const KernelCall &call, CUstream stream,
     break;
   case Role::PoolForward:
     GPLACE_RETURN_IF_ERROR(input(call.inputs[0].data, &x));
+    if (!l.multiply) {
+      GPLACE_CUDNN_CHECK(cudnnPoolingForward, handle_, l.pool, &one, l.x, x,
+                         &zero, l.y, call.outputs[0].data);
+      break;
+    }
+    // Whole windows' means, then scaled to the input elements' means.
     GPLACE_CUDNN_CHECK(cudnnPoolingForward, handle_, l.pool, &one, l.x, x,
-                       &zero, l.y, call.outputs[0].data);
+                       &zero, l.y, reinterpret_cast<void *>(l.scaled));
+    GPLACE_CUDNN_CHECK(cudnnOpTensor, handle_, l.multiply, &one, l.y,
+                       reinterpret_cast<void *>(l.scaled), &one, l.factors,
+                       reinterpret_cast<void *>(l.factorData), &zero, l.y,
+                       call.outputs[0].data);
     break;
   case Role::PoolBackward:
     if (call.kernel == Kernel::MaxPoolGrad) {
@@ -639,11 +704,20 @@ Status CudnnKernels::launch(const KernelCall &call, CUstream stream,
     } else {
       // An average's gradient reads neither the forward input nor its
       // output: cuDNN is handed the gradient and the result in their
-      // places (as TensorFlow hands it scratch tensors).
-      GPLACE_CUDNN_CHECK(cudnnPoolingBackward, handle_, l.pool, &one, l.y,
-                         call.inputs[0].data, l.y, call.inputs[0].data, l.x,
-                         call.outputs[0].data, &zero, l.x,
-                         call.outputs[0].data);
+      // places (as TensorFlow hands it scratch tensors). Padded unevenly,
+      // the gradient is scaled by the forward's factors first.
+      const void *dy = call.inputs[0].data;
+      if (l.multiply) {
+        GPLACE_CUDNN_CHECK(cudnnOpTensor, handle_, l.multiply, &one, l.y, dy,
+                           &one, l.factors,
+                           reinterpret_cast<void *>(l.factorData), &zero, l.y,
+                           reinterpret_cast<void *>(l.scaled));
+        dy = reinterpret_cast<void *>(l.scaled);
+      }
+      void *dx = gradient(call.outputs[0].data);
+      GPLACE_CUDNN_CHECK(cudnnPoolingBackward, handle_, l.pool, &one, l.y, dy,
+                         l.y, dy, l.x, dx, &zero, l.x, dx);
+      GPLACE_RETURN_IF_ERROR(crop(call.outputs[0].data));
     }
     break;
   case Role::BatchNormForward:

@@ -45,10 +45,9 @@ public:
   /// Sets up `call` (a kernel isCudnnKernel accepts) on `stream` (its
   /// index, for the workspace), with the device's context current.
   /// Errors: cuDNN unavailable (unavailable); invalid argument for what
-  /// cuDNN cannot run: an average pool padded unevenly (more after than
-  /// before), a dilated pool, the gradient of an inference-mode batch
-  /// norm, a tensor of 2^31 elements or more; cuDNN's or the driver's
-  /// errors.
+  /// cuDNN cannot run: a dilated pool, the gradient of an inference-mode
+  /// batch norm, a tensor of 2^31 elements or more; cuDNN's or the
+  /// driver's errors.
   Status prepare(const KernelCall &call, int stream);
 
   /// Runs `call` on `stream` (index `index`; prepare()s it first if

@@ -1,8 +1,9 @@
 // Window ops whose SAME padding is uneven (one more row or column after
 // than before: an even window, or a stride), which cuDNN runs on an
-// explicitly padded input, and fused_batch_norm in training and inference
+// explicitly padded input (average pools then scaled to the mean over the
+// input elements alone), and fused_batch_norm in training and inference
 // with its gradient, on random inputs.
-func.func @main() -> (tensor<2x3x3x4xf32>, tensor<2x4x3x3xf32>, tensor<2x5x5x4xf32>, tensor<2x6x6x3xf32>, tensor<3x3x3x4xf32>, tensor<2x6x6x3xf32>, tensor<2x3x6x6xf32>, tensor<2x6x6x3xf32>, tensor<2x3x3x3xf32>, tensor<2x6x6x3xf32>, tensor<4x3x3x5xf32>, tensor<5xf32>, tensor<5xf32>, tensor<4x3x3x5xf32>, tensor<4x3x3x5xf32>, tensor<5xf32>, tensor<5xf32>, tensor<4x5x3x3xf32>) {
+func.func @main() -> (tensor<2x3x3x4xf32>, tensor<2x4x3x3xf32>, tensor<2x5x5x4xf32>, tensor<2x6x6x3xf32>, tensor<3x3x3x4xf32>, tensor<2x6x6x3xf32>, tensor<2x3x6x6xf32>, tensor<2x6x6x3xf32>, tensor<2x3x3x3xf32>, tensor<2x6x6x3xf32>, tensor<4x3x3x5xf32>, tensor<5xf32>, tensor<5xf32>, tensor<4x3x3x5xf32>, tensor<4x3x3x5xf32>, tensor<5xf32>, tensor<5xf32>, tensor<4x5x3x3xf32>, tensor<2x3x3x3xf32>, tensor<2x6x6x3xf32>, tensor<2x3x6x6xf32>) {
   %sx = gplace.constant dense<[3, 1]> : tensor<2xi64>
   %sw = gplace.constant dense<[3, 2]> : tensor<2xi64>
   %sd = gplace.constant dense<[3, 3]> : tensor<2xi64>
@@ -47,5 +48,10 @@ func.func @main() -> (tensor<2x3x3x4xf32>, tensor<2x4x3x3xf32>, tensor<2x5x5x4xf
   %dxb, %dscale, %doffset = gplace.fused_batch_norm_grad %dyb, %ub, %scale, %bm, %bv epsilon = 0.001 is_training : tensor<4x3x3x5xf32>, tensor<5xf32>
   %ubc = gplace.transpose %ub perm = [0, 3, 1, 2] : tensor<4x3x3x5xf32> -> tensor<4x5x3x3xf32>
   %yc, %bmc, %bvc = gplace.fused_batch_norm %ubc, %scale, %offset, %mean, %var epsilon = 0.001 is_training {data_format = "NCHW"} : tensor<4x5x3x3xf32>, tensor<5xf32>
-  return %c, %cc, %c2, %dx, %dw, %m1, %m1c, %g1, %m2, %g2, %y, %bm, %bv, %yi, %dxb, %dscale, %doffset, %yc : tensor<2x3x3x4xf32>, tensor<2x4x3x3xf32>, tensor<2x5x5x4xf32>, tensor<2x6x6x3xf32>, tensor<3x3x3x4xf32>, tensor<2x6x6x3xf32>, tensor<2x3x6x6xf32>, tensor<2x6x6x3xf32>, tensor<2x3x3x3xf32>, tensor<2x6x6x3xf32>, tensor<4x3x3x5xf32>, tensor<5xf32>, tensor<5xf32>, tensor<4x3x3x5xf32>, tensor<4x3x3x5xf32>, tensor<5xf32>, tensor<5xf32>, tensor<4x5x3x3xf32>
+  // Average pools: 3x3 at stride 2 and 2x2 at stride 1, SAME (pads 0, 1);
+  // the 2x2 also NCHW, and the 3x3's gradient.
+  %a1 = gplace.avg_pool %x ksize = [1, 3, 3, 1] strides = [1, 2, 2, 1] padding = "SAME" : tensor<2x6x6x3xf32> -> tensor<2x3x3x3xf32>
+  %ga = gplace.avg_pool_grad %ug ksize = [1, 3, 3, 1] strides = [1, 2, 2, 1] padding = "SAME" : tensor<2x3x3x3xf32> -> tensor<2x6x6x3xf32>
+  %a2c = gplace.avg_pool %xc ksize = [1, 1, 2, 2] strides = [1, 1, 1, 1] padding = "SAME" {data_format = "NCHW"} : tensor<2x3x6x6xf32> -> tensor<2x3x6x6xf32>
+  return %c, %cc, %c2, %dx, %dw, %m1, %m1c, %g1, %m2, %g2, %y, %bm, %bv, %yi, %dxb, %dscale, %doffset, %yc, %a1, %ga, %a2c : tensor<2x3x3x4xf32>, tensor<2x4x3x3xf32>, tensor<2x5x5x4xf32>, tensor<2x6x6x3xf32>, tensor<3x3x3x4xf32>, tensor<2x6x6x3xf32>, tensor<2x3x6x6xf32>, tensor<2x6x6x3xf32>, tensor<2x3x3x3xf32>, tensor<2x6x6x3xf32>, tensor<4x3x3x5xf32>, tensor<5xf32>, tensor<5xf32>, tensor<4x3x3x5xf32>, tensor<4x3x3x5xf32>, tensor<5xf32>, tensor<5xf32>, tensor<4x5x3x3xf32>, tensor<2x3x3x3xf32>, tensor<2x6x6x3xf32>, tensor<2x3x6x6xf32>
 }
