@@ -35,6 +35,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <iterator>
 #include <limits>
 #include <vector>
 
@@ -204,12 +205,12 @@ void CudnnKernels::release() {
   if (!handle_)
     return;
   libs.cuCtxSetCurrent(context_);
-  for (int i = 0; i < 3; ++i)
-    retired_.push_back(workspace_[i]), workspace_[i] = 0,
-        workspaceBytes_[i] = 0;
+  retired_.insert(retired_.end(), std::begin(workspace_), std::end(workspace_));
   for (CUdeviceptr buffer : retired_)
     if (buffer)
       libs.cuMemFree(buffer);
+  for (int i = 0; i < 3; ++i)
+    workspace_[i] = 0, workspaceBytes_[i] = 0;
   retired_.clear();
   libs.cudnnDestroy(handle_);
   handle_ = nullptr;
@@ -254,14 +255,12 @@ namespace {
 /// A rank-4 activation as it lies in memory.
 Status describe(cudnnTensorDescriptor_t *desc, const TensorType &type,
                 bool channelsFirst) {
-  const CudaLibraries &libs = CudaLibraries::get();
   GPLACE_CUDNN_CHECK(cudnnCreateTensorDescriptor, desc);
   const std::vector<int64_t> &s = type.shape;
   int n = static_cast<int>(s[0]);
   int c = static_cast<int>(channelsFirst ? s[1] : s[3]);
   int h = static_cast<int>(channelsFirst ? s[2] : s[1]);
   int w = static_cast<int>(channelsFirst ? s[3] : s[2]);
-  (void)libs;
   GPLACE_CUDNN_CHECK(cudnnSetTensor4dDescriptor, *desc,
                      channelsFirst ? CUDNN_TENSOR_NCHW : CUDNN_TENSOR_NHWC,
                      CUDNN_DATA_FLOAT, n, c, h, w);
@@ -303,8 +302,6 @@ static Status averageFactors(CudnnKernels::Launch &l, const KernelParams &p,
               : static_cast<float>(p.windowSize[0] * p.windowSize[1]) /
                     static_cast<float>(rows * cols);
     }
-  const CudaLibraries &libs = CudaLibraries::get();
-  (void)libs;
   GPLACE_CUDNN_CHECK(cudnnCreateTensorDescriptor, &l.factors);
   GPLACE_CUDNN_CHECK(cudnnSetTensor4dDescriptor, l.factors, CUDNN_TENSOR_NCHW,
                      CUDNN_DATA_FLOAT, 1, 1, static_cast<int>(oh),
@@ -331,7 +328,6 @@ Status CudnnKernels::prepare(const KernelCall &call, int stream) {
   if (find(call))
     return Status::ok();
   GPLACE_RETURN_IF_ERROR(handle());
-  const CudaLibraries &libs = CudaLibraries::get();
   auto launch = std::make_unique<Launch>();
   Launch &l = *launch;
   l.context = context_;
@@ -514,7 +510,6 @@ Status CudnnKernels::prepare(const KernelCall &call, int stream) {
   case Role::None:
     return Status::internal(opName(call.kernel) + " is not a cuDNN kernel");
   }
-  (void)libs;
   return store();
 }
 
@@ -577,7 +572,6 @@ Status CudnnKernels::launch(const KernelCall &call, CUstream stream,
   // Prepared for another stream (a plan's launches run on its compute
   // stream, which prepare() assumes): that stream's workspace grows too.
   GPLACE_RETURN_IF_ERROR(growWorkspace(index, l.workspaceBytes));
-  const CudaLibraries &libs = CudaLibraries::get();
   const KernelParams &p = *call.params;
   auto ptr = [](const TensorRef &ref) {
     return reinterpret_cast<CUdeviceptr>(ref.data);
@@ -758,7 +752,6 @@ Status CudnnKernels::launch(const KernelCall &call, CUstream stream,
   case Role::None:
     return Status::internal(opName(call.kernel) + " is not a cuDNN kernel");
   }
-  (void)libs;
   return Status::ok();
 }
 
