@@ -740,6 +740,59 @@ def Graph_FusedConv2DOp : Graph_WindowOp<"fused_conv2d", "_FusedConv2D",
       "type($result)";
 }
 
+def Graph_FusedConv2DPoolOp : Graph_WindowOp<"fused_conv2d_pool",
+    "_FusedConv2DPool"> {
+  let summary = "fused_conv2d followed by its pool, on CPUs (gplace's own)";
+  let description = [{
+    A `gplace.fused_conv2d` (same operands and attributes; NHWC) whose
+    result goes through `gplace.max_pool` (`fused_ops` ends with
+    `"MaxPool"`) or `gplace.avg_pool` (`"AvgPool"`) with `pool_ksize`,
+    `pool_strides` and `pool_padding` (the pool's `ksize`, `strides` and
+    `padding`), run as one kernel: oneDNN's convolution writes a blocked
+    layout (nChw16c) that the pooling reads, and only the pooled result is
+    reordered into NHWC, as ONNX Runtime's NCHWc transformer and
+    TensorFlow's MKL layout pass keep blocked tensors between oneDNN ops.
+    TensorFlow has no such op. Written by `--gplace-remap` for ops that
+    can only run on a CPU: it has no GPU kernel and no gradient.
+
+    ```mlir
+    %y = gplace.fused_conv2d_pool %x, %w, %b strides = [1, 1, 1, 1] padding = "VALID" fused_ops = ["BiasAdd", "Relu", "MaxPool"] pool_ksize = [1, 2, 2, 1] pool_strides = [1, 2, 2, 1] pool_padding = "VALID" : tensor<8x28x28x1xf32>, tensor<5x5x1x32xf32>, tensor<32xf32> -> tensor<8x12x12x32xf32>
+    ```
+  }];
+  let arguments = !con((ins Graph_FloatTensor:$input, Graph_FloatTensor:$filter,
+                            Graph_FloatTensor:$bias),
+                       convolutionAttrs,
+                       (ins StrArrayAttr:$fused_ops,
+                            DenseI64ArrayAttr:$pool_ksize,
+                            DenseI64ArrayAttr:$pool_strides,
+                            StrAttr:$pool_padding),
+                       placementAttrs, controlDepsArg);
+  let results = (outs Graph_FloatTensor:$result);
+  let gpuKernels = Graph_NoKernels;
+  let flops = "::gplace::graph::detail::getFusedConv2DPoolFlops(getOperation())";
+  let kernelParameters = (ins DenseI64ArrayAttr:$window_size,
+                              DenseI64ArrayAttr:$window_strides,
+                              DenseI64ArrayAttr:$window_dilations,
+                              DenseI64ArrayAttr:$window_pads,
+                              UnitAttr:$fused_relu,
+                              DenseI64ArrayAttr:$pool_window_size,
+                              DenseI64ArrayAttr:$pool_window_strides,
+                              DenseI64ArrayAttr:$pool_window_pads,
+                              UnitAttr:$pool_average);
+  let assemblyFormat = "$input `,` $filter `,` $bias `strides` `=` $strides "
+      "`padding` `=` $padding `fused_ops` `=` $fused_ops `pool_ksize` `=` "
+      "$pool_ksize `pool_strides` `=` $pool_strides `pool_padding` `=` "
+      "$pool_padding " # afterClause #
+      " attr-dict `:` type($input) `,` type($filter) `,` type($bias) `->` "
+      "type($result)";
+  code convolutionType = [{
+    /// The type of the convolution's result, before the pool. Valid once
+    /// verified.
+    ::mlir::RankedTensorType getConvolutionType();
+  }];
+  let extraClassDeclaration = tfNames # windowAccessors # convolutionType;
+}
+
 def Graph_Conv2DBackpropInputOp : Graph_WindowOp<"conv2d_backprop_input",
     "Conv2DBackpropInput"> {
   let summary = "gradient of conv2d with respect to its input "

@@ -21,12 +21,19 @@
 #include <oneapi/dnnl/dnnl.hpp>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <sstream>
 #include <unordered_map>
+
+#include <unistd.h>
+#ifdef GPLACE_HAVE_OPENMP
+#include <omp.h>
+#endif
 
 namespace gplace::runtime {
 
@@ -111,14 +118,15 @@ std::string primitiveKey(const KernelCall &call) {
   }
   const KernelParams &p = *call.params;
   for (const std::vector<int64_t> *v :
-       {&p.windowSize, &p.windowStrides, &p.windowDilations, &p.windowPads}) {
+       {&p.windowSize, &p.windowStrides, &p.windowDilations, &p.windowPads,
+        &p.poolWindowSize, &p.poolWindowStrides, &p.poolWindowPads}) {
     os << '|';
     for (int64_t x : *v)
       os << x << ',';
   }
   os << (p.transposeA ? 'A' : '-') << (p.transposeB ? 'B' : '-');
   os << (p.channelsFirst ? 'C' : 'L') << (p.fusedRelu ? 'R' : '-')
-     << (p.isTraining ? 'T' : '-') << p.epsilon;
+     << (p.isTraining ? 'T' : '-') << (p.poolAverage ? 'V' : '-') << p.epsilon;
   return os.str();
 }
 
@@ -141,6 +149,13 @@ struct Entry {
   /// Whether src and dst are the tensors' own memory (no reorder).
   bool srcInPlace = true, dstInPlace = true;
   dnnl::primitive srcReorder, dstReorder;
+  /// fused_conv2d_pool: the pooling of the convolution's result (in the
+  /// layout the convolution wrote, dst), its result's layout and
+  /// scratchpad, and the reorder of that result into NHWC (unless it is
+  /// NHWC's memory: pooledInPlace).
+  dnnl::primitive pool, pooledReorder;
+  memory::desc pooled, poolScratch;
+  bool pooledInPlace = true;
 };
 
 /// The primitives made so far, by primitiveKey.
@@ -164,6 +179,11 @@ public:
     std::lock_guard<std::mutex> lock(mutex_);
     return entries_.emplace(key, entry).first->second;
   }
+  template <typename Make>
+  StatusOr<std::shared_ptr<Entry>> get(const KernelCall &call,
+                                       std::string_view variant, Make &&make) {
+    return get(call, std::forward<Make>(make), variant);
+  }
 
 private:
   std::mutex mutex_;
@@ -179,6 +199,47 @@ dnnl::primitive_attr userScratchpad() {
   dnnl::primitive_attr attr;
   attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
   return attr;
+}
+
+/// ReLU as a post-op: clip to [0, max] is max(x, 0) with +0 for
+/// negatives, as Relu; eltwise_relu gives x * 0 = -0.
+dnnl::post_ops reluPostOp() {
+  dnnl::post_ops ops;
+  ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_clip, 0.0f,
+                     std::numeric_limits<float>::max());
+  return ops;
+}
+
+/// fused_conv2d_pool's tile: the most bytes of convolution result one
+/// tile of the batch makes: the L2 caches of the cores oneDNN's threads
+/// run on (a core's L2 from sysconf, 1 MiB if it does not say, times the
+/// OpenMP threads). The seeds' conv_net's first layer at batch 128 on 2
+/// cores with 2 MiB each: 0.64 ms a run with 4 MiB tiles, 0.69 with 2,
+/// 0.73 with 8, 0.80 untiled, 0.92-1.03 as two kernels.
+/// GPLACE_POOL_TILE_KIB sets it (KiB; the tests use it to make tiles).
+int64_t poolTileBytes() {
+  static int64_t bytes = [] {
+    if (const char *env = std::getenv("GPLACE_POOL_TILE_KIB"))
+      return std::max<int64_t>(0, std::atoll(env)) * 1024;
+    long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
+    int64_t threads = 1;
+#ifdef GPLACE_HAVE_OPENMP
+    threads = std::max(1, omp_get_max_threads());
+#endif
+    return (l2 > 0 ? int64_t(l2) : int64_t(1) << 20) * threads;
+  }();
+  return bytes;
+}
+
+/// Whether forward convolutions with constant filters may run Winograd's
+/// algorithm: unless GPLACE_ENABLE_WINOGRAD is 0 (TensorFlow's
+/// TF_ENABLE_WINOGRAD_NONFUSED for cuDNN).
+bool winogradAllowed() {
+  static bool allowed = [] {
+    const char *env = std::getenv("GPLACE_ENABLE_WINOGRAD");
+    return !env || std::strcmp(env, "0") != 0;
+  }();
+  return allowed;
 }
 
 /// oneDNN's error as a Status naming the kernel.
@@ -200,6 +261,22 @@ struct Window {
         dilations{p.windowDilations[0] - 1, p.windowDilations[1] - 1},
         padL{p.windowPads[0], p.windowPads[2]},
         padR{p.windowPads[1], p.windowPads[3]} {}
+  /// fused_conv2d_pool's pool (no dilation).
+  static Window pool(const KernelParams &p) {
+    Window w(p);
+    w.kernel = {p.poolWindowSize[0], p.poolWindowSize[1]};
+    w.strides = {p.poolWindowStrides[0], p.poolWindowStrides[1]};
+    w.dilations = {0, 0};
+    w.padL = {p.poolWindowPads[0], p.poolWindowPads[2]};
+    w.padR = {p.poolWindowPads[1], p.poolWindowPads[3]};
+    return w;
+  }
+  /// The size of the result along spatial dimension `i` (0: height) for
+  /// an input of `in`.
+  int64_t outputSize(int i, int64_t in) const {
+    int64_t span = (kernel[i] - 1) * (dilations[i] + 1) + 1;
+    return (in + padL[i] + padR[i] - span) / strides[i] + 1;
+  }
 };
 
 bool isEmpty(const TensorRef &ref) { return ref.type->numElements() == 0; }
@@ -213,6 +290,7 @@ enum Slot {
   ForwardDst,
   Src,
   Dst,
+  Pooled,
   Slots
 };
 
@@ -229,6 +307,13 @@ uint8_t *scratchFor(const memory::desc &desc, Slot slot) {
     buffer.resize(bytes);
   return bytes ? buffer.data() : nullptr;
 }
+
+/// What a forward convolution launch with a constant filter keeps
+/// (KernelCall::state): the filter in the primitive's layout, reordered on
+/// the launch's first run.
+struct ConvState : KernelState {
+  memory packed;
+};
 
 /// What a convolution kernel computes.
 enum class Role { Forward, BackwardData, BackwardWeights };
@@ -266,6 +351,7 @@ Status runDnnlConvolution(const KernelCall &call) {
   switch (call.kernel) {
   case Kernel::Conv2D:
   case Kernel::FusedConv2D:
+  case Kernel::FusedConv2DPool:
   case Kernel::DepthwiseConv2dNative:
     src = &call.inputs[0], weights = &call.inputs[1], dst = &call.outputs[0];
     break;
@@ -288,16 +374,62 @@ Status runDnnlConvolution(const KernelCall &call) {
     grouped.shape = {grouped.shape[0], grouped.shape[1], 1,
                      grouped.shape[2] * grouped.shape[3]};
   int64_t groups = channels / grouped.shape[2];
+  Window w(p);
+  // fused_conv2d_pool: the convolution's result, before the pool, is a
+  // buffer of this launch (NHWC; dst is then the pooled result).
+  bool pooled = call.kernel == Kernel::FusedConv2DPool;
+  // It runs on tiles of the batch whose convolution result stays in the
+  // cores' L2 caches for the pool to read (tileImages images each, the
+  // largest divisor of the batch whose result fits kPoolTileBytes):
+  // src, dst and pooledDst describe one tile.
+  TensorType convType, srcTile, pooledTile;
+  TensorRef convDst, srcTileRef, pooledTileRef;
+  const TensorRef *pooledDst = dst;
+  int64_t tileImages = 1, tiles = 1;
+  if (pooled) {
+    int64_t batch = src->type->shape[0];
+    convType = *src->type;
+    convType.shape = {1, w.outputSize(0, src->type->shape[1]),
+                      w.outputSize(1, src->type->shape[2]), grouped.shape[3]};
+    int64_t imageBytes = convType.bytes();
+    for (int64_t t = 1; t <= batch; ++t)
+      if (batch % t == 0 && t * imageBytes <= poolTileBytes())
+        tileImages = t;
+    tiles = batch / tileImages;
+    convType.shape[0] = tileImages;
+    srcTile = *src->type;
+    srcTile.shape[0] = tileImages;
+    pooledTile = *dst->type;
+    pooledTile.shape[0] = tileImages;
+    srcTileRef = {src->data, &srcTile, src->constant};
+    pooledTileRef = {dst->data, &pooledTile, false};
+    convDst.type = &convType;
+    src = &srcTileRef;
+    pooledDst = &pooledTileRef;
+    dst = &convDst;
+  }
   memory::desc srcMd = activation(*src->type, first);
   memory::desc dstMd = activation(*dst->type, first);
   memory::desc userWeights = filter(grouped, groups);
-  Window w(p);
-  bool fused = call.kernel == Kernel::FusedConv2D;
+  bool fused = call.kernel == Kernel::FusedConv2D || pooled;
   // fused_conv2d's bias: one value per output channel.
   memory::desc biasMd({dst->type->shape[first ? 1 : 3]},
                       memory::data_type::f32, memory::format_tag::a);
+  bool forwardRole = role(call.kernel) == Role::Forward;
+  // A forward convolution with a constant filter (an inference graph's
+  // weights) keeps the filter in the primitive's layout in its state,
+  // reordered once, as ONNX Runtime pre-packs constant weights; only then
+  // is Winograd worth its filter transform (0.3 ms a run for the seeds'
+  // conv_net's 3x3x32x64 filter).
+  bool packFilter = forwardRole && call.state && weights->constant;
+  auto *state =
+      call.state ? static_cast<ConvState *>(call.state->get()) : nullptr;
+  bool tryWinograd = packFilter && winogradAllowed() && groups == 1 &&
+                     w.kernel == Dims{3, 3} && w.strides == Dims{1, 1} &&
+                     w.dilations == Dims{0, 0};
+  std::string_view variant = tryWinograd ? "winograd" : "";
   try {
-    auto entry = cache().get(call, [&](Entry &e) -> Status {
+    auto entry = cache().get(call, variant, [&](Entry &e) -> Status {
       // A forward convolution to run (inference) or to guide the backward
       // ones (training). Run on channels-first tensors, it reads and writes
       // the layouts oneDNN chooses (blocked: its direct JIT kernels), with
@@ -311,18 +443,63 @@ Status runDnnlConvolution(const KernelCall &call) {
       // kernel (64x28x28x1, 3x3, batch 64: 16 channels 64 µs against 192
       // µs; 8 channels 93 µs against 115 µs; writing nChw16c and
       // reordering into nChw8c was slower within the whole CNN).
-      bool forwardRole = role(call.kernel) == Role::Forward;
       int64_t outChannels = dstMd.dims()[1];
       bool firstLayer = forwardRole && srcMd.dims()[1] == 1;
       memory::desc srcRun = srcMd, dstRun = dstMd;
       if (first && forwardRole) {
         srcRun = firstLayer ? oneChannelAsNchw(srcMd) : anyLayout(srcMd);
         dstRun = anyLayout(dstMd);
+      } else if (pooled) {
+        // The convolution's result is the pool's alone: oneDNN's choice of
+        // layout (a first layer writes nChw16c, or nChw8c, from its source
+        // read as NCHW: oneDNN's direct first-layer kernel).
+        if (firstLayer)
+          srcRun = oneChannelAsNchw(srcMd);
+        dstRun = firstLayer && outChannels % 16 == 0
+                     ? memory::desc(dstMd.dims(), memory::data_type::f32,
+                                    memory::format_tag::aBcd16b)
+                 : firstLayer && outChannels % 8 == 0
+                     ? memory::desc(dstMd.dims(), memory::data_type::f32,
+                                    memory::format_tag::aBcd8b)
+                     : anyLayout(dstMd);
       } else if (firstLayer && (outChannels == 8 || outChannels == 16)) {
         srcRun = oneChannelAsNchw(srcMd);
         dstRun = memory::desc(dstMd.dims(), memory::data_type::f32,
                               outChannels == 8 ? memory::format_tag::aBcd8b
                                                : memory::format_tag::aBcd16b);
+      }
+      // Winograd F(4x4, 3x3) where oneDNN implements it (3x3 windows,
+      // stride 1, no dilation or groups, f32; blocked activations,
+      // reordered in and out here), as cuDNN's heuristics pick Winograd on
+      // GPUs: the seeds' conv_net's second convolution (128x12x12x32, 64
+      // filters) 1.0 ms against 1.5 ms direct, the reorders 0.1 ms.
+      std::optional<dnnl::convolution_forward::primitive_desc> winograd;
+      if (tryWinograd) {
+        dnnl::primitive_attr attr = userScratchpad();
+        if (p.fusedRelu) {
+          // The Winograd kernels take relu (not clip) as their post-op;
+          // theirs gives +0 for negatives (fused-convolution-pool.mlir).
+          dnnl::post_ops ops;
+          ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_relu, 0.0f, 0.0f);
+          attr.set_post_ops(ops);
+        }
+        try {
+          auto desc =
+              fused
+                  ? dnnl::convolution_forward::desc(
+                        dnnl::prop_kind::forward_inference,
+                        dnnl::algorithm::convolution_winograd, anyLayout(srcMd),
+                        anyLayout(userWeights), biasMd, anyLayout(dstMd),
+                        w.strides, w.dilations, w.padL, w.padR)
+                  : dnnl::convolution_forward::desc(
+                        dnnl::prop_kind::forward_inference,
+                        dnnl::algorithm::convolution_winograd, anyLayout(srcMd),
+                        anyLayout(userWeights), anyLayout(dstMd), w.strides,
+                        w.dilations, w.padL, w.padR);
+          winograd.emplace(desc, attr, cpuEngine());
+        } catch (const dnnl::error &) {
+          winograd.reset(); // Not implemented here: the direct algorithm.
+        }
       }
       auto forward = fused ? dnnl::convolution_forward::desc(
                                  dnnl::prop_kind::forward_inference,
@@ -338,16 +515,12 @@ Status runDnnlConvolution(const KernelCall &call) {
                                  w.dilations, w.padL, w.padR);
       dnnl::primitive_attr attr = userScratchpad();
       dnnl::primitive_attr forwardAttr = userScratchpad();
-      if (p.fusedRelu) {
-        dnnl::post_ops ops;
-        // clip to [0, max] is max(x, 0) with +0 for negatives, as Relu;
-        // eltwise_relu gives x * 0 = -0.
-        ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_clip, 0.0f,
-                           std::numeric_limits<float>::max());
-        forwardAttr.set_post_ops(ops);
-      }
-      dnnl::convolution_forward::primitive_desc forwardPd(forward, forwardAttr,
-                                                          cpuEngine());
+      if (p.fusedRelu)
+        forwardAttr.set_post_ops(reluPostOp());
+      dnnl::convolution_forward::primitive_desc forwardPd =
+          winograd ? *winograd
+                   : dnnl::convolution_forward::primitive_desc(
+                         forward, forwardAttr, cpuEngine());
       if (role(call.kernel) == Role::Forward) {
         e.primitive = dnnl::convolution_forward(forwardPd);
         e.weights = forwardPd.weights_desc();
@@ -357,14 +530,36 @@ Status runDnnlConvolution(const KernelCall &call) {
         // where it is the same memory, else a reorder.
         e.src = forwardPd.src_desc();
         e.dst = forwardPd.dst_desc();
-        e.srcInPlace = e.src == srcRun || asPlain(e.src) == srcMd;
-        e.dstInPlace = asPlain(e.dst) == dstMd;
+        e.srcInPlace =
+            (!winograd && e.src == srcRun) || asPlain(e.src) == srcMd;
+        e.dstInPlace = !pooled && asPlain(e.dst) == dstMd;
         if (!e.srcInPlace)
           e.srcReorder = dnnl::reorder(dnnl::reorder::primitive_desc(
               cpuEngine(), srcMd, cpuEngine(), e.src));
-        if (!e.dstInPlace)
+        if (!e.dstInPlace && !pooled)
           e.dstReorder = dnnl::reorder(dnnl::reorder::primitive_desc(
               cpuEngine(), e.dst, cpuEngine(), dstMd));
+        if (pooled) {
+          // The pool, on the layout the convolution wrote; its result in
+          // the layout oneDNN's pooling keeps (the same).
+          memory::desc out = activation(*pooledDst->type, false);
+          Window pw = Window::pool(p);
+          dnnl::pooling_v2_forward::primitive_desc poolPd(
+              dnnl::pooling_v2_forward::desc(
+                  dnnl::prop_kind::forward_inference,
+                  p.poolAverage ? dnnl::algorithm::pooling_avg_exclude_padding
+                                : dnnl::algorithm::pooling_max,
+                  e.dst, anyLayout(out), pw.strides, pw.kernel, pw.dilations,
+                  pw.padL, pw.padR),
+              userScratchpad(), cpuEngine());
+          e.pool = dnnl::pooling_v2_forward(poolPd);
+          e.pooled = poolPd.dst_desc();
+          e.poolScratch = poolPd.scratchpad_desc();
+          e.pooledInPlace = asPlain(e.pooled) == out;
+          if (!e.pooledInPlace)
+            e.pooledReorder = dnnl::reorder(dnnl::reorder::primitive_desc(
+                cpuEngine(), e.pooled, cpuEngine(), out));
+        }
       } else if (role(call.kernel) == Role::BackwardData) {
         dnnl::convolution_backward_data::desc desc(
             dnnl::algorithm::convolution_direct, srcMd,
@@ -405,16 +600,70 @@ Status runDnnlConvolution(const KernelCall &call) {
     memory srcMem(srcMd, engine, src->data), dstMem(dstMd, engine, dst->data);
     memory userWeightsMem(userWeights, engine, weights->data);
     // The filter in the primitive's layout: the user's memory when they
-    // agree, else a reordered copy.
+    // agree, else a reordered copy (kept in the state for a constant one).
     bool weightsCopy = e.weights != userWeights;
     memory weightsMem = userWeightsMem;
-    if (weightsCopy) {
+    if (packFilter && !state) {
+      // The launch's first run.
+      auto made = std::make_unique<ConvState>();
+      if (weightsCopy) {
+        made->packed = memory(e.weights, engine);
+        e.reorder.execute(stream, {{DNNL_ARG_FROM, userWeightsMem},
+                                   {DNNL_ARG_TO, made->packed}});
+      }
+      state = made.get();
+      *call.state = std::move(made);
+    }
+    if (packFilter && weightsCopy) {
+      weightsMem = state->packed;
+    } else if (weightsCopy) {
       weightsMem = memory(e.weights, engine, scratchFor(e.weights, Weights));
       if (role(call.kernel) != Role::BackwardWeights)
         e.reorder.execute(
             stream, {{DNNL_ARG_FROM, userWeightsMem}, {DNNL_ARG_TO, weightsMem}});
     }
     memory scratchMem(e.scratch, engine, scratchFor(e.scratch, Scratch));
+    if (pooled) {
+      // Each tile: its images into the convolution's layout (unless they
+      // are its memory), the convolution, the pool, its result into NHWC.
+      memory bias(biasMd, engine, call.inputs[2].data);
+      memory convOut(e.dst, engine, scratchFor(e.dst, Dst));
+      memory poolScratch(e.poolScratch, engine,
+                         scratchFor(e.poolScratch, ForwardScratch));
+      memory runSrc(e.src, engine,
+                    e.srcInPlace ? nullptr : scratchFor(e.src, Src));
+      memory poolOut(e.pooled, engine,
+                     e.pooledInPlace ? nullptr : scratchFor(e.pooled, Pooled));
+      memory out(activation(pooledTile, false), engine, nullptr);
+      int64_t srcBytes = srcTile.bytes(), outBytes = pooledTile.bytes();
+      for (int64_t t = 0; t < tiles; ++t) {
+        auto *in = static_cast<uint8_t *>(src->data) + t * srcBytes;
+        auto *result = static_cast<uint8_t *>(pooledDst->data) + t * outBytes;
+        if (e.srcInPlace) {
+          runSrc.set_data_handle(in);
+        } else {
+          srcMem.set_data_handle(in);
+          e.srcReorder.execute(
+              stream, {{DNNL_ARG_FROM, srcMem}, {DNNL_ARG_TO, runSrc}});
+        }
+        e.primitive.execute(stream, {{DNNL_ARG_SCRATCHPAD, scratchMem},
+                                     {DNNL_ARG_SRC, runSrc},
+                                     {DNNL_ARG_WEIGHTS, weightsMem},
+                                     {DNNL_ARG_BIAS, bias},
+                                     {DNNL_ARG_DST, convOut}});
+        out.set_data_handle(result);
+        if (e.pooledInPlace)
+          poolOut.set_data_handle(result);
+        e.pool.execute(stream, {{DNNL_ARG_SRC, convOut},
+                                {DNNL_ARG_DST, poolOut},
+                                {DNNL_ARG_SCRATCHPAD, poolScratch}});
+        if (!e.pooledInPlace)
+          e.pooledReorder.execute(
+              stream, {{DNNL_ARG_FROM, poolOut}, {DNNL_ARG_TO, out}});
+      }
+      stream.wait();
+      return Status::ok();
+    }
     std::unordered_map<int, memory> args = {{DNNL_ARG_SCRATCHPAD, scratchMem}};
     memory runDst = dstMem; // Forward: the primitive's destination.
     switch (role(call.kernel)) {

@@ -1207,6 +1207,7 @@ Status windowKernel(const KernelCall &call) {
   switch (call.kernel) {
   case Kernel::Conv2D:
   case Kernel::FusedConv2D:
+  case Kernel::FusedConv2DPool:
   case Kernel::Conv2DBackpropInput:
   case Kernel::Conv2DBackpropFilter:
   case Kernel::DepthwiseConv2dNative:
@@ -1235,6 +1236,9 @@ template <> Status runKernel<Kernel::Conv2D>(const KernelCall &call) {
   return windowKernel(call);
 }
 template <> Status runKernel<Kernel::FusedConv2D>(const KernelCall &call) {
+  return windowKernel(call);
+}
+template <> Status runKernel<Kernel::FusedConv2DPool>(const KernelCall &call) {
   return windowKernel(call);
 }
 template <>

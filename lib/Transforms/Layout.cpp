@@ -69,31 +69,10 @@ struct LayoutPass : public gplace::impl::LayoutPassBase<LayoutPass> {
       markAllAnalysesPreserved();
   }
 
-  /// Whether every device of `devices` that `op`'s request matches (every
-  /// device, without a request) is a CPU, and some device matches.
-  static bool runsOnCpuOnly(Operation *op, const DeviceSet &devices) {
-    DeviceName request;
-    if (auto attr = op->getAttrOfType<StringAttr>("device")) {
-      std::optional<DeviceName> parsed = DeviceName::parse(attr.getValue());
-      if (!parsed)
-        return false; // Placement reports it.
-      request = *parsed;
-    }
-    bool any = false;
-    for (const DeviceName &device : devices.devices()) {
-      if (!request.matches(device))
-        continue;
-      if (device.type != DeviceType::CPU)
-        return false;
-      any = true;
-    }
-    return any;
-  }
-
   /// Whether `op` is a layout-sensitive op this pass runs NHWC.
   static bool convertible(LayoutSensitiveOpInterface op,
                           const DeviceSet &devices) {
-    if (!op.isChannelsFirst() || !runsOnCpuOnly(op, devices))
+    if (!op.isChannelsFirst() || !runsOnCpusOnly(op, devices))
       return false;
     auto rank4 = [](Value v) {
       auto type = dyn_cast<RankedTensorType>(v.getType());

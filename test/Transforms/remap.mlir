@@ -155,3 +155,70 @@ func.func @batch_norm_alone(%x: tensor<1x4x4x2xf32>, %w: tensor<3x3x2x8xf32>, %s
   %y16, %m16, %var16 = gplace.fused_batch_norm %c16, %v16, %v16, %v16, %v16 epsilon = 1.0e-03 {name = "bn16"} : tensor<1x4x4x8xf16>, tensor<8xf16>
   return %y, %m, %y64, %y16 : tensor<1x4x4x8xf32>, tensor<8xf32>, tensor<1x4x4x8xf64>, tensor<1x4x4x8xf16>
 }
+
+// -----
+
+// A fused_conv2d whose only use is a max_pool or avg_pool becomes
+// fused_conv2d_pool, named after the pool, where both can only run on a
+// CPU (here: no gplace.devices, so the process's CPU); colocation
+// constraints on the absorbed ops name it.
+// CHECK-LABEL: func.func @pool
+// CHECK-NEXT: %[[P:.*]] = gplace.fused_conv2d_pool %arg0, %arg1, %arg2 strides = [1, 1, 1, 1] padding = "SAME" fused_ops = ["BiasAdd", "Relu", "MaxPool"] pool_ksize = [1, 2, 2, 1] pool_strides = [1, 2, 2, 1] pool_padding = "VALID" {name = "pool"} : tensor<2x4x4x2xf32>, tensor<3x3x2x8xf32>, tensor<8xf32> -> tensor<2x2x2x8xf32>
+// CHECK-NEXT: %[[A:.*]] = gplace.fused_conv2d_pool %arg0, %arg1, %arg2 strides = [1, 1, 1, 1] padding = "VALID" fused_ops = ["BiasAdd", "AvgPool"] pool_ksize = [1, 2, 2, 1] pool_strides = [1, 1, 1, 1] pool_padding = "SAME" {name = "AvgPool"} : tensor<2x4x4x2xf32>, tensor<3x3x2x8xf32>, tensor<8xf32> -> tensor<2x2x2x8xf32>
+// CHECK-NEXT: gplace.exp %[[P]] {gplace.colocate_with = "pool", name = "g"}
+// CHECK-NEXT: return %[[P]], %[[A]]
+func.func @pool(%x: tensor<2x4x4x2xf32>, %w: tensor<3x3x2x8xf32>, %b: tensor<8xf32>) -> (tensor<2x2x2x8xf32>, tensor<2x2x2x8xf32>, tensor<2x2x2x8xf32>) {
+  %c = gplace.conv2d %x, %w strides = [1, 1, 1, 1] padding = "SAME" {name = "conv"} : tensor<2x4x4x2xf32>, tensor<3x3x2x8xf32> -> tensor<2x4x4x8xf32>
+  %a = gplace.bias_add %c, %b : tensor<2x4x4x8xf32>, tensor<8xf32>
+  %r = gplace.relu %a {name = "relu"} : tensor<2x4x4x8xf32>
+  %p = gplace.max_pool %r ksize = [1, 2, 2, 1] strides = [1, 2, 2, 1] padding = "VALID" {name = "pool"} : tensor<2x4x4x8xf32> -> tensor<2x2x2x8xf32>
+  %c2 = gplace.conv2d %x, %w strides = [1, 1, 1, 1] padding = "VALID" : tensor<2x4x4x2xf32>, tensor<3x3x2x8xf32> -> tensor<2x2x2x8xf32>
+  %a2 = gplace.bias_add %c2, %b : tensor<2x2x2x8xf32>, tensor<8xf32>
+  %p2 = gplace.avg_pool %a2 ksize = [1, 2, 2, 1] strides = [1, 1, 1, 1] padding = "SAME" : tensor<2x2x2x8xf32> -> tensor<2x2x2x8xf32>
+  %g = gplace.exp %p {name = "g", gplace.colocate_with = "relu"} : tensor<2x2x2x8xf32>
+  return %p, %p2, %g : tensor<2x2x2x8xf32>, tensor<2x2x2x8xf32>, tensor<2x2x2x8xf32>
+}
+
+// -----
+
+// Where a GPU might run them, they stay apart (the pool has no GPU kernel
+// fused): without a request, and with "/device:GPU:0". A CPU request
+// fuses. A convolution read by another op besides the pool, or a pool
+// with a colocation constraint of its own, stays too.
+// CHECK-LABEL: func.func @pool_gpu
+// CHECK: gplace.fused_conv2d %arg0, {{.*}} fused_ops = ["BiasAdd", "Relu"] {name = "relu"}
+// CHECK-NEXT: gplace.max_pool
+// CHECK-NEXT: gplace.fused_conv2d %arg0, {{.*}} fused_ops = ["BiasAdd", "Relu"] {device = "/device:GPU:0", name = "relu_gpu"}
+// CHECK-NEXT: gplace.max_pool
+// CHECK-NEXT: gplace.fused_conv2d_pool %arg0, {{.*}} fused_ops = ["BiasAdd", "Relu", "MaxPool"] {{.*}} {device = "/device:CPU:0", name = "pool_cpu"}
+// CHECK-NEXT: gplace.fused_conv2d %arg0, {{.*}} {device = "/device:CPU:0", name = "relu_two"}
+// CHECK-NEXT: gplace.max_pool
+// CHECK-NEXT: gplace.exp
+// CHECK-NEXT: gplace.fused_conv2d %arg0, {{.*}} {device = "/device:CPU:0", name = "relu_own"}
+// CHECK-NEXT: gplace.max_pool {{.*}} {device = "/device:CPU:0", gplace.colocate_with = "relu_own", name = "pool_own"}
+module attributes {gplace.devices = [#gplace.device<"/job:localhost/replica:0/task:0/device:CPU:0">, #gplace.device<"/job:localhost/replica:0/task:0/device:GPU:0">]} {
+  func.func @pool_gpu(%x: tensor<2x4x4x2xf32>, %w: tensor<3x3x2x8xf32>, %b: tensor<8xf32>) -> (tensor<2x2x2x8xf32>, tensor<2x2x2x8xf32>, tensor<2x2x2x8xf32>, tensor<2x2x2x8xf32>, tensor<2x4x4x8xf32>, tensor<2x2x2x8xf32>) {
+    %c = gplace.conv2d %x, %w strides = [1, 1, 1, 1] padding = "SAME" : tensor<2x4x4x2xf32>, tensor<3x3x2x8xf32> -> tensor<2x4x4x8xf32>
+    %a = gplace.bias_add %c, %b : tensor<2x4x4x8xf32>, tensor<8xf32>
+    %r = gplace.relu %a {name = "relu"} : tensor<2x4x4x8xf32>
+    %p = gplace.max_pool %r ksize = [1, 2, 2, 1] strides = [1, 2, 2, 1] padding = "VALID" : tensor<2x4x4x8xf32> -> tensor<2x2x2x8xf32>
+    %cg = gplace.conv2d %x, %w strides = [1, 1, 1, 1] padding = "SAME" {device = "/device:GPU:0"} : tensor<2x4x4x2xf32>, tensor<3x3x2x8xf32> -> tensor<2x4x4x8xf32>
+    %ag = gplace.bias_add %cg, %b {device = "/device:GPU:0"} : tensor<2x4x4x8xf32>, tensor<8xf32>
+    %rg = gplace.relu %ag {device = "/device:GPU:0", name = "relu_gpu"} : tensor<2x4x4x8xf32>
+    %pg = gplace.max_pool %rg ksize = [1, 2, 2, 1] strides = [1, 2, 2, 1] padding = "VALID" {device = "/device:GPU:0"} : tensor<2x4x4x8xf32> -> tensor<2x2x2x8xf32>
+    %cc = gplace.conv2d %x, %w strides = [1, 1, 1, 1] padding = "SAME" {device = "/device:CPU:0"} : tensor<2x4x4x2xf32>, tensor<3x3x2x8xf32> -> tensor<2x4x4x8xf32>
+    %ac = gplace.bias_add %cc, %b {device = "/device:CPU:0"} : tensor<2x4x4x8xf32>, tensor<8xf32>
+    %rc = gplace.relu %ac {device = "/device:CPU:0"} : tensor<2x4x4x8xf32>
+    %pc = gplace.max_pool %rc ksize = [1, 2, 2, 1] strides = [1, 2, 2, 1] padding = "VALID" {device = "/device:CPU:0", name = "pool_cpu"} : tensor<2x4x4x8xf32> -> tensor<2x2x2x8xf32>
+    %c2 = gplace.conv2d %x, %w strides = [1, 1, 1, 1] padding = "SAME" {device = "/device:CPU:0"} : tensor<2x4x4x2xf32>, tensor<3x3x2x8xf32> -> tensor<2x4x4x8xf32>
+    %a2 = gplace.bias_add %c2, %b {device = "/device:CPU:0"} : tensor<2x4x4x8xf32>, tensor<8xf32>
+    %r2 = gplace.relu %a2 {device = "/device:CPU:0", name = "relu_two"} : tensor<2x4x4x8xf32>
+    %p2 = gplace.max_pool %r2 ksize = [1, 2, 2, 1] strides = [1, 2, 2, 1] padding = "VALID" {device = "/device:CPU:0"} : tensor<2x4x4x8xf32> -> tensor<2x2x2x8xf32>
+    %e2 = gplace.exp %r2 {device = "/device:CPU:0"} : tensor<2x4x4x8xf32>
+    %c3 = gplace.conv2d %x, %w strides = [1, 1, 1, 1] padding = "SAME" {device = "/device:CPU:0"} : tensor<2x4x4x2xf32>, tensor<3x3x2x8xf32> -> tensor<2x4x4x8xf32>
+    %a3 = gplace.bias_add %c3, %b {device = "/device:CPU:0"} : tensor<2x4x4x8xf32>, tensor<8xf32>
+    %r3 = gplace.relu %a3 {device = "/device:CPU:0", name = "relu_own"} : tensor<2x4x4x8xf32>
+    %p3 = gplace.max_pool %r3 ksize = [1, 2, 2, 1] strides = [1, 2, 2, 1] padding = "VALID" {device = "/device:CPU:0", name = "pool_own", gplace.colocate_with = "relu_own"} : tensor<2x4x4x8xf32> -> tensor<2x2x2x8xf32>
+    return %p, %pg, %pc, %p2, %e2, %p3 : tensor<2x2x2x8xf32>, tensor<2x2x2x8xf32>, tensor<2x2x2x8xf32>, tensor<2x2x2x8xf32>, tensor<2x4x4x8xf32>, tensor<2x2x2x8xf32>
+  }
+}

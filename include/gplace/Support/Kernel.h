@@ -121,6 +121,10 @@ struct KernelParams {
   std::vector<int64_t> windowSize, windowStrides, windowDilations, windowPads;
   bool channelsFirst = false;
   bool fusedRelu = false; ///< fused_conv2d: max(x, 0) after the bias.
+  /// fused_conv2d_pool: its pool's window size, strides and pads (as
+  /// window*), and whether it averages (else it takes the maximum).
+  std::vector<int64_t> poolWindowSize, poolWindowStrides, poolWindowPads;
+  bool poolAverage = false;
   /// fused_batch_norm: the variance epsilon, and whether the statistics
   /// are the batch's (training) rather than the given ones.
   double epsilon = 0.0;

@@ -284,6 +284,25 @@ gplace::graph::getModuleDevices(Operation *module) {
   return devices;
 }
 
+bool gplace::graph::runsOnCpusOnly(Operation *op, const DeviceSet &devices) {
+  DeviceName request;
+  if (auto attr = op->getAttrOfType<StringAttr>("device")) {
+    std::optional<DeviceName> parsed = DeviceName::parse(attr.getValue());
+    if (!parsed)
+      return false; // Placement reports it.
+    request = *parsed;
+  }
+  bool any = false;
+  for (const DeviceName &device : devices.devices()) {
+    if (!request.matches(device))
+      continue;
+    if (device.type != DeviceType::CPU)
+      return false;
+    any = true;
+  }
+  return any;
+}
+
 void gplace::graph::setModuleDevices(Operation *module,
                                      const DeviceSet &devices) {
   MLIRContext *context = module->getContext();

@@ -312,3 +312,59 @@ func.func @batchNormFormat(%x: tensor<2x4x4x3xf32>, %s: tensor<3xf32>) {
   %y, %m, %v = gplace.fused_batch_norm %x, %s, %s, %s, %s epsilon = 1.0e-03 {data_format = "CHWN"} : tensor<2x4x4x3xf32>, tensor<3xf32>
   return
 }
+
+// -----
+
+func.func @fusedPoolOps(%x: tensor<1x4x4x1xf32>, %w: tensor<3x3x1x2xf32>, %b: tensor<2xf32>) {
+  // expected-error @+1 {{'gplace.fused_conv2d_pool' op fused_ops must be ["BiasAdd"(, "Relu"), "MaxPool" or "AvgPool"], not ["BiasAdd", "Relu"]}}
+  %0 = gplace.fused_conv2d_pool %x, %w, %b strides = [1, 1, 1, 1] padding = "VALID" fused_ops = ["BiasAdd", "Relu"] pool_ksize = [1, 2, 2, 1] pool_strides = [1, 2, 2, 1] pool_padding = "VALID" : tensor<1x4x4x1xf32>, tensor<3x3x1x2xf32>, tensor<2xf32> -> tensor<1x1x1x2xf32>
+  return
+}
+
+// -----
+
+func.func @fusedPoolResult(%x: tensor<1x4x4x1xf32>, %w: tensor<3x3x1x2xf32>, %b: tensor<2xf32>) {
+  // expected-error @+1 {{'gplace.fused_conv2d_pool' op result dimension 1 (height) is 2, expected 1 from convolution's result height 2, window 2, stride 2, dilation 1, padding "VALID"}}
+  %0 = gplace.fused_conv2d_pool %x, %w, %b strides = [1, 1, 1, 1] padding = "VALID" fused_ops = ["BiasAdd", "MaxPool"] pool_ksize = [1, 2, 2, 1] pool_strides = [1, 2, 2, 1] pool_padding = "VALID" : tensor<1x4x4x1xf32>, tensor<3x3x1x2xf32>, tensor<2xf32> -> tensor<1x2x1x2xf32>
+  return
+}
+
+// -----
+
+func.func @fusedPoolKsize(%x: tensor<1x4x4x1xf32>, %w: tensor<3x3x1x2xf32>, %b: tensor<2xf32>) {
+  // expected-error @+1 {{'gplace.fused_conv2d_pool' op pool_ksize in the channels dimension must be 1, as TensorFlow's}}
+  %0 = gplace.fused_conv2d_pool %x, %w, %b strides = [1, 1, 1, 1] padding = "VALID" fused_ops = ["BiasAdd", "MaxPool"] pool_ksize = [1, 2, 2, 2] pool_strides = [1, 2, 2, 1] pool_padding = "VALID" : tensor<1x4x4x1xf32>, tensor<3x3x1x2xf32>, tensor<2xf32> -> tensor<1x1x1x2xf32>
+  return
+}
+
+// -----
+
+func.func @fusedPoolPadding(%x: tensor<1x4x4x1xf32>, %w: tensor<3x3x1x2xf32>, %b: tensor<2xf32>) {
+  // expected-error @+1 {{'gplace.fused_conv2d_pool' op pool_padding must be "SAME", "VALID", not "EXPLICIT"}}
+  %0 = gplace.fused_conv2d_pool %x, %w, %b strides = [1, 1, 1, 1] padding = "VALID" fused_ops = ["BiasAdd", "MaxPool"] pool_ksize = [1, 2, 2, 1] pool_strides = [1, 2, 2, 1] pool_padding = "EXPLICIT" : tensor<1x4x4x1xf32>, tensor<3x3x1x2xf32>, tensor<2xf32> -> tensor<1x1x1x2xf32>
+  return
+}
+
+// -----
+
+func.func @fusedPoolConvolution(%x: tensor<1x4x4x1xf32>, %w: tensor<5x5x1x2xf32>, %b: tensor<2xf32>) {
+  // expected-error @+1 {{'gplace.fused_conv2d_pool' op window of 5 (dilation 1) does not fit the input's height of 4 with padding "VALID"}}
+  %0 = gplace.fused_conv2d_pool %x, %w, %b strides = [1, 1, 1, 1] padding = "VALID" fused_ops = ["BiasAdd", "MaxPool"] pool_ksize = [1, 1, 1, 1] pool_strides = [1, 1, 1, 1] pool_padding = "VALID" : tensor<1x4x4x1xf32>, tensor<5x5x1x2xf32>, tensor<2xf32> -> tensor<1x1x1x2xf32>
+  return
+}
+
+// -----
+
+func.func @fusedPoolNchw(%x: tensor<1x1x4x4xf32>, %w: tensor<3x3x1x2xf32>, %b: tensor<2xf32>) {
+  // expected-error @+1 {{'gplace.fused_conv2d_pool' op runs NHWC only, not data_format "NCHW"}}
+  %0 = gplace.fused_conv2d_pool %x, %w, %b strides = [1, 1, 1, 1] padding = "VALID" fused_ops = ["BiasAdd", "MaxPool"] pool_ksize = [1, 1, 1, 1] pool_strides = [1, 1, 1, 1] pool_padding = "VALID" {data_format = "NCHW"} : tensor<1x1x4x4xf32>, tensor<3x3x1x2xf32>, tensor<2xf32> -> tensor<1x2x2x2xf32>
+  return
+}
+
+// -----
+
+func.func @fusedPoolBias(%x: tensor<1x4x4x1xf32>, %w: tensor<3x3x1x2xf32>, %b: tensor<3xf32>) {
+  // expected-error @+1 {{'gplace.fused_conv2d_pool' op bias must be a vector of the convolution's 2 channels of 'f32', not 'tensor<3xf32>'}}
+  %0 = gplace.fused_conv2d_pool %x, %w, %b strides = [1, 1, 1, 1] padding = "VALID" fused_ops = ["BiasAdd", "MaxPool"] pool_ksize = [1, 1, 1, 1] pool_strides = [1, 1, 1, 1] pool_padding = "VALID" : tensor<1x4x4x1xf32>, tensor<3x3x1x2xf32>, tensor<3xf32> -> tensor<1x2x2x2xf32>
+  return
+}

@@ -126,6 +126,11 @@ int64_t getConvolutionFlops(mlir::Value output, mlir::Value filter,
 /// A pooling op's (or its gradient's) flops: the element count of its
 /// largest tensor times the window's height and width.
 int64_t getWindowFlops(mlir::Operation *op, const WindowAttrs &window);
+
+/// A verified fused_conv2d_pool's flops: its convolution's
+/// (getConvolutionFlops of the convolution's result) plus its pool's (the
+/// convolution's result's element count times the pool window's size).
+int64_t getFusedConv2DPoolFlops(mlir::Operation *op);
 } // namespace detail
 
 } // namespace gplace::graph
@@ -173,6 +178,12 @@ std::string getKernelElementTypeName(mlir::Operation *op);
 /// if it has none.
 std::optional<DeviceSet> getModuleDevices(mlir::Operation *module);
 
+/// Whether every device of `devices` that `op`'s `device` request
+/// matches (every device, without a request) is a CPU, and some device
+/// matches: then `op` can only run on a CPU. False for a request that does
+/// not parse (placement reports it).
+bool runsOnCpusOnly(mlir::Operation *op, const DeviceSet &devices);
+
 /// Writes `devices` as `module`'s `gplace.devices` attribute.
 void setModuleDevices(mlir::Operation *module, const DeviceSet &devices);
 
@@ -189,15 +200,17 @@ struct WindowAttrs {
 /// last op it replaces: conv2d + bias_add, or an add of a [C] or
 /// [1, ..., 1, C] bias, (+ relu) → fused_conv2d, and conv2d +
 /// fused_batch_norm in inference (+ relu) → small ops folding the batch
-/// norm into a filter and bias + fused_conv2d (NHWC,
-/// one use each, the same placement attributes, no control dependencies
-/// on the absorbed ops). The fused op takes the last op's name, as
-/// TensorFlow's remapper names the fused node after the node it replaces.
-/// The fused ops have no gradient: run the patterns after differentiation.
-/// Every pattern added here implements match() and rewrite() (not one
-/// matchAndRewrite()): --gplace-remap calls match() alone to learn whether
-/// anything fuses before it touches the IR, and MLIR's default match()
-/// is unreachable.
+/// norm into a filter and bias + fused_conv2d (NHWC, one use each, the
+/// same placement attributes, no control dependencies on the absorbed
+/// ops); then gplace's own: fused_conv2d + max_pool or avg_pool →
+/// fused_conv2d_pool where both can only run on a CPU (runsOnCpusOnly by
+/// the module's `gplace.devices`, or the process's CPU without them). The
+/// fused op takes the last op's name, as TensorFlow's remapper names the
+/// fused node after the node it replaces. The fused ops have no gradient:
+/// run the patterns after differentiation. Every pattern added here
+/// implements match() and rewrite() (not one matchAndRewrite()):
+/// --gplace-remap calls match() alone to learn whether anything fuses
+/// before it touches the IR, and MLIR's default match() is unreachable.
 void populateRemapperPatterns(mlir::RewritePatternSet &patterns);
 
 } // namespace gplace::graph
