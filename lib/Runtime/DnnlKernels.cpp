@@ -308,6 +308,21 @@ uint8_t *scratchFor(const memory::desc &desc, Slot slot) {
   return bytes ? buffer.data() : nullptr;
 }
 
+/// A forward convolution's descriptor, with `bias` where it is not null.
+dnnl::convolution_forward::desc
+forwardDesc(dnnl::prop_kind prop, dnnl::algorithm algorithm,
+            const memory::desc &src, const memory::desc &weights,
+            const memory::desc *bias, const memory::desc &dst,
+            const Window &w) {
+  if (bias)
+    return dnnl::convolution_forward::desc(prop, algorithm, src, weights, *bias,
+                                           dst, w.strides, w.dilations, w.padL,
+                                           w.padR);
+  return dnnl::convolution_forward::desc(prop, algorithm, src, weights, dst,
+                                         w.strides, w.dilations, w.padL,
+                                         w.padR);
+}
+
 /// What a forward convolution launch with a constant filter keeps
 /// (KernelCall::state): the filter in the primitive's layout, reordered on
 /// the launch's first run.
@@ -491,17 +506,12 @@ Status runDnnlConvolution(const KernelCall &call) {
         memory::desc dstBlocked(dstMd.dims(), memory::data_type::f32,
                                 memory::format_tag::aBcd16b);
         try {
-          auto desc = fused ? dnnl::convolution_forward::desc(
-                                  dnnl::prop_kind::forward_inference,
-                                  dnnl::algorithm::convolution_auto, srcBlocked,
-                                  anyLayout(userWeights), biasMd, dstBlocked,
-                                  w.strides, w.dilations, w.padL, w.padR)
-                            : dnnl::convolution_forward::desc(
-                                  dnnl::prop_kind::forward_inference,
-                                  dnnl::algorithm::convolution_auto, srcBlocked,
-                                  anyLayout(userWeights), dstBlocked, w.strides,
-                                  w.dilations, w.padL, w.padR);
-          winograd.emplace(desc, attr, cpuEngine());
+          winograd.emplace(forwardDesc(dnnl::prop_kind::forward_inference,
+                                       dnnl::algorithm::convolution_auto,
+                                       srcBlocked, anyLayout(userWeights),
+                                       fused ? &biasMd : nullptr, dstBlocked,
+                                       w),
+                           attr, cpuEngine());
           if (std::string_view(winograd->impl_info_str()).find("wino") ==
               std::string_view::npos)
             winograd.reset(); // oneDNN prefers the direct algorithm.
@@ -509,18 +519,11 @@ Status runDnnlConvolution(const KernelCall &call) {
           winograd.reset(); // Not implemented here: the direct algorithm.
         }
       }
-      auto forward = fused ? dnnl::convolution_forward::desc(
-                                 dnnl::prop_kind::forward_inference,
-                                 dnnl::algorithm::convolution_direct, srcRun,
-                                 anyLayout(userWeights), biasMd, dstRun,
-                                 w.strides, w.dilations, w.padL, w.padR)
-                           : dnnl::convolution_forward::desc(
-                                 role(call.kernel) == Role::Forward
-                                     ? dnnl::prop_kind::forward_inference
-                                     : dnnl::prop_kind::forward_training,
-                                 dnnl::algorithm::convolution_direct, srcRun,
-                                 anyLayout(userWeights), dstRun, w.strides,
-                                 w.dilations, w.padL, w.padR);
+      auto forward = forwardDesc(
+          forwardRole ? dnnl::prop_kind::forward_inference
+                      : dnnl::prop_kind::forward_training,
+          dnnl::algorithm::convolution_direct, srcRun, anyLayout(userWeights),
+          fused ? &biasMd : nullptr, dstRun, w);
       dnnl::primitive_attr attr = userScratchpad();
       dnnl::primitive_attr forwardAttr = userScratchpad();
       if (p.fusedRelu)
