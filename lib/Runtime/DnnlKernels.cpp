@@ -18,6 +18,8 @@
 
 #include "DnnlKernels.h"
 
+#include "gplace/Support/Shape.h"
+
 #include <oneapi/dnnl/dnnl.hpp>
 
 #include <algorithm>
@@ -272,10 +274,10 @@ struct Window {
     return w;
   }
   /// The size of the result along spatial dimension `i` (0: height) for
-  /// an input of `in`.
+  /// an input of `in` (the window fits: the op was verified).
   int64_t outputSize(int i, int64_t in) const {
-    int64_t span = (kernel[i] - 1) * (dilations[i] + 1) + 1;
-    return (in + padL[i] + padR[i] - span) / strides[i] + 1;
+    WindowDim dim{kernel[i], strides[i], dilations[i] + 1, padL[i], padR[i]};
+    return windowOutputSize(dim, in).value_or(0);
   }
 };
 

@@ -631,16 +631,12 @@ DictionaryAttr FusedConv2DPoolOp::getKernelParameters() {
   WindowVerifier v(*this, /*depthwise=*/false, "pool_");
   (void)v.verifyAttributes(/*convolution=*/false);
   WindowAttrs pool = v.window(getConvolutionType(), nullptr);
-  Builder b(getContext());
-  params.append("pool_window_size",
-                b.getDenseI64ArrayAttr({pool.height.size, pool.width.size}));
-  params.append(
-      "pool_window_strides",
-      b.getDenseI64ArrayAttr({pool.height.stride, pool.width.stride}));
-  params.append(
-      "pool_window_pads",
-      b.getDenseI64ArrayAttr({pool.height.padBefore, pool.height.padAfter,
-                              pool.width.padBefore, pool.width.padAfter}));
+  // The pool's window parameters, named pool_*: a pool has no dilation,
+  // and the layout is NHWC.
+  for (NamedAttribute attr : windowParameters(*this, pool))
+    if (attr.getName() != "window_dilations" &&
+        attr.getName() != "channels_first")
+      params.append("pool_" + attr.getName().str(), attr.getValue());
   if (cast<StringAttr>(getFusedOps().getValue().back()).getValue() == "AvgPool")
     params.append("pool_average", UnitAttr::get(getContext()));
   return params.getDictionary(getContext());
@@ -692,6 +688,35 @@ void retargetColocation(Operation *fused, ArrayRef<Attribute> absorbed,
   });
 }
 
+/// Appends to `attrs` what a fused op takes from the ops it replaces:
+/// `first`'s device request, assignment and discardable attributes
+/// (colocation), and the name of `last`, else of `first`.
+void appendFusedAttributes(Operation *first, Operation *last,
+                           SmallVectorImpl<NamedAttribute> &attrs,
+                           PatternRewriter &rewriter) {
+  for (StringRef name : {"device", "assigned_device"})
+    if (Attribute value = first->getAttr(name))
+      attrs.push_back(rewriter.getNamedAttr(name, value));
+  if (Attribute name = last->getAttr("name") ? last->getAttr("name")
+                                             : first->getAttr("name"))
+    attrs.push_back(rewriter.getNamedAttr("name", name));
+  for (NamedAttribute attr : first->getDiscardableAttrs())
+    attrs.push_back(attr);
+}
+
+/// Points the colocation constraints that name one of `absorbed` (the ops
+/// `fused` replaces) at `fused`.
+void takeOverColocation(Operation *fused, ArrayRef<Operation *> absorbed,
+                        PatternRewriter &rewriter) {
+  auto fusedName = fused->getAttrOfType<StringAttr>("name");
+  SmallVector<Attribute, 3> names;
+  for (Operation *op : absorbed)
+    if (Attribute name = op->getAttr("name"); name && name != fusedName)
+      names.push_back(name);
+  if (fusedName && !names.empty())
+    retargetColocation(fused, names, fusedName, rewriter);
+}
+
 /// The attributes of an op the remapper makes for `op`: the name `op`'s
 /// name + `suffix` (when `op` has a name) and `conv`'s device request and
 /// assignment.
@@ -727,14 +752,7 @@ void fuseConvolution(Conv2DOp conv, Value filter, Value bias,
   SmallVector<NamedAttribute> attrs = windowAttributes(conv);
   attrs.push_back(
       rewriter.getNamedAttr("fused_ops", rewriter.getArrayAttr(fusedOps)));
-  for (StringRef name : {"device", "assigned_device"})
-    if (Attribute value = conv->getAttr(name))
-      attrs.push_back(rewriter.getNamedAttr(name, value));
-  if (Attribute name =
-          last->getAttr("name") ? last->getAttr("name") : conv->getAttr("name"))
-    attrs.push_back(rewriter.getNamedAttr("name", name));
-  for (NamedAttribute attr : conv->getDiscardableAttrs())
-    attrs.push_back(attr);
+  appendFusedAttributes(conv, last, attrs, rewriter);
   rewriter.setInsertionPoint(last);
   auto biasType = cast<RankedTensorType>(bias.getType());
   if (biasType.getRank() != 1) {
@@ -754,13 +772,7 @@ void fuseConvolution(Conv2DOp conv, Value filter, Value bias,
   auto fused = rewriter.create<FusedConv2DOp>(
       last->getLoc(), TypeRange{last->getResult(0).getType()}, operands, attrs);
   // Colocation constraints on the absorbed ops now name the fused op.
-  auto fusedName = fused->getAttrOfType<StringAttr>("name");
-  SmallVector<Attribute, 3> absorbed;
-  for (Operation *op : {conv.getOperation(), biasAdd, last})
-    if (Attribute name = op->getAttr("name"); name && name != fusedName)
-      absorbed.push_back(name);
-  if (fusedName && !absorbed.empty())
-    retargetColocation(fused, absorbed, fusedName, rewriter);
+  takeOverColocation(fused, {conv.getOperation(), biasAdd, last}, rewriter);
   // `last` may be a fused_batch_norm, whose batch_mean and batch_variance
   // the caller has replaced: its first result is the one to replace.
   rewriter.replaceAllUsesWith(last->getResult(0), fused.getResult());
@@ -923,28 +935,15 @@ template <typename PoolOp> struct FuseConv2DPool : OpRewritePattern<PoolOp> {
         rewriter.getNamedAttr("pool_strides", pool.getStridesAttr()));
     attrs.push_back(
         rewriter.getNamedAttr("pool_padding", pool.getPaddingAttr()));
-    for (StringRef name : {"device", "assigned_device"})
-      if (Attribute value = conv->getAttr(name))
-        attrs.push_back(rewriter.getNamedAttr(name, value));
-    Attribute name =
-        pool->getAttr("name") ? pool->getAttr("name") : conv->getAttr("name");
-    if (name)
-      attrs.push_back(rewriter.getNamedAttr("name", name));
-    for (NamedAttribute attr : conv->getDiscardableAttrs())
-      attrs.push_back(attr);
+    appendFusedAttributes(conv, pool, attrs, rewriter);
     rewriter.setInsertionPoint(pool);
     SmallVector<Value> operands = {conv.getInput(), conv.getFilter(),
                                    conv.getBias()};
     llvm::append_range(operands, conv.getControlDeps());
     auto fused = rewriter.create<FusedConv2DPoolOp>(
         pool.getLoc(), TypeRange{pool.getType()}, operands, attrs);
-    auto fusedName = fused->template getAttrOfType<StringAttr>("name");
-    SmallVector<Attribute, 2> absorbed;
-    for (Operation *op : {conv.getOperation(), pool.getOperation()})
-      if (Attribute name = op->getAttr("name"); name && name != fusedName)
-        absorbed.push_back(name);
-    if (fusedName && !absorbed.empty())
-      retargetColocation(fused, absorbed, fusedName, rewriter);
+    takeOverColocation(fused, {conv.getOperation(), pool.getOperation()},
+                       rewriter);
     rewriter.replaceAllUsesWith(pool.getResult(), fused.getResult());
     rewriter.eraseOp(pool);
     rewriter.eraseOp(conv);
