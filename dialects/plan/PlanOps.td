@@ -222,9 +222,17 @@ def Plan_LaunchOp : Plan_DeviceUserOp<"launch", [AttrSizedOperandSegments]> {
     device runs as one kernel; a result used only inside its group needs
     no memory.
 
+    With `workspace` (--gplace-size-workspaces) the launch's last buffer
+    result is no tensor but the kernel's workspace, a `!gplan.buffer<Nxui8>`
+    nothing reads: memory the kernel uses while it runs (oneDNN's
+    scratchpad, reordered activations and filters), which the static memory
+    plan reserves like any buffer written by the launch and free after it,
+    as XLA reserves a cuDNN convolution's scratch.
+
     ```mlir
     %2 = gplan.launch matmul(%0, %1) on @gpu0 stream 0 wait(%e) {transpose_b} : (!gplan.buffer<2x3xf32>, !gplan.buffer<2x3xf32>) -> !gplan.buffer<2x2xf32>
     %t = gplan.launch assign_add(%3) into(%v) on @cpu0 stream 0 : (!gplan.buffer<f32>) into (!gplan.buffer<f32>) -> !gplan.token
+    %5:2 = gplan.launch conv2d(%0, %4) on @cpu0 stream 0 workspace {padding = [0, 0, 0, 0], strides = [1, 1], window = [3, 3]} : (!gplan.buffer<1x8x8x3xf32>, !gplan.buffer<3x3x3x8xf32>) -> (!gplan.buffer<1x6x6x8xf32>, !gplan.buffer<4096xui8>)
     ```
   }];
   let arguments = (ins Plan_KernelAttr:$kernel, FlatSymbolRefAttr:$device,
@@ -234,18 +242,24 @@ def Plan_LaunchOp : Plan_DeviceUserOp<"launch", [AttrSizedOperandSegments]> {
                        Variadic<Plan_Buffer>:$inputs,
                        Variadic<Plan_Buffer>:$outs,
                        Variadic<Plan_Token>:$after,
-                       Variadic<Plan_Event>:$waits);
+                       Variadic<Plan_Event>:$waits,
+                       UnitAttr:$workspace);
   let results = (outs Variadic<AnyTypeOf<[Plan_Buffer, Plan_Token]>>:$results);
   // Written in C++ (PlanDialect.cpp), in the form of this format, so that
   // printing, the plan's most frequent op, does not build the attribute
   // dictionary a declarative format prints from:
   //   custom<Kernel>($kernel) `(` $inputs `)` (`into` `(` $outs^ `)`)?
   //   `on` $device (`stream` $stream^)? (`fusion` $fusion^)?
+  //   (`workspace` $workspace^)?
   //   (`after` `(` $after^ `)`)? (`wait` `(` $waits^ `)`)? ($params^)?
   //   attr-dict `:` `(` type($inputs) `)` (`into` `(` type($outs)^ `)`)?
   //   `->` type($results)
   let hasCustomAssemblyFormat = 1;
   let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The workspace result (with `workspace`), else null.
+    mlir::Value getWorkspaceBuffer();
+  }];
 }
 
 def Plan_CopyOp : Plan_DeviceUserOp<"copy",

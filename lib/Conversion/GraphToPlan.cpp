@@ -293,7 +293,7 @@ LogicalResult FunctionConverter::convertOp(PlacedOpInterface op,
       gplan::KernelAttr::get(builder_.getContext(), kernelOp.getKernel()),
       devices_.symbolOf(device), /*stream=*/IntegerAttr(),
       /*fusion=*/IntegerAttr(), params.empty() ? DictionaryAttr() : params,
-      inputs, outs, after, /*waits=*/ValueRange());
+      inputs, outs, after, /*waits=*/ValueRange(), /*workspace=*/UnitAttr());
   for (auto [result, planned] : llvm::zip(op->getResults(),
                                           launch.getResults()))
     values_[result] = planned;

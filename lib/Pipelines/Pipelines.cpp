@@ -13,6 +13,7 @@ void gplace::buildLowerToPlanPipeline(mlir::OpPassManager &pm, bool fuse) {
   pm.addPass(createSchedulePlanPass());
   if (fuse)
     pm.addPass(createFuseElementwisePass());
+  pm.addPass(createSizeWorkspacesPass());
   pm.addPass(createPlanMemoryPass());
   pm.addPass(createVerifyPlanPass());
 }

@@ -8,11 +8,13 @@
 // after) and, for forward NCHW convolutions, for the activations (reorders
 // in and out), and runs the primitive. Primitive descriptors and
 // primitives are made once per kernel, shapes and parameters and shared by
-// every launch (oneDNN primitives may run concurrently); each launch uses
-// its thread's scratchpad, filter and activation buffers (kept from launch
-// to launch, outside the static memory plan), so two streams never share
-// one. A matmul launch keeps its primitive, and a constant B packed once,
-// in its state (KernelCall::state).
+// every launch (oneDNN primitives may run concurrently). A launch's
+// scratchpad and its reordered filter and activations lie in its workspace
+// from the static memory plan (KernelCall::workspace, sized by a measuring
+// call: hostWorkspaceBytes); without one, in its thread's buffers (kept
+// from launch to launch), so two streams never share one. A matmul launch
+// keeps its primitive, and a constant B packed once, in its state
+// (KernelCall::state); its scratchpad stays the thread's.
 //
 //===----------------------------------------------------------------------===//
 
@@ -310,6 +312,39 @@ uint8_t *scratchFor(const memory::desc &desc, Slot slot) {
   return bytes ? buffer.data() : nullptr;
 }
 
+/// A launch's temporary buffers, taken in order, each rounded up to 64
+/// bytes: from the launch's workspace in the static memory plan
+/// (KernelCall::workspace) while it lasts, else the thread's (scratchFor);
+/// in a measuring call (KernelCall::measuredWorkspace) none: the bytes
+/// taken are counted there, and the kernel returns before it runs anything
+/// (measuring() tells it when).
+class Scratchpad {
+public:
+  explicit Scratchpad(const KernelCall &call) : call_(call) {
+    if (measuring())
+      *call.measuredWorkspace = 0;
+  }
+  bool measuring() const { return call_.measuredWorkspace != nullptr; }
+  uint8_t *take(const memory::desc &desc, Slot slot) {
+    size_t bytes = desc.get_size();
+    if (bytes == 0)
+      return nullptr;
+    int64_t offset = used_;
+    used_ += (static_cast<int64_t>(bytes) + 63) / 64 * 64;
+    if (measuring()) {
+      *call_.measuredWorkspace = used_;
+      return nullptr;
+    }
+    if (call_.workspace && used_ <= call_.workspaceBytes)
+      return static_cast<uint8_t *>(call_.workspace) + offset;
+    return scratchFor(desc, slot);
+  }
+
+private:
+  const KernelCall &call_;
+  int64_t used_ = 0;
+};
+
 /// A forward convolution's descriptor, with `bias` where it is not null.
 dnnl::convolution_forward::desc
 forwardDesc(dnnl::prop_kind prop, dnnl::algorithm algorithm,
@@ -350,11 +385,14 @@ Role role(Kernel kernel) {
 } // namespace
 
 Status runDnnlConvolution(const KernelCall &call) {
+  Scratchpad pad(call);
   for (const TensorRef &out : call.outputs)
     if (isEmpty(out))
       return Status::ok();
   for (const TensorRef &in : call.inputs)
     if (isEmpty(in)) {
+      if (pad.measuring())
+        return Status::ok();
       // Nothing flows in: the gradients are zero. (A forward convolution
       // with an empty input has an empty result: the verifiers reject an
       // input without channels.)
@@ -616,6 +654,27 @@ Status runDnnlConvolution(const KernelCall &call) {
     // agree, else a reordered copy (kept in the state for a constant one).
     bool weightsCopy = e.weights != userWeights;
     memory weightsMem = userWeightsMem;
+    if (weightsCopy && !packFilter)
+      weightsMem = memory(e.weights, engine, pad.take(e.weights, Weights));
+    memory scratchMem(e.scratch, engine, pad.take(e.scratch, Scratch));
+    // The activations' buffers in the layouts the primitives run on.
+    memory runSrc, runDst, poolScratch, poolOut;
+    if (pooled) {
+      runDst = memory(e.dst, engine, pad.take(e.dst, Dst));
+      poolScratch = memory(e.poolScratch, engine,
+                           pad.take(e.poolScratch, ForwardScratch));
+      runSrc =
+          memory(e.src, engine, e.srcInPlace ? nullptr : pad.take(e.src, Src));
+      poolOut = memory(e.pooled, engine,
+                       e.pooledInPlace ? nullptr : pad.take(e.pooled, Pooled));
+    } else if (forwardRole) {
+      runSrc = memory(e.src, engine,
+                      e.srcInPlace ? src->data : pad.take(e.src, Src));
+      runDst = memory(e.dst, engine,
+                      e.dstInPlace ? dst->data : pad.take(e.dst, Dst));
+    }
+    if (pad.measuring())
+      return Status::ok();
     if (packFilter && !state) {
       // The launch's first run.
       auto made = std::make_unique<ConvState>();
@@ -627,26 +686,15 @@ Status runDnnlConvolution(const KernelCall &call) {
       state = made.get();
       *call.state = std::move(made);
     }
-    if (packFilter && weightsCopy) {
+    if (packFilter && weightsCopy)
       weightsMem = state->packed;
-    } else if (weightsCopy) {
-      weightsMem = memory(e.weights, engine, scratchFor(e.weights, Weights));
-      if (role(call.kernel) != Role::BackwardWeights)
-        e.reorder.execute(
-            stream, {{DNNL_ARG_FROM, userWeightsMem}, {DNNL_ARG_TO, weightsMem}});
-    }
-    memory scratchMem(e.scratch, engine, scratchFor(e.scratch, Scratch));
+    else if (weightsCopy && role(call.kernel) != Role::BackwardWeights)
+      e.reorder.execute(
+          stream, {{DNNL_ARG_FROM, userWeightsMem}, {DNNL_ARG_TO, weightsMem}});
     if (pooled) {
       // Each tile: its images into the convolution's layout (unless they
       // are its memory), the convolution, the pool, its result into NHWC.
       memory bias(biasMd, engine, call.inputs[2].data);
-      memory convOut(e.dst, engine, scratchFor(e.dst, Dst));
-      memory poolScratch(e.poolScratch, engine,
-                         scratchFor(e.poolScratch, ForwardScratch));
-      memory runSrc(e.src, engine,
-                    e.srcInPlace ? nullptr : scratchFor(e.src, Src));
-      memory poolOut(e.pooled, engine,
-                     e.pooledInPlace ? nullptr : scratchFor(e.pooled, Pooled));
       memory out(activation(pooledTile, false), engine, nullptr);
       int64_t srcBytes = srcTile.bytes(), outBytes = pooledTile.bytes();
       for (int64_t t = 0; t < tiles; ++t) {
@@ -663,11 +711,11 @@ Status runDnnlConvolution(const KernelCall &call) {
                                      {DNNL_ARG_SRC, runSrc},
                                      {DNNL_ARG_WEIGHTS, weightsMem},
                                      {DNNL_ARG_BIAS, bias},
-                                     {DNNL_ARG_DST, convOut}});
+                                     {DNNL_ARG_DST, runDst}});
         out.set_data_handle(result);
         if (e.pooledInPlace)
           poolOut.set_data_handle(result);
-        e.pool.execute(stream, {{DNNL_ARG_SRC, convOut},
+        e.pool.execute(stream, {{DNNL_ARG_SRC, runDst},
                                 {DNNL_ARG_DST, poolOut},
                                 {DNNL_ARG_SCRATCHPAD, poolScratch}});
         if (!e.pooledInPlace)
@@ -678,18 +726,12 @@ Status runDnnlConvolution(const KernelCall &call) {
       return Status::ok();
     }
     std::unordered_map<int, memory> args = {{DNNL_ARG_SCRATCHPAD, scratchMem}};
-    memory runDst = dstMem; // Forward: the primitive's destination.
     switch (role(call.kernel)) {
     case Role::Forward: {
       // Activations in the primitive's layouts, where it chose others.
-      memory runSrc(e.src, engine, src->data);
-      if (!e.srcInPlace) {
-        runSrc = memory(e.src, engine, scratchFor(e.src, Src));
+      if (!e.srcInPlace)
         e.srcReorder.execute(stream,
                              {{DNNL_ARG_FROM, srcMem}, {DNNL_ARG_TO, runSrc}});
-      }
-      runDst = memory(e.dst, engine,
-                      e.dstInPlace ? dst->data : scratchFor(e.dst, Dst));
       args.insert({{DNNL_ARG_SRC, runSrc},
                    {DNNL_ARG_WEIGHTS, weightsMem},
                    {DNNL_ARG_DST, runDst}});
@@ -724,6 +766,7 @@ Status runDnnlConvolution(const KernelCall &call) {
 }
 
 Status runDnnlPooling(const KernelCall &call) {
+  Scratchpad pad(call);
   if (isEmpty(call.outputs[0]))
     return Status::ok();
   const KernelParams &p = *call.params;
@@ -749,7 +792,8 @@ Status runDnnlPooling(const KernelCall &call) {
     return Status::internal("not a pooling kernel");
   }
   if (isEmpty(*dst)) {
-    std::memset(call.outputs[0].data, 0, call.outputs[0].type->bytes());
+    if (!pad.measuring())
+      std::memset(call.outputs[0].data, 0, call.outputs[0].type->bytes());
     return Status::ok();
   }
   memory::desc srcMd = activation(*src->type, first);
@@ -794,7 +838,20 @@ Status runDnnlPooling(const KernelCall &call) {
     dnnl::engine &engine = cpuEngine();
     dnnl::stream stream(engine);
     memory srcMem(srcMd, engine, src->data), dstMem(dstMd, engine, dst->data);
-    memory scratchMem(e.scratch, engine, scratchFor(e.scratch, Scratch));
+    memory scratchMem(e.scratch, engine, pad.take(e.scratch, Scratch));
+    // max_pool_grad's forward pass: its workspace (where each maximum came
+    // from), result and scratchpad.
+    memory workspaceMem, forwardDst, forwardScratch;
+    if (backward && isMax) {
+      workspaceMem =
+          memory(e.workspace, engine, pad.take(e.workspace, Workspace));
+      forwardDst =
+          memory(e.forwardDst, engine, pad.take(e.forwardDst, ForwardDst));
+      forwardScratch = memory(e.forwardScratch, engine,
+                              pad.take(e.forwardScratch, ForwardScratch));
+    }
+    if (pad.measuring())
+      return Status::ok();
     if (!backward) {
       e.primitive.execute(stream, {{DNNL_ARG_SRC, srcMem},
                                    {DNNL_ARG_DST, dstMem},
@@ -807,17 +864,10 @@ Status runDnnlPooling(const KernelCall &call) {
       // Where each maximum came from: the forward pass again, on
       // orig_input, with its workspace.
       memory input(srcMd, engine, call.inputs[0].data);
-      memory workspaceMem(e.workspace, engine,
-                          scratchFor(e.workspace, Workspace));
-      e.forward.execute(
-          stream,
-          {{DNNL_ARG_SRC, input},
-           {DNNL_ARG_DST, memory(e.forwardDst, engine,
-                                   scratchFor(e.forwardDst, ForwardDst))},
-           {DNNL_ARG_WORKSPACE, workspaceMem},
-           {DNNL_ARG_SCRATCHPAD,
-            memory(e.forwardScratch, engine,
-                   scratchFor(e.forwardScratch, ForwardScratch))}});
+      e.forward.execute(stream, {{DNNL_ARG_SRC, input},
+                                 {DNNL_ARG_DST, forwardDst},
+                                 {DNNL_ARG_WORKSPACE, workspaceMem},
+                                 {DNNL_ARG_SCRATCHPAD, forwardScratch}});
       e.primitive.execute(stream, {{DNNL_ARG_DIFF_SRC, srcMem},
                                    {DNNL_ARG_DIFF_DST, dstMem},
                                    {DNNL_ARG_WORKSPACE, workspaceMem},
@@ -846,6 +896,7 @@ float besselFactor(int64_t n) {
 } // namespace
 
 Status runDnnlBatchNorm(const KernelCall &call) {
+  Scratchpad pad(call);
   const KernelParams &p = *call.params;
   bool first = p.channelsFirst, backward = call.kernel == Kernel::FusedBatchNormGrad;
   const TensorRef &x = call.inputs[backward ? 1 : 0];
@@ -853,6 +904,8 @@ Status runDnnlBatchNorm(const KernelCall &call) {
   int64_t n = perChannel(*x.type, first);
   auto floats = [](const TensorRef &ref) { return static_cast<float *>(ref.data); };
   if (isEmpty(x)) {
+    if (pad.measuring())
+      return Status::ok();
     // No elements: TensorFlow's NaN statistics in training, the given
     // ones in inference; zero gradients for scale and offset.
     if (backward) {
@@ -910,7 +963,9 @@ Status runDnnlBatchNorm(const KernelCall &call) {
     auto stat = [&](void *ptr) { return memory(statMd, engine, ptr); };
     std::unordered_map<int, memory> args = {
         {DNNL_ARG_SCRATCHPAD,
-         memory(e.scratch, engine, scratchFor(e.scratch, Scratch))}};
+         memory(e.scratch, engine, pad.take(e.scratch, Scratch))}};
+    if (pad.measuring())
+      return Status::ok();
     std::vector<float> variance;
     if (!backward) {
       // Training writes the batch's statistics straight into the results;

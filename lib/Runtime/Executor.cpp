@@ -218,6 +218,11 @@ public:
         for (int b : step.outputs)
           resolved.call.outputs.push_back(
               {addresses[b], &plan.buffers[b].type});
+        if (step.workspace >= 0) {
+          resolved.call.workspace = addresses[step.workspace];
+          resolved.call.workspaceBytes =
+              plan.buffers[step.workspace].type.bytes();
+        }
         if (step.fusion >= 0) {
           resolved.fused = std::make_unique<FusedCall>();
           resolved.fused->type = plan.buffers[step.outputs[0]].type;

@@ -1232,56 +1232,30 @@ Status windowKernel(const KernelCall &call) { return needsOneDnn(call); }
 Status batchNormKernel(const KernelCall &call) { return needsOneDnn(call); }
 #endif
 
-template <> Status runKernel<Kernel::Conv2D>(const KernelCall &call) {
-  return windowKernel(call);
-}
-template <> Status runKernel<Kernel::FusedConv2D>(const KernelCall &call) {
-  return windowKernel(call);
-}
-template <> Status runKernel<Kernel::FusedConv2DPool>(const KernelCall &call) {
-  return windowKernel(call);
-}
-template <>
-Status runKernel<Kernel::Conv2DBackpropInput>(const KernelCall &call) {
-  return windowKernel(call);
-}
-template <>
-Status runKernel<Kernel::Conv2DBackpropFilter>(const KernelCall &call) {
-  return windowKernel(call);
-}
-template <>
-Status runKernel<Kernel::DepthwiseConv2dNative>(const KernelCall &call) {
-  return windowKernel(call);
-}
-template <>
-Status
-runKernel<Kernel::DepthwiseConv2dNativeBackpropInput>(const KernelCall &call) {
-  return windowKernel(call);
-}
-template <>
-Status
-runKernel<Kernel::DepthwiseConv2dNativeBackpropFilter>(const KernelCall &call) {
-  return windowKernel(call);
-}
-template <> Status runKernel<Kernel::FusedBatchNorm>(const KernelCall &call) {
-  return batchNormKernel(call);
-}
-template <>
-Status runKernel<Kernel::FusedBatchNormGrad>(const KernelCall &call) {
-  return batchNormKernel(call);
-}
-template <> Status runKernel<Kernel::MaxPool>(const KernelCall &call) {
-  return windowKernel(call);
-}
-template <> Status runKernel<Kernel::AvgPool>(const KernelCall &call) {
-  return windowKernel(call);
-}
-template <> Status runKernel<Kernel::MaxPoolGrad>(const KernelCall &call) {
-  return windowKernel(call);
-}
-template <> Status runKernel<Kernel::AvgPoolGrad>(const KernelCall &call) {
-  return windowKernel(call);
-}
+/// Kernels whose host implementation takes its temporary buffers as a
+/// workspace (DnnlKernels.cpp's Scratchpad), so that a measuring call
+/// (KernelCall::measuredWorkspace) runs nothing: hostWorkspaceBytes.
+template <Kernel K> constexpr bool kTakesWorkspace = false;
+#define GPLACE_DNNL_KERNEL(Name, Fn)                                           \
+  template <> constexpr bool kTakesWorkspace<Kernel::Name> = true;             \
+  template <> Status runKernel<Kernel::Name>(const KernelCall &call) {         \
+    return Fn(call);                                                           \
+  }
+GPLACE_DNNL_KERNEL(Conv2D, windowKernel)
+GPLACE_DNNL_KERNEL(FusedConv2D, windowKernel)
+GPLACE_DNNL_KERNEL(FusedConv2DPool, windowKernel)
+GPLACE_DNNL_KERNEL(Conv2DBackpropInput, windowKernel)
+GPLACE_DNNL_KERNEL(Conv2DBackpropFilter, windowKernel)
+GPLACE_DNNL_KERNEL(DepthwiseConv2dNative, windowKernel)
+GPLACE_DNNL_KERNEL(DepthwiseConv2dNativeBackpropInput, windowKernel)
+GPLACE_DNNL_KERNEL(DepthwiseConv2dNativeBackpropFilter, windowKernel)
+GPLACE_DNNL_KERNEL(FusedBatchNorm, batchNormKernel)
+GPLACE_DNNL_KERNEL(FusedBatchNormGrad, batchNormKernel)
+GPLACE_DNNL_KERNEL(MaxPool, windowKernel)
+GPLACE_DNNL_KERNEL(AvgPool, windowKernel)
+GPLACE_DNNL_KERNEL(MaxPoolGrad, windowKernel)
+GPLACE_DNNL_KERNEL(AvgPoolGrad, windowKernel)
+#undef GPLACE_DNNL_KERNEL
 
 //===----------------------------------------------------------------------===//
 // Transfers between tasks: the process's Transport.
@@ -1428,6 +1402,13 @@ constexpr HostKernelFn kHostKernels[] = {
 };
 static_assert(std::size(kHostKernels) == kNumKernels);
 
+/// Per kernel: kTakesWorkspace.
+constexpr bool kWorkspaceKernels[] = {
+#define GPLACE_KERNEL(Name, Mnemonic, Elementwise, Arity, CpuTypes, GpuTypes)  \
+  kTakesWorkspace<Kernel::Name>,
+#include "gplace/Dialect/Graph/GraphOpTable.def"
+};
+
 //===----------------------------------------------------------------------===//
 // Fused elementwise kernels.
 //===----------------------------------------------------------------------===//
@@ -1498,6 +1479,33 @@ template <typename S> Status runFused(const FusedCall &call) {
 Status runHostKernel(const KernelCall &call) {
   ScopedFlushDenormal flush;
   return kHostKernels[static_cast<size_t>(call.kernel)](call);
+}
+
+StatusOr<int64_t> hostWorkspaceBytes(Kernel kernel, const KernelParams &params,
+                                     const std::vector<TensorType> &inputs,
+                                     const std::vector<bool> &constantInputs,
+                                     const std::vector<TensorType> &outputs) {
+#ifndef GPLACE_HAVE_DNNL
+  return int64_t(0); // The kernel reports that it needs oneDNN when run.
+#endif
+  if (!kWorkspaceKernels[static_cast<size_t>(kernel)])
+    return int64_t(0);
+  // The call the executor would make, with no memory: the kernel makes its
+  // primitives (kept for the launches) and counts what it would take.
+  int64_t bytes = 0;
+  std::unique_ptr<KernelState> state;
+  KernelCall call;
+  call.kernel = kernel;
+  call.params = &params;
+  call.state = &state;
+  call.measuredWorkspace = &bytes;
+  for (size_t i = 0; i < inputs.size(); ++i)
+    call.inputs.push_back(
+        {nullptr, &inputs[i], i < constantInputs.size() && constantInputs[i]});
+  for (const TensorType &type : outputs)
+    call.outputs.push_back({nullptr, &type});
+  GPLACE_RETURN_IF_ERROR(kHostKernels[static_cast<size_t>(kernel)](call));
+  return bytes;
 }
 
 std::optional<std::string> preferredBlasCoreType() {

@@ -179,6 +179,7 @@ public:
     registry.insert<gplace::graph::GraphDialect, gplace::plan::PlanDialect,
                     func::FuncDialect>();
     func::registerInlinerExtension(registry);
+    gplace::registerHostWorkspaces(registry);
   }
 
   rt::Status init() {

@@ -15,6 +15,7 @@
 #include "gplace/Pipelines/Pipelines.h"
 #include "gplace/Support/KernelRegistry.h"
 #include "gplace/Support/PlacementPolicy.h"
+#include "gplace/Target/Plan/PlanExport.h"
 #include "gplace/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/Extensions/InlinerExtension.h"
@@ -56,6 +57,9 @@ int main(int argc, char **argv) {
   // inlined first (`--inline --symbol-dce`).
   mlir::registerInlinerPass();
   mlir::func::registerInlinerExtension(registry);
+  // --gplace-size-workspaces asks the host kernels, as in gplace-run, so
+  // that gplace-run's IR compiles here to the same plan.
+  gplace::registerHostWorkspaces(registry);
 
   auto [inputFilename, outputFilename] = mlir::registerAndParseCLIOptions(
       argc, argv, "gplace pass driver\n", registry);

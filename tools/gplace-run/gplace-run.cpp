@@ -467,6 +467,7 @@ int main(int argc, char **argv) {
   registry.insert<gplace::graph::GraphDialect, gplace::plan::PlanDialect,
                   func::FuncDialect>();
   func::registerInlinerExtension(registry);
+  gplace::registerHostWorkspaces(registry);
   MLIRContext context(registry);
   context.loadAllAvailableDialects();
   context.printOpOnDiagnostic(false);

@@ -113,7 +113,7 @@ mlir::LogicalResult buildGPlacePipeline(
 /// Adds the lowering of a placed graph with copies and control
 /// dependencies to a complete plan: --gplace-convert-graph-to-plan,
 /// --gplace-schedule-plan, --gplace-fuse-elementwise (if `fuse`),
-/// --gplace-plan-memory, --gplace-verify-plan.
+/// --gplace-size-workspaces, --gplace-plan-memory, --gplace-verify-plan.
 void buildLowerToPlanPipeline(mlir::OpPassManager &pm, bool fuse = true);
 
 /// Registers --gplace-pipeline and --gplace-lower-to-plan.

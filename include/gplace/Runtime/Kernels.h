@@ -55,6 +55,17 @@ struct KernelCall {
   /// owner never runs one launch on two threads at once (the executor runs
   /// each step on its stream's thread, one run at a time).
   std::unique_ptr<KernelState> *state = nullptr;
+  /// The launch's workspace in the static memory plan (the arena slot of
+  /// its gplan.launch's `workspace` result: hostWorkspaceBytes' bytes), or
+  /// null: then the kernel takes its temporary buffers from its thread's
+  /// own. A kernel needing more than `workspaceBytes` (a plan compiled
+  /// under another GPLACE_POOL_TILE_KIB, say) takes the rest there too.
+  void *workspace = nullptr;
+  int64_t workspaceBytes = 0;
+  /// Where set, the call only measures: the kernel makes its primitives,
+  /// stores the bytes of workspace it would take here, and runs nothing
+  /// (no tensor is read or written; data pointers may be null).
+  int64_t *measuredWorkspace = nullptr;
 };
 
 /// A fusion group run as one kernel (XLA's loop fusion, decided by the
@@ -112,6 +123,23 @@ Status runHostKernel(const KernelCall &call);
 /// scratch block rather than memory. Results equal runHostKernel's on each
 /// op (16-bit floats are rounded after each op). Errors as runHostKernel.
 Status runHostFused(const FusedCall &call);
+
+/// The bytes of workspace the host kernel of `kernel` with `params` takes
+/// for one launch on tensors of `inputs` and `outputs` types (the plan's
+/// order; `constantInputs[i]`: input i is a plan constant, whose
+/// library-layout copy the launch keeps in its state instead), as the
+/// static memory plan reserves it (--gplace-size-workspaces): the oneDNN
+/// primitives' scratchpads and the activations and filters reordered into
+/// the layouts they run on, each rounded up to 64 bytes, as XLA reserves a
+/// cuDNN convolution's scratch. Depends on this CPU's instruction set
+/// (oneDNN picks its kernels by it) and on GPLACE_POOL_TILE_KIB and
+/// GPLACE_ENABLE_WINOGRAD. 0 for kernels that take none (every kernel but
+/// the window ops and batch norm; a matmul's scratchpad stays the
+/// thread's). Errors: oneDNN's, as running the launch would report them.
+StatusOr<int64_t> hostWorkspaceBytes(Kernel kernel, const KernelParams &params,
+                                     const std::vector<TensorType> &inputs,
+                                     const std::vector<bool> &constantInputs,
+                                     const std::vector<TensorType> &outputs);
 
 } // namespace gplace::runtime
 

@@ -61,6 +61,9 @@ struct Step {
   /// Launch: its fusion group, or -1. Consecutive launches of one stream
   /// with the same group run as one kernel (Device::launchFused).
   int fusion = -1;
+  /// Launch: the buffer of its workspace (KernelCall::workspace), an arena
+  /// slot the static memory plan reserved, or -1.
+  int workspace = -1;
   int event = -1;    ///< Record, Wait.
   std::string label; ///< For error messages: "MatMul (gplace.matmul)".
 };

@@ -433,6 +433,8 @@ void LaunchOp::print(OpAsmPrinter &printer) {
   printDeviceAndStream(printer, getDeviceAttr(), getStreamAttr());
   if (IntegerAttr fusion = getFusionAttr())
     printer << " fusion " << fusion.getInt();
+  if (getWorkspace())
+    printer << " workspace";
   printOperandGroup(printer, "after", getAfter());
   printOperandGroup(printer, "wait", getWaits());
   if (DictionaryAttr params = getParamsAttr()) {
@@ -458,8 +460,10 @@ ParseResult LaunchOp::parse(OpAsmParser &parser, OperationState &result) {
       parseOptionalOperandGroup(parser, "into", outs) ||
       parseDevice(parser, device) ||
       parseOptionalInt(parser, "stream", stream) ||
-      parseOptionalInt(parser, "fusion", fusion) ||
-      parseOptionalOperandGroup(parser, "after", after) ||
+      parseOptionalInt(parser, "fusion", fusion))
+    return failure();
+  bool workspace = succeeded(parser.parseOptionalKeyword("workspace"));
+  if (parseOptionalOperandGroup(parser, "after", after) ||
       parseOptionalOperandGroup(parser, "wait", waits))
     return failure();
   llvm::SMLoc paramsLoc = parser.getCurrentLocation();
@@ -486,6 +490,8 @@ ParseResult LaunchOp::parse(OpAsmParser &parser, OperationState &result) {
   props.device = device;
   props.stream = stream;
   props.fusion = fusion;
+  if (workspace)
+    props.workspace = parser.getBuilder().getUnitAttr();
   props.params = llvm::cast_if_present<DictionaryAttr>(params);
   props.operandSegmentSizes = {static_cast<int32_t>(inputs.size()),
                                static_cast<int32_t>(outs.size()),
@@ -628,7 +634,29 @@ LogicalResult LaunchOp::verify() {
                                        "return no token, or only a token");
   if (getNumResults() == 0)
     return emitOpError() << "must write a buffer or return a token";
+  if (getWorkspace()) {
+    Value workspace = getWorkspaceBuffer();
+    auto type =
+        workspace ? dyn_cast<BufferType>(workspace.getType()) : BufferType();
+    if (!type || type.getTensorType().getRank() != 1 ||
+        !type.getTensorType().getElementType().isUnsignedInteger(8))
+      return emitOpError() << "has a workspace, so its last buffer result "
+                              "must be a !gplan.buffer<Nxui8>";
+    if (getFusionAttr())
+      return emitOpError() << "has a workspace and cannot be fused";
+    if (!workspace.use_empty())
+      return emitOpError() << "has a workspace, which nothing may read";
+  }
   return success();
+}
+
+Value LaunchOp::getWorkspaceBuffer() {
+  if (!getWorkspace())
+    return {};
+  for (Value result : llvm::reverse(getResults()))
+    if (isa<BufferType>(result.getType()))
+      return result;
+  return {};
 }
 
 LogicalResult CopyOp::verify() {

@@ -3,7 +3,11 @@
 #include "gplace/Target/Plan/PlanExport.h"
 
 #include "gplace/Dialect/Plan/PlanDialect.h"
+#include "gplace/Dialect/Plan/WorkspaceInterface.h"
+#include "gplace/Runtime/Kernels.h"
+#include "gplace/Support/DeviceName.h"
 
+#include "mlir/IR/DialectRegistry.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
@@ -93,6 +97,51 @@ KernelParams kernelParams(LaunchOp launch) {
   }
   return params;
 }
+
+/// The host kernels' workspaces (runtime::hostWorkspaceBytes) for
+/// launches on the CPU.
+struct HostWorkspaces : public WorkspaceDialectInterface {
+  using WorkspaceDialectInterface::WorkspaceDialectInterface;
+
+  FailureOr<std::optional<int64_t>>
+  getWorkspaceBytes(LaunchOp launch, DeviceOp device) const override {
+    std::optional<DeviceName> name = DeviceName::parse(device.getDeviceName());
+    if (!name || name->type != DeviceType::CPU)
+      return std::optional<int64_t>(); // A GPU's library says (cuDNN).
+    std::vector<rt::TensorType> inputs, outputs;
+    std::vector<bool> constant;
+    auto add = [&](std::vector<rt::TensorType> &to, Value value) {
+      std::optional<rt::TensorType> type =
+          toTensorType(cast<BufferType>(value.getType()).getTensorType());
+      if (type)
+        to.push_back(*type);
+      return type.has_value();
+    };
+    for (Value input : launch.getInputs()) {
+      if (!add(inputs, input))
+        return std::optional<int64_t>(); // Export reports the type.
+      // A plan constant, or a view of one, as the executor marks it.
+      Value source = input;
+      while (auto view = source.getDefiningOp<ViewOp>())
+        source = view.getSource();
+      constant.push_back(source.getDefiningOp<ConstantOp>() != nullptr);
+    }
+    for (Value result : launch.getResults())
+      if (isa<BufferType>(result.getType()) &&
+          result != launch.getWorkspaceBuffer() && !add(outputs, result))
+        return std::optional<int64_t>();
+    for (Value out : launch.getOuts())
+      if (!add(outputs, out))
+        return std::optional<int64_t>();
+    KernelParams params = kernelParams(launch);
+    rt::StatusOr<int64_t> bytes = rt::hostWorkspaceBytes(
+        launch.getKernel().getKernel(), params, inputs, constant, outputs);
+    if (!bytes)
+      return launch.emitOpError()
+             << "has no workspace size: " << bytes.status().message();
+    return std::optional<int64_t>(*bytes);
+  }
+};
 
 /// "MatMul (gplace.matmul)" from the launch's NameLoc.
 std::string labelOf(Operation *op, std::string_view what) {
@@ -270,11 +319,14 @@ FailureOr<rt::Plan> gplace::exportPlan(ModuleOp module,
         return failure();
       step->kernel = kernel;
       step->inputs = ids(launch.getInputs());
+      Value workspace = launch.getWorkspaceBuffer();
       for (Value result : launch.getResults())
         if (isa<BufferType>(result.getType())) {
           if (failed(addArenaBuffer(&op, result, launch.getDevice())))
             return failure();
-          step->outputs.push_back(buffers.lookup(result));
+          (result == workspace ? step->workspace
+                               : step->outputs.emplace_back()) =
+              buffers.lookup(result);
         }
       for (int written : ids(launch.getOuts()))
         step->outputs.push_back(written);
@@ -310,4 +362,10 @@ FailureOr<rt::Plan> gplace::exportPlan(ModuleOp module,
       return failure();
   }
   return plan;
+}
+
+void gplace::registerHostWorkspaces(DialectRegistry &registry) {
+  registry.addExtension(+[](MLIRContext *, PlanDialect *dialect) {
+    dialect->addInterfaces<HostWorkspaces>();
+  });
 }

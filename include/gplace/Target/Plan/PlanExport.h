@@ -11,6 +11,7 @@
 #include "gplace/Runtime/Plan.h"
 
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/DialectRegistry.h"
 #include "mlir/Support/LogicalResult.h"
 
 namespace gplace {
@@ -30,6 +31,12 @@ std::optional<runtime::TensorType> toTensorType(mlir::Type type);
 
 /// The values of a dense elements attribute in host memory.
 mlir::FailureOr<runtime::HostTensor> toHostTensor(mlir::ElementsAttr value);
+
+/// Registers with gplan the host kernels' workspaces
+/// (runtime::hostWorkspaceBytes, for launches on the CPU) as the kernel
+/// library --gplace-size-workspaces asks (WorkspaceDialectInterface), in
+/// a tool that runs or reproduces gplace-run's plans.
+void registerHostWorkspaces(mlir::DialectRegistry &registry);
 
 } // namespace gplace
 

@@ -57,6 +57,29 @@ def FuseElementwisePass : Pass<"gplace-fuse-elementwise", "::mlir::ModuleOp"> {
   ];
 }
 
+def SizeWorkspacesPass : Pass<"gplace-size-workspaces", "::mlir::ModuleOp"> {
+  let summary = "Gives each launch the workspace its kernel takes";
+  let description = [{
+    XLA's convolution algorithm picker, for the host kernels: asks the
+    kernel library the tool registered (WorkspaceInterface.h; gplace-opt
+    and gplace-run register the host kernels') how many bytes of workspace
+    each launch's kernel takes on its device (oneDNN's scratchpad and the
+    activations and filters it reorders), and gives each launch that takes
+    some a `workspace` result of that many bytes, which
+    --gplace-plan-memory then reserves like any buffer the launch writes.
+    Launches on devices the library cannot tell of (CUDA GPUs: cuDNN's
+    workspace stays the stream's), fused launches and launches that already
+    have a workspace are left as they are.
+
+    ```mlir
+    // before
+    %1 = gplan.launch conv2d(%x, %f) on @cpu0 stream 0 {...} : (...) -> !gplan.buffer<1x6x6x8xf32>
+    // after
+    %1:2 = gplan.launch conv2d(%x, %f) on @cpu0 stream 0 workspace {...} : (...) -> (!gplan.buffer<1x6x6x8xf32>, !gplan.buffer<4096xui8>)
+    ```
+  }];
+}
+
 def PlanMemoryPass : Pass<"gplace-plan-memory", "::mlir::ModuleOp"> {
   let summary = "The static memory plan: an arena table per device";
   let description = [{
