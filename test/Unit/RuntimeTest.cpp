@@ -286,6 +286,67 @@ TEST(Kernels, ConstantMatMulOperandIsPackedOnce) {
   EXPECT_EQ(valuesOf<float>(c), (std::vector<float>{0, 0, 0, 0}));
 }
 
+// An NCHW convolution runs in oneDNN's blocked layouts, reordering its
+// activations into buffers of its own: hostWorkspaceBytes counts them, a
+// launch given that much workspace (KernelCall::workspace, as the static
+// memory plan reserves it) takes them there and writes nothing beyond it,
+// and a launch given too little or none gives the same result from its
+// thread's buffers.
+TEST(Kernels, ConvolutionTakesItsBuffersFromThePlannedWorkspace) {
+  if (matmulDescription().find("oneDNN") == std::string::npos)
+    GTEST_SKIP() << "built without oneDNN";
+  HostTensor x(TensorType{ElementType::F32, {2, 3, 7, 6}});
+  HostTensor w(TensorType{ElementType::F32, {3, 3, 3, 17}});
+  auto *xs = reinterpret_cast<float *>(x.data.data());
+  auto *ws = reinterpret_cast<float *>(w.data.data());
+  for (int64_t i = 0; i < x.type.numElements(); ++i)
+    xs[i] = static_cast<float>(i % 7) - 3.0f;
+  for (int64_t i = 0; i < w.type.numElements(); ++i)
+    ws[i] = static_cast<float>(i % 5) - 2.0f;
+  KernelParams params;
+  params.windowSize = {3, 3};
+  params.windowStrides = {1, 1};
+  params.windowDilations = {1, 1};
+  params.windowPads = {1, 1, 1, 1};
+  params.channelsFirst = true;
+  TensorType yType{ElementType::F32, {2, 17, 7, 6}};
+  StatusOr<int64_t> bytes = hostWorkspaceBytes(
+      Kernel::Conv2D, params, {x.type, w.type}, {false, false}, {yType});
+  ASSERT_TRUE(bytes) << bytes.status().message();
+  EXPECT_GT(*bytes, 0);
+  EXPECT_EQ(*bytes % 64, 0);
+  // Elementwise kernels take none.
+  StatusOr<int64_t> none = hostWorkspaceBytes(
+      Kernel::Add, KernelParams(), {yType, yType}, {false, false}, {yType});
+  ASSERT_TRUE(none);
+  EXPECT_EQ(*none, 0);
+
+  auto runWith = [&](void *workspace, int64_t workspaceBytes) {
+    HostTensor y(yType);
+    KernelCall call;
+    call.kernel = Kernel::Conv2D;
+    call.params = &params;
+    call.inputs = {{x.data.data(), &x.type}, {w.data.data(), &w.type}};
+    call.outputs = {{y.data.data(), &y.type}};
+    call.workspace = workspace;
+    call.workspaceBytes = workspaceBytes;
+    EXPECT_TRUE(runHostKernel(call).isOk());
+    return y.data;
+  };
+  std::vector<uint8_t> expected = runWith(nullptr, 0);
+  // 64-byte aligned, as an arena slot is, with 4 KiB of canary after it.
+  const uint8_t kCanary = 0xA5;
+  std::vector<uint8_t> memory(*bytes + 4096 + 64, kCanary);
+  auto *aligned = reinterpret_cast<uint8_t *>(
+      (reinterpret_cast<uintptr_t>(memory.data()) + 63) / 64 * 64);
+  EXPECT_EQ(runWith(aligned, *bytes), expected);
+  EXPECT_TRUE(std::any_of(aligned, aligned + *bytes,
+                          [&](uint8_t byte) { return byte != kCanary; }));
+  EXPECT_TRUE(std::all_of(aligned + *bytes, aligned + *bytes + 4096,
+                          [&](uint8_t byte) { return byte == kCanary; }));
+  EXPECT_EQ(runWith(aligned, 64), expected);
+}
+
 // An update large enough to split over threads (parallelFor) computes each
 // element exactly as an update of that element alone.
 TEST(Optimizers, LargeAdamStepEqualsElementwiseSteps) {

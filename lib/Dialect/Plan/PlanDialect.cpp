@@ -617,6 +617,19 @@ LogicalResult LaunchOp::verify() {
                          << (arity >= 0 ? std::to_string(arity)
                                         : "one or more")
                          << " operands, but the launch has " << operands;
+  if (getWorkspace()) {
+    Value workspace = getWorkspaceBuffer();
+    auto type =
+        workspace ? dyn_cast<BufferType>(workspace.getType()) : BufferType();
+    if (!type || type.getTensorType().getRank() != 1 ||
+        !type.getTensorType().getElementType().isUnsignedInteger(8))
+      return emitOpError() << "has a workspace, so its last buffer result "
+                              "must be a !gplan.buffer<Nxui8>";
+    if (getFusionAttr())
+      return emitOpError() << "has a workspace and cannot be fused";
+    if (!workspace.use_empty())
+      return emitOpError() << "has a workspace, which nothing may read";
+  }
   // Results: the new buffers, then a token if the kernel writes in place.
   size_t tokens = llvm::count_if(getResultTypes(), [](Type type) {
     return isa<TokenType>(type);
@@ -634,19 +647,6 @@ LogicalResult LaunchOp::verify() {
                                        "return no token, or only a token");
   if (getNumResults() == 0)
     return emitOpError() << "must write a buffer or return a token";
-  if (getWorkspace()) {
-    Value workspace = getWorkspaceBuffer();
-    auto type =
-        workspace ? dyn_cast<BufferType>(workspace.getType()) : BufferType();
-    if (!type || type.getTensorType().getRank() != 1 ||
-        !type.getTensorType().getElementType().isUnsignedInteger(8))
-      return emitOpError() << "has a workspace, so its last buffer result "
-                              "must be a !gplan.buffer<Nxui8>";
-    if (getFusionAttr())
-      return emitOpError() << "has a workspace and cannot be fused";
-    if (!workspace.use_empty())
-      return emitOpError() << "has a workspace, which nothing may read";
-  }
   return success();
 }
 

@@ -193,3 +193,45 @@ gplan.program @arenaOffsets {
 
 // expected-error @+1 {{'gplan.device' op byte counts must not be negative, but got -1}}
 gplan.device @cpu0 "/job:localhost/replica:0/task:0/device:CPU:0" {memory_limit = -1 : i64}
+
+// -----
+
+gplan.device @cpu0 "/job:localhost/replica:0/task:0/device:CPU:0"
+gplan.program @workspaceType {
+  %0 = gplan.input 0 : !gplan.buffer<4xf32>
+  // expected-error @+1 {{'gplan.launch' op has a workspace, so its last buffer result must be a !gplan.buffer<Nxui8>}}
+  %1:2 = gplan.launch exp(%0) on @cpu0 stream 0 workspace : (!gplan.buffer<4xf32>) -> !gplan.buffer<4xf32>, !gplan.buffer<4xf32>
+  gplan.return
+}
+
+// -----
+
+gplan.device @cpu0 "/job:localhost/replica:0/task:0/device:CPU:0"
+gplan.program @workspaceRead {
+  %0 = gplan.input 0 : !gplan.buffer<4xf32>
+  // expected-error @+1 {{'gplan.launch' op has a workspace, which nothing may read}}
+  %1:2 = gplan.launch exp(%0) on @cpu0 stream 0 workspace : (!gplan.buffer<4xf32>) -> !gplan.buffer<4xf32>, !gplan.buffer<64xui8>
+  %2 = gplan.view %1#1 : !gplan.buffer<64xui8> -> !gplan.buffer<16xf32>
+  gplan.return
+}
+
+// -----
+
+gplan.device @cpu0 "/job:localhost/replica:0/task:0/device:CPU:0"
+gplan.program @workspaceFused {
+  %0 = gplan.input 0 : !gplan.buffer<4xf32>
+  // expected-error @+1 {{'gplan.launch' op has a workspace and cannot be fused}}
+  %1:2 = gplan.launch exp(%0) on @cpu0 stream 0 fusion 0 workspace : (!gplan.buffer<4xf32>) -> !gplan.buffer<4xf32>, !gplan.buffer<64xui8>
+  gplan.return
+}
+
+// -----
+
+gplan.device @cpu0 "/job:localhost/replica:0/task:0/device:CPU:0"
+gplan.program @workspaceMissing {
+  %0 = gplan.input 0 : !gplan.buffer<4xf32>
+  %v = gplan.variable @cpu0 "v" dense<0.0> : tensor<4xf32>
+  // expected-error @+1 {{'gplan.launch' op has a workspace, so its last buffer result must be a !gplan.buffer<Nxui8>}}
+  %t = gplan.launch assign_add(%0) into(%v) on @cpu0 stream 0 workspace : (!gplan.buffer<4xf32>) into(!gplan.buffer<4xf32>) -> !gplan.token
+  gplan.return
+}

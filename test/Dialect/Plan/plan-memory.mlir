@@ -143,3 +143,26 @@ gplan.program @hostDoesNotWaitForTheGpu {
   %k = gplan.launch neg(%x) on @cpu0 stream 0 : (!gplan.buffer<4xf32>) -> !gplan.buffer<4xf32>
   gplan.return %g, %k : !gplan.buffer<4xf32>, !gplan.buffer<4xf32>
 }
+
+// -----
+
+gplan.device @cpu0 "/job:localhost/replica:0/task:0/device:CPU:0"
+
+// Tests workspaces (--gplace-size-workspaces): a launch's workspace is
+// memory in use while the launch alone runs, with its offset after the
+// launch's results. %a's workspace (64) is free once %a has run, so %b's
+// result takes it, and %b's workspace (256 bytes) grows the arena from
+// 128; %c takes %a's result's slot (0), read last by %b; the in-place
+// launch's workspace, before its token, takes %b's result's (64), read
+// last by %c.
+// CHECK-LABEL: gplan.program @workspaces
+// CHECK-NEXT: gplan.arena @cpu0 bytes 384 offsets [0, 64, 64, 128, 0, 64]
+gplan.program @workspaces {
+  %x = gplan.input 0 : !gplan.buffer<4xf32>
+  %v = gplan.variable @cpu0 "v" dense<0.0> : tensor<4xf32>
+  %a:2 = gplan.launch exp(%x) on @cpu0 stream 0 workspace : (!gplan.buffer<4xf32>) -> !gplan.buffer<4xf32>, !gplan.buffer<256xui8>
+  %b:2 = gplan.launch exp(%a#0) on @cpu0 stream 0 workspace : (!gplan.buffer<4xf32>) -> !gplan.buffer<4xf32>, !gplan.buffer<200xui8>
+  %c = gplan.launch exp(%b#0) on @cpu0 stream 0 : (!gplan.buffer<4xf32>) -> !gplan.buffer<4xf32>
+  %t:2 = gplan.launch assign_add(%c) into(%v) on @cpu0 stream 0 workspace : (!gplan.buffer<4xf32>) into(!gplan.buffer<4xf32>) -> !gplan.buffer<64xui8>, !gplan.token
+  gplan.return %c : !gplan.buffer<4xf32>
+}

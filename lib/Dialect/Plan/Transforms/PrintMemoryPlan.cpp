@@ -81,8 +81,12 @@ struct PrintMemoryPlanPass
           auto type = cast<BufferType>(buffer.value.getType()).getTensorType();
           int64_t size = getBufferBytes(cast<BufferType>(buffer.value.getType()))
                              .value_or(0);
-          os << "  @" << planned.program.getSymName() << " " << type << ": "
-             << size << " bytes ";
+          os << "  @" << planned.program.getSymName() << " " << type;
+          auto launch = buffer.value.getDefiningOp<LaunchOp>();
+          if (launch && launch.getWorkspaceBuffer() == buffer.value)
+            os << " (workspace of "
+               << kernelMnemonic(launch.getKernel().getKernel()) << ")";
+          os << ": " << size << " bytes ";
           if (offset < 0)
             os << "in registers (fused)";
           else
