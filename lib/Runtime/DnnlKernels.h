@@ -20,9 +20,12 @@ namespace gplace::runtime {
 /// from the channel counts; a depthwise filter [KH, KW, C, M] is the
 /// grouped filter [KH, KW, 1, C * M] of C groups) with oneDNN's convolution
 /// primitives; fused_conv2d passes its bias to the primitive and its ReLU
-/// as an eltwise post-op, as TensorFlow's MKL _FusedConv2D does. The primitive is created
-/// once per shape and parameters and kept. Errors: oneDNN's, with its
-/// status name (unimplemented, out of memory).
+/// as an eltwise post-op, as TensorFlow's MKL _FusedConv2D does. The primitive
+/// is created once per shape and parameters and kept. Its temporary buffers
+/// come from the launch's workspace (KernelCall::workspace), else its thread's;
+/// a measuring call (KernelCall::measuredWorkspace) only counts them, as the
+/// pooling and batch norm kernels do. Errors: oneDNN's, with its status
+/// name (unimplemented, out of memory).
 Status runDnnlConvolution(const KernelCall &call);
 
 /// Runs a max_pool, avg_pool, max_pool_grad or avg_pool_grad launch (f32)
