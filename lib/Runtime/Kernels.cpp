@@ -1481,6 +1481,14 @@ Status runHostKernel(const KernelCall &call) {
   return kHostKernels[static_cast<size_t>(call.kernel)](call);
 }
 
+bool hostKernelTakesWorkspace(Kernel kernel) {
+#ifndef GPLACE_HAVE_DNNL
+  return false;
+#else
+  return kWorkspaceKernels[static_cast<size_t>(kernel)];
+#endif
+}
+
 StatusOr<int64_t> hostWorkspaceBytes(Kernel kernel, const KernelParams &params,
                                      const std::vector<TensorType> &inputs,
                                      const std::vector<bool> &constantInputs,
@@ -1488,7 +1496,7 @@ StatusOr<int64_t> hostWorkspaceBytes(Kernel kernel, const KernelParams &params,
 #ifndef GPLACE_HAVE_DNNL
   return int64_t(0); // The kernel reports that it needs oneDNN when run.
 #endif
-  if (!kWorkspaceKernels[static_cast<size_t>(kernel)])
+  if (!hostKernelTakesWorkspace(kernel))
     return int64_t(0);
   // The call the executor would make, with no memory: the kernel makes its
   // primitives (kept for the launches) and counts what it would take.

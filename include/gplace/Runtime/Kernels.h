@@ -124,6 +124,11 @@ Status runHostKernel(const KernelCall &call);
 /// op (16-bit floats are rounded after each op). Errors as runHostKernel.
 Status runHostFused(const FusedCall &call);
 
+/// Whether the host kernel of `kernel` may take a workspace at all
+/// (hostWorkspaceBytes can be above 0): the window ops and batch norm,
+/// when gplace is built with oneDNN. A cheap test to ask first.
+bool hostKernelTakesWorkspace(Kernel kernel);
+
 /// The bytes of workspace the host kernel of `kernel` with `params` takes
 /// for one launch on tensors of `inputs` and `outputs` types (the plan's
 /// order; `constantInputs[i]`: input i is a plan constant, whose

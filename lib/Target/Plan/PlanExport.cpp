@@ -105,6 +105,8 @@ struct HostWorkspaces : public WorkspaceDialectInterface {
 
   FailureOr<std::optional<int64_t>>
   getWorkspaceBytes(LaunchOp launch, DeviceOp device) const override {
+    if (!rt::hostKernelTakesWorkspace(launch.getKernel().getKernel()))
+      return std::optional<int64_t>();
     std::optional<DeviceName> name = DeviceName::parse(device.getDeviceName());
     if (!name || name->type != DeviceType::CPU)
       return std::optional<int64_t>(); // A GPU's library says (cuDNN).
