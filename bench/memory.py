@@ -3,7 +3,8 @@
 liveness lower bound of that peak (persistent bytes plus the most bytes of
 intermediates live at one step in program order), from
 `gplace-opt --gplace-pipeline=... --gplace-print-memory-plan` on the bench
-graphs, multi-device ones included. Deterministic: one run per graph.
+graphs, multi-device ones included, and the seeds' training examples.
+Deterministic: one run per graph.
 
 Usage: bench/memory.py [--build build]
 """
@@ -33,6 +34,11 @@ def graphs():
     with open(os.path.join(HERE, "..", "examples", "multi_tower.mlir")) as f:
         multi_tower = f.read()
     mlp = peers.mlp_program(256, 1024, 3)
+    examples = os.path.join(HERE, "..", "examples")
+    with open(os.path.join(examples, "train_fashion_mnist.mlir")) as f:
+        train_mlp = f.read()
+    with open(os.path.join(examples, "train_fashion_mnist_cnn.mlir")) as f:
+        train_cnn = f.read()
     return [
         ("bench/gen_graph.py 10000 ops", towers, "cpu:1,gpu:4"),
         ("bench/gen_graph.py 10000 ops (soft placement)", towers,
@@ -41,6 +47,15 @@ def graphs():
         ("3-layer MLP 256x1024", mlp, "cpu:1,gpu:1"),
         ("3-layer MLP 256x1024", mlp, "cpu:1"),
         ("elementwise chain, 1000 ops", runtime.chain(1000), "cpu:1,gpu:2"),
+        # Training: the seeds' MLP and conv_net, each module's @init, @train
+        # and @evaluate (batch of 10,000) programs.
+        ("examples/train_fashion_mnist.mlir", train_mlp, "cpu:1"),
+        ("examples/train_fashion_mnist.mlir", train_mlp,
+         "cpu:1,gpu:4 replicas=4"),
+        ("examples/train_fashion_mnist_cnn.mlir", train_cnn, "cpu:1"),
+        ("examples/train_fashion_mnist_cnn.mlir", train_cnn, "cpu:1,gpu:1"),
+        ("examples/train_fashion_mnist_cnn.mlir", train_cnn,
+         "cpu:1,gpu:4 replicas=4"),
     ]
 
 

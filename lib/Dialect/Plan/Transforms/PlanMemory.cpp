@@ -11,7 +11,9 @@
 // memory at the arena's top. With one queue per device this is the usual
 // interval rule; across streams memory is reused where events order the
 // uses, and reuse adds the events that are missing, so the arena stays
-// near the bytes live in program order (first fit may leave gaps).
+// near the bytes live in program order. Where first fit leaves gaps (the
+// arena above that liveness lower bound), best fit by size plans the
+// device again, under the same rules, and is kept if it needs less.
 //
 //===----------------------------------------------------------------------===//
 
@@ -85,6 +87,290 @@ struct PlanMemoryPass
       signalPassFailure();
   }
 
+  /// Whether `op`, a step's first op on `queue`, may wait for the step at
+  /// `position` of `useQueue`: a use on another queue whose step has ended
+  /// (its last launch) before `op`, so that an event can be recorded
+  /// there. Not a CPU step for another device's use (a GPU's copy reading
+  /// host memory): host memory is plentiful, and the wait would tie the
+  /// host to the GPU in both directions, so that a GPU's part of the plan
+  /// could no longer run as one CUDA graph.
+  static bool canWaitFor(const Schedule &schedule,
+                         const DenseSet<StringAttr> &hostDevices,
+                         unsigned queue, Operation *op, unsigned useQueue,
+                         unsigned position) {
+    const Schedule::Step &use =
+        schedule.steps()[schedule.stepAt(useQueue, position)];
+    StringAttr device = schedule.queues()[queue].first;
+    if (hostDevices.contains(device) &&
+        schedule.queues()[useQueue].first != device)
+      return false;
+    return useQueue != queue && use.last->isBeforeInBlock(op);
+  }
+
+  /// Whether every use in `uses` happens before a step whose clock is
+  /// `clock`; else, with `missing`, the uses it does not know have run.
+  static bool happenBefore(const LastUses &uses, ArrayRef<unsigned> clock,
+                           LastUses *missing = nullptr) {
+    bool all = true;
+    for (auto [queue, position] : uses)
+      if (queue >= clock.size() || position >= clock[queue]) {
+        all = false;
+        if (!missing)
+          break;
+        missing->push_back({queue, position});
+      }
+    return all;
+  }
+
+  /// First fit in program order (FirstFitArena) for the buffers of every
+  /// device not in `skip`: their offsets, each device's arena bytes, and
+  /// the waits reuse needs, (step's first op, step waited for) in order.
+  static void firstFit(Block &body, const Schedule &schedule,
+                       const BufferLives &lives,
+                       ArrayRef<SmallVector<unsigned, 1>> produced,
+                       ArrayRef<SmallVector<unsigned, 1>> freed,
+                       const DenseSet<StringAttr> &hostDevices,
+                       const DenseSet<StringAttr> &skip,
+                       std::vector<int64_t> &offsets,
+                       DenseMap<StringAttr, int64_t> &arenaBytes,
+                       std::vector<std::pair<Operation *, unsigned>> &waits) {
+    DenseMap<StringAttr, FirstFitArena> arenas;
+    ClockWalk walk(schedule);
+    ArrayRef<Schedule::Step> steps = schedule.steps();
+    for (Operation &op : body) {
+      std::optional<unsigned> step = walk.enter(&op);
+      if (!step)
+        continue;
+      unsigned queue = steps[*step].queue;
+      auto canWait = [&](unsigned useQueue, unsigned position) {
+        return canWaitFor(schedule, hostDevices, queue, &op, useQueue,
+                          position);
+      };
+      for (unsigned index : produced[*step]) {
+        const BufferLives::Buffer &buffer = lives.buffers[index];
+        if (skip.contains(buffer.device))
+          continue;
+        if (buffer.bytes == 0) {
+          offsets[index] = 0; // An empty tensor takes no memory.
+          continue;
+        }
+        auto [offset, missing] = arenas[buffer.device].allocate(
+            buffer.bytes, walk.clock(queue), canWait);
+        offsets[index] = offset;
+        for (auto [useQueue, position] : missing) {
+          unsigned use = schedule.stepAt(useQueue, position);
+          waits.push_back({&op, use});
+          walk.wait(queue, use);
+        }
+      }
+      for (unsigned index : freed[*step]) {
+        const BufferLives::Buffer &buffer = lives.buffers[index];
+        if (buffer.bytes == 0 || skip.contains(buffer.device))
+          continue;
+        arenas[buffer.device].release(offsets[index], buffer.bytes,
+                                      buffer.lastUses);
+      }
+      walk.ran(*step);
+    }
+    for (auto &[device, arena] : arenas)
+      arenaBytes[device] = arena.size();
+  }
+
+  /// Best fit by size, as TensorFlow Lite's greedy-by-size arena planner
+  /// (Pisarchyk and Lee, "Efficient Memory Management for Deep Neural Net
+  /// Inference", 2020): largest buffer first, each into the smallest gap
+  /// between the buffers placed already that it may not share memory with,
+  /// else above them. A buffer may not share memory with those in use at
+  /// the step writing it (in program order), nor with those freed before
+  /// it some of whose uses that step neither knows have run (its vector
+  /// clock) nor can wait for (canWaitFor); reuseWaits then adds the waits.
+  /// Fills `offsets` and `arenaBytes` for the devices it plans; a device
+  /// whose queues leave too many freed buffers unordered for this to stay
+  /// cheap is left out, and so is every device of a graph with too many
+  /// buffers in use at once (first fit plans them).
+  static void bestFitBySize(Block &body, const Schedule &schedule,
+                            const BufferLives &lives,
+                            ArrayRef<SmallVector<unsigned, 1>> produced,
+                            ArrayRef<SmallVector<unsigned, 1>> freed,
+                            const DenseSet<StringAttr> &hostDevices,
+                            std::vector<int64_t> &offsets,
+                            DenseMap<StringAttr, int64_t> &arenaBytes) {
+    constexpr size_t kMaxPending = 256;
+    constexpr size_t kMaxConflicts = size_t(4) << 20;
+    ArrayRef<BufferLives::Buffer> buffers = lives.buffers;
+    ArrayRef<Schedule::Step> steps = schedule.steps();
+    auto takesMemory = [&](unsigned index) {
+      return !buffers[index].inRegisters && buffers[index].bytes > 0;
+    };
+    std::vector<SmallVector<unsigned, 4>> conflicts(buffers.size());
+    size_t numConflicts = 0;
+    DenseMap<StringAttr, std::vector<unsigned>> live;
+    std::vector<unsigned> livePosition(buffers.size());
+    // Per queue: freed buffers of its device not yet known to have been
+    // used for the last time before the queue's next step.
+    std::vector<std::vector<unsigned>> pending(schedule.queues().size());
+    DenseMap<StringAttr, SmallVector<unsigned, 2>> queuesOf;
+    for (auto [queue, key] : llvm::enumerate(schedule.queues()))
+      queuesOf[key.first].push_back(queue);
+    DenseSet<StringAttr> leftOut;
+    ClockWalk walk(schedule);
+    for (Operation &op : body) {
+      std::optional<unsigned> step = walk.enter(&op);
+      if (!step)
+        continue;
+      unsigned queue = steps[*step].queue;
+      ArrayRef<unsigned> clock = walk.clock(queue);
+      if (!produced[*step].empty()) {
+        llvm::erase_if(pending[queue], [&](unsigned index) {
+          return happenBefore(buffers[index].lastUses, clock);
+        });
+        if (pending[queue].size() > kMaxPending) {
+          leftOut.insert(schedule.queues()[queue].first);
+          pending[queue].clear();
+        }
+      }
+      for (unsigned index : produced[*step]) {
+        if (!takesMemory(index) || leftOut.contains(buffers[index].device))
+          continue;
+        StringAttr device = buffers[index].device;
+        std::vector<unsigned> &inUse = live[device];
+        auto conflict = [&](unsigned other) {
+          conflicts[index].push_back(other);
+          conflicts[other].push_back(index);
+          ++numConflicts;
+        };
+        for (unsigned other : inUse)
+          conflict(other);
+        for (unsigned other : pending[queue]) {
+          LastUses missing;
+          happenBefore(buffers[other].lastUses, clock, &missing);
+          if (!llvm::all_of(missing, [&](const auto &use) {
+                return canWaitFor(schedule, hostDevices, queue, &op, use.first,
+                                  use.second);
+              }))
+            conflict(other);
+        }
+        livePosition[index] = inUse.size();
+        inUse.push_back(index);
+      }
+      for (unsigned index : freed[*step]) {
+        if (!takesMemory(index) || leftOut.contains(buffers[index].device))
+          continue;
+        StringAttr device = buffers[index].device;
+        std::vector<unsigned> &inUse = live[device];
+        unsigned moved = inUse.back();
+        inUse[livePosition[index]] = moved;
+        livePosition[moved] = livePosition[index];
+        inUse.pop_back();
+        for (unsigned other : queuesOf.lookup(device))
+          pending[other].push_back(index);
+      }
+      walk.ran(*step);
+      if (numConflicts > kMaxConflicts)
+        return; // Too big a graph to gain from it: first fit only.
+    }
+
+    SmallVector<unsigned> order;
+    for (unsigned index = 0; index < buffers.size(); ++index)
+      if (takesMemory(index) && !leftOut.contains(buffers[index].device))
+        order.push_back(index);
+    llvm::stable_sort(order, [&](unsigned a, unsigned b) {
+      return buffers[a].bytes > buffers[b].bytes;
+    });
+    std::vector<bool> placed(buffers.size(), false);
+    SmallVector<std::pair<int64_t, int64_t>> taken;
+    for (unsigned index : order) {
+      const BufferLives::Buffer &buffer = buffers[index];
+      taken.clear();
+      for (unsigned other : conflicts[index])
+        if (placed[other])
+          taken.push_back(
+              {offsets[other], offsets[other] + buffers[other].bytes});
+      llvm::sort(taken);
+      int64_t end = 0, best = -1, bestGap = 0;
+      for (auto [begin, stop] : taken) {
+        int64_t gap = begin - end;
+        if (gap >= buffer.bytes && (best < 0 || gap < bestGap))
+          best = end, bestGap = gap;
+        end = std::max(end, stop);
+      }
+      int64_t offset = best >= 0 ? best : end;
+      offsets[index] = offset;
+      placed[index] = true;
+      int64_t &bytes = arenaBytes[buffer.device];
+      bytes = std::max(bytes, offset + buffer.bytes);
+    }
+    for (auto [index, buffer] : llvm::enumerate(buffers))
+      if (!buffer.inRegisters && buffer.bytes == 0 &&
+          !leftOut.contains(buffer.device)) {
+        offsets[index] = 0; // An empty tensor takes no memory.
+        arenaBytes.try_emplace(buffer.device, 0);
+      }
+  }
+
+  /// The waits the offsets of `devices`' buffers need: walking the program
+  /// in order, each buffer a step writes there waits for the uses of the
+  /// buffers that last held its memory that the step does not know have
+  /// run (as first fit adds them). Appends (step's first op, step waited
+  /// for) to `waits`; false if a wait is impossible (then the offsets are
+  /// wrong: not expected of bestFitBySize's).
+  static bool reuseWaits(Block &body, const Schedule &schedule,
+                         const BufferLives &lives,
+                         ArrayRef<SmallVector<unsigned, 1>> produced,
+                         const DenseSet<StringAttr> &hostDevices,
+                         const DenseSet<StringAttr> &devices,
+                         ArrayRef<int64_t> offsets,
+                         std::vector<std::pair<Operation *, unsigned>> &waits) {
+    // Per device: the buffers holding its arena's bytes, by the offset they
+    // start at: (end, buffer).
+    DenseMap<StringAttr, std::map<int64_t, std::pair<int64_t, unsigned>>> held;
+    ArrayRef<BufferLives::Buffer> buffers = lives.buffers;
+    ClockWalk walk(schedule);
+    for (Operation &op : body) {
+      std::optional<unsigned> step = walk.enter(&op);
+      if (!step)
+        continue;
+      unsigned queue = schedule.steps()[*step].queue;
+      for (unsigned index : produced[*step]) {
+        const BufferLives::Buffer &buffer = buffers[index];
+        if (!devices.contains(buffer.device) || buffer.inRegisters ||
+            buffer.bytes == 0)
+          continue;
+        int64_t begin = offsets[index], end = begin + buffer.bytes;
+        auto &tenants = held[buffer.device];
+        auto it = tenants.upper_bound(begin);
+        if (it != tenants.begin() && std::prev(it)->second.first > begin)
+          --it;
+        while (it != tenants.end() && it->first < end) {
+          const BufferLives::Buffer &old = buffers[it->second.second];
+          LastUses missing;
+          if (old.last == BufferLives::kEnd)
+            return false;
+          happenBefore(old.lastUses, walk.clock(queue), &missing);
+          for (auto [useQueue, position] : missing) {
+            if (!canWaitFor(schedule, hostDevices, queue, &op, useQueue,
+                            position))
+              return false;
+            unsigned use = schedule.stepAt(useQueue, position);
+            waits.push_back({&op, use});
+            walk.wait(queue, use);
+          }
+          // Keep the parts of the old tenant outside [begin, end).
+          auto [oldEnd, oldIndex] = it->second;
+          int64_t oldBegin = it->first;
+          it = tenants.erase(it);
+          if (oldBegin < begin)
+            tenants[oldBegin] = {begin, oldIndex};
+          if (oldEnd > end)
+            it = tenants.insert({end, {oldEnd, oldIndex}}).first;
+        }
+        tenants[begin] = {end, index};
+      }
+      walk.ran(*step);
+    }
+    return true;
+  }
+
   LogicalResult planProgram(ProgramOp program, ArrayRef<DeviceOp> devices,
                             DenseMap<StringAttr, DeviceNeed> &needs) {
     Block &body = program.getBody().front();
@@ -110,65 +396,58 @@ struct PlanMemoryPass
         freed[buffer.last].push_back(index);
     }
     std::vector<int64_t> offsets(lives->buffers.size(), -1);
-    DenseMap<StringAttr, FirstFitArena> arenas;
     DenseSet<StringAttr> hostDevices;
     for (DeviceOp device : devices)
       if (std::optional<DeviceName> name =
               DeviceName::parse(device.getDeviceName());
           name && name->type == DeviceType::CPU)
         hostDevices.insert(device.getSymNameAttr());
-    ClockWalk walk(*schedule);
-    ArrayRef<Schedule::Step> steps = schedule->steps();
-    DenseMap<unsigned, Value> eventAfter; // Events recorded here, by step.
+
+    // First fit in program order on every device; then, where that leaves
+    // the arena above the liveness lower bound, best fit by size, kept
+    // where it needs less memory (first fit then plans the other devices
+    // again, without the waits the kept devices' buffers made it add).
+    DenseMap<StringAttr, int64_t> arenaBytes;
+    std::vector<std::pair<Operation *, unsigned>> waits;
+    firstFit(body, *schedule, *lives, produced, freed, hostDevices, {}, offsets,
+             arenaBytes, waits);
+    std::vector<int64_t> sizeOffsets(lives->buffers.size(), -1);
+    DenseMap<StringAttr, int64_t> sizeBytes;
+    if (llvm::any_of(arenaBytes, [&](const auto &entry) {
+          return entry.second > lives->lowerBounds.lookup(entry.first);
+        }))
+      bestFitBySize(body, *schedule, *lives, produced, freed, hostDevices,
+                    sizeOffsets, sizeBytes);
+    DenseSet<StringAttr> bySize;
+    for (auto [device, bytes] : sizeBytes)
+      if (bytes < arenaBytes.lookup(device))
+        bySize.insert(device);
+    if (!bySize.empty()) {
+      std::vector<int64_t> mixedOffsets(lives->buffers.size(), -1);
+      DenseMap<StringAttr, int64_t> mixedBytes;
+      std::vector<std::pair<Operation *, unsigned>> mixedWaits;
+      firstFit(body, *schedule, *lives, produced, freed, hostDevices, bySize,
+               mixedOffsets, mixedBytes, mixedWaits);
+      for (auto [index, buffer] : llvm::enumerate(lives->buffers))
+        if (bySize.contains(buffer.device))
+          mixedOffsets[index] = sizeOffsets[index];
+      for (StringAttr device : bySize)
+        mixedBytes[device] = sizeBytes.lookup(device);
+      if (reuseWaits(body, *schedule, *lives, produced, hostDevices, bySize,
+                     mixedOffsets, mixedWaits)) {
+        offsets = std::move(mixedOffsets);
+        arenaBytes = std::move(mixedBytes);
+        waits = std::move(mixedWaits);
+      }
+    }
+    // The events first fit's reuse needs, one record per step waited for.
+    DenseMap<unsigned, Value> eventAfter;
     OpBuilder recordBuilder(program.getContext());
-    for (Operation &op : body) {
-      std::optional<unsigned> step = walk.enter(&op);
-      if (!step)
-        continue;
-      unsigned queue = steps[*step].queue;
-      // A step may wait for a use on another queue whose step has ended
-      // (its last launch) before this op: an event can be recorded there.
-      // Not a CPU step for another device's use (a GPU's copy reading host
-      // memory): host memory is plentiful, and the wait would tie the host
-      // to the GPU in both directions, so that a GPU's part of the plan
-      // could no longer run as one CUDA graph.
-      auto canWait = [&](unsigned useQueue, unsigned position) {
-        const Schedule::Step &use =
-            steps[schedule->stepAt(useQueue, position)];
-        StringAttr device = schedule->queues()[queue].first;
-        if (hostDevices.contains(device) &&
-            schedule->queues()[useQueue].first != device)
-          return false;
-        return useQueue != queue && use.last->isBeforeInBlock(&op);
-      };
-      for (unsigned index : produced[*step]) {
-        const BufferLives::Buffer &buffer = lives->buffers[index];
-        if (buffer.bytes == 0) {
-          offsets[index] = 0; // An empty tensor takes no memory.
-          continue;
-        }
-        auto [offset, waits] = arenas[buffer.device].allocate(
-            buffer.bytes, walk.clock(queue), canWait);
-        offsets[index] = offset;
-        for (auto [useQueue, position] : waits) {
-          unsigned use = schedule->stepAt(useQueue, position);
-          Value &event = eventAfter[use];
-          if (!event) {
-            event = recordAfter(recordBuilder, steps[use].last);
-            walk.recorded(event, use);
-          }
-          getStepWaitsMutable(&op).append(event);
-          walk.wait(queue, use);
-        }
-      }
-      for (unsigned index : freed[*step]) {
-        const BufferLives::Buffer &buffer = lives->buffers[index];
-        if (buffer.bytes == 0)
-          continue;
-        arenas[buffer.device].release(offsets[index], buffer.bytes,
-                                      buffer.lastUses);
-      }
-      walk.ran(*step);
+    for (auto [op, use] : waits) {
+      Value &event = eventAfter[use];
+      if (!event)
+        event = recordAfter(recordBuilder, schedule->steps()[use].last);
+      getStepWaitsMutable(op).append(event);
     }
 
     // Persistent memory: constants and variables.
@@ -185,8 +464,7 @@ struct PlanMemoryPass
       for (auto [index, buffer] : llvm::enumerate(lives->buffers))
         if (buffer.device == symbol)
           table.push_back(offsets[index]);
-      auto arena = arenas.find(symbol);
-      int64_t bytes = arena == arenas.end() ? 0 : arena->second.size();
+      int64_t bytes = arenaBytes.lookup(symbol);
       if (!table.empty())
         builder.create<ArenaOp>(program.getLoc(),
                                 FlatSymbolRefAttr::get(symbol),
