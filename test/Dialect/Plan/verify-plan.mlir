@@ -229,6 +229,22 @@ gplan.program @spansTwoSlots {
 
 // -----
 
+// An empty tensor at the offset of a buffer still in use takes none of its
+// memory, and %w, written over %a before %s reads it, is still caught.
+gplan.device @gpu0 "/job:localhost/replica:0/task:0/device:GPU:0" {arena_bytes = 128 : i64, peak_bytes = 128 : i64, persistent_bytes = 0 : i64}
+gplan.program @emptyTensorHidesNoTenant {
+  gplan.arena @gpu0 bytes 128 offsets [0, 0, 0, 64]
+  %x = gplan.input 0 : !gplan.buffer<16xf32>
+  %a = gplan.launch neg(%x) on @gpu0 stream 0 : (!gplan.buffer<16xf32>) -> !gplan.buffer<16xf32>
+  %z = gplan.launch broadcast_to(%x) on @gpu0 stream 0 : (!gplan.buffer<16xf32>) -> !gplan.buffer<0x16xf32>
+  // expected-error @+1 {{'gplan.launch' op writes a buffer at offset 0 of @gpu0 while the buffer of gplan.launch there may still be in use}}
+  %w = gplan.launch exp(%x) on @gpu0 stream 0 : (!gplan.buffer<16xf32>) -> !gplan.buffer<16xf32>
+  %s = gplan.launch add(%a, %w) on @gpu0 stream 0 : (!gplan.buffer<16xf32>, !gplan.buffer<16xf32>) -> !gplan.buffer<16xf32>
+  gplan.return %s, %z : !gplan.buffer<16xf32>, !gplan.buffer<0x16xf32>
+}
+
+// -----
+
 // expected-error @+1 {{'gplan.device' op has persistent_bytes = 0, but its constants and variables take 64 bytes}}
 gplan.device @cpu0 "/job:localhost/replica:0/task:0/device:CPU:0" {arena_bytes = 0 : i64, peak_bytes = 0 : i64, persistent_bytes = 0 : i64}
 gplan.program @persistentTooSmall {

@@ -53,6 +53,9 @@ struct DeviceNeed {
   int64_t neediestBytes = -1;
 };
 
+/// Per step's first op, the steps it will wait for.
+using AddedWaits = DenseMap<Operation *, SmallVector<unsigned, 2>>;
+
 struct PlanMemoryPass
     : public gplace::impl::PlanMemoryPassBase<PlanMemoryPass> {
   void runOnOperation() override {
@@ -123,14 +126,17 @@ struct PlanMemoryPass
   }
 
   /// First fit in program order (FirstFitArena) for the buffers of every
-  /// device not in `skip`: their offsets, each device's arena bytes, and
-  /// the waits reuse needs, (step's first op, step waited for) in order.
+  /// device not in `skip`, the steps knowing of `addedWaits` too (per
+  /// step's first op, the steps it will wait for): their offsets, each
+  /// device's arena bytes, and the waits reuse needs, appended to `waits`
+  /// as (step's first op, step waited for) in order.
   static void firstFit(Block &body, const Schedule &schedule,
                        const BufferLives &lives,
                        ArrayRef<SmallVector<unsigned, 1>> produced,
                        ArrayRef<SmallVector<unsigned, 1>> freed,
                        const DenseSet<StringAttr> &hostDevices,
                        const DenseSet<StringAttr> &skip,
+                       const AddedWaits &addedWaits,
                        std::vector<int64_t> &offsets,
                        DenseMap<StringAttr, int64_t> &arenaBytes,
                        std::vector<std::pair<Operation *, unsigned>> &waits) {
@@ -142,6 +148,9 @@ struct PlanMemoryPass
       if (!step)
         continue;
       unsigned queue = steps[*step].queue;
+      if (auto added = addedWaits.find(&op); added != addedWaits.end())
+        for (unsigned use : added->second)
+          walk.wait(queue, use);
       auto canWait = [&](unsigned useQueue, unsigned position) {
         return canWaitFor(schedule, hostDevices, queue, &op, useQueue,
                           position);
@@ -405,12 +414,12 @@ struct PlanMemoryPass
 
     // First fit in program order on every device; then, where that leaves
     // the arena above the liveness lower bound, best fit by size, kept
-    // where it needs less memory (first fit then plans the other devices
-    // again, without the waits the kept devices' buffers made it add).
+    // where it needs less memory and no other device's arena grows.
     DenseMap<StringAttr, int64_t> arenaBytes;
     std::vector<std::pair<Operation *, unsigned>> waits;
-    firstFit(body, *schedule, *lives, produced, freed, hostDevices, {}, offsets,
-             arenaBytes, waits);
+    firstFit(body, *schedule, *lives, produced, freed, hostDevices,
+             /*skip=*/{}, /*addedWaits=*/AddedWaits(), offsets, arenaBytes,
+             waits);
     std::vector<int64_t> sizeOffsets(lives->buffers.size(), -1);
     DenseMap<StringAttr, int64_t> sizeBytes;
     if (llvm::any_of(arenaBytes, [&](const auto &entry) {
@@ -422,19 +431,28 @@ struct PlanMemoryPass
     for (auto [device, bytes] : sizeBytes)
       if (bytes < arenaBytes.lookup(device))
         bySize.insert(device);
-    if (!bySize.empty()) {
+    // Best fit's waits, which first fit then plans the other devices
+    // knowing of (a CPU step learns through them that memory is free);
+    // kept only if no device's arena grows.
+    std::vector<std::pair<Operation *, unsigned>> mixedWaits;
+    if (!bySize.empty() &&
+        reuseWaits(body, *schedule, *lives, produced, hostDevices, bySize,
+                   sizeOffsets, mixedWaits)) {
+      AddedWaits added;
+      for (auto [op, use] : mixedWaits)
+        added[op].push_back(use);
       std::vector<int64_t> mixedOffsets(lives->buffers.size(), -1);
       DenseMap<StringAttr, int64_t> mixedBytes;
-      std::vector<std::pair<Operation *, unsigned>> mixedWaits;
       firstFit(body, *schedule, *lives, produced, freed, hostDevices, bySize,
-               mixedOffsets, mixedBytes, mixedWaits);
+               added, mixedOffsets, mixedBytes, mixedWaits);
       for (auto [index, buffer] : llvm::enumerate(lives->buffers))
         if (bySize.contains(buffer.device))
           mixedOffsets[index] = sizeOffsets[index];
       for (StringAttr device : bySize)
         mixedBytes[device] = sizeBytes.lookup(device);
-      if (reuseWaits(body, *schedule, *lives, produced, hostDevices, bySize,
-                     mixedOffsets, mixedWaits)) {
+      if (llvm::all_of(mixedBytes, [&](const auto &entry) {
+            return entry.second <= arenaBytes.lookup(entry.first);
+          })) {
         offsets = std::move(mixedOffsets);
         arenaBytes = std::move(mixedBytes);
         waits = std::move(mixedWaits);

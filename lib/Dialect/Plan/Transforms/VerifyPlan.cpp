@@ -210,6 +210,8 @@ LogicalResult verifyOrder(ProgramOp program, const Schedule &schedule,
       // Memory the step writes was free.
       for (unsigned index : produced[*step]) {
         const BufferLives::Buffer &buffer = lives.buffers[index];
+        if (buffer.bytes == 0)
+          continue; // Holds no byte: it displaces no tenant.
         int64_t begin = offsets.lookup(buffer.value);
         int64_t end = begin + buffer.bytes;
         auto &tenants = held[buffer.device];
