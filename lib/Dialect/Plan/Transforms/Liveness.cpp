@@ -201,3 +201,25 @@ FailureOr<BufferLives> BufferLives::build(ProgramOp program,
   }
   return lives;
 }
+
+LogicalResult
+ArenaTenants::take(int64_t begin, int64_t end, unsigned index,
+                   function_ref<LogicalResult(unsigned old)> displaced) {
+  auto it = held_.upper_bound(begin);
+  if (it != held_.begin() && std::prev(it)->second.first > begin)
+    --it;
+  while (it != held_.end() && it->first < end) {
+    auto [oldEnd, oldIndex] = it->second;
+    if (failed(displaced(oldIndex)))
+      return failure();
+    // Keep the parts of the old tenant outside [begin, end).
+    int64_t oldBegin = it->first;
+    it = held_.erase(it);
+    if (oldBegin < begin)
+      held_[oldBegin] = {begin, oldIndex};
+    if (oldEnd > end)
+      it = held_.insert({end, {oldEnd, oldIndex}}).first;
+  }
+  held_[begin] = {end, index};
+  return success();
+}

@@ -26,8 +26,6 @@
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/DenseSet.h"
 
-#include <map>
-
 namespace gplace {
 #define GEN_PASS_DEF_PLANMEMORYPASS
 #include "gplace/Dialect/Plan/Transforms/Passes.h.inc"
@@ -330,9 +328,7 @@ struct PlanMemoryPass
                          const DenseSet<StringAttr> &devices,
                          ArrayRef<int64_t> offsets,
                          std::vector<std::pair<Operation *, unsigned>> &waits) {
-    // Per device: the buffers holding its arena's bytes, by the offset they
-    // start at: (end, buffer).
-    DenseMap<StringAttr, std::map<int64_t, std::pair<int64_t, unsigned>>> held;
+    DenseMap<StringAttr, ArenaTenants> tenants;
     ArrayRef<BufferLives::Buffer> buffers = lives.buffers;
     ClockWalk walk(schedule);
     for (Operation &op : body) {
@@ -345,35 +341,27 @@ struct PlanMemoryPass
         if (!devices.contains(buffer.device) || buffer.inRegisters ||
             buffer.bytes == 0)
           continue;
-        int64_t begin = offsets[index], end = begin + buffer.bytes;
-        auto &tenants = held[buffer.device];
-        auto it = tenants.upper_bound(begin);
-        if (it != tenants.begin() && std::prev(it)->second.first > begin)
-          --it;
-        while (it != tenants.end() && it->first < end) {
-          const BufferLives::Buffer &old = buffers[it->second.second];
-          LastUses missing;
-          if (old.last == BufferLives::kEnd)
-            return false;
-          happenBefore(old.lastUses, walk.clock(queue), &missing);
-          for (auto [useQueue, position] : missing) {
-            if (!canWaitFor(schedule, hostDevices, queue, &op, useQueue,
-                            position))
-              return false;
-            unsigned use = schedule.stepAt(useQueue, position);
-            waits.push_back({&op, use});
-            walk.wait(queue, use);
-          }
-          // Keep the parts of the old tenant outside [begin, end).
-          auto [oldEnd, oldIndex] = it->second;
-          int64_t oldBegin = it->first;
-          it = tenants.erase(it);
-          if (oldBegin < begin)
-            tenants[oldBegin] = {begin, oldIndex};
-          if (oldEnd > end)
-            it = tenants.insert({end, {oldEnd, oldIndex}}).first;
-        }
-        tenants[begin] = {end, index};
+        int64_t begin = offsets[index];
+        LogicalResult ok = tenants[buffer.device].take(
+            begin, begin + buffer.bytes, index,
+            [&](unsigned displaced) -> LogicalResult {
+              const BufferLives::Buffer &old = buffers[displaced];
+              LastUses missing;
+              if (old.last == BufferLives::kEnd)
+                return failure();
+              happenBefore(old.lastUses, walk.clock(queue), &missing);
+              for (auto [useQueue, position] : missing) {
+                if (!canWaitFor(schedule, hostDevices, queue, &op, useQueue,
+                                position))
+                  return failure();
+                unsigned use = schedule.stepAt(useQueue, position);
+                waits.push_back({&op, use});
+                walk.wait(queue, use);
+              }
+              return success();
+            });
+        if (failed(ok))
+          return false;
       }
       walk.ran(*step);
     }

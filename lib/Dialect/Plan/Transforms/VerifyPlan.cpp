@@ -5,8 +5,6 @@
 
 #include "llvm/ADT/ScopeExit.h"
 
-#include <map>
-
 namespace gplace {
 #define GEN_PASS_DEF_VERIFYPLANPASS
 #include "gplace/Dialect/Plan/Transforms/Passes.h.inc"
@@ -192,9 +190,7 @@ LogicalResult verifyOrder(ProgramOp program, const Schedule &schedule,
     if (offsets.lookup(buffer.value) >= 0)
       produced[buffer.producer].push_back(index);
 
-  // Per device: the buffers holding its arena's bytes, by the offset they
-  // start at: (end, buffer).
-  DenseMap<StringAttr, std::map<int64_t, std::pair<int64_t, unsigned>>> held;
+  DenseMap<StringAttr, ArenaTenants> tenants;
   auto happensBefore = [](ArrayRef<std::pair<unsigned, unsigned>> uses,
                           ArrayRef<unsigned> clock) {
     return llvm::all_of(uses, [&](const auto &use) {
@@ -213,30 +209,21 @@ LogicalResult verifyOrder(ProgramOp program, const Schedule &schedule,
         if (buffer.bytes == 0)
           continue; // Holds no byte: it displaces no tenant.
         int64_t begin = offsets.lookup(buffer.value);
-        int64_t end = begin + buffer.bytes;
-        auto &tenants = held[buffer.device];
-        auto it = tenants.upper_bound(begin);
-        if (it != tenants.begin() && std::prev(it)->second.first > begin)
-          --it;
-        while (it != tenants.end() && it->first < end) {
-          const BufferLives::Buffer &old = lives.buffers[it->second.second];
-          if (old.last == BufferLives::kEnd ||
-              !happensBefore(old.lastUses, clock))
-            return buffer.value.getDefiningOp()->emitOpError()
-                   << "writes a buffer at offset " << begin << " of @"
-                   << buffer.device.getValue() << " while the buffer of "
-                   << old.value.getDefiningOp()->getName()
-                   << " there may still be in use";
-          // Keep the parts of the old tenant outside [begin, end).
-          auto [oldEnd, oldIndex] = it->second;
-          int64_t oldBegin = it->first;
-          it = tenants.erase(it);
-          if (oldBegin < begin)
-            tenants[oldBegin] = {begin, oldIndex};
-          if (oldEnd > end)
-            it = tenants.insert({end, {oldEnd, oldIndex}}).first;
-        }
-        tenants[begin] = {end, index};
+        LogicalResult ok = tenants[buffer.device].take(
+            begin, begin + buffer.bytes, index,
+            [&](unsigned displaced) -> LogicalResult {
+              const BufferLives::Buffer &old = lives.buffers[displaced];
+              if (old.last != BufferLives::kEnd &&
+                  happensBefore(old.lastUses, clock))
+                return success();
+              return buffer.value.getDefiningOp()->emitOpError()
+                     << "writes a buffer at offset " << begin << " of @"
+                     << buffer.device.getValue() << " while the buffer of "
+                     << old.value.getDefiningOp()->getName()
+                     << " there may still be in use";
+            });
+        if (failed(ok))
+          return failure();
       }
     }
     auto ran = llvm::make_scope_exit([&] {

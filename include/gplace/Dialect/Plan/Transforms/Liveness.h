@@ -16,6 +16,7 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallVector.h"
 
+#include <map>
 #include <optional>
 #include <vector>
 
@@ -128,6 +129,25 @@ struct BufferLives {
   /// order (each from its producer to its last use): a lower bound of the
   /// arena any plan of this schedule needs.
   llvm::DenseMap<mlir::StringAttr, int64_t> lowerBounds;
+};
+
+/// The buffers holding a device's arena bytes as a walk over the program
+/// in order sees them: each byte's last writer. --gplace-plan-memory asks
+/// it which buffers a new buffer takes memory from (to add waits), and
+/// --gplace-verify-plan (to check them).
+class ArenaTenants {
+public:
+  /// Makes buffer `index` the tenant of [begin, end) (a non-empty range),
+  /// first calling `displaced(old)` for each buffer holding some of those
+  /// bytes; fails, leaving the tenants as they were from that buffer on,
+  /// as soon as a call fails.
+  mlir::LogicalResult
+  take(int64_t begin, int64_t end, unsigned index,
+       llvm::function_ref<mlir::LogicalResult(unsigned old)> displaced);
+
+private:
+  /// By the offset they start at: (end, buffer).
+  std::map<int64_t, std::pair<int64_t, unsigned>> held_;
 };
 
 } // namespace gplace::plan
