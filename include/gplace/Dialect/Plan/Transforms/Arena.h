@@ -7,8 +7,8 @@
 // a header of its own so that policy=auto (lib/Transforms/Place.cpp), which
 // must predict the plan's peak memory before there is a plan, packs
 // buffers the same way: on one queue, first fit in program order. (The
-// pass keeps best fit by size instead where that needs less memory, so the
-// prediction is an upper bound of the plan's arena on one queue.)
+// pass keeps best fit by size instead only where that makes no device's
+// arena larger than first fit's.)
 //
 //===----------------------------------------------------------------------===//
 
