@@ -1493,11 +1493,8 @@ StatusOr<int64_t> hostWorkspaceBytes(Kernel kernel, const KernelParams &params,
                                      const std::vector<TensorType> &inputs,
                                      const std::vector<bool> &constantInputs,
                                      const std::vector<TensorType> &outputs) {
-#ifndef GPLACE_HAVE_DNNL
-  return int64_t(0); // The kernel reports that it needs oneDNN when run.
-#endif
   if (!hostKernelTakesWorkspace(kernel))
-    return int64_t(0);
+    return int64_t(0); // Without oneDNN, the kernel reports it when run.
   // The call the executor would make, with no memory: the kernel makes its
   // primitives (kept for the launches) and counts what it would take.
   int64_t bytes = 0;

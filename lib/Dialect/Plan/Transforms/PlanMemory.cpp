@@ -54,6 +54,35 @@ struct DeviceNeed {
 /// Per step's first op, the steps it will wait for.
 using AddedWaits = DenseMap<Operation *, SmallVector<unsigned, 2>>;
 
+/// What the planners know of one scheduled program.
+struct ProgramFacts {
+  Block &body;
+  const Schedule &schedule;
+  const BufferLives &lives;
+  /// Per step: the buffers it writes, and those free after it.
+  std::vector<SmallVector<unsigned, 1>> produced, freed;
+  /// The symbols of the CPU devices.
+  DenseSet<StringAttr> hostDevices;
+
+  /// Whether `op`, a step's first op on `queue`, may wait for the step at
+  /// `position` of `useQueue`: a use on another queue whose step has ended
+  /// (its last launch) before `op`, so that an event can be recorded
+  /// there. Not a CPU step for another device's use (a GPU's copy reading
+  /// host memory): host memory is plentiful, and the wait would tie the
+  /// host to the GPU in both directions, so that a GPU's part of the plan
+  /// could no longer run as one CUDA graph.
+  bool canWait(unsigned queue, Operation *op, unsigned useQueue,
+               unsigned position) const {
+    const Schedule::Step &use =
+        schedule.steps()[schedule.stepAt(useQueue, position)];
+    StringAttr device = schedule.queues()[queue].first;
+    if (hostDevices.contains(device) &&
+        schedule.queues()[useQueue].first != device)
+      return false;
+    return useQueue != queue && use.last->isBeforeInBlock(op);
+  }
+};
+
 struct PlanMemoryPass
     : public gplace::impl::PlanMemoryPassBase<PlanMemoryPass> {
   void runOnOperation() override {
@@ -88,60 +117,22 @@ struct PlanMemoryPass
       signalPassFailure();
   }
 
-  /// Whether `op`, a step's first op on `queue`, may wait for the step at
-  /// `position` of `useQueue`: a use on another queue whose step has ended
-  /// (its last launch) before `op`, so that an event can be recorded
-  /// there. Not a CPU step for another device's use (a GPU's copy reading
-  /// host memory): host memory is plentiful, and the wait would tie the
-  /// host to the GPU in both directions, so that a GPU's part of the plan
-  /// could no longer run as one CUDA graph.
-  static bool canWaitFor(const Schedule &schedule,
-                         const DenseSet<StringAttr> &hostDevices,
-                         unsigned queue, Operation *op, unsigned useQueue,
-                         unsigned position) {
-    const Schedule::Step &use =
-        schedule.steps()[schedule.stepAt(useQueue, position)];
-    StringAttr device = schedule.queues()[queue].first;
-    if (hostDevices.contains(device) &&
-        schedule.queues()[useQueue].first != device)
-      return false;
-    return useQueue != queue && use.last->isBeforeInBlock(op);
-  }
-
-  /// Whether every use in `uses` happens before a step whose clock is
-  /// `clock`; else, with `missing`, the uses it does not know have run.
-  static bool happenBefore(const LastUses &uses, ArrayRef<unsigned> clock,
-                           LastUses *missing = nullptr) {
-    bool all = true;
-    for (auto [queue, position] : uses)
-      if (queue >= clock.size() || position >= clock[queue]) {
-        all = false;
-        if (!missing)
-          break;
-        missing->push_back({queue, position});
-      }
-    return all;
-  }
-
   /// First fit in program order (FirstFitArena) for the buffers of every
   /// device not in `skip`, the steps knowing of `addedWaits` too (per
   /// step's first op, the steps it will wait for): their offsets, each
   /// device's arena bytes, and the waits reuse needs, appended to `waits`
   /// as (step's first op, step waited for) in order.
-  static void firstFit(Block &body, const Schedule &schedule,
-                       const BufferLives &lives,
-                       ArrayRef<SmallVector<unsigned, 1>> produced,
-                       ArrayRef<SmallVector<unsigned, 1>> freed,
-                       const DenseSet<StringAttr> &hostDevices,
+  static void firstFit(const ProgramFacts &facts,
                        const DenseSet<StringAttr> &skip,
                        const AddedWaits &addedWaits,
                        std::vector<int64_t> &offsets,
                        DenseMap<StringAttr, int64_t> &arenaBytes,
                        std::vector<std::pair<Operation *, unsigned>> &waits) {
+    const Schedule &schedule = facts.schedule;
     DenseMap<StringAttr, FirstFitArena> arenas;
     ClockWalk walk(schedule);
     ArrayRef<Schedule::Step> steps = schedule.steps();
-    for (Operation &op : body) {
+    for (Operation &op : facts.body) {
       std::optional<unsigned> step = walk.enter(&op);
       if (!step)
         continue;
@@ -150,11 +141,10 @@ struct PlanMemoryPass
         for (unsigned use : added->second)
           walk.wait(queue, use);
       auto canWait = [&](unsigned useQueue, unsigned position) {
-        return canWaitFor(schedule, hostDevices, queue, &op, useQueue,
-                          position);
+        return facts.canWait(queue, &op, useQueue, position);
       };
-      for (unsigned index : produced[*step]) {
-        const BufferLives::Buffer &buffer = lives.buffers[index];
+      for (unsigned index : facts.produced[*step]) {
+        const BufferLives::Buffer &buffer = facts.lives.buffers[index];
         if (skip.contains(buffer.device))
           continue;
         if (buffer.bytes == 0) {
@@ -170,8 +160,8 @@ struct PlanMemoryPass
           walk.wait(queue, use);
         }
       }
-      for (unsigned index : freed[*step]) {
-        const BufferLives::Buffer &buffer = lives.buffers[index];
+      for (unsigned index : facts.freed[*step]) {
+        const BufferLives::Buffer &buffer = facts.lives.buffers[index];
         if (buffer.bytes == 0 || skip.contains(buffer.device))
           continue;
         arenas[buffer.device].release(offsets[index], buffer.bytes,
@@ -190,21 +180,19 @@ struct PlanMemoryPass
   /// else above them. A buffer may not share memory with those in use at
   /// the step writing it (in program order), nor with those freed before
   /// it some of whose uses that step neither knows have run (its vector
-  /// clock) nor can wait for (canWaitFor); reuseWaits then adds the waits.
+  /// clock) nor can wait for (ProgramFacts::canWait); reuseWaits then adds
+  /// the waits.
   /// Fills `offsets` and `arenaBytes` for the devices it plans; a device
   /// whose queues leave too many freed buffers unordered for this to stay
   /// cheap is left out, and so is every device of a graph with too many
   /// buffers in use at once (first fit plans them).
-  static void bestFitBySize(Block &body, const Schedule &schedule,
-                            const BufferLives &lives,
-                            ArrayRef<SmallVector<unsigned, 1>> produced,
-                            ArrayRef<SmallVector<unsigned, 1>> freed,
-                            const DenseSet<StringAttr> &hostDevices,
+  static void bestFitBySize(const ProgramFacts &facts,
                             std::vector<int64_t> &offsets,
                             DenseMap<StringAttr, int64_t> &arenaBytes) {
     constexpr size_t kMaxPending = 256;
     constexpr size_t kMaxConflicts = size_t(4) << 20;
-    ArrayRef<BufferLives::Buffer> buffers = lives.buffers;
+    const Schedule &schedule = facts.schedule;
+    ArrayRef<BufferLives::Buffer> buffers = facts.lives.buffers;
     ArrayRef<Schedule::Step> steps = schedule.steps();
     auto takesMemory = [&](unsigned index) {
       return !buffers[index].inRegisters && buffers[index].bytes > 0;
@@ -221,22 +209,22 @@ struct PlanMemoryPass
       queuesOf[key.first].push_back(queue);
     DenseSet<StringAttr> leftOut;
     ClockWalk walk(schedule);
-    for (Operation &op : body) {
+    for (Operation &op : facts.body) {
       std::optional<unsigned> step = walk.enter(&op);
       if (!step)
         continue;
       unsigned queue = steps[*step].queue;
       ArrayRef<unsigned> clock = walk.clock(queue);
-      if (!produced[*step].empty()) {
+      if (!facts.produced[*step].empty()) {
         llvm::erase_if(pending[queue], [&](unsigned index) {
-          return happenBefore(buffers[index].lastUses, clock);
+          return unknownUses(buffers[index].lastUses, clock).empty();
         });
         if (pending[queue].size() > kMaxPending) {
           leftOut.insert(schedule.queues()[queue].first);
           pending[queue].clear();
         }
       }
-      for (unsigned index : produced[*step]) {
+      for (unsigned index : facts.produced[*step]) {
         if (!takesMemory(index) || leftOut.contains(buffers[index].device))
           continue;
         StringAttr device = buffers[index].device;
@@ -249,18 +237,16 @@ struct PlanMemoryPass
         for (unsigned other : inUse)
           conflict(other);
         for (unsigned other : pending[queue]) {
-          LastUses missing;
-          happenBefore(buffers[other].lastUses, clock, &missing);
+          LastUses missing = unknownUses(buffers[other].lastUses, clock);
           if (!llvm::all_of(missing, [&](const auto &use) {
-                return canWaitFor(schedule, hostDevices, queue, &op, use.first,
-                                  use.second);
+                return facts.canWait(queue, &op, use.first, use.second);
               }))
             conflict(other);
         }
         livePosition[index] = inUse.size();
         inUse.push_back(index);
       }
-      for (unsigned index : freed[*step]) {
+      for (unsigned index : facts.freed[*step]) {
         if (!takesMemory(index) || leftOut.contains(buffers[index].device))
           continue;
         StringAttr device = buffers[index].device;
@@ -321,22 +307,20 @@ struct PlanMemoryPass
   /// run (as first fit adds them). Appends (step's first op, step waited
   /// for) to `waits`; false if a wait is impossible (then the offsets are
   /// wrong: not expected of bestFitBySize's).
-  static bool reuseWaits(Block &body, const Schedule &schedule,
-                         const BufferLives &lives,
-                         ArrayRef<SmallVector<unsigned, 1>> produced,
-                         const DenseSet<StringAttr> &hostDevices,
+  static bool reuseWaits(const ProgramFacts &facts,
                          const DenseSet<StringAttr> &devices,
                          ArrayRef<int64_t> offsets,
                          std::vector<std::pair<Operation *, unsigned>> &waits) {
     DenseMap<StringAttr, ArenaTenants> tenants;
-    ArrayRef<BufferLives::Buffer> buffers = lives.buffers;
+    const Schedule &schedule = facts.schedule;
+    ArrayRef<BufferLives::Buffer> buffers = facts.lives.buffers;
     ClockWalk walk(schedule);
-    for (Operation &op : body) {
+    for (Operation &op : facts.body) {
       std::optional<unsigned> step = walk.enter(&op);
       if (!step)
         continue;
       unsigned queue = schedule.steps()[*step].queue;
-      for (unsigned index : produced[*step]) {
+      for (unsigned index : facts.produced[*step]) {
         const BufferLives::Buffer &buffer = buffers[index];
         if (!devices.contains(buffer.device) || buffer.inRegisters ||
             buffer.bytes == 0)
@@ -346,13 +330,11 @@ struct PlanMemoryPass
             begin, begin + buffer.bytes, index,
             [&](unsigned displaced) -> LogicalResult {
               const BufferLives::Buffer &old = buffers[displaced];
-              LastUses missing;
               if (old.last == BufferLives::kEnd)
                 return failure();
-              happenBefore(old.lastUses, walk.clock(queue), &missing);
-              for (auto [useQueue, position] : missing) {
-                if (!canWaitFor(schedule, hostDevices, queue, &op, useQueue,
-                                position))
+              for (auto [useQueue, position] :
+                   unknownUses(old.lastUses, walk.clock(queue))) {
+                if (!facts.canWait(queue, &op, useQueue, position))
                   return failure();
                 unsigned use = schedule.stepAt(useQueue, position);
                 waits.push_back({&op, use});
@@ -384,37 +366,36 @@ struct PlanMemoryPass
     // Buffers by the step writing them and by the step after which they
     // are free.
     size_t numSteps = schedule->steps().size();
-    std::vector<SmallVector<unsigned, 1>> produced(numSteps), freed(numSteps);
+    ProgramFacts facts{body, *schedule, *lives, {}, {}, {}};
+    facts.produced.resize(numSteps);
+    facts.freed.resize(numSteps);
     for (auto [index, buffer] : llvm::enumerate(lives->buffers)) {
       if (buffer.inRegisters)
         continue;
-      produced[buffer.producer].push_back(index);
+      facts.produced[buffer.producer].push_back(index);
       if (buffer.last != BufferLives::kEnd)
-        freed[buffer.last].push_back(index);
+        facts.freed[buffer.last].push_back(index);
     }
-    std::vector<int64_t> offsets(lives->buffers.size(), -1);
-    DenseSet<StringAttr> hostDevices;
     for (DeviceOp device : devices)
       if (std::optional<DeviceName> name =
               DeviceName::parse(device.getDeviceName());
           name && name->type == DeviceType::CPU)
-        hostDevices.insert(device.getSymNameAttr());
+        facts.hostDevices.insert(device.getSymNameAttr());
+    std::vector<int64_t> offsets(lives->buffers.size(), -1);
 
     // First fit in program order on every device; then, where that leaves
     // the arena above the liveness lower bound, best fit by size, kept
     // where it needs less memory and no other device's arena grows.
     DenseMap<StringAttr, int64_t> arenaBytes;
     std::vector<std::pair<Operation *, unsigned>> waits;
-    firstFit(body, *schedule, *lives, produced, freed, hostDevices,
-             /*skip=*/{}, /*addedWaits=*/AddedWaits(), offsets, arenaBytes,
-             waits);
+    firstFit(facts, /*skip=*/{}, /*addedWaits=*/AddedWaits(), offsets,
+             arenaBytes, waits);
     std::vector<int64_t> sizeOffsets(lives->buffers.size(), -1);
     DenseMap<StringAttr, int64_t> sizeBytes;
     if (llvm::any_of(arenaBytes, [&](const auto &entry) {
           return entry.second > lives->lowerBounds.lookup(entry.first);
         }))
-      bestFitBySize(body, *schedule, *lives, produced, freed, hostDevices,
-                    sizeOffsets, sizeBytes);
+      bestFitBySize(facts, sizeOffsets, sizeBytes);
     DenseSet<StringAttr> bySize;
     for (auto [device, bytes] : sizeBytes)
       if (bytes < arenaBytes.lookup(device))
@@ -423,16 +404,13 @@ struct PlanMemoryPass
     // knowing of (a CPU step learns through them that memory is free);
     // kept only if no device's arena grows.
     std::vector<std::pair<Operation *, unsigned>> mixedWaits;
-    if (!bySize.empty() &&
-        reuseWaits(body, *schedule, *lives, produced, hostDevices, bySize,
-                   sizeOffsets, mixedWaits)) {
+    if (!bySize.empty() && reuseWaits(facts, bySize, sizeOffsets, mixedWaits)) {
       AddedWaits added;
       for (auto [op, use] : mixedWaits)
         added[op].push_back(use);
       std::vector<int64_t> mixedOffsets(lives->buffers.size(), -1);
       DenseMap<StringAttr, int64_t> mixedBytes;
-      firstFit(body, *schedule, *lives, produced, freed, hostDevices, bySize,
-               added, mixedOffsets, mixedBytes, mixedWaits);
+      firstFit(facts, bySize, added, mixedOffsets, mixedBytes, mixedWaits);
       for (auto [index, buffer] : llvm::enumerate(lives->buffers))
         if (bySize.contains(buffer.device))
           mixedOffsets[index] = sizeOffsets[index];

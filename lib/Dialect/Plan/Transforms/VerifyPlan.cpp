@@ -1,5 +1,6 @@
 //===- VerifyPlan.cpp - a plan the runtime can run ------------------------===//
 
+#include "gplace/Dialect/Plan/Transforms/Arena.h"
 #include "gplace/Dialect/Plan/Transforms/Liveness.h"
 #include "gplace/Dialect/Plan/Transforms/Passes.h"
 
@@ -191,12 +192,6 @@ LogicalResult verifyOrder(ProgramOp program, const Schedule &schedule,
       produced[buffer.producer].push_back(index);
 
   DenseMap<StringAttr, ArenaTenants> tenants;
-  auto happensBefore = [](ArrayRef<std::pair<unsigned, unsigned>> uses,
-                          ArrayRef<unsigned> clock) {
-    return llvm::all_of(uses, [&](const auto &use) {
-      return use.second < clock[use.first];
-    });
-  };
 
   ClockWalk walk(schedule);
   for (Operation &op : program.getBody().front()) {
@@ -214,7 +209,7 @@ LogicalResult verifyOrder(ProgramOp program, const Schedule &schedule,
             [&](unsigned displaced) -> LogicalResult {
               const BufferLives::Buffer &old = lives.buffers[displaced];
               if (old.last != BufferLives::kEnd &&
-                  happensBefore(old.lastUses, clock))
+                  unknownUses(old.lastUses, clock).empty())
                 return success();
               return buffer.value.getDefiningOp()->emitOpError()
                      << "writes a buffer at offset " << begin << " of @"

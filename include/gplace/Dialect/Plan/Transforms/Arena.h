@@ -30,6 +30,18 @@ namespace gplace::plan {
 /// of the step on its queue), one entry per queue.
 using LastUses = llvm::SmallVector<std::pair<unsigned, unsigned>, 2>;
 
+/// The uses in `uses` that a step whose vector clock is `clock` does not
+/// know have run (Liveness.h's ClockWalk): none iff they all happen before
+/// it.
+inline LastUses unknownUses(llvm::ArrayRef<std::pair<unsigned, unsigned>> uses,
+                            llvm::ArrayRef<unsigned> clock) {
+  LastUses unknown;
+  for (auto [queue, position] : uses)
+    if (queue >= clock.size() || position >= clock[queue])
+      unknown.push_back({queue, position});
+  return unknown;
+}
+
 /// Free memory of one device's arena: slots by offset, taken first fit. Adjacent slots are
 /// merged when freed only if their last uses are on the same queues, so
 /// that a slot needing no wait does not take on another's waits; a buffer
@@ -44,11 +56,7 @@ public:
   allocate(int64_t bytes, llvm::ArrayRef<unsigned> clock,
            llvm::function_ref<bool(unsigned queue, unsigned position)> canWait) {
     auto pending = [&](const LastUses &uses) {
-      LastUses missing;
-      for (auto [queue, position] : uses)
-        if (queue >= clock.size() || position >= clock[queue])
-          missing.push_back({queue, position});
-      return missing;
+      return unknownUses(uses, clock);
     };
     auto waitable = [&](const LastUses &missing) {
       return llvm::all_of(missing, [&](const auto &use) {
