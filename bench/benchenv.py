@@ -44,6 +44,14 @@ def loaded_library(binary, name):
     return None
 
 
+def allocator(binary):
+    """The malloc `binary` runs on: jemalloc with its path, Debian package
+    and version where it loads libjemalloc (gplace_link_allocator in
+    cmake/GPlaceUtils.cmake), else glibc's."""
+    jemalloc = loaded_library(binary, "libjemalloc")
+    return f"jemalloc, {jemalloc}" if jemalloc else "glibc's malloc"
+
+
 def loaded_blas(binary):
     """The real path of the libopenblas `binary` loads (from ldd), its
     Debian package and version; or a note that it loads none."""

@@ -28,7 +28,7 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from benchenv import command_output  # noqa: E402
+from benchenv import allocator, command_output  # noqa: E402
 import memory  # noqa: E402
 import peers  # noqa: E402
 import placement  # noqa: E402
@@ -119,6 +119,8 @@ def environment(build):
                     f"{load} at the start"),
         ("gplace", f"Release build, LLVM/MLIR "
                    f"{command_output(['llvm-config-19', '--version'])}"),
+        ("Allocator of gplace-opt and gplace-run",
+         allocator(os.path.join(build, "bin", "gplace-opt"))),
         ("BLAS of gplace-run", blas),
         ("BLAS of gplace-bench-gemm", "the same" if baseline_blas == blas
          else baseline_blas),

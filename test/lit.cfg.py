@@ -49,6 +49,11 @@ if os.path.isdir(os.path.join(onnx_testdata, "node")):
     config.available_features.add("onnx-testdata")
 config.substitutions.append(("%onnx_testdata", onnx_testdata))
 
+# `jemalloc`: the tools were linked with jemalloc (gplace_link_allocator in
+# cmake/GPlaceUtils.cmake).
+if config.gplace_jemalloc:
+    config.available_features.add("jemalloc")
+
 # `dnnl`: gplace was built with oneDNN (libdnnl-dev), which runs conv2d and
 # pooling on the CPU. `fashion-mnist`: Debian's dataset-fashion-mnist is
 # installed (the CNN example's test trains on a slice of it).
