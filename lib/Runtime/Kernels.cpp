@@ -1172,7 +1172,9 @@ Status runKernel<Kernel::StatelessTruncatedNormal>(const KernelCall &call) {
 /// (stateless_random_uniform for the seed and x's shape) is >= rate, else 0.
 template <> Status runKernel<Kernel::Dropout>(const KernelCall &call) {
   const TensorRef &x = call.inputs[0];
-  auto [seed0, seed1] = readSeed(call.inputs[2]);
+  // Not a structured binding: the lambda below captures the seed, and
+  // clang before 16 (the fuzzing build's) cannot capture bindings.
+  std::pair<int64_t, int64_t> seed = readSeed(call.inputs[2]);
   int64_t n = x.type->numElements();
   return dispatch<kernelCpuTypes(Kernel::Dropout)>(
       x.type->elementType, call.kernel, [&](auto tag) -> Status {
@@ -1185,8 +1187,8 @@ template <> Status runKernel<Kernel::Dropout>(const KernelCall &call) {
               std::to_string(static_cast<double>(rate)));
         std::unique_ptr<S[]> uniform(new S[std::max<int64_t>(n, 1)]);
         GPLACE_RETURN_IF_ERROR(fillStatelessRandom(
-            RandomDistribution::Uniform, seed0, seed1, x.type->elementType,
-            uniform.get(), n));
+            RandomDistribution::Uniform, seed.first, seed.second,
+            x.type->elementType, uniform.get(), n));
         T scale = T(1) / (T(1) - rate);
         const S *in = ptr<S>(x);
         S *out = ptr<S>(call.outputs[0]);
