@@ -220,6 +220,11 @@ public:
                                  << filter;
       int64_t filterIn = filter.getDimSize(2);
       outChannels = filter.getDimSize(3);
+      // The groups below are channels / filterIn: none without channels.
+      if (channels <= 0)
+        return op->emitOpError()
+               << inputName << " has " << channels << " channels; a "
+               << "convolution needs at least one";
       if (depthwise) {
         if (filterIn != channels)
           return op->emitOpError()

@@ -368,3 +368,29 @@ func.func @fusedPoolBias(%x: tensor<1x4x4x1xf32>, %w: tensor<3x3x1x2xf32>, %b: t
   %0 = gplace.fused_conv2d_pool %x, %w, %b strides = [1, 1, 1, 1] padding = "VALID" fused_ops = ["BiasAdd", "MaxPool"] pool_ksize = [1, 1, 1, 1] pool_strides = [1, 1, 1, 1] pool_padding = "VALID" : tensor<1x4x4x1xf32>, tensor<3x3x1x2xf32>, tensor<3xf32> -> tensor<1x2x2x2xf32>
   return
 }
+
+// -----
+
+// Found by fuzzing: the groups (input channels / filter input channels) were
+// divided by before zero channels were refused.
+func.func @zeroChannels(%x: tensor<1x8x8x0xf32>, %w: tensor<3x3x1x4xf32>) {
+  // expected-error @+1 {{'gplace.conv2d' op input has 0 channels; a convolution needs at least one}}
+  %0 = gplace.conv2d %x, %w strides = [1, 1, 1, 1] padding = "SAME" : tensor<1x8x8x0xf32>, tensor<3x3x1x4xf32> -> tensor<1x8x8x4xf32>
+  return
+}
+
+// -----
+
+func.func @zeroChannelsDepthwise(%x: tensor<1x8x8x0xf32>, %w: tensor<3x3x0x2xf32>) {
+  // expected-error @+1 {{'gplace.depthwise_conv2d_native' op input has 0 channels; a convolution needs at least one}}
+  %0 = gplace.depthwise_conv2d_native %x, %w strides = [1, 1, 1, 1] padding = "SAME" : tensor<1x8x8x0xf32>, tensor<3x3x0x2xf32> -> tensor<1x8x8x0xf32>
+  return
+}
+
+// -----
+
+func.func @zeroChannelsBackpropInput(%w: tensor<5x5x1x32xf32>, %dy: tensor<8x28x28x32xf32>) {
+  // expected-error @+1 {{'gplace.conv2d_backprop_input' op result has 0 channels; a convolution needs at least one}}
+  %0 = gplace.conv2d_backprop_input %w, %dy strides = [1, 1, 1, 1] padding = "SAME" : tensor<5x5x1x32xf32>, tensor<8x28x28x32xf32> -> tensor<8x28x28x0xf32>
+  return
+}
