@@ -74,10 +74,10 @@ endfunction()
 # ops takes about 30% less time than with glibc's malloc, and parse+print
 # about 10% less (docs/development.md, "Allocator"). Left out in sanitizer,
 # fuzzing and self-contained (GPLACE_STATIC_TOOLS) builds, and where
-# GPLACE_USE_JEMALLOC is OFF or the library is missing.
+# GPLACE_USE_JEMALLOC is OFF or the library is missing: the top-level
+# CMakeLists.txt then leaves GPLACE_JEMALLOC_LIBRARY empty.
 function(gplace_link_allocator name)
-  if(NOT GPLACE_USE_JEMALLOC OR GPLACE_SANITIZE OR GPLACE_FUZZ OR
-     GPLACE_STATIC_TOOLS OR NOT GPLACE_JEMALLOC_LIBRARY)
+  if(NOT GPLACE_JEMALLOC_LIBRARY)
     return()
   endif()
   # --no-as-needed: nothing in the tool calls jemalloc by name; its malloc
