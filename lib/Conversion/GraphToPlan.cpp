@@ -110,8 +110,13 @@ private:
       return inputs[0];
     return builder_.create<gplan::JoinOp>(loc, inputs);
   }
+  StringAttr nameOf(unsigned index) {
+    SmallString<64> name;
+    names_[index].appendTo(name);
+    return builder_.getStringAttr(name);
+  }
   Location stepLoc(Operation *op, unsigned index) {
-    return NameLoc::get(builder_.getStringAttr(names_[index]), op->getLoc());
+    return NameLoc::get(nameOf(index), op->getLoc());
   }
   gplan::BufferType bufferType(Type type) {
     return gplan::BufferType::get(builder_.getContext(),
@@ -123,7 +128,7 @@ private:
   func::FuncOp func_;
   DeviceTable &devices_;
   OpBuilder builder_;
-  std::vector<std::string> names_;
+  std::vector<graph::OpName> names_;
   DenseMap<Value, Value> values_; ///< Graph value -> plan buffer or token.
   /// Per variable (its graph value), the ops that write it, in order.
   DenseMap<Value, SmallVector<Operation *, 2>> writers_;
@@ -132,7 +137,7 @@ private:
 LogicalResult FunctionConverter::convert() {
   Block &body = func_.getBody().front();
   size_t numOps = body.getOperations().size();
-  names_ = getOpNames(func_);
+  names_ = getOpNameParts(func_);
   values_.reserve(numOps + func_.getNumArguments());
 
   builder_.setInsertionPoint(func_);
@@ -207,9 +212,8 @@ LogicalResult FunctionConverter::convertOp(PlacedOpInterface op,
     FlatSymbolRefAttr symbol = devices_.symbolOf(device);
     Value buffer;
     if (isa<ResourceType>(result.getType()))
-      buffer = builder_.create<gplan::VariableOp>(
-          loc, symbol, builder_.getStringAttr(names_[index]),
-          persistent.getInitialValue());
+      buffer = builder_.create<gplan::VariableOp>(loc, symbol, nameOf(index),
+                                                  persistent.getInitialValue());
     else
       buffer = builder_.create<gplan::ConstantOp>(loc, symbol,
                                                   persistent.getInitialValue());

@@ -90,18 +90,21 @@ public:
       : func_(func), builder_(func.getContext()),
         maxInflightCopies_(maxInflightCopies) {}
 
-  void run() {
+  /// Returns whether it changed the function.
+  bool run() {
     SmallVector<PlacedOpInterface> ops;
     func_.walk([&](PlacedOpInterface op) { ops.push_back(op); });
     orderResourceAccesses(ops);
     limitInflightCopies(ops);
     synchronizeAcrossDevices();
+    return changed_;
   }
 
 private:
   /// A token ready when all of `values` are, made by a group on `device`
   /// just before `before`.
   Value groupOf(ValueRange values, StringAttr device, Operation *before) {
+    changed_ = true;
     builder_.setInsertionPoint(before);
     return builder_.create<GroupOp>(before->getLoc(), values,
                                     /*device=*/StringAttr(),
@@ -120,8 +123,10 @@ private:
       if (!access || op->getNumResults() == 0)
         continue;
       State &state = states[getResourceRoot(access->resource)];
-      if (state.lastWrite && !isOrderedAfter(op, state.lastWrite))
+      if (state.lastWrite && !isOrderedAfter(op, state.lastWrite)) {
         op.addControlDependency(state.lastWrite);
+        changed_ = true;
+      }
       if (!access->writes) {
         state.reads.push_back(op->getResult(0));
         continue;
@@ -186,6 +191,7 @@ private:
                                          ValueRange());
         }
         op->setOperand(i, copy);
+        changed_ = true;
       }
     });
   }
@@ -193,15 +199,21 @@ private:
   func::FuncOp func_;
   OpBuilder builder_;
   unsigned maxInflightCopies_;
+  bool changed_ = false;
 };
 
 struct InsertControlDepsPass
     : public gplace::impl::InsertControlDepsPassBase<InsertControlDepsPass> {
   using InsertControlDepsPassBase::InsertControlDepsPassBase;
   void runOnOperation() override {
+    bool changed = false;
     getOperation().walk([&](func::FuncOp func) {
-      ControlDepsInserter(func, maxInflightCopies).run();
+      changed |= ControlDepsInserter(func, maxInflightCopies).run();
     });
+    // Nothing to order: the IR is unchanged, and the pass manager need not
+    // verify it again.
+    if (!changed)
+      markAllAnalysesPreserved();
   }
 };
 } // namespace

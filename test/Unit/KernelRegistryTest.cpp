@@ -222,4 +222,29 @@ TEST(OpNames, TensorFlowDefaults) {
                                       "MatMul_1", "MatMul", "truediv"}));
 }
 
+// An empty `name` is no name: the op gets TensorFlow's default, as
+// PlacedOpInterface::getUserName reads it. getOpNameParts builds the same
+// names, a string only where asked.
+TEST(OpNames, EmptyNameAndParts) {
+  mlir::MLIRContext context;
+  context.loadDialect<graph::GraphDialect, mlir::func::FuncDialect>();
+  auto module = mlir::parseSourceString<mlir::ModuleOp>(R"mlir(
+    func.func @f(%x: tensor<2xf32>) {
+      %0 = gplace.tanh %x {name = ""} : tensor<2xf32>
+      %1 = gplace.tanh %0 {name = "Tanh_1"} : tensor<2xf32>
+      %2 = gplace.tanh %1 : tensor<2xf32>
+      return
+    })mlir",
+                                                        &context);
+  ASSERT_TRUE(module);
+  std::vector<std::string> names = graph::getOpNames(*module);
+  EXPECT_EQ(names, (std::vector<std::string>{"Tanh", "Tanh_1", "Tanh_2"}));
+  std::vector<graph::OpName> parts = graph::getOpNameParts(*module);
+  ASSERT_EQ(parts.size(), names.size());
+  for (size_t i = 0; i < parts.size(); ++i)
+    EXPECT_EQ(parts[i].str(), names[i]);
+  EXPECT_EQ(parts[2].text, "Tanh");
+  EXPECT_EQ(parts[2].suffix, 2u);
+}
+
 } // namespace

@@ -6,6 +6,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "mlir/Transforms/InliningUtils.h"
+#include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -106,31 +107,53 @@ LogicalResult ResourceType::verify(function_ref<InFlightDiagnostic()> emitError,
   return success();
 }
 
-std::vector<std::string> gplace::graph::getOpNames(Operation *root) {
+void gplace::graph::OpName::appendTo(SmallVectorImpl<char> &out) const {
+  out.append(text.begin(), text.end());
+  if (suffix != 0)
+    (Twine('_') + Twine(suffix)).toVector(out);
+}
+
+std::string gplace::graph::OpName::str() const {
+  SmallString<64> name;
+  appendTo(name);
+  return std::string(name);
+}
+
+std::vector<OpName> gplace::graph::getOpNameParts(Operation *root) {
   // Default prefixes are op names without a `_<number>` suffix, so defaults
   // can only collide with names users gave; only those need checking.
   llvm::StringSet<> userNames;
+  std::vector<OpName> names;
   root->walk([&](PlacedOpInterface op) {
-    if (StringAttr name = op->getAttrOfType<StringAttr>("name"))
-      userNames.insert(name.getValue());
+    StringRef user = op.getUserName();
+    if (!user.empty())
+      userNames.insert(user);
+    names.push_back({user, 0});
   });
-  std::vector<std::string> names;
   llvm::StringMap<unsigned> nextSuffix;
+  SmallString<64> candidate;
+  unsigned index = 0;
   root->walk([&](PlacedOpInterface op) {
-    std::string &name = names.emplace_back();
-    if (StringAttr user = op->getAttrOfType<StringAttr>("name")) {
-      name = user.getValue().str();
+    OpName &name = names[index++];
+    if (!name.text.empty())
       return;
-    }
-    StringRef prefix = op.getDefaultNamePrefix();
-    unsigned &suffix = nextSuffix[prefix];
+    name.text = op.getDefaultNamePrefix(); // A string literal of the op's.
+    unsigned &suffix = nextSuffix[name.text];
     do {
-      name = prefix.str();
-      if (suffix != 0)
-        name += "_" + std::to_string(suffix);
-      ++suffix;
-    } while (!userNames.empty() && userNames.contains(name));
+      name.suffix = suffix++;
+      if (userNames.empty())
+        break;
+      candidate.clear();
+      name.appendTo(candidate);
+    } while (userNames.contains(candidate));
   });
+  return names;
+}
+
+std::vector<std::string> gplace::graph::getOpNames(Operation *root) {
+  std::vector<std::string> names;
+  for (const OpName &name : getOpNameParts(root))
+    names.push_back(name.str());
   return names;
 }
 

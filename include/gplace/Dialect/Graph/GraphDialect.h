@@ -148,6 +148,20 @@ namespace gplace::graph {
 /// Graph.unique_name skips taken names.
 std::vector<std::string> getOpNames(mlir::Operation *root);
 
+/// One name of getOpNames, not yet built into a string: a user's `name`
+/// (`suffix` 0), or TensorFlow's default prefix and its suffix (0: none,
+/// else `_<suffix>` follows). `text` lives as long as the context.
+struct OpName {
+  llvm::StringRef text;
+  unsigned suffix = 0;
+  /// Appends the name to `out`.
+  void appendTo(llvm::SmallVectorImpl<char> &out) const;
+  std::string str() const;
+};
+/// getOpNames without building a string per op, for passes that need the
+/// names of some ops only.
+std::vector<OpName> getOpNameParts(mlir::Operation *root);
+
 /// The element type that selects an op's kernel (TensorFlow's type attribute
 /// "T"): its first result's element type, a resource's value type for a
 /// resource; for an op whose results are tokens, the value type of its first
