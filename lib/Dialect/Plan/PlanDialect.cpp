@@ -250,10 +250,18 @@ OperandRange gplace::plan::getStepWaits(Operation *step) {
   return OperandRange(step->getOperands().end(), step->getOperands().end());
 }
 
-MutableOperandRange gplace::plan::getStepWaitsMutable(Operation *step) {
+/// Appends `events` to the last operand group, the waits, of `step`.
+template <typename StepOp>
+static void appendWaits(StepOp step, ValueRange events) {
+  int32_t &waits = step.getProperties().operandSegmentSizes.back();
+  step->insertOperands(step->getNumOperands(), events);
+  waits += static_cast<int32_t>(events.size());
+}
+
+void gplace::plan::appendStepWaits(Operation *step, ValueRange events) {
   if (auto launch = dyn_cast<LaunchOp>(step))
-    return launch.getWaitsMutable();
-  return cast<CopyOp>(step).getWaitsMutable();
+    return appendWaits(launch, events);
+  appendWaits(cast<CopyOp>(step), events);
 }
 
 Value gplace::plan::recordAfter(OpBuilder &builder, Operation *step) {

@@ -431,7 +431,7 @@ struct PlanMemoryPass
       Value &event = eventAfter[use];
       if (!event)
         event = recordAfter(recordBuilder, schedule->steps()[use].last);
-      getStepWaitsMutable(op).append(event);
+      appendStepWaits(op, event);
     }
 
     // Persistent memory: constants and variables.

@@ -103,8 +103,14 @@ public:
   }
 
 private:
+  /// The `stream` attribute of stream `stream`, uniqued once per stream.
   IntegerAttr streamAttr(int64_t stream) {
-    return builder_.getI64IntegerAttr(stream);
+    if (static_cast<size_t>(stream) >= streamAttrs_.size())
+      streamAttrs_.resize(stream + 1);
+    IntegerAttr &attr = streamAttrs_[stream];
+    if (!attr)
+      attr = builder_.getI64IntegerAttr(stream);
+    return attr;
   }
 
   unsigned queueOf(FlatSymbolRefAttr device, int64_t stream) {
@@ -181,6 +187,7 @@ private:
 
   ProgramOp program_;
   OpBuilder builder_;
+  SmallVector<IntegerAttr, 3> streamAttrs_;
   DenseMap<Value, Deps> deps_;
   std::vector<Step> steps_;
   DenseMap<std::pair<StringAttr, int64_t>, unsigned> queueIndex_;
