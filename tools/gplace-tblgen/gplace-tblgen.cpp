@@ -8,6 +8,10 @@
 //
 //   gplace-tblgen -gen-op-table GraphOps.td -I ... -o GraphOpTable.def
 //
+// With -gen-op-class-list it writes instead one row per op of the file,
+// GPLACE_OP_CLASS(::ns::SomeOp), for the dialect's verification hooks
+// (include/gplace/Dialect/OpVerifyHooks.h).
+//
 // The output is a plain X-macro file (no MLIR types), so the runtime, which
 // does not link MLIR, includes it too. Its rows:
 //
@@ -46,6 +50,9 @@ using namespace llvm;
 static cl::opt<bool> genOpTable("gen-op-table",
                                 cl::desc("Write the gplace op table"),
                                 cl::init(true));
+static cl::opt<bool>
+    genOpClassList("gen-op-class-list",
+                   cl::desc("Write GPLACE_OP_CLASS(class) for every op"));
 
 namespace {
 
@@ -182,10 +189,22 @@ bool emitOpTable(raw_ostream &os, RecordKeeper &records) {
   return false;
 }
 
+bool emitOpClassList(raw_ostream &os, RecordKeeper &records) {
+  emitSourceFileHeader("gplace op classes (gplace-tblgen -gen-op-class-list)",
+                       os, records);
+  os << "#ifndef GPLACE_OP_CLASS\n#define GPLACE_OP_CLASS(Class)\n#endif\n";
+  for (const Record *def : records.getAllDerivedDefinitions("Op"))
+    os << "GPLACE_OP_CLASS("
+       << mlir::tblgen::Operator(def).getQualCppClassName() << ")\n";
+  os << "#undef GPLACE_OP_CLASS\n";
+  return false;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
   InitLLVM initLLVM(argc, argv);
   cl::ParseCommandLineOptions(argc, argv);
-  return TableGenMain(argv[0], &emitOpTable);
+  return TableGenMain(argv[0],
+                      genOpClassList ? &emitOpClassList : &emitOpTable);
 }

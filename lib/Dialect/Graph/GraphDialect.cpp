@@ -1,6 +1,7 @@
 //===- GraphDialect.cpp - the gplace graph dialect and its types ----------===//
 
 #include "gplace/Dialect/Graph/GraphDialect.h"
+#include "gplace/Dialect/OpVerifyHooks.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -22,6 +23,11 @@ using namespace gplace::graph;
 #include "gplace/Dialect/Graph/GraphAttrs.cpp.inc"
 
 #include "gplace/Dialect/Graph/GraphInterfaces.cpp.inc"
+
+// Verification without a heap allocation per op (OpVerifyHooks.h), declared
+// before initialize() instantiates the ops' Model.
+#define GPLACE_OP_CLASS(Op) GPLACE_VERIFY_WITHOUT_ALLOCATION(Op)
+#include "gplace/Dialect/Graph/GraphOpClasses.inc"
 
 namespace {
 /// Graph ops may be inlined anywhere (MLIR's --inline): they have no

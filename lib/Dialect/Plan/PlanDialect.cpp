@@ -1,6 +1,7 @@
 //===- PlanDialect.cpp - gplan, the executable plan -----------------------===//
 
 #include "gplace/Dialect/Plan/PlanDialect.h"
+#include "gplace/Dialect/OpVerifyHooks.h"
 
 #include "gplace/Support/Shape.h"
 
@@ -46,6 +47,10 @@ static void printKernel(OpAsmPrinter &printer, Operation *, KernelAttr kernel) {
 
 #define GET_OP_CLASSES
 #include "gplace/Dialect/Plan/PlanOps.cpp.inc"
+
+// Verification without a heap allocation per op (OpVerifyHooks.h).
+#define GPLACE_OP_CLASS(Op) GPLACE_VERIFY_WITHOUT_ALLOCATION(Op)
+#include "gplace/Dialect/Plan/PlanOpClasses.inc"
 
 void PlanDialect::initialize() {
   addTypes<
