@@ -8,9 +8,11 @@
 //
 //   gplace-tblgen -gen-op-table GraphOps.td -I ... -o GraphOpTable.def
 //
-// With -gen-op-class-list it writes instead one row per op of the file,
-// GPLACE_OP_CLASS(::ns::SomeOp), for the dialect's verification hooks
-// (include/gplace/Dialect/OpVerifyHooks.h).
+// With -gen-op-class-list it writes instead, for the dialect's verification
+// hooks (include/gplace/Dialect/OpVerifyHooks.h), one row per op of the
+// file with operand segments (AttrSizedOperandSegments),
+// GPLACE_OPERAND_SEGMENTS_OP(::ns::SomeOp), then one per op,
+// GPLACE_OP_CLASS(::ns::SomeOp).
 //
 // The output is a plain X-macro file (no MLIR types), so the runtime, which
 // does not link MLIR, includes it too. Its rows:
@@ -192,8 +194,17 @@ bool emitOpTable(raw_ostream &os, RecordKeeper &records) {
 bool emitOpClassList(raw_ostream &os, RecordKeeper &records) {
   emitSourceFileHeader("gplace op classes (gplace-tblgen -gen-op-class-list)",
                        os, records);
+  std::vector<Record *> defs = records.getAllDerivedDefinitions("Op");
+  os << "#ifndef GPLACE_OPERAND_SEGMENTS_OP\n"
+        "#define GPLACE_OPERAND_SEGMENTS_OP(Class)\n#endif\n";
+  for (const Record *def : defs) {
+    mlir::tblgen::Operator op(def);
+    if (op.getTrait("::mlir::OpTrait::AttrSizedOperandSegments"))
+      os << "GPLACE_OPERAND_SEGMENTS_OP(" << op.getQualCppClassName() << ")\n";
+  }
+  os << "#undef GPLACE_OPERAND_SEGMENTS_OP\n";
   os << "#ifndef GPLACE_OP_CLASS\n#define GPLACE_OP_CLASS(Class)\n#endif\n";
-  for (const Record *def : records.getAllDerivedDefinitions("Op"))
+  for (const Record *def : defs)
     os << "GPLACE_OP_CLASS("
        << mlir::tblgen::Operator(def).getQualCppClassName() << ")\n";
   os << "#undef GPLACE_OP_CLASS\n";

@@ -26,6 +26,8 @@ using namespace gplace::graph;
 
 // Verification without a heap allocation per op (OpVerifyHooks.h), declared
 // before initialize() instantiates the ops' Model.
+#define GPLACE_OPERAND_SEGMENTS_OP(Op)                                         \
+  GPLACE_VERIFY_SEGMENTS_FROM_PROPERTIES(Op)
 #define GPLACE_OP_CLASS(Op) GPLACE_VERIFY_WITHOUT_ALLOCATION(Op)
 #include "gplace/Dialect/Graph/GraphOpClasses.inc"
 

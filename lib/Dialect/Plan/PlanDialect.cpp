@@ -49,6 +49,8 @@ static void printKernel(OpAsmPrinter &printer, Operation *, KernelAttr kernel) {
 #include "gplace/Dialect/Plan/PlanOps.cpp.inc"
 
 // Verification without a heap allocation per op (OpVerifyHooks.h).
+#define GPLACE_OPERAND_SEGMENTS_OP(Op)                                         \
+  GPLACE_VERIFY_SEGMENTS_FROM_PROPERTIES(Op)
 #define GPLACE_OP_CLASS(Op) GPLACE_VERIFY_WITHOUT_ALLOCATION(Op)
 #include "gplace/Dialect/Plan/PlanOpClasses.inc"
 

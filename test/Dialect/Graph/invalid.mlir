@@ -120,6 +120,14 @@ func.func @addNTypes(%a: tensor<2x2xf32>, %b: tensor<2xf32>) {
 
 // -----
 
+func.func @addNSegments(%a: tensor<2x2xf32>) {
+  // expected-error @+1 {{'gplace.add_n' op operand count (1) does not match with the total size (2) specified in attribute 'operandSegmentSizes'}}
+  %0 = "gplace.add_n"(%a) <{operandSegmentSizes = array<i32: 2, 0>}> : (tensor<2x2xf32>) -> tensor<2x2xf32>
+  return
+}
+
+// -----
+
 func.func @addNEmpty() {
   // expected-error @+2 {{'gplace.add_n' expects at least one operand}}
   // expected-error @+1 {{'gplace.add_n' op failed to infer returned types}}

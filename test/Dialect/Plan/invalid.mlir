@@ -235,3 +235,25 @@ gplan.program @workspaceMissing {
   %t = gplan.launch assign_add(%0) into(%v) on @cpu0 stream 0 workspace : (!gplan.buffer<4xf32>) into(!gplan.buffer<4xf32>) -> !gplan.token
   gplan.return
 }
+
+// -----
+
+// Operand segments are checked from the properties (OpVerifyHooks.h) with
+// MLIR's messages.
+gplan.device @cpu0 "/job:localhost/replica:0/task:0/device:CPU:0"
+gplan.program @segmentsCount {
+  %0 = gplan.input 0 : !gplan.buffer<2xf32>
+  // expected-error @+1 {{'gplan.copy' op operand count (1) does not match with the total size (2) specified in attribute 'operandSegmentSizes'}}
+  %1 = "gplan.copy"(%0) <{device = @cpu0, operandSegmentSizes = array<i32: 1, 1, 0>}> : (!gplan.buffer<2xf32>) -> !gplan.buffer<2xf32>
+  gplan.return %1 : !gplan.buffer<2xf32>
+}
+
+// -----
+
+gplan.device @cpu0 "/job:localhost/replica:0/task:0/device:CPU:0"
+gplan.program @segmentsNegative {
+  %0 = gplan.input 0 : !gplan.buffer<2xf32>
+  // expected-error @+1 {{'gplan.launch' op 'operandSegmentSizes' attribute cannot have negative elements}}
+  %1 = "gplan.launch"(%0) <{device = @cpu0, kernel = #gplan.kernel<tanh>, operandSegmentSizes = array<i32: 2, -1, 0, 0>}> : (!gplan.buffer<2xf32>) -> !gplan.buffer<2xf32>
+  gplan.return %1 : !gplan.buffer<2xf32>
+}
