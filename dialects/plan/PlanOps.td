@@ -161,7 +161,8 @@ def Plan_ConstantOp : Plan_DeviceUserOp<"constant",
   }];
   let arguments = (ins FlatSymbolRefAttr:$device, ElementsAttr:$value);
   let results = (outs Plan_Buffer:$buffer);
-  let assemblyFormat = "$device $value attr-dict";
+  // In C++, as gplan.launch's: $device $value attr-dict
+  let hasCustomAssemblyFormat = 1;
 }
 
 def Plan_VariableOp : Plan_DeviceUserOp<"variable",
@@ -179,7 +180,8 @@ def Plan_VariableOp : Plan_DeviceUserOp<"variable",
   let arguments = (ins FlatSymbolRefAttr:$device, StrAttr:$var_name,
                        ElementsAttr:$initial_value);
   let results = (outs Plan_Buffer:$buffer);
-  let assemblyFormat = "$device $var_name $initial_value attr-dict";
+  // In C++, as gplan.launch's: $device $var_name $initial_value attr-dict
+  let hasCustomAssemblyFormat = 1;
 }
 
 def Plan_ViewOp : Plan_Op<"view"> {
@@ -197,8 +199,10 @@ def Plan_ViewOp : Plan_Op<"view"> {
   }];
   let arguments = (ins Plan_Buffer:$source, Variadic<Plan_Token>:$after);
   let results = (outs Plan_Buffer:$result);
-  let assemblyFormat = "$source (`after` `(` $after^ `)`)? attr-dict `:` "
-      "type($source) `->` type($result)";
+  // In C++, as gplan.launch's, in the form of this format:
+  //   $source (`after` `(` $after^ `)`)? attr-dict `:` type($source) `->`
+  //   type($result)
+  let hasCustomAssemblyFormat = 1;
   let hasVerifier = 1;
 }
 

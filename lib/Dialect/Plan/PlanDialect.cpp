@@ -558,6 +558,114 @@ ParseResult CopyOp::parse(OpAsmParser &parser, OperationState &result) {
   return success();
 }
 
+/// Parses ` @device` (a FlatSymbolRefAttr) into `device`.
+static ParseResult parseDeviceSymbol(OpAsmParser &parser,
+                                     FlatSymbolRefAttr &device) {
+  return parser.parseCustomAttributeWithFallback(
+      device, parser.getBuilder().getType<NoneType>());
+}
+
+/// Parses an optional attribute dictionary whose entries named as `Op`'s
+/// inherent attributes must have their types, as a declarative format does.
+template <typename Op>
+static ParseResult parseAttrDictOf(OpAsmParser &parser,
+                                   OperationState &result) {
+  SMLoc loc = parser.getCurrentLocation();
+  if (parser.parseOptionalAttrDict(result.attributes))
+    return failure();
+  return Op::verifyInherentAttrs(result.name, result.attributes, [&] {
+    return parser.emitError(loc)
+           << "'" << result.name.getStringRef() << "' op ";
+  });
+}
+
+/// The inferred result types of a parsed `Op` (a constant or a variable).
+template <typename Op>
+static ParseResult addInferredTypes(OpAsmParser &parser,
+                                    OperationState &result) {
+  SmallVector<Type, 1> types;
+  if (failed(Op::inferReturnTypes(
+          parser.getContext(), result.location, result.operands,
+          result.attributes.getDictionary(parser.getContext()),
+          result.getRawProperties(), result.regions, types)))
+    return failure();
+  result.addTypes(types);
+  return success();
+}
+
+void ConstantOp::print(OpAsmPrinter &printer) {
+  printer << ' ';
+  printer.printAttributeWithoutType(getDeviceAttr());
+  printer << ' ';
+  printer.printStrippedAttrOrType(getValueAttr());
+  printDiscardableAttrs(printer, *this);
+}
+
+ParseResult ConstantOp::parse(OpAsmParser &parser, OperationState &result) {
+  FlatSymbolRefAttr device;
+  ElementsAttr value;
+  if (parseDeviceSymbol(parser, device) ||
+      parser.parseCustomAttributeWithFallback(value, Type()) ||
+      parseAttrDictOf<ConstantOp>(parser, result))
+    return failure();
+  Properties &props = result.getOrAddProperties<Properties>();
+  props.device = device;
+  props.value = value;
+  return addInferredTypes<ConstantOp>(parser, result);
+}
+
+void VariableOp::print(OpAsmPrinter &printer) {
+  printer << ' ';
+  printer.printAttributeWithoutType(getDeviceAttr());
+  printer << ' ';
+  printer.printAttributeWithoutType(getVarNameAttr());
+  printer << ' ';
+  printer.printStrippedAttrOrType(getInitialValueAttr());
+  printDiscardableAttrs(printer, *this);
+}
+
+ParseResult VariableOp::parse(OpAsmParser &parser, OperationState &result) {
+  FlatSymbolRefAttr device;
+  StringAttr name;
+  ElementsAttr value;
+  if (parseDeviceSymbol(parser, device) ||
+      parser.parseCustomAttributeWithFallback(
+          name, parser.getBuilder().getType<NoneType>()) ||
+      parser.parseCustomAttributeWithFallback(value, Type()) ||
+      parseAttrDictOf<VariableOp>(parser, result))
+    return failure();
+  Properties &props = result.getOrAddProperties<Properties>();
+  props.device = device;
+  props.var_name = name;
+  props.initial_value = value;
+  return addInferredTypes<VariableOp>(parser, result);
+}
+
+void ViewOp::print(OpAsmPrinter &printer) {
+  printer << ' ' << getSource();
+  printOperandGroup(printer, "after", getAfter());
+  printDiscardableAttrs(printer, *this);
+  printer << " : " << getSource().getType() << " -> " << getType();
+}
+
+ParseResult ViewOp::parse(OpAsmParser &parser, OperationState &result) {
+  OpAsmParser::UnresolvedOperand source;
+  SmallVector<OpAsmParser::UnresolvedOperand> after;
+  Type sourceType, resultType;
+  SMLoc loc = parser.getCurrentLocation();
+  if (parser.parseOperand(source) ||
+      parseOptionalOperandGroup(parser, "after", after) ||
+      parser.parseOptionalAttrDict(result.attributes) ||
+      parser.parseColonType(sourceType) || parser.parseArrow() ||
+      parser.parseType(resultType) ||
+      parser.resolveOperand(source, sourceType, result.operands) ||
+      parser.resolveOperands(after, parser.getBuilder().getType<TokenType>(),
+                             loc, result.operands))
+    return failure();
+  result.addTypes(resultType);
+  return success();
+}
+
 void RecordOp::print(OpAsmPrinter &printer) {
   printDeviceAndStream(printer, getDeviceAttr(), getStreamAttr());
   printDiscardableAttrs(printer, *this);

@@ -257,3 +257,14 @@ gplan.program @segmentsNegative {
   %1 = "gplan.launch"(%0) <{device = @cpu0, kernel = #gplan.kernel<tanh>, operandSegmentSizes = array<i32: 2, -1, 0, 0>}> : (!gplan.buffer<2xf32>) -> !gplan.buffer<2xf32>
   gplan.return %1 : !gplan.buffer<2xf32>
 }
+
+// -----
+
+// An attribute dictionary entry named as an inherent attribute must have its
+// type (the C++ parsers check as a declarative format does).
+gplan.device @cpu0 "/job:localhost/replica:0/task:0/device:CPU:0"
+gplan.program @inherentInDict {
+  // expected-error @+1 {{'gplan.constant' op attribute 'value' failed to satisfy constraint: constant vector/tensor attribute}}
+  %0 = gplan.constant @cpu0 dense<1.0> : tensor<2xf32> {value = 3 : i64}
+  gplan.return %0 : !gplan.buffer<2xf32>
+}
