@@ -79,10 +79,17 @@ ClockWalk::ClockWalk(const Schedule &schedule)
       clocks_(schedule.queues().size(),
               std::vector<unsigned>(schedule.queues().size(), 0)) {}
 
+MutableArrayRef<unsigned> ClockWalk::newEventClock(Value event) {
+  size_t start = eventClocks_.size();
+  events_[event] = start;
+  eventClocks_.resize(start + clocks_.size(), 0);
+  return MutableArrayRef<unsigned>(eventClocks_).slice(start, clocks_.size());
+}
+
 std::optional<unsigned> ClockWalk::enter(Operation *op) {
   if (auto record = dyn_cast<RecordOp>(op)) {
     if (std::optional<unsigned> queue = schedule_.queueOf(op))
-      events_[record.getEvent()] = clocks_[*queue];
+      llvm::copy(clocks_[*queue], newEventClock(record.getEvent()).begin());
     return std::nullopt;
   }
   if (!isa<LaunchOp, CopyOp>(op))
@@ -96,8 +103,9 @@ std::optional<unsigned> ClockWalk::enter(Operation *op) {
     auto it = events_.find(event);
     if (it == events_.end())
       continue;
+    const unsigned *recorded = eventClocks_.data() + it->second;
     for (size_t q = 0; q < clock.size(); ++q)
-      clock[q] = std::max(clock[q], it->second[q]);
+      clock[q] = std::max(clock[q], recorded[q]);
   }
   return step;
 }
@@ -116,9 +124,7 @@ void ClockWalk::wait(unsigned queue, unsigned after) {
 
 void ClockWalk::recorded(Value event, unsigned after) {
   const Schedule::Step &info = schedule_.steps()[after];
-  std::vector<unsigned> clock(clocks_.size(), 0);
-  clock[info.queue] = info.position + 1;
-  events_[event] = std::move(clock);
+  newEventClock(event)[info.queue] = info.position + 1;
 }
 
 FailureOr<BufferLives> BufferLives::build(ProgramOp program,

@@ -178,17 +178,16 @@ LogicalResult verifyEvents(ProgramOp program) {
 /// than the step writing it runs after that step, and a step writing a
 /// buffer into memory of the arena that earlier buffers held runs after
 /// every use of them. `offsets` gives each arena buffer's offset, -1 for
-/// none.
+/// none, in the order of `lives.buffers`.
 LogicalResult verifyOrder(ProgramOp program, const Schedule &schedule,
-                          const BufferLives &lives,
-                          const DenseMap<Value, int64_t> &offsets) {
+                          const BufferLives &lives, ArrayRef<int64_t> offsets) {
   ArrayRef<Schedule::Step> steps = schedule.steps();
   DenseMap<Value, unsigned> indexOf;
   for (auto [index, buffer] : llvm::enumerate(lives.buffers))
     indexOf[buffer.value] = index;
   std::vector<SmallVector<unsigned, 1>> produced(steps.size());
   for (auto [index, buffer] : llvm::enumerate(lives.buffers))
-    if (offsets.lookup(buffer.value) >= 0)
+    if (offsets[index] >= 0)
       produced[buffer.producer].push_back(index);
 
   DenseMap<StringAttr, ArenaTenants> tenants;
@@ -203,7 +202,7 @@ LogicalResult verifyOrder(ProgramOp program, const Schedule &schedule,
         const BufferLives::Buffer &buffer = lives.buffers[index];
         if (buffer.bytes == 0)
           continue; // Holds no byte: it displaces no tenant.
-        int64_t begin = offsets.lookup(buffer.value);
+        int64_t begin = offsets[index];
         LogicalResult ok = tenants[buffer.device].take(
             begin, begin + buffer.bytes, index,
             [&](unsigned displaced) -> LogicalResult {
@@ -277,13 +276,16 @@ struct VerifyPlanPass
         ok = false;
         continue;
       }
-      DenseMap<Value, int64_t> offsets;
+      // Each arena buffer's offset, in forEachArenaBuffer's order, which
+      // is lives->buffers' too.
+      std::vector<int64_t> offsets;
+      offsets.reserve(lives->buffers.size());
       DenseMap<StringAttr, size_t> next;
       DenseMap<StringAttr, ArrayRef<int64_t>> tables;
       for (ArenaOp arena : program.getOps<ArenaOp>())
         tables[arena.getDeviceAttr().getAttr()] = arena.getOffsets();
       forEachArenaBuffer(program, [&](Value buffer, FlatSymbolRefAttr device) {
-        offsets[buffer] = tables[device.getAttr()][next[device.getAttr()]++];
+        offsets.push_back(tables[device.getAttr()][next[device.getAttr()]++]);
       });
       if (failed(verifyOrder(program, *schedule, *lives, offsets)))
         ok = false;

@@ -94,9 +94,15 @@ public:
   void recorded(mlir::Value event, unsigned after);
 
 private:
+  /// Appends a clock of zeros for `event` and returns it.
+  llvm::MutableArrayRef<unsigned> newEventClock(mlir::Value event);
+
   const Schedule &schedule_;
   std::vector<std::vector<unsigned>> clocks_;
-  llvm::DenseMap<mlir::Value, std::vector<unsigned>> events_;
+  /// Per event, where its clock (one entry per queue) starts in
+  /// eventClocks_: one buffer for all, rather than a vector per event.
+  llvm::DenseMap<mlir::Value, size_t> events_;
+  std::vector<unsigned> eventClocks_;
 };
 
 /// The arena buffers of a scheduled program (forEachArenaBuffer's order)
@@ -123,6 +129,7 @@ struct BufferLives {
   static mlir::FailureOr<BufferLives> build(ProgramOp program,
                                             const Schedule &schedule);
 
+  /// In forEachArenaBuffer's order (that of the arena tables' offsets).
   std::vector<Buffer> buffers;
 
   /// Per device: the most bytes of buffers in use at one step in program
