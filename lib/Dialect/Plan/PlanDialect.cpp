@@ -593,52 +593,57 @@ static ParseResult addInferredTypes(OpAsmParser &parser,
   return success();
 }
 
+/// Prints a constant's or a variable's ` @device ["name"] value {attrs}`
+/// (`name` null for a constant).
+static void printPersistent(OpAsmPrinter &printer, Operation *op,
+                            FlatSymbolRefAttr device, StringAttr name,
+                            ElementsAttr value) {
+  printer << ' ';
+  printer.printAttributeWithoutType(device);
+  if (name) {
+    printer << ' ';
+    printer.printAttributeWithoutType(name);
+  }
+  printer << ' ';
+  printer.printStrippedAttrOrType(value);
+  printDiscardableAttrs(printer, op);
+}
+
+/// Parses what printPersistent prints into `Op`'s properties and adds the
+/// inferred result type; `name` is null for an op without one.
+template <typename Op>
+static ParseResult parsePersistent(OpAsmParser &parser, OperationState &result,
+                                   FlatSymbolRefAttr &device, StringAttr *name,
+                                   ElementsAttr &value) {
+  if (parseDeviceSymbol(parser, device) ||
+      (name && parser.parseCustomAttributeWithFallback(
+                   *name, parser.getBuilder().getType<NoneType>())) ||
+      parser.parseCustomAttributeWithFallback(value, Type()) ||
+      parseAttrDictOf<Op>(parser, result))
+    return failure();
+  return addInferredTypes<Op>(parser, result);
+}
+
 void ConstantOp::print(OpAsmPrinter &printer) {
-  printer << ' ';
-  printer.printAttributeWithoutType(getDeviceAttr());
-  printer << ' ';
-  printer.printStrippedAttrOrType(getValueAttr());
-  printDiscardableAttrs(printer, *this);
+  printPersistent(printer, *this, getDeviceAttr(), StringAttr(),
+                  getValueAttr());
 }
 
 ParseResult ConstantOp::parse(OpAsmParser &parser, OperationState &result) {
-  FlatSymbolRefAttr device;
-  ElementsAttr value;
-  if (parseDeviceSymbol(parser, device) ||
-      parser.parseCustomAttributeWithFallback(value, Type()) ||
-      parseAttrDictOf<ConstantOp>(parser, result))
-    return failure();
   Properties &props = result.getOrAddProperties<Properties>();
-  props.device = device;
-  props.value = value;
-  return addInferredTypes<ConstantOp>(parser, result);
+  return parsePersistent<ConstantOp>(parser, result, props.device,
+                                     /*name=*/nullptr, props.value);
 }
 
 void VariableOp::print(OpAsmPrinter &printer) {
-  printer << ' ';
-  printer.printAttributeWithoutType(getDeviceAttr());
-  printer << ' ';
-  printer.printAttributeWithoutType(getVarNameAttr());
-  printer << ' ';
-  printer.printStrippedAttrOrType(getInitialValueAttr());
-  printDiscardableAttrs(printer, *this);
+  printPersistent(printer, *this, getDeviceAttr(), getVarNameAttr(),
+                  getInitialValueAttr());
 }
 
 ParseResult VariableOp::parse(OpAsmParser &parser, OperationState &result) {
-  FlatSymbolRefAttr device;
-  StringAttr name;
-  ElementsAttr value;
-  if (parseDeviceSymbol(parser, device) ||
-      parser.parseCustomAttributeWithFallback(
-          name, parser.getBuilder().getType<NoneType>()) ||
-      parser.parseCustomAttributeWithFallback(value, Type()) ||
-      parseAttrDictOf<VariableOp>(parser, result))
-    return failure();
   Properties &props = result.getOrAddProperties<Properties>();
-  props.device = device;
-  props.var_name = name;
-  props.initial_value = value;
-  return addInferredTypes<VariableOp>(parser, result);
+  return parsePersistent<VariableOp>(parser, result, props.device,
+                                     &props.var_name, props.initial_value);
 }
 
 void ViewOp::print(OpAsmPrinter &printer) {
