@@ -257,18 +257,22 @@ OperandRange gplace::plan::getStepWaits(Operation *step) {
   return OperandRange(step->getOperands().end(), step->getOperands().end());
 }
 
-/// Appends `events` to the last operand group, the waits, of `step`.
-template <typename StepOp>
-static void appendWaits(StepOp step, ValueRange events) {
-  int32_t &waits = step.getProperties().operandSegmentSizes.back();
-  step->insertOperands(step->getNumOperands(), events);
-  waits += static_cast<int32_t>(events.size());
+/// setStepWaits for one of the step ops.
+template <typename StepOp> static void setWaits(StepOp step, ValueRange waits) {
+  auto &sizes = step.getProperties().operandSegmentSizes;
+  size_t after = sizes.size() - 2, last = sizes.size() - 1;
+  unsigned start = 0;
+  for (size_t group = 0; group < after; ++group)
+    start += sizes[group];
+  step->setOperands(start, sizes[after] + sizes[last], waits);
+  sizes[after] = 0;
+  sizes[last] = static_cast<int32_t>(waits.size());
 }
 
-void gplace::plan::appendStepWaits(Operation *step, ValueRange events) {
+void gplace::plan::setStepWaits(Operation *step, ValueRange waits) {
   if (auto launch = dyn_cast<LaunchOp>(step))
-    return appendWaits(launch, events);
-  appendWaits(cast<CopyOp>(step), events);
+    return setWaits(launch, waits);
+  setWaits(cast<CopyOp>(step), waits);
 }
 
 Value gplace::plan::recordAfter(OpBuilder &builder, Operation *step) {

@@ -84,11 +84,12 @@ bool isFusedInRegisters(mlir::Value buffer);
 /// The events a step (a gplan.launch or gplan.copy) waits for before it
 /// runs; empty for any other op.
 mlir::OperandRange getStepWaits(mlir::Operation *step);
-/// Appends `events` to the waits of `step` (a gplan.launch or gplan.copy).
-/// The operand group sizes change in the op's properties directly, not
-/// through a MutableOperandRange, which would build and unique an
-/// operandSegmentSizes attribute for each change.
-void appendStepWaits(mlir::Operation *step, mlir::ValueRange events);
+/// Replaces the after(...) tokens and the waits of `step` (a gplan.launch or
+/// gplan.copy; its last two operand groups) by the events `waits`. The
+/// group sizes change in the op's properties directly, not through a
+/// MutableOperandRange, which would build and unique an operandSegmentSizes
+/// attribute for each change.
+void setStepWaits(mlir::Operation *step, mlir::ValueRange waits);
 
 /// The event recorded right after `step` (a gplan.launch or gplan.copy; a
 /// fusion group's last launch) on its stream: a gplan.record already there,

@@ -431,7 +431,9 @@ struct PlanMemoryPass
       Value &event = eventAfter[use];
       if (!event)
         event = recordAfter(recordBuilder, schedule->steps()[use].last);
-      appendStepWaits(op, event);
+      SmallVector<Value, 4> stepWaits(getStepWaits(op));
+      stepWaits.push_back(event);
+      setStepWaits(op, stepWaits);
     }
 
     // Persistent memory: constants and variables.

@@ -27,23 +27,6 @@ namespace {
 /// The steps a value waits for: the latest step per queue, by queue.
 using Deps = SmallVector<std::pair<unsigned, unsigned>, 2>; // (queue, step)
 
-/// Replaces `step`'s after(...) tokens, its second-to-last operand group,
-/// by the events `waits`, its last (empty so far). The group sizes are set
-/// in the op's properties directly: a MutableOperandRange of a group would
-/// build and unique an operandSegmentSizes attribute on every change.
-template <typename StepOp>
-void replaceAfterByWaits(StepOp step, ValueRange waits) {
-  auto &sizes = step.getProperties().operandSegmentSizes;
-  static_assert(std::tuple_size_v<std::decay_t<decltype(sizes)>> >= 2);
-  size_t after = sizes.size() - 2, last = sizes.size() - 1;
-  unsigned start = 0;
-  for (size_t group = 0; group < after; ++group)
-    start += sizes[group];
-  step->setOperands(start, sizes[after] + sizes[last], waits);
-  sizes[after] = 0;
-  sizes[last] = static_cast<int32_t>(waits.size());
-}
-
 void merge(Deps &into, const Deps &from) {
   for (auto [queue, step] : from) {
     auto *it = llvm::find_if(
@@ -90,12 +73,12 @@ public:
         launch.setStreamAttr(streamAttr(stream));
         SmallVector<Value, 2> waits =
             scheduleStep(launch, launch.getDeviceAttr(), stream);
-        replaceAfterByWaits(launch, waits);
+        setStepWaits(launch, waits);
       } else if (auto copy = dyn_cast<CopyOp>(op)) {
         copy.setStreamAttr(streamAttr(kCopyStream));
         SmallVector<Value, 2> waits =
             scheduleStep(copy, copy.getDeviceAttr(), kCopyStream);
-        replaceAfterByWaits(copy, waits);
+        setStepWaits(copy, waits);
       }
     }
     for (Operation *join : llvm::reverse(joins))
