@@ -118,6 +118,20 @@ private:
   Location stepLoc(Operation *op, unsigned index) {
     return NameLoc::get(nameOf(index), op->getLoc());
   }
+  /// A copy's location: one without a name of the user's (as
+  /// --gplace-insert-copies makes them) takes the location of the step that
+  /// wrote the tensor it moves, so that profiles and errors say which
+  /// tensor ("MatMul_3 (copy)"), as TensorFlow names a transfer's
+  /// Send/Recv after its producer; others, and copies of inputs,
+  /// constants and variables, get their own name.
+  Location copyLoc(PlacedOpInterface op, unsigned index, Value source) {
+    if (op.getUserName().empty())
+      if (Operation *writer = gplan::getViewRoot(source).getDefiningOp())
+        if (isa<gplan::LaunchOp, gplan::CopyOp>(writer) &&
+            isa<NameLoc>(writer->getLoc()))
+          return writer->getLoc();
+    return stepLoc(op, index);
+  }
   gplan::BufferType bufferType(Type type) {
     return gplan::BufferType::get(builder_.getContext(),
                                   cast<RankedTensorType>(type));
@@ -267,7 +281,7 @@ LogicalResult FunctionConverter::convertOp(PlacedOpInterface op,
     if (!source)
       return op->emitError("operand is not a value the plan knows");
     values_[op->getResult(0)] = builder_.create<gplan::CopyOp>(
-        stepLoc(op, index), source,
+        copyLoc(op, index, source), source,
         devices_.symbolOf(transfer.getDestinationDevice()),
         /*stream=*/IntegerAttr(), after, /*waits=*/ValueRange());
     return success();
