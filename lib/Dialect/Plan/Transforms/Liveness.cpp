@@ -130,7 +130,7 @@ void ClockWalk::recorded(Value event, unsigned after) {
 FailureOr<BufferLives> BufferLives::build(ProgramOp program,
                                           const Schedule &schedule) {
   BufferLives lives;
-  DenseMap<Value, unsigned> indexOf;
+  DenseMap<Value, unsigned> &indexOf = lives.indexOf;
   ArrayRef<Schedule::Step> steps = schedule.steps();
   LogicalResult ok = success();
   forEachArenaBuffer(program, [&](Value value, FlatSymbolRefAttr device) {

@@ -37,9 +37,25 @@ LogicalResult verifyScheduled(ProgramOp program) {
   return success();
 }
 
-/// A fusion group is consecutive launches of one queue (nothing else of the
-/// queue between them), with one result type, writing nothing in place.
-LogicalResult verifyFusion(ProgramOp program) {
+/// Every event a step waits for is recorded on another stream (a stream
+/// runs its own steps in order).
+LogicalResult verifyWaits(Operation &op, FlatSymbolRefAttr device,
+                          IntegerAttr stream) {
+  for (Value event : getStepWaits(&op)) {
+    auto record = event.getDefiningOp<RecordOp>();
+    if (record && record.getDeviceAttr() == device &&
+        record.getStreamAttr() == stream)
+      return op.emitOpError() << "waits for an event of its own stream ("
+                              << device << " stream " << stream.getInt() << ")";
+  }
+  return success();
+}
+
+/// In one walk of a program that Schedule::build took: the steps' waits
+/// (verifyWaits), and each fusion group is consecutive launches of one
+/// queue (nothing else of the queue between them), with one result type,
+/// writing nothing in place.
+LogicalResult verifySteps(ProgramOp program) {
   struct Open {
     IntegerAttr group;
     Type type;
@@ -55,6 +71,9 @@ LogicalResult verifyFusion(ProgramOp program) {
   for (Operation &op : program.getBody().front()) {
     std::pair<StringAttr, int64_t> queue;
     if (auto launch = dyn_cast<LaunchOp>(op)) {
+      if (failed(
+              verifyWaits(op, launch.getDeviceAttr(), launch.getStreamAttr())))
+        return failure();
       queue = {launch.getDeviceAttr().getAttr(),
                launch.getStreamAttr().getInt()};
       IntegerAttr group = launch.getFusionAttr();
@@ -82,6 +101,8 @@ LogicalResult verifyFusion(ProgramOp program) {
                                        "one new buffer";
       open[queue] = {group, launch.getResult(0).getType()};
     } else if (auto copy = dyn_cast<CopyOp>(op)) {
+      if (failed(verifyWaits(op, copy.getDeviceAttr(), copy.getStreamAttr())))
+        return failure();
       close({copy.getDeviceAttr().getAttr(), copy.getStreamAttr().getInt()});
     } else if (auto record = dyn_cast<RecordOp>(op)) {
       close({record.getDeviceAttr().getAttr(),
@@ -93,9 +114,11 @@ LogicalResult verifyFusion(ProgramOp program) {
 
 /// Every device of the program with arena buffers has one table with an
 /// offset for each, -1 exactly for results fused in registers, and every
-/// slot inside the arena.
+/// slot inside the arena. Appends each buffer's offset to `bufferOffsets`, in
+/// forEachArenaBuffer's order.
 LogicalResult verifyArenas(ProgramOp program,
-                           const DenseMap<StringAttr, DeviceOp> &devices) {
+                           const DenseMap<StringAttr, DeviceOp> &devices,
+                           std::vector<int64_t> &bufferOffsets) {
   DenseMap<StringAttr, ArenaOp> tables;
   for (ArenaOp arena : program.getOps<ArenaOp>())
     if (!tables.try_emplace(arena.getDeviceAttr().getAttr(), arena).second)
@@ -123,6 +146,7 @@ LogicalResult verifyArenas(ProgramOp program,
       return;
     }
     int64_t offset = offsets[index];
+    bufferOffsets.push_back(offset);
     bool inRegisters = isFusedInRegisters(buffer);
     std::optional<int64_t> bytes =
         getAlignedBytes(cast<BufferType>(buffer.getType()));
@@ -153,26 +177,6 @@ LogicalResult verifyArenas(ProgramOp program,
   return success();
 }
 
-/// Every event a step waits for is recorded on another stream (a stream
-/// runs its own steps in order).
-LogicalResult verifyEvents(ProgramOp program) {
-  for (Operation &op : program.getBody().front()) {
-    if (!isa<LaunchOp, CopyOp>(op))
-      continue;
-    auto device = op.getAttrOfType<FlatSymbolRefAttr>("device");
-    auto stream = op.getAttrOfType<IntegerAttr>("stream");
-    for (Value event : getStepWaits(&op)) {
-      auto record = event.getDefiningOp<RecordOp>();
-      if (record && record.getDeviceAttr() == device &&
-          record.getStreamAttr() == stream)
-        return op.emitOpError()
-               << "waits for an event of its own stream (" << device
-               << " stream " << stream.getInt() << ")";
-    }
-  }
-  return success();
-}
-
 /// By the happens-before order of streams and events (vector clocks):
 /// every step that uses an arena buffer (through views) on another stream
 /// than the step writing it runs after that step, and a step writing a
@@ -182,9 +186,7 @@ LogicalResult verifyEvents(ProgramOp program) {
 LogicalResult verifyOrder(ProgramOp program, const Schedule &schedule,
                           const BufferLives &lives, ArrayRef<int64_t> offsets) {
   ArrayRef<Schedule::Step> steps = schedule.steps();
-  DenseMap<Value, unsigned> indexOf;
-  for (auto [index, buffer] : llvm::enumerate(lives.buffers))
-    indexOf[buffer.value] = index;
+  const DenseMap<Value, unsigned> &indexOf = lives.indexOf;
   std::vector<SmallVector<unsigned, 1>> produced(steps.size());
   for (auto [index, buffer] : llvm::enumerate(lives.buffers))
     if (offsets[index] >= 0)
@@ -265,9 +267,11 @@ struct VerifyPlanPass
         continue;
       }
       FailureOr<Schedule> schedule = Schedule::build(program);
-      if (failed(schedule) || failed(verifyEvents(program)) ||
-          failed(verifyFusion(program)) ||
-          failed(verifyArenas(program, devices))) {
+      // Each arena buffer's offset, in forEachArenaBuffer's order, which
+      // is that of BufferLives::buffers too.
+      std::vector<int64_t> offsets;
+      if (failed(schedule) || failed(verifySteps(program)) ||
+          failed(verifyArenas(program, devices, offsets))) {
         ok = false;
         continue;
       }
@@ -276,17 +280,6 @@ struct VerifyPlanPass
         ok = false;
         continue;
       }
-      // Each arena buffer's offset, in forEachArenaBuffer's order, which
-      // is lives->buffers' too.
-      std::vector<int64_t> offsets;
-      offsets.reserve(lives->buffers.size());
-      DenseMap<StringAttr, size_t> next;
-      DenseMap<StringAttr, ArrayRef<int64_t>> tables;
-      for (ArenaOp arena : program.getOps<ArenaOp>())
-        tables[arena.getDeviceAttr().getAttr()] = arena.getOffsets();
-      forEachArenaBuffer(program, [&](Value buffer, FlatSymbolRefAttr device) {
-        offsets.push_back(tables[device.getAttr()][next[device.getAttr()]++]);
-      });
       if (failed(verifyOrder(program, *schedule, *lives, offsets)))
         ok = false;
     }

@@ -131,6 +131,8 @@ struct BufferLives {
 
   /// In forEachArenaBuffer's order (that of the arena tables' offsets).
   std::vector<Buffer> buffers;
+  /// Each buffer's index in `buffers`, by its value (a view's root).
+  llvm::DenseMap<mlir::Value, unsigned> indexOf;
 
   /// Per device: the most bytes of buffers in use at one step in program
   /// order (each from its producer to its last use): a lower bound of the
