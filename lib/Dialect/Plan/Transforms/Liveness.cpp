@@ -41,6 +41,7 @@ FailureOr<Schedule> Schedule::build(ProgramOp program) {
       openGroup.emplace_back();
     }
     if (isa<RecordOp>(op)) {
+      ++schedule.numRecords_;
       openGroup[queue] = {}; // An event ends a fusion group.
       continue;
     }
@@ -77,7 +78,11 @@ std::optional<unsigned> Schedule::queueOf(Operation *op) const {
 ClockWalk::ClockWalk(const Schedule &schedule)
     : schedule_(schedule),
       clocks_(schedule.queues().size(),
-              std::vector<unsigned>(schedule.queues().size(), 0)) {}
+              std::vector<unsigned>(schedule.queues().size(), 0)) {
+  // Sized once: at a million ops, growing them cost more than their use.
+  events_.reserve(schedule.numRecords());
+  eventClocks_.reserve(schedule.numRecords() * clocks_.size());
+}
 
 MutableArrayRef<unsigned> ClockWalk::newEventClock(Value event) {
   size_t start = eventClocks_.size();
@@ -132,6 +137,10 @@ FailureOr<BufferLives> BufferLives::build(ProgramOp program,
   BufferLives lives;
   DenseMap<Value, unsigned> &indexOf = lives.indexOf;
   ArrayRef<Schedule::Step> steps = schedule.steps();
+  // About a buffer per step (each writes one, fusion groups more): sized
+  // once rather than grown.
+  lives.buffers.reserve(steps.size());
+  indexOf.reserve(steps.size());
   LogicalResult ok = success();
   forEachArenaBuffer(program, [&](Value value, FlatSymbolRefAttr device) {
     std::optional<int64_t> bytes =

@@ -53,8 +53,12 @@ public:
   /// The queue of an op naming a device and a stream (a step or a
   /// gplan.record), or std::nullopt for one on no queue of the schedule.
   std::optional<unsigned> queueOf(mlir::Operation *op) const;
+  /// The number of gplan.record ops of the program (for ClockWalk to
+  /// size its tables once).
+  size_t numRecords() const { return numRecords_; }
 
 private:
+  size_t numRecords_ = 0;
   std::vector<Step> steps_;
   std::vector<Queue> queues_;
   llvm::DenseMap<Queue, unsigned> queueIndex_;
