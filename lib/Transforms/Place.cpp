@@ -237,7 +237,6 @@ LogicalResult FunctionPlacer::collect() {
     OpInfo &info = ops_.emplace_back();
     info.op = op;
     info.index = ops_.size() - 1;
-    index_[op] = info.index;
 
     // The device types with a kernel for (op, element type).
     std::optional<Type> element = getKernelElementType(op);
@@ -308,6 +307,10 @@ LogicalResult FunctionPlacer::collect() {
       requestCache[deviceAttr] = info.request;
     }
   });
+  // Indexed once all are known: sized once rather than grown.
+  index_.reserve(ops_.size());
+  for (const OpInfo &info : ops_)
+    index_[info.op] = info.index;
   return success(ok);
 }
 
