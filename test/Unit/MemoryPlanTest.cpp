@@ -137,6 +137,14 @@ TEST(MemoryPlanTest, RandomGraphsGetValidPlansNearTheirBound) {
         mlir::FailureOr<plan::BufferLives> lives =
             plan::BufferLives::build(program, *schedule);
         ASSERT_TRUE(mlir::succeeded(lives));
+        // What ClockWalk and --gplace-verify-plan take from them: the
+        // number of records, each buffer's index.
+        EXPECT_EQ(schedule->numRecords(),
+                  static_cast<size_t>(llvm::range_size(
+                      program.getBody().front().getOps<plan::RecordOp>())));
+        ASSERT_EQ(lives->indexOf.size(), lives->buffers.size());
+        for (auto [index, buffer] : llvm::enumerate(lives->buffers))
+          EXPECT_EQ(lives->indexOf.lookup(buffer.value), index);
         for (auto arena : program.getOps<plan::ArenaOp>()) {
           int64_t bytes = arena.getBytesAttr().getInt();
           int64_t bound =
