@@ -95,7 +95,8 @@ def scale(opt, sizes, repeat, pipeline):
             rows.append((ops, best_median([t for t, _ in base]),
                          best_median([t for t, _ in total]), passes, report,
                          best_median([t for t, _ in unverified]),
-                         floors([r for _, r in total], [r for _, r in unverified])))
+                         floors([r for _, r in total],
+                                [r for _, r in unverified])))
             os.remove(path)
     return rows
 

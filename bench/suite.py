@@ -187,8 +187,9 @@ def main():
         rows.append((f"compile {ops} ops, `--verify-each=false`",
                      f"{ub:.2f} / {um:.2f} s", f"{bb:.2f} / {bm:.2f} s",
                      f"{ub / bb:.2f} / {um / bm:.2f}", "≤ 2"))
-        # What no pass could go below (bench/placement.py's floors): the
-        # fastest run's parse and print, and MLIR's verifier after each pass.
+        # What no pass could go below (bench/placement.py's floors): parse,
+        # print and MLIR's verifier after each pass, each its least over the
+        # runs.
         rows.append((f"compile {ops} ops, floor if every pass took no time "
                      "(parse, MLIR's verifier after each pass, print)",
                      f"{fv:.2f} s", f"{bb:.2f} s", f"{fv / bb:.2f}", ""))
