@@ -69,6 +69,17 @@ double toDouble(uint32_t x0, uint32_t x1) {
   return d - 1.0;
 }
 
+/// TensorFlow's Uint16ToHalf and Uint16ToGfloat16: the low 16 bits of a
+/// word give a half (10 random mantissa bits) or a bfloat16 (7 bits) in
+/// [1, 2), less 1; returned as the float that converts to it exactly. (A
+/// float of 23 random bits rounded to 16 bits could reach 1.)
+template <typename S> float toUnit16(uint32_t x) {
+  if constexpr (std::is_same_v<S, Eigen::half>)
+    return static_cast<float>(x & 0x3ffu) * (1.0f / 1024.0f);
+  else
+    return static_cast<float>(x & 0x7fu) * (1.0f / 128.0f);
+}
+
 /// Box-Muller: two normal numbers from two uniform words.
 void boxMuller(uint32_t x0, uint32_t x1, float &f0, float &f1) {
   const float epsilon = 1.0e-7f;
@@ -89,16 +100,19 @@ void boxMuller(uint32_t x0, uint32_t x1, uint32_t x2, uint32_t x3, double &d0,
 }
 
 /// Output group `g` (4 floats, or 2 doubles) of the distribution, in
-/// float or double.
-template <typename T>
+/// float or double, for elements stored as `S` (f16 and bf16 computed in
+/// float).
+template <typename S, typename T>
 std::array<T, 4> group(RandomDistribution distribution, const Key &key,
                        const Counter &base, uint64_t g) {
   std::array<T, 4> out{};
   if (distribution == RandomDistribution::TruncatedNormal) {
-    // Each group draws from its own stream, reserved 256 numbers wide, and
-    // keeps the values within two standard deviations.
-    Counter counter = skip(base, g * 64);
+    // Each group draws from its own stream, which TensorFlow reserves 256
+    // words wide per output (kReservedSamplesPerOutput): group g starts
+    // 4 * 256 / 4 counters on for four floats, 2 * 256 / 4 for two
+    // doubles. It keeps the values within two standard deviations.
     size_t filled = 0, per = std::is_same_v<T, double> ? 2 : 4;
+    Counter counter = skip(base, g * per * 256 / 4);
     while (filled < per) {
       Counter words = philox(counter, key);
       counter = skip(counter, 1);
@@ -131,7 +145,10 @@ std::array<T, 4> group(RandomDistribution distribution, const Key &key,
   } else {
     if (distribution == RandomDistribution::Uniform) {
       for (int k = 0; k < 4; ++k)
-        out[k] = toFloat(words[k]);
+        if constexpr (std::is_same_v<S, float>)
+          out[k] = toFloat(words[k]);
+        else
+          out[k] = toUnit16<S>(words[k]);
     } else {
       boxMuller(words[0], words[1], out[0], out[1]);
       boxMuller(words[2], words[3], out[2], out[3]);
@@ -145,7 +162,7 @@ void fill(RandomDistribution distribution, const Key &key,
           const Counter &counter, S *out, int64_t n) {
   const int64_t per = std::is_same_v<T, double> ? 2 : 4;
   for (int64_t g = 0; g * per < n; ++g) {
-    std::array<T, 4> values = group<T>(distribution, key, counter, g);
+    std::array<T, 4> values = group<S, T>(distribution, key, counter, g);
     for (int64_t k = 0; k < per && g * per + k < n; ++k)
       out[g * per + k] = static_cast<S>(values[k]);
   }

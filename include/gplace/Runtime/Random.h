@@ -5,10 +5,13 @@
 // seed's two integers are scrambled into a key and a counter
 // (GenerateKey), output group g of four numbers comes from the counter
 // advanced by g, and the distributions are those of
-// random_distributions.h (23 mantissa bits for uniform floats, Box-Muller
-// for normals, rejection beyond two standard deviations for the truncated
-// normal). Host code; emulated GPUs run it too, so a seed gives the same
-// numbers there as on the CPU.
+// random_distributions.h (23 mantissa bits for uniform floats, 52 for
+// doubles, 10 for halfs and 7 for bfloat16s, from the low 16 bits of a
+// word; Box-Muller for normals; rejection beyond two standard deviations
+// for the truncated normal, whose output group g draws from the counter
+// advanced by g * 256 words per output / 4, FillPhiloxRandomTask's
+// kReservedSamplesPerOutput). Host code; emulated GPUs run it too, so a seed
+// gives the same numbers there as on the CPU.
 //
 //===----------------------------------------------------------------------===//
 

@@ -519,7 +519,8 @@ private:
 
   /// The stateless random ops, one thread per output group: Random.cpp's
   /// stream (TensorFlow's GenerateKey, group g from the counter advanced
-  /// by g; the truncated normal's group g from its own 64-counter stream).
+  /// by g; the truncated normal's group g from its own stream, 256 (f64:
+  /// 128) counters wide; f16 and bf16 uniform numbers from 16 bits).
   std::string statelessRandom() {
     bool isDouble = type_.type == ElementType::F64;
     std::string c = isDouble ? "double" : "float";
@@ -547,6 +548,14 @@ private:
       if (isDouble)
         os << "  v[0] = gp_to_double(w.x[0], w.x[1]); v[1] = "
               "gp_to_double(w.x[2], w.x[3]);\n";
+      else if (type_.type == ElementType::F16)
+        // TensorFlow's Uint16ToHalf: 10 random mantissa bits.
+        os << "  for (int k = 0; k < 4; ++k) v[k] = (float)(w.x[k] & 0x3ffu) "
+              "* (1.0f / 1024.0f);\n";
+      else if (type_.type == ElementType::BF16)
+        // TensorFlow's Uint16ToGfloat16: 7 random mantissa bits.
+        os << "  for (int k = 0; k < 4; ++k) v[k] = (float)(w.x[k] & 0x7fu) * "
+              "(1.0f / 128.0f);\n";
       else
         os << "  for (int k = 0; k < 4; ++k) v[k] = gp_to_float(w.x[k]);\n";
       break;
@@ -560,7 +569,10 @@ private:
               "  gp_box_muller(w.x[2], w.x[3], v + 2);\n";
       break;
     default: // StatelessTruncatedNormal.
-      os << "  gp_u4 counter = gp_skip(base, (unsigned long long)i * 64ull);\n"
+      // TensorFlow reserves 256 words per output: group i starts
+      // per * 256 / 4 counters on.
+      os << "  gp_u4 counter = gp_skip(base, (unsigned long long)i * "
+         << per * 64 << "ull);\n"
          << "  int filled = 0;\n"
          << "  while (filled < " << per << ") {\n"
          << "    gp_u4 w = gp_philox(counter, k0, k1);\n"
