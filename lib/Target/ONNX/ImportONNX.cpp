@@ -141,6 +141,19 @@ rt::StatusOr<std::vector<uint8_t>> tensorBytes(const onnx::TensorProto &tensor,
     if (location.empty())
       return rt::Status::invalidArgument(what +
                                          ": external data without a location");
+    // As ONNX 1.13's checker (CVE-2022-25882): the data lies in the
+    // model's directory or below it, never at an absolute path or up
+    // through "..", which would let a model read any file of the host.
+    bool outside = llvm::sys::path::is_absolute(location) ||
+                   llvm::sys::path::has_root_name(location);
+    for (auto it = llvm::sys::path::begin(location),
+              end = llvm::sys::path::end(location);
+         it != end && !outside; ++it)
+      outside = *it == "..";
+    if (outside)
+      return rt::Status::invalidArgument(
+          what + ": external data location '" + location +
+          "' must be a relative path inside the model's directory");
     llvm::SmallString<256> file(directory);
     llvm::sys::path::append(file, location);
     llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer =
