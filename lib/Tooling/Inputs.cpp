@@ -110,18 +110,58 @@ gplace::tooling::parseInput(llvm::StringRef text, Type expected,
     if (!attr)
       return error("invalid values '" + values + "'" +
                    (diagnostic.empty() ? "" : ": " + diagnostic));
+    // The values as written, in order (one per element).
+    SmallVector<StringRef> tokens;
+    for (size_t i = 0; i < numbers.size();) {
+      size_t end = std::min(numbers.find_first_of("[], \t", i), numbers.size());
+      if (end > i)
+        tokens.push_back(StringRef(numbers).slice(i, end));
+      i = std::max(end, i + 1);
+    }
+    auto isHex = [](StringRef token) {
+      token.consume_front("-") || token.consume_front("+");
+      return token.starts_with_insensitive("0x");
+    };
+    std::string typeName;
+    llvm::raw_string_ostream(typeName) << attr.getElementType();
+    auto outOfRange = [&] {
+      return error("invalid values '" + values +
+                   "': a value is out of range for " + typeName);
+    };
     // A decimal value beyond the type's range would become infinity (MLIR's
-    // literal rounds it); integers out of range are refused by the parser,
-    // and floats are too. Hexadecimal bit patterns may mean infinity.
-    if (auto floatType = dyn_cast<FloatType>(attr.getElementType());
-        floatType && !llvm::StringRef(values).contains("0x"))
-      for (const APFloat &value : attr.getValues<APFloat>())
-        if (value.isInfinity()) {
-          std::string name;
-          llvm::raw_string_ostream(name) << floatType;
-          return error("invalid values '" + values +
-                       "': a value is out of range for " + name);
-        }
+    // literal rounds it); a hexadecimal bit pattern may mean infinity.
+    if (isa<FloatType>(attr.getElementType()) &&
+        tokens.size() == static_cast<size_t>(attr.getNumElements())) {
+      for (auto [token, value] : llvm::zip(tokens, attr.getValues<APFloat>()))
+        if (value.isInfinity() && !isHex(token))
+          return outOfRange();
+    }
+    // MLIR's signless i32 and i64 take any bit pattern of the width
+    // (2147483648 would be -2147483648); gplace's, as TensorFlow's int32
+    // and int64, are signed, and ui8 is unsigned: a decimal value must be
+    // in the type's range.
+    if (auto intType = dyn_cast<IntegerType>(attr.getElementType());
+        intType && intType.getWidth() > 1) {
+      unsigned width = intType.getWidth();
+      bool isUnsigned = intType.isUnsigned();
+      for (StringRef token : tokens) {
+        if (isHex(token))
+          continue;
+        StringRef digits = token;
+        bool negative = digits.consume_front("-");
+        if (!negative)
+          digits.consume_front("+");
+        unsigned long long magnitude = 0;
+        if (digits.getAsInteger(10, magnitude))
+          return outOfRange(); // Beyond 64 bits.
+        unsigned long long limit =
+            isUnsigned ? (negative ? 0 : (~0ull >> (64 - width)))
+                       : (negative ? (1ull << (width - 1))
+                                   : (1ull << (width - 1)) - 1);
+        if (magnitude > limit)
+          return outOfRange();
+      }
+    }
     FailureOr<rt::HostTensor> host = gplace::toHostTensor(attr.reshape(type));
     if (failed(host))
       return error("invalid values '" + values + "'");
