@@ -413,6 +413,8 @@ int main(int argc, char **argv) {
                               "gplace-run: compile and run a gplace graph\n");
   if (iterations < 1)
     return fail("--iterations must be at least 1");
+  if (epochs.getNumOccurrences() && epochs < 1)
+    return fail("--epochs must be at least 1");
   for (const std::string &output : outputs)
     if (!llvm::StringRef(output).starts_with("@") || output.size() < 2)
       return fail("--output must be @FILE.npy, got '" + output + "'");
