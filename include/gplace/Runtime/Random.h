@@ -8,10 +8,10 @@
 // random_distributions.h (23 mantissa bits for uniform floats, 52 for
 // doubles, 10 for halfs and 7 for bfloat16s, from the low 16 bits of a
 // word; Box-Muller for normals; rejection beyond two standard deviations
-// for the truncated normal, whose output group g draws from the counter
-// advanced by g * 256 words per output / 4, FillPhiloxRandomTask's
-// kReservedSamplesPerOutput). Host code; emulated GPUs run it too, so a seed
-// gives the same numbers there as on the CPU.
+// for the truncated normal, whose output group g of n numbers draws from
+// the counter advanced by g * n * 256 / 4: FillPhiloxRandomTask reserves
+// 256 words per output, four words per counter). Host code; emulated GPUs run
+// it too, so a seed gives the same numbers there as on the CPU.
 //
 //===----------------------------------------------------------------------===//
 
