@@ -35,6 +35,7 @@ public:
     MPI_Request request = MPI_REQUEST_NULL;
     int peer = 0;
     int64_t tag = 0;
+    std::chrono::steady_clock::time_point posted;
   };
   std::list<PendingSend> sends; ///< Guarded by mutex.
   /// Buffers of delivered sends, kept for the next ones (guarded by
@@ -142,8 +143,12 @@ public:
     return Status::ok();
   }
 
-  /// Completes the sends that are done; the mutex is held.
+  /// Completes the sends that are done; the mutex is held. A send not
+  /// delivered within the timeout is an error (unavailable), found by
+  /// whichever send, receive or flush comes next: a task that only sends
+  /// to a stopped peer would otherwise queue sends without end.
   Status reapSends() {
+    Status late = Status::ok();
     for (auto it = sends.begin(); it != sends.end();) {
       int done = 0;
       MPI_Status status;
@@ -153,6 +158,10 @@ public:
                                    " to " + task(it->peer) +
                                    " failed: " + mpiError(code));
       if (!done) {
+        if (late && std::chrono::duration<double>(
+                        std::chrono::steady_clock::now() - it->posted)
+                            .count() > timeoutSeconds)
+          late = sendTimedOut(*it);
         ++it;
         continue;
       }
@@ -163,7 +172,17 @@ public:
       }
       it = sends.erase(it);
     }
-    return Status::ok();
+    return late;
+  }
+
+  Status sendTimedOut(const PendingSend &send) const {
+    char seconds[32];
+    std::snprintf(seconds, sizeof seconds, "%g", timeoutSeconds);
+    return Status::unavailable(
+        "sending " + std::to_string(send.data.size()) + " bytes with tag " +
+        std::to_string(send.tag) + " to " + task(send.peer) +
+        " did not complete in " + seconds +
+        " s (--transfer-timeout): that task failed or stopped");
   }
 };
 
@@ -215,6 +234,7 @@ Status MpiTransport::send(int peer, int64_t tag, const void *data,
   Impl::PendingSend pending;
   pending.peer = peer;
   pending.tag = tag;
+  pending.posted = std::chrono::steady_clock::now();
   {
     std::lock_guard<std::mutex> lock(impl_->mutex);
     GPLACE_RETURN_IF_ERROR(impl_->reapSends());
@@ -274,24 +294,13 @@ Status MpiTransport::recv(int peer, int64_t tag, void *data, int64_t bytes) {
 }
 
 Status MpiTransport::flush() {
-  auto start = std::chrono::steady_clock::now();
+  // Each send has its own deadline (reapSends).
   for (;;) {
     {
       std::lock_guard<std::mutex> lock(impl_->mutex);
       GPLACE_RETURN_IF_ERROR(impl_->reapSends());
       if (impl_->sends.empty())
         return Status::ok();
-      double waited = std::chrono::duration<double>(
-                          std::chrono::steady_clock::now() - start)
-                          .count();
-      if (waited > impl_->timeoutSeconds) {
-        const Impl::PendingSend &first = impl_->sends.front();
-        return Status::unavailable(
-            "sending tag " + std::to_string(first.tag) + " to " +
-            impl_->task(first.peer) +
-            " did not complete in time (--transfer-timeout): that task "
-            "failed or stopped");
-      }
     }
     std::this_thread::sleep_for(std::chrono::microseconds(100));
   }

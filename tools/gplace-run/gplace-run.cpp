@@ -415,6 +415,11 @@ int main(int argc, char **argv) {
     return fail("--iterations must be at least 1");
   if (epochs.getNumOccurrences() && epochs < 1)
     return fail("--epochs must be at least 1");
+  // Written so that NaN fails too; a week at most (a larger count of
+  // seconds would overflow the clock's arithmetic).
+  if (!(transferTimeout > 0 && transferTimeout <= 7 * 24 * 3600))
+    return fail("--transfer-timeout must be more than 0 and at most 604800 "
+                "seconds (a week)");
   for (const std::string &output : outputs)
     if (!llvm::StringRef(output).starts_with("@") || output.size() < 2)
       return fail("--output must be @FILE.npy, got '" + output + "'");
@@ -456,14 +461,17 @@ int main(int argc, char **argv) {
 #endif
   }
   bool chief = rank == 0;
-  // After an error in a run, the other tasks would wait for this one's
-  // tensors until their timeouts: end the whole job now.
-  auto failRun = [&](const rt::Status &status) {
-    int code = fail(status);
-    if (transport && transport->size() > 1)
+  // Once MPI has started, an error in one task ends the whole job
+  // (MPI_Abort): the other tasks would wait for this one in the device
+  // exchange (no timeout) or for its tensors until --transfer-timeout.
+  auto endJob = [&](int code) {
+    if (transport && transport->size() > 1) {
+      llvm::errs().flush();
       transport->abort(code);
+    }
     return code;
   };
+  auto failRun = [&](const auto &error) { return endJob(fail(error)); };
 
   DialectRegistry registry;
   registry.insert<gplace::graph::GraphDialect, gplace::plan::PlanDialect,
@@ -498,12 +506,12 @@ int main(int argc, char **argv) {
     std::string error;
     std::unique_ptr<llvm::MemoryBuffer> file = openInputFile(inputFile, &error);
     if (!file)
-      return fail(error);
+      return failRun(error);
     if (gplace::frontend::isOnnxFileName(inputFile)) {
 #ifdef GPLACE_HAVE_ONNX
       if (!initEntry.empty())
-        return fail("--init needs an .mlir file: an ONNX model has one "
-                    "function, its initializers are its variables' values");
+        return failRun("--init needs an .mlir file: an ONNX model has one "
+                       "function, its initializers are its variables' values");
       gplace::frontend::OnnxImportOptions onnxOptions;
       onnxOptions.dims.assign(onnxDims.begin(), onnxDims.end());
       onnxOptions.initializersAsVariables = initializersAsVariables;
@@ -511,18 +519,19 @@ int main(int argc, char **argv) {
       module = gplace::frontend::importOnnxModel(
           file->getBuffer(), inputFile, &context, onnxOptions);
 #else
-      return fail("'" + inputFile + "' is an ONNX model, and this gplace-run "
-                  "was built without the ONNX importer (libonnx-dev)");
+      return failRun("'" + inputFile +
+                     "' is an ONNX model, and this gplace-run "
+                     "was built without the ONNX importer (libonnx-dev)");
 #endif
     } else {
       sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
       module = parseSourceFile<ModuleOp>(sourceMgr, &context);
     }
-    if (!module)
-      return 1;
+    if (!module) // The diagnostics are printed.
+      return endJob(1);
     if (rt::Status selected = tooling::selectEntry(*module, entry, inputFile);
         !selected)
-      return fail(selected);
+      return failRun(selected);
   }
 
   tooling::MachineOptions machineOptions;
@@ -540,7 +549,7 @@ int main(int argc, char **argv) {
   rt::StatusOr<std::unique_ptr<tooling::Machine>> machine =
       tooling::Machine::create(machineOptions);
   if (!machine)
-    return fail(machine.status());
+    return failRun(machine.status());
   // The devices compiled for: this process's, or the whole cluster's with
   // their full names (each task's devices renamed to its job and task,
   // then exchanged).
@@ -551,10 +560,10 @@ int main(int argc, char **argv) {
     rt::StatusOr<std::vector<std::string>> gathered = transport->allGather(
         tooling::serializeDevices((*machine)->deviceSet()));
     if (!gathered)
-      return fail(gathered.status());
+      return failRun(gathered.status());
     rt::StatusOr<gplace::DeviceSet> merged = tooling::mergeDevices(*gathered);
     if (!merged)
-      return fail(merged.status());
+      return failRun(merged.status());
     compileDevices = std::move(*merged);
     compile.cluster = cluster->str();
   } else {
@@ -564,10 +573,10 @@ int main(int argc, char **argv) {
     rt::StatusOr<gplace::CostProfile> measured =
         tooling::measureProfile(context, **machine);
     if (!measured)
-      return fail(measured.status());
+      return failRun(measured.status());
     std::string error;
     if (!measured->save(profileOutput, &error))
-      return fail(error);
+      return failRun(error);
     llvm::outs() << "wrote " << profileOutput << ": "
                  << (*machine)->devices().devices().size()
                  << " devices and their links\n";
@@ -598,9 +607,9 @@ int main(int argc, char **argv) {
     for (const gplace::DeviceName &device : compileDevices.devices())
       gpus += device.type == gplace::DeviceType::GPU;
     if (gpus < replicas)
-      return fail("--replicas=" + llvm::Twine(replicas) + " needs " +
-                  llvm::Twine(replicas) + " GPUs; this process has " +
-                  llvm::Twine(gpus));
+      return failRun("--replicas=" + llvm::Twine(replicas) + " needs " +
+                     llvm::Twine(replicas) + " GPUs; this process has " +
+                     llvm::Twine(gpus));
   }
 
   // Placement policies: the built-in ones and the plugins', through the
@@ -610,7 +619,7 @@ int main(int argc, char **argv) {
   for (const std::string &path : loadPolicies) {
     std::string error;
     if (!gplace::loadPolicyPlugin(path, policies, &error))
-      return fail(error);
+      return failRun(error);
   }
   context.getLoadedDialect<gplace::graph::GraphDialect>()->setPolicies(
       &policies);
@@ -624,9 +633,9 @@ int main(int argc, char **argv) {
       std::optional<rt::TensorType> tensor = gplace::toTensorType(type);
       types += (types.empty() ? "" : ", ") + (tensor ? tensor->str() : "?");
     }
-    return fail("@" + entry + " takes " + llvm::Twine(argTypes.size()) +
-                " inputs (" + types + "), got " + llvm::Twine(inputs.size()) +
-                " --input");
+    return failRun("@" + entry + " takes " + llvm::Twine(argTypes.size()) +
+                   " inputs (" + types + "), got " +
+                   llvm::Twine(inputs.size()) + " --input");
   }
   // Each input is a value of the argument's type or, for a file of more
   // samples than the argument's leading dimension, a data set fed in
@@ -644,13 +653,13 @@ int main(int argc, char **argv) {
       rt::StatusOr<rt::HostTensor> value =
           gplace::frontend::readTensorProtoFile(file);
       if (!value)
-        return fail("input #" + llvm::Twine(index) + ": " +
-                    value.status().message());
+        return failRun("input #" + llvm::Twine(index) + ": " +
+                       value.status().message());
       std::optional<rt::TensorType> arg = gplace::toTensorType(argTypes[index]);
       if (!arg || value->type != *arg)
-        return fail("input #" + llvm::Twine(index) + ": " + file +
-                    " holds a " + value->type.str() + " tensor, @" + entry +
-                    " takes " + (arg ? arg->str() : std::string("?")));
+        return failRun("input #" + llvm::Twine(index) + ": " + file +
+                       " holds a " + value->type.str() + " tensor, @" + entry +
+                       " takes " + (arg ? arg->str() : std::string("?")));
       values.push_back(std::move(*value));
       continue;
     }
@@ -660,7 +669,7 @@ int main(int argc, char **argv) {
     if (!value) {
       std::optional<rt::TensorType> arg = gplace::toTensorType(argTypes[index]);
       if (!llvm::StringRef(text).starts_with("@") || !arg || arg->shape.empty())
-        return fail(value.status());
+        return failRun(value.status());
       rt::StatusOr<rt::HostTensor> file =
           rt::readTensorFile(llvm::StringRef(text).drop_front().str());
       // A data set: the argument's type but for more samples than its
@@ -670,7 +679,7 @@ int main(int argc, char **argv) {
           file->type.shape[0] <= arg->shape[0] ||
           !std::equal(arg->shape.begin() + 1, arg->shape.end(),
                       file->type.shape.begin() + 1))
-        return fail(value.status());
+        return failRun(value.status());
       samples.push_back(std::move(*file));
       batchTypes.push_back(*arg);
       batched.push_back(index);
@@ -682,35 +691,35 @@ int main(int argc, char **argv) {
   std::optional<tooling::Dataset> dataset;
   if (!samples.empty()) {
     if (iterations.getNumOccurrences())
-      return fail("--iterations cannot be combined with a data set input: "
-                  "the steps are --epochs times the batches per epoch");
+      return failRun("--iterations cannot be combined with a data set input: "
+                     "the steps are --epochs times the batches per epoch");
     std::optional<uint64_t> seed;
     if (shuffleSeed.getNumOccurrences())
       seed = shuffleSeed;
     rt::StatusOr<tooling::Dataset> made = tooling::Dataset::create(
         std::move(samples), batchTypes, batched, seed);
     if (!made)
-      return fail(made.status());
+      return failRun(made.status());
     dataset = std::move(*made);
   } else if (epochs.getNumOccurrences() || shuffleSeed.getNumOccurrences()) {
-    return fail("--epochs and --shuffle need a data set input (a file with "
-                "more samples than the argument's first dimension)");
+    return failRun("--epochs and --shuffle need a data set input (a file with "
+                   "more samples than the argument's first dimension)");
   }
 
   FailureOr<rt::Plan> plan =
       tooling::compileToPlan(*module, compileDevices, compile);
   if (failed(plan)) // The diagnostics are printed.
-    return exitCode(tooling::exceedsMemoryLimit(*module)
-                        ? rt::StatusCode::OutOfMemory
-                        : rt::StatusCode::InvalidArgument);
+    return endJob(exitCode(tooling::exceedsMemoryLimit(*module)
+                               ? rt::StatusCode::OutOfMemory
+                               : rt::StatusCode::InvalidArgument));
   // Before running: no output file is touched for a wrong count.
   if (outputs.size() > plan->results.size())
-    return fail("got " + llvm::Twine(outputs.size()) + " --output for " +
-                llvm::Twine(plan->results.size()) + " results");
+    return failRun("got " + llvm::Twine(outputs.size()) + " --output for " +
+                   llvm::Twine(plan->results.size()) + " results");
   rt::StatusOr<std::unique_ptr<rt::Executor>> executor =
       loadPlan(std::move(*plan), **machine, cluster.has_value());
   if (!executor)
-    return fail(executor.status());
+    return failRun(executor.status());
   if (logDevicePlacement && chief && !(*executor)->graphNote().empty())
     llvm::errs() << (*executor)->graphNote() << "\n";
   if (logDevicePlacement && chief && !(*executor)->collectiveNote().empty())
@@ -737,19 +746,19 @@ int main(int argc, char **argv) {
                 : loadFunction(context, sourceMgr, initEntry, **machine,
                                compileDevices, compile);
     if (!init)
-      return fail(init.status());
+      return failRun(init.status());
     rt::StatusOr<std::vector<rt::HostTensor>> ran = (*init)->run({});
     if (!ran)
       return failRun(ran.status());
     if (rt::Status copied = tooling::copyVariables(**init, **executor);
         !copied)
-      return fail(copied);
+      return failRun(copied);
   }
   if (!restoreCheckpoint.empty())
     if (rt::Status restored =
             tooling::restoreCheckpoint(restoreCheckpoint, **executor);
         !restored)
-      return fail(restored);
+      return failRun(restored);
 
   // The inputs go into the executor's staging memory (pinned for GPUs) once;
   // each run reads them there and leaves its results in host memory. Data
@@ -826,7 +835,7 @@ int main(int argc, char **argv) {
       if (rt::Status saved =
               tooling::saveCheckpoint(saveCheckpoint, **executor);
           !saved)
-        return fail(saved);
+        return failRun(saved);
   }
   if (transport)
     if (rt::Status flushed = transport->flush(); !flushed)
@@ -839,7 +848,7 @@ int main(int argc, char **argv) {
     if (index < outputs.size()) {
       rt::Status written = rt::writeNpy(outputs[index].substr(1), result);
       if (!written)
-        return fail(written);
+        return failRun(written);
       continue;
     }
     llvm::outs() << "result[" << index << "]: " << rt::formatTensor(result)

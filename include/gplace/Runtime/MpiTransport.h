@@ -21,9 +21,10 @@ public:
   /// Initialises MPI for this process (MPI_Init_thread, asking for
   /// MPI_THREAD_MULTIPLE; every MPI call is serialised anyway, so
   /// MPI_THREAD_SERIALIZED suffices) and returns the transport of
-  /// MPI_COMM_WORLD. `timeoutSeconds` bounds each receive and the final
-  /// flush. Errors (unavailable): MPI does not initialise, or gives less
-  /// than MPI_THREAD_SERIALIZED.
+  /// MPI_COMM_WORLD. `timeoutSeconds` bounds each receive and the delivery
+  /// of each send (checked by the next send, receive or flush). Errors
+  /// (unavailable): MPI does not initialise, or gives less than
+  /// MPI_THREAD_SERIALIZED.
   static StatusOr<std::unique_ptr<MpiTransport>>
   create(int *argc, char ***argv, double timeoutSeconds);
   /// Finalises MPI (MPI_Finalize) once every send is delivered.

@@ -31,7 +31,8 @@ public:
   /// bytes are copied first, so the memory may be reused once this returns
   /// (TensorFlow's _Send does not wait for its _Recv either). Transfers
   /// between two ranks with one tag arrive in order. Errors: a bad peer, or
-  /// the transport's failure, naming the peer's task.
+  /// the transport's failure, naming the peer's task; also an earlier send
+  /// not delivered within the transport's timeout (unavailable).
   virtual Status send(int peer, int64_t tag, const void *data,
                       int64_t bytes) = 0;
 
