@@ -296,6 +296,13 @@ StatusOr<HostTensor> readNpy(const std::string &path) {
   return tensor;
 }
 
+bool hasNpyDtype(gplace::ElementType type) {
+  for (const NpyType &npy : kNpyTypes)
+    if (npy.type == type)
+      return true;
+  return false;
+}
+
 Status writeNpy(const std::string &path, const HostTensor &tensor) {
   const char *code = nullptr;
   for (const NpyType &npy : kNpyTypes)

@@ -71,6 +71,10 @@ rt::Status tooling::saveCheckpoint(const std::string &path,
     return rt::Status::invalidArgument("cannot save checkpoint '" + path +
                                        "': " + why);
   };
+  // TensorFlow's Saver: "No variables to save" (libzip would write no
+  // archive at all).
+  if (executor.numVariables() == 0)
+    return fail("the graph has no variables to save");
   TempDir temp;
   if (!temp.ok())
     return fail("cannot create a temporary directory");

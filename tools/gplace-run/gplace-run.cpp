@@ -36,6 +36,7 @@
 #include "gplace/Tooling/Dataset.h"
 #include "gplace/Tooling/Inputs.h"
 #include "gplace/Tooling/Machine.h"
+#include "gplace/Tooling/Outputs.h"
 #include "gplace/Tooling/Profile.h"
 #include "gplace/Transforms/Passes.h"
 
@@ -472,6 +473,19 @@ int main(int argc, char **argv) {
     return code;
   };
   auto failRun = [&](const auto &error) { return endJob(fail(error)); };
+  // The chief's files are written after the run, which may be hours of
+  // training: their paths are checked now.
+  if (chief) {
+    for (const std::string &output : outputs)
+      if (rt::Status writable = tooling::checkWritable(output.substr(1));
+          !writable)
+        return failRun(writable);
+    if (!saveCheckpoint.empty())
+      if (rt::Status writable = tooling::checkWritable(saveCheckpoint);
+          !writable)
+        return failRun(
+            rt::Status::invalidArgument("--save: " + writable.message()));
+  }
 
   DialectRegistry registry;
   registry.insert<gplace::graph::GraphDialect, gplace::plan::PlanDialect,
@@ -716,10 +730,21 @@ int main(int argc, char **argv) {
   if (outputs.size() > plan->results.size())
     return failRun("got " + llvm::Twine(outputs.size()) + " --output for " +
                    llvm::Twine(plan->results.size()) + " results");
+  for (size_t i = 0; i < outputs.size(); ++i)
+    if (gplace::ElementType type =
+            plan->buffers[plan->results[i]].type.elementType;
+        !rt::hasNpyDtype(type))
+      return failRun("cannot write '" + outputs[i].substr(1) +
+                     "': NumPy has no " +
+                     std::string(gplace::elementTypeName(type)) +
+                     " dtype (result #" + llvm::Twine(i) + ")");
   rt::StatusOr<std::unique_ptr<rt::Executor>> executor =
       loadPlan(std::move(*plan), **machine, cluster.has_value());
   if (!executor)
     return failRun(executor.status());
+  if (!saveCheckpoint.empty() && chief && (*executor)->numVariables() == 0)
+    return failRun("--save: the graph has no variables to save (in a cluster, "
+                   "the chief saves the variables on its own task)");
   if (logDevicePlacement && chief && !(*executor)->graphNote().empty())
     llvm::errs() << (*executor)->graphNote() << "\n";
   if (logDevicePlacement && chief && !(*executor)->collectiveNote().empty())
@@ -844,15 +869,15 @@ int main(int argc, char **argv) {
     return 0; // The chief prints and writes the results.
   if (printTiming)
     printRunTimes(seconds);
-  for (auto [index, result] : llvm::enumerate(results)) {
-    if (index < outputs.size()) {
-      rt::Status written = rt::writeNpy(outputs[index].substr(1), result);
-      if (!written)
-        return failRun(written);
-      continue;
-    }
-    llvm::outs() << "result[" << index << "]: " << rt::formatTensor(result)
-                 << "\n";
-  }
+  std::vector<std::string> outputPaths;
+  for (const std::string &output : outputs)
+    outputPaths.push_back(output.substr(1));
+  if (rt::Status written = tooling::writeNpyFiles(outputPaths, results);
+      !written)
+    return failRun(written);
+  for (auto [index, result] : llvm::enumerate(results))
+    if (index >= outputs.size())
+      llvm::outs() << "result[" << index << "]: " << rt::formatTensor(result)
+                   << "\n";
   return 0;
 }

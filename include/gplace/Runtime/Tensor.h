@@ -63,6 +63,10 @@ std::string formatTensor(const HostTensor &tensor);
 /// argument) name the file and what is wrong.
 StatusOr<HostTensor> readNpy(const std::string &path);
 
+/// Whether NumPy has a dtype for `type` (every element type but bf16), so
+/// that writeNpy can write it.
+bool hasNpyDtype(gplace::ElementType type);
+
 /// Writes `tensor` as a .npy file (format version 1.0). bf16 is refused. A
 /// regular or new file is written beside `path` and renamed over it, so a
 /// failure never leaves it torn; a device or pipe is written in place.

@@ -25,7 +25,8 @@ namespace gplace::tooling {
 /// never a torn file. Variables sharing a name (the copies of a mirrored
 /// variable, one per replica) are saved once. Errors (invalid argument,
 /// naming the file): any write, sync or rename failure; bf16 variables
-/// (NumPy has no bf16); copies of one variable that differ.
+/// (NumPy has no bf16); copies of one variable that differ; no variables
+/// (TensorFlow's Saver: "No variables to save").
 runtime::Status saveCheckpoint(const std::string &path,
                                const runtime::Executor &executor);
 
