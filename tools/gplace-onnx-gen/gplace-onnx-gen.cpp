@@ -399,6 +399,20 @@ onnx::ModelProto buildSoftmaxOpset9() {
   return b.model;
 }
 
+// A grouped convolution of `group` groups on 2 channels, one input channel
+// per group in the filter: with group 1 the filter's channels do not match
+// the input's.
+onnx::ModelProto buildGroupedConv(int64_t group) {
+  ModelBuilder b(13, "grouped_conv");
+  b.input("x", {1, 2, 3, 3});
+  Tensor w{"w", {2, 1, 1, 1}, {0.5f, -2.0f}};
+  b.initializer(w);
+  onnx::NodeProto *conv = b.node("Conv", "conv", {"x", "w"}, {"y"});
+  attrInt(conv, "group", group);
+  b.output("y", {1, 2, 3, 3});
+  return b.model;
+}
+
 std::string baseName(const std::string &path) {
   size_t slash = path.find_last_of('/');
   return slash == std::string::npos ? path : path.substr(slash + 1);
@@ -465,7 +479,7 @@ int main(int argc, char **argv) {
   if (argc != 3)
     fail("usage: gplace-onnx-gen "
          "mlp|cnn|unsupported|dynamic|external|softmax-opset9|mlp-bench|"
-         "chain:N OUTPUT.onnx");
+         "grouped-conv|chain:N OUTPUT.onnx");
   std::string name = argv[1];
   std::string output = argv[2];
 
@@ -476,6 +490,8 @@ int main(int argc, char **argv) {
       {"dynamic", buildDynamic},
       {"external", [] { return buildMlp("external"); }},
       {"softmax-opset9", buildSoftmaxOpset9},
+      {"grouped-conv", [] { return buildGroupedConv(2); }},
+      {"grouped-conv-mismatch", [] { return buildGroupedConv(1); }},
       {"mlp-bench",
        [] {
          return buildMlp("mlp_bench", 0x6d6c7062u /* "mlpb" */, 1024, 1024);
@@ -494,7 +510,8 @@ int main(int argc, char **argv) {
     if (it == builders.end())
       fail("unknown model '" + name +
            "' (expected mlp, cnn, unsupported, dynamic, external, "
-           "softmax-opset9, mlp-bench or chain:N)");
+           "softmax-opset9, mlp-bench, grouped-conv or "
+           "chain:N)");
     model = it->second();
   }
 

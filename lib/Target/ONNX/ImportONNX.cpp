@@ -2185,6 +2185,18 @@ bool mapConv(Node &n, SmallVectorImpl<Value> &results, std::string &reason) {
     reason = "a filter of another rank than the input";
     return false;
   }
+  // Conv2D groups as TensorFlow's does, by the channels: the input's over
+  // the filter's. ONNX names the group count, which must agree (ONNX 1.12's
+  // shape inference does not check it; ONNX Runtime refuses the model).
+  int64_t group = n.getInt("group", 1);
+  if (group < 1 || xType.getDimSize(1) != wType.getDimSize(1) * group) {
+    reason = "group " + std::to_string(group) + " with " +
+             std::to_string(xType.getDimSize(1)) +
+             " input channels and a filter of " +
+             std::to_string(wType.getDimSize(1)) +
+             " (the input's channels must be the filter's times the group)";
+    return false;
+  }
   Window window;
   if (!window.read(n, xType, wType.getShape().drop_front(2), reason))
     return false;
