@@ -244,7 +244,8 @@ StatusOr<HostTensor> readNpy(const std::string &path) {
     return fail("Fortran-ordered arrays are not supported");
   // descr is quoted: '<f4'. Byte order: '<' little, '|' not applicable,
   // '=' native (little on every machine gplace runs on).
-  if (descr->size() != 5 || (*descr)[1] == '>')
+  if (descr->size() != 5 || descr->front() != '\'' || descr->back() != '\'' ||
+      std::string_view("<|=").find((*descr)[1]) == std::string_view::npos)
     return fail("unsupported dtype " + *descr +
                 " (expected little-endian f2, f4, f8, i4, i8, b1 or u1)");
   std::string code = descr->substr(2, 2);
@@ -259,13 +260,20 @@ StatusOr<HostTensor> readNpy(const std::string &path) {
     return fail("unsupported dtype " + *descr +
                 " (expected f2, f4, f8, i4, i8, b1 or u1)");
 
-  // shape: "(2, 3)", "(4,)" or "()".
+  // shape: "(2, 3)", "(4,)" or "()": a tuple, every item a number but an
+  // empty one after the last comma.
+  if (shapeText->size() < 2 || shapeText->front() != '(' ||
+      shapeText->back() != ')')
+    return fail("bad shape " + *shapeText + " (expected a tuple)");
   std::string dims = shapeText->substr(1, shapeText->size() - 2);
   std::stringstream stream(dims);
   for (std::string item; std::getline(stream, item, ',');) {
     size_t first = item.find_first_not_of(' ');
-    if (first == std::string::npos)
+    if (first == std::string::npos) {
+      if (!stream.eof())
+        return fail("bad shape " + *shapeText);
       continue;
+    }
     int64_t value = 0;
     const char *begin = item.data() + first;
     const char *end = item.data() + item.find_last_not_of(' ') + 1;

@@ -8,12 +8,13 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstring>
-#include <algorithm>
-#include <mutex>
 #include <filesystem>
+#include <fstream>
+#include <mutex>
 #include <set>
 #include <thread>
 
@@ -81,6 +82,61 @@ TEST(Tensor, NpyRoundTrip) {
   Status bf16 = writeNpy(path, HostTensor(TensorType{ElementType::BF16, {1}}));
   EXPECT_FALSE(bf16.isOk());
   EXPECT_NE(bf16.message().find("NumPy has no bf16 dtype"), std::string::npos);
+  std::filesystem::remove(path);
+}
+
+/// Malformed headers NumPy would not read are refused, not read as
+/// something else: a shape that is not a tuple (a bare 4 read as a
+/// scalar), an empty item between commas, a dtype not in quotes or with a
+/// byte-order character NumPy does not have.
+TEST(Tensor, NpyRefusesMalformedHeaders) {
+  std::string path =
+      (std::filesystem::temp_directory_path() / "gplace-npy-bad.npy").string();
+  auto write = [&](const std::string &dict, size_t dataBytes) {
+    std::string header = dict;
+    header.append((64 - (10 + header.size() + 1) % 64) % 64, ' ');
+    header += '\n';
+    std::string file = std::string("\x93NUMPY\x01\x00", 8);
+    file += static_cast<char>(header.size() & 0xff);
+    file += static_cast<char>(header.size() >> 8);
+    file += header + std::string(dataBytes, '\0');
+    std::ofstream(path, std::ios::binary) << file;
+  };
+  struct Case {
+    const char *dict;
+    size_t dataBytes;
+    const char *error;
+  } cases[] = {
+      {"{'descr': '<f4', 'fortran_order': False, 'shape': 4, }", 4,
+       "bad shape 4 (expected a tuple)"},
+      {"{'descr': '<f4', 'fortran_order': False, 'shape': (2,,3), }", 24,
+       "bad shape (2,,3)"},
+      {"{'descr': '<f4', 'fortran_order': False, 'shape': (,), }", 4,
+       "bad shape (,)"},
+      {"{'descr': 'x<f4x', 'fortran_order': False, 'shape': (1,), }", 4,
+       "unsupported dtype"},
+      {"{'descr': '!f4', 'fortran_order': False, 'shape': (1,), }", 4,
+       "unsupported dtype"},
+      {"{'descr': '_f4', 'fortran_order': False, 'shape': (1,), }", 4,
+       "unsupported dtype"},
+  };
+  for (const Case &c : cases) {
+    write(c.dict, c.dataBytes);
+    StatusOr<HostTensor> read = readNpy(path);
+    ASSERT_FALSE(read) << c.dict;
+    EXPECT_NE(read.status().message().find(c.error), std::string::npos)
+        << read.status().message();
+  }
+  // What NumPy writes, and its spellings, still read.
+  for (const char *dict :
+       {"{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }",
+        "{'descr': '<f4', 'fortran_order': False, 'shape': (6, ), }",
+        "{'descr': '=f4', 'fortran_order': False, 'shape': (2,3), }",
+        "{'descr': '|u1', 'fortran_order': False, 'shape': (24,), }"}) {
+    write(dict, 24);
+    StatusOr<HostTensor> read = readNpy(path);
+    EXPECT_TRUE(read) << dict << ": " << read.status().message();
+  }
   std::filesystem::remove(path);
 }
 
