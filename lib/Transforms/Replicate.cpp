@@ -520,6 +520,12 @@ struct ReplicatePass : gplace::impl::ReplicatePassBase<ReplicatePass> {
           << "'";
       return signalPassFailure();
     }
+    if (bucketBytes < 0) {
+      getOperation().emitError()
+          << "--gplace-replicate bucket-bytes must not be negative, not "
+          << bucketBytes.getValue();
+      return signalPassFailure();
+    }
     ReplicaConfig config;
     config.mirrored = variables == "mirrored";
     config.bucketBytes = bucketBytes;
@@ -529,6 +535,13 @@ struct ReplicatePass : gplace::impl::ReplicatePassBase<ReplicatePass> {
     std::optional<gplace::DeviceSet> known = getModuleDevices(module);
     if (!devices.empty()) {
       for (const std::string &device : devices) {
+        // An empty entry ("/gpu:0,,/gpu:1") would match every device, the
+        // CPU's included.
+        if (llvm::StringRef(device).trim().empty()) {
+          getOperation().emitError()
+              << "--gplace-replicate devices: an empty entry in the list";
+          return signalPassFailure();
+        }
         std::string error;
         std::optional<gplace::DeviceName> spec =
             gplace::DeviceName::parse(device, &error);
@@ -566,6 +579,21 @@ struct ReplicatePass : gplace::impl::ReplicatePassBase<ReplicatePass> {
       for (unsigned i = 0; i < replicas; ++i)
         config.devices.push_back(
             ("/device:" + deviceType + ":" + Twine(i)).str());
+    }
+    // One replica per device: two on one device would share its variables'
+    // names and its streams.
+    for (auto [i, request] : llvm::enumerate(config.devices)) {
+      std::optional<gplace::DeviceName> spec =
+          gplace::DeviceName::parse(request);
+      for (const std::string &earlier :
+           llvm::ArrayRef(config.devices).take_front(i))
+        if (spec && gplace::DeviceName::parse(earlier) == spec) {
+          getOperation().emitError()
+              << "--gplace-replicate devices: '" << request
+              << "' is listed twice (as '" << earlier
+              << "'); each replica needs its own device";
+          return signalPassFailure();
+        }
     }
     // The replicas' devices must exist when the module says which do.
     if (known) {

@@ -19,6 +19,14 @@
 // RUN: not gplace-opt %s --split-input-file --gplace-replicate="replicas=2 batch-args=4" 2>&1 | FileCheck %s --check-prefix=ARGNUM
 // ARGNUM: error: --gplace-replicate batch-args: @train has no argument #4 (it has 1)
 // RUN: not gplace-opt %s --split-input-file --gplace-assign-devices="devices=cpu:1,gpu:2" --gplace-replicate="devices=/gpu:1,/gpu:2" 2>&1 | FileCheck %s --check-prefix=MISSING
+// An empty entry matched every device (a replica on the CPU), a device
+// listed twice failed late, a negative bucket size was taken.
+// RUN: not gplace-opt %s --split-input-file --gplace-assign-devices="devices=cpu:1,gpu:2" --gplace-replicate="devices=/gpu:0,,/gpu:1" 2>&1 | FileCheck %s --check-prefix=EMPTY
+// EMPTY: error: --gplace-replicate devices: an empty entry in the list
+// RUN: not gplace-opt %s --split-input-file --gplace-assign-devices="devices=cpu:1,gpu:2" --gplace-replicate="devices=/gpu:0,/device:GPU:0" 2>&1 | FileCheck %s --check-prefix=TWICE
+// TWICE: error: --gplace-replicate devices: '/device:GPU:0' is listed twice (as '/gpu:0'); each replica needs its own device
+// RUN: not gplace-opt %s --split-input-file --gplace-replicate="replicas=2 bucket-bytes=-5" 2>&1 | FileCheck %s --check-prefix=BUCKET
+// BUCKET: error: --gplace-replicate bucket-bytes must not be negative, not -5
 // MISSING: error: --gplace-replicate: Could not satisfy explicit device specification '/gpu:2' because no devices matching that specification are registered in this process; available devices: /job:localhost/replica:0/task:0/device:GPU:0, /job:localhost/replica:0/task:0/device:GPU:1, /job:localhost/replica:0/task:0/device:CPU:0
 
 // expected-error @+1 {{argument #0 of @train, of type 'tensor<4x3xf32>': its batch of 4 does not divide into 3 replicas}}
