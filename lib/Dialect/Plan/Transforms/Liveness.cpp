@@ -196,6 +196,19 @@ FailureOr<BufferLives> BufferLives::build(ProgramOp program,
     }
   }
 
+  // Every sum of buffer sizes below (the lower bound's, the planners'
+  // offsets and arena sizes) is at most a device's total, which must fit
+  // in 64 bits.
+  DenseMap<StringAttr, int64_t> totals;
+  for (const Buffer &buffer : lives.buffers) {
+    int64_t &total = totals[buffer.device];
+    if (!buffer.inRegisters &&
+        __builtin_add_overflow(total, buffer.bytes, &total))
+      return program.emitOpError()
+             << "needs more than 2^63 bytes of memory on @"
+             << buffer.device.getValue() << " for its tensors";
+  }
+
   // The lower bound: the most bytes in use at one step, per device.
   DenseMap<StringAttr, std::vector<int64_t>> deltas;
   for (const Buffer &buffer : lives.buffers) {

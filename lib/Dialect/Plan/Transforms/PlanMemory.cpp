@@ -26,6 +26,8 @@
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/DenseSet.h"
 
+#include <limits>
+
 namespace gplace {
 #define GEN_PASS_DEF_PLANMEMORYPASS
 #include "gplace/Dialect/Plan/Transforms/Passes.h.inc"
@@ -97,7 +99,17 @@ struct PlanMemoryPass
     bool ok = true;
     for (DeviceOp device : devices) {
       DeviceNeed &need = needs[device.getSymNameAttr()];
-      int64_t peak = need.persistent + need.arena;
+      int64_t peak;
+      if (__builtin_add_overflow(need.persistent, need.arena, &peak)) {
+        emitError(need.neediest.value_or(module.getLoc()))
+            << "device " << device.getDeviceName()
+            << " needs more than 2^63 bytes of memory: "
+            << formatBytes(need.persistent)
+            << " for constants and variables and " << formatBytes(need.arena)
+            << " for intermediates";
+        ok = false;
+        continue;
+      }
       device.setPersistentBytesAttr(builder.getI64IntegerAttr(need.persistent));
       device.setArenaBytesAttr(builder.getI64IntegerAttr(need.arena));
       device.setPeakBytesAttr(builder.getI64IntegerAttr(peak));
@@ -460,8 +472,11 @@ struct PlanMemoryPass
       int64_t mine = persistent->lookup(symbol);
       need.persistent = std::max(need.persistent, mine);
       need.arena = std::max(need.arena, bytes);
-      if (mine + bytes > need.neediestBytes) {
-        need.neediestBytes = mine + bytes;
+      int64_t sum;
+      if (__builtin_add_overflow(mine, bytes, &sum))
+        sum = std::numeric_limits<int64_t>::max();
+      if (sum > need.neediestBytes) {
+        need.neediestBytes = sum;
         need.neediest = program.getLoc();
       }
     }
