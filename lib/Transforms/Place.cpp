@@ -156,8 +156,12 @@ private:
   LogicalResult buildGroups();
   LogicalResult place();
   LogicalResult placeAuto();
+  /// One placement of policy=auto within `budget` (bytes per device, 0 for
+  /// none): fills `planned` with what the memory plan will need per device
+  /// and `estimated` with the peak the placement itself counted.
   LogicalResult placeAutoWithin(const std::vector<int64_t> &budget,
-                                std::vector<int64_t> &planned);
+                                std::vector<int64_t> &planned,
+                                std::vector<int64_t> &estimated);
   LogicalResult placeGroup(Group &group);
   /// Counts one more error in `errors`; at the 20th, reports that placement
   /// of the function stopped and returns true.
@@ -758,23 +762,29 @@ LogicalResult FunctionPlacer::placeAuto() {
   // but makes a copy when its consumer is placed, where the plan makes it
   // right after its producer (--gplace-insert-copies), so the plan may need
   // a little more. Each device over its limit then gets a budget lowered
-  // by the excess, and the placement starts again (at most 3 times more);
-  // a placement still over is left to the memory planner's error.
+  // by what the placement's count missed (the plan's need less the
+  // placement's peak), below the peak it counted, so that the next
+  // placement must differ; it starts again (at most 3 times more), and a
+  // placement still over is left to the memory planner's error.
   std::vector<int64_t> budget;
   for (unsigned d = 0; d < devices_.size(); ++d)
     budget.push_back(deviceSet_.attributes(d).memoryLimit);
   std::vector<Group> initial = groups_;
   size_t reasons = softReasons_.size();
   for (unsigned attempt = 0;; ++attempt) {
-    std::vector<int64_t> planned;
-    if (failed(placeAutoWithin(budget, planned)))
+    std::vector<int64_t> planned, estimated;
+    if (failed(placeAutoWithin(budget, planned, estimated)))
       return failure();
     bool over = false;
     for (unsigned d = 0; d < devices_.size(); ++d) {
       int64_t limit = deviceSet_.attributes(d).memoryLimit;
       if (limit > 0 && planned[d] > limit) {
-        // Never 0 or less: that would read as no limit.
-        budget[d] = std::max<int64_t>(1, budget[d] - (planned[d] - limit));
+        // Lowering by the excess over the limit alone (planned - limit)
+        // could leave the budget above the placement's own peak, and the
+        // same placement came back. Never 0 or less: that reads as no
+        // limit.
+        int64_t missed = planned[d] - estimated[d];
+        budget[d] = std::max<int64_t>(1, std::min(budget[d], limit - missed));
         over = true;
       }
     }
@@ -787,7 +797,8 @@ LogicalResult FunctionPlacer::placeAuto() {
 
 LogicalResult
 FunctionPlacer::placeAutoWithin(const std::vector<int64_t> &budget,
-                                std::vector<int64_t> &planned) {
+                                std::vector<int64_t> &planned,
+                                std::vector<int64_t> &estimated) {
   // The places each op is put in program order, one at a time: an op
   // whose group has no device yet goes to the device where it would finish
   // first (its operands copied there, the device free), among those that
@@ -937,6 +948,15 @@ FunctionPlacer::placeAutoWithin(const std::vector<int64_t> &budget,
       freeBuffer(copy.first, st.copyOffsets[k], st.copyBytes);
   };
   auto inUse = [&](int d) { return persistent[d] + arenas[d].size(); };
+  // What a device may hold in this attempt: its limit, or on a retry the
+  // limit lowered by what the plan's copies needed beyond it (placeAuto).
+  auto capacity = [&](int d) {
+    std::string text = formatSize(budget[d]);
+    if (budget[d] < limit[d])
+      text += " (its " + formatSize(limit[d]) +
+              " limit less what the plan's copies needed beyond it)";
+    return text;
+  };
   // Fixes group `cls` on device `d`: its constants and variables take
   // persistent memory there.
   auto commitGroup = [&](unsigned cls, int d) {
@@ -1070,24 +1090,22 @@ FunctionPlacer::placeAutoWithin(const std::vector<int64_t> &budget,
            << " for tensors on one device; ";
       for (auto [k, d] : llvm::enumerate(candidates))
         diag << (k ? ", " : "") << shortName(devices_[d]) << " has "
-             << formatSize(inUse(d)) << " in use of "
-             << formatSize(limit[d]);
+             << formatSize(inUse(d)) << " in use of " << capacity(d);
       diag << "; the largest tensors: " << largestTensors();
       group.failed = true;
       return failure();
     }
     int d = candidates[best];
     if (choices[fastest].finish < choices[best].finish) {
-      reason(group, "auto: " + shortName(devices_[candidates[fastest]]) +
-                        " would finish " +
-                        formatSeconds(choices[best].finish -
-                                      choices[fastest].finish) +
-                        " earlier but lacks the memory (needs " +
-                        formatSize(choices[fastest].persistentExtra +
-                                   choices[fastest].growth) +
-                        " more, " + formatSize(inUse(candidates[fastest])) +
-                        " in use of " +
-                        formatSize(limit[candidates[fastest]]) + ")");
+      reason(group,
+             "auto: " + shortName(devices_[candidates[fastest]]) +
+                 " would finish " +
+                 formatSeconds(choices[best].finish - choices[fastest].finish) +
+                 " earlier but lacks the memory (needs " +
+                 formatSize(choices[fastest].persistentExtra +
+                            choices[fastest].growth) +
+                 " more, " + formatSize(inUse(candidates[fastest])) +
+                 " in use of " + capacity(candidates[fastest]) + ")");
     } else {
       int second = -1;
       for (unsigned k = 0; k < choices.size(); ++k)
@@ -1310,8 +1328,11 @@ FunctionPlacer::placeAutoWithin(const std::vector<int64_t> &budget,
     ++step;
   }
   planned.assign(numDevices, 0);
-  for (int d = 0; d < numDevices; ++d)
+  estimated.assign(numDevices, 0);
+  for (int d = 0; d < numDevices; ++d) {
     planned[d] = persistent[d] + plannedArenas[d].size();
+    estimated[d] = inUse(d);
+  }
   return success();
 }
 

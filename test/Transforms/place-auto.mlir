@@ -95,3 +95,32 @@ module attributes {gplace.devices = [#gplace.device<"/job:localhost/replica:0/ta
     return %c : tensor<4x4xi32>
   }
 }
+
+// -----
+
+// The plan copies 'early' (64 KiB) to GPU:1 right after it runs, where the
+// placement counts it from its consumer 'late' on: on GPU:1, 'late' would
+// fit the placement's count (448 KiB of 512 KiB - 1) but not the plan
+// (512 KiB). The next attempt's budget is lowered by the 64 KiB the count
+// missed, below its peak, and 'late' goes to GPU:0 (lowered by the 1 byte
+// of excess over the limit, the same placement came back 3 times and the
+// memory planner failed). The PLAN run checks that the plan fits.
+module attributes {gplace.devices = [#gplace.device<"/job:localhost/replica:0/task:0/device:GPU:0", memory_limit = 524287>, #gplace.device<"/job:localhost/replica:0/task:0/device:GPU:1", memory_limit = 524287>, #gplace.device<"/job:localhost/replica:0/task:0/device:CPU:0">]} {
+  // CHECK-LABEL: func.func @copied_early
+  func.func @copied_early(%x: tensor<128x128xf32>) -> tensor<128x128xf32> {
+    %w0 = gplace.variable dense<0.01> : tensor<128x128xf32> {name = "w0", device = "/gpu:0"}
+    %r0 = gplace.read %w0 : !gplace.resource<tensor<128x128xf32>>
+    %t = gplace.matmul %x, %r0 {name = "early", device = "/gpu:0"} : (tensor<128x128xf32>, tensor<128x128xf32>) -> tensor<128x128xf32>
+    %wa = gplace.variable dense<0.01> : tensor<128x256xf32> {name = "wa", device = "/gpu:1"}
+    %ra = gplace.read %wa : !gplace.resource<tensor<128x256xf32>>
+    %wb = gplace.variable dense<0.01> : tensor<256x128xf32> {name = "wb", device = "/gpu:1"}
+    %rb = gplace.read %wb : !gplace.resource<tensor<256x128xf32>>
+    %a1 = gplace.matmul %x, %ra {name = "b1", device = "/gpu:1"} : (tensor<128x128xf32>, tensor<128x256xf32>) -> tensor<128x256xf32>
+    %a2 = gplace.matmul %a1, %rb {name = "b2", device = "/gpu:1"} : (tensor<128x256xf32>, tensor<256x128xf32>) -> tensor<128x128xf32>
+    // CHECK: gplace.add {{.*}}assigned_device = "/job:localhost/replica:0/task:0/device:GPU:0"
+    %s = gplace.add %a2, %t {name = "late"} : (tensor<128x128xf32>, tensor<128x128xf32>) -> tensor<128x128xf32>
+    return %s : tensor<128x128xf32>
+  }
+}
+// LOG: late: (AddV2): /job:localhost/replica:0/task:0/device:GPU:0 (auto: GPU:1 would finish {{.*}} earlier but lacks the memory (needs 0 B more, 448 KiB in use of 448 KiB (its 512 KiB limit less what the plan's copies needed beyond it)))
+// PLAN: gplan.device @gpu1 {{.*}}memory_limit = 524287 : i64, peak_bytes = 458752 : i64
