@@ -25,6 +25,22 @@ bool readExactly(gzFile file, void *out, size_t n) {
          gzread(file, out, static_cast<unsigned>(n)) == static_cast<int>(n);
 }
 
+/// zlib's message for the last error on `file` ("incorrect data check":
+/// a CRC that does not match; "unexpected end of file": a gzip stream cut
+/// before its trailer), or "" when there is none.
+std::string gzipError(gzFile file) {
+  int code = Z_OK;
+  const char *message = gzerror(file, &code);
+  if (code == Z_OK || code == Z_STREAM_END)
+    return "";
+  if (!message || !*message)
+    return "zlib error " + std::to_string(code);
+  // zlib writes "<path>: <why>"; the caller names the file.
+  std::string text = message;
+  size_t colon = text.rfind(": ");
+  return colon == std::string::npos ? text : text.substr(colon + 2);
+}
+
 } // namespace
 
 StatusOr<HostTensor> readIdx(const std::string &path) {
@@ -40,8 +56,11 @@ StatusOr<HostTensor> readIdx(const std::string &path) {
   if (!file)
     return fail(std::strerror(errno));
   unsigned char magic[4];
-  if (!readExactly(file.get(), magic, 4))
+  if (!readExactly(file.get(), magic, 4)) {
+    if (std::string why = gzipError(file.get()); !why.empty())
+      return fail("corrupt gzip data: " + why);
     return fail("shorter than its 4-byte magic number");
+  }
   if (magic[0] != 0 || magic[1] != 0)
     return fail("bad magic number (an IDX file starts with two zero bytes)");
   TensorType type;
@@ -80,8 +99,11 @@ StatusOr<HostTensor> readIdx(const std::string &path) {
                 " (expected 1 to 16)");
   for (int d = 0; d < rank; ++d) {
     unsigned char be[4];
-    if (!readExactly(file.get(), be, 4))
+    if (!readExactly(file.get(), be, 4)) {
+      if (std::string why = gzipError(file.get()); !why.empty())
+        return fail("corrupt gzip data: " + why);
       return fail("truncated in its dimensions");
+    }
     type.shape.push_back((int64_t(be[0]) << 24) | (int64_t(be[1]) << 16) |
                          (int64_t(be[2]) << 8) | int64_t(be[3]));
   }
@@ -99,7 +121,7 @@ StatusOr<HostTensor> readIdx(const std::string &path) {
     raw.resize(old + want);
     int got = gzread(file.get(), raw.data() + old, static_cast<unsigned>(want));
     if (got < 0)
-      return fail("read error");
+      return fail("corrupt gzip data: " + gzipError(file.get()));
     raw.resize(old + static_cast<size_t>(got));
     if (static_cast<size_t>(got) < want)
       return fail("truncated: the shape " + type.str() + " needs " +
@@ -110,6 +132,11 @@ StatusOr<HostTensor> readIdx(const std::string &path) {
   if (gzread(file.get(), &extra, 1) > 0)
     return fail("trailing data after the " + std::to_string(fileBytes) +
                 " bytes the shape " + type.str() + " needs");
+  // The end of a gzip stream checks its CRC-32 and length: a corrupt or
+  // cut file is refused (as Python's gzip module refuses it), even when
+  // the data before its trailer has the shape's size.
+  if (std::string why = gzipError(file.get()); !why.empty())
+    return fail("corrupt gzip data: " + why);
   HostTensor tensor(type);
   int64_t n = *count;
   for (int64_t i = 0; i < n; ++i) {
@@ -144,13 +171,18 @@ StatusOr<HostTensor> readIdx(const std::string &path) {
 StatusOr<HostTensor> readTensorFile(const std::string &path) {
   std::ifstream in(path, std::ios::binary);
   char magic[6] = {};
-  // IDX files start with two zero bytes (plain) or gzip's 1f 8b; anything
-  // else, and a file that cannot be opened, gets the .npy reader (and its
-  // messages).
+  // IDX files start with two zero bytes (plain) or gzip's 1f 8b, or are
+  // named so (MNIST's train-images-idx3-ubyte, x.idx: a bad one gets the
+  // IDX reader's message); anything else, and a file that cannot be
+  // opened, gets the .npy reader (and its messages).
   in.read(magic, 2);
-  bool idx = in && ((magic[0] == 0 && magic[1] == 0) ||
-                    (static_cast<unsigned char>(magic[0]) == 0x1f &&
-                     static_cast<unsigned char>(magic[1]) == 0x8b));
+  std::string name = std::filesystem::path(path).filename().string();
+  bool namedIdx = name.find("idx") != std::string::npos &&
+                  (name.size() < 4 || name.compare(name.size() - 4, 4, ".npy"));
+  bool idx = (in && ((magic[0] == 0 && magic[1] == 0) ||
+                     (static_cast<unsigned char>(magic[0]) == 0x1f &&
+                      static_cast<unsigned char>(magic[1]) == 0x8b))) ||
+             namedIdx;
   return idx ? readIdx(path) : readNpy(path);
 }
 

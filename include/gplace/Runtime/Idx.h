@@ -22,12 +22,15 @@ namespace gplace::runtime {
 /// (double) f64; 0x09 (signed byte) is refused. Errors (invalid argument,
 /// naming the file): not a regular file, a bad magic or type code, no or
 /// more than 16 dimensions, a shape whose byte size overflows, data
-/// shorter or longer than the shape says. Memory grows with the data
+/// shorter or longer than the shape says, gzip data that is corrupt or cut
+/// before its trailer (zlib's "incorrect data check", "unexpected end of
+/// file"). Memory grows with the data
 /// actually read, never from the header alone.
 StatusOr<HostTensor> readIdx(const std::string &path);
 
-/// Reads a tensor file: IDX (plain or gzip, by their first two bytes),
-/// else .npy (readNpy, with its errors).
+/// Reads a tensor file: IDX (plain or gzip, by their first two bytes, or
+/// a name with "idx" in it that does not end in .npy), else .npy (readNpy,
+/// with its errors).
 StatusOr<HostTensor> readTensorFile(const std::string &path);
 
 } // namespace gplace::runtime
