@@ -414,6 +414,10 @@ int main(int argc, char **argv) {
                               "gplace-run: compile and run a gplace graph\n");
   if (iterations < 1)
     return fail("--iterations must be at least 1");
+  // 0 is the option's "not set" (TensorFlow's per_process_gpu_memory_fraction
+  // default); given, it must be a fraction (the machine checks the rest).
+  if (gpuMemoryFraction.getNumOccurrences() && gpuMemoryFraction == 0)
+    return fail("--gpu-memory-fraction must be in (0, 1]");
   if (epochs.getNumOccurrences() && epochs < 1)
     return fail("--epochs must be at least 1");
   // Written so that NaN fails too; a week at most (a larger count of
