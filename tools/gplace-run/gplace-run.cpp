@@ -298,12 +298,59 @@ static int exitCode(rt::StatusCode code) {
   }
 }
 
+/// In a cluster the tasks share mpirun's stderr: each message is then
+/// written with one write(2), so that messages of several tasks do not
+/// interleave within a line.
+static bool oneWritePerMessage = false;
+
+static void writeStderr(llvm::StringRef text) {
+  llvm::errs().flush();
+  while (!text.empty()) {
+    ssize_t written = ::write(2, text.data(), text.size());
+    if (written <= 0)
+      return;
+    text = text.drop_front(written);
+  }
+}
+
+/// MLIR's diagnostics as SourceMgrDiagnosticHandler prints them (file,
+/// line, the source line and a caret), each diagnostic with its notes
+/// collected first and written at once when oneWritePerMessage is set.
+struct DiagnosticText {
+  std::string text;
+  llvm::raw_string_ostream os{text};
+};
+class ClusterDiagnosticHandler : private DiagnosticText,
+                                 public SourceMgrDiagnosticHandler {
+public:
+  ClusterDiagnosticHandler(llvm::SourceMgr &mgr, MLIRContext *context)
+      : SourceMgrDiagnosticHandler(mgr, context, DiagnosticText::os) {
+    setHandler([this](Diagnostic &diag) {
+      emitDiagnostic(diag);
+      if (oneWritePerMessage) {
+        writeStderr(text);
+      } else {
+        llvm::errs() << text;
+        llvm::errs().flush();
+      }
+      text.clear();
+      return success();
+    });
+  }
+};
+
 /// Prints `status` as gplace-run's error and returns its exit code.
 static int fail(const rt::Status &status) {
-  auto &os = llvm::WithColor::error(llvm::errs(), "gplace-run");
-  if (status.code() != rt::StatusCode::InvalidArgument)
-    os << rt::statusCodeName(status.code()) << ": ";
-  os << status.message() << "\n";
+  std::string prefix =
+      status.code() != rt::StatusCode::InvalidArgument
+          ? std::string(rt::statusCodeName(status.code())) + ": "
+          : "";
+  if (oneWritePerMessage) {
+    writeStderr("gplace-run: error: " + prefix + status.message() + "\n");
+  } else {
+    llvm::WithColor::error(llvm::errs(), "gplace-run")
+        << prefix << status.message() << "\n";
+  }
   return exitCode(status.code());
 }
 
@@ -446,6 +493,7 @@ int main(int argc, char **argv) {
         rt::MpiTransport::create(&argc, &argv, transferTimeout);
     if (!mpi)
       return fail(mpi.status());
+    oneWritePerMessage = (*mpi)->size() > 1;
     if ((*mpi)->size() != spec->numTasks())
       return fail("--cluster=" + clusterSpec + " names " +
                   llvm::Twine(spec->numTasks()) + " tasks, but mpirun started " +
@@ -500,7 +548,7 @@ int main(int argc, char **argv) {
   context.loadAllAvailableDialects();
   context.printOpOnDiagnostic(false);
   llvm::SourceMgr sourceMgr;
-  SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
+  ClusterDiagnosticHandler diagnostics(sourceMgr, &context);
 
   // The graph first: whether it asks for idle-gpu decides whether the
   // machine's GPU loads are read.
