@@ -409,12 +409,33 @@ static rt::StatusOr<std::unique_ptr<rt::Executor>>
 loadFunction(MLIRContext &context, llvm::SourceMgr &sourceMgr,
              llvm::StringRef name, tooling::Machine &machine,
              const gplace::DeviceSet &devices,
-             const tooling::CompileOptions &compile) {
+             const tooling::CompileOptions &compile,
+             const gplace::DeviceName *localTask = nullptr) {
   OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
   if (!module)
     return rt::Status::invalidArgument("cannot parse " + inputFile);
   GPLACE_RETURN_IF_ERROR(tooling::selectEntry(*module, name, inputFile));
   auto func = *module->getOps<func::FuncOp>().begin();
+  // A task running the --init function on its own devices: requests for
+  // another task's devices (/job:ps/task:0/cpu:0 on a worker) are read as
+  // requests for this task's (/cpu:0), whose variables of the same names,
+  // if it has any, then take the values.
+  if (localTask)
+    func.walk([&](Operation *op) {
+      for (llvm::StringRef key : {"device", "gplace.default_device"}) {
+        auto attr = op->getAttrOfType<StringAttr>(key);
+        std::optional<gplace::DeviceName> request =
+            attr ? gplace::DeviceName::parse(attr.getValue()) : std::nullopt;
+        if (!request ||
+            (request->job.value_or(*localTask->job) == *localTask->job &&
+             request->task.value_or(*localTask->task) == *localTask->task))
+          continue;
+        request->job.reset();
+        request->replica.reset();
+        request->task.reset();
+        op->setAttr(key, StringAttr::get(&context, request->str()));
+      }
+    });
   if (func.getNumArguments() != 0)
     return rt::Status::invalidArgument("--init function @" + name.str() +
                                        " must take no inputs, but takes " +
@@ -810,16 +831,24 @@ int main(int argc, char **argv) {
   // Variables: from the --init function's, then from the checkpoint. In a
   // cluster every task runs the whole --init function on its own devices
   // (its random numbers are stateless: every task draws the same), so that
-  // each task's variables, copies included, get their values.
+  // each task's variables, copies included, get their values; a request
+  // for another task's device is read as one for this task's
+  // (loadFunction).
   tooling::CompileOptions initCompile = compile;
   initCompile.cluster = "";
   initCompile.replicate = "";
   initCompile.replicas = 0;
   initCompile.logDevicePlacement = false;
+  gplace::DeviceName localTask;
+  if (cluster) {
+    auto [job, task] = cluster->taskOf(rank);
+    localTask.job = job;
+    localTask.task = task;
+  }
   if (!initEntry.empty()) {
     rt::StatusOr<std::unique_ptr<rt::Executor>> init =
         cluster ? loadFunction(context, sourceMgr, initEntry, **machine,
-                               (*machine)->deviceSet(), initCompile)
+                               (*machine)->deviceSet(), initCompile, &localTask)
                 : loadFunction(context, sourceMgr, initEntry, **machine,
                                compileDevices, compile);
     if (!init)
