@@ -130,7 +130,13 @@ std::string primitiveKey(const KernelCall &call) {
   }
   os << (p.transposeA ? 'A' : '-') << (p.transposeB ? 'B' : '-');
   os << (p.channelsFirst ? 'C' : 'L') << (p.fusedRelu ? 'R' : '-')
-     << (p.isTraining ? 'T' : '-') << (p.poolAverage ? 'V' : '-') << p.epsilon;
+     << (p.isTraining ? 'T' : '-') << (p.poolAverage ? 'V' : '-');
+  // The primitive bakes epsilon in: the key holds its exact bits (the
+  // stream's 6 digits made 1e-3 and 1.000004e-3 share a primitive).
+  uint64_t epsilonBits = 0;
+  static_assert(sizeof(p.epsilon) <= sizeof(epsilonBits));
+  std::memcpy(&epsilonBits, &p.epsilon, sizeof(p.epsilon));
+  os << 'e' << epsilonBits;
   return os.str();
 }
 
