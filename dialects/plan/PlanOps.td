@@ -149,6 +149,7 @@ def Plan_InputOp : Plan_Op<"input"> {
   let arguments = (ins I64Attr:$index);
   let results = (outs Plan_Buffer:$buffer);
   let assemblyFormat = "$index attr-dict `:` type($buffer)";
+  let hasVerifier = 1;
 }
 
 def Plan_ConstantOp : Plan_DeviceUserOp<"constant",

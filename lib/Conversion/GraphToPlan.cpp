@@ -161,9 +161,10 @@ LogicalResult FunctionConverter::convert() {
 
   for (BlockArgument arg : func_.getArguments()) {
     auto type = dyn_cast<RankedTensorType>(arg.getType());
-    if (!type)
-      return func_.emitError() << "argument #" << arg.getArgNumber()
-                               << " must be a tensor, but is " << arg.getType();
+    if (!type || !type.hasStaticShape())
+      return func_.emitError()
+             << "argument #" << arg.getArgNumber()
+             << " must be a tensor of static shape, but is " << arg.getType();
     values_[arg] = builder_.create<gplan::InputOp>(
         func_.getLoc(), bufferType(type),
         builder_.getI64IntegerAttr(arg.getArgNumber()));
@@ -385,6 +386,12 @@ struct ConvertGraphToPlanPass
     DeviceTable devices(&getContext());
     SmallVector<func::FuncOp> funcs(module.getOps<func::FuncOp>());
     for (func::FuncOp func : funcs) {
+      if (func.isExternal()) {
+        func.emitError() << "function @" << func.getSymName()
+                         << " is a declaration: only a function with a "
+                            "body becomes a plan";
+        return signalPassFailure();
+      }
       FunctionConverter converter(func, devices);
       if (failed(converter.convert()))
         return signalPassFailure();

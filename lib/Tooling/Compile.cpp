@@ -71,6 +71,19 @@ bool gplace::tooling::usesPolicy(ModuleOp module,
 FailureOr<rt::Plan> gplace::tooling::compileToPlan(ModuleOp module,
                                                    const DeviceSet &devices,
                                                    const CompileOptions &options) {
+  // A graph in, a plan out: plan ops already in the input would be
+  // exported in place of the entry's program (a hand-written gplan.program
+  // ran instead of @main, unchecked).
+  WalkResult planOps = module.walk([](Operation *op) {
+    if (!isa_and_nonnull<plan::PlanDialect>(op->getDialect()))
+      return WalkResult::advance();
+    op->emitError() << "'" << op->getName()
+                    << "' is a plan op: gplace-run takes a graph (gplace ops "
+                       "in functions) and makes the plan itself";
+    return WalkResult::interrupt();
+  });
+  if (planOps.wasInterrupted())
+    return failure();
   PassManager pm(module.getContext());
   if (failed(applyPassManagerCLOptions(pm)))
     return failure();

@@ -12,6 +12,7 @@
 #include "gplace/Dialect/Plan/PlanDialect.h"
 #include "gplace/Dialect/Plan/Transforms/Liveness.h"
 #include "gplace/Pipelines/Pipelines.h"
+#include "gplace/Target/Plan/PlanExport.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -172,6 +173,46 @@ TEST(MemoryPlanTest, RandomGraphsGetValidPlansNearTheirBound) {
       << atBound << " of " << arenas << " arenas at their bound";
   EXPECT_LE(static_cast<double>(totalBytes), 1.015 * totalBound)
       << totalBytes << " bytes of arenas against bounds of " << totalBound;
+}
+
+/// exportPlan refuses a program whose gplan.input indices are not 0 to N-1
+/// each once (the verifiers take each op alone): a repeated index and one
+/// past the inputs' count made the executor size its inputs wrong, and a
+/// huge one aborted (std::length_error).
+TEST(PlanExportTest, InputIndicesAreZeroToNMinusOneOnce) {
+  const char *device =
+      "gplan.device @cpu0 \"/job:localhost/replica:0/task:0/device:CPU:0\" "
+      "{arena_bytes = 0 : i64, peak_bytes = 0 : i64, persistent_bytes = 0 : "
+      "i64}\n";
+  struct Case {
+    const char *inputs;
+    const char *error;
+  } cases[] = {
+      {"%0 = gplan.input 0 : !gplan.buffer<2xf32>\n"
+       "%1 = gplan.input 0 : !gplan.buffer<2xf32>\n",
+       "index 0 is not one of 0 to 1 taken once"},
+      {"%0 = gplan.input 0 : !gplan.buffer<2xf32>\n"
+       "%1 = gplan.input 1000000000000 : !gplan.buffer<2xf32>\n",
+       "index 1000000000000 is not one of 0 to 1 taken once"},
+  };
+  for (const Case &c : cases) {
+    std::string text = std::string(device) + "gplan.program @main {\n" +
+                       c.inputs +
+                       "gplan.return %0, %1 : !gplan.buffer<2xf32>, "
+                       "!gplan.buffer<2xf32>\n}\n";
+    mlir::MLIRContext context;
+    context.loadDialect<plan::PlanDialect>();
+    std::string errors;
+    mlir::ScopedDiagnosticHandler handler(&context, [&](mlir::Diagnostic &d) {
+      errors += d.str() + "\n";
+      return mlir::success();
+    });
+    mlir::OwningOpRef<mlir::ModuleOp> module =
+        mlir::parseSourceString<mlir::ModuleOp>(text, &context);
+    ASSERT_TRUE(module) << errors;
+    EXPECT_TRUE(mlir::failed(exportPlan(*module, "main"))) << text;
+    EXPECT_NE(errors.find(c.error), std::string::npos) << errors;
+  }
 }
 
 } // namespace

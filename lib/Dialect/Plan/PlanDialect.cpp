@@ -711,6 +711,17 @@ LogicalResult ProgramOp::verify() {
   if (getBody().empty() || getBody().front().empty() ||
       !isa<ReturnOp>(getBody().front().back()))
     return emitOpError() << "must end with gplan.return";
+  // Its inputs are gplan.input ops, whose buffers the exporter knows.
+  if (getBody().front().getNumArguments() != 0)
+    return emitOpError() << "takes its inputs with gplan.input, not as "
+                            "block arguments";
+  return success();
+}
+
+LogicalResult InputOp::verify() {
+  if (getIndexAttr().getInt() < 0)
+    return emitOpError() << "index must not be negative, but is "
+                         << getIndexAttr().getInt();
   return success();
 }
 

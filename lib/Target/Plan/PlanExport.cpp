@@ -186,6 +186,11 @@ FailureOr<rt::Plan> gplace::exportPlan(ModuleOp module,
   for (ArenaOp arena : program.getOps<ArenaOp>())
     arenas[arena.getDevice()] = {arena.getOffsets(), 0};
 
+  // The inputs: indices 0 to N-1 for N gplan.input ops, each once (the
+  // executor sizes its inputs by them).
+  size_t numInputs = llvm::range_size(program.getOps<InputOp>());
+  std::vector<bool> inputSeen(numInputs, false);
+
   DenseMap<Value, int> buffers, events;
   auto addBuffer = [&](Operation *op, Value value,
                        rt::BufferDesc desc) -> LogicalResult {
@@ -263,7 +268,16 @@ FailureOr<rt::Plan> gplace::exportPlan(ModuleOp module,
     if (auto input = dyn_cast<InputOp>(op)) {
       rt::BufferDesc desc;
       desc.kind = rt::BufferDesc::Kind::Input;
-      desc.index = input.getIndexAttr().getInt();
+      int64_t index = input.getIndexAttr().getInt();
+      if (index < 0 || static_cast<size_t>(index) >= numInputs ||
+          inputSeen[index])
+        return input.emitOpError()
+               << "index " << index << " is not one of 0 to "
+               << static_cast<int64_t>(numInputs) - 1
+               << " taken once: the program's " << numInputs
+               << " inputs are numbered from 0";
+      inputSeen[index] = true;
+      desc.index = static_cast<int>(index);
       ok = addBuffer(&op, input, desc);
       if (succeeded(ok)) {
         if (plan.inputs.size() <= static_cast<size_t>(desc.index))

@@ -268,3 +268,23 @@ gplan.program @inherentInDict {
   %0 = gplan.constant @cpu0 dense<1.0> : tensor<2xf32> {value = 3 : i64}
   gplan.return %0 : !gplan.buffer<2xf32>
 }
+
+// -----
+
+gplan.device @cpu0 "/job:localhost/replica:0/task:0/device:CPU:0"
+gplan.program @negativeInput {
+  // expected-error @+1 {{'gplan.input' op index must not be negative, but is -1}}
+  %0 = gplan.input -1 : !gplan.buffer<2xf32>
+  gplan.return %0 : !gplan.buffer<2xf32>
+}
+
+// -----
+
+// A block argument is no buffer the exporter knows (a view of one crashed
+// it, a use read buffer #0).
+gplan.device @cpu0 "/job:localhost/replica:0/task:0/device:CPU:0"
+// expected-error @+1 {{'gplan.program' op takes its inputs with gplan.input, not as block arguments}}
+gplan.program @blockArgument {
+^bb0(%a: !gplan.buffer<4xf32>):
+  gplan.return %a : !gplan.buffer<4xf32>
+}

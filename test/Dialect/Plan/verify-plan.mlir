@@ -78,6 +78,18 @@ gplan.program @outsideTheArena {
 
 // -----
 
+// An offset whose sum with the buffer's size wraps past 2^63 (it passed).
+gplan.device @cpu0 "/job:localhost/replica:0/task:0/device:CPU:0" {arena_bytes = 192 : i64, peak_bytes = 192 : i64, persistent_bytes = 0 : i64}
+gplan.program @offsetPlusSizeOverflows {
+  gplan.arena @cpu0 bytes 192 offsets [128]
+  %0 = gplan.input 0 : !gplan.buffer<9223372036854775680xui8>
+  // expected-error @+1 {{'gplan.copy' op writes buffer #0 of @cpu0 at offset 128, which does not hold it inside the arena of 192 bytes}}
+  %1 = gplan.copy %0 to @cpu0 stream 1 : !gplan.buffer<9223372036854775680xui8>
+  gplan.return %1 : !gplan.buffer<9223372036854775680xui8>
+}
+
+// -----
+
 gplan.device @gpu0 "/job:localhost/replica:0/task:0/device:GPU:0" {arena_bytes = 64 : i64, peak_bytes = 64 : i64, persistent_bytes = 0 : i64}
 gplan.program @registersAreMinusOne {
   gplan.arena @gpu0 bytes 64 offsets [-1]

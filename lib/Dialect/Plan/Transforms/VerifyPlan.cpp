@@ -152,7 +152,7 @@ LogicalResult verifyArenas(ProgramOp program,
         getAlignedBytes(cast<BufferType>(buffer.getType()));
     int64_t arena = table->second.getBytesAttr().getInt();
     if (inRegisters != (offset == -1) ||
-        (offset >= 0 && (!bytes || offset + *bytes > arena)))
+        (offset >= 0 && (!bytes || *bytes > arena || offset > arena - *bytes)))
       ok = writer->emitOpError()
            << "writes buffer #" << index << " of " << device
            << " at offset " << offset << ", which "
