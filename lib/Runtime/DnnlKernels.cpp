@@ -291,6 +291,59 @@ struct Window {
 
 bool isEmpty(const TensorRef &ref) { return ref.type->numElements() == 0; }
 
+/// What the verified graph op guarantees and a hand-written plan may not
+/// (a launch's parameters are checked for their kinds only): 4-D tensors,
+/// window arrays of 2 (pads 4) values within oneDNN's int range, and for a
+/// convolution input channels that are a multiple of the filter's. Errors
+/// (invalid argument) name the kernel.
+Status checkWindowCall(const KernelCall &call, bool convolution) {
+  auto fail = [&](const std::string &why) {
+    return Status::invalidArgument(
+        "gplace." + std::string(kernelMnemonic(call.kernel)) + ": " + why);
+  };
+  // The activations, filters and gradients (a fused convolution's bias or
+  // batch norm operands after them are vectors).
+  size_t numInputs = convolution || call.kernel == Kernel::MaxPoolGrad
+                         ? (call.kernel == Kernel::MaxPoolGrad ? 3 : 2)
+                         : 1;
+  if (call.inputs.size() < numInputs || call.outputs.empty())
+    return fail("expects " + std::to_string(numInputs) +
+                " inputs and a result");
+  for (size_t i = 0; i <= numInputs; ++i) {
+    const TensorRef &ref = i < numInputs ? call.inputs[i] : call.outputs[0];
+    if (ref.type->shape.size() != 4)
+      return fail("expects 4-D tensors, got " + ref.type->str());
+  }
+  const KernelParams &p = *call.params;
+  struct Array {
+    const char *name;
+    const std::vector<int64_t> &values;
+    size_t size;
+  };
+  std::vector<Array> arrays = {{"window_size", p.windowSize, 2},
+                               {"window_strides", p.windowStrides, 2},
+                               {"window_pads", p.windowPads, 4}};
+  if (convolution)
+    arrays.push_back({"window_dilations", p.windowDilations, 2});
+  if (call.kernel == Kernel::FusedConv2DPool) {
+    arrays.push_back({"pool_window_size", p.poolWindowSize, 2});
+    arrays.push_back({"pool_window_strides", p.poolWindowStrides, 2});
+    arrays.push_back({"pool_window_pads", p.poolWindowPads, 4});
+  }
+  for (const Array &array : arrays) {
+    if (array.values.size() != array.size)
+      return fail(std::string(array.name) + " has " +
+                  std::to_string(array.values.size()) + " values, not " +
+                  std::to_string(array.size));
+    for (int64_t value : array.values)
+      if (value < 0 || value > std::numeric_limits<int32_t>::max())
+        return fail(std::string(array.name) + " value " +
+                    std::to_string(value) +
+                    " is outside 0 to 2^31 - 1 (oneDNN's range)");
+  }
+  return Status::ok();
+}
+
 /// What a launch's temporary buffers hold.
 enum Slot {
   Scratch,
@@ -391,6 +444,7 @@ Role role(Kernel kernel) {
 } // namespace
 
 Status runDnnlConvolution(const KernelCall &call) {
+  GPLACE_RETURN_IF_ERROR(checkWindowCall(call, /*convolution=*/true));
   Scratchpad pad(call);
   for (const TensorRef &out : call.outputs)
     if (isEmpty(out))
@@ -434,6 +488,14 @@ Status runDnnlConvolution(const KernelCall &call) {
   if (isDepthwiseKernel(call.kernel))
     grouped.shape = {grouped.shape[0], grouped.shape[1], 1,
                      grouped.shape[2] * grouped.shape[3]};
+  if (grouped.shape[2] <= 0 || channels % grouped.shape[2] != 0 ||
+      grouped.shape[3] % (channels / grouped.shape[2]) != 0)
+    return Status::invalidArgument(
+        "gplace." + std::string(kernelMnemonic(call.kernel)) + ": " +
+        std::to_string(channels) + " input channels and a filter of " +
+        grouped.str() +
+        " (the input's channels must be a multiple of the filter's, and "
+        "the groups must divide the output channels)");
   int64_t groups = channels / grouped.shape[2];
   Window w(p);
   // fused_conv2d_pool: the convolution's result, before the pool, is a
@@ -772,6 +834,7 @@ Status runDnnlConvolution(const KernelCall &call) {
 }
 
 Status runDnnlPooling(const KernelCall &call) {
+  GPLACE_RETURN_IF_ERROR(checkWindowCall(call, /*convolution=*/false));
   Scratchpad pad(call);
   if (isEmpty(call.outputs[0]))
     return Status::ok();
