@@ -82,9 +82,12 @@ Type BufferType::parse(AsmParser &parser) {
                                 /*withTrailingX=*/true) ||
       parser.parseType(element) || parser.parseGreater())
     return {};
-  if (!RankedTensorType::isValidElementType(element)) {
+  // The runtime's element types only: another (i16) had no byte size,
+  // which the passes then reported as a size beyond 2^63.
+  if (!toElementType(element)) {
     parser.emitError(parser.getNameLoc())
-        << "invalid buffer element type " << element;
+        << "invalid buffer element type " << element
+        << " (expected f32, f16, bf16, f64, i32, i64, i1 or ui8)";
     return {};
   }
   return get(parser.getContext(), RankedTensorType::get(shape, element));
@@ -839,6 +842,11 @@ static LogicalResult inferBufferOf(MLIRContext *context,
                        : RankedTensorType();
   if (!type)
     return emitOptionalError(location, "expects a ranked tensor value");
+  if (!toElementType(type.getElementType()))
+    return emitOptionalError(location,
+                             "expects a value of f32, f16, bf16, "
+                             "f64, i32, i64, i1 or ui8, not ",
+                             type.getElementType());
   inferred.push_back(BufferType::get(context, type));
   return success();
 }
