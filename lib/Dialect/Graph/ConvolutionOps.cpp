@@ -260,6 +260,11 @@ public:
     for (int i = 0; i < 2; ++i) {
       int64_t d = spatial[i], in = input.getDimSize(d);
       std::optional<int64_t> size = gplace::windowOutputSize(*dims[i], in);
+      // TensorFlow's SAME: ceil(input / stride), 0 for an empty input
+      // whatever the window.
+      if (!size && in == 0 && paddingAttr() &&
+          paddingAttr().getValue() == "SAME")
+        size = 0;
       if (!size)
         return op->emitOpError()
                << "window of " << dims[i]->size << " (dilation "
