@@ -204,14 +204,31 @@ StatusOr<HostTensor> readNpy(const std::string &path) {
   std::ifstream in(path, std::ios::binary);
   if (!in)
     return fail("no such file, or it cannot be opened");
-  // The header is at most a few KiB: read at most the first 64 KiB + 12
-  // bytes, then the data once its size is known to match the file's.
+  // The header is a few KiB but for shapes of thousands of dimensions
+  // (format 2.0): read at most the first 64 KiB + 12 bytes, and more of a
+  // longer header only as far as the file holds it; then the data once its
+  // size is known to match the file's.
   std::string contents(static_cast<size_t>(
                            std::min<uintmax_t>(fileSize, 65536 + 12)),
                        '\0');
   in.read(contents.data(), static_cast<std::streamsize>(contents.size()));
   if (!in)
     return fail("read error");
+  if (contents.size() >= 12 && contents.compare(0, 6, "\x93NUMPY") == 0 &&
+      (contents[6] == 2 || contents[6] == 3)) {
+    uintmax_t length = 0;
+    for (int i = 0; i < 4; ++i)
+      length |= static_cast<uintmax_t>(static_cast<uint8_t>(contents[8 + i]))
+                << (8 * i);
+    if (12 + length > contents.size() && 12 + length <= fileSize) {
+      size_t old = contents.size();
+      contents.resize(static_cast<size_t>(12 + length));
+      in.read(contents.data() + old,
+              static_cast<std::streamsize>(contents.size() - old));
+      if (!in)
+        return fail("read error");
+    }
+  }
   if (contents.size() < 10 || contents.compare(0, 6, "\x93NUMPY") != 0)
     return fail("not a .npy file (bad magic string)");
   int major = static_cast<uint8_t>(contents[6]);
@@ -330,8 +347,12 @@ Status writeNpy(const std::string &path, const HostTensor &tensor) {
   std::string header = std::string("{'descr': '") +
                        (code[0] == 'b' || code[0] == 'u' ? "|" : "<") + code +
                        "', 'fortran_order': False, 'shape': " + shape + ", }";
-  // Pad with spaces so that data starts at a multiple of 64 bytes.
-  size_t total = 10 + header.size() + 1;
+  // Pad with spaces so that data starts at a multiple of 64 bytes. A
+  // header longer than format 1.0's 16-bit length (a shape of thousands of
+  // dimensions) takes format 2.0's 32-bit one, as NumPy writes it.
+  bool version2 = 10 + header.size() + 1 > 65535;
+  size_t prefix = version2 ? 12 : 10;
+  size_t total = prefix + header.size() + 1;
   header.append((64 - total % 64) % 64, ' ');
   header += '\n';
   // A regular file (or a new one) is written beside it and renamed over
@@ -353,11 +374,13 @@ Status writeNpy(const std::string &path, const HostTensor &tensor) {
     std::ofstream out(target, std::ios::binary | std::ios::trunc);
     if (!out)
       return fail(std::strerror(errno));
-    out.write("\x93NUMPY\x01\x00", 8);
-    uint16_t length = static_cast<uint16_t>(header.size());
-    char lengthBytes[2] = {static_cast<char>(length & 0xff),
-                           static_cast<char>(length >> 8)};
-    out.write(lengthBytes, 2);
+    out.write(version2 ? "\x93NUMPY\x02\x00" : "\x93NUMPY\x01\x00", 8);
+    uint32_t length = static_cast<uint32_t>(header.size());
+    char lengthBytes[4] = {static_cast<char>(length & 0xff),
+                           static_cast<char>((length >> 8) & 0xff),
+                           static_cast<char>((length >> 16) & 0xff),
+                           static_cast<char>(length >> 24)};
+    out.write(lengthBytes, version2 ? 4 : 2);
     out.write(header.data(), header.size());
     out.write(reinterpret_cast<const char *>(tensor.data.data()),
               tensor.data.size());

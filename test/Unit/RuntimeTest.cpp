@@ -79,6 +79,18 @@ TEST(Tensor, NpyRoundTrip) {
     EXPECT_EQ(back->type, tensor.type);
     EXPECT_EQ(back->data, tensor.data);
   }
+  // A shape of 20000 dimensions needs more than format 1.0's 65535 header
+  // bytes: written as format 2.0 (it was written with a truncated length).
+  {
+    HostTensor wide(
+        TensorType{ElementType::F32, std::vector<int64_t>(20000, 1)});
+    std::memcpy(wide.data.data(), "\x00\x00\x80\x3f", 4);
+    ASSERT_TRUE(writeNpy(path, wide).isOk());
+    StatusOr<HostTensor> back = readNpy(path);
+    ASSERT_TRUE(back) << back.status().message();
+    EXPECT_EQ(back->type, wide.type);
+    EXPECT_EQ(back->data, wide.data);
+  }
   Status bf16 = writeNpy(path, HostTensor(TensorType{ElementType::BF16, {1}}));
   EXPECT_FALSE(bf16.isOk());
   EXPECT_NE(bf16.message().find("NumPy has no bf16 dtype"), std::string::npos);
