@@ -783,6 +783,9 @@ LogicalResult LaunchOp::verify() {
   // A launch run for its effect alone (send) returns just a token.
   bool inPlace = !getOuts().empty();
   bool effectOnly = !inPlace && getNumResults() == 1 && tokens == 1;
+  if (effectOnly && isElementwiseKernel(kernel))
+    return emitOpError() << "kernel '" << mnemonic
+                         << "' is elementwise and must write a buffer";
   if (effectOnly)
     return success();
   if (tokens != (inPlace ? 1u : 0u) ||

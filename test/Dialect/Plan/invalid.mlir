@@ -308,3 +308,15 @@ gplan.program @i16Buffer {
   %0 = gplan.input 0 : !gplan.buffer<4xi16>
   gplan.return
 }
+
+// -----
+
+// An elementwise kernel run "for its effect" (it wrote through a null
+// buffer at run time).
+gplan.device @cpu0 "/job:localhost/replica:0/task:0/device:CPU:0"
+gplan.program @elementwiseToken {
+  %0 = gplan.input 0 : !gplan.buffer<4xf32>
+  // expected-error @+1 {{'gplan.launch' op kernel 'exp' is elementwise and must write a buffer}}
+  %t = gplan.launch exp(%0) on @cpu0 : (!gplan.buffer<4xf32>) -> !gplan.token
+  gplan.return
+}
