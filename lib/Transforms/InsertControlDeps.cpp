@@ -59,29 +59,36 @@ bool isOrderedAfter(PlacedOpInterface op, Value value) {
                       [&](Value token) { return implies(token, value); });
 }
 
-/// How `op` touches variables: the resource value its memory effects read
-/// or write, and whether it writes it. std::nullopt for an op without
-/// effects on a variable.
+/// How `op` touches one variable: the resource value its memory effects
+/// read or write (its root), and whether it writes it.
 struct VariableAccess {
   Value resource;
   bool writes = false;
 };
-std::optional<VariableAccess> variableAccess(Operation *op) {
+/// Every variable `op` touches, once each, in the order of its effects: an
+/// update of several variables (apply_adam's var, m and v) is ordered
+/// against the accesses of each (TensorFlow's automatic control
+/// dependencies order a stateful op against all its resource inputs).
+SmallVector<VariableAccess, 1> variableAccesses(Operation *op) {
+  SmallVector<VariableAccess, 1> accesses;
   auto effects = dyn_cast<MemoryEffectOpInterface>(op);
   if (!effects)
-    return std::nullopt;
+    return accesses;
   SmallVector<MemoryEffects::EffectInstance, 2> instances;
   effects.getEffectsOnResource(VariableResource::get(), instances);
-  std::optional<VariableAccess> access;
   for (const MemoryEffects::EffectInstance &instance : instances) {
     if (!instance.getValue() ||
         !isa<MemoryEffects::Read, MemoryEffects::Write>(instance.getEffect()))
       continue; // Allocation (a variable's declaration) orders nothing.
-    if (!access)
-      access = VariableAccess{instance.getValue()};
-    access->writes |= isa<MemoryEffects::Write>(instance.getEffect());
+    Value root = getResourceRoot(instance.getValue());
+    auto *it = llvm::find_if(accesses, [&](const VariableAccess &access) {
+      return access.resource == root;
+    });
+    if (it == accesses.end())
+      it = accesses.insert(accesses.end(), VariableAccess{root});
+    it->writes |= isa<MemoryEffects::Write>(instance.getEffect());
   }
-  return access;
+  return accesses;
 }
 
 class ControlDepsInserter {
@@ -119,27 +126,28 @@ private:
     };
     DenseMap<Value, State> states;
     for (PlacedOpInterface op : ops) {
-      std::optional<VariableAccess> access = variableAccess(op);
-      if (!access || op->getNumResults() == 0)
+      if (op->getNumResults() == 0)
         continue;
-      State &state = states[getResourceRoot(access->resource)];
-      if (state.lastWrite && !isOrderedAfter(op, state.lastWrite)) {
-        op.addControlDependency(state.lastWrite);
-        changed_ = true;
+      for (const VariableAccess &access : variableAccesses(op)) {
+        State &state = states[access.resource];
+        if (state.lastWrite && !isOrderedAfter(op, state.lastWrite)) {
+          op.addControlDependency(state.lastWrite);
+          changed_ = true;
+        }
+        if (!access.writes) {
+          state.reads.push_back(op->getResult(0));
+          continue;
+        }
+        SmallVector<Value> pending;
+        for (Value read : state.reads)
+          if (!isOrderedAfter(op, read))
+            pending.push_back(read);
+        if (!pending.empty())
+          op.addControlDependency(groupOf(
+              pending, op->getAttrOfType<StringAttr>("assigned_device"), op));
+        state.lastWrite = op->getResult(0);
+        state.reads.clear();
       }
-      if (!access->writes) {
-        state.reads.push_back(op->getResult(0));
-        continue;
-      }
-      SmallVector<Value> pending;
-      for (Value read : state.reads)
-        if (!isOrderedAfter(op, read))
-          pending.push_back(read);
-      if (!pending.empty())
-        op.addControlDependency(groupOf(
-            pending, op->getAttrOfType<StringAttr>("assigned_device"), op));
-      state.lastWrite = op->getResult(0);
-      state.reads.clear();
     }
   }
 

@@ -58,3 +58,30 @@ func.func @serializedCopies() {
   %c = gplace.add %a, %b {device = "/gpu:0"} : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
   return
 }
+
+// -----
+
+// An update of several variables (apply_adam's var, m and v) is ordered
+// against the accesses of each: the read of m before it is grouped into
+// its token, and the reads of m and v after it wait for it (only var's
+// were ordered, and a copy of m to a GPU read it before the update).
+// CHECK-LABEL: func.func @severalVariables
+func.func @severalVariables(%grad: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) {
+  %w = gplace.variable dense<1.0> : tensor<4xf32> {name = "w", device = "/cpu:0"}
+  %m = gplace.variable dense<0.0> : tensor<4xf32> {name = "m", device = "/cpu:0"}
+  %v = gplace.variable dense<0.0> : tensor<4xf32> {name = "v", device = "/cpu:0"}
+  // CHECK: %[[RM0:.+]] = gplace.read %{{.+}} {assigned_device
+  %rm0 = gplace.read %m : !gplace.resource<tensor<4xf32>>
+  %b1 = gplace.constant dense<0.9> : tensor<f32>
+  %b2 = gplace.constant dense<0.999> : tensor<f32>
+  %lr = gplace.constant dense<0.1> : tensor<f32>
+  %eps = gplace.constant dense<1.0e-7> : tensor<f32>
+  // CHECK: %[[BEFORE:.+]] = gplace.group %[[RM0]]
+  // CHECK: %[[ADAM:.+]] = gplace.apply_adam {{.*}} after(%[[BEFORE]])
+  %adam = gplace.apply_adam %w, %m, %v, %b1, %b2, %lr, %b1, %b2, %eps, %grad : !gplace.resource<tensor<4xf32>>, !gplace.resource<tensor<4xf32>>, !gplace.resource<tensor<4xf32>>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<4xf32>
+  // CHECK: gplace.read %{{.+}} after(%[[ADAM]])
+  %rm = gplace.read %m : !gplace.resource<tensor<4xf32>>
+  // CHECK: gplace.read %{{.+}} after(%[[ADAM]])
+  %rv = gplace.read %v : !gplace.resource<tensor<4xf32>>
+  return %rm0, %rm, %rv : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
+}
