@@ -472,7 +472,7 @@ LogicalResult FunctionPlacer::buildGroups() {
     DeviceName::intersect(requests_[other->request].name, mine, &error);
     InFlightDiagnostic diag = info.op->emitError();
     diag << "Cannot colocate nodes '" << name(info.index) << "' and '"
-         << name(other->index) << "' (they use the same resource): " << error;
+         << name(other->index) << "': " << error;
     diag.attachNote(other->op->getLoc())
         << "'" << name(other->index) << "' requests '"
         << requests_[other->request].text << "' here";

@@ -79,7 +79,7 @@ func.func @scopeConflict() attributes {gplace.default_device = "/job:localhost"}
 func.func @colocationConflict() {
   // expected-note @+1 {{'a' requests '/gpu:0' here}}
   %a = gplace.variable dense<3.0> : tensor<f32> {device = "/gpu:0", name = "a"}
-  // expected-error @+1 {{Cannot colocate nodes 'a/read' and 'a' (they use the same resource): Cannot merge devices with incompatible types: '/device:GPU:0' and '/device:CPU:0'}}
+  // expected-error @+1 {{Cannot colocate nodes 'a/read' and 'a': Cannot merge devices with incompatible types: '/device:GPU:0' and '/device:CPU:0'}}
   %r = gplace.read %a {device = "/cpu:0", name = "a/read"} : !gplace.resource<tensor<f32>>
   return
 }
@@ -93,7 +93,7 @@ func.func @colocationConflictThroughIdentity(%x: tensor<f32>) {
   %i = gplace.identity %a : !gplace.resource<tensor<f32>>
   // expected-note @+1 {{'assign' requests '/gpu:0' here}}
   %t = gplace.assign %i, %x {device = "/gpu:0", name = "assign"} : !gplace.resource<tensor<f32>>
-  // expected-error @+1 {{Cannot colocate nodes 'read' and 'assign' (they use the same resource): Cannot merge devices with incompatible ids: '/device:GPU:0' and '/device:GPU:1'}}
+  // expected-error @+1 {{Cannot colocate nodes 'read' and 'assign': Cannot merge devices with incompatible ids: '/device:GPU:0' and '/device:GPU:1'}}
   %r = gplace.read %i {device = "/gpu:1", name = "read"} : !gplace.resource<tensor<f32>>
   return
 }
