@@ -163,6 +163,9 @@ private:
                                 std::vector<int64_t> &planned,
                                 std::vector<int64_t> &estimated);
   LogicalResult placeGroup(Group &group);
+  /// After placeGroup soft-placed `group`: moves it to `device` (the device
+  /// a heuristic prefers, or -1) if soft placement allows that device.
+  void preferSoftCandidate(Group &group, int device) const;
   /// Counts one more error in `errors`; at the 20th, reports that placement
   /// of the function stopped and returns true.
   bool tooManyErrors(unsigned &errors) {
@@ -516,6 +519,21 @@ std::string FunctionPlacer::describeKernels(const Group &group,
   return out;
 }
 
+void FunctionPlacer::preferSoftCandidate(Group &group, int device) const {
+  // Soft-placed (its request matches no device that can run it): every
+  // device of the request's job and task with a kernel is a candidate, and
+  // TensorFlow's heuristics take the consumers' (or the producer's) among
+  // them, as its placer does among GetDevicesForNode's soft candidates.
+  if (device < 0 || group.softReason < 0 || group.request < 0 ||
+      !(group.kernels & maskOf(*devices_[device].type)))
+    return;
+  DeviceName lenient = requests_[group.request].name;
+  lenient.type.reset();
+  lenient.id.reset();
+  if (lenient.matches(devices_[device]))
+    group.device = device;
+}
+
 bool FunctionPlacer::canPlaceOn(const Group &group, int device) const {
   return device >= 0 && (group.kernels & maskOf(*devices_[device].type)) &&
          (group.request < 0 ||
@@ -668,6 +686,7 @@ LogicalResult FunctionPlacer::place() {
     // The heuristics apply whether or not the op has a request, to the
     // devices the request allows (TensorFlow's placer restricts them to
     // GetDevicesForNode); an assigned device is kept.
+    int preferred = -1;
     if (group.assigned < 0 && group.size == 1) {
       // Heuristic A: generators go where their consumers go (second pass).
       if (isGenerator(info)) {
@@ -681,16 +700,20 @@ LogicalResult FunctionPlacer::place() {
                             ? index_.end()
                             : index_.find(data.front().getDefiningOp());
         if (producer != index_.end()) {
-          int device = groups_[classes_[producer->second]].device;
-          if (canPlaceOn(group, device)) {
-            group.device = device;
+          preferred = groups_[classes_[producer->second]].device;
+          if (canPlaceOn(group, preferred)) {
+            group.device = preferred;
             continue;
           }
         }
       }
     }
-    if (failed(placeGroup(group)) && tooMany())
-      return failure();
+    if (failed(placeGroup(group))) {
+      if (tooMany())
+        return failure();
+      continue;
+    }
+    preferSoftCandidate(group, preferred);
   }
 
   for (unsigned index : generators) {
@@ -699,6 +722,10 @@ LogicalResult FunctionPlacer::place() {
     int consumersDevice = -1;
     bool sameDevice = !info.op->use_empty();
     for (Operation *user : info.op->getUsers()) {
+      // A result of the function is fetched, not consumed: TensorFlow's
+      // session places the graph before it adds its fetch nodes.
+      if (user->hasTrait<mlir::OpTrait::IsTerminator>())
+        continue;
       auto it = index_.find(user);
       int device =
           it == index_.end() ? -1 : groups_[classes_[it->second]].device;
@@ -712,8 +739,12 @@ LogicalResult FunctionPlacer::place() {
       group.device = consumersDevice;
       continue;
     }
-    if (failed(placeGroup(group)) && tooMany())
-      return failure();
+    if (failed(placeGroup(group))) {
+      if (tooMany())
+        return failure();
+      continue;
+    }
+    preferSoftCandidate(group, sameDevice ? consumersDevice : -1);
   }
   return success(errors == 0);
 }

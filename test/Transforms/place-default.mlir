@@ -57,6 +57,17 @@ func.func @generatorFollowsConsumer() {
   return
 }
 
+// Tests that a function's results do not count as consumers (a TensorFlow
+// session places the graph before it adds its fetch nodes): a constant
+// returned and consumed on the CPU goes to the CPU (it went to GPU:0).
+// CHECK-LABEL: func.func @returnedGeneratorFollowsConsumer
+func.func @returnedGeneratorFollowsConsumer() -> (tensor<2xf32>, tensor<2xf32>) {
+  // CHECK: gplace.constant {{.*}}{assigned_device = "/job:localhost/replica:0/task:0/device:CPU:0"}
+  %a = gplace.constant dense<1.0> : tensor<2xf32>
+  %b = gplace.neg %a {device = "/cpu:0"} : tensor<2xf32>
+  return %a, %b : tensor<2xf32>, tensor<2xf32>
+}
+
 // Tests that the generator heuristic is ignored when the generator has no
 // kernel on its consumer's device (an i32 constant cannot follow a GPU op).
 // CHECK-LABEL: func.func @ignoreGeneratorHeuristicIfWrongDevice
