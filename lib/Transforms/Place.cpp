@@ -129,6 +129,7 @@ private:
   struct Request {
     DeviceName name;
     std::string text;
+    bool fromPolicy = false; ///< The placement policy's answer, not the user's.
   };
   struct OpInfo {
     mutable PlacedOpInterface op; // Interface calls are non-const.
@@ -367,6 +368,8 @@ LogicalResult FunctionPlacer::applyPolicy() {
       if (std::optional<DeviceName> request =
               DeviceName::parse(*answer, &error))
         cached->second = addRequest(*request, *answer);
+      if (cached->second >= 0)
+        requests_[cached->second].fromPolicy = true;
     }
     if (cached->second < 0) {
       op->emitError() << "placement policy '" << policyName_
@@ -477,8 +480,11 @@ LogicalResult FunctionPlacer::buildGroups() {
     diag << "Cannot colocate nodes '" << name(info.index) << "' and '"
          << name(other->index) << "': " << error;
     diag.attachNote(other->op->getLoc())
-        << "'" << name(other->index) << "' requests '"
-        << requests_[other->request].text << "' here";
+        << "'" << name(other->index)
+        << (requests_[other->request].fromPolicy
+                ? "' is given '" + requests_[other->request].text +
+                      "' by placement policy '" + policyName_ + "' here"
+                : "' requests '" + requests_[other->request].text + "' here");
     group.failed = true;
     ok = false;
   }
