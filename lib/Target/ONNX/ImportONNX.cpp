@@ -817,9 +817,35 @@ Importer::opTypeOf(const onnx::NodeProto &proto) const {
 
 LogicalResult Importer::checkNodes() {
   const llvm::StringMap<MapFn> &table = mappers();
+  // The declared ranks of the graph's values (inputs, value_info,
+  // initializers), for the checks ONNX's own code needs before it runs.
+  llvm::StringMap<int> declaredRank;
+  const onnx::GraphProto &graph = model.graph();
+  for (const auto *infos : {&graph.input(), &graph.value_info()})
+    for (const onnx::ValueInfoProto &info : *infos)
+      if (info.type().has_tensor_type() &&
+          info.type().tensor_type().has_shape())
+        declaredRank[info.name()] =
+            info.type().tensor_type().shape().dim_size();
+  for (const onnx::TensorProto &t : graph.initializer())
+    declaredRank[t.name()] = t.dims_size();
   for (const onnx::NodeProto &proto : model.graph().node()) {
     auto [opType, version] = opTypeOf(proto);
     if (table.count(opType)) {
+      // Gemm's A and B are matrices; ONNX's version converter from opset
+      // 6 reads out of bounds on another rank (and its shape inference
+      // then crashes).
+      if (opType == "Gemm")
+        for (int i = 0; i < 2 && i < proto.input_size(); ++i) {
+          auto it = declaredRank.find(proto.input(i));
+          if (it != declaredRank.end() && it->second != 2)
+            errors.push_back(
+                "node '" +
+                (proto.name().empty() ? proto.op_type() : proto.name()) +
+                "' (Gemm): input " + (i == 0 ? "A" : "B") + " ('" +
+                proto.input(i) + "') must be a matrix, but has rank " +
+                std::to_string(it->second));
+        }
       // ONNX's window shape inference divides by these unchecked.
       if (opType == "Conv" || opType == "MaxPool" || opType == "AveragePool")
         for (const onnx::AttributeProto &a : proto.attribute()) {
@@ -852,7 +878,11 @@ void Importer::importNode(const onnx::NodeProto &proto) {
     for (const std::string &out : proto.output())
       poisoned.insert(out);
   };
-  auto [opType, nodeOpset] = opTypeOf(proto);
+  // Not a structured binding: lambdas below capture them (C++17 lets
+  // GCC, not Clang before 16, capture a binding).
+  std::pair<std::string, int64_t> typeAndOpset = opTypeOf(proto);
+  const std::string &opType = typeAndOpset.first;
+  int64_t nodeOpset = typeAndOpset.second;
   auto markUnsupported = [&](std::string reason) {
     auto &entry = unsupported[{opType, std::move(reason)}];
     entry.first = nodeOpset;
