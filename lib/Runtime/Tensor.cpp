@@ -214,21 +214,6 @@ StatusOr<HostTensor> readNpy(const std::string &path) {
   in.read(contents.data(), static_cast<std::streamsize>(contents.size()));
   if (!in)
     return fail("read error");
-  if (contents.size() >= 12 && contents.compare(0, 6, "\x93NUMPY") == 0 &&
-      (contents[6] == 2 || contents[6] == 3)) {
-    uintmax_t length = 0;
-    for (int i = 0; i < 4; ++i)
-      length |= static_cast<uintmax_t>(static_cast<uint8_t>(contents[8 + i]))
-                << (8 * i);
-    if (12 + length > contents.size() && 12 + length <= fileSize) {
-      size_t old = contents.size();
-      contents.resize(static_cast<size_t>(12 + length));
-      in.read(contents.data() + old,
-              static_cast<std::streamsize>(contents.size() - old));
-      if (!in)
-        return fail("read error");
-    }
-  }
   if (contents.size() < 10 || contents.compare(0, 6, "\x93NUMPY") != 0)
     return fail("not a .npy file (bad magic string)");
   int major = static_cast<uint8_t>(contents[6]);
@@ -247,6 +232,16 @@ StatusOr<HostTensor> readNpy(const std::string &path) {
     headerStart = 12;
   } else {
     return fail("unsupported .npy format version " + std::to_string(major));
+  }
+  // A format 2.0 header past the first 64 KiB, as far as the file holds it.
+  if (contents.size() < headerStart + headerLength &&
+      headerStart + headerLength <= fileSize) {
+    size_t read = contents.size();
+    contents.resize(headerStart + headerLength);
+    in.read(contents.data() + read,
+            static_cast<std::streamsize>(contents.size() - read));
+    if (!in)
+      return fail("read error");
   }
   if (contents.size() < headerStart + headerLength)
     return fail("truncated header");

@@ -525,6 +525,14 @@ std::string FunctionPlacer::describeKernels(const Group &group,
   return out;
 }
 
+/// TensorFlow's soft placement of `request`: its job, replica and task
+/// kept, any device type and id.
+DeviceName softRequest(DeviceName request) {
+  request.type.reset();
+  request.id.reset();
+  return request;
+}
+
 void FunctionPlacer::preferSoftCandidate(Group &group, int device) const {
   // Soft-placed (its request matches no device that can run it): every
   // device of the request's job and task with a kernel is a candidate, and
@@ -533,10 +541,7 @@ void FunctionPlacer::preferSoftCandidate(Group &group, int device) const {
   if (device < 0 || group.softReason < 0 || group.request < 0 ||
       !(group.kernels & maskOf(*devices_[device].type)))
     return;
-  DeviceName lenient = requests_[group.request].name;
-  lenient.type.reset();
-  lenient.id.reset();
-  if (lenient.matches(devices_[device]))
+  if (softRequest(requests_[group.request].name).matches(devices_[device]))
     group.device = device;
 }
 
@@ -654,10 +659,7 @@ LogicalResult FunctionPlacer::placeGroup(Group &group) {
   if (allowSoftPlacement_) {
     // TensorFlow's soft placement: keep job, replica and task; any device
     // type and id with a kernel, by priority.
-    DeviceName lenient = request.name;
-    lenient.type.reset();
-    lenient.id.reset();
-    group.device = firstDevice(lenient, group.kernels);
+    group.device = firstDevice(softRequest(request.name), group.kernels);
     if (group.device >= 0) {
       softReasons_.push_back("soft placement: requested '" + request.text +
                              "', but " + reason);

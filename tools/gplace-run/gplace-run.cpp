@@ -315,7 +315,7 @@ static void writeStderr(llvm::StringRef text) {
 
 /// MLIR's diagnostics as SourceMgrDiagnosticHandler prints them (file,
 /// line, the source line and a caret), each diagnostic with its notes
-/// collected first and written at once when oneWritePerMessage is set.
+/// collected first and written at once (for oneWritePerMessage).
 struct DiagnosticText {
   std::string text;
   llvm::raw_string_ostream os{text};
@@ -327,12 +327,7 @@ public:
       : SourceMgrDiagnosticHandler(mgr, context, DiagnosticText::os) {
     setHandler([this](Diagnostic &diag) {
       emitDiagnostic(diag);
-      if (oneWritePerMessage) {
-        writeStderr(text);
-      } else {
-        llvm::errs() << text;
-        llvm::errs().flush();
-      }
+      writeStderr(text);
       text.clear();
       return success();
     });
@@ -569,7 +564,12 @@ int main(int argc, char **argv) {
   context.loadAllAvailableDialects();
   context.printOpOnDiagnostic(false);
   llvm::SourceMgr sourceMgr;
-  ClusterDiagnosticHandler diagnostics(sourceMgr, &context);
+  std::optional<SourceMgrDiagnosticHandler> diagnostics;
+  std::optional<ClusterDiagnosticHandler> clusterDiagnostics;
+  if (oneWritePerMessage)
+    clusterDiagnostics.emplace(sourceMgr, &context);
+  else
+    diagnostics.emplace(sourceMgr, &context);
 
   // The graph first: whether it asks for idle-gpu decides whether the
   // machine's GPU loads are read.
