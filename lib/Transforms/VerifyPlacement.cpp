@@ -26,6 +26,10 @@ struct VerifyPlacementPass
     // type, device type): whether a kernel exists.
     DenseMap<StringAttr, std::optional<DeviceType>> devices;
     DenseMap<std::tuple<OperationName, Type, int>, bool> kernels;
+    // Per (function, name): the first variable of that name. Variables
+    // sharing a name are the copies of one mirrored variable: checkpoints
+    // and --init match variables by name.
+    DenseMap<std::pair<Region *, StringRef>, PlacedOpInterface> variables;
     getOperation().walk([&](PlacedOpInterface op) {
       auto assignedAttr = op->getAttrOfType<StringAttr>("assigned_device");
       StringRef assigned = assignedAttr ? assignedAttr.getValue() : "";
@@ -64,6 +68,8 @@ struct VerifyPlacementPass
                         << typeName;
         ok = false;
       }
+      if (!checkVariableName(op, variables))
+        ok = false;
       if (op->hasTrait<graph::OpTrait::ControlOnly>())
         return; // It reads no data: its operands stay where they are.
       for (Value operand : op.getDataOperands()) {
@@ -82,6 +88,47 @@ struct VerifyPlacementPass
     if (!ok)
       signalPassFailure();
     markAllAnalysesPreserved();
+  }
+
+  /// Checks that a variable (a persistent op whose result is a resource)
+  /// named as an earlier one of its function is a copy of it on another
+  /// device (requested or assigned), as MirroredVariable's copies are: same
+  /// type and initial value.
+  /// Two variables of one name would otherwise be saved, restored and
+  /// initialised (--init) as one. TensorFlow refuses a second variable of a
+  /// taken name ("Variable w already exists") or renames it ("w_1").
+  static bool checkVariableName(
+      PlacedOpInterface op,
+      DenseMap<std::pair<Region *, StringRef>, PlacedOpInterface> &variables) {
+    auto persistent = dyn_cast<PersistentOpInterface>(op.getOperation());
+    StringRef name = op.getUserName();
+    if (!persistent || name.empty() || op->getNumResults() != 1 ||
+        !isa<ResourceType>(op->getResult(0).getType()))
+      return true;
+    auto [it, isNew] = variables.try_emplace({op->getParentRegion(), name}, op);
+    if (isNew)
+      return true;
+    PlacedOpInterface first = it->second;
+    const char *why = nullptr;
+    // Soft placement may put copies requested on distinct devices on one
+    // (an i64 step counter on the CPU, --gplace-replicate's GPUs having no
+    // kernel for it).
+    if (first.getAssignedDeviceName() == op.getAssignedDeviceName() &&
+        first.getRequestedDevice() == op.getRequestedDevice())
+      why = "on the same device";
+    else if (first->getResult(0).getType() != op->getResult(0).getType())
+      why = "with another type";
+    else if (cast<PersistentOpInterface>(first.getOperation())
+                 .getInitialValue() != persistent.getInitialValue())
+      why = "with another initial value";
+    if (!why)
+      return true;
+    InFlightDiagnostic diag = op->emitError();
+    diag << "variable '" << name << "' is declared twice, " << why
+         << ": variables need distinct names (only the copies of a mirrored "
+            "variable, one per device, share one)";
+    diag.attachNote(first->getLoc()) << "first declared here";
+    return false;
   }
 };
 } // namespace

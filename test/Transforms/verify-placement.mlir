@@ -39,3 +39,55 @@ func.func @resourceElsewhere() {
   %r = gplace.read %v {assigned_device = "/job:localhost/replica:0/task:0/device:CPU:0"} : !gplace.resource<tensor<f32>>
   return
 }
+
+// -----
+
+// Variables that share a name are the copies of one mirrored variable: on
+// distinct devices, with one type and initial value.
+func.func @mirroredCopies() {
+  %a = gplace.variable dense<1.0> : tensor<f32> {assigned_device = "/job:localhost/replica:0/task:0/device:GPU:0", name = "w"}
+  %b = gplace.variable dense<1.0> : tensor<f32> {assigned_device = "/job:localhost/replica:0/task:0/device:GPU:1", name = "w"}
+  // Copies requested on two devices and soft-placed on one (an i64 step
+  // counter of two replicas, on the CPU).
+  %c = gplace.variable dense<0> : tensor<i64> {assigned_device = "/job:localhost/replica:0/task:0/device:CPU:0", device = "/gpu:0", name = "step"}
+  %d = gplace.variable dense<0> : tensor<i64> {assigned_device = "/job:localhost/replica:0/task:0/device:CPU:0", device = "/gpu:1", name = "step"}
+  return
+}
+
+// -----
+
+func.func @variableTwiceOnOneDevice() {
+  // expected-note @+1 {{first declared here}}
+  %a = gplace.variable dense<1.0> : tensor<f32> {assigned_device = "/job:localhost/replica:0/task:0/device:GPU:0", name = "w"}
+  // expected-error @+1 {{variable 'w' is declared twice, on the same device: variables need distinct names (only the copies of a mirrored variable, one per device, share one)}}
+  %b = gplace.variable dense<1.0> : tensor<f32> {assigned_device = "/job:localhost/replica:0/task:0/device:GPU:0", name = "w"}
+  return
+}
+
+// -----
+
+func.func @variableTwiceWithOtherType() {
+  // expected-note @+1 {{first declared here}}
+  %a = gplace.variable dense<1.0> : tensor<f32> {assigned_device = "/job:localhost/replica:0/task:0/device:GPU:0", name = "w"}
+  // expected-error @+1 {{variable 'w' is declared twice, with another type}}
+  %b = gplace.variable dense<1.0> : tensor<2xf32> {assigned_device = "/job:localhost/replica:0/task:0/device:GPU:1", name = "w"}
+  return
+}
+
+// -----
+
+func.func @variableTwiceWithOtherValue() {
+  // expected-note @+1 {{first declared here}}
+  %a = gplace.variable dense<1.0> : tensor<f32> {assigned_device = "/job:localhost/replica:0/task:0/device:GPU:0", name = "w"}
+  // expected-error @+1 {{variable 'w' is declared twice, with another initial value}}
+  %b = gplace.variable dense<2.0> : tensor<f32> {assigned_device = "/job:localhost/replica:0/task:0/device:GPU:1", name = "w"}
+  // A constant and a variable of one function may share a name, and so may
+  // variables of two functions (an initialiser's and the model's).
+  %c = gplace.constant dense<2.0> : tensor<f32> {assigned_device = "/job:localhost/replica:0/task:0/device:GPU:0", name = "w"}
+  return
+}
+
+func.func @otherFunction() {
+  %a = gplace.variable dense<3.0> : tensor<f32> {assigned_device = "/job:localhost/replica:0/task:0/device:GPU:0", name = "w"}
+  return
+}
