@@ -199,12 +199,15 @@ LogicalResult DivOp::buildGradients(OpBuilder &b, ArrayRef<Value> dys,
 
 LogicalResult MaximumOp::buildGradients(OpBuilder &b, ArrayRef<Value> dys,
                                         SmallVectorImpl<Value> &out) {
-  // The gradient goes to the larger operand: to lhs where lhs - rhs > 0,
-  // else to rhs (TensorFlow gives ties to lhs; here they go to rhs).
+  // TensorFlow's _MaximumGrad: the gradient goes to lhs where lhs >= rhs,
+  // else to rhs. Here rhs takes it where rhs - lhs > 0 and lhs the rest, so
+  // that ties go to lhs, and so do two equal infinities (inf - inf is NaN,
+  // not > 0), as TensorFlow's GreaterEqual gives them. Unlike TensorFlow's
+  // Select, `dy - dr` is NaN where dy is infinite and rhs is larger.
   Emitter e(b, getLoc());
   Value dy = dys[0];
-  Value dl = e.binary<ReluGradOp>(dy, e.binary<SubOp>(getLhs(), getRhs()));
-  Value dr = e.binary<SubOp>(dy, dl);
+  Value dr = e.binary<ReluGradOp>(dy, e.binary<SubOp>(getRhs(), getLhs()));
+  Value dl = e.binary<SubOp>(dy, dr);
   sumBinary(e, getLhs(), getRhs(), dl, dr, out);
   return success();
 }
