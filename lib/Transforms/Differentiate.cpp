@@ -95,7 +95,10 @@ private:
 
 LogicalResult Differentiator::expand(GradientsOp gradients) {
   Block *block = gradients->getBlock();
-  // Ops that depend on an x (forward from xs), in the gradients op's block.
+  // Ops that depend on an x (forward from xs), in the gradients op's block,
+  // through data edges: as tf.gradients, control dependencies (`after`
+  // tokens) carry no gradient, so an op that follows an x's op only through
+  // one is not differentiated.
   DenseSet<Operation *> fromX;
   SmallVector<Value> worklist(gradients.getXs().begin(),
                               gradients.getXs().end());
@@ -105,7 +108,9 @@ LogicalResult Differentiator::expand(GradientsOp gradients) {
       if (user->getBlock() != block || user == gradients.getOperation() ||
           !fromX.insert(user).second)
         continue;
-      worklist.append(user->result_begin(), user->result_end());
+      for (Value result : user->getResults())
+        if (!isa<ControlType>(result.getType()))
+          worklist.push_back(result);
     }
   }
   // ... and that a y depends on (backward from ys).
@@ -119,7 +124,8 @@ LogicalResult Differentiator::expand(GradientsOp gradients) {
     if (!fromX.contains(op) || !path.insert(op).second)
       continue;
     for (Value operand : op->getOperands())
-      if (Operation *def = operand.getDefiningOp())
+      if (Operation *def = operand.getDefiningOp();
+          def && !isa<ControlType>(operand.getType()))
         stack.push_back(def);
   }
 
