@@ -137,6 +137,30 @@ void formatLevel(const HostTensor &tensor, size_t dim, int64_t &index,
 
 } // namespace
 
+std::optional<double> floatElementValue(ElementType type, const void *data) {
+  uint16_t bits = 0;
+  switch (type) {
+  case ElementType::F32: {
+    float v;
+    std::memcpy(&v, data, 4);
+    return v;
+  }
+  case ElementType::F64: {
+    double v;
+    std::memcpy(&v, data, 8);
+    return v;
+  }
+  case ElementType::F16:
+    std::memcpy(&bits, data, 2);
+    return static_cast<float>(Eigen::numext::bit_cast<Eigen::half>(bits));
+  case ElementType::BF16:
+    std::memcpy(&bits, data, 2);
+    return static_cast<float>(Eigen::numext::bit_cast<Eigen::bfloat16>(bits));
+  default:
+    return std::nullopt;
+  }
+}
+
 std::string formatTensor(const HostTensor &tensor) {
   std::string out = tensor.type.str() + "=";
   int64_t index = 0;

@@ -23,8 +23,9 @@
 #include "gplace/Dialect/Plan/PlanDialect.h"
 #include "gplace/Dialect/Plan/Transforms/Passes.h"
 #include "gplace/Runtime/Executor.h"
-#include "gplace/Runtime/Kernels.h"
 #include "gplace/Runtime/Idx.h"
+#include "gplace/Runtime/Kernels.h"
+#include "gplace/Runtime/Tensor.h"
 #ifdef GPLACE_HAVE_MPI
 #include "gplace/Runtime/MpiTransport.h"
 #endif
@@ -901,12 +902,11 @@ int main(int argc, char **argv) {
       for (auto [r, view] : llvm::enumerate(*run)) {
         if (!view.type->shape.empty())
           continue;
-        if (view.type->elementType == gplace::ElementType::F32)
-          sums[r] += *static_cast<const float *>(view.data);
-        else if (view.type->elementType == gplace::ElementType::F64)
-          sums[r] += *static_cast<const double *>(view.data);
-        else
+        std::optional<double> value =
+            rt::floatElementValue(view.type->elementType, view.data);
+        if (!value)
           continue;
+        sums[r] += *value;
         scalar[r] = true;
       }
       if (epoch + 1 == numEpochs && step + 1 == stepsPerEpoch)

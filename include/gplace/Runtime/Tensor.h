@@ -14,6 +14,7 @@
 #include "gplace/Support/Shape.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -53,6 +54,12 @@ struct HostTensor {
 /// decimal form (for f16 and bf16, the shortest that round-trips in that
 /// type), booleans as `true`/`false`, scalars as `f32=12`.
 std::string formatTensor(const HostTensor &tensor);
+
+/// The value of the element at `data` of element type `type` as a double,
+/// if `type` is a floating-point type (f16, bf16, f32, f64); std::nullopt
+/// for integers and booleans.
+std::optional<double> floatElementValue(gplace::ElementType type,
+                                        const void *data);
 
 /// Reads a NumPy .npy file (format versions 1-3, little-endian, C order) of
 /// dtype float16, float32, float64, int32, int64 or bool. bfloat16 has no
