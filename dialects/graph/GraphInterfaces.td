@@ -162,6 +162,21 @@ def Graph_TransferOpInterface : OpInterface<"TransferOpInterface"> {
   ];
 }
 
+def Graph_SeededOpInterface : OpInterface<"SeededOpInterface"> {
+  let cppNamespace = "::gplace::graph";
+  let description = [{
+    An op whose numbers come from a seed operand (a tensor of two
+    integers), as TensorFlow's stateless random ops: the same seed and
+    shape give the same numbers. `--gplace-replicate` gives each replica's
+    copy of such an op that depends on the batch a seed of its own, as each
+    of TensorFlow's towers draws its own dropout mask.
+  }];
+  let methods = [
+    InterfaceMethod<"The seed operand.", "::mlir::OpOperand &",
+      "getSeedOperand", (ins), [{}], [{ return $_op.getSeedMutable(); }]>,
+  ];
+}
+
 def Graph_PersistentOpInterface : OpInterface<"PersistentOpInterface"> {
   let cppNamespace = "::gplace::graph";
   let description = [{

@@ -1057,7 +1057,8 @@ def Graph_AvgPoolGradOp : Graph_WindowOp<"avg_pool_grad", "AvgPoolGrad"> {
 }
 
 def Graph_DropoutOp : Graph_KernelOp<"dropout", "StatelessDropout",
-    [Pure, DeclareOpInterfaceMethods<InferTypeOpInterface>,
+    [Pure, Graph_SeededOpInterface,
+     DeclareOpInterfaceMethods<InferTypeOpInterface>,
      DeclareOpInterfaceMethods<Graph_GradientOpInterface>], "dropout"> {
   let summary = "seeded dropout for training (tf.nn.experimental.stateless_dropout)";
   let description = [{
@@ -1195,7 +1196,8 @@ def Graph_OneHotOp : Graph_KernelOp<"one_hot", "OneHot",
 //===----------------------------------------------------------------------===//
 
 class Graph_StatelessRandomOp<string mnemonic, string tfType, string what>
-    : Graph_KernelOp<mnemonic, tfType, [Pure, Graph_NotDifferentiable]> {
+    : Graph_KernelOp<mnemonic, tfType,
+                     [Pure, Graph_NotDifferentiable, Graph_SeededOpInterface]> {
   let summary = what # " for a seed (" # tfType # ")";
   let description = [{
     `seed` is a tensor of two integers (i32 or i64); the result's shape and

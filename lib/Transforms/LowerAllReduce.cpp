@@ -93,19 +93,28 @@ void RingBuilder::build() {
   auto type = cast<RankedTensorType>(op_.getInputs().front().getType());
   element_ = type.getElementType();
   bool mean = op_.getReduction() == "mean";
+  // A mean of f16 tensors is scaled before the sum, each input on its own
+  // device, as PyTorch's DDP divides before its all-reduce: N gradients
+  // near f16's largest value (65504) would add up to infinity, where their
+  // mean is finite (the collective adds them in f32). Other types (bf16
+  // has f32's range) are scaled once, after.
+  bool prescale = mean && n > 1 && element_.isF16();
   int64_t elements = type.getNumElements();
   SmallVector<Value> results(n);
+  SmallVector<Value> inputs(op_.getInputs());
+  if (prescale)
+    for (auto [i, input] : llvm::enumerate(inputs))
+      input = scale(i, input, "prescale_" + Twine(i));
 
   if (static_cast<int64_t>(n) > elements || n == 1) {
     // Too small to cut: summed on the first device, sent to the others.
-    Value sum = op_.getInputs().front();
+    Value sum = inputs.front();
     if (n > 1) {
-      auto addN = b_.create<AddNOp>(op_.getLoc(), type, op_.getInputs(),
-                                    StringAttr(), StringAttr(), StringAttr(),
-                                    ValueRange());
+      auto addN = b_.create<AddNOp>(op_.getLoc(), type, inputs, StringAttr(),
+                                    StringAttr(), StringAttr(), ValueRange());
       sum = pin(addN, 0, "AddN");
     }
-    if (mean && n > 1)
+    if (mean && n > 1 && !prescale)
       sum = scale(0, sum, "mean");
     for (size_t i = 0; i < n; ++i)
       results[i] = i == 0 ? sum
@@ -118,7 +127,7 @@ void RingBuilder::build() {
 
   // Flatten; chunk c is [begin[c], begin[c] + size[c]).
   SmallVector<Value> flat;
-  for (auto [i, input] : llvm::enumerate(op_.getInputs()))
+  for (auto [i, input] : llvm::enumerate(inputs))
     flat.push_back(type.getRank() == 1
                        ? input
                        : make<ReshapeOp>(i, "flatten_" + Twine(i),
@@ -142,7 +151,8 @@ void RingBuilder::build() {
       partial = make<AddOp>(d, "reduce_" + Twine(c) + "_" + Twine(d),
                             vector(size[c]), {partial, own});
     }
-    reduced[c] = mean ? scale(c, partial, "mean_" + Twine(c)) : partial;
+    reduced[c] =
+        mean && !prescale ? scale(c, partial, "mean_" + Twine(c)) : partial;
   }
 
   // All-gather: each reduced chunk travels the ring once more.

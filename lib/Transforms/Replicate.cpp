@@ -68,32 +68,71 @@ private:
     op->setAttr("name", builder_.getStringAttr(name));
   }
 
+  /// An op on `device` (the host by default), named `name` made unique.
   template <typename OpT>
   Value create(Type type, ValueRange operands, StringRef name,
-               ArrayRef<NamedAttribute> attributes = {}) {
+               ArrayRef<NamedAttribute> attributes = {},
+               StringRef device = kHost) {
     Operation *op = builder_.create<OpT>(func_.getLoc(), TypeRange{type},
                                          operands, attributes);
-    pin(op, kHost, uniqueName(name));
+    pin(op, device, uniqueName(name));
     return op->getResult(0);
   }
 
-  /// `sum(values) / replicas`, on the host.
+  /// `sum(values) / replicas`, on the host. f16 values are scaled before
+  /// the sum, as PyTorch's DDP divides before its all-reduce: N values near
+  /// f16's largest (65504) would add up to infinity where their mean is
+  /// finite.
   Value average(ValueRange values, StringRef scope) {
     Type type = values.front().getType();
-    auto addN =
-        builder_.create<AddNOp>(func_.getLoc(), type, values, StringAttr(),
-                                StringAttr(), StringAttr(), ValueRange());
-    pin(addN, kHost, uniqueName((scope + "/AddN").str()));
-    Value sum = addN.getResult();
     auto tensor = cast<RankedTensorType>(type);
     auto scalar = RankedTensorType::get({}, tensor.getElementType());
-    Value scale = create<ConstantOp>(
-        scalar, {}, (scope + "/Const").str(),
-        {builder_.getNamedAttr(
-            "value", DenseElementsAttr::get(
-                         scalar, builder_.getFloatAttr(scalar.getElementType(),
-                                                       1.0 / replicas_)))});
-    return create<MulOp>(type, {sum, scale}, (scope + "/mul").str());
+    auto inverse = [&] {
+      return create<ConstantOp>(
+          scalar, {}, (scope + "/Const").str(),
+          {builder_.getNamedAttr(
+              "value",
+              DenseElementsAttr::get(
+                  scalar, builder_.getFloatAttr(scalar.getElementType(),
+                                                1.0 / replicas_)))});
+    };
+    bool prescale = tensor.getElementType().isF16() && values.size() > 1;
+    SmallVector<Value> terms(values);
+    if (prescale) {
+      Value scale = inverse();
+      for (auto [i, term] : llvm::enumerate(terms))
+        term = create<MulOp>(type, {term, scale},
+                             (scope + "/prescale_" + Twine(i)).str());
+    }
+    auto addN =
+        builder_.create<AddNOp>(func_.getLoc(), type, terms, StringAttr(),
+                                StringAttr(), StringAttr(), ValueRange());
+    pin(addN, kHost, uniqueName((scope + "/AddN").str()));
+    if (prescale)
+      return addN.getResult();
+    return create<MulOp>(type, {addN.getResult(), inverse()},
+                         (scope + "/mul").str());
+  }
+
+  /// Gives replica `i`'s copy of a seeded op (dropout) that depends on the
+  /// batch a seed of its own, `seed + [0, i]`, on its device: each
+  /// replica draws its own mask, as each of TensorFlow's towers does;
+  /// replica 0 keeps the seed, so one replica draws one device's.
+  void offsetSeed(SeededOpInterface seeded, unsigned i, StringRef name) {
+    OpOperand &seed = seeded.getSeedOperand();
+    auto type = cast<RankedTensorType>(seed.get().getType());
+    OpBuilder::InsertionGuard guard(builder_);
+    builder_.setInsertionPoint(seeded);
+    std::string scope = (name + "/replica_seed_" + Twine(i)).str();
+    SmallVector<APInt> words(type.getNumElements(),
+                             APInt(type.getElementTypeBitWidth(), 0));
+    words.back() = APInt(type.getElementTypeBitWidth(), i);
+    Value offset = create<ConstantOp>(
+        type, {}, scope + "/Const",
+        {builder_.getNamedAttr("value", DenseElementsAttr::get(type, words))},
+        device(i));
+    seed.set(create<AddOp>(type, {seed.get(), offset}, scope + "/add", {},
+                           device(i)));
   }
 
   /// Replica #i's device request.
@@ -274,6 +313,9 @@ LogicalResult Replicator::run() {
     for (unsigned i = 0; i < replicas_; ++i) {
       Operation *clone = builder_.clone(*op, maps[i]);
       clones.push_back(clone);
+      if (dependsOnBatch && i > 0)
+        if (auto seeded = dyn_cast<SeededOpInterface>(clone))
+          offsetSeed(seeded, i, names_.lookup(op));
       // Shapes along the batch shrink: per-replica types for every result
       // that had the batch as its leading dimension.
       for (OpResult result : clone->getResults()) {

@@ -40,3 +40,18 @@ func.func @small(%a: tensor<2xf32>, %b: tensor<2xf32>, %c: tensor<2xf32>) -> (te
   return %r#0, %r#1, %r#2 : tensor<2xf32>, tensor<2xf32>, tensor<2xf32>
 }
 
+
+// -----
+
+// An f16 mean: each input is scaled by 1/N on its own device before the
+// sum (their sum could overflow where their mean does not); no scale after.
+// CHECK-LABEL: func.func @halfMean
+// CHECK: %[[A:.+]] = gplace.mul %arg0, %{{.+}} {device = "/device:GPU:0", name = "grads/prescale_0/mul"}
+// CHECK: %[[B:.+]] = gplace.mul %arg1, %{{.+}} {device = "/device:GPU:1", name = "grads/prescale_1/mul"}
+// CHECK: gplace.slice %[[B]]
+// CHECK-NOT: mean_
+// CHECK: return
+func.func @halfMean(%a: tensor<4xf16>, %b: tensor<4xf16>) -> (tensor<4xf16>, tensor<4xf16>) {
+  %r:2 = gplace.all_reduce %a, %b reduction = "mean" devices = ["/device:GPU:0", "/device:GPU:1"] {name = "grads"} : tensor<4xf16>, tensor<4xf16>
+  return %r#0, %r#1 : tensor<4xf16>, tensor<4xf16>
+}
