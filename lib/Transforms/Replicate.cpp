@@ -191,6 +191,16 @@ LogicalResult Replicator::run() {
   if (explicitDevice.wasInterrupted())
     return failure();
 
+  // Slices need static shapes (a dynamic batch read as a negative size).
+  for (BlockArgument arg : body.getArguments())
+    if (auto type = dyn_cast<ShapedType>(arg.getType());
+        type && !type.hasStaticShape())
+      return func_.emitError()
+             << "argument #" << arg.getArgNumber() << " of @"
+             << func_.getSymName() << ", of type " << arg.getType()
+             << ", has a dynamic shape: --gplace-replicate splits a static "
+                "batch";
+
   // The batch: the batch arguments' leading dimension. By default, the
   // first ranked argument's, and the batch arguments those that share it.
   SmallVector<BlockArgument> batchArgs;
@@ -388,11 +398,16 @@ LogicalResult Replicator::run() {
         operand.set(maps[0].lookupOrDefault(value));
       continue;
     }
+    unsigned index = operand.getOperandNumber();
+    auto type = dyn_cast<RankedTensorType>(value.getType());
+    if (!type)
+      return terminator->emitError()
+             << "result #" << index << ", of type " << value.getType()
+             << ", is not a tensor to " << (config_.sum ? "add" : "combine")
+             << " across replicas";
     SmallVector<Value> perTower;
     for (IRMapping &map : maps)
       perTower.push_back(map.lookupOrDefault(value));
-    auto type = cast<RankedTensorType>(value.getType());
-    unsigned index = operand.getOperandNumber();
     if (tower.contains(value) && type.getRank() > 0 &&
         type.getDimSize(0) == batch) {
       auto concat = builder_.create<ConcatOp>(
@@ -624,12 +639,31 @@ struct ReplicatePass : gplace::impl::ReplicatePassBase<ReplicatePass> {
     }
     // One replica per device: two on one device would share its variables'
     // names and its streams.
+    // Two spellings of one device count too (`/gpu:*` expanded to full
+    // names, then `/gpu:0`): the module's only device a request matches.
+    auto resolve = [&](const std::optional<gplace::DeviceName> &spec)
+        -> std::optional<gplace::DeviceName> {
+      if (!spec || !known)
+        return std::nullopt;
+      std::optional<gplace::DeviceName> only;
+      for (const gplace::DeviceName &device : known->devices())
+        if (spec->matches(device)) {
+          if (only)
+            return std::nullopt;
+          only = device;
+        }
+      return only;
+    };
     for (auto [i, request] : llvm::enumerate(config.devices)) {
       std::optional<gplace::DeviceName> spec =
           gplace::DeviceName::parse(request);
+      std::optional<gplace::DeviceName> device = resolve(spec);
       for (const std::string &earlier :
            llvm::ArrayRef(config.devices).take_front(i))
-        if (spec && gplace::DeviceName::parse(earlier) == spec) {
+        if (std::optional<gplace::DeviceName> earlierSpec =
+                gplace::DeviceName::parse(earlier);
+            spec && (earlierSpec == spec ||
+                     (device && resolve(earlierSpec) == device))) {
           getOperation().emitError()
               << "--gplace-replicate devices: '" << request
               << "' is listed twice (as '" << earlier

@@ -25,6 +25,12 @@
 // EMPTY: error: --gplace-replicate devices: an empty entry in the list
 // RUN: not gplace-opt %s --split-input-file --gplace-assign-devices="devices=cpu:1,gpu:2" --gplace-replicate="devices=/gpu:0,/device:GPU:0" 2>&1 | FileCheck %s --check-prefix=TWICE
 // TWICE: error: --gplace-replicate devices: '/device:GPU:0' is listed twice (as '/gpu:0'); each replica needs its own device
+// Two spellings of one device: `/gpu:*` expanded to full names, then
+// `/gpu:0` (host variables put two towers on GPU:0).
+// RUN: not gplace-opt %s --split-input-file --gplace-assign-devices="devices=cpu:1,gpu:2" --gplace-replicate="devices=/gpu:*,/gpu:0 variables=host" 2>&1 | FileCheck %s --check-prefix=TWICE-WILD
+// RUN: not gplace-opt %s --split-input-file --gplace-replicate="replicas=2 reduce=sum" 2>&1 | FileCheck %s --check-prefix=RESOURCE
+// RESOURCE: error: result #1, of type '!gplace.resource<tensor<3x2xf32>>', is not a tensor to add across replicas
+// TWICE-WILD: error: --gplace-replicate devices: '/gpu:0' is listed twice (as '/job:localhost/replica:0/task:0/device:GPU:0'); each replica needs its own device
 // RUN: not gplace-opt %s --split-input-file --gplace-replicate="replicas=2 bucket-bytes=-5" 2>&1 | FileCheck %s --check-prefix=BUCKET
 // BUCKET: error: --gplace-replicate bucket-bytes must not be negative, not -5
 // MISSING: error: --gplace-replicate: Could not satisfy explicit device specification '/gpu:2' because no devices matching that specification are registered in this process; available devices: /job:localhost/replica:0/task:0/device:GPU:0, /job:localhost/replica:0/task:0/device:GPU:1, /job:localhost/replica:0/task:0/device:CPU:0
@@ -63,3 +69,28 @@ func.func @stateful(%x: tensor<3x2xf32>) -> tensor<f32> {
   return %loss : tensor<f32>
 }
 
+
+// -----
+
+// A dynamic batch was read as a negative size (a slice the verifier
+// refused); a resource result was cast to a tensor to add.
+// expected-error @+1 {{argument #0 of @dynamic, of type 'tensor<?x3xf32>', has a dynamic shape: --gplace-replicate splits a static batch}}
+func.func @dynamic(%x: tensor<?x3xf32>, %y: tensor<4x3xf32>) -> tensor<f32> {
+  %w = gplace.variable dense<0.5> : tensor<3x2xf32> {name = "w"}
+  %wr = gplace.read %w : !gplace.resource<tensor<3x2xf32>>
+  %p = gplace.matmul %y, %wr : (tensor<4x3xf32>, tensor<3x2xf32>) -> tensor<4x2xf32>
+  %loss = gplace.reduce_mean %p axes = [0, 1] : tensor<4x2xf32> -> tensor<f32>
+  %g = gplace.gradients %loss wrt %wr : tensor<f32> wrt tensor<3x2xf32>
+  return %loss : tensor<f32>
+}
+
+// -----
+
+func.func @resource(%x: tensor<6x3xf32>) -> (tensor<f32>, !gplace.resource<tensor<3x2xf32>>) {
+  %w = gplace.variable dense<0.5> : tensor<3x2xf32> {name = "w"}
+  %wr = gplace.read %w : !gplace.resource<tensor<3x2xf32>>
+  %p = gplace.matmul %x, %wr : (tensor<6x3xf32>, tensor<3x2xf32>) -> tensor<6x2xf32>
+  %loss = gplace.reduce_mean %p axes = [0, 1] : tensor<6x2xf32> -> tensor<f32>
+  %g = gplace.gradients %loss wrt %wr : tensor<f32> wrt tensor<3x2xf32>
+  return %loss, %w : tensor<f32>, !gplace.resource<tensor<3x2xf32>>
+}
