@@ -307,17 +307,19 @@ def Graph_MaximumOp : Graph_BinaryOp<"maximum", "Maximum", "Maximum",
 
 // The gradients of activations, as TensorFlow's gen_nn_ops/gen_math_ops
 // define them: the backward ops of relu, sigmoid and tanh. Elementwise, so
-// they fuse with what surrounds them.
+// they fuse with what surrounds them; differentiable themselves (second
+// derivatives, as TensorFlow's _ReluGradGrad, _SigmoidGradGrad and
+// _TanhGradGrad).
 def Graph_ReluGradOp : Graph_BinaryOp<"relu_grad", "ReluGrad", "ReluGrad",
     "`gradients` where `features` > 0, else 0 (the gradient of relu)",
-    Graph_NumericTensor, []>;
+    Graph_NumericTensor>;
 def Graph_SigmoidGradOp : Graph_BinaryOp<"sigmoid_grad", "SigmoidGrad",
     "SigmoidGrad", "`dy * y * (1 - y)` for `y = sigmoid(x)`",
-    Graph_FloatTensor, []> {
+    Graph_FloatTensor> {
   let cpuKernels = Graph_FloatKernels;
 }
 def Graph_TanhGradOp : Graph_BinaryOp<"tanh_grad", "TanhGrad", "TanhGrad",
-    "`dy * (1 - y * y)` for `y = tanh(x)`", Graph_FloatTensor, []> {
+    "`dy * (1 - y * y)` for `y = tanh(x)`", Graph_FloatTensor> {
   let cpuKernels = Graph_FloatKernels;
 }
 

@@ -266,6 +266,45 @@ LogicalResult ReluOp::buildGradients(OpBuilder &b, ArrayRef<Value> dys,
   return success();
 }
 
+/// TensorFlow's _ReluGradGrad: relu_grad(dy, features) for the incoming
+/// gradients; none for the features (a step function's derivative is 0
+/// where it exists).
+LogicalResult ReluGradOp::buildGradients(OpBuilder &b, ArrayRef<Value> dys,
+                                         SmallVectorImpl<Value> &out) {
+  Emitter e(b, getLoc());
+  Value dl = isFloatTensor(getLhs()) ? e.binary<ReluGradOp>(dys[0], getRhs())
+                                     : Value();
+  sumBinary(e, getLhs(), getRhs(), dl, Value(), out);
+  return success();
+}
+
+/// TensorFlow's _SigmoidGradGrad, for sigmoid_grad(y, dy) = dy * y * (1 -
+/// y): d/dy = g * dy * (1 - 2y), d/d(dy) = sigmoid_grad(y, g).
+LogicalResult SigmoidGradOp::buildGradients(OpBuilder &b, ArrayRef<Value> dys,
+                                            SmallVectorImpl<Value> &out) {
+  Emitter e(b, getLoc());
+  Value y = getLhs(), g = dys[0];
+  Value gb = e.binary<MulOp>(g, getRhs());
+  Value dl = e.binary<SubOp>(
+      gb, e.binary<MulOp>(e.binary<MulOp>(gb, e.scalar(gb, 2.0)), y));
+  Value dr = e.binary<SigmoidGradOp>(y, g);
+  sumBinary(e, getLhs(), getRhs(), dl, dr, out);
+  return success();
+}
+
+/// TensorFlow's _TanhGradGrad, for tanh_grad(y, dy) = dy * (1 - y * y):
+/// d/dy = g * -2 * dy * y, d/d(dy) = tanh_grad(y, g).
+LogicalResult TanhGradOp::buildGradients(OpBuilder &b, ArrayRef<Value> dys,
+                                         SmallVectorImpl<Value> &out) {
+  Emitter e(b, getLoc());
+  Value y = getLhs(), g = dys[0];
+  Value dl = e.binary<MulOp>(
+      e.binary<MulOp>(e.binary<MulOp>(g, e.scalar(g, -2.0)), getRhs()), y);
+  Value dr = e.binary<TanhGradOp>(y, g);
+  sumBinary(e, getLhs(), getRhs(), dl, dr, out);
+  return success();
+}
+
 LogicalResult SquareOp::buildGradients(OpBuilder &b, ArrayRef<Value> dys,
                                        SmallVectorImpl<Value> &out) {
   Emitter e(b, getLoc());
