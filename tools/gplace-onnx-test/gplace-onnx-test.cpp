@@ -24,6 +24,7 @@
 #include "gplace/Support/PlacementPolicy.h"
 #include "gplace/Target/ONNX/ImportONNX.h"
 #include "gplace/Target/Plan/PlanExport.h"
+#include "gplace/Tooling/CommandLine.h"
 #include "gplace/Tooling/Compile.h"
 #include "gplace/Tooling/Machine.h"
 
@@ -52,30 +53,32 @@ using namespace mlir;
 namespace cl = llvm::cl;
 namespace rt = gplace::runtime;
 
+static cl::OptionCategory category("gplace-onnx-test options");
 static cl::list<std::string> suites(cl::Positional, cl::OneOrMore,
-                                    cl::desc("<suite directory>..."));
+                                    cl::desc("<suite directory>..."),
+                                    cl::cat(category));
 static cl::opt<int> emulateGpus(
     "emulate-gpus",
     cl::desc("Run on this many emulated GPUs (ops placed as gplace-run "
              "places them, soft placement on); 0: the CPU"),
-    cl::init(0));
+    cl::init(0), cl::cat(category));
 static cl::opt<std::string>
     filter("filter", cl::desc("Run only tests whose name matches this regex"),
-           cl::init(""));
+           cl::init(""), cl::cat(category));
 static cl::opt<bool> markdown("markdown",
                               cl::desc("Print the summary as docs/onnx.md's "
                                        "tables"),
-                              cl::init(false));
+                              cl::init(false), cl::cat(category));
 static cl::opt<bool> opLists("op-lists",
                              cl::desc("With --markdown, also list the op "
                                       "types mapped and not mapped"),
-                             cl::init(true));
+                             cl::init(true), cl::cat(category));
 static cl::opt<bool> verbose("v", cl::desc("One line per test"),
-                             cl::init(false));
+                             cl::init(false), cl::cat(category));
 static cl::opt<double> relativeTolerance("rtol", cl::desc("Relative tolerance"),
-                            cl::init(1e-3));
+                                         cl::init(1e-3), cl::cat(category));
 static cl::opt<double> absoluteTolerance("atol", cl::desc("Absolute tolerance"),
-                            cl::init(1e-7));
+                                         cl::init(1e-7), cl::cat(category));
 
 namespace {
 
@@ -302,6 +305,7 @@ int main(int argc, char **argv) {
   // compileToPlan applies the pass manager's command-line options.
   registerPassManagerCLOptions();
   registerDefaultTimingManagerCLOptions();
+  gplace::tooling::hideLibraryOptions({&category});
   cl::ParseCommandLineOptions(argc, argv,
                               "gplace-onnx-test: ONNX's backend tests through "
                               "gplace\n");

@@ -18,6 +18,7 @@
 #include "gplace/Target/Plan/PlanExport.h"
 #include "gplace/Transforms/Passes.h"
 
+#include "gplace/Tooling/CommandLine.h"
 #include "mlir/Dialect/Func/Extensions/InlinerExtension.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/DialectRegistry.h"
@@ -29,17 +30,19 @@
 
 #include <iostream>
 
+static llvm::cl::OptionCategory category("gplace-opt options");
+
 static llvm::cl::opt<bool>
     listKernels("gplace-list-kernels",
                 llvm::cl::desc("Print the kernel registry (which op and "
                                "element type runs on CPU and GPU) and exit"),
-                llvm::cl::init(false));
+                llvm::cl::init(false), llvm::cl::cat(category));
 
 static llvm::cl::list<std::string> loadPolicies(
     "gplace-load-policy",
     llvm::cl::desc("Load placement policies from a shared library (see "
                    "docs/placement.md); may be repeated"),
-    llvm::cl::value_desc("lib.so"));
+    llvm::cl::value_desc("lib.so"), llvm::cl::cat(category));
 
 int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
@@ -61,6 +64,9 @@ int main(int argc, char **argv) {
   // that gplace-run's IR compiles here to the same plan.
   gplace::registerHostWorkspaces(registry);
 
+  // --help lists gplace-opt's, MLIR's and the passes' options, not what
+  // LLVM's libraries register.
+  gplace::tooling::hideLibraryOptions({&category});
   auto [inputFilename, outputFilename] = mlir::registerAndParseCLIOptions(
       argc, argv, "gplace pass driver\n", registry);
   if (listKernels) {

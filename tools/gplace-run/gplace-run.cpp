@@ -33,6 +33,7 @@
 #include "gplace/Target/Plan/PlanExport.h"
 #include "gplace/Tooling/Checkpoint.h"
 #include "gplace/Tooling/Cluster.h"
+#include "gplace/Tooling/CommandLine.h"
 #include "gplace/Tooling/Compile.h"
 #include "gplace/Tooling/Dataset.h"
 #include "gplace/Tooling/Inputs.h"
@@ -467,13 +468,7 @@ int main(int argc, char **argv) {
   registerMLIRContextCLOptions();
   // --help lists gplace-run's options and MLIR's (--mlir-*), not the
   // hundreds LLVM's libraries register (--help-hidden shows them all).
-  for (auto &entry : cl::getRegisteredOptions()) {
-    cl::Option *option = entry.second;
-    if (!llvm::is_contained(option->Categories, &category) &&
-        !entry.first().starts_with("mlir-") && entry.first() != "help" &&
-        entry.first() != "version")
-      option->setHiddenFlag(cl::Hidden);
-  }
+  tooling::hideLibraryOptions({&category, &onnxCategory});
   cl::ParseCommandLineOptions(argc, argv,
                               "gplace-run: compile and run a gplace graph\n");
   if (iterations < 1)

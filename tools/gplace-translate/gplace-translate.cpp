@@ -11,6 +11,7 @@
 #include "gplace/Dialect/Graph/GraphDialect.h"
 #include "gplace/Target/ONNX/ImportONNX.h"
 
+#include "gplace/Tooling/CommandLine.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Tools/mlir-translate/MlirTranslateMain.h"
@@ -56,6 +57,7 @@ int main(int argc, char **argv) {
       [](mlir::DialectRegistry &registry) {
         registry.insert<gplace::graph::GraphDialect, mlir::func::FuncDialect>();
       });
+  gplace::tooling::hideLibraryOptions({&onnxCategory});
   return mlir::failed(
       mlir::mlirTranslateMain(argc, argv, "gplace translation tool"));
 }
