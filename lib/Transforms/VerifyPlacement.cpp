@@ -29,7 +29,8 @@ struct VerifyPlacementPass
     // Per (function, name): the first variable of that name. Variables
     // sharing a name are the copies of one mirrored variable: checkpoints
     // and --init match variables by name.
-    DenseMap<std::pair<Region *, StringRef>, PlacedOpInterface> variables;
+    DenseMap<std::pair<Region *, StringRef>, SmallVector<PlacedOpInterface>>
+        variables;
     getOperation().walk([&](PlacedOpInterface op) {
       auto assignedAttr = op->getAttrOfType<StringAttr>("assigned_device");
       StringRef assigned = assignedAttr ? assignedAttr.getValue() : "";
@@ -91,43 +92,58 @@ struct VerifyPlacementPass
   }
 
   /// Checks that a variable (a persistent op whose result is a resource)
-  /// named as an earlier one of its function is a copy of it on another
-  /// device (requested or assigned), as MirroredVariable's copies are: same
-  /// type and initial value.
-  /// Two variables of one name would otherwise be saved, restored and
-  /// initialised (--init) as one. TensorFlow refuses a second variable of a
-  /// taken name ("Variable w already exists") or renames it ("w_1").
+  /// named as an earlier one of its function is a copy of it, as
+  /// MirroredVariable's copies are: same type and initial value, on another
+  /// device than every earlier copy. Two copies on one device pass only when
+  /// soft placement moved both there, away from their requests (an i64 step
+  /// counter of two replicas on the CPU, the GPUs having no kernel for it);
+  /// an empty request matches every device. Two variables of one name would
+  /// otherwise be saved, restored and initialised (--init) as one.
+  /// TensorFlow refuses a second variable of a taken name ("Variable w
+  /// already exists") or renames it ("w_1").
   static bool checkVariableName(
       PlacedOpInterface op,
-      DenseMap<std::pair<Region *, StringRef>, PlacedOpInterface> &variables) {
+      DenseMap<std::pair<Region *, StringRef>, SmallVector<PlacedOpInterface>>
+          &variables) {
     auto persistent = dyn_cast<PersistentOpInterface>(op.getOperation());
     StringRef name = op.getUserName();
     if (!persistent || name.empty() || op->getNumResults() != 1 ||
         !isa<ResourceType>(op->getResult(0).getType()))
       return true;
-    auto [it, isNew] = variables.try_emplace({op->getParentRegion(), name}, op);
-    if (isNew)
-      return true;
-    PlacedOpInterface first = it->second;
+    SmallVector<PlacedOpInterface> &copies =
+        variables[{op->getParentRegion(), name}];
+    auto movedBySoftPlacement = [](PlacedOpInterface copy) {
+      std::optional<DeviceName> request =
+          DeviceName::parse(copy.getRequestedDevice());
+      std::optional<DeviceName> assigned =
+          DeviceName::parse(copy.getAssignedDeviceName());
+      return request && assigned && !request->matches(*assigned);
+    };
+    PlacedOpInterface other;
     const char *why = nullptr;
-    // Soft placement may put copies requested on distinct devices on one
-    // (an i64 step counter on the CPU, --gplace-replicate's GPUs having no
-    // kernel for it).
-    if (first.getAssignedDeviceName() == op.getAssignedDeviceName() &&
-        first.getRequestedDevice() == op.getRequestedDevice())
-      why = "on the same device";
-    else if (first->getResult(0).getType() != op->getResult(0).getType())
-      why = "with another type";
-    else if (cast<PersistentOpInterface>(first.getOperation())
-                 .getInitialValue() != persistent.getInitialValue())
-      why = "with another initial value";
+    for (PlacedOpInterface copy : copies)
+      if (copy.getAssignedDeviceName() == op.getAssignedDeviceName() &&
+          !(movedBySoftPlacement(copy) && movedBySoftPlacement(op))) {
+        other = copy;
+        why = "on the same device";
+        break;
+      }
+    if (!why && !copies.empty()) {
+      other = copies.front();
+      if (other->getResult(0).getType() != op->getResult(0).getType())
+        why = "with another type";
+      else if (cast<PersistentOpInterface>(other.getOperation())
+                   .getInitialValue() != persistent.getInitialValue())
+        why = "with another initial value";
+    }
+    copies.push_back(op);
     if (!why)
       return true;
     InFlightDiagnostic diag = op->emitError();
     diag << "variable '" << name << "' is declared twice, " << why
          << ": variables need distinct names (only the copies of a mirrored "
             "variable, one per device, share one)";
-    diag.attachNote(first->getLoc()) << "first declared here";
+    diag.attachNote(other->getLoc()) << "declared earlier here";
     return false;
   }
 };

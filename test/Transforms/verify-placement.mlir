@@ -57,7 +57,7 @@ func.func @mirroredCopies() {
 // -----
 
 func.func @variableTwiceOnOneDevice() {
-  // expected-note @+1 {{first declared here}}
+  // expected-note @+1 {{declared earlier here}}
   %a = gplace.variable dense<1.0> : tensor<f32> {assigned_device = "/job:localhost/replica:0/task:0/device:GPU:0", name = "w"}
   // expected-error @+1 {{variable 'w' is declared twice, on the same device: variables need distinct names (only the copies of a mirrored variable, one per device, share one)}}
   %b = gplace.variable dense<1.0> : tensor<f32> {assigned_device = "/job:localhost/replica:0/task:0/device:GPU:0", name = "w"}
@@ -66,8 +66,30 @@ func.func @variableTwiceOnOneDevice() {
 
 // -----
 
+func.func @variableTwiceRequestedTwoWays() {
+  // Two spellings of the CPU, or a request and none: one device.
+  // expected-note @+1 {{declared earlier here}}
+  %a = gplace.variable dense<1.0> : tensor<f32> {assigned_device = "/job:localhost/replica:0/task:0/device:CPU:0", device = "/cpu:0", name = "w"}
+  // expected-error @+1 {{variable 'w' is declared twice, on the same device}}
+  %b = gplace.variable dense<1.0> : tensor<f32> {assigned_device = "/job:localhost/replica:0/task:0/device:CPU:0", name = "w"}
+  return
+}
+
+// -----
+
+func.func @thirdCopyOnTheSecondsDevice() {
+  %a = gplace.variable dense<1.0> : tensor<f32> {assigned_device = "/job:localhost/replica:0/task:0/device:GPU:0", name = "w"}
+  // expected-note @+1 {{declared earlier here}}
+  %b = gplace.variable dense<1.0> : tensor<f32> {assigned_device = "/job:localhost/replica:0/task:0/device:GPU:1", name = "w"}
+  // expected-error @+1 {{variable 'w' is declared twice, on the same device}}
+  %c = gplace.variable dense<1.0> : tensor<f32> {assigned_device = "/job:localhost/replica:0/task:0/device:GPU:1", name = "w"}
+  return
+}
+
+// -----
+
 func.func @variableTwiceWithOtherType() {
-  // expected-note @+1 {{first declared here}}
+  // expected-note @+1 {{declared earlier here}}
   %a = gplace.variable dense<1.0> : tensor<f32> {assigned_device = "/job:localhost/replica:0/task:0/device:GPU:0", name = "w"}
   // expected-error @+1 {{variable 'w' is declared twice, with another type}}
   %b = gplace.variable dense<1.0> : tensor<2xf32> {assigned_device = "/job:localhost/replica:0/task:0/device:GPU:1", name = "w"}
@@ -77,7 +99,7 @@ func.func @variableTwiceWithOtherType() {
 // -----
 
 func.func @variableTwiceWithOtherValue() {
-  // expected-note @+1 {{first declared here}}
+  // expected-note @+1 {{declared earlier here}}
   %a = gplace.variable dense<1.0> : tensor<f32> {assigned_device = "/job:localhost/replica:0/task:0/device:GPU:0", name = "w"}
   // expected-error @+1 {{variable 'w' is declared twice, with another initial value}}
   %b = gplace.variable dense<2.0> : tensor<f32> {assigned_device = "/job:localhost/replica:0/task:0/device:GPU:1", name = "w"}

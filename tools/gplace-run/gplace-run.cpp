@@ -433,6 +433,29 @@ loadFunction(MLIRContext &context, llvm::SourceMgr &sourceMgr,
         op->setAttr(key, StringAttr::get(&context, request->str()));
       }
     });
+  // Copies of a variable mirrored across other tasks now ask for one local
+  // device: one of them stands for all (the first, or the one that asked for
+  // this task's device), as two variables of one name on one device are an
+  // error (--gplace-verify-placement).
+  if (localTask) {
+    llvm::StringMap<Operation *> kept;
+    SmallVector<Operation *> merged;
+    func.walk([&](gplace::graph::PersistentOpInterface variable) {
+      auto placed =
+          dyn_cast<gplace::graph::PlacedOpInterface>(variable.getOperation());
+      if (!placed || placed.getUserName().empty() ||
+          !isa<gplace::graph::ResourceType>(variable->getResult(0).getType()))
+        return;
+      auto [it, isNew] = kept.try_emplace(placed.getUserName(), variable);
+      if (isNew || it->second->getResult(0).getType() !=
+                       variable->getResult(0).getType())
+        return;
+      variable->getResult(0).replaceAllUsesWith(it->second->getResult(0));
+      merged.push_back(variable);
+    });
+    for (Operation *op : merged)
+      op->erase();
+  }
   if (func.getNumArguments() != 0)
     return rt::Status::invalidArgument("--init function @" + name.str() +
                                        " must take no inputs, but takes " +
