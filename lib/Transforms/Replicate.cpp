@@ -115,18 +115,26 @@ private:
   }
 
   /// Gives replica `i`'s copy of a seeded op (dropout) that depends on the
-  /// batch a seed of its own, `seed + [0, i]`, on its device: each
-  /// replica draws its own mask, as each of TensorFlow's towers does;
-  /// replica 0 keeps the seed, so one replica draws one device's.
+  /// batch a seed of its own, on its device: each replica draws its own
+  /// mask, as each of TensorFlow's towers does; replica 0 keeps the seed,
+  /// so one replica draws one device's. The seed's second word gains i
+  /// times the golden ratio's 64 (or 32) bits, wrapped, rather than i, so
+  /// that the seeds a graph gives its layers (`[step, 1000]`, `[step,
+  /// 1001]`) do not become each other's in another replica, as TensorFlow's
+  /// stateless_fold_in hashes the replica's id into the seed.
   void offsetSeed(SeededOpInterface seeded, unsigned i, StringRef name) {
     OpOperand &seed = seeded.getSeedOperand();
     auto type = cast<RankedTensorType>(seed.get().getType());
     OpBuilder::InsertionGuard guard(builder_);
     builder_.setInsertionPoint(seeded);
-    std::string scope = (name + "/replica_seed_" + Twine(i)).str();
-    SmallVector<APInt> words(type.getNumElements(),
-                             APInt(type.getElementTypeBitWidth(), 0));
-    words.back() = APInt(type.getElementTypeBitWidth(), i);
+    std::string scope = ((config_.mirrored ? "replica_" : "tower_") + Twine(i) +
+                         "/" + name + "/seed")
+                            .str();
+    unsigned width = type.getElementTypeBitWidth();
+    SmallVector<APInt> words(type.getNumElements(), APInt(width, 0));
+    APInt golden =
+        width == 32 ? APInt(32, 0x9E3779B9u) : APInt(64, 0x9E3779B97F4A7C15ull);
+    words.back() = golden * APInt(width, i);
     Value offset = create<ConstantOp>(
         type, {}, scope + "/Const",
         {builder_.getNamedAttr("value", DenseElementsAttr::get(type, words))},

@@ -203,7 +203,8 @@ LogicalResult MaximumOp::buildGradients(OpBuilder &b, ArrayRef<Value> dys,
   // else to rhs. Here rhs takes it where rhs - lhs > 0 and lhs the rest, so
   // that ties go to lhs, and so do two equal infinities (inf - inf is NaN,
   // not > 0), as TensorFlow's GreaterEqual gives them. Unlike TensorFlow's
-  // Select, `dy - dr` is NaN where dy is infinite and rhs is larger.
+  // Select, `dy - dr` is NaN where dy is infinite and rhs is larger, and a
+  // NaN lhs takes the gradient (GreaterEqual is false there: rhs takes it).
   Emitter e(b, getLoc());
   Value dy = dys[0];
   Value dr = e.binary<ReluGradOp>(dy, e.binary<SubOp>(getRhs(), getLhs()));
