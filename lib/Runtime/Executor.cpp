@@ -76,6 +76,10 @@ public:
   std::vector<std::unique_ptr<DeviceGraph>> graphs;
   std::vector<std::vector<int>> graphWaits, graphRecords;
   int capturing = -1; ///< The device being captured, while it is.
+  /// While captureGraphs decides, per device: whether it may still run in
+  /// graph mode (a GPU that can capture, has steps, and is not yet ruled
+  /// out).
+  std::vector<bool> graphCandidates;
   std::string graphNote;
 
   size_t numFused = 0, numFusedLaunches = 0;
@@ -456,7 +460,12 @@ public:
 
   /// Why device `d` cannot run as one graph node ("" if it can): replayed
   /// whole, it must not wait for an event that depends on an event it
-  /// records (a CPU step between two of its steps, say).
+  /// records (a CPU step between two of its steps, say), counting every
+  /// other device that may run as a graph as one node too: its graph waits
+  /// for all it waits for before any of its steps, and records all it
+  /// records after them, so reaching any of its steps reaches them all.
+  /// Devices decided later can only leave graph mode, which removes such
+  /// edges, so no cycle appears after the check.
   std::string graphBlocker(size_t d) {
     Device *device = devices[d];
     std::set<int> waits, records;
@@ -483,7 +492,11 @@ public:
     for (int e : records)
       frontier.push_back(recordOf[e]);
     std::vector<std::vector<size_t>> next = successors();
-    std::vector<bool> seen(steps.size(), false);
+    std::vector<std::vector<size_t>> byDevice(devices.size());
+    for (size_t i = 0; i < steps.size(); ++i)
+      if (!steps[i].fused)
+        byDevice[steps[i].step->device].push_back(i);
+    std::vector<bool> seen(steps.size(), false), whole(devices.size(), false);
     while (!frontier.empty()) {
       size_t i = frontier.back();
       frontier.pop_back();
@@ -492,6 +505,12 @@ public:
       seen[i] = true;
       for (size_t j : next[i])
         frontier.push_back(j);
+      size_t other = steps[i].step->device;
+      if (other != d && graphCandidates[other] && !whole[other]) {
+        whole[other] = true;
+        frontier.insert(frontier.end(), byDevice[other].begin(),
+                        byDevice[other].end());
+      }
     }
     for (int e : waits)
       if (recordOf[e] < steps.size() && seen[recordOf[e]])
@@ -510,13 +529,24 @@ public:
     graphs.resize(devices.size());
     graphWaits.resize(devices.size());
     graphRecords.resize(devices.size());
+    // A device without steps (one that holds constants or variables only)
+    // has nothing to replay: it runs no graph (its graph ran as one more
+    // task beside one stream, which has no thread pool).
+    std::vector<size_t> counts(devices.size(), 0);
+    for (size_t k = 0; k < streams.size(); ++k)
+      counts[streamDevice[k]] += streams[k].size();
+    graphCandidates.assign(devices.size(), false);
+    for (size_t d = 0; d < devices.size(); ++d)
+      graphCandidates[d] = options.graphs &&
+                           devices[d]->type() == DeviceType::GPU &&
+                           devices[d]->canCaptureGraphs() && counts[d] > 0;
     std::string on, off;
     auto note = [](std::string &list, const std::string &line) {
       list += (list.empty() ? "" : "; ") + line;
     };
     for (size_t d = 0; d < devices.size(); ++d) {
       Device &device = *devices[d];
-      if (device.type() != DeviceType::GPU)
+      if (device.type() != DeviceType::GPU || counts[d] == 0)
         continue;
       if (!options.graphs) {
         graphNote = "CUDA graphs: off (--cuda-graphs=off)";
@@ -527,6 +557,7 @@ public:
         continue;
       }
       if (std::string why = graphBlocker(d); !why.empty()) {
+        graphCandidates[d] = false;
         note(off, device.fullName() + ": " + why);
         continue;
       }
@@ -545,15 +576,12 @@ public:
           graphs[d] = std::move(*captured);
       }
       if (!graphs[d]) {
+        graphCandidates[d] = false;
         note(off, "capture failed on " + device.fullName() + ": " +
                       status.message());
         continue;
       }
-      size_t count = 0;
-      for (size_t k = 0; k < streams.size(); ++k)
-        if (streamDevice[k] == static_cast<int>(d))
-          count += streams[k].size();
-      note(on, device.fullName() + " replays its " + std::to_string(count) +
+      note(on, device.fullName() + " replays its " + std::to_string(counts[d]) +
                    " steps as one graph per run");
     }
     if (!on.empty())
