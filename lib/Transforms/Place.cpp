@@ -772,7 +772,10 @@ std::string formatSize(int64_t bytes) {
   }
   std::string out;
   llvm::raw_string_ostream os(out);
-  os << llvm::format(unit == 0 ? "%.0f %s" : "%.3g %s", value, units[unit]);
+  // Three digits, but never an exponent: 1023.9 KiB is "1024 KiB", not
+  // "1.02e+03 KiB".
+  os << llvm::format(unit == 0 || value >= 100 ? "%.0f %s" : "%.3g %s", value,
+                     units[unit]);
   return out;
 }
 
@@ -803,8 +806,9 @@ LogicalResult FunctionPlacer::placeAuto() {
   // a little more. Each device over its limit then gets a budget lowered
   // by what the placement's count missed (the plan's need less the
   // placement's peak), below the peak it counted, so that the next
-  // placement must differ; it starts again (at most 3 times more), and a
-  // placement still over is left to the memory planner's error.
+  // placement must differ; it starts again (at most as many times more as
+  // there are devices, plus 2), and a placement still over is left to the
+  // memory planner's error.
   std::vector<int64_t> budget;
   for (unsigned d = 0; d < devices_.size(); ++d)
     budget.push_back(deviceSet_.attributes(d).memoryLimit);
@@ -827,7 +831,10 @@ LogicalResult FunctionPlacer::placeAuto() {
         over = true;
       }
     }
-    if (!over || attempt == 3)
+    // A lowered budget may move the excess onto another device, which is
+    // then lowered in turn: room for each device to be lowered once more
+    // than the first round's.
+    if (!over || attempt == devices_.size() + 2)
       return success();
     groups_ = initial;
     softReasons_.resize(reasons);
