@@ -465,8 +465,10 @@ public:
   /// for all it waits for before any of its steps, and records all it
   /// records after them, so reaching any of its steps reaches them all.
   /// Devices decided later can only leave graph mode, which removes such
-  /// edges, so no cycle appears after the check.
-  std::string graphBlocker(size_t d) {
+  /// edges, so no cycle appears after the check (captureGraphs' second
+  /// pass counts only the devices that replay graphs). Sets `*isCycle`
+  /// when a wait cycle is the reason.
+  std::string graphBlocker(size_t d, bool *isCycle) {
     Device *device = devices[d];
     std::set<int> waits, records;
     std::vector<size_t> frontier;
@@ -513,9 +515,11 @@ public:
       }
     }
     for (int e : waits)
-      if (recordOf[e] < steps.size() && seen[recordOf[e]])
+      if (recordOf[e] < steps.size() && seen[recordOf[e]]) {
+        *isCycle = true;
         return "it waits for " + events[e]->recorder->fullName() +
                ", which waits for it";
+      }
     graphWaits[d].assign(waits.begin(), waits.end());
     graphRecords[d].assign(records.begin(), records.end());
     return "";
@@ -540,26 +544,16 @@ public:
       graphCandidates[d] = options.graphs &&
                            devices[d]->type() == DeviceType::GPU &&
                            devices[d]->canCaptureGraphs() && counts[d] > 0;
-    std::string on, off;
-    auto note = [](std::string &list, const std::string &line) {
-      list += (list.empty() ? "" : "; ") + line;
-    };
-    for (size_t d = 0; d < devices.size(); ++d) {
+    // Per device: why it runs step by step ("" if it replays a graph or is
+    // no GPU with steps), and whether a wait cycle was the reason.
+    std::vector<std::string> why(devices.size());
+    std::vector<bool> cycle(devices.size(), false);
+    auto tryGraph = [&](size_t d) {
       Device &device = *devices[d];
-      if (device.type() != DeviceType::GPU || counts[d] == 0)
-        continue;
-      if (!options.graphs) {
-        graphNote = "CUDA graphs: off (--cuda-graphs=off)";
-        return;
-      }
-      if (!device.canCaptureGraphs()) {
-        note(off, device.fullName() + " cannot capture graphs");
-        continue;
-      }
-      if (std::string why = graphBlocker(d); !why.empty()) {
-        graphCandidates[d] = false;
-        note(off, device.fullName() + ": " + why);
-        continue;
+      bool isCycle = false;
+      if (std::string blocker = graphBlocker(d, &isCycle); !blocker.empty()) {
+        cycle[d] = isCycle;
+        return device.fullName() + ": " + blocker;
       }
       Status status = device.beginGraphCapture();
       if (status) {
@@ -575,14 +569,49 @@ public:
         else
           graphs[d] = std::move(*captured);
       }
-      if (!graphs[d]) {
-        graphCandidates[d] = false;
-        note(off, "capture failed on " + device.fullName() + ": " +
-                      status.message());
+      if (!graphs[d])
+        return "capture failed on " + device.fullName() + ": " +
+               status.message();
+      return std::string();
+    };
+    for (size_t d = 0; d < devices.size(); ++d) {
+      Device &device = *devices[d];
+      if (device.type() != DeviceType::GPU || counts[d] == 0)
+        continue;
+      if (!options.graphs) {
+        graphNote = "CUDA graphs: off (--cuda-graphs=off)";
+        return;
+      }
+      if (!device.canCaptureGraphs()) {
+        why[d] = device.fullName() + " cannot capture graphs";
         continue;
       }
-      note(on, device.fullName() + " replays its " + std::to_string(counts[d]) +
-                   " steps as one graph per run");
+      why[d] = tryGraph(d);
+      if (!why[d].empty())
+        graphCandidates[d] = false;
+    }
+    // The first pass counted GPUs not yet decided as graphs; some of them
+    // were not. A GPU a wait cycle kept off is tried again against the
+    // graphs there are (each one checked against those before it).
+    for (size_t d = 0; d < devices.size(); ++d)
+      graphCandidates[d] = graphs[d] != nullptr;
+    for (size_t d = 0; d < devices.size(); ++d) {
+      if (!cycle[d])
+        continue;
+      cycle[d] = false;
+      why[d] = tryGraph(d);
+      graphCandidates[d] = why[d].empty();
+    }
+    std::string on, off;
+    auto note = [](std::string &list, const std::string &line) {
+      list += (list.empty() ? "" : "; ") + line;
+    };
+    for (size_t d = 0; d < devices.size(); ++d) {
+      if (graphs[d])
+        note(on, devices[d]->fullName() + " replays its " +
+                     std::to_string(counts[d]) + " steps as one graph per run");
+      else if (!why[d].empty())
+        note(off, why[d]);
     }
     if (!on.empty())
       graphNote = "CUDA graphs: on: " + on + (off.empty() ? "" : "; off: " + off);
