@@ -304,6 +304,11 @@ def Graph_DivOp : Graph_BinaryOp<"div", "RealDiv", "truediv",
                                  "elementwise quotient">;
 def Graph_MaximumOp : Graph_BinaryOp<"maximum", "Maximum", "Maximum",
                                      "elementwise maximum">;
+def Graph_PowOp : Graph_BinaryOp<"pow", "Pow", "Pow",
+                                 "elementwise power, `lhs` to the `rhs`",
+                                 Graph_FloatTensor> {
+  let cpuKernels = Graph_FloatKernels;
+}
 
 // The gradients of activations, as TensorFlow's gen_nn_ops/gen_math_ops
 // define them: the backward ops of relu, sigmoid and tanh. Elementwise, so

@@ -268,6 +268,13 @@ template <typename T> T gp_sqrt(T x) {
   else // No integer kernel is registered; this keeps the table total.
     return static_cast<T>(std::sqrt(static_cast<double>(x)));
 }
+template <typename T> T gp_pow(T x, T y) {
+  if constexpr (std::is_floating_point_v<T>)
+    return std::pow(x, y);
+  else // No integer kernel is registered; this keeps the table total.
+    return static_cast<T>(
+        std::pow(static_cast<double>(x), static_cast<double>(y)));
+}
 template <typename T> T gp_maximum(T a, T b) {
   if constexpr (std::is_floating_point_v<T>)
     if (std::isnan(a) || std::isnan(b))

@@ -281,6 +281,7 @@ std::vector<Case> cases() {
       binary("mul", "2x3xf64", "2x1xf64", "2x3xf64"),
       binary("div", "2x3xf64", "3xf64", "2x3xf64", /*positive=*/true),
       binary("maximum", "2x3xf64", "2x3xf64", "2x3xf64"),
+      binary("pow", "2x3xf64", "3xf64", "2x3xf64", /*positive=*/true),
       // Second derivatives: the activations' backward ops.
       binary("relu_grad", "2x3xf64", "2x3xf64", "2x3xf64"),
       binary("sigmoid_grad", "2x3xf64", "2x3xf64", "2x3xf64"),

@@ -213,6 +213,27 @@ LogicalResult MaximumOp::buildGradients(OpBuilder &b, ArrayRef<Value> dys,
   return success();
 }
 
+/// TensorFlow's _PowGrad, for z = x^y: dz/dx = y * x^(y - 1), dz/dy = z *
+/// log(x) where x > 0, else 0 (TensorFlow's where(x > 0, log(x), 0); here
+/// relu_grad keeps log(max(x, the smallest normal)) where x > 0, so a
+/// subnormal x counts as the smallest normal).
+LogicalResult PowOp::buildGradients(OpBuilder &b, ArrayRef<Value> dys,
+                                    SmallVectorImpl<Value> &out) {
+  Emitter e(b, getLoc());
+  Value x = getLhs(), y = getRhs(), dy = dys[0];
+  Value dl = e.binary<MulOp>(
+      dy, e.binary<MulOp>(
+              y, e.binary<PowOp>(x, e.binary<SubOp>(y, e.scalar(y, 1.0)))));
+  auto element = cast<FloatType>(typeOf(x).getElementType());
+  double smallest = APFloat::getSmallestNormalized(element.getFloatSemantics())
+                        .convertToDouble();
+  Value logX = e.unary<LogOp>(e.binary<MaximumOp>(x, e.scalar(x, smallest)));
+  Value dr = e.binary<MulOp>(
+      dy, e.binary<MulOp>(getResult(), e.binary<ReluGradOp>(logX, x)));
+  sumBinary(e, x, y, dl, dr, out);
+  return success();
+}
+
 LogicalResult NegOp::buildGradients(OpBuilder &b, ArrayRef<Value> dys,
                                     SmallVectorImpl<Value> &out) {
   Emitter e(b, getLoc());

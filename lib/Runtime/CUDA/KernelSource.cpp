@@ -44,6 +44,8 @@ __device__ __forceinline__ float gp_tanh(float x) { return tanhf(x); }
 __device__ __forceinline__ double gp_tanh(double x) { return tanh(x); }
 __device__ __forceinline__ float gp_sqrt(float x) { return sqrtf(x); }
 __device__ __forceinline__ double gp_sqrt(double x) { return sqrt(x); }
+__device__ __forceinline__ float gp_pow(float x, float y) { return powf(x, y); }
+__device__ __forceinline__ double gp_pow(double x, double y) { return pow(x, y); }
 template <typename T> __device__ __forceinline__ T gp_maximum(T a, T b) {
   return (a != a || b != b) ? a + b : (a > b ? a : b);
 }

@@ -1162,6 +1162,19 @@ bool mapBinary(Node &n, SmallVectorImpl<Value> &results, std::string &) {
   return true;
 }
 
+/// Pow: gplace.pow, TensorFlow's, of one floating-point type (ONNX lets the
+/// exponent have another type, an integer one too).
+bool mapPow(Node &n, SmallVectorImpl<Value> &results, std::string &reason) {
+  RankedTensorType base = n.inputType(0), exponent = n.inputType(1);
+  if (!base || !exponent || !isFloat(base) ||
+      base.getElementType() != exponent.getElementType()) {
+    reason = "an exponent of another type than the base, or integers";
+    return false;
+  }
+  results.push_back(n.op<PowOp>(n.outputTypes[0], {n.input(0), n.input(1)}));
+  return true;
+}
+
 bool mapAbs(Node &n, SmallVectorImpl<Value> &results, std::string &) {
   Value x = n.input(0);
   Value negated = n.op<NegOp>(x.getType(), x, {}, "neg");
@@ -2411,6 +2424,7 @@ const llvm::StringMap<MapFn> &mappers() {
       {"Neg", mapUnary<NegOp>},
       {"PRelu", floatInput<mapPRelu>},
       {"Pad", mapPad},
+      {"Pow", mapPow},
       {"Reciprocal", floatInput<mapReciprocal>},
       {"ReduceL1", mapReduce<ReduceKind::L1>},
       {"ReduceL2", mapReduce<ReduceKind::L2>},

@@ -79,6 +79,8 @@ func.func @binaryElementwise(%a: tensor<2x3xf32>, %b: tensor<3xf32>, %s: tensor<
   %3 = gplace.div %a, %a : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
   // CHECK: gplace.maximum %{{.*}}, %{{.*}} {name = "max"} : (tensor<3xf32>, tensor<f32>) -> tensor<3xf32>
   %4 = gplace.maximum %b, %s {name = "max"} : (tensor<3xf32>, tensor<f32>) -> tensor<3xf32>
+  // CHECK: gplace.pow %{{.*}}, %{{.*}} : (tensor<3xf32>, tensor<f32>) -> tensor<3xf32>
+  %pow = gplace.pow %b, %s : (tensor<3xf32>, tensor<f32>) -> tensor<3xf32>
   return
 }
 
