@@ -434,9 +434,9 @@ loadFunction(MLIRContext &context, llvm::SourceMgr &sourceMgr,
       }
     });
   // Copies of a variable mirrored across other tasks now ask for one local
-  // device: one of them stands for all (the first, or the one that asked for
-  // this task's device), as two variables of one name on one device are an
-  // error (--gplace-verify-placement).
+  // device: the first of them stands for all (they have one type and one
+  // initial value, and --init copies values by name), as two variables of
+  // one name on one device are an error (--gplace-verify-placement).
   if (localTask) {
     llvm::StringMap<Operation *> kept;
     SmallVector<Operation *> merged;
