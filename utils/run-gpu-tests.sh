@@ -21,6 +21,7 @@ config.gplace_have_mpi = "OFF"
 config.gplace_have_dnnl = "$([ -f "$kit/lib/libdnnl.so.2" ] && echo ON || echo OFF)"
 config.gplace_have_onnx = "OFF"
 config.gplace_sanitize = ""
+config.gplace_jemalloc = ""
 import lit.llvm
 lit.llvm.initialize(lit_config, config)
 lit_config.load_config(config, "$src/test/lit.cfg.py")

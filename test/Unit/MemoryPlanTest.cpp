@@ -11,7 +11,9 @@
 #include "gplace/Dialect/Graph/GraphDialect.h"
 #include "gplace/Dialect/Plan/PlanDialect.h"
 #include "gplace/Dialect/Plan/Transforms/Liveness.h"
+#include "gplace/Dialect/Plan/Transforms/Passes.h"
 #include "gplace/Pipelines/Pipelines.h"
+#include "gplace/Runtime/Device.h"
 #include "gplace/Target/Plan/PlanExport.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -216,3 +218,112 @@ TEST(PlanExportTest, InputIndicesAreZeroToNMinusOneOnce) {
 }
 
 } // namespace
+
+namespace {
+
+/// A GPU that sizes its own kernels' workspaces, as a CUDA GPU sizes
+/// cuDNN's (runtime::Device::workspaceBytes): a convolution takes 1000
+/// bytes plus its input's elements plus its first stride; a filter of 4
+/// rows is rejected. Records the shapes it was asked about.
+class MeasuringGpu : public runtime::Device {
+public:
+  explicit MeasuringGpu(std::vector<std::string> &asked)
+      : Device(DeviceName::local(DeviceType::GPU, 0), "measuring", 0),
+        asked_(asked) {}
+  bool isHostMemory() const override { return false; }
+  bool kernelTakesWorkspace(Kernel kernel) const override {
+    return kernel == Kernel::Conv2D;
+  }
+  runtime::StatusOr<int64_t>
+  workspaceBytes(const runtime::KernelCall &call) override {
+    std::string shapes;
+    for (const auto *refs : {&call.inputs, &call.outputs})
+      for (const runtime::TensorRef &ref : *refs) {
+        shapes += "[";
+        for (int64_t d : ref.type->shape)
+          shapes += std::to_string(d) + " ";
+        shapes += "]";
+      }
+    asked_.push_back(shapes);
+    if (call.inputs[1].type->shape[0] == 4)
+      return runtime::Status::invalidArgument("no algorithm for this filter");
+    return 1000 + call.inputs[0].type->numElements() +
+           call.params->windowStrides[0];
+  }
+
+private:
+  std::vector<std::string> &asked_;
+};
+
+std::string convPlan(int filterRows) {
+  std::string f = std::to_string(filterRows);
+  return R"(
+gplan.device @cpu0 "/job:localhost/replica:0/task:0/device:CPU:0"
+gplan.device @gpu0 "/job:localhost/replica:0/task:0/device:GPU:0"
+gplan.device @gpu1 "/job:localhost/replica:0/task:0/device:GPU:1"
+gplan.program @main {
+  %x = gplan.input 0 : !gplan.buffer<2x7x6x3xf32>
+  %w = gplan.constant @gpu0 dense<1.0> : tensor<)" +
+         f + R"(x3x3x17xf32>
+  %y = gplan.launch conv2d(%x, %w) on @gpu0 stream 0 {window_dilations = array<i64: 1, 1>, window_pads = array<i64: 1, 1, 1, 1>, window_size = array<i64: )" +
+         f +
+         R"(, 3>, window_strides = array<i64: 2, 1>} : (!gplan.buffer<2x7x6x3xf32>, !gplan.buffer<)" +
+         f + R"(x3x3x17xf32>) -> !gplan.buffer<2x4x6x17xf32>
+  %z = gplan.launch conv2d(%x, %w) on @gpu1 stream 0 {window_dilations = array<i64: 1, 1>, window_pads = array<i64: 1, 1, 1, 1>, window_size = array<i64: )" +
+         f +
+         R"(, 3>, window_strides = array<i64: 2, 1>} : (!gplan.buffer<2x7x6x3xf32>, !gplan.buffer<)" +
+         f + R"(x3x3x17xf32>) -> !gplan.buffer<2x4x6x17xf32>
+  gplan.return %y, %z : !gplan.buffer<2x4x6x17xf32>, !gplan.buffer<2x4x6x17xf32>
+}
+)";
+}
+
+} // namespace
+
+// gplace-run's workspaces (registerMachineWorkspaces): a launch on a GPU
+// of this process that sizes its own workspaces gets what the GPU
+// measures, given the launch's types and parameters; a GPU the process
+// does not have (GPU:1 here) gives none; the GPU's error is the pass's.
+TEST(Workspaces, GpuLaunchesTakeWhatTheirDeviceMeasures) {
+  for (int filterRows : {3, 4}) {
+    std::vector<std::string> asked;
+    runtime::DeviceManager devices(runtime::DeviceManager::Options{});
+    devices.addDevice(std::make_unique<MeasuringGpu>(asked));
+    mlir::MLIRContext context;
+    context.loadDialect<plan::PlanDialect>();
+    registerMachineWorkspaces(context, devices);
+    std::string errors;
+    mlir::ScopedDiagnosticHandler handler(&context, [&](mlir::Diagnostic &d) {
+      errors += d.str() + "\n";
+      return mlir::success();
+    });
+    mlir::OwningOpRef<mlir::ModuleOp> module =
+        mlir::parseSourceString<mlir::ModuleOp>(convPlan(filterRows), &context);
+    ASSERT_TRUE(module) << errors;
+    mlir::PassManager pm(&context);
+    pm.addPass(createSizeWorkspacesPass());
+    bool ran = mlir::succeeded(pm.run(*module));
+    ASSERT_EQ(asked.size(), 1u);
+    EXPECT_EQ(asked[0], "[2 7 6 3 ][" + std::to_string(filterRows) +
+                            " 3 3 17 ][2 4 6 17 ]");
+    if (filterRows == 4) {
+      EXPECT_FALSE(ran);
+      EXPECT_NE(errors.find("has no workspace size: no algorithm for this "
+                            "filter"),
+                std::string::npos)
+          << errors;
+      continue;
+    }
+    ASSERT_TRUE(ran) << errors;
+    std::string printed;
+    llvm::raw_string_ostream os(printed);
+    module->print(os);
+    // 1000 + 2*7*6*3 + 2 bytes on GPU:0; nothing on GPU:1.
+    EXPECT_NE(printed.find("on @gpu0 stream 0 workspace"), std::string::npos)
+        << printed;
+    EXPECT_NE(printed.find("!gplan.buffer<1254xui8>"), std::string::npos)
+        << printed;
+    EXPECT_EQ(printed.find("on @gpu1 stream 0 workspace"), std::string::npos)
+        << printed;
+  }
+}

@@ -182,7 +182,6 @@ public:
     registry.insert<gplace::graph::GraphDialect, gplace::plan::PlanDialect,
                     func::FuncDialect>();
     func::registerInlinerExtension(registry);
-    gplace::registerHostWorkspaces(registry);
   }
 
   rt::Status init() {
@@ -201,6 +200,8 @@ public:
     context.loadAllAvailableDialects();
     context.getLoadedDialect<gplace::graph::GraphDialect>()->setPolicies(
         &policies);
+    // The host kernels' workspaces, and cuDNN's on CUDA GPUs.
+    gplace::registerMachineWorkspaces(context, machine->devices());
     std::string diagnostics;
     ScopedDiagnosticHandler handler(&context, [&](Diagnostic &diag) {
       if (diag.getSeverity() == DiagnosticSeverity::Error && diagnostics.empty())

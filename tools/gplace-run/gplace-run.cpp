@@ -491,7 +491,11 @@ int main(int argc, char **argv) {
   registerMLIRContextCLOptions();
   // --help lists gplace-run's options and MLIR's (--mlir-*), not the
   // hundreds LLVM's libraries register (--help-hidden shows them all).
+#ifdef GPLACE_HAVE_ONNX
   tooling::hideLibraryOptions({&category, &onnxCategory});
+#else
+  tooling::hideLibraryOptions({&category});
+#endif
   cl::ParseCommandLineOptions(argc, argv,
                               "gplace-run: compile and run a gplace graph\n");
   if (iterations < 1)
@@ -578,7 +582,6 @@ int main(int argc, char **argv) {
   registry.insert<gplace::graph::GraphDialect, gplace::plan::PlanDialect,
                   func::FuncDialect>();
   func::registerInlinerExtension(registry);
-  gplace::registerHostWorkspaces(registry);
   MLIRContext context(registry);
   context.loadAllAvailableDialects();
   context.printOpOnDiagnostic(false);
@@ -656,6 +659,9 @@ int main(int argc, char **argv) {
       tooling::Machine::create(machineOptions);
   if (!machine)
     return failRun(machine.status());
+  // The workspaces of the plan's launches: the host kernels', and those
+  // this machine's GPUs measure (cuDNN's).
+  gplace::registerMachineWorkspaces(context, (*machine)->devices());
   // The devices compiled for: this process's, or the whole cluster's with
   // their full names (each task's devices renamed to its job and task,
   // then exchanged).

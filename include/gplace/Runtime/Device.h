@@ -96,6 +96,20 @@ public:
   /// compile its kernels before the first run.
   virtual Status prepare(const KernelCall &call) { return Status::ok(); }
 
+  /// The bytes of workspace `call` takes on this device, for the static
+  /// memory plan (--gplace-size-workspaces), measured without running it
+  /// (tensor data may be null): on CUDA GPUs, what a cuDNN launch's
+  /// algorithm and buffers take (lib/Runtime/CUDA/Cudnn.h); 0 by default
+  /// (host devices' kernels are sized by runtime::hostWorkspaceBytes at
+  /// compile time, without a device). Errors: the library's, as running
+  /// the launch would report them.
+  virtual StatusOr<int64_t> workspaceBytes(const KernelCall &call) {
+    return int64_t(0);
+  }
+  /// Whether workspaceBytes can be above 0 for launches of `kernel`: a
+  /// cheap test to ask first (CUDA GPUs: the cuDNN kernels).
+  virtual bool kernelTakesWorkspace(Kernel kernel) const { return false; }
+
   /// Runs a kernel on `stream` (host devices: synchronously).
   virtual Status launch(const KernelCall &call, int stream);
 

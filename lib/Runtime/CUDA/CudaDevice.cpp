@@ -180,6 +180,17 @@ public:
       CudaLibraries::get().cuMemFreeHost(memory);
   }
 
+  bool kernelTakesWorkspace(Kernel kernel) const override {
+    return isCudnnKernel(kernel);
+  }
+
+  StatusOr<int64_t> workspaceBytes(const KernelCall &call) override {
+    if (!isCudnnKernel(call.kernel))
+      return int64_t(0);
+    GPLACE_RETURN_IF_ERROR(activate());
+    return cudnn_.workspaceBytes(call);
+  }
+
   Status prepare(const KernelCall &call) override {
     if (isCudnnKernel(call.kernel)) {
       GPLACE_RETURN_IF_ERROR(activate());

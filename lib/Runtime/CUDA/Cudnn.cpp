@@ -33,8 +33,10 @@
 
 #include "CudaStatus.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <iostream>
 #include <iterator>
 #include <limits>
 #include <vector>
@@ -61,6 +63,14 @@ Status cudnnStatus(cudnnStatus_t result, const char *call) {
 
 /// The most workspace a convolution algorithm may ask for.
 constexpr size_t kMaxWorkspace = size_t(1) << 30;
+
+/// Each buffer a launch takes from its workspace starts at a multiple of
+/// this many bytes.
+constexpr size_t kPartAlignment = 256;
+
+size_t alignPart(size_t bytes) {
+  return (bytes + kPartAlignment - 1) / kPartAlignment * kPartAlignment;
+}
 
 enum class Role {
   ConvForward,
@@ -124,8 +134,21 @@ struct CudnnKernels::Launch final : KernelState {
   cudnnConvolutionDescriptor_t conv = nullptr;
   cudnnPoolingDescriptor_t pool = nullptr;
   cudnnActivationDescriptor_t relu = nullptr;
+  /// A convolution's algorithms from cuDNN's heuristics, best first, that
+  /// run and need at most kMaxWorkspace bytes: (algorithm, bytes).
+  std::vector<std::pair<int, size_t>> algorithms;
   int algorithm = 0;
-  size_t workspaceBytes = 0; ///< Of the stream's shared workspace.
+  size_t workspaceBytes = 0; ///< The chosen algorithm's workspace.
+  /// Where the launch's buffers are: the plan's workspace
+  /// (KernelCall::workspace), the algorithm's workspace at its start and
+  /// each buffer at its offset below; or, where the plan gave it none or
+  /// too little, allocations of its own and the stream's shared workspace.
+  bool planned = false;
+  size_t filterBytes = 0, paddedBytes = 0, scaledBytes = 0;
+  size_t filterOffset = 0, paddedOffset = 0, paddedGradientOffset = 0,
+         scaledOffset = 0;
+  bool needsPadded = false, needsPaddedGradient = false;
+  std::vector<float> factorValues; ///< Uploaded into factorData.
   CUdeviceptr filterBuffer = 0;
   int64_t channels = 0; ///< Batch norm: per-channel vectors' length.
   /// Uneven padding: `x` describes the explicitly padded input, `real`
@@ -277,9 +300,9 @@ std::pair<int, int> evenPads(const KernelParams &p) {
 } // namespace
 
 /// For an unevenly padded average pool from `in` to `out`: in l.factors
-/// and l.factorData, each output position's window size over the number
+/// and l.factorValues, each output position's window size over the number
 /// of input elements its window covers (TensorFlow's SAME average counts
-/// those alone), l.multiply, and l.scaled for a scaled gradient.
+/// those alone), l.multiply, and l.scaledBytes for a scaled gradient.
 static Status averageFactors(CudnnKernels::Launch &l, const KernelParams &p,
                              const TensorType &in, const TensorType &out,
                              bool first) {
@@ -289,7 +312,8 @@ static Status averageFactors(CudnnKernels::Launch &l, const KernelParams &p,
     return std::max<int64_t>(
         0, std::min(start + size, extent) - std::max<int64_t>(start, 0));
   };
-  std::vector<float> factors(oh * ow);
+  std::vector<float> &factors = l.factorValues;
+  factors.assign(oh * ow, 0.0f);
   for (int64_t r = 0; r < oh; ++r)
     for (int64_t c = 0; c < ow; ++c) {
       int64_t rows = covered(r * p.windowStrides[0] - p.windowPads[0],
@@ -310,10 +334,7 @@ static Status averageFactors(CudnnKernels::Launch &l, const KernelParams &p,
   GPLACE_CUDNN_CHECK(cudnnSetOpTensorDescriptor, l.multiply,
                      CUDNN_OP_TENSOR_MUL, CUDNN_DATA_FLOAT,
                      CUDNN_PROPAGATE_NAN);
-  GPLACE_CU_CHECK(cuMemAlloc, &l.factorData, factors.size() * sizeof(float));
-  GPLACE_CU_CHECK(cuMemcpyHtoD, l.factorData, factors.data(),
-                  factors.size() * sizeof(float));
-  GPLACE_CU_CHECK(cuMemAlloc, &l.scaled, out.bytes());
+  l.scaledBytes = static_cast<size_t>(out.bytes());
   return Status::ok();
 }
 
@@ -324,12 +345,7 @@ static Status averageFactors(CudnnKernels::Launch &l, const KernelParams &p,
 static Status describeInput(CudnnKernels::Launch &l, const KernelCall &call,
                             const TensorType &type, unsigned fill);
 
-Status CudnnKernels::prepare(const KernelCall &call, int stream) {
-  if (find(call))
-    return Status::ok();
-  GPLACE_RETURN_IF_ERROR(handle());
-  auto launch = std::make_unique<Launch>();
-  Launch &l = *launch;
+Status CudnnKernels::describeLaunch(const KernelCall &call, Launch &l) {
   l.context = context_;
   l.role = roleOf(call.kernel);
   // cuDNN's descriptors take int dimensions and strides.
@@ -346,18 +362,8 @@ Status CudnnKernels::prepare(const KernelCall &call, int stream) {
     l.emptyInput |= in.type->numElements() == 0;
   const KernelParams &p = *call.params;
   bool first = p.channelsFirst;
-  auto store = [&]() -> Status {
-    GPLACE_RETURN_IF_ERROR(growWorkspace(stream, l.workspaceBytes));
-    if (call.state) {
-      *call.state = std::move(launch);
-      return Status::ok();
-    }
-    std::lock_guard<std::mutex> lock(mutex_);
-    launches_[&call] = std::move(launch);
-    return Status::ok();
-  };
   if (l.emptyOutput || l.emptyInput)
-    return store();
+    return Status::ok();
 
   switch (l.role) {
   case Role::ConvForward:
@@ -405,15 +411,15 @@ Status CudnnKernels::prepare(const KernelCall &call, int stream) {
     GPLACE_CUDNN_CHECK(cudnnSetConvolutionGroupCount, l.conv, groups);
     GPLACE_CUDNN_CHECK(cudnnSetConvolutionMathType, l.conv,
                        allowTf32_ ? CUDNN_DEFAULT_MATH : CUDNN_FMA_MATH);
-    // cuDNN's heuristics, best first: the first that runs in the budget.
+    // cuDNN's heuristics, best first: those that run in the budget.
     auto choose = [&](auto *perf, int returned) -> Status {
       for (int i = 0; i < returned; ++i)
         if (perf[i].status == CUDNN_STATUS_SUCCESS &&
-            perf[i].memory <= kMaxWorkspace) {
-          l.algorithm = static_cast<int>(perf[i].algo);
-          l.workspaceBytes = perf[i].memory;
-          return Status::ok();
-        }
+            perf[i].memory <= kMaxWorkspace)
+          l.algorithms.emplace_back(static_cast<int>(perf[i].algo),
+                                    perf[i].memory);
+      if (!l.algorithms.empty())
+        return Status::ok();
       return Status::invalidArgument("cuDNN has no algorithm for " +
                                      opName(call.kernel) + " with filter " +
                                      dims(weights->type->shape));
@@ -442,8 +448,7 @@ Status CudnnKernels::prepare(const KernelCall &call, int stream) {
                          perf);
       GPLACE_RETURN_IF_ERROR(choose(perf, returned));
     }
-    GPLACE_CU_CHECK(cuMemAlloc, &l.filterBuffer,
-                    weights->type->numElements() * sizeof(float));
+    l.filterBytes = weights->type->numElements() * sizeof(float);
     if (call.kernel == Kernel::FusedConv2D) {
       GPLACE_CUDNN_CHECK(cudnnCreateTensorDescriptor, &l.bias);
       GPLACE_CUDNN_CHECK(cudnnSetTensor4dDescriptor, l.bias, CUDNN_TENSOR_NCHW,
@@ -510,7 +515,111 @@ Status CudnnKernels::prepare(const KernelCall &call, int stream) {
   case Role::None:
     return Status::internal(opName(call.kernel) + " is not a cuDNN kernel");
   }
-  return store();
+  return Status::ok();
+}
+
+/// Chooses l's algorithm, the first of cuDNN's heuristics whose workspace
+/// and l's buffers fit in `budget` bytes, and lays the buffers out after
+/// its workspace (l's offsets). Returns the bytes the launch takes in
+/// all, or 0 where nothing fits.
+static size_t layOut(CudnnKernels::Launch &l, size_t budget) {
+  size_t buffers = alignPart(l.filterBytes) +
+                   alignPart(l.paddedBytes) * l.needsPadded +
+                   alignPart(l.paddedBytes) * l.needsPaddedGradient +
+                   alignPart(l.scaledBytes);
+  if (buffers > budget)
+    return 0;
+  l.workspaceBytes = 0;
+  if (!l.algorithms.empty()) {
+    auto fits = std::find_if(
+        l.algorithms.begin(), l.algorithms.end(), [&](const auto &algorithm) {
+          return alignPart(algorithm.second) <= budget - buffers;
+        });
+    if (fits == l.algorithms.end())
+      return 0;
+    l.algorithm = fits->first;
+    l.workspaceBytes = fits->second;
+  }
+  size_t offset = alignPart(l.workspaceBytes);
+  auto place = [&](size_t *at, size_t bytes, bool needed) {
+    *at = offset;
+    offset += needed ? alignPart(bytes) : 0;
+  };
+  place(&l.filterOffset, l.filterBytes, true);
+  place(&l.paddedOffset, l.paddedBytes, l.needsPadded);
+  place(&l.paddedGradientOffset, l.paddedBytes, l.needsPaddedGradient);
+  place(&l.scaledOffset, l.scaledBytes, true);
+  return std::max<size_t>(offset, 1);
+}
+
+Status CudnnKernels::prepare(const KernelCall &call, int stream) {
+  if (find(call))
+    return Status::ok();
+  GPLACE_RETURN_IF_ERROR(handle());
+  auto launch = std::make_unique<Launch>();
+  Launch &l = *launch;
+  GPLACE_RETURN_IF_ERROR(describeLaunch(call, l));
+  if (!l.emptyOutput && !l.emptyInput) {
+    // In the plan's workspace where it is large enough for an algorithm
+    // (the one --gplace-size-workspaces measured, when the plan was
+    // compiled on this GPU), else in memory of the launch's own.
+    l.planned = call.workspace &&
+                layOut(l, static_cast<size_t>(
+                              std::max<int64_t>(call.workspaceBytes, 0))) > 0;
+    if (!l.planned) {
+      size_t bytes = layOut(l, std::numeric_limits<size_t>::max());
+      // A plan compiled on another GPU or cuDNN, or by a tool that does not
+      // ask cuDNN: said once per device, since the memory is outside the
+      // plan's limits.
+      if (call.workspace && !warnedOutsidePlan_) {
+        warnedOutsidePlan_ = true;
+        std::cerr << "gplace: warning: " << opName(call.kernel)
+                  << "'s workspace in the plan (" << call.workspaceBytes
+                  << " bytes) is smaller than cuDNN needs on this GPU ("
+                  << bytes
+                  << " bytes); its buffers are allocated outside the static "
+                     "memory plan\n";
+      }
+      auto allocate = [](CUdeviceptr *buffer, size_t bytes) -> Status {
+        GPLACE_CU_CHECK(cuMemAlloc, buffer, std::max<size_t>(bytes, 1));
+        return Status::ok();
+      };
+      if (l.filterBytes)
+        GPLACE_RETURN_IF_ERROR(allocate(&l.filterBuffer, l.filterBytes));
+      if (l.needsPadded)
+        GPLACE_RETURN_IF_ERROR(allocate(&l.padded, l.paddedBytes));
+      if (l.needsPaddedGradient)
+        GPLACE_RETURN_IF_ERROR(allocate(&l.paddedGradient, l.paddedBytes));
+      if (l.scaledBytes)
+        GPLACE_RETURN_IF_ERROR(allocate(&l.scaled, l.scaledBytes));
+      GPLACE_RETURN_IF_ERROR(growWorkspace(stream, l.workspaceBytes));
+    }
+    if (!l.factorValues.empty()) {
+      size_t bytes = l.factorValues.size() * sizeof(float);
+      GPLACE_CU_CHECK(cuMemAlloc, &l.factorData, bytes);
+      GPLACE_CU_CHECK(cuMemcpyHtoD, l.factorData, l.factorValues.data(), bytes);
+    }
+  }
+  if (call.state) {
+    *call.state = std::move(launch);
+    return Status::ok();
+  }
+  std::lock_guard<std::mutex> lock(mutex_);
+  launches_[&call] = std::move(launch);
+  return Status::ok();
+}
+
+StatusOr<int64_t> CudnnKernels::workspaceBytes(const KernelCall &call) {
+  if (!CudaLibraries::get().cudnnError.empty())
+    return int64_t(0); // Loading the plan reports it.
+  GPLACE_RETURN_IF_ERROR(handle());
+  Launch l;
+  GPLACE_RETURN_IF_ERROR(describeLaunch(call, l));
+  l.context = nullptr; // It holds no buffers.
+  if (l.emptyOutput || l.emptyInput)
+    return int64_t(0);
+  size_t bytes = layOut(l, std::numeric_limits<size_t>::max());
+  return static_cast<int64_t>(bytes == 1 ? 0 : bytes);
 }
 
 static Status describeInput(CudnnKernels::Launch &l, const KernelCall &call,
@@ -548,16 +657,13 @@ static Status describeInput(CudnnKernels::Launch &l, const KernelCall &call,
   l.viewOffset = extraTop * strides[2] + extraLeft * strides[3];
   l.paddedElements = n * c * h * w;
   l.fill = fill;
-  size_t bytes = static_cast<size_t>(l.paddedElements) * sizeof(float);
+  l.paddedBytes = static_cast<size_t>(l.paddedElements) * sizeof(float);
   // The padded input (all but a convolution's input gradient read it),
   // and the padded input gradient (which a max pool's gradient also has).
-  bool inputGradient = roleOf(call.kernel) == Role::ConvBackwardData ||
-                       roleOf(call.kernel) == Role::PoolBackward;
-  if (roleOf(call.kernel) != Role::ConvBackwardData &&
-      call.kernel != Kernel::AvgPoolGrad)
-    GPLACE_CU_CHECK(cuMemAlloc, &l.padded, bytes);
-  if (inputGradient)
-    GPLACE_CU_CHECK(cuMemAlloc, &l.paddedGradient, bytes);
+  l.needsPadded = roleOf(call.kernel) != Role::ConvBackwardData &&
+                  call.kernel != Kernel::AvgPoolGrad;
+  l.needsPaddedGradient = roleOf(call.kernel) == Role::ConvBackwardData ||
+                          roleOf(call.kernel) == Role::PoolBackward;
   return Status::ok();
 }
 
@@ -571,7 +677,8 @@ Status CudnnKernels::launch(const KernelCall &call, CUstream stream,
   const Launch &l = *found;
   // Prepared for another stream (a plan's launches run on its compute
   // stream, which prepare() assumes): that stream's workspace grows too.
-  GPLACE_RETURN_IF_ERROR(growWorkspace(index, l.workspaceBytes));
+  if (!l.planned)
+    GPLACE_RETURN_IF_ERROR(growWorkspace(index, l.workspaceBytes));
   const KernelParams &p = *call.params;
   auto ptr = [](const TensorRef &ref) {
     return reinterpret_cast<CUdeviceptr>(ref.data);
@@ -602,8 +709,21 @@ Status CudnnKernels::launch(const KernelCall &call, CUstream stream,
   }
   GPLACE_CUDNN_CHECK(cudnnSetStream, handle_, stream);
   const float one = 1.0f, zero = 0.0f;
-  void *workspace = reinterpret_cast<void *>(workspace_[index]);
-  void *filter = reinterpret_cast<void *>(l.filterBuffer);
+  // The launch's buffers: in the plan's workspace, or its own.
+  CUdeviceptr base = reinterpret_cast<CUdeviceptr>(call.workspace);
+  auto buffer = [&](CUdeviceptr own, size_t offset) {
+    return l.planned ? base + offset : own;
+  };
+  void *workspace =
+      l.planned ? call.workspace : reinterpret_cast<void *>(workspace_[index]);
+  void *filter =
+      reinterpret_cast<void *>(buffer(l.filterBuffer, l.filterOffset));
+  CUdeviceptr padded =
+      l.needsPadded ? buffer(l.padded, l.paddedOffset) : CUdeviceptr(0);
+  CUdeviceptr paddedGradient =
+      l.needsPaddedGradient ? buffer(l.paddedGradient, l.paddedGradientOffset)
+                            : CUdeviceptr(0);
+  void *scaled = reinterpret_cast<void *>(buffer(l.scaled, l.scaledOffset));
   auto interior = [&](CUdeviceptr buffer) {
     return reinterpret_cast<void *>(buffer + l.viewOffset * sizeof(float));
   };
@@ -611,25 +731,23 @@ Status CudnnKernels::launch(const KernelCall &call, CUstream stream,
   // explicitly into l.padded.
   auto input = [&](const void *data, const void **in) -> Status {
     *in = data;
-    if (!l.padded)
+    if (!padded)
       return Status::ok();
-    GPLACE_CU_CHECK(cuMemsetD32Async, l.padded, l.fill, l.paddedElements,
-                    stream);
-    GPLACE_CUDNN_CHECK(cudnnTransformTensor, handle_, &one, l.real, data,
-                       &zero, l.view, interior(l.padded));
-    *in = reinterpret_cast<void *>(l.padded);
+    GPLACE_CU_CHECK(cuMemsetD32Async, padded, l.fill, l.paddedElements, stream);
+    GPLACE_CUDNN_CHECK(cudnnTransformTensor, handle_, &one, l.real, data, &zero,
+                       l.view, interior(padded));
+    *in = reinterpret_cast<void *>(padded);
     return Status::ok();
   };
-  // Where cuDNN writes the input's gradient (l.paddedGradient when
+  // Where cuDNN writes the input's gradient (paddedGradient when
   // padded), and its crop into `data` after.
   auto gradient = [&](void *data) {
-    return l.paddedGradient ? reinterpret_cast<void *>(l.paddedGradient)
-                            : data;
+    return paddedGradient ? reinterpret_cast<void *>(paddedGradient) : data;
   };
   auto crop = [&](void *data) -> Status {
-    if (l.paddedGradient)
+    if (paddedGradient)
       GPLACE_CUDNN_CHECK(cudnnTransformTensor, handle_, &one, l.view,
-                         interior(l.paddedGradient), &zero, l.real, data);
+                         interior(paddedGradient), &zero, l.real, data);
     return Status::ok();
   };
   const void *x = nullptr;
@@ -681,11 +799,10 @@ Status CudnnKernels::launch(const KernelCall &call, CUstream stream,
     }
     // Whole windows' means, then scaled to the input elements' means.
     GPLACE_CUDNN_CHECK(cudnnPoolingForward, handle_, l.pool, &one, l.x, x,
-                       &zero, l.y, reinterpret_cast<void *>(l.scaled));
-    GPLACE_CUDNN_CHECK(cudnnOpTensor, handle_, l.multiply, &one, l.y,
-                       reinterpret_cast<void *>(l.scaled), &one, l.factors,
-                       reinterpret_cast<void *>(l.factorData), &zero, l.y,
-                       call.outputs[0].data);
+                       &zero, l.y, scaled);
+    GPLACE_CUDNN_CHECK(cudnnOpTensor, handle_, l.multiply, &one, l.y, scaled,
+                       &one, l.factors, reinterpret_cast<void *>(l.factorData),
+                       &zero, l.y, call.outputs[0].data);
     break;
   case Role::PoolBackward:
     if (call.kernel == Kernel::MaxPoolGrad) {
@@ -702,11 +819,10 @@ Status CudnnKernels::launch(const KernelCall &call, CUstream stream,
       // the gradient is scaled by the forward's factors first.
       const void *dy = call.inputs[0].data;
       if (l.multiply) {
-        GPLACE_CUDNN_CHECK(cudnnOpTensor, handle_, l.multiply, &one, l.y, dy,
-                           &one, l.factors,
-                           reinterpret_cast<void *>(l.factorData), &zero, l.y,
-                           reinterpret_cast<void *>(l.scaled));
-        dy = reinterpret_cast<void *>(l.scaled);
+        GPLACE_CUDNN_CHECK(
+            cudnnOpTensor, handle_, l.multiply, &one, l.y, dy, &one, l.factors,
+            reinterpret_cast<void *>(l.factorData), &zero, l.y, scaled);
+        dy = scaled;
       }
       void *dx = gradient(call.outputs[0].data);
       GPLACE_CUDNN_CHECK(cudnnPoolingBackward, handle_, l.pool, &one, l.y, dy,

@@ -26,14 +26,22 @@
 namespace gplace::runtime::cuda {
 
 /// One CUDA device's cuDNN state: its handle (created on first use, with
-/// the device's context current) and a workspace per stream, grown to the
-/// largest any launch on it asks for. Per launch (in the launch's
-/// KernelCall::state, which the executor frees with the plan): the
-/// descriptors, the algorithm cuDNN's heuristics chose (cudnnGet*Algorithm
-/// _v7, the first that needs at most 1 GiB of workspace, as PyTorch without
-/// benchmark mode), and device buffers for the filter in cuDNN's layout and
-/// an explicitly padded input. All are allocated when the plan loads and
-/// are not part of the static memory plan (docs/gpu.md).
+/// the device's context current) and a workspace per stream for launches
+/// whose plan gave them none, grown to the largest any such launch asks
+/// for. Per launch (in the launch's KernelCall::state, which the executor
+/// frees with the plan): the descriptors and the algorithm cuDNN's
+/// heuristics chose (cudnnGet*Algorithm_v7, the first that needs at most
+/// 1 GiB of workspace, as PyTorch without benchmark mode, and that fits
+/// the plan's workspace). The algorithm's workspace and the launch's
+/// buffers (the filter in cuDNN's layout, an explicitly padded input and
+/// input gradient, an average pool's scaled values) lie in the launch's
+/// workspace of the static memory plan (KernelCall::workspace: the bytes
+/// workspaceBytes() measured when the plan was compiled,
+/// --gplace-size-workspaces), as XLA's convolution algorithm picker gives a
+/// cuDNN call its scratch buffer; where the plan gave none or too little
+/// (a plan compiled elsewhere), they are allocated when the plan loads.
+/// An unevenly padded average pool's factors are always the launch's own
+/// (docs/gpu.md).
 class CudnnKernels {
 public:
   /// `allowTf32`: TF32 tensor cores for f32 convolutions
@@ -50,6 +58,15 @@ public:
   /// driver's errors.
   Status prepare(const KernelCall &call, int stream);
 
+  /// The bytes of workspace `call` takes in the static memory plan, with
+  /// the device's context current: the workspace of the algorithm
+  /// prepare() chooses with no limit but 1 GiB, then the launch's buffers,
+  /// each from a multiple of 256 bytes; 0 for launches that need none
+  /// (batch norm, evenly padded pools, empty tensors) and where cuDNN is
+  /// not loaded (prepare() reports that). Nothing is allocated. Errors as
+  /// prepare()'s.
+  StatusOr<int64_t> workspaceBytes(const KernelCall &call);
+
   /// Runs `call` on `stream` (index `index`; prepare()s it first if
   /// needed), with the device's context current.
   Status launch(const KernelCall &call, CUstream stream, int index);
@@ -63,6 +80,9 @@ public:
 
 private:
   Status handle();
+  /// Fills `l` for `call`: descriptors, the algorithms that fit in 1 GiB,
+  /// and the bytes of the buffers the launch needs; allocates nothing.
+  Status describeLaunch(const KernelCall &call, Launch &l);
   /// Grows stream `stream`'s workspace to at least `bytes`.
   Status growWorkspace(int stream, size_t bytes);
   /// The launch of `call`: in its state slot, or kept here by address
@@ -78,6 +98,8 @@ private:
   CUdeviceptr workspace_[3] = {0, 0, 0};
   size_t workspaceBytes_[3] = {0, 0, 0};
   std::vector<CUdeviceptr> retired_;
+  /// Whether a launch's planned workspace was found too small (warned).
+  bool warnedOutsidePlan_ = false;
   std::map<const KernelCall *, std::unique_ptr<Launch>> launches_;
 };
 

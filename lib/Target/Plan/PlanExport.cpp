@@ -4,6 +4,7 @@
 
 #include "gplace/Dialect/Plan/PlanDialect.h"
 #include "gplace/Dialect/Plan/WorkspaceInterface.h"
+#include "gplace/Runtime/Device.h"
 #include "gplace/Runtime/Kernels.h"
 #include "gplace/Support/DeviceName.h"
 
@@ -99,17 +100,30 @@ KernelParams kernelParams(LaunchOp launch) {
 }
 
 /// The host kernels' workspaces (runtime::hostWorkspaceBytes) for
-/// launches on the CPU.
+/// launches on the CPU, and, given this process's devices, the answer of
+/// each device that sizes its own kernels' (rt::Device::workspaceBytes:
+/// cuDNN's on CUDA GPUs).
 struct HostWorkspaces : public WorkspaceDialectInterface {
-  using WorkspaceDialectInterface::WorkspaceDialectInterface;
+  HostWorkspaces(Dialect *dialect, const rt::DeviceManager *devices = nullptr)
+      : WorkspaceDialectInterface(dialect), devices_(devices) {}
 
   FailureOr<std::optional<int64_t>>
   getWorkspaceBytes(LaunchOp launch, DeviceOp device) const override {
-    if (!rt::hostKernelTakesWorkspace(launch.getKernel().getKernel()))
+    Kernel kernel = launch.getKernel().getKernel();
+    bool host = rt::hostKernelTakesWorkspace(kernel);
+    if (!host && !devices_)
       return std::optional<int64_t>();
     std::optional<DeviceName> name = DeviceName::parse(device.getDeviceName());
-    if (!name || name->type != DeviceType::CPU)
-      return std::optional<int64_t>(); // A GPU's library says (cuDNN).
+    if (!name)
+      return std::optional<int64_t>();
+    rt::Device *sizer = nullptr; // A device that sizes its own.
+    if (name->type != DeviceType::CPU) {
+      sizer = devices_ ? devices_->find(name->str()) : nullptr;
+      if (!sizer || !sizer->kernelTakesWorkspace(kernel))
+        return std::optional<int64_t>(); // Emulated GPUs take none.
+    } else if (!host) {
+      return std::optional<int64_t>();
+    }
     std::vector<rt::TensorType> inputs, outputs;
     std::vector<bool> constant;
     auto add = [&](std::vector<rt::TensorType> &to, Value value) {
@@ -136,13 +150,27 @@ struct HostWorkspaces : public WorkspaceDialectInterface {
       if (!add(outputs, out))
         return std::optional<int64_t>();
     KernelParams params = kernelParams(launch);
-    rt::StatusOr<int64_t> bytes = rt::hostWorkspaceBytes(
-        launch.getKernel().getKernel(), params, inputs, constant, outputs);
+    rt::StatusOr<int64_t> bytes = int64_t(0);
+    if (sizer) {
+      rt::KernelCall call;
+      call.kernel = kernel;
+      call.params = &params;
+      for (size_t i = 0; i < inputs.size(); ++i)
+        call.inputs.push_back({nullptr, &inputs[i], constant[i]});
+      for (const rt::TensorType &type : outputs)
+        call.outputs.push_back({nullptr, &type});
+      bytes = sizer->workspaceBytes(call);
+    } else {
+      bytes = rt::hostWorkspaceBytes(kernel, params, inputs, constant, outputs);
+    }
     if (!bytes)
       return launch.emitOpError()
              << "has no workspace size: " << bytes.status().message();
     return std::optional<int64_t>(*bytes);
   }
+
+private:
+  const rt::DeviceManager *devices_;
 };
 
 /// "MatMul (gplace.matmul)" from the launch's NameLoc.
@@ -384,4 +412,11 @@ void gplace::registerHostWorkspaces(DialectRegistry &registry) {
   registry.addExtension(+[](MLIRContext *, PlanDialect *dialect) {
     dialect->addInterfaces<HostWorkspaces>();
   });
+}
+
+void gplace::registerMachineWorkspaces(MLIRContext &context,
+                                       const rt::DeviceManager &devices) {
+  auto *dialect = context.getOrLoadDialect<PlanDialect>();
+  if (!dialect->getRegisteredInterface<WorkspaceDialectInterface>())
+    dialect->addInterface<HostWorkspaces>(&devices);
 }

@@ -10,11 +10,17 @@
 
 #include "gplace/Runtime/Plan.h"
 
+#include "mlir/IR/MLIRContext.h"
+
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Support/LogicalResult.h"
 
 namespace gplace {
+
+namespace runtime {
+class DeviceManager;
+} // namespace runtime
 
 /// Converts the program `programName` of `module`, a complete plan (the
 /// output of --gplace-lower-to-plan, which --gplace-verify-plan checked),
@@ -37,6 +43,17 @@ mlir::FailureOr<runtime::HostTensor> toHostTensor(mlir::ElementsAttr value);
 /// library --gplace-size-workspaces asks (WorkspaceDialectInterface), in
 /// a tool that runs or reproduces gplace-run's plans.
 void registerHostWorkspaces(mlir::DialectRegistry &registry);
+
+/// Registers with gplan, in `context` (where none is registered yet), the
+/// host kernels' workspaces and, for launches on the devices of `devices`
+/// that size their own kernels' workspaces (runtime::Device::
+/// workspaceBytes: cuDNN's algorithms and buffers on CUDA GPUs), their
+/// answer, as the kernel library --gplace-size-workspaces asks: gplace-run
+/// compiles for the GPUs it runs on. `devices` must outlive the context's
+/// compilations. Launches on devices not in `devices` (another task's)
+/// get the host's answer alone.
+void registerMachineWorkspaces(mlir::MLIRContext &context,
+                               const runtime::DeviceManager &devices);
 
 } // namespace gplace
 
