@@ -227,24 +227,32 @@ rt::Status tooling::restoreCheckpoint(const std::string &path,
   return rt::Status::ok();
 }
 
-rt::Status tooling::copyVariables(const rt::Executor &from, rt::Executor &to) {
-  std::map<std::string, size_t> byName;
-  for (size_t i = 0; i < from.numVariables(); ++i)
-    byName[from.variableName(i)] = i;
-  for (size_t i = 0; i < to.numVariables(); ++i) {
-    auto it = byName.find(to.variableName(i));
-    if (it == byName.end())
+rt::StatusOr<tooling::VariableValues>
+tooling::readVariables(const rt::Executor &executor) {
+  VariableValues values;
+  for (size_t i = 0; i < executor.numVariables(); ++i) {
+    if (values.count(executor.variableName(i)))
       continue;
-    if (from.variableType(it->second) != to.variableType(i))
-      return rt::Status::invalidArgument(
-          "variable '" + to.variableName(i) + "' is " +
-          from.variableType(it->second).str() +
-          " in the initialisation function but " + to.variableType(i).str() +
-          " in the entry");
-    rt::StatusOr<rt::HostTensor> value = from.readVariable(it->second);
+    rt::StatusOr<rt::HostTensor> value = executor.readVariable(i);
     if (!value)
       return value.status();
-    GPLACE_RETURN_IF_ERROR(to.writeVariable(i, *value));
+    values.emplace(executor.variableName(i), std::move(*value));
+  }
+  return values;
+}
+
+rt::Status tooling::initializeVariables(const VariableValues &initial,
+                                        rt::Executor &to) {
+  for (size_t i = 0; i < to.numVariables(); ++i) {
+    auto it = initial.find(to.variableName(i));
+    if (it == initial.end())
+      continue;
+    if (it->second.type != to.variableType(i))
+      return rt::Status::invalidArgument(
+          "variable '" + to.variableName(i) + "' is " + it->second.type.str() +
+          " in the initialisation function but " + to.variableType(i).str() +
+          " in the entry");
+    GPLACE_RETURN_IF_ERROR(to.writeVariable(i, it->second));
   }
   return rt::Status::ok();
 }

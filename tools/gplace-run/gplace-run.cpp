@@ -836,6 +836,44 @@ int main(int argc, char **argv) {
                      "': NumPy has no " +
                      std::string(gplace::elementTypeName(type)) +
                      " dtype (result #" + llvm::Twine(i) + ")");
+  // Variables: from the --init function's, then from the checkpoint. The
+  // --init function runs first, and its plan is unloaded before the
+  // entry's loads: each plan was checked against the devices' memory
+  // limits alone, so the two must not hold memory at once. In a
+  // cluster every task runs the whole --init function on its own devices
+  // (its random numbers are stateless: every task draws the same), so that
+  // each task's variables, copies included, get their values; a request
+  // for another task's device is read as one for this task's
+  // (loadFunction).
+  tooling::CompileOptions initCompile = compile;
+  initCompile.cluster = "";
+  initCompile.replicate = "";
+  initCompile.replicas = 0;
+  initCompile.logDevicePlacement = false;
+  gplace::DeviceName localTask;
+  if (cluster) {
+    auto [job, task] = cluster->taskOf(rank);
+    localTask.job = job;
+    localTask.task = task;
+  }
+  std::optional<tooling::VariableValues> initial;
+  if (!initEntry.empty()) {
+    rt::StatusOr<std::unique_ptr<rt::Executor>> init =
+        cluster ? loadFunction(context, sourceMgr, initEntry, **machine,
+                               (*machine)->deviceSet(), initCompile, &localTask)
+                : loadFunction(context, sourceMgr, initEntry, **machine,
+                               compileDevices, compile);
+    if (!init)
+      return failRun(init.status());
+    rt::StatusOr<std::vector<rt::HostTensor>> ran = (*init)->run({});
+    if (!ran)
+      return failRun(ran.status());
+    rt::StatusOr<tooling::VariableValues> values =
+        tooling::readVariables(**init);
+    if (!values)
+      return failRun(values.status());
+    initial = std::move(*values);
+  }
   rt::StatusOr<std::unique_ptr<rt::Executor>> executor =
       loadPlan(std::move(*plan), **machine, cluster.has_value());
   if (!executor)
@@ -853,38 +891,11 @@ int main(int argc, char **argv) {
                  << (*executor)->numFusedKernels() << " fused kernel"
                  << ((*executor)->numFusedKernels() == 1 ? "" : "s") << "\n";
 
-  // Variables: from the --init function's, then from the checkpoint. In a
-  // cluster every task runs the whole --init function on its own devices
-  // (its random numbers are stateless: every task draws the same), so that
-  // each task's variables, copies included, get their values; a request
-  // for another task's device is read as one for this task's
-  // (loadFunction).
-  tooling::CompileOptions initCompile = compile;
-  initCompile.cluster = "";
-  initCompile.replicate = "";
-  initCompile.replicas = 0;
-  initCompile.logDevicePlacement = false;
-  gplace::DeviceName localTask;
-  if (cluster) {
-    auto [job, task] = cluster->taskOf(rank);
-    localTask.job = job;
-    localTask.task = task;
-  }
-  if (!initEntry.empty()) {
-    rt::StatusOr<std::unique_ptr<rt::Executor>> init =
-        cluster ? loadFunction(context, sourceMgr, initEntry, **machine,
-                               (*machine)->deviceSet(), initCompile, &localTask)
-                : loadFunction(context, sourceMgr, initEntry, **machine,
-                               compileDevices, compile);
-    if (!init)
-      return failRun(init.status());
-    rt::StatusOr<std::vector<rt::HostTensor>> ran = (*init)->run({});
-    if (!ran)
-      return failRun(ran.status());
-    if (rt::Status copied = tooling::copyVariables(**init, **executor);
-        !copied)
-      return failRun(copied);
-  }
+  if (initial)
+    if (rt::Status initialized =
+            tooling::initializeVariables(*initial, **executor);
+        !initialized)
+      return failRun(initialized);
   if (!restoreCheckpoint.empty())
     if (rt::Status restored =
             tooling::restoreCheckpoint(restoreCheckpoint, **executor);

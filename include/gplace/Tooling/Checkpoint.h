@@ -14,6 +14,7 @@
 #include "gplace/Runtime/Executor.h"
 #include "gplace/Runtime/Status.h"
 
+#include <map>
 #include <string>
 
 namespace gplace::tooling {
@@ -39,11 +40,22 @@ runtime::Status saveCheckpoint(const std::string &path,
 runtime::Status restoreCheckpoint(const std::string &path,
                                   runtime::Executor &executor);
 
-/// Sets each variable of `to` that `from` has too (by name) to its value
-/// in `from`: an initialisation function's results (gplace-run --init).
-/// Errors: a type or shape mismatch, naming the variable.
-runtime::Status copyVariables(const runtime::Executor &from,
-                              runtime::Executor &to);
+/// Variables' values by name, in host memory.
+using VariableValues = std::map<std::string, runtime::HostTensor>;
+
+/// The value of every variable of `executor`, by name (of variables
+/// sharing a name, the first copy's): an initialisation function's results
+/// (gplace-run --init), read before its plan is unloaded so that it and
+/// the entry's plan never hold device memory at once. Errors: the
+/// device's, reading a variable.
+runtime::StatusOr<VariableValues>
+readVariables(const runtime::Executor &executor);
+
+/// Sets each variable of `to` that `initial` has (by name) to its value
+/// there. Errors: a type or shape mismatch, naming the variable ("variable
+/// 'w' is 3xf32 in the initialisation function but 4xf32 in the entry").
+runtime::Status initializeVariables(const VariableValues &initial,
+                                    runtime::Executor &to);
 
 } // namespace gplace::tooling
 
