@@ -25,6 +25,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/Support/FormatVariadic.h"
 
 #include <limits>
 
@@ -39,10 +40,17 @@ using namespace gplace::plan;
 
 namespace {
 
+/// "55414464 bytes (52.8 MiB)": MiB with a decimal unless whole, so that
+/// a need just over a limit of whole MiB does not read as the limit.
 std::string formatBytes(int64_t bytes) {
   std::string out = std::to_string(bytes) + " bytes";
-  if (bytes >= 1024 * 1024)
-    out += " (" + std::to_string(bytes / (1024 * 1024)) + " MiB)";
+  constexpr int64_t kMiB = 1024 * 1024;
+  if (bytes >= kMiB && bytes % kMiB == 0)
+    out += " (" + std::to_string(bytes / kMiB) + " MiB)";
+  else if (bytes >= kMiB)
+    out += " (" +
+           llvm::formatv("{0:F1}", static_cast<double>(bytes) / kMiB).str() +
+           " MiB)";
   return out;
 }
 
