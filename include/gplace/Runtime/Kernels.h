@@ -56,10 +56,13 @@ struct KernelCall {
   /// each step on its stream's thread, one run at a time).
   std::unique_ptr<KernelState> *state = nullptr;
   /// The launch's workspace in the static memory plan (the arena slot of
-  /// its gplan.launch's `workspace` result: hostWorkspaceBytes' bytes), or
-  /// null: then the kernel takes its temporary buffers from its thread's
-  /// own. A kernel needing more than `workspaceBytes` (a plan compiled
-  /// under another GPLACE_POOL_TILE_KIB, say) takes the rest there too.
+  /// its gplan.launch's `workspace` result: hostWorkspaceBytes' bytes on
+  /// the CPU, Device::workspaceBytes' on a CUDA GPU), or null: then the
+  /// kernel takes its temporary buffers from its thread's own (a host
+  /// kernel) or allocates them (a cuDNN launch). A host kernel needing
+  /// more than `workspaceBytes` (a plan compiled under another
+  /// GPLACE_POOL_TILE_KIB, say) takes the rest there too; a cuDNN launch
+  /// takes all its buffers from the workspace or none.
   void *workspace = nullptr;
   int64_t workspaceBytes = 0;
   /// Where set, the call only measures: the kernel makes its primitives,

@@ -181,7 +181,8 @@ public:
   }
 
   bool kernelTakesWorkspace(Kernel kernel) const override {
-    return isCudnnKernel(kernel);
+    return isCudnnKernel(kernel) && kernel != Kernel::FusedBatchNorm &&
+           kernel != Kernel::FusedBatchNormGrad;
   }
 
   StatusOr<int64_t> workspaceBytes(const KernelCall &call) override {

@@ -64,8 +64,9 @@ Status cudnnStatus(cudnnStatus_t result, const char *call) {
 /// The most workspace a convolution algorithm may ask for.
 constexpr size_t kMaxWorkspace = size_t(1) << 30;
 
-/// Each buffer a launch takes from its workspace starts at a multiple of
-/// this many bytes.
+/// Each buffer a launch takes from its workspace starts this many bytes
+/// apart (the workspace itself starts on the plan's 64-byte alignment,
+/// which cuDNN's routines accept, as they do the plan's tensors).
 constexpr size_t kPartAlignment = 256;
 
 size_t alignPart(size_t bytes) {
@@ -144,6 +145,7 @@ struct CudnnKernels::Launch final : KernelState {
   /// each buffer at its offset below; or, where the plan gave it none or
   /// too little, allocations of its own and the stream's shared workspace.
   bool planned = false;
+  size_t plannedBytes = 0; ///< Of the workspace the launch lays out.
   size_t filterBytes = 0, paddedBytes = 0, scaledBytes = 0;
   size_t filterOffset = 0, paddedOffset = 0, paddedGradientOffset = 0,
          scaledOffset = 0;
@@ -568,18 +570,18 @@ Status CudnnKernels::prepare(const KernelCall &call, int stream) {
                               std::max<int64_t>(call.workspaceBytes, 0))) > 0;
     if (!l.planned) {
       size_t bytes = layOut(l, std::numeric_limits<size_t>::max());
-      // A plan compiled on another GPU or cuDNN, or by a tool that does not
-      // ask cuDNN: said once per device, since the memory is outside the
-      // plan's limits.
-      if (call.workspace && !warnedOutsidePlan_) {
-        warnedOutsidePlan_ = true;
+      // A plan compiled for another GPU or cuDNN: said once per device,
+      // since the memory is outside the plan's limits. (A plan given no
+      // workspace, compiled by a tool that does not ask the GPU, is
+      // silent.)
+      if (call.workspace && !warnedOutsidePlan_.exchange(true))
         std::cerr << "gplace: warning: " << opName(call.kernel)
                   << "'s workspace in the plan (" << call.workspaceBytes
-                  << " bytes) is smaller than cuDNN needs on this GPU ("
+                  << " bytes) is too small for any of cuDNN's algorithms on "
+                     "this GPU (the first needs "
                   << bytes
-                  << " bytes); its buffers are allocated outside the static "
-                     "memory plan\n";
-      }
+                  << " bytes with the launch's buffers); its buffers are "
+                     "allocated outside the static memory plan\n";
       auto allocate = [](CUdeviceptr *buffer, size_t bytes) -> Status {
         GPLACE_CU_CHECK(cuMemAlloc, buffer, std::max<size_t>(bytes, 1));
         return Status::ok();
@@ -612,10 +614,15 @@ Status CudnnKernels::prepare(const KernelCall &call, int stream) {
 StatusOr<int64_t> CudnnKernels::workspaceBytes(const KernelCall &call) {
   if (!CudaLibraries::get().cudnnError.empty())
     return int64_t(0); // Loading the plan reports it.
+  Role role = roleOf(call.kernel);
+  if (role == Role::BatchNormForward || role == Role::BatchNormBackward)
+    return int64_t(0);
   GPLACE_RETURN_IF_ERROR(handle());
   Launch l;
-  GPLACE_RETURN_IF_ERROR(describeLaunch(call, l));
+  Status described = describeLaunch(call, l);
   l.context = nullptr; // It holds no buffers.
+  if (!described)
+    return int64_t(0); // prepare() reports it when the plan loads.
   if (l.emptyOutput || l.emptyInput)
     return int64_t(0);
   size_t bytes = layOut(l, std::numeric_limits<size_t>::max());
@@ -679,6 +686,12 @@ Status CudnnKernels::launch(const KernelCall &call, CUstream stream,
   // stream, which prepare() assumes): that stream's workspace grows too.
   if (!l.planned)
     GPLACE_RETURN_IF_ERROR(growWorkspace(index, l.workspaceBytes));
+  else if (!call.workspace ||
+           call.workspaceBytes < static_cast<int64_t>(l.plannedBytes))
+    return Status::internal(
+        opName(call.kernel) + " was prepared in a workspace of " +
+        std::to_string(l.plannedBytes) + " bytes and runs with " +
+        std::to_string(call.workspaceBytes));
   const KernelParams &p = *call.params;
   auto ptr = [](const TensorRef &ref) {
     return reinterpret_cast<CUdeviceptr>(ref.data);

@@ -17,6 +17,7 @@
 #include "gplace/Runtime/Kernels.h"
 #include "gplace/Runtime/Status.h"
 
+#include <atomic>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -61,10 +62,10 @@ public:
   /// The bytes of workspace `call` takes in the static memory plan, with
   /// the device's context current: the workspace of the algorithm
   /// prepare() chooses with no limit but 1 GiB, then the launch's buffers,
-  /// each from a multiple of 256 bytes; 0 for launches that need none
-  /// (batch norm, evenly padded pools, empty tensors) and where cuDNN is
-  /// not loaded (prepare() reports that). Nothing is allocated. Errors as
-  /// prepare()'s.
+  /// each 256 bytes apart; 0 for launches that need none (batch norm,
+  /// evenly padded pools, empty tensors) and for those prepare() will
+  /// reject when the plan loads (cuDNN not loaded, a dilated pool, no
+  /// algorithm). Nothing is allocated. Errors: creating the cuDNN handle.
   StatusOr<int64_t> workspaceBytes(const KernelCall &call);
 
   /// Runs `call` on `stream` (index `index`; prepare()s it first if
@@ -99,7 +100,7 @@ private:
   size_t workspaceBytes_[3] = {0, 0, 0};
   std::vector<CUdeviceptr> retired_;
   /// Whether a launch's planned workspace was found too small (warned).
-  bool warnedOutsidePlan_ = false;
+  std::atomic<bool> warnedOutsidePlan_{false};
   std::map<const KernelCall *, std::unique_ptr<Launch>> launches_;
 };
 

@@ -47,10 +47,14 @@ std::string formatBytes(int64_t bytes) {
   constexpr int64_t kMiB = 1024 * 1024;
   if (bytes >= kMiB && bytes % kMiB == 0)
     out += " (" + std::to_string(bytes / kMiB) + " MiB)";
-  else if (bytes >= kMiB)
-    out += " (" +
-           llvm::formatv("{0:F1}", static_cast<double>(bytes) / kMiB).str() +
-           " MiB)";
+  else if (bytes >= kMiB) // Rounded down: a part never shows above its total.
+    out +=
+        " (" +
+        llvm::formatv("{0:F1}", static_cast<double>(bytes / kMiB * 10 +
+                                                    bytes % kMiB * 10 / kMiB) /
+                                    10)
+            .str() +
+        " MiB)";
   return out;
 }
 
