@@ -181,12 +181,11 @@ public:
   }
 
   bool kernelTakesWorkspace(Kernel kernel) const override {
-    return isCudnnKernel(kernel) && kernel != Kernel::FusedBatchNorm &&
-           kernel != Kernel::FusedBatchNormGrad;
+    return cuda::CudnnKernels::takesWorkspace(kernel);
   }
 
   StatusOr<int64_t> workspaceBytes(const KernelCall &call) override {
-    if (!isCudnnKernel(call.kernel))
+    if (!cuda::CudnnKernels::takesWorkspace(call.kernel))
       return int64_t(0);
     GPLACE_RETURN_IF_ERROR(activate());
     return cudnn_.workspaceBytes(call);

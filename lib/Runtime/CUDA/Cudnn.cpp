@@ -39,6 +39,7 @@
 #include <iostream>
 #include <iterator>
 #include <limits>
+#include <optional>
 #include <vector>
 
 namespace gplace::runtime::cuda {
@@ -523,14 +524,14 @@ Status CudnnKernels::describeLaunch(const KernelCall &call, Launch &l) {
 /// Chooses l's algorithm, the first of cuDNN's heuristics whose workspace
 /// and l's buffers fit in `budget` bytes, and lays the buffers out after
 /// its workspace (l's offsets). Returns the bytes the launch takes in
-/// all, or 0 where nothing fits.
-static size_t layOut(CudnnKernels::Launch &l, size_t budget) {
+/// all (0: it takes none), or std::nullopt where nothing fits.
+static std::optional<size_t> layOut(CudnnKernels::Launch &l, size_t budget) {
   size_t buffers = alignPart(l.filterBytes) +
                    alignPart(l.paddedBytes) * l.needsPadded +
                    alignPart(l.paddedBytes) * l.needsPaddedGradient +
                    alignPart(l.scaledBytes);
   if (buffers > budget)
-    return 0;
+    return std::nullopt;
   l.workspaceBytes = 0;
   if (!l.algorithms.empty()) {
     auto fits = std::find_if(
@@ -538,7 +539,7 @@ static size_t layOut(CudnnKernels::Launch &l, size_t budget) {
           return alignPart(algorithm.second) <= budget - buffers;
         });
     if (fits == l.algorithms.end())
-      return 0;
+      return std::nullopt;
     l.algorithm = fits->first;
     l.workspaceBytes = fits->second;
   }
@@ -551,7 +552,7 @@ static size_t layOut(CudnnKernels::Launch &l, size_t budget) {
   place(&l.paddedOffset, l.paddedBytes, l.needsPadded);
   place(&l.paddedGradientOffset, l.paddedBytes, l.needsPaddedGradient);
   place(&l.scaledOffset, l.scaledBytes, true);
-  return std::max<size_t>(offset, 1);
+  return offset;
 }
 
 Status CudnnKernels::prepare(const KernelCall &call, int stream) {
@@ -565,11 +566,14 @@ Status CudnnKernels::prepare(const KernelCall &call, int stream) {
     // In the plan's workspace where it is large enough for an algorithm
     // (the one --gplace-size-workspaces measured, when the plan was
     // compiled on this GPU), else in memory of the launch's own.
-    l.planned = call.workspace &&
-                layOut(l, static_cast<size_t>(
-                              std::max<int64_t>(call.workspaceBytes, 0))) > 0;
+    std::optional<size_t> planned;
+    if (call.workspace)
+      planned = layOut(
+          l, static_cast<size_t>(std::max<int64_t>(call.workspaceBytes, 0)));
+    l.planned = planned.has_value();
+    l.plannedBytes = planned.value_or(0);
     if (!l.planned) {
-      size_t bytes = layOut(l, std::numeric_limits<size_t>::max());
+      size_t bytes = *layOut(l, std::numeric_limits<size_t>::max());
       // A plan compiled for another GPU or cuDNN: said once per device,
       // since the memory is outside the plan's limits. (A plan given no
       // workspace, compiled by a tool that does not ask the GPU, is
@@ -611,11 +615,16 @@ Status CudnnKernels::prepare(const KernelCall &call, int stream) {
   return Status::ok();
 }
 
+bool CudnnKernels::takesWorkspace(Kernel kernel) {
+  Role role = roleOf(kernel);
+  return role != Role::None && role != Role::BatchNormForward &&
+         role != Role::BatchNormBackward;
+}
+
 StatusOr<int64_t> CudnnKernels::workspaceBytes(const KernelCall &call) {
   if (!CudaLibraries::get().cudnnError.empty())
     return int64_t(0); // Loading the plan reports it.
-  Role role = roleOf(call.kernel);
-  if (role == Role::BatchNormForward || role == Role::BatchNormBackward)
+  if (!takesWorkspace(call.kernel))
     return int64_t(0);
   GPLACE_RETURN_IF_ERROR(handle());
   Launch l;
@@ -625,8 +634,7 @@ StatusOr<int64_t> CudnnKernels::workspaceBytes(const KernelCall &call) {
     return int64_t(0); // prepare() reports it when the plan loads.
   if (l.emptyOutput || l.emptyInput)
     return int64_t(0);
-  size_t bytes = layOut(l, std::numeric_limits<size_t>::max());
-  return static_cast<int64_t>(bytes == 1 ? 0 : bytes);
+  return static_cast<int64_t>(*layOut(l, std::numeric_limits<size_t>::max()));
 }
 
 static Status describeInput(CudnnKernels::Launch &l, const KernelCall &call,

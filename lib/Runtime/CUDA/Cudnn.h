@@ -59,6 +59,10 @@ public:
   /// driver's errors.
   Status prepare(const KernelCall &call, int stream);
 
+  /// Whether workspaceBytes() can be above 0 for `kernel`: the
+  /// convolutions and pools (not batch norm, nor kernels cuDNN does not run).
+  static bool takesWorkspace(Kernel kernel);
+
   /// The bytes of workspace `call` takes in the static memory plan, with
   /// the device's context current: the workspace of the algorithm
   /// prepare() chooses with no limit but 1 GiB, then the launch's buffers,

@@ -103,8 +103,8 @@ KernelParams kernelParams(LaunchOp launch) {
 /// launches on the CPU, and, given this process's devices, the answer of
 /// each device that sizes its own kernels' (rt::Device::workspaceBytes:
 /// cuDNN's on CUDA GPUs).
-struct HostWorkspaces : public WorkspaceDialectInterface {
-  HostWorkspaces(Dialect *dialect, const rt::DeviceManager *devices = nullptr)
+struct KernelWorkspaces : public WorkspaceDialectInterface {
+  KernelWorkspaces(Dialect *dialect, const rt::DeviceManager *devices = nullptr)
       : WorkspaceDialectInterface(dialect), devices_(devices) {}
 
   FailureOr<std::optional<int64_t>>
@@ -410,7 +410,7 @@ FailureOr<rt::Plan> gplace::exportPlan(ModuleOp module,
 
 void gplace::registerHostWorkspaces(DialectRegistry &registry) {
   registry.addExtension(+[](MLIRContext *, PlanDialect *dialect) {
-    dialect->addInterfaces<HostWorkspaces>();
+    dialect->addInterfaces<KernelWorkspaces>();
   });
 }
 
@@ -418,5 +418,5 @@ void gplace::registerMachineWorkspaces(MLIRContext &context,
                                        const rt::DeviceManager &devices) {
   auto *dialect = context.getOrLoadDialect<PlanDialect>();
   if (!dialect->getRegisteredInterface<WorkspaceDialectInterface>())
-    dialect->addInterface<HostWorkspaces>(&devices);
+    dialect->addInterface<KernelWorkspaces>(&devices);
 }
