@@ -44,6 +44,15 @@ def Graph_NotDifferentiable : NativeOpTrait<"NotDifferentiable"> {
 // Base class.
 //===----------------------------------------------------------------------===//
 
+// Ops whose kernel is selected by their first operand's element type, not
+// their result's (TensorFlow's "T" of a comparison: Equal's kernels are
+// registered for the types it compares, its result is always bool).
+// cpuKernels and gpuKernels then list operand types; the kernel registry,
+// placement and the runtime's kernel selection all follow.
+def Graph_KernelTypeFromOperands : NativeOpTrait<"KernelTypeFromOperands"> {
+  let cppNamespace = "::gplace::graph::OpTrait";
+}
+
 // Every graph op carries the placement attributes and `after(...)` tokens.
 // `tfType` is TensorFlow's op type; `pyName` the default name TensorFlow's
 // Python API gives the op (see PlacedOpInterface::getDefaultNamePrefix).
@@ -1154,7 +1163,7 @@ def Graph_ArgMaxOp : Graph_KernelOp<"argmax", "ArgMax",
 }
 
 def Graph_EqualOp : Graph_KernelOp<"equal", "Equal",
-    [Pure, Graph_NotDifferentiable], "Equal"> {
+    [Pure, Graph_NotDifferentiable, Graph_KernelTypeFromOperands], "Equal"> {
   let summary = "elementwise ==, with numpy broadcasting (Equal)";
   let description = [{
     The operands have one element type and broadcast numpy-style; the
@@ -1170,8 +1179,62 @@ def Graph_EqualOp : Graph_KernelOp<"equal", "Equal",
   let assemblyFormat = "$lhs `,` $rhs " # afterClause
       # " attr-dict `:` `(` type($lhs) `,` type($rhs) `)` `->` type($result)";
   let hasVerifier = 1;
-  let cpuKernels = Graph_KernelTypes<["i1"]>;
+  let cpuKernels = Graph_AllKernels;
   let gpuKernels = Graph_NoKernels;
+}
+
+def Graph_GreaterEqualOp : Graph_KernelOp<"greater_equal", "GreaterEqual",
+    [Pure, Graph_NotDifferentiable, Graph_KernelTypeFromOperands],
+    "GreaterEqual"> {
+  let summary = "elementwise >=, with numpy broadcasting (GreaterEqual)";
+  let description = [{
+    The operands have one numeric element type and broadcast numpy-style;
+    the result is `i1` of the broadcast shape. A NaN operand compares
+    false, as in TensorFlow (IEEE 754's `>=`).
+
+    ```mlir
+    %ge = gplace.greater_equal %a, %b : (tensor<4xf32>, tensor<f32>) -> tensor<4xi1>
+    ```
+  }];
+  let arguments = !con((ins Graph_NumericTensor:$lhs,
+                            Graph_NumericTensor:$rhs),
+                       placementAttrs, controlDepsArg);
+  let results = (outs StaticShapeTensorOf<[I1]>:$result);
+  let assemblyFormat = "$lhs `,` $rhs " # afterClause
+      # " attr-dict `:` `(` type($lhs) `,` type($rhs) `)` `->` type($result)";
+  let hasVerifier = 1;
+  // By operand type: GPU kernels for floating-point operands, as
+  // TensorFlow registers GreaterEqual on GPUs.
+  let cpuKernels = Graph_NumericKernels;
+}
+
+def Graph_SelectOp : Graph_KernelOp<"select", "SelectV2",
+    [Pure, DeclareOpInterfaceMethods<Graph_GradientOpInterface>],
+    "SelectV2"> {
+  let summary = "elementwise choice, with numpy broadcasting (SelectV2)";
+  let description = [{
+    `result = condition ? then : else`, element by element, as
+    TensorFlow's SelectV2 (`tf.where(condition, x, y)`) and ONNX's Where:
+    the three operands broadcast numpy-style to the result's shape, and
+    `then` and `else` have the result's element type. Only the chosen
+    operand's value reaches the result: a NaN or an infinity in the other
+    one does not. Its gradient goes to `then` where the condition holds and
+    to `else` elsewhere; the condition has none.
+
+    ```mlir
+    %r = gplace.select %c, %x, %y : (tensor<4xi1>, tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
+    ```
+  }];
+  let arguments = !con((ins StaticShapeTensorOf<[I1]>:$condition,
+                            Graph_Tensor:$then_value,
+                            Graph_Tensor:$else_value),
+                       placementAttrs, controlDepsArg);
+  let results = (outs Graph_Tensor:$result);
+  let assemblyFormat = "$condition `,` $then_value `,` $else_value "
+      # afterClause # " attr-dict `:` `(` type($condition) `,` "
+      # "type($then_value) `,` type($else_value) `)` `->` type($result)";
+  let hasVerifier = 1;
+  let cpuKernels = Graph_AllKernels;
 }
 
 def Graph_OneHotOp : Graph_KernelOp<"one_hot", "OneHot",

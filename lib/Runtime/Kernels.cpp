@@ -1112,10 +1112,15 @@ template <> Status runKernel<Kernel::ArgMax>(const KernelCall &call) {
       });
 }
 
-template <> Status runKernel<Kernel::Equal>(const KernelCall &call) {
+/// TensorFlow's comparison kernels (Equal, GreaterEqual): `compare` of the
+/// two operands, of one element type (the kernel's, isKernelTypedByInput),
+/// broadcast to the i1 result's shape.
+template <Kernel K, typename Compare>
+Status runComparison(const KernelCall &call, Compare compare) {
+  static_assert(isKernelTypedByInput(K));
   const std::vector<int64_t> &shape = call.outputs[0].type->shape;
   int64_t n = call.outputs[0].type->numElements();
-  return dispatch<kernelCpuTypes(Kernel::Cast)>(
+  return dispatch<kernelCpuTypes(K)>(
       call.inputs[0].type->elementType, call.kernel, [&](auto tag) -> Status {
         using S = typename decltype(tag)::type;
         BroadcastReader<S> lhs(call.inputs[0], shape), rhs(call.inputs[1], shape);
@@ -1128,7 +1133,46 @@ template <> Status runKernel<Kernel::Equal>(const KernelCall &call) {
           const S *a = lhs.read(start, count, scratch.get());
           const S *b = rhs.read(start, count, scratch.get() + block);
           for (int64_t i = 0; i < count; ++i)
-            out[start + i] = a[i] == b[i];
+            out[start + i] = compare(a[i], b[i]);
+        }
+        return Status::ok();
+      });
+}
+
+template <> Status runKernel<Kernel::Equal>(const KernelCall &call) {
+  return runComparison<Kernel::Equal>(call,
+                                      [](auto a, auto b) { return a == b; });
+}
+
+template <> Status runKernel<Kernel::GreaterEqual>(const KernelCall &call) {
+  return runComparison<Kernel::GreaterEqual>(
+      call, [](auto a, auto b) { return a >= b; });
+}
+
+/// TensorFlow's SelectV2: `then` where the condition holds, else `else`,
+/// the three operands broadcast to the result's shape. Values are copied,
+/// not computed with, so a NaN in the operand not chosen stays out.
+template <> Status runKernel<Kernel::Select>(const KernelCall &call) {
+  const std::vector<int64_t> &shape = call.outputs[0].type->shape;
+  int64_t n = call.outputs[0].type->numElements();
+  return dispatch<kernelCpuTypes(Kernel::Select)>(
+      call.outputs[0].type->elementType, call.kernel, [&](auto tag) -> Status {
+        using S = typename decltype(tag)::type;
+        BroadcastReader<bool> condition(call.inputs[0], shape);
+        BroadcastReader<S> thenValue(call.inputs[1], shape),
+            elseValue(call.inputs[2], shape);
+        size_t block = static_cast<size_t>(std::min(n, kBlock));
+        // Not std::vector: S may be bool.
+        std::unique_ptr<bool[]> conditions(new bool[block]);
+        std::unique_ptr<S[]> scratch(new S[2 * block]);
+        S *out = ptr<S>(call.outputs[0]);
+        for (int64_t start = 0; start < n; start += kBlock) {
+          int64_t count = std::min(kBlock, n - start);
+          const bool *c = condition.read(start, count, conditions.get());
+          const S *a = thenValue.read(start, count, scratch.get());
+          const S *b = elseValue.read(start, count, scratch.get() + block);
+          for (int64_t i = 0; i < count; ++i)
+            out[start + i] = c[i] ? a[i] : b[i];
         }
         return Status::ok();
       });
@@ -1405,7 +1449,8 @@ template <> Status runKernel<Kernel::ApplyAdam>(const KernelCall &call) {
 /// The host implementation of each kernel, indexed by gplace::Kernel.
 using HostKernelFn = Status (*)(const KernelCall &);
 constexpr HostKernelFn kHostKernels[] = {
-#define GPLACE_KERNEL(Name, Mnemonic, Elementwise, Arity, CpuTypes, GpuTypes)  \
+#define GPLACE_KERNEL(Name, Mnemonic, Elementwise, Arity, CpuTypes, GpuTypes,  \
+                      TypedByOperand)                                          \
   &runKernel<Kernel::Name>,
 #include "gplace/Dialect/Graph/GraphOpTable.def"
 };
@@ -1413,7 +1458,8 @@ static_assert(std::size(kHostKernels) == kNumKernels);
 
 /// Per kernel: kTakesWorkspace.
 constexpr bool kWorkspaceKernels[] = {
-#define GPLACE_KERNEL(Name, Mnemonic, Elementwise, Arity, CpuTypes, GpuTypes)  \
+#define GPLACE_KERNEL(Name, Mnemonic, Elementwise, Arity, CpuTypes, GpuTypes,  \
+                      TypedByOperand)                                          \
   kTakesWorkspace<Kernel::Name>,
 #include "gplace/Dialect/Graph/GraphOpTable.def"
 };

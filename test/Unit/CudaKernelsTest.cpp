@@ -113,6 +113,15 @@ std::vector<Launch> everyLaunch(ElementType t) {
     launches.push_back(
         {Kernel::Dropout, {T({7, 3}), T({}), TensorType{seed, {2}}}, T({7, 3}),
          {}});
+  // A comparison (an i1 result, computed in the operands' type) and
+  // SelectV2 (an i1 condition), broadcasting.
+  auto I1 = [](std::vector<int64_t> shape) {
+    return TensorType{ElementType::I1, shape};
+  };
+  launches.push_back(
+      {Kernel::GreaterEqual, {T({2, 1, 3}), T({4, 1})}, I1({2, 4, 3}), {}});
+  launches.push_back(
+      {Kernel::Select, {I1({4, 1}), T({2, 1, 3}), T({})}, T({2, 4, 3}), {}});
   launches.push_back(
       {Kernel::ApplyGradientDescent, {T({}), T({5})}, T({5}), {}});
   for (bool nesterov : {false, true}) {
@@ -223,6 +232,14 @@ TEST(CudaKernelSource, RefusesWhatIsNotAnNvrtcKernel) {
   ASSERT_FALSE(kernel);
   EXPECT_EQ(kernel.status().message(),
             "no GPU kernel for gplace.add with element type i32");
+  // A comparison is refused by its operands' type, not its i1 result's.
+  Launch compare{
+      Kernel::GreaterEqual, {i32, i32}, TensorType{ElementType::I1, {4}}, {}};
+  KernelCall compareCall = compare.call();
+  StatusOr<CudaKernelSource> compareKernel = generateCudaKernel(compareCall);
+  ASSERT_FALSE(compareKernel);
+  EXPECT_EQ(compareKernel.status().message(),
+            "no GPU kernel for gplace.greater_equal with element type i32");
   EXPECT_FALSE(isNvrtcKernel(Kernel::Matmul));
   EXPECT_FALSE(isNvrtcKernel(Kernel::Read));
   EXPECT_FALSE(isNvrtcKernel(Kernel::Cast));

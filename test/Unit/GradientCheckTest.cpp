@@ -281,6 +281,15 @@ std::vector<Case> cases() {
       binary("mul", "2x3xf64", "2x1xf64", "2x3xf64"),
       binary("div", "2x3xf64", "3xf64", "2x3xf64", /*positive=*/true),
       binary("maximum", "2x3xf64", "2x3xf64", "2x3xf64"),
+      binary("maximum", "2x3xf64", "3xf64", "2x3xf64"),
+      // SelectV2: the condition broadcast along rows, `then` along
+      // columns, `else` a scalar (summed over every element not chosen).
+      {"select",
+       {"2x1xf64", "f64"},
+       "  %c = gplace.constant dense<[true, false, true]> : tensor<3xi1>\n"
+       "  %y = gplace.select %c, %a0, %a1 : (tensor<3xi1>, tensor<2x1xf64>, "
+       "tensor<f64>) -> tensor<2x3xf64>",
+       "2x3xf64"},
       binary("pow", "2x3xf64", "3xf64", "2x3xf64", /*positive=*/true),
       // Second derivatives: the activations' backward ops.
       binary("relu_grad", "2x3xf64", "2x3xf64", "2x3xf64"),

@@ -21,11 +21,13 @@
 //     every op; CpuTypes/GpuTypes are masks of gplace::ElementType bits
 //     (bit i: the element type whose enumerator has value i) from the
 //     record's cpuKernels/gpuKernels;
-//   GPLACE_KERNEL(Kernel, Mnemonic, Elementwise, Arity, CpuTypes, GpuTypes)
+//   GPLACE_KERNEL(Kernel, Mnemonic, Elementwise, Arity, CpuTypes, GpuTypes,
+//                 TypedByOperand)
 //     every op with KernelOpInterface (Graph_KernelOp): its kernel id (the
 //     record's name without Graph_ and Op), whether it is elementwise
-//     (ElementwiseOpInterface), its number of data operands (-1: variadic)
-//     and its element type masks, as GPLACE_OP's;
+//     (ElementwiseOpInterface), its number of data operands (-1: variadic),
+//     its element type masks, as GPLACE_OP's, and whether those are of its
+//     first operand rather than its result (KernelTypeFromOperands);
 //   GPLACE_KERNEL_PARAM(Kernel, Name, Kind, Field)
 //     every attribute of such an op but the placement ones: its name, its
 //     kind (Bool for a unit attribute, I64, I64Array) and the field of
@@ -142,10 +144,16 @@ bool emitOpTable(raw_ostream &os, RecordKeeper &records) {
       }
       ++arity;
     }
-    kos << formatv("GPLACE_KERNEL({0}, \"{1}\", {2}, {3}, {4:x}, {5:x})\n",
+    bool typedByOperand = false;
+    for (const mlir::tblgen::Trait &trait : op.getTraits())
+      if (const auto *native = dyn_cast<mlir::tblgen::NativeTrait>(&trait))
+        typedByOperand |= native->getFullyQualifiedTraitName() ==
+                          "::gplace::graph::OpTrait::KernelTypeFromOperands";
+    kos << formatv("GPLACE_KERNEL({0}, \"{1}\", {2}, {3}, {4:x}, {5:x}, {6})\n",
                    cls, def->getValueAsString("opName"),
                    elementwise ? "true" : "false", arity,
-                   typeMask(*def, "cpuKernels"), typeMask(*def, "gpuKernels"));
+                   typeMask(*def, "cpuKernels"), typeMask(*def, "gpuKernels"),
+                   typedByOperand ? "true" : "false");
     // The parameters: the record's `kernelParameters` when it lists any,
     // else the op's own attributes.
     SmallVector<std::pair<StringRef, StringRef>> named;
@@ -181,7 +189,7 @@ bool emitOpTable(raw_ostream &os, RecordKeeper &records) {
   }
   os << "#ifndef GPLACE_KERNEL\n"
         "#define GPLACE_KERNEL(Kernel, Mnemonic, Elementwise, Arity, "
-        "CpuTypes, GpuTypes)\n"
+        "CpuTypes, GpuTypes, TypedByOperand)\n"
         "#endif\n"
      << kernels << "#undef GPLACE_KERNEL\n\n";
   os << "#ifndef GPLACE_KERNEL_PARAM\n"

@@ -24,7 +24,8 @@ namespace gplace {
 /// A kernel: `Kernel::Matmul` for gplace.matmul, `Kernel::ReduceSum` for
 /// gplace.reduce_sum (the op's record name without Graph_ and Op).
 enum class Kernel : uint8_t {
-#define GPLACE_KERNEL(Name, Mnemonic, Elementwise, Arity, CpuTypes, GpuTypes)  \
+#define GPLACE_KERNEL(Name, Mnemonic, Elementwise, Arity, CpuTypes, GpuTypes,  \
+                      TypedByOperand)                                          \
   Name,
 #include "gplace/Dialect/Graph/GraphOpTable.def"
 };
@@ -35,10 +36,12 @@ struct KernelInfo {
   bool elementwise;
   int arity;
   unsigned cpuTypes, gpuTypes;
+  bool typedByOperand;
 };
 inline constexpr KernelInfo kKernelInfos[] = {
-#define GPLACE_KERNEL(Name, Mnemonic, Elementwise, Arity, CpuTypes, GpuTypes)  \
-  {Mnemonic, Elementwise, Arity, CpuTypes, GpuTypes},
+#define GPLACE_KERNEL(Name, Mnemonic, Elementwise, Arity, CpuTypes, GpuTypes,  \
+                      TypedByOperand)                                          \
+  {Mnemonic, Elementwise, Arity, CpuTypes, GpuTypes, TypedByOperand},
 #include "gplace/Dialect/Graph/GraphOpTable.def"
 };
 } // namespace detail
@@ -82,9 +85,18 @@ constexpr int kernelArity(Kernel kernel) {
   return detail::kKernelInfos[static_cast<size_t>(kernel)].arity;
 }
 
+/// True for a kernel selected by its first input's element type rather
+/// than its first output's (the comparisons, whose output is i1: the op has
+/// KernelTypeFromOperands): kernelCpuTypes and kernelGpuTypes are then
+/// input types.
+constexpr bool isKernelTypedByInput(Kernel kernel) {
+  return detail::kKernelInfos[static_cast<size_t>(kernel)].typedByOperand;
+}
+
 /// The element types the kernel supports on the CPU and on GPUs, as masks
 /// (bit i: the ElementType of value i), from the op's cpuKernels and
-/// gpuKernels.
+/// gpuKernels: of its first output, or its first input where
+/// isKernelTypedByInput.
 constexpr unsigned kernelCpuTypes(Kernel kernel) {
   return detail::kKernelInfos[static_cast<size_t>(kernel)].cpuTypes;
 }

@@ -173,6 +173,9 @@ std::optional<Type> gplace::graph::getKernelElementType(Operation *op) {
       return tensor.getElementType();
     return std::nullopt;
   };
+  if (op->hasTrait<OpTrait::KernelTypeFromOperands>() &&
+      op->getNumOperands() > 0)
+    return elementOf(op->getOperand(0).getType());
   if (op->getNumResults() > 0)
     if (std::optional<Type> type = elementOf(op->getResult(0).getType()))
       return type;

@@ -197,19 +197,37 @@ LogicalResult DivOp::buildGradients(OpBuilder &b, ArrayRef<Value> dys,
   return success();
 }
 
+/// TensorFlow's _SelectGradV2: the gradient goes to `then` where the
+/// condition holds and to `else` elsewhere (zeros in the other), each
+/// summed back to its operand's shape; the condition has none.
+LogicalResult SelectOp::buildGradients(OpBuilder &b, ArrayRef<Value> dys,
+                                       SmallVectorImpl<Value> &out) {
+  Emitter e(b, getLoc());
+  Value dy = dys[0], condition = getCondition();
+  Value zero = e.scalar(dy, 0.0);
+  out.push_back(Value());
+  sumBinary(e, getThenValue(), getElseValue(),
+            e.op<SelectOp>(dy.getType(), ValueRange{condition, dy, zero}),
+            e.op<SelectOp>(dy.getType(), ValueRange{condition, zero, dy}), out);
+  return success();
+}
+
 LogicalResult MaximumOp::buildGradients(OpBuilder &b, ArrayRef<Value> dys,
                                         SmallVectorImpl<Value> &out) {
-  // TensorFlow's _MaximumGrad: the gradient goes to lhs where lhs >= rhs,
-  // else to rhs. Here rhs takes it where rhs - lhs > 0 and lhs the rest, so
-  // that ties go to lhs, and so do two equal infinities (inf - inf is NaN,
-  // not > 0), as TensorFlow's GreaterEqual gives them. Unlike TensorFlow's
-  // Select, `dy - dr` is NaN where dy is infinite and rhs is larger, and a
-  // NaN lhs takes the gradient (GreaterEqual is false there: rhs takes it).
+  // TensorFlow's _MaximumGrad: the gradient goes to lhs where lhs >= rhs
+  // (ties, two equal infinities included), else to rhs (a NaN on either
+  // side included), chosen by select: an infinite gradient reaches only the
+  // side it is chosen for.
   Emitter e(b, getLoc());
-  Value dy = dys[0];
-  Value dr = e.binary<ReluGradOp>(dy, e.binary<SubOp>(getRhs(), getLhs()));
-  Value dl = e.binary<SubOp>(dy, dr);
-  sumBinary(e, getLhs(), getRhs(), dl, dr, out);
+  Value dy = dys[0], lhs = getLhs(), rhs = getRhs();
+  RankedTensorType type = e.broadcastType(lhs, rhs);
+  Value mask = e.op<GreaterEqualOp>(
+      RankedTensorType::get(type.getShape(), b.getI1Type()),
+      ValueRange{lhs, rhs});
+  Value zero = e.scalar(dy, 0.0);
+  sumBinary(e, lhs, rhs,
+            e.op<SelectOp>(dy.getType(), ValueRange{mask, dy, zero}),
+            e.op<SelectOp>(dy.getType(), ValueRange{mask, zero, dy}), out);
   return success();
 }
 

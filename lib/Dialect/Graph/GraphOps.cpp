@@ -658,19 +658,46 @@ DictionaryAttr ArgMaxOp::getKernelParameters() {
                            getAxis(), getInput().getType().getRank())));
 }
 
-LogicalResult EqualOp::verify() {
-  RankedTensorType lhs = getLhs().getType(), rhs = getRhs().getType();
+/// Shared verifier of the comparisons (Equal, GreaterEqual): operands of one
+/// element type, broadcast-compatible, and an i1 result of their broadcast
+/// shape.
+template <typename OpT> static LogicalResult verifyComparison(OpT op) {
+  RankedTensorType lhs = op.getLhs().getType(), rhs = op.getRhs().getType();
   if (lhs.getElementType() != rhs.getElementType())
-    return emitOpError() << "lhs element type " << lhs.getElementType()
-                         << " differs from rhs element type "
-                         << rhs.getElementType();
+    return op.emitOpError()
+           << "lhs element type " << lhs.getElementType()
+           << " differs from rhs element type " << rhs.getElementType();
   std::optional<std::vector<int64_t>> shape =
       gplace::broadcastShapes(lhs.getShape(), rhs.getShape());
   if (!shape)
-    return emitOpError() << "operands " << lhs << " and " << rhs
+    return op.emitOpError() << "operands " << lhs << " and " << rhs
+                            << " are not broadcast-compatible";
+  return verifyResultType(
+      op, RankedTensorType::get(*shape, op.getType().getElementType()));
+}
+
+LogicalResult EqualOp::verify() { return verifyComparison(*this); }
+
+LogicalResult GreaterEqualOp::verify() { return verifyComparison(*this); }
+
+LogicalResult SelectOp::verify() {
+  RankedTensorType condition = getCondition().getType(),
+                   thenType = getThenValue().getType(),
+                   elseType = getElseValue().getType();
+  if (thenType.getElementType() != elseType.getElementType())
+    return emitOpError() << "then element type " << thenType.getElementType()
+                         << " differs from else element type "
+                         << elseType.getElementType();
+  std::optional<std::vector<int64_t>> shape =
+      gplace::broadcastShapes(condition.getShape(), thenType.getShape());
+  if (shape)
+    shape = gplace::broadcastShapes(*shape, elseType.getShape());
+  if (!shape)
+    return emitOpError() << "operands " << condition << ", " << thenType
+                         << " and " << elseType
                          << " are not broadcast-compatible";
   return verifyResultType(
-      *this, RankedTensorType::get(*shape, getType().getElementType()));
+      *this, RankedTensorType::get(*shape, thenType.getElementType()));
 }
 
 LogicalResult OneHotOp::verify() {

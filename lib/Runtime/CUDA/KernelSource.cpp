@@ -146,6 +146,14 @@ struct GpuType {
   }
 };
 
+/// The element type that selects `call`'s kernel (TensorFlow's "T"): its
+/// result's, the variable's for an in-place update, its first input's for
+/// a comparison (isKernelTypedByInput).
+ElementType kernelElementType(const KernelCall &call) {
+  return isKernelTypedByInput(call.kernel) ? call.inputs[0].type->elementType
+                                           : call.outputs[0].type->elementType;
+}
+
 std::optional<GpuType> gpuType(ElementType type) {
   switch (type) {
   case ElementType::F32:
@@ -234,9 +242,8 @@ public:
 
   StatusOr<CudaKernelSource> generate() {
     const TensorType &out = *call_.outputs[0].type;
-    // The kernel's element type: its result's, or for an in-place update
-    // the variable's (TensorFlow's type attribute "T").
-    ElementType elementType = out.elementType;
+    // The type the kernel computes in (TensorFlow's type attribute "T").
+    ElementType elementType = kernelElementType(call_);
     std::optional<GpuType> type = gpuType(elementType);
     if (!type)
       return Status::invalidArgument("no GPU kernel for gplace." +
@@ -284,6 +291,17 @@ public:
     case Kernel::Pad:
       body = pad();
       break;
+    case Kernel::GreaterEqual:
+      body = offsets("i", out.shape, {readStrides(0), readStrides(1)}) +
+             "  out0[i] = (" + type_.load("in0[o0]") +
+             " >= " + type_.load("in1[o1]") + ") ? 1 : 0;\n";
+      break;
+    case Kernel::Select:
+      // Values are moved, not computed with: the storage type will do.
+      body = offsets("i", out.shape,
+                     {readStrides(0), readStrides(1), readStrides(2)}) +
+             "  out0[i] = in0[o0] ? in1[o1] : in2[o2];\n";
+      break;
     case Kernel::SparseSoftmaxCrossEntropyWithLogits:
       kernel.threads = call_.inputs[0].type->shape[0];
       body = sparseSoftmaxCrossEntropy();
@@ -326,7 +344,8 @@ public:
          << storageOf(call_.inputs[k].type->elementType)
          << " *__restrict__ in" << k;
     for (size_t k = 0; k < call_.outputs.size(); ++k, ++n)
-      os << (n ? ", " : "") << type_.storage << " *__restrict__ out" << k;
+      os << (n ? ", " : "") << storageOf(call_.outputs[k].type->elementType)
+         << " *__restrict__ out" << k;
     os << ") {\n"
        << "  long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;\n"
        << "  if (i >= " << kernel.threads << "LL) return;\n"
@@ -337,6 +356,12 @@ public:
   }
 
 private:
+  /// The strides that read input `k` broadcast to the output's shape.
+  std::vector<int64_t> readStrides(size_t k) const {
+    return broadcastStrides(call_.inputs[k].type->shape,
+                            call_.outputs[0].type->shape);
+  }
+
   /// One thread per output element that adds its elements in order, or,
   /// for long reductions (kBlockReduce elements or more: a bias's gradient
   /// sums a whole batch of images), one block of 256 threads per output
@@ -672,9 +697,7 @@ bool isNvrtcKernel(Kernel kernel) {
 StatusOr<CudaKernelSource> generateCudaKernel(const KernelCall &call) {
   if (call.outputs.empty() || call.inputs.empty())
     return Status::internal("a kernel needs inputs and outputs");
-  // The kernel's element type (TensorFlow's "T"): its result's, or the
-  // variable's for an in-place update.
-  ElementType type = call.outputs[0].type->elementType;
+  ElementType type = kernelElementType(call);
   if (!(kernelGpuTypes(call.kernel) & (1u << static_cast<int>(type))))
     return Status::invalidArgument(
         "no GPU kernel for gplace." + std::string(kernelMnemonic(call.kernel)) +

@@ -2032,6 +2032,21 @@ bool mapEqual(Node &n, SmallVectorImpl<Value> &results, std::string &) {
   return true;
 }
 
+/// GreaterOrEqual, and LessOrEqual as GreaterOrEqual with its operands
+/// swapped (a NaN compares false either way).
+template <bool Swap>
+bool mapGreaterEqual(Node &n, SmallVectorImpl<Value> &results, std::string &) {
+  results.push_back(n.op<GreaterEqualOp>(
+      n.outputTypes[0], {n.input(Swap ? 1 : 0), n.input(Swap ? 0 : 1)}));
+  return true;
+}
+
+bool mapWhere(Node &n, SmallVectorImpl<Value> &results, std::string &) {
+  results.push_back(
+      n.op<SelectOp>(n.outputTypes[0], {n.input(0), n.input(1), n.input(2)}));
+  return true;
+}
+
 /// BatchNormalization at inference over NCHW (rank 2 to 4: [N, C, ...]
 /// reshaped to four dimensions).
 bool mapBatchNorm(Node &n, SmallVectorImpl<Value> &results,
@@ -2410,9 +2425,11 @@ const llvm::StringMap<MapFn> &mappers() {
       {"Gemm", mapGemm},
       {"GlobalAveragePool", mapGlobalPool<ReduceMeanOp>},
       {"GlobalMaxPool", mapGlobalPool<ReduceMaxOp>},
+      {"GreaterOrEqual", mapGreaterEqual<false>},
       {"HardSigmoid", floatInput<mapHardSigmoid>},
       {"Identity", mapIdentity},
       {"LeakyRelu", floatInput<mapLeakyRelu>},
+      {"LessOrEqual", mapGreaterEqual<true>},
       {"Log", mapUnary<LogOp>},
       {"LogSoftmax", floatInput<mapSoftmax<true>>},
       {"MatMul", mapMatMul},
@@ -2452,6 +2469,7 @@ const llvm::StringMap<MapFn> &mappers() {
       {"Tanh", mapUnary<TanhOp>},
       {"Transpose", mapTranspose},
       {"Unsqueeze", mapReshape},
+      {"Where", mapWhere},
   };
   return table;
 }

@@ -551,3 +551,51 @@ func.func @hugeMatMul(%a: tensor<3037000500x1xf32>, %b: tensor<1x3037000500xf32>
   %0 = gplace.matmul %a, %b : (tensor<3037000500x1xf32>, tensor<1x3037000500xf32>) -> tensor<3037000500x3037000500xf32>
   return
 }
+
+// -----
+
+func.func @selectElementTypes(%c: tensor<3xi1>, %a: tensor<3xf32>, %b: tensor<3xf64>) {
+  // expected-error @+1 {{'gplace.select' op then element type 'f32' differs from else element type 'f64'}}
+  %0 = gplace.select %c, %a, %b : (tensor<3xi1>, tensor<3xf32>, tensor<3xf64>) -> tensor<3xf32>
+  return
+}
+
+// -----
+
+func.func @selectBroadcast(%c: tensor<4xi1>, %a: tensor<3xf32>, %b: tensor<f32>) {
+  // expected-error @+1 {{'gplace.select' op operands 'tensor<4xi1>', 'tensor<3xf32>' and 'tensor<f32>' are not broadcast-compatible}}
+  %0 = gplace.select %c, %a, %b : (tensor<4xi1>, tensor<3xf32>, tensor<f32>) -> tensor<3xf32>
+  return
+}
+
+// -----
+
+func.func @selectResult(%c: tensor<2x1xi1>, %a: tensor<3xf32>, %b: tensor<f32>) {
+  // expected-error @+1 {{'gplace.select' op result type 'tensor<3xf32>' does not match the expected type 'tensor<2x3xf32>'}}
+  %0 = gplace.select %c, %a, %b : (tensor<2x1xi1>, tensor<3xf32>, tensor<f32>) -> tensor<3xf32>
+  return
+}
+
+// -----
+
+func.func @selectCondition(%c: tensor<3xf32>, %a: tensor<3xf32>) {
+  // expected-error @+1 {{'gplace.select' op operand #0 must be statically shaped tensor of 1-bit signless integer values}}
+  %0 = gplace.select %c, %a, %a : (tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
+  return
+}
+
+// -----
+
+func.func @greaterEqualTypes(%a: tensor<3xf32>, %b: tensor<3xi32>) {
+  // expected-error @+1 {{'gplace.greater_equal' op lhs element type 'f32' differs from rhs element type 'i32'}}
+  %0 = gplace.greater_equal %a, %b : (tensor<3xf32>, tensor<3xi32>) -> tensor<3xi1>
+  return
+}
+
+// -----
+
+func.func @greaterEqualResult(%a: tensor<3xf32>, %b: tensor<2x1xf32>) {
+  // expected-error @+1 {{'gplace.greater_equal' op result type 'tensor<3xi1>' does not match the expected type 'tensor<2x3xi1>'}}
+  %0 = gplace.greater_equal %a, %b : (tensor<3xf32>, tensor<2x1xf32>) -> tensor<3xi1>
+  return
+}

@@ -81,6 +81,13 @@ func.func @binaryElementwise(%a: tensor<2x3xf32>, %b: tensor<3xf32>, %s: tensor<
   %4 = gplace.maximum %b, %s {name = "max"} : (tensor<3xf32>, tensor<f32>) -> tensor<3xf32>
   // CHECK: gplace.pow %{{.*}}, %{{.*}} : (tensor<3xf32>, tensor<f32>) -> tensor<3xf32>
   %pow = gplace.pow %b, %s : (tensor<3xf32>, tensor<f32>) -> tensor<3xf32>
+  // CHECK: %[[GE:.*]] = gplace.greater_equal %{{.*}}, %{{.*}} : (tensor<3xf32>, tensor<f32>) -> tensor<3xi1>
+  %ge = gplace.greater_equal %b, %s : (tensor<3xf32>, tensor<f32>) -> tensor<3xi1>
+  // CHECK: gplace.select %[[GE]], %{{.*}}, %{{.*}} : (tensor<3xi1>, tensor<f32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  %sel = gplace.select %ge, %s, %a : (tensor<3xi1>, tensor<f32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK: gplace.select {{.*}} : (tensor<i1>, tensor<2x1xi32>, tensor<1x4xi32>) -> tensor<2x4xi32>
+  %c = gplace.constant dense<true> : tensor<i1>
+  %isel = gplace.select %c, %i, %j : (tensor<i1>, tensor<2x1xi32>, tensor<1x4xi32>) -> tensor<2x4xi32>
   return
 }
 

@@ -47,6 +47,13 @@ class ForwardsInput
 template <typename ConcreteType>
 class ControlOnly
     : public mlir::OpTrait::TraitBase<ConcreteType, ControlOnly> {};
+/// Ops whose kernel is selected by their first operand's element type, not
+/// their result's (comparisons); see Graph_KernelTypeFromOperands in
+/// GraphOps.td.
+template <typename ConcreteType>
+class KernelTypeFromOperands
+    : public mlir::OpTrait::TraitBase<ConcreteType, KernelTypeFromOperands> {};
+
 /// Ops without a gradient (TensorFlow's ops.NotDifferentiable): gradients
 /// stop there; see Graph_NotDifferentiable in GraphOps.td.
 template <typename ConcreteType>
@@ -165,7 +172,8 @@ std::vector<OpName> getOpNameParts(mlir::Operation *root);
 /// The element type that selects an op's kernel (TensorFlow's type attribute
 /// "T"): its first result's element type, a resource's value type for a
 /// resource; for an op whose results are tokens, the value type of its first
-/// resource operand. std::nullopt for a typeless op (gplace.group).
+/// resource operand; for a comparison (KernelTypeFromOperands), its first
+/// operand's. std::nullopt for a typeless op (gplace.group).
 std::optional<mlir::Type> getKernelElementType(mlir::Operation *op);
 
 /// The host: where function arguments are fed from and results return to.
