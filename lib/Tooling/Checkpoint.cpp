@@ -228,10 +228,12 @@ rt::Status tooling::restoreCheckpoint(const std::string &path,
 }
 
 rt::StatusOr<tooling::VariableValues>
-tooling::readVariables(const rt::Executor &executor) {
+tooling::readVariables(const rt::Executor &executor,
+                       const std::set<std::string> &names) {
   VariableValues values;
   for (size_t i = 0; i < executor.numVariables(); ++i) {
-    if (values.count(executor.variableName(i)))
+    if (values.count(executor.variableName(i)) ||
+        !names.count(executor.variableName(i)))
       continue;
     rt::StatusOr<rt::HostTensor> value = executor.readVariable(i);
     if (!value)

@@ -836,6 +836,15 @@ int main(int argc, char **argv) {
                      "': NumPy has no " +
                      std::string(gplace::elementTypeName(type)) +
                      " dtype (result #" + llvm::Twine(i) + ")");
+  // The entry's variables, by name: --save needs some, and --init reads
+  // only these back from its own plan.
+  std::set<std::string> variableNames;
+  for (const rt::PersistentDesc &persistent : plan->persistents)
+    if (persistent.isVariable)
+      variableNames.insert(persistent.name);
+  if (!saveCheckpoint.empty() && chief && variableNames.empty())
+    return failRun("--save: the graph has no variables to save (in a cluster, "
+                   "the chief saves the variables on its own task)");
   // Variables: from the --init function's, then from the checkpoint. The
   // --init function runs first, and its plan is unloaded before the
   // entry's loads: each plan was checked against the devices' memory
@@ -869,7 +878,7 @@ int main(int argc, char **argv) {
     if (!ran)
       return failRun(ran.status());
     rt::StatusOr<tooling::VariableValues> values =
-        tooling::readVariables(**init);
+        tooling::readVariables(**init, variableNames);
     if (!values)
       return failRun(values.status());
     initial = std::move(*values);
@@ -878,9 +887,6 @@ int main(int argc, char **argv) {
       loadPlan(std::move(*plan), **machine, cluster.has_value());
   if (!executor)
     return failRun(executor.status());
-  if (!saveCheckpoint.empty() && chief && (*executor)->numVariables() == 0)
-    return failRun("--save: the graph has no variables to save (in a cluster, "
-                   "the chief saves the variables on its own task)");
   if (logDevicePlacement && chief && !(*executor)->graphNote().empty())
     llvm::errs() << (*executor)->graphNote() << "\n";
   if (logDevicePlacement && chief && !(*executor)->collectiveNote().empty())

@@ -15,6 +15,7 @@
 #include "gplace/Runtime/Status.h"
 
 #include <map>
+#include <set>
 #include <string>
 
 namespace gplace::tooling {
@@ -43,13 +44,15 @@ runtime::Status restoreCheckpoint(const std::string &path,
 /// Variables' values by name, in host memory.
 using VariableValues = std::map<std::string, runtime::HostTensor>;
 
-/// The value of every variable of `executor`, by name (of variables
-/// sharing a name, the first copy's): an initialisation function's results
-/// (gplace-run --init), read before its plan is unloaded so that it and
-/// the entry's plan never hold device memory at once. Errors: the
-/// device's, reading a variable.
+/// The value of each variable of `executor` named in `names`, by name (of
+/// variables sharing a name, the first copy's): an initialisation
+/// function's results for the entry's variables (gplace-run --init), read
+/// before its plan is unloaded so that it and the entry's plan never hold
+/// device memory at once. Variables of other names are not read. Errors:
+/// the device's, reading a variable.
 runtime::StatusOr<VariableValues>
-readVariables(const runtime::Executor &executor);
+readVariables(const runtime::Executor &executor,
+              const std::set<std::string> &names);
 
 /// Sets each variable of `to` that `initial` has (by name) to its value
 /// there. Errors: a type or shape mismatch, naming the variable ("variable
