@@ -1162,50 +1162,75 @@ def Graph_ArgMaxOp : Graph_KernelOp<"argmax", "ArgMax",
   let gpuKernels = Graph_NoKernels;
 }
 
-def Graph_EqualOp : Graph_KernelOp<"equal", "Equal",
-    [Pure, Graph_NotDifferentiable, Graph_KernelTypeFromOperands], "Equal"> {
-  let summary = "elementwise ==, with numpy broadcasting (Equal)";
+// Comparisons and logical ops (TensorFlow's Equal, GreaterEqual, Greater,
+// LogicalAnd, LogicalOr): two operands of one element type that broadcast
+// numpy-style, and an i1 result of the broadcast shape. No gradient; their
+// kernels are chosen by the operands' type (TensorFlow's "T").
+class Graph_ComparisonOp<string mnemonic, string tfType, string what,
+                         Type operandType, string exampleType>
+    : Graph_KernelOp<mnemonic, tfType,
+                     [Pure, Graph_NotDifferentiable,
+                      Graph_KernelTypeFromOperands], tfType> {
+  let summary = what # ", with numpy broadcasting (" # tfType # ")";
   let description = [{
     The operands have one element type and broadcast numpy-style; the
-    result is `i1` of the broadcast shape.
+    result is `i1` of the broadcast shape. A NaN compares false under
+    every ordering (IEEE 754, as TensorFlow).
 
     ```mlir
-    %e = gplace.equal %a, %b : (tensor<4xi64>, tensor<4xi64>) -> tensor<4xi1>
+    %r = gplace.}] # mnemonic # [{ %a, %b : (tensor<4x}] # exampleType
+      # [{>, tensor<}] # exampleType # [{>) -> tensor<4xi1>
     ```
   }];
-  let arguments = !con((ins Graph_Tensor:$lhs, Graph_Tensor:$rhs),
+  let arguments = !con((ins operandType:$lhs, operandType:$rhs),
                        placementAttrs, controlDepsArg);
   let results = (outs StaticShapeTensorOf<[I1]>:$result);
   let assemblyFormat = "$lhs `,` $rhs " # afterClause
       # " attr-dict `:` `(` type($lhs) `,` type($rhs) `)` `->` type($result)";
   let hasVerifier = 1;
+}
+
+def Graph_EqualOp : Graph_ComparisonOp<"equal", "Equal", "elementwise ==",
+                                       Graph_Tensor, "i64"> {
   let cpuKernels = Graph_AllKernels;
   let gpuKernels = Graph_NoKernels;
 }
+// GPU kernels for floating-point operands, as TensorFlow registers them.
+def Graph_GreaterEqualOp : Graph_ComparisonOp<"greater_equal", "GreaterEqual",
+    "elementwise >=", Graph_NumericTensor, "f32"> {
+  let cpuKernels = Graph_NumericKernels;
+}
+def Graph_GreaterOp : Graph_ComparisonOp<"greater", "Greater",
+    "elementwise >", Graph_NumericTensor, "f32"> {
+  let cpuKernels = Graph_NumericKernels;
+}
+def Graph_LogicalAndOp : Graph_ComparisonOp<"logical_and", "LogicalAnd",
+    "elementwise logical and", StaticShapeTensorOf<[I1]>, "i1"> {
+  let cpuKernels = Graph_KernelTypes<["i1"]>;
+  let gpuKernels = Graph_NoKernels;
+}
+def Graph_LogicalOrOp : Graph_ComparisonOp<"logical_or", "LogicalOr",
+    "elementwise logical or", StaticShapeTensorOf<[I1]>, "i1"> {
+  let cpuKernels = Graph_KernelTypes<["i1"]>;
+  let gpuKernels = Graph_NoKernels;
+}
 
-def Graph_GreaterEqualOp : Graph_KernelOp<"greater_equal", "GreaterEqual",
-    [Pure, Graph_NotDifferentiable, Graph_KernelTypeFromOperands],
-    "GreaterEqual"> {
-  let summary = "elementwise >=, with numpy broadcasting (GreaterEqual)";
+def Graph_LogicalNotOp : Graph_KernelOp<"logical_not", "LogicalNot",
+    [Pure, Graph_NotDifferentiable, SameOperandsAndResultType],
+    "LogicalNot"> {
+  let summary = "elementwise logical not (LogicalNot)";
   let description = [{
-    The operands have one numeric element type and broadcast numpy-style;
-    the result is `i1` of the broadcast shape. A NaN operand compares
-    false, as in TensorFlow (IEEE 754's `>=`).
-
     ```mlir
-    %ge = gplace.greater_equal %a, %b : (tensor<4xf32>, tensor<f32>) -> tensor<4xi1>
+    %n = gplace.logical_not %b : tensor<4xi1>
     ```
   }];
-  let arguments = !con((ins Graph_NumericTensor:$lhs,
-                            Graph_NumericTensor:$rhs),
+  let arguments = !con((ins StaticShapeTensorOf<[I1]>:$input),
                        placementAttrs, controlDepsArg);
   let results = (outs StaticShapeTensorOf<[I1]>:$result);
-  let assemblyFormat = "$lhs `,` $rhs " # afterClause
-      # " attr-dict `:` `(` type($lhs) `,` type($rhs) `)` `->` type($result)";
-  let hasVerifier = 1;
-  // By operand type: GPU kernels for floating-point operands, as
-  // TensorFlow registers GreaterEqual on GPUs.
-  let cpuKernels = Graph_NumericKernels;
+  let assemblyFormat = "$input " # afterClause
+      # " attr-dict `:` type($input)";
+  let cpuKernels = Graph_KernelTypes<["i1"]>;
+  let gpuKernels = Graph_NoKernels;
 }
 
 def Graph_SelectOp : Graph_KernelOp<"select", "SelectV2",

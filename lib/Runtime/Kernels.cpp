@@ -1112,7 +1112,8 @@ template <> Status runKernel<Kernel::ArgMax>(const KernelCall &call) {
       });
 }
 
-/// TensorFlow's comparison kernels (Equal, GreaterEqual): `compare` of the
+/// TensorFlow's comparison and logical kernels (Equal, GreaterEqual,
+/// Greater, LogicalAnd, LogicalOr): `compare` of the
 /// two operands, of one element type (the kernel's, isKernelTypedByInput),
 /// broadcast to the i1 result's shape.
 template <Kernel K, typename Compare>
@@ -1147,6 +1148,29 @@ template <> Status runKernel<Kernel::Equal>(const KernelCall &call) {
 template <> Status runKernel<Kernel::GreaterEqual>(const KernelCall &call) {
   return runComparison<Kernel::GreaterEqual>(
       call, [](auto a, auto b) { return a >= b; });
+}
+
+template <> Status runKernel<Kernel::Greater>(const KernelCall &call) {
+  return runComparison<Kernel::Greater>(call,
+                                        [](auto a, auto b) { return a > b; });
+}
+
+template <> Status runKernel<Kernel::LogicalAnd>(const KernelCall &call) {
+  return runComparison<Kernel::LogicalAnd>(
+      call, [](auto a, auto b) { return a && b; });
+}
+
+template <> Status runKernel<Kernel::LogicalOr>(const KernelCall &call) {
+  return runComparison<Kernel::LogicalOr>(
+      call, [](auto a, auto b) { return a || b; });
+}
+
+template <> Status runKernel<Kernel::LogicalNot>(const KernelCall &call) {
+  const bool *in = ptr<bool>(call.inputs[0]);
+  bool *out = ptr<bool>(call.outputs[0]);
+  for (int64_t i = 0, n = call.outputs[0].type->numElements(); i < n; ++i)
+    out[i] = !in[i];
+  return Status::ok();
 }
 
 /// TensorFlow's SelectV2: `then` where the condition holds, else `else`,

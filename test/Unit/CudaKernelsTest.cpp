@@ -118,8 +118,8 @@ std::vector<Launch> everyLaunch(ElementType t) {
   auto I1 = [](std::vector<int64_t> shape) {
     return TensorType{ElementType::I1, shape};
   };
-  launches.push_back(
-      {Kernel::GreaterEqual, {T({2, 1, 3}), T({4, 1})}, I1({2, 4, 3}), {}});
+  for (Kernel k : {Kernel::GreaterEqual, Kernel::Greater})
+    launches.push_back({k, {T({2, 1, 3}), T({4, 1})}, I1({2, 4, 3}), {}});
   launches.push_back(
       {Kernel::Select, {I1({4, 1}), T({2, 1, 3}), T({})}, T({2, 4, 3}), {}});
   launches.push_back(

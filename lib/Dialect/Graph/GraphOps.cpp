@@ -658,7 +658,7 @@ DictionaryAttr ArgMaxOp::getKernelParameters() {
                            getAxis(), getInput().getType().getRank())));
 }
 
-/// Shared verifier of the comparisons (Equal, GreaterEqual): operands of one
+/// Shared verifier of the comparisons (Graph_ComparisonOp): operands of one
 /// element type, broadcast-compatible, and an i1 result of their broadcast
 /// shape.
 template <typename OpT> static LogicalResult verifyComparison(OpT op) {
@@ -679,6 +679,12 @@ template <typename OpT> static LogicalResult verifyComparison(OpT op) {
 LogicalResult EqualOp::verify() { return verifyComparison(*this); }
 
 LogicalResult GreaterEqualOp::verify() { return verifyComparison(*this); }
+
+LogicalResult GreaterOp::verify() { return verifyComparison(*this); }
+
+LogicalResult LogicalAndOp::verify() { return verifyComparison(*this); }
+
+LogicalResult LogicalOrOp::verify() { return verifyComparison(*this); }
 
 LogicalResult SelectOp::verify() {
   RankedTensorType condition = getCondition().getType(),

@@ -292,9 +292,11 @@ public:
       body = pad();
       break;
     case Kernel::GreaterEqual:
+    case Kernel::Greater:
       body = offsets("i", out.shape, {readStrides(0), readStrides(1)}) +
              "  out0[i] = (" + type_.load("in0[o0]") +
-             " >= " + type_.load("in1[o1]") + ") ? 1 : 0;\n";
+             (call_.kernel == Kernel::Greater ? " > " : " >= ") +
+             type_.load("in1[o1]") + ") ? 1 : 0;\n";
       break;
     case Kernel::Select:
       // Values are moved, not computed with: the storage type will do.

@@ -2032,12 +2032,19 @@ bool mapEqual(Node &n, SmallVectorImpl<Value> &results, std::string &) {
   return true;
 }
 
-/// GreaterOrEqual, and LessOrEqual as GreaterOrEqual with its operands
-/// swapped (a NaN compares false either way).
-template <bool Swap>
-bool mapGreaterEqual(Node &n, SmallVectorImpl<Value> &results, std::string &) {
-  results.push_back(n.op<GreaterEqualOp>(
-      n.outputTypes[0], {n.input(Swap ? 1 : 0), n.input(Swap ? 0 : 1)}));
+/// Greater and GreaterOrEqual, and Less and LessOrEqual as those with their
+/// operands swapped (a NaN compares false either way).
+template <typename OpT, bool Swap>
+bool mapComparison(Node &n, SmallVectorImpl<Value> &results, std::string &) {
+  results.push_back(n.op<OpT>(n.outputTypes[0],
+                              {n.input(Swap ? 1 : 0), n.input(Swap ? 0 : 1)}));
+  return true;
+}
+
+/// Xor of bools: not(a == b).
+bool mapXor(Node &n, SmallVectorImpl<Value> &results, std::string &) {
+  Value equal = n.op<EqualOp>(n.outputTypes[0], {n.input(0), n.input(1)});
+  results.push_back(n.op<LogicalNotOp>(n.outputTypes[0], {equal}));
   return true;
 }
 
@@ -2405,6 +2412,7 @@ const llvm::StringMap<MapFn> &mappers() {
   static const llvm::StringMap<MapFn> table = {
       {"Abs", mapAbs},
       {"Add", mapBinary<AddOp>},
+      {"And", mapBinary<LogicalAndOp>},
       {"ArgMax", mapArgMax<false>},
       {"ArgMin", mapArgMax<true>},
       {"AveragePool", mapPool<AvgPoolOp>},
@@ -2425,11 +2433,13 @@ const llvm::StringMap<MapFn> &mappers() {
       {"Gemm", mapGemm},
       {"GlobalAveragePool", mapGlobalPool<ReduceMeanOp>},
       {"GlobalMaxPool", mapGlobalPool<ReduceMaxOp>},
-      {"GreaterOrEqual", mapGreaterEqual<false>},
+      {"Greater", mapComparison<GreaterOp, false>},
+      {"GreaterOrEqual", mapComparison<GreaterEqualOp, false>},
       {"HardSigmoid", floatInput<mapHardSigmoid>},
       {"Identity", mapIdentity},
       {"LeakyRelu", floatInput<mapLeakyRelu>},
-      {"LessOrEqual", mapGreaterEqual<true>},
+      {"Less", mapComparison<GreaterOp, true>},
+      {"LessOrEqual", mapComparison<GreaterEqualOp, true>},
       {"Log", mapUnary<LogOp>},
       {"LogSoftmax", floatInput<mapSoftmax<true>>},
       {"MatMul", mapMatMul},
@@ -2439,6 +2449,8 @@ const llvm::StringMap<MapFn> &mappers() {
       {"Min", mapVariadic<MinKind>},
       {"Mul", mapBinary<MulOp>},
       {"Neg", mapUnary<NegOp>},
+      {"Not", mapUnary<LogicalNotOp>},
+      {"Or", mapBinary<LogicalOrOp>},
       {"PRelu", floatInput<mapPRelu>},
       {"Pad", mapPad},
       {"Pow", mapPow},
@@ -2470,6 +2482,7 @@ const llvm::StringMap<MapFn> &mappers() {
       {"Transpose", mapTranspose},
       {"Unsqueeze", mapReshape},
       {"Where", mapWhere},
+      {"Xor", mapXor},
   };
   return table;
 }

@@ -599,3 +599,11 @@ func.func @greaterEqualResult(%a: tensor<3xf32>, %b: tensor<2x1xf32>) {
   %0 = gplace.greater_equal %a, %b : (tensor<3xf32>, tensor<2x1xf32>) -> tensor<3xi1>
   return
 }
+
+// -----
+
+func.func @logicalAndOfFloats(%a: tensor<3xf32>) {
+  // expected-error @+1 {{'gplace.logical_and' op operand #0 must be statically shaped tensor of 1-bit signless integer values}}
+  %0 = gplace.logical_and %a, %a : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xi1>
+  return
+}

@@ -88,6 +88,14 @@ func.func @binaryElementwise(%a: tensor<2x3xf32>, %b: tensor<3xf32>, %s: tensor<
   // CHECK: gplace.select {{.*}} : (tensor<i1>, tensor<2x1xi32>, tensor<1x4xi32>) -> tensor<2x4xi32>
   %c = gplace.constant dense<true> : tensor<i1>
   %isel = gplace.select %c, %i, %j : (tensor<i1>, tensor<2x1xi32>, tensor<1x4xi32>) -> tensor<2x4xi32>
+  // CHECK: %[[GT:.*]] = gplace.greater %{{.*}}, %{{.*}} : (tensor<2x1xi32>, tensor<1x4xi32>) -> tensor<2x4xi1>
+  %gt = gplace.greater %i, %j : (tensor<2x1xi32>, tensor<1x4xi32>) -> tensor<2x4xi1>
+  // CHECK: %[[AND:.*]] = gplace.logical_and %[[GT]], %{{.*}} : (tensor<2x4xi1>, tensor<i1>) -> tensor<2x4xi1>
+  %and = gplace.logical_and %gt, %c : (tensor<2x4xi1>, tensor<i1>) -> tensor<2x4xi1>
+  // CHECK: %[[OR:.*]] = gplace.logical_or %[[AND]], %[[GT]] : (tensor<2x4xi1>, tensor<2x4xi1>) -> tensor<2x4xi1>
+  %or = gplace.logical_or %and, %gt : (tensor<2x4xi1>, tensor<2x4xi1>) -> tensor<2x4xi1>
+  // CHECK: gplace.logical_not %[[OR]] : tensor<2x4xi1>
+  %not = gplace.logical_not %or : tensor<2x4xi1>
   return
 }
 
