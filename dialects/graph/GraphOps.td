@@ -1162,6 +1162,37 @@ def Graph_ArgMaxOp : Graph_KernelOp<"argmax", "ArgMax",
   let gpuKernels = Graph_NoKernels;
 }
 
+def Graph_GatherOp : Graph_KernelOp<"gather", "GatherV2", [Pure],
+    "GatherV2", ["getKernelParameters"]> {
+  let summary = "slices of params at the given indices along an axis "
+                "(GatherV2)";
+  let description = [{
+    `result[p..., i..., q...] = params[p..., indices[i...], q...]`, where
+    `axis` (negative values count from the end) is the dimension indexed:
+    the result's shape is params' before `axis`, then indices', then
+    params' after `axis` (TensorFlow's GatherV2 with `batch_dims = 0`, ONNX's
+    Gather). An index outside `[0, params.shape[axis])` is an error on the
+    CPU ("indices[1] = 7 is not in [0, 5)", TensorFlow's CPU kernel) and
+    gives zeros on a GPU (TensorFlow's GPU kernel). It has no gradient yet:
+    `gplace.gradients` through it is an error naming it.
+
+    ```mlir
+    %rows = gplace.gather %table[%ids] axis = 0 : (tensor<5x3xf32>, tensor<2xi64>) -> tensor<2x3xf32>
+    ```
+  }];
+  let arguments = !con((ins Graph_Tensor:$params,
+                            StaticShapeTensorOf<[I32, I64]>:$indices,
+                            I64Attr:$axis),
+                       placementAttrs, controlDepsArg);
+  let results = (outs Graph_Tensor:$result);
+  let assemblyFormat = "$params `[` $indices `]` `axis` `=` $axis "
+      # afterClause
+      # " attr-dict `:` `(` type($params) `,` type($indices) `)` `->` "
+      # "type($result)";
+  let hasVerifier = 1;
+  let cpuKernels = Graph_AllKernels;
+}
+
 // Comparisons and logical ops (TensorFlow's Equal, GreaterEqual, Greater,
 // LogicalAnd, LogicalOr): two operands of one element type that broadcast
 // numpy-style, and an i1 result of the broadcast shape. No gradient; their

@@ -1112,6 +1112,37 @@ template <> Status runKernel<Kernel::ArgMax>(const KernelCall &call) {
       });
 }
 
+/// TensorFlow's GatherV2 on the CPU: rows of `inner` elements copied from
+/// params at each index along the axis; an index out of range is
+/// TensorFlow's error, before anything is written.
+template <> Status runKernel<Kernel::Gather>(const KernelCall &call) {
+  const TensorType &params = *call.inputs[0].type;
+  auto axis = static_cast<size_t>(call.params->axis);
+  int64_t outer = 1, inner = 1, dim = params.shape[axis];
+  for (size_t d = 0; d < axis; ++d)
+    outer *= params.shape[d];
+  for (size_t d = axis + 1; d < params.shape.size(); ++d)
+    inner *= params.shape[d];
+  int64_t count = call.inputs[1].type->numElements();
+  std::vector<int64_t> indices(static_cast<size_t>(count));
+  for (int64_t k = 0; k < count; ++k) {
+    indices[k] = readIndex(call.inputs[1], k);
+    if (indices[k] < 0 || indices[k] >= dim)
+      return Status::invalidArgument(
+          "gplace.gather: indices[" + std::to_string(k) +
+          "] = " + std::to_string(indices[k]) + " is not in [0, " +
+          std::to_string(dim) + ")");
+  }
+  size_t row = static_cast<size_t>(inner * elementBytes(params.elementType));
+  const auto *in = static_cast<const uint8_t *>(call.inputs[0].data);
+  auto *out = static_cast<uint8_t *>(call.outputs[0].data);
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t k = 0; k < count; ++k)
+      std::memcpy(out + (o * count + k) * row,
+                  in + (o * dim + indices[k]) * row, row);
+  return Status::ok();
+}
+
 /// TensorFlow's comparison and logical kernels (Equal, GreaterEqual,
 /// Greater, LogicalAnd, LogicalOr): `compare` of the
 /// two operands, of one element type (the kernel's, isKernelTypedByInput),

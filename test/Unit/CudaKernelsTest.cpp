@@ -122,6 +122,14 @@ std::vector<Launch> everyLaunch(ElementType t) {
     launches.push_back({k, {T({2, 1, 3}), T({4, 1})}, I1({2, 4, 3}), {}});
   launches.push_back(
       {Kernel::Select, {I1({4, 1}), T({2, 1, 3}), T({})}, T({2, 4, 3}), {}});
+  // GatherV2 along a middle axis, i32 and i64 indices.
+  KernelParams middle;
+  middle.axis = 1;
+  for (ElementType index : {ElementType::I32, ElementType::I64})
+    launches.push_back({Kernel::Gather,
+                        {T({2, 5, 3}), TensorType{index, {4, 2}}},
+                        T({2, 4, 2, 3}),
+                        middle});
   launches.push_back(
       {Kernel::ApplyGradientDescent, {T({}), T({5})}, T({5}), {}});
   for (bool nesterov : {false, true}) {

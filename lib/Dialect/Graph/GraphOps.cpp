@@ -658,6 +658,28 @@ DictionaryAttr ArgMaxOp::getKernelParameters() {
                            getAxis(), getInput().getType().getRank())));
 }
 
+LogicalResult GatherOp::verify() {
+  RankedTensorType params = getParams().getType();
+  if (params.getRank() == 0)
+    return emitOpError() << "expects params of rank at least 1";
+  FailureOr<int64_t> axis =
+      normalizeAxis(*this, "axis", getAxis(), params.getRank());
+  if (failed(axis))
+    return failure();
+  SmallVector<int64_t> shape(params.getShape().take_front(*axis));
+  llvm::append_range(shape, getIndices().getType().getShape());
+  llvm::append_range(shape, params.getShape().drop_front(*axis + 1));
+  return verifyResultType(
+      *this, RankedTensorType::get(shape, params.getElementType()));
+}
+
+DictionaryAttr GatherOp::getKernelParameters() {
+  return withParameter(*this, getKernel(), "axis",
+                       Builder(getContext())
+                           .getI64IntegerAttr(resolveAxis(
+                               getAxis(), getParams().getType().getRank())));
+}
+
 /// Shared verifier of the comparisons (Graph_ComparisonOp): operands of one
 /// element type, broadcast-compatible, and an i1 result of their broadcast
 /// shape.

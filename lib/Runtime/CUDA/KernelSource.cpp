@@ -298,6 +298,9 @@ public:
              (call_.kernel == Kernel::Greater ? " > " : " >= ") +
              type_.load("in1[o1]") + ") ? 1 : 0;\n";
       break;
+    case Kernel::Gather:
+      body = gather();
+      break;
     case Kernel::Select:
       // Values are moved, not computed with: the storage type will do.
       body = offsets("i", out.shape,
@@ -358,6 +361,27 @@ public:
   }
 
 private:
+  /// GatherV2: one thread per result element, reading params at its index
+  /// along the axis; an index out of range gives zero, as TensorFlow's GPU
+  /// kernel (a kernel cannot report an error).
+  std::string gather() const {
+    const std::vector<int64_t> &params = call_.inputs[0].type->shape;
+    auto axis = static_cast<size_t>(call_.params->axis);
+    int64_t inner = 1;
+    for (size_t d = axis + 1; d < params.size(); ++d)
+      inner *= params[d];
+    int64_t count = call_.inputs[1].type->numElements();
+    std::ostringstream os;
+    os << "  const long long inner = " << inner << "LL, count = " << count
+       << "LL, dim = " << params[axis] << "LL;\n"
+       << "  const long long o = i / (count * inner), r = i % (count * "
+          "inner);\n"
+       << "  const long long index = (long long)in1[r / inner];\n"
+       << "  out0[i] = index >= 0 && index < dim ? in0[(o * dim + index) * "
+          "inner + r % inner] : 0;\n";
+    return os.str();
+  }
+
   /// The strides that read input `k` broadcast to the output's shape.
   std::vector<int64_t> readStrides(size_t k) const {
     return broadcastStrides(call_.inputs[k].type->shape,

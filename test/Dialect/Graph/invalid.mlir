@@ -607,3 +607,27 @@ func.func @logicalAndOfFloats(%a: tensor<3xf32>) {
   %0 = gplace.logical_and %a, %a : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xi1>
   return
 }
+
+// -----
+
+func.func @gatherShape(%t: tensor<5x3xf32>, %i: tensor<2xi64>) {
+  // expected-error @+1 {{'gplace.gather' op result type 'tensor<2x5xf32>' does not match the expected type 'tensor<5x2xf32>'}}
+  %0 = gplace.gather %t[%i] axis = 1 : (tensor<5x3xf32>, tensor<2xi64>) -> tensor<2x5xf32>
+  return
+}
+
+// -----
+
+func.func @gatherAxis(%t: tensor<5x3xf32>, %i: tensor<2xi64>) {
+  // expected-error @+1 {{'gplace.gather' op axis 2 is out of range for an operand of rank 2 (expected -2 <= axis < 2)}}
+  %0 = gplace.gather %t[%i] axis = 2 : (tensor<5x3xf32>, tensor<2xi64>) -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
+func.func @gatherFloatIndices(%t: tensor<5x3xf32>, %i: tensor<2xf32>) {
+  // expected-error @+1 {{'gplace.gather' op operand #1 must be statically shaped tensor of 32-bit signless integer or 64-bit signless integer values}}
+  %0 = gplace.gather %t[%i] axis = 0 : (tensor<5x3xf32>, tensor<2xf32>) -> tensor<2x3xf32>
+  return
+}

@@ -96,6 +96,8 @@ func.func @binaryElementwise(%a: tensor<2x3xf32>, %b: tensor<3xf32>, %s: tensor<
   %or = gplace.logical_or %and, %gt : (tensor<2x4xi1>, tensor<2x4xi1>) -> tensor<2x4xi1>
   // CHECK: gplace.logical_not %[[OR]] : tensor<2x4xi1>
   %not = gplace.logical_not %or : tensor<2x4xi1>
+  // CHECK: gplace.gather %{{.*}}[%{{.*}}] axis = -1 {name = "g"} : (tensor<2x3xf32>, tensor<2x1xi32>) -> tensor<2x2x1xf32>
+  %g = gplace.gather %a[%i] axis = -1 {name = "g"} : (tensor<2x3xf32>, tensor<2x1xi32>) -> tensor<2x2x1xf32>
   return
 }
 

@@ -1,0 +1,35 @@
+// gplace.gather (TensorFlow's GatherV2, ONNX's Gather): rows along axis 0,
+// columns along a negative axis, 2-d and scalar indices, i32 and i64
+// indices, an integer table; on the CPU and on an emulated GPU. An index
+// out of range is TensorFlow's error, naming it.
+// RUN: gplace-run %s | FileCheck %s
+// RUN: gplace-run %s --emulate-gpus=1 | FileCheck %s
+// RUN: gplace-run %s --emulate-gpus=1 --log-device-placement 2>&1 >/dev/null | FileCheck %s --check-prefix=PLACED
+// PLACED: rows: (GatherV2): /job:localhost/replica:0/task:0/device:GPU:0
+// RUN: not gplace-run %s --entry=outOfRange 2>&1 | FileCheck %s --check-prefix=RANGE
+// RANGE: error: {{.*}}gplace.gather: indices[1] = 5 is not in [0, 5)
+
+// CHECK: result[0]: 2x3xf32={{\[\[}}12, 13, 14], [0, 1, 2]]
+// CHECK-NEXT: result[1]: 5x2x2xf32={{\[\[\[}}2, 0], [1, 1]], {{\[\[}}5, 3], [4, 4]], {{\[\[}}8, 6], [7, 7]], {{\[\[}}11, 9], [10, 10]], {{\[\[}}14, 12], [13, 13]]]
+// CHECK-NEXT: result[2]: 3xf32=[9, 10, 11]
+// CHECK-NEXT: result[3]: 2xi32=[30, 10]
+func.func @main() -> (tensor<2x3xf32>, tensor<5x2x2xf32>, tensor<3xf32>, tensor<2xi32>) {
+  %table = gplace.constant dense<[[0.0, 1.0, 2.0], [3.0, 4.0, 5.0], [6.0, 7.0, 8.0], [9.0, 10.0, 11.0], [12.0, 13.0, 14.0]]> : tensor<5x3xf32>
+  %ids = gplace.constant dense<[4, 0]> : tensor<2xi64>
+  %rows = gplace.gather %table[%ids] axis = 0 {name = "rows"} : (tensor<5x3xf32>, tensor<2xi64>) -> tensor<2x3xf32>
+  %cols = gplace.constant dense<[[2, 0], [1, 1]]> : tensor<2x2xi32>
+  %picked = gplace.gather %table[%cols] axis = -1 : (tensor<5x3xf32>, tensor<2x2xi32>) -> tensor<5x2x2xf32>
+  %three = gplace.constant dense<3> : tensor<i32>
+  %row3 = gplace.gather %table[%three] axis = 0 : (tensor<5x3xf32>, tensor<i32>) -> tensor<3xf32>
+  %ints = gplace.constant dense<[10, 20, 30]> : tensor<3xi32>
+  %which = gplace.constant dense<[2, 0]> : tensor<2xi64>
+  %picks = gplace.gather %ints[%which] axis = 0 : (tensor<3xi32>, tensor<2xi64>) -> tensor<2xi32>
+  return %rows, %picked, %row3, %picks : tensor<2x3xf32>, tensor<5x2x2xf32>, tensor<3xf32>, tensor<2xi32>
+}
+
+func.func @outOfRange() -> tensor<2x3xf32> {
+  %table = gplace.constant dense<1.0> : tensor<5x3xf32>
+  %ids = gplace.constant dense<[0, 5]> : tensor<2xi64>
+  %rows = gplace.gather %table[%ids] axis = 0 : (tensor<5x3xf32>, tensor<2xi64>) -> tensor<2x3xf32>
+  return %rows : tensor<2x3xf32>
+}
