@@ -441,7 +441,7 @@ private:
   /// pool has a stride, dilation or kernel size below 1 or a negative pad:
   /// before the version converter and shape inference, whose code is then
   /// never run on them (ONNX 1.12's LayerNormalization inference crashes on
-  /// an axis out of range, its window inference divides by the strides).
+  /// an axis below -rank, its window inference divides by the strides).
   LogicalResult checkNodes();
   /// Opsets below 13 to 13 with ONNX's version converter, where it can.
   void upgrade();
@@ -846,6 +846,26 @@ LogicalResult Importer::checkNodes() {
                 proto.input(i) + "') must be a matrix, but has rank " +
                 std::to_string(it->second));
         }
+      // ONNX 1.12's LayerNormalization inference indexes the input's
+      // dimensions from the axis for its Mean and InvStdDev outputs,
+      // unchecked: a negative axis below -rank reads out of bounds.
+      if (opType == "LayerNormalization" && proto.output_size() > 1) {
+        int64_t axis = -1;
+        for (const onnx::AttributeProto &a : proto.attribute())
+          if (a.name() == "axis")
+            axis = a.i();
+        auto it = proto.input_size() > 0 ? declaredRank.find(proto.input(0))
+                                         : declaredRank.end();
+        if (axis < 0 && (it == declaredRank.end() || axis < -it->second))
+          errors.push_back(
+              "node '" +
+              (proto.name().empty() ? proto.op_type() : proto.name()) +
+              "' (LayerNormalization): axis " + std::to_string(axis) +
+              (it == declaredRank.end()
+                   ? " is negative and the input's rank is not declared"
+                   : " is out of range for an input of rank " +
+                         std::to_string(it->second)));
+      }
       // ONNX's window shape inference divides by these unchecked.
       if (opType == "Conv" || opType == "MaxPool" || opType == "AveragePool")
         for (const onnx::AttributeProto &a : proto.attribute()) {
@@ -2041,6 +2061,52 @@ bool mapComparison(Node &n, SmallVectorImpl<Value> &results, std::string &) {
   return true;
 }
 
+/// Gather: gplace.gather, with ONNX's negative indices (counting from the
+/// end of the axis) resolved: in place when the indices are constants, else
+/// by select(index < 0, index + n, index).
+bool mapGather(Node &n, SmallVectorImpl<Value> &results, std::string &reason) {
+  RankedTensorType data = n.inputType(0), indicesType = n.inputType(1);
+  if (!data || !indicesType || data.getRank() == 0) {
+    reason = "an omitted or rank-0 input";
+    return false;
+  }
+  int64_t axis = n.getInt("axis", 0);
+  if (axis < -data.getRank() || axis >= data.getRank()) {
+    reason = "axis " + std::to_string(axis) + " of data of rank " +
+             std::to_string(data.getRank());
+    return false;
+  }
+  if (axis < 0)
+    axis += data.getRank();
+  int64_t dim = data.getDimSize(axis);
+  Builder &b = n.builder();
+  Value indices;
+  if (std::optional<DenseElementsAttr> known = n.constant(1)) {
+    SmallVector<int64_t> values = toInts(*known);
+    for (int64_t &v : values)
+      if (v < 0)
+        v += dim;
+    indices = n.constant(
+        DenseElementsAttr::get(
+            RankedTensorType::get(indicesType.getShape(), b.getI64Type()),
+            llvm::ArrayRef<int64_t>(values)),
+        "indices");
+  } else {
+    Value given = n.input(1);
+    auto mask = RankedTensorType::get(indicesType.getShape(), b.getI1Type());
+    Value zero = n.scalar(indicesType, 0, "zero");
+    Value negative = n.op<GreaterOp>(mask, {zero, given}, {}, "negative");
+    Value wrapped = n.op<AddOp>(
+        indicesType, {given, n.scalar(indicesType, dim, "dim")}, {}, "wrapped");
+    indices =
+        n.op<SelectOp>(indicesType, {negative, wrapped, given}, {}, "indices");
+  }
+  results.push_back(
+      n.op<GatherOp>(n.outputTypes[0], {n.input(0), indices},
+                     {n.named("axis", b.getI64IntegerAttr(axis))}));
+  return true;
+}
+
 /// Xor of bools: not(a == b).
 bool mapXor(Node &n, SmallVectorImpl<Value> &results, std::string &) {
   Value equal = n.op<EqualOp>(n.outputTypes[0], {n.input(0), n.input(1)});
@@ -2051,6 +2117,79 @@ bool mapXor(Node &n, SmallVectorImpl<Value> &results, std::string &) {
 bool mapWhere(Node &n, SmallVectorImpl<Value> &results, std::string &) {
   results.push_back(
       n.op<SelectOp>(n.outputTypes[0], {n.input(0), n.input(1), n.input(2)}));
+  return true;
+}
+
+/// LayerNormalization (opset 17): over the dimensions from `axis` on,
+/// y = (x - mean) / sqrt(var + epsilon) * scale + bias, with the optional
+/// Mean and InvStdDev outputs, from reduce_mean, sub, mul, sqrt and div (so
+/// that training differentiates it as it would the ops). f16 and bf16
+/// inputs are computed in f32 (the default stash_type) and the result cast
+/// back; f32 and f64 in their own type.
+bool mapLayerNorm(Node &n, SmallVectorImpl<Value> &results,
+                  std::string &reason) {
+  Value x = n.input(0);
+  auto type = cast<RankedTensorType>(x.getType());
+  int64_t rank = type.getRank();
+  int64_t axis = n.getInt("axis", -1);
+  if (axis < -rank || axis >= rank || rank == 0) {
+    reason = "axis " + std::to_string(axis) + " of an input of rank " +
+             std::to_string(rank);
+    return false;
+  }
+  if (axis < 0)
+    axis += rank;
+  if (n.getInt("stash_type", 1) != 1) {
+    reason = "a stash_type other than float";
+    return false;
+  }
+  Type element = type.getElementType();
+  for (int i : {1, 2})
+    if (n.hasInput(i) &&
+        (!n.inputType(i) || n.inputType(i).getElementType() != element)) {
+      reason = "a scale or bias of another type than the input";
+      return false;
+    }
+  Builder &b = n.builder();
+  Type compute = element.isF16() || element.isBF16() ? b.getF32Type() : element;
+  auto computeType = RankedTensorType::get(type.getShape(), compute);
+  SmallVector<int64_t> keptShape(type.getShape());
+  SmallVector<int64_t> axes;
+  for (int64_t d = axis; d < rank; ++d) {
+    keptShape[d] = 1;
+    axes.push_back(d);
+  }
+  auto keptType = RankedTensorType::get(keptShape, compute);
+  auto castTo = [&](Value v, RankedTensorType to, llvm::StringRef suffix) {
+    return v.getType() == to ? v : n.op<CastOp>(to, v, {}, suffix);
+  };
+  auto mean = [&](Value v, llvm::StringRef suffix) {
+    return n.op<ReduceMeanOp>(keptType, v,
+                              {n.named("axes", b.getDenseI64ArrayAttr(axes)),
+                               n.named("keep_dims", b.getUnitAttr())},
+                              suffix);
+  };
+  Value xc = castTo(x, computeType, "cast");
+  Value mu = mean(xc, "mean");
+  Value centered = n.op<SubOp>(computeType, {xc, mu}, {}, "centered");
+  Value variance =
+      mean(n.op<SquareOp>(computeType, centered, {}, "square"), "variance");
+  Value epsilon = n.scalar(keptType, n.getFloat("epsilon", 1e-5f), "epsilon");
+  Value stddev = n.op<SqrtOp>(
+      keptType, n.op<AddOp>(keptType, {variance, epsilon}, {}, "shifted"), {},
+      "stddev");
+  Value one = n.scalar(keptType, 1.0, "one");
+  Value invStdDev = n.op<DivOp>(keptType, {one, stddev}, {}, "inv_stddev");
+  Value normalized =
+      n.op<MulOp>(computeType, {centered, invStdDev}, {}, "normalized");
+  Value y = castTo(normalized, type, "cast_back");
+  y = n.op<MulOp>(n.broadcastType(y, n.input(1)), {y, n.input(1)}, {},
+                  n.hasInput(2) ? "scaled" : "");
+  if (n.hasInput(2))
+    y = n.op<AddOp>(n.broadcastType(y, n.input(2)), {y, n.input(2)});
+  results.push_back(y);
+  results.push_back(mu);
+  results.push_back(invStdDev);
   return true;
 }
 
@@ -2430,6 +2569,7 @@ const llvm::StringMap<MapFn> &mappers() {
       {"Exp", mapUnary<ExpOp>},
       {"Expand", mapExpand},
       {"Flatten", mapReshape},
+      {"Gather", mapGather},
       {"Gemm", mapGemm},
       {"GlobalAveragePool", mapGlobalPool<ReduceMeanOp>},
       {"GlobalMaxPool", mapGlobalPool<ReduceMaxOp>},
@@ -2437,6 +2577,7 @@ const llvm::StringMap<MapFn> &mappers() {
       {"GreaterOrEqual", mapComparison<GreaterEqualOp, false>},
       {"HardSigmoid", floatInput<mapHardSigmoid>},
       {"Identity", mapIdentity},
+      {"LayerNormalization", floatInput<mapLayerNorm>},
       {"LeakyRelu", floatInput<mapLeakyRelu>},
       {"Less", mapComparison<GreaterOp, true>},
       {"LessOrEqual", mapComparison<GreaterEqualOp, true>},
