@@ -1162,7 +1162,8 @@ def Graph_ArgMaxOp : Graph_KernelOp<"argmax", "ArgMax",
   let gpuKernels = Graph_NoKernels;
 }
 
-def Graph_GatherOp : Graph_KernelOp<"gather", "GatherV2", [Pure],
+def Graph_GatherOp : Graph_KernelOp<"gather", "GatherV2",
+    [Pure, DeclareOpInterfaceMethods<Graph_GradientOpInterface>],
     "GatherV2", ["getKernelParameters"]> {
   let summary = "slices of params at the given indices along an axis "
                 "(GatherV2)";
@@ -1173,8 +1174,10 @@ def Graph_GatherOp : Graph_KernelOp<"gather", "GatherV2", [Pure],
     params' after `axis` (TensorFlow's GatherV2 with `batch_dims = 0`, ONNX's
     Gather). An index outside `[0, params.shape[axis])` is an error on the
     CPU ("indices[1] = 7 is not in [0, 5)", TensorFlow's CPU kernel) and
-    gives zeros on a GPU (TensorFlow's GPU kernel). It has no gradient yet:
-    `gplace.gradients` through it is an error naming it.
+    gives zeros on a GPU (TensorFlow's GPU kernel). Its gradient sums the
+    incoming gradient's slices into the rows they were gathered from
+    (`unsorted_segment_sum`, TensorFlow's _GatherV2Grad made dense); the
+    indices have none.
 
     ```mlir
     %rows = gplace.gather %table[%ids] axis = 0 : (tensor<5x3xf32>, tensor<2xi64>) -> tensor<2x3xf32>
@@ -1191,6 +1194,34 @@ def Graph_GatherOp : Graph_KernelOp<"gather", "GatherV2", [Pure],
       # "type($result)";
   let hasVerifier = 1;
   let cpuKernels = Graph_AllKernels;
+}
+
+def Graph_UnsortedSegmentSumOp : Graph_KernelOp<"unsorted_segment_sum",
+    "UnsortedSegmentSum", [Pure, Graph_NotDifferentiable],
+    "UnsortedSegmentSum"> {
+  let summary = "sums of slices by segment id (UnsortedSegmentSum)";
+  let description = [{
+    `result[s, q...] = sum of data[i..., q...] over the i... where
+    segment_ids[i...] == s`; `segment_ids`' shape is a prefix of `data`'s,
+    and the result's first dimension is the number of segments (zeros for
+    a segment without ids). A negative id is dropped, as in TensorFlow; an
+    id at or above the number of segments is an error on the CPU
+    (TensorFlow's CPU kernel) and dropped on a GPU. The GPU sums each
+    result element's slices in index order (deterministic, as TensorFlow's
+    deterministic ops). Gather's gradient; it has none itself yet.
+
+    ```mlir
+    %sums = gplace.unsorted_segment_sum %rows, %ids : (tensor<2x3xf32>, tensor<2xi64>) -> tensor<5x3xf32>
+    ```
+  }];
+  let arguments = !con((ins Graph_NumericTensor:$data,
+                            StaticShapeTensorOf<[I32, I64]>:$segment_ids),
+                       placementAttrs, controlDepsArg);
+  let results = (outs Graph_NumericTensor:$result);
+  let assemblyFormat = "$data `,` $segment_ids " # afterClause
+      # " attr-dict `:` `(` type($data) `,` type($segment_ids) `)` `->` "
+      # "type($result)";
+  let hasVerifier = 1;
 }
 
 // Comparisons and logical ops (TensorFlow's Equal, GreaterEqual, Greater,

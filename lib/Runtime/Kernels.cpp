@@ -1143,6 +1143,47 @@ template <> Status runKernel<Kernel::Gather>(const KernelCall &call) {
   return Status::ok();
 }
 
+/// TensorFlow's UnsortedSegmentSum on the CPU: each slice of `inner`
+/// elements added into its segment's row, in index order; a negative id is
+/// dropped, one at or above the number of segments is TensorFlow's error.
+template <>
+Status runKernel<Kernel::UnsortedSegmentSum>(const KernelCall &call) {
+  const TensorType &out = *call.outputs[0].type;
+  int64_t segments = out.shape[0], inner = 1;
+  for (size_t d = 1; d < out.shape.size(); ++d)
+    inner *= out.shape[d];
+  int64_t count = call.inputs[1].type->numElements();
+  for (int64_t k = 0; k < count; ++k)
+    if (int64_t id = readIndex(call.inputs[1], k); id >= segments)
+      return Status::invalidArgument(
+          "gplace.unsorted_segment_sum: segment_ids[" + std::to_string(k) +
+          "] = " + std::to_string(id) + " is out of range [0, " +
+          std::to_string(segments) + ")");
+  return dispatch<kernelCpuTypes(Kernel::UnsortedSegmentSum)>(
+      out.elementType, call.kernel, [&](auto tag) -> Status {
+        using S = typename decltype(tag)::type;
+        // Sums in float for 16-bit floats, wrapping for integers.
+        using A = typename std::conditional_t<
+            std::is_integral_v<S>, std::make_unsigned<S>,
+            std::conditional<std::is_same_v<S, Half> ||
+                                 std::is_same_v<S, BFloat16>,
+                             float, S>>::type;
+        std::vector<A> sums(static_cast<size_t>(segments * inner), A(0));
+        const S *data = ptr<S>(call.inputs[0]);
+        for (int64_t k = 0; k < count; ++k) {
+          int64_t id = readIndex(call.inputs[1], k);
+          if (id < 0)
+            continue;
+          for (int64_t j = 0; j < inner; ++j)
+            sums[id * inner + j] += static_cast<A>(data[k * inner + j]);
+        }
+        S *result = ptr<S>(call.outputs[0]);
+        for (size_t i = 0; i < sums.size(); ++i)
+          result[i] = static_cast<S>(sums[i]);
+        return Status::ok();
+      });
+}
+
 /// TensorFlow's comparison and logical kernels (Equal, GreaterEqual,
 /// Greater, LogicalAnd, LogicalOr): `compare` of the
 /// two operands, of one element type (the kernel's, isKernelTypedByInput),

@@ -2,7 +2,7 @@
 // to a variable without a gradient, in TensorFlow's words (its
 // LookupError): a second derivative through MaxPoolGrad (TensorFlow has
 // one, _MaxPoolGradGrad; gplace does not).
-// RUN: gplace-opt %s --gplace-differentiate -verify-diagnostics -split-input-file
+// RUN: gplace-opt %s --gplace-differentiate -verify-diagnostics
 
 func.func @second_derivative(%x: tensor<1x4x4x1xf32>, %g: tensor<1x2x2x1xf32>) -> tensor<1x4x4x1xf32> {
   %w = gplace.variable dense<0.5> : tensor<1x4x4x1xf32> {name = "w"}
@@ -16,16 +16,3 @@ func.func @second_derivative(%x: tensor<1x4x4x1xf32>, %g: tensor<1x2x2x1xf32>) -
   return %gr : tensor<1x4x4x1xf32>
 }
 
-// -----
-
-// gplace.gather has no gradient yet (TensorFlow's is _GatherV2Grad, an
-// IndexedSlices): differentiating through it is the same error.
-func.func @gather(%ids: tensor<2xi64>) -> tensor<5x3xf32> {
-  %w = gplace.variable dense<0.5> : tensor<5x3xf32> {name = "table"}
-  %r = gplace.read %w : !gplace.resource<tensor<5x3xf32>>
-  // expected-error @+1 {{No gradient defined for operation 'GatherV2' (op type: GatherV2)}}
-  %rows = gplace.gather %r[%ids] axis = 0 : (tensor<5x3xf32>, tensor<2xi64>) -> tensor<2x3xf32>
-  %loss = gplace.reduce_sum %rows axes = [0, 1] : tensor<2x3xf32> -> tensor<f32>
-  %gr = gplace.gradients %loss wrt %r : tensor<f32> wrt tensor<5x3xf32>
-  return %gr : tensor<5x3xf32>
-}

@@ -122,6 +122,12 @@ std::vector<Launch> everyLaunch(ElementType t) {
     launches.push_back({k, {T({2, 1, 3}), T({4, 1})}, I1({2, 4, 3}), {}});
   launches.push_back(
       {Kernel::Select, {I1({4, 1}), T({2, 1, 3}), T({})}, T({2, 4, 3}), {}});
+  // UnsortedSegmentSum (gather's gradient), i32 and i64 ids.
+  for (ElementType index : {ElementType::I32, ElementType::I64})
+    launches.push_back({Kernel::UnsortedSegmentSum,
+                        {T({4, 2, 3}), TensorType{index, {4, 2}}},
+                        T({5, 3}),
+                        {}});
   // GatherV2 along a middle axis, i32 and i64 indices.
   KernelParams middle;
   middle.axis = 1;

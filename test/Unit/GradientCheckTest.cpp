@@ -282,6 +282,20 @@ std::vector<Case> cases() {
       binary("div", "2x3xf64", "3xf64", "2x3xf64", /*positive=*/true),
       binary("maximum", "2x3xf64", "2x3xf64", "2x3xf64"),
       binary("maximum", "2x3xf64", "3xf64", "2x3xf64"),
+      // GatherV2: repeated indices (their slices' gradients add up), along
+      // axis 0 and along a middle axis with 2-d indices.
+      {"gather_axis0",
+       {"5x3xf64"},
+       "  %i = gplace.constant dense<[4, 0, 4, 2]> : tensor<4xi64>\n"
+       "  %y = gplace.gather %a0[%i] axis = 0 : (tensor<5x3xf64>, "
+       "tensor<4xi64>) -> tensor<4x3xf64>",
+       "4x3xf64"},
+      {"gather_axis1",
+       {"2x4x3xf64"},
+       "  %i = gplace.constant dense<[[3, 1], [3, 3]]> : tensor<2x2xi32>\n"
+       "  %y = gplace.gather %a0[%i] axis = -2 : (tensor<2x4x3xf64>, "
+       "tensor<2x2xi32>) -> tensor<2x2x2x3xf64>",
+       "2x2x2x3xf64"},
       // SelectV2: the condition broadcast along rows, `then` along
       // columns, `else` a scalar (summed over every element not chosen).
       {"select",

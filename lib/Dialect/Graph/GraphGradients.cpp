@@ -502,6 +502,63 @@ LogicalResult CastOp::buildGradients(OpBuilder &b, ArrayRef<Value> dys,
   return success();
 }
 
+/// TensorFlow's _GatherV2Grad, dense: the incoming gradient's slices summed
+/// into the rows of params they were gathered from
+/// (UnsortedSegmentSum), with the indexed dimensions moved to the front
+/// and back for an axis other than 0. The indices have none.
+LogicalResult GatherOp::buildGradients(OpBuilder &b, ArrayRef<Value> dys,
+                                       SmallVectorImpl<Value> &out) {
+  Emitter e(b, getLoc());
+  RankedTensorType params = getParams().getType(),
+                   indices = getIndices().getType();
+  // I64Attr's getter is unsigned: the axis may be negative.
+  auto given = static_cast<int64_t>(getAxis());
+  int64_t rank = params.getRank(), axis = given < 0 ? given + rank : given,
+          indexRank = indices.getRank();
+  Value dy = dys[0];
+  RankedTensorType dyType = typeOf(dy);
+  auto transpose = [&](Value v, ArrayRef<int64_t> perm) {
+    RankedTensorType type = typeOf(v);
+    SmallVector<int64_t> shape;
+    for (int64_t p : perm)
+      shape.push_back(type.getDimSize(p));
+    return e.op<TransposeOp>(
+        RankedTensorType::get(shape, type.getElementType()), v,
+        {b.getNamedAttr("perm", b.getDenseI64ArrayAttr(perm))});
+  };
+  // The indexed dimensions of dy first: [axis, axis + indexRank), then the
+  // rest in order.
+  if (axis != 0) {
+    SmallVector<int64_t> perm;
+    for (int64_t d = axis; d < axis + indexRank; ++d)
+      perm.push_back(d);
+    for (int64_t d = 0; d < dyType.getRank(); ++d)
+      if (d < axis || d >= axis + indexRank)
+        perm.push_back(d);
+    dy = transpose(dy, perm);
+  }
+  // [params' axis dimension, params' others in order].
+  SmallVector<int64_t> summed = {params.getDimSize(axis)};
+  for (int64_t d = 0; d < rank; ++d)
+    if (d != axis)
+      summed.push_back(params.getDimSize(d));
+  Value sums = e.op<UnsortedSegmentSumOp>(
+      RankedTensorType::get(summed, params.getElementType()),
+      ValueRange{dy, getIndices()});
+  if (axis != 0) {
+    SmallVector<int64_t> perm;
+    for (int64_t d = 1; d <= axis; ++d)
+      perm.push_back(d);
+    perm.push_back(0);
+    for (int64_t d = axis + 1; d < rank; ++d)
+      perm.push_back(d);
+    sums = transpose(sums, perm);
+  }
+  out.push_back(isFloatTensor(getParams()) ? sums : Value());
+  out.push_back(Value());
+  return success();
+}
+
 LogicalResult TransposeOp::buildGradients(OpBuilder &b, ArrayRef<Value> dys,
                                           SmallVectorImpl<Value> &out) {
   Emitter e(b, getLoc());

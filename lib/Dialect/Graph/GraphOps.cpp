@@ -680,6 +680,25 @@ DictionaryAttr GatherOp::getKernelParameters() {
                                getAxis(), getParams().getType().getRank())));
 }
 
+LogicalResult UnsortedSegmentSumOp::verify() {
+  RankedTensorType data = getData().getType(), ids = getSegmentIds().getType(),
+                   result = getType();
+  if (ids.getRank() > data.getRank() ||
+      data.getShape().take_front(ids.getRank()) != ids.getShape())
+    return emitOpError() << "segment_ids' shape " << shapeStr(ids.getShape())
+                         << " must be a prefix of data's "
+                         << shapeStr(data.getShape());
+  if (result.getRank() < 1 ||
+      result.getShape().drop_front() !=
+          data.getShape().drop_front(ids.getRank()) ||
+      result.getElementType() != data.getElementType())
+    return emitOpError() << "result " << result
+                         << " must be the number of segments followed by "
+                            "data's dimensions after segment_ids', of data's "
+                            "element type";
+  return success();
+}
+
 /// Shared verifier of the comparisons (Graph_ComparisonOp): operands of one
 /// element type, broadcast-compatible, and an i1 result of their broadcast
 /// shape.

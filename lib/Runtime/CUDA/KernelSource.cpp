@@ -301,6 +301,9 @@ public:
     case Kernel::Gather:
       body = gather();
       break;
+    case Kernel::UnsortedSegmentSum:
+      body = unsortedSegmentSum();
+      break;
     case Kernel::Select:
       // Values are moved, not computed with: the storage type will do.
       body = offsets("i", out.shape,
@@ -379,6 +382,27 @@ private:
        << "  const long long index = (long long)in1[r / inner];\n"
        << "  out0[i] = index >= 0 && index < dim ? in0[(o * dim + index) * "
           "inner + r % inner] : 0;\n";
+    return os.str();
+  }
+
+  /// UnsortedSegmentSum: one thread per result element, adding in index
+  /// order the data elements whose id is its segment (deterministic, no
+  /// atomics); ids out of range are dropped.
+  std::string unsortedSegmentSum() const {
+    const TensorType &out = *call_.outputs[0].type;
+    int64_t inner = 1;
+    for (size_t d = 1; d < out.shape.size(); ++d)
+      inner *= out.shape[d];
+    int64_t count = call_.inputs[1].type->numElements();
+    std::string c = type_.compute;
+    std::ostringstream os;
+    os << "  const long long inner = " << inner << "LL;\n"
+       << "  const long long segment = i / inner, j = i % inner;\n"
+       << "  " << c << " acc = " << type_.constant(0) << ";\n"
+       << "  for (long long k = 0; k < " << count << "LL; ++k)\n"
+       << "    if ((long long)in1[k] == segment) acc += "
+       << type_.load("in0[k * inner + j]") << ";\n"
+       << "  out0[i] = " << type_.store("acc") << ";\n";
     return os.str();
   }
 

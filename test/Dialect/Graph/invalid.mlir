@@ -631,3 +631,19 @@ func.func @gatherFloatIndices(%t: tensor<5x3xf32>, %i: tensor<2xf32>) {
   %0 = gplace.gather %t[%i] axis = 0 : (tensor<5x3xf32>, tensor<2xf32>) -> tensor<2x3xf32>
   return
 }
+
+// -----
+
+func.func @segmentIdsPrefix(%d: tensor<2x3xf32>, %i: tensor<3xi64>) {
+  // expected-error @+1 {{'gplace.unsorted_segment_sum' op segment_ids' shape 3 must be a prefix of data's 2x3}}
+  %0 = gplace.unsorted_segment_sum %d, %i : (tensor<2x3xf32>, tensor<3xi64>) -> tensor<4x3xf32>
+  return
+}
+
+// -----
+
+func.func @segmentResult(%d: tensor<2x3xf32>, %i: tensor<2xi64>) {
+  // expected-error @+1 {{'gplace.unsorted_segment_sum' op result 'tensor<4x2xf32>' must be the number of segments followed by data's dimensions after segment_ids', of data's element type}}
+  %0 = gplace.unsorted_segment_sum %d, %i : (tensor<2x3xf32>, tensor<2xi64>) -> tensor<4x2xf32>
+  return
+}
