@@ -570,10 +570,11 @@ TEST(Kernels, BroadcastRunsAcrossBlocksEqualElementByElement) {
 }
 
 TEST(Kernels, ReductionsAddInTheInputsOrderOverEveryAxisSet) {
-  // 3x4x500, values whose float sums depend on the order of the adds: each
+  // 3x4x500, values whose sums depend on the order of the adds: each
   // reduction over each set of axes equals adding element by element in
-  // the input's order (what the kernels promise, and what makes training
-  // runs repeat bit for bit); reduce_max propagates NaN.
+  // the input's order, in double, rounded to float once (what the kernels
+  // promise, and what makes training runs repeat bit for bit); reduce_max
+  // propagates NaN.
   const std::vector<int64_t> shape = {3, 4, 500};
   HostTensor in(TensorType{ElementType::F32, shape});
   std::vector<float> values(in.type.numElements());
@@ -588,8 +589,8 @@ TEST(Kernels, ReductionsAddInTheInputsOrderOverEveryAxisSet) {
       if (std::find(axes.begin(), axes.end(), d) == axes.end())
         outShape.push_back(shape[d]);
     TensorType outType{ElementType::F32, outShape};
-    std::vector<float> sum(outType.numElements(), 0.0f),
-        max(outType.numElements(), -INFINITY);
+    std::vector<double> total(outType.numElements(), 0.0);
+    std::vector<float> max(outType.numElements(), -INFINITY);
     for (int64_t i = 0, e = 0; i < shape[0]; ++i)
       for (int64_t j = 0; j < shape[1]; ++j)
         for (int64_t k = 0; k < shape[2]; ++k, ++e) {
@@ -597,7 +598,7 @@ TEST(Kernels, ReductionsAddInTheInputsOrderOverEveryAxisSet) {
           for (int64_t d = 0; d < 3; ++d)
             if (std::find(axes.begin(), axes.end(), d) == axes.end())
               o = o * shape[d] + std::vector<int64_t>{i, j, k}[d];
-          sum[o] = sum[o] + values[e];
+          total[o] = total[o] + values[e];
           if (!std::isnan(max[o]) &&
               (std::isnan(values[e]) || values[e] > max[o]))
             max[o] = values[e];
@@ -609,6 +610,7 @@ TEST(Kernels, ReductionsAddInTheInputsOrderOverEveryAxisSet) {
     ASSERT_TRUE(run(Kernel::ReduceMax, params, {&in}, gotMax).isOk());
     std::vector<float> sums = valuesOf<float>(gotSum),
                        maxes = valuesOf<float>(gotMax);
+    std::vector<float> sum(total.begin(), total.end());
     for (size_t o = 0; o < sum.size(); ++o) {
       // Bit for bit (NaN included).
       EXPECT_EQ(std::memcmp(&sums[o], &sum[o], 4), 0)
