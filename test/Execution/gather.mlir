@@ -16,6 +16,9 @@
 // GRAD-NEXT: result[1]: 2x3xf32={{\[\[}}2, 0, 1], [2, 0, 1]]
 // RUN: not gplace-run %s --entry=segmentOutOfRange 2>&1 | FileCheck %s --check-prefix=SEGMENT
 // SEGMENT: error: {{.*}}gplace.unsorted_segment_sum: segment_ids[1] = 4 is out of range [0, 4)
+// A negative segment id is dropped, as in TensorFlow.
+// RUN: gplace-run %s --entry=segmentNegative | FileCheck %s --check-prefix=NEGATIVE
+// NEGATIVE: result[0]: 3xf32=[0, 0, 3]
 
 // CHECK: result[0]: 2x3xf32={{\[\[}}12, 13, 14], [0, 1, 2]]
 // CHECK-NEXT: result[1]: 5x2x2xf32={{\[\[\[}}2, 0], [1, 1]], {{\[\[}}5, 3], [4, 4]], {{\[\[}}8, 6], [7, 7]], {{\[\[}}11, 9], [10, 10]], {{\[\[}}14, 12], [13, 13]]]
@@ -65,4 +68,11 @@ func.func @segmentOutOfRange() -> tensor<4xf32> {
   %ids = gplace.constant dense<[0, 4]> : tensor<2xi64>
   %s = gplace.unsorted_segment_sum %d, %ids : (tensor<2xf32>, tensor<2xi64>) -> tensor<4xf32>
   return %s : tensor<4xf32>
+}
+
+func.func @segmentNegative() -> tensor<3xf32> {
+  %d = gplace.constant dense<[1.0, 3.0]> : tensor<2xf32>
+  %ids = gplace.constant dense<[-1, 2]> : tensor<2xi64>
+  %s = gplace.unsorted_segment_sum %d, %ids : (tensor<2xf32>, tensor<2xi64>) -> tensor<3xf32>
+  return %s : tensor<3xf32>
 }

@@ -508,6 +508,10 @@ LogicalResult CastOp::buildGradients(OpBuilder &b, ArrayRef<Value> dys,
 /// and back for an axis other than 0. The indices have none.
 LogicalResult GatherOp::buildGradients(OpBuilder &b, ArrayRef<Value> dys,
                                        SmallVectorImpl<Value> &out) {
+  if (!isFloatTensor(getParams())) {
+    out.append({Value(), Value()});
+    return success();
+  }
   Emitter e(b, getLoc());
   RankedTensorType params = getParams().getType(),
                    indices = getIndices().getType();
@@ -554,8 +558,7 @@ LogicalResult GatherOp::buildGradients(OpBuilder &b, ArrayRef<Value> dys,
       perm.push_back(d);
     sums = transpose(sums, perm);
   }
-  out.push_back(isFloatTensor(getParams()) ? sums : Value());
-  out.push_back(Value());
+  out.append({sums, Value()});
   return success();
 }
 

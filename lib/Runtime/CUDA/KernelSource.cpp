@@ -284,9 +284,8 @@ public:
       body = concat();
       break;
     case Kernel::BroadcastTo:
-      body = offsets("i", out.shape,
-                     {broadcastStrides(call_.inputs[0].type->shape, out.shape)}) +
-             "  out0[i] = in0[o0];\n";
+      body =
+          offsets("i", out.shape, {readStrides(0)}) + "  out0[i] = in0[o0];\n";
       break;
     case Kernel::Pad:
       body = pad();
