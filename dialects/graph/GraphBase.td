@@ -34,6 +34,7 @@ def Graph_Dialect : Dialect {
   let useDefaultTypePrinterParser = 1;
   let useDefaultAttributePrinterParser = 1;
   let hasOperationAttrVerify = 1;
+  let hasConstantMaterializer = 1;
   let extraClassDeclaration = [{
     /// Name of the function attribute holding the function's device scope.
     static constexpr ::llvm::StringLiteral getDefaultDeviceAttrName() {

@@ -95,6 +95,15 @@ class Graph_Op<string mnemonic, string tfType, list<Trait> traits = [],
     }
   }];
 
+  // The fold of an elementwise op (its record sets hasFolder): its
+  // kernel's scalar function on constant operands (GraphFolds.cpp).
+  code foldElementwise = [{
+    ::mlir::OpFoldResult $cppClass::fold(FoldAdaptor adaptor) {
+      return ::gplace::graph::detail::foldElementwise(
+          *this, getKernel(), adaptor.getOperands());
+    }
+  }];
+
   // Kernel registrations: GPU kernels exist for floating-point types only,
   // so integer and bool ops stay on the host, as TensorFlow's placer sees
   // them (SPEC §3).
@@ -304,6 +313,9 @@ class Graph_BinaryOp<string mnemonic, string tfType, string pyName,
   let results = (outs operandType:$result);
   let assemblyFormat = "$lhs `,` $rhs " # afterClause
       # " attr-dict `:` `(` type($lhs) `,` type($rhs) `)` `->` type($result)";
+  // Constant operands fold (GraphFolds.cpp: exact arithmetic only).
+  let hasFolder = 1;
+  let extraClassDefinition = kernelDefinition # foldElementwise;
 }
 
 def Graph_AddOp : Graph_BinaryOp<"add", "AddV2", "add", "elementwise sum">;
@@ -354,7 +366,10 @@ class Graph_UnaryOp<string mnemonic, string tfType, string what,
   let results = (outs operandType:$result);
   let assemblyFormat =
       "$input " # afterClause # " attr-dict `:` type($input)";
-  let extraClassDefinition = kernelDefinition # inferFromFirstOperand;
+  let extraClassDefinition = kernelDefinition # inferFromFirstOperand
+      # foldElementwise;
+  // A constant operand folds (GraphFolds.cpp: exact functions only).
+  let hasFolder = 1;
 }
 
 def Graph_NegOp : Graph_UnaryOp<"neg", "Neg", "elementwise negation",
@@ -495,6 +510,7 @@ def Graph_CastOp : Graph_KernelOp<"cast", "Cast", [Pure, DeclareOpInterfaceMetho
   // The seeds: "tf.cast only has a CPU implementation".
   let cpuKernels = Graph_AllKernels;
   let gpuKernels = Graph_NoKernels;
+  let hasFolder = 1;
 }
 
 def Graph_TransposeOp : Graph_KernelOp<"transpose", "Transpose", [Pure, DeclareOpInterfaceMethods<Graph_GradientOpInterface>],
@@ -514,6 +530,7 @@ def Graph_TransposeOp : Graph_KernelOp<"transpose", "Transpose", [Pure, DeclareO
   let assemblyFormat = "$input `perm` `=` $perm " # afterClause
       # " attr-dict `:` type($input) `->` type($result)";
   let hasVerifier = 1;
+  let hasFolder = 1;
 }
 
 def Graph_ReshapeOp : Graph_Op<"reshape", "Reshape",
@@ -534,6 +551,7 @@ def Graph_ReshapeOp : Graph_Op<"reshape", "Reshape",
   let assemblyFormat = "$input " # afterClause
       # " attr-dict `:` type($input) `->` type($result)";
   let hasVerifier = 1;
+  let hasFolder = 1;
 }
 
 def Graph_SliceOp : Graph_KernelOp<"slice", "Slice", [Pure, DeclareOpInterfaceMethods<Graph_GradientOpInterface>], "Slice",
@@ -556,6 +574,7 @@ def Graph_SliceOp : Graph_KernelOp<"slice", "Slice", [Pure, DeclareOpInterfaceMe
   let assemblyFormat = "$input `begin` `=` $begin `size` `=` $size "
       # afterClause # " attr-dict `:` type($input) `->` type($result)";
   let hasVerifier = 1;
+  let hasFolder = 1;
 }
 
 def Graph_ConcatOp : Graph_KernelOp<"concat", "ConcatV2",
@@ -578,6 +597,7 @@ def Graph_ConcatOp : Graph_KernelOp<"concat", "ConcatV2",
   let assemblyFormat = "$inputs `axis` `=` $axis " # afterClause
       # " attr-dict `:` type($inputs) `->` type($result)";
   let hasVerifier = 1;
+  let hasFolder = 1;
 }
 
 def Graph_IdentityOp : Graph_Op<"identity", "Identity",
@@ -599,6 +619,7 @@ def Graph_IdentityOp : Graph_Op<"identity", "Identity",
   let results = (outs AnyTypeOf<[Graph_Tensor, Graph_AnyResource]>:$result);
   let assemblyFormat = "$input " # afterClause # " attr-dict `:` type($input)";
   let extraClassDefinition = inferFromFirstOperand;
+  let hasFolder = 1;
 }
 
 
@@ -625,6 +646,7 @@ def Graph_BroadcastToOp : Graph_KernelOp<"broadcast_to", "BroadcastTo",
   let assemblyFormat = "$input " # afterClause
       # " attr-dict `:` type($input) `->` type($result)";
   let hasVerifier = 1;
+  let hasFolder = 1;
 }
 
 def Graph_PadOp : Graph_KernelOp<"pad", "Pad",
@@ -1194,6 +1216,7 @@ def Graph_GatherOp : Graph_KernelOp<"gather", "GatherV2",
       # "type($result)";
   let hasVerifier = 1;
   let cpuKernels = Graph_AllKernels;
+  let hasFolder = 1;
 }
 
 def Graph_UnsortedSegmentSumOp : Graph_KernelOp<"unsorted_segment_sum",

@@ -94,6 +94,10 @@ mlir::LogicalResult gplace::buildGPlacePipeline(
     pm.addPass(createLayoutPass());
   if (options.remapping)
     pm.addPass(createRemapPass());
+  // Constant subgraphs (shape computations, a batch norm folded into a
+  // filter) become constants before anything is placed.
+  if (options.foldConstants)
+    pm.addPass(createFoldConstantsPass());
   // Requests by name: on the graph placement sees, the replicas' and the
   // gradients' ops included (names as the placement log prints them).
   if (!options.assignByName.empty()) {

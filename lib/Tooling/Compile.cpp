@@ -98,6 +98,7 @@ FailureOr<rt::Plan> gplace::tooling::compileToPlan(ModuleOp module,
   pipeline.fuseElementwise = options.fuseElementwise;
   pipeline.layoutOptimizer = options.layoutOptimizer;
   pipeline.remapping = options.remapping;
+  pipeline.foldConstants = options.foldConstants;
   pipeline.replicas = options.replicas;
   pipeline.replicaVariables = options.replicaVariables;
   pipeline.allReduce = options.allReduce;

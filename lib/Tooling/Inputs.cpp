@@ -175,3 +175,22 @@ gplace::tooling::parseInput(llvm::StringRef text, Type expected,
   return tensor;
 }
 
+
+std::optional<std::vector<int64_t>>
+gplace::tooling::inputShape(llvm::StringRef text, MLIRContext *context) {
+  if (text.consume_front("@")) {
+    rt::StatusOr<rt::HostTensor> tensor = rt::readTensorFile(text.str());
+    if (!tensor)
+      return std::nullopt;
+    return tensor->type.shape;
+  }
+  llvm::StringRef typeText = text.split('=').first;
+  if (typeText.empty() || typeText.size() == text.size())
+    return std::nullopt;
+  ScopedDiagnosticHandler quiet(context, [](Diagnostic &) { return success(); });
+  auto type = dyn_cast_or_null<RankedTensorType>(
+      parseType(("tensor<" + typeText + ">").str(), context));
+  if (!type || !type.hasStaticShape())
+    return std::nullopt;
+  return std::vector<int64_t>(type.getShape().begin(), type.getShape().end());
+}

@@ -3,7 +3,8 @@
 // emulated GPU.
 // REQUIRES: dnnl
 // RUN: gplace-run %s | FileCheck %s
-// RUN: gplace-run %s --emulate-gpus=1 | FileCheck %s
+// RUN: gplace-run %s --fold-constants=false | FileCheck %s
+// RUN: gplace-run %s --fold-constants=false --emulate-gpus=1 | FileCheck %s
 //
 // x (N=1, H=2, W=1, C=2): channel 0 is [1, 3], channel 1 [2, 6].
 // Training (epsilon 0): means [2, 4], biased variances [1, 4], so x

@@ -6,8 +6,9 @@
 // emulated GPUs so that every edge is a copy.
 // REQUIRES: dnnl
 // RUN: gplace-run %s | FileCheck %s
-// RUN: gplace-run %s --emulate-gpus=2 | FileCheck %s
-// RUN: gplace-run %s --emulate-gpus=2 --load-policy=%plugins/libGPlaceTestPolicies.so --policy=test-alternate-gpus --allow-soft-placement | FileCheck %s
+// RUN: gplace-run %s --fold-constants=false | FileCheck %s
+// RUN: gplace-run %s --fold-constants=false --emulate-gpus=2 | FileCheck %s
+// RUN: gplace-run %s --fold-constants=false --emulate-gpus=2 --load-policy=%plugins/libGPlaceTestPolicies.so --policy=test-alternate-gpus --allow-soft-placement | FileCheck %s
 //
 // result[16] keeps (times 2) exactly the elements whose uniform number,
 // result[18], is >= 0.5; result[17] (rate 0) is the input.

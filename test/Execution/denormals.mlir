@@ -5,8 +5,9 @@
 // run the host kernels). Normal values are untouched. docs/runtime.md,
 // "Host kernels".
 // RUN: gplace-run %s | FileCheck %s
-// RUN: gplace-run %s --emulate-gpus=1 | FileCheck %s
-// RUN: gplace-run %s --gpu-fusion=false | FileCheck %s
+// RUN: gplace-run %s --fold-constants=false | FileCheck %s
+// RUN: gplace-run %s --fold-constants=false --emulate-gpus=1 | FileCheck %s
+// RUN: gplace-run %s --fold-constants=false --gpu-fusion=false | FileCheck %s
 func.func @main() -> (tensor<3xf32>, tensor<3xf32>, tensor<2xf64>) {
   // 1e-40 and -3e-39 are denormal in f32; 1.17549435e-38 is its smallest
   // normal.

@@ -3,8 +3,9 @@
 // alternating between two emulated GPUs so that every edge is a copy.
 // REQUIRES: dnnl
 // RUN: gplace-run %s | FileCheck %s
-// RUN: gplace-run %s --emulate-gpus=1 | FileCheck %s
-// RUN: gplace-run %s --emulate-gpus=2 --load-policy=%plugins/libGPlaceTestPolicies.so --policy=test-alternate-gpus --allow-soft-placement | FileCheck %s
+// RUN: gplace-run %s --fold-constants=false | FileCheck %s
+// RUN: gplace-run %s --fold-constants=false --emulate-gpus=1 | FileCheck %s
+// RUN: gplace-run %s --fold-constants=false --emulate-gpus=2 --load-policy=%plugins/libGPlaceTestPolicies.so --policy=test-alternate-gpus --allow-soft-placement | FileCheck %s
 //
 // x: channel 0 [[1, 2], [3, 4]], channel 1 [[10, 20], [30, 40]]. The filter
 // [2, 2, 2 channels, multiplier 2]: channel 0's first filter sums the

@@ -15,10 +15,11 @@
 // (not constant) filter, run directly: within 1e-3 of results up to 200,
 // and its relu gives +0, not -0.
 // RUN: gplace-run %s | FileCheck %s
-// RUN: env GPLACE_POOL_TILE_KIB=1 gplace-run %s | FileCheck %s
-// RUN: gplace-run %s --remapping=false | FileCheck %s
-// RUN: gplace-run %s --emulate-gpus=1 | FileCheck %s
-// RUN: env GPLACE_ENABLE_WINOGRAD=0 gplace-run %s | FileCheck %s
+// RUN: gplace-run %s --fold-constants=false | FileCheck %s
+// RUN: env GPLACE_POOL_TILE_KIB=1 gplace-run %s --fold-constants=false | FileCheck %s
+// RUN: gplace-run %s --fold-constants=false --remapping=false | FileCheck %s
+// RUN: gplace-run %s --fold-constants=false --emulate-gpus=1 | FileCheck %s
+// RUN: env GPLACE_ENABLE_WINOGRAD=0 gplace-run %s --fold-constants=false | FileCheck %s
 // RUN: gplace-opt %s --gplace-remap | FileCheck %s --check-prefix=IR
 // IR-NOT: gplace.max_pool
 // IR: gplace.fused_conv2d_pool {{.*}} fused_ops = ["BiasAdd", "Relu", "MaxPool"] pool_ksize = [1, 2, 2, 1] pool_strides = [1, 2, 2, 1] pool_padding = "VALID"

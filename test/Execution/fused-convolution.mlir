@@ -8,8 +8,9 @@
 // inference (the normalization folded into the filter and a bias).
 // REQUIRES: dnnl
 // RUN: gplace-run %s | FileCheck %s
-// RUN: gplace-run %s --remapping=false | FileCheck %s
-// RUN: gplace-run %s --emulate-gpus=1 | FileCheck %s
+// RUN: gplace-run %s --fold-constants=false | FileCheck %s
+// RUN: gplace-run %s --fold-constants=false --remapping=false | FileCheck %s
+// RUN: gplace-run %s --fold-constants=false --emulate-gpus=1 | FileCheck %s
 // RUN: gplace-opt %s --gplace-layout --gplace-remap | FileCheck %s --check-prefix=IR
 //
 // x = [[1, 2, 3], [4, 5, 6], [7, 8, 9]]; filter channel 0 adds the

@@ -3,10 +3,12 @@
 // indices, an integer table; its gradient (an embedding's: repeated ids
 // add up, unsorted_segment_sum) along axis 0 and 1; on the CPU and on an
 // emulated GPU. An index or segment id out of range is TensorFlow's error,
-// naming it.
+// naming it. The gathers of constants fold (--gplace-fold-constants) by
+// default; --fold-constants=false runs the kernels, with the same results.
 // RUN: gplace-run %s | FileCheck %s
-// RUN: gplace-run %s --emulate-gpus=1 | FileCheck %s
-// RUN: gplace-run %s --emulate-gpus=1 --log-device-placement 2>&1 >/dev/null | FileCheck %s --check-prefix=PLACED
+// RUN: gplace-run %s --fold-constants=false | FileCheck %s
+// RUN: gplace-run %s --fold-constants=false --emulate-gpus=1 | FileCheck %s
+// RUN: gplace-run %s --fold-constants=false --emulate-gpus=1 --log-device-placement 2>&1 >/dev/null | FileCheck %s --check-prefix=PLACED
 // PLACED: rows: (GatherV2): /job:localhost/replica:0/task:0/device:GPU:0
 // RUN: not gplace-run %s --entry=outOfRange 2>&1 | FileCheck %s --check-prefix=RANGE
 // RANGE: error: {{.*}}gplace.gather: indices[1] = 5 is not in [0, 5)

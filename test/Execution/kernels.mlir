@@ -3,8 +3,9 @@
 // ops alternating between two emulated GPUs, so that every edge is a copy
 // and the streams synchronise through events.
 // RUN: gplace-run %s | FileCheck %s
-// RUN: gplace-run %s --emulate-gpus=2 | FileCheck %s
-// RUN: gplace-run %s --emulate-gpus=2 --load-policy=%plugins/libGPlaceTestPolicies.so --policy=test-alternate-gpus --allow-soft-placement | FileCheck %s
+// RUN: gplace-run %s --fold-constants=false | FileCheck %s
+// RUN: gplace-run %s --fold-constants=false --emulate-gpus=2 | FileCheck %s
+// RUN: gplace-run %s --fold-constants=false --emulate-gpus=2 --load-policy=%plugins/libGPlaceTestPolicies.so --policy=test-alternate-gpus --allow-soft-placement | FileCheck %s
 
 func.func @main() -> (tensor<2x2xf32>, tensor<2x2xf32>, tensor<3x3xf32>, tensor<2x2xi32>, tensor<2x2xf16>, tensor<2x2xf64>,
                       tensor<2x3xf32>, tensor<3xf32>, tensor<2x3xf32>, tensor<3xf32>, tensor<3xi32>, tensor<3xf32>,

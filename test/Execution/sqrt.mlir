@@ -3,7 +3,8 @@
 // square root gives. Its CUDA kernel is compiled with NVRTC and ptxas with
 // every other kernel by gplace-unittests (CudaKernels).
 // RUN: gplace-run %s | FileCheck %s
-// RUN: gplace-run %s --emulate-gpus=1 | FileCheck %s
+// RUN: gplace-run %s --fold-constants=false | FileCheck %s
+// RUN: gplace-run %s --fold-constants=false --emulate-gpus=1 | FileCheck %s
 func.func @main() -> (tensor<4xf32>, tensor<2xf16>, tensor<2xf64>) {
   %a = gplace.constant dense<[0.0, 4.0, 2.0, -1.0]> : tensor<4xf32>
   %b = gplace.constant dense<[9.0, 0.25]> : tensor<2xf16>

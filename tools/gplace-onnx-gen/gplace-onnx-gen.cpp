@@ -25,6 +25,13 @@
 //   mlp-bench       mlp's structure, wider, for benchmarks: input[batch,784]
 //                   -> Gemm 1024 -> Relu -> Gemm 1024 -> Relu -> Gemm 10 ->
 //                   Softmax(axis 1) -> probabilities[batch,10];
+//   torch-flatten, paddle-dynamic, tf2onnx-flatten
+//                   symbolic dimensions and shape subgraphs as torch.onnx,
+//                   paddle2onnx and tf2onnx write them (their builders say
+//                   how; the paddle one declares an output dimension no
+//                   input names);
+//   shared-dim      a[N,3] + b[N,3] -> y[N,3]; shared-dim-bad-output declares
+//                   y[N,7];
 //   chain:N         x[64] -> N elementwise nodes in a chain, cycling through
 //                   Add(one), Mul(half), Sub(quarter), Max(zero) (four shared
 //                   [64] initializers; node i is named `chain/op_<i>`) ->
@@ -389,6 +396,160 @@ onnx::ModelProto buildDynamic() {
   return b.model;
 }
 
+// An integer initializer (INT64 or INT32) of the given dims and values.
+void intInitializer(ModelBuilder &b, const std::string &name,
+                    std::vector<int64_t> dims, std::vector<int64_t> values,
+                    int32_t dataType = onnx::TensorProto_DataType_INT64) {
+  onnx::TensorProto *proto = b.model.mutable_graph()->add_initializer();
+  proto->set_name(name);
+  proto->set_data_type(dataType);
+  for (int64_t d : dims)
+    proto->add_dims(d);
+  for (int64_t v : values)
+    if (dataType == onnx::TensorProto_DataType_INT64)
+      proto->add_int64_data(v);
+    else
+      proto->add_int32_data(static_cast<int32_t>(v));
+}
+
+// What torch.onnx writes for `x.view(x.size(0), -1)` after a convolution
+// (dynamic_axes on the batch): x[batch_size,3,8,8] -> Conv 4x3x3x3 -> Relu
+// -> Shape -> Gather(Constant 0) -> Unsqueeze -> Concat(-1) -> Reshape ->
+// MatMul 144x10 -> Add -> y[batch_size,10].
+onnx::ModelProto buildTorchFlatten() {
+  ModelBuilder b(13, "torch_jit");
+  Lcg rng(0x746f7263u); // "torc"
+  b.input("x", {"batch_size", 3, 8, 8});
+  Tensor w = glorotTensor(rng, "conv.weight", {4, 3, 3, 3});
+  Tensor g = glorotTensor(rng, "fc.weight", {144, 10});
+  Tensor bias = uniformTensor(rng, "fc.bias", {10}, -0.05f, 0.05f);
+  b.initializer(w);
+  b.initializer(g);
+  b.initializer(bias);
+  intInitializer(b, "onnx::Unsqueeze_axes", {1}, {0});
+  intInitializer(b, "onnx::Concat_minus_one", {1}, {-1});
+  onnx::NodeProto *conv = b.node("Conv", "Conv_0", {"x", w.name}, {"input"});
+  attrInts(conv, "kernel_shape", {3, 3});
+  b.node("Relu", "Relu_1", {"input"}, {"onnx::Shape_3"});
+  b.node("Shape", "Shape_2", {"onnx::Shape_3"}, {"onnx::Gather_4"});
+  onnx::NodeProto *zero = b.node("Constant", "Constant_3", {}, {"onnx::Gather_5"});
+  onnx::AttributeProto *value = zero->add_attribute();
+  value->set_name("value");
+  value->set_type(onnx::AttributeProto_AttributeType_TENSOR);
+  value->mutable_t()->set_data_type(onnx::TensorProto_DataType_INT64);
+  value->mutable_t()->add_int64_data(0);
+  onnx::NodeProto *gather = b.node("Gather", "Gather_4",
+                                   {"onnx::Gather_4", "onnx::Gather_5"},
+                                   {"onnx::Unsqueeze_6"});
+  attrInt(gather, "axis", 0);
+  b.node("Unsqueeze", "Unsqueeze_5",
+         {"onnx::Unsqueeze_6", "onnx::Unsqueeze_axes"}, {"onnx::Concat_7"});
+  onnx::NodeProto *concat =
+      b.node("Concat", "Concat_6", {"onnx::Concat_7", "onnx::Concat_minus_one"},
+             {"onnx::Reshape_8"});
+  attrInt(concat, "axis", 0);
+  b.node("Reshape", "Reshape_7", {"onnx::Shape_3", "onnx::Reshape_8"},
+         {"onnx::MatMul_9"});
+  b.node("MatMul", "MatMul_8", {"onnx::MatMul_9", g.name}, {"onnx::Add_10"});
+  b.node("Add", "Add_9", {"onnx::Add_10", bias.name}, {"y"});
+  b.output("y", {"batch_size", 10});
+  return b.model;
+}
+
+// What paddle2onnx writes (opset 11): the output's declared dimension has a
+// name no input has. x[p2o.DynamicDimension.0,16] -> MatMul 16x8 -> Shape
+// -> Slice [0:1] -> Concat([2, 4]) -> Reshape -> Softmax(-1) ->
+// softmax_0.tmp_0[p2o.DynamicDimension.3,2,4].
+onnx::ModelProto buildPaddleDynamic() {
+  ModelBuilder b(11, "paddle");
+  Lcg rng(0x70326fu); // "p2o"
+  b.input("x", {"p2o.DynamicDimension.0", 16});
+  Tensor w = glorotTensor(rng, "linear_0.w_0", {16, 8});
+  b.initializer(w);
+  intInitializer(b, "p2o.helper.starts", {1}, {0});
+  intInitializer(b, "p2o.helper.ends", {1}, {1});
+  intInitializer(b, "p2o.helper.axes", {1}, {0});
+  intInitializer(b, "p2o.helper.tail", {2}, {2, 4});
+  b.node("MatMul", "p2o.MatMul.0", {"x", w.name}, {"linear_0.tmp_0"});
+  b.node("Shape", "p2o.Shape.0", {"linear_0.tmp_0"}, {"p2o.Shape.0.out"});
+  b.node("Slice", "p2o.Slice.0",
+         {"p2o.Shape.0.out", "p2o.helper.starts", "p2o.helper.ends",
+          "p2o.helper.axes"},
+         {"p2o.Slice.0.out"});
+  onnx::NodeProto *concat =
+      b.node("Concat", "p2o.Concat.0", {"p2o.Slice.0.out", "p2o.helper.tail"},
+             {"p2o.Concat.0.out"});
+  attrInt(concat, "axis", 0);
+  b.node("Reshape", "p2o.Reshape.0", {"linear_0.tmp_0", "p2o.Concat.0.out"},
+         {"reshape2_0.tmp_0"});
+  onnx::NodeProto *softmax = b.node("Softmax", "p2o.Softmax.0",
+                                    {"reshape2_0.tmp_0"}, {"softmax_0.tmp_0"});
+  attrInt(softmax, "axis", -1);
+  b.output("softmax_0.tmp_0", {"p2o.DynamicDimension.3", 2, 4});
+  return b.model;
+}
+
+// What tf2onnx writes for Keras' Flatten on NHWC input: Transpose to NCHW,
+// then Shape -> Cast(int32) -> Slice -> Concat(-1) -> Cast(int64) ->
+// Reshape; input_1[unk__6,5,5,2] -> ... -> MatMul 50x3 -> Softmax ->
+// dense[unk__7,3].
+onnx::ModelProto buildTf2onnxFlatten() {
+  ModelBuilder b(13, "tf2onnx");
+  Lcg rng(0x7466u); // "tf"
+  b.input("input_1", {"unk__6", 5, 5, 2});
+  Tensor w = glorotTensor(rng, "model/dense/MatMul/ReadVariableOp:0", {50, 3});
+  b.initializer(w);
+  const int32_t i32 = onnx::TensorProto_DataType_INT32;
+  intInitializer(b, "const_starts__10", {1}, {0}, i32);
+  intInitializer(b, "const_ends__11", {1}, {1}, i32);
+  intInitializer(b, "const_axes__12", {1}, {0}, i32);
+  intInitializer(b, "const_fold_opt__13", {1}, {-1}, i32);
+  onnx::NodeProto *transpose =
+      b.node("Transpose", "model/conv/Conv2D__6", {"input_1"}, {"t:0"});
+  attrInts(transpose, "perm", {0, 3, 1, 2});
+  b.node("Relu", "model/relu/Relu", {"t:0"}, {"model/relu/Relu:0"});
+  b.node("Shape", "model/flatten/Shape", {"model/relu/Relu:0"},
+         {"model/flatten/Shape:0"});
+  onnx::NodeProto *cast = b.node("Cast", "model/flatten/Shape__7",
+                                 {"model/flatten/Shape:0"},
+                                 {"model/flatten/Shape__7:0"});
+  attrInt(cast, "to", i32);
+  b.node("Slice", "model/flatten/strided_slice",
+         {"model/flatten/Shape__7:0", "const_starts__10", "const_ends__11",
+          "const_axes__12"},
+         {"model/flatten/strided_slice:0"});
+  onnx::NodeProto *concat = b.node(
+      "Concat", "model/flatten/Reshape/shape",
+      {"model/flatten/strided_slice:0", "const_fold_opt__13"},
+      {"model/flatten/Reshape/shape:0"});
+  attrInt(concat, "axis", 0);
+  onnx::NodeProto *cast64 = b.node("Cast", "model/flatten/Reshape__8",
+                                   {"model/flatten/Reshape/shape:0"},
+                                   {"model/flatten/Reshape__8:0"});
+  attrInt(cast64, "to", onnx::TensorProto_DataType_INT64);
+  b.node("Reshape", "model/flatten/Reshape",
+         {"model/relu/Relu:0", "model/flatten/Reshape__8:0"},
+         {"model/flatten/Reshape:0"});
+  b.node("MatMul", "model/dense/MatMul", {"model/flatten/Reshape:0", w.name},
+         {"model/dense/MatMul:0"});
+  onnx::NodeProto *softmax = b.node("Softmax", "model/dense/Softmax",
+                                    {"model/dense/MatMul:0"}, {"dense"});
+  attrInt(softmax, "axis", 1);
+  b.output("dense", {"unk__7", 3});
+  return b.model;
+}
+
+// Two inputs sharing one symbolic dimension: a[N,3] + b[N,3] -> y[N,3];
+// `declared` is the output's declared second dimension (3 is right).
+onnx::ModelProto buildSharedDim(int64_t declared) {
+  ModelBuilder b(13, "shared_dim");
+  b.input("a", {"N", 3});
+  b.input("b", {"N", 3});
+  b.node("Add", "add", {"a", "b"}, {"y"});
+  b.output("y", {"N", declared});
+  return b.model;
+}
+
 onnx::ModelProto buildSoftmaxOpset9() {
   ModelBuilder b(9, "softmax_opset9");
   b.input("x", {2, 3, 4});
@@ -479,7 +640,8 @@ int main(int argc, char **argv) {
   if (argc != 3)
     fail("usage: gplace-onnx-gen "
          "mlp|cnn|unsupported|dynamic|external|softmax-opset9|mlp-bench|"
-         "grouped-conv|chain:N OUTPUT.onnx");
+         "grouped-conv|torch-flatten|paddle-dynamic|tf2onnx-flatten|"
+         "shared-dim|shared-dim-bad-output|chain:N OUTPUT.onnx");
   std::string name = argv[1];
   std::string output = argv[2];
 
@@ -492,6 +654,11 @@ int main(int argc, char **argv) {
       {"softmax-opset9", buildSoftmaxOpset9},
       {"grouped-conv", [] { return buildGroupedConv(2); }},
       {"grouped-conv-mismatch", [] { return buildGroupedConv(1); }},
+      {"torch-flatten", buildTorchFlatten},
+      {"paddle-dynamic", buildPaddleDynamic},
+      {"tf2onnx-flatten", buildTf2onnxFlatten},
+      {"shared-dim", [] { return buildSharedDim(3); }},
+      {"shared-dim-bad-output", [] { return buildSharedDim(7); }},
       {"mlp-bench",
        [] {
          return buildMlp("mlp_bench", 0x6d6c7062u /* "mlpb" */, 1024, 1024);
@@ -510,8 +677,9 @@ int main(int argc, char **argv) {
     if (it == builders.end())
       fail("unknown model '" + name +
            "' (expected mlp, cnn, unsupported, dynamic, external, "
-           "softmax-opset9, mlp-bench, grouped-conv or "
-           "chain:N)");
+           "softmax-opset9, mlp-bench, grouped-conv, torch-flatten, "
+           "paddle-dynamic, tf2onnx-flatten, shared-dim, "
+           "shared-dim-bad-output or chain:N)");
     model = it->second();
   }
 
@@ -521,10 +689,12 @@ int main(int argc, char **argv) {
   // a copy.
   try {
     onnx::checker::check_model(model);
+    // shared-dim-bad-output declares a wrong output shape on purpose.
     onnx::ModelProto inferred = model;
-    onnx::shape_inference::InferShapes(
-        inferred, onnx::OpSchemaRegistry::Instance(),
-        onnx::ShapeInferenceOptions(/*check_type=*/true, /*error_mode=*/1));
+    if (name != "shared-dim-bad-output")
+      onnx::shape_inference::InferShapes(
+          inferred, onnx::OpSchemaRegistry::Instance(),
+          onnx::ShapeInferenceOptions(/*check_type=*/true, /*error_mode=*/1));
   } catch (const std::exception &e) {
     fail("internal error: model '" + name + "' fails ONNX's checks: " +
          e.what());

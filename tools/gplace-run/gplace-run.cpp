@@ -153,6 +153,12 @@ static cl::opt<bool> remapping(
              "(--gplace-remap, Grappler's remapper; default); =false runs "
              "them one by one"),
     cl::init(true), cl::cat(category));
+static cl::opt<bool> foldConstants(
+    "fold-constants",
+    cl::desc("Fold ops whose operands are constants before placement "
+             "(--gplace-fold-constants, Grappler's constant folding; "
+             "default); =false runs every op's kernel"),
+    cl::init(true), cl::cat(category));
 static cl::opt<unsigned> replicas(
     "replicas",
     cl::desc("Train on N GPUs: --gplace-replicate's replicas over "
@@ -610,6 +616,7 @@ int main(int argc, char **argv) {
   compile.fuseElementwise = gpuFusion;
   compile.layoutOptimizer = layoutOptimizer;
   compile.remapping = remapping;
+  compile.foldConstants = foldConstants;
   compile.printMemoryPlan = printMemoryPlan;
   if (!listDevices && profileOutput.empty()) {
     std::string error;
@@ -623,6 +630,18 @@ int main(int argc, char **argv) {
                        "function, its initializers are its variables' values");
       gplace::frontend::OnnxImportOptions onnxOptions;
       onnxOptions.dims.assign(onnxDims.begin(), onnxDims.end());
+      // The inputs' shapes bind the model's symbolic dimensions.
+      for (llvm::StringRef text : inputs) {
+        if (text.starts_with("@") && text.ends_with(".pb")) {
+          rt::StatusOr<rt::HostTensor> value =
+              gplace::frontend::readTensorProtoFile(text.drop_front());
+          onnxOptions.inputShapes.push_back(
+              value ? std::optional(value->type.shape) : std::nullopt);
+        } else {
+          onnxOptions.inputShapes.push_back(
+              tooling::inputShape(text, &context));
+        }
+      }
       onnxOptions.initializersAsVariables = initializersAsVariables;
       onnxOptions.entry = entry;
       module = gplace::frontend::importOnnxModel(

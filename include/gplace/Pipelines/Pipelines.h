@@ -71,6 +71,11 @@ struct PipelineOptions : public mlir::PassPipelineOptions<PipelineOptions> {
       llvm::cl::desc("--gplace-lower-all-reduce's algorithm: collective "
                      "(the runtime's) or ring (graph ops)"),
       llvm::cl::init("collective")};
+  Option<bool> foldConstants{
+      *this, "fold-constants",
+      llvm::cl::desc("Fold ops whose operands are constants before "
+                     "placement (--gplace-fold-constants)"),
+      llvm::cl::init(true)};
   Option<std::string> replicate{
       *this, "replicate",
       llvm::cl::desc("Options of --gplace-replicate, which then runs "

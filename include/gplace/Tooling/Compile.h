@@ -35,6 +35,8 @@ struct CompileOptions {
   bool fuseElementwise = true;
   bool layoutOptimizer = true; ///< --gplace-layout runs (--layout-optimizer).
   bool remapping = true; ///< --gplace-remap runs (gplace-run --remapping).
+  /// --gplace-fold-constants runs (gplace-run --fold-constants).
+  bool foldConstants = true;
   bool printMemoryPlan = false;
   unsigned replicas = 0; ///< --replicas: towers over GPU:0..N-1 (0: none).
   std::string replicaVariables = "mirrored"; ///< --replica-variables.

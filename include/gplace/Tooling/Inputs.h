@@ -16,6 +16,9 @@
 #include "mlir/IR/Types.h"
 #include "llvm/ADT/StringRef.h"
 
+#include <optional>
+#include <vector>
+
 namespace gplace::tooling {
 
 /// Reads `--input` number `index` (`text`) for an argument of MLIR type
@@ -26,6 +29,13 @@ namespace gplace::tooling {
 runtime::StatusOr<runtime::HostTensor>
 parseInput(llvm::StringRef text, mlir::Type expected,
            mlir::MLIRContext *context, unsigned index, llvm::StringRef entry);
+
+/// The shape of the value `--input` text `text` gives, without checking it
+/// against any argument: `SHAPExTYPE=...`'s shape, or the shape an `@FILE`
+/// (.npy, IDX) holds. std::nullopt where it cannot be read (parseInput
+/// reports why). What an ONNX model's symbolic dimensions are bound to.
+std::optional<std::vector<int64_t>> inputShape(llvm::StringRef text,
+                                               mlir::MLIRContext *context);
 
 } // namespace gplace::tooling
 

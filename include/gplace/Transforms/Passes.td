@@ -107,6 +107,43 @@ def RemapPass : Pass<"gplace-remap", "::mlir::ModuleOp"> {
   }];
 }
 
+def FoldConstantsPass : Pass<"gplace-fold-constants", "::mlir::ModuleOp"> {
+  let summary = "Folds ops whose operands are constants into constants "
+                "(Grappler's constant folding)";
+  let dependentDialects = ["::gplace::graph::GraphDialect"];
+  let description = [{
+    TensorFlow's Grappler constant folding, with the folds the graph ops
+    define (their `fold` hooks, lib/Dialect/Graph/GraphFolds.cpp): in
+    program order, an op whose data operands are all `gplace.constant`s
+    (or the results of ops folded before it) becomes one `gplace.constant`
+    holding its result, named as the op was, so that the placement log and
+    errors still say which op it was; a reshape, transpose, slice,
+    broadcast or cast to its operand's own type forwards its operand.
+    Constants the folded ops read and nothing else reads go too.
+
+    Kept as they are: ops that request a device (`device = ...`: the user
+    asked for the op to run there, and TensorFlow's placement log, printed
+    before Grappler runs, shows it), ops with control dependencies in
+    either direction, ops with side effects or resource operands (a read of
+    a variable is never folded), placed ops, and results larger than
+    Grappler's 10 MiB. The folds compute what the host kernel computes,
+    bit for bit; functions the host evaluates with vectorized library
+    calls (exp, log, tanh, sigmoid, pow) are not folded. A graph with
+    nothing to fold is not touched. The pipelines run the pass after
+    `--gplace-remap` (so a batch norm folded into a convolution leaves
+    constants, not small ops that run every step) and before placement;
+    `fold-constants=false` leaves it out.
+
+    ```mlir
+    %s = gplace.constant dense<[4, 3]> : tensor<2xi64>
+    %i = gplace.constant dense<0> : tensor<1xi64>
+    %b = gplace.gather %s[%i] axis = 0 {name = "Gather_4"} : (tensor<2xi64>, tensor<1xi64>) -> tensor<1xi64>
+    // becomes
+    %b = gplace.constant dense<4> : tensor<1xi64> {name = "Gather_4"}
+    ```
+  }];
+}
+
 def ReplicatePass : Pass<"gplace-replicate", "::mlir::ModuleOp"> {
   let summary = "Data parallelism: one tower per device, gradients averaged";
   let dependentDialects = ["::gplace::graph::GraphDialect"];

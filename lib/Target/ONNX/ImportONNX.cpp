@@ -20,6 +20,7 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Verifier.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
@@ -83,6 +84,58 @@ std::string onnxTypeName(int32_t onnxType) {
     return onnx::TensorProto::DataType_Name(
         static_cast<onnx::TensorProto::DataType>(onnxType));
   return "data type " + std::to_string(onnxType);
+}
+
+/// ONNX's TensorProto data type for an MLIR element type gplace has; 0
+/// (UNDEFINED) for any other.
+int32_t toOnnxType(Type element) {
+  if (element.isF32())
+    return onnx::TensorProto::FLOAT;
+  if (element.isF16())
+    return onnx::TensorProto::FLOAT16;
+  if (element.isBF16())
+    return onnx::TensorProto::BFLOAT16;
+  if (element.isF64())
+    return onnx::TensorProto::DOUBLE;
+  if (element.isSignlessInteger(32))
+    return onnx::TensorProto::INT32;
+  if (element.isSignlessInteger(64))
+    return onnx::TensorProto::INT64;
+  if (element.isInteger(1))
+    return onnx::TensorProto::BOOL;
+  if (element.isUnsignedInteger(8))
+    return onnx::TensorProto::UINT8;
+  return onnx::TensorProto::UNDEFINED;
+}
+
+/// `value` as a TensorProto named `name` (raw data, little-endian as
+/// DenseElementsAttr holds it; booleans one byte each), for ONNX's shape
+/// inference to read; false for an element type ONNX has no twin for.
+bool toTensorProto(DenseElementsAttr value, const std::string &name,
+                   onnx::TensorProto &tensor) {
+  auto type = cast<RankedTensorType>(value.getType());
+  int32_t dataType = toOnnxType(type.getElementType());
+  if (dataType == onnx::TensorProto::UNDEFINED)
+    return false;
+  tensor.set_name(name);
+  tensor.set_data_type(dataType);
+  for (int64_t d : type.getShape())
+    tensor.add_dims(d);
+  std::string raw;
+  int64_t count = type.getNumElements();
+  if (type.getElementType().isInteger(1)) {
+    for (bool b : value.getValues<bool>())
+      raw.push_back(b ? 1 : 0);
+  } else {
+    ArrayRef<char> data = value.getRawData();
+    if (value.isSplat())
+      for (int64_t i = 0; i < count; ++i)
+        raw.append(data.data(), data.size());
+    else
+      raw.assign(data.data(), data.size());
+  }
+  tensor.set_raw_data(std::move(raw));
+  return true;
 }
 
 Type toMlirType(ElementType type, MLIRContext *context) {
@@ -446,6 +499,19 @@ private:
   /// Opsets below 13 to 13 with ONNX's version converter, where it can.
   void upgrade();
   LogicalResult fixDimensions();
+  /// The types ONNX's shape inference gives `proto`'s outputs when it runs
+  /// on the node alone, over the types of the values imported so far and
+  /// the values known at import time (shapes, folded constants) as
+  /// initializers: where inference over the whole model left a dimension
+  /// dynamic because it could not see through a computed shape. Fills
+  /// `types` for the outputs it makes static.
+  void inferNode(const onnx::NodeProto &proto);
+  /// Folds the ops one node became (`created`, in order) whose operands are
+  /// constants, with the graph ops' fold hooks (GraphFolds.cpp); `results`
+  /// is updated, and an output that folds becomes known at import time.
+  void foldCreated(ArrayRef<Operation *> created,
+                   SmallVectorImpl<Value> &results,
+                   const onnx::NodeProto &proto);
   void importNode(const onnx::NodeProto &proto);
   LogicalResult reportProblems();
 };
@@ -761,12 +827,33 @@ LogicalResult Importer::fixDimensions() {
   }
   llvm::StringSet<> used;
   std::string missing;
+  // The symbolic dimensions the inputs' values bind: name -> (size, input).
+  llvm::StringMap<std::pair<int64_t, std::string>> bound;
+  size_t position = 0;
   for (onnx::ValueInfoProto &input : *model.mutable_graph()->mutable_input()) {
-    if (initializerNames.count(input.name()) ||
-        !input.type().has_tensor_type() ||
+    if (initializerNames.count(input.name()))
+      continue;
+    size_t index = position++;
+    const std::vector<int64_t> *given =
+        index < options.inputShapes.size() && options.inputShapes[index]
+            ? &*options.inputShapes[index]
+            : nullptr;
+    if (!input.type().has_tensor_type() ||
         !input.type().tensor_type().has_shape())
       continue;
     auto *shape = input.mutable_type()->mutable_tensor_type()->mutable_shape();
+    // A value of another rank binds nothing (where every dimension is
+    // static, the tool's own check of the value's type says more).
+    bool dynamic = llvm::any_of(shape->dim(), [](const auto &d) {
+      return !d.has_dim_value();
+    });
+    if (given && dynamic &&
+        static_cast<int>(given->size()) != shape->dim_size()) {
+      error() << "input '" << input.name() << "' has rank "
+              << shape->dim_size() << ", but its value (input #" << index
+              << ") has rank " << given->size();
+      return failure();
+    }
     for (int i = 0; i < shape->dim_size(); ++i) {
       onnx::TensorShapeProto::Dimension *d = shape->mutable_dim(i);
       if (d->has_dim_value())
@@ -777,6 +864,22 @@ LogicalResult Importer::fixDimensions() {
         d->set_dim_value(named[param]);
       } else if (i == 0 && leading) {
         d->set_dim_value(*leading);
+      } else if (given) {
+        // ONNX Runtime's binding: the value's size, the same wherever the
+        // name appears.
+        int64_t size = (*given)[i];
+        if (!param.empty()) {
+          auto [it, inserted] =
+              bound.try_emplace(param, size, input.name());
+          if (!inserted && it->second.first != size) {
+            error() << "dimension '" << param << "' is " << it->second.first
+                    << " in input '" << it->second.second << "' but " << size
+                    << " in input '" << input.name() << "' (input #" << index
+                    << ")";
+            return failure();
+          }
+        }
+        d->set_dim_value(size);
       } else if (missing.empty()) {
         missing = "input '" + input.name() + "' has dynamic dimension " +
                   std::to_string(i) +
@@ -784,7 +887,8 @@ LogicalResult Importer::fixDimensions() {
                                  : " ('" + param + "')") +
                   "; fix it with --dim " +
                   (param.empty() ? std::string(i == 0 ? "N" : "NAME=N")
-                                 : param + "=N");
+                                 : param + "=N") +
+                  " or give the input's value";
       }
     }
   }
@@ -934,12 +1038,18 @@ void Importer::importNode(const onnx::NodeProto &proto) {
             NameLoc::get(b.getStringAttr(name), fileLoc),
             nodeOpset,
             {}};
+  bool triedNode = false;
   for (const std::string &out : proto.output()) {
     if (out.empty()) {
       node.outputTypes.push_back({});
       continue;
     }
     auto it = types.find(out);
+    if (it == types.end() && !triedNode) {
+      triedNode = true;
+      inferNode(proto);
+      it = types.find(out);
+    }
     if (it == types.end()) {
       std::string why = "has no static shape after ONNX's shape inference";
       if (auto info = inferred.find(out); info != inferred.end())
@@ -1008,9 +1118,112 @@ void Importer::importNode(const onnx::NodeProto &proto) {
       values.erase(n);
     return markUnsupported(reason.empty() ? "unsupported form" : reason);
   }
+  foldCreated(created, results, proto);
   for (auto [i, out] : llvm::enumerate(proto.output()))
     if (!out.empty() && results[i])
       values[out] = results[i];
+}
+
+void Importer::inferNode(const onnx::NodeProto &proto) {
+  onnx::ModelProto single;
+  single.set_ir_version(model.ir_version());
+  *single.mutable_opset_import() = model.opset_import();
+  onnx::GraphProto *graph = single.mutable_graph();
+  graph->set_name("node");
+  *graph->add_node() = proto;
+  llvm::StringSet<> given;
+  for (const std::string &in : proto.input()) {
+    if (in.empty() || !given.insert(in).second)
+      continue;
+    // A value known at import time, if small (a shape, an index, a
+    // folded shape computation): inference reads its data.
+    auto c = constants.find(in);
+    if (c != constants.end() && c->second.getNumElements() <= 4096 &&
+        toTensorProto(c->second, in, *graph->add_initializer()))
+      continue;
+    if (c != constants.end() && c->second.getNumElements() <= 4096)
+      graph->mutable_initializer()->RemoveLast();
+    RankedTensorType type;
+    if (Value v = values.lookup(in))
+      type = dyn_cast<RankedTensorType>(v.getType());
+    else if (c != constants.end())
+      type = cast<RankedTensorType>(c->second.getType());
+    else
+      type = types.lookup(in);
+    if (!type)
+      return;
+    onnx::ValueInfoProto *input = graph->add_input();
+    input->set_name(in);
+    auto *tensor = input->mutable_type()->mutable_tensor_type();
+    tensor->set_elem_type(toOnnxType(type.getElementType()));
+    auto *shape = tensor->mutable_shape();
+    for (int64_t d : type.getShape())
+      shape->add_dim()->set_dim_value(d);
+  }
+  for (const std::string &out : proto.output())
+    if (!out.empty())
+      graph->add_output()->set_name(out);
+  try {
+    onnx::ShapeInferenceOptions inference(/*check_type=*/false,
+                                          /*error_mode=*/0,
+                                          /*enable_data_propagation=*/true);
+    onnx::shape_inference::InferShapes(
+        single, onnx::OpSchemaRegistry::Instance(), inference);
+  } catch (const std::exception &) {
+    return; // The node's outputs stay without a type: the caller says so.
+  }
+  for (const onnx::ValueInfoProto &info : single.graph().output()) {
+    std::string why;
+    bool elementType;
+    if (std::optional<RankedTensorType> type =
+            staticType(info.type(), &why, &elementType))
+      types[info.name()] = *type;
+  }
+}
+
+void Importer::foldCreated(ArrayRef<Operation *> created,
+                           SmallVectorImpl<Value> &results,
+                           const onnx::NodeProto &proto) {
+  auto constantOf = [](Value v) -> Attribute {
+    auto constant = v.getDefiningOp<ConstantOp>();
+    return constant ? constant.getValue() : Attribute();
+  };
+  for (Operation *op : created) {
+    if (isa<ConstantOp>(op) || op->getNumResults() != 1 || !isPure(op))
+      continue;
+    SmallVector<Attribute> operands;
+    for (Value operand : op->getOperands())
+      operands.push_back(constantOf(operand));
+    if (llvm::is_contained(operands, Attribute()))
+      continue;
+    SmallVector<OpFoldResult, 1> folded;
+    if (failed(op->fold(operands, folded)) || folded.size() != 1)
+      continue;
+    auto attr = dyn_cast<Attribute>(folded[0]);
+    auto typed = dyn_cast_or_null<DenseElementsAttr>(attr);
+    if (!typed || typed.getType() != op->getResult(0).getType())
+      continue;
+    b.setInsertionPoint(op);
+    Value constant =
+        b.create<ConstantOp>(op->getLoc(), TypeRange{typed.getType()},
+                             ValueRange{},
+                             ArrayRef<NamedAttribute>{
+                                 b.getNamedAttr("value", typed),
+                                 b.getNamedAttr("name", op->getAttr("name"))})
+            ->getResult(0);
+    Value old = op->getResult(0);
+    old.replaceAllUsesWith(constant);
+    for (Value &result : results)
+      if (result == old)
+        result = constant;
+    op->erase();
+  }
+  b.setInsertionPointToEnd(b.getInsertionBlock());
+  for (auto [i, out] : llvm::enumerate(proto.output()))
+    if (!out.empty() && i < results.size() && results[i])
+      if (auto constant = results[i].getDefiningOp<ConstantOp>())
+        if (auto value = dyn_cast<DenseElementsAttr>(constant.getValue()))
+          constants[out] = value;
 }
 
 LogicalResult Importer::reportProblems() {
@@ -1045,6 +1258,40 @@ OwningOpRef<ModuleOp> Importer::import(llvm::StringRef bytes) {
       failed(fixDimensions()))
     return nullptr;
   upgrade();
+  // A declared shape with a symbolic or unknown dimension says nothing the
+  // inputs do not (exporters write names there that no input binds, as
+  // paddle2onnx's 'p2o.DynamicDimension.3'): inference computes it afresh
+  // from the inputs. A static declared shape stays, for the ops whose
+  // output ONNX cannot infer, and is checked against what the graph
+  // computes (every node's result type, and the outputs' below).
+  // Each output's declared dimensions: a size, or a name ("" if none).
+  std::vector<std::optional<std::vector<std::pair<int64_t, std::string>>>>
+      declaredOutputs;
+  auto forgetDynamic = [](onnx::ValueInfoProto &info) {
+    if (!info.type().has_tensor_type() ||
+        !info.type().tensor_type().has_shape())
+      return;
+    for (const auto &d : info.type().tensor_type().shape().dim())
+      if (!d.has_dim_value() || d.dim_value() < 0) {
+        info.mutable_type()->mutable_tensor_type()->clear_shape();
+        return;
+      }
+  };
+  for (onnx::ValueInfoProto &output : *model.mutable_graph()->mutable_output()) {
+    std::optional<std::vector<std::pair<int64_t, std::string>>> declared;
+    if (output.type().has_tensor_type() &&
+        output.type().tensor_type().has_shape()) {
+      declared.emplace();
+      for (const auto &d : output.type().tensor_type().shape().dim())
+        declared->emplace_back(d.has_dim_value() ? d.dim_value() : -1,
+                               d.dim_param());
+    }
+    declaredOutputs.push_back(std::move(declared));
+    forgetDynamic(output);
+  }
+  for (onnx::ValueInfoProto &info :
+       *model.mutable_graph()->mutable_value_info())
+    forgetDynamic(info);
   try {
     onnx::ShapeInferenceOptions inference(/*check_type=*/false,
                                           /*error_mode=*/0,
@@ -1097,16 +1344,8 @@ OwningOpRef<ModuleOp> Importer::import(llvm::StringRef bytes) {
     argTypes.push_back(*type);
     argNames.push_back(input.name());
   }
-  for (const onnx::ValueInfoProto &output : graph.output()) {
-    std::string why;
-    std::optional<RankedTensorType> type = neededType(output.type(), &why);
-    if (!type) {
-      error() << "output '" << output.name() << "' " << why;
-      return nullptr;
-    }
-    resultTypes.push_back(*type);
-  }
 
+  // The outputs' types are the values', known once the nodes are imported.
   OwningOpRef<ModuleOp> module = ModuleOp::create(fileLoc);
   b.setInsertionPointToEnd(module->getBody());
   auto func = b.create<func::FuncOp>(
@@ -1124,15 +1363,46 @@ OwningOpRef<ModuleOp> Importer::import(llvm::StringRef bytes) {
     return nullptr;
 
   SmallVector<Value> results;
-  for (const onnx::ValueInfoProto &output : graph.output()) {
+  for (auto [output, declared] : llvm::zip(graph.output(), declaredOutputs)) {
     Value v = materialize(output.name());
     if (!v) {
       error() << "output '" << output.name() << "' is produced by no node";
       return nullptr;
     }
+    // A declared static dimension must be what the graph computes.
+    auto type = cast<RankedTensorType>(v.getType());
+    if (declared &&
+        (static_cast<int64_t>(declared->size()) != type.getRank() ||
+         llvm::any_of(llvm::enumerate(*declared), [&](const auto &d) {
+           return d.value().first >= 0 &&
+                  d.value().first != type.getDimSize(d.index());
+         }))) {
+      auto shapeText = [](auto dims, auto text) {
+        std::string shape;
+        for (const auto &d : dims)
+          shape += (shape.empty() ? "" : "x") + text(d);
+        return shape.empty() ? std::string("a scalar") : shape;
+      };
+      error() << "output '" << output.name() << "' is declared "
+              << shapeText(*declared,
+                           [](const std::pair<int64_t, std::string> &d) {
+                             return d.first >= 0 ? std::to_string(d.first)
+                                    : d.second.empty() ? std::string("?")
+                                                       : d.second;
+                           })
+              << ", but the graph computes "
+              << shapeText(type.getShape(),
+                           [](int64_t d) { return std::to_string(d); });
+      return nullptr;
+    }
     results.push_back(v);
   }
+  func.setFunctionType(b.getFunctionType(argTypes, ValueRange(results).getTypes()));
   b.create<func::ReturnOp>(fileLoc, results);
+  // Constants the import folded and nothing reads.
+  for (Operation &op : llvm::make_early_inc_range(llvm::reverse(*entry)))
+    if (isa<ConstantOp>(op) && op.use_empty())
+      op.erase();
   for (auto [i, output] : llvm::enumerate(graph.output()))
     func.setResultAttr(i, "gplace.name", b.getStringAttr(output.name()));
   if (failed(mlir::verify(*module)))

@@ -134,6 +134,16 @@ int64_t getConvolutionFlops(mlir::Value output, mlir::Value filter,
 /// largest tensor times the window's height and width.
 int64_t getWindowFlops(mlir::Operation *op, const WindowAttrs &window);
 
+/// The fold of an elementwise op (one or two operands, numpy broadcasting)
+/// whose operands are all constants (`operands`, null where not): its
+/// kernel's scalar function (lib/Runtime/ElementwiseKernels.def) evaluated
+/// as the host kernel evaluates it, for the exactly rounded kernels (add,
+/// sub, mul, div, neg, maximum, relu, relu_grad, square, sqrt); null for
+/// anything else, an integer division by zero, or a result over 10 MiB
+/// (GraphFolds.cpp, docs/passes/fold-constants.md).
+mlir::OpFoldResult foldElementwise(mlir::Operation *op, Kernel kernel,
+                                   llvm::ArrayRef<mlir::Attribute> operands);
+
 /// A verified fused_conv2d_pool's flops: its convolution's
 /// (getConvolutionFlops of the convolution's result) plus its pool's (the
 /// convolution's result's element count times the pool window's size).

@@ -19,6 +19,7 @@
 #include "mlir/IR/OwningOpRef.h"
 #include "llvm/ADT/StringRef.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -56,6 +57,13 @@ struct OnnxImportOptions {
   /// is dynamic, and is ambiguous where those dimensions have different
   /// names.
   std::vector<std::string> dims;
+  /// The shapes of the values the graph's inputs will be given (those that
+  /// are not initializers, in order; std::nullopt where not known), as
+  /// gplace-run's --input files and literals have them: every dimension
+  /// --dim leaves dynamic takes the given value's, as ONNX Runtime binds
+  /// symbolic dimensions to its inputs' shapes. A symbolic dimension two
+  /// inputs give different sizes is an error naming both.
+  std::vector<std::optional<std::vector<int64_t>>> inputShapes;
   /// The name of the function the graph becomes.
   std::string entry = "main";
   /// Where the importer says why it failed (optional).
@@ -70,7 +78,13 @@ struct OnnxImportOptions {
 /// becomes one or more graph ops named after it (the node's name, or its
 /// first output's where it has none). Errors are diagnostics on `context`
 /// and a null result: bytes that are not a model, the checker's and the
-/// version converter's messages, a dimension --dim does not fix, and one
+/// version converter's messages, a dimension neither --dim nor the inputs'
+/// shapes fix, an output whose declared static shape differs from the one
+/// gplace computes (the declared shapes of outputs and intermediate values
+/// are checked, never trusted: the types come from ONNX's shape inference
+/// over the fixed inputs, then node by node over the values the import has
+/// folded to constants, as a Shape -> Gather -> Concat -> Reshape chain
+/// folds), and one
 /// message listing every unsupported op type (and unsupported form of a
 /// mapped op) with its opset and node count.
 mlir::OwningOpRef<mlir::ModuleOp>
