@@ -44,6 +44,17 @@ def Graph_NotDifferentiable : NativeOpTrait<"NotDifferentiable"> {
 // Base class.
 //===----------------------------------------------------------------------===//
 
+// Ops whose result type follows from their operands and attributes. The
+// rule is written once, as the op's inferReturnTypes (GraphOps.cpp, or its
+// class's code below); the ODS builders without result types use it, and
+// the op's verifier applies the same rule and says in its own words what
+// differs. refineReturnTypes leaves the check to that verifier, so that
+// MLIR's generic "inferred type(s) ... are incompatible" does not speak
+// first.
+defvar Graph_InferredResultType =
+    DeclareOpInterfaceMethods<InferTypeOpInterface, ["refineReturnTypes"]>;
+
+
 // Ops whose kernel is selected by their first operand's element type, not
 // their result's (TensorFlow's "T" of a comparison: Equal's kernels are
 // registered for the types it compares, its result is always bool).
@@ -94,6 +105,35 @@ class Graph_Op<string mnemonic, string tfType, list<Trait> traits = [],
       return ::mlir::success();
     }
   }];
+
+  // refineReturnTypes of a Graph_InferredResultType op: the verifier checks.
+  code refineByVerifier = [{
+    ::llvm::LogicalResult $cppClass::refineReturnTypes(
+        ::mlir::MLIRContext *, ::std::optional<::mlir::Location>,
+        ::mlir::ValueRange, ::mlir::DictionaryAttr, ::mlir::OpaqueProperties,
+        ::mlir::RegionRange, ::llvm::SmallVectorImpl<::mlir::Type> &) {
+      return ::mlir::success();
+    }
+  }];
+  // inferReturnTypes of an op whose data operands (all but the control
+  // tokens) broadcast numpy-style: the broadcast shape, with the first
+  // operand's element type (inferBroadcast), or i1 (inferComparison).
+  code inferBroadcastTemplate = [{
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *context, ::std::optional<::mlir::Location> location,
+        ::mlir::ValueRange operands, ::mlir::DictionaryAttr attributes,
+        ::mlir::OpaqueProperties properties, ::mlir::RegionRange regions,
+        ::llvm::SmallVectorImpl<::mlir::Type> &inferredReturnTypes) {
+      Adaptor adaptor(operands, attributes, properties, regions);
+      ::mlir::ValueRange data = operands.drop_back(
+          adaptor.getControlDeps().size());
+      return ::gplace::graph::detail::inferBroadcastType(
+          getOperationName(), location, data, I1RESULT,
+          inferredReturnTypes);
+    }
+  }];
+  code inferBroadcast = !subst("I1RESULT", "false", inferBroadcastTemplate);
+  code inferComparison = !subst("I1RESULT", "true", inferBroadcastTemplate);
 
   // The fold of an elementwise op (its record sets hasFolder): its
   // kernel's scalar function on constant operands (GraphFolds.cpp).
@@ -265,7 +305,7 @@ def Graph_AssignSubOp : Graph_AssignBaseOp<"assign_sub", "AssignSubVariableOp",
 // Matrix product.
 //===----------------------------------------------------------------------===//
 
-def Graph_MatmulOp : Graph_KernelOp<"matmul", "MatMul", [Pure, DeclareOpInterfaceMethods<Graph_GradientOpInterface>]> {
+def Graph_MatmulOp : Graph_KernelOp<"matmul", "MatMul", [Pure, Graph_InferredResultType, DeclareOpInterfaceMethods<Graph_GradientOpInterface>]> {
   let summary = "matrix product of two rank-2 tensors (MatMul)";
   let description = [{
     `result = op(lhs) x op(rhs)` where `op` transposes its operand when
@@ -295,7 +335,8 @@ class Graph_BinaryOp<string mnemonic, string tfType, string pyName,
                      string what, Type operandType = Graph_NumericTensor,
                      list<Trait> gradient = [DeclareOpInterfaceMethods<Graph_GradientOpInterface>]>
     : Graph_KernelOp<mnemonic, tfType,
-                     !listconcat([Pure, Graph_ElementwiseOpInterface],
+                     !listconcat([Pure, Graph_ElementwiseOpInterface,
+                                  Graph_InferredResultType],
                                  gradient),
                      pyName> {
   let summary = what # " with numpy broadcasting (" # tfType # ")";
@@ -315,7 +356,8 @@ class Graph_BinaryOp<string mnemonic, string tfType, string pyName,
       # " attr-dict `:` `(` type($lhs) `,` type($rhs) `)` `->` type($result)";
   // Constant operands fold (GraphFolds.cpp: exact arithmetic only).
   let hasFolder = 1;
-  let extraClassDefinition = kernelDefinition # foldElementwise;
+  let extraClassDefinition = kernelDefinition # foldElementwise
+      # inferBroadcast # refineByVerifier;
 }
 
 def Graph_AddOp : Graph_BinaryOp<"add", "AddV2", "add", "elementwise sum">;
@@ -443,7 +485,7 @@ def Graph_BiasAddOp : Graph_KernelOp<"bias_add", "BiasAdd",
 
 class Graph_ReduceOp<string mnemonic, string tfType, string what,
                      Type operandType = Graph_NumericTensor>
-    : Graph_KernelOp<mnemonic, tfType, [Pure, DeclareOpInterfaceMethods<Graph_GradientOpInterface>], tfType,
+    : Graph_KernelOp<mnemonic, tfType, [Pure, Graph_InferredResultType, DeclareOpInterfaceMethods<Graph_GradientOpInterface>], tfType,
                      ["getKernelParameters"]> {
   let summary = what # " over `axes` (" # tfType # ")";
   let description = [{
@@ -513,7 +555,7 @@ def Graph_CastOp : Graph_KernelOp<"cast", "Cast", [Pure, DeclareOpInterfaceMetho
   let hasFolder = 1;
 }
 
-def Graph_TransposeOp : Graph_KernelOp<"transpose", "Transpose", [Pure, DeclareOpInterfaceMethods<Graph_GradientOpInterface>],
+def Graph_TransposeOp : Graph_KernelOp<"transpose", "Transpose", [Pure, Graph_InferredResultType, DeclareOpInterfaceMethods<Graph_GradientOpInterface>],
                                        "transpose"> {
   let cpuKernels = Graph_AllKernels;
   let summary = "permutes dimensions (Transpose)";
@@ -554,7 +596,7 @@ def Graph_ReshapeOp : Graph_Op<"reshape", "Reshape",
   let hasFolder = 1;
 }
 
-def Graph_SliceOp : Graph_KernelOp<"slice", "Slice", [Pure, DeclareOpInterfaceMethods<Graph_GradientOpInterface>], "Slice",
+def Graph_SliceOp : Graph_KernelOp<"slice", "Slice", [Pure, Graph_InferredResultType, DeclareOpInterfaceMethods<Graph_GradientOpInterface>], "Slice",
                                    ["getKernelParameters"]> {
   let cpuKernels = Graph_AllKernels;
   let summary = "extracts a contiguous block (Slice)";
@@ -578,7 +620,7 @@ def Graph_SliceOp : Graph_KernelOp<"slice", "Slice", [Pure, DeclareOpInterfaceMe
 }
 
 def Graph_ConcatOp : Graph_KernelOp<"concat", "ConcatV2",
-    [Pure, AttrSizedOperandSegments, DeclareOpInterfaceMethods<Graph_GradientOpInterface>], "concat",
+    [Pure, Graph_InferredResultType, AttrSizedOperandSegments, DeclareOpInterfaceMethods<Graph_GradientOpInterface>], "concat",
     ["getKernelParameters"]> {
   let cpuKernels = Graph_AllKernels;
   let summary = "joins tensors along one dimension (ConcatV2)";
@@ -650,7 +692,7 @@ def Graph_BroadcastToOp : Graph_KernelOp<"broadcast_to", "BroadcastTo",
 }
 
 def Graph_PadOp : Graph_KernelOp<"pad", "Pad",
-    [Pure, DeclareOpInterfaceMethods<Graph_GradientOpInterface>], "Pad"> {
+    [Pure, Graph_InferredResultType, DeclareOpInterfaceMethods<Graph_GradientOpInterface>], "Pad"> {
   let cpuKernels = Graph_AllKernels;
   let summary = "pads with zeros (Pad)";
   let description = [{
@@ -1185,7 +1227,7 @@ def Graph_ArgMaxOp : Graph_KernelOp<"argmax", "ArgMax",
 }
 
 def Graph_GatherOp : Graph_KernelOp<"gather", "GatherV2",
-    [Pure, DeclareOpInterfaceMethods<Graph_GradientOpInterface>],
+    [Pure, Graph_InferredResultType, DeclareOpInterfaceMethods<Graph_GradientOpInterface>],
     "GatherV2", ["getKernelParameters"]> {
   let summary = "slices of params at the given indices along an axis "
                 "(GatherV2)";
@@ -1255,7 +1297,8 @@ class Graph_ComparisonOp<string mnemonic, string tfType, string what,
                          Type operandType, string exampleType>
     : Graph_KernelOp<mnemonic, tfType,
                      [Pure, Graph_NotDifferentiable,
-                      Graph_KernelTypeFromOperands], tfType> {
+                      Graph_KernelTypeFromOperands, Graph_InferredResultType],
+                     tfType> {
   let summary = what # ", with numpy broadcasting (" # tfType # ")";
   let description = [{
     The operands have one element type and broadcast numpy-style; the
@@ -1273,6 +1316,8 @@ class Graph_ComparisonOp<string mnemonic, string tfType, string what,
   let assemblyFormat = "$lhs `,` $rhs " # afterClause
       # " attr-dict `:` `(` type($lhs) `,` type($rhs) `)` `->` type($result)";
   let hasVerifier = 1;
+  let extraClassDefinition = kernelDefinition # inferComparison
+      # refineByVerifier;
 }
 
 def Graph_EqualOp : Graph_ComparisonOp<"equal", "Equal", "elementwise ==",
@@ -1319,7 +1364,7 @@ def Graph_LogicalNotOp : Graph_KernelOp<"logical_not", "LogicalNot",
 }
 
 def Graph_SelectOp : Graph_KernelOp<"select", "SelectV2",
-    [Pure, DeclareOpInterfaceMethods<Graph_GradientOpInterface>],
+    [Pure, Graph_InferredResultType, DeclareOpInterfaceMethods<Graph_GradientOpInterface>],
     "SelectV2"> {
   let summary = "elementwise choice, with numpy broadcasting (SelectV2)";
   let description = [{

@@ -64,12 +64,29 @@ RankedTensorType tensorType(Value v) {
   return cast<RankedTensorType>(v.getType());
 }
 
+/// Where a shape rule (an op's result type from its operands and
+/// attributes) says why it cannot apply: the op's verifier (emitOpError),
+/// or inference's optional location (nothing without one), both prefixed
+/// with the op's name as MLIR's emitOpError does.
+struct RuleError {
+  Operation *op = nullptr;
+  std::optional<Location> location;
+  StringRef opName;
+  InFlightDiagnostic operator()() const {
+    if (op)
+      return op->emitOpError();
+    if (location)
+      return mlir::emitError(*location) << "'" << opName << "' op ";
+    return InFlightDiagnostic();
+  }
+};
+
 /// Checks that `axis` indexes a rank-`rank` tensor (negative values count
 /// from the end) and returns it normalised to [0, rank).
-FailureOr<int64_t> normalizeAxis(Operation *op, StringRef what, int64_t axis,
-                                 int64_t rank) {
+FailureOr<int64_t> normalizeAxis(const RuleError &error, StringRef what,
+                                 int64_t axis, int64_t rank) {
   if (axis < -rank || axis >= rank) {
-    auto diag = op->emitOpError()
+    auto diag = error()
                 << what << " " << axis
                 << " is out of range for an operand of rank " << rank;
     if (rank > 0)
@@ -77,6 +94,10 @@ FailureOr<int64_t> normalizeAxis(Operation *op, StringRef what, int64_t axis,
     return failure();
   }
   return axis < 0 ? axis + rank : axis;
+}
+FailureOr<int64_t> normalizeAxis(Operation *op, StringRef what, int64_t axis,
+                                 int64_t rank) {
+  return normalizeAxis(RuleError{op, {}, {}}, what, axis, rank);
 }
 
 LogicalResult verifyResultType(Operation *op, Type expected) {
@@ -213,6 +234,356 @@ LogicalResult gplace::graph::detail::verifyElementwiseOp(Operation *op) {
       SmallVectorImpl<Type> &inferredReturnTypes)
 
 
+// refineReturnTypes of the ops whose verifier checks their inferred type
+// (Graph_InferredResultType in GraphOps.td).
+#define GPLACE_REFINE_BY_VERIFIER(OpT)                                         \
+  LogicalResult OpT::refineReturnTypes(                                        \
+      MLIRContext *, std::optional<Location>, ValueRange, DictionaryAttr,      \
+      OpaqueProperties, RegionRange, SmallVectorImpl<Type> &) {                \
+    return success();                                                          \
+  }
+
+/// The ranked tensor type of `value`, or null (inference may see operands
+/// no verifier has checked yet).
+static RankedTensorType rankedType(Value value) {
+  return value ? dyn_cast<RankedTensorType>(value.getType())
+               : RankedTensorType();
+}
+
+/// Numpy broadcasting of `data`'s shapes, with their one element type (i1
+/// with `i1Result`): the comparisons' and binary elementwise ops' rule.
+static FailureOr<RankedTensorType> broadcastType(ValueRange data,
+                                                 bool i1Result,
+                                                 const RuleError &error) {
+  if (data.empty())
+    return error() << "expects operands", failure();
+  RankedTensorType first = rankedType(data.front());
+  if (!first)
+    return failure();
+  std::vector<int64_t> shape(first.getShape().begin(), first.getShape().end());
+  for (Value operand : data.drop_front()) {
+    RankedTensorType type = rankedType(operand);
+    if (!type)
+      return failure();
+    if (type.getElementType() != first.getElementType())
+      return error() << "lhs element type " << first.getElementType()
+                     << " differs from rhs element type "
+                     << type.getElementType(),
+             failure();
+    std::optional<std::vector<int64_t>> joined =
+        gplace::broadcastShapes(shape, type.getShape());
+    if (!joined)
+      return error() << "operands " << first << " and " << type
+                     << " are not broadcast-compatible",
+             failure();
+    shape = std::move(*joined);
+  }
+  Type element = i1Result ? IntegerType::get(first.getContext(), 1)
+                          : first.getElementType();
+  return RankedTensorType::get(shape, element);
+}
+
+/// Pushes a rule's result onto `inferredReturnTypes`.
+static LogicalResult pushRule(FailureOr<RankedTensorType> type,
+                              SmallVectorImpl<Type> &inferredReturnTypes) {
+  if (failed(type))
+    return failure();
+  inferredReturnTypes.push_back(*type);
+  return success();
+}
+
+LogicalResult gplace::graph::detail::inferBroadcastType(
+    StringRef opName, std::optional<Location> location, ValueRange data,
+    bool i1Result, SmallVectorImpl<Type> &inferredReturnTypes) {
+  return pushRule(broadcastType(data, i1Result, {nullptr, location, opName}),
+                  inferredReturnTypes);
+}
+
+/// matmul: [M, K] x [K, N] -> [M, N], either operand transposed first.
+static FailureOr<RankedTensorType>
+matmulType(RankedTensorType lhs, RankedTensorType rhs, bool transposeA,
+           bool transposeB, const RuleError &error) {
+  if (lhs.getRank() != 2)
+    return error() << "expects a rank-2 lhs, but got " << lhs, failure();
+  if (rhs.getRank() != 2)
+    return error() << "expects a rank-2 rhs, but got " << rhs, failure();
+  if (lhs.getElementType() != rhs.getElementType())
+    return error() << "lhs element type " << lhs.getElementType()
+                   << " differs from rhs element type "
+                   << rhs.getElementType(),
+           failure();
+  int64_t lhsK = transposeA ? 0 : 1, rhsK = transposeB ? 1 : 0;
+  if (lhs.getDimSize(lhsK) != rhs.getDimSize(rhsK))
+    return error() << "contraction dimensions differ: lhs dimension " << lhsK
+                   << " is " << lhs.getDimSize(lhsK) << " but rhs dimension "
+                   << rhsK << " is " << rhs.getDimSize(rhsK),
+           failure();
+  return RankedTensorType::get(
+      {lhs.getDimSize(1 - lhsK), rhs.getDimSize(1 - rhsK)},
+      lhs.getElementType());
+}
+
+/// reduce_sum, reduce_mean, reduce_max: the dimensions in `axes` removed
+/// (kept as 1 with `keepDims`).
+static FailureOr<RankedTensorType> reduceType(RankedTensorType input,
+                                              ArrayRef<int64_t> axes,
+                                              bool keepDims,
+                                              const RuleError &error) {
+  int64_t rank = input.getRank();
+  llvm::SmallBitVector reduced(rank);
+  for (int64_t axis : axes) {
+    FailureOr<int64_t> normalized = normalizeAxis(error, "axis", axis, rank);
+    if (failed(normalized))
+      return failure();
+    if (reduced.test(*normalized))
+      return error() << "axis " << axis << " appears more than once"
+                     << " (as dimension " << *normalized << ")",
+             failure();
+    reduced.set(*normalized);
+  }
+  SmallVector<int64_t> shape;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (!reduced.test(d))
+      shape.push_back(input.getDimSize(d));
+    else if (keepDims)
+      shape.push_back(1);
+  }
+  return RankedTensorType::get(shape, input.getElementType());
+}
+
+/// transpose: result dimension i is operand dimension perm[i].
+static FailureOr<RankedTensorType> transposeType(RankedTensorType input,
+                                                 ArrayRef<int64_t> perm,
+                                                 const RuleError &error) {
+  int64_t rank = input.getRank();
+  if (static_cast<int64_t>(perm.size()) != rank)
+    return error() << "perm has " << perm.size()
+                   << " entries but the operand " << input << " has rank "
+                   << rank,
+           failure();
+  llvm::SmallBitVector seen(rank);
+  SmallVector<int64_t> shape;
+  for (auto [i, p] : llvm::enumerate(perm)) {
+    if (p < 0 || p >= rank)
+      return error() << "perm[" << i << "] = " << p
+                     << " is out of range for rank " << rank,
+             failure();
+    if (seen.test(p))
+      return error() << "perm[" << i << "] = " << p
+                     << " repeats a dimension; perm must be a "
+                        "permutation of 0.."
+                     << rank - 1,
+             failure();
+    seen.set(p);
+    shape.push_back(input.getDimSize(p));
+  }
+  return RankedTensorType::get(shape, input.getElementType());
+}
+
+/// slice: `size[d]` elements from `begin[d]`, -1 to the end.
+static FailureOr<RankedTensorType> sliceType(RankedTensorType input,
+                                             ArrayRef<int64_t> begin,
+                                             ArrayRef<int64_t> size,
+                                             const RuleError &error) {
+  int64_t rank = input.getRank();
+  if (static_cast<int64_t>(begin.size()) != rank ||
+      static_cast<int64_t>(size.size()) != rank)
+    return error() << "begin has " << begin.size() << " and size has "
+                   << size.size()
+                   << " entries, but both need one per dimension of "
+                   << input,
+           failure();
+  SmallVector<int64_t> shape;
+  for (int64_t d = 0; d < rank; ++d) {
+    int64_t dim = input.getDimSize(d);
+    if (begin[d] < 0 || begin[d] > dim)
+      return error() << "begin[" << d << "] = " << begin[d]
+                     << " is out of range for dimension " << d
+                     << " of size " << dim,
+             failure();
+    int64_t n = size[d] == -1 ? dim - begin[d] : size[d];
+    if (n < 0 || n > dim - begin[d])
+      return error() << "size[" << d << "] = " << size[d]
+                     << " does not fit dimension " << d << " of size "
+                     << dim << " from begin " << begin[d]
+                     << " (expected -1 or 0.." << dim - begin[d] << ")",
+             failure();
+    shape.push_back(n);
+  }
+  return RankedTensorType::get(shape, input.getElementType());
+}
+
+/// concat: the operands joined along `axis`.
+static FailureOr<RankedTensorType> concatType(ValueRange inputs, int64_t axisAttr,
+                                              const RuleError &error) {
+  if (inputs.empty())
+    return error() << "expects at least one operand", failure();
+  RankedTensorType first = rankedType(inputs.front());
+  if (!first)
+    return failure();
+  int64_t rank = first.getRank();
+  if (rank == 0)
+    return error() << "cannot concatenate rank-0 tensors", failure();
+  FailureOr<int64_t> axis = normalizeAxis(error, "axis", axisAttr, rank);
+  if (failed(axis))
+    return failure();
+  SmallVector<int64_t> shape(first.getShape());
+  for (auto [i, input] : llvm::enumerate(inputs.drop_front())) {
+    RankedTensorType type = rankedType(input);
+    if (!type)
+      return failure();
+    size_t index = i + 1;
+    if (type.getRank() != rank)
+      return error() << "operand #" << index << " has rank "
+                     << type.getRank() << " but operand #0 has rank " << rank,
+             failure();
+    if (type.getElementType() != first.getElementType())
+      return error() << "operand #" << index << " has element type "
+                     << type.getElementType()
+                     << " but operand #0 has element type "
+                     << first.getElementType(),
+             failure();
+    for (int64_t d = 0; d < rank; ++d) {
+      if (d == *axis)
+        continue;
+      if (type.getDimSize(d) != first.getDimSize(d))
+        return error() << "dimension " << d << " of operand #" << index
+                       << " is " << type.getDimSize(d) << " but dimension "
+                       << d << " of operand #0 is " << first.getDimSize(d)
+                       << " (only the concatenation axis " << *axis
+                       << " may differ)",
+               failure();
+    }
+    shape[*axis] += type.getDimSize(*axis);
+  }
+  return RankedTensorType::get(shape, first.getElementType());
+}
+
+/// pad: each dimension grows by its two paddings.
+static FailureOr<RankedTensorType> padType(RankedTensorType input,
+                                           ArrayRef<int64_t> paddings,
+                                           const RuleError &error) {
+  int64_t rank = input.getRank();
+  if (static_cast<int64_t>(paddings.size()) != 2 * rank)
+    return error() << "paddings has " << paddings.size()
+                   << " entries but needs two per dimension of " << input
+                   << " (" << 2 * rank << ")",
+           failure();
+  SmallVector<int64_t> shape;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (paddings[2 * d] < 0 || paddings[2 * d + 1] < 0)
+      return error() << "paddings of dimension " << d << " ("
+                     << paddings[2 * d] << ", " << paddings[2 * d + 1]
+                     << ") must be non-negative",
+             failure();
+    shape.push_back(input.getDimSize(d) + paddings[2 * d] +
+                    paddings[2 * d + 1]);
+  }
+  return RankedTensorType::get(shape, input.getElementType());
+}
+
+/// gather: params' dimensions before `axis`, the indices', params' after.
+static FailureOr<RankedTensorType> gatherType(RankedTensorType params,
+                                              RankedTensorType indices,
+                                              int64_t axisAttr,
+                                              const RuleError &error) {
+  if (params.getRank() == 0)
+    return error() << "expects params of rank at least 1", failure();
+  FailureOr<int64_t> axis =
+      normalizeAxis(error, "axis", axisAttr, params.getRank());
+  if (failed(axis))
+    return failure();
+  SmallVector<int64_t> shape(params.getShape().take_front(*axis));
+  llvm::append_range(shape, indices.getShape());
+  llvm::append_range(shape, params.getShape().drop_front(*axis + 1));
+  return RankedTensorType::get(shape, params.getElementType());
+}
+
+/// select: the broadcast shape of the three, the branches' element type.
+static FailureOr<RankedTensorType> selectType(RankedTensorType condition,
+                                              RankedTensorType thenType,
+                                              RankedTensorType elseType,
+                                              const RuleError &error) {
+  if (thenType.getElementType() != elseType.getElementType())
+    return error() << "then element type " << thenType.getElementType()
+                   << " differs from else element type "
+                   << elseType.getElementType(),
+           failure();
+  std::optional<std::vector<int64_t>> shape =
+      gplace::broadcastShapes(condition.getShape(), thenType.getShape());
+  if (shape)
+    shape = gplace::broadcastShapes(*shape, elseType.getShape());
+  if (!shape)
+    return error() << "operands " << condition << ", " << thenType << " and "
+                   << elseType << " are not broadcast-compatible",
+           failure();
+  return RankedTensorType::get(*shape, thenType.getElementType());
+}
+
+#define GPLACE_INFER_BY_RULE(OpT, ...)                                         \
+  GPLACE_INFER_RETURN_TYPES(OpT) {                                             \
+    Adaptor adaptor(operands, attributes, properties, regions);                \
+    RuleError error{nullptr, location, OpT::getOperationName()};               \
+    return pushRule(__VA_ARGS__, inferredReturnTypes);                         \
+  }                                                                            \
+  GPLACE_REFINE_BY_VERIFIER(OpT)
+
+/// The operand's ranked type for a rule, or a failure to infer.
+#define GPLACE_RANKED(value)                                                   \
+  ({                                                                           \
+    RankedTensorType t = rankedType(value);                                    \
+    if (!t)                                                                    \
+      return failure();                                                        \
+    t;                                                                         \
+  })
+
+GPLACE_INFER_BY_RULE(MatmulOp,
+                     matmulType(GPLACE_RANKED(adaptor.getLhs()),
+                                GPLACE_RANKED(adaptor.getRhs()),
+                                adaptor.getTransposeA(),
+                                adaptor.getTransposeB(), error))
+GPLACE_INFER_BY_RULE(ReduceSumOp,
+                     reduceType(GPLACE_RANKED(adaptor.getInput()),
+                                adaptor.getAxes(), adaptor.getKeepDims(),
+                                error))
+GPLACE_INFER_BY_RULE(ReduceMeanOp,
+                     reduceType(GPLACE_RANKED(adaptor.getInput()),
+                                adaptor.getAxes(), adaptor.getKeepDims(),
+                                error))
+GPLACE_INFER_BY_RULE(ReduceMaxOp,
+                     reduceType(GPLACE_RANKED(adaptor.getInput()),
+                                adaptor.getAxes(), adaptor.getKeepDims(),
+                                error))
+GPLACE_INFER_BY_RULE(TransposeOp,
+                     transposeType(GPLACE_RANKED(adaptor.getInput()),
+                                   adaptor.getPerm(), error))
+GPLACE_INFER_BY_RULE(SliceOp,
+                     sliceType(GPLACE_RANKED(adaptor.getInput()),
+                               adaptor.getBegin(), adaptor.getSize(), error))
+GPLACE_INFER_BY_RULE(ConcatOp,
+                     concatType(adaptor.getInputs(),
+                                static_cast<int64_t>(adaptor.getAxis()),
+                                error))
+GPLACE_INFER_BY_RULE(PadOp, padType(GPLACE_RANKED(adaptor.getInput()),
+                                    adaptor.getPaddings(), error))
+GPLACE_INFER_BY_RULE(GatherOp,
+                     gatherType(GPLACE_RANKED(adaptor.getParams()),
+                                GPLACE_RANKED(adaptor.getIndices()),
+                                static_cast<int64_t>(adaptor.getAxis()),
+                                error))
+GPLACE_INFER_BY_RULE(SelectOp,
+                     selectType(GPLACE_RANKED(adaptor.getCondition()),
+                                GPLACE_RANKED(adaptor.getThenValue()),
+                                GPLACE_RANKED(adaptor.getElseValue()), error))
+
+/// The verifier's side of a rule: its result type is the op's.
+static LogicalResult verifyRule(Operation *op,
+                                FailureOr<RankedTensorType> type) {
+  if (failed(type))
+    return failure();
+  return verifyResultType(op, *type);
+}
+
 GPLACE_INFER_RETURN_TYPES(ConstantOp) {
   Adaptor adaptor(operands, attributes, properties, regions);
   ElementsAttr value = adaptor.getValueAttr();
@@ -287,25 +658,9 @@ LogicalResult AssignSubOp::verify() {
 }
 
 LogicalResult MatmulOp::verify() {
-  RankedTensorType lhs = getLhs().getType(), rhs = getRhs().getType();
-  if (lhs.getRank() != 2)
-    return emitOpError() << "expects a rank-2 lhs, but got " << lhs;
-  if (rhs.getRank() != 2)
-    return emitOpError() << "expects a rank-2 rhs, but got " << rhs;
-  if (lhs.getElementType() != rhs.getElementType())
-    return emitOpError() << "lhs element type " << lhs.getElementType()
-                         << " differs from rhs element type "
-                         << rhs.getElementType();
-  int64_t lhsK = getTransposeA() ? 0 : 1, rhsK = getTransposeB() ? 1 : 0;
-  if (lhs.getDimSize(lhsK) != rhs.getDimSize(rhsK))
-    return emitOpError() << "contraction dimensions differ: lhs dimension "
-                         << lhsK << " is " << lhs.getDimSize(lhsK)
-                         << " but rhs dimension " << rhsK << " is "
-                         << rhs.getDimSize(rhsK);
-  auto expected = RankedTensorType::get(
-      {lhs.getDimSize(1 - lhsK), rhs.getDimSize(1 - rhsK)},
-      lhs.getElementType());
-  return verifyResultType(*this, expected);
+  return verifyRule(*this, matmulType(getLhs().getType(), getRhs().getType(),
+                                      getTransposeA(), getTransposeB(),
+                                      RuleError{*this, {}, {}}));
 }
 
 LogicalResult AddNOp::verify() {
@@ -341,26 +696,8 @@ LogicalResult BiasAddOp::verify() {
 /// Shared verifier of reduce_sum, reduce_mean and reduce_max.
 static LogicalResult verifyReduce(Operation *op, RankedTensorType input,
                                   ArrayRef<int64_t> axes, bool keepDims) {
-  int64_t rank = input.getRank();
-  llvm::SmallBitVector reduced(rank);
-  for (int64_t axis : axes) {
-    FailureOr<int64_t> normalized = normalizeAxis(op, "axis", axis, rank);
-    if (failed(normalized))
-      return failure();
-    if (reduced.test(*normalized))
-      return op->emitOpError() << "axis " << axis << " appears more than once"
-                               << " (as dimension " << *normalized << ")";
-    reduced.set(*normalized);
-  }
-  SmallVector<int64_t> shape;
-  for (int64_t d = 0; d < rank; ++d) {
-    if (!reduced.test(d))
-      shape.push_back(input.getDimSize(d));
-    else if (keepDims)
-      shape.push_back(1);
-  }
-  return verifyResultType(op,
-                          RankedTensorType::get(shape, input.getElementType()));
+  return verifyRule(op,
+                    reduceType(input, axes, keepDims, RuleError{op, {}, {}}));
 }
 
 LogicalResult ReduceSumOp::verify() {
@@ -391,29 +728,8 @@ LogicalResult CastOp::verify() {
 }
 
 LogicalResult TransposeOp::verify() {
-  RankedTensorType input = getInput().getType();
-  ArrayRef<int64_t> perm = getPerm();
-  int64_t rank = input.getRank();
-  if (static_cast<int64_t>(perm.size()) != rank)
-    return emitOpError() << "perm has " << perm.size()
-                         << " entries but the operand " << input << " has rank "
-                         << rank;
-  llvm::SmallBitVector seen(rank);
-  SmallVector<int64_t> shape;
-  for (auto [i, p] : llvm::enumerate(perm)) {
-    if (p < 0 || p >= rank)
-      return emitOpError() << "perm[" << i << "] = " << p
-                           << " is out of range for rank " << rank;
-    if (seen.test(p))
-      return emitOpError() << "perm[" << i << "] = " << p
-                           << " repeats a dimension; perm must be a "
-                              "permutation of 0.."
-                           << rank - 1;
-    seen.set(p);
-    shape.push_back(input.getDimSize(p));
-  }
-  return verifyResultType(*this,
-                          RankedTensorType::get(shape, input.getElementType()));
+  return verifyRule(*this, transposeType(getInput().getType(), getPerm(),
+                                         RuleError{*this, {}, {}}));
 }
 
 LogicalResult ReshapeOp::verify() {
@@ -431,72 +747,14 @@ LogicalResult ReshapeOp::verify() {
 }
 
 LogicalResult SliceOp::verify() {
-  RankedTensorType input = getInput().getType();
-  ArrayRef<int64_t> begin = getBegin(), size = getSize();
-  int64_t rank = input.getRank();
-  if (static_cast<int64_t>(begin.size()) != rank ||
-      static_cast<int64_t>(size.size()) != rank)
-    return emitOpError() << "begin has " << begin.size() << " and size has "
-                         << size.size()
-                         << " entries, but both need one per dimension of "
-                         << input;
-  SmallVector<int64_t> shape;
-  for (int64_t d = 0; d < rank; ++d) {
-    int64_t dim = input.getDimSize(d);
-    if (begin[d] < 0 || begin[d] > dim)
-      return emitOpError() << "begin[" << d << "] = " << begin[d]
-                           << " is out of range for dimension " << d
-                           << " of size " << dim;
-    int64_t n = size[d] == -1 ? dim - begin[d] : size[d];
-    if (n < 0 || n > dim - begin[d])
-      return emitOpError() << "size[" << d << "] = " << size[d]
-                           << " does not fit dimension " << d << " of size "
-                           << dim << " from begin " << begin[d]
-                           << " (expected -1 or 0.." << dim - begin[d] << ")";
-    shape.push_back(n);
-  }
-  return verifyResultType(*this,
-                          RankedTensorType::get(shape, input.getElementType()));
+  return verifyRule(*this, sliceType(getInput().getType(), getBegin(),
+                                     getSize(), RuleError{*this, {}, {}}));
 }
 
 LogicalResult ConcatOp::verify() {
-  OperandRange inputs = getInputs();
-  if (inputs.empty())
-    return emitOpError() << "expects at least one operand";
-  RankedTensorType first = tensorType(inputs.front());
-  int64_t rank = first.getRank();
-  if (rank == 0)
-    return emitOpError() << "cannot concatenate rank-0 tensors";
-  FailureOr<int64_t> axis = normalizeAxis(*this, "axis", getAxis(), rank);
-  if (failed(axis))
-    return failure();
-  SmallVector<int64_t> shape(first.getShape());
-  for (auto [i, input] : llvm::enumerate(inputs.drop_front())) {
-    RankedTensorType type = tensorType(input);
-    size_t index = i + 1;
-    if (type.getRank() != rank)
-      return emitOpError() << "operand #" << index << " has rank "
-                           << type.getRank() << " but operand #0 has rank "
-                           << rank;
-    if (type.getElementType() != first.getElementType())
-      return emitOpError() << "operand #" << index << " has element type "
-                           << type.getElementType()
-                           << " but operand #0 has element type "
-                           << first.getElementType();
-    for (int64_t d = 0; d < rank; ++d) {
-      if (d == *axis)
-        continue;
-      if (type.getDimSize(d) != first.getDimSize(d))
-        return emitOpError()
-               << "dimension " << d << " of operand #" << index << " is "
-               << type.getDimSize(d) << " but dimension " << d
-               << " of operand #0 is " << first.getDimSize(d)
-               << " (only the concatenation axis " << *axis << " may differ)";
-    }
-    shape[*axis] += type.getDimSize(*axis);
-  }
-  return verifyResultType(*this,
-                          RankedTensorType::get(shape, first.getElementType()));
+  return verifyRule(*this,
+                    concatType(getInputs(), static_cast<int64_t>(getAxis()),
+                               RuleError{*this, {}, {}}));
 }
 
 LogicalResult GroupOp::verify() {
@@ -586,24 +844,8 @@ LogicalResult BroadcastToOp::verify() {
 }
 
 LogicalResult PadOp::verify() {
-  RankedTensorType input = getInput().getType();
-  ArrayRef<int64_t> paddings = getPaddings();
-  int64_t rank = input.getRank();
-  if (static_cast<int64_t>(paddings.size()) != 2 * rank)
-    return emitOpError() << "paddings has " << paddings.size()
-                         << " entries but needs two per dimension of "
-                         << input << " (" << 2 * rank << ")";
-  SmallVector<int64_t> shape;
-  for (int64_t d = 0; d < rank; ++d) {
-    if (paddings[2 * d] < 0 || paddings[2 * d + 1] < 0)
-      return emitOpError() << "paddings of dimension " << d << " ("
-                           << paddings[2 * d] << ", " << paddings[2 * d + 1]
-                           << ") must be non-negative";
-    shape.push_back(input.getDimSize(d) + paddings[2 * d] +
-                    paddings[2 * d + 1]);
-  }
-  return verifyResultType(*this,
-                          RankedTensorType::get(shape, input.getElementType()));
+  return verifyRule(*this, padType(getInput().getType(), getPaddings(),
+                                   RuleError{*this, {}, {}}));
 }
 
 GPLACE_INFER_RETURN_TYPES(SparseSoftmaxCrossEntropyWithLogitsOp) {
@@ -659,18 +901,10 @@ DictionaryAttr ArgMaxOp::getKernelParameters() {
 }
 
 LogicalResult GatherOp::verify() {
-  RankedTensorType params = getParams().getType();
-  if (params.getRank() == 0)
-    return emitOpError() << "expects params of rank at least 1";
-  FailureOr<int64_t> axis =
-      normalizeAxis(*this, "axis", getAxis(), params.getRank());
-  if (failed(axis))
-    return failure();
-  SmallVector<int64_t> shape(params.getShape().take_front(*axis));
-  llvm::append_range(shape, getIndices().getType().getShape());
-  llvm::append_range(shape, params.getShape().drop_front(*axis + 1));
-  return verifyResultType(
-      *this, RankedTensorType::get(shape, params.getElementType()));
+  return verifyRule(*this, gatherType(getParams().getType(),
+                                      getIndices().getType(),
+                                      static_cast<int64_t>(getAxis()),
+                                      RuleError{*this, {}, {}}));
 }
 
 DictionaryAttr GatherOp::getKernelParameters() {
@@ -701,20 +935,11 @@ LogicalResult UnsortedSegmentSumOp::verify() {
 
 /// Shared verifier of the comparisons (Graph_ComparisonOp): operands of one
 /// element type, broadcast-compatible, and an i1 result of their broadcast
-/// shape.
+/// shape (the rule their inferReturnTypes applies).
 template <typename OpT> static LogicalResult verifyComparison(OpT op) {
-  RankedTensorType lhs = op.getLhs().getType(), rhs = op.getRhs().getType();
-  if (lhs.getElementType() != rhs.getElementType())
-    return op.emitOpError()
-           << "lhs element type " << lhs.getElementType()
-           << " differs from rhs element type " << rhs.getElementType();
-  std::optional<std::vector<int64_t>> shape =
-      gplace::broadcastShapes(lhs.getShape(), rhs.getShape());
-  if (!shape)
-    return op.emitOpError() << "operands " << lhs << " and " << rhs
-                            << " are not broadcast-compatible";
-  return verifyResultType(
-      op, RankedTensorType::get(*shape, op.getType().getElementType()));
+  return verifyRule(op, broadcastType({op.getLhs(), op.getRhs()},
+                                      /*i1Result=*/true,
+                                      RuleError{op, {}, {}}));
 }
 
 LogicalResult EqualOp::verify() { return verifyComparison(*this); }
@@ -728,23 +953,10 @@ LogicalResult LogicalAndOp::verify() { return verifyComparison(*this); }
 LogicalResult LogicalOrOp::verify() { return verifyComparison(*this); }
 
 LogicalResult SelectOp::verify() {
-  RankedTensorType condition = getCondition().getType(),
-                   thenType = getThenValue().getType(),
-                   elseType = getElseValue().getType();
-  if (thenType.getElementType() != elseType.getElementType())
-    return emitOpError() << "then element type " << thenType.getElementType()
-                         << " differs from else element type "
-                         << elseType.getElementType();
-  std::optional<std::vector<int64_t>> shape =
-      gplace::broadcastShapes(condition.getShape(), thenType.getShape());
-  if (shape)
-    shape = gplace::broadcastShapes(*shape, elseType.getShape());
-  if (!shape)
-    return emitOpError() << "operands " << condition << ", " << thenType
-                         << " and " << elseType
-                         << " are not broadcast-compatible";
-  return verifyResultType(
-      *this, RankedTensorType::get(*shape, thenType.getElementType()));
+  return verifyRule(*this, selectType(getCondition().getType(),
+                                      getThenValue().getType(),
+                                      getElseValue().getType(),
+                                      RuleError{*this, {}, {}}));
 }
 
 LogicalResult OneHotOp::verify() {

@@ -134,6 +134,17 @@ int64_t getConvolutionFlops(mlir::Value output, mlir::Value filter,
 /// largest tensor times the window's height and width.
 int64_t getWindowFlops(mlir::Operation *op, const WindowAttrs &window);
 
+/// InferTypeOpInterface's inferReturnTypes for ops whose `data` operands
+/// broadcast numpy-style (the binary elementwise ops and comparisons):
+/// pushes the broadcast shape with the operands' element type (i1 with
+/// `i1Result`). Fails, saying why at `location` if given (operand element
+/// types differ, shapes do not broadcast), naming the op `opName`.
+mlir::LogicalResult
+inferBroadcastType(llvm::StringRef opName,
+                   std::optional<mlir::Location> location,
+                   mlir::ValueRange data, bool i1Result,
+                   llvm::SmallVectorImpl<mlir::Type> &inferredReturnTypes);
+
 /// The fold of an elementwise op (one or two operands, numpy broadcasting)
 /// whose operands are all constants (`operands`, null where not): its
 /// kernel's scalar function (lib/Runtime/ElementwiseKernels.def) evaluated
