@@ -85,6 +85,7 @@ FailureOr<rt::Plan> gplace::tooling::compileToPlan(ModuleOp module,
   if (planOps.wasInterrupted())
     return failure();
   PassManager pm(module.getContext());
+  pm.enableVerifier(options.verifyEachPass);
   if (failed(applyPassManagerCLOptions(pm)))
     return failure();
   applyDefaultTimingPassManagerCLOptions(pm);

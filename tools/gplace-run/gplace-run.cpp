@@ -153,6 +153,11 @@ static cl::opt<bool> remapping(
              "(--gplace-remap, Grappler's remapper; default); =false runs "
              "them one by one"),
     cl::init(true), cl::cat(category));
+static cl::opt<bool> verifyEach(
+    "verify-each",
+    cl::desc("Run MLIR's verifier after every compiler pass (off by "
+             "default; the plan is verified either way)"),
+    cl::init(false), cl::cat(category));
 static cl::opt<bool> foldConstants(
     "fold-constants",
     cl::desc("Fold ops whose operands are constants before placement "
@@ -617,6 +622,7 @@ int main(int argc, char **argv) {
   compile.layoutOptimizer = layoutOptimizer;
   compile.remapping = remapping;
   compile.foldConstants = foldConstants;
+  compile.verifyEachPass = verifyEach;
   compile.printMemoryPlan = printMemoryPlan;
   if (!listDevices && profileOutput.empty()) {
     std::string error;

@@ -38,6 +38,10 @@ struct CompileOptions {
   /// --gplace-fold-constants runs (gplace-run --fold-constants).
   bool foldConstants = true;
   bool printMemoryPlan = false;
+  /// MLIR's verifier after every pass (gplace-run --verify-each): off, as
+  /// in a release compiler; the input is verified when parsed or imported
+  /// and the plan by --gplace-verify-plan either way. gplace-opt keeps it.
+  bool verifyEachPass = false;
   unsigned replicas = 0; ///< --replicas: towers over GPU:0..N-1 (0: none).
   std::string replicaVariables = "mirrored"; ///< --replica-variables.
   std::string allReduce = "collective"; ///< --all-reduce.
