@@ -1,0 +1,697 @@
+//===- Importer.cpp - ONNX models to gplace graphs --------------------------===//
+//
+// Part of the ONNX importer: see OnnxImporter.h.
+//
+//===----------------------------------------------------------------------===//
+
+#include "OnnxImporter.h"
+
+namespace gplace::frontend::onnx_import {
+
+Builder &Node::builder() { return importer.b; }
+
+NamedAttribute Node::named(llvm::StringRef attrName, Attribute value) {
+  return importer.b.getNamedAttr(attrName, value);
+}
+
+Value Node::input(int i) {
+  if (!hasInput(i))
+    return {};
+  return importer.materialize(proto.input(i));
+}
+
+RankedTensorType Node::inputType(int i) {
+  if (!hasInput(i))
+    return {};
+  if (Value v = importer.values.lookup(proto.input(i)))
+    return cast<RankedTensorType>(v.getType());
+  if (auto c = importer.constants.find(proto.input(i));
+      c != importer.constants.end())
+    return cast<RankedTensorType>(c->second.getType());
+  return importer.types.lookup(proto.input(i));
+}
+
+std::optional<DenseElementsAttr> Node::constant(int i) {
+  if (!hasInput(i))
+    return std::nullopt;
+  auto it = importer.constants.find(proto.input(i));
+  if (it == importer.constants.end())
+    return std::nullopt;
+  return it->second;
+}
+
+
+Value Node::constant(DenseElementsAttr value, llvm::StringRef suffix) {
+  return op<ConstantOp>(value.getType(), {}, {named("value", value)}, suffix);
+}
+
+Value Node::scalar(Type like, double value, llvm::StringRef suffix) {
+  Type element = getElementTypeOrSelf(like);
+  auto type = RankedTensorType::get({}, element);
+  Attribute v = isa<FloatType>(element)
+                    ? Attribute(importer.b.getFloatAttr(element, value))
+                    : Attribute(importer.b.getIntegerAttr(
+                          element, static_cast<int64_t>(value)));
+  return constant(DenseElementsAttr::get(type, v), suffix);
+}
+
+Value Node::reshape(Value v, ArrayRef<int64_t> shape, llvm::StringRef suffix) {
+  auto type = RankedTensorType::get(shape, getElementTypeOrSelf(v.getType()));
+  if (type == v.getType())
+    return v;
+  return op<ReshapeOp>(type, v, {}, suffix);
+}
+
+Value Node::transpose(Value v, ArrayRef<int64_t> perm,
+                      llvm::StringRef suffix) {
+  auto in = cast<RankedTensorType>(v.getType());
+  SmallVector<int64_t> shape;
+  for (int64_t p : perm)
+    shape.push_back(in.getDimSize(p));
+  return op<TransposeOp>(RankedTensorType::get(shape, in.getElementType()), v,
+                         {named("perm", importer.b.getDenseI64ArrayAttr(perm))},
+                         suffix);
+}
+
+RankedTensorType Node::broadcastType(Value a, Value b) {
+  auto ta = cast<RankedTensorType>(a.getType());
+  auto tb = cast<RankedTensorType>(b.getType());
+  std::optional<std::vector<int64_t>> shape =
+      broadcastShapes(ta.getShape(), tb.getShape());
+  if (!shape)
+    return {};
+  return RankedTensorType::get(*shape, ta.getElementType());
+}
+
+Value Node::minimum(Value a, Value b, RankedTensorType type,
+                    llvm::StringRef suffix) {
+  std::string s = suffix.str();
+  Value na = op<NegOp>(a.getType(), a, {}, s + "neg_a");
+  Value nb = op<NegOp>(b.getType(), b, {}, s + "neg_b");
+  Value m = op<MaximumOp>(type, {na, nb}, {}, s + "max");
+  return op<NegOp>(type, m, {}, s);
+}
+
+Value Importer::materialize(llvm::StringRef name) {
+  if (Value v = values.lookup(name))
+    return v;
+  auto c = constants.find(name);
+  if (c == constants.end())
+    return {};
+  DenseElementsAttr value = c->second;
+  auto nameAttr = b.getNamedAttr("name", b.getStringAttr(name));
+  Location loc = NameLoc::get(b.getStringAttr(name), fileLoc);
+  Value v;
+  if (options.initializersAsVariables && initializers.count(name) &&
+      isa<FloatType>(value.getElementType())) {
+    Value var =
+        b.create<VariableOp>(loc, TypeRange{ResourceType::get(
+                                 context, cast<RankedTensorType>(value.getType()))},
+                             ValueRange{},
+                             ArrayRef<NamedAttribute>{
+                                 b.getNamedAttr("initial_value", value),
+                                 nameAttr})
+            ->getResult(0);
+    v = b.create<ReadOp>(loc, TypeRange{value.getType()}, ValueRange{var},
+                         ArrayRef<NamedAttribute>{b.getNamedAttr(
+                             "name", b.getStringAttr(name + "/read"))})
+            ->getResult(0);
+  } else {
+    v = b.create<ConstantOp>(loc, TypeRange{value.getType()}, ValueRange{},
+                             ArrayRef<NamedAttribute>{
+                                 b.getNamedAttr("value", value), nameAttr})
+            ->getResult(0);
+  }
+  values[name] = v;
+  materialized.push_back(name.str());
+  return v;
+}
+
+std::optional<RankedTensorType>
+Importer::staticType(const onnx::TypeProto &type, std::string *why,
+                     bool *elementType) const {
+  *elementType = true;
+  if (!type.has_tensor_type()) {
+    *why = "is not a tensor";
+    return std::nullopt;
+  }
+  const onnx::TypeProto::Tensor &tensor = type.tensor_type();
+  std::optional<ElementType> element = toElementType(tensor.elem_type());
+  if (!element) {
+    *why = "has element type " + onnxTypeName(tensor.elem_type()) +
+           ", which gplace does not have";
+    return std::nullopt;
+  }
+  *elementType = false;
+  if (!tensor.has_shape()) {
+    *why = "has no inferred shape";
+    return std::nullopt;
+  }
+  SmallVector<int64_t> shape;
+  for (const onnx::TensorShapeProto::Dimension &d : tensor.shape().dim()) {
+    if (!d.has_dim_value() || d.dim_value() < 0) {
+      *why = d.has_dim_param() && !d.dim_param().empty()
+                 ? "has dynamic dimension '" + d.dim_param() + "'"
+                 : "has a dynamic dimension";
+      return std::nullopt;
+    }
+    shape.push_back(d.dim_value());
+  }
+  return RankedTensorType::get(shape, toMlirType(*element, context));
+}
+
+std::optional<RankedTensorType>
+Importer::neededType(const onnx::TypeProto &type, std::string *why) {
+  bool elementType;
+  std::optional<RankedTensorType> result = staticType(type, why, &elementType);
+  if (!result)
+    (elementType ? typeProblem : shapeProblem) = true;
+  return result;
+}
+
+LogicalResult Importer::parse(llvm::StringRef bytes) {
+  // ParseFromArray: the whole buffer must be one message (ONNX's
+  // ParseProtoFromBytes stops at an end-group tag and calls the rest fine).
+  if (bytes.size() > static_cast<size_t>(INT_MAX) ||
+      !model.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())) ||
+      !model.has_graph()) {
+    error() << "'" << path << "' is not an ONNX model (no ModelProto with a "
+            << "graph parses from it)";
+    return failure();
+  }
+  // The checker, with the model's directory for external data.
+  try {
+    bool external = false;
+    for (const onnx::TensorProto &t : model.graph().initializer())
+      external |= t.data_location() == onnx::TensorProto::EXTERNAL;
+    if (external)
+      onnx::checker::check_model(path);
+    else
+      onnx::checker::check_model(model);
+  } catch (const std::exception &e) {
+    error() << "'" << path << "' fails ONNX's checker: " << e.what();
+    return failure();
+  }
+  // What the checker leaves to the reader, and ONNX's own IR conversion
+  // (the version converter's) crashes on: every value a node reads, and
+  // every output, defined once, before its use.
+  llvm::StringSet<> defined;
+  auto define = [&](const std::string &name, llvm::StringRef what) {
+    if (!defined.insert(name).second) {
+      error() << "'" << path << "': " << what << " '" << name
+              << "' is defined twice";
+      return false;
+    }
+    return true;
+  };
+  const onnx::GraphProto &graph = model.graph();
+  llvm::StringSet<> initializerNames;
+  for (const onnx::TensorProto &t : graph.initializer()) {
+    if (!define(t.name(), "initializer"))
+      return failure();
+    initializerNames.insert(t.name());
+  }
+  for (const onnx::ValueInfoProto &input : graph.input())
+    if (!initializerNames.count(input.name()) && !define(input.name(), "input"))
+      return failure();
+  for (const onnx::NodeProto &node : graph.node()) {
+    for (const std::string &in : node.input())
+      if (!in.empty() && !defined.count(in)) {
+        error() << "'" << path << "': node '"
+                << (node.name().empty() ? node.op_type() : node.name())
+                << "' reads '" << in
+                << "', which no input, initializer or earlier node defines";
+        return failure();
+      }
+    for (const std::string &out : node.output())
+      if (!out.empty() && !define(out, "value"))
+        return failure();
+  }
+  for (const onnx::ValueInfoProto &output : graph.output())
+    if (!defined.count(output.name())) {
+      error() << "'" << path << "': output '" << output.name()
+              << "' is produced by no node, input or initializer";
+      return failure();
+    }
+  for (const onnx::OperatorSetIdProto &set : model.opset_import())
+    if (set.domain().empty() || set.domain() == "ai.onnx")
+      opset = set.version();
+  return success();
+}
+
+void Importer::upgrade() {
+  if (opset && opset < kTargetOpset) {
+    // The converter copies initializers as they are, external data
+    // included: the import reads their data afterwards.
+    try {
+      onnx::ModelProto converted =
+          onnx::version_conversion::ConvertVersion(model, kTargetOpset);
+      model = std::move(converted);
+      opset = kTargetOpset;
+    } catch (const std::exception &e) {
+      // The model stays at its opset: the mapping handles the older forms
+      // of the ops it maps, and names the opset of those it does not.
+      (void)e;
+    }
+  }
+}
+
+
+std::pair<std::string, int64_t>
+Importer::opTypeOf(const onnx::NodeProto &proto) const {
+  bool defaultDomain = proto.domain().empty() || proto.domain() == "ai.onnx";
+  if (defaultDomain)
+    return {proto.op_type(), opset};
+  int64_t version = 0;
+  for (const onnx::OperatorSetIdProto &set : model.opset_import())
+    if (set.domain() == proto.domain())
+      version = set.version();
+  return {proto.domain() + "." + proto.op_type(), version};
+}
+
+LogicalResult Importer::checkNodes() {
+  const llvm::StringMap<MapFn> &table = mappers();
+  // The declared ranks of the graph's values (inputs, value_info,
+  // initializers), for the checks ONNX's own code needs before it runs.
+  llvm::StringMap<int> declaredRank;
+  const onnx::GraphProto &graph = model.graph();
+  for (const auto *infos : {&graph.input(), &graph.value_info()})
+    for (const onnx::ValueInfoProto &info : *infos)
+      if (info.type().has_tensor_type() &&
+          info.type().tensor_type().has_shape())
+        declaredRank[info.name()] =
+            info.type().tensor_type().shape().dim_size();
+  for (const onnx::TensorProto &t : graph.initializer())
+    declaredRank[t.name()] = t.dims_size();
+  for (const onnx::NodeProto &proto : model.graph().node()) {
+    auto [opType, version] = opTypeOf(proto);
+    if (table.count(opType)) {
+      // Gemm's A and B are matrices; ONNX's version converter from opset
+      // 6 reads out of bounds on another rank (and its shape inference
+      // then crashes).
+      if (opType == "Gemm")
+        for (int i = 0; i < 2 && i < proto.input_size(); ++i) {
+          auto it = declaredRank.find(proto.input(i));
+          if (it != declaredRank.end() && it->second != 2)
+            errors.push_back(
+                "node '" +
+                (proto.name().empty() ? proto.op_type() : proto.name()) +
+                "' (Gemm): input " + (i == 0 ? "A" : "B") + " ('" +
+                proto.input(i) + "') must be a matrix, but has rank " +
+                std::to_string(it->second));
+        }
+      // ONNX 1.12's LayerNormalization inference indexes the input's
+      // dimensions from the axis for its Mean and InvStdDev outputs,
+      // unchecked: a negative axis below -rank reads out of bounds.
+      if (opType == "LayerNormalization" && proto.output_size() > 1) {
+        int64_t axis = -1;
+        for (const onnx::AttributeProto &a : proto.attribute())
+          if (a.name() == "axis")
+            axis = a.i();
+        auto it = proto.input_size() > 0 ? declaredRank.find(proto.input(0))
+                                         : declaredRank.end();
+        if (axis < 0 && (it == declaredRank.end() || axis < -it->second))
+          errors.push_back(
+              "node '" +
+              (proto.name().empty() ? proto.op_type() : proto.name()) +
+              "' (LayerNormalization): axis " + std::to_string(axis) +
+              (it == declaredRank.end()
+                   ? " is negative and the input's rank is not declared"
+                   : " is out of range for an input of rank " +
+                         std::to_string(it->second)));
+      }
+      // ONNX's window shape inference divides by these unchecked.
+      if (opType == "Conv" || opType == "MaxPool" || opType == "AveragePool")
+        for (const onnx::AttributeProto &a : proto.attribute()) {
+          bool positive = a.name() == "strides" || a.name() == "dilations" ||
+                          a.name() == "kernel_shape";
+          if ((positive || a.name() == "pads") &&
+              llvm::any_of(a.ints(), [&](int64_t v) {
+                return positive ? v < 1 : v < 0;
+              }))
+            errors.push_back(
+                "node '" +
+                (proto.name().empty() ? proto.op_type() : proto.name()) +
+                "' (" + opType + "): " + a.name() + " must be " +
+                (positive ? "positive" : "non-negative"));
+        }
+      continue;
+    }
+    auto &entry = unsupported[{opType, ""}];
+    entry.first = version;
+    ++entry.second;
+  }
+  return reportProblems();
+}
+
+void Importer::importNode(const onnx::NodeProto &proto) {
+  std::string name = !proto.name().empty()    ? proto.name()
+                     : proto.output_size() > 0 ? proto.output(0)
+                                               : proto.op_type();
+  auto poison = [&] {
+    for (const std::string &out : proto.output())
+      poisoned.insert(out);
+  };
+  // Not a structured binding: lambdas below capture them (C++17 lets
+  // GCC, not Clang before 16, capture a binding).
+  std::pair<std::string, int64_t> typeAndOpset = opTypeOf(proto);
+  const std::string &opType = typeAndOpset.first;
+  int64_t nodeOpset = typeAndOpset.second;
+  auto markUnsupported = [&](std::string reason) {
+    auto &entry = unsupported[{opType, std::move(reason)}];
+    entry.first = nodeOpset;
+    ++entry.second;
+    poison();
+  };
+  const llvm::StringMap<MapFn> &table = mappers();
+  auto mapper = table.find(opType);
+  if (mapper == table.end())
+    return markUnsupported("");
+  for (const std::string &in : proto.input())
+    if (poisoned.count(in))
+      return poison();
+  // Inputs the op's schema requires must be given ("" marks an omitted
+  // optional one): the checker counts them, not their names.
+  if (const onnx::OpSchema *schema = onnx::OpSchemaRegistry::Schema(
+          proto.op_type(), static_cast<int>(nodeOpset), "")) {
+    const auto &formal = schema->inputs();
+    for (size_t i = 0; i < formal.size(); ++i)
+      if (formal[i].GetOption() == onnx::OpSchema::Single &&
+          (static_cast<int>(i) >= proto.input_size() || proto.input(i).empty()))
+        return markUnsupported("required input " + std::to_string(i) +
+                               " ('" + formal[i].GetName() + "') missing");
+  }
+
+  Node node{*this,
+            proto,
+            name,
+            NameLoc::get(b.getStringAttr(name), fileLoc),
+            nodeOpset,
+            {}};
+  bool triedNode = false;
+  for (const std::string &out : proto.output()) {
+    if (out.empty()) {
+      node.outputTypes.push_back({});
+      continue;
+    }
+    auto it = types.find(out);
+    if (it == types.end() && !triedNode) {
+      triedNode = true;
+      inferNode(proto);
+      it = types.find(out);
+    }
+    if (it == types.end()) {
+      std::string why = "has no static shape after ONNX's shape inference";
+      if (auto info = inferred.find(out); info != inferred.end())
+        (void)neededType(*info->second, &why);
+      else
+        shapeProblem = true;
+      errors.push_back("output '" + out + "' of node '" + name + "' (" +
+                       opType + ") " + why);
+      return poison();
+    }
+    node.outputTypes.push_back(it->second);
+  }
+
+  Block *block = b.getInsertionBlock();
+  Operation *last = block->empty() ? nullptr : &block->back();
+  materialized.clear();
+  SmallVector<Value> results;
+  std::string reason;
+  bool mapped = mapper->second(node, results, reason);
+  // The ops this node became: each must verify and have a CPU kernel.
+  SmallVector<Operation *> created;
+  for (Operation &op : last ? llvm::make_range(std::next(last->getIterator()),
+                                               block->end())
+                            : llvm::make_range(block->begin(), block->end()))
+    created.push_back(&op);
+  if (mapped) {
+    ScopedDiagnosticHandler capture(context, [&](Diagnostic &diag) {
+      if (reason.empty())
+        reason = diag.str();
+      return success();
+    });
+    const KernelRegistry &registry = KernelRegistry::global();
+    for (Operation *op : created) {
+      if (failed(mlir::verify(op))) {
+        mapped = false;
+        break;
+      }
+      std::string element = getKernelElementTypeName(op);
+      if (!element.empty() &&
+          !registry.hasKernel(op->getName().getStringRef().str(),
+                              parseElementType(element), DeviceType::CPU)) {
+        reason = "no " + op->getName().getStringRef().str() + " kernel for " +
+                 element;
+        mapped = false;
+        break;
+      }
+    }
+    for (auto [i, out] : llvm::enumerate(proto.output())) {
+      if (!mapped || out.empty())
+        continue;
+      if (i < results.size() && !results[i] && constants.count(out))
+        continue; // Materialized on first use.
+      if (i >= results.size() || !results[i] ||
+          results[i].getType() != node.outputTypes[i]) {
+        reason = "gplace's result type differs from ONNX's for '" + out + "'";
+        mapped = false;
+      }
+    }
+  }
+  if (!mapped) {
+    for (Operation *op : llvm::reverse(created)) {
+      op->dropAllUses();
+      op->erase();
+    }
+    for (const std::string &n : materialized)
+      values.erase(n);
+    return markUnsupported(reason.empty() ? "unsupported form" : reason);
+  }
+  foldCreated(created, results, proto);
+  for (auto [i, out] : llvm::enumerate(proto.output()))
+    if (!out.empty() && results[i])
+      values[out] = results[i];
+}
+
+
+
+LogicalResult Importer::reportProblems() {
+  if (unsupported.empty() && errors.empty())
+    return success();
+  InFlightDiagnostic diag = error();
+  if (!unsupported.empty()) {
+    llvm::StringSet<> opTypes;
+    for (const auto &entry : unsupported)
+      opTypes.insert(entry.first.first);
+    diag << "'" << path << "' uses " << opTypes.size() << " op type"
+         << (opTypes.size() == 1 ? "" : "s")
+         << " gplace cannot import (op type, opset, nodes):";
+    for (const auto &[key, value] : unsupported) {
+      diag << "\n  " << key.first << " (opset " << value.first
+           << "): " << value.second << " node" << (value.second == 1 ? "" : "s");
+      if (!key.second.empty())
+        diag << ": " << key.second;
+    }
+  } else {
+    diag << "'" << path << "' has nodes or values gplace cannot import:";
+  }
+  for (const std::string &e : errors)
+    diag << "\n  " << e;
+  return failure();
+}
+
+OwningOpRef<ModuleOp> Importer::import(llvm::StringRef bytes) {
+  // The dimensions are fixed before the version converter runs, so that its
+  // adapters (Softmax-12 to 13's reshape) see static shapes.
+  if (failed(parse(bytes)) || failed(checkNodes()) ||
+      failed(fixDimensions()))
+    return nullptr;
+  upgrade();
+  // A declared shape with a symbolic or unknown dimension says nothing the
+  // inputs do not (exporters write names there that no input binds, as
+  // paddle2onnx's 'p2o.DynamicDimension.3'): inference computes it afresh
+  // from the inputs. A static declared shape stays, for the ops whose
+  // output ONNX cannot infer, and is checked against what the graph
+  // computes (every node's result type, and the outputs' below).
+  // Each output's declared dimensions: a size, or a name ("" if none).
+  std::vector<std::optional<std::vector<std::pair<int64_t, std::string>>>>
+      declaredOutputs;
+  auto forgetDynamic = [](onnx::ValueInfoProto &info) {
+    if (!info.type().has_tensor_type() ||
+        !info.type().tensor_type().has_shape())
+      return;
+    for (const auto &d : info.type().tensor_type().shape().dim())
+      if (!d.has_dim_value() || d.dim_value() < 0) {
+        info.mutable_type()->mutable_tensor_type()->clear_shape();
+        return;
+      }
+  };
+  for (onnx::ValueInfoProto &output : *model.mutable_graph()->mutable_output()) {
+    std::optional<std::vector<std::pair<int64_t, std::string>>> declared;
+    if (output.type().has_tensor_type() &&
+        output.type().tensor_type().has_shape()) {
+      declared.emplace();
+      for (const auto &d : output.type().tensor_type().shape().dim())
+        declared->emplace_back(d.has_dim_value() ? d.dim_value() : -1,
+                               d.dim_param());
+    }
+    declaredOutputs.push_back(std::move(declared));
+    forgetDynamic(output);
+  }
+  for (onnx::ValueInfoProto &info :
+       *model.mutable_graph()->mutable_value_info())
+    forgetDynamic(info);
+  try {
+    onnx::ShapeInferenceOptions inference(/*check_type=*/false,
+                                          /*error_mode=*/0,
+                                          /*enable_data_propagation=*/true);
+    onnx::shape_inference::InferShapes(
+        model, onnx::OpSchemaRegistry::Instance(), inference);
+  } catch (const std::exception &e) {
+    error() << "ONNX's shape inference fails on '" << path << "': " << e.what();
+    return nullptr;
+  }
+  const onnx::GraphProto &graph = model.graph();
+  auto collect = [&](const onnx::ValueInfoProto &info) {
+    inferred[info.name()] = &info.type();
+    // What is refused here counts only where a node needs the value.
+    std::string why;
+    bool elementType;
+    if (std::optional<RankedTensorType> type =
+            staticType(info.type(), &why, &elementType))
+      types[info.name()] = *type;
+  };
+  for (const onnx::ValueInfoProto &info : graph.value_info())
+    collect(info);
+  for (const onnx::ValueInfoProto &info : graph.output())
+    collect(info);
+
+  for (const onnx::TensorProto &t : graph.initializer()) {
+    rt::StatusOr<DenseElementsAttr> value = tensorAttr(t, directory, context);
+    if (!value) {
+      typeProblem |= !toElementType(t.data_type());
+      error() << "'" << path << "': " << value.status().message();
+      return nullptr;
+    }
+    initializers[t.name()] = &t;
+    constants[t.name()] = *value;
+  }
+
+  // The function: the inputs that are not initializers, the outputs.
+  SmallVector<Type> argTypes, resultTypes;
+  SmallVector<std::string> argNames;
+  for (const onnx::ValueInfoProto &input : graph.input()) {
+    if (initializers.count(input.name()))
+      continue;
+    std::string why;
+    std::optional<RankedTensorType> type = neededType(input.type(), &why);
+    if (!type) {
+      error() << "input '" << input.name() << "' " << why;
+      return nullptr;
+    }
+    types[input.name()] = *type;
+    argTypes.push_back(*type);
+    argNames.push_back(input.name());
+  }
+
+  // The outputs' types are the values', known once the nodes are imported.
+  OwningOpRef<ModuleOp> module = ModuleOp::create(fileLoc);
+  b.setInsertionPointToEnd(module->getBody());
+  auto func = b.create<func::FuncOp>(
+      fileLoc, options.entry, b.getFunctionType(argTypes, resultTypes));
+  Block *entry = func.addEntryBlock();
+  for (auto [i, argName] : llvm::enumerate(argNames)) {
+    values[argName] = entry->getArgument(i);
+    func.setArgAttr(i, "gplace.name", b.getStringAttr(argName));
+  }
+  b.setInsertionPointToEnd(entry);
+
+  for (const onnx::NodeProto &node : graph.node())
+    importNode(node);
+  if (failed(reportProblems()))
+    return nullptr;
+
+  SmallVector<Value> results;
+  for (auto [output, declared] : llvm::zip(graph.output(), declaredOutputs)) {
+    Value v = materialize(output.name());
+    if (!v) {
+      error() << "output '" << output.name() << "' is produced by no node";
+      return nullptr;
+    }
+    // A declared static dimension must be what the graph computes.
+    auto type = cast<RankedTensorType>(v.getType());
+    if (declared &&
+        (static_cast<int64_t>(declared->size()) != type.getRank() ||
+         llvm::any_of(llvm::enumerate(*declared), [&](const auto &d) {
+           return d.value().first >= 0 &&
+                  d.value().first != type.getDimSize(d.index());
+         }))) {
+      auto shapeText = [](auto dims, auto text) {
+        std::string shape;
+        for (const auto &d : dims)
+          shape += (shape.empty() ? "" : "x") + text(d);
+        return shape.empty() ? std::string("a scalar") : shape;
+      };
+      error() << "output '" << output.name() << "' is declared "
+              << shapeText(*declared,
+                           [](const std::pair<int64_t, std::string> &d) {
+                             return d.first >= 0 ? std::to_string(d.first)
+                                    : d.second.empty() ? std::string("?")
+                                                       : d.second;
+                           })
+              << ", but the graph computes "
+              << shapeText(type.getShape(),
+                           [](int64_t d) { return std::to_string(d); });
+      return nullptr;
+    }
+    results.push_back(v);
+  }
+  func.setFunctionType(b.getFunctionType(argTypes, ValueRange(results).getTypes()));
+  b.create<func::ReturnOp>(fileLoc, results);
+  // Constants the import folded and nothing reads.
+  for (Operation &op : llvm::make_early_inc_range(llvm::reverse(*entry)))
+    if (isa<ConstantOp>(op) && op.use_empty())
+      op.erase();
+  for (auto [i, output] : llvm::enumerate(graph.output()))
+    func.setResultAttr(i, "gplace.name", b.getStringAttr(output.name()));
+  if (failed(mlir::verify(*module)))
+    return nullptr;
+  return module;
+}
+
+const llvm::StringMap<MapFn> &mappers() {
+  static const llvm::StringMap<MapFn> table = [] {
+    llvm::StringMap<MapFn> t;
+    addMathMappers(t);
+    addTensorMappers(t);
+    addConvolutionMappers(t);
+    return t;
+  }();
+  return table;
+}
+
+} // namespace gplace::frontend::onnx_import
+
+namespace gplace::frontend {
+using namespace onnx_import;
+
+OwningOpRef<ModuleOp> importOnnxModel(llvm::StringRef bytes,
+                                      llvm::StringRef path,
+                                      MLIRContext *context,
+                                      const OnnxImportOptions &options) {
+  context->getOrLoadDialect<GraphDialect>();
+  context->getOrLoadDialect<func::FuncDialect>();
+  Importer importer(context, path, options);
+  return importer.run(bytes);
+}
+
+std::vector<std::string> importableOpTypes() {
+  std::vector<std::string> names;
+  for (const auto &entry : mappers())
+    names.push_back(entry.getKey().str());
+  llvm::sort(names);
+  return names;
+}
+
+} // namespace gplace::frontend

@@ -1,0 +1,338 @@
+//===- MapConvolution.cpp - convolutions and pools --------------------------===//
+//
+// Part of the ONNX importer: see OnnxImporter.h.
+//
+//===----------------------------------------------------------------------===//
+
+#include "OnnxImporter.h"
+
+namespace gplace::frontend::onnx_import {
+
+namespace {
+
+/// The padding of a 2-D window op: "VALID", "SAME" or explicit pads
+/// [top, bottom, left, right], from auto_pad or pads.
+struct Padding {
+  std::string mode;
+  SmallVector<int64_t> pads; ///< top, bottom, left, right
+};
+
+/// A 1-D or 2-D window op's attributes, as 2-D: a 1-D op (input [N, C, L])
+/// runs as a 2-D one over [N, C, L, 1].
+struct Window {
+  bool oneD = false;
+  SmallVector<int64_t> kernel, strides, dilations;
+  SmallVector<int64_t> pads; ///< ONNX's order: begins, then ends.
+  RankedTensorType input, output; ///< 4-D.
+
+  /// Reads the attributes of node `n` over input `x` with `kernel` (the
+  /// filter's or kernel_shape's spatial sizes); false with `reason` for a
+  /// 3-D window or malformed lists.
+  bool read(Node &n, RankedTensorType x, ArrayRef<int64_t> kernelSizes,
+            std::string &reason) {
+    int64_t spatial = x.getRank() - 2;
+    if (spatial != 1 && spatial != 2) {
+      reason = "a " + std::to_string(spatial) + "-D window (gplace has 1-D "
+               "and 2-D)";
+      return false;
+    }
+    oneD = spatial == 1;
+    auto list = [&](llvm::StringRef name, SmallVector<int64_t> &out) {
+      out = n.getInts(name).value_or(SmallVector<int64_t>(spatial, 1));
+      if (static_cast<int64_t>(out.size()) != spatial)
+        return false;
+      if (oneD)
+        out.push_back(1);
+      return true;
+    };
+    kernel.assign(kernelSizes.begin(), kernelSizes.end());
+    if (static_cast<int64_t>(kernel.size()) != spatial ||
+        !list("strides", strides) || !list("dilations", dilations)) {
+      reason = "kernel_shape, strides or dilations of the wrong length";
+      return false;
+    }
+    if (oneD)
+      kernel.push_back(1);
+    SmallVector<int64_t> given =
+        n.getInts("pads").value_or(SmallVector<int64_t>(2 * spatial, 0));
+    if (static_cast<int64_t>(given.size()) != 2 * spatial) {
+      reason = "pads of the wrong length";
+      return false;
+    }
+    pads = oneD ? SmallVector<int64_t>{given[0], 0, given[1], 0} : given;
+    SmallVector<int64_t> shape(x.getShape());
+    SmallVector<int64_t> outShape(n.outputTypes[0].getShape());
+    if (oneD) {
+      shape.push_back(1);
+      outShape.push_back(1);
+    }
+    input = RankedTensorType::get(shape, x.getElementType());
+    output = RankedTensorType::get(outShape, x.getElementType());
+    return true;
+  }
+
+  /// The padding: auto_pad, or pads that are none, TensorFlow's SAME, or
+  /// explicit.
+  bool padding(Node &n, Padding &padding, std::string &reason) const {
+    std::string autoPad = n.getString("auto_pad", "NOTSET");
+    padding.pads.assign(4, 0);
+    if (autoPad == "VALID") {
+      padding.mode = "VALID";
+      return true;
+    }
+    auto same = [&](int i) {
+      WindowDim dim;
+      dim.size = kernel[i];
+      dim.stride = strides[i];
+      dim.dilation = dilations[i];
+      setSamePadding(dim, input.getDimSize(2 + i));
+      return dim;
+    };
+    if (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
+      padding.mode = "SAME";
+      for (int i = 0; i < 2; ++i) {
+        WindowDim dim = same(i);
+        if (autoPad == "SAME_LOWER")
+          std::swap(dim.padBefore, dim.padAfter);
+        padding.pads[2 * i] = dim.padBefore;
+        padding.pads[2 * i + 1] = dim.padAfter;
+        if (dim.padBefore != dim.padAfter && autoPad == "SAME_LOWER")
+          padding.mode = "EXPLICIT";
+      }
+      return true;
+    }
+    if (autoPad != "NOTSET") {
+      reason = "auto_pad '" + autoPad + "'";
+      return false;
+    }
+    padding.pads = {pads[0], pads[2], pads[1], pads[3]};
+    if (llvm::all_of(pads, [](int64_t p) { return p == 0; })) {
+      padding.mode = "VALID";
+      return true;
+    }
+    // Pads equal to TensorFlow's SAME ones are SAME.
+    bool isSame = true;
+    for (int i = 0; i < 2; ++i) {
+      WindowDim dim = same(i);
+      isSame &= dim.padBefore == padding.pads[2 * i] &&
+                dim.padAfter == padding.pads[2 * i + 1];
+    }
+    padding.mode = isSame ? "SAME" : "EXPLICIT";
+    return true;
+  }
+};
+
+/// `value` transposed by `perm` (result dimension i is dimension perm[i]),
+/// for constants the importer rearranges once instead of every run;
+/// std::nullopt for booleans, whose storage is not one element a byte.
+std::optional<DenseElementsAttr> transposeConstant(DenseElementsAttr value,
+                                                   ArrayRef<int64_t> perm) {
+  auto type = cast<RankedTensorType>(value.getType());
+  SmallVector<int64_t> shape;
+  for (int64_t p : perm)
+    shape.push_back(type.getDimSize(p));
+  auto resultType = RankedTensorType::get(shape, type.getElementType());
+  if (value.isSplat())
+    return value.reshape(resultType);
+  if (type.getElementType().isInteger(1))
+    return std::nullopt;
+  int64_t width = type.getElementTypeBitWidth() / 8;
+  ArrayRef<char> in = value.getRawData();
+  std::vector<char> out(in.size());
+  std::vector<int64_t> inStrides = rowMajorStrides(type.getShape());
+  int64_t rank = shape.size(), count = type.getNumElements();
+  SmallVector<int64_t> index(rank, 0);
+  for (int64_t o = 0; o < count; ++o) {
+    int64_t source = 0;
+    for (int64_t d = 0; d < rank; ++d)
+      source += index[d] * inStrides[perm[d]];
+    std::memcpy(out.data() + o * width, in.data() + source * width, width);
+    for (int64_t d = rank - 1; d >= 0 && ++index[d] == shape[d]; --d)
+      index[d] = 0;
+  }
+  return DenseElementsAttr::getFromRawBuffer(resultType, out);
+}
+
+SmallVector<int64_t> nchw(ArrayRef<int64_t> hw, int64_t fill = 1) {
+  return {fill, fill, hw[0], hw[1]};
+}
+
+/// Conv: 1-D and 2-D (NCHW, the filter OIHW transposed to HWIO), any
+/// padding, groups, the bias added per channel.
+bool mapConv(Node &n, SmallVectorImpl<Value> &results, std::string &reason) {
+  Value x = n.input(0), w = n.input(1);
+  auto xType = cast<RankedTensorType>(x.getType());
+  auto wType = cast<RankedTensorType>(w.getType());
+  if (wType.getRank() != xType.getRank() || xType.getRank() < 3) {
+    reason = "a filter of another rank than the input";
+    return false;
+  }
+  // Conv2D groups as TensorFlow's does, by the channels: the input's over
+  // the filter's. ONNX names the group count, which must agree (ONNX 1.12's
+  // shape inference does not check it; ONNX Runtime refuses the model).
+  int64_t group = n.getInt("group", 1);
+  if (group < 1 || xType.getDimSize(1) != wType.getDimSize(1) * group) {
+    reason = "group " + std::to_string(group) + " with " +
+             std::to_string(xType.getDimSize(1)) +
+             " input channels and a filter of " +
+             std::to_string(wType.getDimSize(1)) +
+             " (the input's channels must be the filter's times the group)";
+    return false;
+  }
+  Window window;
+  if (!window.read(n, xType, wType.getShape().drop_front(2), reason))
+    return false;
+  Padding padding;
+  if (!window.padding(n, padding, reason))
+    return false;
+  if (window.oneD)
+    x = n.reshape(x, window.input.getShape(), "input_2d");
+  auto widenFilter = [&] {
+    SmallVector<int64_t> filterShape(wType.getShape());
+    filterShape.push_back(1);
+    w = n.reshape(w, filterShape, "filter_2d");
+  };
+  Builder &b = n.builder();
+  // OIHW to TensorFlow's HWIO: at import time for a constant filter (an
+  // initializer that stays a constant), else by a transpose each run.
+  Value filter;
+  std::optional<DenseElementsAttr> constantFilter = n.constant(1);
+  bool variable = n.importer.options.initializersAsVariables &&
+                  n.importer.initializers.count(n.proto.input(1));
+  if (constantFilter && !variable) {
+    SmallVector<int64_t> shape(wType.getShape());
+    if (window.oneD)
+      shape.push_back(1);
+    if (std::optional<DenseElementsAttr> hwio = transposeConstant(
+            constantFilter->reshape(
+                RankedTensorType::get(shape, wType.getElementType())),
+            {2, 3, 1, 0}))
+      filter = n.constant(*hwio, "filter");
+  }
+  if (!filter) {
+    if (window.oneD)
+      widenFilter();
+    filter = n.transpose(w, {2, 3, 1, 0}, "filter");
+  }
+  SmallVector<NamedAttribute> attrs = {
+      n.named("strides", b.getDenseI64ArrayAttr(nchw(window.strides))),
+      n.named("padding", b.getStringAttr(padding.mode)),
+      n.named("data_format", b.getStringAttr("NCHW")),
+      n.named("dilations", b.getDenseI64ArrayAttr(nchw(window.dilations)))};
+  if (padding.mode == "EXPLICIT")
+    attrs.push_back(n.named(
+        "explicit_paddings",
+        b.getDenseI64ArrayAttr({0, 0, 0, 0, padding.pads[0], padding.pads[1],
+                                padding.pads[2], padding.pads[3]})));
+  Value bias = n.input(2);
+  bool last = !bias && !window.oneD;
+  Value y = n.op<Conv2DOp>(window.output, {x, filter}, attrs,
+                           last ? "" : "Conv2D");
+  if (bias) {
+    int64_t channels = window.output.getDimSize(1);
+    Value b3 = n.reshape(bias, {channels, 1, 1}, "bias");
+    y = n.op<AddOp>(window.output, {y, b3}, {},
+                    window.oneD ? "BiasAdd" : "");
+  }
+  if (window.oneD)
+    y = n.reshape(y, n.outputTypes[0].getShape());
+  results.push_back(y);
+  return true;
+}
+
+/// MaxPool and AveragePool: 1-D and 2-D, padding TensorFlow can express
+/// (none, or SAME's), which for AveragePool averages only the elements
+/// inside.
+template <typename OpT>
+bool mapPool(Node &n, SmallVectorImpl<Value> &results, std::string &reason) {
+  Value x = n.input(0);
+  auto xType = cast<RankedTensorType>(x.getType());
+  if (n.outputTypes.size() > 1 && n.outputTypes[1]) {
+    reason = "the Indices output";
+    return false;
+  }
+  if (n.getInt("storage_order", 0)) {
+    reason = "storage_order = 1";
+    return false;
+  }
+  Window window;
+  if (!window.read(n, xType,
+                   n.getInts("kernel_shape").value_or(SmallVector<int64_t>()),
+                   reason))
+    return false;
+  if (llvm::any_of(window.dilations, [](int64_t d) { return d != 1; })) {
+    reason = "dilations other than 1";
+    return false;
+  }
+  Padding padding;
+  if (!window.padding(n, padding, reason))
+    return false;
+  if (padding.mode == "EXPLICIT") {
+    reason = "pads other than none or SAME's";
+    return false;
+  }
+  if (padding.mode == "SAME" && std::is_same_v<OpT, AvgPoolOp> &&
+      n.getInt("count_include_pad", 0) &&
+      llvm::any_of(padding.pads, [](int64_t p) { return p != 0; })) {
+    reason = "count_include_pad = 1 with padding";
+    return false;
+  }
+  // The output shape must be what the padding gives (ceil_mode may differ).
+  for (int i = 0; i < 2; ++i) {
+    WindowDim dim;
+    dim.size = window.kernel[i];
+    dim.stride = window.strides[i];
+    if (padding.mode == "SAME")
+      setSamePadding(dim, window.input.getDimSize(2 + i));
+    std::optional<int64_t> size =
+        windowOutputSize(dim, window.input.getDimSize(2 + i));
+    if (!size || *size != window.output.getDimSize(2 + i)) {
+      reason = "ceil_mode changing the output size";
+      return false;
+    }
+  }
+  if (window.oneD)
+    x = n.reshape(x, window.input.getShape(), "input_2d");
+  Builder &b = n.builder();
+  Value y = n.op<OpT>(
+      window.output, x,
+      {n.named("ksize", b.getDenseI64ArrayAttr(nchw(window.kernel))),
+       n.named("strides", b.getDenseI64ArrayAttr(nchw(window.strides))),
+       n.named("padding", b.getStringAttr(padding.mode)),
+       n.named("data_format", b.getStringAttr("NCHW"))},
+      window.oneD ? "Pool2D" : "");
+  if (window.oneD)
+    y = n.reshape(y, n.outputTypes[0].getShape());
+  results.push_back(y);
+  return true;
+}
+
+template <typename OpT>
+bool mapGlobalPool(Node &n, SmallVectorImpl<Value> &results,
+                   std::string &reason) {
+  int64_t rank = n.inputType(0).getRank();
+  if (rank < 3) {
+    reason = "an input of rank " + std::to_string(rank);
+    return false;
+  }
+  SmallVector<int64_t> axes;
+  for (int64_t d = 2; d < rank; ++d)
+    axes.push_back(d);
+  Builder &b = n.builder();
+  results.push_back(n.op<OpT>(n.outputTypes[0], n.input(0),
+                              {n.named("axes", b.getDenseI64ArrayAttr(axes)),
+                               n.named("keep_dims", b.getUnitAttr())}));
+  return true;
+}
+
+} // namespace
+
+void addConvolutionMappers(llvm::StringMap<MapFn> &table) {
+  table["AveragePool"] = mapPool<AvgPoolOp>;
+  table["Conv"] = mapConv;
+  table["GlobalAveragePool"] = mapGlobalPool<ReduceMeanOp>;
+  table["GlobalMaxPool"] = mapGlobalPool<ReduceMaxOp>;
+  table["MaxPool"] = mapPool<MaxPoolOp>;
+}
+
+} // namespace gplace::frontend::onnx_import

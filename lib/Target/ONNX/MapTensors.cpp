@@ -1,0 +1,567 @@
+//===- MapTensors.cpp - data movement, constants, normalization -------------===//
+//
+// Part of the ONNX importer: see OnnxImporter.h.
+//
+//===----------------------------------------------------------------------===//
+
+#include "OnnxImporter.h"
+
+namespace gplace::frontend::onnx_import {
+
+namespace {
+
+bool mapCast(Node &n, SmallVectorImpl<Value> &results, std::string &) {
+  Value x = n.input(0);
+  if (x.getType() == n.outputTypes[0])
+    results.push_back(n.op<IdentityOp>(x.getType(), x));
+  else
+    results.push_back(n.op<CastOp>(n.outputTypes[0], x));
+  return true;
+}
+
+bool mapTranspose(Node &n, SmallVectorImpl<Value> &results, std::string &) {
+  Value x = n.input(0);
+  int64_t rank = cast<RankedTensorType>(x.getType()).getRank();
+  SmallVector<int64_t> perm;
+  if (std::optional<SmallVector<int64_t>> given = n.getInts("perm"))
+    perm = *given;
+  else
+    for (int64_t d = rank - 1; d >= 0; --d)
+      perm.push_back(d);
+  results.push_back(n.op<TransposeOp>(
+      n.outputTypes[0], x,
+      {n.named("perm", n.builder().getDenseI64ArrayAttr(perm))}));
+  return true;
+}
+
+/// Reshape, Flatten, Squeeze, Unsqueeze: the result's shape is shape
+/// inference's (Reshape's 0 and -1, Flatten's axis, the axes resolved).
+bool mapReshape(Node &n, SmallVectorImpl<Value> &results, std::string &) {
+  results.push_back(n.op<ReshapeOp>(n.outputTypes[0], n.input(0)));
+  return true;
+}
+
+bool mapIdentity(Node &n, SmallVectorImpl<Value> &results, std::string &) {
+  results.push_back(n.op<IdentityOp>(n.outputTypes[0], n.input(0)));
+  return true;
+}
+
+/// Expand: numpy broadcasting to the inferred shape.
+bool mapExpand(Node &n, SmallVectorImpl<Value> &results, std::string &) {
+  Value x = n.input(0);
+  if (x.getType() == n.outputTypes[0])
+    results.push_back(n.op<IdentityOp>(x.getType(), x));
+  else
+    results.push_back(n.op<BroadcastToOp>(n.outputTypes[0], x));
+  return true;
+}
+
+bool mapConcat(Node &n, SmallVectorImpl<Value> &results, std::string &reason) {
+  SmallVector<Value> inputs;
+  for (int i = 0; i < n.numInputs(); ++i)
+    inputs.push_back(n.input(i));
+  if (llvm::is_contained(inputs, Value())) {
+    reason = "an omitted input";
+    return false;
+  }
+  int64_t axis = n.getInt("axis", 0);
+  if (!normalizeAxis(axis, n.outputTypes[0].getRank(), reason))
+    return false;
+  Builder &b = n.builder();
+  results.push_back(n.importer.b.create<ConcatOp>(
+      n.loc, n.outputTypes[0], inputs, b.getI64IntegerAttr(axis),
+      StringAttr(), b.getStringAttr(n.name), StringAttr(), ValueRange()));
+  return true;
+}
+
+/// The begin and size of a Slice along each dimension.
+bool mapSlice(Node &n, SmallVectorImpl<Value> &results, std::string &reason) {
+  RankedTensorType type = n.inputType(0);
+  int64_t rank = type.getRank();
+  SmallVector<int64_t> starts, ends, axes, steps;
+  if (n.opset < 10) {
+    starts = n.getInts("starts").value_or(SmallVector<int64_t>());
+    ends = n.getInts("ends").value_or(SmallVector<int64_t>());
+    if (auto a = n.getInts("axes"))
+      axes = *a;
+  } else {
+    for (int i = 1; i < 5; ++i) {
+      if (!n.hasInput(i))
+        continue;
+      std::optional<DenseElementsAttr> c = n.constant(i);
+      if (!c) {
+        reason = "starts, ends, axes or steps computed at run time";
+        return false;
+      }
+      (i == 1 ? starts : i == 2 ? ends : i == 3 ? axes : steps) = toInts(*c);
+    }
+  }
+  if (axes.empty())
+    for (int64_t d = 0; d < static_cast<int64_t>(starts.size()); ++d)
+      axes.push_back(d);
+  if (steps.empty())
+    steps.assign(starts.size(), 1);
+  if (starts.size() != ends.size() || axes.size() != starts.size() ||
+      steps.size() != starts.size()) {
+    reason = "starts, ends, axes and steps of different lengths";
+    return false;
+  }
+  SmallVector<int64_t> begin(rank, 0), size(type.getShape());
+  for (size_t i = 0; i < axes.size(); ++i) {
+    int64_t axis = axes[i];
+    if (!normalizeAxis(axis, rank, reason))
+      return false;
+    if (steps[i] != 1) {
+      reason = "steps other than 1";
+      return false;
+    }
+    int64_t dim = type.getDimSize(axis);
+    auto clamp = [&](int64_t v) {
+      if (v < 0)
+        v += dim;
+      return std::clamp<int64_t>(v, 0, dim);
+    };
+    int64_t s = clamp(starts[i]), e = clamp(ends[i]);
+    begin[axis] = s;
+    size[axis] = std::max<int64_t>(0, e - s);
+  }
+  Builder &b = n.builder();
+  results.push_back(n.op<SliceOp>(n.outputTypes[0], n.input(0),
+                                  {n.named("begin", b.getDenseI64ArrayAttr(begin)),
+                                   n.named("size", b.getDenseI64ArrayAttr(size))}));
+  return true;
+}
+
+bool mapSplit(Node &n, SmallVectorImpl<Value> &results, std::string &reason) {
+  RankedTensorType type = n.inputType(0);
+  int64_t axis = n.getInt("axis", 0);
+  if (!normalizeAxis(axis, type.getRank(), reason))
+    return false;
+  int64_t offset = 0;
+  Builder &b = n.builder();
+  for (auto [i, out] : llvm::enumerate(n.outputTypes)) {
+    if (!out) {
+      results.push_back({});
+      continue;
+    }
+    if (out.getRank() != type.getRank()) {
+      reason = "outputs of another rank than the input";
+      return false;
+    }
+    SmallVector<int64_t> begin(type.getRank(), 0), size(out.getShape());
+    begin[axis] = offset;
+    offset += out.getDimSize(axis);
+    results.push_back(n.op<SliceOp>(
+        out, n.input(0),
+        {n.named("begin", b.getDenseI64ArrayAttr(begin)),
+         n.named("size", b.getDenseI64ArrayAttr(size))},
+        i == 0 ? "" : "output_" + std::to_string(i)));
+  }
+  return true;
+}
+
+bool mapPad(Node &n, SmallVectorImpl<Value> &results, std::string &reason) {
+  if (n.getString("mode", "constant") != "constant") {
+    reason = "mode '" + n.getString("mode", "") + "'";
+    return false;
+  }
+  SmallVector<int64_t> pads;
+  if (n.opset < 11) {
+    pads = n.getInts("pads").value_or(SmallVector<int64_t>());
+    if (n.getFloat("value", 0) != 0) {
+      reason = "a constant value other than 0";
+      return false;
+    }
+  } else {
+    std::optional<DenseElementsAttr> p = n.constant(1);
+    if (!p) {
+      reason = "pads computed at run time";
+      return false;
+    }
+    pads = toInts(*p);
+    if (n.hasInput(2)) {
+      std::optional<DenseElementsAttr> v = n.constant(2);
+      if (!v || !v->isSplat() ||
+          (isFloat(v->getElementType())
+               ? !v->getSplatValue<APFloat>().isZero()
+               : !v->getSplatValue<APInt>().isZero())) {
+        reason = "a constant value other than 0";
+        return false;
+      }
+    }
+  }
+  int64_t rank = n.inputType(0).getRank();
+  if (static_cast<int64_t>(pads.size()) != 2 * rank) {
+    reason = "pads of the wrong length";
+    return false;
+  }
+  SmallVector<int64_t> paddings;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (pads[d] < 0 || pads[rank + d] < 0) {
+      reason = "negative pads";
+      return false;
+    }
+    paddings.push_back(pads[d]);
+    paddings.push_back(pads[rank + d]);
+  }
+  results.push_back(n.op<PadOp>(
+      n.outputTypes[0], n.input(0),
+      {n.named("paddings", n.builder().getDenseI64ArrayAttr(paddings))}));
+  return true;
+}
+
+/// Constant, Shape and Size: values known at import time.
+/// The op is made where the value is first used as a tensor (never, for
+/// Reshape's shape and the like), named after the value.
+bool recordConstant(Node &n, DenseElementsAttr value,
+                    SmallVectorImpl<Value> &results) {
+  if (value.getType() != n.outputTypes[0])
+    return false;
+  n.importer.constants[n.proto.output(0)] = value;
+  results.push_back(Value());
+  return true;
+}
+
+bool mapConstant(Node &n, SmallVectorImpl<Value> &results,
+                 std::string &reason) {
+  Builder &b = n.builder();
+  RankedTensorType out = n.outputTypes[0];
+  if (const onnx::AttributeProto *a = n.attr("value")) {
+    rt::StatusOr<DenseElementsAttr> value =
+        tensorAttr(a->t(), n.importer.directory, n.importer.context);
+    if (!value) {
+      reason = value.status().message();
+      return false;
+    }
+    return recordConstant(n, *value, results);
+  }
+  // The other forms: a type shape inference gave, checked before the
+  // attribute is built.
+  auto matches = [&](Type element, int64_t count) {
+    if (out.getElementType() == element && out.getNumElements() == count)
+      return true;
+    reason = "a value of another type than its output's";
+    return false;
+  };
+  if (const onnx::AttributeProto *a = n.attr("value_float"))
+    return matches(b.getF32Type(), 1) &&
+           recordConstant(
+               n, DenseElementsAttr::get(out, b.getF32FloatAttr(a->f())),
+               results);
+  if (const onnx::AttributeProto *a = n.attr("value_int"))
+    return matches(b.getI64Type(), 1) &&
+           recordConstant(
+               n, DenseElementsAttr::get(out, b.getI64IntegerAttr(a->i())),
+               results);
+  if (const onnx::AttributeProto *a = n.attr("value_floats")) {
+    SmallVector<float> v(a->floats().begin(), a->floats().end());
+    return matches(b.getF32Type(), v.size()) &&
+           recordConstant(n, DenseElementsAttr::get(out, ArrayRef<float>(v)),
+                          results);
+  }
+  if (const onnx::AttributeProto *a = n.attr("value_ints")) {
+    SmallVector<int64_t> v(a->ints().begin(), a->ints().end());
+    return matches(b.getI64Type(), v.size()) &&
+           recordConstant(n, DenseElementsAttr::get(out, ArrayRef<int64_t>(v)),
+                          results);
+  }
+  reason = "a sparse or string value";
+  return false;
+}
+
+/// ConstantOfShape of a shape known at import time.
+bool mapConstantOfShape(Node &n, SmallVectorImpl<Value> &results,
+                        std::string &reason) {
+  RankedTensorType out = n.outputTypes[0];
+  Attribute value = n.builder().getZeroAttr(out.getElementType());
+  if (const onnx::AttributeProto *a = n.attr("value")) {
+    rt::StatusOr<DenseElementsAttr> given =
+        tensorAttr(a->t(), n.importer.directory, n.importer.context);
+    if (!given) {
+      reason = given.status().message();
+      return false;
+    }
+    if (given->getNumElements() != 1 ||
+        given->getElementType() != out.getElementType()) {
+      reason = "a value that is not one element of the output's type";
+      return false;
+    }
+    value = given->getSplatValue<Attribute>();
+  }
+  return recordConstant(n, DenseElementsAttr::get(out, value), results);
+}
+
+bool mapShape(Node &n, SmallVectorImpl<Value> &results, std::string &reason) {
+  ArrayRef<int64_t> dims = n.inputType(0).getShape();
+  int64_t rank = dims.size();
+  int64_t start = n.getInt("start", 0), end = n.getInt("end", rank);
+  if (start < 0)
+    start += rank;
+  if (end < 0)
+    end += rank;
+  start = std::clamp<int64_t>(start, 0, rank);
+  end = std::clamp<int64_t>(end, start, rank);
+  SmallVector<int64_t> v(dims.begin() + start, dims.begin() + end);
+  if (n.outputTypes[0].getNumElements() != static_cast<int64_t>(v.size()) ||
+      !n.outputTypes[0].getElementType().isInteger(64)) {
+    reason = "a shape shape inference disagrees with";
+    return false;
+  }
+  return recordConstant(
+      n, DenseElementsAttr::get(n.outputTypes[0], ArrayRef<int64_t>(v)),
+      results);
+}
+
+bool mapSize(Node &n, SmallVectorImpl<Value> &results, std::string &reason) {
+  int64_t count = n.inputType(0).getNumElements();
+  if (n.outputTypes[0].getNumElements() != 1 ||
+      !n.outputTypes[0].getElementType().isInteger(64)) {
+    reason = "an output that is not one int64";
+    return false;
+  }
+  return recordConstant(
+      n, DenseElementsAttr::get(n.outputTypes[0], ArrayRef<int64_t>(count)),
+      results);
+}
+
+/// Dropout at inference: the identity, and an all-true mask.
+bool mapDropout(Node &n, SmallVectorImpl<Value> &results,
+                std::string &reason) {
+  if (n.opset >= 12 && n.hasInput(2)) {
+    std::optional<DenseElementsAttr> training = n.constant(2);
+    if (!training || !training->isSplat() ||
+        training->getSplatValue<bool>()) {
+      reason = "training_mode";
+      return false;
+    }
+  }
+  results.push_back(n.op<IdentityOp>(n.outputTypes[0], n.input(0)));
+  if (n.outputTypes.size() > 1 && n.outputTypes[1]) {
+    if (!n.outputTypes[1].getElementType().isInteger(1)) {
+      reason = "a mask that is not bool";
+      return false;
+    }
+    results.push_back(n.constant(
+        DenseElementsAttr::get(n.outputTypes[1], true), "mask"));
+  }
+  return true;
+}
+
+bool mapEqual(Node &n, SmallVectorImpl<Value> &results, std::string &) {
+  results.push_back(n.op<EqualOp>(n.outputTypes[0], {n.input(0), n.input(1)}));
+  return true;
+}
+
+/// Greater and GreaterOrEqual, and Less and LessOrEqual as those with their
+/// operands swapped (a NaN compares false either way).
+template <typename OpT, bool Swap>
+bool mapComparison(Node &n, SmallVectorImpl<Value> &results, std::string &) {
+  results.push_back(n.op<OpT>(n.outputTypes[0],
+                              {n.input(Swap ? 1 : 0), n.input(Swap ? 0 : 1)}));
+  return true;
+}
+
+/// Gather: gplace.gather, with ONNX's negative indices (counting from the
+/// end of the axis) resolved: in place when the indices are constants, else
+/// by select(index < 0, index + n, index).
+bool mapGather(Node &n, SmallVectorImpl<Value> &results, std::string &reason) {
+  RankedTensorType data = n.inputType(0), indicesType = n.inputType(1);
+  if (!data || !indicesType || data.getRank() == 0) {
+    reason = "an omitted or rank-0 input";
+    return false;
+  }
+  int64_t axis = n.getInt("axis", 0);
+  if (axis < -data.getRank() || axis >= data.getRank()) {
+    reason = "axis " + std::to_string(axis) + " of data of rank " +
+             std::to_string(data.getRank());
+    return false;
+  }
+  if (axis < 0)
+    axis += data.getRank();
+  int64_t dim = data.getDimSize(axis);
+  Builder &b = n.builder();
+  Value indices;
+  if (std::optional<DenseElementsAttr> known = n.constant(1)) {
+    SmallVector<int64_t> values = toInts(*known);
+    for (int64_t &v : values)
+      if (v < 0)
+        v += dim;
+    indices = n.constant(
+        DenseElementsAttr::get(
+            RankedTensorType::get(indicesType.getShape(), b.getI64Type()),
+            llvm::ArrayRef<int64_t>(values)),
+        "indices");
+  } else {
+    Value given = n.input(1);
+    auto mask = RankedTensorType::get(indicesType.getShape(), b.getI1Type());
+    Value zero = n.scalar(indicesType, 0, "zero");
+    Value negative = n.op<GreaterOp>(mask, {zero, given}, {}, "negative");
+    Value wrapped = n.op<AddOp>(
+        indicesType, {given, n.scalar(indicesType, dim, "dim")}, {}, "wrapped");
+    indices =
+        n.op<SelectOp>(indicesType, {negative, wrapped, given}, {}, "indices");
+  }
+  results.push_back(
+      n.op<GatherOp>(n.outputTypes[0], {n.input(0), indices},
+                     {n.named("axis", b.getI64IntegerAttr(axis))}));
+  return true;
+}
+
+/// Xor of bools: not(a == b).
+bool mapXor(Node &n, SmallVectorImpl<Value> &results, std::string &) {
+  Value equal = n.op<EqualOp>(n.outputTypes[0], {n.input(0), n.input(1)});
+  results.push_back(n.op<LogicalNotOp>(n.outputTypes[0], {equal}));
+  return true;
+}
+
+bool mapWhere(Node &n, SmallVectorImpl<Value> &results, std::string &) {
+  results.push_back(
+      n.op<SelectOp>(n.outputTypes[0], {n.input(0), n.input(1), n.input(2)}));
+  return true;
+}
+
+/// LayerNormalization (opset 17): over the dimensions from `axis` on,
+/// y = (x - mean) / sqrt(var + epsilon) * scale + bias, with the optional
+/// Mean and InvStdDev outputs, from reduce_mean, sub, mul, sqrt and div (so
+/// that training differentiates it as it would the ops). f16 and bf16
+/// inputs are computed in f32 (the default stash_type) and the result cast
+/// back; f32 and f64 in their own type.
+bool mapLayerNorm(Node &n, SmallVectorImpl<Value> &results,
+                  std::string &reason) {
+  Value x = n.input(0);
+  auto type = cast<RankedTensorType>(x.getType());
+  int64_t rank = type.getRank();
+  int64_t axis = n.getInt("axis", -1);
+  if (axis < -rank || axis >= rank || rank == 0) {
+    reason = "axis " + std::to_string(axis) + " of an input of rank " +
+             std::to_string(rank);
+    return false;
+  }
+  if (axis < 0)
+    axis += rank;
+  if (n.getInt("stash_type", 1) != 1) {
+    reason = "a stash_type other than float";
+    return false;
+  }
+  Type element = type.getElementType();
+  for (int i : {1, 2})
+    if (n.hasInput(i) &&
+        (!n.inputType(i) || n.inputType(i).getElementType() != element)) {
+      reason = "a scale or bias of another type than the input";
+      return false;
+    }
+  Builder &b = n.builder();
+  Type compute = element.isF16() || element.isBF16() ? b.getF32Type() : element;
+  auto computeType = RankedTensorType::get(type.getShape(), compute);
+  SmallVector<int64_t> keptShape(type.getShape());
+  SmallVector<int64_t> axes;
+  for (int64_t d = axis; d < rank; ++d) {
+    keptShape[d] = 1;
+    axes.push_back(d);
+  }
+  auto keptType = RankedTensorType::get(keptShape, compute);
+  auto castTo = [&](Value v, RankedTensorType to, llvm::StringRef suffix) {
+    return v.getType() == to ? v : n.op<CastOp>(to, v, {}, suffix);
+  };
+  auto mean = [&](Value v, llvm::StringRef suffix) {
+    return n.op<ReduceMeanOp>(keptType, v,
+                              {n.named("axes", b.getDenseI64ArrayAttr(axes)),
+                               n.named("keep_dims", b.getUnitAttr())},
+                              suffix);
+  };
+  Value xc = castTo(x, computeType, "cast");
+  Value mu = mean(xc, "mean");
+  Value centered = n.op<SubOp>(computeType, {xc, mu}, {}, "centered");
+  Value variance =
+      mean(n.op<SquareOp>(computeType, centered, {}, "square"), "variance");
+  Value epsilon = n.scalar(keptType, n.getFloat("epsilon", 1e-5f), "epsilon");
+  Value stddev = n.op<SqrtOp>(
+      keptType, n.op<AddOp>(keptType, {variance, epsilon}, {}, "shifted"), {},
+      "stddev");
+  Value one = n.scalar(keptType, 1.0, "one");
+  Value invStdDev = n.op<DivOp>(keptType, {one, stddev}, {}, "inv_stddev");
+  Value normalized =
+      n.op<MulOp>(computeType, {centered, invStdDev}, {}, "normalized");
+  Value y = castTo(normalized, type, "cast_back");
+  y = n.op<MulOp>(n.broadcastType(y, n.input(1)), {y, n.input(1)}, {},
+                  n.hasInput(2) ? "scaled" : "");
+  if (n.hasInput(2))
+    y = n.op<AddOp>(n.broadcastType(y, n.input(2)), {y, n.input(2)});
+  results.push_back(y);
+  results.push_back(mu);
+  results.push_back(invStdDev);
+  return true;
+}
+
+/// BatchNormalization at inference over NCHW (rank 2 to 4: [N, C, ...]
+/// reshaped to four dimensions).
+bool mapBatchNorm(Node &n, SmallVectorImpl<Value> &results,
+                  std::string &reason) {
+  if (n.getInt("training_mode", 0) || n.outputTypes.size() > 1) {
+    reason = "training_mode (running statistics as outputs)";
+    return false;
+  }
+  if (n.opset < 7 && n.getInt("spatial", 1) != 1) {
+    reason = "spatial = 0";
+    return false;
+  }
+  Value x = n.input(0);
+  auto type = cast<RankedTensorType>(x.getType());
+  if (type.getRank() < 2 || type.getRank() > 4) {
+    reason = "an input of rank " + std::to_string(type.getRank());
+    return false;
+  }
+  SmallVector<int64_t> four(type.getShape());
+  while (four.size() < 4)
+    four.push_back(1);
+  Value x4 = n.reshape(x, four, "nchw");
+  auto type4 = cast<RankedTensorType>(x4.getType());
+  Builder &b = n.builder();
+  Type vec = n.inputType(1);
+  bool direct = type4 == type;
+  auto bn = n.importer.b.create<FusedBatchNormOp>(
+      n.loc, TypeRange{type4, vec, vec},
+      ValueRange{x4, n.input(1), n.input(2), n.input(3), n.input(4)},
+      ArrayRef<NamedAttribute>{
+          n.named("epsilon", b.getF32FloatAttr(n.getFloat("epsilon", 1e-5f))),
+          n.named("data_format", b.getStringAttr("NCHW")),
+          n.named("name", b.getStringAttr(direct ? n.name
+                                                 : n.name + "/FusedBatchNorm"))});
+  Value y = bn->getResult(0);
+  results.push_back(direct ? y : n.reshape(y, type.getShape()));
+  return true;
+}
+
+} // namespace
+
+void addTensorMappers(llvm::StringMap<MapFn> &table) {
+  table["BatchNormalization"] = mapBatchNorm;
+  table["Cast"] = mapCast;
+  table["Concat"] = mapConcat;
+  table["Constant"] = mapConstant;
+  table["ConstantOfShape"] = mapConstantOfShape;
+  table["Dropout"] = mapDropout;
+  table["Equal"] = mapEqual;
+  table["Expand"] = mapExpand;
+  table["Flatten"] = mapReshape;
+  table["Gather"] = mapGather;
+  table["Greater"] = mapComparison<GreaterOp, false>;
+  table["GreaterOrEqual"] = mapComparison<GreaterEqualOp, false>;
+  table["Identity"] = mapIdentity;
+  table["LayerNormalization"] = floatInput<mapLayerNorm>;
+  table["Less"] = mapComparison<GreaterOp, true>;
+  table["LessOrEqual"] = mapComparison<GreaterEqualOp, true>;
+  table["Pad"] = mapPad;
+  table["Reshape"] = mapReshape;
+  table["Shape"] = mapShape;
+  table["Size"] = mapSize;
+  table["Slice"] = mapSlice;
+  table["Split"] = mapSplit;
+  table["Squeeze"] = mapReshape;
+  table["Transpose"] = mapTranspose;
+  table["Unsqueeze"] = mapReshape;
+  table["Where"] = mapWhere;
+  table["Xor"] = mapXor;
+}
+
+} // namespace gplace::frontend::onnx_import

@@ -1,0 +1,321 @@
+//===- OnnxImporter.h - the ONNX importer's parts (private) -----*- C++ -*-===//
+//
+// What the importer's files share (lib/Target/ONNX, docs/onnx.md):
+// - Tensors.cpp: ONNX tensors and types to MLIR attributes and types, and
+//   back (external data read within the model's folder);
+// - Importer.cpp: the Importer, which reads, checks and upgrades the model
+//   with ONNX's library and imports its nodes in order;
+// - Shapes.cpp: dimensions bound from --dim and the inputs' values, ONNX's
+//   shape inference on one node, the folding of each node's ops;
+// - MapMath.cpp, MapTensors.cpp, MapConvolution.cpp: one function per ONNX
+//   op type (node -> graph ops), each file adding its entries to the table.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GPLACE_LIB_TARGET_ONNX_ONNXIMPORTER_H
+#define GPLACE_LIB_TARGET_ONNX_ONNXIMPORTER_H
+
+#include "gplace/Target/ONNX/ImportONNX.h"
+
+#include "gplace/Dialect/Graph/GraphDialect.h"
+#include "gplace/Support/KernelRegistry.h"
+#include "gplace/Support/Shape.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+
+#include <onnx/checker.h>
+#include <onnx/defs/schema.h>
+#include <onnx/onnx_pb.h>
+#include <onnx/shape_inference/implementation.h>
+#include <onnx/version_converter/convert.h>
+
+#include <climits>
+#include <cstring>
+#include <map>
+#include <numeric>
+
+namespace gplace::frontend::onnx_import {
+
+using namespace mlir;
+using namespace gplace::graph;
+namespace rt = gplace::runtime;
+
+/// The opset the version converter brings older models to: the first with
+/// Softmax over one axis, ReduceSum's axes as an input and today's Split,
+/// Squeeze and Unsqueeze.
+constexpr int64_t kTargetOpset = 13;
+
+//===----------------------------------------------------------------------===//
+// Tensors (Tensors.cpp).
+//===----------------------------------------------------------------------===//
+
+/// gplace's element type for ONNX's TensorProto data type, if it has one.
+std::optional<ElementType> toElementType(int32_t onnxType);
+
+std::string onnxTypeName(int32_t onnxType);
+
+/// ONNX's TensorProto data type for an MLIR element type gplace has; 0
+/// (UNDEFINED) for any other.
+int32_t toOnnxType(Type element);
+
+/// `value` as a TensorProto named `name` (raw data, little-endian as
+/// DenseElementsAttr holds it; booleans one byte each), for ONNX's shape
+/// inference to read; false for an element type ONNX has no twin for.
+bool toTensorProto(DenseElementsAttr value, const std::string &name,
+                   onnx::TensorProto &tensor);
+
+Type toMlirType(ElementType type, MLIRContext *context);
+
+/// The bytes of `tensor` (`count` elements of `type`, gplace's host layout:
+/// little-endian, one byte per bool), from its raw data, its typed fields
+/// or its external data file (relative to `directory`).
+rt::StatusOr<std::vector<uint8_t>> tensorBytes(const onnx::TensorProto &tensor,
+                                               ElementType type, int64_t count,
+                                               llvm::StringRef directory);
+
+/// `tensor`'s type, or an error naming what gplace lacks.
+rt::StatusOr<rt::TensorType> tensorType(const onnx::TensorProto &tensor);
+
+/// `tensor` as a dense elements attribute.
+rt::StatusOr<DenseElementsAttr> tensorAttr(const onnx::TensorProto &tensor,
+                                           llvm::StringRef directory,
+                                           MLIRContext *context);
+
+/// The integers of an integer elements attribute.
+SmallVector<int64_t> toInts(DenseElementsAttr attr);
+
+//===----------------------------------------------------------------------===//
+// The importer.
+//===----------------------------------------------------------------------===//
+
+class Importer;
+
+/// One node being imported: its inputs (materialized on demand, so that an
+/// input read only as a constant, such as Reshape's shape, costs no op),
+/// its outputs' types from shape inference, its attributes.
+struct Node {
+  Importer &importer;
+  const onnx::NodeProto &proto;
+  std::string name;
+  Location loc;
+  int64_t opset;
+  SmallVector<RankedTensorType> outputTypes; ///< Null for an unused output.
+
+  int64_t numInputs() const { return proto.input_size(); }
+  bool hasInput(int i) const {
+    return i < proto.input_size() && !proto.input(i).empty();
+  }
+  /// Input `i` as a value (null if absent).
+  Value input(int i);
+  RankedTensorType inputType(int i);
+  /// Input `i`'s value if it is known at import time.
+  std::optional<DenseElementsAttr> constant(int i);
+
+  const onnx::AttributeProto *attr(llvm::StringRef attrName) const {
+    for (const onnx::AttributeProto &a : proto.attribute())
+      if (a.name() == attrName)
+        return &a;
+    return nullptr;
+  }
+  int64_t getInt(llvm::StringRef attrName, int64_t otherwise) const {
+    const onnx::AttributeProto *a = attr(attrName);
+    return a ? a->i() : otherwise;
+  }
+  float getFloat(llvm::StringRef attrName, float otherwise) const {
+    const onnx::AttributeProto *a = attr(attrName);
+    return a ? a->f() : otherwise;
+  }
+  std::string getString(llvm::StringRef attrName,
+                        llvm::StringRef otherwise) const {
+    const onnx::AttributeProto *a = attr(attrName);
+    return a ? a->s() : otherwise.str();
+  }
+  std::optional<SmallVector<int64_t>> getInts(llvm::StringRef attrName) const {
+    const onnx::AttributeProto *a = attr(attrName);
+    if (!a)
+      return std::nullopt;
+    return SmallVector<int64_t>(a->ints().begin(), a->ints().end());
+  }
+
+  // Building ops named after the node: the op that yields an output gets
+  // the node's name, helpers `<name>/<suffix>`.
+  template <typename OpT>
+  Value op(Type type, ValueRange operands,
+           ArrayRef<NamedAttribute> attributes = {}, llvm::StringRef suffix = "");
+  Value constant(DenseElementsAttr value, llvm::StringRef suffix);
+  /// A rank-0 constant of `like`'s element type.
+  Value scalar(Type like, double value, llvm::StringRef suffix);
+  Value reshape(Value v, ArrayRef<int64_t> shape, llvm::StringRef suffix = "");
+  Value transpose(Value v, ArrayRef<int64_t> perm, llvm::StringRef suffix = "");
+  /// min(a, b) as -max(-a, -b) (no minimum op).
+  Value minimum(Value a, Value b, RankedTensorType type,
+                llvm::StringRef suffix = "");
+  /// The type of a numpy-broadcast elementwise op on `a` and `b`.
+  RankedTensorType broadcastType(Value a, Value b);
+  NamedAttribute named(llvm::StringRef attrName, Attribute value);
+  Builder &builder();
+};
+
+using MapFn = bool (*)(Node &node, SmallVectorImpl<Value> &results,
+                       std::string &reason);
+/// The mapping table: ONNX op type -> its function.
+const llvm::StringMap<MapFn> &mappers();
+/// Each mapping file's entries (MapMath.cpp, MapTensors.cpp,
+/// MapConvolution.cpp).
+void addMathMappers(llvm::StringMap<MapFn> &table);
+void addTensorMappers(llvm::StringMap<MapFn> &table);
+void addConvolutionMappers(llvm::StringMap<MapFn> &table);
+
+class Importer {
+public:
+  Importer(MLIRContext *context, llvm::StringRef path,
+           const OnnxImportOptions &options)
+      : context(context), b(context), path(path.str()), options(options),
+        fileLoc(FileLineColLoc::get(context, path, 0, 0)) {
+    directory = llvm::sys::path::parent_path(path).str();
+  }
+
+  OwningOpRef<ModuleOp> run(llvm::StringRef bytes) {
+    OwningOpRef<ModuleOp> module = import(bytes);
+    if (options.report) {
+      for (const auto &[key, value] : unsupported)
+        options.report->unsupported.push_back(
+            {key.first, value.first, key.second, value.second});
+      options.report->unsupportedType = typeProblem;
+      options.report->dynamicShape = shapeProblem;
+    }
+    return module;
+  }
+
+  MLIRContext *context;
+  OpBuilder b;
+  std::string path, directory;
+  const OnnxImportOptions &options;
+  Location fileLoc;
+  onnx::ModelProto model;
+  int64_t opset = 0;
+  /// Values imported so far, by ONNX name.
+  llvm::StringMap<Value> values;
+  /// Values known at import time: initializers, Constant nodes, shapes.
+  llvm::StringMap<DenseElementsAttr> constants;
+  /// The initializers, by name (materialized on first use).
+  llvm::StringMap<const onnx::TensorProto *> initializers;
+  /// Static types from the graph's inputs, outputs and value_info.
+  llvm::StringMap<RankedTensorType> types;
+  /// Every type shape inference gave, static or not.
+  llvm::StringMap<const onnx::TypeProto *> inferred;
+  /// Names an unsupported node produced: nodes reading them are skipped.
+  llvm::StringSet<> poisoned;
+  /// Names materialized while the current node is imported (forgotten if
+  /// the node is rolled back).
+  SmallVector<std::string> materialized;
+
+  /// Unsupported op types and forms: (op type, reason) -> (opset, nodes).
+  std::map<std::pair<std::string, std::string>, std::pair<int64_t, int64_t>>
+      unsupported;
+  /// Other errors (missing shapes), in node order.
+  SmallVector<std::string> errors;
+  /// What staticType refused: an element type, or a shape.
+  bool typeProblem = false, shapeProblem = false;
+
+  InFlightDiagnostic error() { return mlir::emitError(fileLoc); }
+  Value materialize(llvm::StringRef name);
+  /// `type` as a static tensor type; else std::nullopt, with `why` ("has
+  /// element type INT8, which gplace does not have") and whether an element
+  /// type (`*elementType`) or a shape is what gplace cannot take.
+  std::optional<RankedTensorType> staticType(const onnx::TypeProto &type,
+                                             std::string *why,
+                                             bool *elementType) const;
+  /// staticType for a value the import needs: a refusal is recorded in
+  /// typeProblem or shapeProblem.
+  std::optional<RankedTensorType> neededType(const onnx::TypeProto &type,
+                                             std::string *why);
+
+private:
+  OwningOpRef<ModuleOp> import(llvm::StringRef bytes);
+  LogicalResult parse(llvm::StringRef bytes);
+  /// The op type of `proto` as the tables spell it ("Relu", or
+  /// "domain.Type" outside the default domain) and its domain's opset.
+  std::pair<std::string, int64_t> opTypeOf(const onnx::NodeProto &proto) const;
+  /// Fails, listing them, if any node's op type has no mapping, or a Conv or
+  /// pool has a stride, dilation or kernel size below 1 or a negative pad:
+  /// before the version converter and shape inference, whose code is then
+  /// never run on them (ONNX 1.12's LayerNormalization inference crashes on
+  /// an axis below -rank, its window inference divides by the strides).
+  LogicalResult checkNodes();
+  /// Opsets below 13 to 13 with ONNX's version converter, where it can.
+  void upgrade();
+  LogicalResult fixDimensions();
+  /// The types ONNX's shape inference gives `proto`'s outputs when it runs
+  /// on the node alone, over the types of the values imported so far and
+  /// the values known at import time (shapes, folded constants) as
+  /// initializers: where inference over the whole model left a dimension
+  /// dynamic because it could not see through a computed shape. Fills
+  /// `types` for the outputs it makes static.
+  void inferNode(const onnx::NodeProto &proto);
+  /// Folds the ops one node became (`created`, in order) whose operands are
+  /// constants, with the graph ops' fold hooks (GraphFolds.cpp); `results`
+  /// is updated, and an output that folds becomes known at import time.
+  void foldCreated(ArrayRef<Operation *> created,
+                   SmallVectorImpl<Value> &results,
+                   const onnx::NodeProto &proto);
+  void importNode(const onnx::NodeProto &proto);
+  LogicalResult reportProblems();
+};
+
+template <typename OpT>
+Value Node::op(Type type, ValueRange operands,
+               ArrayRef<NamedAttribute> attributes, llvm::StringRef suffix) {
+  SmallVector<NamedAttribute> attrs(attributes);
+  attrs.push_back(named("name", importer.b.getStringAttr(
+                                    suffix.empty() ? name
+                                                   : name + "/" + suffix.str())));
+  return importer.b.create<OpT>(loc, TypeRange{type}, operands, attrs)
+      ->getResult(0);
+}
+
+//===----------------------------------------------------------------------===//
+// Helpers of the mapping functions.
+//===----------------------------------------------------------------------===//
+
+inline bool isFloat(Type t) { return isa<FloatType>(getElementTypeOrSelf(t)); }
+
+/// Normalizes `axis` (negative counts from the end) for `rank` dimensions.
+inline bool normalizeAxis(int64_t &axis, int64_t rank, std::string &reason) {
+  if (axis < 0)
+    axis += rank;
+  if (axis < 0 || axis >= rank) {
+    reason = "axis out of range";
+    return false;
+  }
+  return true;
+}
+
+/// `F` for an op type ONNX defines on floating-point tensors only, whose
+/// composition would compute something else on integers.
+template <MapFn F>
+bool floatInput(Node &n, SmallVectorImpl<Value> &results,
+                std::string &reason) {
+  Type type = n.inputType(0);
+  if (!type || !isFloat(type)) {
+    reason = type ? "a non-float input" : "an omitted input";
+    return false;
+  }
+  return F(n, results, reason);
+}
+
+
+} // namespace gplace::frontend::onnx_import
+
+#endif // GPLACE_LIB_TARGET_ONNX_ONNXIMPORTER_H
