@@ -109,7 +109,7 @@ public:
     return device < 0 ? host : devices[device];
   }
 
-  Status load(const DeviceManager &manager) {
+  Status load(const DeviceManager &manager, Transport *transport) {
     host = &manager.host();
     for (const DeviceDesc &desc : plan.devices) {
       Device *device = manager.find(desc.name);
@@ -210,6 +210,7 @@ public:
       if (step.kind == Step::Kind::Launch) {
         resolved.call.kernel = step.kernel;
         resolved.call.params = &step.params;
+        resolved.call.transport = transport;
         for (int b : step.inputs) {
           const BufferDesc &buffer = plan.buffers[b];
           bool constant = buffer.kind == BufferDesc::Kind::Persistent &&
@@ -253,7 +254,7 @@ public:
       stream.push_back(steps.size());
       steps.push_back(std::move(resolved));
     }
-    GPLACE_RETURN_IF_ERROR(collectives.prepare(getTransport()));
+    GPLACE_RETURN_IF_ERROR(collectives.prepare(transport));
     // Kernels are prepared (compiled) once, now; all-reduces run no kernel.
     for (const std::vector<size_t> &stream : streams)
       for (size_t index : stream) {
@@ -643,7 +644,7 @@ Executor::create(Plan plan, const DeviceManager &devices,
                  const ExecutorOptions &options) {
   auto impl = std::make_unique<Impl>();
   impl->plan = std::move(plan);
-  GPLACE_RETURN_IF_ERROR(impl->load(devices));
+  GPLACE_RETURN_IF_ERROR(impl->load(devices, options.transport));
   impl->captureGraphs(options);
   return std::unique_ptr<Executor>(new Executor(std::move(impl)));
 }

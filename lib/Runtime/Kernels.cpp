@@ -1411,12 +1411,12 @@ GPLACE_DNNL_KERNEL(AvgPoolGrad, windowKernel)
 #undef GPLACE_DNNL_KERNEL
 
 //===----------------------------------------------------------------------===//
-// Transfers between tasks: the process's Transport.
+// Transfers between tasks: the executor's Transport.
 //===----------------------------------------------------------------------===//
 
-/// The process's transport, or an error saying that `op` needs one.
-StatusOr<Transport *> transportFor(const char *op) {
-  if (Transport *transport = getTransport())
+/// The executor's transport, or an error saying that `op` needs one.
+StatusOr<Transport *> transportFor(const KernelCall &call, const char *op) {
+  if (Transport *transport = call.transport)
     return transport;
   return Status::unavailable(std::string(op) +
                              " needs a cluster: run gplace-run under mpirun "
@@ -1424,7 +1424,7 @@ StatusOr<Transport *> transportFor(const char *op) {
 }
 
 template <> Status runKernel<Kernel::Send>(const KernelCall &call) {
-  StatusOr<Transport *> transport = transportFor("gplace.send");
+  StatusOr<Transport *> transport = transportFor(call, "gplace.send");
   if (!transport)
     return transport.status();
   return (*transport)->send(static_cast<int>(call.params->peer),
@@ -1432,7 +1432,7 @@ template <> Status runKernel<Kernel::Send>(const KernelCall &call) {
                             call.inputs[0].type->bytes());
 }
 template <> Status runKernel<Kernel::Recv>(const KernelCall &call) {
-  StatusOr<Transport *> transport = transportFor("gplace.recv");
+  StatusOr<Transport *> transport = transportFor(call, "gplace.recv");
   if (!transport)
     return transport.status();
   return (*transport)->recv(static_cast<int>(call.params->peer),

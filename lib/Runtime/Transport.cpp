@@ -1,12 +1,8 @@
-//===- Transport.cpp - the process's transport ----------------------------===//
+//===- Transport.cpp - links between the tasks of a cluster ---------------===//
 
 #include "gplace/Runtime/Transport.h"
 
 #include <atomic>
-
-namespace {
-std::atomic<gplace::runtime::Transport *> processTransport{nullptr};
-} // namespace
 
 gplace::runtime::Transport::~Transport() = default;
 
@@ -19,12 +15,4 @@ gplace::runtime::Status
 gplace::runtime::Transport::allReduce(const std::vector<int> &, void *,
                                       int64_t, bool) {
   return Status::unavailable("this transport has no collectives");
-}
-
-void gplace::runtime::setTransport(Transport *transport) {
-  processTransport = transport;
-}
-
-gplace::runtime::Transport *gplace::runtime::getTransport() {
-  return processTransport;
 }

@@ -291,10 +291,15 @@ static cl::opt<bool>
                     cl::init(false), cl::cat(category));
 
 /// gplace-run's exit code for a failure of `code`.
+/// The cluster's links (MPI), once main has started them: the executors'
+/// transport.
+static rt::Transport *clusterTransport = nullptr;
+
 /// The executor's options from the command line.
 static rt::ExecutorOptions executorOptions() {
   rt::ExecutorOptions options;
   options.graphs = cudaGraphs == GraphMode::On;
+  options.transport = clusterTransport;
   return options;
 }
 
@@ -556,7 +561,7 @@ int main(int argc, char **argv) {
     (*mpi)->setTaskNames(std::move(names));
     rank = (*mpi)->rank();
     transport = std::move(*mpi);
-    rt::setTransport(transport.get());
+    clusterTransport = transport.get();
     cluster = std::move(*spec);
 #else
     return fail("--cluster needs MPI, and this gplace-run was built without "

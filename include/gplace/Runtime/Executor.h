@@ -17,6 +17,7 @@
 #include "gplace/Runtime/Kernels.h"
 #include "gplace/Runtime/Plan.h"
 #include "gplace/Runtime/Status.h"
+#include "gplace/Runtime/Transport.h"
 
 #include <memory>
 #include <vector>
@@ -33,6 +34,12 @@ struct ExecutorOptions {
   /// work that depends on its own (a CPU step between two of its steps)
   /// runs step by step.
   bool graphs = true;
+  /// The links to the other tasks of a cluster, for the plan's send and
+  /// recv launches and its all-reduces across tasks (gplace-run's
+  /// MpiTransport); null in a single process, where those are errors. Not
+  /// owned: it outlives the executor. Each executor has its own, so that
+  /// executors of different clusters can share a process.
+  Transport *transport = nullptr;
 };
 
 class Executor {

@@ -43,6 +43,8 @@ struct KernelState {
 
 /// One kernel invocation: the plan's operands resolved to memory. Outputs
 /// are the launch's new buffers, then those it writes in place.
+class Transport;
+
 struct KernelCall {
   Kernel kernel = Kernel::Read;
   const KernelParams *params = nullptr;
@@ -69,6 +71,9 @@ struct KernelCall {
   /// stores the bytes of workspace it would take here, and runs nothing
   /// (no tensor is read or written; data pointers may be null).
   int64_t *measuredWorkspace = nullptr;
+  /// The executor's transport to other tasks (ExecutorOptions::transport),
+  /// for send and recv; null outside a cluster.
+  Transport *transport = nullptr;
 };
 
 /// A fusion group run as one kernel (XLA's loop fusion, decided by the

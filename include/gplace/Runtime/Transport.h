@@ -69,11 +69,6 @@ public:
   [[noreturn]] virtual void abort(int code) = 0;
 };
 
-/// The process's transport (nullptr: none, a one-task cluster). Set once,
-/// before any plan runs; the transport outlives the plans.
-void setTransport(Transport *transport);
-Transport *getTransport();
-
 } // namespace gplace::runtime
 
 #endif // GPLACE_RUNTIME_TRANSPORT_H
