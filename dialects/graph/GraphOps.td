@@ -761,7 +761,7 @@ class Graph_WindowOp<string mnemonic, string tfType, list<Trait> traits = [],
 }
 
 def Graph_Conv2DOp : Graph_WindowOp<"conv2d", "Conv2D",
-    [DeclareOpInterfaceMethods<Graph_GradientOpInterface>,
+    [Graph_InferredResultType, DeclareOpInterfaceMethods<Graph_GradientOpInterface>,
      Graph_LayoutSensitiveOpInterface]> {
   let summary = "2-D convolution (Conv2D)";
   let description = [{
@@ -788,7 +788,7 @@ def Graph_Conv2DOp : Graph_WindowOp<"conv2d", "Conv2D",
 }
 
 def Graph_FusedConv2DOp : Graph_WindowOp<"fused_conv2d", "_FusedConv2D",
-    [Graph_LayoutSensitiveOpInterface]> {
+    [Graph_InferredResultType, Graph_LayoutSensitiveOpInterface]> {
   let summary = "conv2d with its bias and activation (_FusedConv2D)";
   let description = [{
     A `gplace.conv2d` (same operands and attributes) followed by
@@ -821,7 +821,7 @@ def Graph_FusedConv2DOp : Graph_WindowOp<"fused_conv2d", "_FusedConv2D",
 }
 
 def Graph_FusedConv2DPoolOp : Graph_WindowOp<"fused_conv2d_pool",
-    "_FusedConv2DPool"> {
+    "_FusedConv2DPool", [Graph_InferredResultType]> {
   let summary = "fused_conv2d followed by its pool, on CPUs (gplace's own)";
   let description = [{
     A `gplace.fused_conv2d` (same operands and attributes; NHWC) whose
@@ -1000,7 +1000,7 @@ def Graph_FusedBatchNormGradOp : Graph_KernelOp<"fused_batch_norm_grad",
 
 def Graph_DepthwiseConv2dNativeOp : Graph_WindowOp<"depthwise_conv2d_native",
     "DepthwiseConv2dNative",
-    [DeclareOpInterfaceMethods<Graph_GradientOpInterface>,
+    [Graph_InferredResultType, DeclareOpInterfaceMethods<Graph_GradientOpInterface>,
      Graph_LayoutSensitiveOpInterface], "depthwise"> {
   let summary = "depthwise 2-D convolution (DepthwiseConv2dNative)";
   let description = [{
@@ -1069,7 +1069,7 @@ def Graph_DepthwiseConv2dNativeBackpropFilterOp
 
 class Graph_PoolOp<string mnemonic, string tfType, string what>
     : Graph_WindowOp<mnemonic, tfType,
-                     [DeclareOpInterfaceMethods<Graph_GradientOpInterface>,
+                     [Graph_InferredResultType, DeclareOpInterfaceMethods<Graph_GradientOpInterface>,
                       Graph_LayoutSensitiveOpInterface]> {
   let summary = what # " over windows of `ksize` (" # tfType # ")";
   let description = [{

@@ -147,6 +147,46 @@ TEST_F(ShapeInferenceTest, ContractionsReductionsAndDataMovement) {
             tensor({5, 2, 4}, f32()));
 }
 
+// The window ops: TensorFlow's Conv2D, DepthwiseConv2dNative and pool shape
+// functions (GetWindowedOutputSizeVerbose), NHWC and NCHW, SAME, VALID and
+// explicit padding, strides and dilations.
+TEST_F(ShapeInferenceTest, WindowOps) {
+  Value nhwc = value({2, 9, 8, 3}, f32()), filter = value({3, 3, 3, 16}, f32());
+  EXPECT_EQ(inferred(b.create<Conv2DOp>(
+                loc, nhwc, filter, ArrayRef<int64_t>{1, 2, 2, 1}, "SAME",
+                nullptr, nullptr, nullptr, nullptr, nullptr, nullptr,
+                ValueRange{})),
+            tensor({2, 5, 4, 16}, f32()));
+  EXPECT_EQ(inferred(b.create<Conv2DOp>(
+                loc, nhwc, filter, ArrayRef<int64_t>{1, 1, 1, 1}, "VALID",
+                nullptr, nullptr, b.getDenseI64ArrayAttr({1, 2, 1, 1}),
+                nullptr, nullptr, nullptr, ValueRange{})),
+            tensor({2, 5, 6, 16}, f32()));
+  Value nchw = value({2, 3, 9, 8}, f32());
+  EXPECT_EQ(inferred(b.create<Conv2DOp>(
+                loc, nchw, filter, ArrayRef<int64_t>{1, 1, 1, 1}, "EXPLICIT",
+                b.getDenseI64ArrayAttr({0, 0, 0, 0, 1, 1, 2, 0}),
+                b.getStringAttr("NCHW"), nullptr, nullptr, nullptr, nullptr,
+                ValueRange{})),
+            tensor({2, 16, 9, 8}, f32()));
+  Value depthwise = value({3, 3, 3, 2}, f32());
+  EXPECT_EQ(inferred(b.create<DepthwiseConv2dNativeOp>(
+                loc, nhwc, depthwise, ArrayRef<int64_t>{1, 1, 1, 1}, "SAME",
+                nullptr, nullptr, nullptr, nullptr, nullptr, nullptr,
+                ValueRange{})),
+            tensor({2, 9, 8, 6}, f32()));
+  EXPECT_EQ(inferred(b.create<MaxPoolOp>(
+                loc, nhwc, ArrayRef<int64_t>{1, 2, 2, 1},
+                ArrayRef<int64_t>{1, 2, 2, 1}, "VALID", nullptr, nullptr,
+                nullptr, nullptr, ValueRange{})),
+            tensor({2, 4, 4, 3}, f32()));
+  EXPECT_EQ(inferred(b.create<AvgPoolOp>(
+                loc, nchw, ArrayRef<int64_t>{1, 1, 3, 3},
+                ArrayRef<int64_t>{1, 1, 2, 2}, "SAME", b.getStringAttr("NCHW"),
+                nullptr, nullptr, nullptr, ValueRange{})),
+            tensor({2, 3, 5, 4}, f32()));
+}
+
 // The rule's errors: a diagnostic at the builder's location naming the op,
 // and no type.
 TEST_F(ShapeInferenceTest, RuleErrorsAreDiagnostics) {
@@ -199,13 +239,6 @@ TEST_F(ShapeInferenceTest, EveryOpInfersOrSaysWhyNot) {
       "gplace.depthwise_conv2d_native_backprop_filter",
       "gplace.avg_pool_grad",           // orig_input_shape
   };
-  // Window ops: TensorFlow's shape functions apply, but the rule lives in
-  // ConvolutionOps.cpp's WindowVerifier, which reads a built op's
-  // attributes; not yet an inferReturnTypes.
-  const llvm::StringSet<> windowPending = {
-      "gplace.conv2d", "gplace.depthwise_conv2d_native",
-      "gplace.fused_conv2d", "gplace.fused_conv2d_pool", "gplace.max_pool",
-      "gplace.avg_pool"};
   int inferring = 0, total = 0;
   for (RegisteredOperationName name : context.getRegisteredOperations()) {
     if (name.getDialectNamespace() != "gplace")
@@ -214,15 +247,13 @@ TEST_F(ShapeInferenceTest, EveryOpInfersOrSaysWhyNot) {
     StringRef op = name.getStringRef();
     bool infers = name.hasInterface<InferTypeOpInterface>();
     inferring += infers;
-    bool listed = parameter.contains(op) || windowPending.contains(op);
+    bool listed = parameter.contains(op);
     EXPECT_NE(infers, listed)
         << op.str()
         << (infers ? " infers its result type but is listed as not"
                    : " neither infers its result type nor says why not");
   }
-  EXPECT_EQ(inferring + static_cast<int>(parameter.size() +
-                                         windowPending.size()),
-            total);
+  EXPECT_EQ(inferring + static_cast<int>(parameter.size()), total);
 }
 
 } // namespace

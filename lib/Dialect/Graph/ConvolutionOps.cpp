@@ -42,18 +42,46 @@ struct Layout {
   }
 };
 
+/// Where a window op's attributes come from and its errors go: a built op
+/// (its verifier), or the attributes and optional location an op is about
+/// to be built with (type inference: errors only with a location), both
+/// named as MLIR's emitOpError names the op.
+struct AttrSource {
+  Operation *op = nullptr;
+  DictionaryAttr attrs;
+  std::optional<Location> location;
+  StringRef opName;
+
+  Attribute get(StringRef name) const {
+    return op ? op->getAttr(name) : attrs ? attrs.get(name) : Attribute();
+  }
+  template <typename T> T getAs(StringRef name) const {
+    return dyn_cast_or_null<T>(get(name));
+  }
+  InFlightDiagnostic error() const {
+    if (op)
+      return op->emitOpError();
+    if (location)
+      return mlir::emitError(*location) << "'" << opName << "' op ";
+    return InFlightDiagnostic();
+  }
+};
+
 /// Reads `data_format` ("NHWC", the default, or "NCHW") into
 /// `channelsFirst`; fails with an error at the op for any other value.
-LogicalResult readDataFormat(Operation *op, bool &channelsFirst) {
+LogicalResult readDataFormat(const AttrSource &src, bool &channelsFirst) {
   channelsFirst = false;
-  auto format = op->getAttrOfType<StringAttr>("data_format");
+  auto format = src.getAs<StringAttr>("data_format");
   if (!format || format.getValue() == "NHWC")
     return success();
   if (format.getValue() == "NCHW")
     return channelsFirst = true, success();
-  return op->emitOpError() << "data_format must be \"NHWC\" or \"NCHW\", "
-                              "not "
-                           << format;
+  return src.error() << "data_format must be \"NHWC\" or \"NCHW\", "
+                        "not "
+                     << format;
+}
+LogicalResult readDataFormat(Operation *op, bool &channelsFirst) {
+  return readDataFormat(AttrSource{op, {}, {}, {}}, channelsFirst);
 }
 
 } // namespace
@@ -102,21 +130,25 @@ public:
   /// NHWC.
   explicit WindowVerifier(Operation *op, bool depthwise = false,
                           StringRef prefix = "")
-      : op(op), depthwise(depthwise), prefix(prefix) {}
+      : src{op, {}, {}, {}}, depthwise(depthwise), prefix(prefix) {}
+  /// Over attributes an op is about to be built with (type inference).
+  explicit WindowVerifier(AttrSource src, bool depthwise = false,
+                          StringRef prefix = "")
+      : src(src), depthwise(depthwise), prefix(prefix) {}
 
   /// Checks `data_format`, `strides`, `padding`, `dilations`,
   /// `explicit_paddings` and (pools) `ksize`.
   LogicalResult verifyAttributes(bool convolution) {
-    if ((prefix.empty() && failed(readDataFormat(op, layout.channelsFirst))) ||
+    if ((prefix.empty() && failed(readDataFormat(src, layout.channelsFirst))) ||
         failed(readFour("strides", strides, /*positive=*/true)))
       return failure();
     dilations = {1, 1, 1, 1};
-    if (op->hasAttr(named("dilations")) &&
+    if (src.get(named("dilations")) &&
         failed(readFour("dilations", dilations, /*positive=*/true)))
       return failure();
     if (!convolution && failed(readFour("ksize", ksize, /*positive=*/true)))
       return failure();
-    StringRef p = paddingAttr().getValue();
+    StringRef p = paddingAttr() ? paddingAttr().getValue() : StringRef();
     if (p == "SAME")
       padding = Same;
     else if (p == "VALID")
@@ -124,30 +156,30 @@ public:
     else if (p == "EXPLICIT" && convolution)
       padding = Explicit;
     else
-      return op->emitOpError()
+      return src.error()
              << named("padding") << " must be \"SAME\", \"VALID\""
              << (convolution ? " or \"EXPLICIT\"" : "") << ", not \"" << p
              << "\"";
     auto explicitPads =
-        op->getAttrOfType<DenseI64ArrayAttr>(named("explicit_paddings"));
+        src.getAs<DenseI64ArrayAttr>(named("explicit_paddings"));
     if (padding == Explicit) {
       if (!explicitPads || explicitPads.size() != 8)
-        return op->emitOpError() << "padding \"EXPLICIT\" needs 8 "
+        return src.error() << "padding \"EXPLICIT\" needs 8 "
                                     "explicit_paddings (before and after "
                                     "each dimension)";
       for (int64_t d = 0; d < 4; ++d) {
         int64_t before = explicitPads[2 * d], after = explicitPads[2 * d + 1];
         if (before < 0 || after < 0)
-          return op->emitOpError() << "explicit_paddings must not be negative";
+          return src.error() << "explicit_paddings must not be negative";
         bool spatial = d == layout.height() || d == layout.width();
         if (!spatial && (before || after))
-          return op->emitOpError()
+          return src.error()
                  << "explicit_paddings of the " << layout.name(d)
                  << " dimension must be 0";
       }
       pads = explicitPads.asArrayRef();
     } else if (explicitPads && !explicitPads.empty()) {
-      return op->emitOpError()
+      return src.error()
              << "explicit_paddings are only allowed with padding \"EXPLICIT\"";
     }
     return success();
@@ -177,83 +209,81 @@ public:
     return w;
   }
 
-  /// Checks `input` and `output` (and `filter`, for convolutions) against
-  /// each other: rank 4, the output's spatial sizes from the window, its
-  /// batch, its channels (the filter's output channels, or the input's).
-  LogicalResult verifyShapes(RankedTensorType input, RankedTensorType filter,
-                             RankedTensorType output, StringRef inputName,
-                             StringRef outputName) {
-    for (auto [type, what] : {std::pair(input, inputName),
-                              std::pair(output, outputName)})
-      if (type.getRank() != 4)
-        return op->emitOpError() << what << " must have rank 4, not "
-                                 << type.getRank() << " (" << type << ")";
-    if (input.getElementType() != output.getElementType() ||
-        (filter && filter.getElementType() != input.getElementType()))
-      return op->emitOpError()
-             << "operands and result must have one element type";
+  /// The output's shape from `input` (and `filter`, for convolutions),
+  /// TensorFlow's shape function: rank 4, its batch, its channels (the
+  /// filter's output channels, or the input's), its spatial sizes from the
+  /// window. Fails, saying why, where the attributes or operands do not
+  /// fit (verifyAttributes first).
+  FailureOr<SmallVector<int64_t, 4>> outputShape(RankedTensorType input,
+                                                 RankedTensorType filter,
+                                                 StringRef inputName) {
+    if (input.getRank() != 4)
+      return src.error() << inputName << " must have rank 4, not "
+                         << input.getRank() << " (" << input << ")",
+             failure();
     for (int64_t d : {0, 1, 2, 3}) {
       bool spatial = d == layout.height() || d == layout.width();
       if (!spatial && strides[d] != 1)
-        return op->emitOpError()
-               << named("strides") << " in the " << layout.name(d)
-               << " dimension must be 1, as TensorFlow's";
+        return src.error() << named("strides") << " in the " << layout.name(d)
+                           << " dimension must be 1, as TensorFlow's",
+               failure();
       if (!spatial && dilations[d] != 1)
-        return op->emitOpError()
-               << named("dilations") << " in the " << layout.name(d)
-               << " dimension must be 1, as TensorFlow's";
+        return src.error() << named("dilations") << " in the "
+                           << layout.name(d)
+                           << " dimension must be 1, as TensorFlow's",
+               failure();
       if (!filter && !spatial && ksize[d] != 1)
-        return op->emitOpError()
-               << named("ksize") << " in the " << layout.name(d)
-               << " dimension must be 1, as TensorFlow's";
+        return src.error() << named("ksize") << " in the " << layout.name(d)
+                           << " dimension must be 1, as TensorFlow's",
+               failure();
     }
     int64_t channels = input.getDimSize(layout.channels());
     int64_t outChannels = channels;
     if (filter) {
       if (filter.getRank() != 4)
-        return op->emitOpError() << "filter must have rank 4 ([height, width, "
-                                    "in_channels, out_channels]), not "
-                                 << filter;
+        return src.error() << "filter must have rank 4 ([height, width, "
+                              "in_channels, out_channels]), not "
+                           << filter,
+               failure();
       if (filter.getDimSize(0) <= 0 || filter.getDimSize(1) <= 0)
-        return op->emitOpError() << "filter's height and width must be "
-                                    "positive, not "
-                                 << filter;
+        return src.error() << "filter's height and width must be "
+                              "positive, not "
+                           << filter,
+               failure();
       int64_t filterIn = filter.getDimSize(2);
       outChannels = filter.getDimSize(3);
       // The groups below are channels / filterIn: none without channels.
       if (channels <= 0)
-        return op->emitOpError()
-               << inputName << " has " << channels << " channels; a "
-               << "convolution needs at least one";
+        return src.error() << inputName << " has " << channels
+                           << " channels; a convolution needs at least one",
+               failure();
       if (depthwise) {
         if (filterIn != channels)
-          return op->emitOpError()
-                 << "filter has " << filterIn << " input channels, expected "
-                 << "the input's " << channels
-                 << " (depthwise: [height, width, in_channels, "
-                    "channel_multiplier])";
+          return src.error()
+                     << "filter has " << filterIn
+                     << " input channels, expected the input's " << channels
+                     << " (depthwise: [height, width, in_channels, "
+                        "channel_multiplier])",
+                 failure();
         outChannels = channels * filter.getDimSize(3);
-      } else if (filterIn <= 0 || channels % filterIn != 0)
-        return op->emitOpError()
-               << "input has " << channels << " channels, which is not a "
-               << "multiple of the filter's " << filterIn << " input channels";
+      } else if (filterIn <= 0 || channels % filterIn != 0) {
+        return src.error() << "input has " << channels
+                           << " channels, which is not a multiple of the "
+                              "filter's "
+                           << filterIn << " input channels",
+               failure();
+      }
       int64_t groups = channels / filterIn;
       if (outChannels % groups != 0)
-        return op->emitOpError()
-               << "filter's " << outChannels << " output channels are not a "
-               << "multiple of the " << groups << " groups (input channels "
-               << channels << " / filter input channels " << filterIn << ")";
+        return src.error() << "filter's " << outChannels
+                           << " output channels are not a multiple of the "
+                           << groups << " groups (input channels " << channels
+                           << " / filter input channels " << filterIn << ")",
+               failure();
     }
-    if (output.getDimSize(0) != input.getDimSize(0))
-      return op->emitOpError()
-             << outputName << " dimension 0 (batch) is " << output.getDimSize(0)
-             << ", expected " << input.getDimSize(0) << " from " << inputName;
-    if (output.getDimSize(layout.channels()) != outChannels)
-      return op->emitOpError()
-             << outputName << " dimension " << layout.channels()
-             << " (channels) is " << output.getDimSize(layout.channels())
-             << ", expected " << outChannels << " from "
-             << (filter ? "the filter" : inputName);
+    SmallVector<int64_t, 4> shape(4);
+    shape[0] = input.getDimSize(0);
+    shape[layout.channels()] = outChannels;
     WindowAttrs w = window(input, filter);
     const WindowDim *dims[2] = {&w.height, &w.width};
     int64_t spatial[2] = {layout.height(), layout.width()};
@@ -266,20 +296,68 @@ public:
           paddingAttr().getValue() == "SAME")
         size = 0;
       if (!size)
-        return op->emitOpError()
-               << "window of " << dims[i]->size << " (dilation "
-               << dims[i]->dilation << ") does not fit the " << inputName
-               << "'s " << layout.name(d) << " of " << in << " with padding "
-               << paddingAttr()
-               << " (TensorFlow: computed output size would be negative)";
-      if (output.getDimSize(d) != *size)
-        return op->emitOpError()
+        return src.error()
+                   << "window of " << dims[i]->size << " (dilation "
+                   << dims[i]->dilation << ") does not fit the " << inputName
+                   << "'s " << layout.name(d) << " of " << in
+                   << " with padding " << paddingAttr()
+                   << " (TensorFlow: computed output size would be negative)",
+               failure();
+      shape[d] = *size;
+    }
+    return shape;
+  }
+
+  /// The output's element type: the input's, which the filter shares.
+  FailureOr<Type> elementType(RankedTensorType input,
+                              RankedTensorType filter) {
+    if (filter && filter.getElementType() != input.getElementType())
+      return src.error() << "operands and result must have one element type",
+             failure();
+    return input.getElementType();
+  }
+
+  /// Checks `input` and `output` (and `filter`, for convolutions) against
+  /// each other: rank 4, one element type, and the output's shape
+  /// outputShape() computes, each difference named.
+  LogicalResult verifyShapes(RankedTensorType input, RankedTensorType filter,
+                             RankedTensorType output, StringRef inputName,
+                             StringRef outputName) {
+    for (auto [type, what] : {std::pair(input, inputName),
+                              std::pair(output, outputName)})
+      if (type.getRank() != 4)
+        return src.error() << what << " must have rank 4, not "
+                           << type.getRank() << " (" << type << ")";
+    if (input.getElementType() != output.getElementType() ||
+        (filter && filter.getElementType() != input.getElementType()))
+      return src.error() << "operands and result must have one element type";
+    FailureOr<SmallVector<int64_t, 4>> shape =
+        outputShape(input, filter, inputName);
+    if (failed(shape))
+      return failure();
+    if (output.getDimSize(0) != (*shape)[0])
+      return src.error() << outputName << " dimension 0 (batch) is "
+                         << output.getDimSize(0) << ", expected "
+                         << (*shape)[0] << " from " << inputName;
+    int64_t c = layout.channels();
+    if (output.getDimSize(c) != (*shape)[c])
+      return src.error() << outputName << " dimension " << c
+                         << " (channels) is " << output.getDimSize(c)
+                         << ", expected " << (*shape)[c] << " from "
+                         << (filter ? "the filter" : inputName);
+    WindowAttrs w = window(input, filter);
+    const WindowDim *dims[2] = {&w.height, &w.width};
+    int64_t spatial[2] = {layout.height(), layout.width()};
+    for (int i = 0; i < 2; ++i) {
+      int64_t d = spatial[i], in = input.getDimSize(d);
+      if (output.getDimSize(d) != (*shape)[d])
+        return src.error()
                << outputName << " dimension " << d << " (" << layout.name(d)
-               << ") is " << output.getDimSize(d) << ", expected " << *size
-               << " from " << inputName << " " << layout.name(d) << " " << in
-               << ", window " << dims[i]->size << ", stride " << dims[i]->stride
-               << ", dilation " << dims[i]->dilation << ", padding "
-               << paddingAttr();
+               << ") is " << output.getDimSize(d) << ", expected "
+               << (*shape)[d] << " from " << inputName << " "
+               << layout.name(d) << " " << in << ", window " << dims[i]->size
+               << ", stride " << dims[i]->stride << ", dilation "
+               << dims[i]->dilation << ", padding " << paddingAttr();
     }
     return success();
   }
@@ -288,23 +366,23 @@ private:
   /// The attribute `name` of the window (`prefix` + name).
   std::string named(StringRef name) const { return (prefix + name).str(); }
   StringAttr paddingAttr() const {
-    return op->getAttrOfType<StringAttr>(named("padding"));
+    return src.getAs<StringAttr>(named("padding"));
   }
 
   LogicalResult readFour(StringRef base, SmallVectorImpl<int64_t> &out,
                          bool positive) {
     std::string name = named(base);
-    auto attr = op->getAttrOfType<DenseI64ArrayAttr>(name);
+    auto attr = src.getAs<DenseI64ArrayAttr>(name);
     if (!attr || attr.size() != 4)
-      return op->emitOpError() << name << " must have 4 entries (one per "
+      return src.error() << name << " must have 4 entries (one per "
                                           "dimension of data_format)";
     out.assign(attr.asArrayRef().begin(), attr.asArrayRef().end());
     if (positive && llvm::any_of(out, [](int64_t v) { return v <= 0; }))
-      return op->emitOpError() << name << " must be positive";
+      return src.error() << name << " must be positive";
     return success();
   }
 
-  Operation *op;
+  AttrSource src;
   bool depthwise;
   StringRef prefix;
   Layout layout;
@@ -359,6 +437,97 @@ SmallVector<NamedAttribute> windowAttributes(Operation *op) {
 //===----------------------------------------------------------------------===//
 // Convolutions.
 //===----------------------------------------------------------------------===//
+
+// Type inference of the window ops: the rule verifyShapes checks, over the
+// attributes the op is built with.
+
+/// The attributes of an op about to be built (its properties and the
+/// other attributes).
+template <typename OpT>
+static AttrSource buildSource(MLIRContext *context,
+                              std::optional<Location> location,
+                              DictionaryAttr attributes,
+                              OpaqueProperties properties) {
+  AttrSource src;
+  src.location = location;
+  src.opName = OpT::getOperationName();
+  NamedAttrList all(attributes);
+  if (properties)
+    if (auto inherent = dyn_cast_or_null<DictionaryAttr>(
+            OpT::getPropertiesAsAttr(context,
+                                     *properties.as<typename OpT::Properties *>())))
+      for (NamedAttribute attr : inherent)
+        all.set(attr.getName(), attr.getValue());
+  src.attrs = all.getDictionary(context);
+  return src;
+}
+
+/// A window op's result type from `input` and `filter` (null for pools),
+/// or failure; `prefix` names the window's attributes.
+static FailureOr<RankedTensorType>
+inferWindow(const AttrSource &src, Value input, Value filter, bool convolution,
+            bool depthwise = false, StringRef prefix = "",
+            RankedTensorType inputType = {}) {
+  if (!inputType)
+    inputType = input ? dyn_cast<RankedTensorType>(input.getType())
+                      : RankedTensorType();
+  RankedTensorType filterType =
+      filter ? dyn_cast<RankedTensorType>(filter.getType())
+             : RankedTensorType();
+  if (!inputType || (filter && !filterType))
+    return failure();
+  WindowVerifier v(src, depthwise, prefix);
+  if (failed(v.verifyAttributes(convolution)))
+    return failure();
+  FailureOr<SmallVector<int64_t, 4>> shape =
+      v.outputShape(inputType, filterType, "input");
+  FailureOr<Type> element = v.elementType(inputType, filterType);
+  if (failed(shape) || failed(element))
+    return failure();
+  return RankedTensorType::get(*shape, *element);
+}
+
+#define GPLACE_WINDOW_INFERENCE(OpT, ...)                                      \
+  LogicalResult OpT::inferReturnTypes(                                         \
+      MLIRContext *context, std::optional<Location> location,                  \
+      ValueRange operands, DictionaryAttr attributes,                          \
+      OpaqueProperties properties, RegionRange regions,                        \
+      SmallVectorImpl<Type> &inferredReturnTypes) {                            \
+    Adaptor adaptor(operands, attributes, properties, regions);                \
+    AttrSource src =                                                           \
+        buildSource<OpT>(context, location, attributes, properties);           \
+    FailureOr<RankedTensorType> type = __VA_ARGS__;                            \
+    if (failed(type))                                                          \
+      return failure();                                                        \
+    inferredReturnTypes.push_back(*type);                                      \
+    return success();                                                          \
+  }                                                                            \
+  LogicalResult OpT::refineReturnTypes(                                        \
+      MLIRContext *, std::optional<Location>, ValueRange, DictionaryAttr,      \
+      OpaqueProperties, RegionRange, SmallVectorImpl<Type> &) {                \
+    return success();                                                          \
+  }
+
+GPLACE_WINDOW_INFERENCE(Conv2DOp, inferWindow(src, adaptor.getInput(),
+                                              adaptor.getFilter(), true))
+GPLACE_WINDOW_INFERENCE(FusedConv2DOp, inferWindow(src, adaptor.getInput(),
+                                                   adaptor.getFilter(), true))
+GPLACE_WINDOW_INFERENCE(DepthwiseConv2dNativeOp,
+                        inferWindow(src, adaptor.getInput(),
+                                    adaptor.getFilter(), true, true))
+GPLACE_WINDOW_INFERENCE(MaxPoolOp,
+                        inferWindow(src, adaptor.getInput(), {}, false))
+GPLACE_WINDOW_INFERENCE(AvgPoolOp,
+                        inferWindow(src, adaptor.getInput(), {}, false))
+// The convolution's result, then its pool (NHWC, `pool_` attributes).
+GPLACE_WINDOW_INFERENCE(
+    FusedConv2DPoolOp, ([&]() -> FailureOr<RankedTensorType> {
+      FailureOr<RankedTensorType> conv =
+          inferWindow(src, adaptor.getInput(), adaptor.getFilter(), true);
+      if (failed(conv))
+        return failure();
+      return inferWindow(src, {}, {}, false, false, "pool_", *conv);
+    }()))
 
 LogicalResult Conv2DOp::verify() {
   WindowVerifier v(*this);
