@@ -158,9 +158,8 @@ struct LayoutPass : public gplace::impl::LayoutPassBase<LayoutPass> {
     } else {
       attrs.push_back(
           builder.getNamedAttr("perm", builder.getDenseI64ArrayAttr(perm)));
-      op = builder.create<TransposeOp>(like->getLoc(),
-                                       TypeRange{permuted(type, perm)},
-                                       ValueRange{value}, attrs);
+      op = buildOp<TransposeOp>(builder, like->getLoc(), ValueRange{value},
+                                attrs);
     }
     created.insert(op);
     nameOf[op] = name;

@@ -68,13 +68,15 @@ private:
     op->setAttr("name", builder_.getStringAttr(name));
   }
 
-  /// An op on `device` (the host by default), named `name` made unique.
+  /// An op on `device` (the host by default), named `name` made unique;
+  /// of type `type`, or (null) the one the op's rule infers (buildOp).
   template <typename OpT>
   Value create(Type type, ValueRange operands, StringRef name,
                ArrayRef<NamedAttribute> attributes = {},
                StringRef device = kHost) {
-    Operation *op = builder_.create<OpT>(func_.getLoc(), TypeRange{type},
-                                         operands, attributes);
+    Operation *op = buildOp<OpT>(builder_, func_.getLoc(), operands,
+                                 attributes,
+                                 type ? TypeRange{type} : TypeRange{});
     pin(op, device, uniqueName(name));
     return op->getResult(0);
   }

@@ -31,10 +31,13 @@ class Emitter {
 public:
   Emitter(OpBuilder &builder, Location loc) : b(builder), loc(loc) {}
 
+  /// An OpT of `operands`; its result type `type`, or (null) the one the
+  /// op's rule infers (buildOp).
   template <typename OpT>
   Value op(Type type, ValueRange operands,
            ArrayRef<NamedAttribute> attributes = {}) {
-    return b.create<OpT>(loc, TypeRange{type}, operands, attributes)
+    return buildOp<OpT>(b, loc, operands, attributes,
+                        type ? TypeRange{type} : TypeRange{})
         ->getResult(0);
   }
 
@@ -62,20 +65,11 @@ public:
 
   /// `v` summed over `axes` (keeping none).
   Value reduceSum(Value v, ArrayRef<int64_t> axes, bool keepDims = false) {
-    RankedTensorType type = typeOf(v);
-    SmallVector<int64_t> shape;
-    for (int64_t d = 0; d < type.getRank(); ++d) {
-      if (!llvm::is_contained(axes, d))
-        shape.push_back(type.getDimSize(d));
-      else if (keepDims)
-        shape.push_back(1);
-    }
     SmallVector<NamedAttribute> attrs = {
         b.getNamedAttr("axes", b.getDenseI64ArrayAttr(axes))};
     if (keepDims)
       attrs.push_back(b.getNamedAttr("keep_dims", b.getUnitAttr()));
-    return op<ReduceSumOp>(
-        RankedTensorType::get(shape, type.getElementType()), v, attrs);
+    return op<ReduceSumOp>(Type(), v, attrs);
   }
 
   /// The gradient `grad` of a broadcast result, summed back to `target`,
@@ -109,29 +103,18 @@ public:
                             ValueRange());
   }
 
-  /// The result type of a binary elementwise op on `lhs` and `rhs`.
-  RankedTensorType broadcastType(Value lhs, Value rhs) {
-    RankedTensorType l = typeOf(lhs), r = typeOf(rhs);
-    std::optional<std::vector<int64_t>> shape =
-        gplace::broadcastShapes(l.getShape(), r.getShape());
-    return RankedTensorType::get(*shape, l.getElementType());
-  }
   template <typename OpT> Value binary(Value lhs, Value rhs) {
-    return op<OpT>(broadcastType(lhs, rhs), ValueRange{lhs, rhs});
+    return op<OpT>(Type(), ValueRange{lhs, rhs});
   }
   template <typename OpT> Value unary(Value x) { return op<OpT>(x.getType(), x); }
 
   Value matmul(Value a, Value b2, bool ta, bool tb) {
-    RankedTensorType at = typeOf(a), bt = typeOf(b2);
-    int64_t m = ta ? at.getDimSize(1) : at.getDimSize(0);
-    int64_t n = tb ? bt.getDimSize(0) : bt.getDimSize(1);
     SmallVector<NamedAttribute> attrs;
     if (ta)
       attrs.push_back(b.getNamedAttr("transpose_a", b.getUnitAttr()));
     if (tb)
       attrs.push_back(b.getNamedAttr("transpose_b", b.getUnitAttr()));
-    return op<MatmulOp>(RankedTensorType::get({m, n}, at.getElementType()),
-                        ValueRange{a, b2}, attrs);
+    return op<MatmulOp>(Type(), ValueRange{a, b2}, attrs);
   }
 
   OpBuilder &b;
@@ -220,14 +203,10 @@ LogicalResult MaximumOp::buildGradients(OpBuilder &b, ArrayRef<Value> dys,
   // side it is chosen for.
   Emitter e(b, getLoc());
   Value dy = dys[0], lhs = getLhs(), rhs = getRhs();
-  RankedTensorType type = e.broadcastType(lhs, rhs);
-  Value mask = e.op<GreaterEqualOp>(
-      RankedTensorType::get(type.getShape(), b.getI1Type()),
-      ValueRange{lhs, rhs});
+  Value mask = e.op<GreaterEqualOp>(Type(), ValueRange{lhs, rhs});
   Value zero = e.scalar(dy, 0.0);
-  sumBinary(e, lhs, rhs,
-            e.op<SelectOp>(dy.getType(), ValueRange{mask, dy, zero}),
-            e.op<SelectOp>(dy.getType(), ValueRange{mask, zero, dy}), out);
+  sumBinary(e, lhs, rhs, e.op<SelectOp>(Type(), ValueRange{mask, dy, zero}),
+            e.op<SelectOp>(Type(), ValueRange{mask, zero, dy}), out);
   return success();
 }
 
@@ -450,8 +429,7 @@ LogicalResult ReduceMaxOp::buildGradients(OpBuilder &b, ArrayRef<Value> dys,
     return success();
   }
   Value y = broadcastReduced(e, getResult(), input, getAxes());
-  auto maskType = RankedTensorType::get(input.getShape(), b.getI1Type());
-  Value equal = e.op<EqualOp>(maskType, ValueRange{getInput(), y});
+  Value equal = e.op<EqualOp>(Type(), ValueRange{getInput(), y});
   Value indicators = e.op<CastOp>(input, equal);
   SmallVector<int64_t> axes;
   for (int64_t axis : getAxes())
@@ -522,13 +500,8 @@ LogicalResult GatherOp::buildGradients(OpBuilder &b, ArrayRef<Value> dys,
   Value dy = dys[0];
   RankedTensorType dyType = typeOf(dy);
   auto transpose = [&](Value v, ArrayRef<int64_t> perm) {
-    RankedTensorType type = typeOf(v);
-    SmallVector<int64_t> shape;
-    for (int64_t p : perm)
-      shape.push_back(type.getDimSize(p));
     return e.op<TransposeOp>(
-        RankedTensorType::get(shape, type.getElementType()), v,
-        {b.getNamedAttr("perm", b.getDenseI64ArrayAttr(perm))});
+        Type(), v, {b.getNamedAttr("perm", b.getDenseI64ArrayAttr(perm))});
   };
   // The indexed dimensions of dy first: [axis, axis + indexRank), then the
   // rest in order.
@@ -570,7 +543,7 @@ LogicalResult TransposeOp::buildGradients(OpBuilder &b, ArrayRef<Value> dys,
   for (auto [i, p] : llvm::enumerate(perm))
     inverse[p] = static_cast<int64_t>(i);
   out.push_back(e.op<TransposeOp>(
-      getInput().getType(), dys[0],
+      Type(), dys[0],
       {b.getNamedAttr("perm", b.getDenseI64ArrayAttr(inverse))}));
   return success();
 }

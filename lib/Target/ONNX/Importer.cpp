@@ -64,13 +64,9 @@ Value Node::reshape(Value v, ArrayRef<int64_t> shape, llvm::StringRef suffix) {
 
 Value Node::transpose(Value v, ArrayRef<int64_t> perm,
                       llvm::StringRef suffix) {
-  auto in = cast<RankedTensorType>(v.getType());
-  SmallVector<int64_t> shape;
-  for (int64_t p : perm)
-    shape.push_back(in.getDimSize(p));
-  return op<TransposeOp>(RankedTensorType::get(shape, in.getElementType()), v,
-                         {named("perm", importer.b.getDenseI64ArrayAttr(perm))},
-                         suffix);
+  return op<TransposeOp>(
+      Type(), v, {named("perm", importer.b.getDenseI64ArrayAttr(perm))},
+      suffix);
 }
 
 RankedTensorType Node::broadcastType(Value a, Value b) {

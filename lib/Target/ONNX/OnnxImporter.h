@@ -281,8 +281,11 @@ Value Node::op(Type type, ValueRange operands,
   attrs.push_back(named("name", importer.b.getStringAttr(
                                     suffix.empty() ? name
                                                    : name + "/" + suffix.str())));
-  return importer.b.create<OpT>(loc, TypeRange{type}, operands, attrs)
-      ->getResult(0);
+  // A null type: the one the op's rule infers (buildOp); where the rule
+  // does not apply, a null value (its diagnostic says why).
+  OpT op = buildOp<OpT>(importer.b, loc, operands, attrs,
+                        type ? TypeRange{type} : TypeRange{});
+  return op ? op->getResult(0) : Value();
 }
 
 //===----------------------------------------------------------------------===//

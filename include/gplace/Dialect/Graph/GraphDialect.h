@@ -261,4 +261,45 @@ void populateRemapperPatterns(mlir::RewritePatternSet &patterns);
 #define GET_OP_CLASSES
 #include "gplace/Dialect/Graph/GraphOps.h.inc"
 
+namespace gplace::graph {
+
+/// The one way passes and frontends build a graph op: an `OpT` of
+/// `operands` and `attributes` (inherent ones, such as `perm` or `name`,
+/// included) at `b`'s insertion point, its result types given (`types`)
+/// or, where empty, inferred by the op's own rule (InferTypeOpInterface:
+/// TensorFlow's shape function for the op, GraphOps.cpp). Returns the op,
+/// or null without building anything where the rule does not apply (its
+/// diagnostic at `loc`), the attributes do not convert, or the op takes its
+/// result type as a parameter (reshape, cast, ...) and `types` is empty. Ops with operand
+/// segments (concat, add_n) take their typed ODS builders instead.
+template <typename OpT>
+OpT buildOp(mlir::OpBuilder &b, mlir::Location loc, mlir::ValueRange operands,
+            llvm::ArrayRef<mlir::NamedAttribute> attributes = {},
+            mlir::TypeRange types = {}) {
+  if (!types.empty())
+    return b.create<OpT>(loc, types, operands, attributes);
+  if constexpr (OpT::template hasTrait<mlir::InferTypeOpInterface::Trait>()) {
+    mlir::MLIRContext *context = b.getContext();
+    mlir::OperationState state(loc, OpT::getOperationName());
+    state.addAttributes(attributes);
+    mlir::DictionaryAttr dictionary = state.attributes.getDictionary(context);
+    auto &properties = state.getOrAddProperties<typename OpT::Properties>();
+    if (!attributes.empty() &&
+        mlir::failed(OpT::setPropertiesFromAttr(
+            properties, dictionary, [&]() { return mlir::emitError(loc); })))
+      return nullptr;
+    llvm::SmallVector<mlir::Type, 2> inferred;
+    if (mlir::failed(OpT::inferReturnTypes(context, loc, operands, dictionary,
+                                           &properties, {}, inferred)))
+      return nullptr;
+    return b.create<OpT>(loc, mlir::TypeRange(inferred), operands, attributes);
+  } else {
+    mlir::emitError(loc) << "'" << OpT::getOperationName()
+                         << "' takes its result type as a parameter";
+    return nullptr;
+  }
+}
+
+} // namespace gplace::graph
+
 #endif // GPLACE_DIALECT_GRAPH_GRAPHDIALECT_H
