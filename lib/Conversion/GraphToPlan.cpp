@@ -10,6 +10,7 @@
 
 #include "gplace/Conversion/Passes.h"
 #include "gplace/Dialect/Graph/GraphDialect.h"
+#include "gplace/Dialect/Graph/VariableAccess.h"
 #include "gplace/Dialect/Plan/PlanDialect.h"
 #include "gplace/Support/DeviceName.h"
 
@@ -67,19 +68,6 @@ private:
   SmallVector<StringAttr> names_;
   SmallVector<FlatSymbolRefAttr> symbols_;
 };
-
-/// True if `op`'s memory effects write the variable `resource` is.
-bool writesVariable(Operation *op, Value resource) {
-  auto effects = dyn_cast<MemoryEffectOpInterface>(op);
-  if (!effects)
-    return false;
-  SmallVector<MemoryEffects::EffectInstance, 2> instances;
-  effects.getEffectsOnResource(VariableResource::get(), instances);
-  return llvm::any_of(instances, [&](const MemoryEffects::EffectInstance &e) {
-    return isa<MemoryEffects::Write>(e.getEffect()) && e.getValue() &&
-           getResourceRoot(e.getValue()) == resource;
-  });
-}
 
 /// Converts one function.
 class FunctionConverter {

@@ -3,6 +3,7 @@
 #include "gplace/Transforms/CostModel.h"
 
 #include "gplace/Dialect/Graph/GraphDialect.h"
+#include "gplace/Dialect/Graph/VariableAccess.h"
 #include "gplace/Dialect/Plan/PlanDialect.h"
 #include "gplace/Support/Shape.h"
 
@@ -230,8 +231,7 @@ OpCost gplace::getOpCost(Operation *op) {
   // Ops that forward their input (identity, reshape, a variable's read)
   // are views of its memory once lowered: no kernel runs. (A read the
   // lowering must copy, one a later write could overtake, is left out.)
-  cost.runsKernel = isa<KernelOpInterface>(op) &&
-                    !op->hasTrait<graph::OpTrait::ForwardsInput>();
+  cost.runsKernel = isa<KernelOpInterface>(op) && !graph::forwardsInput(op);
   cost.flops = placed.getFlops();
   for (Value operand : placed.getDataOperands())
     cost.bytes += getTypeBytes(operand.getType());

@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "gplace/Dialect/Graph/GraphDialect.h"
+#include "gplace/Dialect/Graph/VariableAccess.h"
 #include "gplace/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -59,38 +60,6 @@ bool isOrderedAfter(PlacedOpInterface op, Value value) {
                       [&](Value token) { return implies(token, value); });
 }
 
-/// How `op` touches one variable: the resource value its memory effects
-/// read or write (its root), and whether it writes it.
-struct VariableAccess {
-  Value resource;
-  bool writes = false;
-};
-/// Every variable `op` touches, once each, in the order of its effects: an
-/// update of several variables (apply_adam's var, m and v) is ordered
-/// against the accesses of each (TensorFlow's automatic control
-/// dependencies order a stateful op against all its resource inputs).
-SmallVector<VariableAccess, 1> variableAccesses(Operation *op) {
-  SmallVector<VariableAccess, 1> accesses;
-  auto effects = dyn_cast<MemoryEffectOpInterface>(op);
-  if (!effects)
-    return accesses;
-  SmallVector<MemoryEffects::EffectInstance, 2> instances;
-  effects.getEffectsOnResource(VariableResource::get(), instances);
-  for (const MemoryEffects::EffectInstance &instance : instances) {
-    if (!instance.getValue() ||
-        !isa<MemoryEffects::Read, MemoryEffects::Write>(instance.getEffect()))
-      continue; // Allocation (a variable's declaration) orders nothing.
-    Value root = getResourceRoot(instance.getValue());
-    auto *it = llvm::find_if(accesses, [&](const VariableAccess &access) {
-      return access.resource == root;
-    });
-    if (it == accesses.end())
-      it = accesses.insert(accesses.end(), VariableAccess{root});
-    it->writes |= isa<MemoryEffects::Write>(instance.getEffect());
-  }
-  return accesses;
-}
-
 class ControlDepsInserter {
 public:
   ControlDepsInserter(func::FuncOp func, unsigned maxInflightCopies)
@@ -128,8 +97,8 @@ private:
     for (PlacedOpInterface op : ops) {
       if (op->getNumResults() == 0)
         continue;
-      for (const VariableAccess &access : variableAccesses(op)) {
-        State &state = states[access.resource];
+      for (const VariableAccess &access : getVariableAccesses(op)) {
+        State &state = states[access.variable];
         if (state.lastWrite && !isOrderedAfter(op, state.lastWrite)) {
           op.addControlDependency(state.lastWrite);
           changed_ = true;

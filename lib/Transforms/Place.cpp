@@ -18,6 +18,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "gplace/Dialect/Graph/GraphDialect.h"
+#include "gplace/Dialect/Graph/VariableAccess.h"
 #include "gplace/Dialect/Plan/PlanDialect.h"
 #include "gplace/Dialect/Plan/Transforms/Arena.h"
 #include "gplace/Support/DeviceName.h"
@@ -867,21 +868,14 @@ FunctionPlacer::placeAutoWithin(const std::vector<int64_t> &budget,
   // reshape, a variable's read) no memory of its own, unless it is a read
   // of a variable something writes, which may be copied (GraphToPlan's
   // needsCopy; counted as a copy here, the larger case).
-  auto isWritten = [](Value resource) {
-    return llvm::any_of(resource.getUsers(), [](Operation *user) {
-      return !user->hasTrait<graph::OpTrait::ForwardsInput>() &&
-             !user->hasTrait<graph::OpTrait::ControlOnly>();
-    });
-  };
   auto isView = [&](const OpInfo &info) {
     Operation *op = info.op;
-    if (!op->hasTrait<graph::OpTrait::ForwardsInput>() ||
-        op->getNumResults() != 1 || info.op.getDataOperands().empty())
+    if (!graph::forwardsInput(op) || info.op.getDataOperands().empty())
       return false;
     Value source = info.op.getDataOperands().front();
     return !(isa<ResourceType>(source.getType()) &&
              isa<RankedTensorType>(op->getResult(0).getType()) &&
-             isWritten(getResourceRoot(source)));
+             graph::isVariableWritten(getResourceRoot(source)));
   };
   // Last uses in program order, a view's uses counting for the value whose
   // memory it is; the function's results live to the end.

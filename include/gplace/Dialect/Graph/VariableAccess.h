@@ -1,0 +1,50 @@
+//===- VariableAccess.h - which ops read, write and view variables -*- C++ -*-===//
+//
+// The one answer to "does this op read or write a variable" and "is this
+// op's result a view of its operand's memory", for every pass that asks
+// (the lowering's copy-or-view decision, control dependencies, automatic
+// placement's memory estimate, the cost model): from the ops' memory
+// effects on the Variable resource and their ForwardsInput trait, never
+// from their classes.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GPLACE_DIALECT_GRAPH_VARIABLEACCESS_H
+#define GPLACE_DIALECT_GRAPH_VARIABLEACCESS_H
+
+#include "mlir/IR/Operation.h"
+#include "mlir/IR/Value.h"
+#include "llvm/ADT/SmallVector.h"
+
+namespace gplace::graph {
+
+/// How an op touches one variable: the variable (the root of the resource
+/// value its effects name, getResourceRoot), and whether it writes it.
+struct VariableAccess {
+  mlir::Value variable;
+  bool writes = false;
+};
+
+/// Every variable `op` reads or writes, once each, in the order of its
+/// memory effects on the Variable resource (an update of several
+/// variables, apply_adam's var, m and v, names each). A variable's
+/// declaration (an allocation) is no access. Empty for an op without
+/// memory effects.
+llvm::SmallVector<VariableAccess, 1> getVariableAccesses(mlir::Operation *op);
+
+/// Whether `op` writes `variable` (a resource root).
+bool writesVariable(mlir::Operation *op, mlir::Value variable);
+
+/// Whether some op writes `variable` (a resource root): one of its users,
+/// or of the views of it (an identity of the resource).
+bool isVariableWritten(mlir::Value variable);
+
+/// Whether lowering makes `op`'s result a view of its first operand's
+/// memory (ForwardsInput: identity, reshape, a variable's read), before the
+/// lowering's own decision to copy a read that a later write could
+/// overtake (see isVariableWritten).
+bool forwardsInput(mlir::Operation *op);
+
+} // namespace gplace::graph
+
+#endif // GPLACE_DIALECT_GRAPH_VARIABLEACCESS_H
