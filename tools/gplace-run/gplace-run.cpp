@@ -37,6 +37,7 @@
 #include "gplace/Tooling/Compile.h"
 #include "gplace/Tooling/Dataset.h"
 #include "gplace/Tooling/Inputs.h"
+#include "gplace/Tooling/Loop.h"
 #include "gplace/Tooling/Machine.h"
 #include "gplace/Tooling/Outputs.h"
 #include "gplace/Tooling/Profile.h"
@@ -371,36 +372,6 @@ static int fail(const llvm::Twine &message) {
   return fail(rt::Status::invalidArgument(message.str()));
 }
 
-/// `--print-timing`: one line on stderr with the first run's wall time (it
-/// pays for first touches of memory, and on GPUs for loading kernels) and
-/// the mean, best and median of the others, in milliseconds. (The median
-/// leaves out the few slow runs after the first that some machines show:
-/// on a 2-vCPU VM a process's first oneDNN convolutions ran 6-12x slower
-/// in about two processes of three.)
-static void printRunTimes(llvm::ArrayRef<double> seconds) {
-  llvm::errs() << "timing: " << seconds.size()
-               << (seconds.size() == 1 ? " run" : " runs") << ", first "
-               << llvm::format("%.3f", seconds.front() * 1e3) << " ms";
-  if (seconds.size() > 1) {
-    llvm::ArrayRef<double> rest = seconds.drop_front();
-    double sum = 0, best = rest.front();
-    for (double s : rest) {
-      sum += s;
-      best = std::min(best, s);
-    }
-    std::vector<double> sorted(rest.begin(), rest.end());
-    std::sort(sorted.begin(), sorted.end());
-    size_t half = sorted.size() / 2;
-    double median = sorted.size() % 2 ? sorted[half]
-                                      : (sorted[half - 1] + sorted[half]) / 2;
-    llvm::errs() << ", then mean "
-                 << llvm::format("%.3f", sum / rest.size() * 1e3)
-                 << " ms, best " << llvm::format("%.3f", best * 1e3)
-                 << " ms, median " << llvm::format("%.3f", median * 1e3)
-                 << " ms";
-  }
-  llvm::errs() << "\n";
-}
 
 /// Compiles function @`name` of `inputFile` (parsed anew: compiling keeps
 /// one function) for `machine` and loads it: the --init function.
@@ -952,75 +923,30 @@ int main(int argc, char **argv) {
       std::memcpy(staged.data, value.data.data(), value.data.size());
   }
   values.clear();
-  int64_t numEpochs = dataset ? std::max(1u, epochs.getValue()) : 1;
-  int64_t stepsPerEpoch = dataset ? dataset->stepsPerEpoch() : iterations;
-  std::vector<rt::HostTensor> results;
-  std::vector<double> seconds; // Per run: the plan, then results to host.
-  for (int64_t epoch = 0; epoch < numEpochs; ++epoch) {
-    // Per result: the sum over the epoch of a floating-point scalar.
-    std::vector<double> sums;
-    std::vector<bool> scalar; // Per result: a floating-point scalar.
-    auto epochStart = std::chrono::steady_clock::now();
-    for (int64_t step = 0; step < stepsPerEpoch; ++step) {
-      auto start = std::chrono::steady_clock::now();
-      if (dataset)
-        dataset->fillBatch(epoch, step, batchTargets);
-      rt::StatusOr<std::vector<rt::TensorRef>> run = (*executor)->runStaged();
-      if (!run)
-        return failRun(run.status());
-      sums.resize(run->size(), 0);
-      scalar.resize(run->size(), false);
-      for (auto [r, view] : llvm::enumerate(*run)) {
-        if (!view.type->shape.empty())
-          continue;
-        std::optional<double> value =
-            rt::floatElementValue(view.type->elementType, view.data);
-        if (!value)
-          continue;
-        sums[r] += *value;
-        scalar[r] = true;
-      }
-      if (epoch + 1 == numEpochs && step + 1 == stepsPerEpoch)
-        for (const rt::TensorRef &view : *run) {
-          rt::HostTensor result(*view.type);
-          if (!result.data.empty())
-            std::memcpy(result.data.data(), view.data, result.data.size());
-          results.push_back(std::move(result));
-        }
-      seconds.push_back(std::chrono::duration<double>(
-                            std::chrono::steady_clock::now() - start)
-                            .count());
-    }
+  // Keras's per-epoch line and the checkpoint, which the chief writes with
+  // the variables its task holds.
+  auto onEpoch = [&](const tooling::EpochSummary &summary) -> rt::Status {
     if (dataset && chief) {
-      // Keras's per-epoch line: the mean of each scalar result.
-      llvm::outs() << "epoch " << epoch + 1 << "/" << numEpochs << ":";
-      for (size_t r = 0; r < sums.size(); ++r)
-        if (scalar[r])
-          llvm::outs() << " result[" << r << "] mean "
-                       << llvm::format("%.6g", sums[r] / stepsPerEpoch);
-      llvm::outs() << " (" << stepsPerEpoch << " steps of "
-                   << dataset->batchSize() << ", "
-                   << llvm::format("%.2f", std::chrono::duration<double>(
-                                               std::chrono::steady_clock::now() -
-                                               epochStart)
-                                               .count())
-                   << " s)\n";
+      llvm::outs() << tooling::formatEpoch(summary) << "\n";
       llvm::outs().flush();
     }
-    // The chief writes the checkpoint, with the variables its task holds.
     if (!saveCheckpoint.empty() && chief)
-      if (rt::Status saved =
-              tooling::saveCheckpoint(saveCheckpoint, **executor);
-          !saved)
-        return failRun(saved);
-  }
+      return tooling::saveCheckpoint(saveCheckpoint, **executor);
+    return rt::Status::ok();
+  };
+  rt::StatusOr<tooling::LoopResult> loop = tooling::runLoop(
+      **executor, dataset ? &*dataset : nullptr, batchTargets, epochs,
+      iterations, onEpoch);
+  if (!loop)
+    return failRun(loop.status());
+  std::vector<rt::HostTensor> results = std::move(loop->results);
   if (transport)
     if (rt::Status flushed = transport->flush(); !flushed)
       return failRun(flushed);
   if (!chief)
     return 0; // The chief prints and writes the results.
   if (printTiming)
-    printRunTimes(seconds);
+    llvm::errs() << tooling::formatRunTimes(loop->seconds) << "\n";
   std::vector<std::string> outputPaths;
   for (const std::string &output : outputs)
     outputPaths.push_back(output.substr(1));
