@@ -81,6 +81,9 @@ mlir::LogicalResult gplace::buildGPlacePipeline(
   } else {
     pm.addPass(createAssignDevicesPass(assign));
   }
+  // Composite ops into ops with kernels, before anything differentiates
+  // or places them.
+  pm.addPass(createDecomposePass());
   if (replicatePass)
     pm.addPass(std::move(replicatePass));
   pm.addPass(createDifferentiatePass());

@@ -107,6 +107,31 @@ def RemapPass : Pass<"gplace-remap", "::mlir::ModuleOp"> {
   }];
 }
 
+def DecomposePass : Pass<"gplace-decompose", "::mlir::ModuleOp"> {
+  let summary = "Rewrites composite ops (elu, selu, log_softmax) into ops "
+                "with kernels";
+  let dependentDialects = ["::gplace::graph::GraphDialect"];
+  let description = [{
+    The composite graph ops (Graph_Composite: `gplace.elu`, `gplace.selu`,
+    `gplace.log_softmax`) have no kernels: each becomes the graph ops that
+    compute it, with the patterns that live with the ops
+    (`graph::populateDecompositionPatterns`, which the ONNX importer applies
+    too). The new ops are named `<name>/<part>` after the composite, the
+    last taking its name, and keep its device request and colocation.
+    Unnamed composites get their default names first (as `--gplace-remap`
+    pins them). The pipelines run it first, before differentiation, so the
+    gradients are the parts'.
+
+    ```mlir
+    %y = gplace.log_softmax %x {name = "lsm"} : tensor<2x3xf32>
+    // becomes
+    %max = gplace.reduce_max %x axes = [1] keep_dims {name = "lsm/max"} : tensor<2x3xf32> -> tensor<2x1xf32>
+    // ... sub, exp, reduce_sum, log, and
+    %y = gplace.sub %shifted, %log {name = "lsm"} : (tensor<2x3xf32>, tensor<2x1xf32>) -> tensor<2x3xf32>
+    ```
+  }];
+}
+
 def FoldConstantsPass : Pass<"gplace-fold-constants", "::mlir::ModuleOp"> {
   let summary = "Folds ops whose operands are constants into constants "
                 "(Grappler's constant folding)";

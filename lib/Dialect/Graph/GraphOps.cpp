@@ -710,6 +710,13 @@ LogicalResult ReduceMaxOp::verify() {
   return verifyReduce(*this, getInput().getType(), getAxes(), getKeepDims());
 }
 
+LogicalResult LogSoftmaxOp::verify() {
+  if (getInput().getType().getRank() < 1)
+    return emitOpError() << "expects an operand of rank at least 1, but got "
+                         << getInput().getType();
+  return success();
+}
+
 LogicalResult SoftmaxOp::verify() {
   if (getInput().getType().getRank() < 1)
     return emitOpError() << "expects an operand of rank at least 1, but got "

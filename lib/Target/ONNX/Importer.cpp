@@ -433,6 +433,10 @@ void Importer::importNode(const onnx::NodeProto &proto) {
         mapped = false;
         break;
       }
+      // Composite ops have no kernels: their parts do (checked once they
+      // are decomposed, below).
+      if (op->hasTrait<graph::OpTrait::Composite>())
+        continue;
       std::string element = getKernelElementTypeName(op);
       if (!element.empty() &&
           !registry.hasKernel(op->getName().getStringRef().str(),
@@ -645,6 +649,28 @@ OwningOpRef<ModuleOp> Importer::import(llvm::StringRef bytes) {
   }
   func.setFunctionType(b.getFunctionType(argTypes, ValueRange(results).getTypes()));
   b.create<func::ReturnOp>(fileLoc, results);
+  // The composite ops into their parts (as --gplace-decompose does), each
+  // part named after its node.
+  {
+    RewritePatternSet set(context);
+    populateDecompositionPatterns(set);
+    FrozenRewritePatternSet patterns(std::move(set));
+    PatternApplicator applicator(patterns);
+    applicator.applyDefaultCostModel();
+    PatternRewriter rewriter(context);
+    SmallVector<Operation *> composites;
+    entry->walk([&](Operation *op) {
+      if (op->hasTrait<graph::OpTrait::Composite>())
+        composites.push_back(op);
+    });
+    for (Operation *op : composites) {
+      rewriter.setInsertionPoint(op);
+      if (failed(applicator.matchAndRewrite(op, rewriter))) {
+        op->emitError() << "cannot decompose this op";
+        return nullptr;
+      }
+    }
+  }
   // Constants the import folded and nothing reads.
   for (Operation &op : llvm::make_early_inc_range(llvm::reverse(*entry)))
     if (isa<ConstantOp>(op) && op.use_empty())

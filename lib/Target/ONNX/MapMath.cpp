@@ -92,21 +92,17 @@ bool mapPRelu(Node &n, SmallVectorImpl<Value> &results, std::string &reason) {
 /// Elu and Selu: gamma * (relu(x) + alpha * (exp(-relu(-x)) - 1)).
 template <bool Scaled>
 bool mapElu(Node &n, SmallVectorImpl<Value> &results, std::string &) {
+  // gplace.elu / gplace.selu, decomposed at the end of the import
+  // (Decompositions.cpp).
+  Builder &b = n.builder();
   Value x = n.input(0);
-  Type t = x.getType();
-  float alpha = n.getFloat("alpha", Scaled ? 1.67326319217681884765625f : 1.0f);
-  float gamma = n.getFloat("gamma", 1.05070102214813232421875f);
-  Value positive = n.op<ReluOp>(t, x, {}, "positive");
-  Value negative = negativePart(n, x, "negative");
-  Value minimum = n.op<NegOp>(t, negative, {}, "minimum");
-  Value exp = n.op<ExpOp>(t, minimum, {}, "exp");
-  Value expm1 = n.op<SubOp>(t, {exp, n.scalar(t, 1.0, "one")}, {}, "expm1");
-  Value scaled = n.op<MulOp>(t, {expm1, n.scalar(t, alpha, "alpha")}, {},
-                             "scaled");
-  Value elu = n.op<AddOp>(t, {positive, scaled}, {}, Scaled ? "elu" : "");
-  if (Scaled)
-    elu = n.op<MulOp>(t, {elu, n.scalar(t, gamma, "gamma")});
-  results.push_back(elu);
+  SmallVector<NamedAttribute> attrs;
+  if (const onnx::AttributeProto *alpha = n.attr("alpha"))
+    attrs.push_back(n.named("alpha", b.getF32FloatAttr(alpha->f())));
+  if (const onnx::AttributeProto *gamma = n.attr("gamma"); gamma && Scaled)
+    attrs.push_back(n.named("gamma", b.getF32FloatAttr(gamma->f())));
+  results.push_back(Scaled ? n.op<SeluOp>(x.getType(), x, attrs)
+                           : n.op<EluOp>(x.getType(), x, attrs));
   return true;
 }
 
@@ -340,23 +336,11 @@ bool mapGemm(Node &n, SmallVectorImpl<Value> &results, std::string &reason) {
 /// Softmax and LogSoftmax over the last axis of `x` (a float tensor).
 Value softmaxLastAxis(Node &n, Value x, bool log, bool final) {
   auto type = cast<RankedTensorType>(x.getType());
+  // gplace.log_softmax is decomposed at the end of the import
+  // (Decompositions.cpp): x - max - log(sum(exp(x - max))).
   if (!log)
     return n.op<SoftmaxOp>(type, x, {}, final ? "" : "Softmax");
-  // x - max - log(sum(exp(x - max))), stable for large logits.
-  int64_t last = type.getRank() - 1;
-  SmallVector<int64_t> kept(type.getShape());
-  kept.back() = 1;
-  auto keptType = RankedTensorType::get(kept, type.getElementType());
-  Builder &b = n.builder();
-  SmallVector<NamedAttribute> reduce = {
-      n.named("axes", b.getDenseI64ArrayAttr({last})),
-      n.named("keep_dims", b.getUnitAttr())};
-  Value max = n.op<ReduceMaxOp>(keptType, x, reduce, "max");
-  Value shifted = n.op<SubOp>(type, {x, max}, {}, "shifted");
-  Value exp = n.op<ExpOp>(type, shifted, {}, "exp");
-  Value sum = n.op<ReduceSumOp>(keptType, exp, reduce, "sum");
-  Value logSum = n.op<LogOp>(keptType, sum, {}, "log");
-  return n.op<SubOp>(type, {shifted, logSum}, {}, final ? "" : "LogSoftmax");
+  return n.op<LogSoftmaxOp>(type, x, {}, final ? "" : "LogSoftmax");
 }
 
 template <bool Log>

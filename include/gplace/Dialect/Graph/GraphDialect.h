@@ -59,6 +59,11 @@ class KernelTypeFromOperands
 template <typename ConcreteType>
 class NotDifferentiable
     : public mlir::OpTrait::TraitBase<ConcreteType, NotDifferentiable> {};
+
+/// Ops without kernels of their own, rewritten into ops that have them
+/// (populateDecompositionPatterns); see Graph_Composite in GraphOps.td.
+template <typename ConcreteType>
+class Composite : public mlir::OpTrait::TraitBase<ConcreteType, Composite> {};
 } // namespace OpTrait
 
 /// The resource of the memory effects on variables: gplace.read reads it,
@@ -255,6 +260,14 @@ struct WindowAttrs {
 /// --gplace-remap calls match() alone to learn whether anything fuses
 /// before it touches the IR, and MLIR's default match() is unreachable.
 void populateRemapperPatterns(mlir::RewritePatternSet &patterns);
+
+/// Adds the decompositions of the composite ops (Graph_Composite: elu,
+/// selu, log_softmax) into graph ops with kernels to `patterns`
+/// (Decompositions.cpp). Each new op is named `<name>/<part>` after the
+/// composite's `name` and the last one takes that name, with its device
+/// request and other attributes (colocation); the composite must have a
+/// `name` (--gplace-decompose pins the default ones first).
+void populateDecompositionPatterns(mlir::RewritePatternSet &patterns);
 
 } // namespace gplace::graph
 
