@@ -55,16 +55,7 @@ struct DecomposePass : public gplace::impl::DecomposePassBase<DecomposePass> {
     if (composites.empty())
       return false;
     MLIRContext *context = func.getContext();
-    SmallVector<Operation *> pinned;
-    std::vector<std::string> names = getOpNames(func);
-    size_t index = 0;
-    func->walk<WalkOrder::PreOrder>([&](PlacedOpInterface op) {
-      const std::string &name = names[index++];
-      if (!op->hasAttr("name")) {
-        op->setAttr("name", StringAttr::get(context, name));
-        pinned.push_back(op);
-      }
-    });
+    SmallVector<Operation *> pinned = pinDefaultNames(func);
     llvm::StringSet<> prefixes;
     DenseSet<Operation *> decomposed;
     for (Operation *op : composites)
@@ -77,13 +68,8 @@ struct DecomposePass : public gplace::impl::DecomposePassBase<DecomposePass> {
       if (succeeded(applicator.matchAndRewrite(op, rewriter)))
         decomposed.insert(op);
     }
-    // New ops of every kind may now take a default name: only the pins of
-    // ops none of whose kind was added or removed come off.
-    for (Operation *op : pinned)
-      if (!decomposed.contains(op))
-        if (!prefixes.contains(
-                cast<PlacedOpInterface>(op).getDefaultNamePrefix()))
-          op->removeAttr("name");
+    // The parts are named: only the composites' kinds lost unnamed ops.
+    unpinDefaultNames(pinned, decomposed, prefixes);
     return !decomposed.empty();
   }
 

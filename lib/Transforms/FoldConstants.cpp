@@ -118,17 +118,7 @@ struct FoldConstantsPass
     if (folds.empty())
       return false;
     MLIRContext *context = func.getContext();
-    // Pin the default names, as --gplace-remap does.
-    SmallVector<Operation *> pinned;
-    std::vector<std::string> names = getOpNames(func);
-    size_t index = 0;
-    func->walk<WalkOrder::PreOrder>([&](PlacedOpInterface op) {
-      const std::string &name = names[index++];
-      if (!op->hasAttr("name")) {
-        op->setAttr("name", StringAttr::get(context, name));
-        pinned.push_back(op);
-      }
-    });
+    SmallVector<Operation *> pinned = pinDefaultNames(func);
     llvm::StringSet<> erasedPrefixes;
     DenseSet<Operation *> erased;
     SetVector<Operation *> readConstants;
@@ -171,13 +161,7 @@ struct FoldConstantsPass
     for (Operation *constant : llvm::reverse(readConstants))
       if (constant->use_empty())
         erase(constant);
-    for (Operation *op : pinned) {
-      if (erased.contains(op))
-        continue;
-      if (!erasedPrefixes.contains(
-              cast<PlacedOpInterface>(op).getDefaultNamePrefix()))
-        op->removeAttr("name");
-    }
+    unpinDefaultNames(pinned, erased, erasedPrefixes);
     return true;
   }
 };

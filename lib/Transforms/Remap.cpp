@@ -90,17 +90,7 @@ struct RemapPass : public gplace::impl::RemapPassBase<RemapPass> {
     if (!anyMatch(func))
       return false;
     MLIRContext *context = func.getContext();
-    // Pin the default names.
-    SmallVector<Operation *> pinned;
-    std::vector<std::string> names = getOpNames(func);
-    size_t index = 0;
-    func->walk<WalkOrder::PreOrder>([&](PlacedOpInterface op) {
-      const std::string &name = names[index++];
-      if (!op->hasAttr("name")) {
-        op->setAttr("name", StringAttr::get(context, name));
-        pinned.push_back(op);
-      }
-    });
+    SmallVector<Operation *> pinned = pinDefaultNames(func);
     SmallVector<Operation *> ops;
     func.walk([&](Operation *op) { ops.push_back(op); });
     ErasedOps listener;
@@ -113,13 +103,7 @@ struct RemapPass : public gplace::impl::RemapPassBase<RemapPass> {
       (void)applicator.matchAndRewrite(op, rewriter);
     }
     // Unpin the names whose defaults are unchanged.
-    for (Operation *op : pinned) {
-      if (listener.erased.contains(op))
-        continue;
-      if (!listener.prefixes.contains(
-              cast<PlacedOpInterface>(op).getDefaultNamePrefix()))
-        op->removeAttr("name");
-    }
+    unpinDefaultNames(pinned, listener.erased, listener.prefixes);
     return true;
   }
 

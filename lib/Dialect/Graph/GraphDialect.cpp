@@ -352,3 +352,27 @@ void gplace::graph::setModuleDevices(Operation *module,
   module->setAttr(GraphDialect::getDevicesAttrName(),
                   ArrayAttr::get(context, list));
 }
+
+SmallVector<Operation *> gplace::graph::pinDefaultNames(Operation *root) {
+  SmallVector<Operation *> pinned;
+  std::vector<std::string> names = getOpNames(root);
+  size_t index = 0;
+  root->walk<WalkOrder::PreOrder>([&](PlacedOpInterface op) {
+    const std::string &name = names[index++];
+    if (!op->hasAttr("name")) {
+      op->setAttr("name", StringAttr::get(root->getContext(), name));
+      pinned.push_back(op);
+    }
+  });
+  return pinned;
+}
+
+void gplace::graph::unpinDefaultNames(ArrayRef<Operation *> pinned,
+                                      const DenseSet<Operation *> &erased,
+                                      const llvm::StringSet<> &changedPrefixes) {
+  for (Operation *op : pinned)
+    if (!erased.contains(op) &&
+        !changedPrefixes.contains(
+            cast<PlacedOpInterface>(op).getDefaultNamePrefix()))
+      op->removeAttr("name");
+}

@@ -11,6 +11,8 @@
 
 #include "mlir/Bytecode/BytecodeOpInterface.h"
 #include "mlir/IR/BuiltinTypes.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/StringSet.h"
 #include "mlir/IR/Dialect.h"
 #include "mlir/IR/OpDefinition.h"
 #include "mlir/IR/OpImplementation.h"
@@ -180,6 +182,22 @@ namespace gplace::graph {
 /// "Const_1"), skipping any name a user gave an op, as TensorFlow's
 /// Graph.unique_name skips taken names.
 std::vector<std::string> getOpNames(mlir::Operation *root);
+
+/// Gives every graph op nested in `root` that has no `name` its default
+/// one (getOpNames) as an explicit `name`, and returns those ops: what a
+/// rewrite that adds or erases ops does first, so that the names logs and
+/// colocation use stay what they were (--gplace-remap, --gplace-decompose,
+/// --gplace-fold-constants).
+llvm::SmallVector<mlir::Operation *> pinDefaultNames(mlir::Operation *root);
+
+/// Takes the pins of pinDefaultNames off again (`pinned`, its result)
+/// where the defaults did not change: from every op that is not in
+/// `erased` (ops the rewrite erased; their pointers are not followed) and
+/// whose default name prefix is not in `changedPrefixes` (those of the
+/// kinds of ops the rewrite erased or added unnamed).
+void unpinDefaultNames(llvm::ArrayRef<mlir::Operation *> pinned,
+                       const llvm::DenseSet<mlir::Operation *> &erased,
+                       const llvm::StringSet<> &changedPrefixes);
 
 /// One name of getOpNames, not yet built into a string: a user's `name`
 /// (`suffix` 0), or TensorFlow's default prefix and its suffix (0: none,
