@@ -328,40 +328,30 @@ OpFoldResult gplace::graph::detail::foldElementwise(
     }
     return offset;
   };
-  if (isFloat) {
-    SmallVector<SmallVector<APFloat>, 2> in;
+  // Element i of the result from the operands' elements at their
+  // broadcast offsets, as values of type T (APFloat or APInt).
+  auto evaluateAll = [&](auto element, auto evaluate) -> OpFoldResult {
+    using T = decltype(element);
+    SmallVector<SmallVector<T>, 2> in;
     for (DenseElementsAttr value : values)
       in.push_back(value.isSplat()
-                       ? SmallVector<APFloat>{value.getSplatValue<APFloat>()}
-                       : llvm::to_vector(value.getValues<APFloat>()));
-    SmallVector<APFloat> out;
+                       ? SmallVector<T>{value.getSplatValue<T>()}
+                       : llvm::to_vector(value.getValues<T>()));
+    SmallVector<T> out;
     out.reserve(count);
     for (int64_t i = 0; i < count; ++i) {
-      const APFloat &a = in[0][offsetOf(0, i)];
-      const APFloat &b = in.size() > 1 ? in[1][offsetOf(1, i)] : a;
-      std::optional<APFloat> r = evaluateElement(kernel, a, b);
+      const T &a = in[0][offsetOf(0, i)];
+      const T &b = in.size() > 1 ? in[1][offsetOf(1, i)] : a;
+      std::optional<T> r = evaluate(kernel, a, b);
       if (!r)
         return {};
       out.push_back(*r);
     }
     return DenseElementsAttr::get(type, out);
-  }
-  SmallVector<SmallVector<APInt>, 2> in;
-  for (DenseElementsAttr value : values)
-    in.push_back(value.isSplat()
-                     ? SmallVector<APInt>{value.getSplatValue<APInt>()}
-                     : llvm::to_vector(value.getValues<APInt>()));
-  SmallVector<APInt> out;
-  out.reserve(count);
-  for (int64_t i = 0; i < count; ++i) {
-    const APInt &a = in[0][offsetOf(0, i)];
-    const APInt &b = in.size() > 1 ? in[1][offsetOf(1, i)] : a;
-    std::optional<APInt> r = evaluateInt(kernel, a, b);
-    if (!r)
-      return {};
-    out.push_back(*r);
-  }
-  return DenseElementsAttr::get(type, out);
+  };
+  if (isFloat)
+    return evaluateAll(APFloat(0.0f), evaluateElement);
+  return evaluateAll(APInt(), evaluateInt);
 }
 
 namespace {
