@@ -270,21 +270,6 @@ static cl::opt<std::string> profileOutput(
 static cl::opt<bool> listDevices("list-devices",
                                  cl::desc("List the devices and exit"),
                                  cl::init(false), cl::cat(category));
-#ifdef GPLACE_HAVE_ONNX
-static cl::OptionCategory onnxCategory("ONNX models (an input file ending in "
-                                       ".onnx, docs/onnx.md)");
-static cl::list<std::string>
-    onnxDims("dim",
-             cl::desc("Fix a dynamic dimension of an ONNX model's inputs: "
-                      "NAME=N for its dim_param NAME, or N for every "
-                      "input's leading (batch) dimension"),
-             cl::value_desc("NAME=N"), cl::cat(onnxCategory));
-static cl::opt<bool> initializersAsVariables(
-    "initializers-as-variables",
-    cl::desc("Import an ONNX model's floating-point initializers as "
-             "variables (trainable, checkpointed) instead of constants"),
-    cl::init(false), cl::cat(onnxCategory));
-#endif
 
 static cl::opt<bool>
     printMemoryPlan("print-memory-plan",
@@ -479,7 +464,8 @@ int main(int argc, char **argv) {
   // --help lists gplace-run's options and MLIR's (--mlir-*), not the
   // hundreds LLVM's libraries register (--help-hidden shows them all).
 #ifdef GPLACE_HAVE_ONNX
-  tooling::hideLibraryOptions({&category, &onnxCategory});
+  tooling::hideLibraryOptions(
+      {&category, &gplace::frontend::onnxImportCategory()});
 #else
   tooling::hideLibraryOptions({&category});
 #endif
@@ -610,8 +596,8 @@ int main(int argc, char **argv) {
       if (!initEntry.empty())
         return failRun("--init needs an .mlir file: an ONNX model has one "
                        "function, its initializers are its variables' values");
-      gplace::frontend::OnnxImportOptions onnxOptions;
-      onnxOptions.dims.assign(onnxDims.begin(), onnxDims.end());
+      gplace::frontend::OnnxImportOptions onnxOptions =
+          gplace::frontend::onnxImportOptionsFromFlags();
       // The inputs' shapes bind the model's symbolic dimensions.
       for (llvm::StringRef text : inputs) {
         if (text.starts_with("@") && text.ends_with(".pb")) {
@@ -624,7 +610,6 @@ int main(int argc, char **argv) {
               tooling::inputShape(text, &context));
         }
       }
-      onnxOptions.initializersAsVariables = initializersAsVariables;
       onnxOptions.entry = entry;
       module = gplace::frontend::importOnnxModel(
           file->getBuffer(), inputFile, &context, onnxOptions);

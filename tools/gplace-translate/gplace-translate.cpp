@@ -21,20 +21,12 @@
 
 namespace cl = llvm::cl;
 
-static cl::OptionCategory onnxCategory("ONNX import options (--import-onnx)");
-static cl::opt<bool> initializersAsVariables(
-    "initializers-as-variables",
-    cl::desc("Import floating-point initializers as variables (trainable, "
-             "checkpointed) instead of constants"),
-    cl::init(false), cl::cat(onnxCategory));
-static cl::list<std::string>
-    dims("dim",
-         cl::desc("Fix a dynamic dimension: NAME=N for ONNX's dim_param NAME, "
-                  "or N for every input's leading (batch) dimension"),
-         cl::value_desc("NAME=N"), cl::cat(onnxCategory));
+// The importer's own options (--dim, --initializers-as-variables) come with
+// it (gplace::frontend::onnxImportCategory); this is the tool's.
+static cl::OptionCategory category("gplace-translate options");
 static cl::opt<std::string>
     entry("entry", cl::desc("The name of the imported function (default: main)"),
-          cl::init("main"), cl::cat(onnxCategory));
+          cl::init("main"), cl::cat(category));
 
 int main(int argc, char **argv) {
   mlir::TranslateToMLIRRegistration importOnnx(
@@ -43,9 +35,8 @@ int main(int argc, char **argv) {
          mlir::MLIRContext *context) -> mlir::OwningOpRef<mlir::Operation *> {
         const llvm::MemoryBuffer *buffer =
             sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID());
-        gplace::frontend::OnnxImportOptions options;
-        options.initializersAsVariables = initializersAsVariables;
-        options.dims.assign(dims.begin(), dims.end());
+        gplace::frontend::OnnxImportOptions options =
+            gplace::frontend::onnxImportOptionsFromFlags();
         options.entry = entry;
         mlir::OwningOpRef<mlir::ModuleOp> module =
             gplace::frontend::importOnnxModel(buffer->getBuffer(),
@@ -57,7 +48,8 @@ int main(int argc, char **argv) {
       [](mlir::DialectRegistry &registry) {
         registry.insert<gplace::graph::GraphDialect, mlir::func::FuncDialect>();
       });
-  gplace::tooling::hideLibraryOptions({&onnxCategory});
+  gplace::tooling::hideLibraryOptions(
+      {&category, &gplace::frontend::onnxImportCategory()});
   return mlir::failed(
       mlir::mlirTranslateMain(argc, argv, "gplace translation tool"));
 }

@@ -18,6 +18,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
 #include "llvm/ADT/StringRef.h"
+#include "llvm/Support/CommandLine.h"
 
 #include <optional>
 #include <string>
@@ -90,6 +91,15 @@ struct OnnxImportOptions {
 mlir::OwningOpRef<mlir::ModuleOp>
 importOnnxModel(llvm::StringRef bytes, llvm::StringRef path,
                 mlir::MLIRContext *context, const OnnxImportOptions &options);
+
+/// The category of the ONNX importer's command-line options (--dim,
+/// --initializers-as-variables), which a tool that links the importer
+/// gets: declared once, in the importer (Flags.cpp).
+llvm::cl::OptionCategory &onnxImportCategory();
+
+/// OnnxImportOptions from those options (`dims`,
+/// `initializersAsVariables`; the rest at their defaults).
+OnnxImportOptions onnxImportOptionsFromFlags();
 
 /// The ONNX op types (default domain) the importer maps, sorted. A node of
 /// one of them can still be refused for a form gplace lacks (an attribute
