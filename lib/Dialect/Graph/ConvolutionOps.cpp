@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "gplace/Dialect/Graph/GraphDialect.h"
+#include "RuleError.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -43,27 +44,19 @@ struct Layout {
 };
 
 /// Where a window op's attributes come from and its errors go: a built op
-/// (its verifier), or the attributes and optional location an op is about
-/// to be built with (type inference: errors only with a location), both
-/// named as MLIR's emitOpError names the op.
+/// (its verifier), or the attributes an op is about to be built with (type
+/// inference).
 struct AttrSource {
-  Operation *op = nullptr;
+  gplace::graph::detail::RuleError error;
   DictionaryAttr attrs;
-  std::optional<Location> location;
-  StringRef opName;
 
   Attribute get(StringRef name) const {
-    return op ? op->getAttr(name) : attrs ? attrs.get(name) : Attribute();
+    return error.op ? error.op->getAttr(name)
+           : attrs  ? attrs.get(name)
+                    : Attribute();
   }
   template <typename T> T getAs(StringRef name) const {
     return dyn_cast_or_null<T>(get(name));
-  }
-  InFlightDiagnostic error() const {
-    if (op)
-      return op->emitOpError();
-    if (location)
-      return mlir::emitError(*location) << "'" << opName << "' op ";
-    return InFlightDiagnostic();
   }
 };
 
@@ -81,7 +74,7 @@ LogicalResult readDataFormat(const AttrSource &src, bool &channelsFirst) {
                      << format;
 }
 LogicalResult readDataFormat(Operation *op, bool &channelsFirst) {
-  return readDataFormat(AttrSource{op, {}, {}, {}}, channelsFirst);
+  return readDataFormat(AttrSource{{op, {}, {}}, {}}, channelsFirst);
 }
 
 } // namespace
@@ -130,7 +123,7 @@ public:
   /// NHWC.
   explicit WindowVerifier(Operation *op, bool depthwise = false,
                           StringRef prefix = "")
-      : src{op, {}, {}, {}}, depthwise(depthwise), prefix(prefix) {}
+      : src{{op, {}, {}}, {}}, depthwise(depthwise), prefix(prefix) {}
   /// Over attributes an op is about to be built with (type inference).
   explicit WindowVerifier(AttrSource src, bool depthwise = false,
                           StringRef prefix = "")
@@ -345,19 +338,21 @@ public:
                          << " (channels) is " << output.getDimSize(c)
                          << ", expected " << (*shape)[c] << " from "
                          << (filter ? "the filter" : inputName);
-    WindowAttrs w = window(input, filter);
-    const WindowDim *dims[2] = {&w.height, &w.width};
     int64_t spatial[2] = {layout.height(), layout.width()};
     for (int i = 0; i < 2; ++i) {
       int64_t d = spatial[i], in = input.getDimSize(d);
-      if (output.getDimSize(d) != (*shape)[d])
-        return src.error()
-               << outputName << " dimension " << d << " (" << layout.name(d)
-               << ") is " << output.getDimSize(d) << ", expected "
-               << (*shape)[d] << " from " << inputName << " "
-               << layout.name(d) << " " << in << ", window " << dims[i]->size
-               << ", stride " << dims[i]->stride << ", dilation "
-               << dims[i]->dilation << ", padding " << paddingAttr();
+      if (output.getDimSize(d) == (*shape)[d])
+        continue;
+      // The window, for the message only.
+      WindowAttrs w = window(input, filter);
+      const WindowDim *dims[2] = {&w.height, &w.width};
+      return src.error()
+             << outputName << " dimension " << d << " (" << layout.name(d)
+             << ") is " << output.getDimSize(d) << ", expected " << (*shape)[d]
+             << " from " << inputName << " " << layout.name(d) << " " << in
+             << ", window " << dims[i]->size << ", stride " << dims[i]->stride
+             << ", dilation " << dims[i]->dilation << ", padding "
+             << paddingAttr();
     }
     return success();
   }
@@ -449,8 +444,8 @@ static AttrSource buildSource(MLIRContext *context,
                               DictionaryAttr attributes,
                               OpaqueProperties properties) {
   AttrSource src;
-  src.location = location;
-  src.opName = OpT::getOperationName();
+  src.error.location = location;
+  src.error.opName = OpT::getOperationName();
   NamedAttrList all(attributes);
   if (properties)
     if (auto inherent = dyn_cast_or_null<DictionaryAttr>(

@@ -7,6 +7,7 @@
 
 #include "gplace/Dialect/Graph/GraphDialect.h"
 #include "gplace/Support/Shape.h"
+#include "RuleError.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -64,22 +65,7 @@ RankedTensorType tensorType(Value v) {
   return cast<RankedTensorType>(v.getType());
 }
 
-/// Where a shape rule (an op's result type from its operands and
-/// attributes) says why it cannot apply: the op's verifier (emitOpError),
-/// or inference's optional location (nothing without one), both prefixed
-/// with the op's name as MLIR's emitOpError does.
-struct RuleError {
-  Operation *op = nullptr;
-  std::optional<Location> location;
-  StringRef opName;
-  InFlightDiagnostic operator()() const {
-    if (op)
-      return op->emitOpError();
-    if (location)
-      return mlir::emitError(*location) << "'" << opName << "' op ";
-    return InFlightDiagnostic();
-  }
-};
+using gplace::graph::detail::RuleError;
 
 /// Checks that `axis` indexes a rank-`rank` tensor (negative values count
 /// from the end) and returns it normalised to [0, rank).
