@@ -236,3 +236,63 @@ LogicalResult PartitionTasksPass::partition(func::FuncOp func) {
 }
 
 } // namespace
+
+//===----------------------------------------------------------------------===//
+// --gplace-localize-task
+//===----------------------------------------------------------------------===//
+
+namespace gplace {
+#define GEN_PASS_DEF_LOCALIZETASKPASS
+#include "gplace/Transforms/Passes.h.inc"
+} // namespace gplace
+
+namespace {
+
+struct LocalizeTaskPass : gplace::impl::LocalizeTaskPassBase<LocalizeTaskPass> {
+  using LocalizeTaskPassBase::LocalizeTaskPassBase;
+
+  void runOnOperation() override {
+    if (job.empty()) {
+      emitError(getOperation().getLoc())
+          << "--gplace-localize-task needs this task's job (job=worker)";
+      return signalPassFailure();
+    }
+    MLIRContext *context = &getContext();
+    getOperation().walk([&](Operation *op) {
+      for (StringRef key : {StringRef("device"),
+                            StringRef(GraphDialect::getDefaultDeviceAttrName())}) {
+        auto attr = op->getAttrOfType<StringAttr>(key);
+        std::optional<gplace::DeviceName> request =
+            attr ? gplace::DeviceName::parse(attr.getValue()) : std::nullopt;
+        if (!request || (request->job.value_or(job) == job &&
+                         request->task.value_or(task) == task))
+          continue;
+        request->job.reset();
+        request->replica.reset();
+        request->task.reset();
+        op->setAttr(key, StringAttr::get(context, request->str()));
+      }
+    });
+    // One variable per name and type: the first stands for its copies.
+    getOperation().walk([&](func::FuncOp func) {
+      llvm::StringMap<Operation *> kept;
+      SmallVector<Operation *> merged;
+      func.walk([&](PersistentOpInterface variable) {
+        auto placed = dyn_cast<PlacedOpInterface>(variable.getOperation());
+        if (!placed || placed.getUserName().empty() ||
+            !isa<ResourceType>(variable->getResult(0).getType()))
+          return;
+        auto [it, isNew] = kept.try_emplace(placed.getUserName(), variable);
+        if (isNew || it->second->getResult(0).getType() !=
+                         variable->getResult(0).getType())
+          return;
+        variable->getResult(0).replaceAllUsesWith(it->second->getResult(0));
+        merged.push_back(variable);
+      });
+      for (Operation *op : merged)
+        op->erase();
+    });
+  }
+};
+
+} // namespace

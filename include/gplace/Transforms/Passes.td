@@ -484,6 +484,31 @@ def PartitionTasksPass : Pass<"gplace-partition-tasks", "::mlir::ModuleOp"> {
   ];
 }
 
+def LocalizeTaskPass : Pass<"gplace-localize-task", "::mlir::ModuleOp"> {
+  let summary = "Reads a cluster graph's requests for other tasks' devices "
+                "as requests for this task's, one variable per name";
+  let dependentDialects = ["::gplace::graph::GraphDialect"];
+  let description = [{
+    For a function that each task of a cluster runs on its own devices
+    alone, as gplace-run's `--init` function (TensorFlow 1's initializer
+    run on every worker): a `device` request or `gplace.default_device`
+    that names another job or task than `job`/`task`
+    (`/job:ps/task:0/cpu:0` on worker 1) loses its job, replica and task,
+    so that it asks for this task's device (`/cpu:0`). Requests for this
+    task and requests without a task are kept. Copies of one variable that
+    the graph mirrored over several tasks then ask for one local device:
+    the first variable of a name and type stands for the others (their
+    uses are replaced and they are erased), as two variables of one name on
+    one device are an error (--gplace-verify-placement).
+  }];
+  let options = [
+    Option<"job", "job", "std::string", /*default=*/"",
+           "This task's job (worker)">,
+    Option<"task", "task", "int64_t", /*default=*/"0",
+           "This task's number in its job">,
+  ];
+}
+
 def InsertCopiesPass : Pass<"gplace-insert-copies", "::mlir::ModuleOp"> {
   let summary = "Inserts a gplace.copy on every data edge between devices";
   let dependentDialects = ["::gplace::graph::GraphDialect"];
