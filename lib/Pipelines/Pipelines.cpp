@@ -114,7 +114,7 @@ mlir::LogicalResult gplace::buildGPlacePipeline(
   // kernel (cast) runs on the CPU. The pass leaves no other request.
   place.allowSoftPlacement = options.allowSoftPlacement || replicated;
   place.policy = options.policy;
-  place.profile = options.profile;
+  place.profile = options.placementProfile;
   place.logDevicePlacement = options.logDevicePlacement;
   pm.addPass(createPlacePass(place));
   pm.addPass(createVerifyPlacementPass());
@@ -128,6 +128,8 @@ mlir::LogicalResult gplace::buildGPlacePipeline(
     pm.addPass(createPartitionTasksPass(partition));
   }
   buildLowerToPlanPipeline(pm, options.fuseElementwise);
+  if (options.printMemoryPlan)
+    pm.addPass(createPrintMemoryPlanPass());
   return mlir::success();
 }
 

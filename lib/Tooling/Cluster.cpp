@@ -3,6 +3,11 @@
 #include "gplace/Tooling/Cluster.h"
 
 #include "llvm/Support/JSON.h"
+#include "llvm/Support/raw_ostream.h"
+
+#ifdef GPLACE_HAVE_MPI
+#include "gplace/Runtime/MpiTransport.h"
+#endif
 
 
 using namespace gplace;
@@ -122,4 +127,120 @@ rt::StatusOr<rt::Plan> tooling::localPlan(const rt::Plan &plan,
   }
   out.numEvents = plan.numEvents;
   return out;
+}
+
+//===----------------------------------------------------------------------===//
+// Flags and start-up
+//===----------------------------------------------------------------------===//
+
+const llvm::cl::OptionCategory &tooling::clusterCategory() {
+  static llvm::cl::OptionCategory category("Cluster options "
+                                           "(docs/distributed.md)");
+  return category;
+}
+
+namespace {
+namespace cl = llvm::cl;
+/// The cluster flags; constructed by registerClusterFlags.
+struct ClusterFlags {
+  cl::OptionCategory &category =
+      const_cast<cl::OptionCategory &>(clusterCategory());
+  cl::opt<std::string> spec{
+      "cluster",
+      cl::desc("Run as one task of a cluster launched by mpirun: the jobs and "
+               "their task counts in rank order, TensorFlow's ClusterSpec "
+               "(worker:4, ps:1,worker:3); docs/distributed.md"),
+      cl::value_desc("JOB:TASKS,..."), cl::init(""), cl::cat(category)};
+  cl::opt<double> transferTimeout{
+      "transfer-timeout",
+      cl::desc("With --cluster: seconds a task waits for a tensor from "
+               "another task before failing"),
+      cl::init(300), cl::cat(category)};
+};
+
+ClusterFlags &clusterFlags() {
+  static ClusterFlags *flags = new ClusterFlags; // Lives as long as LLVM's
+                                                 // parser refers to it.
+  return *flags;
+}
+} // namespace
+
+void tooling::registerClusterFlags() { (void)clusterFlags(); }
+
+std::optional<DeviceName> ClusterTask::task() const {
+  if (!spec)
+    return std::nullopt;
+  auto [job, number] = spec->taskOf(rank);
+  DeviceName name;
+  name.job = job;
+  name.task = number;
+  return name;
+}
+
+int ClusterTask::end(int code) {
+  if (transport && transport->size() > 1) {
+    llvm::errs().flush();
+    transport->abort(code);
+  }
+  return code;
+}
+
+rt::StatusOr<ClusterTask> tooling::startClusterFromFlags(int *argc,
+                                                         char ***argv) {
+  ClusterFlags &flags = clusterFlags();
+  // Written so that NaN fails too; a week at most (a larger count of
+  // seconds would overflow the clock's arithmetic).
+  if (!(flags.transferTimeout > 0 && flags.transferTimeout <= 7 * 24 * 3600))
+    return rt::Status::invalidArgument(
+        "--transfer-timeout must be more than 0 and at most 604800 seconds "
+        "(a week)");
+  ClusterTask cluster;
+  if (flags.spec.empty())
+    return cluster;
+  std::string error;
+  std::optional<ClusterSpec> spec = ClusterSpec::parse(flags.spec, &error);
+  if (!spec)
+    return rt::Status::invalidArgument("--cluster: " + error);
+#ifdef GPLACE_HAVE_MPI
+  rt::StatusOr<std::unique_ptr<rt::MpiTransport>> mpi =
+      rt::MpiTransport::create(argc, argv, flags.transferTimeout);
+  if (!mpi)
+    return mpi.status();
+  int size = (*mpi)->size();
+  if (size != spec->numTasks()) {
+    return rt::Status::invalidArgument(
+        "--cluster=" + flags.spec + " names " +
+        std::to_string(spec->numTasks()) + " tasks, but mpirun started " +
+        std::to_string(size) + " process" + (size == 1 ? "" : "es") +
+        " (mpirun -np " + std::to_string(spec->numTasks()) +
+        " gplace-run ...)");
+  }
+  std::vector<std::string> names;
+  for (int r = 0; r < spec->numTasks(); ++r)
+    names.push_back(spec->taskName(r));
+  (*mpi)->setTaskNames(std::move(names));
+  cluster.rank = (*mpi)->rank();
+  cluster.transport = std::move(*mpi);
+  cluster.spec = std::move(*spec);
+  return cluster;
+#else
+  (void)argc;
+  (void)argv;
+  return rt::Status::invalidArgument(
+      "--cluster needs MPI, and this gplace-run was built without it "
+      "(install libopenmpi-dev and configure again)");
+#endif
+}
+
+rt::StatusOr<DeviceSet> tooling::clusterDevices(ClusterTask &cluster,
+                                                Machine &machine) {
+  if (!cluster.spec)
+    return machine.deviceSet();
+  auto [job, task] = cluster.spec->taskOf(cluster.rank);
+  machine.devices().setTask(job, task);
+  rt::StatusOr<std::vector<std::string>> gathered =
+      cluster.transport->allGather(serializeDevices(machine.deviceSet()));
+  if (!gathered)
+    return gathered.status();
+  return mergeDevices(*gathered);
 }

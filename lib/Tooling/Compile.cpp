@@ -19,6 +19,84 @@ using namespace gplace;
 using namespace gplace::tooling;
 namespace rt = gplace::runtime;
 
+//===----------------------------------------------------------------------===//
+// Flags
+//===----------------------------------------------------------------------===//
+
+const llvm::cl::OptionCategory &gplace::tooling::compileCategory() {
+  static llvm::cl::OptionCategory category("Compile options (the options of "
+                                           "--gplace-pipeline)");
+  return category;
+}
+
+namespace {
+/// --gplace-pipeline's options, each also a top-level flag: an option is
+/// taken out of the parser, given the top-level command line as a second
+/// place, and put back, so that one llvm::cl option serves both
+/// `--policy=auto` and `--gplace-pipeline="policy=auto"`.
+struct CompileFlags : PipelineOptions {
+  CompileFlags() {
+    auto &category = const_cast<llvm::cl::OptionCategory &>(compileCategory());
+    SmallVector<llvm::cl::Option *> exposed;
+    for (auto &entry : OptionsMap)
+      if (!llvm::is_contained({"devices", "gpu-memory-limit", "cluster"},
+                              entry.first()))
+        exposed.push_back(entry.second);
+    for (llvm::cl::Option *option : exposed) {
+      option->removeArgument();
+      option->addSubCommand(llvm::cl::SubCommand::getTopLevel());
+      option->addCategory(category);
+      option->addArgument();
+    }
+    // After the move: an alias takes its option's places.
+    gpuFusion.emplace("gpu-fusion",
+                      llvm::cl::desc("Another name of --fuse-elementwise"),
+                      llvm::cl::aliasopt(fuseElementwise),
+                      llvm::cl::cat(category));
+  }
+  std::optional<llvm::cl::alias> gpuFusion;
+  llvm::cl::opt<bool> verifyEach{
+      "verify-each",
+      llvm::cl::desc("Run MLIR's verifier after every compiler pass (off by "
+                     "default; the plan is verified either way)"),
+      llvm::cl::init(false),
+      llvm::cl::cat(const_cast<llvm::cl::OptionCategory &>(compileCategory()))};
+  llvm::cl::list<std::string> loadPolicies{
+      "load-policy",
+      llvm::cl::desc("Load placement policies from a shared library"),
+      llvm::cl::value_desc("lib.so"),
+      llvm::cl::cat(const_cast<llvm::cl::OptionCategory &>(compileCategory()))};
+};
+} // namespace
+
+static CompileFlags &compileFlags() {
+  static CompileFlags *flags = new CompileFlags; // Lives as long as LLVM's
+                                                 // parser refers to it.
+  return *flags;
+}
+
+void gplace::tooling::registerCompileFlags() { (void)compileFlags(); }
+
+PipelineOptions &gplace::tooling::pipelineFlags() { return compileFlags(); }
+
+bool gplace::tooling::verifyEachFlag() { return compileFlags().verifyEach; }
+
+rt::StatusOr<std::unique_ptr<PolicyRegistry>>
+gplace::tooling::policiesFromFlags() {
+  auto policies = std::make_unique<PolicyRegistry>();
+  registerBuiltinPolicies(*policies);
+  for (const std::string &path : compileFlags().loadPolicies) {
+    std::string error;
+    if (!loadPolicyPlugin(path, *policies, &error))
+      return rt::Status::invalidArgument(error);
+  }
+  return policies;
+}
+
+//===----------------------------------------------------------------------===//
+// Compiling
+//===----------------------------------------------------------------------===//
+
 rt::Status gplace::tooling::selectEntry(ModuleOp module, llvm::StringRef entry,
                                         llvm::StringRef fileName) {
   auto func = module.lookupSymbol<func::FuncOp>(entry);
@@ -55,8 +133,21 @@ rt::Status gplace::tooling::selectEntry(ModuleOp module, llvm::StringRef entry,
   return rt::Status::ok();
 }
 
+rt::Status gplace::tooling::checkDevicesFor(const PipelineOptions &options,
+                                            const DeviceSet &devices) {
+  unsigned gpus = 0;
+  for (const DeviceName &device : devices.devices())
+    gpus += device.type == DeviceType::GPU;
+  if (gpus < options.replicas)
+    return rt::Status::invalidArgument(
+        "--replicas=" + std::to_string(options.replicas) + " needs " +
+        std::to_string(options.replicas) + " GPUs; this process has " +
+        std::to_string(gpus));
+  return rt::Status::ok();
+}
+
 bool gplace::tooling::usesPolicy(ModuleOp module,
-                                 const CompileOptions &options,
+                                 const PipelineOptions &options,
                                  llvm::StringRef name) {
   if (options.policy == name)
     return true;
@@ -68,9 +159,10 @@ bool gplace::tooling::usesPolicy(ModuleOp module,
   return false;
 }
 
-FailureOr<rt::Plan> gplace::tooling::compileToPlan(ModuleOp module,
-                                                   const DeviceSet &devices,
-                                                   const CompileOptions &options) {
+FailureOr<rt::Plan>
+gplace::tooling::compileToPlan(ModuleOp module, const DeviceSet &devices,
+                               const PipelineOptions &options,
+                               bool verifyEachPass) {
   // A graph in, a plan out: plan ops already in the input would be
   // exported in place of the entry's program (a hand-written gplan.program
   // ran instead of @main, unchecked).
@@ -85,26 +177,10 @@ FailureOr<rt::Plan> gplace::tooling::compileToPlan(ModuleOp module,
   if (planOps.wasInterrupted())
     return failure();
   PassManager pm(module.getContext());
-  pm.enableVerifier(options.verifyEachPass);
+  pm.enableVerifier(verifyEachPass);
   if (failed(applyPassManagerCLOptions(pm)))
     return failure();
   applyDefaultTimingPassManagerCLOptions(pm);
-  PipelineOptions pipeline;
-  pipeline.allowSoftPlacement = options.allowSoftPlacement;
-  pipeline.policy = options.policy;
-  pipeline.assignByName = options.assignByName;
-  pipeline.profile = options.profile;
-  pipeline.logDevicePlacement = options.logDevicePlacement;
-  pipeline.maxInflightCopies = options.maxInflightCopies;
-  pipeline.fuseElementwise = options.fuseElementwise;
-  pipeline.layoutOptimizer = options.layoutOptimizer;
-  pipeline.remapping = options.remapping;
-  pipeline.foldConstants = options.foldConstants;
-  pipeline.replicas = options.replicas;
-  pipeline.replicaVariables = options.replicaVariables;
-  pipeline.allReduce = options.allReduce;
-  pipeline.replicate = options.replicate;
-  pipeline.cluster = options.cluster;
   // Calls are inlined, and the callees, private, dropped.
   if (module.walk([](CallOpInterface) { return WalkResult::interrupt(); })
           .wasInterrupted()) {
@@ -112,12 +188,10 @@ FailureOr<rt::Plan> gplace::tooling::compileToPlan(ModuleOp module,
     pm.addPass(createSymbolDCEPass());
   }
   if (failed(buildGPlacePipeline(
-          pm, pipeline, devices, [&](const llvm::Twine &message) {
+          pm, options, devices, [&](const llvm::Twine &message) {
             return emitError(module.getLoc()) << message;
           })))
     return failure();
-  if (options.printMemoryPlan)
-    pm.addPass(createPrintMemoryPlanPass());
   if (failed(pm.run(module)))
     return failure();
   auto programs = module.getOps<plan::ProgramOp>();

@@ -3,6 +3,7 @@
 #include "gplace/Tooling/Machine.h"
 
 #include "gplace/Runtime/Cuda.h"
+#include "gplace/Runtime/Kernels.h"
 #include "gplace/Support/GpuStatus.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -10,6 +11,7 @@
 #include <cstdlib>
 #include <limits>
 #include <map>
+#include <unistd.h>
 
 using namespace gplace;
 using namespace gplace::tooling;
@@ -220,4 +222,128 @@ DeviceSet Machine::deviceSet() const {
     set.add(device->name(), std::move(attributes));
   }
   return set;
+}
+
+//===----------------------------------------------------------------------===//
+// Flags
+//===----------------------------------------------------------------------===//
+
+const llvm::cl::OptionCategory &gplace::tooling::machineCategory() {
+  static llvm::cl::OptionCategory category("Device options");
+  return category;
+}
+
+namespace {
+namespace cl = llvm::cl;
+enum class GraphMode { Off, On };
+/// The device flags; constructed by registerMachineFlags.
+struct MachineFlags {
+  cl::OptionCategory &category =
+      const_cast<cl::OptionCategory &>(machineCategory());
+  cl::opt<int> emulateGpus{
+      "emulate-gpus",
+      cl::desc("Add N emulated GPUs (host memory and kernels) to the devices"),
+      cl::init(0), cl::cat(category)};
+  cl::opt<int64_t> gpuMemoryLimit{
+      "gpu-memory-limit",
+      cl::desc("Memory limit of each GPU in MiB (emulated GPUs: 16384 by "
+               "default)"),
+      cl::init(0), cl::cat(category)};
+  cl::opt<bool> gpuAllowTf32{
+      "gpu-allow-tf32",
+      cl::desc("Use TF32 tensor cores for f32 matmul on CUDA GPUs"),
+      cl::init(false), cl::cat(category)};
+  cl::opt<bool> gpuAllowGrowth{
+      "gpu-allow-growth",
+      cl::desc("Allocate GPU memory on demand (default); =false reserves the "
+               "whole limit up front"),
+      cl::init(true), cl::cat(category)};
+  cl::opt<double> gpuMemoryFraction{
+      "gpu-memory-fraction",
+      cl::desc("Fraction of each GPU's memory this process may use, in (0, 1]"),
+      cl::init(0), cl::cat(category)};
+  cl::list<std::string> logicalGpus{
+      "logical-gpus",
+      cl::desc("Split a physical GPU into logical GPUs with their own memory "
+               "limits: GPU:MiB,MiB,..."),
+      cl::value_desc("gpu:MiB,MiB"), cl::cat(category)};
+  cl::opt<std::string> visibleGpus{
+      "visible-gpus",
+      cl::desc("The GPUs to use, as GPU:0, GPU:1, ...: auto (every idle "
+               "enough GPU, idlest first), auto:N (the N idlest), or a "
+               "CUDA_VISIBLE_DEVICES list of indices and UUIDs"),
+      cl::value_desc("auto[:N]|list"), cl::cat(category)};
+  cl::opt<int64_t> minFreeMemory{
+      "min-free-memory",
+      cl::desc("With --visible-gpus=auto: skip GPUs with less free memory "
+               "(MiB)"),
+      cl::init(0), cl::cat(category)};
+  cl::opt<GraphMode> cudaGraphs{
+      "cuda-graphs",
+      cl::desc("Capture a plan that runs on one GPU into a CUDA graph when it "
+               "loads and replay it on each run"),
+      cl::values(
+          clEnumValN(GraphMode::On, "on", "capture and replay (default)"),
+          clEnumValN(GraphMode::Off, "off", "run the steps one by one")),
+      cl::init(GraphMode::On), cl::cat(category)};
+};
+
+MachineFlags &machineFlags() {
+  static MachineFlags *flags = new MachineFlags; // Lives as long as LLVM's
+                                                 // parser refers to it.
+  return *flags;
+}
+} // namespace
+
+void gplace::tooling::registerMachineFlags() { (void)machineFlags(); }
+
+rt::StatusOr<MachineOptions> gplace::tooling::machineOptionsFromFlags() {
+  MachineFlags &flags = machineFlags();
+  // 0 is the option's "not set" (TensorFlow's per_process_gpu_memory_fraction
+  // default); given, it must be a fraction (Machine::create checks the rest).
+  if (flags.gpuMemoryFraction.getNumOccurrences() &&
+      flags.gpuMemoryFraction == 0)
+    return rt::Status::invalidArgument(
+        "--gpu-memory-fraction must be in (0, 1]");
+  MachineOptions options;
+  options.emulatedGpus = flags.emulateGpus;
+  options.gpuMemoryLimitMiB = flags.gpuMemoryLimit;
+  options.gpuMemoryFraction = flags.gpuMemoryFraction;
+  options.gpuAllowGrowth = flags.gpuAllowGrowth;
+  options.gpuAllowTf32 = flags.gpuAllowTf32;
+  options.logicalGpus = flags.logicalGpus;
+  options.visibleGpus = flags.visibleGpus;
+  options.minFreeMemoryMiB = flags.minFreeMemory;
+  return options;
+}
+
+rt::ExecutorOptions
+gplace::tooling::executorOptionsFromFlags(rt::Transport *transport) {
+  rt::ExecutorOptions options;
+  options.graphs = machineFlags().cudaGraphs == GraphMode::On;
+  options.transport = transport;
+  return options;
+}
+
+std::string gplace::tooling::describeMachine(Machine &machine) {
+  std::string text = machine.devices().listDevices();
+  for (const std::string &line : machine.notes())
+    text += line + "\n";
+  text += "Matmul: " + rt::matmulDescription() + "\n";
+  text += "BLAS: " + rt::blasDescription();
+  const char *core = std::getenv("OPENBLAS_CORETYPE");
+  if (core && std::getenv("GPLACE_SET_OPENBLAS_CORETYPE"))
+    text += std::string(" (OPENBLAS_CORETYPE=") + core +
+            ", set by gplace-run: OpenBLAS chose Prescott's)";
+  else if (core)
+    text += std::string(" (OPENBLAS_CORETYPE=") + core + ")";
+  return text + "\n";
+}
+
+void gplace::tooling::reexecForBlasCoreType(char **argv) {
+  if (std::optional<std::string> core = rt::preferredBlasCoreType()) {
+    ::setenv("OPENBLAS_CORETYPE", core->c_str(), 1);
+    ::setenv("GPLACE_SET_OPENBLAS_CORETYPE", "1", 1);
+    ::execv("/proc/self/exe", argv);
+  }
 }

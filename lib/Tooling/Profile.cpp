@@ -58,7 +58,7 @@ rt::StatusOr<double> timeGraph(MLIRContext &context, Machine &machine,
   OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(source, &context);
   if (!module)
     return rt::Status::internal("cannot parse a profiling graph");
-  CompileOptions options;
+  PipelineOptions options;
   options.fuseElementwise = false;
   FailureOr<rt::Plan> plan =
       compileToPlan(*module, machine.deviceSet(), options);

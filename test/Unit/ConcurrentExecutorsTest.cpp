@@ -173,7 +173,7 @@ void runTenant(Tenant &t) {
     t.error = "parse: " + diagnostics;
     return;
   }
-  tooling::CompileOptions compile;
+  gplace::PipelineOptions compile;
   compile.policy = "tenant";
   mlir::FailureOr<rt::Plan> plan =
       tooling::compileToPlan(*module, (*machine)->deviceSet(), compile);

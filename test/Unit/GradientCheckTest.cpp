@@ -180,7 +180,8 @@ protected:
           return mlir::success();
         });
     mlir::FailureOr<rt::Plan> plan =
-        tooling::compileToPlan(*module, machine_->deviceSet(), {});
+        tooling::compileToPlan(*module, machine_->deviceSet(),
+                               gplace::PipelineOptions());
     EXPECT_TRUE(mlir::succeeded(plan)) << diagnostics << text;
     if (mlir::failed(plan))
       return nullptr;

@@ -231,7 +231,7 @@ public:
             gplace::tooling::selectEntry(*module, "main", modelPath);
         !selected)
       return {Outcome::Failed, "import: " + selected.message(), {}};
-    gplace::tooling::CompileOptions compile;
+    gplace::PipelineOptions compile;
     compile.allowSoftPlacement = true;
     FailureOr<rt::Plan> plan = gplace::tooling::compileToPlan(
         *module, machine->deviceSet(), compile);

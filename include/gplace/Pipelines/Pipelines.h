@@ -24,7 +24,9 @@ namespace gplace {
 /// --gplace-assign-devices, those of --gplace-place, max-inflight-copies of
 /// --gplace-insert-control-deps, the replicas of --gplace-replicate, the
 /// algorithm of --gplace-lower-all-reduce, and
-/// whether --gplace-remap and --gplace-fuse-elementwise run.
+/// whether --gplace-remap, --gplace-fuse-elementwise and
+/// --gplace-print-memory-plan run. gplace-run's command line is these
+/// options (tooling::registerCompileFlags).
 struct PipelineOptions : public mlir::PassPipelineOptions<PipelineOptions> {
   Option<std::string> devices{
       *this, "devices",
@@ -32,21 +34,27 @@ struct PipelineOptions : public mlir::PassPipelineOptions<PipelineOptions> {
                      "gplace.devices, else this process's CPU)")};
   Option<bool> allowSoftPlacement{
       *this, "allow-soft-placement",
-      llvm::cl::desc("Move ops whose request cannot be satisfied"),
+      llvm::cl::desc("Move ops whose device request cannot be satisfied "
+                     "(TensorFlow's allow_soft_placement)"),
       llvm::cl::init(false)};
-  Option<std::string> policy{*this, "policy",
-                             llvm::cl::desc("The placement policy")};
+  Option<std::string> policy{
+      *this, "policy",
+      llvm::cl::desc("The placement policy for ops without a request "
+                     "(built-in: default-gpu, idle-gpu, auto, ...; "
+                     "docs/passes/place.md)")};
   Option<std::string> assignByName{
       *this, "assign-by-name",
-      llvm::cl::desc("REGEX=DEVICE rules that give ops device requests by "
-                     "name before placement (--gplace-assign-by-name)")};
-  Option<std::string> profile{
-      *this, "profile",
-      llvm::cl::desc("The cost model's rates for policy=auto (gplace-run "
-                     "--profile's file; empty: the defaults)")};
+      llvm::cl::desc("Give ops device requests by name before placement, "
+                     "as tf.device scopes do: REGEX=DEVICE rules, first "
+                     "match wins (--gplace-assign-by-name)")};
+  Option<std::string> placementProfile{
+      *this, "placement-profile",
+      llvm::cl::desc("The cost model's rates for policy=auto (a file that "
+                     "gplace-run --profile wrote; empty: built-in rates)")};
   Option<bool> logDevicePlacement{
       *this, "log-device-placement",
-      llvm::cl::desc("Print the placement log on stderr"),
+      llvm::cl::desc("Print where each op runs, in TensorFlow's format, "
+                     "on stderr"),
       llvm::cl::init(false)};
   Option<unsigned> maxInflightCopies{
       *this, "max-inflight-copies",
@@ -58,23 +66,27 @@ struct PipelineOptions : public mlir::PassPipelineOptions<PipelineOptions> {
       llvm::cl::init(0)};
   Option<unsigned> replicas{
       *this, "replicas",
-      llvm::cl::desc("Replicate a training function over this many GPUs "
-                     "(--gplace-replicate; 0: no replication)"),
+      llvm::cl::desc("Train on N GPUs: --gplace-replicate's replicas over "
+                     "GPU:0..N-1, each a slice of the batch (0: none)"),
       llvm::cl::init(0)};
   Option<std::string> replicaVariables{
       *this, "replica-variables",
       llvm::cl::desc("With replicas: mirrored (a copy of each variable per "
-                     "replica, all-reduce) or host (variables on the CPU)"),
+                     "GPU, gradients all-reduced; MirroredStrategy) or host "
+                     "(variables on the CPU, gradients averaged there)"),
       llvm::cl::init("mirrored")};
   Option<std::string> allReduce{
       *this, "all-reduce",
-      llvm::cl::desc("--gplace-lower-all-reduce's algorithm: collective "
-                     "(the runtime's) or ring (graph ops)"),
+      llvm::cl::desc("How mirrored gradients are all-reduced "
+                     "(--gplace-lower-all-reduce): collective (the runtime's, "
+                     "over MPI across tasks) or ring (copies, slices and adds "
+                     "between the GPUs)"),
       llvm::cl::init("collective")};
   Option<bool> foldConstants{
       *this, "fold-constants",
       llvm::cl::desc("Fold ops whose operands are constants before "
-                     "placement (--gplace-fold-constants)"),
+                     "placement (--gplace-fold-constants, Grappler's constant "
+                     "folding); =false runs every op's kernel"),
       llvm::cl::init(true)};
   Option<std::string> replicate{
       *this, "replicate",
@@ -87,8 +99,9 @@ struct PipelineOptions : public mlir::PassPipelineOptions<PipelineOptions> {
                      "(worker:4): --gplace-partition-tasks runs")};
   Option<bool> layoutOptimizer{
       *this, "layout-optimizer",
-      llvm::cl::desc("Run NCHW window ops NHWC on the CPU (--gplace-layout, "
-                     "Grappler's layout optimizer)"),
+      llvm::cl::desc("Run NCHW convolutions, pooling and batch norm NHWC on "
+                     "the CPU, transposing at the region's borders "
+                     "(--gplace-layout, Grappler's layout optimizer)"),
       llvm::cl::init(true)};
   Option<bool> remapping{
       *this, "remapping",
@@ -98,9 +111,15 @@ struct PipelineOptions : public mlir::PassPipelineOptions<PipelineOptions> {
       llvm::cl::init(true)};
   Option<bool> fuseElementwise{
       *this, "fuse-elementwise",
-      llvm::cl::desc("Fuse runs of elementwise launches on GPUs into one "
-                     "kernel each"),
+      llvm::cl::desc("Run chains of elementwise ops as one kernel, on GPUs "
+                     "and the CPU (--gplace-fuse-elementwise); =false "
+                     "launches each op"),
       llvm::cl::init(true)};
+  Option<bool> printMemoryPlan{
+      *this, "print-memory-plan",
+      llvm::cl::desc("Print the static memory plan on stderr "
+                     "(--gplace-print-memory-plan)"),
+      llvm::cl::init(false)};
 };
 
 /// Adds the whole pipeline to `pm` (a ModuleOp pass manager). With

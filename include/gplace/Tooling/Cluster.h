@@ -12,9 +12,15 @@
 #include "gplace/Runtime/Device.h"
 #include "gplace/Runtime/Plan.h"
 #include "gplace/Runtime/Status.h"
+#include "gplace/Runtime/Transport.h"
 #include "gplace/Support/ClusterSpec.h"
 #include "gplace/Support/DeviceName.h"
+#include "gplace/Tooling/Machine.h"
 
+#include "llvm/Support/CommandLine.h"
+
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -38,6 +44,45 @@ mergeDevices(const std::vector<std::string> &serialized);
 /// buffer or waits for its event (the plan was not partitioned).
 runtime::StatusOr<runtime::Plan> localPlan(const runtime::Plan &plan,
                                            const runtime::DeviceManager &local);
+
+/// Registers gplace-run's cluster flags (--cluster, --transfer-timeout),
+/// listed by --help under clusterCategory(). Call once, before
+/// cl::ParseCommandLineOptions.
+void registerClusterFlags();
+const llvm::cl::OptionCategory &clusterCategory();
+
+/// This process's place in a cluster that mpirun launched (or a process of
+/// its own, without --cluster): its task and the links to the others.
+struct ClusterTask {
+  std::optional<ClusterSpec> spec;                ///< --cluster; none alone.
+  std::unique_ptr<runtime::Transport> transport;  ///< MPI; null alone.
+  int rank = 0;
+
+  /// The chief (rank 0) prints and writes what the run prints and writes.
+  bool chief() const { return rank == 0; }
+  /// Several processes share stderr: write each message at once.
+  bool sharesStderr() const { return transport && transport->size() > 1; }
+  /// This task as a device-name prefix (/job:worker/task:1); none alone.
+  std::optional<DeviceName> task() const;
+  /// Ends the run with exit code `code`: once MPI has started, an error in
+  /// one task ends the whole job (MPI_Abort), as the other tasks would wait
+  /// for this one. Returns `code` in a process of its own.
+  int end(int code);
+};
+
+/// Starts the cluster the flags name (registerClusterFlags first): MPI
+/// (which may take its own arguments out of `argc`/`argv`), with each rank
+/// named after its task. Errors: a --cluster that does not parse, a task
+/// count other than mpirun's, a --transfer-timeout out of (0, a week], a
+/// gplace-run built without MPI (invalid argument); MPI's own (as
+/// MpiTransport::create).
+runtime::StatusOr<ClusterTask> startClusterFromFlags(int *argc, char ***argv);
+
+/// The devices to compile for: the machine's alone, or in a cluster every
+/// task's devices with their full names (this task's devices renamed to its
+/// job and task, then exchanged). Errors: the exchange's (internal).
+runtime::StatusOr<DeviceSet> clusterDevices(ClusterTask &cluster,
+                                            Machine &machine);
 
 } // namespace gplace::tooling
 

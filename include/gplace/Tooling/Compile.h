@@ -9,47 +9,45 @@
 #ifndef GPLACE_TOOLING_COMPILE_H
 #define GPLACE_TOOLING_COMPILE_H
 
+#include "gplace/Pipelines/Pipelines.h"
 #include "gplace/Runtime/Plan.h"
 #include "gplace/Runtime/Status.h"
 #include "gplace/Support/DeviceName.h"
+#include "gplace/Support/PlacementPolicy.h"
 
 #include "mlir/IR/BuiltinOps.h"
 
+#include "llvm/Support/CommandLine.h"
+
+#include <memory>
 #include <string>
 
 namespace gplace::tooling {
 
-/// gplace-run's compilation options (SPEC §3, §4): those of --gplace-place,
-/// max-inflight-copies, whether elementwise runs fuse on GPUs, and
-/// --gplace-print-memory-plan.
-struct CompileOptions {
-  bool allowSoftPlacement = false;
-  std::string policy;
-  /// REGEX=DEVICE rules for --gplace-assign-by-name ("": none).
-  std::string assignByName;
-  /// The cost model's rates for policy=auto (a file gplace-run --profile
-  /// wrote; "": the defaults).
-  std::string profile;
-  bool logDevicePlacement = false;
-  unsigned maxInflightCopies = 0;
-  bool fuseElementwise = true;
-  bool layoutOptimizer = true; ///< --gplace-layout runs (--layout-optimizer).
-  bool remapping = true; ///< --gplace-remap runs (gplace-run --remapping).
-  /// --gplace-fold-constants runs (gplace-run --fold-constants).
-  bool foldConstants = true;
-  bool printMemoryPlan = false;
-  /// MLIR's verifier after every pass (gplace-run --verify-each): off, as
-  /// in a release compiler; the input is verified when parsed or imported
-  /// and the plan by --gplace-verify-plan either way. gplace-opt keeps it.
-  bool verifyEachPass = false;
-  unsigned replicas = 0; ///< --replicas: towers over GPU:0..N-1 (0: none).
-  std::string replicaVariables = "mirrored"; ///< --replica-variables.
-  std::string allReduce = "collective"; ///< --all-reduce.
-  /// --replicate: --gplace-replicate's options, after those two.
-  std::string replicate;
-  /// --cluster: the jobs and task counts in rank order ("" : one process).
-  std::string cluster;
-};
+/// Registers gplace-run's compile flags: every option of --gplace-pipeline
+/// (PipelineOptions) but `devices`, `gpu-memory-limit` (the machine gives
+/// those) and `cluster` (Cluster.h's --cluster gives it) as a top-level flag of the same name, so that the
+/// pipeline's own options are the command line (--allow-soft-placement,
+/// --policy, --replicas, ...); --gpu-fusion, another name of
+/// --fuse-elementwise; --verify-each; and --load-policy. Listed by --help
+/// under compileCategory(). Call once, before cl::ParseCommandLineOptions.
+void registerCompileFlags();
+const llvm::cl::OptionCategory &compileCategory();
+
+/// --gplace-pipeline's options as the command line set them
+/// (registerCompileFlags first). A tool may change them before compiling.
+PipelineOptions &pipelineFlags();
+
+/// --verify-each: MLIR's verifier after every pass. Off by default, as in
+/// a release compiler (LLVM opt's default is on; gplace-opt keeps it):
+/// the input is verified when parsed or imported and the plan by
+/// --gplace-verify-plan either way.
+bool verifyEachFlag();
+
+/// The placement policies a compilation may call: the built-in ones and
+/// those of each --load-policy plugin. Errors (invalid argument): a plugin
+/// that does not load, naming it.
+runtime::StatusOr<std::unique_ptr<PolicyRegistry>> policiesFromFlags();
 
 /// Keeps function @`entry` of `module` and the functions it calls
 /// (transitively, made private: compileToPlan inlines them, as TensorFlow
@@ -59,9 +57,14 @@ struct CompileOptions {
 runtime::Status selectEntry(mlir::ModuleOp module, llvm::StringRef entry,
                             llvm::StringRef fileName);
 
+/// Checks that `devices` can hold what `options` asks for: --replicas=N
+/// needs N GPUs. Errors (invalid argument) name the count it has.
+runtime::Status checkDevicesFor(const PipelineOptions &options,
+                                const DeviceSet &devices);
+
 /// True if compiling `module` with `options` may call the placement policy
 /// `name`: it is the option's or a function's `gplace.device_policy`.
-bool usesPolicy(mlir::ModuleOp module, const CompileOptions &options,
+bool usesPolicy(mlir::ModuleOp module, const PipelineOptions &options,
                 llvm::StringRef name);
 
 /// After compileToPlan failed on `module`: true if the failure is the
@@ -71,14 +74,15 @@ bool usesPolicy(mlir::ModuleOp module, const CompileOptions &options,
 bool exceedsMemoryLimit(mlir::ModuleOp module);
 
 /// Compiles `module` (one function, see selectEntry) for `devices` with
-/// --gplace-pipeline (after MLIR's --inline and --symbol-dce if it has
+/// --gplace-pipeline and `options` (after MLIR's --inline and --symbol-dce if it has
 /// calls; the context needs the func dialect's inliner extension), the pass manager's command-line options applied
 /// (--mlir-print-ir-after-all, --mlir-timing, ...), and exports its program
 /// as a runtime::Plan. Placement policies are those of the context's graph
-/// dialect. Errors are diagnostics, reported through the context.
-mlir::FailureOr<runtime::Plan> compileToPlan(mlir::ModuleOp module,
-                                             const DeviceSet &devices,
-                                             const CompileOptions &options);
+/// dialect. With `verifyEachPass`, MLIR's verifier runs after every pass.
+/// Errors are diagnostics, reported through the context.
+mlir::FailureOr<runtime::Plan>
+compileToPlan(mlir::ModuleOp module, const DeviceSet &devices,
+              const PipelineOptions &options, bool verifyEachPass = false);
 
 } // namespace gplace::tooling
 

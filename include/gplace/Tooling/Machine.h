@@ -12,8 +12,11 @@
 #define GPLACE_TOOLING_MACHINE_H
 
 #include "gplace/Runtime/Device.h"
+#include "gplace/Runtime/Executor.h"
 #include "gplace/Runtime/Status.h"
 #include "gplace/Support/DeviceName.h"
+
+#include "llvm/Support/CommandLine.h"
 
 #include <memory>
 #include <string>
@@ -74,6 +77,36 @@ private:
   std::vector<std::optional<GpuLoad>> gpuLoads_;
   int numCudaGpus_ = 0;
 };
+
+/// Registers gplace-run's device flags (--emulate-gpus, --gpu-memory-limit,
+/// --gpu-memory-fraction, --gpu-allow-growth, --gpu-allow-tf32,
+/// --logical-gpus, --visible-gpus, --min-free-memory, --cuda-graphs), listed
+/// by --help under machineCategory(). Call once, before
+/// cl::ParseCommandLineOptions.
+void registerMachineFlags();
+const llvm::cl::OptionCategory &machineCategory();
+
+/// The MachineOptions the flags give (registerMachineFlags first); soft
+/// placement and GPU loads are the caller's. Errors (invalid argument): a
+/// --gpu-memory-fraction of 0 given.
+runtime::StatusOr<MachineOptions> machineOptionsFromFlags();
+
+/// The executor's options the flags give (--cuda-graphs), with the
+/// cluster's `transport` (null: one process).
+runtime::ExecutorOptions executorOptionsFromFlags(runtime::Transport *transport);
+
+/// gplace-run --list-devices: the devices (DeviceManager::listDevices),
+/// the machine's notes, then the CPU's matmul library and the BLAS, and who
+/// chose its kernels.
+std::string describeMachine(Machine &machine);
+
+/// OpenBLAS picked its kernels when it loaded; where it fell back to SSE3
+/// ones on a CPU with AVX2 or AVX-512 (runtime::preferredBlasCoreType),
+/// starts the process again (execv of /proc/self/exe with `argv`) with
+/// OPENBLAS_CORETYPE naming the right ones. Returns where it does not,
+/// or where the exec fails (the process carries on with OpenBLAS's
+/// choice). Call first in main.
+void reexecForBlasCoreType(char **argv);
 
 } // namespace gplace::tooling
 

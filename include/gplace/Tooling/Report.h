@@ -1,0 +1,72 @@
+//===- Report.h - a tool's errors and exit codes ----------------*- C++ -*-===//
+//
+// How gplace-run reports a failure (docs/gplace-run.md): `<tool>: error: `
+// and the status's message, prefixed with its code's name unless the input
+// is at fault, and an exit code per kind of failure. In a cluster the
+// tasks share mpirun's stderr: each message is then written with one
+// write(2), so that the messages of several tasks do not interleave within
+// a line.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef GPLACE_TOOLING_REPORT_H
+#define GPLACE_TOOLING_REPORT_H
+
+#include "gplace/Runtime/Status.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "llvm/ADT/Twine.h"
+
+#include <memory>
+#include <string>
+
+namespace llvm {
+class SourceMgr;
+} // namespace llvm
+
+namespace gplace::tooling {
+
+/// The exit code of a failure of `code`: 1 invalid input (file, flags,
+/// graph, inputs), 3 out of memory, 4 unavailable (a device or library the
+/// run needs), 5 internal error.
+int exitCode(runtime::StatusCode code);
+
+/// An error already reported, as MLIR's diagnostics through the context:
+/// a status with no message, which Reporter::fail does not print.
+inline runtime::Status
+reportedError(runtime::StatusCode code = runtime::StatusCode::InvalidArgument) {
+  return runtime::Status::error(code, "");
+}
+
+/// A tool's error reports on stderr.
+class Reporter {
+public:
+  explicit Reporter(llvm::StringRef tool) : tool_(tool.str()) {}
+
+  /// From now on, each message is written with one write(2) (the tasks of
+  /// a cluster share stderr).
+  void setOneWritePerMessage(bool value) { oneWrite_ = value; }
+  bool oneWritePerMessage() const { return oneWrite_; }
+
+  /// Prints `status` as the tool's error (nothing for a reportedError) and
+  /// returns its exit code.
+  int fail(const runtime::Status &status) const;
+  /// Prints `message` as an invalid-argument error and returns 1.
+  int fail(const llvm::Twine &message) const;
+
+  /// MLIR's diagnostics of `context` as SourceMgrDiagnosticHandler prints
+  /// them (file, line, the source line and a caret), each diagnostic and
+  /// its notes written at once where oneWritePerMessage. Keep the handler
+  /// alive while the context reports.
+  std::unique_ptr<mlir::SourceMgrDiagnosticHandler>
+  handleDiagnostics(llvm::SourceMgr &sourceMgr,
+                    mlir::MLIRContext *context) const;
+
+private:
+  std::string tool_;
+  bool oneWrite_ = false;
+};
+
+} // namespace gplace::tooling
+
+#endif // GPLACE_TOOLING_REPORT_H

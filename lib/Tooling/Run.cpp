@@ -1,0 +1,517 @@
+//===- Run.cpp - gplace-run's steps, from its flags -----------------------===//
+
+#include "gplace/Tooling/Run.h"
+
+#include "gplace/Conversion/Passes.h"
+#include "gplace/Dialect/Graph/GraphDialect.h"
+#include "gplace/Dialect/Plan/PlanDialect.h"
+#include "gplace/Dialect/Plan/Transforms/Passes.h"
+#include "gplace/Runtime/Idx.h"
+#include "gplace/Target/Plan/PlanExport.h"
+#include "gplace/Tooling/Checkpoint.h"
+#include "gplace/Tooling/CommandLine.h"
+#include "gplace/Tooling/Compile.h"
+#include "gplace/Tooling/Inputs.h"
+#include "gplace/Tooling/Loop.h"
+#include "gplace/Tooling/Outputs.h"
+#include "gplace/Tooling/Profile.h"
+#include "gplace/Tooling/Report.h"
+#include "gplace/Target/ONNX/ImportONNX.h"
+#include "gplace/Transforms/Passes.h"
+
+#include "mlir/Dialect/Func/Extensions/InlinerExtension.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/AsmState.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Support/FileUtilities.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cstring>
+#include <set>
+
+using namespace mlir;
+using namespace gplace;
+using namespace gplace::tooling;
+namespace rt = gplace::runtime;
+namespace cl = llvm::cl;
+
+//===----------------------------------------------------------------------===//
+// Flags
+//===----------------------------------------------------------------------===//
+
+const cl::OptionCategory &gplace::tooling::runCategory() {
+  static cl::OptionCategory category("gplace-run options");
+  return category;
+}
+
+namespace {
+/// The run's flags; constructed by registerRunFlags.
+struct RunFlags {
+  cl::OptionCategory &category = const_cast<cl::OptionCategory &>(runCategory());
+  cl::opt<std::string> inputFile{cl::Positional,
+                                 cl::desc("<input.mlir | model.onnx>"),
+                                 cl::init("-"), cl::cat(category)};
+  cl::opt<bool> listDevices{"list-devices",
+                            cl::desc("List the devices and exit"),
+                            cl::init(false), cl::cat(category)};
+  cl::opt<std::string> profile{
+      "profile",
+      cl::desc("Measure this process's devices and links for the cost "
+               "model, write them to this file and exit (no input is read)"),
+      cl::value_desc("prof.json"), cl::cat(category)};
+  cl::opt<std::string> entry{
+      "entry", cl::desc("The function to run (default: main)"),
+      cl::init("main"), cl::cat(category)};
+  cl::list<std::string> inputs{
+      "input",
+      cl::desc("An input of the entry function, in order: "
+               "SHAPExTYPE=VALUES (2x3xf32=1,2,3,4,5,6) or @FILE.npy"),
+      cl::value_desc("value"), cl::cat(category)};
+  cl::list<std::string> outputs{
+      "output",
+      cl::desc("Write the next result to @FILE.npy instead of printing it"),
+      cl::value_desc("@file.npy"), cl::cat(category)};
+  cl::opt<unsigned> iterations{
+      "iterations",
+      cl::desc("Run the graph N times (variables persist); print the last "
+               "results"),
+      cl::init(1), cl::cat(category)};
+  cl::opt<unsigned> epochs{
+      "epochs",
+      cl::desc("With a data set input (a file of more samples than the "
+               "argument's batch): passes over the data set, one step per "
+               "mini-batch (default 1)"),
+      cl::init(0), cl::cat(category)};
+  cl::opt<uint64_t> shuffleSeed{
+      "shuffle",
+      cl::desc("Shuffle the data set anew each epoch, with this seed"),
+      cl::value_desc("seed"), cl::cat(category)};
+  cl::opt<std::string> initEntry{
+      "init",
+      cl::desc("Run this function of the file once first (it takes no "
+               "inputs) and start the entry's variables from its variables "
+               "of the same names, as TensorFlow 1's initializer run"),
+      cl::value_desc("function"), cl::cat(category)};
+  cl::opt<std::string> restore{
+      "restore",
+      cl::desc("Restore every variable from this checkpoint (.npz) before "
+               "running"),
+      cl::value_desc("file.npz"), cl::cat(category)};
+  cl::opt<std::string> save{
+      "save",
+      cl::desc("Save every variable to this checkpoint (.npz, written "
+               "atomically) after each epoch, or after the runs"),
+      cl::value_desc("file.npz"), cl::cat(category)};
+  cl::opt<bool> printTiming{
+      "print-timing",
+      cl::desc("Print the wall time of the runs on stderr: the first, and "
+               "the mean and best of the others"),
+      cl::init(false), cl::cat(category)};
+};
+
+RunFlags &runFlags() {
+  static RunFlags *flags = new RunFlags; // Lives as long as LLVM's parser
+                                         // refers to it.
+  return *flags;
+}
+} // namespace
+
+void gplace::tooling::registerRunFlags() {
+  // The passes by name, for --mlir-print-ir-after=<pass> and the like
+  // (before the options that name them are registered).
+  registerGPlacePasses();
+  registerGPlaceConversionPasses();
+  registerGPlacePlanPasses();
+  // MLIR's own options of a pass driver: --mlir-print-ir-after-all,
+  // --mlir-timing, --mlir-print-debuginfo, ...
+  registerPassManagerCLOptions();
+  registerDefaultTimingManagerCLOptions();
+  registerAsmPrinterCLOptions();
+  registerMLIRContextCLOptions();
+  (void)runFlags();
+  registerCompileFlags();
+  registerMachineFlags();
+  registerClusterFlags();
+  // --help lists gplace-run's options and MLIR's (--mlir-*), not the
+  // hundreds LLVM's libraries register (--help-hidden shows them all).
+  hideLibraryOptions({&runCategory(), &compileCategory(), &machineCategory(),
+#ifdef GPLACE_HAVE_ONNX
+                      &frontend::onnxImportCategory(),
+#endif
+                      &clusterCategory()});
+}
+
+const std::string &gplace::tooling::runInputFile() {
+  return runFlags().inputFile;
+}
+
+bool gplace::tooling::machineCommandFlag() {
+  return runFlags().listDevices || !runFlags().profile.empty();
+}
+
+rt::Status gplace::tooling::runMachineCommand(MLIRContext &context,
+                                              Machine &machine) {
+  RunFlags &flags = runFlags();
+  if (flags.profile.empty()) {
+    llvm::outs() << describeMachine(machine);
+    return rt::Status::ok();
+  }
+  rt::StatusOr<CostProfile> measured = measureProfile(context, machine);
+  if (!measured)
+    return measured.status();
+  std::string error;
+  if (!measured->save(flags.profile, &error))
+    return rt::Status::invalidArgument(error);
+  llvm::outs() << "wrote " << flags.profile << ": "
+               << machine.devices().devices().size()
+               << " devices and their links\n";
+  return rt::Status::ok();
+}
+
+rt::Status gplace::tooling::checkRunFlags() {
+  RunFlags &flags = runFlags();
+  if (flags.iterations < 1)
+    return rt::Status::invalidArgument("--iterations must be at least 1");
+  if (flags.epochs.getNumOccurrences() && flags.epochs < 1)
+    return rt::Status::invalidArgument("--epochs must be at least 1");
+  for (const std::string &output : flags.outputs)
+    if (!llvm::StringRef(output).starts_with("@") || output.size() < 2)
+      return rt::Status::invalidArgument("--output must be @FILE.npy, got '" +
+                                         output + "'");
+  return rt::Status::ok();
+}
+
+rt::Status gplace::tooling::checkOutputsWritable() {
+  RunFlags &flags = runFlags();
+  for (const std::string &output : flags.outputs)
+    GPLACE_RETURN_IF_ERROR(checkWritable(output.substr(1)));
+  if (!flags.save.empty())
+    if (rt::Status writable = checkWritable(flags.save); !writable)
+      return rt::Status::invalidArgument("--save: " + writable.message());
+  return rt::Status::ok();
+}
+
+//===----------------------------------------------------------------------===//
+// The model and its inputs
+//===----------------------------------------------------------------------===//
+
+DialectRegistry gplace::tooling::runDialects() {
+  DialectRegistry registry;
+  registry.insert<graph::GraphDialect, plan::PlanDialect, func::FuncDialect>();
+  func::registerInlinerExtension(registry);
+  return registry;
+}
+
+/// Whether `text` names an ONNX TensorProto file (@input_0.pb).
+static bool isTensorProtoInput(llvm::StringRef text) {
+  return text.starts_with("@") && text.ends_with(".pb");
+}
+
+rt::StatusOr<OwningOpRef<ModuleOp>>
+gplace::tooling::loadModule(llvm::StringRef fileName, MLIRContext *context,
+                            llvm::SourceMgr &sourceMgr) {
+  RunFlags &flags = runFlags();
+  std::string error;
+  std::unique_ptr<llvm::MemoryBuffer> file = openInputFile(fileName, &error);
+  if (!file)
+    return rt::Status::invalidArgument(error);
+  OwningOpRef<ModuleOp> module;
+  if (frontend::isOnnxFileName(fileName)) {
+#ifdef GPLACE_HAVE_ONNX
+    if (!flags.initEntry.empty())
+      return rt::Status::invalidArgument(
+          "--init needs an .mlir file: an ONNX model has one function, its "
+          "initializers are its variables' values");
+    frontend::OnnxImportOptions options = frontend::onnxImportOptionsFromFlags();
+    // The inputs' shapes bind the model's symbolic dimensions.
+    for (llvm::StringRef text : flags.inputs) {
+      if (isTensorProtoInput(text)) {
+        rt::StatusOr<rt::HostTensor> value =
+            frontend::readTensorProtoFile(text.drop_front());
+        options.inputShapes.push_back(
+            value ? std::optional(value->type.shape) : std::nullopt);
+      } else {
+        options.inputShapes.push_back(inputShape(text, context));
+      }
+    }
+    options.entry = flags.entry;
+    module = frontend::importOnnxModel(file->getBuffer(), fileName, context,
+                                       options);
+#else
+    return rt::Status::invalidArgument(
+        "'" + fileName.str() +
+        "' is an ONNX model, and this gplace-run was built without the ONNX "
+        "importer (libonnx-dev)");
+#endif
+  } else {
+    sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
+    module = parseSourceFile<ModuleOp>(sourceMgr, context);
+  }
+  if (!module) // The diagnostics are printed.
+    return reportedError();
+  GPLACE_RETURN_IF_ERROR(selectEntry(*module, flags.entry, fileName));
+  return module;
+}
+
+rt::StatusOr<RunInputs> gplace::tooling::bindInputs(ModuleOp module,
+                                                    MLIRContext *context) {
+  RunFlags &flags = runFlags();
+  const std::string &entry = flags.entry;
+  auto func = *module.getOps<func::FuncOp>().begin();
+  ArrayRef<Type> argTypes = func.getFunctionType().getInputs();
+  if (flags.inputs.size() != argTypes.size()) {
+    std::string types;
+    for (Type type : argTypes) {
+      std::optional<rt::TensorType> tensor = toTensorType(type);
+      types += (types.empty() ? "" : ", ") + (tensor ? tensor->str() : "?");
+    }
+    return rt::Status::invalidArgument(
+        "@" + entry + " takes " + std::to_string(argTypes.size()) +
+        " inputs (" + types + "), got " + std::to_string(flags.inputs.size()) +
+        " --input");
+  }
+  RunInputs bound;
+  std::vector<rt::HostTensor> samples;
+  std::vector<rt::TensorType> batchTypes;
+  for (auto [index, text] : llvm::enumerate(flags.inputs)) {
+    std::optional<rt::TensorType> arg = toTensorType(argTypes[index]);
+#ifdef GPLACE_HAVE_ONNX
+    // ONNX's TensorProto files (its test data's input_0.pb): one tensor of
+    // the argument's type, never a data set.
+    if (isTensorProtoInput(text)) {
+      llvm::StringRef file = llvm::StringRef(text).drop_front();
+      rt::StatusOr<rt::HostTensor> value = frontend::readTensorProtoFile(file);
+      if (!value)
+        return rt::Status::invalidArgument("input #" + std::to_string(index) +
+                                           ": " + value.status().message());
+      if (!arg || value->type != *arg)
+        return rt::Status::invalidArgument(
+            "input #" + std::to_string(index) + ": " + file.str() +
+            " holds a " + value->type.str() + " tensor, @" + entry +
+            " takes " + (arg ? arg->str() : std::string("?")));
+      bound.values.push_back(std::move(*value));
+      continue;
+    }
+#endif
+    rt::StatusOr<rt::HostTensor> value =
+        parseInput(text, argTypes[index], context, index, entry);
+    if (value) {
+      bound.values.push_back(std::move(*value));
+      continue;
+    }
+    if (!llvm::StringRef(text).starts_with("@") || !arg || arg->shape.empty())
+      return value.status();
+    rt::StatusOr<rt::HostTensor> file =
+        rt::readTensorFile(llvm::StringRef(text).drop_front().str());
+    // A data set: the argument's type but for more samples than its batch;
+    // anything else keeps parseInput's error.
+    if (!file || file->type.elementType != arg->elementType ||
+        file->type.shape.size() != arg->shape.size() ||
+        file->type.shape[0] <= arg->shape[0] ||
+        !std::equal(arg->shape.begin() + 1, arg->shape.end(),
+                    file->type.shape.begin() + 1))
+      return value.status();
+    samples.push_back(std::move(*file));
+    batchTypes.push_back(*arg);
+    bound.batched.push_back(index);
+    bound.values.emplace_back(*arg); // Filled per step.
+  }
+  if (!samples.empty()) {
+    if (flags.iterations.getNumOccurrences())
+      return rt::Status::invalidArgument(
+          "--iterations cannot be combined with a data set input: the steps "
+          "are --epochs times the batches per epoch");
+    std::optional<uint64_t> seed;
+    if (flags.shuffleSeed.getNumOccurrences())
+      seed = flags.shuffleSeed;
+    rt::StatusOr<Dataset> made =
+        Dataset::create(std::move(samples), batchTypes, bound.batched, seed);
+    if (!made)
+      return made.status();
+    bound.dataset = std::move(*made);
+  } else if (flags.epochs.getNumOccurrences() ||
+             flags.shuffleSeed.getNumOccurrences()) {
+    return rt::Status::invalidArgument(
+        "--epochs and --shuffle need a data set input (a file with more "
+        "samples than the argument's first dimension)");
+  }
+  return bound;
+}
+
+//===----------------------------------------------------------------------===//
+// Running
+//===----------------------------------------------------------------------===//
+
+/// Loads `plan` on the machine: in a cluster, only this task's part of it.
+static rt::StatusOr<std::unique_ptr<rt::Executor>>
+loadPlan(rt::Plan plan, const RunSetup &setup) {
+  if (setup.cluster->spec) {
+    rt::StatusOr<rt::Plan> local =
+        localPlan(plan, setup.machine->devices());
+    if (!local)
+      return local.status();
+    plan = std::move(*local);
+  }
+  return rt::Executor::create(
+      std::move(plan), setup.machine->devices(),
+      executorOptionsFromFlags(setup.cluster->transport.get()));
+}
+
+/// Compiles the --init function (the file parsed anew: compiling keeps one
+/// function), runs it and reads its variables named in `names`. Every task
+/// of a cluster runs the whole function on its own devices (its random
+/// numbers are stateless: every task draws the same), so that each task's
+/// variables, copies included, get their values.
+static rt::StatusOr<VariableValues>
+runInitFunction(const RunSetup &setup, const std::set<std::string> &names) {
+  const std::string &name = runFlags().initEntry;
+  OwningOpRef<ModuleOp> module =
+      parseSourceFile<ModuleOp>(*setup.sourceMgr, setup.context);
+  if (!module)
+    return rt::Status::invalidArgument("cannot parse " + setup.fileName.str());
+  GPLACE_RETURN_IF_ERROR(selectEntry(*module, name, setup.fileName));
+  auto func = *module->getOps<func::FuncOp>().begin();
+  if (func.getNumArguments() != 0)
+    return rt::Status::invalidArgument(
+        "--init function @" + name + " must take no inputs, but takes " +
+        std::to_string(func.getNumArguments()));
+  PipelineOptions options;
+  options.copyOptionValuesFrom(*setup.pipeline);
+  DeviceSet devices = *setup.devices;
+  if (std::optional<DeviceName> task = setup.cluster->task()) {
+    // This task's devices alone: requests for another task's are read as
+    // requests for this task's.
+    options.logDevicePlacement = false;
+    options.cluster = "";
+    options.replicate = "";
+    options.replicas = 0;
+    devices = setup.machine->deviceSet();
+    PassManager localize(setup.context);
+    LocalizeTaskPassOptions localizeOptions;
+    localizeOptions.job = *task->job;
+    localizeOptions.task = *task->task;
+    localize.addPass(createLocalizeTaskPass(localizeOptions));
+    if (failed(localize.run(*module)))
+      return reportedError();
+  }
+  FailureOr<rt::Plan> plan =
+      compileToPlan(*module, devices, options, verifyEachFlag());
+  if (failed(plan))
+    return rt::Status::invalidArgument("cannot compile --init function @" +
+                                       name);
+  rt::StatusOr<std::unique_ptr<rt::Executor>> init =
+      loadPlan(std::move(*plan), setup);
+  if (!init)
+    return init.status();
+  rt::StatusOr<std::vector<rt::HostTensor>> ran = (*init)->run({});
+  if (!ran)
+    return ran.status();
+  return readVariables(**init, names);
+}
+
+rt::Status gplace::tooling::runPlan(rt::Plan plan, RunInputs inputs,
+                                    const RunSetup &setup) {
+  RunFlags &flags = runFlags();
+  bool chief = setup.cluster->chief();
+  // Before running: no output file is touched for a wrong count.
+  if (flags.outputs.size() > plan.results.size())
+    return rt::Status::invalidArgument(
+        "got " + std::to_string(flags.outputs.size()) + " --output for " +
+        std::to_string(plan.results.size()) + " results");
+  for (size_t i = 0; i < flags.outputs.size(); ++i)
+    if (ElementType type = plan.buffers[plan.results[i]].type.elementType;
+        !rt::hasNpyDtype(type))
+      return rt::Status::invalidArgument(
+          "cannot write '" + flags.outputs[i].substr(1) + "': NumPy has no " +
+          std::string(elementTypeName(type)) + " dtype (result #" +
+          std::to_string(i) + ")");
+  // The entry's variables, by name: --save needs some, and --init reads
+  // only these back from its own plan.
+  std::set<std::string> variableNames;
+  for (const rt::PersistentDesc &persistent : plan.persistents)
+    if (persistent.isVariable)
+      variableNames.insert(persistent.name);
+  if (!flags.save.empty() && chief && variableNames.empty())
+    return rt::Status::invalidArgument(
+        "--save: the graph has no variables to save (in a cluster, the chief "
+        "saves the variables on its own task)");
+  // The --init function runs first, and its plan is unloaded before the
+  // entry's loads: each plan was checked against the devices' memory
+  // limits alone, so the two must not hold memory at once.
+  std::optional<VariableValues> initial;
+  if (!flags.initEntry.empty()) {
+    rt::StatusOr<VariableValues> values = runInitFunction(setup, variableNames);
+    if (!values)
+      return values.status();
+    initial = std::move(*values);
+  }
+  rt::StatusOr<std::unique_ptr<rt::Executor>> loaded =
+      loadPlan(std::move(plan), setup);
+  if (!loaded)
+    return loaded.status();
+  rt::Executor &executor = **loaded;
+  if (setup.pipeline->logDevicePlacement) {
+    if (!executor.graphNote().empty())
+      llvm::errs() << executor.graphNote() << "\n";
+    if (!executor.collectiveNote().empty())
+      llvm::errs() << executor.collectiveNote() << "\n";
+    if (executor.numFusedKernels())
+      llvm::errs() << "Fusion: " << executor.numFusedLaunches()
+                   << " elementwise launches run as "
+                   << executor.numFusedKernels() << " fused kernel"
+                   << (executor.numFusedKernels() == 1 ? "" : "s") << "\n";
+  }
+  if (initial)
+    GPLACE_RETURN_IF_ERROR(initializeVariables(*initial, executor));
+  if (!flags.restore.empty())
+    GPLACE_RETURN_IF_ERROR(restoreCheckpoint(flags.restore, executor));
+
+  // The inputs go into the executor's staging memory (pinned for GPUs) once;
+  // each run reads them there and leaves its results in host memory. Data
+  // set inputs get their mini-batch before each step.
+  std::vector<void *> batchTargets;
+  for (auto [index, value] : llvm::enumerate(inputs.values)) {
+    rt::TensorRef staged = executor.stagedInput(index);
+    if (llvm::is_contained(inputs.batched, index)) {
+      batchTargets.push_back(staged.data);
+      continue;
+    }
+    if (value.data.size() > 0)
+      std::memcpy(staged.data, value.data.data(), value.data.size());
+  }
+  inputs.values.clear();
+  // Keras's per-epoch line and the checkpoint, which the chief writes with
+  // the variables its task holds.
+  Dataset *dataset = inputs.dataset ? &*inputs.dataset : nullptr;
+  auto onEpoch = [&](const EpochSummary &summary) -> rt::Status {
+    if (dataset && chief) {
+      llvm::outs() << formatEpoch(summary) << "\n";
+      llvm::outs().flush();
+    }
+    if (!flags.save.empty() && chief)
+      return saveCheckpoint(flags.save, executor);
+    return rt::Status::ok();
+  };
+  rt::StatusOr<LoopResult> loop = runLoop(executor, dataset, batchTargets,
+                                          flags.epochs, flags.iterations,
+                                          onEpoch);
+  if (!loop)
+    return loop.status();
+  if (rt::Transport *transport = setup.cluster->transport.get())
+    GPLACE_RETURN_IF_ERROR(transport->flush());
+  if (!chief)
+    return rt::Status::ok(); // The chief prints and writes the results.
+  if (flags.printTiming)
+    llvm::errs() << formatRunTimes(loop->seconds) << "\n";
+  std::vector<std::string> paths;
+  for (const std::string &output : flags.outputs)
+    paths.push_back(output.substr(1));
+  GPLACE_RETURN_IF_ERROR(writeNpyFiles(paths, loop->results));
+  for (auto [index, result] : llvm::enumerate(loop->results))
+    if (index >= flags.outputs.size())
+      llvm::outs() << "result[" << index << "]: " << rt::formatTensor(result)
+                   << "\n";
+  return rt::Status::ok();
+}
