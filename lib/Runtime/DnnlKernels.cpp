@@ -168,41 +168,30 @@ struct Entry {
   bool pooledInPlace = true;
 };
 
-/// The primitives made so far, by primitiveKey.
-class PrimitiveCache {
-public:
-  /// The entry of `call`'s primitive (of its `variant`, for kernels with
-  /// several), made by make(entry) the first time.
-  template <typename Make>
-  StatusOr<std::shared_ptr<Entry>> get(const KernelCall &call, Make &&make,
-                                       std::string_view variant = {}) {
-    std::string key = primitiveKey(call);
-    key += variant;
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      auto it = entries_.find(key);
-      if (it != entries_.end())
-        return it->second;
-    }
+/// The entry of `call`'s primitive (of its `variant`, for kernels with
+/// several) in the executor's kernel cache, made by make(entry) the first
+/// time; without a cache, made anew.
+template <typename Make>
+StatusOr<std::shared_ptr<Entry>> cachedEntry(const KernelCall &call,
+                                             Make &&make,
+                                             std::string_view variant = {}) {
+  auto build = [&]() -> StatusOr<std::shared_ptr<void>> {
     auto entry = std::make_shared<Entry>();
     GPLACE_RETURN_IF_ERROR(make(*entry));
-    std::lock_guard<std::mutex> lock(mutex_);
-    return entries_.emplace(key, entry).first->second;
-  }
-  template <typename Make>
-  StatusOr<std::shared_ptr<Entry>> get(const KernelCall &call,
-                                       std::string_view variant, Make &&make) {
-    return get(call, std::forward<Make>(make), variant);
-  }
-
-private:
-  std::mutex mutex_;
-  std::unordered_map<std::string, std::shared_ptr<Entry>> entries_;
-};
-
-PrimitiveCache &cache() {
-  static PrimitiveCache *c = new PrimitiveCache;
-  return *c;
+    return std::shared_ptr<void>(std::move(entry));
+  };
+  StatusOr<std::shared_ptr<void>> found =
+      call.cache ? call.cache->getOrMake(
+                       "dnnl|" + primitiveKey(call) + std::string(variant), build)
+                 : build();
+  if (!found)
+    return found.status();
+  return std::static_pointer_cast<Entry>(*found);
+}
+template <typename Make>
+StatusOr<std::shared_ptr<Entry>>
+cachedEntry(const KernelCall &call, std::string_view variant, Make &&make) {
+  return cachedEntry(call, std::forward<Make>(make), variant);
 }
 
 dnnl::primitive_attr userScratchpad() {
@@ -552,7 +541,7 @@ Status runDnnlConvolution(const KernelCall &call) {
                      w.dilations == Dims{0, 0};
   std::string_view variant = tryWinograd ? "winograd" : "";
   try {
-    auto entry = cache().get(call, variant, [&](Entry &e) -> Status {
+    auto entry = cachedEntry(call, variant, [&](Entry &e) -> Status {
       // A forward convolution to run (inference) or to guide the backward
       // ones (training). Run on channels-first tensors, it reads and writes
       // the layouts oneDNN chooses (blocked: its direct JIT kernels), with
@@ -872,7 +861,7 @@ Status runDnnlPooling(const KernelCall &call) {
                                   ? dnnl::algorithm::pooling_max
                                   : dnnl::algorithm::pooling_avg_exclude_padding;
   try {
-    auto entry = cache().get(call, [&](Entry &e) -> Status {
+    auto entry = cachedEntry(call, [&](Entry &e) -> Status {
       dnnl::primitive_attr attr = userScratchpad();
       dnnl::pooling_v2_forward::desc forward(
           backward ? dnnl::prop_kind::forward_training
@@ -1000,7 +989,7 @@ Status runDnnlBatchNorm(const KernelCall &call) {
   if (!p.isTraining)
     flags = flags | dnnl::normalization_flags::use_global_stats;
   try {
-    auto entry = cache().get(call, [&](Entry &e) -> Status {
+    auto entry = cachedEntry(call, [&](Entry &e) -> Status {
       dnnl::batch_normalization_forward::desc forward(
           p.isTraining || backward ? dnnl::prop_kind::forward_training
                                    : dnnl::prop_kind::forward_inference,
@@ -1125,7 +1114,7 @@ Status runDnnlMatmul(const KernelCall &call, bool transA, bool transB,
         call.state ? static_cast<MatmulState *>(call.state->get()) : nullptr;
     std::shared_ptr<Entry> entry = state ? state->entry : nullptr;
     if (!entry) {
-      auto found = cache().get(
+      auto found = cachedEntry(
           call,
           [&](Entry &e) -> Status {
             dnnl::matmul::primitive_desc pd(

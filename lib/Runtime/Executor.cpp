@@ -53,6 +53,8 @@ public:
   Plan plan;
   std::vector<Device *> devices;
   Device *host = nullptr;
+  /// The primitives host kernels keep across launches of one shape.
+  KernelCache kernelCache;
   std::vector<void *> arenas;
   std::vector<void *> persistents;
   std::vector<void *> inputs; ///< Host staging, one per program input.
@@ -211,6 +213,7 @@ public:
         resolved.call.kernel = step.kernel;
         resolved.call.params = &step.params;
         resolved.call.transport = transport;
+        resolved.call.cache = &kernelCache;
         for (int b : step.inputs) {
           const BufferDesc &buffer = plan.buffers[b];
           bool constant = buffer.kind == BufferDesc::Kind::Persistent &&

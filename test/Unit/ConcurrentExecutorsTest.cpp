@@ -13,6 +13,7 @@
 #include "gplace/Dialect/Graph/GraphDialect.h"
 #include "gplace/Dialect/Plan/PlanDialect.h"
 #include "gplace/Runtime/Executor.h"
+#include "gplace/Runtime/Kernels.h"
 #include "gplace/Runtime/Transport.h"
 #include "gplace/Pipelines/Pipelines.h"
 #include "gplace/Support/PlacementPolicy.h"
@@ -279,3 +280,32 @@ TEST(ConcurrentExecutors, NoTransportIsAnError) {
 }
 
 } // namespace
+
+// The kernels' cache (oneDNN's primitives) is the executor's own, not the
+// process's: an object is made once per key and cache, a failed make
+// stores nothing, and two caches share nothing.
+TEST(ConcurrentExecutors, KernelCacheIsPerExecutor) {
+  rt::KernelCache first, second;
+  int made = 0;
+  auto make = [&]() -> rt::StatusOr<std::shared_ptr<void>> {
+    ++made;
+    return std::shared_ptr<void>(std::make_shared<int>(made));
+  };
+  auto a = first.getOrMake("conv|1x2", make);
+  auto b = first.getOrMake("conv|1x2", make);
+  ASSERT_TRUE(a && b);
+  EXPECT_EQ(a->get(), b->get());
+  EXPECT_EQ(made, 1);
+  auto c = second.getOrMake("conv|1x2", make);
+  ASSERT_TRUE(c);
+  EXPECT_NE(a->get(), c->get());
+  EXPECT_EQ(made, 2);
+  auto failed = first.getOrMake(
+      "pool|3", []() -> rt::StatusOr<std::shared_ptr<void>> {
+        return rt::Status::internal("unimplemented");
+      });
+  EXPECT_FALSE(failed);
+  EXPECT_EQ(failed.status().message(), "unimplemented");
+  EXPECT_EQ(first.size(), 1u);
+  EXPECT_EQ(second.size(), 1u);
+}

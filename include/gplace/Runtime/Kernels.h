@@ -17,12 +17,17 @@
 #include "gplace/Runtime/Tensor.h"
 #include "gplace/Support/Kernel.h"
 
+#include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace gplace::runtime {
+
+class KernelCache;
 
 /// A tensor in memory the kernel can address directly.
 struct TensorRef {
@@ -74,6 +79,47 @@ struct KernelCall {
   /// The executor's transport to other tasks (ExecutorOptions::transport),
   /// for send and recv; null outside a cluster.
   Transport *transport = nullptr;
+  /// The executor's kernel cache (createKernelCache), where host kernels
+  /// keep the primitives they make by shape and parameters, so that the
+  /// launches of one shape share one; null: each call makes its own.
+  KernelCache *cache = nullptr;
+};
+
+/// What kernels made for their launches and keep for launches of the same
+/// shapes and parameters (oneDNN's primitives), by a key the kernel
+/// chooses. Thread-safe; one per executor, so that executors in one process
+/// share nothing and an unloaded plan's primitives go with it (TensorFlow
+/// keeps its MKL primitives per op kernel, ONNX Runtime per session).
+class KernelCache {
+public:
+  /// The object stored under `key`, made by `make` the first time (outside
+  /// the lock: two threads may both make one; the first stored wins).
+  /// Errors: make's, which stores nothing.
+  StatusOr<std::shared_ptr<void>>
+  getOrMake(const std::string &key,
+            const std::function<StatusOr<std::shared_ptr<void>>()> &make) {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      auto it = entries_.find(key);
+      if (it != entries_.end())
+        return it->second;
+    }
+    StatusOr<std::shared_ptr<void>> made = make();
+    if (!made)
+      return made.status();
+    std::lock_guard<std::mutex> lock(mutex_);
+    return entries_.emplace(key, std::move(*made)).first->second;
+  }
+
+  /// The number of objects stored.
+  size_t size() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return entries_.size();
+  }
+
+private:
+  mutable std::mutex mutex_;
+  std::unordered_map<std::string, std::shared_ptr<void>> entries_;
 };
 
 /// A fusion group run as one kernel (XLA's loop fusion, decided by the
