@@ -84,25 +84,6 @@ def Graph_Tensor : StaticShapeTensorOf<Graph_AllElementTypes>;
 def Graph_NumericTensor : StaticShapeTensorOf<Graph_NumericElementTypes>;
 def Graph_FloatTensor : StaticShapeTensorOf<Graph_FloatElementTypes>;
 
-//===----------------------------------------------------------------------===//
-// Kernels: which element types an op has a kernel for on each device type.
-//===----------------------------------------------------------------------===//
-
-// A set of element types, spelled as MLIR spells them. An op's
-// `cpuKernels` and `gpuKernels` are TensorFlow's kernel registrations
-// (REGISTER_KERNEL_BUILDER with a TypeConstraint) for the CPU and the GPU:
-// placement puts an op only on a device type with a kernel for its element
-// type (SPEC §3). gplace-tblgen turns them into the kernel registry.
-class Graph_KernelTypes<list<string> names> {
-  list<string> types = names;
-}
-def Graph_NoKernels : Graph_KernelTypes<[]>;
-def Graph_FloatKernels : Graph_KernelTypes<["f32", "f16", "bf16", "f64"]>;
-def Graph_NumericKernels
-    : Graph_KernelTypes<["f32", "f16", "bf16", "f64", "i32", "i64"]>;
-def Graph_AllKernels
-    : Graph_KernelTypes<["f32", "f16", "bf16", "f64", "i32", "i64", "i1", "ui8"]>;
-
 // The variables that resource ops read and write: the resource of the
 // memory effects of gplace.read and gplace.assign*.
 def Graph_VariableResource : Resource<"::gplace::graph::VariableResource">;

@@ -67,8 +67,8 @@ defvar Graph_InferredResultType =
 // Ops whose kernel is selected by their first operand's element type, not
 // their result's (TensorFlow's "T" of a comparison: Equal's kernels are
 // registered for the types it compares, its result is always bool).
-// cpuKernels and gpuKernels then list operand types; the kernel registry,
-// placement and the runtime's kernel selection all follow.
+// The backends' kernel tables then list operand types; the kernel
+// registry, placement and the runtime's kernel selection all follow.
 def Graph_KernelTypeFromOperands : NativeOpTrait<"KernelTypeFromOperands"> {
   let cppNamespace = "::gplace::graph::OpTrait";
 }
@@ -78,11 +78,11 @@ def Graph_KernelTypeFromOperands : NativeOpTrait<"KernelTypeFromOperands"> {
 // Python API gives the op (see PlacedOpInterface::getDefaultNamePrefix).
 //
 // What an op is lives here, in its record: its verifier, its memory effects
-// (traits), and its kernels: `cpuKernels` and `gpuKernels` say which element
-// types have a kernel on each device type (the kernel registry is generated
-// from them), `typelessKernel` marks an op without element type that runs
-// everywhere (NoOp). Ops that run a kernel of their own derive from
-// Graph_KernelOp below.
+// (traits), its shape rule, gradient and folder; `typelessKernel` marks an
+// op without element type that runs everywhere (NoOp). Ops that run a
+// kernel of their own derive from Graph_KernelOp below; the backends that
+// implement the kernel register its element types (gplace/Runtime/
+// HostKernels.def, CudaKernels.def; docs/development.md).
 class Graph_Op<string mnemonic, string tfType, list<Trait> traits = [],
                string pyName = tfType>
     : Op<Graph_Dialect, mnemonic,
@@ -153,11 +153,10 @@ class Graph_Op<string mnemonic, string tfType, list<Trait> traits = [],
     }
   }];
 
-  // Kernel registrations: GPU kernels exist for floating-point types only,
-  // so integer and bool ops stay on the host, as TensorFlow's placer sees
-  // them (SPEC §3).
-  Graph_KernelTypes cpuKernels = Graph_NumericKernels;
-  Graph_KernelTypes gpuKernels = Graph_FloatKernels;
+  // An op without an element type of its own that runs on every device
+  // (TensorFlow's NoOp). Which element types an op has kernels for on
+  // which device is the backends' to say, not the op's
+  // (include/gplace/Runtime/HostKernels.def, CudaKernels.def).
   bit typelessKernel = 0;
 
   // The placement attributes, appended to each op's own arguments.
@@ -213,7 +212,6 @@ def Graph_ConstantOp : Graph_Op<"constant", "Const",
   let extraClassDeclaration = tfNames # [{
     ::mlir::ElementsAttr getInitialValue() { return getValue(); }
   }];
-  let cpuKernels = Graph_AllKernels;
 }
 
 def Graph_VariableOp : Graph_Op<"variable", "VarHandleOp",
@@ -234,7 +232,6 @@ def Graph_VariableOp : Graph_Op<"variable", "VarHandleOp",
   let results = (outs Res<Graph_AnyResource, "the variable",
                           [MemAlloc<Graph_VariableResource>]>:$resource);
   let assemblyFormat = "$initial_value " # afterClause # " attr-dict";
-  let cpuKernels = Graph_AllKernels;
 }
 
 def Graph_ReadOp : Graph_KernelOp<"read", "ReadVariableOp",
@@ -257,7 +254,6 @@ def Graph_ReadOp : Graph_KernelOp<"read", "ReadVariableOp",
   let results = (outs Graph_Tensor:$result);
   let assemblyFormat =
       "$resource " # afterClause # " attr-dict `:` type($resource)";
-  let cpuKernels = Graph_AllKernels;
 }
 
 class Graph_AssignBaseOp<string mnemonic, string tfType, string what,
@@ -277,7 +273,6 @@ class Graph_AssignBaseOp<string mnemonic, string tfType, string what,
 def Graph_AssignOp : Graph_AssignBaseOp<"assign", "AssignVariableOp",
                                         "stores a value into a variable",
                                         [MemWrite<Graph_VariableResource>]> {
-  let cpuKernels = Graph_AllKernels;
   let description = [{
     Stores `value` into the variable and returns a token that is ready once
     the store has happened. The value's type is the resource's value type.
@@ -379,7 +374,6 @@ def Graph_MaximumOp : Graph_BinaryOp<"maximum", "Maximum", "Maximum",
 def Graph_PowOp : Graph_BinaryOp<"pow", "Pow", "Pow",
                                  "elementwise power, `lhs` to the `rhs`",
                                  Graph_FloatTensor> {
-  let cpuKernels = Graph_FloatKernels;
 }
 
 // The gradients of activations, as TensorFlow's gen_nn_ops/gen_math_ops
@@ -393,11 +387,9 @@ def Graph_ReluGradOp : Graph_BinaryOp<"relu_grad", "ReluGrad", "ReluGrad",
 def Graph_SigmoidGradOp : Graph_BinaryOp<"sigmoid_grad", "SigmoidGrad",
     "SigmoidGrad", "`dy * y * (1 - y)` for `y = sigmoid(x)`",
     Graph_FloatTensor> {
-  let cpuKernels = Graph_FloatKernels;
 }
 def Graph_TanhGradOp : Graph_BinaryOp<"tanh_grad", "TanhGrad", "TanhGrad",
     "`dy * (1 - y * y)` for `y = tanh(x)`", Graph_FloatTensor> {
-  let cpuKernels = Graph_FloatKernels;
 }
 
 class Graph_UnaryOp<string mnemonic, string tfType, string what,
@@ -426,20 +418,15 @@ class Graph_UnaryOp<string mnemonic, string tfType, string what,
 def Graph_NegOp : Graph_UnaryOp<"neg", "Neg", "elementwise negation",
                                 Graph_NumericTensor>;
 def Graph_ExpOp : Graph_UnaryOp<"exp", "Exp", "elementwise e^x"> {
-  let cpuKernels = Graph_FloatKernels;
 }
 def Graph_LogOp : Graph_UnaryOp<"log", "Log", "elementwise natural logarithm"> {
-  let cpuKernels = Graph_FloatKernels;
 }
 def Graph_TanhOp : Graph_UnaryOp<"tanh", "Tanh", "elementwise tanh"> {
-  let cpuKernels = Graph_FloatKernels;
 }
 def Graph_SigmoidOp : Graph_UnaryOp<"sigmoid", "Sigmoid",
                                     "elementwise 1 / (1 + e^-x)"> {
-  let cpuKernels = Graph_FloatKernels;
 }
 def Graph_SqrtOp : Graph_UnaryOp<"sqrt", "Sqrt", "elementwise square root"> {
-  let cpuKernels = Graph_FloatKernels;
 }
 def Graph_ReluOp : Graph_UnaryOp<"relu", "Relu", "elementwise max(x, 0)",
                                  Graph_NumericTensor>;
@@ -536,8 +523,6 @@ class Graph_CompositeOp<string mnemonic, string tfType, string what,
   let assemblyFormat =
       "$input " # afterClause # " attr-dict `:` type($input)";
   let extraClassDefinition = inferFromFirstOperand;
-  let cpuKernels = Graph_NoKernels;
-  let gpuKernels = Graph_NoKernels;
 }
 
 def Graph_EluOp : Graph_CompositeOp<"elu", "Elu",
@@ -596,7 +581,6 @@ def Graph_SoftmaxOp : Graph_KernelOp<"softmax", "Softmax",
   let results = (outs Graph_FloatTensor:$result);
   let assemblyFormat = "$input " # afterClause # " attr-dict `:` type($input)";
   let hasVerifier = 1;
-  let cpuKernels = Graph_FloatKernels;
   let extraClassDefinition = kernelDefinition # inferFromFirstOperand;
 }
 
@@ -622,14 +606,11 @@ def Graph_CastOp : Graph_KernelOp<"cast", "Cast", [Pure, DeclareOpInterfaceMetho
       # " attr-dict `:` type($input) `to` type($result)";
   let hasVerifier = 1;
   // The seeds: "tf.cast only has a CPU implementation".
-  let cpuKernels = Graph_AllKernels;
-  let gpuKernels = Graph_NoKernels;
   let hasFolder = 1;
 }
 
 def Graph_TransposeOp : Graph_KernelOp<"transpose", "Transpose", [Pure, Graph_InferredResultType, DeclareOpInterfaceMethods<Graph_GradientOpInterface>],
                                        "transpose"> {
-  let cpuKernels = Graph_AllKernels;
   let summary = "permutes dimensions (Transpose)";
   let description = [{
     Result dimension `i` is operand dimension `perm[i]`.
@@ -649,7 +630,6 @@ def Graph_TransposeOp : Graph_KernelOp<"transpose", "Transpose", [Pure, Graph_In
 
 def Graph_ReshapeOp : Graph_Op<"reshape", "Reshape",
                                 [Pure, Graph_ForwardsInput, DeclareOpInterfaceMethods<Graph_GradientOpInterface>]> {
-  let cpuKernels = Graph_AllKernels;
   let summary = "reinterprets the elements with a new shape (Reshape)";
   let description = [{
     Operand and result hold the same number of elements of the same type,
@@ -670,7 +650,6 @@ def Graph_ReshapeOp : Graph_Op<"reshape", "Reshape",
 
 def Graph_SliceOp : Graph_KernelOp<"slice", "Slice", [Pure, Graph_InferredResultType, DeclareOpInterfaceMethods<Graph_GradientOpInterface>], "Slice",
                                    ["getKernelParameters"]> {
-  let cpuKernels = Graph_AllKernels;
   let summary = "extracts a contiguous block (Slice)";
   let description = [{
     Takes `size[i]` elements of dimension `i` starting at `begin[i]`; a size
@@ -694,7 +673,6 @@ def Graph_SliceOp : Graph_KernelOp<"slice", "Slice", [Pure, Graph_InferredResult
 def Graph_ConcatOp : Graph_KernelOp<"concat", "ConcatV2",
     [Pure, Graph_InferredResultType, AttrSizedOperandSegments, DeclareOpInterfaceMethods<Graph_GradientOpInterface>], "concat",
     ["getKernelParameters"]> {
-  let cpuKernels = Graph_AllKernels;
   let summary = "joins tensors along one dimension (ConcatV2)";
   let description = [{
     All operands have the same rank and element type and agree on every
@@ -717,7 +695,6 @@ def Graph_ConcatOp : Graph_KernelOp<"concat", "ConcatV2",
 def Graph_IdentityOp : Graph_Op<"identity", "Identity",
     [Pure, Graph_ForwardsInput, DeclareOpInterfaceMethods<Graph_GradientOpInterface>,
      DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
-  let cpuKernels = Graph_AllKernels;
   let summary = "forwards its operand (Identity)";
   let description = [{
     Forwards a tensor or a resource unchanged. An identity of a resource is
@@ -743,7 +720,6 @@ def Graph_IdentityOp : Graph_Op<"identity", "Identity",
 
 def Graph_BroadcastToOp : Graph_KernelOp<"broadcast_to", "BroadcastTo",
     [Pure, DeclareOpInterfaceMethods<Graph_GradientOpInterface>]> {
-  let cpuKernels = Graph_AllKernels;
   let summary = "broadcasts a tensor to a shape (BroadcastTo)";
   let description = [{
     Stretches the operand numpy-style to the result's shape: shapes align
@@ -765,7 +741,6 @@ def Graph_BroadcastToOp : Graph_KernelOp<"broadcast_to", "BroadcastTo",
 
 def Graph_PadOp : Graph_KernelOp<"pad", "Pad",
     [Pure, Graph_InferredResultType, DeclareOpInterfaceMethods<Graph_GradientOpInterface>], "Pad"> {
-  let cpuKernels = Graph_AllKernels;
   let summary = "pads with zeros (Pad)";
   let description = [{
     `paddings` holds two non-negative counts per dimension, before and
@@ -822,8 +797,6 @@ class Graph_WindowOp<string mnemonic, string tfType, list<Trait> traits = [],
   // position; convolutions say their own.
   let flops = "::gplace::graph::detail::getWindowFlops(*this, getWindowAttrs())";
   // oneDNN's f32 kernels on the CPU (emulated GPUs run them too).
-  let cpuKernels = Graph_KernelTypes<["f32"]>;
-  let gpuKernels = Graph_KernelTypes<["f32"]>;
   code windowAccessors = [{
     /// The op's window attributes resolved: sizes, strides, dilations and
     /// pads over (height, width), the layout. Valid once verified.
@@ -920,7 +893,6 @@ def Graph_FusedConv2DPoolOp : Graph_WindowOp<"fused_conv2d_pool",
                             StrAttr:$pool_padding),
                        placementAttrs, controlDepsArg);
   let results = (outs Graph_FloatTensor:$result);
-  let gpuKernels = Graph_NoKernels;
   let flops = "::gplace::graph::detail::getFusedConv2DPoolFlops(getOperation())";
   let kernelParameters = (ins DenseI64ArrayAttr:$window_size,
                               DenseI64ArrayAttr:$window_strides,
@@ -1028,8 +1000,6 @@ def Graph_FusedBatchNormOp : Graph_KernelOp<"fused_batch_norm", "FusedBatchNormV
       "`epsilon` `=` $epsilon (`is_training` $is_training^)? " # afterClause #
       " attr-dict `:` type($x) `,` type($scale)";
   let hasVerifier = 1;
-  let cpuKernels = Graph_KernelTypes<["f32"]>;
-  let gpuKernels = Graph_KernelTypes<["f32"]>;
 }
 
 def Graph_FusedBatchNormGradOp : Graph_KernelOp<"fused_batch_norm_grad",
@@ -1066,8 +1036,6 @@ def Graph_FusedBatchNormGradOp : Graph_KernelOp<"fused_batch_norm_grad",
       "`epsilon` `=` $epsilon (`is_training` $is_training^)? " # afterClause #
       " attr-dict `:` type($x) `,` type($scale)";
   let hasVerifier = 1;
-  let cpuKernels = Graph_KernelTypes<["f32"]>;
-  let gpuKernels = Graph_KernelTypes<["f32"]>;
 }
 
 def Graph_DepthwiseConv2dNativeOp : Graph_WindowOp<"depthwise_conv2d_native",
@@ -1235,8 +1203,6 @@ def Graph_DropoutOp : Graph_KernelOp<"dropout", "StatelessDropout",
   let assemblyFormat = "$input `,` $rate `,` $seed " # afterClause
       # " attr-dict `:` type($input) `,` type($rate) `,` type($seed)";
   let hasVerifier = 1;
-  let cpuKernels = Graph_FloatKernels;
-  let gpuKernels = Graph_FloatKernels;
   let extraClassDefinition = kernelDefinition # inferFromFirstOperand;
 }
 
@@ -1272,7 +1238,6 @@ def Graph_SparseSoftmaxCrossEntropyWithLogitsOp
   let assemblyFormat = "$features `,` $labels " # afterClause
       # " attr-dict `:` type($features) `,` type($labels)";
   let hasVerifier = 1;
-  let cpuKernels = Graph_FloatKernels;
 }
 
 def Graph_ArgMaxOp : Graph_KernelOp<"argmax", "ArgMax",
@@ -1294,8 +1259,6 @@ def Graph_ArgMaxOp : Graph_KernelOp<"argmax", "ArgMax",
   let assemblyFormat = "$input `axis` `=` $axis " # afterClause
       # " attr-dict `:` type($input) `->` type($result)";
   let hasVerifier = 1;
-  let cpuKernels = Graph_KernelTypes<["i32", "i64"]>;
-  let gpuKernels = Graph_NoKernels;
 }
 
 def Graph_GatherOp : Graph_KernelOp<"gather", "GatherV2",
@@ -1329,7 +1292,6 @@ def Graph_GatherOp : Graph_KernelOp<"gather", "GatherV2",
       # " attr-dict `:` `(` type($params) `,` type($indices) `)` `->` "
       # "type($result)";
   let hasVerifier = 1;
-  let cpuKernels = Graph_AllKernels;
   let hasFolder = 1;
 }
 
@@ -1394,27 +1356,19 @@ class Graph_ComparisonOp<string mnemonic, string tfType, string what,
 
 def Graph_EqualOp : Graph_ComparisonOp<"equal", "Equal", "elementwise ==",
                                        Graph_Tensor, "i64"> {
-  let cpuKernels = Graph_AllKernels;
-  let gpuKernels = Graph_NoKernels;
 }
 // GPU kernels for floating-point operands, as TensorFlow registers them.
 def Graph_GreaterEqualOp : Graph_ComparisonOp<"greater_equal", "GreaterEqual",
     "elementwise >=", Graph_NumericTensor, "f32"> {
-  let cpuKernels = Graph_NumericKernels;
 }
 def Graph_GreaterOp : Graph_ComparisonOp<"greater", "Greater",
     "elementwise >", Graph_NumericTensor, "f32"> {
-  let cpuKernels = Graph_NumericKernels;
 }
 def Graph_LogicalAndOp : Graph_ComparisonOp<"logical_and", "LogicalAnd",
     "elementwise logical and", StaticShapeTensorOf<[I1]>, "i1"> {
-  let cpuKernels = Graph_KernelTypes<["i1"]>;
-  let gpuKernels = Graph_NoKernels;
 }
 def Graph_LogicalOrOp : Graph_ComparisonOp<"logical_or", "LogicalOr",
     "elementwise logical or", StaticShapeTensorOf<[I1]>, "i1"> {
-  let cpuKernels = Graph_KernelTypes<["i1"]>;
-  let gpuKernels = Graph_NoKernels;
 }
 
 def Graph_LogicalNotOp : Graph_KernelOp<"logical_not", "LogicalNot",
@@ -1431,8 +1385,6 @@ def Graph_LogicalNotOp : Graph_KernelOp<"logical_not", "LogicalNot",
   let results = (outs StaticShapeTensorOf<[I1]>:$result);
   let assemblyFormat = "$input " # afterClause
       # " attr-dict `:` type($input)";
-  let cpuKernels = Graph_KernelTypes<["i1"]>;
-  let gpuKernels = Graph_NoKernels;
 }
 
 def Graph_SelectOp : Graph_KernelOp<"select", "SelectV2",
@@ -1461,7 +1413,6 @@ def Graph_SelectOp : Graph_KernelOp<"select", "SelectV2",
       # afterClause # " attr-dict `:` `(` type($condition) `,` "
       # "type($then_value) `,` type($else_value) `)` `->` type($result)";
   let hasVerifier = 1;
-  let cpuKernels = Graph_AllKernels;
 }
 
 def Graph_OneHotOp : Graph_KernelOp<"one_hot", "OneHot",
@@ -1485,7 +1436,6 @@ def Graph_OneHotOp : Graph_KernelOp<"one_hot", "OneHot",
   let assemblyFormat = "$indices `,` $on_value `,` $off_value " # afterClause
       # " attr-dict `:` type($indices) `,` type($on_value) `->` type($result)";
   let hasVerifier = 1;
-  let gpuKernels = Graph_NoKernels;
 }
 
 //===----------------------------------------------------------------------===//
@@ -1514,8 +1464,6 @@ class Graph_StatelessRandomOp<string mnemonic, string tfType, string what>
   let assemblyFormat = "$seed " # afterClause
       # " attr-dict `:` type($seed) `->` type($result)";
   let hasVerifier = 1;
-  let cpuKernels = Graph_FloatKernels;
-  let gpuKernels = Graph_FloatKernels;
 }
 
 def Graph_StatelessRandomUniformOp : Graph_StatelessRandomOp<
@@ -1555,7 +1503,6 @@ def Graph_ApplyGradientDescentOp : Graph_KernelOp<"apply_gradient_descent",
   let assemblyFormat = "$var `,` $alpha `,` $delta " # afterClause
       # " attr-dict `:` type($var) `,` type($alpha) `,` type($delta)";
   let hasVerifier = 1;
-  let cpuKernels = Graph_FloatKernels;
 }
 
 def Graph_ApplyMomentumOp : Graph_KernelOp<"apply_momentum",
@@ -1583,7 +1530,6 @@ def Graph_ApplyMomentumOp : Graph_KernelOp<"apply_momentum",
       # " attr-dict `:` type($var) `,` type($accum) `,` type($lr) `,` "
       "type($grad) `,` type($momentum)";
   let hasVerifier = 1;
-  let cpuKernels = Graph_FloatKernels;
 }
 
 def Graph_ApplyAdamOp : Graph_KernelOp<"apply_adam", "ResourceApplyAdam", [],
@@ -1620,7 +1566,6 @@ def Graph_ApplyAdamOp : Graph_KernelOp<"apply_adam", "ResourceApplyAdam", [],
       "type($beta1_power) `,` type($beta2_power) `,` type($lr) `,` "
       "type($beta1) `,` type($beta2) `,` type($epsilon) `,` type($grad)";
   let hasVerifier = 1;
-  let cpuKernels = Graph_FloatKernels;
 }
 
 //===----------------------------------------------------------------------===//
@@ -1715,8 +1660,6 @@ def Graph_CollectiveReduceOp : Graph_KernelOp<"collective_reduce",
   let assemblyFormat = "$input " # afterClause # " attr-dict `:` type($input)";
   let extraClassDefinition = kernelDefinition # inferFromFirstOperand;
   let hasVerifier = 1;
-  let cpuKernels = Graph_FloatKernels;
-  let gpuKernels = Graph_FloatKernels;
 }
 
 //===----------------------------------------------------------------------===//
@@ -1746,8 +1689,6 @@ def Graph_SendOp : Graph_KernelOp<"send", "_Send",
                        placementAttrs, controlDepsArg);
   let results = (outs Graph_Control:$done);
   let assemblyFormat = "$input " # afterClause # " attr-dict `:` type($input)";
-  let cpuKernels = Graph_AllKernels;
-  let gpuKernels = Graph_NoKernels;
 }
 
 def Graph_RecvOp : Graph_KernelOp<"recv", "_Recv",
@@ -1770,8 +1711,6 @@ def Graph_RecvOp : Graph_KernelOp<"recv", "_Recv",
                           [MemRead<Graph_ChannelResource>,
                            MemWrite<Graph_ChannelResource>]>:$output);
   let assemblyFormat = afterClause # " attr-dict `:` type($output)";
-  let cpuKernels = Graph_AllKernels;
-  let gpuKernels = Graph_NoKernels;
 }
 
 //===----------------------------------------------------------------------===//
@@ -1781,8 +1720,6 @@ def Graph_RecvOp : Graph_KernelOp<"recv", "_Recv",
 def Graph_GroupOp : Graph_Op<"group", "NoOp",
     [Pure, Graph_ControlOnly, AttrSizedOperandSegments]> {
   // TensorFlow's NoOp is registered for every device type.
-  let cpuKernels = Graph_NoKernels;
-  let gpuKernels = Graph_NoKernels;
   let typelessKernel = 1;
   let summary = "a token ready when all operands are (tf.group)";
   let description = [{
@@ -1812,8 +1749,6 @@ def Graph_CopyOp : Graph_Op<"copy", "_Recv",
     [Pure, Graph_TransferOpInterface,
      DeclareOpInterfaceMethods<InferTypeOpInterface>], "Copy"> {
   // A copy runs wherever its destination is.
-  let cpuKernels = Graph_NoKernels;
-  let gpuKernels = Graph_NoKernels;
   let typelessKernel = 1;
   let summary = "moves a value or a token from one device to another";
   let description = [{

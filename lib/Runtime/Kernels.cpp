@@ -1549,8 +1549,7 @@ template <> Status runKernel<Kernel::ApplyAdam>(const KernelCall &call) {
 /// The host implementation of each kernel, indexed by gplace::Kernel.
 using HostKernelFn = Status (*)(const KernelCall &);
 constexpr HostKernelFn kHostKernels[] = {
-#define GPLACE_KERNEL(Name, Mnemonic, Elementwise, Arity, CpuTypes, GpuTypes,  \
-                      TypedByOperand)                                          \
+#define GPLACE_KERNEL(Name, Mnemonic, Elementwise, Arity, TypedByOperand)     \
   &runKernel<Kernel::Name>,
 #include "gplace/Dialect/Graph/GraphOpTable.def"
 };
@@ -1558,8 +1557,7 @@ static_assert(std::size(kHostKernels) == kNumKernels);
 
 /// Per kernel: kTakesWorkspace.
 constexpr bool kWorkspaceKernels[] = {
-#define GPLACE_KERNEL(Name, Mnemonic, Elementwise, Arity, CpuTypes, GpuTypes,  \
-                      TypedByOperand)                                          \
+#define GPLACE_KERNEL(Name, Mnemonic, Elementwise, Arity, TypedByOperand)     \
   kTakesWorkspace<Kernel::Name>,
 #include "gplace/Dialect/Graph/GraphOpTable.def"
 };

@@ -1,6 +1,8 @@
 //===- KernelRegistry.cpp - which ops have CPU and GPU kernels ------------===//
 
 #include "gplace/Support/KernelRegistry.h"
+#include "gplace/Support/Backends.h"
+#include "gplace/Support/Kernel.h"
 
 #include <algorithm>
 #include <iomanip>
@@ -8,6 +10,12 @@
 namespace gplace {
 
 namespace {
+/// True if `gplace.<mnemonic>` runs an elementwise kernel.
+bool isElementwise(std::string_view mnemonic) {
+  std::optional<Kernel> kernel = kernelFromMnemonic(mnemonic);
+  return kernel && isElementwiseKernel(*kernel);
+}
+
 std::vector<ElementType> typesOf(unsigned mask) {
   std::vector<ElementType> types;
   for (int i = 0; i < kNumElementTypes; ++i)
@@ -19,8 +27,12 @@ std::vector<ElementType> typesOf(unsigned mask) {
 
 KernelRegistry::KernelRegistry() {
   entries_ = {
-#define GPLACE_OP(Mnemonic, TensorFlowType, CpuTypes, GpuTypes, Typeless)      \
-  {"gplace." Mnemonic, TensorFlowType, typesOf(CpuTypes), typesOf(GpuTypes),   \
+#define GPLACE_OP(Mnemonic, TensorFlowType, Typeless)                          \
+  {"gplace." Mnemonic, TensorFlowType,                                         \
+   typesOf(registeredTypes(Mnemonic, isElementwise(Mnemonic),                  \
+                           DeviceType::CPU)),                                  \
+   typesOf(registeredTypes(Mnemonic, isElementwise(Mnemonic),                  \
+                           DeviceType::GPU)),                                  \
    Typeless},
 #include "gplace/Dialect/Graph/GraphOpTable.def"
   };

@@ -287,6 +287,48 @@ TEST(CudaKernelSource, AllReduceSliceOfEveryType) {
   EXPECT_FALSE(generateAllReduceCudaKernel(2, ElementType::I32, 0, 0, 4));
 }
 
+// The CUDA backend claims only what it can run: each (kernel, element type)
+// of its table has an NVRTC generator (a launch of everyLaunch, which
+// CompileWithNvrtcAndPtxas compiles) or a library call (cuBLAS, cuDNN, a
+// copy, an all-reduce); a launch of everyLaunch is never refused for its
+// type. Needs no NVRTC.
+TEST(CudaKernelSource, EveryClaimedKernelHasAGeneratorOrALibraryCall) {
+  for (size_t k = 0; k < kNumKernels; ++k) {
+    auto kernel = static_cast<Kernel>(k);
+    SCOPED_TRACE(std::string(kernelMnemonic(kernel)));
+    unsigned claimed = kCudaBackend.types(kernelMnemonic(kernel),
+                                          isElementwiseKernel(kernel));
+    EXPECT_EQ(claimed, kernelGpuTypes(kernel));
+    for (int t = 0; t < kNumElementTypes; ++t) {
+      auto type = static_cast<ElementType>(t);
+      if (!(claimed & typeBit(type)))
+        continue;
+      SCOPED_TRACE(std::string(elementTypeName(type)));
+      // An all-reduce's members run NCCL, or one kernel for the group:
+      // generateAllReduceCudaKernel's (AllReduceKernels below).
+      if (isCollectiveKernel(kernel)) {
+        EXPECT_TRUE(generateAllReduceCudaKernel(2, type, 0, 0, 4));
+        continue;
+      }
+      if (!isNvrtcKernel(kernel)) {
+        EXPECT_TRUE(isCudnnKernel(kernel) || kernel == Kernel::Matmul ||
+                    kernel == Kernel::Read || kernel == Kernel::Assign)
+            << "neither NVRTC nor a library runs it";
+        continue;
+      }
+      bool generated = false;
+      for (const Launch &launch : everyLaunch(type))
+        generated |= launch.kernel == kernel;
+      EXPECT_TRUE(generated) << "no NVRTC launch is generated and compiled";
+    }
+  }
+  for (ElementType type : {ElementType::F32, ElementType::F16,
+                           ElementType::BF16, ElementType::F64})
+    for (const Launch &launch : everyLaunch(type))
+      EXPECT_TRUE(kernelGpuTypes(launch.kernel) & typeBit(type))
+          << kernelMnemonic(launch.kernel) << " " << elementTypeName(type);
+}
+
 // Every window kernel with a GPU kernel in the op table runs through cuDNN,
 // none through NVRTC; cuDNN's note names its version where it loads (the
 // toolkit here ships it) and says why not elsewhere.

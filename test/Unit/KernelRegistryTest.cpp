@@ -1,6 +1,8 @@
 //===- KernelRegistryTest.cpp - the kernel registry and policies ----------===//
 
 #include "gplace/Support/KernelRegistry.h"
+#include "gplace/Support/Backends.h"
+#include "gplace/Support/Kernel.h"
 #include "gplace/Dialect/Graph/GraphDialect.h"
 #include "gplace/Support/PlacementPolicy.h"
 
@@ -33,6 +35,46 @@ TEST(KernelRegistry, CoversExactlyTheDialectsOps) {
   EXPECT_EQ(dialectOps.erase("gplace.all_reduce"), 1u);
   EXPECT_EQ(dialectOps, registryOps);
   EXPECT_FALSE(dialectOps.empty());
+}
+
+// The registry is the union of the registered backends' tables: every row
+// of a backend names an op of the dialect, each device type's types are
+// exactly its backends' union, and the emulated GPUs, which run the host
+// kernels, claim nothing the host backend lacks.
+TEST(KernelRegistry, IsTheUnionOfTheBackends) {
+  const KernelRegistry &registry = KernelRegistry::global();
+  for (const Backend &backend : kBackends) {
+    SCOPED_TRACE(std::string(backend.name));
+    EXPECT_GT(backend.numKernels, 0u);
+    std::set<std::string_view> seen;
+    for (size_t i = 0; i < backend.numKernels; ++i) {
+      const BackendKernel &row = backend.kernels[i];
+      EXPECT_TRUE(registry.lookup("gplace." + std::string(row.op)))
+          << row.op << " is not an op of the dialect";
+      EXPECT_TRUE(seen.insert(row.op).second) << row.op << " listed twice";
+      EXPECT_NE(row.types, 0u) << row.op;
+      EXPECT_EQ(row.types & ~kAllTypes, 0u) << row.op;
+    }
+  }
+  for (const KernelDef &def : registry.entries()) {
+    SCOPED_TRACE(std::string(def.op));
+    std::string_view op = def.op.substr(std::string_view("gplace.").size());
+    for (DeviceType device : {DeviceType::CPU, DeviceType::GPU}) {
+      std::optional<Kernel> kernel = kernelFromMnemonic(op);
+      bool elementwise = kernel && isElementwiseKernel(*kernel);
+      unsigned expected =
+          def.typeless ? 0 : registeredTypes(op, elementwise, device);
+      unsigned got = 0;
+      for (ElementType type : device == DeviceType::GPU ? def.gpu : def.cpu)
+        got |= typeBit(type);
+      EXPECT_EQ(got, expected);
+    }
+    std::optional<Kernel> kernel = kernelFromMnemonic(op);
+    bool elementwise = kernel && isElementwiseKernel(*kernel);
+    unsigned emulated = kEmulatedGpuBackend.types(op, elementwise);
+    EXPECT_EQ(emulated & ~kHostBackend.types(op, elementwise), 0u)
+        << "the emulated GPUs claim types the host kernels do not run";
+  }
 }
 
 TEST(KernelRegistry, IntegerAndBoolOpsHaveNoGpuKernel) {

@@ -17,17 +17,14 @@
 // The output is a plain X-macro file (no MLIR types), so the runtime, which
 // does not link MLIR, includes it too. Its rows:
 //
-//   GPLACE_OP(Mnemonic, TensorFlowType, CpuTypes, GpuTypes, Typeless)
-//     every op; CpuTypes/GpuTypes are masks of gplace::ElementType bits
-//     (bit i: the element type whose enumerator has value i) from the
-//     record's cpuKernels/gpuKernels;
-//   GPLACE_KERNEL(Kernel, Mnemonic, Elementwise, Arity, CpuTypes, GpuTypes,
-//                 TypedByOperand)
+//   GPLACE_OP(Mnemonic, TensorFlowType, Typeless)
+//     every op;
+//   GPLACE_KERNEL(Kernel, Mnemonic, Elementwise, Arity, TypedByOperand)
 //     every op with KernelOpInterface (Graph_KernelOp): its kernel id (the
 //     record's name without Graph_ and Op), whether it is elementwise
 //     (ElementwiseOpInterface), its number of data operands (-1: variadic),
-//     its element type masks, as GPLACE_OP's, and whether those are of its
-//     first operand rather than its result (KernelTypeFromOperands);
+//     and whether its element type is its first operand's rather than its
+//     result's (KernelTypeFromOperands);
 //   GPLACE_KERNEL_PARAM(Kernel, Name, Kind, Field)
 //     every attribute of such an op but the placement ones: its name, its
 //     kind (Bool for a unit attribute, I64, I64Array) and the field of
@@ -59,24 +56,6 @@ static cl::opt<bool>
                    cl::desc("Write GPLACE_OP_CLASS(class) for every op"));
 
 namespace {
-
-/// The bit of each element type, in gplace::ElementType's order.
-constexpr StringLiteral kElementTypes[] = {"f32", "f16", "bf16", "f64",
-                                           "i32", "i64", "i1",   "ui8"};
-
-unsigned typeMask(const Record &op, StringRef field) {
-  const Record *set = op.getValueAsDef(field);
-  unsigned mask = 0;
-  for (StringRef type : set->getValueAsListOfStrings("types")) {
-    const auto *it = std::find(std::begin(kElementTypes),
-                               std::end(kElementTypes), type);
-    if (it == std::end(kElementTypes))
-      PrintFatalError(&op, "unknown kernel element type '" + type + "' in " +
-                               field);
-    mask |= 1u << (it - std::begin(kElementTypes));
-  }
-  return mask;
-}
 
 bool hasInterface(const mlir::tblgen::Operator &op, StringRef name) {
   for (const mlir::tblgen::Trait &trait : op.getTraits())
@@ -111,14 +90,12 @@ bool emitOpTable(raw_ostream &os, RecordKeeper &records) {
   });
 
   os << "#ifndef GPLACE_OP\n"
-        "#define GPLACE_OP(Mnemonic, TensorFlowType, CpuTypes, GpuTypes, "
-        "Typeless)\n#endif\n";
+        "#define GPLACE_OP(Mnemonic, TensorFlowType, Typeless)\n#endif\n";
   for (const Record *def : defs) {
     mlir::tblgen::Operator op(def);
-    os << formatv("GPLACE_OP(\"{0}\", \"{1}\", {2:x}, {3:x}, {4})\n",
+    os << formatv("GPLACE_OP(\"{0}\", \"{1}\", {2})\n",
                   def->getValueAsString("opName"),
                   def->getValueAsString("tensorFlowType"),
-                  typeMask(*def, "cpuKernels"), typeMask(*def, "gpuKernels"),
                   def->getValueAsBit("typelessKernel") ? "true" : "false");
   }
   os << "#undef GPLACE_OP\n\n";
@@ -149,10 +126,9 @@ bool emitOpTable(raw_ostream &os, RecordKeeper &records) {
       if (const auto *native = dyn_cast<mlir::tblgen::NativeTrait>(&trait))
         typedByOperand |= native->getFullyQualifiedTraitName() ==
                           "::gplace::graph::OpTrait::KernelTypeFromOperands";
-    kos << formatv("GPLACE_KERNEL({0}, \"{1}\", {2}, {3}, {4:x}, {5:x}, {6})\n",
-                   cls, def->getValueAsString("opName"),
+    kos << formatv("GPLACE_KERNEL({0}, \"{1}\", {2}, {3}, {4})\n", cls,
+                   def->getValueAsString("opName"),
                    elementwise ? "true" : "false", arity,
-                   typeMask(*def, "cpuKernels"), typeMask(*def, "gpuKernels"),
                    typedByOperand ? "true" : "false");
     // The parameters: the record's `kernelParameters` when it lists any,
     // else the op's own attributes.
@@ -189,7 +165,7 @@ bool emitOpTable(raw_ostream &os, RecordKeeper &records) {
   }
   os << "#ifndef GPLACE_KERNEL\n"
         "#define GPLACE_KERNEL(Kernel, Mnemonic, Elementwise, Arity, "
-        "CpuTypes, GpuTypes, TypedByOperand)\n"
+        "TypedByOperand)\n"
         "#endif\n"
      << kernels << "#undef GPLACE_KERNEL\n\n";
   os << "#ifndef GPLACE_KERNEL_PARAM\n"

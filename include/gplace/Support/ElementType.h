@@ -15,10 +15,24 @@
 namespace gplace {
 
 /// The element types of SPEC §2, in the order the kernel registry prints
-/// them. The op table (GraphOpTable.def) encodes sets of them as bit masks:
-/// bit i stands for the enumerator of value i.
+/// them. The backends' kernel tables encode sets of them as bit masks: bit i
+/// stands for the enumerator of value i (typeBit).
 enum class ElementType { F32, F16, BF16, F64, I32, I64, I1, UI8 };
 constexpr int kNumElementTypes = 8;
+
+/// The bit of `type` in a mask of element types (the backends' kernel
+/// tables, gplace/Runtime/HostKernels.def).
+constexpr unsigned typeBit(ElementType type) {
+  return 1u << static_cast<int>(type);
+}
+/// Masks of element types: f32, f16, bf16 and f64; i32 and i64; both; all.
+constexpr unsigned kFloatTypes =
+    typeBit(ElementType::F32) | typeBit(ElementType::F16) |
+    typeBit(ElementType::BF16) | typeBit(ElementType::F64);
+constexpr unsigned kIntegerTypes =
+    typeBit(ElementType::I32) | typeBit(ElementType::I64);
+constexpr unsigned kNumericTypes = kFloatTypes | kIntegerTypes;
+constexpr unsigned kAllTypes = (1u << kNumElementTypes) - 1;
 
 /// MLIR's spelling: "f32", "f16", "bf16", "f64", "i32", "i64", "i1",
 /// "ui8" (TensorFlow's uint8: image data sets, cast in the graph).

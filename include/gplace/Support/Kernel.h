@@ -5,12 +5,15 @@
 // Both come from the op table gplace-tblgen generates from the graph
 // dialect's ODS (GraphOpTable.def), so the compiler (lowering, the plan's
 // launch verifier), the plan exporter and the runtime (host and CUDA
-// kernels) agree on them by construction. Plain C++17, no MLIR.
+// kernels) agree on them by construction; the element types each backend
+// runs them for come from the backends (Backends.h). Plain C++17, no MLIR.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef GPLACE_SUPPORT_KERNEL_H
 #define GPLACE_SUPPORT_KERNEL_H
+
+#include "gplace/Support/Backends.h"
 
 #include <cstddef>
 #include <iterator>
@@ -24,8 +27,7 @@ namespace gplace {
 /// A kernel: `Kernel::Matmul` for gplace.matmul, `Kernel::ReduceSum` for
 /// gplace.reduce_sum (the op's record name without Graph_ and Op).
 enum class Kernel : uint8_t {
-#define GPLACE_KERNEL(Name, Mnemonic, Elementwise, Arity, CpuTypes, GpuTypes,  \
-                      TypedByOperand)                                          \
+#define GPLACE_KERNEL(Name, Mnemonic, Elementwise, Arity, TypedByOperand)     \
   Name,
 #include "gplace/Dialect/Graph/GraphOpTable.def"
 };
@@ -35,13 +37,11 @@ struct KernelInfo {
   std::string_view mnemonic;
   bool elementwise;
   int arity;
-  unsigned cpuTypes, gpuTypes;
   bool typedByOperand;
 };
 inline constexpr KernelInfo kKernelInfos[] = {
-#define GPLACE_KERNEL(Name, Mnemonic, Elementwise, Arity, CpuTypes, GpuTypes,  \
-                      TypedByOperand)                                          \
-  {Mnemonic, Elementwise, Arity, CpuTypes, GpuTypes, TypedByOperand},
+#define GPLACE_KERNEL(Name, Mnemonic, Elementwise, Arity, TypedByOperand)     \
+  {Mnemonic, Elementwise, Arity, TypedByOperand},
 #include "gplace/Dialect/Graph/GraphOpTable.def"
 };
 } // namespace detail
@@ -93,15 +93,16 @@ constexpr bool isKernelTypedByInput(Kernel kernel) {
   return detail::kKernelInfos[static_cast<size_t>(kernel)].typedByOperand;
 }
 
-/// The element types the kernel supports on the CPU and on GPUs, as masks
-/// (bit i: the ElementType of value i), from the op's cpuKernels and
-/// gpuKernels: of its first output, or its first input where
-/// isKernelTypedByInput.
+/// The element types the kernel has on the CPU (the host backend's table)
+/// and on CUDA GPUs (the CUDA backend's), as masks (typeBit): of its first
+/// output, or its first input where isKernelTypedByInput. Backends.h.
 constexpr unsigned kernelCpuTypes(Kernel kernel) {
-  return detail::kKernelInfos[static_cast<size_t>(kernel)].cpuTypes;
+  return kHostBackend.types(kernelMnemonic(kernel),
+                            isElementwiseKernel(kernel));
 }
 constexpr unsigned kernelGpuTypes(Kernel kernel) {
-  return detail::kKernelInfos[static_cast<size_t>(kernel)].gpuTypes;
+  return kCudaBackend.types(kernelMnemonic(kernel),
+                            isElementwiseKernel(kernel));
 }
 
 /// The parameters of a launch, as the graph op's attributes give them,

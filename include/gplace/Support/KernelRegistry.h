@@ -2,10 +2,11 @@
 //
 // The one table saying which (op, element type) pairs have a kernel on which
 // device type. Placement uses it to reject or soft-place ops;
-// `gplace-opt --gplace-list-kernels` prints it. It is built from the op
-// table that gplace-tblgen generates from each op's ODS record (`cpuKernels`,
-// `gpuKernels`, `typelessKernel` in dialects/graph/GraphOps.td), so it
-// cannot disagree with the dialect. Plain C++17, no MLIR.
+// `gplace-opt --gplace-list-kernels` prints it. It is the union, per device
+// type, of the kernel tables of the backends registered in this build
+// (Backends.h: host, cuda, emulated-gpu), over the ops of the op table that
+// gplace-tblgen generates from the dialect's ODS (which also marks the
+// typeless ops). Plain C++17, no MLIR.
 //
 // Mirrors TensorFlow's kernel registry (REGISTER_KERNEL_BUILDER with a
 // device and a TypeConstraint) and its placement rule that an op can only be
