@@ -507,66 +507,7 @@ def Graph_ReduceSumOp : Graph_ReduceOp<"reduce_sum", "Sum", "sum">;
 def Graph_ReduceMeanOp : Graph_ReduceOp<"reduce_mean", "Mean", "mean">;
 def Graph_ReduceMaxOp : Graph_ReduceOp<"reduce_max", "Max", "maximum">;
 
-//===----------------------------------------------------------------------===//
-// Composite ops: decomposed before placement (Graph_Composite).
-//===----------------------------------------------------------------------===//
-
-class Graph_CompositeOp<string mnemonic, string tfType, string what,
-                        dag extraArgs = (ins)>
-    : Graph_Op<mnemonic, tfType,
-               [Pure, Graph_Composite,
-                DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
-  let summary = what # " (" # tfType # "), decomposed before placement";
-  let arguments = !con((ins Graph_FloatTensor:$input), extraArgs,
-                       placementAttrs, controlDepsArg);
-  let results = (outs Graph_FloatTensor:$result);
-  let assemblyFormat =
-      "$input " # afterClause # " attr-dict `:` type($input)";
-  let extraClassDefinition = inferFromFirstOperand;
-}
-
-def Graph_EluOp : Graph_CompositeOp<"elu", "Elu",
-    "x where x > 0, else alpha * (e^x - 1)",
-    (ins DefaultValuedAttr<F32Attr, "1.0">:$alpha)> {
-  let description = [{
-    TensorFlow's Elu (`alpha` 1), Keras's and ONNX's with their `alpha`:
-    becomes `relu(x) + alpha * (exp(-relu(-x)) - 1)`, each op named
-    `<name>/...` and the last `<name>`.
-
-    ```mlir
-    %y = gplace.elu %x {alpha = 0.5 : f32} : tensor<2x3xf32>
-    ```
-  }];
-}
-
-def Graph_SeluOp : Graph_CompositeOp<"selu", "Selu",
-    "scale * elu(x, alpha) with SELU's constants",
-    (ins DefaultValuedAttr<F32Attr, "1.67326319217681884765625">:$alpha,
-         DefaultValuedAttr<F32Attr, "1.05070102214813232421875">:$gamma)> {
-  let description = [{
-    TensorFlow's Selu: `gamma * elu(x, alpha)` with alpha 1.6732632 and
-    gamma (TensorFlow's scale) 1.0507010 by default (ONNX's Selu sets
-    both).
-
-    ```mlir
-    %y = gplace.selu %x : tensor<2x3xf32>
-    ```
-  }];
-}
-
-def Graph_LogSoftmaxOp : Graph_CompositeOp<"log_softmax", "LogSoftmax",
-    "log of the softmax over the last dimension"> {
-  let description = [{
-    TensorFlow's LogSoftmax: `x - max - log(sum(exp(x - max)))` over the
-    last dimension (max and sum with kept dimensions), stable for large
-    logits.
-
-    ```mlir
-    %y = gplace.log_softmax %logits : tensor<4x10xf32>
-    ```
-  }];
-  let hasVerifier = 1;
-}
+include "graph/GraphCompositeOps.td"
 
 def Graph_SoftmaxOp : Graph_KernelOp<"softmax", "Softmax",
     [Pure, DeclareOpInterfaceMethods<InferTypeOpInterface>, DeclareOpInterfaceMethods<Graph_GradientOpInterface>]> {

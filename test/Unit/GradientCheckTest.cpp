@@ -533,6 +533,40 @@ std::vector<Case> cases() {
                        ") -> tensor<2x4xf64>",
                    "2x4xf64"});
   }
+  // The composite ops: the pipeline decomposes them before it
+  // differentiates, so that their gradients are their parts'.
+  for (const char *op : {"elu", "selu", "hard_sigmoid", "log_softmax"}) {
+    std::string attrs = std::string(op) == "elu" ? " {alpha = 0.5 : f32}"
+                        : std::string(op) == "hard_sigmoid"
+                            ? " {alpha = 0.8 : f32, beta = 0.4 : f32}"
+                            : "";
+    all.push_back({op, {"3x4xf64"},
+                   std::string("  %y = gplace.") + op + " %a0" + attrs +
+                       " : tensor<3x4xf64>",
+                   "3x4xf64"});
+  }
+  all.push_back({"softmax_2d", {"2x3x2xf64"},
+                 "  %y = gplace.softmax_2d %a0 {axis = 1 : i64} : "
+                 "tensor<2x3x2xf64>",
+                 "2x3x2xf64"});
+  all.push_back({"log_softmax_2d", {"2x3xf64"},
+                 "  %y = gplace.log_softmax_2d %a0 {axis = 0 : i64} : "
+                 "tensor<2x3xf64>",
+                 "2x3xf64"});
+  all.push_back({"gemm", {"3x2xf64", "4x3xf64", "4xf64"},
+                 "  %y = gplace.gemm %a0, %a1, %a2 transpose_a transpose_b "
+                 "{alpha = 0.5 : f32, beta = 2.0 : f32} : (tensor<3x2xf64>, "
+                 "tensor<4x3xf64>, tensor<4xf64>) -> tensor<2x4xf64>",
+                 "2x4xf64"});
+  all.push_back({"layer_norm", {"2x3x4xf64", "3x4xf64", "4xf64"},
+                 "  %y, %mean, %inv = gplace.layer_norm %a0 scale(%a1 : "
+                 "tensor<3x4xf64>) bias(%a2 : tensor<4xf64>) {axis = 1 : i64} "
+                 ": tensor<2x3x4xf64>",
+                 "2x3x4xf64"});
+  // The inverse standard deviation, a result of its own.
+  all.push_back({"layer_norm_inv_std_dev", {"2x3xf64"},
+                 "  %n, %mean, %y = gplace.layer_norm %a0 : tensor<2x3xf64>",
+                 "2x1xf64"});
   return all;
 }
 

@@ -90,7 +90,10 @@ TEST(KernelRegistry, IntegerAndBoolOpsHaveNoGpuKernel) {
     // result it makes (argmax, equal); but the composite ops, which
     // --gplace-decompose replaces before placement, have none.
     bool composite = llvm::is_contained(
-        {"gplace.elu", "gplace.selu", "gplace.log_softmax"}, def.op);
+        {"gplace.elu", "gplace.selu", "gplace.hard_sigmoid",
+         "gplace.log_softmax", "gplace.softmax_2d", "gplace.log_softmax_2d",
+         "gplace.gemm", "gplace.layer_norm"},
+        def.op);
     if (composite) {
       for (ElementType type : {ElementType::F32, ElementType::F16,
                                ElementType::BF16, ElementType::F64})

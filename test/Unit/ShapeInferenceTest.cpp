@@ -187,6 +187,47 @@ TEST_F(ShapeInferenceTest, WindowOps) {
             tensor({2, 3, 5, 4}, f32()));
 }
 
+// The composite ops (decomposed before placement): gemm's product and
+// layer_norm's three results, with their optional operands.
+TEST_F(ShapeInferenceTest, CompositeOps) {
+  Value a = value({3, 2}, f32()), w = value({4, 3}, f32());
+  Value bias = value({4}, f32());
+  EXPECT_EQ(inferred(b.create<GemmOp>(loc, a, w, bias, FloatAttr(),
+                                      FloatAttr(), b.getUnitAttr(),
+                                      b.getUnitAttr(), nullptr, nullptr,
+                                      nullptr, ValueRange{})),
+            tensor({2, 4}, f32()));
+  EXPECT_EQ(inferred(b.create<GemmOp>(loc, value({2, 3}, f32()),
+                                      value({3, 5}, f32()), Value(),
+                                      FloatAttr(), FloatAttr(), UnitAttr(),
+                                      UnitAttr(), nullptr, nullptr, nullptr,
+                                      ValueRange{})),
+            tensor({2, 5}, f32()));
+  Value x = value({2, 3, 4}, f32()), scale = value({3, 4}, f32());
+  auto layerNorm = b.create<LayerNormOp>(loc, x, scale, Value(),
+                                         b.getI64IntegerAttr(1), FloatAttr(),
+                                         nullptr, nullptr, nullptr,
+                                         ValueRange{});
+  EXPECT_EQ(inferred(layerNorm), tensor({2, 3, 4}, f32()));
+  EXPECT_EQ(layerNorm.getMean().getType(), tensor({2, 1, 1}, f32()));
+  EXPECT_EQ(layerNorm.getInvStdDev().getType(), tensor({2, 1, 1}, f32()));
+  // f16 is normalized in f32: the statistics are f32.
+  auto half = b.create<LayerNormOp>(loc, value({2, 3}, b.getF16Type()),
+                                    Value(), Value(), IntegerAttr(),
+                                    FloatAttr(), nullptr, nullptr, nullptr,
+                                    ValueRange{});
+  EXPECT_EQ(inferred(half), tensor({2, 3}, b.getF16Type()));
+  EXPECT_EQ(half.getMean().getType(), tensor({2, 1}, f32()));
+  EXPECT_EQ(inferred(b.create<HardSigmoidOp>(loc, x, FloatAttr(), FloatAttr(),
+                                             nullptr, nullptr, nullptr,
+                                             ValueRange{})),
+            tensor({2, 3, 4}, f32()));
+  EXPECT_EQ(inferred(b.create<Softmax2DOp>(loc, x, b.getI64IntegerAttr(-1),
+                                           nullptr, nullptr, nullptr,
+                                           ValueRange{})),
+            tensor({2, 3, 4}, f32()));
+}
+
 // The rule's errors: a diagnostic at the builder's location naming the op,
 // and no type.
 TEST_F(ShapeInferenceTest, RuleErrorsAreDiagnostics) {
@@ -213,6 +254,20 @@ TEST_F(ShapeInferenceTest, RuleErrorsAreDiagnostics) {
       AddOp::getOperationName(), loc, ValueRange{a, w}, false, broadcast)));
   EXPECT_EQ(message, "'gplace.add' op operands 'tensor<2x3xf32>' and "
                      "'tensor<4x5xf32>' are not broadcast-compatible");
+  // A composite's: gemm's c must broadcast to the product.
+  message.clear();
+  OperationState gemm(loc, GemmOp::getOperationName());
+  Value c = value({3}, f32());
+  gemm.addOperands({a, value({3, 4}, f32()), c});
+  gemm.getOrAddProperties<GemmOp::Properties>().operandSegmentSizes = {1, 1,
+                                                                       1, 0};
+  SmallVector<Type> gemmTypes;
+  EXPECT_TRUE(failed(GemmOp::inferReturnTypes(
+      &context, loc, gemm.operands, gemm.attributes.getDictionary(&context),
+      &gemm.getOrAddProperties<GemmOp::Properties>(), gemm.regions,
+      gemmTypes)));
+  EXPECT_EQ(message, "'gplace.gemm' op c of type 'tensor<3xf32>' does not "
+                     "broadcast to the product's type 'tensor<2x4xf32>'");
 }
 
 // Every graph op infers its result type, except these. The lists say why:

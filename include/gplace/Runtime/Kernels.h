@@ -168,7 +168,7 @@ std::string matmulDescription();
 /// Runs `call` on the host, synchronously, with denormal floats flushed to
 /// zero (operands and results), as TensorFlow's CPU kernels run. Shapes and
 /// types are those the graph's verifiers accepted. Errors: an element type the kernel has no
-/// CPU kernel for (the op table's cpuKernels), integer division by zero
+/// CPU kernel for (the host backend's table, HostKernels.def), integer division by zero
 /// (TensorFlow's "Integer division by zero").
 Status runHostKernel(const KernelCall &call);
 

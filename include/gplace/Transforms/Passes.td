@@ -108,12 +108,14 @@ def RemapPass : Pass<"gplace-remap", "::mlir::ModuleOp"> {
 }
 
 def DecomposePass : Pass<"gplace-decompose", "::mlir::ModuleOp"> {
-  let summary = "Rewrites composite ops (elu, selu, log_softmax) into ops "
-                "with kernels";
+  let summary = "Rewrites composite ops (elu, gemm, layer_norm, ...) into "
+                "ops with kernels";
   let dependentDialects = ["::gplace::graph::GraphDialect"];
   let description = [{
     The composite graph ops (Graph_Composite: `gplace.elu`, `gplace.selu`,
-    `gplace.log_softmax`) have no kernels: each becomes the graph ops that
+    `gplace.hard_sigmoid`, `gplace.log_softmax`, `gplace.softmax_2d`,
+    `gplace.log_softmax_2d`, `gplace.gemm`, `gplace.layer_norm`) have no
+    kernels: each becomes the graph ops that
     compute it, with the patterns that live with the ops
     (`graph::populateDecompositionPatterns`, which the ONNX importer applies
     too). The new ops are named `<name>/<part>` after the composite, the

@@ -67,20 +67,9 @@ RankedTensorType tensorType(Value v) {
 
 using gplace::graph::detail::RuleError;
 
-/// Checks that `axis` indexes a rank-`rank` tensor (negative values count
-/// from the end) and returns it normalised to [0, rank).
-FailureOr<int64_t> normalizeAxis(const RuleError &error, StringRef what,
-                                 int64_t axis, int64_t rank) {
-  if (axis < -rank || axis >= rank) {
-    auto diag = error()
-                << what << " " << axis
-                << " is out of range for an operand of rank " << rank;
-    if (rank > 0)
-      diag << " (expected " << -rank << " <= " << what << " < " << rank << ")";
-    return failure();
-  }
-  return axis < 0 ? axis + rank : axis;
-}
+using gplace::graph::detail::matmulType;
+using gplace::graph::detail::normalizeAxis;
+
 FailureOr<int64_t> normalizeAxis(Operation *op, StringRef what, int64_t axis,
                                  int64_t rank) {
   return normalizeAxis(RuleError{op, {}, {}}, what, axis, rank);
@@ -285,10 +274,24 @@ LogicalResult gplace::graph::detail::inferBroadcastType(
                   inferredReturnTypes);
 }
 
-/// matmul: [M, K] x [K, N] -> [M, N], either operand transposed first.
-static FailureOr<RankedTensorType>
-matmulType(RankedTensorType lhs, RankedTensorType rhs, bool transposeA,
-           bool transposeB, const RuleError &error) {
+FailureOr<int64_t> gplace::graph::detail::normalizeAxis(const RuleError &error,
+                                                       StringRef what,
+                                                       int64_t axis,
+                                                       int64_t rank) {
+  if (axis < -rank || axis >= rank) {
+    auto diag = error()
+                << what << " " << axis
+                << " is out of range for an operand of rank " << rank;
+    if (rank > 0)
+      diag << " (expected " << -rank << " <= " << what << " < " << rank << ")";
+    return failure();
+  }
+  return axis < 0 ? axis + rank : axis;
+}
+
+FailureOr<RankedTensorType> gplace::graph::detail::matmulType(
+    RankedTensorType lhs, RankedTensorType rhs, bool transposeA,
+    bool transposeB, const RuleError &error) {
   if (lhs.getRank() != 2)
     return error() << "expects a rank-2 lhs, but got " << lhs, failure();
   if (rhs.getRank() != 2)
@@ -694,13 +697,6 @@ LogicalResult ReduceMeanOp::verify() {
 }
 LogicalResult ReduceMaxOp::verify() {
   return verifyReduce(*this, getInput().getType(), getAxes(), getKeepDims());
-}
-
-LogicalResult LogSoftmaxOp::verify() {
-  if (getInput().getType().getRank() < 1)
-    return emitOpError() << "expects an operand of rank at least 1, but got "
-                         << getInput().getType();
-  return success();
 }
 
 LogicalResult SoftmaxOp::verify() {

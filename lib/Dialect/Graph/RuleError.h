@@ -1,15 +1,17 @@
 //===- RuleError.h - where a result-type rule reports (private) -*- C++ -*-===//
 //
-// Shared by GraphOps.cpp and ConvolutionOps.cpp: a shape rule (an op's
-// result type from its operands and attributes) runs both in the op's
-// verifier and in its inferReturnTypes, and says why it cannot apply the
-// same way in both.
+// Shared by GraphOps.cpp, ConvolutionOps.cpp and CompositeOps.cpp: a shape
+// rule (an op's result type from its operands and attributes) runs both in
+// the op's verifier and in its inferReturnTypes, and says why it cannot
+// apply the same way in both. The rules other ops build on are declared
+// here too.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef GPLACE_LIB_DIALECT_GRAPH_RULEERROR_H
 #define GPLACE_LIB_DIALECT_GRAPH_RULEERROR_H
 
+#include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Operation.h"
 
@@ -33,6 +35,19 @@ struct RuleError {
     return mlir::InFlightDiagnostic();
   }
 };
+
+/// Checks that `axis` indexes a rank-`rank` tensor (negative values count
+/// from the end; `what` names it in the error) and returns it normalised to
+/// [0, rank) (GraphOps.cpp).
+mlir::FailureOr<int64_t> normalizeAxis(const RuleError &error,
+                                       llvm::StringRef what, int64_t axis,
+                                       int64_t rank);
+
+/// matmul's rule: [M, K] x [K, N] -> [M, N], either operand transposed
+/// first (GraphOps.cpp; gemm's product too).
+mlir::FailureOr<mlir::RankedTensorType>
+matmulType(mlir::RankedTensorType lhs, mlir::RankedTensorType rhs,
+           bool transposeA, bool transposeB, const RuleError &error);
 
 } // namespace gplace::graph::detail
 

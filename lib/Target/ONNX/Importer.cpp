@@ -414,29 +414,40 @@ void Importer::importNode(const onnx::NodeProto &proto) {
   materialized.clear();
   SmallVector<Value> results;
   std::string reason;
+  // While the node is mapped and checked, the first diagnostic (a shape
+  // rule's, a verifier's) is the reason it is not mapped.
+  std::optional<ScopedDiagnosticHandler> capture;
+  capture.emplace(context, [&](Diagnostic &diag) {
+    if (reason.empty())
+      reason = diag.str();
+    return success();
+  });
   bool mapped = mapper->second(node, results, reason);
   // The ops this node became: each must verify and have a CPU kernel.
   SmallVector<Operation *> created;
-  for (Operation &op : last ? llvm::make_range(std::next(last->getIterator()),
-                                               block->end())
-                            : llvm::make_range(block->begin(), block->end()))
-    created.push_back(&op);
+  auto collectCreated = [&] {
+    created.clear();
+    for (Operation &op :
+         last ? llvm::make_range(std::next(last->getIterator()), block->end())
+              : llvm::make_range(block->begin(), block->end()))
+      created.push_back(&op);
+  };
+  collectCreated();
   if (mapped) {
-    ScopedDiagnosticHandler capture(context, [&](Diagnostic &diag) {
-      if (reason.empty())
-        reason = diag.str();
-      return success();
-    });
-    const KernelRegistry &registry = KernelRegistry::global();
-    for (Operation *op : created) {
+    for (Operation *op : created)
       if (failed(mlir::verify(op))) {
         mapped = false;
         break;
       }
-      // Composite ops have no kernels: their parts do (checked once they
-      // are decomposed, below).
-      if (op->hasTrait<graph::OpTrait::Composite>())
-        continue;
+  }
+  // Composite ops into their parts, which then have their kernels checked
+  // and their constants folded as any node's ops.
+  if (mapped && !decompose(created, results))
+    mapped = false;
+  collectCreated();
+  if (mapped) {
+    const KernelRegistry &registry = KernelRegistry::global();
+    for (Operation *op : created) {
       std::string element = getKernelElementTypeName(op);
       if (!element.empty() &&
           !registry.hasKernel(op->getName().getStringRef().str(),
@@ -459,6 +470,7 @@ void Importer::importNode(const onnx::NodeProto &proto) {
       }
     }
   }
+  capture.reset();
   if (!mapped) {
     for (Operation *op : llvm::reverse(created)) {
       op->dropAllUses();
@@ -474,7 +486,32 @@ void Importer::importNode(const onnx::NodeProto &proto) {
       values[out] = results[i];
 }
 
-
+bool Importer::decompose(ArrayRef<Operation *> created,
+                         SmallVectorImpl<Value> &results) {
+  // The values that replace each composite's results.
+  struct Replacements : RewriterBase::Listener {
+    void notifyOperationReplaced(Operation *op, ValueRange values) override {
+      for (auto [from, to] : llvm::zip(op->getResults(), values))
+        replaced[from] = to;
+    }
+    DenseMap<Value, Value> replaced;
+  } listener;
+  PatternRewriter rewriter(context);
+  rewriter.setListener(&listener);
+  for (Operation *op : created) {
+    if (!op->hasTrait<graph::OpTrait::Composite>())
+      continue;
+    rewriter.setInsertionPoint(op);
+    if (failed(decompositions->matchAndRewrite(op, rewriter))) {
+      op->emitError() << "cannot decompose this op";
+      return false;
+    }
+  }
+  for (Value &result : results)
+    if (Value to = listener.replaced.lookup(result))
+      result = to;
+  return true;
+}
 
 LogicalResult Importer::reportProblems() {
   if (unsupported.empty() && errors.empty())
@@ -607,8 +644,17 @@ OwningOpRef<ModuleOp> Importer::import(llvm::StringRef bytes) {
   }
   b.setInsertionPointToEnd(entry);
 
+  // The composite ops' decompositions (Decompositions.cpp), applied to each
+  // node's composites as it is imported.
+  RewritePatternSet set(context);
+  populateDecompositionPatterns(set);
+  FrozenRewritePatternSet patterns(std::move(set));
+  PatternApplicator applicator(patterns);
+  applicator.applyDefaultCostModel();
+  decompositions = &applicator;
   for (const onnx::NodeProto &node : graph.node())
     importNode(node);
+  decompositions = nullptr;
   if (failed(reportProblems()))
     return nullptr;
 
@@ -649,28 +695,6 @@ OwningOpRef<ModuleOp> Importer::import(llvm::StringRef bytes) {
   }
   func.setFunctionType(b.getFunctionType(argTypes, ValueRange(results).getTypes()));
   b.create<func::ReturnOp>(fileLoc, results);
-  // The composite ops into their parts (as --gplace-decompose does), each
-  // part named after its node.
-  {
-    RewritePatternSet set(context);
-    populateDecompositionPatterns(set);
-    FrozenRewritePatternSet patterns(std::move(set));
-    PatternApplicator applicator(patterns);
-    applicator.applyDefaultCostModel();
-    PatternRewriter rewriter(context);
-    SmallVector<Operation *> composites;
-    entry->walk([&](Operation *op) {
-      if (op->hasTrait<graph::OpTrait::Composite>())
-        composites.push_back(op);
-    });
-    for (Operation *op : composites) {
-      rewriter.setInsertionPoint(op);
-      if (failed(applicator.matchAndRewrite(op, rewriter))) {
-        op->emitError() << "cannot decompose this op";
-        return nullptr;
-      }
-    }
-  }
   // Constants the import folded and nothing reads.
   for (Operation &op : llvm::make_early_inc_range(llvm::reverse(*entry)))
     if (isa<ConstantOp>(op) && op.use_empty())

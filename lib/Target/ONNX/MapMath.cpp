@@ -146,17 +146,14 @@ bool mapClip(Node &n, SmallVectorImpl<Value> &results, std::string &) {
   return true;
 }
 
+/// HardSigmoid: gplace.hard_sigmoid (Decompositions.cpp).
 bool mapHardSigmoid(Node &n, SmallVectorImpl<Value> &results, std::string &) {
   Value x = n.input(0);
-  Type t = x.getType();
-  Value ax = n.op<MulOp>(t, {x, n.scalar(t, n.getFloat("alpha", 0.2f),
-                                         "alpha")}, {}, "mul");
-  Value axb = n.op<AddOp>(t, {ax, n.scalar(t, n.getFloat("beta", 0.5f),
-                                           "beta")}, {}, "add");
-  Value lower = n.op<MaximumOp>(t, {axb, n.scalar(t, 0.0, "zero")}, {},
-                                "lower");
-  results.push_back(n.minimum(lower, n.scalar(t, 1.0, "one"),
-                              n.outputTypes[0]));
+  SmallVector<NamedAttribute> attrs;
+  for (const char *name : {"alpha", "beta"})
+    if (const onnx::AttributeProto *a = n.attr(name))
+      attrs.push_back(n.named(name, n.builder().getF32FloatAttr(a->f())));
+  results.push_back(n.op<HardSigmoidOp>(n.outputTypes[0], x, attrs));
   return true;
 }
 
@@ -304,32 +301,20 @@ bool mapMatMul(Node &n, SmallVectorImpl<Value> &results, std::string &reason) {
   return true;
 }
 
-/// Gemm: alpha * op(A) op(B) + beta * C, C broadcast to [M, N].
-bool mapGemm(Node &n, SmallVectorImpl<Value> &results, std::string &reason) {
-  Value a = n.input(0), b = n.input(1), c = n.input(2);
-  float alpha = n.getFloat("alpha", 1), beta = n.getFloat("beta", 1);
-  RankedTensorType out = n.outputTypes[0];
+/// Gemm: gplace.gemm, alpha * op(A) op(B) + beta * C (Decompositions.cpp).
+bool mapGemm(Node &n, SmallVectorImpl<Value> &results, std::string &) {
+  Builder &b = n.builder();
   SmallVector<NamedAttribute> attrs;
+  for (const char *name : {"alpha", "beta"})
+    if (const onnx::AttributeProto *a = n.attr(name))
+      attrs.push_back(n.named(name, b.getF32FloatAttr(a->f())));
   if (n.getInt("transA", 0))
-    attrs.push_back(n.named("transpose_a", n.builder().getUnitAttr()));
+    attrs.push_back(n.named("transpose_a", b.getUnitAttr()));
   if (n.getInt("transB", 0))
-    attrs.push_back(n.named("transpose_b", n.builder().getUnitAttr()));
-  bool last = !c && alpha == 1;
-  Value y = n.op<MatmulOp>(out, {a, b}, attrs, last ? "" : "MatMul");
-  if (alpha != 1)
-    y = n.op<MulOp>(out, {y, n.scalar(out, alpha, "alpha")}, {},
-                    c ? "mul_alpha" : "");
-  if (c) {
-    if (beta != 1)
-      c = n.op<MulOp>(c.getType(), {c, n.scalar(out, beta, "beta")}, {},
-                      "mul_beta");
-    if (n.broadcastType(y, c) != out) {
-      reason = "C does not broadcast to [M, N]";
-      return false;
-    }
-    y = n.op<AddOp>(out, {y, c});
-  }
-  results.push_back(y);
+    attrs.push_back(n.named("transpose_b", b.getUnitAttr()));
+  Operation *gemm = n.opWithOptionalOperands<GemmOp>(
+      {n.input(0), n.input(1), n.input(2)}, attrs);
+  results.push_back(gemm ? gemm->getResult(0) : Value());
   return true;
 }
 
@@ -357,17 +342,11 @@ bool mapSoftmax(Node &n, SmallVectorImpl<Value> &results,
   if (!normalizeAxis(axis, rank, reason))
     return false;
   if (n.opset < 13) {
-    // The input coerced to 2-D at `axis`.
-    int64_t outer = 1, inner = 1;
-    for (int64_t d = 0; d < rank; ++d)
-      (d < axis ? outer : inner) *= type.getDimSize(d);
-    if (rank == 2 && axis == 1) {
-      results.push_back(softmaxLastAxis(n, x, Log, true));
-      return true;
-    }
-    Value flat = n.reshape(x, {outer, inner}, "coerced");
-    Value y = softmaxLastAxis(n, flat, Log, false);
-    results.push_back(n.reshape(y, type.getShape()));
+    // The input coerced to 2-D at `axis` (Decompositions.cpp).
+    SmallVector<NamedAttribute> attrs = {
+        n.named("axis", n.builder().getI64IntegerAttr(axis))};
+    results.push_back(Log ? n.op<LogSoftmax2DOp>(type, x, attrs)
+                          : n.op<Softmax2DOp>(type, x, attrs));
     return true;
   }
   if (axis == rank - 1) {

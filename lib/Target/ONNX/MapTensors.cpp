@@ -420,76 +420,29 @@ bool mapWhere(Node &n, SmallVectorImpl<Value> &results, std::string &) {
   return true;
 }
 
-/// LayerNormalization (opset 17): over the dimensions from `axis` on,
-/// y = (x - mean) / sqrt(var + epsilon) * scale + bias, with the optional
-/// Mean and InvStdDev outputs, from reduce_mean, sub, mul, sqrt and div (so
-/// that training differentiates it as it would the ops). f16 and bf16
-/// inputs are computed in f32 (the default stash_type) and the result cast
-/// back; f32 and f64 in their own type.
+/// LayerNormalization (opset 17): gplace.layer_norm over the dimensions from
+/// `axis` on, with the optional Mean and InvStdDev outputs (decomposed into
+/// reduce_mean, sub, mul, sqrt and div, so that training differentiates it
+/// as it would the ops: Decompositions.cpp). f16 and bf16 inputs are
+/// computed in f32 (the default stash_type) and the result cast back; f32
+/// and f64 in their own type.
 bool mapLayerNorm(Node &n, SmallVectorImpl<Value> &results,
                   std::string &reason) {
-  Value x = n.input(0);
-  auto type = cast<RankedTensorType>(x.getType());
-  int64_t rank = type.getRank();
-  int64_t axis = n.getInt("axis", -1);
-  if (axis < -rank || axis >= rank || rank == 0) {
-    reason = "axis " + std::to_string(axis) + " of an input of rank " +
-             std::to_string(rank);
-    return false;
-  }
-  if (axis < 0)
-    axis += rank;
+  // gplace.layer_norm (Decompositions.cpp), its statistics in f32 for f16
+  // and bf16 as ONNX's stash_type 1 says.
   if (n.getInt("stash_type", 1) != 1) {
     reason = "a stash_type other than float";
     return false;
   }
-  Type element = type.getElementType();
-  for (int i : {1, 2})
-    if (n.hasInput(i) &&
-        (!n.inputType(i) || n.inputType(i).getElementType() != element)) {
-      reason = "a scale or bias of another type than the input";
-      return false;
-    }
   Builder &b = n.builder();
-  Type compute = element.isF16() || element.isBF16() ? b.getF32Type() : element;
-  auto computeType = RankedTensorType::get(type.getShape(), compute);
-  SmallVector<int64_t> keptShape(type.getShape());
-  SmallVector<int64_t> axes;
-  for (int64_t d = axis; d < rank; ++d) {
-    keptShape[d] = 1;
-    axes.push_back(d);
-  }
-  auto keptType = RankedTensorType::get(keptShape, compute);
-  auto castTo = [&](Value v, RankedTensorType to, llvm::StringRef suffix) {
-    return v.getType() == to ? v : n.op<CastOp>(to, v, {}, suffix);
-  };
-  auto mean = [&](Value v, llvm::StringRef suffix) {
-    return n.op<ReduceMeanOp>(keptType, v,
-                              {n.named("axes", b.getDenseI64ArrayAttr(axes)),
-                               n.named("keep_dims", b.getUnitAttr())},
-                              suffix);
-  };
-  Value xc = castTo(x, computeType, "cast");
-  Value mu = mean(xc, "mean");
-  Value centered = n.op<SubOp>(computeType, {xc, mu}, {}, "centered");
-  Value variance =
-      mean(n.op<SquareOp>(computeType, centered, {}, "square"), "variance");
-  Value epsilon = n.scalar(keptType, n.getFloat("epsilon", 1e-5f), "epsilon");
-  Value stddev = n.op<SqrtOp>(
-      keptType, n.op<AddOp>(keptType, {variance, epsilon}, {}, "shifted"), {},
-      "stddev");
-  Value one = n.scalar(keptType, 1.0, "one");
-  Value invStdDev = n.op<DivOp>(keptType, {one, stddev}, {}, "inv_stddev");
-  Value normalized =
-      n.op<MulOp>(computeType, {centered, invStdDev}, {}, "normalized");
-  Value y = castTo(normalized, type, "cast_back");
-  y = n.op<MulOp>(n.broadcastType(y, n.input(1)), {y, n.input(1)}, {},
-                  n.hasInput(2) ? "scaled" : "");
-  if (n.hasInput(2))
-    y = n.op<AddOp>(n.broadcastType(y, n.input(2)), {y, n.input(2)});
-  results.push_back(y);
-  results.push_back(mu);
-  results.push_back(invStdDev);
+  Operation *layerNorm = n.opWithOptionalOperands<LayerNormOp>(
+      {n.input(0), n.input(1), n.input(2)},
+      {n.named("axis", b.getI64IntegerAttr(n.getInt("axis", -1))),
+       n.named("epsilon", b.getF32FloatAttr(n.getFloat("epsilon", 1e-5f)))});
+  if (!layerNorm)
+    return false;
+  results.append(layerNorm->getResults().begin(),
+                 layerNorm->getResults().end());
   return true;
 }
 

@@ -156,6 +156,13 @@ struct Node {
   template <typename OpT>
   Value op(Type type, ValueRange operands,
            ArrayRef<NamedAttribute> attributes = {}, llvm::StringRef suffix = "");
+  /// An op with optional operands (AttrSizedOperandSegments: gemm,
+  /// layer_norm) named after the node, its result types inferred: each of
+  /// `operands` is one segment, a null one an omitted operand. Null where
+  /// the op's rule does not apply (its diagnostic says why).
+  template <typename OpT>
+  Operation *opWithOptionalOperands(ArrayRef<Value> operands,
+                                    ArrayRef<NamedAttribute> attributes);
   Value constant(DenseElementsAttr value, llvm::StringRef suffix);
   /// A rank-0 constant of `like`'s element type.
   Value scalar(Type like, double value, llvm::StringRef suffix);
@@ -232,6 +239,10 @@ public:
   /// What staticType refused: an element type, or a shape.
   bool typeProblem = false, shapeProblem = false;
 
+  /// The decomposition patterns of the composite ops, while nodes are
+  /// imported.
+  PatternApplicator *decompositions = nullptr;
+
   InFlightDiagnostic error() { return mlir::emitError(fileLoc); }
   Value materialize(llvm::StringRef name);
   /// `type` as a static tensor type; else std::nullopt, with `why` ("has
@@ -273,6 +284,11 @@ private:
   void foldCreated(ArrayRef<Operation *> created,
                    SmallVectorImpl<Value> &results,
                    const onnx::NodeProto &proto);
+  /// Rewrites the composite ops among `created` (one node's ops) into
+  /// their parts with `decompositions`; `results` then holds the values
+  /// that replaced the composites'. False if a pattern does not apply.
+  bool decompose(ArrayRef<Operation *> created,
+                 SmallVectorImpl<Value> &results);
   void importNode(const onnx::NodeProto &proto);
   LogicalResult reportProblems();
 };
@@ -289,6 +305,25 @@ Value Node::op(Type type, ValueRange operands,
   OpT op = buildOp<OpT>(importer.b, loc, operands, attrs,
                         type ? TypeRange{type} : TypeRange{});
   return op ? op->getResult(0) : Value();
+}
+
+template <typename OpT>
+Operation *Node::opWithOptionalOperands(ArrayRef<Value> operands,
+                                        ArrayRef<NamedAttribute> attributes) {
+  SmallVector<int32_t> sizes;
+  SmallVector<Value> present;
+  for (Value v : operands) {
+    sizes.push_back(v ? 1 : 0);
+    if (v)
+      present.push_back(v);
+  }
+  sizes.push_back(0); // No control dependencies.
+  SmallVector<NamedAttribute> attrs(attributes);
+  attrs.push_back(named("operandSegmentSizes",
+                        importer.b.getDenseI32ArrayAttr(sizes)));
+  attrs.push_back(named("name", importer.b.getStringAttr(name)));
+  OpT op = buildOp<OpT>(importer.b, loc, present, attrs);
+  return op ? op.getOperation() : nullptr;
 }
 
 //===----------------------------------------------------------------------===//

@@ -63,7 +63,8 @@ class NotDifferentiable
     : public mlir::OpTrait::TraitBase<ConcreteType, NotDifferentiable> {};
 
 /// Ops without kernels of their own, rewritten into ops that have them
-/// (populateDecompositionPatterns); see Graph_Composite in GraphOps.td.
+/// (populateDecompositionPatterns); see Graph_Composite in GraphOps.td and
+/// the ops of GraphCompositeOps.td.
 template <typename ConcreteType>
 class Composite : public mlir::OpTrait::TraitBase<ConcreteType, Composite> {};
 } // namespace OpTrait
@@ -280,8 +281,9 @@ struct WindowAttrs {
 void populateRemapperPatterns(mlir::RewritePatternSet &patterns);
 
 /// Adds the decompositions of the composite ops (Graph_Composite: elu,
-/// selu, log_softmax) into graph ops with kernels to `patterns`
-/// (Decompositions.cpp). Each new op is named `<name>/<part>` after the
+/// selu, hard_sigmoid, log_softmax, softmax_2d, log_softmax_2d, gemm,
+/// layer_norm; GraphCompositeOps.td) into graph ops with kernels to
+/// `patterns` (Decompositions.cpp). Each new op is named `<name>/<part>` after the
 /// composite's `name` and the last one takes that name, with its device
 /// request and other attributes (colocation); the composite must have a
 /// `name` (--gplace-decompose pins the default ones first).
