@@ -2,6 +2,9 @@
 
 #include "gplace/Tooling/Outputs.h"
 
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/raw_ostream.h"
+
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
@@ -86,6 +89,32 @@ rt::Status tooling::writeNpyFiles(llvm::ArrayRef<std::string> paths,
         ::unlink(renames[j].first.c_str());
       return cannotWrite(renames[i].second, error.message());
     }
+  }
+  return rt::Status::ok();
+}
+
+rt::Status tooling::writeFileAtomically(const std::string &path,
+                                        llvm::StringRef bytes) {
+  std::error_code error;
+  if (fs::is_directory(path, error))
+    return cannotWrite(path, "it is a directory");
+  bool special = isSpecial(path);
+  std::string target =
+      special ? path : path + ".partial" + std::to_string(::getpid());
+  {
+    llvm::raw_fd_ostream os(target, error);
+    if (!error) {
+      os << bytes;
+      os.close();
+      error = os.error();
+    }
+  }
+  if (!error && !special)
+    error = llvm::sys::fs::rename(target, path);
+  if (error) {
+    if (!special)
+      ::unlink(target.c_str());
+    return cannotWrite(path, error.message());
   }
   return rt::Status::ok();
 }

@@ -36,6 +36,14 @@ runtime::Status checkWritable(const std::string &path);
 runtime::Status writeNpyFiles(llvm::ArrayRef<std::string> paths,
                               llvm::ArrayRef<runtime::HostTensor> tensors);
 
+/// Writes `bytes` to `path` whole or not at all: to a temporary file beside
+/// it, renamed over it once written (an existing file is replaced only
+/// then; a failure leaves it as it was). A device or pipe is written in
+/// place, never replaced. Errors (invalid argument): "cannot write
+/// '<path>': <why>".
+runtime::Status writeFileAtomically(const std::string &path,
+                                    llvm::StringRef bytes);
+
 } // namespace gplace::tooling
 
 #endif // GPLACE_TOOLING_OUTPUTS_H
