@@ -81,6 +81,23 @@ PipelineOptions &gplace::tooling::pipelineFlags() { return compileFlags(); }
 
 bool gplace::tooling::verifyEachFlag() { return compileFlags().verifyEach; }
 
+rt::Status gplace::tooling::checkCompileFlags() {
+  CompileFlags &flags = compileFlags();
+  if (flags.replicas.getNumOccurrences() && flags.replicas == 0)
+    return rt::Status::invalidArgument(
+        "--replicas must be at least 1 (without it, nothing is replicated)");
+  bool replicated = flags.replicas > 0 || !flags.replicate.empty();
+  for (llvm::cl::Option *option : {static_cast<llvm::cl::Option *>(
+                                       &flags.replicaVariables),
+                                   static_cast<llvm::cl::Option *>(
+                                       &flags.allReduce)})
+    if (option->getNumOccurrences() && !replicated)
+      return rt::Status::invalidArgument(
+          "--" + option->ArgStr.str() +
+          " applies to replicas: give --replicas=N or --replicate too");
+  return rt::Status::ok();
+}
+
 rt::StatusOr<std::unique_ptr<PolicyRegistry>>
 gplace::tooling::policiesFromFlags() {
   auto policies = std::make_unique<PolicyRegistry>();

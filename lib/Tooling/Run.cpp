@@ -180,7 +180,11 @@ rt::Status gplace::tooling::checkRunFlags() {
     if (!llvm::StringRef(output).starts_with("@") || output.size() < 2)
       return rt::Status::invalidArgument("--output must be @FILE.npy, got '" +
                                          output + "'");
-  return rt::Status::ok();
+  for (cl::opt<std::string> *path : {&flags.save, &flags.restore})
+    if (path->getNumOccurrences() && path->empty())
+      return rt::Status::invalidArgument("--" + path->ArgStr.str() +
+                                         " needs a file name");
+  return checkCompileFlags();
 }
 
 rt::Status gplace::tooling::checkOutputsWritable() {
@@ -246,6 +250,16 @@ gplace::tooling::loadModule(llvm::StringRef fileName, MLIRContext *context,
         "importer (libonnx-dev)");
 #endif
   } else {
+#ifdef GPLACE_HAVE_ONNX
+    // The importer's options do nothing to an .mlir file: say so.
+    frontend::OnnxImportOptions onnx = frontend::onnxImportOptionsFromFlags();
+    if (!onnx.dims.empty() || onnx.initializersAsVariables)
+      return rt::Status::invalidArgument(
+          std::string(onnx.dims.empty() ? "--initializers-as-variables"
+                                        : "--dim") +
+          " applies to an ONNX model (a file ending in .onnx), and '" +
+          fileName.str() + "' is MLIR");
+#endif
     sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
     module = parseSourceFile<ModuleOp>(sourceMgr, context);
   }
@@ -437,6 +451,10 @@ rt::Status gplace::tooling::runPlan(rt::Plan plan, RunInputs inputs,
     return rt::Status::invalidArgument(
         "--save: the graph has no variables to save (in a cluster, the chief "
         "saves the variables on its own task)");
+  if (!flags.restore.empty() && variableNames.empty())
+    return rt::Status::invalidArgument(
+        "--restore: the graph has no variables to restore (in a cluster, "
+        "each task restores the variables on its own devices)");
   // The --init function runs first, and its plan is unloaded before the
   // entry's loads: each plan was checked against the devices' memory
   // limits alone, so the two must not hold memory at once.

@@ -38,6 +38,11 @@ const llvm::cl::OptionCategory &compileCategory();
 /// (registerCompileFlags first). A tool may change them before compiling.
 PipelineOptions &pipelineFlags();
 
+/// Checks that each compile flag given applies: --replicas at least 1
+/// where given; --replica-variables and --all-reduce only with --replicas
+/// or --replicate. Errors (invalid argument) name the flags.
+runtime::Status checkCompileFlags();
+
 /// --verify-each: MLIR's verifier after every pass. Off by default, as in
 /// a release compiler (LLVM opt's default is on; gplace-opt keeps it):
 /// the input is verified when parsed or imported and the plan by

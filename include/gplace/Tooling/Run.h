@@ -55,9 +55,9 @@ bool machineCommandFlag();
 /// measurement's, a file that cannot be written.
 runtime::Status runMachineCommand(mlir::MLIRContext &context, Machine &machine);
 
-/// Checks the run flags that need nothing else: --iterations and --epochs
-/// at least 1, each --output an @FILE. Errors (invalid argument) name the
-/// flag.
+/// Checks the flags that need nothing else: --iterations and --epochs at
+/// least 1, each --output an @FILE, --save and --restore not empty, and
+/// checkCompileFlags. Errors (invalid argument) name the flag.
 runtime::Status checkRunFlags();
 
 /// The chief's files are written after the run, which may be hours of

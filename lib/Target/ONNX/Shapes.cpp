@@ -23,6 +23,16 @@ LogicalResult Importer::fixDimensions() {
               << "' is not NAME=N or N (N a non-negative integer)";
       return failure();
     }
+    // A dimension fixed twice is a mistake, even to one size: which
+    // --dim a user meant cannot be guessed.
+    if (key.empty() ? leading.has_value() : named.count(key) != 0) {
+      error() << "--dim fixes "
+              << (key.empty() ? std::string("the leading dimension")
+                              : "'" + key.str() + "'")
+              << " twice ('" << (key.empty() ? leadingText : key.str() + "=" + std::to_string(named.lookup(key)))
+              << "' and '" << text << "'); give it once";
+      return failure();
+    }
     if (key.empty()) {
       leading = n;
       leadingText = text;
