@@ -5,41 +5,137 @@
 
 #include <zlib.h>
 
+#include <algorithm>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <memory>
+#include <optional>
 
 namespace gplace::runtime {
 
 namespace {
 
-struct GzCloser {
-  void operator()(gzFile file) const { gzclose(file); }
+/// The bytes of an IDX file, plain or gzip (RFC 1952: one or more members,
+/// each inflated by zlib, which checks its CRC-32 and length), read in
+/// order from the file loaded whole. A gzip file ends with its last member,
+/// or zero bytes of padding (as Python's gzip module reads them); anything
+/// else after it is refused.
+class IdxStream {
+public:
+  explicit IdxStream(std::string bytes) : bytes_(std::move(bytes)) {
+    gzip_ = bytes_.size() >= 2 &&
+            static_cast<unsigned char>(bytes_[0]) == 0x1f &&
+            static_cast<unsigned char>(bytes_[1]) == 0x8b;
+    if (!gzip_)
+      return;
+    if (inflateInit2(&stream_, 16 + MAX_WBITS) != Z_OK)
+      error_ = "zlib cannot start";
+    else
+      started_ = true;
+  }
+  IdxStream(const IdxStream &) = delete;
+  IdxStream &operator=(const IdxStream &) = delete;
+  ~IdxStream() {
+    if (started_)
+      inflateEnd(&stream_);
+  }
+
+  /// Reads up to `n` bytes into `out`; fewer at the end of the data or on
+  /// an error (then error() says why).
+  size_t read(void *out, size_t n) {
+    if (!gzip_) {
+      size_t got = std::min(n, bytes_.size() - offset_);
+      std::memcpy(out, bytes_.data() + offset_, got);
+      offset_ += got;
+      return got;
+    }
+    auto *dst = static_cast<unsigned char *>(out);
+    size_t got = 0;
+    while (got < n && error_.empty()) {
+      if (ended_) {
+        // Another member, zero padding, or the end.
+        size_t at = position();
+        while (at < bytes_.size() && bytes_[at] == 0)
+          ++at;
+        if (at == bytes_.size())
+          break;
+        if (at + 1 < bytes_.size() &&
+            static_cast<unsigned char>(bytes_[at]) == 0x1f &&
+            static_cast<unsigned char>(bytes_[at + 1]) == 0x8b) {
+          skipTo(at);
+          inflateReset(&stream_);
+          ended_ = false;
+          continue;
+        }
+        error_ = "data after the end of the gzip stream";
+        break;
+      }
+      refill();
+      stream_.next_out = dst + got;
+      size_t want = std::min(n - got, kMaxIn);
+      stream_.avail_out = static_cast<uInt>(want);
+      int code = inflate(&stream_, Z_NO_FLUSH);
+      size_t produced = want - stream_.avail_out;
+      got += produced;
+      if (code == Z_STREAM_END) {
+        ended_ = true;
+      } else if (code == Z_BUF_ERROR || (code == Z_OK && produced == 0 &&
+                                         position() == bytes_.size())) {
+        error_ = "unexpected end of file";
+      } else if (code != Z_OK) {
+        error_ = stream_.msg ? stream_.msg
+                             : "zlib error " + std::to_string(code);
+      }
+    }
+    return got;
+  }
+
+  /// Reads exactly `n` bytes; false at the end of the data or on an error.
+  bool readExactly(void *out, size_t n) { return read(out, n) == n; }
+
+  /// Why the data is corrupt ("incorrect data check": a CRC that does not
+  /// match; "unexpected end of file": a gzip stream cut before its end), or
+  /// "".
+  const std::string &error() const { return error_; }
+
+private:
+  /// zlib counts in 32 bits: feed it at most this much at once.
+  static constexpr size_t kMaxIn = size_t(1) << 30;
+
+  /// The offset of the next unread compressed byte.
+  size_t position() const { return consumedBefore_ + (fed_ - stream_.avail_in); }
+
+  /// Moves the next compressed byte to offset `at` (forward).
+  void skipTo(size_t at) {
+    while (position() < at) {
+      refill();
+      size_t k = std::min<size_t>(at - position(), stream_.avail_in);
+      stream_.next_in += k;
+      stream_.avail_in -= static_cast<uInt>(k);
+    }
+  }
+
+  void refill() {
+    if (stream_.avail_in != 0)
+      return;
+    consumedBefore_ += fed_;
+    fed_ = std::min(bytes_.size() - consumedBefore_, kMaxIn);
+    stream_.next_in =
+        reinterpret_cast<Bytef *>(bytes_.data() + consumedBefore_);
+    stream_.avail_in = static_cast<uInt>(fed_);
+  }
+
+  std::string bytes_;
+  bool gzip_ = false;
+  size_t offset_ = 0; ///< Plain files: the next byte.
+  z_stream stream_{};
+  bool started_ = false, ended_ = false;
+  size_t consumedBefore_ = 0; ///< Bytes before the current feed.
+  size_t fed_ = 0;            ///< Bytes of the current feed.
+  std::string error_;
 };
-using GzFile = std::unique_ptr<std::remove_pointer_t<gzFile>, GzCloser>;
-
-/// Reads exactly `n` bytes; false at the end of the data or on an error.
-bool readExactly(gzFile file, void *out, size_t n) {
-  return n == 0 ||
-         gzread(file, out, static_cast<unsigned>(n)) == static_cast<int>(n);
-}
-
-/// zlib's message for the last error on `file` ("incorrect data check":
-/// a CRC that does not match; "unexpected end of file": a gzip stream cut
-/// before its trailer), or "" when there is none.
-std::string gzipError(gzFile file) {
-  int code = Z_OK;
-  const char *message = gzerror(file, &code);
-  if (code == Z_OK || code == Z_STREAM_END)
-    return "";
-  if (!message || !*message)
-    return "zlib error " + std::to_string(code);
-  // zlib writes "<path>: <why>"; the caller names the file.
-  std::string text = message;
-  size_t colon = text.rfind(": ");
-  return colon == std::string::npos ? text : text.substr(colon + 2);
-}
 
 } // namespace
 
@@ -52,13 +148,21 @@ StatusOr<HostTensor> readIdx(const std::string &path) {
   if (!std::filesystem::is_regular_file(path, error))
     return fail(std::filesystem::exists(path, error) ? "not a regular file"
                                                      : "no such file");
-  GzFile file(gzopen(path.c_str(), "rb"));
-  if (!file)
+  std::ifstream in(path, std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(in)),
+                    std::istreambuf_iterator<char>());
+  if (!in && !in.eof())
     return fail(std::strerror(errno));
+  IdxStream file(std::move(bytes));
+  auto corrupt = [&]() -> std::optional<std::string> {
+    if (file.error().empty())
+      return std::nullopt;
+    return "corrupt gzip data: " + file.error();
+  };
   unsigned char magic[4];
-  if (!readExactly(file.get(), magic, 4)) {
-    if (std::string why = gzipError(file.get()); !why.empty())
-      return fail("corrupt gzip data: " + why);
+  if (!file.readExactly(magic, 4)) {
+    if (std::optional<std::string> why = corrupt())
+      return fail(*why);
     return fail("shorter than its 4-byte magic number");
   }
   if (magic[0] != 0 || magic[1] != 0)
@@ -99,9 +203,9 @@ StatusOr<HostTensor> readIdx(const std::string &path) {
                 " (expected 1 to 16)");
   for (int d = 0; d < rank; ++d) {
     unsigned char be[4];
-    if (!readExactly(file.get(), be, 4)) {
-      if (std::string why = gzipError(file.get()); !why.empty())
-        return fail("corrupt gzip data: " + why);
+    if (!file.readExactly(be, 4)) {
+      if (std::optional<std::string> why = corrupt())
+        return fail(*why);
       return fail("truncated in its dimensions");
     }
     type.shape.push_back((int64_t(be[0]) << 24) | (int64_t(be[1]) << 16) |
@@ -119,24 +223,24 @@ StatusOr<HostTensor> readIdx(const std::string &path) {
         std::min<int64_t>(kChunk, fileBytes - static_cast<int64_t>(raw.size())));
     size_t old = raw.size();
     raw.resize(old + want);
-    int got = gzread(file.get(), raw.data() + old, static_cast<unsigned>(want));
-    if (got < 0)
-      return fail("corrupt gzip data: " + gzipError(file.get()));
-    raw.resize(old + static_cast<size_t>(got));
-    if (static_cast<size_t>(got) < want)
+    size_t got = file.read(raw.data() + old, want);
+    if (std::optional<std::string> why = corrupt())
+      return fail(*why);
+    raw.resize(old + got);
+    if (got < want)
       return fail("truncated: the shape " + type.str() + " needs " +
                   std::to_string(fileBytes) + " bytes of data, found " +
                   std::to_string(raw.size()));
   }
   unsigned char extra;
-  if (gzread(file.get(), &extra, 1) > 0)
+  if (file.read(&extra, 1) > 0)
     return fail("trailing data after the " + std::to_string(fileBytes) +
                 " bytes the shape " + type.str() + " needs");
   // The end of a gzip stream checks its CRC-32 and length: a corrupt or
   // cut file is refused (as Python's gzip module refuses it), even when
   // the data before its trailer has the shape's size.
-  if (std::string why = gzipError(file.get()); !why.empty())
-    return fail("corrupt gzip data: " + why);
+  if (std::optional<std::string> why = corrupt())
+    return fail(*why);
   HostTensor tensor(type);
   int64_t n = *count;
   for (int64_t i = 0; i < n; ++i) {
