@@ -75,6 +75,11 @@ rt::Status tooling::saveCheckpoint(const std::string &path,
   // archive at all).
   if (executor.numVariables() == 0)
     return fail("the graph has no variables to save");
+  // Renamed over at the end: a device or pipe would be replaced.
+  std::error_code statusError;
+  fs::file_status status = fs::status(path, statusError);
+  if (fs::exists(status) && !fs::is_regular_file(status))
+    return fail("not a regular file");
   TempDir temp;
   if (!temp.ok())
     return fail("cannot create a temporary directory");

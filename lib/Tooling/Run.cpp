@@ -29,6 +29,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <cstring>
+#include <filesystem>
 #include <set>
 
 using namespace mlir;
@@ -143,6 +144,26 @@ void gplace::tooling::registerRunFlags() {
                       &clusterCategory()});
 }
 
+/// A file that is written beside its path and renamed over it (a
+/// checkpoint, a profile) must be a regular file or none: a device or a
+/// pipe would be replaced (as root, --save=/dev/null replaced the system's
+/// /dev/null). Errors (invalid argument) name `flag`.
+static rt::Status checkReplaceable(llvm::StringRef flag,
+                                   const std::string &path) {
+  std::error_code error;
+  std::filesystem::file_status status = std::filesystem::status(path, error);
+  if (std::filesystem::exists(status) &&
+      !std::filesystem::is_regular_file(status) &&
+      !std::filesystem::is_directory(status))
+    return rt::Status::invalidArgument(
+        flag.str() + ": cannot write '" + path +
+        "': not a regular file (the file is written aside and renamed over "
+        "it, which would replace a device or a pipe)");
+  if (rt::Status writable = checkWritable(path); !writable)
+    return rt::Status::invalidArgument(flag.str() + ": " + writable.message());
+  return rt::Status::ok();
+}
+
 const std::string &gplace::tooling::runInputFile() {
   return runFlags().inputFile;
 }
@@ -162,6 +183,7 @@ rt::Status gplace::tooling::runMachineCommand(MLIRContext &context,
   if (!measured)
     return measured.status();
   std::string error;
+  GPLACE_RETURN_IF_ERROR(checkReplaceable("--profile", flags.profile));
   if (!measured->save(flags.profile, &error))
     return rt::Status::invalidArgument(error);
   llvm::outs() << "wrote " << flags.profile << ": "
@@ -192,8 +214,9 @@ rt::Status gplace::tooling::checkOutputsWritable() {
   for (const std::string &output : flags.outputs)
     GPLACE_RETURN_IF_ERROR(checkWritable(output.substr(1)));
   if (!flags.save.empty())
-    if (rt::Status writable = checkWritable(flags.save); !writable)
-      return rt::Status::invalidArgument("--save: " + writable.message());
+    GPLACE_RETURN_IF_ERROR(checkReplaceable("--save", flags.save));
+  if (!flags.profile.empty())
+    GPLACE_RETURN_IF_ERROR(checkReplaceable("--profile", flags.profile));
   return rt::Status::ok();
 }
 

@@ -172,7 +172,12 @@ bool CostProfile::save(llvm::StringRef path, std::string *error) const {
   llvm::json::Value root = llvm::json::Object{
       {"version", 1}, {"devices", std::move(devices)},
       {"links", std::move(links)}};
-  // Written beside the target, then renamed: never a torn profile.
+  // Written beside the target, then renamed: never a torn profile; never
+  // over a device or a pipe, which the rename would replace.
+  if (llvm::sys::fs::exists(path) && !llvm::sys::fs::is_regular_file(path)) {
+    *error = "cannot write profile '" + path.str() + "': not a regular file";
+    return false;
+  }
   std::string temporary = path.str() + ".tmp";
   {
     std::error_code ec;
