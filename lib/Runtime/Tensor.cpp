@@ -210,34 +210,11 @@ std::optional<std::string> headerValue(const std::string &header,
 
 } // namespace
 
-StatusOr<HostTensor> readNpy(const std::string &path) {
-  auto fail = [&](const std::string &why) {
-    return Status::invalidArgument("cannot read '" + path + "': " + why);
+StatusOr<HostTensor> decodeNpy(std::string_view contents) {
+  auto fail = [](const std::string &why) {
+    return Status::invalidArgument(why);
   };
-  // A regular file only: a directory cannot be read, a device (/dev/zero)
-  // may never end. Its size bounds what the header may claim.
-  std::error_code error;
-  std::filesystem::file_status status = std::filesystem::status(path, error);
-  if (error || !std::filesystem::exists(status))
-    return fail("no such file, or it cannot be opened");
-  if (!std::filesystem::is_regular_file(status))
-    return fail("not a regular file");
-  uintmax_t fileSize = std::filesystem::file_size(path, error);
-  if (error)
-    return fail(error.message());
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    return fail("no such file, or it cannot be opened");
-  // The header is a few KiB but for shapes of thousands of dimensions
-  // (format 2.0): read at most the first 64 KiB + 12 bytes, and more of a
-  // longer header only as far as the file holds it; then the data once its
-  // size is known to match the file's.
-  std::string contents(static_cast<size_t>(
-                           std::min<uintmax_t>(fileSize, 65536 + 12)),
-                       '\0');
-  in.read(contents.data(), static_cast<std::streamsize>(contents.size()));
-  if (!in)
-    return fail("read error");
+  uintmax_t fileSize = contents.size();
   if (contents.size() < 10 || contents.compare(0, 6, "\x93NUMPY") != 0)
     return fail("not a .npy file (bad magic string)");
   int major = static_cast<uint8_t>(contents[6]);
@@ -257,20 +234,9 @@ StatusOr<HostTensor> readNpy(const std::string &path) {
   } else {
     return fail("unsupported .npy format version " + std::to_string(major));
   }
-  // A format 2.0 header past the first 64 KiB, as far as the file holds it.
-  if (contents.size() < headerStart + headerLength &&
-      headerStart + headerLength <= fileSize) {
-    size_t read = contents.size();
-    contents.resize(headerStart + headerLength);
-    in.read(contents.data() + read,
-            static_cast<std::streamsize>(contents.size() - read));
-    if (!in)
-      return fail("read error");
-  }
   if (contents.size() < headerStart + headerLength)
     return fail("truncated header");
-  std::string header = contents.substr(headerStart, headerLength);
-
+  std::string header(contents.substr(headerStart, headerLength));
   std::optional<std::string> descr = headerValue(header, "descr");
   std::optional<std::string> fortran = headerValue(header, "fortran_order");
   std::optional<std::string> shapeText = headerValue(header, "shape");
@@ -329,14 +295,41 @@ StatusOr<HostTensor> readNpy(const std::string &path) {
                 " bytes of data for shape " + *shapeText + ", found " +
                 std::to_string(fileSize - dataStart));
   HostTensor tensor(type);
-  in.seekg(static_cast<std::streamoff>(dataStart));
-  in.read(reinterpret_cast<char *>(tensor.data.data()),
-          static_cast<std::streamsize>(tensor.data.size()));
-  if (!in)
-    return fail("read error");
+  if (!tensor.data.empty())
+    std::memcpy(tensor.data.data(), contents.data() + dataStart,
+                tensor.data.size());
   if (type.elementType == ElementType::I1)
     for (uint8_t &b : tensor.data)
       b = b != 0;
+  return tensor;
+}
+
+
+StatusOr<HostTensor> readNpy(const std::string &path) {
+  auto fail = [&](const std::string &why) {
+    return Status::invalidArgument("cannot read '" + path + "': " + why);
+  };
+  // A regular file only: a directory cannot be read, a device (/dev/zero)
+  // may never end. Its size bounds what the header may claim.
+  std::error_code error;
+  std::filesystem::file_status status = std::filesystem::status(path, error);
+  if (error || !std::filesystem::exists(status))
+    return fail("no such file, or it cannot be opened");
+  if (!std::filesystem::is_regular_file(status))
+    return fail("not a regular file");
+  uintmax_t fileSize = std::filesystem::file_size(path, error);
+  if (error)
+    return fail(error.message());
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    return fail("no such file, or it cannot be opened");
+  std::string contents(static_cast<size_t>(fileSize), '\0');
+  in.read(contents.data(), static_cast<std::streamsize>(contents.size()));
+  if (!in)
+    return fail("read error");
+  StatusOr<HostTensor> tensor = decodeNpy(contents);
+  if (!tensor)
+    return fail(tensor.status().message());
   return tensor;
 }
 
@@ -347,15 +340,15 @@ bool hasNpyDtype(gplace::ElementType type) {
   return false;
 }
 
-Status writeNpy(const std::string &path, const HostTensor &tensor) {
+StatusOr<std::string> encodeNpy(const HostTensor &tensor) {
   const char *code = nullptr;
   for (const NpyType &npy : kNpyTypes)
     if (npy.type == tensor.type.elementType)
       code = npy.descr;
   if (!code)
-    return Status::invalidArgument("cannot write '" + path + "': NumPy has no " +
-                         std::string(elementTypeName(tensor.type.elementType)) +
-                         " dtype");
+    return Status::invalidArgument(
+        "NumPy has no " +
+        std::string(elementTypeName(tensor.type.elementType)) + " dtype");
   std::string shape = "(";
   for (size_t i = 0; i < tensor.type.shape.size(); ++i)
     shape += std::to_string(tensor.type.shape[i]) +
@@ -374,12 +367,27 @@ Status writeNpy(const std::string &path, const HostTensor &tensor) {
   size_t total = prefix + header.size() + 1;
   header.append((64 - total % 64) % 64, ' ');
   header += '\n';
+  std::string bytes(version2 ? "\x93NUMPY\x02\x00" : "\x93NUMPY\x01\x00", 8);
+  uint32_t length = static_cast<uint32_t>(header.size());
+  for (int i = 0; i < (version2 ? 4 : 2); ++i)
+    bytes += static_cast<char>((length >> (8 * i)) & 0xff);
+  bytes.reserve(bytes.size() + header.size() + tensor.data.size());
+  bytes += header;
+  bytes.append(reinterpret_cast<const char *>(tensor.data.data()),
+               tensor.data.size());
+  return bytes;
+}
+
+Status writeNpy(const std::string &path, const HostTensor &tensor) {
   // A regular file (or a new one) is written beside it and renamed over
   // it, so that a failure never leaves it torn; anything else (a device,
   // a pipe) is written in place. Every write error is reported.
   auto fail = [&](const std::string &why) {
     return Status::invalidArgument("cannot write '" + path + "': " + why);
   };
+  StatusOr<std::string> bytes = encodeNpy(tensor);
+  if (!bytes)
+    return fail(bytes.status().message());
   std::error_code error;
   std::filesystem::file_status status = std::filesystem::status(path, error);
   bool inPlace = std::filesystem::exists(status) &&
@@ -393,16 +401,7 @@ Status writeNpy(const std::string &path, const HostTensor &tensor) {
     std::ofstream out(target, std::ios::binary | std::ios::trunc);
     if (!out)
       return fail(std::strerror(errno));
-    out.write(version2 ? "\x93NUMPY\x02\x00" : "\x93NUMPY\x01\x00", 8);
-    uint32_t length = static_cast<uint32_t>(header.size());
-    char lengthBytes[4] = {static_cast<char>(length & 0xff),
-                           static_cast<char>((length >> 8) & 0xff),
-                           static_cast<char>((length >> 16) & 0xff),
-                           static_cast<char>(length >> 24)};
-    out.write(lengthBytes, version2 ? 4 : 2);
-    out.write(header.data(), header.size());
-    out.write(reinterpret_cast<const char *>(tensor.data.data()),
-              tensor.data.size());
+    out.write(bytes->data(), static_cast<std::streamsize>(bytes->size()));
     out.flush();
     int savedErrno = errno;
     bool written = static_cast<bool>(out);

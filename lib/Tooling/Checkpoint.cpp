@@ -1,12 +1,15 @@
 //===- Checkpoint.cpp - .npz checkpoints through libzip -------------------===//
 //
-// Each variable goes through the runtime's .npy writer and reader (a file
-// in a private temporary directory), so the checkpoint's entries are
-// exactly the .npy files gplace-run writes for --output.
+// Each variable goes through the runtime's .npy encoder and decoder in
+// memory, straight into and out of the archive (no temporary directory: a
+// missing or full TMPDIR cannot lose a training's weights), so the
+// checkpoint's entries are exactly the .npy files gplace-run writes for
+// --output.
 //
 //===----------------------------------------------------------------------===//
 
 #include "gplace/Tooling/Checkpoint.h"
+#include "gplace/Support/Shape.h"
 
 #include <zip.h>
 
@@ -28,30 +31,6 @@ namespace {
 /// after the zip epoch, so that it stays in DOS time's range (which zip
 /// stores in local time) in every time zone.
 constexpr time_t kEntryTime = 315619200;
-
-/// A private temporary directory, removed with its files.
-class TempDir {
-public:
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "gplace-ckpt-XXXXXX");
-    std::vector<char> buffer(pattern.begin(), pattern.end());
-    buffer.push_back('\0');
-    if (::mkdtemp(buffer.data()))
-      path_ = buffer.data();
-  }
-  ~TempDir() {
-    std::error_code error;
-    if (!path_.empty())
-      fs::remove_all(path_, error);
-  }
-  bool ok() const { return !path_.empty(); }
-  std::string file(size_t i) const {
-    return path_ + "/" + std::to_string(i) + ".npy";
-  }
-
-private:
-  std::string path_;
-};
 
 /// fsyncs `path` (a file or a directory).
 bool syncPath(const std::string &path) {
@@ -80,9 +59,6 @@ rt::Status tooling::saveCheckpoint(const std::string &path,
   fs::file_status status = fs::status(path, statusError);
   if (fs::exists(status) && !fs::is_regular_file(status))
     return fail("not a regular file");
-  TempDir temp;
-  if (!temp.ok())
-    return fail("cannot create a temporary directory");
   fs::path target(path);
   fs::path directory = target.has_parent_path() ? target.parent_path() : ".";
   std::string partial =
@@ -101,6 +77,9 @@ rt::Status tooling::saveCheckpoint(const std::string &path,
   // Mirrored variables (one copy per replica, one name) are saved once;
   // their copies must be equal.
   std::map<std::string, std::vector<uint8_t>> saved;
+  // The entries' bytes, alive until zip_close writes them.
+  std::vector<std::string> entries;
+  entries.reserve(executor.numVariables());
   for (size_t i = 0; i < executor.numVariables(); ++i) {
     rt::StatusOr<rt::HostTensor> value = executor.readVariable(i);
     if (!value) {
@@ -116,13 +95,15 @@ rt::Status tooling::saveCheckpoint(const std::string &path,
       return fail("the copies of mirrored variable '" +
                   executor.variableName(i) + "' differ");
     }
-    if (rt::Status written = rt::writeNpy(temp.file(i), *value); !written) {
+    rt::StatusOr<std::string> bytes = rt::encodeNpy(*value);
+    if (!bytes) {
       zip_discard(archive);
       return fail("variable '" + executor.variableName(i) +
-                  "': " + written.message());
+                  "': " + bytes.status().message());
     }
-    zip_source_t *source =
-        zip_source_file(archive, temp.file(i).c_str(), 0, -1);
+    entries.push_back(std::move(*bytes));
+    zip_source_t *source = zip_source_buffer(
+        archive, entries.back().data(), entries.back().size(), 0);
     zip_int64_t index =
         source ? zip_file_add(archive,
                               (executor.variableName(i) + ".npy").c_str(),
@@ -138,7 +119,7 @@ rt::Status tooling::saveCheckpoint(const std::string &path,
     zip_set_file_compression(archive, static_cast<zip_uint64_t>(index),
                              ZIP_CM_STORE, 0);
     // A fixed time (about the zip epoch, which NumPy's savez writes), not
-    // the temporary file's: the same weights give the same bytes.
+    // the clock's: the same weights give the same bytes.
     zip_file_set_mtime(archive, static_cast<zip_uint64_t>(index),
                        kEntryTime, 0);
   }
@@ -179,40 +160,63 @@ rt::Status tooling::restoreCheckpoint(const std::string &path,
   zip_t *archive = zip_open(path.c_str(), ZIP_RDONLY, &error);
   if (!archive)
     return fail("not an .npz checkpoint (a zip archive of .npy files)");
-  TempDir temp;
-  if (!temp.ok()) {
-    zip_discard(archive);
-    return fail("cannot create a temporary directory");
-  }
+  // An entry may appear twice: the last one counts, as NumPy's np.load
+  // reads an .npz (Python's zipfile keeps the last of a name).
+  std::map<std::string, zip_uint64_t> lastEntry;
+  zip_int64_t numEntries = zip_get_num_entries(archive, 0);
+  for (zip_int64_t e = 0; e < numEntries; ++e)
+    if (const char *entryName = zip_get_name(archive, e, ZIP_FL_ENC_GUESS))
+      lastEntry[entryName] = static_cast<zip_uint64_t>(e);
   for (size_t i = 0; i < executor.numVariables(); ++i) {
     const std::string &name = executor.variableName(i);
-    zip_int64_t index = zip_name_locate(archive, (name + ".npy").c_str(), 0);
-    if (index < 0) {
+    auto found = lastEntry.find(name + ".npy");
+    if (found == lastEntry.end()) {
       zip_discard(archive);
       return rt::Status::invalidArgument("Key " + name +
                                          " not found in checkpoint " + path);
     }
+    zip_uint64_t index = found->second;
+    // The entry's size, checked against the variable's before inflating
+    // it: a small archive must not inflate to gigabytes.
+    const rt::TensorType &type = executor.variableType(i);
+    std::optional<int64_t> dataBytes =
+        checkedTensorBytes(type.shape, type.elementType);
     zip_stat_t stat;
-    zip_file_t *entry = zip_fopen_index(archive, index, 0);
-    if (!entry || zip_stat_index(archive, index, 0, &stat) != 0) {
-      if (entry)
-        zip_fclose(entry);
+    zip_stat_init(&stat);
+    if (zip_stat_index(archive, index, 0, &stat) != 0 ||
+        !(stat.valid & ZIP_STAT_SIZE)) {
       zip_discard(archive);
       return fail("cannot read entry " + name + ".npy");
     }
-    {
-      std::ofstream out(temp.file(i), std::ios::binary);
-      std::vector<char> buffer(1 << 16);
-      zip_int64_t got;
-      while ((got = zip_fread(entry, buffer.data(), buffer.size())) > 0)
-        out.write(buffer.data(), got);
-      zip_fclose(entry);
-      if (got < 0 || !out) {
-        zip_discard(archive);
-        return fail("cannot read entry " + name + ".npy");
-      }
+    // A .npy header is at most a few KiB for any shape gplace has; 1 MiB
+    // leaves room for NumPy's longest.
+    constexpr zip_uint64_t kHeaderRoom = zip_uint64_t(1) << 20;
+    if (!dataBytes ||
+        stat.size > static_cast<zip_uint64_t>(*dataBytes) + kHeaderRoom) {
+      zip_discard(archive);
+      return fail("entry " + name + ".npy holds " +
+                  std::to_string(stat.size) + " bytes, more than variable '" +
+                  name + "' (" + type.str() + ") can take");
     }
-    rt::StatusOr<rt::HostTensor> value = rt::readNpy(temp.file(i));
+    zip_file_t *entry = zip_fopen_index(archive, index, 0);
+    if (!entry) {
+      zip_discard(archive);
+      return fail("cannot read entry " + name + ".npy");
+    }
+    std::string bytes(static_cast<size_t>(stat.size), '\0');
+    zip_int64_t got = bytes.empty() ? 0 : zip_fread(entry, bytes.data(), bytes.size());
+    // Reading past the end checks the entry's CRC-32.
+    char extra;
+    zip_int64_t more = zip_fread(entry, &extra, 1);
+    std::string readError = got < 0 || more < 0 ? zip_file_strerror(entry) : "";
+    zip_fclose(entry);
+    if (got != static_cast<zip_int64_t>(bytes.size()) || more != 0) {
+      zip_discard(archive);
+      return fail("entry " + name + ".npy: " +
+                  (readError.empty() ? std::string("its size is not as stated")
+                                     : readError));
+    }
+    rt::StatusOr<rt::HostTensor> value = rt::decodeNpy(bytes);
     if (!value) {
       zip_discard(archive);
       return fail("entry " + name + ".npy: " + value.status().message());

@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace gplace::runtime {
@@ -69,6 +70,17 @@ std::optional<double> floatElementValue(gplace::ElementType type,
 /// its last value, as NumPy reads the header's dict. Errors (invalid
 /// argument) name the file and what is wrong.
 StatusOr<HostTensor> readNpy(const std::string &path);
+
+/// The tensor that the bytes of a .npy file hold, read as readNpy reads a
+/// file (the header's shape checked against the bytes there are before the
+/// data is allocated). Errors (invalid argument): what is wrong, without a
+/// file name.
+StatusOr<HostTensor> decodeNpy(std::string_view bytes);
+
+/// The bytes of `tensor` as a .npy file, as writeNpy writes them (format
+/// 1.0; 2.0 for a header over 64 KiB). Errors (invalid argument): an
+/// element type NumPy has no dtype for ("NumPy has no bf16 dtype").
+StatusOr<std::string> encodeNpy(const HostTensor &tensor);
 
 /// Whether NumPy has a dtype for `type` (every element type but bf16), so
 /// that writeNpy can write it.
