@@ -125,8 +125,13 @@ rt::StatusOr<std::vector<uint8_t>> tensorBytes(const onnx::TensorProto &tensor,
                                                ElementType type, int64_t count,
                                                llvm::StringRef directory) {
   std::string what = "tensor '" + tensor.name() + "'";
-  int64_t size = count * elementBytes(type);
-  std::vector<uint8_t> bytes(size);
+  // The byte count, without overflow; nothing is allocated before the data
+  // is known to hold it (a few bytes of data must not make the shape's
+  // gigabytes).
+  int64_t size = 0;
+  if (count < 0 || __builtin_mul_overflow(count, elementBytes(type), &size))
+    return rt::Status::invalidArgument(what + " is too large");
+  std::vector<uint8_t> bytes;
   if (tensor.has_segment())
     return rt::Status::invalidArgument(what + " is segmented, which gplace "
                                               "does not read");
@@ -166,22 +171,52 @@ rt::StatusOr<std::vector<uint8_t>> tensorBytes(const onnx::TensorProto &tensor,
           "' must be a relative path inside the model's directory");
     llvm::SmallString<256> file(directory);
     llvm::sys::path::append(file, location);
+    // Followed through symbolic links, the file must still be in the
+    // model's directory, and a regular file: not a device (/dev/zero never
+    // ends) or a pipe (which blocks).
+    llvm::SmallString<256> realDirectory, realFile;
+    if (std::error_code error = llvm::sys::fs::real_path(file, realFile))
+      return rt::Status::invalidArgument(
+          what + ": cannot read its external data '" + file.str().str() +
+          "': " + error.message());
+    if (llvm::sys::fs::real_path(directory.empty() ? "." : directory,
+                                 realDirectory) ||
+        !llvm::StringRef(realFile).starts_with(realDirectory.str().str() +
+                                               "/"))
+      return rt::Status::invalidArgument(
+          what + ": external data location '" + location +
+          "' leads outside the model's directory (through a symbolic link)");
+    llvm::sys::fs::file_status status;
+    if (llvm::sys::fs::status(realFile, status) ||
+        status.type() != llvm::sys::fs::file_type::regular_file)
+      return rt::Status::invalidArgument(
+          what + ": external data '" + location +
+          "' is not a regular file (a device or a pipe is never read)");
     llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer =
-        llvm::MemoryBuffer::getFile(file, /*IsText=*/false,
+        llvm::MemoryBuffer::getFile(realFile, /*IsText=*/false,
                                     /*RequiresNullTerminator=*/false);
     if (!buffer)
       return rt::Status::invalidArgument(
           what + ": cannot read its external data '" + file.str().str() +
           "': " + buffer.getError().message());
     int64_t available = (*buffer)->getBufferSize();
-    if (length < 0)
-      length = available - std::min(offset, available);
-    if (length != size || offset > available || available - offset < length)
+    if (offset > available)
+      return rt::Status::invalidArgument(
+          what + ": external data '" + location + "' has offset " +
+          std::to_string(offset) + ", but the file holds " +
+          std::to_string(available) + " bytes");
+    if (length >= 0 && length != size)
+      return rt::Status::invalidArgument(
+          what + ": external data '" + location + "' has length " +
+          std::to_string(length) + ", but the tensor's shape and type take " +
+          std::to_string(size) + " bytes");
+    if (available - offset < size)
       return rt::Status::invalidArgument(
           what + ": external data '" + location + "' holds " +
-          std::to_string(std::max<int64_t>(0, std::min(length, available - std::min(offset, available)))) +
-          " bytes at offset " + std::to_string(offset) + ", expected " +
+          std::to_string(available - offset) + " bytes from offset " +
+          std::to_string(offset) + ", but the tensor's shape and type take " +
           std::to_string(size));
+    bytes.resize(size);
     if (size)
       std::memcpy(bytes.data(), (*buffer)->getBufferStart() + offset, size);
     if (type == ElementType::I1) // gplace's bools are 0 or 1.
@@ -194,6 +229,7 @@ rt::StatusOr<std::vector<uint8_t>> tensorBytes(const onnx::TensorProto &tensor,
       return rt::Status::invalidArgument(
           what + " holds " + std::to_string(tensor.raw_data().size()) +
           " bytes of raw data, expected " + std::to_string(size));
+    bytes.resize(size);
     if (size)
       std::memcpy(bytes.data(), tensor.raw_data().data(), size);
     if (type == ElementType::I1) // gplace's bools are 0 or 1.
@@ -209,6 +245,7 @@ rt::StatusOr<std::vector<uint8_t>> tensorBytes(const onnx::TensorProto &tensor,
   auto copy = [&](const auto &field, auto convert) -> rt::Status {
     if (field.size() != count)
       return wrongCount(field.size());
+    bytes.resize(size);
     int64_t width = elementBytes(type);
     for (int64_t i = 0; i < count; ++i) {
       auto value = convert(field.Get(i));
@@ -306,6 +343,12 @@ namespace gplace::frontend {
 using namespace onnx_import;
 
 rt::StatusOr<rt::HostTensor> readTensorProtoFile(llvm::StringRef path) {
+  // A regular file only: a device (/dev/zero) never ends, a pipe blocks.
+  llvm::sys::fs::file_status status;
+  if (!llvm::sys::fs::status(path, status) &&
+      status.type() != llvm::sys::fs::file_type::regular_file)
+    return rt::Status::invalidArgument("cannot read '" + path.str() +
+                                       "': not a regular file");
   llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer =
       llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
                                   /*RequiresNullTerminator=*/false);
