@@ -11,6 +11,9 @@
 #include "gplace/Tooling/Checkpoint.h"
 #include "gplace/Support/Shape.h"
 
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringRef.h"
+
 #include <zip.h>
 
 #include <cerrno>
@@ -94,6 +97,22 @@ rt::Status tooling::saveCheckpoint(const std::string &path,
       zip_discard(archive);
       return fail("the copies of mirrored variable '" +
                   executor.variableName(i) + "' differ");
+    }
+    // An entry name that np.load or unzip would take outside the folder it
+    // extracts to (an ONNX initializer named '../../x') is refused.
+    {
+      llvm::StringRef name = executor.variableName(i);
+      bool unsafe = name.empty() || name.starts_with("/");
+      llvm::SmallVector<llvm::StringRef> parts;
+      name.split(parts, '/');
+      for (llvm::StringRef part : parts)
+        unsafe |= part.empty() || part == "." || part == "..";
+      if (unsafe) {
+        zip_discard(archive);
+        return fail("variable name '" + name.str() +
+                    "' cannot name a checkpoint entry (an empty, '.' or '..' "
+                    "path component, or a leading '/'); rename the variable");
+      }
     }
     rt::StatusOr<std::string> bytes = rt::encodeNpy(*value);
     if (!bytes) {

@@ -44,12 +44,20 @@ int Reporter::fail(const rt::Status &status) const {
       status.code() != rt::StatusCode::InvalidArgument
           ? std::string(rt::statusCodeName(status.code())) + ": "
           : "";
-  if (oneWrite_)
-    writeStderr(tool_ + ": error: " + prefix + status.message() + "\n");
-  else
-    llvm::WithColor::error(llvm::errs(), tool_) << prefix << status.message()
-                                                << "\n";
+  // One write(2) per message, colored as LLVM's errors where stderr is a
+  // terminal: processes that share stderr (mpirun's tasks, before they
+  // know they are a cluster) do not interleave within a line.
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os.enable_colors(llvm::errs().has_colors());
+  llvm::WithColor::error(os, tool_) << prefix << status.message() << "\n";
+  writeStderr(text);
   return exitCode(status.code());
+}
+
+int Reporter::failAsIs(llvm::StringRef text) const {
+  writeStderr(text);
+  return 1;
 }
 
 int Reporter::fail(const llvm::Twine &message) const {

@@ -283,6 +283,14 @@ gplace::tooling::loadModule(llvm::StringRef fileName, MLIRContext *context,
           " applies to an ONNX model (a file ending in .onnx), and '" +
           fileName.str() + "' is MLIR");
 #endif
+    // Binary data (an ONNX model named .mlir) would be echoed by the
+    // parser's diagnostics: say what it is instead.
+    llvm::StringRef head = file->getBuffer().take_front(4096);
+    if (head.contains('\0'))
+      return rt::Status::invalidArgument(
+          "'" + fileName.str() +
+          "' holds binary data, not MLIR text (an ONNX model's name must end "
+          "in .onnx)");
     sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
     module = parseSourceFile<ModuleOp>(sourceMgr, context);
   }

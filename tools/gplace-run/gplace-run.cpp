@@ -41,9 +41,15 @@ int main(int argc, char **argv) {
   tooling::reexecForBlasCoreType(argv);
   llvm::InitLLVM initLLVM(argc, argv);
   tooling::registerRunFlags();
-  cl::ParseCommandLineOptions(argc, argv,
-                              "gplace-run: compile and run a gplace graph\n");
+  // LLVM's errors about the command line, in one write (tasks of a cluster
+  // share stderr and would interleave them).
+  std::string flagErrors;
+  llvm::raw_string_ostream flagErrorStream(flagErrors);
   tooling::Reporter report("gplace-run");
+  if (!cl::ParseCommandLineOptions(
+          argc, argv, "gplace-run: compile and run a gplace graph\n",
+          &flagErrorStream))
+    return report.failAsIs(flagErrors);
   if (rt::Status flags = tooling::checkRunFlags(); !flags)
     return report.fail(flags);
   rt::StatusOr<tooling::MachineOptions> machineOptions =

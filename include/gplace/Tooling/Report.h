@@ -2,10 +2,10 @@
 //
 // How gplace-run reports a failure (docs/gplace-run.md): `<tool>: error: `
 // and the status's message, prefixed with its code's name unless the input
-// is at fault, and an exit code per kind of failure. In a cluster the
-// tasks share mpirun's stderr: each message is then written with one
-// write(2), so that the messages of several tasks do not interleave within
-// a line.
+// is at fault, and an exit code per kind of failure. Each message is
+// written with one write(2): the tasks of a cluster share mpirun's stderr,
+// and their messages must not interleave within a line (in a cluster MLIR's
+// diagnostics are written so too: setOneWritePerMessage).
 //
 //===----------------------------------------------------------------------===//
 
@@ -53,6 +53,9 @@ public:
   int fail(const runtime::Status &status) const;
   /// Prints `message` as an invalid-argument error and returns 1.
   int fail(const llvm::Twine &message) const;
+  /// Prints `text` (already formatted, as LLVM's command-line errors) in
+  /// one write and returns 1.
+  int failAsIs(llvm::StringRef text) const;
 
   /// MLIR's diagnostics of `context` as SourceMgrDiagnosticHandler prints
   /// them (file, line, the source line and a caret), each diagnostic and
