@@ -16,18 +16,19 @@
 //      generators wait for a second pass, as in TensorFlow.
 //
 // With policy=auto, step 4 is Baechi's m-ETF instead, an analysis of its
-// own (AutoPlacement.h): this pass describes the function to it, then
-// verifies and applies the device it gives each group.
+// own (gplace/Transforms/AutoPlacement.h): PlaceAuto.cpp describes the
+// function to it, then verifies and applies the device it gives each
+// group. The placer's class is in Placer.h, shared by the two files.
 //
 //===----------------------------------------------------------------------===//
 
+#include "Placer.h"
+
 #include "gplace/Dialect/Graph/GraphDialect.h"
-#include "gplace/Dialect/Graph/VariableAccess.h"
 #include "gplace/Support/DeviceName.h"
 #include "gplace/Support/KernelRegistry.h"
 #include "gplace/Support/PlacementPolicy.h"
 #include "gplace/Support/Shape.h"
-#include "gplace/Transforms/AutoPlacement.h"
 #include "gplace/Transforms/CostModel.h"
 #include "gplace/Transforms/Passes.h"
 
@@ -47,16 +48,9 @@ namespace gplace {
 using namespace mlir;
 using namespace gplace;
 using namespace gplace::graph;
+using namespace gplace::detail;
 
-namespace {
-
-/// A set of device types, one bit each.
-using TypeMask = unsigned;
-TypeMask maskOf(DeviceType type) { return 1u << static_cast<unsigned>(type); }
-constexpr TypeMask kAnyType = (1u << static_cast<unsigned>(DeviceType::GPU)) |
-                              (1u << static_cast<unsigned>(DeviceType::CPU));
-
-std::string joinTypes(TypeMask mask) {
+static std::string joinTypes(TypeMask mask) {
   std::string out;
   for (DeviceType type : {DeviceType::GPU, DeviceType::CPU})
     if (mask & maskOf(type))
@@ -64,165 +58,49 @@ std::string joinTypes(TypeMask mask) {
   return out;
 }
 
-/// Places the graph ops of one function.
-class FunctionPlacer {
-public:
-  /// `autoProfile`: place the ops without a request by the cost model
-  /// under the devices' memory limits (policy=auto) with these rates.
-  FunctionPlacer(func::FuncOp func, const DeviceSet &devices,
-                 std::optional<PolicyFn> policy, std::string policyName,
-                 bool allowSoftPlacement,
-                 const CostProfile *autoProfile = nullptr)
-      : func_(func), devices_(devices.devices()), deviceSet_(devices),
-        policy_(std::move(policy)), policyName_(std::move(policyName)),
-        allowSoftPlacement_(allowSoftPlacement), autoProfile_(autoProfile) {}
+LogicalResult FunctionPlacer::run() {
+  // Only graph ops can be placed; a call (TensorFlow places a function's
+  // body where it is called) must be inlined first.
+  WalkResult foreign = func_.walk([&](Operation *op) {
+    if (op == func_.getOperation() || isa<PlacedOpInterface>(op) ||
+        op->hasTrait<mlir::OpTrait::IsTerminator>())
+      return WalkResult::advance();
+    InFlightDiagnostic diag = op->emitError()
+                              << "'" << op->getName()
+                              << "' is not a gplace op and cannot be placed";
+    if (isa<CallOpInterface>(op))
+      diag << "; inline the call first (gplace-opt --inline "
+              "--symbol-dce)";
+    return WalkResult::interrupt();
+  });
+  if (foreign.wasInterrupted())
+    return failure();
+  if (failed(collect()) || failed(applyPolicy()) || failed(buildGroups()))
+    return failure();
+  return autoProfile_ ? placeAuto() : place();
+}
 
-  /// Places every op. Reports every error and returns failure if any.
-  LogicalResult run() {
-    // Only graph ops can be placed; a call (TensorFlow places a function's
-    // body where it is called) must be inlined first.
-    WalkResult foreign = func_.walk([&](Operation *op) {
-      if (op == func_.getOperation() || isa<PlacedOpInterface>(op) ||
-          op->hasTrait<mlir::OpTrait::IsTerminator>())
-        return WalkResult::advance();
-      InFlightDiagnostic diag = op->emitError()
-                                << "'" << op->getName()
-                                << "' is not a gplace op and cannot be placed";
-      if (isa<CallOpInterface>(op))
-        diag << "; inline the call first (gplace-opt --inline "
-                "--symbol-dce)";
-      return WalkResult::interrupt();
-    });
-    if (foreign.wasInterrupted())
-      return failure();
-    if (failed(collect()) || failed(applyPolicy()) || failed(buildGroups()))
-      return failure();
-    return autoProfile_ ? placeAuto() : place();
+void FunctionPlacer::writeAssignedDevices() {
+  std::vector<StringAttr> attrs(devices_.size());
+  for (OpInfo &info : ops_) {
+    int device = groups_[classes_[info.index]].device;
+    if (!attrs[device])
+      attrs[device] =
+          StringAttr::get(func_.getContext(), devices_[device].str());
+    info.op.assignDevice(attrs[device]);
   }
+}
 
-  /// Writes `assigned_device` on every op.
-  void writeAssignedDevices() {
-    std::vector<StringAttr> attrs(devices_.size());
-    for (OpInfo &info : ops_) {
-      int device = groups_[classes_[info.index]].device;
-      if (!attrs[device])
-        attrs[device] =
-            StringAttr::get(func_.getContext(), devices_[device].str());
-      info.op.assignDevice(attrs[device]);
-    }
+void FunctionPlacer::printLog(llvm::raw_ostream &os) const {
+  for (const OpInfo &info : ops_) {
+    const Group &group = groups_[classes_[info.index]];
+    os << name(info.index) << ": (" << info.op.getTensorFlowType()
+       << "): " << devices_[group.device].str();
+    if (group.softReason >= 0)
+      os << " (" << softReasons_[group.softReason] << ")";
+    os << "\n";
   }
-
-  /// Prints one log line per op, in textual order:
-  /// `name: (TensorFlowType): /job:.../device:GPU:0`.
-  void printLog(llvm::raw_ostream &os) const {
-    for (const OpInfo &info : ops_) {
-      const Group &group = groups_[classes_[info.index]];
-      os << name(info.index) << ": (" << info.op.getTensorFlowType()
-         << "): " << devices_[group.device].str();
-      if (group.softReason >= 0)
-        os << " (" << softReasons_[group.softReason] << ")";
-      os << "\n";
-    }
-  }
-
-private:
-  /// A device request and its text as written (for messages).
-  struct Request {
-    DeviceName name;
-    std::string text;
-    bool fromPolicy = false; ///< The placement policy's answer, not the user's.
-  };
-  struct OpInfo {
-    mutable PlacedOpInterface op; // Interface calls are non-const.
-    unsigned index = 0;
-    int request = -1;         ///< Into requests_; -1 for none.
-    TypeMask kernels = 0;     ///< Device types with a kernel for the op.
-    unsigned elementType = 0; ///< Into elementTypes_.
-    int assigned = -1;        ///< Into devices_: its valid assigned_device.
-  };
-  struct Group {
-    int request = -1;           ///< Into requests_; -1 for none.
-    unsigned requestMember = 0; ///< The first member with a request.
-    int assigned = -1;          ///< Into devices_: the members' assigned one.
-    unsigned assignedMember = 0;
-    unsigned first = 0;         ///< The first member in textual order.
-    unsigned size = 0;
-    TypeMask kernels = kAnyType;
-    int device = -1;
-    int softReason = -1; ///< Into softReasons_; -1 if not soft-placed.
-    bool failed = false;
-  };
-
-  LogicalResult collect();
-  LogicalResult applyPolicy();
-  LogicalResult buildGroups();
-  LogicalResult place();
-  /// policy=auto: the ops without a full request placed by the m-ETF
-  /// analysis (placeAutomatically), its assignment verified and applied.
-  LogicalResult placeAuto();
-  /// What placeAutomatically needs of this function.
-  AutoPlacementProblem describeAuto();
-  /// What TensorFlow's rules give a group: a device (kept, requested,
-  /// soft-placed or first by priority), or -1 and the error, in
-  /// TensorFlow's words, and the member it is reported at.
-  struct RuleOutcome {
-    int device = -1;
-    std::string softReason; ///< Why soft placement chose it; "" if not.
-    unsigned errorOp = 0;
-    std::string error;
-  };
-  RuleOutcome applyRules(const Group &group) const;
-  /// Places `group` by applyRules, reporting its error.
-  LogicalResult placeGroup(Group &group);
-  /// After placeGroup soft-placed `group`: moves it to `device` (the device
-  /// a heuristic prefers, or -1) if soft placement allows that device.
-  void preferSoftCandidate(Group &group, int device) const;
-  /// Errors reported per function before placement stops.
-  static constexpr unsigned kMaxErrors = 20;
-  /// Counts one more error in `errors`; at the kMaxErrors-th, reports that
-  /// placement of the function stopped and returns true.
-  bool tooManyErrors(unsigned &errors) {
-    if (++errors < kMaxErrors)
-      return false;
-    emitError(func_.getLoc()) << "placement stopped after " << kMaxErrors
-                              << " errors in this function";
-    return true;
-  }
-  int firstDevice(const DeviceName &request, TypeMask kernels) const;
-  bool canPlaceOn(const Group &group, int device) const;
-  TypeMask deviceTypes() const;
-  bool isGenerator(const OpInfo &info) const;
-  std::string describeKernels(const Group &group, TypeMask wanted) const;
-  int addRequest(DeviceName name, std::string text) {
-    requests_.push_back({std::move(name), std::move(text)});
-    return requests_.size() - 1;
-  }
-  /// The op's name, user-given or TensorFlow's default; computed on first
-  /// use (messages, the log, policies), as most runs need none.
-  const std::string &name(unsigned index) const {
-    if (names_.empty())
-      names_ = getOpNames(func_);
-    return names_[index];
-  }
-
-  func::FuncOp func_;
-  const std::vector<DeviceName> &devices_;
-  const DeviceSet &deviceSet_;
-  std::optional<PolicyFn> policy_;
-  std::string policyName_;
-  bool allowSoftPlacement_;
-  const CostProfile *autoProfile_;
-
-  std::vector<OpInfo> ops_;
-  std::vector<Request> requests_;
-  std::vector<std::string> elementTypes_; ///< "f32", ...; "" for typeless.
-  std::vector<std::string> softReasons_;
-  mutable std::vector<std::string> names_;
-  mutable TypeMask deviceTypes_ = 0; ///< Of devices_; computed on first use.
-  llvm::DenseMap<Operation *, unsigned> index_;
-  llvm::IntEqClasses classes_;
-  std::vector<Group> groups_; ///< Indexed by colocation class.
-};
+}
 
 LogicalResult FunctionPlacer::collect() {
   // The function's device scope (`with tf.device(...)` around the body).
@@ -538,7 +416,7 @@ std::string FunctionPlacer::describeKernels(const Group &group,
 
 /// TensorFlow's soft placement of `request`: its job, replica and task
 /// kept, any device type and id.
-DeviceName softRequest(DeviceName request) {
+static DeviceName softRequest(DeviceName request) {
   request.type.reset();
   request.id.reset();
   return request;
@@ -782,123 +660,7 @@ LogicalResult FunctionPlacer::place() {
   return success(errors == 0);
 }
 
-//===----------------------------------------------------------------------===//
-// policy=auto: the m-ETF analysis (AutoPlacement.h), applied and verified
-//===----------------------------------------------------------------------===//
-
-AutoPlacementProblem FunctionPlacer::describeAuto() {
-  AutoPlacementProblem problem;
-  problem.devices = devices_;
-  for (unsigned d = 0; d < devices_.size(); ++d)
-    problem.memoryLimits.push_back(deviceSet_.attributes(d).memoryLimit);
-  problem.profile = autoProfile_;
-  problem.maxErrors = kMaxErrors;
-
-  // Values get their ids as they are first seen: arguments, then each op's
-  // operands and results in program order.
-  llvm::DenseMap<Value, unsigned> ids;
-  ids.reserve(ops_.size() * 2 + func_.getNumArguments());
-  auto id = [&](Value value) {
-    auto [it, isNew] = ids.try_emplace(value, problem.values.size());
-    if (isNew) {
-      AutoPlacementProblem::Value &v = problem.values.emplace_back();
-      v.bytes = getTypeBytes(value.getType());
-      v.isTensor = isa<RankedTensorType>(value.getType());
-      auto producer = index_.find(value.getDefiningOp());
-      if (value.getDefiningOp() && producer != index_.end())
-        v.producer = producer->second;
-    }
-    return it->second;
-  };
-  for (BlockArgument argument : func_.getArguments())
-    problem.arguments.push_back(id(argument));
-
-  problem.ops.reserve(ops_.size());
-  for (const OpInfo &info : ops_) {
-    Operation *op = info.op;
-    AutoPlacementProblem::Op &out = problem.ops.emplace_back();
-    out.name = name(info.index);
-    out.group = classes_[info.index];
-    for (Value operand : op->getOperands())
-      out.operands.push_back(id(operand));
-    for (Value result : op->getResults())
-      out.results.push_back(id(result));
-    out.cost = getOpCost(op);
-    out.persistent = isa<PersistentOpInterface>(op);
-    out.controlOnly = op->hasTrait<graph::OpTrait::ControlOnly>();
-    // Views: the lowering gives an op that forwards its input (identity,
-    // reshape, a variable's read) no memory of its own, unless it is a
-    // read of a variable something writes, which may be copied
-    // (GraphToPlan's needsCopy; counted as a copy here, the larger case).
-    if (graph::forwardsInput(op) && !info.op.getDataOperands().empty()) {
-      Value source = info.op.getDataOperands().front();
-      if (!(isa<ResourceType>(source.getType()) &&
-            isa<RankedTensorType>(op->getResult(0).getType()) &&
-            graph::isVariableWritten(getResourceRoot(source))))
-        out.viewOf = id(source);
-    }
-  }
-  for (Block &block : func_.getBody())
-    if (!block.empty() && block.back().hasTrait<mlir::OpTrait::IsTerminator>())
-      for (Value result : block.back().getOperands())
-        problem.results.push_back(id(result));
-
-  // The candidates, and what TensorFlow's rules say of a group they place.
-  problem.groups.resize(groups_.size());
-  for (auto [cls, group] : llvm::enumerate(groups_)) {
-    AutoPlacementProblem::Group &out = problem.groups[cls];
-    for (int d = 0, e = devices_.size(); d < e; ++d)
-      if (canPlaceOn(group, d))
-        out.candidates.push_back(d);
-    out.keepsAssigned = group.assigned >= 0;
-    if (!out.keepsAssigned && out.candidates.size() > 1)
-      continue;
-    RuleOutcome rules = applyRules(group);
-    out.ruleDevice = rules.device;
-    out.ruleReason = std::move(rules.softReason);
-    out.ruleErrorOp = rules.errorOp;
-    out.ruleError = std::move(rules.error);
-  }
-  return problem;
-}
-
-LogicalResult FunctionPlacer::placeAuto() {
-  AutoPlacementProblem problem = describeAuto();
-  AutoPlacement placement = placeAutomatically(problem);
-  for (const AutoPlacement::Error &error : placement.errors)
-    ops_[error.op].op->emitError() << error.message;
-  if (placement.stopped)
-    emitError(func_.getLoc()) << "placement stopped after " << kMaxErrors
-                              << " errors in this function";
-  if (!placement.succeeded())
-    return failure();
-
-  // Every group on a device it may have: one of its candidates, or the one
-  // TensorFlow's rules give it.
-  for (auto [cls, group] : llvm::enumerate(groups_)) {
-    const AutoPlacementProblem::Group &described = problem.groups[cls];
-    int device = placement.devices[cls];
-    bool byRules = described.keepsAssigned || described.candidates.size() <= 1;
-    if (byRules ? device != described.ruleDevice
-                : !llvm::is_contained(described.candidates, device)) {
-      InFlightDiagnostic diag = ops_[group.first].op->emitError();
-      diag << "automatic placement (policy=auto) put '" << name(group.first)
-           << "' on ";
-      if (device >= 0 && device < (int)devices_.size())
-        diag << "'" << devices_[device].str() << "'";
-      else
-        diag << "no device";
-      diag << ", which is not one it may have";
-      return failure();
-    }
-    group.device = device;
-    if (!placement.reasons[cls].empty()) {
-      softReasons_.push_back(std::move(placement.reasons[cls]));
-      group.softReason = softReasons_.size() - 1;
-    }
-  }
-  return success();
-}
+namespace {
 
 /// The policy name that asks for automatic placement.
 constexpr llvm::StringLiteral kAutoPolicy = "auto";
