@@ -4,9 +4,10 @@
 // (docs/passes/plan-memory.md): buffers in program order, first fit,
 // memory reused once every use of its former tenants happens before the
 // step that writes it (by that step's vector clock over the queues). It is
-// a header of its own so that policy=auto (lib/Transforms/Place.cpp), which
-// must predict the plan's peak memory before there is a plan, packs
-// buffers the same way: on one queue, first fit in program order. (The
+// a header of its own so that policy=auto
+// (lib/Transforms/AutoPlacement.cpp), which must predict the plan's peak
+// memory before there is a plan, packs buffers the same way: on one
+// queue, first fit in program order. (The
 // pass keeps best fit by size instead only where that makes no device's
 // arena larger than first fit's.)
 //
