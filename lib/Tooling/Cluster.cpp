@@ -2,7 +2,10 @@
 
 #include "gplace/Tooling/Cluster.h"
 
+#include "mlir/IR/OperationSupport.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/JSON.h"
+#include "llvm/Support/xxhash.h"
 #include "llvm/Support/raw_ostream.h"
 
 #ifdef GPLACE_HAVE_MPI
@@ -243,4 +246,32 @@ rt::StatusOr<DeviceSet> tooling::clusterDevices(ClusterTask &cluster,
   if (!gathered)
     return gathered.status();
   return mergeDevices(*gathered);
+}
+
+rt::Status tooling::checkSameProgram(ClusterTask &cluster,
+                                     mlir::ModuleOp module) {
+  if (!cluster.spec || !cluster.transport)
+    return rt::Status::ok();
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  module->print(os, mlir::OpPrintingFlags().enableDebugInfo(false));
+  std::string hash = llvm::utohexstr(llvm::xxh3_64bits(text));
+  rt::StatusOr<std::vector<std::string>> hashes =
+      cluster.transport->allGather(hash);
+  if (!hashes)
+    return hashes.status();
+  std::vector<std::string> differ;
+  for (size_t r = 1; r < hashes->size(); ++r)
+    if ((*hashes)[r] != (*hashes)[0])
+      differ.push_back(cluster.spec->taskName(static_cast<int>(r)));
+  if (differ.empty())
+    return rt::Status::ok();
+  std::string names;
+  for (const std::string &name : differ)
+    names += (names.empty() ? "" : ", ") + name;
+  return rt::Status::invalidArgument(
+      "the tasks of a cluster must run the same program with the same "
+      "options, but " + names + (differ.size() == 1 ? " runs" : " run") +
+      " another than the chief, " + cluster.spec->taskName(0) +
+      " (give every task the same file and flags)");
 }

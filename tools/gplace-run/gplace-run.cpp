@@ -136,6 +136,8 @@ int main(int argc, char **argv) {
     return fail(tooling::reportedError(tooling::exceedsMemoryLimit(*module)
                                            ? rt::StatusCode::OutOfMemory
                                            : rt::StatusCode::InvalidArgument));
+  if (rt::Status same = tooling::checkSameProgram(cluster, *module); !same)
+    return fail(same);
   tooling::RunSetup setup{&context, &sourceMgr, tooling::runInputFile(),
                           machine->get(), &cluster, &*devices, &pipeline};
   if (rt::Status ran =

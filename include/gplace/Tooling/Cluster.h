@@ -17,6 +17,7 @@
 #include "gplace/Support/DeviceName.h"
 #include "gplace/Tooling/Machine.h"
 
+#include "mlir/IR/BuiltinOps.h"
 #include "llvm/Support/CommandLine.h"
 
 #include <memory>
@@ -77,6 +78,16 @@ struct ClusterTask {
 /// gplace-run built without MPI (invalid argument); MPI's own (as
 /// MpiTransport::create).
 runtime::StatusOr<ClusterTask> startClusterFromFlags(int *argc, char ***argv);
+
+/// Before the first step: every task of `cluster` must run the same
+/// program, compiled with the same options (TensorFlow's workers each
+/// build one graph, and nothing else would catch two that differ: the
+/// tasks' sends and receives would match wrongly and give a wrong answer).
+/// Compares a hash (xxh3) of the compiled `module`'s text, which holds the
+/// program, the devices and every option that changed it, across the
+/// tasks. Errors (invalid argument): the tasks whose programs differ from
+/// the chief's, by name. Nothing to check without a cluster.
+runtime::Status checkSameProgram(ClusterTask &cluster, mlir::ModuleOp module);
 
 /// The devices to compile for: the machine's alone, or in a cluster every
 /// task's devices with their full names (this task's devices renamed to its
