@@ -4,6 +4,7 @@
 
 #include "gplace/Conversion/Passes.h"
 #include "gplace/Dialect/Graph/GraphDialect.h"
+#include "gplace/Dialect/Graph/VariableAccess.h"
 #include "gplace/Dialect/Plan/PlanDialect.h"
 #include "gplace/Dialect/Plan/Transforms/Passes.h"
 #include "gplace/Runtime/Idx.h"
@@ -364,6 +365,33 @@ rt::StatusOr<RunInputs> gplace::tooling::bindInputs(ModuleOp module,
     bound.values.emplace_back(*arg); // Filled per step.
   }
   if (!samples.empty()) {
+    // A data set feeds training (steps that update variables) or an
+    // evaluation whose results are scalars (their mean per epoch is
+    // printed). An inference graph's tensor results would be those of the
+    // last batch alone: refused, rather than silently dropping the others.
+    bool updates = false;
+    func.walk([&](graph::PersistentOpInterface variable) {
+      if (isa<graph::ResourceType>(variable->getResult(0).getType()) &&
+          graph::isVariableWritten(variable->getResult(0)))
+        updates = true;
+    });
+    auto results = func.getFunctionType().getResults();
+    auto tensorResult = llvm::find_if(results, [](Type type) {
+      auto shaped = dyn_cast<ShapedType>(type);
+      return shaped && shaped.hasRank() && shaped.getRank() > 0;
+    });
+    if (!updates && tensorResult != results.end()) {
+      unsigned first = bound.batched.front();
+      return rt::Status::invalidArgument(
+          "input #" + std::to_string(first) + " holds " +
+          std::to_string(samples.front().type.shape[0]) + " samples, and @" +
+          entry + " takes " + std::to_string(batchTypes.front().shape[0]) +
+          ": a data set feeds training or scalar results, but @" + entry +
+          " updates no variable and result #" +
+          std::to_string(tensorResult - results.begin()) +
+          " is a tensor, of which only the last batch's would be shown; "
+          "give one batch");
+    }
     if (flags.iterations.getNumOccurrences())
       return rt::Status::invalidArgument(
           "--iterations cannot be combined with a data set input: the steps "
