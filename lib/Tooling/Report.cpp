@@ -87,10 +87,10 @@ public:
 };
 } // namespace
 
-std::unique_ptr<SourceMgrDiagnosticHandler>
+std::shared_ptr<SourceMgrDiagnosticHandler>
 Reporter::handleDiagnostics(llvm::SourceMgr &sourceMgr,
                             MLIRContext *context) const {
   if (oneWrite_)
-    return std::make_unique<OneWriteDiagnosticHandler>(sourceMgr, context);
-  return std::make_unique<SourceMgrDiagnosticHandler>(sourceMgr, context);
+    return std::make_shared<OneWriteDiagnosticHandler>(sourceMgr, context);
+  return std::make_shared<SourceMgrDiagnosticHandler>(sourceMgr, context);
 }

@@ -60,8 +60,10 @@ public:
   /// MLIR's diagnostics of `context` as SourceMgrDiagnosticHandler prints
   /// them (file, line, the source line and a caret), each diagnostic and
   /// its notes written at once where oneWritePerMessage. Keep the handler
-  /// alive while the context reports.
-  std::unique_ptr<mlir::SourceMgrDiagnosticHandler>
+  /// alive while the context reports. (A shared_ptr: it deletes the
+  /// handler as the type it was made, whose base's destructor is not
+  /// virtual.)
+  std::shared_ptr<mlir::SourceMgrDiagnosticHandler>
   handleDiagnostics(llvm::SourceMgr &sourceMgr,
                     mlir::MLIRContext *context) const;
 
