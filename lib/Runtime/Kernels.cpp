@@ -258,10 +258,34 @@ template <typename F> void parallelFor(int64_t n, F &&fn) {
 // Elementwise: the scalar functions, a block at a time.
 //===----------------------------------------------------------------------===//
 
+/// `x`, or a zero of its sign if it is a denormal float. DAZ makes the
+/// FPU read denormal operands as zero, but libm's log, pow and tanh take
+/// their operands apart as bits, so they see the denormal (log(1e-45) gave
+/// log(2^-149) instead of -inf): their operands and results are flushed
+/// here, so that every host kernel follows docs/runtime.md's flush.
+/// The test reads the bits: under DAZ, fpclassify's comparisons see a
+/// denormal as zero.
+template <typename T> inline T flushDenormal(T x) {
+  if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+    using Bits = std::conditional_t<std::is_same_v<T, float>, uint32_t,
+                                    uint64_t>;
+    constexpr int kMantissa = std::numeric_limits<T>::digits - 1;
+    constexpr Bits kExponent = ((Bits(1) << (sizeof(T) * 8 - 1)) - 1) &
+                               ~((Bits(1) << kMantissa) - 1);
+    Bits bits;
+    std::memcpy(&bits, &x, sizeof bits);
+    if ((bits & kExponent) == 0)
+      return std::copysign(T(0), x);
+  }
+  return x;
+}
+
 // The helpers scalar functions may use (ElementwiseKernels.def).
 template <typename T> T gp_exp(T x) { return std::exp(x); }
-template <typename T> T gp_log(T x) { return std::log(x); }
-template <typename T> T gp_tanh(T x) { return std::tanh(x); }
+template <typename T> T gp_log(T x) { return std::log(flushDenormal(x)); }
+template <typename T> T gp_tanh(T x) {
+  return flushDenormal(std::tanh(flushDenormal(x)));
+}
 template <typename T> T gp_sqrt(T x) {
   if constexpr (std::is_floating_point_v<T>)
     return std::sqrt(x);
@@ -270,7 +294,7 @@ template <typename T> T gp_sqrt(T x) {
 }
 template <typename T> T gp_pow(T x, T y) {
   if constexpr (std::is_floating_point_v<T>)
-    return std::pow(x, y);
+    return flushDenormal(std::pow(flushDenormal(x), flushDenormal(y)));
   else // No integer kernel is registered; this keeps the table total.
     return static_cast<T>(
         std::pow(static_cast<double>(x), static_cast<double>(y)));
