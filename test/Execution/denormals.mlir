@@ -44,7 +44,7 @@ func.func @main() -> (tensor<3xf32>, tensor<3xf32>, tensor<2xf64>,
 // CHECK: result[0]: 3xf32=[0, -0, 1.1754944e-38]
 // CHECK: result[1]: 3xf32=[0, 0, 1.0000001e-36]
 // CHECK: result[2]: 2xf64=[0, 1e-300]
-// CHECK: result[3]: 2xf32=[-inf, -85.1956]
+// CHECK: result[3]: 2xf32=[-inf, -85.19565]
 // CHECK: result[4]: 2xf32=[0, 0]
 // CHECK: result[5]: 2xf32=[-0, 1e-30]
 // CHECK: result[6]: 2xf64=[-inf, -690.7755278982137]
