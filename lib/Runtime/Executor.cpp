@@ -214,6 +214,7 @@ public:
         resolved.call.params = &step.params;
         resolved.call.transport = transport;
         resolved.call.cache = &kernelCache;
+        resolved.call.forGpu = resolved.device->type() == DeviceType::GPU;
         for (int b : step.inputs) {
           const BufferDesc &buffer = plan.buffers[b];
           bool constant = buffer.kind == BufferDesc::Kind::Persistent &&

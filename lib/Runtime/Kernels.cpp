@@ -1142,7 +1142,8 @@ template <> Status runKernel<Kernel::ArgMax>(const KernelCall &call) {
 
 /// TensorFlow's GatherV2 on the CPU: rows of `inner` elements copied from
 /// params at each index along the axis; an index out of range is
-/// TensorFlow's error, before anything is written.
+/// TensorFlow's error, before anything is written. For a GPU (forGpu) it
+/// gives a row of zeros, as TensorFlow's GPU kernel.
 template <> Status runKernel<Kernel::Gather>(const KernelCall &call) {
   const TensorType &params = *call.inputs[0].type;
   auto axis = static_cast<size_t>(call.params->axis);
@@ -1155,7 +1156,7 @@ template <> Status runKernel<Kernel::Gather>(const KernelCall &call) {
   std::vector<int64_t> indices(static_cast<size_t>(count));
   for (int64_t k = 0; k < count; ++k) {
     indices[k] = readIndex(call.inputs[1], k);
-    if (indices[k] < 0 || indices[k] >= dim)
+    if ((indices[k] < 0 || indices[k] >= dim) && !call.forGpu)
       return Status::invalidArgument(
           "gplace.gather: indices[" + std::to_string(k) +
           "] = " + std::to_string(indices[k]) + " is not in [0, " +
@@ -1165,15 +1166,20 @@ template <> Status runKernel<Kernel::Gather>(const KernelCall &call) {
   const auto *in = static_cast<const uint8_t *>(call.inputs[0].data);
   auto *out = static_cast<uint8_t *>(call.outputs[0].data);
   for (int64_t o = 0; o < outer; ++o)
-    for (int64_t k = 0; k < count; ++k)
-      std::memcpy(out + (o * count + k) * row,
-                  in + (o * dim + indices[k]) * row, row);
+    for (int64_t k = 0; k < count; ++k) {
+      uint8_t *to = out + (o * count + k) * row;
+      if (indices[k] < 0 || indices[k] >= dim)
+        std::memset(to, 0, row);
+      else
+        std::memcpy(to, in + (o * dim + indices[k]) * row, row);
+    }
   return Status::ok();
 }
 
 /// TensorFlow's UnsortedSegmentSum on the CPU: each slice of `inner`
 /// elements added into its segment's row, in index order; a negative id is
-/// dropped, one at or above the number of segments is TensorFlow's error.
+/// dropped, one at or above the number of segments is TensorFlow's error
+/// (dropped too for a GPU, forGpu, as TensorFlow's GPU kernel).
 template <>
 Status runKernel<Kernel::UnsortedSegmentSum>(const KernelCall &call) {
   const TensorType &out = *call.outputs[0].type;
@@ -1182,7 +1188,8 @@ Status runKernel<Kernel::UnsortedSegmentSum>(const KernelCall &call) {
     inner *= out.shape[d];
   int64_t count = call.inputs[1].type->numElements();
   for (int64_t k = 0; k < count; ++k)
-    if (int64_t id = readIndex(call.inputs[1], k); id >= segments)
+    if (int64_t id = readIndex(call.inputs[1], k);
+        id >= segments && !call.forGpu)
       return Status::invalidArgument(
           "gplace.unsorted_segment_sum: segment_ids[" + std::to_string(k) +
           "] = " + std::to_string(id) + " is out of range [0, " +
@@ -1200,7 +1207,7 @@ Status runKernel<Kernel::UnsortedSegmentSum>(const KernelCall &call) {
         const S *data = ptr<S>(call.inputs[0]);
         for (int64_t k = 0; k < count; ++k) {
           int64_t id = readIndex(call.inputs[1], k);
-          if (id < 0)
+          if (id < 0 || id >= segments)
             continue;
           for (int64_t j = 0; j < inner; ++j)
             sums[id * inner + j] += static_cast<A>(data[k * inner + j]);

@@ -2,8 +2,9 @@
 // columns along a negative axis, 2-d and scalar indices, i32 and i64
 // indices, an integer table; its gradient (an embedding's: repeated ids
 // add up, unsorted_segment_sum) along axis 0 and 1; on the CPU and on an
-// emulated GPU. An index or segment id out of range is TensorFlow's error,
-// naming it. The gathers of constants fold (--gplace-fold-constants) by
+// emulated GPU. An index or segment id out of range is TensorFlow's error
+// on the CPU, naming it; on a GPU (an emulated one too) the gather gives a
+// row of zeros and the segment sum drops it, as TensorFlow's GPU kernels. The gathers of constants fold (--gplace-fold-constants) by
 // default; --fold-constants=false runs the kernels, with the same results.
 // RUN: gplace-run %s | FileCheck %s
 // RUN: gplace-run %s --fold-constants=false | FileCheck %s
@@ -12,6 +13,11 @@
 // PLACED: rows: (GatherV2): /job:localhost/replica:0/task:0/device:GPU:0
 // RUN: not gplace-run %s --entry=outOfRange 2>&1 | FileCheck %s --check-prefix=RANGE
 // RANGE: error: {{.*}}gplace.gather: indices[1] = 5 is not in [0, 5)
+// RUN: gplace-run %s --entry=outOfRange --emulate-gpus=1 | FileCheck %s --check-prefix=GPU-RANGE
+// RUN: gplace-run %s --entry=outOfRange --emulate-gpus=1 --fold-constants=false | FileCheck %s --check-prefix=GPU-RANGE
+// GPU-RANGE: result[0]: 2x3xf32={{\[\[}}1, 1, 1], [0, 0, 0]]
+// RUN: gplace-run %s --entry=segmentOutOfRange --emulate-gpus=1 --fold-constants=false | FileCheck %s --check-prefix=GPU-SEGMENT
+// GPU-SEGMENT: result[0]: 4xf32=[1, 0, 0, 0]
 // RUN: gplace-run %s --entry=gradients | FileCheck %s --check-prefix=GRAD
 // RUN: gplace-run %s --entry=gradients --emulate-gpus=1 | FileCheck %s --check-prefix=GRAD
 // GRAD: result[0]: 4x2xf32={{\[\[}}1, 1], [0, 0], [5, 5], [3, 3]]

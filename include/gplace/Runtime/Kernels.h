@@ -83,6 +83,12 @@ struct KernelCall {
   /// keep the primitives they make by shape and parameters, so that the
   /// launches of one shape share one; null: each call makes its own.
   KernelCache *cache = nullptr;
+  /// Whether the launch runs for a GPU (an emulated one, which runs the
+  /// host kernels): then a host kernel follows TensorFlow's GPU kernel
+  /// where it differs from the CPU's (gather's out-of-range index gives
+  /// zeros, unsorted_segment_sum drops an id past the segments), so that
+  /// an emulated GPU answers as a CUDA GPU would (docs/dialect.md).
+  bool forGpu = false;
 };
 
 /// What kernels made for their launches and keep for launches of the same
