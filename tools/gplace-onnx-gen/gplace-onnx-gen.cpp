@@ -21,6 +21,9 @@
 //   external        mlp with its initializers as external data in
 //                   `<basename of OUTPUT>.data` next to OUTPUT (written first,
 //                   also atomically); the weights are mlp's;
+//   external-constants
+//                   mlp with its initializers as Constant nodes whose
+//                   values are external data, as external's;
 //   softmax-opset9  opset 9: x[2,3,4] -> Softmax(axis 1) -> probabilities;
 //   mlp-bench       mlp's structure, wider, for benchmarks: input[batch,784]
 //                   -> Gemm 1024 -> Relu -> Gemm 1024 -> Relu -> Gemm 10 ->
@@ -610,12 +613,43 @@ void writeAtomically(
   }
 }
 
-// Moves every initializer's raw data of the model into one external data
-// file, `location` (relative to the model's directory), returning its bytes.
+// Turns every initializer of the model into a Constant node of its name
+// (first in the graph), as exporters that fold weights into the graph write
+// them.
+void initializersToConstants(onnx::ModelProto &model) {
+  onnx::GraphProto &graph = *model.mutable_graph();
+  google::protobuf::RepeatedPtrField<onnx::NodeProto> nodes;
+  for (const onnx::TensorProto &tensor : graph.initializer()) {
+    onnx::NodeProto *node = nodes.Add();
+    node->set_op_type("Constant");
+    node->set_name(tensor.name() + "/Constant");
+    node->add_output(tensor.name());
+    onnx::AttributeProto *value = node->add_attribute();
+    value->set_name("value");
+    value->set_type(onnx::AttributeProto::TENSOR);
+    *value->mutable_t() = tensor;
+  }
+  for (const onnx::NodeProto &node : graph.node())
+    *nodes.Add() = node;
+  graph.clear_initializer();
+  graph.mutable_node()->Swap(&nodes);
+}
+
+// Moves the raw data of every initializer and Constant of the model into
+// one external data file, `location` (relative to the model's directory),
+// returning its bytes.
 std::string externalize(onnx::ModelProto &model, const std::string &location) {
-  std::string data;
+  std::vector<onnx::TensorProto *> tensors;
   for (onnx::TensorProto &tensor :
-       *model.mutable_graph()->mutable_initializer()) {
+       *model.mutable_graph()->mutable_initializer())
+    tensors.push_back(&tensor);
+  for (onnx::NodeProto &node : *model.mutable_graph()->mutable_node())
+    for (onnx::AttributeProto &attr : *node.mutable_attribute())
+      if (node.op_type() == "Constant" && attr.has_t())
+        tensors.push_back(attr.mutable_t());
+  std::string data;
+  for (onnx::TensorProto *tensorPtr : tensors) {
+    onnx::TensorProto &tensor = *tensorPtr;
     // Keep each tensor's offset a multiple of 64 bytes, padding with zeros.
     data.resize((data.size() + 63) / 64 * 64, '\0');
     size_t offset = data.size();
@@ -639,7 +673,8 @@ std::string externalize(onnx::ModelProto &model, const std::string &location) {
 int main(int argc, char **argv) {
   if (argc != 3)
     fail("usage: gplace-onnx-gen "
-         "mlp|cnn|unsupported|dynamic|external|softmax-opset9|mlp-bench|"
+         "mlp|cnn|unsupported|dynamic|external|external-constants|"
+         "softmax-opset9|mlp-bench|"
          "grouped-conv|torch-flatten|paddle-dynamic|tf2onnx-flatten|"
          "shared-dim|shared-dim-bad-output|chain:N OUTPUT.onnx");
   std::string name = argv[1];
@@ -651,6 +686,12 @@ int main(int argc, char **argv) {
       {"unsupported", buildUnsupported},
       {"dynamic", buildDynamic},
       {"external", [] { return buildMlp("external"); }},
+      {"external-constants",
+       [] {
+         onnx::ModelProto model = buildMlp("external");
+         initializersToConstants(model);
+         return model;
+       }},
       {"softmax-opset9", buildSoftmaxOpset9},
       {"grouped-conv", [] { return buildGroupedConv(2); }},
       {"grouped-conv-mismatch", [] { return buildGroupedConv(1); }},
@@ -677,6 +718,7 @@ int main(int argc, char **argv) {
     if (it == builders.end())
       fail("unknown model '" + name +
            "' (expected mlp, cnn, unsupported, dynamic, external, "
+           "external-constants, "
            "softmax-opset9, mlp-bench, grouped-conv, torch-flatten, "
            "paddle-dynamic, tf2onnx-flatten, shared-dim, "
            "shared-dim-bad-output or chain:N)");
@@ -701,7 +743,7 @@ int main(int argc, char **argv) {
   }
 
   std::function<void(const std::string &)> verify;
-  if (name == "external") {
+  if (name == "external" || name == "external-constants") {
     std::string location = baseName(output) + ".data";
     std::string data = externalize(model, location);
     writeAtomically(dirPrefix(output) + location, data);

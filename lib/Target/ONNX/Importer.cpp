@@ -165,6 +165,32 @@ Importer::neededType(const onnx::TypeProto &type, std::string *why) {
   return result;
 }
 
+/// Whether a tensor of `graph` keeps its data in another file: an
+/// initializer, or a node attribute's tensor (a Constant's value), here or
+/// in a subgraph (If's branches, Loop's body).
+static bool hasExternalData(const onnx::GraphProto &graph) {
+  auto external = [](const onnx::TensorProto &t) {
+    return t.data_location() == onnx::TensorProto::EXTERNAL;
+  };
+  for (const onnx::TensorProto &t : graph.initializer())
+    if (external(t))
+      return true;
+  for (const onnx::NodeProto &node : graph.node())
+    for (const onnx::AttributeProto &attr : node.attribute()) {
+      if (attr.has_t() && external(attr.t()))
+        return true;
+      for (const onnx::TensorProto &t : attr.tensors())
+        if (external(t))
+          return true;
+      if (attr.has_g() && hasExternalData(attr.g()))
+        return true;
+      for (const onnx::GraphProto &g : attr.graphs())
+        if (hasExternalData(g))
+          return true;
+    }
+  return false;
+}
+
 LogicalResult Importer::parse(llvm::StringRef bytes) {
   // ParseFromArray: the whole buffer must be one message (ONNX's
   // ParseProtoFromBytes stops at an end-group tag and calls the rest fine).
@@ -175,12 +201,10 @@ LogicalResult Importer::parse(llvm::StringRef bytes) {
             << "graph parses from it)";
     return failure();
   }
-  // The checker, with the model's directory for external data.
+  // The checker, with the model's directory for external data (which only
+  // check_model(path) gives it: without, it looks in the working directory).
   try {
-    bool external = false;
-    for (const onnx::TensorProto &t : model.graph().initializer())
-      external |= t.data_location() == onnx::TensorProto::EXTERNAL;
-    if (external)
+    if (hasExternalData(model.graph()))
       onnx::checker::check_model(path);
     else
       onnx::checker::check_model(model);
