@@ -764,6 +764,16 @@ StatusOr<HostTensor> Executor::readVariable(size_t index) const {
   return value;
 }
 
+TensorRef Executor::hostVariable(size_t index) const {
+  size_t p = variablePersistent(impl_->plan, index);
+  const PersistentDesc &desc = impl_->plan.persistents[p];
+  TensorRef ref;
+  ref.type = &desc.initialValue.type;
+  if (impl_->devices[desc.device]->isHostMemory())
+    ref.data = impl_->persistents[p];
+  return ref;
+}
+
 Status Executor::writeVariable(size_t index, const HostTensor &value) {
   size_t p = variablePersistent(impl_->plan, index);
   const PersistentDesc &desc = impl_->plan.persistents[p];

@@ -340,21 +340,20 @@ bool hasNpyDtype(gplace::ElementType type) {
   return false;
 }
 
-StatusOr<std::string> encodeNpy(const HostTensor &tensor) {
+StatusOr<std::string> encodeNpyHeader(const TensorType &type) {
   const char *code = nullptr;
   for (const NpyType &npy : kNpyTypes)
-    if (npy.type == tensor.type.elementType)
+    if (npy.type == type.elementType)
       code = npy.descr;
   if (!code)
     return Status::invalidArgument(
-        "NumPy has no " +
-        std::string(elementTypeName(tensor.type.elementType)) + " dtype");
+        "NumPy has no " + std::string(elementTypeName(type.elementType)) +
+        " dtype");
   std::string shape = "(";
-  for (size_t i = 0; i < tensor.type.shape.size(); ++i)
-    shape += std::to_string(tensor.type.shape[i]) +
-             (tensor.type.shape.size() == 1 || i + 1 < tensor.type.shape.size()
-                  ? ","
-                  : "");
+  for (size_t i = 0; i < type.shape.size(); ++i)
+    shape += std::to_string(type.shape[i]) +
+             (type.shape.size() == 1 || i + 1 < type.shape.size() ? ","
+                                                                    : "");
   shape += ")";
   std::string header = std::string("{'descr': '") +
                        (code[0] == 'b' || code[0] == 'u' ? "|" : "<") + code +
@@ -371,10 +370,16 @@ StatusOr<std::string> encodeNpy(const HostTensor &tensor) {
   uint32_t length = static_cast<uint32_t>(header.size());
   for (int i = 0; i < (version2 ? 4 : 2); ++i)
     bytes += static_cast<char>((length >> (8 * i)) & 0xff);
-  bytes.reserve(bytes.size() + header.size() + tensor.data.size());
   bytes += header;
-  bytes.append(reinterpret_cast<const char *>(tensor.data.data()),
-               tensor.data.size());
+  return bytes;
+}
+
+StatusOr<std::string> encodeNpy(const HostTensor &tensor) {
+  StatusOr<std::string> bytes = encodeNpyHeader(tensor.type);
+  if (!bytes)
+    return bytes;
+  bytes->append(reinterpret_cast<const char *>(tensor.data.data()),
+                tensor.data.size());
   return bytes;
 }
 
@@ -385,9 +390,9 @@ Status writeNpy(const std::string &path, const HostTensor &tensor) {
   auto fail = [&](const std::string &why) {
     return Status::invalidArgument("cannot write '" + path + "': " + why);
   };
-  StatusOr<std::string> bytes = encodeNpy(tensor);
-  if (!bytes)
-    return fail(bytes.status().message());
+  StatusOr<std::string> header = encodeNpyHeader(tensor.type);
+  if (!header)
+    return fail(header.status().message());
   std::error_code error;
   std::filesystem::file_status status = std::filesystem::status(path, error);
   bool inPlace = std::filesystem::exists(status) &&
@@ -401,7 +406,9 @@ Status writeNpy(const std::string &path, const HostTensor &tensor) {
     std::ofstream out(target, std::ios::binary | std::ios::trunc);
     if (!out)
       return fail(std::strerror(errno));
-    out.write(bytes->data(), static_cast<std::streamsize>(bytes->size()));
+    out.write(header->data(), static_cast<std::streamsize>(header->size()));
+    out.write(reinterpret_cast<const char *>(tensor.data.data()),
+              static_cast<std::streamsize>(tensor.data.size()));
     out.flush();
     int savedErrno = errno;
     bool written = static_cast<bool>(out);

@@ -86,6 +86,11 @@ public:
   const std::string &variableName(size_t index) const;
   const TensorType &variableType(size_t index) const;
   StatusOr<HostTensor> readVariable(size_t index) const;
+  /// The variable's own buffer, where it lies in host memory (the CPU,
+  /// emulated GPUs), for a reader that would otherwise copy it
+  /// (checkpoints); valid until the next run or the plan's unload. A null
+  /// `data` where it lies in a CUDA GPU's memory: use readVariable.
+  TensorRef hostVariable(size_t index) const;
   Status writeVariable(size_t index, const HostTensor &value);
 
   /// True if some device replays a captured graph on each run.

@@ -82,6 +82,12 @@ StatusOr<HostTensor> decodeNpy(std::string_view bytes);
 /// element type NumPy has no dtype for ("NumPy has no bf16 dtype").
 StatusOr<std::string> encodeNpy(const HostTensor &tensor);
 
+/// The first bytes of encodeNpy's: the magic string, the version, the
+/// header's length and the header (padded so that the data that follows
+/// starts at a multiple of 64 bytes), for writers that write the data from
+/// where it lies. Errors: as encodeNpy's.
+StatusOr<std::string> encodeNpyHeader(const TensorType &type);
+
 /// Whether NumPy has a dtype for `type` (every element type but bf16), so
 /// that writeNpy can write it.
 bool hasNpyDtype(gplace::ElementType type);
