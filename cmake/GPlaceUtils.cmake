@@ -85,3 +85,32 @@ function(gplace_link_allocator name)
   target_link_options(${name} PRIVATE "LINKER:--no-as-needed")
   target_link_libraries(${name} PRIVATE ${GPLACE_JEMALLOC_LIBRARY})
 endfunction()
+
+# gplace_check_not_linked(<target> <forbidden>)
+#
+# Fails the configuration if <forbidden> is among the libraries <target>
+# links, directly or through the libraries it links: the layering
+# docs/development.md's table states (the ONNX importer does not link the
+# runtime), checked where a change would break it.
+function(gplace_check_not_linked target forbidden)
+  set(pending ${target})
+  set(seen "")
+  while(pending)
+    list(POP_FRONT pending current)
+    if(current IN_LIST seen OR NOT TARGET ${current})
+      continue()
+    endif()
+    list(APPEND seen ${current})
+    get_target_property(links ${current} LINK_LIBRARIES)
+    if(NOT links)
+      continue()
+    endif()
+    foreach(lib IN LISTS links)
+      if(lib STREQUAL forbidden)
+        message(FATAL_ERROR "${target} links ${forbidden} (through "
+          "${current}), which docs/development.md's layering forbids")
+      endif()
+      list(APPEND pending ${lib})
+    endforeach()
+  endwhile()
+endfunction()

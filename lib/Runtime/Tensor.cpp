@@ -17,24 +17,6 @@
 
 namespace gplace::runtime {
 
-
-int64_t TensorType::numElements() const {
-  return checkedNumElements(shape).value_or(
-      std::numeric_limits<int64_t>::max());
-}
-
-int64_t TensorType::bytes() const {
-  return checkedTensorBytes(shape, elementType)
-      .value_or(std::numeric_limits<int64_t>::max());
-}
-
-std::string TensorType::str() const {
-  std::string out;
-  for (int64_t d : shape)
-    out += std::to_string(d) + "x";
-  return out + std::string(elementTypeName(elementType));
-}
-
 //===----------------------------------------------------------------------===//
 // Formatting.
 //===----------------------------------------------------------------------===//

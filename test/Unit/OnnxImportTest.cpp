@@ -133,7 +133,7 @@ protected:
   template <typename T>
   void expectReads(const TP &t, const std::string &type, std::vector<T> data,
                    const std::string &file = "t.pb") {
-    runtime::StatusOr<runtime::HostTensor> r = readTensorProtoFile(write(file, t));
+    StatusOr<HostTensor> r = readTensorProtoFile(write(file, t));
     ASSERT_TRUE(r) << r.status().message();
     EXPECT_EQ(r->type.str(), type);
     std::vector<T> got(r->data.size() / sizeof(T));
@@ -142,9 +142,9 @@ protected:
   }
   /// The message of reading `path`, which must fail.
   static std::string failure(const std::string &path) {
-    runtime::StatusOr<runtime::HostTensor> r = readTensorProtoFile(path);
+    StatusOr<HostTensor> r = readTensorProtoFile(path);
     EXPECT_FALSE(r);
-    EXPECT_EQ(r.status().code(), runtime::StatusCode::InvalidArgument);
+    EXPECT_EQ(r.status().code(), StatusCode::InvalidArgument);
     return r.status().message();
   }
 

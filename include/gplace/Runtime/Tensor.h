@@ -12,6 +12,7 @@
 #include "gplace/Runtime/Status.h"
 #include "gplace/Support/ElementType.h"
 #include "gplace/Support/Shape.h"
+#include "gplace/Support/TensorType.h"
 
 #include <cstdint>
 #include <optional>
@@ -21,34 +22,8 @@
 
 namespace gplace::runtime {
 
-/// An element type and a static shape.
-struct TensorType {
-  ElementType elementType = ElementType::F32;
-  std::vector<int64_t> shape;
-
-  /// The number of elements (Shape.h's checkedNumElements; INT64_MAX if it
-  /// overflows, which no allocation satisfies).
-  int64_t numElements() const;
-  /// numElements() * elementBytes(), checked the same way.
-  int64_t bytes() const;
-  /// "2x3xf32"; "f32" for a scalar (SPEC §7's result format).
-  std::string str() const;
-  friend bool operator==(const TensorType &a, const TensorType &b) {
-    return a.elementType == b.elementType && a.shape == b.shape;
-  }
-  friend bool operator!=(const TensorType &a, const TensorType &b) {
-    return !(a == b);
-  }
-};
-
-/// A tensor in host memory, densely packed in row-major order.
-struct HostTensor {
-  TensorType type;
-  std::vector<uint8_t> data; ///< type.bytes() bytes.
-
-  explicit HostTensor(TensorType type = {})
-      : type(std::move(type)), data(this->type.bytes()) {}
-};
+using gplace::HostTensor;
+using gplace::TensorType;
 
 /// Formats `tensor` as SPEC §7 prints results: `2x2xf32=[[22, 28], [49,
 /// 64]]`, rows nested in brackets, numbers in their shortest round-trip

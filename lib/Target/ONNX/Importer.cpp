@@ -447,7 +447,8 @@ void Importer::importNode(const onnx::NodeProto &proto) {
     return success();
   });
   bool mapped = mapper->second(node, results, reason);
-  // The ops this node became: each must verify and have a CPU kernel.
+  // The ops this node became: each must verify (and pass the caller's
+  // check, if any).
   SmallVector<Operation *> created;
   auto collectCreated = [&] {
     created.clear();
@@ -464,24 +465,20 @@ void Importer::importNode(const onnx::NodeProto &proto) {
         break;
       }
   }
-  // Composite ops into their parts, which then have their kernels checked
-  // and their constants folded as any node's ops.
+  // Composite ops into their parts, which then are checked and have their
+  // constants folded as any node's ops.
   if (mapped && !decompose(created, results))
     mapped = false;
   collectCreated();
   if (mapped) {
-    const KernelRegistry &registry = KernelRegistry::global();
-    for (Operation *op : created) {
-      std::string element = getKernelElementTypeName(op);
-      if (!element.empty() &&
-          !registry.hasKernel(op->getName().getStringRef().str(),
-                              parseElementType(element), DeviceType::CPU)) {
-        reason = "no " + op->getName().getStringRef().str() + " kernel for " +
-                 element;
-        mapped = false;
-        break;
+    if (options.checkOp)
+      for (Operation *op : created) {
+        reason = options.checkOp(op);
+        if (!reason.empty()) {
+          mapped = false;
+          break;
+        }
       }
-    }
     for (auto [i, out] : llvm::enumerate(proto.output())) {
       if (!mapped || out.empty())
         continue;
@@ -629,7 +626,7 @@ OwningOpRef<ModuleOp> Importer::import(llvm::StringRef bytes) {
     collect(info);
 
   for (const onnx::TensorProto &t : graph.initializer()) {
-    rt::StatusOr<DenseElementsAttr> value = tensorAttr(t, directory, context);
+    gplace::StatusOr<DenseElementsAttr> value = tensorAttr(t, directory, context);
     if (!value) {
       typeProblem |= !toElementType(t.data_type());
       error() << "'" << path << "': " << value.status().message();

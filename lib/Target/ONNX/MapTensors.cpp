@@ -227,7 +227,7 @@ bool mapConstant(Node &n, SmallVectorImpl<Value> &results,
   Builder &b = n.builder();
   RankedTensorType out = n.outputTypes[0];
   if (const onnx::AttributeProto *a = n.attr("value")) {
-    rt::StatusOr<DenseElementsAttr> value =
+    gplace::StatusOr<DenseElementsAttr> value =
         tensorAttr(a->t(), n.importer.directory, n.importer.context);
     if (!value) {
       reason = value.status().message();
@@ -275,7 +275,7 @@ bool mapConstantOfShape(Node &n, SmallVectorImpl<Value> &results,
   RankedTensorType out = n.outputTypes[0];
   Attribute value = n.builder().getZeroAttr(out.getElementType());
   if (const onnx::AttributeProto *a = n.attr("value")) {
-    rt::StatusOr<DenseElementsAttr> given =
+    gplace::StatusOr<DenseElementsAttr> given =
         tensorAttr(a->t(), n.importer.directory, n.importer.context);
     if (!given) {
       reason = given.status().message();

@@ -18,7 +18,6 @@
 #include "gplace/Target/ONNX/ImportONNX.h"
 
 #include "gplace/Dialect/Graph/GraphDialect.h"
-#include "gplace/Support/KernelRegistry.h"
 #include "gplace/Support/Shape.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -52,7 +51,6 @@ namespace gplace::frontend::onnx_import {
 
 using namespace mlir;
 using namespace gplace::graph;
-namespace rt = gplace::runtime;
 
 /// The opset the version converter brings older models to: the first with
 /// Softmax over one axis, ReduceSum's axes as an input and today's Split,
@@ -83,15 +81,15 @@ Type toMlirType(ElementType type, MLIRContext *context);
 /// The bytes of `tensor` (`count` elements of `type`, gplace's host layout:
 /// little-endian, one byte per bool), from its raw data, its typed fields
 /// or its external data file (relative to `directory`).
-rt::StatusOr<std::vector<uint8_t>> tensorBytes(const onnx::TensorProto &tensor,
+gplace::StatusOr<std::vector<uint8_t>> tensorBytes(const onnx::TensorProto &tensor,
                                                ElementType type, int64_t count,
                                                llvm::StringRef directory);
 
 /// `tensor`'s type, or an error naming what gplace lacks.
-rt::StatusOr<rt::TensorType> tensorType(const onnx::TensorProto &tensor);
+gplace::StatusOr<gplace::TensorType> tensorType(const onnx::TensorProto &tensor);
 
 /// `tensor` as a dense elements attribute.
-rt::StatusOr<DenseElementsAttr> tensorAttr(const onnx::TensorProto &tensor,
+gplace::StatusOr<DenseElementsAttr> tensorAttr(const onnx::TensorProto &tensor,
                                            llvm::StringRef directory,
                                            MLIRContext *context);
 

@@ -121,7 +121,7 @@ Type toMlirType(ElementType type, MLIRContext *context) {
 /// The bytes of `tensor` (`count` elements of `type`, gplace's host layout:
 /// little-endian, one byte per bool), from its raw data, its typed fields
 /// or its external data file (relative to `directory`).
-rt::StatusOr<std::vector<uint8_t>> tensorBytes(const onnx::TensorProto &tensor,
+gplace::StatusOr<std::vector<uint8_t>> tensorBytes(const onnx::TensorProto &tensor,
                                                ElementType type, int64_t count,
                                                llvm::StringRef directory) {
   std::string what = "tensor '" + tensor.name() + "'";
@@ -130,10 +130,10 @@ rt::StatusOr<std::vector<uint8_t>> tensorBytes(const onnx::TensorProto &tensor,
   // gigabytes).
   int64_t size = 0;
   if (count < 0 || __builtin_mul_overflow(count, elementBytes(type), &size))
-    return rt::Status::invalidArgument(what + " is too large");
+    return gplace::Status::invalidArgument(what + " is too large");
   std::vector<uint8_t> bytes;
   if (tensor.has_segment())
-    return rt::Status::invalidArgument(what + " is segmented, which gplace "
+    return gplace::Status::invalidArgument(what + " is segmented, which gplace "
                                               "does not read");
   if (tensor.data_location() == onnx::TensorProto::EXTERNAL) {
     std::string location;
@@ -147,14 +147,14 @@ rt::StatusOr<std::vector<uint8_t>> tensorBytes(const onnx::TensorProto &tensor,
         location = entry.value();
       else if (entry.key() == "offset" || entry.key() == "length") {
         if (!isNumber)
-          return rt::Status::invalidArgument(
+          return gplace::Status::invalidArgument(
               what + ": external data " + entry.key() + " '" + entry.value() +
               "' is not a non-negative integer");
         (entry.key() == "offset" ? offset : length) = number;
       }
     }
     if (location.empty())
-      return rt::Status::invalidArgument(what +
+      return gplace::Status::invalidArgument(what +
                                          ": external data without a location");
     // As ONNX 1.13's checker (CVE-2022-25882): the data lies in the
     // model's directory or below it, never at an absolute path or up
@@ -166,7 +166,7 @@ rt::StatusOr<std::vector<uint8_t>> tensorBytes(const onnx::TensorProto &tensor,
          it != end && !outside; ++it)
       outside = *it == "..";
     if (outside)
-      return rt::Status::invalidArgument(
+      return gplace::Status::invalidArgument(
           what + ": external data location '" + location +
           "' must be a relative path inside the model's directory");
     llvm::SmallString<256> file(directory);
@@ -176,42 +176,42 @@ rt::StatusOr<std::vector<uint8_t>> tensorBytes(const onnx::TensorProto &tensor,
     // ends) or a pipe (which blocks).
     llvm::SmallString<256> realDirectory, realFile;
     if (std::error_code error = llvm::sys::fs::real_path(file, realFile))
-      return rt::Status::invalidArgument(
+      return gplace::Status::invalidArgument(
           what + ": cannot read its external data '" + file.str().str() +
           "': " + error.message());
     if (llvm::sys::fs::real_path(directory.empty() ? "." : directory,
                                  realDirectory) ||
         !llvm::StringRef(realFile).starts_with(realDirectory.str().str() +
                                                "/"))
-      return rt::Status::invalidArgument(
+      return gplace::Status::invalidArgument(
           what + ": external data location '" + location +
           "' leads outside the model's directory (through a symbolic link)");
     llvm::sys::fs::file_status status;
     if (llvm::sys::fs::status(realFile, status) ||
         status.type() != llvm::sys::fs::file_type::regular_file)
-      return rt::Status::invalidArgument(
+      return gplace::Status::invalidArgument(
           what + ": external data '" + location +
           "' is not a regular file (a device or a pipe is never read)");
     llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer =
         llvm::MemoryBuffer::getFile(realFile, /*IsText=*/false,
                                     /*RequiresNullTerminator=*/false);
     if (!buffer)
-      return rt::Status::invalidArgument(
+      return gplace::Status::invalidArgument(
           what + ": cannot read its external data '" + file.str().str() +
           "': " + buffer.getError().message());
     int64_t available = (*buffer)->getBufferSize();
     if (offset > available)
-      return rt::Status::invalidArgument(
+      return gplace::Status::invalidArgument(
           what + ": external data '" + location + "' has offset " +
           std::to_string(offset) + ", but the file holds " +
           std::to_string(available) + " bytes");
     if (length >= 0 && length != size)
-      return rt::Status::invalidArgument(
+      return gplace::Status::invalidArgument(
           what + ": external data '" + location + "' has length " +
           std::to_string(length) + ", but the tensor's shape and type take " +
           std::to_string(size) + " bytes");
     if (available - offset < size)
-      return rt::Status::invalidArgument(
+      return gplace::Status::invalidArgument(
           what + ": external data '" + location + "' holds " +
           std::to_string(available - offset) + " bytes from offset " +
           std::to_string(offset) + ", but the tensor's shape and type take " +
@@ -226,7 +226,7 @@ rt::StatusOr<std::vector<uint8_t>> tensorBytes(const onnx::TensorProto &tensor,
   }
   if (tensor.has_raw_data()) {
     if (static_cast<int64_t>(tensor.raw_data().size()) != size)
-      return rt::Status::invalidArgument(
+      return gplace::Status::invalidArgument(
           what + " holds " + std::to_string(tensor.raw_data().size()) +
           " bytes of raw data, expected " + std::to_string(size));
     bytes.resize(size);
@@ -238,11 +238,11 @@ rt::StatusOr<std::vector<uint8_t>> tensorBytes(const onnx::TensorProto &tensor,
     return bytes;
   }
   auto wrongCount = [&](int64_t got) {
-    return rt::Status::invalidArgument(what + " holds " + std::to_string(got) +
+    return gplace::Status::invalidArgument(what + " holds " + std::to_string(got) +
                                        " values, expected " +
                                        std::to_string(count));
   };
-  auto copy = [&](const auto &field, auto convert) -> rt::Status {
+  auto copy = [&](const auto &field, auto convert) -> gplace::Status {
     if (field.size() != count)
       return wrongCount(field.size());
     bytes.resize(size);
@@ -251,9 +251,9 @@ rt::StatusOr<std::vector<uint8_t>> tensorBytes(const onnx::TensorProto &tensor,
       auto value = convert(field.Get(i));
       std::memcpy(bytes.data() + i * width, &value, width);
     }
-    return rt::Status::ok();
+    return gplace::Status::ok();
   };
-  rt::Status copied = rt::Status::ok();
+  gplace::Status copied = gplace::Status::ok();
   switch (type) {
   case ElementType::F32:
     copied = copy(tensor.float_data(), [](float v) { return v; });
@@ -287,34 +287,34 @@ rt::StatusOr<std::vector<uint8_t>> tensorBytes(const onnx::TensorProto &tensor,
 }
 
 /// `tensor`'s type, or an error naming what gplace lacks.
-rt::StatusOr<rt::TensorType> tensorType(const onnx::TensorProto &tensor) {
+gplace::StatusOr<gplace::TensorType> tensorType(const onnx::TensorProto &tensor) {
   std::optional<ElementType> element = toElementType(tensor.data_type());
   if (!element)
-    return rt::Status::invalidArgument(
+    return gplace::Status::invalidArgument(
         "tensor '" + tensor.name() + "' has element type " +
         onnxTypeName(tensor.data_type()) + ", which gplace does not have");
-  rt::TensorType type;
+  gplace::TensorType type;
   type.elementType = *element;
   for (int64_t d : tensor.dims()) {
     if (d < 0)
-      return rt::Status::invalidArgument("tensor '" + tensor.name() +
+      return gplace::Status::invalidArgument("tensor '" + tensor.name() +
                                          "' has a negative dimension");
     type.shape.push_back(d);
   }
   if (!checkedNumElements(type.shape))
-    return rt::Status::invalidArgument("tensor '" + tensor.name() +
+    return gplace::Status::invalidArgument("tensor '" + tensor.name() +
                                        "' is too large");
   return type;
 }
 
 /// `tensor` as a dense elements attribute.
-rt::StatusOr<DenseElementsAttr> tensorAttr(const onnx::TensorProto &tensor,
+gplace::StatusOr<DenseElementsAttr> tensorAttr(const onnx::TensorProto &tensor,
                                            llvm::StringRef directory,
                                            MLIRContext *context) {
-  rt::StatusOr<rt::TensorType> type = tensorType(tensor);
+  gplace::StatusOr<gplace::TensorType> type = tensorType(tensor);
   if (!type)
     return type.status();
-  rt::StatusOr<std::vector<uint8_t>> bytes = tensorBytes(
+  gplace::StatusOr<std::vector<uint8_t>> bytes = tensorBytes(
       tensor, type->elementType, type->numElements(), directory);
   if (!bytes)
     return bytes.status();
@@ -342,37 +342,37 @@ SmallVector<int64_t> toInts(DenseElementsAttr attr) {
 namespace gplace::frontend {
 using namespace onnx_import;
 
-rt::StatusOr<rt::HostTensor> readTensorProtoFile(llvm::StringRef path) {
+gplace::StatusOr<gplace::HostTensor> readTensorProtoFile(llvm::StringRef path) {
   // A regular file only: a device (/dev/zero) never ends, a pipe blocks.
   llvm::sys::fs::file_status status;
   if (!llvm::sys::fs::status(path, status) &&
       status.type() != llvm::sys::fs::file_type::regular_file)
-    return rt::Status::invalidArgument("cannot read '" + path.str() +
+    return gplace::Status::invalidArgument("cannot read '" + path.str() +
                                        "': not a regular file");
   llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer =
       llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
                                   /*RequiresNullTerminator=*/false);
   if (!buffer)
-    return rt::Status::invalidArgument("cannot read '" + path.str() +
+    return gplace::Status::invalidArgument("cannot read '" + path.str() +
                                        "': " + buffer.getError().message());
   onnx::TensorProto tensor;
   if ((*buffer)->getBufferSize() > static_cast<size_t>(INT_MAX) ||
       !tensor.ParseFromArray((*buffer)->getBufferStart(),
                              static_cast<int>((*buffer)->getBufferSize())) ||
       !tensor.has_data_type())
-    return rt::Status::invalidArgument("'" + path.str() +
+    return gplace::Status::invalidArgument("'" + path.str() +
                                        "' is not an ONNX TensorProto");
-  rt::StatusOr<rt::TensorType> type = tensorType(tensor);
+  gplace::StatusOr<gplace::TensorType> type = tensorType(tensor);
   if (!type)
-    return rt::Status::invalidArgument("'" + path.str() +
+    return gplace::Status::invalidArgument("'" + path.str() +
                                        "': " + type.status().message());
-  rt::StatusOr<std::vector<uint8_t>> bytes =
+  gplace::StatusOr<std::vector<uint8_t>> bytes =
       tensorBytes(tensor, type->elementType, type->numElements(),
                   llvm::sys::path::parent_path(path));
   if (!bytes)
-    return rt::Status::invalidArgument("'" + path.str() +
+    return gplace::Status::invalidArgument("'" + path.str() +
                                        "': " + bytes.status().message());
-  rt::HostTensor host(*type);
+  gplace::HostTensor host(*type);
   host.data = std::move(*bytes);
   return host;
 }

@@ -12,14 +12,15 @@
 #ifndef GPLACE_TARGET_ONNX_IMPORTONNX_H
 #define GPLACE_TARGET_ONNX_IMPORTONNX_H
 
-#include "gplace/Runtime/Status.h"
-#include "gplace/Runtime/Tensor.h"
+#include "gplace/Support/Status.h"
+#include "gplace/Support/TensorType.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/CommandLine.h"
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -69,6 +70,14 @@ struct OnnxImportOptions {
   std::string entry = "main";
   /// Where the importer says why it failed (optional).
   OnnxImportReport *report = nullptr;
+  /// Optional: asked about each op a node becomes (after decomposition);
+  /// a non-empty answer ("no gplace.erf kernel for f64") marks the node's
+  /// form unsupported, as an op type the importer does not know is. The
+  /// importer itself does not ask whether ops can run: placement does, for
+  /// the devices there are. A tool that runs on one known machine and
+  /// counts unsupported forms (gplace-onnx-test, as ONNX Runtime's
+  /// NOT_IMPLEMENTED) checks kernels here.
+  std::function<std::string(mlir::Operation *)> checkOp;
 };
 
 /// Imports the ONNX model whose serialized ModelProto is `bytes`, read from
@@ -119,7 +128,7 @@ inline bool isOnnxFileName(llvm::StringRef path) {
 /// data relative to the file's directory. Errors (invalid argument) name
 /// the file and what is wrong: not a TensorProto, an element type gplace
 /// has no twin for, data of the wrong size.
-runtime::StatusOr<runtime::HostTensor> readTensorProtoFile(llvm::StringRef path);
+StatusOr<HostTensor> readTensorProtoFile(llvm::StringRef path);
 
 } // namespace gplace::frontend
 

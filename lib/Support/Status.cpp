@@ -1,8 +1,8 @@
-//===- Status.cpp - errors of the runtime ---------------------------------===//
+//===- Status.cpp - errors of the runtime and its readers -----------------===//
 
-#include "gplace/Runtime/Status.h"
+#include "gplace/Support/Status.h"
 
-namespace gplace::runtime {
+namespace gplace {
 
 const char *statusCodeName(StatusCode code) {
   switch (code) {
@@ -20,4 +20,4 @@ const char *statusCodeName(StatusCode code) {
   return "error";
 }
 
-} // namespace gplace::runtime
+} // namespace gplace
