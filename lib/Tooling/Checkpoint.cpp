@@ -21,7 +21,9 @@
 #include <fcntl.h>
 #include <filesystem>
 #include <fstream>
+#include <list>
 #include <map>
+#include <signal.h>
 #include <unistd.h>
 
 using namespace gplace;
@@ -45,10 +47,69 @@ bool syncPath(const std::string &path) {
   return ok;
 }
 
+/// The bytes of entry `index` of `archive`, at most 4 KiB (a scalar's
+/// .npy), its CRC-32 checked.
+rt::StatusOr<std::string> readSmallEntry(zip_t *archive, zip_uint64_t index) {
+  zip_stat_t stat;
+  zip_stat_init(&stat);
+  if (zip_stat_index(archive, index, 0, &stat) != 0 ||
+      !(stat.valid & ZIP_STAT_SIZE) || stat.size > 4096)
+    return rt::Status::invalidArgument("unreadable or too large");
+  zip_file_t *entry = zip_fopen_index(archive, index, 0);
+  if (!entry)
+    return rt::Status::invalidArgument(zip_strerror(archive));
+  std::string bytes(static_cast<size_t>(stat.size), '\0');
+  zip_int64_t got =
+      bytes.empty() ? 0 : zip_fread(entry, bytes.data(), bytes.size());
+  char extra;
+  zip_int64_t more = zip_fread(entry, &extra, 1);
+  std::string why = got < 0 || more < 0 ? zip_file_strerror(entry) : "";
+  zip_fclose(entry);
+  if (got != static_cast<zip_int64_t>(bytes.size()) || more != 0)
+    return rt::Status::invalidArgument(why.empty() ? "short read" : why);
+  return bytes;
+}
+
+/// Removes the partial files that killed writers of the checkpoint
+/// `name` in `directory` left: `.<name>.tmp<pid>` (saveCheckpoint's) and
+/// `.<name>.tmp<pid>.<suffix>` (libzip's, written by zip_close and renamed
+/// to the former), where no process `pid` runs on this machine. Those of
+/// running processes (a concurrent writer) are kept; errors are ignored (a
+/// stale file wastes space, nothing else).
+void removeStalePartials(const fs::path &directory, const std::string &name) {
+  std::string prefix = "." + name + ".tmp";
+  std::error_code error;
+  fs::directory_iterator it(directory, error);
+  if (error)
+    return;
+  std::vector<fs::path> stale;
+  for (const fs::directory_entry &entry : it) {
+    llvm::StringRef file = entry.path().filename().native();
+    if (!file.consume_front(prefix))
+      continue;
+    llvm::StringRef digits = file.take_while(
+        [](char c) { return c >= '0' && c <= '9'; });
+    llvm::StringRef rest = file.drop_front(digits.size());
+    if (digits.empty() || (!rest.empty() && !rest.starts_with(".")))
+      continue;
+    long long pid = 0;
+    if (digits.getAsInteger(10, pid) || pid <= 0 || pid > INT32_MAX)
+      continue;
+    if (pid == ::getpid())
+      continue; // This process's (none is left after a save).
+    if (::kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH)
+      continue; // Running (or another user's): maybe a live writer.
+    stale.push_back(entry.path());
+  }
+  for (const fs::path &file : stale)
+    fs::remove(file, error);
+}
+
 } // namespace
 
 rt::Status tooling::saveCheckpoint(const std::string &path,
-                                   const rt::Executor &executor) {
+                                   const rt::Executor &executor,
+                                   std::optional<int64_t> globalStep) {
   auto fail = [&](const std::string &why) {
     return rt::Status::invalidArgument("cannot save checkpoint '" + path +
                                        "': " + why);
@@ -82,14 +143,40 @@ rt::Status tooling::saveCheckpoint(const std::string &path,
   // variable's bytes where they lie (two fragments of one zip source, not
   // a copy: a 512 MiB variable took three more copies and 4x dd's time):
   // the executor's own buffer in host memory, or a copy read from a GPU;
-  // alive until zip_close writes them.
+  // alive (in the map, whose nodes never move) until zip_close writes them.
   struct Entry {
     std::string header;
-    rt::HostTensor copy; ///< From a GPU; else empty.
+    rt::HostTensor copy; ///< Read from a GPU, or made here; else empty.
     const uint8_t *data = nullptr;
     size_t size = 0;
   };
   std::map<std::string, Entry> saved;
+  // Adds `entry` as the stored zip entry `<name>.npy`; false on libzip's
+  // error.
+  auto addEntry = [&](const std::string &name, Entry &entry) {
+    // libzip only reads the fragments (the source is not written to).
+    zip_buffer_fragment_t fragments[2] = {
+        {reinterpret_cast<zip_uint8_t *>(entry.header.data()),
+         entry.header.size()},
+        {const_cast<uint8_t *>(entry.data), entry.size}};
+    zip_source_t *source = zip_source_buffer_fragment(archive, fragments, 2, 0);
+    zip_int64_t index =
+        source ? zip_file_add(archive, (name + ".npy").c_str(), source,
+                              ZIP_FL_OVERWRITE | ZIP_FL_ENC_UTF_8)
+               : -1;
+    if (index < 0) {
+      if (source)
+        zip_source_free(source);
+      return false;
+    }
+    zip_set_file_compression(archive, static_cast<zip_uint64_t>(index),
+                             ZIP_CM_STORE, 0);
+    // A fixed time (about the zip epoch, which NumPy's savez writes), not
+    // the clock's: the same weights give the same bytes.
+    zip_file_set_mtime(archive, static_cast<zip_uint64_t>(index),
+                       kEntryTime, 0);
+    return true;
+  };
   for (size_t i = 0; i < executor.numVariables(); ++i) {
     rt::TensorRef view = executor.hostVariable(i);
     rt::HostTensor copy;
@@ -140,30 +227,29 @@ rt::Status tooling::saveCheckpoint(const std::string &path,
     saving.copy = std::move(copy);
     saving.data = view.data ? data : saving.copy.data.data();
     saving.size = size;
-    // libzip only reads the fragments (the source is not written to).
-    zip_buffer_fragment_t fragments[2] = {
-        {reinterpret_cast<zip_uint8_t *>(saving.header.data()),
-         saving.header.size()},
-        {const_cast<uint8_t *>(saving.data), saving.size}};
-    zip_source_t *source = zip_source_buffer_fragment(archive, fragments, 2, 0);
-    zip_int64_t index =
-        source ? zip_file_add(archive,
-                              (executor.variableName(i) + ".npy").c_str(),
-                              source, ZIP_FL_OVERWRITE | ZIP_FL_ENC_UTF_8)
-               : -1;
-    if (index < 0) {
-      if (source)
-        zip_source_free(source);
+    if (!addEntry(executor.variableName(i), saving)) {
       std::string why = zip_strerror(archive);
       zip_discard(archive);
       return fail(why);
     }
-    zip_set_file_compression(archive, static_cast<zip_uint64_t>(index),
-                             ZIP_CM_STORE, 0);
-    // A fixed time (about the zip epoch, which NumPy's savez writes), not
-    // the clock's: the same weights give the same bytes.
-    zip_file_set_mtime(archive, static_cast<zip_uint64_t>(index),
-                       kEntryTime, 0);
+  }
+  // The training steps run, after the variables (a graph's own variable
+  // of that name takes the entry).
+  if (globalStep && !saved.count(kGlobalStepEntry)) {
+    Entry &step = saved[kGlobalStepEntry];
+    step.copy = rt::HostTensor(rt::TensorType{ElementType::I64, {}});
+    std::memcpy(step.copy.data.data(), &*globalStep, sizeof(int64_t));
+    step.data = step.copy.data.data();
+    step.size = step.copy.data.size();
+    rt::StatusOr<std::string> header = rt::encodeNpyHeader(step.copy.type);
+    if (header)
+      step.header = std::move(*header);
+    if (!header || !addEntry(kGlobalStepEntry, step)) {
+      std::string why =
+          header ? zip_strerror(archive) : header.status().message();
+      zip_discard(archive);
+      return fail(why);
+    }
   }
   if (zip_close(archive) != 0) {
     std::string why = zip_strerror(archive);
@@ -185,11 +271,13 @@ rt::Status tooling::saveCheckpoint(const std::string &path,
     return fail(renameError.message());
   }
   syncPath(directory.string());
+  removeStalePartials(directory, target.filename().string());
   return rt::Status::ok();
 }
 
 rt::Status tooling::restoreCheckpoint(const std::string &path,
-                                      rt::Executor &executor) {
+                                      rt::Executor &executor,
+                                      std::optional<int64_t> *globalStep) {
   auto fail = [&](const std::string &why) {
     return rt::Status::invalidArgument("cannot restore checkpoint '" + path +
                                        "': " + why);
@@ -272,6 +360,37 @@ rt::Status tooling::restoreCheckpoint(const std::string &path,
     if (rt::Status written = executor.writeVariable(i, *value); !written) {
       zip_discard(archive);
       return written;
+    }
+  }
+  if (globalStep) {
+    *globalStep = std::nullopt;
+    // A variable of the graph of that name (TensorFlow's
+    // get_or_create_global_step, which the graph increments each step) is
+    // the count if it is an int64 scalar; of another type, there is none.
+    std::optional<rt::TensorType> variableType;
+    for (size_t i = 0; i < executor.numVariables(); ++i)
+      if (executor.variableName(i) == kGlobalStepEntry)
+        variableType = executor.variableType(i);
+    auto found = lastEntry.find(std::string(kGlobalStepEntry) + ".npy");
+    if ((!variableType ||
+         *variableType == rt::TensorType{ElementType::I64, {}}) &&
+        found != lastEntry.end()) {
+      rt::StatusOr<std::string> bytes = readSmallEntry(archive, found->second);
+      rt::StatusOr<rt::HostTensor> value =
+          bytes ? rt::decodeNpy(*bytes)
+                : rt::StatusOr<rt::HostTensor>(bytes.status());
+      int64_t step = -1;
+      if (value && value->type == rt::TensorType{ElementType::I64, {}})
+        std::memcpy(&step, value->data.data(), sizeof(step));
+      if (step < 0) {
+        zip_discard(archive);
+        return fail(std::string("entry ") + kGlobalStepEntry +
+                    ".npy must be an int64 scalar >= 0 (the training steps "
+                    "run)" +
+                    (value ? ", it is " + value->type.str()
+                           : ": " + value.status().message()));
+      }
+      *globalStep = step;
     }
   }
   zip_discard(archive);

@@ -19,12 +19,14 @@ static double secondsSince(Clock::time_point start) {
 rt::StatusOr<gplace::tooling::LoopResult> gplace::tooling::runLoop(
     rt::Executor &executor, Dataset *dataset,
     llvm::ArrayRef<void *> batchTargets, int64_t epochs, int64_t iterations,
-    llvm::function_ref<rt::Status(const EpochSummary &)> onEpoch) {
+    llvm::function_ref<rt::Status(const EpochSummary &)> onEpoch,
+    int64_t firstEpoch) {
   int64_t numEpochs = dataset ? std::max<int64_t>(1, epochs) : 1;
   int64_t steps =
       dataset ? dataset->stepsPerEpoch() : std::max<int64_t>(1, iterations);
   LoopResult loop;
-  for (int64_t epoch = 0; epoch < numEpochs; ++epoch) {
+  for (int64_t epoch = dataset ? std::max<int64_t>(0, firstEpoch) : 0;
+       epoch < numEpochs; ++epoch) {
     EpochSummary summary;
     summary.epoch = epoch;
     summary.epochs = numEpochs;

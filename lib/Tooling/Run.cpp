@@ -99,7 +99,8 @@ struct RunFlags {
   cl::opt<std::string> restore{
       "restore",
       cl::desc("Restore every variable from this checkpoint (.npz) before "
-               "running"),
+               "running; a training over a data set continues at the epoch "
+               "after the checkpoint's (its global_step), up to --epochs"),
       cl::value_desc("file.npz"), cl::cat(category)};
   cl::opt<std::string> save{
       "save",
@@ -364,17 +365,17 @@ rt::StatusOr<RunInputs> gplace::tooling::bindInputs(ModuleOp module,
     bound.batched.push_back(index);
     bound.values.emplace_back(*arg); // Filled per step.
   }
+  func.walk([&](graph::PersistentOpInterface variable) {
+    if (isa<graph::ResourceType>(variable->getResult(0).getType()) &&
+        graph::isVariableWritten(variable->getResult(0)))
+      bound.updatesVariables = true;
+  });
   if (!samples.empty()) {
     // A data set feeds training (steps that update variables) or an
     // evaluation whose results are scalars (their mean per epoch is
     // printed). An inference graph's tensor results would be those of the
     // last batch alone: refused, rather than silently dropping the others.
-    bool updates = false;
-    func.walk([&](graph::PersistentOpInterface variable) {
-      if (isa<graph::ResourceType>(variable->getResult(0).getType()) &&
-          graph::isVariableWritten(variable->getResult(0)))
-        updates = true;
-    });
+    bool updates = bound.updatesVariables;
     auto results = func.getFunctionType().getResults();
     auto tensorResult = llvm::find_if(results, [](Type type) {
       auto shaped = dyn_cast<ShapedType>(type);
@@ -542,8 +543,47 @@ rt::Status gplace::tooling::runPlan(rt::Plan plan, RunInputs inputs,
   }
   if (initial)
     GPLACE_RETURN_IF_ERROR(initializeVariables(*initial, executor));
+  // The training steps run before this process: a checkpoint's
+  // global_step (TensorFlow's), from which a killed training resumes.
+  std::optional<int64_t> restoredStep;
   if (!flags.restore.empty())
-    GPLACE_RETURN_IF_ERROR(restoreCheckpoint(flags.restore, executor));
+    GPLACE_RETURN_IF_ERROR(
+        restoreCheckpoint(flags.restore, executor, &restoredStep));
+  Dataset *dataset = inputs.dataset ? &*inputs.dataset : nullptr;
+  // A training over a data set continues at the epoch after the
+  // checkpoint's last, up to --epochs in all (Keras's BackupAndRestore and
+  // fit(initial_epoch=)); each epoch's shuffle depends on the seed and the
+  // epoch's number alone, so the resumed epochs see the batches that an
+  // uninterrupted run would. An evaluation (no variable written) runs all
+  // its epochs.
+  int64_t firstEpoch = 0;
+  if (dataset && inputs.updatesVariables && restoredStep) {
+    int64_t steps = dataset->stepsPerEpoch();
+    if (*restoredStep % steps != 0)
+      return rt::Status::invalidArgument(
+          "--restore: checkpoint '" + flags.restore + "' holds global_step " +
+          std::to_string(*restoredStep) + ", not a whole number of epochs of " +
+          std::to_string(steps) +
+          " steps: it was written with another data set or batch size");
+    firstEpoch = *restoredStep / steps;
+    int64_t numEpochs = std::max<int64_t>(1, flags.epochs);
+    if (firstEpoch >= numEpochs) {
+      if (chief) {
+        llvm::errs() << "gplace-run: checkpoint '" << flags.restore
+                     << "' has trained " << firstEpoch << " epoch"
+                     << (firstEpoch == 1 ? "" : "s") << " (global_step "
+                     << *restoredStep << "), --epochs=" << numEpochs
+                     << ": nothing left to run (raise --epochs to train "
+                        "more)\n";
+        // --save still gets the finished checkpoint (the same bytes when
+        // it is the one restored: the same graph wrote it).
+        if (!flags.save.empty())
+          return saveCheckpoint(flags.save, executor, restoredStep);
+      }
+      return rt::Status::ok();
+    }
+  }
+  int64_t startStep = restoredStep.value_or(0);
 
   // The inputs go into the executor's staging memory (pinned for GPUs) once;
   // each run reads them there and leaves its results in host memory. Data
@@ -561,19 +601,29 @@ rt::Status gplace::tooling::runPlan(rt::Plan plan, RunInputs inputs,
   inputs.values.clear();
   // Keras's per-epoch line and the checkpoint, which the chief writes with
   // the variables its task holds.
-  Dataset *dataset = inputs.dataset ? &*inputs.dataset : nullptr;
   auto onEpoch = [&](const EpochSummary &summary) -> rt::Status {
     if (dataset && chief) {
       llvm::outs() << formatEpoch(summary) << "\n";
       llvm::outs().flush();
     }
-    if (!flags.save.empty() && chief)
-      return saveCheckpoint(flags.save, executor);
+    if (!flags.save.empty() && chief) {
+      // The steps run so far: with a data set, whole epochs (the same
+      // count whether or not the run was resumed); without, the restored
+      // count and this run's iterations. Runs that write no variable are
+      // not training steps.
+      // A function that writes no variable (an ONNX model's inference)
+      // saves its variables alone, or the restored count.
+      std::optional<int64_t> globalStep = restoredStep;
+      if (inputs.updatesVariables)
+        globalStep = dataset ? (summary.epoch + 1) * summary.steps
+                             : startStep + summary.steps;
+      return saveCheckpoint(flags.save, executor, globalStep);
+    }
     return rt::Status::ok();
   };
   rt::StatusOr<LoopResult> loop = runLoop(executor, dataset, batchTargets,
                                           flags.epochs, flags.iterations,
-                                          onEpoch);
+                                          onEpoch, firstEpoch);
   if (!loop)
     return loop.status();
   if (rt::Transport *transport = setup.cluster->transport.get())

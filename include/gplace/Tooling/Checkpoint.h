@@ -14,7 +14,9 @@
 #include "gplace/Runtime/Executor.h"
 #include "gplace/Runtime/Status.h"
 
+#include <cstdint>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 
@@ -29,17 +31,35 @@ namespace gplace::tooling {
 /// naming the file): any write, sync or rename failure; bf16 variables
 /// (NumPy has no bf16); copies of one variable that differ; no variables
 /// (TensorFlow's Saver: "No variables to save").
+///
+/// With `globalStep`, the archive also holds the entry `global_step.npy`
+/// (kGlobalStepEntry), an int64 scalar: the training steps run so far, as
+/// TensorFlow's `global_step` variable, from which a killed training
+/// resumes (docs/training.md). A variable of the graph named `global_step`
+/// (TensorFlow's, which the graph increments) takes the entry instead. After the rename, the partial files of earlier
+/// writers of `path` that were killed (`.<name>.tmp<pid>`, and libzip's
+/// `.<name>.tmp<pid>.XXXXXX`, whose process is gone) are removed.
 runtime::Status saveCheckpoint(const std::string &path,
-                               const runtime::Executor &executor);
+                               const runtime::Executor &executor,
+                               std::optional<int64_t> globalStep = {});
 
 /// Sets every variable of `executor` from the entry of its name in the
 /// checkpoint `path` (entries the graph lacks are ignored). Errors
 /// (invalid argument): a file that is not an .npz, a variable missing from
 /// the checkpoint (TensorFlow's "Key <name> not found in checkpoint"), an
 /// entry whose type or shape differs from the variable's (naming the
-/// variable and both types).
+/// variable and both types). With `globalStep`, sets it to the
+/// checkpoint's `global_step` entry (std::nullopt for a checkpoint without
+/// one, written before it existed, or when the graph has a variable of
+/// that name that is not an int64 scalar: a graph's own int64
+/// `global_step`, incremented each step as TensorFlow's, is the count); an
+/// entry that is not an int64 scalar >= 0 is an error.
 runtime::Status restoreCheckpoint(const std::string &path,
-                                  runtime::Executor &executor);
+                                  runtime::Executor &executor,
+                                  std::optional<int64_t> *globalStep = nullptr);
+
+/// The entry that holds the training steps run (without ".npy").
+inline constexpr const char *kGlobalStepEntry = "global_step";
 
 /// Variables' values by name, in host memory.
 using VariableValues = std::map<std::string, runtime::HostTensor>;

@@ -47,7 +47,10 @@ struct LoopResult {
 };
 
 /// Runs `executor`'s program on its staged inputs (Executor::stagedInput,
-/// filled by the caller): with `dataset`, `epochs` epochs (at least one) of
+/// filled by the caller): with `dataset`, epochs `firstEpoch` (from 0; a
+/// training resumed from a checkpoint starts past the epochs it ran) to
+/// `epochs` (at least one; none when firstEpoch >= epochs, leaving no
+/// results) of
 /// Dataset::stepsPerEpoch() runs, each filling the batched inputs at
 /// `batchTargets` (their staging memory, in the data set's order) with its
 /// mini-batch first; without one, `iterations` runs (at least one). After
@@ -58,7 +61,8 @@ runtime::StatusOr<LoopResult>
 runLoop(runtime::Executor &executor, Dataset *dataset,
         llvm::ArrayRef<void *> batchTargets, int64_t epochs,
         int64_t iterations,
-        llvm::function_ref<runtime::Status(const EpochSummary &)> onEpoch);
+        llvm::function_ref<runtime::Status(const EpochSummary &)> onEpoch,
+        int64_t firstEpoch = 0);
 
 /// Keras's per-epoch line: `epoch 1/3: result[0] mean 0.512 (468 steps of
 /// 128, 1.23 s)`, the means of the scalar results (printf's %.6g).

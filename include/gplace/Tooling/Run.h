@@ -88,6 +88,9 @@ struct RunInputs {
                                            ///< ones are filled per step.
   std::optional<Dataset> dataset;
   std::vector<unsigned> batched; ///< The arguments the data set feeds.
+  /// Whether the function writes a variable (trains): its runs are
+  /// training steps, counted in a checkpoint's global_step.
+  bool updatesVariables = false;
 };
 
 /// Binds the --input flags to `module`'s function. Errors (invalid
