@@ -265,7 +265,7 @@ LogicalResult FunctionPlacer::applyPolicy() {
                       << "' returned an invalid device for operation '"
                       << name(info.index) << "': "
                       << (isNew ? error
-                                : "invalid device specification '" + *answer +
+                                : "Malformed device specification '" + *answer +
                                       "'");
       ok = false;
       continue;
@@ -418,6 +418,7 @@ std::string FunctionPlacer::describeKernels(const Group &group,
 /// kept, any device type and id.
 static DeviceName softRequest(DeviceName request) {
   request.type.reset();
+  request.otherType.reset();
   request.id.reset();
   return request;
 }

@@ -51,14 +51,14 @@ func.func @everyErrorReported() {
 // -----
 
 func.func @malformedDevice() {
-  // expected-error @+1 {{invalid device specification '/foo:bar': unknown field 'foo'}}
+  // expected-error @+1 {{Malformed device specification '/foo:bar': unknown field 'foo'}}
   %0 = gplace.constant dense<1.0> : tensor<f32> {device = "/foo:bar"}
   return
 }
 
 // -----
 
-// expected-error @+1 {{gplace.default_device: invalid device specification '/gpu:x': device id 'x' is not a non-negative integer}}
+// expected-error @+1 {{gplace.default_device: Malformed device specification '/gpu:x': device id 'x' is not a non-negative integer}}
 func.func @malformedScope() attributes {gplace.default_device = "/gpu:x"} {
   return
 }
