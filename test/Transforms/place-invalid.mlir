@@ -155,3 +155,15 @@ func.func @assignedDevicesOfOneResource() {
   %r = gplace.read %v {assigned_device = "/job:localhost/replica:0/task:0/device:CPU:0"} : !gplace.resource<tensor<f32>>
   return
 }
+
+// -----
+
+// Tests a member without a kernel on the device its group is assigned to
+// (placer_test: AssignedDeviceOfColocatedNodeIsRespected).
+func.func @colocatedWithAssignedDevice(%x: tensor<2xf32>) {
+  // expected-note @+1 {{'a' is assigned to '/job:localhost/replica:0/task:0/device:GPU:0' here}}
+  %a = gplace.neg %x {assigned_device = "/job:localhost/replica:0/task:0/device:GPU:0", name = "a"} : tensor<2xf32>
+  // expected-error @+1 {{Cannot assign a device for operation 'b': Could not satisfy explicit device specification '' because the node 'b' was colocated with a group of nodes that required incompatible device '/job:localhost/replica:0/task:0/device:GPU:0'. All available devices [/job:localhost/replica:0/task:0/device:GPU:0, /job:localhost/replica:0/task:0/device:CPU:0]. (Cast 'b' with element type i32 has kernels for CPU only)}}
+  %b = gplace.cast %a {gplace.colocate_with = "a", name = "b"} : tensor<2xf32> to tensor<2xi32>
+  return
+}
