@@ -61,6 +61,9 @@ bool isValidJobName(std::string_view name) {
   });
 }
 
+/// TensorFlow's device-type rule (ConsumeDeviceType): [a-zA-Z][_a-zA-Z0-9]*.
+bool isValidDeviceTypeName(std::string_view name) { return isValidJobName(name); }
+
 /// Accumulates the fields of one device specification, rejecting a field
 /// given twice with different values.
 class NameBuilder {
@@ -68,8 +71,10 @@ public:
   explicit NameBuilder(std::string_view spec) : spec_(spec) {}
 
   bool fail(const std::string &what) {
-    error_ =
-        "invalid device specification '" + std::string(spec_) + "': " + what;
+    // TensorFlow's words (Member::SetRequestedDeviceName), then what is
+    // wrong with it.
+    error_ = "Malformed device specification '" + std::string(spec_) +
+             "': " + what;
     return false;
   }
 
@@ -167,12 +172,22 @@ private:
   bool device(std::string_view typeText, const std::string_view *idText) {
     if (typeText != "*") {
       std::optional<DeviceType> type = parseDeviceType(typeText);
-      if (!type)
-        return fail("unknown device type '" + std::string(typeText) +
-                    "' (known types: CPU, GPU)");
-      if (!record(type_, "device type", deviceTypeName(*type)))
-        return false;
-      name_.type = type;
+      if (type) {
+        if (!record(type_, "device type", deviceTypeName(*type)))
+          return false;
+        name_.type = type;
+      } else if (isValidDeviceTypeName(typeText)) {
+        // Any other type is valid syntax, as in TensorFlow
+        // (`/device:TPU:0`, `/device:myspecialdevice:13`); no device has
+        // it, so placement refuses it (or soft-places the op).
+        if (!record(type_, "device type", typeText))
+          return false;
+        name_.otherType = std::string(typeText);
+      } else {
+        return fail("device type '" + std::string(typeText) +
+                    "' must start with a letter and contain only letters, "
+                    "digits and '_'");
+      }
     } else if (!record(type_, "device type", "*")) {
       return false;
     }
@@ -264,9 +279,11 @@ std::string DeviceName::str() const {
     out += "/replica:" + std::to_string(*replica);
   if (task)
     out += "/task:" + std::to_string(*task);
-  if (type || id) {
+  if (type || otherType || id) {
     out += "/device:";
-    out += type ? std::string(deviceTypeName(*type)) : "*";
+    out += type        ? std::string(deviceTypeName(*type))
+           : otherType ? *otherType
+                       : "*";
     out += ":";
     out += id ? std::to_string(*id) : "*";
   }
@@ -278,13 +295,14 @@ bool DeviceName::isFullySpecified() const {
 }
 
 bool DeviceName::isEmpty() const {
-  return !job && !replica && !task && !type && !id;
+  return !job && !replica && !task && !type && !otherType && !id;
 }
 
 bool DeviceName::matches(const DeviceName &device) const {
   return (!job || job == device.job) &&
          (!replica || replica == device.replica) &&
          (!task || task == device.task) && (!type || type == device.type) &&
+         (!otherType || otherType == device.otherType) &&
          (!id || id == device.id);
 }
 
@@ -313,11 +331,12 @@ std::optional<DeviceName> DeviceName::merge(const DeviceName &outer,
       return incompatible("tasks");
     merged.task = inner.task;
   }
-  if (inner.type) {
+  if (inner.type || inner.otherType) {
     // The outer id named a device of another type: it goes with that type.
-    if (outer.type != inner.type)
+    if (outer.type != inner.type || outer.otherType != inner.otherType)
       merged.id = inner.id;
     merged.type = inner.type;
+    merged.otherType = inner.otherType;
   }
   if (inner.id)
     merged.id = inner.id;
@@ -340,23 +359,36 @@ std::optional<DeviceName> DeviceName::intersect(const DeviceName &a,
     slot = other;
     return true;
   };
+  // A type gplace has no devices of conflicts with any other type.
+  auto typeText = [](const DeviceName &name) -> std::optional<std::string> {
+    if (name.type)
+      return std::string(deviceTypeName(*name.type));
+    return name.otherType;
+  };
+  std::optional<std::string> type = typeText(a);
   if (!combine(result.job, b.job, "jobs") ||
       !combine(result.replica, b.replica, "replicas") ||
       !combine(result.task, b.task, "tasks") ||
-      !combine(result.type, b.type, "types") ||
+      !combine(type, typeText(b), "types") ||
       !combine(result.id, b.id, "ids"))
     return std::nullopt;
+  if (!result.type && !result.otherType) {
+    result.type = b.type;
+    result.otherType = b.otherType;
+  }
   return result;
 }
 
 bool operator<(const DeviceName &a, const DeviceName &b) {
-  return std::make_tuple(typeRank(a.type), a.job, a.replica, a.task, a.id) <
-         std::make_tuple(typeRank(b.type), b.job, b.replica, b.task, b.id);
+  return std::make_tuple(typeRank(a.type), a.otherType, a.job, a.replica,
+                         a.task, a.id) <
+         std::make_tuple(typeRank(b.type), b.otherType, b.job, b.replica,
+                         b.task, b.id);
 }
 
 bool operator==(const DeviceName &a, const DeviceName &b) {
   return a.job == b.job && a.replica == b.replica && a.task == b.task &&
-         a.type == b.type && a.id == b.id;
+         a.type == b.type && a.otherType == b.otherType && a.id == b.id;
 }
 
 //===----------------------------------------------------------------------===//
@@ -388,6 +420,9 @@ std::optional<DeviceSet> DeviceSet::parse(std::string_view spec,
       std::optional<DeviceName> name = DeviceName::parse(entry, &nameError);
       if (!name)
         return fail(nameError);
+      if (name->otherType)
+        return fail("unknown device type '" + *name->otherType +
+                    "' (known types: CPU, GPU)");
       if (!name->isFullySpecified())
         return fail("'" + std::string(entry) +
                     "' is not a full device name "

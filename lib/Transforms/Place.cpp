@@ -75,7 +75,10 @@ LogicalResult FunctionPlacer::run() {
   });
   if (foreign.wasInterrupted())
     return failure();
-  if (failed(collect()) || failed(applyPolicy()) || failed(buildGroups()))
+  if (failed(collect()))
+    return failure();
+  buildClasses();
+  if (failed(applyPolicy()) || failed(buildGroups()))
     return failure();
   return autoProfile_ ? placeAuto() : place();
 }
@@ -96,6 +99,8 @@ void FunctionPlacer::printLog(llvm::raw_ostream &os) const {
     const Group &group = groups_[classes_[info.index]];
     os << name(info.index) << ": (" << info.op.getTensorFlowType()
        << "): " << devices_[group.device].str();
+    if (info.yieldReason >= 0)
+      os << " (" << softReasons_[info.yieldReason] << ")";
     if (group.softReason >= 0)
       os << " (" << softReasons_[group.softReason] << ")";
     os << "\n";
@@ -214,17 +219,29 @@ LogicalResult FunctionPlacer::collect() {
 LogicalResult FunctionPlacer::applyPolicy() {
   if (!policy_)
     return success();
+  // The policy places a colocation group as a unit, as TensorFlow's
+  // colocate_with ignores device functions inside it: a slot variable
+  // follows its primary variable (they share the optimizer's apply op),
+  // a backward op its forward op. Each group is asked once, through its
+  // first member without a request that does not use a resource (ops that
+  // use a resource follow it), and not at all when one of its variables
+  // has a request of its own.
+  std::vector<int> asked(groups_.size(), -1);
+  std::vector<char> pinned(groups_.size(), 0);
+  for (const OpInfo &info : ops_) {
+    unsigned group = classes_[info.index];
+    if (info.request >= 0) {
+      pinned[group] |= declaresResource(info);
+      continue;
+    }
+    if (asked[group] < 0 && !usesResource(info))
+      asked[group] = info.index;
+  }
   bool ok = true;
   llvm::StringMap<int> answers;
   for (OpInfo &info : ops_) {
-    if (info.request >= 0)
-      continue;
-    // Ops that use a resource follow it, as TensorFlow's colocate_with
-    // ignores device functions: the policy sees the variable only.
-    if (!info.op->hasTrait<graph::OpTrait::ControlOnly>() &&
-        llvm::any_of(info.op.getDataOperands(), [](Value operand) {
-          return isa<ResourceType>(operand.getType());
-        }))
+    unsigned group = classes_[info.index];
+    if (asked[group] != static_cast<int>(info.index) || pinned[group])
       continue;
     Operation *op = info.op;
     PolicyOp view;
@@ -265,7 +282,7 @@ LogicalResult FunctionPlacer::applyPolicy() {
                       << "' returned an invalid device for operation '"
                       << name(info.index) << "': "
                       << (isNew ? error
-                                : "invalid device specification '" + *answer +
+                                : "Malformed device specification '" + *answer +
                                       "'");
       ok = false;
       continue;
@@ -275,7 +292,22 @@ LogicalResult FunctionPlacer::applyPolicy() {
   return success(ok);
 }
 
-LogicalResult FunctionPlacer::buildGroups() {
+bool FunctionPlacer::usesResource(const OpInfo &info) const {
+  // Control-only ops (gplace.group) only order their operands.
+  return !info.op->hasTrait<graph::OpTrait::ControlOnly>() &&
+         llvm::any_of(info.op.getDataOperands(), [](Value operand) {
+           return isa<ResourceType>(operand.getType());
+         });
+}
+
+bool FunctionPlacer::declaresResource(const OpInfo &info) const {
+  // TensorFlow's IsRefOrResourceGeneratorNode: a resource out, none in.
+  return !usesResource(info) &&
+         llvm::any_of(info.op->getResultTypes(),
+                      [](Type type) { return isa<ResourceType>(type); });
+}
+
+void FunctionPlacer::buildClasses() {
   // Colocation: an op that uses a resource joins the resource's group
   // (identities of resources included). Control-only ops (gplace.group)
   // only order their operands, so they join no group.
@@ -309,7 +341,9 @@ LogicalResult FunctionPlacer::buildGroups() {
   }
   classes_.compress();
   groups_.resize(classes_.getNumClasses());
+}
 
+LogicalResult FunctionPlacer::buildGroups() {
   bool ok = true;
   for (const OpInfo &info : ops_) {
     Group &group = groups_[classes_[info.index]];
@@ -335,47 +369,94 @@ LogicalResult FunctionPlacer::buildGroups() {
         ok = false;
       }
     }
+  }
 
-    if (info.request < 0 || info.request == group.request)
-      continue;
-    if (group.request < 0) {
-      group.request = info.request;
-      group.requestMember = info.index;
-      continue;
-    }
-    const DeviceName &mine = requests_[info.request].name;
-    if (std::optional<DeviceName> merged =
-            DeviceName::intersect(requests_[group.request].name, mine)) {
-      std::string text = merged->str();
-      group.request = addRequest(std::move(*merged), std::move(text));
-      continue;
-    }
-    // Conflicting requests in one group are an error naming both (SPEC §3;
-    // TensorFlow instead lets the consumer's request yield across a
-    // resource edge: docs/placement.md). Name the earlier member whose own
-    // request conflicts with this one.
-    const OpInfo *other = &ops_[group.requestMember];
-    for (unsigned j = group.requestMember; j < info.index; ++j) {
-      const OpInfo &candidate = ops_[j];
-      if (classes_[j] == classes_[info.index] && candidate.request >= 0 &&
-          !DeviceName::intersect(requests_[candidate.request].name, mine)) {
-        other = &candidate;
-        break;
+  // The members' requests, merged per group as TensorFlow's colocation
+  // graph does: first the resources' own requests (their "resource
+  // devices"), then the requests of the ops that use a resource, then the
+  // others'. Conflicting resource devices are an error, soft placement or
+  // not; an op that uses a resource yields a conflicting request to its
+  // resource's group (EnsureCompatibilityAcrossResourceEdge; noted in the
+  // placement log); any other conflict is an error naming both ops.
+  enum Kind { Resource, ResourceUser, Other };
+  auto kindOf = [&](const OpInfo &info) {
+    return declaresResource(info) ? Resource
+           : usesResource(info)   ? ResourceUser
+                                  : Other;
+  };
+  std::vector<char> merged(ops_.size(), 0);
+  for (Kind kind : {Resource, ResourceUser, Other}) {
+    for (const OpInfo &info : ops_) {
+      Group &group = groups_[classes_[info.index]];
+      if (info.request < 0 || group.failed || kindOf(info) != kind)
+        continue;
+      if (group.request < 0 || info.request == group.request) {
+        if (group.request < 0) {
+          group.request = info.request;
+          group.requestMember = info.index;
+        }
+        merged[info.index] = 1;
+        continue;
       }
+      const DeviceName &mine = requests_[info.request].name;
+      if (std::optional<DeviceName> both =
+              DeviceName::intersect(requests_[group.request].name, mine)) {
+        std::string text = both->str();
+        group.request = addRequest(std::move(*both), std::move(text));
+        merged[info.index] = 1;
+        continue;
+      }
+      if (kind == ResourceUser) {
+        // The edge's source: the op that gives it its (first) resource.
+        unsigned source = group.requestMember;
+        for (Value operand : info.op.getDataOperands())
+          if (isa<ResourceType>(operand.getType())) {
+            auto producer = index_.find(operand.getDefiningOp());
+            if (producer != index_.end())
+              source = producer->second;
+            break;
+          }
+        softReasons_.push_back(
+            "ignoring device specification '" + requests_[info.request].text +
+            "' because the input edge from '" + name(source) +
+            "' is a resource edge and already has a device field set to '" +
+            requests_[group.request].name.str() + "'");
+        ops_[info.index].yieldReason = softReasons_.size() - 1;
+        continue;
+      }
+      // Name the member merged earlier whose own request conflicts.
+      const OpInfo *other = &ops_[group.requestMember];
+      for (const OpInfo &candidate : ops_)
+        if (merged[candidate.index] &&
+            classes_[candidate.index] == classes_[info.index] &&
+            !DeviceName::intersect(requests_[candidate.request].name, mine)) {
+          other = &candidate;
+          break;
+        }
+      std::string error;
+      DeviceName::intersect(requests_[other->request].name, mine, &error);
+      InFlightDiagnostic diag = info.op->emitError();
+      if (kind == Resource)
+        diag << "Cannot place the graph because a reference or resource edge "
+                "connects colocation groups with incompatible resource "
+                "devices: "
+             << requests_[info.request].name.str() << " vs "
+             << requests_[other->request].name.str() << " ('"
+             << name(info.index) << "' and '" << name(other->index)
+             << "' are in one colocation group)";
+      else
+        diag << "Cannot colocate nodes '" << name(info.index) << "' and '"
+             << name(other->index) << "': " << error;
+      diag.attachNote(other->op->getLoc())
+          << "'" << name(other->index)
+          << (requests_[other->request].fromPolicy
+                  ? "' is given '" + requests_[other->request].text +
+                        "' by placement policy '" + policyName_ + "' here"
+                  : "' requests '" + requests_[other->request].text +
+                        "' here");
+      group.failed = true;
+      ok = false;
     }
-    std::string error;
-    DeviceName::intersect(requests_[other->request].name, mine, &error);
-    InFlightDiagnostic diag = info.op->emitError();
-    diag << "Cannot colocate nodes '" << name(info.index) << "' and '"
-         << name(other->index) << "': " << error;
-    diag.attachNote(other->op->getLoc())
-        << "'" << name(other->index)
-        << (requests_[other->request].fromPolicy
-                ? "' is given '" + requests_[other->request].text +
-                      "' by placement policy '" + policyName_ + "' here"
-                : "' requests '" + requests_[other->request].text + "' here");
-    group.failed = true;
-    ok = false;
   }
   return success(ok);
 }
@@ -418,6 +499,7 @@ std::string FunctionPlacer::describeKernels(const Group &group,
 /// kept, any device type and id.
 static DeviceName softRequest(DeviceName request) {
   request.type.reset();
+  request.otherType.reset();
   request.id.reset();
   return request;
 }
@@ -464,6 +546,33 @@ FunctionPlacer::applyRules(const Group &group) const {
     outcome.errorOp = at.index;
     return outcome;
   };
+  // `at` cannot go where the rest of its group must (TensorFlow's words),
+  // with a note at the member that asked for it.
+  auto failColocated = [&](const OpInfo &at, const std::string &device,
+                           const std::string &details) {
+    diag << "Cannot assign a device for operation '" << name(at.index)
+         << "': Could not satisfy explicit device specification '"
+         << (at.request >= 0 ? requests_[at.request].text : "")
+         << "' because the node '" << name(at.index)
+         << "' was colocated with a group of nodes that required "
+            "incompatible device '"
+         << device << "'. All available devices [" << deviceSet_.str()
+         << "].";
+    if (!details.empty())
+      diag << " (" << details << ")";
+    unsigned by = group.assigned >= 0 ? group.assignedMember
+                                      : group.requestMember;
+    if (by != at.index) {
+      outcome.noteOp = by;
+      outcome.note = "'" + name(by) + "' " +
+                     (group.assigned >= 0
+                          ? "is assigned to '" + device + "'"
+                          : "requests '" +
+                                requests_[ops_[by].request].text + "'") +
+                     " here";
+    }
+    return fail(at);
+  };
 
   // A member without a kernel on any device type of the set, in
   // TensorFlow's words; nothing, soft placement included, can place it.
@@ -498,6 +607,9 @@ FunctionPlacer::applyRules(const Group &group) const {
     }
     for (const OpInfo &info : members())
       if (!(info.kernels & type)) {
+        if (info.assigned < 0)
+          return failColocated(info, devices_[group.assigned].str(),
+                               describeKernels(group, type));
         diag << "Assigned device '" << devices_[group.assigned].str()
              << "' does not have registered OpKernel support for "
              << info.op.getTensorFlowType() << " ("
@@ -557,21 +669,59 @@ FunctionPlacer::applyRules(const Group &group) const {
     }
   }
 
-  const OpInfo &info = ops_[group.requestMember];
-  diag << "Cannot assign a device for operation '" << name(info.index)
-       << "': Could not satisfy explicit device specification '" << request.text
-       << "' because " << reason;
-  if (matched == 0)
-    diag << "; available devices: " << deviceSet_.str();
-  else
-    diag << " (" << describeKernels(group, matched & ~group.kernels) << ")";
-  return fail(info);
+  // The error, in TensorFlow's words (ColocationGraph::GetDevicesForNode):
+  // at the member whose own request is the group's, unless another
+  // member's kernels or request made the group's; then at that member,
+  // "colocated with a group of nodes that required incompatible device".
+  const OpInfo *own = nullptr;
+  for (const OpInfo &member : members())
+    if (member.request >= 0 && member.yieldReason < 0 &&
+        requests_[member.request].name == request.name) {
+      own = &member;
+      break;
+    }
+  if (matched == 0) {
+    if (!own)
+      return failColocated(ops_[group.requestMember], request.name.str(),
+                           "");
+    diag << "Cannot assign a device for operation '" << name(own->index)
+         << "': Could not satisfy explicit device specification '"
+         << request.text << "' because " << reason << "; node '"
+         << name(own->index) << "' was explicitly assigned to "
+         << request.text << " but available devices are [ "
+         << deviceSet_.str()
+         << " ]. Make sure the device specification refers to a valid "
+            "device.";
+    if (request.name.type == DeviceType::GPU &&
+        !(present & maskOf(DeviceType::GPU)))
+      diag << " The requested device appears to be a GPU, but CUDA is not "
+              "enabled.";
+    return fail(*own);
+  }
+  // A member without a kernel on a matching device's type.
+  const OpInfo *lacking = nullptr;
+  for (const OpInfo &member : members())
+    if ((member.kernels & matched) != matched) {
+      lacking = &member;
+      break;
+    }
+  std::string kernels = describeKernels(group, matched & ~group.kernels);
+  if (!own || (lacking && lacking != own))
+    return failColocated(lacking ? *lacking : ops_[group.requestMember],
+                         request.name.str(), kernels);
+  diag << "Cannot assign a device for operation '" << name(own->index)
+       << "': Could not satisfy explicit device specification '"
+       << request.text << "' because " << reason << " (" << kernels << ")";
+  return fail(*own);
 }
 
 LogicalResult FunctionPlacer::placeGroup(Group &group) {
   RuleOutcome outcome = applyRules(group);
   if (outcome.device < 0) {
-    ops_[outcome.errorOp].op->emitError() << outcome.error;
+    InFlightDiagnostic diag = ops_[outcome.errorOp].op->emitError()
+                              << outcome.error;
+    if (outcome.noteOp >= 0)
+      diag.attachNote(ops_[outcome.noteOp].op->getLoc()) << outcome.note;
     group.failed = true;
     return failure();
   }

@@ -70,6 +70,9 @@ private:
     TypeMask kernels = 0;     ///< Device types with a kernel for the op.
     unsigned elementType = 0; ///< Into elementTypes_.
     int assigned = -1;        ///< Into devices_: its valid assigned_device.
+    /// Into softReasons_: why its request yielded to its resource's group
+    /// (the placement log says it); -1 if it did not.
+    int yieldReason = -1;
   };
   struct Group {
     int request = -1;           ///< Into requests_; -1 for none.
@@ -85,8 +88,17 @@ private:
   };
 
   mlir::LogicalResult collect();
+  /// The colocation classes (union-find over resource edges and
+  /// `colocate_with`), and groups_ sized to them.
+  void buildClasses();
   mlir::LogicalResult applyPolicy();
+  /// Per group: its members' kernels, assigned devices and requests.
   mlir::LogicalResult buildGroups();
+  /// The op uses a resource (a data operand of resource type).
+  bool usesResource(const OpInfo &info) const;
+  /// The op declares a resource (TensorFlow's resource generator: a
+  /// resource result and no resource operand), e.g. gplace.variable.
+  bool declaresResource(const OpInfo &info) const;
   mlir::LogicalResult place();
   /// policy=auto: the ops without a full request placed by the m-ETF
   /// analysis (placeAutomatically), its assignment verified and applied.
@@ -101,6 +113,8 @@ private:
     std::string softReason; ///< Why soft placement chose it; "" if not.
     unsigned errorOp = 0;
     std::string error;
+    int noteOp = -1;  ///< A note at this op (the one that asked), if >= 0.
+    std::string note;
   };
   RuleOutcome applyRules(const Group &group) const;
   /// Places `group` by applyRules, reporting its error.

@@ -27,6 +27,11 @@ struct VerifyDevicesPass
       if (!name) {
         op->emitError() << what << ": " << error;
         ok = false;
+      } else if (mustBeFull && name->otherType) {
+        op->emitError() << what << ": '" << spec << "' has device type '"
+                        << *name->otherType
+                        << "'; gplace has devices of types CPU and GPU only";
+        ok = false;
       } else if (mustBeFull && !name->isFullySpecified()) {
         op->emitError() << what << ": '" << spec
                         << "' is not a full device name "

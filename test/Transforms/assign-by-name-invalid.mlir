@@ -6,7 +6,7 @@
 // RUN: not gplace-opt %s --gplace-assign-by-name="rules==/gpu:0" 2>&1 | FileCheck %s --check-prefix=EMPTY
 // EMPTY: <unknown>:0: error: gplace-assign-by-name: rule '=/gpu:0' is not REGEX=DEVICE
 // RUN: not gplace-opt %s --gplace-assign-by-name="rules=enc.*=/gpu:x" 2>&1 | FileCheck %s --check-prefix=DEVICE
-// DEVICE: <unknown>:0: error: gplace-assign-by-name: rule 'enc.*=/gpu:x': invalid device specification '/gpu:x': device id 'x' is not a non-negative integer
+// DEVICE: <unknown>:0: error: gplace-assign-by-name: rule 'enc.*=/gpu:x': Malformed device specification '/gpu:x': device id 'x' is not a non-negative integer
 // RUN: not gplace-opt %s --gplace-assign-by-name="rules=enc(=/gpu:0" 2>&1 | FileCheck %s --check-prefix=REGEX
 // REGEX: <unknown>:0: error: gplace-assign-by-name: rule 'enc(=/gpu:0': invalid regular expression 'enc(': parentheses not balanced
 // RUN: not gplace-opt %s --gplace-assign-by-name="rules=a*=/gpu:0,b[=/gpu:1" 2>&1 | FileCheck %s --check-prefix=BRACKET

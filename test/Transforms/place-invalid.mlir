@@ -1,12 +1,13 @@
 // Tests placement errors, in TensorFlow's words, at the op's location
 // (placer_test: TestNonexistentGpuNoAllowSoftPlacement,
 // TestUnsupportedDeviceNoAllowSoftPlacement, TestNonExistentDevice,
-// TestMalformedDeviceSpecification, TestResourceHandlesOnDifferentDevicesFails).
+// TestMalformedDeviceSpecification, TestResourceHandlesOnDifferentDevicesFails,
+// TestHeterogeneousDeviceSetFailure, AssignedDeviceOfColocatedNodeIsRespected).
 // RUN: gplace-opt %s -split-input-file -verify-diagnostics --gplace-place="devices=cpu:1,gpu:1"
 
 // Tests a request naming no registered device, without soft placement.
 func.func @nonexistentGpu() {
-  // expected-error @+1 {{Cannot assign a device for operation 'b': Could not satisfy explicit device specification '/device:GPU:2' because no devices matching that specification are registered in this process; available devices: /job:localhost/replica:0/task:0/device:GPU:0, /job:localhost/replica:0/task:0/device:CPU:0}}
+  // expected-error @+1 {{Cannot assign a device for operation 'b': Could not satisfy explicit device specification '/device:GPU:2' because no devices matching that specification are registered in this process; node 'b' was explicitly assigned to /device:GPU:2 but available devices are [ /job:localhost/replica:0/task:0/device:GPU:0, /job:localhost/replica:0/task:0/device:CPU:0 ]. Make sure the device specification refers to a valid device.}}
   %b = gplace.constant dense<1.0> : tensor<f32> {device = "/device:GPU:2", name = "b"}
   return
 }
@@ -14,8 +15,18 @@ func.func @nonexistentGpu() {
 // -----
 
 func.func @nonexistentJob() {
-  // expected-error @+1 {{Cannot assign a device for operation 'Const': Could not satisfy explicit device specification '/job:foo/replica:17' because no devices matching that specification are registered in this process; available devices:}}
+  // expected-error @+1 {{Cannot assign a device for operation 'Const': Could not satisfy explicit device specification '/job:foo/replica:17' because no devices matching that specification are registered in this process; node 'Const' was explicitly assigned to /job:foo/replica:17 but available devices are [ }}
   %0 = gplace.constant dense<1.0> : tensor<f32> {device = "/job:foo/replica:17"}
+  return
+}
+
+// -----
+
+// Tests a device type gplace has no devices of: valid syntax (TensorFlow's
+// DeviceNameUtils), refused at placement.
+func.func @customDeviceType() {
+  // expected-error @+1 {{Cannot assign a device for operation 'Const': Could not satisfy explicit device specification '/device:myspecialdevice:13' because no devices matching that specification are registered in this process; node 'Const' was explicitly assigned to /device:myspecialdevice:13 but available devices are [ /job:localhost/replica:0/task:0/device:GPU:0, /job:localhost/replica:0/task:0/device:CPU:0 ]. Make sure the device specification refers to a valid device.}}
+  %0 = gplace.constant dense<1.0> : tensor<f32> {device = "/device:myspecialdevice:13"}
   return
 }
 
@@ -51,14 +62,14 @@ func.func @everyErrorReported() {
 // -----
 
 func.func @malformedDevice() {
-  // expected-error @+1 {{invalid device specification '/foo:bar': unknown field 'foo'}}
+  // expected-error @+1 {{Malformed device specification '/foo:bar': unknown field 'foo'}}
   %0 = gplace.constant dense<1.0> : tensor<f32> {device = "/foo:bar"}
   return
 }
 
 // -----
 
-// expected-error @+1 {{gplace.default_device: invalid device specification '/gpu:x': device id 'x' is not a non-negative integer}}
+// expected-error @+1 {{gplace.default_device: Malformed device specification '/gpu:x': device id 'x' is not a non-negative integer}}
 func.func @malformedScope() attributes {gplace.default_device = "/gpu:x"} {
   return
 }
@@ -74,27 +85,26 @@ func.func @scopeConflict() attributes {gplace.default_device = "/job:localhost"}
 
 // -----
 
-// Tests that conflicting requests in one colocation group name both ops and
-// both requests.
-func.func @colocationConflict() {
+// Tests that conflicting requests of ops colocated by gplace.colocate_with
+// (no resource edge between them) name both ops and both requests.
+func.func @colocationConflict(%x: tensor<f32>) {
   // expected-note @+1 {{'a' requests '/gpu:0' here}}
-  %a = gplace.variable dense<3.0> : tensor<f32> {device = "/gpu:0", name = "a"}
-  // expected-error @+1 {{Cannot colocate nodes 'a/read' and 'a': Cannot merge devices with incompatible types: '/device:GPU:0' and '/device:CPU:0'}}
-  %r = gplace.read %a {device = "/cpu:0", name = "a/read"} : !gplace.resource<tensor<f32>>
+  %a = gplace.neg %x {device = "/gpu:0", name = "a"} : tensor<f32>
+  // expected-error @+1 {{Cannot colocate nodes 'b' and 'a': Cannot merge devices with incompatible types: '/device:GPU:0' and '/device:CPU:0'}}
+  %b = gplace.neg %a {device = "/cpu:0", name = "b", gplace.colocate_with = "a"} : tensor<f32>
   return
 }
 
 // -----
 
-// Tests that the conflict names the member whose request conflicts, not
-// just the first member with a request.
-func.func @colocationConflictThroughIdentity(%x: tensor<f32>) {
-  %a = gplace.variable dense<3.0> : tensor<f32> {device = "/job:localhost", name = "a"}
-  %i = gplace.identity %a : !gplace.resource<tensor<f32>>
-  // expected-note @+1 {{'assign' requests '/gpu:0' here}}
-  %t = gplace.assign %i, %x {device = "/gpu:0", name = "assign"} : !gplace.resource<tensor<f32>>
-  // expected-error @+1 {{Cannot colocate nodes 'read' and 'assign': Cannot merge devices with incompatible ids: '/device:GPU:0' and '/device:GPU:1'}}
-  %r = gplace.read %i {device = "/gpu:1", name = "read"} : !gplace.resource<tensor<f32>>
+// Tests that when a member's kernels rule out the device another member
+// requests, the error is at that member, in TensorFlow's words for a
+// colocation group, with a note at the request.
+func.func @colocatedWithIncompatibleGroup() {
+  // expected-error @+1 {{Cannot assign a device for operation 'v': Could not satisfy explicit device specification '' because the node 'v' was colocated with a group of nodes that required incompatible device '/device:GPU:0'. All available devices [/job:localhost/replica:0/task:0/device:GPU:0, /job:localhost/replica:0/task:0/device:CPU:0]. (VarHandleOp 'v' with element type i32 has kernels for CPU only; ReadVariableOp 'r' with element type i32 has kernels for CPU only)}}
+  %v = gplace.variable dense<3> : tensor<i32> {name = "v"}
+  // expected-note @+1 {{'r' requests '/gpu:0' here}}
+  %r = gplace.read %v {device = "/gpu:0", name = "r"} : !gplace.resource<tensor<i32>>
   return
 }
 
@@ -143,5 +153,17 @@ func.func @assignedDevicesOfOneResource() {
   %v = gplace.variable dense<1.0> : tensor<f32> {assigned_device = "/job:localhost/replica:0/task:0/device:GPU:0"}
   // expected-error @+1 {{Cannot place the graph because a reference or resource edge connects colocation groups with incompatible assigned devices: '/job:localhost/replica:0/task:0/device:CPU:0' vs '/job:localhost/replica:0/task:0/device:GPU:0'}}
   %r = gplace.read %v {assigned_device = "/job:localhost/replica:0/task:0/device:CPU:0"} : !gplace.resource<tensor<f32>>
+  return
+}
+
+// -----
+
+// Tests a member without a kernel on the device its group is assigned to
+// (placer_test: AssignedDeviceOfColocatedNodeIsRespected).
+func.func @colocatedWithAssignedDevice(%x: tensor<2xf32>) {
+  // expected-note @+1 {{'a' is assigned to '/job:localhost/replica:0/task:0/device:GPU:0' here}}
+  %a = gplace.neg %x {assigned_device = "/job:localhost/replica:0/task:0/device:GPU:0", name = "a"} : tensor<2xf32>
+  // expected-error @+1 {{Cannot assign a device for operation 'b': Could not satisfy explicit device specification '' because the node 'b' was colocated with a group of nodes that required incompatible device '/job:localhost/replica:0/task:0/device:GPU:0'. All available devices [/job:localhost/replica:0/task:0/device:GPU:0, /job:localhost/replica:0/task:0/device:CPU:0]. (Cast 'b' with element type i32 has kernels for CPU only)}}
+  %b = gplace.cast %a {gplace.colocate_with = "a", name = "b"} : tensor<2xf32> to tensor<2xi32>
   return
 }

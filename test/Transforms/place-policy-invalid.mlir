@@ -1,7 +1,7 @@
 // Tests policy errors: a policy answer that is not a device name, one that
 // names no device, and plugins that cannot be loaded.
 // RUN: not gplace-opt %s --gplace-load-policy=%plugins/libGPlaceTestPolicies.so --gplace-place="devices=cpu:1,gpu:1 policy=test-invalid-device" 2>&1 | FileCheck %s --check-prefix=INVALID
-// INVALID: place-policy-invalid.mlir:[[@LINE+14]]:8: error: placement policy 'test-invalid-device' returned an invalid device for operation 'Const': invalid device specification '/gpu:x': device id 'x' is not a non-negative integer
+// INVALID: place-policy-invalid.mlir:[[@LINE+14]]:8: error: placement policy 'test-invalid-device' returned an invalid device for operation 'Const': Malformed device specification '/gpu:x': device id 'x' is not a non-negative integer
 // RUN: gplace-opt %s --gplace-load-policy=%plugins/libGPlaceTestPolicies.so --gplace-place="devices=cpu:1,gpu:1 policy=test-last-device" | FileCheck %s --check-prefix=LAST
 // LAST: gplace.constant {{.*}}assigned_device = "/job:localhost/replica:0/task:0/device:CPU:0"
 // RUN: not gplace-opt %s --gplace-load-policy=%plugins/libGPlaceTestPolicies.so --gplace-place="devices=cpu:1,gpu:1 policy=test-by-shape" 2>&1 | FileCheck %s --check-prefix=MISSING

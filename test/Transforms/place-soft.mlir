@@ -15,6 +15,15 @@ func.func @nonexistentGpu() {
   return
 }
 
+// Tests a device type gplace has no devices of (valid syntax): it yields
+// like any unavailable device (placer_test's custom device types).
+// CHECK-LABEL: func.func @customDeviceType
+func.func @customDeviceType() {
+  // CHECK: assigned_device = "/job:localhost/replica:0/task:0/device:GPU:0", device = "/device:myspecialdevice:13"
+  %0 = gplace.constant dense<1.0> : tensor<f32> {device = "/device:myspecialdevice:13"}
+  return
+}
+
 // CHECK-LABEL: func.func @unsupportedDeviceType
 func.func @unsupportedDeviceType(%x: tensor<2xf32>) {
   // CHECK: gplace.cast {{.*}}{assigned_device = "/job:localhost/replica:0/task:0/device:CPU:0", device = "/gpu:0"}

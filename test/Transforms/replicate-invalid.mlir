@@ -11,7 +11,7 @@
 // RUN: not gplace-opt %s --split-input-file --gplace-replicate="replicas=3 devices=/gpu:0,/gpu:1" 2>&1 | FileCheck %s --check-prefix=COUNT
 // COUNT: error: --gplace-replicate: replicas=3 but 2 devices
 // RUN: not gplace-opt %s --split-input-file --gplace-replicate="devices=/gpu:0,/gpu:x" 2>&1 | FileCheck %s --check-prefix=DEVICE
-// DEVICE: error: --gplace-replicate devices: invalid device specification '/gpu:x': device id 'x' is not a non-negative integer
+// DEVICE: error: --gplace-replicate devices: Malformed device specification '/gpu:x': device id 'x' is not a non-negative integer
 // RUN: not gplace-opt %s --split-input-file --gplace-replicate="devices=/gpu:*" 2>&1 | FileCheck %s --check-prefix=WILD
 // WILD: error: --gplace-replicate devices: '/gpu:*' names no one device, and the module does not say which devices there are (run --gplace-assign-devices first)
 // RUN: not gplace-opt %s --split-input-file --gplace-replicate="replicas=2 functions=nosuch" 2>&1 | FileCheck %s --check-prefix=FUNCTION

@@ -87,7 +87,37 @@ INSTANTIATE_TEST_SUITE_P(
         // Leading zeros are numbers as TensorFlow reads them.
         Spelling{"/gpu:01", "/device:GPU:1"},
         // A field repeated with the same value.
-        Spelling{"/gpu:0/device:GPU:0", "/device:GPU:0"}));
+        Spelling{"/gpu:0/device:GPU:0", "/device:GPU:0"},
+        // Device types gplace has no devices of: TensorFlow's syntax, kept
+        // as written.
+        Spelling{"/device:TPU:0", "/device:TPU:0"},
+        Spelling{"/device:myspecialdevice:13", "/device:myspecialdevice:13"},
+        Spelling{"/job:a/device:XLA_CPU", "/job:a/device:XLA_CPU:*"}));
+
+TEST(DeviceName, OtherDeviceTypesMatchNoDevice) {
+  DeviceName special = mustParse("/device:myspecialdevice:13");
+  EXPECT_EQ(special.otherType, "myspecialdevice");
+  EXPECT_FALSE(special.type.has_value());
+  EXPECT_FALSE(special.isEmpty());
+  EXPECT_FALSE(mustParse("/job:localhost/replica:0/task:0/device:TPU:0")
+                   .isFullySpecified());
+  for (const DeviceName &device : DeviceSet::localhost(1, 16).devices())
+    EXPECT_FALSE(special.matches(device)) << device.str();
+  // It conflicts with any other type and merges as a type does.
+  std::string error;
+  EXPECT_FALSE(DeviceName::intersect(special, mustParse("/gpu:13"), &error));
+  EXPECT_EQ(error, "Cannot merge devices with incompatible types: "
+                   "'/device:myspecialdevice:13' and '/device:GPU:13'");
+  EXPECT_FALSE(DeviceName::intersect(special, mustParse("/device:TPU:13")));
+  std::optional<DeviceName> both =
+      DeviceName::intersect(mustParse("/job:a"), special);
+  ASSERT_TRUE(both);
+  EXPECT_EQ(both->str(), "/job:a/device:myspecialdevice:13");
+  std::optional<DeviceName> merged =
+      DeviceName::merge(mustParse("/gpu:1"), mustParse("/device:TPU"));
+  ASSERT_TRUE(merged);
+  EXPECT_EQ(merged->str(), "/device:TPU:*");
+}
 
 // Every error, with the part each names.
 struct Rejected {
@@ -99,7 +129,7 @@ class RejectedSpelling : public ::testing::TestWithParam<Rejected> {};
 
 TEST_P(RejectedSpelling, NamesTheStringAndTheOffendingPart) {
   std::string error = parseError(GetParam().spec);
-  EXPECT_EQ(error, "invalid device specification '" +
+  EXPECT_EQ(error, "Malformed device specification '" +
                        std::string(GetParam().spec) +
                        "': " + GetParam().message);
 }
@@ -109,8 +139,13 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(
         Rejected{"/gpu:x", "device id 'x' is not a non-negative integer"},
         Rejected{"/job:/task:1", "job name is empty"},
-        Rejected{"/device:TPU:0",
-                 "unknown device type 'TPU' (known types: CPU, GPU)"},
+        Rejected{"/device:1pu:0", "device type '1pu' must start with a "
+                                  "letter and contain only letters, digits "
+                                  "and '_'"},
+        Rejected{"/device:my-device:0", "device type 'my-device' must start "
+                                        "with a letter and contain only "
+                                        "letters, digits and '_'"},
+        Rejected{"/device:TPU:0/gpu:0", "two device types: 'TPU' and 'GPU'"},
         Rejected{"/job:123", "job name '123' must start with a letter and "
                              "contain only letters, digits and '_'"},
         Rejected{"/job:a-b", "job name 'a-b' must start with a letter and "
@@ -338,6 +373,8 @@ INSTANTIATE_TEST_SUITE_P(
         RejectedSet{"cpu:1,,gpu:1", "empty entry"},
         RejectedSet{"tpu:1", "unknown device type 'tpu' (known types: CPU, "
                              "GPU)"},
+        RejectedSet{"/job:localhost/replica:0/task:0/device:TPU:0",
+                    "unknown device type 'TPU' (known types: CPU, GPU)"},
         RejectedSet{"gpu", "entry 'gpu' must be TYPE:COUNT (as 'gpu:4') or a "
                            "full device name"},
         RejectedSet{"gpu:x", "device count 'x' must be an integer from 0 to "
@@ -349,7 +386,7 @@ INSTANTIATE_TEST_SUITE_P(
         RejectedSet{"/gpu:0", "'/gpu:0' is not a full device name "
                               "(/job:NAME/replica:N/task:N/device:TYPE:N)"},
         RejectedSet{"/job:x/replica:0/task:0/device:GPU:y",
-                    "invalid device specification "
+                    "Malformed device specification "
                     "'/job:x/replica:0/task:0/device:GPU:y': device id 'y' "
                     "is not a non-negative integer"},
         RejectedSet{"gpu:2,/job:localhost/replica:0/task:0/device:GPU:1",

@@ -40,6 +40,10 @@ struct DeviceName {
   std::optional<int64_t> replica;
   std::optional<int64_t> task;
   std::optional<DeviceType> type;
+  /// A device type gplace has no devices of (`TPU`, `myspecialdevice`): valid
+  /// TensorFlow syntax, kept as written, matching no device. At most one of
+  /// `type` and `otherType` is set.
+  std::optional<std::string> otherType;
   std::optional<int64_t> id;
 
   /// Parses every spelling of SPEC §1.1: segments `/job:NAME`,
@@ -47,8 +51,9 @@ struct DeviceName {
   /// `/cpu:N` and `/gpu:N` in any order; the local form `GPU:1`; `*` for any
   /// value; the empty string (no request). On failure returns std::nullopt
   /// and, when `error` is given, stores a message naming the string and the
-  /// offending part, e.g. "invalid device specification '/gpu:x': device id
-  /// 'x' is not a non-negative integer".
+  /// offending part, e.g. "Malformed device specification '/gpu:x': device
+  /// id 'x' is not a non-negative integer". A device type other than CPU
+  /// and GPU (TensorFlow's `[a-zA-Z][_a-zA-Z0-9]*`) parses into `otherType`.
   static std::optional<DeviceName> parse(std::string_view spec,
                                          std::string *error = nullptr);
 
@@ -60,7 +65,8 @@ struct DeviceName {
   /// prints `*`, as in `/device:GPU:*`). The empty request prints "".
   std::string str() const;
 
-  /// True when all five fields are set (an assigned device).
+  /// True when all five fields are set, with a type gplace has (an assigned
+  /// device).
   bool isFullySpecified() const;
 
   /// True when no field is set (no request).

@@ -297,7 +297,7 @@ def VerifyDevicesPass : Pass<"gplace-verify-devices", "::mlir::ModuleOp"> {
 
     ```mlir
     %a = gplace.constant dense<1.0> : tensor<f32> {device = "/gpu:x"}
-    // error: invalid device specification '/gpu:x': device id 'x' is not a
+    // error: Malformed device specification '/gpu:x': device id 'x' is not a
     //        non-negative integer
     ```
   }];

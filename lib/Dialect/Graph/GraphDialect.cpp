@@ -221,6 +221,10 @@ LogicalResult DeviceAttr::verify(function_ref<InFlightDiagnostic()> emitError,
       gplace::DeviceName::parse(name, &error);
   if (!device)
     return emitError() << error;
+  if (device->otherType)
+    return emitError() << "#gplace.device '" << name << "' has device type '"
+                       << *device->otherType
+                       << "'; gplace has devices of types CPU and GPU only";
   if (!device->isFullySpecified())
     return emitError() << "#gplace.device needs a full device name, but got '"
                        << name << "'";

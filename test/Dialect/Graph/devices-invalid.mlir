@@ -6,8 +6,15 @@ module attributes {gplace.devices = [#gplace.device<"/gpu:0">]} {}
 
 // -----
 
-// expected-error @+1 {{invalid device specification '/device:TPU:0'}}
-module attributes {gplace.devices = [#gplace.device<"/device:TPU:0">]} {}
+// expected-error @+1 {{Malformed device specification '/device:T-PU:0'}}
+module attributes {gplace.devices = [#gplace.device<"/device:T-PU:0">]} {}
+
+// -----
+
+// A device type gplace has no devices of is valid syntax in a request, but
+// no device of a module has it.
+// expected-error @+1 {{#gplace.device '/job:localhost/replica:0/task:0/device:TPU:0' has device type 'TPU'; gplace has devices of types CPU and GPU only}}
+module attributes {gplace.devices = [#gplace.device<"/job:localhost/replica:0/task:0/device:TPU:0">]} {}
 
 // -----
 
