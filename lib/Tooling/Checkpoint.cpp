@@ -21,7 +21,6 @@
 #include <fcntl.h>
 #include <filesystem>
 #include <fstream>
-#include <list>
 #include <map>
 #include <signal.h>
 #include <unistd.h>
