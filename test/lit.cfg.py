@@ -34,6 +34,7 @@ tool_dirs = [os.path.join(config.gplace_obj_root, "bin"),
              config.llvm_tools_dir]
 llvm_config.add_tool_substitutions(["gplace-opt", "gplace-run", "gplace-unittests",
                                     "gplace-fuzz-pipeline", "gplace-fuzz-npy",
+                                    "gplace-fuzz-idx", "gplace-fuzz-checkpoint",
                                     "gplace-translate", "gplace-onnx-gen",
                                     "gplace-onnx-test", "gplace-fuzz-onnx"],
                                    tool_dirs)
