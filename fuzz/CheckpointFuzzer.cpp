@@ -22,6 +22,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <memory>
+#include <optional>
 #include <string>
 #include <unistd.h>
 #include <vector>
@@ -87,8 +88,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
               static_cast<std::streamsize>(size));
   }
   rt::Executor &exec = executor();
-  if (!gplace::tooling::restoreCheckpoint(path, exec))
+  // With the global_step entry's reader too (a resumed training's).
+  std::optional<int64_t> globalStep;
+  if (!gplace::tooling::restoreCheckpoint(path, exec, &globalStep))
     return 0;
+  if (globalStep && *globalStep < 0)
+    std::abort();
   for (size_t i = 0; i < exec.numVariables(); ++i) {
     rt::StatusOr<rt::HostTensor> value = exec.readVariable(i);
     if (!value || value->type != exec.variableType(i) ||
