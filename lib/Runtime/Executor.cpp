@@ -1,6 +1,7 @@
 //===- Executor.cpp - runs a plan on streams ------------------------------===//
 
 #include "gplace/Runtime/Executor.h"
+#include "gplace/Runtime/Threads.h"
 
 #include "gplace/Runtime/Collective.h"
 #include "gplace/Runtime/Transport.h"
@@ -55,6 +56,8 @@ public:
   Device *host = nullptr;
   /// The primitives host kernels keep across launches of one shape.
   KernelCache kernelCache;
+  /// The CPU kernels' OpenMP team size, updated before each run.
+  std::unique_ptr<IntraOpThreads> intraOpThreads;
   std::vector<void *> arenas;
   std::vector<void *> persistents;
   std::vector<void *> inputs; ///< Host staging, one per program input.
@@ -215,6 +218,7 @@ public:
         resolved.call.transport = transport;
         resolved.call.cache = &kernelCache;
         resolved.call.forGpu = resolved.device->type() == DeviceType::GPU;
+        resolved.call.intraOpThreads = &intraOpThreads->current();
         for (int b : step.inputs) {
           const BufferDesc &buffer = plan.buffers[b];
           bool constant = buffer.kind == BufferDesc::Kind::Persistent &&
@@ -235,6 +239,7 @@ public:
         if (step.fusion >= 0) {
           resolved.fused = std::make_unique<FusedCall>();
           resolved.fused->type = plan.buffers[step.outputs[0]].type;
+          resolved.fused->intraOpThreads = &intraOpThreads->current();
           addToFusion(resolved, step);
           ++numFused;
         }
@@ -648,6 +653,8 @@ Executor::create(Plan plan, const DeviceManager &devices,
                  const ExecutorOptions &options) {
   auto impl = std::make_unique<Impl>();
   impl->plan = std::move(plan);
+  impl->intraOpThreads =
+      std::make_unique<IntraOpThreads>(options.intraOpThreads);
   GPLACE_RETURN_IF_ERROR(impl->load(devices, options.transport));
   impl->captureGraphs(options);
   return std::unique_ptr<Executor>(new Executor(std::move(impl)));
@@ -702,6 +709,7 @@ Executor::run(const std::vector<HostTensor> &inputs) {
 StatusOr<std::vector<TensorRef>> Executor::runStaged() {
   Impl &impl = *impl_;
   const Plan &plan = impl.plan;
+  impl.intraOpThreads->update();
   (void)impl.issueAll();
   // Asynchronous devices may still be working: wait for them.
   for (Device *device : impl.devices) {
@@ -762,6 +770,10 @@ StatusOr<HostTensor> Executor::readVariable(size_t index) const {
   GPLACE_RETURN_IF_ERROR(impl_->devices[desc.device]->download(
       value.data.data(), impl_->persistents[p], value.data.size()));
   return value;
+}
+
+int Executor::intraOpThreads() const {
+  return impl_->intraOpThreads->current().load(std::memory_order_relaxed);
 }
 
 TensorRef Executor::hostVariable(size_t index) const {

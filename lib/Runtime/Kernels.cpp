@@ -1660,8 +1660,23 @@ template <typename S> Status runFused(const FusedCall &call) {
 
 } // namespace
 
+/// Sets the calling thread's OpenMP team size (a per-thread setting) to
+/// `threads`' value, where given.
+inline void useIntraOpThreads(const std::atomic<int> *threads) {
+#ifdef GPLACE_HAVE_OPENMP
+  if (threads) {
+    int n = threads->load(std::memory_order_relaxed);
+    if (n > 0 && n != omp_get_max_threads())
+      omp_set_num_threads(n);
+  }
+#else
+  (void)threads;
+#endif
+}
+
 Status runHostKernel(const KernelCall &call) {
   ScopedFlushDenormal flush;
+  useIntraOpThreads(call.intraOpThreads);
   return kHostKernels[static_cast<size_t>(call.kernel)](call);
 }
 
@@ -1736,6 +1751,7 @@ std::string matmulDescription() {
 
 Status runHostFused(const FusedCall &call) {
   ScopedFlushDenormal flush;
+  useIntraOpThreads(call.intraOpThreads);
   for (const FusedCall::Op &op : call.ops)
     if (!isElementwiseKernel(op.kernel))
       return Status::invalidArgument("gplace." + std::string(kernelMnemonic(op.kernel)) +

@@ -107,9 +107,14 @@ std::string gplace::tooling::formatRunTimes(llvm::ArrayRef<double> seconds) {
     size_t half = sorted.size() / 2;
     double median = sorted.size() % 2 ? sorted[half]
                                       : (sorted[half - 1] + sorted[half]) / 2;
+    // The 99th percentile: the smallest time at least 99% of the runs
+    // take at most (nearest rank).
+    size_t rank99 = (sorted.size() * 99 + 99) / 100;
     os << ", then mean " << llvm::format("%.3f", sum / rest.size() * 1e3)
        << " ms, best " << llvm::format("%.3f", best * 1e3) << " ms, median "
-       << llvm::format("%.3f", median * 1e3) << " ms";
+       << llvm::format("%.3f", median * 1e3) << " ms, p99 "
+       << llvm::format("%.3f", sorted[rank99 - 1] * 1e3) << " ms, max "
+       << llvm::format("%.3f", sorted.back() * 1e3) << " ms";
   }
   return text;
 }

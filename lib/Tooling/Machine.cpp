@@ -286,6 +286,12 @@ struct MachineFlags {
           clEnumValN(GraphMode::On, "on", "capture and replay (default)"),
           clEnumValN(GraphMode::Off, "off", "run the steps one by one")),
       cl::init(GraphMode::On), cl::cat(category)};
+  cl::opt<int> intraOpThreads{
+      "intra-op-parallelism-threads",
+      cl::desc("Threads of each CPU kernel (TensorFlow's "
+               "intra_op_parallelism_threads); 0: up to the CPUs this "
+               "process may use, one while the machine is oversubscribed"),
+      cl::value_desc("N"), cl::init(0), cl::cat(category)};
 };
 
 MachineFlags &machineFlags() {
@@ -305,6 +311,10 @@ rt::StatusOr<MachineOptions> gplace::tooling::machineOptionsFromFlags() {
       flags.gpuMemoryFraction == 0)
     return rt::Status::invalidArgument(
         "--gpu-memory-fraction must be in (0, 1]");
+  if (flags.intraOpThreads < 0)
+    return rt::Status::invalidArgument(
+        "--intra-op-parallelism-threads must be 0 (adapt) or more, not " +
+        std::to_string(flags.intraOpThreads));
   MachineOptions options;
   options.emulatedGpus = flags.emulateGpus;
   options.gpuMemoryLimitMiB = flags.gpuMemoryLimit;
@@ -322,6 +332,7 @@ gplace::tooling::executorOptionsFromFlags(rt::Transport *transport) {
   rt::ExecutorOptions options;
   options.graphs = machineFlags().cudaGraphs == GraphMode::On;
   options.transport = transport;
+  options.intraOpThreads = machineFlags().intraOpThreads;
   return options;
 }
 

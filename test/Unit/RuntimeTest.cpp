@@ -5,6 +5,7 @@
 #include "gplace/Runtime/Executor.h"
 #include "gplace/Runtime/Kernels.h"
 #include "gplace/Runtime/Tensor.h"
+#include "gplace/Runtime/Threads.h"
 
 #include <gtest/gtest.h>
 
@@ -17,6 +18,8 @@
 #include <mutex>
 #include <set>
 #include <thread>
+
+#include <sched.h>
 
 using namespace gplace;
 using namespace gplace::runtime;
@@ -1535,4 +1538,47 @@ TEST(Collectives, RefusesGroupsItCannotComplete) {
     EXPECT_EQ(status.message(), "all-reduce 0 (r0) has 2 members in this "
                                 "process, but its group needs 3");
   }
+}
+
+//===----------------------------------------------------------------------===//
+// Intra-op threads (Threads.h).
+//===----------------------------------------------------------------------===//
+
+TEST(Threads, UsableCpusAreTheAffinityMasksAtMost) {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  ASSERT_EQ(sched_getaffinity(0, sizeof set, &set), 0);
+  int cpus = usableCpuCount();
+  EXPECT_GE(cpus, 1);
+  EXPECT_LE(cpus, CPU_COUNT(&set));
+}
+
+TEST(Threads, AFixedCountStaysAndAZeroAdaptsUpToTheCpus) {
+  IntraOpThreads fixed(3);
+  EXPECT_FALSE(fixed.adaptive());
+  fixed.update();
+  EXPECT_EQ(fixed.current().load(), 3);
+  EXPECT_EQ(fixed.maximum(), 3);
+  IntraOpThreads adaptive(0);
+  EXPECT_GE(adaptive.maximum(), 1);
+  EXPECT_LE(adaptive.maximum(), usableCpuCount());
+  EXPECT_EQ(adaptive.adaptive(), adaptive.maximum() > 1);
+  // Updates never leave [1, maximum], whatever the machine's load.
+  for (int i = 0; i < 5; ++i) {
+    adaptive.update();
+    std::this_thread::sleep_for(std::chrono::milliseconds(25));
+    EXPECT_GE(adaptive.current().load(), 1);
+    EXPECT_LE(adaptive.current().load(), adaptive.maximum());
+  }
+}
+
+TEST(Threads, TheExecutorUsesTheCountItIsGiven) {
+  DeviceManager devices({0, 0});
+  Plan plan;
+  ExecutorOptions options;
+  options.intraOpThreads = 1;
+  StatusOr<std::unique_ptr<Executor>> executor =
+      Executor::create(std::move(plan), devices, options);
+  ASSERT_TRUE(executor) << executor.status().message();
+  EXPECT_EQ((*executor)->intraOpThreads(), 1);
 }

@@ -40,6 +40,12 @@ struct ExecutorOptions {
   /// owned: it outlives the executor. Each executor has its own, so that
   /// executors of different clusters can share a process.
   Transport *transport = nullptr;
+  /// The CPU kernels' intra-op threads (OpenMP's team, shared by oneDNN's
+  /// primitives and the host kernels' parallel loops), as TensorFlow's
+  /// intra_op_parallelism_threads (--intra-op-parallelism-threads): N > 0
+  /// uses N; 0 adapts, up to the CPUs the process may use, dropping to one
+  /// while the machine is oversubscribed (IntraOpThreads, Threads.h).
+  int intraOpThreads = 0;
 };
 
 class Executor {
@@ -91,6 +97,10 @@ public:
   /// (checkpoints); valid until the next run or the plan's unload. A null
   /// `data` where it lies in a CUDA GPU's memory: use readVariable.
   TensorRef hostVariable(size_t index) const;
+
+  /// The intra-op thread count the CPU kernels of the next run use (see
+  /// ExecutorOptions::intraOpThreads).
+  int intraOpThreads() const;
   Status writeVariable(size_t index, const HostTensor &value);
 
   /// True if some device replays a captured graph on each run.

@@ -17,6 +17,7 @@
 #include "gplace/Runtime/Tensor.h"
 #include "gplace/Support/Kernel.h"
 
+#include <atomic>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -89,6 +90,10 @@ struct KernelCall {
   /// zeros, unsorted_segment_sum drops an id past the segments), so that
   /// an emulated GPU answers as a CUDA GPU would (docs/dialect.md).
   bool forGpu = false;
+  /// The OpenMP team size the kernel's parallel loops and oneDNN
+  /// primitives use (the executor's IntraOpThreads, read at each call);
+  /// null: the calling thread's setting, unchanged.
+  const std::atomic<int> *intraOpThreads = nullptr;
 };
 
 /// What kernels made for their launches and keep for launches of the same
@@ -146,6 +151,8 @@ struct FusedCall {
   std::vector<Op> ops;
   std::vector<TensorRef> outputs;
   std::string label; ///< "Add+Mul+Relu", for messages.
+  /// As KernelCall::intraOpThreads.
+  const std::atomic<int> *intraOpThreads = nullptr;
 };
 
 /// The OPENBLAS_CORETYPE naming the best kernels of the BLAS the CPU
