@@ -151,3 +151,12 @@ def env_variables(names):
     """`NAME=value` or `NAME unset` for each of `names`, comma-separated."""
     return ", ".join(f"{name}={os.environ[name]}" if name in os.environ
                      else f"{name} unset" for name in names)
+
+
+def emit(text, path):
+    """Prints `text` (a results section) and appends it to the file `path`
+    too, if given."""
+    print(text)
+    if path:
+        with open(path, "a") as f:
+            f.write(text + "\n")

@@ -92,11 +92,7 @@ def main():
         f"{min(dds) / save_best:.2f}x",
         "",
     ]
-    text = "\n".join(lines)
-    print(text)
-    if args.write:
-        with open(args.write, "a") as f:
-            f.write(text + "\n")
+    benchenv.emit("\n".join(lines), args.write)
 
 
 if __name__ == "__main__":

@@ -147,11 +147,7 @@ def main():
     os.remove(model)
     os.remove(inputs)
     os.rmdir(work)
-    text = "\n".join(lines) + "\n"
-    print(text)
-    if args.write:
-        with open(args.write, "a") as f:
-            f.write(text + "\n")
+    benchenv.emit("\n".join(lines) + "\n", args.write)
 
 
 if __name__ == "__main__":
