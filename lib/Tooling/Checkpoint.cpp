@@ -83,7 +83,9 @@ void removeStalePartials(const fs::path &directory, const std::string &name) {
     return;
   std::vector<fs::path> stale;
   for (const fs::directory_entry &entry : it) {
-    llvm::StringRef file = entry.path().filename().native();
+    // filename() is a temporary: keep its string while `file` views it.
+    std::string fileName = entry.path().filename().string();
+    llvm::StringRef file = fileName;
     if (!file.consume_front(prefix))
       continue;
     llvm::StringRef digits = file.take_while(

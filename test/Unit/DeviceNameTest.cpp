@@ -101,7 +101,8 @@ TEST(DeviceName, OtherDeviceTypesMatchNoDevice) {
   EXPECT_FALSE(special.isEmpty());
   EXPECT_FALSE(mustParse("/job:localhost/replica:0/task:0/device:TPU:0")
                    .isFullySpecified());
-  for (const DeviceName &device : DeviceSet::localhost(1, 16).devices())
+  DeviceSet machine = DeviceSet::localhost(1, 16);
+  for (const DeviceName &device : machine.devices())
     EXPECT_FALSE(special.matches(device)) << device.str();
   // It conflicts with any other type and merges as a type does.
   std::string error;
