@@ -609,10 +609,9 @@ rt::Status gplace::tooling::runPlan(rt::Plan plan, RunInputs inputs,
     if (!flags.save.empty() && chief) {
       // The steps run so far: with a data set, whole epochs (the same
       // count whether or not the run was resumed); without, the restored
-      // count and this run's iterations. Runs that write no variable are
-      // not training steps.
-      // A function that writes no variable (an ONNX model's inference)
-      // saves its variables alone, or the restored count.
+      // count and this run's iterations. Runs that write no variable (an
+      // ONNX model's inference) are not training steps: they save the
+      // restored count, if any.
       std::optional<int64_t> globalStep = restoredStep;
       if (inputs.updatesVariables)
         globalStep = dataset ? (summary.epoch + 1) * summary.steps
