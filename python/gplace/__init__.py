@@ -1,0 +1,209 @@
+"""gplace from Python: compile, place and run graphs on NumPy arrays.
+
+    import gplace
+    print(gplace.list_devices(emulate_gpus=2))
+    program = gplace.compile(MLIR_TEXT, emulate_gpus=2)
+    (y,) = program.run(x)
+
+`compile` takes what `gplace-run` takes: MLIR text, a path to an .mlir or
+.onnx file, an ONNX model's bytes or an `onnx.ModelProto`; its keyword
+arguments are gplace-run's flags (docs/python.md maps them). Errors are
+the exceptions of gplace.errors (TensorFlow's names).
+"""
+
+import os
+from dataclasses import dataclass
+from typing import Callable, Optional, Sequence, Union
+
+from . import errors
+from .errors import (InternalError, InvalidArgumentError, OpError,
+                     ResourceExhaustedError, UnavailableError,
+                     UnimplementedError)
+from . import _gplace
+
+__all__ = ["list_devices", "compile", "Program", "GPUOptions", "Device",
+           "OpError", "InvalidArgumentError", "ResourceExhaustedError",
+           "UnavailableError", "UnimplementedError", "InternalError"]
+
+
+@dataclass(frozen=True)
+class Device:
+    """One device of this process, with the fields of TensorFlow's
+    DeviceAttributes (device_lib.list_local_devices()): the full name,
+    "CPU" or "GPU", the memory limit in bytes (0: none) and the physical
+    description."""
+    name: str
+    device_type: str
+    memory_limit: int
+    physical_device_desc: str
+
+
+@dataclass
+class GPUOptions:
+    """TensorFlow's GPUOptions, as far as gplace has them: allow_growth
+    (--gpu-allow-growth) and per_process_gpu_memory_fraction
+    (--gpu-memory-fraction, 0 for none)."""
+    allow_growth: bool = True
+    per_process_gpu_memory_fraction: float = 0.0
+
+
+def list_devices(*, emulate_gpus: int = 0, visible_gpus: str = "",
+                 gpu_memory_limit: int = 0,
+                 gpu_options: Optional[GPUOptions] = None):
+    """The devices a program compiled with the same arguments runs on: the
+    CPU, the CUDA GPUs (CUDA_VISIBLE_DEVICES, or `visible_gpus` in
+    gplace-run's --visible-gpus forms) and `emulate_gpus` emulated GPUs.
+    `gpu_memory_limit` is in MiB. Returns a list of Device."""
+    options = gpu_options or GPUOptions()
+    return [Device(**d) for d in _gplace.list_devices(
+        int(emulate_gpus), str(visible_gpus), int(gpu_memory_limit),
+        float(options.per_process_gpu_memory_fraction))]
+
+
+def _source(source):
+    """(kind, bytes, path) of compile()'s source."""
+    if hasattr(source, "SerializeToString") and hasattr(source, "graph"):
+        return "onnx", source.SerializeToString(), "<onnx.ModelProto>"
+    if isinstance(source, (bytes, bytearray, memoryview)):
+        return "onnx", bytes(source), "<bytes>"
+    if isinstance(source, os.PathLike) or (
+            isinstance(source, str) and "\n" not in source and
+            source.strip().lower().endswith((".mlir", ".onnx"))):
+        path = os.fspath(source)
+        with open(path, "rb") as f:
+            data = f.read()
+        kind = "onnx" if path.lower().endswith(".onnx") else "mlir"
+        return kind, data, path
+    if isinstance(source, str):
+        return "mlir", source.encode(), "<string>"
+    raise TypeError("gplace.compile takes MLIR text, a path, ONNX bytes or "
+                    f"an onnx.ModelProto, not {type(source).__name__}")
+
+
+class Variables:
+    """A program's variables by name, as NumPy arrays: `v["w"]` reads a
+    copy, `v["w"] = array` writes every replica's copy (same dtype and
+    shape). Between runs only."""
+
+    def __init__(self, program):
+        self._program = program
+
+    def keys(self):
+        names = []
+        for name in self._program.variable_names():
+            if name not in names:
+                names.append(name)
+        return names
+
+    def __iter__(self):
+        return iter(self.keys())
+
+    def __len__(self):
+        return len(self.keys())
+
+    def __contains__(self, name):
+        return name in self.keys()
+
+    def __getitem__(self, name):
+        return self._program.read_variable(name)
+
+    def __setitem__(self, name, value):
+        self._program.write_variable(name, value)
+
+    def items(self):
+        return [(name, self[name]) for name in self.keys()]
+
+    def __repr__(self):
+        return f"<gplace.Variables {self.keys()}>"
+
+
+class Program:
+    """A compiled graph, loaded on its devices. `run(*arrays)` runs it
+    once and returns its results as a list of NumPy arrays (the GIL
+    released while it runs); `placement` maps each kernel step's op name
+    to its device; `memory_plan` maps each device to its planned arena and
+    persistent bytes; `variables` reads and writes the variables;
+    `save(path)` and `restore(path)` write and read .npz checkpoints, the
+    same files as gplace-run's --save and --restore."""
+
+    def __init__(self, native):
+        self._native = native
+        self.variables = Variables(native)
+
+    def run(self, *arrays):
+        return self._native.run(*arrays)
+
+    __call__ = run
+
+    @property
+    def input_types(self):
+        """Each input's type, as gplace prints it ("2x3xf32")."""
+        return self._native.input_types
+
+    @property
+    def result_types(self):
+        return self._native.result_types
+
+    @property
+    def placement(self):
+        return dict(self._native.placement_list)
+
+    @property
+    def memory_plan(self):
+        return {name: {"arena_bytes": arena, "persistent_bytes": persistent}
+                for name, arena, persistent in self._native.memory_list}
+
+    def save(self, path):
+        self._native.save(os.fspath(path))
+
+    def restore(self, path):
+        self._native.restore(os.fspath(path))
+
+
+def compile(source, *, entry: str = "main", emulate_gpus: int = 0,
+            allow_soft_placement: bool = False,
+            policy: Union[None, str, Callable] = None,
+            log_device_placement: bool = False,
+            gpu_options: Optional[GPUOptions] = None,
+            gpu_memory_limit: int = 0, visible_gpus: str = "",
+            dims: Sequence[str] = (), input_shapes=None,
+            initializers_as_variables: bool = False,
+            intra_op_parallelism_threads: int = 0,
+            check_cpu_kernels: bool = False) -> Program:
+    """Compiles `source` for this process's devices with gplace-run's
+    pipeline and loads it. `policy` is a built-in policy's name
+    ("default-gpu", "variables-on-cpu", ...) or a callable taking a
+    gplace.PolicyOp (name, type, device, dtype, shape, ...) and returning a
+    device string or None, called at compile time (TensorFlow's device
+    functions). `dims` and `input_shapes` bind an ONNX model's symbolic
+    dimensions (gplace-run's --dim; the shapes of the inputs it will be
+    given). With `check_cpu_kernels`, an ONNX node that becomes an op
+    without a CPU kernel for its type is refused as unimplemented, as
+    gplace-onnx-test counts it. Raises UnimplementedError for an ONNX
+    model with op types, forms or element types gplace lacks,
+    InvalidArgumentError (the diagnostics' text) for a graph
+    that does not compile, ResourceExhaustedError for one that does not fit
+    the devices' memory."""
+    kind, data, path = _source(source)
+    options = gpu_options or GPUOptions()
+    policy_name = ""
+    callable_policy = None
+    if isinstance(policy, str):
+        policy_name = policy
+    elif policy is not None:
+        if not callable(policy):
+            raise TypeError("policy must be a policy's name or a callable")
+        callable_policy = policy
+    shapes = [None if s is None else [int(d) for d in s]
+              for s in (input_shapes or [])]
+    native = _gplace.compile(
+        kind, data, path, entry, int(emulate_gpus), str(visible_gpus),
+        int(gpu_memory_limit), float(options.per_process_gpu_memory_fraction),
+        bool(options.allow_growth), bool(allow_soft_placement),
+        bool(log_device_placement), policy_name, callable_policy,
+        [str(d) for d in dims], shapes, bool(initializers_as_variables),
+        int(intra_op_parallelism_threads), bool(check_cpu_kernels))
+    return Program(native)
+
+
+PolicyOp = _gplace.PolicyOp

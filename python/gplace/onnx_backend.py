@@ -1,0 +1,87 @@
+"""gplace as an ONNX backend (onnx.backend.base.Backend), so that ONNX's
+own test runner, onnx.backend.test.BackendTest, drives gplace:
+
+    import onnx.backend.test
+    import gplace.onnx_backend
+    tests = onnx.backend.test.BackendTest(gplace.onnx_backend, __name__)
+
+`prepare` compiles a model as gplace-onnx-test does (the whole pipeline,
+soft placement on, the model's declared input shapes; a node without a
+CPU kernel for its type counts as unimplemented) and returns a
+BackendRep whose `run` takes the inputs that are not initializers, in
+order. A model with op types, forms or element types gplace lacks raises
+unittest.SkipTest from `prepare`, so that the runner counts it as skipped,
+as gplace-onnx-test counts it unsupported: the two pass the same tests.
+"""
+
+import unittest
+
+import numpy as np
+import onnx
+from onnx.backend.base import Backend, BackendRep
+
+import gplace
+
+
+class GPlaceRep(BackendRep):
+    """A compiled model."""
+
+    def __init__(self, program):
+        self.program = program
+
+    def run(self, inputs, **kwargs):
+        if isinstance(inputs, np.ndarray):
+            inputs = [inputs]
+        elif isinstance(inputs, dict):
+            inputs = list(inputs.values())
+        return tuple(self.program.run(*[np.asarray(x) for x in inputs]))
+
+
+class GPlaceBackend(Backend):
+    """ONNX's Backend interface over gplace.compile."""
+
+    @classmethod
+    def is_compatible(cls, model, device="CPU", **kwargs):
+        return cls.supports_device(device)
+
+    @classmethod
+    def supports_device(cls, device):
+        # The CPU, and with emulate_gpus=N (a keyword of prepare) GPUs.
+        return device in ("CPU", "CUDA")
+
+    @classmethod
+    def prepare(cls, model, device="CPU", **kwargs):
+        super().prepare(model, device, **kwargs)
+        options = {"allow_soft_placement": True, "check_cpu_kernels": True}
+        if device == "CUDA" and "emulate_gpus" not in kwargs and not any(
+                d.device_type == "GPU" for d in gplace.list_devices()):
+            raise unittest.SkipTest("no GPU (pass emulate_gpus=N)")
+        options.update(kwargs)
+        if not isinstance(model, (bytes, bytearray)):
+            model = model.SerializeToString()
+        try:
+            program = gplace.compile(bytes(model), **options)
+        except gplace.UnimplementedError as error:
+            raise unittest.SkipTest(str(error).splitlines()[0]) from None
+        # NumPy has no bf16: such inputs and outputs are an unsupported
+        # type, as gplace-onnx-test counts them.
+        if any(t.endswith("bf16")
+               for t in program.input_types + program.result_types):
+            raise unittest.SkipTest("a bf16 input or output: NumPy has none")
+        return GPlaceRep(program)
+
+    @classmethod
+    def run_model(cls, model, inputs, device="CPU", **kwargs):
+        return cls.prepare(model, device, **kwargs).run(inputs)
+
+    @classmethod
+    def run_node(cls, node, inputs, device="CPU", outputs_info=None,
+                 **kwargs):
+        raise unittest.SkipTest("gplace runs models, not single nodes")
+
+
+prepare = GPlaceBackend.prepare
+run_model = GPlaceBackend.run_model
+run_node = GPlaceBackend.run_node
+supports_device = GPlaceBackend.supports_device
+is_compatible = GPlaceBackend.is_compatible

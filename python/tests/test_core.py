@@ -1,0 +1,177 @@
+"""The core API of the gplace package (docs/python.md): devices, compile,
+run, placement, memory plan, variables, checkpoints, policies, errors."""
+import os
+
+import numpy as np
+import pytest
+
+import gplace
+
+MATMUL = """
+func.func @main(%x: tensor<2x2xf32>) -> tensor<2x2xf32> {
+  %w = gplace.constant dense<[[5.0, 6.0], [7.0, 8.0]]> : tensor<2x2xf32>
+  %y = gplace.matmul %x, %w {device = "/gpu:1", name = "MatMul"} : (tensor<2x2xf32>, tensor<2x2xf32>) -> tensor<2x2xf32>
+  return %y : tensor<2x2xf32>
+}
+"""
+
+# A variable w, incremented by 1 at each run; returns x * w before the
+# increment is seen (the read comes first).
+COUNTER = """
+func.func @main(%x: tensor<2xf32>) -> tensor<2xf32> {
+  %w = gplace.variable dense<[1.0, 2.0]> : tensor<2xf32> {name = "w"}
+  %r = gplace.read %w : !gplace.resource<tensor<2xf32>>
+  %y = gplace.mul %x, %r : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+  %one = gplace.constant dense<1.0> : tensor<2xf32>
+  %t = gplace.assign_add %w, %one : !gplace.resource<tensor<2xf32>>
+  return %y : tensor<2xf32>
+}
+"""
+
+
+def test_list_devices_emulated():
+    devices = gplace.list_devices(emulate_gpus=2)
+    names = [d.name for d in devices]
+    assert "/job:localhost/replica:0/task:0/device:CPU:0" in names
+    gpus = [d for d in devices if d.device_type == "GPU"]
+    assert len(gpus) == 2
+    assert all(isinstance(d.memory_limit, int) for d in devices)
+    assert [d.device_type for d in gplace.list_devices()] == ["CPU"]
+
+
+def test_run_matmul_on_emulated_gpu():
+    program = gplace.compile(MATMUL, emulate_gpus=2)
+    x = np.array([[1, 2], [3, 4]], dtype=np.float32)
+    (y,) = program.run(x)
+    np.testing.assert_array_equal(y, x @ np.array([[5, 6], [7, 8]], np.float32))
+    assert y.dtype == np.float32 and y.shape == (2, 2)
+    assert program.placement["MatMul"].endswith("device:GPU:1")
+    assert program.input_types == ["2x2xf32"]
+    plan = program.memory_plan
+    assert any(name.endswith("GPU:1") for name in plan)
+    assert all(v["arena_bytes"] >= 0 for v in plan.values())
+
+
+def test_run_many_times_and_lists():
+    program = gplace.compile(MATMUL, emulate_gpus=2)
+    for k in range(3):
+        (y,) = program([[k, 0], [0, k]])  # a list takes the input's dtype
+        np.testing.assert_array_equal(y, k * np.array([[5, 6], [7, 8]]))
+
+
+def test_explicit_device_without_gpu_is_invalid_argument():
+    with pytest.raises(gplace.InvalidArgumentError) as error:
+        gplace.compile(MATMUL)
+    assert "MatMul" in str(error.value)
+    assert "/gpu:1" in str(error.value)
+    # TensorFlow's answer to the same: soft placement puts it on the CPU.
+    program = gplace.compile(MATMUL, allow_soft_placement=True)
+    assert program.placement["MatMul"].endswith("device:CPU:0")
+
+
+def test_parse_error_names_line():
+    with pytest.raises(gplace.InvalidArgumentError) as error:
+        gplace.compile("func.func @main() {\n  %x = gplace.nonsense\n}\n")
+    assert "<string>:2" in str(error.value)
+    assert isinstance(error.value, ValueError)
+
+
+def test_no_entry():
+    with pytest.raises(gplace.InvalidArgumentError, match="nope"):
+        gplace.compile(MATMUL, entry="nope", emulate_gpus=2)
+
+
+def test_bad_inputs_are_value_errors():
+    program = gplace.compile(MATMUL, emulate_gpus=2)
+    with pytest.raises(ValueError, match="takes 1 input"):
+        program.run()
+    with pytest.raises(ValueError, match="2x2xf32, not 3xf32"):
+        program.run(np.zeros(3, np.float32))
+    with pytest.raises(ValueError, match="f32"):
+        program.run(np.zeros((2, 2), np.float64))
+
+
+def test_variables_and_checkpoints(tmp_path):
+    program = gplace.compile(COUNTER)
+    x = np.array([10, 10], np.float32)
+    np.testing.assert_array_equal(program.run(x)[0], [10, 20])
+    np.testing.assert_array_equal(program.variables["w"], [2, 3])
+    path = tmp_path / "ckpt.npz"
+    program.save(path)
+    program.variables["w"] = np.array([0, 0], np.float32)
+    np.testing.assert_array_equal(program.run(x)[0], [0, 0])
+    program.restore(path)
+    np.testing.assert_array_equal(program.run(x)[0], [20, 30])
+    assert list(program.variables) == ["w"]
+    with np.load(path) as saved:
+        np.testing.assert_array_equal(saved["w"], [2, 3])
+    with pytest.raises(KeyError):
+        program.variables["nope"]
+    with pytest.raises(ValueError):
+        program.variables["w"] = np.zeros(3, np.float32)
+    with pytest.raises(gplace.InvalidArgumentError):
+        program.restore(tmp_path / "missing.npz")
+
+
+def test_callable_policy():
+    seen = []
+
+    def variables_on_cpu(op):
+        seen.append((op.name, op.type))
+        return "/cpu:0" if op.is_variable else "/gpu:0"
+
+    program = gplace.compile(COUNTER, emulate_gpus=1, policy=variables_on_cpu)
+    assert seen, "the policy was not called"
+    placement = program.placement
+    assert placement["mul"].endswith("GPU:0")  # TensorFlow's default name
+    assert placement["w"].endswith("CPU:0")
+    assert ("w", "VarHandleOp") in seen
+    np.testing.assert_array_equal(
+        program.run(np.ones(2, np.float32))[0], [1, 2])
+
+
+def test_policy_errors_propagate():
+    def broken(op):
+        raise RuntimeError("policy broke")
+
+    with pytest.raises(RuntimeError, match="policy broke"):
+        gplace.compile(COUNTER, emulate_gpus=1, policy=broken)
+
+    with pytest.raises(TypeError, match="device string or None"):
+        gplace.compile(COUNTER, emulate_gpus=1, policy=lambda op: 3)
+
+
+def test_builtin_policy_by_name():
+    program = gplace.compile(COUNTER, emulate_gpus=2, policy="round-robin-gpu")
+    assert program.run(np.ones(2, np.float32))[0].shape == (2,)
+
+
+def test_memory_limit_is_resource_exhausted():
+    big = """
+func.func @main(%x: tensor<1024x1024xf32>) -> tensor<1024x1024xf32> {
+  %y = gplace.matmul %x, %x {device = "/gpu:0"} : (tensor<1024x1024xf32>, tensor<1024x1024xf32>) -> tensor<1024x1024xf32>
+  %z = gplace.matmul %y, %x {device = "/gpu:0"} : (tensor<1024x1024xf32>, tensor<1024x1024xf32>) -> tensor<1024x1024xf32>
+  return %z : tensor<1024x1024xf32>
+}
+"""
+    with pytest.raises(MemoryError):
+        gplace.compile(big, emulate_gpus=1, gpu_memory_limit=1)
+
+
+def test_mlir_file_path(tmp_path):
+    path = tmp_path / "m.mlir"
+    path.write_text(MATMUL)
+    program = gplace.compile(str(path), allow_soft_placement=True)
+    assert program.run(np.eye(2, dtype=np.float32))[0][0, 0] == 5
+    with pytest.raises(FileNotFoundError):
+        gplace.compile(str(tmp_path / "missing.mlir"))
+
+
+def test_bad_source_type():
+    with pytest.raises(TypeError):
+        gplace.compile(42)
+
+
+def test_bad_options():
+    with pytest.raises(ValueError, match="emulate_gpus"):
+        gplace.list_devices(emulate_gpus=-1)
