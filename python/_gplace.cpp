@@ -12,6 +12,7 @@
 
 #include "gplace/Dialect/Graph/GraphDialect.h"
 #include "gplace/Runtime/Executor.h"
+#include "gplace/Runtime/Idx.h"
 #include "gplace/Support/KernelRegistry.h"
 #include "gplace/Support/PlacementPolicy.h"
 #include "gplace/Target/Plan/PlanExport.h"
@@ -34,6 +35,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <chrono>
 #include <cstring>
 #include <mutex>
 
@@ -238,6 +240,26 @@ public:
     for (const rt::TensorRef &result : *ran)
       out.append(toArray(*result.type, result.data));
     return out;
+  }
+
+  /// The executor's own time per run (runStaged on the inputs staged by
+  /// the last run), in seconds, `iterations` times: what run()'s overhead
+  /// is measured against (bench/python_overhead.py).
+  std::vector<double> timeNative(int iterations) {
+    std::lock_guard<std::mutex> lock(mutex);
+    std::vector<double> seconds;
+    py::gil_scoped_release release;
+    for (int i = 0; i < iterations; ++i) {
+      auto start = std::chrono::steady_clock::now();
+      rt::StatusOr<std::vector<rt::TensorRef>> ran = executor->runStaged();
+      auto end = std::chrono::steady_clock::now();
+      if (!ran) {
+        py::gil_scoped_acquire acquire;
+        raiseStatus(ran.status());
+      }
+      seconds.push_back(std::chrono::duration<double>(end - start).count());
+    }
+    return seconds;
   }
 
   std::vector<std::string> variableNames() const {
@@ -513,6 +535,15 @@ compile(const std::string &kind, const py::bytes &sourceBytes,
   return program;
 }
 
+/// read_tensor_file(): an IDX file (plain or gzip) or a .npy file as a
+/// NumPy array (gplace-run's --input=@FILE reader).
+py::array readTensorFile(const std::string &path) {
+  rt::StatusOr<rt::HostTensor> tensor = rt::readTensorFile(path);
+  if (!tensor)
+    raiseStatus(tensor.status());
+  return toArray(tensor->type, tensor->data.data());
+}
+
 } // namespace
 
 PYBIND11_MODULE(_gplace, m) {
@@ -557,6 +588,7 @@ PYBIND11_MODULE(_gplace, m) {
                              })
       .def_readonly("placement_list", &Program::placement)
       .def_readonly("memory_list", &Program::memory)
+      .def("time_native", &Program::timeNative)
       .def("variable_names", &Program::variableNames)
       .def("read_variable", &Program::readVariable)
       .def("write_variable", &Program::writeVariable)
@@ -565,4 +597,5 @@ PYBIND11_MODULE(_gplace, m) {
 
   m.def("compile", &compile);
   m.def("list_devices", &listDevices);
+  m.def("read_tensor_file", &readTensorFile);
 }

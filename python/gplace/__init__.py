@@ -22,6 +22,7 @@ from .errors import (InternalError, InvalidArgumentError, OpError,
 from . import _gplace
 
 __all__ = ["list_devices", "compile", "Program", "GPUOptions", "Device",
+           "read_tensor_file",
            "OpError", "InvalidArgumentError", "ResourceExhaustedError",
            "UnavailableError", "UnimplementedError", "InternalError"]
 
@@ -58,6 +59,14 @@ def list_devices(*, emulate_gpus: int = 0, visible_gpus: str = "",
     return [Device(**d) for d in _gplace.list_devices(
         int(emulate_gpus), str(visible_gpus), int(gpu_memory_limit),
         float(options.per_process_gpu_memory_fraction))]
+
+
+def read_tensor_file(path):
+    """An IDX file (plain or gzip-compressed, as Fashion-MNIST's) or a .npy
+    file as a NumPy array: what gplace-run's --input=@FILE reads. Raises
+    InvalidArgumentError naming the file for one that is not such a
+    file."""
+    return _gplace.read_tensor_file(os.fspath(path))
 
 
 def _source(source):
@@ -153,6 +162,62 @@ class Program:
         return {name: {"arena_bytes": arena, "persistent_bytes": persistent}
                 for name, arena, persistent in self._native.memory_list}
 
+    def train(self, dataset, *, epochs: int = 1, shuffle=None,
+              callback=None, initial_epoch: int = 0):
+        """Runs the program once per mini-batch of `dataset`, `epochs`
+        times, as gplace-run's --epochs: `dataset` is a sequence of arrays,
+        one per input, whose leading dimension is the samples (the
+        program's inputs take mini-batches of their own leading size;
+        the samples that do not fill a last batch are left out, as
+        gplace-run leaves them). `shuffle` is a seed: each epoch visits the
+        samples in a new order drawn from it (NumPy's default_rng(seed +
+        epoch)); None keeps their order. After each epoch, `callback(epoch,
+        logs)` gets Keras's logs: the mean of each result over the epoch's
+        steps ("result[0]"), "steps", "seconds". Returns the list of the
+        epochs' logs (Keras's History.history, per epoch). Raises ValueError
+        for a dataset that does not match the inputs."""
+        import time
+        import numpy as np
+        arrays = [np.asarray(a) for a in dataset]
+        types = self.input_types
+        if len(arrays) != len(types):
+            raise ValueError(f"the program takes {len(types)} input(s), "
+                             f"the dataset has {len(arrays)} array(s)")
+        samples = {a.shape[0] if a.ndim else 0 for a in arrays}
+        if len(samples) != 1:
+            raise ValueError("the dataset's arrays have different numbers "
+                             f"of samples: {sorted(samples)}")
+        samples = samples.pop()
+        batch = int(types[0].split("x")[0]) if "x" in types[0] else 0
+        if batch <= 0 or samples < batch:
+            raise ValueError(f"{samples} samples do not fill one batch of "
+                             f"the input's {types[0]}")
+        steps = samples // batch
+        history = []
+        for epoch in range(initial_epoch, epochs):
+            order = (np.random.default_rng(shuffle + epoch).permutation(samples)
+                     if shuffle is not None else None)
+            start = time.perf_counter()
+            sums = None
+            for step in range(steps):
+                if order is None:
+                    feeds = [a[step * batch:(step + 1) * batch] for a in arrays]
+                else:
+                    index = order[step * batch:(step + 1) * batch]
+                    feeds = [a[index] for a in arrays]
+                results = self._native.run(*feeds)
+                values = [float(np.mean(r)) for r in results]
+                sums = values if sums is None else \
+                    [s + v for s, v in zip(sums, values)]
+            logs = {f"result[{i}]": s / steps
+                    for i, s in enumerate(sums or [])}
+            logs["steps"] = steps
+            logs["seconds"] = time.perf_counter() - start
+            history.append(logs)
+            if callback is not None:
+                callback(epoch, logs)
+        return history
+
     def save(self, path):
         self._native.save(os.fspath(path))
 
@@ -169,7 +234,8 @@ def compile(source, *, entry: str = "main", emulate_gpus: int = 0,
             dims: Sequence[str] = (), input_shapes=None,
             initializers_as_variables: bool = False,
             intra_op_parallelism_threads: int = 0,
-            check_cpu_kernels: bool = False) -> Program:
+            check_cpu_kernels: bool = False,
+            init: Optional[str] = None) -> Program:
     """Compiles `source` for this process's devices with gplace-run's
     pipeline and loads it. `policy` is a built-in policy's name
     ("default-gpu", "variables-on-cpu", ...) or a callable taking a
@@ -183,7 +249,9 @@ def compile(source, *, entry: str = "main", emulate_gpus: int = 0,
     model with op types, forms or element types gplace lacks,
     InvalidArgumentError (the diagnostics' text) for a graph
     that does not compile, ResourceExhaustedError for one that does not fit
-    the devices' memory."""
+    the devices' memory. `init` names a function of the same source run
+    once first (gplace-run's --init): the program's variables start from
+    the values it leaves in the variables of the same names."""
     kind, data, path = _source(source)
     options = gpu_options or GPUOptions()
     policy_name = ""
@@ -203,7 +271,20 @@ def compile(source, *, entry: str = "main", emulate_gpus: int = 0,
         bool(log_device_placement), policy_name, callable_policy,
         [str(d) for d in dims], shapes, bool(initializers_as_variables),
         int(intra_op_parallelism_threads), bool(check_cpu_kernels))
-    return Program(native)
+    program = Program(native)
+    if init is not None:
+        first = compile(source, entry=init, emulate_gpus=emulate_gpus,
+                        allow_soft_placement=True, gpu_options=gpu_options,
+                        gpu_memory_limit=gpu_memory_limit,
+                        visible_gpus=visible_gpus)
+        if first.input_types:
+            raise ValueError(f"the init function @{init} takes inputs")
+        first.run()
+        names = set(program.variables.keys())
+        for name in first.variables.keys():
+            if name in names:
+                program.variables[name] = first.variables[name]
+    return program
 
 
 PolicyOp = _gplace.PolicyOp
