@@ -24,6 +24,7 @@
 #include "gplace/Target/ONNX/ImportONNX.h"
 #endif
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
@@ -209,6 +210,9 @@ public:
   std::unique_ptr<tooling::Machine> machine;
   std::unique_ptr<rt::Executor> executor; ///< After machine: dies first.
   std::vector<TensorType> inputs;
+  /// Per input: its `gplace.name` argument attribute (an ONNX graph
+  /// input's name), or "".
+  std::vector<std::string> inputNames;
   std::vector<TensorType> results;
   std::vector<std::pair<std::string, std::string>> placement;
   std::vector<std::tuple<std::string, int64_t, int64_t>> memory;
@@ -443,6 +447,12 @@ compile(const std::string &kind, const py::bytes &sourceBytes,
     raiseStatus(selected, diagnostics.text());
 
   auto program = std::make_unique<Program>();
+  for (auto func : module->getOps<mlir::func::FuncOp>())
+    if (func.getSymName() == entry)
+      for (unsigned i = 0; i < func.getNumArguments(); ++i) {
+        auto name = func.getArgAttrOfType<mlir::StringAttr>(i, "gplace.name");
+        program->inputNames.push_back(name ? name.str() : "");
+      }
   program->machine = makeMachine(
       machineOptions(emulateGpus, visibleGpus, gpuMemoryLimitMiB,
                      gpuMemoryFraction, allowGrowth, allowSoftPlacement));
@@ -586,6 +596,7 @@ PYBIND11_MODULE(_gplace, m) {
                                  types.push_back(t.str());
                                return types;
                              })
+      .def_readonly("input_names", &Program::inputNames)
       .def_readonly("placement_list", &Program::placement)
       .def_readonly("memory_list", &Program::memory)
       .def("time_native", &Program::timeNative)

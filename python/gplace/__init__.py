@@ -139,7 +139,27 @@ class Program:
         self._native = native
         self.variables = Variables(native)
 
-    def run(self, *arrays):
+    def run(self, *arrays, **named):
+        """Runs the program once on its inputs: positional arrays in order,
+        then inputs by name (an ONNX graph input's name, or an MLIR
+        argument's `gplace.name` attribute). Returns the results as a list
+        of NumPy arrays."""
+        if named:
+            names = self._native.input_names
+            feeds = list(arrays) + [None] * (len(names) - len(arrays))
+            for name, value in named.items():
+                if name not in names:
+                    raise ValueError(f"no input named '{name}' (the inputs "
+                                     f"are {[n for n in names if n]})")
+                index = names.index(name)
+                if feeds[index] is not None:
+                    raise ValueError(f"input '{name}' is given twice")
+                feeds[index] = value
+            missing = [names[i] or f"#{i}" for i, f in enumerate(feeds)
+                       if f is None]
+            if missing:
+                raise ValueError(f"missing inputs: {missing}")
+            arrays = feeds
         return self._native.run(*arrays)
 
     __call__ = run
@@ -148,6 +168,11 @@ class Program:
     def input_types(self):
         """Each input's type, as gplace prints it ("2x3xf32")."""
         return self._native.input_types
+
+    @property
+    def input_names(self):
+        """Each input's name ("" where it has none)."""
+        return self._native.input_names
 
     @property
     def result_types(self):

@@ -35,6 +35,12 @@ def test_model_proto_with_symbolic_batch():
     (y,) = program.run(x)
     np.testing.assert_allclose(y, np.maximum(x @ w, 0))
     assert program.placement["dense"].endswith("CPU:0")
+    assert program.input_names == ["x"]
+    np.testing.assert_array_equal(program.run(x=x)[0], y)
+    with pytest.raises(ValueError, match="no input named 'z'"):
+        program.run(z=x)
+    with pytest.raises(ValueError, match="twice"):
+        program.run(x, x=x)
 
 
 def test_bytes_and_path(tmp_path):
