@@ -109,6 +109,19 @@ def test_example_train_mlp():
     assert abs(w - 2) < 0.05 and abs(b + 1) < 0.05
 
 
+def test_example_multi_gpu_training():
+    out, err = run_example("multi_gpu_training.py", 2)
+    losses = [float(v) for v in re.findall(r"loss (\S+)", out)]
+    assert len(losses) == 5 and max(losses[1:]) < 0.2 * losses[0]
+    assert float(re.search(r"accuracy (\S+)", out).group(1)) > 0.9
+    lines = set(err.splitlines())
+    assert f"tower_0/MatMul: (MatMul): {LOG}GPU:0" in lines
+    assert f"tower_1/MatMul: (MatMul): {LOG}GPU:1" in lines
+    assert f"net/w1: (VarHandleOp): {LOG}CPU:0" in lines
+    assert any(line.startswith("gradients/tower_1/") and
+               line.endswith("GPU:1") for line in lines)
+
+
 # The API --------------------------------------------------------------------
 
 
@@ -443,3 +456,16 @@ def test_emulate_gpus_from_environment(monkeypatch):
     monkeypatch.setenv("GPLACE_EMULATE_GPUS", "three")
     with pytest.raises(ValueError, match="GPLACE_EMULATE_GPUS"):
         tf.Session()
+
+
+def test_docs_page_examples():
+    """docs/python-compat.md's ```python blocks, in order, in one
+    namespace."""
+    doc = os.path.join(ROOT, "docs", "python-compat.md")
+    with open(doc) as f:
+        blocks = re.findall(r"^```python\n(.*?)^```", f.read(), re.M | re.S)
+    assert len(blocks) >= 3
+    namespace = {"__name__": "docs_python_compat"}
+    for index, block in enumerate(blocks):
+        exec(compile(block, f"{doc} (python block {index + 1})", "exec"),
+             namespace)
