@@ -382,6 +382,40 @@ def test_nn_ops_values():
     np.testing.assert_allclose(out["matmul"], z @ z.T)
 
 
+def test_convolutions_gather_one_hot_where():
+    rng = np.random.RandomState(0)
+    xv = rng.rand(2, 6, 6, 3).astype(np.float32)
+    wv = rng.rand(3, 3, 3, 4).astype(np.float32)
+    x = tf.placeholder(tf.float32, [None, 6, 6, 3])
+    w = tf.Variable(wv)
+    y = tf.nn.conv2d(x, w, strides=[1, 1, 1, 1], padding="SAME")
+    p = tf.nn.max_pool(tf.nn.relu(y), ksize=[1, 2, 2, 1],
+                       strides=[1, 2, 2, 1], padding="VALID")
+    a = tf.nn.avg_pool(y, [1, 3, 3, 1], [1, 2, 2, 1], "SAME")
+    (g,) = tf.gradients(tf.reduce_sum(p) + tf.reduce_sum(a), [w])
+    table = tf.constant(np.arange(12, dtype=np.float32).reshape(4, 3))
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        yv, pv, av, gv, gathered, hot, chosen = sess.run(
+            [y, p, a, g, tf.gather(table, [3, 0]), tf.one_hot([1, 2], 3),
+             tf.where(tf.constant([True, False]), [1.0, 2.0], [3.0, 4.0])],
+            {x: xv})
+    padded = np.pad(xv, ((0, 0), (1, 1), (1, 1), (0, 0)))
+    ref = np.zeros((2, 6, 6, 4), np.float32)
+    for i in range(6):
+        for j in range(6):
+            ref[:, i, j, :] = np.einsum("nhwc,hwco->no",
+                                        padded[:, i:i + 3, j:j + 3, :], wv)
+    np.testing.assert_allclose(yv, ref, rtol=1e-5)
+    np.testing.assert_allclose(
+        pv, np.maximum(ref, 0).reshape(2, 3, 2, 3, 2, 4).max(axis=(2, 4)),
+        rtol=1e-5)
+    assert av.shape == (2, 3, 3, 4) and gv.shape == (3, 3, 3, 4)
+    assert gathered.tolist() == [[9, 10, 11], [0, 1, 2]]
+    assert hot.tolist() == [[0, 1, 0], [0, 0, 1]]
+    assert chosen.tolist() == [1, 4]
+
+
 # Errors ---------------------------------------------------------------------
 
 

@@ -682,7 +682,41 @@ def _infer(op, shapes, dtypes):
             total = None if total is None or s[ax] is None else total + s[ax]
         out[ax] = total
         return [(dtypes[0], out)]
+    if k == "conv2d":
+        (n, h, w, c), (kh, kw, ci, co) = shapes
+        _, sh, sw, _ = a["strides"]
+        _, dh, dw, _ = a["dilations"]
+        if c is not None and ci is not None and c % ci:
+            raise ValueError(f"input depth {c} is not a multiple of the "
+                             f"filter's {ci}")
+        return [(dtypes[0], [n, _window(h, (kh - 1) * dh + 1, sh, a["padding"]),
+                             _window(w, (kw - 1) * dw + 1, sw, a["padding"]),
+                             co])]
+    if k in ("max_pool", "avg_pool"):
+        n, h, w, c = shapes[0]
+        _, kh, kw, _ = a["ksize"]
+        _, sh, sw, _ = a["strides"]
+        return [(dtypes[0], [n, _window(h, kh, sh, a["padding"]),
+                             _window(w, kw, sw, a["padding"]), c])]
+    if k == "gather":
+        ax = a["axis"] % len(shapes[0])
+        return [(dtypes[0], list(shapes[0][:ax]) + list(shapes[1]) +
+                 list(shapes[0][ax + 1:]))]
+    if k == "one_hot":
+        return [(dtypes[1], list(shapes[0]) + [a["depth"]])]
+    if k == "select":
+        return [(dtypes[1], _broadcast(_broadcast(shapes[0], shapes[1],
+                                                  op.name), shapes[2],
+                                       op.name))]
     raise AssertionError(f"no shape rule for {k}")
+
+
+def _window(size, window, stride, padding):
+    if size is None:
+        return None
+    if padding == "SAME":
+        return -(-size // stride)
+    return max(-(-(size - window + 1) // stride), 0)
 
 
 # ---------------------------------------------------------------------------
@@ -1090,7 +1124,92 @@ def no_op(name="NoOp"):
     return get_default_graph()._create_op("group", "NoOp", name, [], [], {}, [])
 
 
+def gather(params, indices, axis=0, name="GatherV2"):
+    params = convert_to_tensor(params)
+    indices = convert_to_tensor(indices)
+    if indices.dtype not in (int32, int64):
+        raise TypeError("gather: indices must be int32 or int64")
+    return _new("gather", "GatherV2", name, [params, indices],
+                {"axis": int(axis)}).outputs[0]
+
+
+def one_hot(indices, depth, on_value=None, off_value=None, axis=None,
+            dtype=None, name="one_hot"):
+    if axis not in (None, -1):
+        raise NotImplementedError("one_hot: the new axis is the last one only")
+    graph = get_default_graph()
+    with graph.name_scope(name) as scope:
+        indices = convert_to_tensor(indices)
+        dtype = as_dtype(dtype) if dtype is not None else (
+            convert_to_tensor(on_value).dtype
+            if isinstance(on_value, Tensor) else float32)
+        on = _convert_like(1 if on_value is None else on_value,
+                           types.SimpleNamespace(dtype=dtype), "on_value")
+        off = _convert_like(0 if off_value is None else off_value,
+                            types.SimpleNamespace(dtype=dtype), "off_value")
+        return _new("one_hot", "OneHot", scope, [indices, on, off],
+                    {"depth": int(depth)}).outputs[0]
+
+
+def where(condition, x=None, y=None, name="Select"):
+    if x is None or y is None:
+        raise NotImplementedError("tf.where(condition) (the indices of true "
+                                  "elements) has no static shape")
+    condition = convert_to_tensor(condition)
+    x = convert_to_tensor(x)
+    y = _convert_like(y, x, "y")
+    _same_dtypes("SelectV2", [x, y])
+    return _new("select", "SelectV2", name, [condition, x, y]).outputs[0]
+
+
+where_v2 = where
+
+
 # nn ---------------------------------------------------------------------
+
+
+def _four(value, name):
+    if isinstance(value, int):
+        return [1, value, value, 1]
+    value = [int(v) for v in value]
+    if len(value) == 2:
+        return [1, value[0], value[1], 1]
+    if len(value) != 4:
+        raise ValueError(f"{name} must have 1, 2 or 4 entries")
+    return value
+
+
+def _conv2d(input, filter=None, strides=None, padding=None,  # noqa: A002
+            use_cudnn_on_gpu=True, data_format="NHWC", dilations=None,
+            name="Conv2D", filters=None):
+    if data_format not in (None, "NHWC"):
+        raise NotImplementedError("gplace.compat.v1 convolutions are NHWC")
+    if padding not in ("SAME", "VALID"):
+        raise ValueError("padding must be 'SAME' or 'VALID'")
+    x = convert_to_tensor(input)
+    w = _convert_like(filter if filter is not None else filters, x, "filter")
+    if len(x.shape) != 4 or len(w.shape) != 4:
+        raise ValueError("conv2d takes a 4-D input [batch, height, width, "
+                         "channels] and filter [height, width, in, out]")
+    return _new("conv2d", "Conv2D", name, [x, w],
+                {"strides": _four(strides, "strides"), "padding": padding,
+                 "dilations": _four(dilations or 1, "dilations")}).outputs[0]
+
+
+def _pool(kind, tf_type):
+    def pool(value, ksize, strides, padding, data_format="NHWC", name=tf_type,
+             input=None):  # noqa: A002
+        if data_format not in (None, "NHWC"):
+            raise NotImplementedError("gplace.compat.v1 pools are NHWC")
+        x = convert_to_tensor(value if value is not None else input)
+        if len(x.shape) != 4:
+            raise ValueError(f"{kind} takes a 4-D input")
+        return _new(kind, tf_type, name, [x],
+                    {"ksize": _four(ksize, "ksize"),
+                     "strides": _four(strides, "strides"),
+                     "padding": padding}).outputs[0]
+    return pool
+
 
 
 def _softmax(x, name="Softmax"):
@@ -1151,6 +1270,10 @@ nn = types.SimpleNamespace(
         _log_softmax(logits, name),
     bias_add=_bias_add,
     sparse_softmax_cross_entropy_with_logits=_sparse_xent,
+    conv2d=_conv2d, max_pool=_pool("max_pool", "MaxPool"),
+    avg_pool=_pool("avg_pool", "AvgPool"),
+    embedding_lookup=lambda params, ids, name="embedding_lookup":
+        gather(params, ids, name=name),
     softmax_cross_entropy_with_logits=_softmax_xent,
     softmax_cross_entropy_with_logits_v2=_softmax_xent)
 
@@ -2189,8 +2312,8 @@ def _type(dtype, shape):
     return f"tensor<{dims}x{dtype.mlir}>" if dims else f"tensor<{dtype.mlir}>"
 
 
-def _attrs(op):
-    parts = []
+def _attrs(op, extra=()):
+    parts = list(extra)
     if op.device:
         parts.append('device = "' + op.device.replace('"', '\\"') + '"')
     parts.append('name = "' + op.name.replace('"', '\\"') + '"')
@@ -2345,6 +2468,32 @@ def _emit(ops, fetches, fed, feed_shapes):
                          f"{a['axis'] % len(types_[ins[0]][1])}{aft} {at} : "
                          + ", ".join(ty(t) for t in ins) +
                          f" -> {ty(op.outputs[0])}")
+        elif k == "conv2d":
+            ints = ", ".join(map(str, a["dilations"]))
+            at = _attrs(op, [f"dilations = array<i64: {ints}>"])
+            lines.append(f"  {out} = gplace.conv2d {x[0]}, {x[1]} strides = "
+                         f"[{', '.join(map(str, a['strides']))}] padding = "
+                         f"\"{a['padding']}\"{aft} {at} : {ty(ins[0])}, "
+                         f"{ty(ins[1])} -> {ty(op.outputs[0])}")
+        elif k in ("max_pool", "avg_pool"):
+            lines.append(f"  {out} = gplace.{k} {x[0]} ksize = "
+                         f"[{', '.join(map(str, a['ksize']))}] strides = "
+                         f"[{', '.join(map(str, a['strides']))}] padding = "
+                         f"\"{a['padding']}\"{aft} {at} : {ty(ins[0])} -> "
+                         f"{ty(op.outputs[0])}")
+        elif k == "gather":
+            lines.append(f"  {out} = gplace.gather {x[0]}[{x[1]}] axis = "
+                         f"{a['axis'] % len(types_[ins[0]][1])}{aft} {at} : "
+                         f"({ty(ins[0])}, {ty(ins[1])}) -> "
+                         f"{ty(op.outputs[0])}")
+        elif k == "one_hot":
+            lines.append(f"  {out} = gplace.one_hot {x[0]}, {x[1]}, {x[2]}"
+                         f"{aft} {at} : {ty(ins[0])}, {ty(ins[1])} -> "
+                         f"{ty(op.outputs[0])}")
+        elif k == "select":
+            lines.append(f"  {out} = gplace.select {x[0]}, {x[1]}, {x[2]}"
+                         f"{aft} {at} : ({ty(ins[0])}, {ty(ins[1])}, "
+                         f"{ty(ins[2])}) -> {ty(op.outputs[0])}")
         elif k == "xent":
             o1 = names[op.outputs[1]]
             lines.append(f"  {out}, {o1} = gplace."
