@@ -2553,4 +2553,6 @@ def _emit(ops, fetches, fed, feed_shapes):
             reads, assigns)
 
 
-__all__ = [name for name in dir() if not name.startswith("_")]
+__all__ = [name for name, value in list(globals().items())
+           if not name.startswith("_") and
+           not isinstance(value, types.ModuleType)]
