@@ -84,6 +84,13 @@ mlir::LogicalResult gplace::buildGPlacePipeline(
   // Composite ops into ops with kernels, before anything differentiates
   // or places them.
   pm.addPass(createDecomposePass());
+  // Micro-batches first, so that replicas (--replicas) each accumulate
+  // over their own slice.
+  if (options.accumulateSteps > 1) {
+    AccumulateGradientsPassOptions accumulate;
+    accumulate.steps = options.accumulateSteps;
+    pm.addPass(createAccumulateGradientsPass(accumulate));
+  }
   if (replicatePass)
     pm.addPass(std::move(replicatePass));
   pm.addPass(createDifferentiatePass());

@@ -24,6 +24,7 @@
 
 namespace gplace {
 #define GEN_PASS_DEF_REPLICATEPASS
+#define GEN_PASS_DEF_ACCUMULATEGRADIENTSPASS
 #include "gplace/Transforms/Passes.h.inc"
 } // namespace gplace
 
@@ -45,6 +46,10 @@ struct ReplicaConfig {
   std::vector<unsigned> batchArgs;
   /// Results that are not per example are summed, not averaged.
   bool sum = false;
+  /// Gradient accumulation (--gplace-accumulate-gradients): the replicas
+  /// are micro-batches on the function's own devices, run one after
+  /// another, their gradients summed as they come.
+  bool accumulate = false;
 };
 
 class Replicator {
@@ -58,26 +63,73 @@ public:
   }
 
   LogicalResult run();
+  /// Gradient accumulation: see ReplicaConfig::accumulate and
+  /// AccumulateGradientsPass.
+  LogicalResult accumulate();
 
 private:
-  /// Sets `op`'s requested device and name (if it is a graph op).
+  /// Sets `op`'s requested device (none: it keeps its own) and name (if it
+  /// is a graph op).
   void pin(Operation *op, StringRef device, StringRef name) {
     if (!isa<PlacedOpInterface>(op))
       return;
-    op->setAttr("device", builder_.getStringAttr(device));
+    if (!device.empty())
+      op->setAttr("device", builder_.getStringAttr(device));
     op->setAttr("name", builder_.getStringAttr(name));
   }
+
+  /// Where what the replicas share is computed: the host CPU, or, for
+  /// micro-batches, wherever placement puts it.
+  StringRef host() const { return config_.accumulate ? "" : kHost; }
+  /// " replicas", or " micro-batches" when accumulating.
+  const char *unitName() const {
+    return config_.accumulate ? " micro-batches" : " replicas";
+  }
+  /// The scope of replica `i`'s clones.
+  std::string scopeOf(unsigned i) const {
+    return ((config_.accumulate ? "micro_batch_"
+             : config_.mirrored ? "replica_"
+                                : "tower_") +
+            Twine(i))
+        .str();
+  }
+
+  /// Finds the batch arguments and the batch (their leading dimension),
+  /// checks that it divides into the replicas and returns the size of a
+  /// replica's slice. Errors as the pass documents.
+  LogicalResult findBatch(SmallVectorImpl<BlockArgument> &batchArgs,
+                          int64_t &batch, int64_t &perReplica);
+  /// The ops that depend on the batch, in program order (`tower` gets
+  /// their values, the gradients' excepted), and the gplace.gradients ops
+  /// among them. Error: a stateful op among them.
+  LogicalResult findTowerOps(ArrayRef<BlockArgument> batchArgs,
+                             DenseSet<Value> &tower,
+                             SmallVectorImpl<Operation *> &towerOps,
+                             SmallVectorImpl<GradientsOp> &gradientOps);
+  /// Replica `i`'s slice of batch argument `arg`, named
+  /// `<scope>/split/arg<N>`.
+  Value sliceOf(BlockArgument arg, unsigned i, int64_t perReplica);
+  /// Clones `op` for replica `i` (through maps[i]), with per-replica
+  /// shapes, its own seed and its name; for i == 0, checks that the op
+  /// takes the per-replica shapes. Null on error (reported).
+  Operation *cloneFor(Operation *op, unsigned i, IRMapping &map,
+                      bool dependsOnBatch, int64_t batch, int64_t perReplica,
+                      ArrayRef<BlockArgument> batchArgs);
+  /// Combines the function's results that depend on the batch across the
+  /// replicas (maps): concatenated per example, else averaged (or summed).
+  LogicalResult combineResults(const DenseSet<Value> &tower,
+                               MutableArrayRef<IRMapping> maps, int64_t batch);
 
   /// An op on `device` (the host by default), named `name` made unique;
   /// of type `type`, or (null) the one the op's rule infers (buildOp).
   template <typename OpT>
   Value create(Type type, ValueRange operands, StringRef name,
                ArrayRef<NamedAttribute> attributes = {},
-               StringRef device = kHost) {
+               std::optional<StringRef> device = std::nullopt) {
     Operation *op = buildOp<OpT>(builder_, func_.getLoc(), operands,
                                  attributes,
                                  type ? TypeRange{type} : TypeRange{});
-    pin(op, device, uniqueName(name));
+    pin(op, device ? *device : host(), uniqueName(name));
     return op->getResult(0);
   }
 
@@ -109,7 +161,7 @@ private:
     auto addN =
         builder_.create<AddNOp>(func_.getLoc(), type, terms, StringAttr(),
                                 StringAttr(), StringAttr(), ValueRange());
-    pin(addN, kHost, uniqueName((scope + "/AddN").str()));
+    pin(addN, host(), uniqueName((scope + "/AddN").str()));
     if (prescale)
       return addN.getResult();
     return create<MulOp>(type, {addN.getResult(), inverse()},
@@ -129,9 +181,7 @@ private:
     auto type = cast<RankedTensorType>(seed.get().getType());
     OpBuilder::InsertionGuard guard(builder_);
     builder_.setInsertionPoint(seeded);
-    std::string scope = ((config_.mirrored ? "replica_" : "tower_") + Twine(i) +
-                         "/" + name + "/seed")
-                            .str();
+    std::string scope = scopeOf(i) + "/" + std::string(name) + "/seed";
     unsigned width = type.getElementTypeBitWidth();
     SmallVector<APInt> words(type.getNumElements(), APInt(width, 0));
     APInt golden =
@@ -153,7 +203,7 @@ private:
     auto addN = builder_.create<AddNOp>(
         func_.getLoc(), values.front().getType(), values, StringAttr(),
         StringAttr(), StringAttr(), ValueRange());
-    pin(addN, kHost, uniqueName("AddN"));
+    pin(addN, host(), uniqueName("AddN"));
     return addN.getResult();
   }
 
@@ -183,24 +233,10 @@ private:
   llvm::StringSet<> used_;
 };
 
-LogicalResult Replicator::run() {
+LogicalResult
+Replicator::findBatch(SmallVectorImpl<BlockArgument> &batchArgs,
+                      int64_t &batch, int64_t &perReplica) {
   Block &body = func_.getBody().front();
-  for (auto &[op, name] : names_)
-    used_.insert(name);
-
-  // The replicas must be placed by the pass alone.
-  WalkResult explicitDevice = func_.walk([&](PlacedOpInterface op) {
-    if (op.getRequestedDevice().empty())
-      return WalkResult::advance();
-    op->emitError() << "op '" << names_[op] << "' requests device '"
-                    << op.getRequestedDevice()
-                    << "': --gplace-replicate places every op itself; "
-                       "remove the request or do not replicate";
-    return WalkResult::interrupt();
-  });
-  if (explicitDevice.wasInterrupted())
-    return failure();
-
   // Slices need static shapes (a dynamic batch read as a negative size).
   for (BlockArgument arg : body.getArguments())
     if (auto type = dyn_cast<ShapedType>(arg.getType());
@@ -213,8 +249,7 @@ LogicalResult Replicator::run() {
 
   // The batch: the batch arguments' leading dimension. By default, the
   // first ranked argument's, and the batch arguments those that share it.
-  SmallVector<BlockArgument> batchArgs;
-  int64_t batch = -1;
+  batch = -1;
   if (!config_.batchArgs.empty()) {
     for (unsigned number : config_.batchArgs) {
       if (number >= body.getNumArguments())
@@ -255,21 +290,27 @@ LogicalResult Replicator::run() {
   if (batchArgs.empty() && !config_.mirrored)
     return func_.emitError() << "@" << func_.getSymName()
                              << " has no batch argument to split across "
-                             << replicas_ << " replicas";
+                             << replicas_ << unitName();
   for (BlockArgument arg : batchArgs)
     if (batch % replicas_ != 0)
       return func_.emitError()
              << "argument #" << arg.getArgNumber() << " of @"
              << func_.getSymName() << ", of type " << arg.getType()
              << ": its batch of " << batch << " does not divide into "
-             << replicas_ << " replicas";
-  int64_t perReplica = batch / replicas_;
+             << replicas_ << unitName();
+  perReplica = batch / replicas_;
+  return success();
 
+}
+
+LogicalResult Replicator::findTowerOps(
+    ArrayRef<BlockArgument> batchArgs, DenseSet<Value> &tower,
+    SmallVectorImpl<Operation *> &towerOps,
+    SmallVectorImpl<GradientsOp> &gradientOps) {
+  Block &body = func_.getBody().front();
   // The ops that depend on the batch, in program order; a gradient is
   // averaged, so what uses it does not depend on the batch through it.
-  DenseSet<Value> tower(batchArgs.begin(), batchArgs.end());
-  SmallVector<Operation *> towerOps;
-  SmallVector<GradientsOp> gradientOps;
+  tower.insert(batchArgs.begin(), batchArgs.end());
   for (Operation &op : body.without_terminator()) {
     if (!llvm::any_of(op.getOperands(),
                       [&](Value v) { return tower.contains(v); }))
@@ -289,113 +330,76 @@ LogicalResult Replicator::run() {
     for (Value result : op.getResults())
       tower.insert(result);
   }
+  return success();
+}
 
-  // The slices of the batch, on the host.
-  SmallVector<IRMapping> maps(replicas_);
-  builder_.setInsertionPointToStart(&body);
-  for (BlockArgument arg : batchArgs) {
-    auto type = cast<RankedTensorType>(arg.getType());
+Value Replicator::sliceOf(BlockArgument arg, unsigned i, int64_t perReplica) {
+  auto type = cast<RankedTensorType>(arg.getType());
+  SmallVector<int64_t> shape(type.getShape());
+  shape[0] = perReplica;
+  auto sliceType = RankedTensorType::get(shape, type.getElementType());
+  SmallVector<int64_t> begin(type.getRank(), 0), size(shape);
+  begin[0] = i * perReplica;
+  Value slice = create<SliceOp>(
+      sliceType, {arg},
+      (Twine(scopeOf(i)) + "/split/arg" + Twine(arg.getArgNumber())).str(),
+      {builder_.getNamedAttr("begin", builder_.getDenseI64ArrayAttr(begin)),
+       builder_.getNamedAttr("size", builder_.getDenseI64ArrayAttr(size))});
+  slices_.push_back(slice.getDefiningOp());
+  return slice;
+}
+
+Operation *Replicator::cloneFor(Operation *op, unsigned i, IRMapping &map,
+                                bool dependsOnBatch, int64_t batch,
+                                int64_t perReplica,
+                                ArrayRef<BlockArgument> batchArgs) {
+  Operation *clone = builder_.clone(*op, map);
+  if (dependsOnBatch && i > 0)
+    if (auto seeded = dyn_cast<SeededOpInterface>(clone))
+      offsetSeed(seeded, i, names_.lookup(op));
+  // Shapes along the batch shrink: per-replica types for every result
+  // that had the batch as its leading dimension.
+  for (OpResult result : clone->getResults()) {
+    auto type = dyn_cast<RankedTensorType>(result.getType());
+    if (!dependsOnBatch || !type || type.getRank() == 0 ||
+        type.getDimSize(0) != batch || isa<GradientsOp>(clone))
+      continue;
     SmallVector<int64_t> shape(type.getShape());
     shape[0] = perReplica;
-    auto sliceType = RankedTensorType::get(shape, type.getElementType());
-    for (unsigned i = 0; i < replicas_; ++i) {
-      SmallVector<int64_t> begin(type.getRank(), 0), size(shape);
-      begin[0] = i * perReplica;
-      Value slice = create<SliceOp>(
-          sliceType, {arg},
-          ((config_.mirrored ? "replica_" : "tower_") + Twine(i) +
-           "/split/arg" + Twine(arg.getArgNumber()))
-              .str(),
-          {builder_.getNamedAttr("begin", builder_.getDenseI64ArrayAttr(begin)),
-           builder_.getNamedAttr("size", builder_.getDenseI64ArrayAttr(size))});
-      maps[i].map(arg, slice);
-      slices_.push_back(slice.getDefiningOp());
-    }
+    result.setType(RankedTensorType::get(shape, type.getElementType()));
   }
+  // An op that does not take the per-replica shapes: a batch argument
+  // that is not one (or an op that mixes examples).
+  if (dependsOnBatch && i == 0 && failed(mlir::verify(clone, false))) {
+    std::string numbers;
+    for (BlockArgument arg : batchArgs)
+      numbers += (numbers.empty() ? "#" : ", #") +
+                 std::to_string(arg.getArgNumber());
+    op->emitError() << "op '" << names_.lookup(op)
+                    << "' does not accept its per-replica shapes with the "
+                       "batch of arguments "
+                    << numbers << " of @" << func_.getSymName()
+                    << " split into " << replicas_
+                    << unitName()
+                    << "; name the batch arguments with batch-args=";
+    return nullptr;
+  }
+  std::string name = names_.lookup(op);
+  // A variable: a persistent op whose value is a resource.
+  if (config_.mirrored && isa<PersistentOpInterface>(clone) &&
+      isa<ResourceType>(clone->getResult(0).getType()))
+    pin(clone, device(i), name); // The variable's own name.
+  else if (config_.mirrored && i == 0) // Replica 0 takes the op's name.
+    pin(clone, device(i), name);
+  else
+    pin(clone, device(i), uniqueName(scopeOf(i) + "/" + name));
+  return clone;
+}
 
-  // The towers: each op cloned in place, once per replica, so that every
-  // clone follows what it uses. Host variables: the ops that depend on the
-  // batch; mirrored: every op (each replica its own copy of each variable,
-  // under the variable's own name, as MirroredVariable's copies share
-  // theirs, so that checkpoints and --init fill every copy).
-  SmallVector<Operation *> cloned;
-  if (config_.mirrored) {
-    for (Operation &op : body.without_terminator())
-      if (!llvm::is_contained(slices_, &op))
-        cloned.push_back(&op);
-  } else {
-    cloned = towerOps;
-  }
-  for (Operation *op : cloned) {
-    builder_.setInsertionPoint(op);
-    bool dependsOnBatch = llvm::is_contained(towerOps, op);
-    SmallVector<Operation *> clones;
-    for (unsigned i = 0; i < replicas_; ++i) {
-      Operation *clone = builder_.clone(*op, maps[i]);
-      clones.push_back(clone);
-      if (dependsOnBatch && i > 0)
-        if (auto seeded = dyn_cast<SeededOpInterface>(clone))
-          offsetSeed(seeded, i, names_.lookup(op));
-      // Shapes along the batch shrink: per-replica types for every result
-      // that had the batch as its leading dimension.
-      for (OpResult result : clone->getResults()) {
-        auto type = dyn_cast<RankedTensorType>(result.getType());
-        if (!dependsOnBatch || !type || type.getRank() == 0 ||
-            type.getDimSize(0) != batch || isa<GradientsOp>(clone))
-          continue;
-        SmallVector<int64_t> shape(type.getShape());
-        shape[0] = perReplica;
-        result.setType(RankedTensorType::get(shape, type.getElementType()));
-      }
-      // An op that does not take the per-replica shapes: a batch argument
-      // that is not one (or an op that mixes examples).
-      if (dependsOnBatch && i == 0 && failed(mlir::verify(clone, false))) {
-        std::string numbers;
-        for (BlockArgument arg : batchArgs)
-          numbers += (numbers.empty() ? "#" : ", #") +
-                     std::to_string(arg.getArgNumber());
-        return op->emitError()
-               << "op '" << names_.lookup(op)
-               << "' does not accept its per-replica shapes with the batch "
-                  "of arguments "
-               << numbers << " of @" << func_.getSymName() << " split into "
-               << replicas_
-               << " replicas; name the batch arguments with batch-args=";
-      }
-      std::string name = names_.lookup(op);
-      // A variable: a persistent op whose value is a resource.
-      if (config_.mirrored && isa<PersistentOpInterface>(clone) &&
-          isa<ResourceType>(clone->getResult(0).getType()))
-        pin(clone, device(i), name); // The variable's own name.
-      else if (config_
-                   .mirrored) // Replica 0 takes the name of the op it replaces.
-        pin(clone, device(i),
-            i == 0 ? name
-                   : uniqueName(("replica_" + Twine(i) + "/" + name).str()));
-      else
-        pin(clone, device(i),
-            uniqueName(("tower_" + Twine(i) + "/" + name).str()));
-    }
-    auto gradients = dyn_cast<GradientsOp>(op);
-    if (!gradients)
-      continue;
-    // Each gradient: averaged across the replicas, on the host (host
-    // variables, after the last tower) or by an all-reduce (mirrored, each
-    // replica then uses its own copy of the average).
-    for (auto [k, gradient] : llvm::enumerate(gradients.getResults())) {
-      if (config_.mirrored)
-        break;
-      SmallVector<Value> perTower;
-      for (Operation *clone : clones)
-        perTower.push_back(clone->getResult(k));
-      gradient.replaceAllUsesWith(
-          average(perTower, ("average_gradients/" + Twine(k)).str()));
-    }
-    if (config_.mirrored)
-      allReduceGradients(gradients, clones, maps);
-  }
-
-  // Results that depend on the batch: concatenated or averaged.
+LogicalResult Replicator::combineResults(const DenseSet<Value> &tower,
+                                          MutableArrayRef<IRMapping> maps,
+                                          int64_t batch) {
+  Block &body = func_.getBody().front();
   Operation *terminator = body.getTerminator();
   builder_.setInsertionPoint(terminator);
   for (OpOperand &operand : terminator->getOpOperands()) {
@@ -423,7 +427,7 @@ LogicalResult Replicator::run() {
       auto concat = builder_.create<ConcatOp>(
           func_.getLoc(), type, perTower, builder_.getI64IntegerAttr(0),
           StringAttr(), StringAttr(), StringAttr(), ValueRange());
-      pin(concat, kHost, uniqueName(("concat_results/" + Twine(index)).str()));
+      pin(concat, host(), uniqueName(("concat_results/" + Twine(index)).str()));
       operand.set(concat.getResult());
     } else if (config_.sum) {
       operand.set(sum(perTower));
@@ -436,6 +440,93 @@ LogicalResult Replicator::run() {
                 "float to average across replicas (reduce=sum adds them)";
     }
   }
+  return success();
+}
+
+LogicalResult Replicator::run() {
+  Block &body = func_.getBody().front();
+  for (auto &[op, name] : names_)
+    used_.insert(name);
+
+  // The replicas must be placed by the pass alone.
+  WalkResult explicitDevice = func_.walk([&](PlacedOpInterface op) {
+    if (op.getRequestedDevice().empty())
+      return WalkResult::advance();
+    op->emitError() << "op '" << names_[op] << "' requests device '"
+                    << op.getRequestedDevice()
+                    << "': --gplace-replicate places every op itself; "
+                       "remove the request or do not replicate";
+    return WalkResult::interrupt();
+  });
+  if (explicitDevice.wasInterrupted())
+    return failure();
+  SmallVector<BlockArgument> batchArgs;
+  int64_t batch = -1;
+  int64_t perReplica = 0;
+  if (failed(findBatch(batchArgs, batch, perReplica)))
+    return failure();
+
+  // The ops that depend on the batch, in program order; a gradient is
+  // averaged, so what uses it does not depend on the batch through it.
+  DenseSet<Value> tower;
+  SmallVector<Operation *> towerOps;
+  SmallVector<GradientsOp> gradientOps;
+  if (failed(findTowerOps(batchArgs, tower, towerOps, gradientOps)))
+    return failure();
+
+  // The slices of the batch, on the host.
+  SmallVector<IRMapping> maps(replicas_);
+  builder_.setInsertionPointToStart(&body);
+  for (BlockArgument arg : batchArgs)
+    for (unsigned i = 0; i < replicas_; ++i)
+      maps[i].map(arg, sliceOf(arg, i, perReplica));
+
+  // The towers: each op cloned in place, once per replica, so that every
+  // clone follows what it uses. Host variables: the ops that depend on the
+  // batch; mirrored: every op (each replica its own copy of each variable,
+  // under the variable's own name, as MirroredVariable's copies share
+  // theirs, so that checkpoints and --init fill every copy).
+  SmallVector<Operation *> cloned;
+  if (config_.mirrored) {
+    for (Operation &op : body.without_terminator())
+      if (!llvm::is_contained(slices_, &op))
+        cloned.push_back(&op);
+  } else {
+    cloned = towerOps;
+  }
+  for (Operation *op : cloned) {
+    builder_.setInsertionPoint(op);
+    bool dependsOnBatch = llvm::is_contained(towerOps, op);
+    SmallVector<Operation *> clones;
+    for (unsigned i = 0; i < replicas_; ++i) {
+      Operation *clone = cloneFor(op, i, maps[i], dependsOnBatch, batch,
+                                  perReplica, batchArgs);
+      if (!clone)
+        return failure();
+      clones.push_back(clone);
+    }
+    auto gradients = dyn_cast<GradientsOp>(op);
+    if (!gradients)
+      continue;
+    // Each gradient: averaged across the replicas, on the host (host
+    // variables, after the last tower) or by an all-reduce (mirrored, each
+    // replica then uses its own copy of the average).
+    for (auto [k, gradient] : llvm::enumerate(gradients.getResults())) {
+      if (config_.mirrored)
+        break;
+      SmallVector<Value> perTower;
+      for (Operation *clone : clones)
+        perTower.push_back(clone->getResult(k));
+      gradient.replaceAllUsesWith(
+          average(perTower, ("average_gradients/" + Twine(k)).str()));
+    }
+    if (config_.mirrored)
+      allReduceGradients(gradients, clones, maps);
+  }
+
+  // Results that depend on the batch: concatenated or averaged.
+  if (failed(combineResults(tower, maps, batch)))
+    return failure();
 
   // The originals go; what stays once stays on the host.
   for (Operation *op : llvm::reverse(cloned))
@@ -444,6 +535,102 @@ LogicalResult Replicator::run() {
     if (auto placed = dyn_cast<PlacedOpInterface>(&op);
         placed && placed.getRequestedDevice().empty())
       op.setAttr("device", builder_.getStringAttr(kHost));
+  return success();
+}
+
+/// Gradient accumulation: the micro-batches run one after another where
+/// the function's ops are placed anyway, each slice of the batch taken
+/// when the micro-batch before it has its gradients (so that one
+/// micro-batch's activations are live at a time), the gradients summed as
+/// they come (a running sum, not K at once) and divided by K: the step on
+/// the whole batch, within floating-point reassociation.
+LogicalResult Replicator::accumulate() {
+  Block &body = func_.getBody().front();
+  for (auto &[op, name] : names_)
+    used_.insert(name);
+  SmallVector<BlockArgument> batchArgs;
+  int64_t batch = -1;
+  int64_t perMicro = 0;
+  if (failed(findBatch(batchArgs, batch, perMicro)))
+    return failure();
+  DenseSet<Value> tower;
+  SmallVector<Operation *> towerOps;
+  SmallVector<GradientsOp> gradientOps;
+  if (failed(findTowerOps(batchArgs, tower, towerOps, gradientOps)))
+    return failure();
+  if (gradientOps.size() != 1)
+    return func_.emitError()
+           << "--gplace-accumulate-gradients: @" << func_.getSymName()
+           << " has " << gradientOps.size()
+           << " gplace.gradients ops that depend on the batch; gradient "
+              "accumulation needs exactly one";
+  GradientsOp gradients = gradientOps.front();
+  // Every micro-batch is cloned, up to its gradients, where the gradients
+  // are taken; what depends on the batch after them (an identity of the
+  // loss after the updates) is cloned in place, per micro-batch.
+  SmallVector<Operation *> forward, later;
+  for (Operation *op : towerOps)
+    (gradients->isBeforeInBlock(op) ? later : forward).push_back(op);
+
+  SmallVector<IRMapping> maps(replicas_);
+  SmallVector<Value> sums(gradients.getNumResults());
+  Value previous; // A token: the previous micro-batch's gradients.
+  builder_.setInsertionPoint(gradients);
+  for (unsigned i = 0; i < replicas_; ++i) {
+    for (BlockArgument arg : batchArgs) {
+      Value slice = sliceOf(arg, i, perMicro);
+      if (previous)
+        cast<PlacedOpInterface>(slice.getDefiningOp())
+            .addControlDependency(previous);
+      maps[i].map(arg, slice);
+    }
+    Operation *last = nullptr;
+    for (Operation *op : forward) {
+      last = cloneFor(op, i, maps[i], /*dependsOnBatch=*/true, batch, perMicro,
+                      batchArgs);
+      if (!last)
+        return failure();
+    }
+    // The running sums of the gradients.
+    SmallVector<Value> results(last->getResults());
+    for (auto [k, gradient] : llvm::enumerate(results))
+      sums[k] = i == 0 ? gradient
+                       : create<AddOp>(gradient.getType(), {sums[k], gradient},
+                                       ("accumulate_gradients/" + Twine(k) +
+                                        "/add")
+                                           .str());
+    if (i + 1 < replicas_) {
+      auto group = builder_.create<GroupOp>(
+          func_.getLoc(), results, StringAttr(), StringAttr(), StringAttr(),
+          ValueRange());
+      pin(group, "", uniqueName(scopeOf(i) + "/done"));
+      previous = group.getResult();
+    }
+  }
+  for (auto [k, gradient] : llvm::enumerate(gradients.getResults())) {
+    auto type = cast<RankedTensorType>(gradient.getType());
+    auto scalar = RankedTensorType::get({}, type.getElementType());
+    std::string scope = ("accumulate_gradients/" + Twine(k)).str();
+    Value inverse = create<ConstantOp>(
+        scalar, {}, scope + "/Const",
+        {builder_.getNamedAttr(
+            "value", DenseElementsAttr::get(
+                         scalar, builder_.getFloatAttr(scalar.getElementType(),
+                                                       1.0 / replicas_)))});
+    gradient.replaceAllUsesWith(
+        create<MulOp>(type, {sums[k], inverse}, scope + "/mul"));
+  }
+  for (Operation *op : later) {
+    builder_.setInsertionPoint(op);
+    for (unsigned i = 0; i < replicas_; ++i)
+      if (!cloneFor(op, i, maps[i], /*dependsOnBatch=*/true, batch, perMicro,
+                    batchArgs))
+        return failure();
+  }
+  if (failed(combineResults(tower, maps, batch)))
+    return failure();
+  for (Operation *op : llvm::reverse(towerOps))
+    op->erase();
   return success();
 }
 
@@ -719,6 +906,44 @@ struct ReplicatePass : gplace::impl::ReplicatePassBase<ReplicatePass> {
       else
         replicate = llvm::is_contained(functions, func.getSymName().str());
       if (replicate && failed(Replicator(func, config).run()))
+        return signalPassFailure();
+    }
+  }
+};
+
+struct AccumulateGradientsPass
+    : gplace::impl::AccumulateGradientsPassBase<AccumulateGradientsPass> {
+  using AccumulateGradientsPassBase::AccumulateGradientsPassBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    if (steps == 0) {
+      module.emitError() << "--gplace-accumulate-gradients needs steps >= 1";
+      return signalPassFailure();
+    }
+    if (steps == 1)
+      return; // One micro-batch is the batch.
+    ReplicaConfig config;
+    config.accumulate = true;
+    config.mirrored = false;
+    config.devices.assign(steps, "");
+    config.batchArgs.assign(batchArgs.begin(), batchArgs.end());
+    for (const std::string &name : functions)
+      if (!module.lookupSymbol<func::FuncOp>(name)) {
+        module.emitError()
+            << "--gplace-accumulate-gradients functions: no function @"
+            << name;
+        return signalPassFailure();
+      }
+    for (auto func : module.getOps<func::FuncOp>()) {
+      if (func.isExternal())
+        continue;
+      bool accumulate = false;
+      if (functions.empty())
+        func.walk([&](GradientsOp) { accumulate = true; });
+      else
+        accumulate = llvm::is_contained(functions, func.getSymName().str());
+      if (accumulate && failed(Replicator(func, config).accumulate()))
         return signalPassFailure();
     }
   }

@@ -69,6 +69,13 @@ struct PipelineOptions : public mlir::PassPipelineOptions<PipelineOptions> {
       llvm::cl::desc("Train on N GPUs: --gplace-replicate's replicas over "
                      "GPU:0..N-1, each a slice of the batch (0: none)"),
       llvm::cl::init(0)};
+  Option<unsigned> accumulateSteps{
+      *this, "accumulate-steps",
+      llvm::cl::desc("Gradient accumulation: split each training step's "
+                     "batch into K micro-batches run one after another, "
+                     "their gradients summed, one optimizer update "
+                     "(--gplace-accumulate-gradients; 0 or 1: none)"),
+      llvm::cl::init(0)};
   Option<std::string> replicaVariables{
       *this, "replica-variables",
       llvm::cl::desc("With replicas: mirrored (a copy of each variable per "

@@ -250,6 +250,38 @@ def ReplicatePass : Pass<"gplace-replicate", "::mlir::ModuleOp"> {
   ];
 }
 
+def AccumulateGradientsPass
+    : Pass<"gplace-accumulate-gradients", "::mlir::ModuleOp"> {
+  let summary = "Gradient accumulation: K micro-batches, one optimizer step";
+  let dependentDialects = ["::gplace::graph::GraphDialect"];
+  let description = [{
+    Splits each training function's batch into `steps` micro-batches
+    (`micro_batch_<i>/...`), runs the ops that depend on the batch once per
+    micro-batch, one micro-batch after another (each slice of the batch
+    waits for the previous micro-batch's gradients, so that one
+    micro-batch's activations are live at a time), sums the gradients as
+    they come (`accumulate_gradients/<k>/add`), divides the sums by `steps`
+    and applies the optimizer once: the step on the whole batch, within
+    floating-point reassociation, with about 1/steps of its activation
+    memory (Horovod's backward_passes_per_step, PyTorch's accumulation
+    loop). Runs before --gplace-differentiate, as --gplace-replicate does,
+    and shares its rules: the batch arguments, a batch that must divide,
+    results combined (concatenated per example, else averaged), a
+    stateful op that depends on the batch is an error. Ops keep their
+    device requests. The function needs exactly one `gplace.gradients`
+    that depends on the batch.
+  }];
+  let options = [
+    Option<"steps", "steps", "unsigned", /*default=*/"2",
+           "The number of micro-batches per step (K)">,
+    ListOption<"batchArgs", "batch-args", "unsigned",
+               "The argument numbers split along the batch (default: those "
+               "sharing the first argument's leading dimension)">,
+    ListOption<"functions", "functions", "std::string",
+               "The functions to accumulate (default: those that train)">,
+  ];
+}
+
 def LowerAllReducePass : Pass<"gplace-lower-all-reduce", "::mlir::ModuleOp"> {
   let summary = "Expands gplace.all_reduce into what the runtime runs";
   let dependentDialects = ["::gplace::graph::GraphDialect"];

@@ -1,0 +1,59 @@
+// --accumulate-steps=K (--gplace-accumulate-gradients) computes the step on
+// the whole batch: after 10 gradient-descent steps of a batch of 8, the
+// weights and the loss with 4 micro-batches of 2 (or 2 of 4, on emulated
+// GPUs) equal those of one batch of 8 (within float reassociation: the
+// CHECKs keep 6 digits; without accumulation they read 0.115532055 and
+// [[0.7262322], [-0.2684789], [0.10225543]], with 4 micro-batches
+// 0.11553206 and [[0.7262322], [-0.26847896], [0.10225539]]).
+// DEFINE: %{inputs} = --input=8x3xf32=0.1,0.2,0.3,-0.4,0.5,-0.6,0.7,0.8,-0.9,1.0,-1.1,1.2,0.3,-0.2,0.1,0.9,0.8,-0.7,-0.6,0.5,0.4,0.3,0.2,-0.1 --input=8x1xf32=0.5,-0.5,0.25,0.75,-0.25,0.1,-0.9,0.6
+// RUN: gplace-run %s --entry=train --iterations=10 %{inputs} | FileCheck %s
+// RUN: gplace-run %s --entry=train --iterations=10 %{inputs} --accumulate-steps=4 | FileCheck %s
+// RUN: gplace-run %s --entry=train --iterations=10 %{inputs} --accumulate-steps=2 --emulate-gpus=2 | FileCheck %s
+// CHECK: result[0]: f32=0.1155320{{[0-9]*}}
+// CHECK: result[1]: 3x1xf32={{\[\[}}0.726232{{[0-9]*}}], [-0.268478{{[0-9]*}}], [0.102255{{[0-9]*}}]]
+//
+// The memory: a batch of 1024 through a 64-wide layer needs a 786,752-byte
+// arena in one step, 312,320 bytes in 4 micro-batches, 181,504 in 8.
+// RUN: gplace-opt %s --gplace-pipeline="devices=cpu:1" | FileCheck %s --check-prefix=MEM1
+// RUN: gplace-opt %s --gplace-pipeline="devices=cpu:1 accumulate-steps=4" | FileCheck %s --check-prefix=MEM4
+// RUN: gplace-opt %s --gplace-pipeline="devices=cpu:1 accumulate-steps=8" | FileCheck %s --check-prefix=MEM8
+// MEM1: arena_bytes = 786752
+// MEM4: arena_bytes = 312320
+// MEM8: arena_bytes = 181504
+//
+// A batch that does not divide is an error.
+// RUN: not gplace-run %s --entry=train %{inputs} --accumulate-steps=3 2>&1 | FileCheck %s --check-prefix=DIVIDE
+// DIVIDE: error: argument #0 of @train, of type 'tensor<8x3xf32>': its batch of 8 does not divide into 3 micro-batches
+
+func.func @train(%x: tensor<8x3xf32>, %y: tensor<8x1xf32>) -> (tensor<f32>, tensor<3x1xf32>) {
+  %w = gplace.variable dense<[[0.5], [-0.25], [0.125]]> : tensor<3x1xf32> {name = "w"}
+  %wr = gplace.read %w : !gplace.resource<tensor<3x1xf32>>
+  %p = gplace.matmul %x, %wr : (tensor<8x3xf32>, tensor<3x1xf32>) -> tensor<8x1xf32>
+  %t = gplace.tanh %p : tensor<8x1xf32>
+  %d = gplace.sub %t, %y : (tensor<8x1xf32>, tensor<8x1xf32>) -> tensor<8x1xf32>
+  %sq = gplace.square %d : tensor<8x1xf32>
+  %loss = gplace.reduce_mean %sq axes = [0, 1] : tensor<8x1xf32> -> tensor<f32>
+  %g = gplace.gradients %loss wrt %wr : tensor<f32> wrt tensor<3x1xf32>
+  %lr = gplace.constant dense<0.5> : tensor<f32>
+  %u = gplace.apply_gradient_descent %w, %lr, %g : !gplace.resource<tensor<3x1xf32>>, tensor<f32>, tensor<3x1xf32>
+  %after = gplace.read %w after(%u) : !gplace.resource<tensor<3x1xf32>>
+  return %loss, %after : tensor<f32>, tensor<3x1xf32>
+}
+
+func.func @wide(%x: tensor<1024x64xf32>, %y: tensor<1024x1xf32>) -> tensor<f32> {
+  %w1 = gplace.variable dense<0.01> : tensor<64x64xf32> {name = "w1"}
+  %w2 = gplace.variable dense<0.02> : tensor<64x1xf32> {name = "w2"}
+  %r1 = gplace.read %w1 : !gplace.resource<tensor<64x64xf32>>
+  %r2 = gplace.read %w2 : !gplace.resource<tensor<64x1xf32>>
+  %a = gplace.matmul %x, %r1 : (tensor<1024x64xf32>, tensor<64x64xf32>) -> tensor<1024x64xf32>
+  %h = gplace.relu %a : tensor<1024x64xf32>
+  %b = gplace.matmul %h, %r2 : (tensor<1024x64xf32>, tensor<64x1xf32>) -> tensor<1024x1xf32>
+  %d = gplace.sub %b, %y : (tensor<1024x1xf32>, tensor<1024x1xf32>) -> tensor<1024x1xf32>
+  %sq = gplace.square %d : tensor<1024x1xf32>
+  %loss = gplace.reduce_mean %sq axes = [0, 1] : tensor<1024x1xf32> -> tensor<f32>
+  %g1, %g2 = gplace.gradients %loss wrt %r1, %r2 : tensor<f32> wrt tensor<64x64xf32>, tensor<64x1xf32>
+  %lr = gplace.constant dense<0.1> : tensor<f32>
+  %u1 = gplace.apply_gradient_descent %w1, %lr, %g1 : !gplace.resource<tensor<64x64xf32>>, tensor<f32>, tensor<64x64xf32>
+  %u2 = gplace.apply_gradient_descent %w2, %lr, %g2 : !gplace.resource<tensor<64x1xf32>>, tensor<f32>, tensor<64x1xf32>
+  return %loss : tensor<f32>
+}
