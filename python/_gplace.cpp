@@ -229,14 +229,15 @@ public:
       arrays.push_back(
           checkedArray(args[i], inputs[i], "input #" + std::to_string(i)));
     std::lock_guard<std::mutex> lock(mutex);
-    for (size_t i = 0; i < arrays.size(); ++i) {
-      rt::TensorRef staged = executor->stagedInput(i);
-      if (inputs[i].bytes() > 0)
-        std::memcpy(staged.data, arrays[i].data(), inputs[i].bytes());
-    }
+    // The kernels read the arrays in place where the plan allows
+    // (Executor::canBindInputs: the CPU and emulated GPUs), else from a
+    // copy in the plan's staging memory.
+    std::vector<const void *> data;
+    for (const py::array &array : arrays)
+      data.push_back(array.data());
     rt::StatusOr<std::vector<rt::TensorRef>> ran = [&] {
       py::gil_scoped_release release;
-      return executor->runStaged();
+      return executor->runBound(data);
     }();
     if (!ran)
       raiseStatus(ran.status());
@@ -246,9 +247,9 @@ public:
     return out;
   }
 
-  /// The executor's own time per run (runStaged on the inputs staged by
-  /// the last run), in seconds, `iterations` times: what run()'s overhead
-  /// is measured against (bench/python_overhead.py).
+  /// The executor's own time per run (runStaged on the staged inputs), in
+  /// seconds, `iterations` times: what run()'s overhead is measured
+  /// against (bench/python_overhead.py).
   std::vector<double> timeNative(int iterations) {
     std::lock_guard<std::mutex> lock(mutex);
     std::vector<double> seconds;
@@ -600,6 +601,10 @@ PYBIND11_MODULE(_gplace, m) {
       .def_readonly("placement_list", &Program::placement)
       .def_readonly("memory_list", &Program::memory)
       .def("time_native", &Program::timeNative)
+      .def_property_readonly("inputs_zero_copy",
+                             [](const Program &p) {
+                               return p.executor->canBindInputs();
+                             })
       .def("variable_names", &Program::variableNames)
       .def("read_variable", &Program::readVariable)
       .def("write_variable", &Program::writeVariable)

@@ -87,6 +87,23 @@ public:
   std::vector<bool> graphCandidates;
   std::string graphNote;
 
+  /// Per program input: the operand fields that hold its staging address
+  /// (kernels' and fused kernels' operands, copies' sources), which
+  /// runBound points at the caller's memory for one run; empty where the
+  /// inputs cannot be bound (bindable false).
+  struct InputSlot {
+    void **operand = nullptr;     ///< A kernel's TensorRef::data.
+    const void **from = nullptr;  ///< A copy's source.
+    void set(const void *address) {
+      if (operand)
+        *operand = const_cast<void *>(address);
+      else
+        *from = address;
+    }
+  };
+  std::vector<std::vector<InputSlot>> inputSlots;
+  bool bindable = false;
+
   size_t numFused = 0, numFusedLaunches = 0;
   uint64_t generation = 0;
   std::atomic<bool> failed{false};
@@ -325,6 +342,9 @@ public:
       fused.label += "+...";
     ++numFusedLaunches;
   }
+
+  /// Fills inputSlots and bindable, after load and capture.
+  void findInputSlots();
 
   void fail(Status status) {
     {
@@ -657,7 +677,45 @@ Executor::create(Plan plan, const DeviceManager &devices,
       std::make_unique<IntraOpThreads>(options.intraOpThreads);
   GPLACE_RETURN_IF_ERROR(impl->load(devices, options.transport));
   impl->captureGraphs(options);
+  impl->findInputSlots();
   return std::unique_ptr<Executor>(new Executor(std::move(impl)));
+}
+
+void Executor::Impl::findInputSlots() {
+  // Inputs are read where they lie only when every device reads host
+  // memory, nothing replays a captured graph (a capture keeps its own
+  // copy of each address) and no all-reduce takes an input (a member
+  // keeps its own copy too).
+  bindable = staging == host;
+  for (Device *device : devices)
+    bindable = bindable && device->isHostMemory();
+  for (const auto &graph : graphs)
+    bindable = bindable && !graph;
+  if (!bindable)
+    return;
+  inputSlots.assign(inputs.size(), {});
+  auto slot = [&](const void *address, InputSlot field) {
+    for (size_t i = 0; i < inputs.size(); ++i)
+      if (address == inputs[i] && plan.inputs[i].bytes() > 0)
+        inputSlots[i].push_back(field);
+  };
+  for (size_t index = 0; index < steps.size(); ++index) {
+    ResolvedStep &resolved = steps[index];
+    for (TensorRef &ref : resolved.call.inputs) {
+      if (collectives.contains(index) &&
+          llvm::is_contained(inputs, ref.data)) {
+        bindable = false; // An all-reduce member reads an input.
+        inputSlots.clear();
+        return;
+      }
+      slot(ref.data, {&ref.data, nullptr});
+    }
+    if (resolved.fused)
+      for (TensorRef &ref : resolved.fused->inputs)
+        slot(ref.data, {&ref.data, nullptr});
+    if (resolved.step->kind == Step::Kind::Copy)
+      slot(resolved.from, {nullptr, &resolved.from});
+  }
 }
 
 bool Executor::usesGraph() const {
@@ -703,6 +761,39 @@ Executor::run(const std::vector<HostTensor> &inputs) {
       std::memcpy(tensor.data.data(), view.data, tensor.data.size());
     results.push_back(std::move(tensor));
   }
+  return results;
+}
+
+bool Executor::canBindInputs() const { return impl_->bindable; }
+
+StatusOr<std::vector<TensorRef>>
+Executor::runBound(const std::vector<const void *> &inputs) {
+  Impl &impl = *impl_;
+  if (inputs.size() != impl.plan.inputs.size())
+    return Status::invalidArgument(
+        "expected " + std::to_string(impl.plan.inputs.size()) +
+        " inputs, got " + std::to_string(inputs.size()));
+  if (!impl.bindable) {
+    for (size_t i = 0; i < inputs.size(); ++i)
+      if (int64_t bytes = impl.plan.inputs[i].bytes(); bytes > 0)
+        std::memcpy(impl.inputs[i], inputs[i], bytes);
+    return runStaged();
+  }
+  auto point = [&](auto address) {
+    for (size_t i = 0; i < inputs.size(); ++i)
+      for (Impl::InputSlot &field : impl.inputSlots[i])
+        field.set(address(i));
+  };
+  point([&](size_t i) { return inputs[i]; });
+  StatusOr<std::vector<TensorRef>> results = runStaged();
+  point([&](size_t i) { return impl.inputs[i]; });
+  // A result that is an input itself (returned as it is) was read from the
+  // caller's memory: its view points at staging, which must hold it.
+  if (results)
+    for (TensorRef &result : *results)
+      for (size_t i = 0; i < inputs.size(); ++i)
+        if (result.data == impl.inputs[i] && impl.plan.inputs[i].bytes() > 0)
+          std::memcpy(impl.inputs[i], inputs[i], impl.plan.inputs[i].bytes());
   return results;
 }
 

@@ -129,7 +129,8 @@ class Variables:
 class Program:
     """A compiled graph, loaded on its devices. `run(*arrays)` runs it
     once and returns its results as a list of NumPy arrays (the GIL
-    released while it runs); `placement` maps each kernel step's op name
+    released while it runs; on the CPU and emulated GPUs the kernels read
+    the arrays in place, without a copy); `placement` maps each kernel step's op name
     to its device; `memory_plan` maps each device to its planned arena and
     persistent bytes; `variables` reads and writes the variables;
     `save(path)` and `restore(path)` write and read .npz checkpoints, the

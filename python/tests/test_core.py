@@ -248,3 +248,29 @@ def test_fashion_mnist_mlp_trains_from_python():
     (accuracy,) = evaluate.run(read("t10k-images-idx3-ubyte.gz"),
                                read("t10k-labels-idx1-ubyte.gz"))
     assert 0.8 < float(accuracy) <= 1
+
+
+def test_inputs_read_in_place_on_the_cpu():
+    """On the CPU the kernels read the arrays where they lie (no copy);
+    the results are right run after run, with arrays that change, and a
+    program that returns its input gives the input's values."""
+    program = gplace.compile(MATMUL, allow_soft_placement=True)
+    assert program._native.inputs_zero_copy
+    w = np.array([[5, 6], [7, 8]], np.float32)
+    for k in range(3):
+        x = np.full((2, 2), k, np.float32)
+        np.testing.assert_array_equal(program.run(x)[0], x @ w)
+    identity = gplace.compile("""
+func.func @main(%x: tensor<3xf32>) -> (tensor<3xf32>, tensor<3xf32>) {
+  %y = gplace.neg %x : tensor<3xf32>
+  return %x, %y : tensor<3xf32>, tensor<3xf32>
+}
+""")
+    x = np.array([1, 2, 3], np.float32)
+    a, b = identity.run(x)
+    x[:] = 0  # the results are copies, not views of the input
+    np.testing.assert_array_equal(a, [1, 2, 3])
+    np.testing.assert_array_equal(b, [-1, -2, -3])
+    # A non-contiguous array is made contiguous first.
+    m = np.arange(16, dtype=np.float32).reshape(4, 4)[::2, ::2]
+    np.testing.assert_array_equal(program.run(m)[0], m @ w)

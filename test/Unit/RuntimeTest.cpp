@@ -1159,6 +1159,43 @@ TEST(Executor, RunsOnStagedInputsAndStagesResults) {
   }
 }
 
+TEST(Executor, RunBoundReadsInputsInPlaceOnHostMemory) {
+  for (bool ownMemory : {false, true}) {
+    std::vector<std::string> log;
+    DeviceManager devices({0, 0});
+    devices.addDevice(std::make_unique<RecordingDevice>(log, ownMemory));
+    StatusOr<std::unique_ptr<Executor>> executor =
+        Executor::create(chainPlan(), devices, kStepByStep);
+    ASSERT_TRUE(executor) << executor.status().message();
+    // Host memory everywhere: the copy reads the caller's array; a device
+    // with its own memory reads a staged copy.
+    EXPECT_EQ((*executor)->canBindInputs(), !ownMemory);
+    TensorRef staged = (*executor)->stagedInput(0);
+    std::memset(staged.data, 0, 16);
+    for (float base : {1.0f, 10.0f}) {
+      float x[4] = {base, base + 1, base + 2, base + 3};
+      StatusOr<std::vector<TensorRef>> results =
+          (*executor)->runBound({x});
+      ASSERT_TRUE(results) << results.status().message();
+      float a[4];
+      std::memcpy(a, (*results)[1].data, sizeof(a));
+      EXPECT_EQ(std::vector<float>(a, a + 4),
+                (std::vector<float>{base + 1, base + 2, base + 3, base + 4}));
+      float s[4];
+      std::memcpy(s, staged.data, sizeof(s));
+      // In place, the staging memory is never written.
+      EXPECT_EQ(s[0], ownMemory ? base : 0.0f);
+    }
+    // runStaged reads the staging memory again afterwards.
+    StatusOr<std::vector<TensorRef>> staged0 = (*executor)->runStaged();
+    ASSERT_TRUE(staged0);
+    float a[4];
+    std::memcpy(a, (*staged0)[1].data, sizeof(a));
+    EXPECT_EQ(a[0], ownMemory ? 11.0f : 1.0f);
+    EXPECT_FALSE((*executor)->runBound({}));
+  }
+}
+
 } // namespace
 
 namespace {

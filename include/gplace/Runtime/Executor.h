@@ -82,6 +82,20 @@ public:
   /// until the next run. Errors as run().
   StatusOr<std::vector<TensorRef>> runStaged();
 
+  /// Whether runBound reads the inputs where the caller keeps them: every
+  /// device of the plan reads host memory (the CPU, emulated GPUs), none
+  /// replays a captured graph and no all-reduce takes a program input.
+  bool canBindInputs() const;
+
+  /// Runs the program once with input #i read from `inputs[i]`: host
+  /// memory holding a value of the plan's input type, unchanged until the
+  /// call returns. Where canBindInputs(), the kernels read it in place (no
+  /// copy: a NumPy array, IREE's imported host buffers); else it is copied
+  /// into stagedInput() first. Results and errors as runStaged(); a wrong
+  /// number of inputs is an invalid argument.
+  StatusOr<std::vector<TensorRef>>
+  runBound(const std::vector<const void *> &inputs);
+
   /// The plan's variables (gplan.variable), by index < numVariables():
   /// their names (the graph op's name: "dense/kernel", or TensorFlow's
   /// default "Variable_1") and types. Between runs only, their values can
