@@ -401,6 +401,30 @@ void Importer::importNode(const onnx::NodeProto &proto) {
         return markUnsupported("required input " + std::to_string(i) +
                                " ('" + formal[i].GetName() + "') missing");
   }
+  // Inputs the mapping needs known at import time: named, each one the
+  // graph computes or takes at run time.
+  std::string runTime;
+  int runTimeCount = 0;
+  for (int i : importTimeInputs(opType)) {
+    if (i >= proto.input_size() || proto.input(i).empty() ||
+        constants.count(proto.input(i)))
+      continue;
+    const onnx::OpSchema *schema = onnx::OpSchemaRegistry::Schema(
+        proto.op_type(), static_cast<int>(nodeOpset), "");
+    runTime += std::string(runTime.empty() ? "" : ", ") + std::to_string(i) +
+               (schema && i < static_cast<int>(schema->inputs().size())
+                    ? " ('" + schema->inputs()[i].GetName() + "')"
+                    : "");
+    ++runTimeCount;
+  }
+  if (runTimeCount)
+    return markUnsupported(
+        std::string(runTimeCount == 1 ? "input " : "inputs ") + runTime +
+        (runTimeCount == 1 ? " is" : " are") +
+        " computed at run time; gplace needs " +
+        (runTimeCount == 1 ? "it" : "them") +
+        " constant (an initializer, a Constant node or a value folded at "
+        "import time)");
 
   Node node{*this,
             proto,
@@ -731,6 +755,7 @@ const llvm::StringMap<MapFn> &mappers() {
   static const llvm::StringMap<MapFn> table = [] {
     llvm::StringMap<MapFn> t;
     addMathMappers(t);
+    addLossMappers(t);
     addTensorMappers(t);
     addConvolutionMappers(t);
     return t;

@@ -7,8 +7,9 @@
 //   with ONNX's library and imports its nodes in order;
 // - Shapes.cpp: dimensions bound from --dim and the inputs' values, ONNX's
 //   shape inference on one node, the folding of each node's ops;
-// - MapMath.cpp, MapTensors.cpp, MapConvolution.cpp: one function per ONNX
-//   op type (node -> graph ops), each file adding its entries to the table.
+// - MapMath.cpp, MapTensors.cpp, MapConvolution.cpp, MapLosses.cpp: one
+//   function per ONNX op type (node -> graph ops), each file adding its
+//   entries to the table.
 //
 //===----------------------------------------------------------------------===//
 
@@ -179,9 +180,16 @@ using MapFn = bool (*)(Node &node, SmallVectorImpl<Value> &results,
                        std::string &reason);
 /// The mapping table: ONNX op type -> its function.
 const llvm::StringMap<MapFn> &mappers();
+/// The inputs of `opType` its mapping must know at import time (Range's
+/// start, limit and delta, Tile's repeats: an initializer, a Constant node
+/// or a value folded): one computed at run time is refused, naming the
+/// input, before ONNX's shape inference leaves the outputs dynamic for
+/// want of it (MapLosses.cpp).
+ArrayRef<int> importTimeInputs(llvm::StringRef opType);
 /// Each mapping file's entries (MapMath.cpp, MapTensors.cpp,
-/// MapConvolution.cpp).
+/// MapConvolution.cpp, MapLosses.cpp).
 void addMathMappers(llvm::StringMap<MapFn> &table);
+void addLossMappers(llvm::StringMap<MapFn> &table);
 void addTensorMappers(llvm::StringMap<MapFn> &table);
 void addConvolutionMappers(llvm::StringMap<MapFn> &table);
 
