@@ -29,6 +29,8 @@
 //                   SoftmaxCrossEntropyLoss (weights, ignore_index 1, mean)
 //                   -> loss, log_prob; NegativeLogLikelihoodLoss(log_prob,
 //                   labels, sum) -> nll;
+//   hardmax-opset11 opset 11: x[2,3,4] -> Hardmax(axis 1) -> y (x coerced
+//                   to [2, 12], as Hardmax was before opset 13);
 //   run-time-constants
 //                   Tile(x[2,3], repeats) and Range(start, limit, delta)
 //                   with repeats and limit graph inputs (inputs the
@@ -603,6 +605,16 @@ onnx::ModelProto buildLosses() {
   return b.model;
 }
 
+// opset 11: x[2,3,4] -> Hardmax(axis 1) -> y, over x coerced to [2, 12].
+onnx::ModelProto buildHardmaxOpset11() {
+  ModelBuilder b(11, "hardmax_opset11");
+  b.input("x", {2, 3, 4});
+  onnx::NodeProto *hardmax = b.node("Hardmax", "hardmax", {"x"}, {"y"});
+  attrInt(hardmax, "axis", 1);
+  b.output("y", {2, 3, 4});
+  return b.model;
+}
+
 // Inputs that must be constants, given at run time: Tile(x[2,3], repeats)
 // and Range(start, limit, delta) with limit a graph input.
 onnx::ModelProto buildRunTimeConstants() {
@@ -730,7 +742,7 @@ int main(int argc, char **argv) {
   if (argc != 3)
     fail("usage: gplace-onnx-gen "
          "mlp|cnn|unsupported|dynamic|external|external-constants|"
-         "softmax-opset9|mlp-bench|losses|run-time-constants|"
+         "softmax-opset9|mlp-bench|losses|run-time-constants|hardmax-opset11|"
          "grouped-conv|torch-flatten|paddle-dynamic|tf2onnx-flatten|"
          "shared-dim|shared-dim-bad-output|chain:N OUTPUT.onnx");
   std::string name = argv[1];
@@ -750,6 +762,7 @@ int main(int argc, char **argv) {
        }},
       {"softmax-opset9", buildSoftmaxOpset9},
       {"losses", buildLosses},
+      {"hardmax-opset11", buildHardmaxOpset11},
       {"run-time-constants", buildRunTimeConstants},
       {"grouped-conv", [] { return buildGroupedConv(2); }},
       {"grouped-conv-mismatch", [] { return buildGroupedConv(1); }},
@@ -778,7 +791,7 @@ int main(int argc, char **argv) {
            "' (expected mlp, cnn, unsupported, dynamic, external, "
            "external-constants, "
            "softmax-opset9, mlp-bench, losses, run-time-constants, "
-           "grouped-conv, torch-flatten, "
+           "hardmax-opset11, grouped-conv, torch-flatten, "
            "paddle-dynamic, tf2onnx-flatten, shared-dim, "
            "shared-dim-bad-output or chain:N)");
     model = it->second();

@@ -261,6 +261,15 @@ LogicalResult Importer::parse(llvm::StringRef bytes) {
 
 void Importer::upgrade() {
   if (opset && opset < kTargetOpset) {
+    // ONNX 1.12's converter takes Hardmax 12 -> 13 as compatible, but the
+    // older Hardmax coerces its input to 2-D at `axis` (default 1), as the
+    // older Softmax does (whose adapter reshapes): the nodes are
+    // remembered by their output so that their mapping keeps the older
+    // semantics.
+    for (const onnx::NodeProto &proto : model.graph().node())
+      if (proto.op_type() == "Hardmax" && proto.output_size() > 0 &&
+          (proto.domain().empty() || proto.domain() == "ai.onnx"))
+        coercedHardmax.insert(proto.output(0));
     // The converter copies initializers as they are, external data
     // included: the import reads their data afterwards.
     try {

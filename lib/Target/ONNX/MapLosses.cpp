@@ -207,7 +207,8 @@ bool mapSoftmaxCrossEntropyLoss(Node &n, SmallVectorImpl<Value> &results,
 
 /// Hardmax: 1 at the first largest value along the axis, 0 elsewhere:
 /// one_hot(argmax). Before opset 13 over the input coerced to 2-D at the
-/// axis (as Softmax then).
+/// axis (as Softmax then), also after the version converter upgraded the
+/// node (Importer::upgrade).
 bool mapHardmax(Node &n, SmallVectorImpl<Value> &results,
                 std::string &reason) {
   Value x = n.input(0);
@@ -217,7 +218,9 @@ bool mapHardmax(Node &n, SmallVectorImpl<Value> &results,
     reason = "a scalar input";
     return false;
   }
-  int64_t axis = n.getInt("axis", n.opset < 13 ? 1 : -1);
+  bool coerced =
+      n.opset < 13 || n.importer.coercedHardmax.count(n.proto.output(0));
+  int64_t axis = n.getInt("axis", coerced ? 1 : -1);
   if (!normalizeAxis(axis, rank, reason))
     return false;
   Builder &b = n.builder();
@@ -236,7 +239,7 @@ bool mapHardmax(Node &n, SmallVectorImpl<Value> &results,
     return n.op<OneHotOp>(RankedTensorType::get(rest, element),
                           {index, on, off}, {}, suffix);
   };
-  if (n.opset < 13) {
+  if (coerced) {
     int64_t rows = 1, columns = 1;
     for (int64_t d = 0; d < rank; ++d)
       (d < axis ? rows : columns) *= type.getDimSize(d);

@@ -233,6 +233,10 @@ public:
   llvm::StringMap<const onnx::TypeProto *> inferred;
   /// Names an unsupported node produced: nodes reading them are skipped.
   llvm::StringSet<> poisoned;
+  /// The first outputs of the Hardmax nodes of a model below opset 13,
+  /// which keep that Hardmax's semantics (the input coerced to 2-D) after
+  /// the version converter (upgrade).
+  llvm::StringSet<> coercedHardmax;
   /// Names materialized while the current node is imported (forgotten if
   /// the node is rolled back).
   SmallVector<std::string> materialized;
