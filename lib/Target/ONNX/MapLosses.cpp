@@ -276,6 +276,10 @@ bool mapCastLike(Node &n, SmallVectorImpl<Value> &results, std::string &) {
 /// each repeated one, broadcast to the repeats there, reshaped to the
 /// result ([r0, d0, r1, d1, ...] row-major is the tiling).
 bool mapTile(Node &n, SmallVectorImpl<Value> &results, std::string &reason) {
+  if (n.opset < 6) {
+    reason = "Tile before opset 6 (tiles and axis inputs)";
+    return false;
+  }
   Value x = n.input(0);
   auto type = cast<RankedTensorType>(x.getType());
   std::optional<DenseElementsAttr> given = n.constant(1);
