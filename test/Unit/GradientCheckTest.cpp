@@ -567,6 +567,57 @@ std::vector<Case> cases() {
   all.push_back({"layer_norm_inv_std_dev", {"2x3xf64"},
                  "  %n, %mean, %y = gplace.layer_norm %a0 : tensor<2x3xf64>",
                  "2x1xf64"});
+  // ONNX's SoftmaxCrossEntropyLoss as the importer composes it
+  // (lib/Target/ONNX/MapLosses.cpp): scores [N, C, d1] with the classes
+  // moved last, log_softmax, a one_hot mask of the targets (ignore_index 3
+  // made -1 first, so its row is zeros) times the class weights, the mean
+  // over the weights of the targets not ignored. The mask is not
+  // differentiable (one_hot), the scores are.
+  all.push_back(
+      {"softmax_cross_entropy_loss_composition",
+       {"2x4x2xf64"},
+       "  %labels = gplace.constant dense<[[2, 0], [3, 1]]> : "
+       "tensor<2x2xi64>\n"
+       "  %ii = gplace.constant dense<3> : tensor<i64>\n"
+       "  %none = gplace.constant dense<-1> : tensor<i64>\n"
+       "  %ignored = gplace.equal %labels, %ii : (tensor<2x2xi64>, "
+       "tensor<i64>) -> tensor<2x2xi1>\n"
+       "  %t = gplace.select %ignored, %none, %labels : (tensor<2x2xi1>, "
+       "tensor<i64>, tensor<2x2xi64>) -> tensor<2x2xi64>\n"
+       "  %x = gplace.transpose %a0 perm = [0, 2, 1] : tensor<2x4x2xf64> -> "
+       "tensor<2x2x4xf64>\n"
+       "  %lp = gplace.log_softmax %x : tensor<2x2x4xf64>\n"
+       "  %on = gplace.constant dense<1.0> : tensor<f64>\n"
+       "  %off = gplace.constant dense<0.0> : tensor<f64>\n"
+       "  %mask = gplace.one_hot %t, %on, %off : tensor<2x2xi64>, tensor<f64> "
+       "-> tensor<2x2x4xf64>\n"
+       "  %cw = gplace.constant dense<[1.0, 0.5, 2.0, 0.25]> : "
+       "tensor<4xf64>\n"
+       "  %sel = gplace.mul %mask, %cw : (tensor<2x2x4xf64>, tensor<4xf64>) "
+       "-> tensor<2x2x4xf64>\n"
+       "  %picked = gplace.mul %lp, %sel : (tensor<2x2x4xf64>, "
+       "tensor<2x2x4xf64>) -> tensor<2x2x4xf64>\n"
+       "  %sum = gplace.reduce_sum %picked axes = [2] : tensor<2x2x4xf64> -> "
+       "tensor<2x2xf64>\n"
+       "  %nll = gplace.neg %sum : tensor<2x2xf64>\n"
+       "  %total = gplace.reduce_sum %nll axes = [0, 1] : tensor<2x2xf64> -> "
+       "tensor<f64>\n"
+       "  %weights = gplace.reduce_sum %sel axes = [0, 1, 2] : "
+       "tensor<2x2x4xf64> -> tensor<f64>\n"
+       "  %mean = gplace.div %total, %weights : (tensor<f64>, tensor<f64>) "
+       "-> tensor<f64>\n"
+       "  %y = gplace.reshape %mean : tensor<f64> -> tensor<1xf64>",
+       "1xf64"});
+  // Tile as the importer composes it: reshape, broadcast_to, reshape.
+  all.push_back({"tile_composition",
+                 {"2x3xf64"},
+                 "  %s = gplace.reshape %a0 : tensor<2x3xf64> -> "
+                 "tensor<1x2x3xf64>\n"
+                 "  %b = gplace.broadcast_to %s : tensor<1x2x3xf64> -> "
+                 "tensor<2x2x3xf64>\n"
+                 "  %y = gplace.reshape %b : tensor<2x2x3xf64> -> "
+                 "tensor<4x3xf64>",
+                 "4x3xf64"});
   return all;
 }
 

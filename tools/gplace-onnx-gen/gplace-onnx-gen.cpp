@@ -25,6 +25,16 @@
 //                   mlp with its initializers as Constant nodes whose
 //                   values are external data, as external's;
 //   softmax-opset9  opset 9: x[2,3,4] -> Softmax(axis 1) -> probabilities;
+//   losses          scores[2,4,3], labels[2,3] (int64) ->
+//                   SoftmaxCrossEntropyLoss (weights, ignore_index 1, mean)
+//                   -> loss, log_prob; NegativeLogLikelihoodLoss(log_prob,
+//                   labels, sum) -> nll;
+//   hardmax-opset11 opset 11: x[2,3,4] -> Hardmax(axis 1) -> y (x coerced
+//                   to [2, 12], as Hardmax was before opset 13);
+//   run-time-constants
+//                   Tile(x[2,3], repeats) and Range(start, limit, delta)
+//                   with repeats and limit graph inputs (inputs the
+//                   importer needs constant);
 //   mlp-bench       mlp's structure, wider, for benchmarks: input[batch,784]
 //                   -> Gemm 1024 -> Relu -> Gemm 1024 -> Relu -> Gemm 10 ->
 //                   Softmax(axis 1) -> probabilities[batch,10];
@@ -148,11 +158,12 @@ struct Dim {
 };
 
 void setFloatType(onnx::ValueInfoProto *info, const std::string &name,
-                  std::initializer_list<Dim> dims) {
+                  std::initializer_list<Dim> dims,
+                  int32_t elemType = onnx::TensorProto_DataType_FLOAT) {
   info->set_name(name);
   onnx::TypeProto_Tensor *tensorType =
       info->mutable_type()->mutable_tensor_type();
-  tensorType->set_elem_type(onnx::TensorProto_DataType_FLOAT);
+  tensorType->set_elem_type(elemType);
   onnx::TensorShapeProto *shape = tensorType->mutable_shape();
   for (const Dim &dim : dims) {
     onnx::TensorShapeProto_Dimension *d = shape->add_dim();
@@ -177,6 +188,10 @@ public:
 
   void input(const std::string &name, std::initializer_list<Dim> dims) {
     setFloatType(model.mutable_graph()->add_input(), name, dims);
+  }
+  void int64Input(const std::string &name, std::initializer_list<Dim> dims) {
+    setFloatType(model.mutable_graph()->add_input(), name, dims,
+                 onnx::TensorProto_DataType_INT64);
   }
   void output(const std::string &name, std::initializer_list<Dim> dims) {
     setFloatType(model.mutable_graph()->add_output(), name, dims);
@@ -563,6 +578,59 @@ onnx::ModelProto buildSoftmaxOpset9() {
   return b.model;
 }
 
+// The losses: scores[2,4,3] (N, C, d1) and labels[2,3] ->
+// SoftmaxCrossEntropyLoss (class weights, ignore_index 1, mean) -> loss and
+// log_prob[2,4,3]; NegativeLogLikelihoodLoss(log_prob, labels) (sum) ->
+// nll.
+onnx::ModelProto buildLosses() {
+  ModelBuilder b(13, "losses");
+  b.input("scores", {2, 4, 3});
+  b.int64Input("labels", {2, 3});
+  b.initializer(Tensor{"class_weights", {4}, {1.0f, 0.5f, 2.0f, 0.25f}});
+  onnx::NodeProto *sce =
+      b.node("SoftmaxCrossEntropyLoss", "sce",
+             {"scores", "labels", "class_weights"}, {"loss", "log_prob"});
+  attrInt(sce, "ignore_index", 1);
+  onnx::AttributeProto *reduction = sce->add_attribute();
+  reduction->set_name("reduction");
+  reduction->set_type(onnx::AttributeProto_AttributeType_STRING);
+  reduction->set_s("mean");
+  onnx::NodeProto *nll = b.node("NegativeLogLikelihoodLoss", "nll",
+                                {"log_prob", "labels"}, {"nll"});
+  *nll->add_attribute() = *reduction;
+  nll->mutable_attribute(0)->set_s("sum");
+  b.output("loss", {});
+  b.output("log_prob", {2, 4, 3});
+  b.output("nll", {});
+  return b.model;
+}
+
+// opset 11: x[2,3,4] -> Hardmax(axis 1) -> y, over x coerced to [2, 12].
+onnx::ModelProto buildHardmaxOpset11() {
+  ModelBuilder b(11, "hardmax_opset11");
+  b.input("x", {2, 3, 4});
+  onnx::NodeProto *hardmax = b.node("Hardmax", "hardmax", {"x"}, {"y"});
+  attrInt(hardmax, "axis", 1);
+  b.output("y", {2, 3, 4});
+  return b.model;
+}
+
+// Inputs that must be constants, given at run time: Tile(x[2,3], repeats)
+// and Range(start, limit, delta) with limit a graph input.
+onnx::ModelProto buildRunTimeConstants() {
+  ModelBuilder b(13, "run_time_constants");
+  b.input("x", {2, 3});
+  b.int64Input("repeats", {2});
+  b.input("limit", {});
+  b.initializer(Tensor{"start", {}, {0.0f}});
+  b.initializer(Tensor{"delta", {}, {1.0f}});
+  b.node("Tile", "tile", {"x", "repeats"}, {"tiled"});
+  b.node("Range", "range", {"start", "limit", "delta"}, {"steps"});
+  b.output("tiled", {"rows", "columns"});
+  b.output("steps", {"count"});
+  return b.model;
+}
+
 // A grouped convolution of `group` groups on 2 channels, one input channel
 // per group in the filter: with group 1 the filter's channels do not match
 // the input's.
@@ -674,7 +742,7 @@ int main(int argc, char **argv) {
   if (argc != 3)
     fail("usage: gplace-onnx-gen "
          "mlp|cnn|unsupported|dynamic|external|external-constants|"
-         "softmax-opset9|mlp-bench|"
+         "softmax-opset9|mlp-bench|losses|run-time-constants|hardmax-opset11|"
          "grouped-conv|torch-flatten|paddle-dynamic|tf2onnx-flatten|"
          "shared-dim|shared-dim-bad-output|chain:N OUTPUT.onnx");
   std::string name = argv[1];
@@ -693,6 +761,9 @@ int main(int argc, char **argv) {
          return model;
        }},
       {"softmax-opset9", buildSoftmaxOpset9},
+      {"losses", buildLosses},
+      {"hardmax-opset11", buildHardmaxOpset11},
+      {"run-time-constants", buildRunTimeConstants},
       {"grouped-conv", [] { return buildGroupedConv(2); }},
       {"grouped-conv-mismatch", [] { return buildGroupedConv(1); }},
       {"torch-flatten", buildTorchFlatten},
@@ -719,7 +790,8 @@ int main(int argc, char **argv) {
       fail("unknown model '" + name +
            "' (expected mlp, cnn, unsupported, dynamic, external, "
            "external-constants, "
-           "softmax-opset9, mlp-bench, grouped-conv, torch-flatten, "
+           "softmax-opset9, mlp-bench, losses, run-time-constants, "
+           "hardmax-opset11, grouped-conv, torch-flatten, "
            "paddle-dynamic, tf2onnx-flatten, shared-dim, "
            "shared-dim-bad-output or chain:N)");
     model = it->second();

@@ -261,6 +261,15 @@ LogicalResult Importer::parse(llvm::StringRef bytes) {
 
 void Importer::upgrade() {
   if (opset && opset < kTargetOpset) {
+    // ONNX 1.12's converter takes Hardmax 12 -> 13 as compatible, but the
+    // older Hardmax coerces its input to 2-D at `axis` (default 1), as the
+    // older Softmax does (whose adapter reshapes): the nodes are
+    // remembered by their output so that their mapping keeps the older
+    // semantics.
+    for (const onnx::NodeProto &proto : model.graph().node())
+      if (proto.op_type() == "Hardmax" && proto.output_size() > 0 &&
+          (proto.domain().empty() || proto.domain() == "ai.onnx"))
+        coercedHardmax.insert(proto.output(0));
     // The converter copies initializers as they are, external data
     // included: the import reads their data afterwards.
     try {
@@ -401,6 +410,30 @@ void Importer::importNode(const onnx::NodeProto &proto) {
         return markUnsupported("required input " + std::to_string(i) +
                                " ('" + formal[i].GetName() + "') missing");
   }
+  // Inputs the mapping needs known at import time: named, each one the
+  // graph computes or takes at run time.
+  std::string runTime;
+  int runTimeCount = 0;
+  for (int i : importTimeInputs(opType)) {
+    if (i >= proto.input_size() || proto.input(i).empty() ||
+        constants.count(proto.input(i)))
+      continue;
+    const onnx::OpSchema *schema = onnx::OpSchemaRegistry::Schema(
+        proto.op_type(), static_cast<int>(nodeOpset), "");
+    runTime += std::string(runTime.empty() ? "" : ", ") + std::to_string(i) +
+               (schema && i < static_cast<int>(schema->inputs().size())
+                    ? " ('" + schema->inputs()[i].GetName() + "')"
+                    : "");
+    ++runTimeCount;
+  }
+  if (runTimeCount)
+    return markUnsupported(
+        std::string(runTimeCount == 1 ? "input " : "inputs ") + runTime +
+        (runTimeCount == 1 ? " is" : " are") +
+        " computed at run time; gplace needs " +
+        (runTimeCount == 1 ? "it" : "them") +
+        " constant (an initializer, a Constant node or a value folded at "
+        "import time)");
 
   Node node{*this,
             proto,
@@ -731,6 +764,7 @@ const llvm::StringMap<MapFn> &mappers() {
   static const llvm::StringMap<MapFn> table = [] {
     llvm::StringMap<MapFn> t;
     addMathMappers(t);
+    addLossMappers(t);
     addTensorMappers(t);
     addConvolutionMappers(t);
     return t;

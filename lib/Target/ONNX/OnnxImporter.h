@@ -7,8 +7,9 @@
 //   with ONNX's library and imports its nodes in order;
 // - Shapes.cpp: dimensions bound from --dim and the inputs' values, ONNX's
 //   shape inference on one node, the folding of each node's ops;
-// - MapMath.cpp, MapTensors.cpp, MapConvolution.cpp: one function per ONNX
-//   op type (node -> graph ops), each file adding its entries to the table.
+// - MapMath.cpp, MapTensors.cpp, MapConvolution.cpp, MapLosses.cpp: one
+//   function per ONNX op type (node -> graph ops), each file adding its
+//   entries to the table.
 //
 //===----------------------------------------------------------------------===//
 
@@ -179,9 +180,16 @@ using MapFn = bool (*)(Node &node, SmallVectorImpl<Value> &results,
                        std::string &reason);
 /// The mapping table: ONNX op type -> its function.
 const llvm::StringMap<MapFn> &mappers();
+/// The inputs of `opType` its mapping must know at import time (Range's
+/// start, limit and delta, Tile's repeats: an initializer, a Constant node
+/// or a value folded): one computed at run time is refused, naming the
+/// input, before ONNX's shape inference leaves the outputs dynamic for
+/// want of it (MapLosses.cpp).
+ArrayRef<int> importTimeInputs(llvm::StringRef opType);
 /// Each mapping file's entries (MapMath.cpp, MapTensors.cpp,
-/// MapConvolution.cpp).
+/// MapConvolution.cpp, MapLosses.cpp).
 void addMathMappers(llvm::StringMap<MapFn> &table);
+void addLossMappers(llvm::StringMap<MapFn> &table);
 void addTensorMappers(llvm::StringMap<MapFn> &table);
 void addConvolutionMappers(llvm::StringMap<MapFn> &table);
 
@@ -225,6 +233,10 @@ public:
   llvm::StringMap<const onnx::TypeProto *> inferred;
   /// Names an unsupported node produced: nodes reading them are skipped.
   llvm::StringSet<> poisoned;
+  /// The first outputs of the Hardmax nodes of a model below opset 13,
+  /// which keep that Hardmax's semantics (the input coerced to 2-D) after
+  /// the version converter (upgrade).
+  llvm::StringSet<> coercedHardmax;
   /// Names materialized while the current node is imported (forgotten if
   /// the node is rolled back).
   SmallVector<std::string> materialized;
