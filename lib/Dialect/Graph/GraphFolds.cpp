@@ -15,8 +15,9 @@
 // - only functions whose result is exactly rounded fold (add, sub, mul,
 //   div, neg, maximum, relu, relu_grad, square, sqrt, sign, round, ceil,
 //   floor, floor_mod, truncate_mod): exp, log, tanh, sigmoid, pow, the
-//   trigonometric and hyperbolic functions and erf do not, since the vectorized host kernels may differ
-//   in the last place from a scalar evaluation here;
+//   trigonometric and hyperbolic functions and erf do not, since the
+//   vectorized host kernels may differ in the last place from a scalar
+//   evaluation here;
 // - an integer division by zero, or an out-of-range gather index, does not
 //   fold: the kernel's error stays the user's;
 // - no result larger than Grappler's limit (kMaxConstantSize, 10 MiB)
