@@ -731,6 +731,7 @@ const llvm::StringMap<MapFn> &mappers() {
   static const llvm::StringMap<MapFn> table = [] {
     llvm::StringMap<MapFn> t;
     addMathMappers(t);
+    addElementwiseMappers(t);
     addTensorMappers(t);
     addConvolutionMappers(t);
     return t;

@@ -179,9 +179,10 @@ using MapFn = bool (*)(Node &node, SmallVectorImpl<Value> &results,
                        std::string &reason);
 /// The mapping table: ONNX op type -> its function.
 const llvm::StringMap<MapFn> &mappers();
-/// Each mapping file's entries (MapMath.cpp, MapTensors.cpp,
-/// MapConvolution.cpp).
+/// Each mapping file's entries (MapMath.cpp, MapElementwise.cpp,
+/// MapTensors.cpp, MapConvolution.cpp).
 void addMathMappers(llvm::StringMap<MapFn> &table);
+void addElementwiseMappers(llvm::StringMap<MapFn> &table);
 void addTensorMappers(llvm::StringMap<MapFn> &table);
 void addConvolutionMappers(llvm::StringMap<MapFn> &table);
 
