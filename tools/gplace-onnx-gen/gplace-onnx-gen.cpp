@@ -15,8 +15,9 @@
 //   cnn             input[batch,1,28,28] -> Conv 8x3x3 (+bias) -> Relu ->
 //                   MaxPool 2 -> Conv 16x3x3 -> BatchNormalization -> Relu ->
 //                   AveragePool 2 -> Flatten -> Gemm 10 -> logits[batch,10];
-//   unsupported     x[2,3] -> Det -> Relu -> Det -> LpNormalization ->
-//                   GlobalLpPool -> y[2,3] (op types gplace does not map);
+//   unsupported     x[2,3] -> LpNormalization -> Relu -> LpNormalization ->
+//                   Hardmax -> GlobalLpPool -> y[2,3] (op types gplace
+//                   does not map);
 //   dynamic         Add(Relu(tokens[batch,16]), Relu(mask[seq,16])) ->
 //                   sum[batch,16];
 //   external        mlp with its initializers as external data in
@@ -380,10 +381,10 @@ onnx::ModelProto buildCnn() {
 onnx::ModelProto buildUnsupported() {
   ModelBuilder b(13, "unsupported");
   b.input("x", {2, 3});
-  b.node("Det", "det_1", {"x"}, {"a"});
+  b.node("LpNormalization", "lp_normalization_1", {"x"}, {"a"});
   b.node("Relu", "relu", {"a"}, {"b"});
-  b.node("Det", "det_2", {"b"}, {"c"});
-  b.node("LpNormalization", "lp_normalization", {"c"}, {"d"});
+  b.node("LpNormalization", "lp_normalization_2", {"b"}, {"c"});
+  b.node("Hardmax", "hardmax", {"c"}, {"d"});
   b.node("GlobalLpPool", "global_lp_pool", {"d"}, {"y"});
   b.output("y", {2, 3});
   return b.model;
