@@ -70,6 +70,62 @@ def Graph_HardSigmoidOp : Graph_CompositeOp<"hard_sigmoid", "HardSigmoid",
   }];
 }
 
+def Graph_CeluOp : Graph_CompositeOp<"celu", "Celu",
+    "max(0, x) + min(0, alpha * (e^(x / alpha) - 1))",
+    (ins DefaultValuedAttr<F32Attr, "1.0">:$alpha)> {
+  let description = [{
+    ONNX's Celu (`alpha` 1 by default; not 0): becomes `relu(x) + alpha *
+    (exp(-relu(-x) / alpha) - 1)`, `elu`'s parts with the negative part
+    divided by `alpha`.
+
+    ```mlir
+    %y = gplace.celu %x {alpha = 2.0 : f32} : tensor<2x3xf32>
+    ```
+  }];
+  let hasVerifier = 1;
+}
+
+def Graph_HardSwishOp : Graph_CompositeOp<"hard_swish", "HardSwish",
+    "x * min(max(x / 6 + 0.5, 0), 1)"> {
+  let description = [{
+    ONNX's HardSwish (`x * relu6(x + 3) / 6`, MobileNetV3's h-swish):
+    becomes `x * hard_sigmoid(x)` with alpha 1/6 and beta 0.5, in
+    `mul`, `add`, `maximum` and `neg`.
+
+    ```mlir
+    %y = gplace.hard_swish %x : tensor<2x3xf32>
+    ```
+  }];
+}
+
+def Graph_ThresholdedReluOp : Graph_CompositeOp<"thresholded_relu",
+    "ThresholdedRelu", "x where x > alpha, else 0",
+    (ins DefaultValuedAttr<F32Attr, "1.0">:$alpha)> {
+  let description = [{
+    ONNX's ThresholdedRelu (`alpha` 1 by default): becomes
+    `select(greater(x, alpha), x, 0)`.
+
+    ```mlir
+    %y = gplace.thresholded_relu %x {alpha = 2.0 : f32} : tensor<2x3xf32>
+    ```
+  }];
+}
+
+def Graph_ShrinkOp : Graph_CompositeOp<"shrink", "Shrink",
+    "x + bias where x < -lambd, x - bias where x > lambd, else 0",
+    (ins DefaultValuedAttr<F32Attr, "0.0">:$bias,
+         DefaultValuedAttr<F32Attr, "0.5">:$lambd)> {
+  let description = [{
+    ONNX's Shrink (hard shrink with `bias` 0, soft shrink with `bias` =
+    `lambd`): becomes two `select`s on `greater(-lambd, x)` and
+    `greater(x, lambd)`.
+
+    ```mlir
+    %y = gplace.shrink %x {bias = 1.5 : f32, lambd = 1.5 : f32} : tensor<5xf32>
+    ```
+  }];
+}
+
 def Graph_LogSoftmaxOp : Graph_CompositeOp<"log_softmax", "LogSoftmax",
     "log of the softmax over the last dimension"> {
   let description = [{

@@ -391,11 +391,28 @@ def Graph_SigmoidGradOp : Graph_BinaryOp<"sigmoid_grad", "SigmoidGrad",
 def Graph_TanhGradOp : Graph_BinaryOp<"tanh_grad", "TanhGrad", "TanhGrad",
     "`dy * (1 - y * y)` for `y = tanh(x)`", Graph_FloatTensor> {
 }
+// TensorFlow's SoftsignGrad(gradients, features); TensorFlow defines no
+// gradient for it.
+def Graph_SoftsignGradOp : Graph_BinaryOp<"softsign_grad", "SoftsignGrad",
+    "SoftsignGrad", "`gradients / (1 + |features|)^2` (the gradient of "
+    "softsign)", Graph_FloatTensor, []>;
+
+// The remainders of a division, as TensorFlow's FloorMod (the sign of the
+// divisor, Python's `%`; ONNX's Mod with fmod = 0) and TruncateMod (the
+// sign of the dividend, C's fmod; ONNX's Mod with fmod = 1). An integer
+// divisor of zero is TensorFlow's "Integer division by zero" error.
+def Graph_FloorModOp : Graph_BinaryOp<"floor_mod", "FloorMod", "floormod",
+    "elementwise remainder of the division rounded down">;
+// TensorFlow registers no gradient for TruncateMod.
+def Graph_TruncateModOp : Graph_BinaryOp<"truncate_mod", "TruncateMod",
+    "truncatemod", "elementwise remainder of the division rounded toward "
+    "zero", Graph_NumericTensor, []>;
 
 class Graph_UnaryOp<string mnemonic, string tfType, string what,
-                    Type operandType = Graph_FloatTensor>
-    : Graph_KernelOp<mnemonic, tfType, [Pure, Graph_ElementwiseOpInterface,
-        DeclareOpInterfaceMethods<InferTypeOpInterface>, DeclareOpInterfaceMethods<Graph_GradientOpInterface>]> {
+                    Type operandType = Graph_FloatTensor,
+                    list<Trait> gradient = [DeclareOpInterfaceMethods<Graph_GradientOpInterface>]>
+    : Graph_KernelOp<mnemonic, tfType, !listconcat([Pure, Graph_ElementwiseOpInterface,
+        DeclareOpInterfaceMethods<InferTypeOpInterface>], gradient)> {
   let summary = what # " (" # tfType # ")";
   let description = [{
     The result has the operand's type.
@@ -432,6 +449,43 @@ def Graph_ReluOp : Graph_UnaryOp<"relu", "Relu", "elementwise max(x, 0)",
                                  Graph_NumericTensor>;
 def Graph_SquareOp : Graph_UnaryOp<"square", "Square", "elementwise x * x",
                                    Graph_NumericTensor>;
+
+// The trigonometric and hyperbolic functions, the error function, sign,
+// rounding and softsign, as TensorFlow's math ops (math_grad.py and
+// nn_grad.py give their gradients). Computed by libm on the host (operands
+// and results flushed as the other transcendental kernels', since libm
+// takes the bits apart) and by CUDA's math library on GPUs.
+def Graph_SinOp : Graph_UnaryOp<"sin", "Sin", "elementwise sine">;
+def Graph_CosOp : Graph_UnaryOp<"cos", "Cos", "elementwise cosine">;
+def Graph_TanOp : Graph_UnaryOp<"tan", "Tan", "elementwise tangent">;
+def Graph_AsinOp : Graph_UnaryOp<"asin", "Asin", "elementwise arcsine">;
+def Graph_AcosOp : Graph_UnaryOp<"acos", "Acos", "elementwise arccosine">;
+def Graph_AtanOp : Graph_UnaryOp<"atan", "Atan", "elementwise arctangent">;
+def Graph_SinhOp : Graph_UnaryOp<"sinh", "Sinh", "elementwise hyperbolic sine">;
+def Graph_CoshOp : Graph_UnaryOp<"cosh", "Cosh",
+                                 "elementwise hyperbolic cosine">;
+def Graph_AsinhOp : Graph_UnaryOp<"asinh", "Asinh",
+                                  "elementwise inverse hyperbolic sine">;
+def Graph_AcoshOp : Graph_UnaryOp<"acosh", "Acosh",
+                                  "elementwise inverse hyperbolic cosine">;
+def Graph_AtanhOp : Graph_UnaryOp<"atanh", "Atanh",
+                                  "elementwise inverse hyperbolic tangent">;
+def Graph_ErfOp : Graph_UnaryOp<"erf", "Erf", "elementwise error function">;
+def Graph_SoftsignOp : Graph_UnaryOp<"softsign", "Softsign",
+                                     "elementwise x / (1 + |x|)">;
+// -1, 0 or 1 by the operand's sign (a NaN stays NaN, as numpy's and
+// ONNX's); its gradient is zeros (TensorFlow's _SignGrad).
+def Graph_SignOp : Graph_UnaryOp<"sign", "Sign", "elementwise sign",
+                                 Graph_NumericTensor>;
+// Step functions: TensorFlow registers no gradient for them (None), so
+// gradients stop there.
+def Graph_RoundOp : Graph_UnaryOp<"round", "Round",
+    "elementwise rounding to the nearest integer, halves to even",
+    Graph_FloatTensor, [Graph_NotDifferentiable]>;
+def Graph_CeilOp : Graph_UnaryOp<"ceil", "Ceil", "elementwise ceiling",
+                                 Graph_FloatTensor, [Graph_NotDifferentiable]>;
+def Graph_FloorOp : Graph_UnaryOp<"floor", "Floor", "elementwise floor",
+                                  Graph_FloatTensor, [Graph_NotDifferentiable]>;
 
 def Graph_AddNOp : Graph_KernelOp<"add_n", "AddN",
     [Pure, AttrSizedOperandSegments, Graph_ElementwiseOpInterface, DeclareOpInterfaceMethods<Graph_GradientOpInterface>,
@@ -1327,6 +1381,49 @@ def Graph_LogicalNotOp : Graph_KernelOp<"logical_not", "LogicalNot",
   let assemblyFormat = "$input " # afterClause
       # " attr-dict `:` type($input)";
 }
+
+// TensorFlow's IsInf and IsNan: an i1 of the operand's shape, kernels
+// selected by the operand's floating-point type.
+class Graph_FloatPredicateOp<string mnemonic, string tfType, string what>
+    : Graph_KernelOp<mnemonic, tfType,
+                     [Pure, Graph_NotDifferentiable,
+                      Graph_KernelTypeFromOperands,
+                      DeclareOpInterfaceMethods<InferTypeOpInterface>],
+                     tfType> {
+  let summary = what # " (" # tfType # ")";
+  let description = [{
+    The result is `i1` of the operand's shape.
+
+    ```mlir
+    %r = gplace.}] # mnemonic # [{ %x : tensor<4xf32> -> tensor<4xi1>
+    ```
+  }];
+  let arguments = !con((ins Graph_FloatTensor:$input), placementAttrs,
+                       controlDepsArg);
+  let results = (outs StaticShapeTensorOf<[I1]>:$result);
+  let assemblyFormat = "$input " # afterClause
+      # " attr-dict `:` type($input) `->` type($result)";
+  let extraClassDefinition = kernelDefinition # [{
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *context, ::std::optional<::mlir::Location>,
+        ::mlir::ValueRange operands, ::mlir::DictionaryAttr,
+        ::mlir::OpaqueProperties, ::mlir::RegionRange,
+        ::llvm::SmallVectorImpl<::mlir::Type> &inferredReturnTypes) {
+      auto type = operands.empty() ? nullptr
+          : ::llvm::dyn_cast<::mlir::RankedTensorType>(operands[0].getType());
+      if (!type)
+        return ::mlir::failure();
+      inferredReturnTypes.push_back(::mlir::RankedTensorType::get(
+          type.getShape(), ::mlir::IntegerType::get(context, 1)));
+      return ::mlir::success();
+    }
+  }];
+}
+
+def Graph_IsInfOp : Graph_FloatPredicateOp<"is_inf", "IsInf",
+    "elementwise test for an infinity of either sign">;
+def Graph_IsNanOp : Graph_FloatPredicateOp<"is_nan", "IsNan",
+    "elementwise test for NaN">;
 
 def Graph_SelectOp : Graph_KernelOp<"select", "SelectV2",
     [Pure, Graph_InferredResultType, DeclareOpInterfaceMethods<Graph_GradientOpInterface>],

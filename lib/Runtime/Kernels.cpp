@@ -311,6 +311,65 @@ template <typename T> T gp_relu(T x) {
       return x;
   return x > T(0) ? x : T(0);
 }
+/// libm's functions of one float, flushed as gp_tanh: operands and results
+/// (floor of a negative denormal would be -1 where the FPU's DAZ reads 0).
+/// Registered for floats only (HostKernels.def); the integer branch keeps
+/// the table total.
+#define GPLACE_LIBM_UNARY(name, fn)                                            \
+  template <typename T> T name(T x) {                                          \
+    if constexpr (std::is_floating_point_v<T>)                                 \
+      return flushDenormal(fn(flushDenormal(x)));                              \
+    else                                                                       \
+      return x;                                                                \
+  }
+GPLACE_LIBM_UNARY(gp_sin, std::sin)
+GPLACE_LIBM_UNARY(gp_cos, std::cos)
+GPLACE_LIBM_UNARY(gp_tan, std::tan)
+GPLACE_LIBM_UNARY(gp_asin, std::asin)
+GPLACE_LIBM_UNARY(gp_acos, std::acos)
+GPLACE_LIBM_UNARY(gp_atan, std::atan)
+GPLACE_LIBM_UNARY(gp_sinh, std::sinh)
+GPLACE_LIBM_UNARY(gp_cosh, std::cosh)
+GPLACE_LIBM_UNARY(gp_asinh, std::asinh)
+GPLACE_LIBM_UNARY(gp_acosh, std::acosh)
+GPLACE_LIBM_UNARY(gp_atanh, std::atanh)
+GPLACE_LIBM_UNARY(gp_erf, std::erf)
+// Halves to even (the default rounding mode), as TensorFlow's Round.
+GPLACE_LIBM_UNARY(gp_round, std::nearbyint)
+GPLACE_LIBM_UNARY(gp_ceil, std::ceil)
+GPLACE_LIBM_UNARY(gp_floor, std::floor)
+#undef GPLACE_LIBM_UNARY
+template <typename T> T gp_abs(T x) { return x < T(0) ? -x : x; }
+/// -1, 0 or 1; a NaN stays NaN.
+template <typename T> T gp_sign(T x) {
+  if constexpr (std::is_floating_point_v<T>)
+    if (std::isnan(x))
+      return x;
+  return x > T(0) ? T(1) : x < T(0) ? T(-1) : T(0);
+}
+/// C's fmod (TensorFlow's TruncateMod): the remainder has the dividend's
+/// sign. Integers: a zero divisor sets integerDivisionByZero; x % -1 is 0
+/// (INT_MIN % -1 would trap).
+template <typename T> T gp_truncate_mod(T x, T y) {
+  if constexpr (std::is_floating_point_v<T>) {
+    return flushDenormal(std::fmod(flushDenormal(x), flushDenormal(y)));
+  } else {
+    int64_t a = static_cast<int64_t>(x.v), b = static_cast<int64_t>(y.v);
+    if (b == 0) {
+      integerDivisionByZero = true;
+      return T(0);
+    }
+    return b == -1 ? T(0) : T(a % b);
+  }
+}
+/// Python's % (TensorFlow's FloorMod): the remainder has the divisor's
+/// sign.
+template <typename T> T gp_floor_mod(T x, T y) {
+  T r = gp_truncate_mod(x, y);
+  if (r != T(0) && (r < T(0)) != (y < T(0)))
+    r = r + y;
+  return r;
+}
 
 /// out[i] = f(in[0][i], in[1][i], ...) for i < n, f being `kernel`'s scalar
 /// function (pairwise over more than two operands). Always inlined: with a
@@ -1270,6 +1329,36 @@ template <> Status runKernel<Kernel::LogicalAnd>(const KernelCall &call) {
 template <> Status runKernel<Kernel::LogicalOr>(const KernelCall &call) {
   return runComparison<Kernel::LogicalOr>(
       call, [](auto a, auto b) { return a || b; });
+}
+
+/// TensorFlow's IsInf and IsNan: `test` of each element of a float
+/// operand (computed in float for f16 and bf16, which keep their
+/// infinities and NaNs), as the i1 result of its shape. The bits are read
+/// as they are: no flush changes an infinity or a NaN.
+template <Kernel K, typename Test>
+Status runFloatPredicate(const KernelCall &call, Test test) {
+  static_assert(isKernelTypedByInput(K));
+  int64_t n = call.outputs[0].type->numElements();
+  return dispatch<kernelCpuTypes(K)>(
+      call.inputs[0].type->elementType, call.kernel, [&](auto tag) -> Status {
+        using S = typename decltype(tag)::type;
+        using T = Compute<S>;
+        const S *in = ptr<S>(call.inputs[0]);
+        bool *out = ptr<bool>(call.outputs[0]);
+        for (int64_t i = 0; i < n; ++i)
+          out[i] = test(static_cast<T>(in[i]));
+        return Status::ok();
+      });
+}
+
+template <> Status runKernel<Kernel::IsInf>(const KernelCall &call) {
+  return runFloatPredicate<Kernel::IsInf>(
+      call, [](auto x) { return std::isinf(x); });
+}
+
+template <> Status runKernel<Kernel::IsNan>(const KernelCall &call) {
+  return runFloatPredicate<Kernel::IsNan>(
+      call, [](auto x) { return std::isnan(x); });
 }
 
 template <> Status runKernel<Kernel::LogicalNot>(const KernelCall &call) {

@@ -71,3 +71,11 @@ func.func @hard_sigmoid_int(%x: tensor<4xi32>) -> tensor<4xi32> {
   %y = gplace.hard_sigmoid %x : tensor<4xi32>
   return %y : tensor<4xi32>
 }
+
+// -----
+
+func.func @celu_alpha(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  // expected-error @+1 {{'gplace.celu' op expects a nonzero alpha}}
+  %y = gplace.celu %x {alpha = 0.0 : f32} : tensor<2x3xf32>
+  return %y : tensor<2x3xf32>
+}

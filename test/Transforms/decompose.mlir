@@ -153,3 +153,82 @@ func.func @coerced(%x: tensor<2x3x4xf32>, %m: tensor<2x5xf32>) -> (tensor<2x3x4x
   %w = gplace.log_softmax_2d %x {axis = 0 : i64, name = "lsm3"} : tensor<2x3x4xf32>
   return %y, %z, %w : tensor<2x3x4xf32>, tensor<2x5xf32>, tensor<2x3x4xf32>
 }
+
+// -----
+
+// celu: elu's parts with the negative part divided by alpha and the
+// exponential's difference multiplied by it.
+// CHECK-LABEL: func.func @celu
+// CHECK-NEXT: %[[POS:.*]] = gplace.relu %arg0 {device = "/cpu:0", name = "c/positive"}
+// CHECK-NEXT: %[[NEG:.*]] = gplace.neg %arg0 {device = "/cpu:0", name = "c/negative_neg"}
+// CHECK-NEXT: %[[RELU:.*]] = gplace.relu %[[NEG]] {device = "/cpu:0", name = "c/negative"}
+// CHECK-NEXT: %[[MIN:.*]] = gplace.neg %[[RELU]] {device = "/cpu:0", name = "c/minimum"}
+// CHECK-NEXT: %[[ALPHA:.*]] = gplace.constant dense<2.000000e+00> : tensor<f32> {device = "/cpu:0", name = "c/alpha"}
+// CHECK-NEXT: %[[IN:.*]] = gplace.div %[[MIN]], %[[ALPHA]] {device = "/cpu:0", name = "c/scaled_in"}
+// CHECK-NEXT: %[[EXP:.*]] = gplace.exp %[[IN]] {device = "/cpu:0", name = "c/exp"}
+// CHECK-NEXT: %[[ONE:.*]] = gplace.constant dense<1.000000e+00> : tensor<f32> {device = "/cpu:0", name = "c/one"}
+// CHECK-NEXT: %[[EXPM1:.*]] = gplace.sub %[[EXP]], %[[ONE]] {device = "/cpu:0", name = "c/expm1"}
+// CHECK-NEXT: %[[ALPHA2:.*]] = gplace.constant dense<2.000000e+00> : tensor<f32> {device = "/cpu:0", name = "c/alpha_out"}
+// CHECK-NEXT: %[[SCALED:.*]] = gplace.mul %[[EXPM1]], %[[ALPHA2]] {device = "/cpu:0", name = "c/scaled"}
+// CHECK-NEXT: %[[Y:.*]] = gplace.add %[[POS]], %[[SCALED]] {device = "/cpu:0", name = "c"}
+// CHECK-NEXT: return %[[Y]]
+func.func @celu(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %y = gplace.celu %x {alpha = 2.0 : f32, device = "/cpu:0", name = "c"} : tensor<4xf32>
+  return %y : tensor<4xf32>
+}
+
+// -----
+
+// hard_swish: x * hard_sigmoid(x) with alpha 1/6 and beta 0.5.
+// CHECK-LABEL: func.func @hard_swish
+// CHECK-NEXT: %[[ALPHA:.*]] = gplace.constant dense<0.166666672> : tensor<f32> {name = "hs/alpha"}
+// CHECK-NEXT: %[[MUL:.*]] = gplace.mul %arg0, %[[ALPHA]] {name = "hs/mul"}
+// CHECK-NEXT: %[[BETA:.*]] = gplace.constant dense<5.000000e-01> : tensor<f32> {name = "hs/beta"}
+// CHECK-NEXT: %[[ADD:.*]] = gplace.add %[[MUL]], %[[BETA]] {name = "hs/add"}
+// CHECK-NEXT: %[[ZERO:.*]] = gplace.constant dense<0.000000e+00> : tensor<f32> {name = "hs/zero"}
+// CHECK-NEXT: %[[LOWER:.*]] = gplace.maximum %[[ADD]], %[[ZERO]] {name = "hs/lower"}
+// CHECK-NEXT: %[[NA:.*]] = gplace.neg %[[LOWER]] {name = "hs/gate_neg_a"}
+// CHECK-NEXT: %[[ONE:.*]] = gplace.constant dense<1.000000e+00> : tensor<f32> {name = "hs/one"}
+// CHECK-NEXT: %[[NB:.*]] = gplace.neg %[[ONE]] {name = "hs/gate_neg_b"}
+// CHECK-NEXT: %[[MAX:.*]] = gplace.maximum %[[NA]], %[[NB]] {name = "hs/gate_max"}
+// CHECK-NEXT: %[[GATE:.*]] = gplace.neg %[[MAX]] {name = "hs/gate"}
+// CHECK-NEXT: %[[Y:.*]] = gplace.mul %arg0, %[[GATE]] {name = "hs"}
+// CHECK-NEXT: return %[[Y]]
+func.func @hard_swish(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %y = gplace.hard_swish %x {name = "hs"} : tensor<4xf32>
+  return %y : tensor<4xf32>
+}
+
+// -----
+
+// thresholded_relu: select(x > alpha, x, 0).
+// CHECK-LABEL: func.func @thresholded_relu
+// CHECK-NEXT: %[[ALPHA:.*]] = gplace.constant dense<5.000000e-01> : tensor<f32> {name = "t/alpha"}
+// CHECK-NEXT: %[[ABOVE:.*]] = gplace.greater %arg0, %[[ALPHA]] {name = "t/above"}
+// CHECK-NEXT: %[[ZERO:.*]] = gplace.constant dense<0.000000e+00> : tensor<f32> {name = "t/zero"}
+// CHECK-NEXT: %[[Y:.*]] = gplace.select %[[ABOVE]], %arg0, %[[ZERO]] {name = "t"}
+// CHECK-NEXT: return %[[Y]]
+func.func @thresholded_relu(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %y = gplace.thresholded_relu %x {alpha = 0.5 : f32, name = "t"} : tensor<4xf32>
+  return %y : tensor<4xf32>
+}
+
+// -----
+
+// shrink: x + bias below -lambd, x - bias above lambd, else 0.
+// CHECK-LABEL: func.func @shrink
+// CHECK-NEXT: %[[NL:.*]] = gplace.constant dense<-1.500000e+00> : tensor<f32> {name = "s/neg_lambd"}
+// CHECK-NEXT: %[[BELOW:.*]] = gplace.greater %[[NL]], %arg0 {name = "s/below"}
+// CHECK-NEXT: %[[L:.*]] = gplace.constant dense<1.500000e+00> : tensor<f32> {name = "s/lambd"}
+// CHECK-NEXT: %[[ABOVE:.*]] = gplace.greater %arg0, %[[L]] {name = "s/above"}
+// CHECK-NEXT: %[[BIAS:.*]] = gplace.constant dense<1.500000e+00> : tensor<f32> {name = "s/bias"}
+// CHECK-NEXT: %[[PLUS:.*]] = gplace.add %arg0, %[[BIAS]] {name = "s/plus_bias"}
+// CHECK-NEXT: %[[MINUS:.*]] = gplace.sub %arg0, %[[BIAS]] {name = "s/minus_bias"}
+// CHECK-NEXT: %[[ZERO:.*]] = gplace.constant dense<0.000000e+00> : tensor<f32> {name = "s/zero"}
+// CHECK-NEXT: %[[UPPER:.*]] = gplace.select %[[ABOVE]], %[[MINUS]], %[[ZERO]] {name = "s/upper"}
+// CHECK-NEXT: %[[Y:.*]] = gplace.select %[[BELOW]], %[[PLUS]], %[[UPPER]] {name = "s"}
+// CHECK-NEXT: return %[[Y]]
+func.func @shrink(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %y = gplace.shrink %x {bias = 1.5 : f32, lambd = 1.5 : f32, name = "s"} : tensor<4xf32>
+  return %y : tensor<4xf32>
+}

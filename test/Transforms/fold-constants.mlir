@@ -110,3 +110,34 @@ func.func @kept() -> (tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xi32>
   %e = gplace.exp %a : tensor<2xf32>
   return %placed, %ordered, %m, %q, %g, %c, %e : tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xi32>, tensor<1xf32>, tensor<i32>, tensor<2xf32>
 }
+
+// -----
+
+// Rounding, sign and the remainders are exact and fold (round halves to
+// even; floor_mod has the divisor's sign); an integer remainder by zero
+// stays the kernel's error, and sin (libm) does not fold.
+// CHECK-LABEL: func.func @roundingAndRemainders
+// CHECK-DAG: dense<[-2.000000e+00, -0.000000e+00, 2.000000e+00, 2.000000e+00]> : tensor<4xf32> {name = "Round"}
+// CHECK-DAG: dense<[-2.000000e+00, -0.000000e+00, 2.000000e+00, 3.000000e+00]> : tensor<4xf32> {name = "Ceil"}
+// CHECK-DAG: dense<[-3.000000e+00, -1.000000e+00, 1.000000e+00, 2.000000e+00]> : tensor<4xf32> {name = "Floor"}
+// CHECK-DAG: dense<[-1, 0, 1]> : tensor<3xi32> {name = "Sign"}
+// CHECK-DAG: dense<[2, 1, -1, -2]> : tensor<4xi32> {name = "floormod"}
+// CHECK-DAG: dense<[-1, 1, -1, 1]> : tensor<4xi32> {name = "truncatemod"}
+// CHECK-DAG: gplace.floor_mod {{.*}} {name = "floormod_1"}
+// CHECK-DAG: gplace.sin
+func.func @roundingAndRemainders() -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<3xi32>, tensor<4xi32>, tensor<4xi32>, tensor<4xi32>, tensor<4xf32>) {
+  %r = gplace.constant dense<[-2.5, -0.5, 1.5, 2.5]> : tensor<4xf32>
+  %round = gplace.round %r : tensor<4xf32>
+  %ceil = gplace.ceil %r : tensor<4xf32>
+  %floor = gplace.floor %r : tensor<4xf32>
+  %i = gplace.constant dense<[-5, 0, 7]> : tensor<3xi32>
+  %sign = gplace.sign %i : tensor<3xi32>
+  %a = gplace.constant dense<[-7, 7, -7, 7]> : tensor<4xi32>
+  %b = gplace.constant dense<[3, 3, -3, -3]> : tensor<4xi32>
+  %fm = gplace.floor_mod %a, %b : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>
+  %tm = gplace.truncate_mod %a, %b : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>
+  %z = gplace.constant dense<[1, 0, 1, 1]> : tensor<4xi32>
+  %zm = gplace.floor_mod %a, %z : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>
+  %sin = gplace.sin %r : tensor<4xf32>
+  return %round, %ceil, %floor, %sign, %fm, %tm, %zm, %sin : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<3xi32>, tensor<4xi32>, tensor<4xi32>, tensor<4xi32>, tensor<4xf32>
+}

@@ -122,6 +122,9 @@ std::vector<Launch> everyLaunch(ElementType t) {
     launches.push_back({k, {T({2, 1, 3}), T({4, 1})}, I1({2, 4, 3}), {}});
   launches.push_back(
       {Kernel::Select, {I1({4, 1}), T({2, 1, 3}), T({})}, T({2, 4, 3}), {}});
+  // IsInf and IsNan: an i1 of the float operand's shape.
+  for (Kernel k : {Kernel::IsInf, Kernel::IsNan})
+    launches.push_back({k, {T({5, 7})}, I1({5, 7}), {}});
   // UnsortedSegmentSum (gather's gradient), i32 and i64 ids.
   for (ElementType index : {ElementType::I32, ElementType::I64})
     launches.push_back({Kernel::UnsortedSegmentSum,

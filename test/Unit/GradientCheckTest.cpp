@@ -274,6 +274,16 @@ std::vector<Case> cases() {
                 "  %y = gplace." + op + " %a0 : tensor<2x3xf64>", "2x3xf64",
                 positive};
   };
+  // `op` of `%a0 <by> c`: the argument moved into the op's domain.
+  auto inner = [](const std::string &op, const std::string &by,
+                  const std::string &c, bool positive = false) {
+    return Case{op, {"2x3xf64"},
+                "  %c = gplace.constant dense<" + c + "> : tensor<f64>\n"
+                "  %s = gplace." + by + " %a0, %c : (tensor<2x3xf64>, "
+                "tensor<f64>) -> tensor<2x3xf64>\n"
+                "  %y = gplace." + op + " %s : tensor<2x3xf64>",
+                "2x3xf64", positive};
+  };
   std::vector<Case> all = {
       binary("add", "2x3xf64", "2x3xf64", "2x3xf64"),
       binary("add", "2x3xf64", "3xf64", "2x3xf64"),
@@ -318,6 +328,25 @@ std::vector<Case> cases() {
       unary("relu"),
       unary("square"),
       unary("sqrt", /*positive=*/true),
+      // The trigonometric and hyperbolic functions, erf, sign (zeros),
+      // softsign; asin, acos and atanh on [-0.5, 0.5], acosh on [1.5, 2.5].
+      unary("sin"),
+      unary("cos"),
+      unary("tan"),
+      unary("atan"),
+      unary("sinh"),
+      unary("cosh"),
+      unary("asinh"),
+      unary("erf"),
+      unary("sign"),
+      unary("softsign"),
+      inner("asin", "mul", "0.5"),
+      inner("acos", "mul", "0.5"),
+      inner("atanh", "mul", "0.5"),
+      inner("acosh", "add", "1.0", /*positive=*/true),
+      // FloorMod: dy for x, -dy * floor(x / y) for y (summed over the
+      // broadcast rows); positive operands keep x / y off its steps.
+      binary("floor_mod", "2x3xf64", "3xf64", "2x3xf64", /*positive=*/true),
       {"add_n",
        {"2x3xf64", "2x3xf64", "2x3xf64"},
        "  %y = gplace.add_n %a0, %a1, %a2 : tensor<2x3xf64>, tensor<2x3xf64>, "

@@ -92,7 +92,8 @@ TEST(KernelRegistry, IntegerAndBoolOpsHaveNoGpuKernel) {
     bool composite = llvm::is_contained(
         {"gplace.elu", "gplace.selu", "gplace.hard_sigmoid",
          "gplace.log_softmax", "gplace.softmax_2d", "gplace.log_softmax_2d",
-         "gplace.gemm", "gplace.layer_norm"},
+         "gplace.gemm", "gplace.layer_norm", "gplace.celu",
+         "gplace.hard_swish", "gplace.thresholded_relu", "gplace.shrink"},
         def.op);
     if (composite) {
       for (ElementType type : {ElementType::F32, ElementType::F16,

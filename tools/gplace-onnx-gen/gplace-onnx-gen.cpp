@@ -15,7 +15,9 @@
 //   cnn             input[batch,1,28,28] -> Conv 8x3x3 (+bias) -> Relu ->
 //                   MaxPool 2 -> Conv 16x3x3 -> BatchNormalization -> Relu ->
 //                   AveragePool 2 -> Flatten -> Gemm 10 -> logits[batch,10];
-//   unsupported     x[2,3] -> Erf -> Relu -> Erf -> Sin -> Round -> y[2,3];
+//   unsupported     x[2,3] -> LpNormalization -> Relu -> LpNormalization ->
+//                   Einsum -> GlobalLpPool -> y[2,3] (op types gplace
+//                   does not map);
 //   dynamic         Add(Relu(tokens[batch,16]), Relu(mask[seq,16])) ->
 //                   sum[batch,16];
 //   external        mlp with its initializers as external data in
@@ -394,11 +396,15 @@ onnx::ModelProto buildCnn() {
 onnx::ModelProto buildUnsupported() {
   ModelBuilder b(13, "unsupported");
   b.input("x", {2, 3});
-  b.node("Erf", "erf_1", {"x"}, {"a"});
+  b.node("LpNormalization", "lp_normalization_1", {"x"}, {"a"});
   b.node("Relu", "relu", {"a"}, {"b"});
-  b.node("Erf", "erf_2", {"b"}, {"c"});
-  b.node("Sin", "sin", {"c"}, {"d"});
-  b.node("Round", "round", {"d"}, {"y"});
+  b.node("LpNormalization", "lp_normalization_2", {"b"}, {"c"});
+  onnx::NodeProto *einsum = b.node("Einsum", "einsum", {"c"}, {"d"});
+  onnx::AttributeProto *equation = einsum->add_attribute();
+  equation->set_name("equation");
+  equation->set_type(onnx::AttributeProto_AttributeType_STRING);
+  equation->set_s("ij->ij");
+  b.node("GlobalLpPool", "global_lp_pool", {"d"}, {"y"});
   b.output("y", {2, 3});
   return b.model;
 }

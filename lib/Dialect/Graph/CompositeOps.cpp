@@ -3,7 +3,7 @@
 // The result types and verifiers of the composite ops
 // (dialects/graph/GraphCompositeOps.td) whose result is not their input's
 // type, or whose attributes must fit their input: log_softmax,
-// softmax_2d, log_softmax_2d, gemm, layer_norm. Their decompositions are
+// softmax_2d, log_softmax_2d, gemm, layer_norm, celu. Their decompositions are
 // in Decompositions.cpp. Messages follow GraphOps.cpp's style.
 //
 //===----------------------------------------------------------------------===//
@@ -122,6 +122,14 @@ LogicalResult verifyResultTypes(Operation *op, ArrayRef<Type> expected) {
 //===----------------------------------------------------------------------===//
 // softmax over the last dimension, or at `axis` coerced to 2-D.
 //===----------------------------------------------------------------------===//
+
+/// celu divides by alpha (ONNX: "The Alpha value in Celu formula which
+/// control the shape of the unit"; 0 would divide by zero).
+LogicalResult CeluOp::verify() {
+  if (getAlpha().isZero())
+    return emitOpError() << "expects a nonzero alpha";
+  return success();
+}
 
 LogicalResult LogSoftmaxOp::verify() {
   return verifySoftmaxInput(*this, getInput().getType(), -1);

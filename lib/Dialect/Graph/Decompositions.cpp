@@ -3,7 +3,8 @@
 // The decompositions of the composite graph ops (Graph_Composite,
 // dialects/graph/GraphCompositeOps.td), written once here for every
 // frontend: the ONNX importer maps Elu, Selu, HardSigmoid, Gemm,
-// LayerNormalization, LogSoftmax (and Softmax before opset 13) to these ops
+// LayerNormalization, LogSoftmax (and Softmax before opset 13), Celu,
+// HardSwish, ThresholdedRelu and Shrink to these ops
 // and applies the patterns, --gplace-decompose applies them to any graph.
 // Each new op is built with graph::buildOp (its result type inferred, or
 // given for cast and reshape), named `<name>/<part>` after the composite,
@@ -245,6 +246,98 @@ struct DecomposeHardSigmoid : OpRewritePattern<HardSigmoidOp> {
   }
 };
 
+/// relu(x) + alpha * (exp(-relu(-x) / alpha) - 1): elu's parts, the
+/// negative part divided by alpha (alpha 1 divides by nothing).
+struct DecomposeCelu : OpRewritePattern<CeluOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(CeluOp op,
+                                PatternRewriter &rewriter) const override {
+    if (failed(named(op, rewriter)))
+      return failure();
+    Parts p(rewriter, op);
+    Value x = op.getInput();
+    double alpha = op.getAlpha().convertToDouble();
+    Value positive = p.op<ReluOp>(x, "positive");
+    Value negated = p.op<NegOp>(x, "negative_neg");
+    Value negative = p.op<ReluOp>(negated, "negative");
+    Value minimum = p.op<NegOp>(negative, "minimum");
+    if (alpha != 1)
+      minimum = p.op<DivOp>({minimum, p.scalar(x, alpha, "alpha")}, "scaled_in");
+    Value exp = p.op<ExpOp>(minimum, "exp");
+    Value expm1 = p.op<SubOp>({exp, p.scalar(x, 1.0, "one")}, "expm1");
+    if (alpha != 1)
+      expm1 = p.op<MulOp>({expm1, p.scalar(x, alpha, "alpha_out")}, "scaled");
+    rewriter.replaceOp(op, p.op<AddOp>({positive, expm1}, ""));
+    return success();
+  }
+};
+
+/// x * hard_sigmoid(x) with alpha 1/6 and beta 0.5.
+struct DecomposeHardSwish : OpRewritePattern<HardSwishOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(HardSwishOp op,
+                                PatternRewriter &rewriter) const override {
+    if (failed(named(op, rewriter)))
+      return failure();
+    Parts p(rewriter, op);
+    Value x = op.getInput();
+    Value ax = p.op<MulOp>({x, p.scalar(x, 1.0 / 6.0, "alpha")}, "mul");
+    Value axb = p.op<AddOp>({ax, p.scalar(x, 0.5, "beta")}, "add");
+    Value lower = p.op<MaximumOp>({axb, p.scalar(x, 0.0, "zero")}, "lower");
+    // min(lower, 1) as -max(-lower, -1), its parts `gate_...`.
+    Value na = p.op<NegOp>(lower, "gate_neg_a");
+    Value nb = p.op<NegOp>(p.scalar(x, 1.0, "one"), "gate_neg_b");
+    Value gate = p.op<NegOp>(p.op<MaximumOp>({na, nb}, "gate_max"), "gate");
+    rewriter.replaceOp(op, p.op<MulOp>({x, gate}, ""));
+    return success();
+  }
+};
+
+/// select(greater(x, alpha), x, 0).
+struct DecomposeThresholdedRelu : OpRewritePattern<ThresholdedReluOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ThresholdedReluOp op,
+                                PatternRewriter &rewriter) const override {
+    if (failed(named(op, rewriter)))
+      return failure();
+    Parts p(rewriter, op);
+    Value x = op.getInput();
+    Value above = p.op<GreaterOp>(
+        {x, p.scalar(x, op.getAlpha().convertToDouble(), "alpha")}, "above");
+    rewriter.replaceOp(
+        op, p.op<SelectOp>({above, x, p.scalar(x, 0.0, "zero")}, "", {},
+                           x.getType()));
+    return success();
+  }
+};
+
+/// select(greater(-lambd, x), x + bias, select(greater(x, lambd), x - bias,
+/// 0)).
+struct DecomposeShrink : OpRewritePattern<ShrinkOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ShrinkOp op,
+                                PatternRewriter &rewriter) const override {
+    if (failed(named(op, rewriter)))
+      return failure();
+    Parts p(rewriter, op);
+    Value x = op.getInput();
+    double bias = op.getBias().convertToDouble(),
+           lambd = op.getLambd().convertToDouble();
+    Value below = p.op<GreaterOp>({p.scalar(x, -lambd, "neg_lambd"), x},
+                                  "below");
+    Value above =
+        p.op<GreaterOp>({x, p.scalar(x, lambd, "lambd")}, "above");
+    Value biasValue = p.scalar(x, bias, "bias");
+    Value plus = p.op<AddOp>({x, biasValue}, "plus_bias");
+    Value minus = p.op<SubOp>({x, biasValue}, "minus_bias");
+    Value upper = p.op<SelectOp>({above, minus, p.scalar(x, 0.0, "zero")},
+                                 "upper", {}, x.getType());
+    rewriter.replaceOp(
+        op, p.op<SelectOp>({below, plus, upper}, "", {}, x.getType()));
+    return success();
+  }
+};
+
 /// matmul (`<name>/MatMul`), times alpha (`<name>/mul_alpha`), plus c
 /// times beta (`<name>/mul_beta`); what is 1 is not multiplied.
 struct DecomposeGemm : OpRewritePattern<GemmOp> {
@@ -327,6 +420,8 @@ void gplace::graph::populateDecompositionPatterns(RewritePatternSet &patterns) {
   patterns.add<DecomposeElu, DecomposeSelu, DecomposeLogSoftmax,
                DecomposeCoercedSoftmax<Softmax2DOp, false>,
                DecomposeCoercedSoftmax<LogSoftmax2DOp, true>,
-               DecomposeHardSigmoid, DecomposeGemm, DecomposeLayerNorm>(
+               DecomposeHardSigmoid, DecomposeGemm, DecomposeLayerNorm,
+               DecomposeCelu, DecomposeHardSwish, DecomposeThresholdedRelu,
+               DecomposeShrink>(
       patterns.getContext());
 }

@@ -13,9 +13,11 @@
 //   to zero as the host kernels flush them, then rounds to the element type
 //   to nearest even as Eigen's half and bfloat16 do; integers wrap;
 // - only functions whose result is exactly rounded fold (add, sub, mul,
-//   div, neg, maximum, relu, relu_grad, square, sqrt): exp, log, tanh,
-//   sigmoid and pow do not, since the vectorized host kernels may differ
-//   in the last place from a scalar evaluation here;
+//   div, neg, maximum, relu, relu_grad, square, sqrt, sign, round, ceil,
+//   floor, floor_mod, truncate_mod): exp, log, tanh, sigmoid, pow, the
+//   trigonometric and hyperbolic functions and erf do not, since the
+//   vectorized host kernels may differ in the last place from a scalar
+//   evaluation here;
 // - an integer division by zero, or an out-of-range gather index, does not
 //   fold: the kernel's error stays the user's;
 // - no result larger than Grappler's limit (kMaxConstantSize, 10 MiB)
@@ -183,6 +185,32 @@ template <typename T> T gp_log(T x) { return std::log(x); }
 template <typename T> T gp_tanh(T x) { return std::tanh(x); }
 template <typename T> T gp_sqrt(T x) { return std::sqrt(x); }
 template <typename T> T gp_pow(T x, T y) { return std::pow(x, y); }
+template <typename T> T gp_sin(T x) { return std::sin(x); }
+template <typename T> T gp_cos(T x) { return std::cos(x); }
+template <typename T> T gp_tan(T x) { return std::tan(x); }
+template <typename T> T gp_asin(T x) { return std::asin(x); }
+template <typename T> T gp_acos(T x) { return std::acos(x); }
+template <typename T> T gp_atan(T x) { return std::atan(x); }
+template <typename T> T gp_sinh(T x) { return std::sinh(x); }
+template <typename T> T gp_cosh(T x) { return std::cosh(x); }
+template <typename T> T gp_asinh(T x) { return std::asinh(x); }
+template <typename T> T gp_acosh(T x) { return std::acosh(x); }
+template <typename T> T gp_atanh(T x) { return std::atanh(x); }
+template <typename T> T gp_erf(T x) { return std::erf(x); }
+template <typename T> T gp_round(T x) { return std::nearbyint(x); }
+template <typename T> T gp_ceil(T x) { return std::ceil(x); }
+template <typename T> T gp_floor(T x) { return std::floor(x); }
+template <typename T> T gp_abs(T x) { return std::fabs(x); }
+template <typename T> T gp_sign(T x) {
+  if (std::isnan(x))
+    return x;
+  return x > T(0) ? T(1) : x < T(0) ? T(-1) : T(0);
+}
+template <typename T> T gp_truncate_mod(T x, T y) { return std::fmod(x, y); }
+template <typename T> T gp_floor_mod(T x, T y) {
+  T r = std::fmod(x, y);
+  return r != T(0) && ((r < T(0)) != (y < T(0))) ? r + y : r;
+}
 template <typename T> T gp_maximum(T a, T b) {
   if (std::isnan(a) || std::isnan(b))
     return std::numeric_limits<T>::quiet_NaN();
@@ -209,6 +237,12 @@ bool isExactKernel(gplace::Kernel kernel) {
   case Kernel::ReluGrad:
   case Kernel::Square:
   case Kernel::Sqrt:
+  case Kernel::Sign:
+  case Kernel::Round:
+  case Kernel::Ceil:
+  case Kernel::Floor:
+  case Kernel::FloorMod:
+  case Kernel::TruncateMod:
     return true;
   default:
     return false;
@@ -263,6 +297,21 @@ std::optional<APInt> evaluateInt(gplace::Kernel kernel, const APInt &a,
                                                   : APInt::getZero(a.getBitWidth());
   case Kernel::Square:
     return a * a;
+  case Kernel::Sign:
+    return APInt(a.getBitWidth(), a.isNegative() ? -1 : !a.isZero(),
+                 /*isSigned=*/true);
+  case Kernel::TruncateMod:
+  case Kernel::FloorMod: {
+    if (b.isZero())
+      return std::nullopt;
+    if (b.isAllOnes())
+      return APInt::getZero(a.getBitWidth());
+    APInt r = a.srem(b);
+    if (kernel == Kernel::FloorMod && !r.isZero() &&
+        r.isNegative() != b.isNegative())
+      r += b;
+    return r;
+  }
   default:
     return std::nullopt;
   }

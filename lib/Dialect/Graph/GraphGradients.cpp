@@ -324,6 +324,158 @@ LogicalResult TanhGradOp::buildGradients(OpBuilder &b, ArrayRef<Value> dys,
   return success();
 }
 
+//===----------------------------------------------------------------------===//
+// The trigonometric and hyperbolic functions, erf, sign, softsign and
+// floor_mod (math_grad.py's _SinGrad ... _ErfGrad, _SignGrad,
+// _FloorModGrad; nn_grad.py's _SoftsignGrad).
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// 1 - x * x, or 1 + x * x.
+Value oneMinusSquare(Emitter &e, Value x, bool plus = false) {
+  Value x2 = e.unary<SquareOp>(x);
+  Value one = e.scalar(x, 1.0);
+  return plus ? e.binary<AddOp>(one, x2) : e.binary<SubOp>(one, x2);
+}
+} // namespace
+
+LogicalResult SinOp::buildGradients(OpBuilder &b, ArrayRef<Value> dys,
+                                    SmallVectorImpl<Value> &out) {
+  Emitter e(b, getLoc());
+  out.push_back(e.binary<MulOp>(dys[0], e.unary<CosOp>(getInput())));
+  return success();
+}
+
+LogicalResult CosOp::buildGradients(OpBuilder &b, ArrayRef<Value> dys,
+                                    SmallVectorImpl<Value> &out) {
+  Emitter e(b, getLoc());
+  out.push_back(e.unary<NegOp>(
+      e.binary<MulOp>(dys[0], e.unary<SinOp>(getInput()))));
+  return success();
+}
+
+/// dy * sec(x)^2, sec(x) = 1 / cos(x).
+LogicalResult TanOp::buildGradients(OpBuilder &b, ArrayRef<Value> dys,
+                                    SmallVectorImpl<Value> &out) {
+  Emitter e(b, getLoc());
+  Value x = getInput();
+  Value sec = e.binary<DivOp>(e.scalar(x, 1.0), e.unary<CosOp>(x));
+  out.push_back(e.binary<MulOp>(dys[0], e.unary<SquareOp>(sec)));
+  return success();
+}
+
+/// dy / sqrt(1 - x^2).
+LogicalResult AsinOp::buildGradients(OpBuilder &b, ArrayRef<Value> dys,
+                                     SmallVectorImpl<Value> &out) {
+  Emitter e(b, getLoc());
+  out.push_back(e.binary<DivOp>(
+      dys[0], e.unary<SqrtOp>(oneMinusSquare(e, getInput()))));
+  return success();
+}
+
+/// -dy / sqrt(1 - x^2).
+LogicalResult AcosOp::buildGradients(OpBuilder &b, ArrayRef<Value> dys,
+                                     SmallVectorImpl<Value> &out) {
+  Emitter e(b, getLoc());
+  out.push_back(e.unary<NegOp>(e.binary<DivOp>(
+      dys[0], e.unary<SqrtOp>(oneMinusSquare(e, getInput())))));
+  return success();
+}
+
+/// dy / (1 + x^2).
+LogicalResult AtanOp::buildGradients(OpBuilder &b, ArrayRef<Value> dys,
+                                     SmallVectorImpl<Value> &out) {
+  Emitter e(b, getLoc());
+  out.push_back(
+      e.binary<DivOp>(dys[0], oneMinusSquare(e, getInput(), /*plus=*/true)));
+  return success();
+}
+
+LogicalResult SinhOp::buildGradients(OpBuilder &b, ArrayRef<Value> dys,
+                                     SmallVectorImpl<Value> &out) {
+  Emitter e(b, getLoc());
+  out.push_back(e.binary<MulOp>(dys[0], e.unary<CoshOp>(getInput())));
+  return success();
+}
+
+LogicalResult CoshOp::buildGradients(OpBuilder &b, ArrayRef<Value> dys,
+                                     SmallVectorImpl<Value> &out) {
+  Emitter e(b, getLoc());
+  out.push_back(e.binary<MulOp>(dys[0], e.unary<SinhOp>(getInput())));
+  return success();
+}
+
+/// dy / cosh(y), y = asinh(x).
+LogicalResult AsinhOp::buildGradients(OpBuilder &b, ArrayRef<Value> dys,
+                                      SmallVectorImpl<Value> &out) {
+  Emitter e(b, getLoc());
+  out.push_back(e.binary<DivOp>(dys[0], e.unary<CoshOp>(getResult())));
+  return success();
+}
+
+/// dy / sinh(y), y = acosh(x).
+LogicalResult AcoshOp::buildGradients(OpBuilder &b, ArrayRef<Value> dys,
+                                      SmallVectorImpl<Value> &out) {
+  Emitter e(b, getLoc());
+  out.push_back(e.binary<DivOp>(dys[0], e.unary<SinhOp>(getResult())));
+  return success();
+}
+
+/// dy / (1 - x^2).
+LogicalResult AtanhOp::buildGradients(OpBuilder &b, ArrayRef<Value> dys,
+                                      SmallVectorImpl<Value> &out) {
+  Emitter e(b, getLoc());
+  out.push_back(e.binary<DivOp>(dys[0], oneMinusSquare(e, getInput())));
+  return success();
+}
+
+/// dy * 2 / sqrt(pi) * exp(-x^2).
+LogicalResult ErfOp::buildGradients(OpBuilder &b, ArrayRef<Value> dys,
+                                    SmallVectorImpl<Value> &out) {
+  Emitter e(b, getLoc());
+  Value x = getInput();
+  Value gauss = e.unary<ExpOp>(e.unary<NegOp>(e.unary<SquareOp>(x)));
+  Value scaled =
+      e.binary<MulOp>(e.scalar(x, 1.1283791670955126), gauss); // 2/sqrt(pi)
+  out.push_back(e.binary<MulOp>(dys[0], scaled));
+  return success();
+}
+
+/// TensorFlow's _SignGrad: zeros of the operand's type (none for
+/// integers).
+LogicalResult SignOp::buildGradients(OpBuilder &b, ArrayRef<Value> dys,
+                                     SmallVectorImpl<Value> &out) {
+  Emitter e(b, getLoc());
+  out.push_back(isFloatTensor(getInput())
+                    ? e.constant(typeOf(getInput()), 0.0)
+                    : Value());
+  return success();
+}
+
+/// TensorFlow's _SoftsignGrad: softsign_grad(dy, x).
+LogicalResult SoftsignOp::buildGradients(OpBuilder &b, ArrayRef<Value> dys,
+                                         SmallVectorImpl<Value> &out) {
+  Emitter e(b, getLoc());
+  out.push_back(e.binary<SoftsignGradOp>(dys[0], getInput()));
+  return success();
+}
+
+/// TensorFlow's _FloorModGrad: dy for x, -dy * floor(x / y) for y (its
+/// floor_div on floats); integers get none.
+LogicalResult FloorModOp::buildGradients(OpBuilder &b, ArrayRef<Value> dys,
+                                         SmallVectorImpl<Value> &out) {
+  Emitter e(b, getLoc());
+  Value x = getLhs(), y = getRhs(), dy = dys[0];
+  if (!isFloatTensor(x)) {
+    out.append({Value(), Value()});
+    return success();
+  }
+  Value floorDiv = e.unary<FloorOp>(e.binary<DivOp>(x, y));
+  Value dr = e.unary<NegOp>(e.binary<MulOp>(dy, floorDiv));
+  sumBinary(e, x, y, dy, dr, out);
+  return success();
+}
+
 LogicalResult SquareOp::buildGradients(OpBuilder &b, ArrayRef<Value> dys,
                                        SmallVectorImpl<Value> &out) {
   Emitter e(b, getLoc());

@@ -46,6 +46,49 @@ __device__ __forceinline__ float gp_sqrt(float x) { return sqrtf(x); }
 __device__ __forceinline__ double gp_sqrt(double x) { return sqrt(x); }
 __device__ __forceinline__ float gp_pow(float x, float y) { return powf(x, y); }
 __device__ __forceinline__ double gp_pow(double x, double y) { return pow(x, y); }
+__device__ __forceinline__ float gp_sin(float x) { return sinf(x); }
+__device__ __forceinline__ double gp_sin(double x) { return sin(x); }
+__device__ __forceinline__ float gp_cos(float x) { return cosf(x); }
+__device__ __forceinline__ double gp_cos(double x) { return cos(x); }
+__device__ __forceinline__ float gp_tan(float x) { return tanf(x); }
+__device__ __forceinline__ double gp_tan(double x) { return tan(x); }
+__device__ __forceinline__ float gp_asin(float x) { return asinf(x); }
+__device__ __forceinline__ double gp_asin(double x) { return asin(x); }
+__device__ __forceinline__ float gp_acos(float x) { return acosf(x); }
+__device__ __forceinline__ double gp_acos(double x) { return acos(x); }
+__device__ __forceinline__ float gp_atan(float x) { return atanf(x); }
+__device__ __forceinline__ double gp_atan(double x) { return atan(x); }
+__device__ __forceinline__ float gp_sinh(float x) { return sinhf(x); }
+__device__ __forceinline__ double gp_sinh(double x) { return sinh(x); }
+__device__ __forceinline__ float gp_cosh(float x) { return coshf(x); }
+__device__ __forceinline__ double gp_cosh(double x) { return cosh(x); }
+__device__ __forceinline__ float gp_asinh(float x) { return asinhf(x); }
+__device__ __forceinline__ double gp_asinh(double x) { return asinh(x); }
+__device__ __forceinline__ float gp_acosh(float x) { return acoshf(x); }
+__device__ __forceinline__ double gp_acosh(double x) { return acosh(x); }
+__device__ __forceinline__ float gp_atanh(float x) { return atanhf(x); }
+__device__ __forceinline__ double gp_atanh(double x) { return atanh(x); }
+__device__ __forceinline__ float gp_erf(float x) { return erff(x); }
+__device__ __forceinline__ double gp_erf(double x) { return erf(x); }
+__device__ __forceinline__ float gp_ceil(float x) { return ceilf(x); }
+__device__ __forceinline__ double gp_ceil(double x) { return ceil(x); }
+__device__ __forceinline__ float gp_floor(float x) { return floorf(x); }
+__device__ __forceinline__ double gp_floor(double x) { return floor(x); }
+// rint rounds halves to even, as TensorFlow's Round.
+__device__ __forceinline__ float gp_round(float x) { return rintf(x); }
+__device__ __forceinline__ double gp_round(double x) { return rint(x); }
+__device__ __forceinline__ float gp_truncate_mod(float x, float y) { return fmodf(x, y); }
+__device__ __forceinline__ double gp_truncate_mod(double x, double y) { return fmod(x, y); }
+template <typename T> __device__ __forceinline__ T gp_floor_mod(T x, T y) {
+  T r = gp_truncate_mod(x, y);
+  return (r != T(0) && ((r < T(0)) != (y < T(0)))) ? r + y : r;
+}
+template <typename T> __device__ __forceinline__ T gp_abs(T x) {
+  return x < T(0) ? -x : x;
+}
+template <typename T> __device__ __forceinline__ T gp_sign(T x) {
+  return x != x ? x : (x > T(0) ? T(1) : (x < T(0) ? T(-1) : T(0)));
+}
 template <typename T> __device__ __forceinline__ T gp_maximum(T a, T b) {
   return (a != a || b != b) ? a + b : (a > b ? a : b);
 }
@@ -290,6 +333,22 @@ public:
     case Kernel::Pad:
       body = pad();
       break;
+    case Kernel::IsInf:
+    case Kernel::IsNan: {
+      // Beyond the largest finite value: only an infinity (a NaN compares
+      // false).
+      std::string x = type_.load("in0[i]");
+      std::string test =
+          call_.kernel == Kernel::IsNan
+              ? "v != v"
+              : type_.math("fabs") + "(v) > " +
+                    (elementType == ElementType::F64
+                         ? std::string("1.7976931348623157e308")
+                         : std::string("3.402823466e38f"));
+      body = "  { " + std::string(type_.compute) + " v = " + x +
+             "; out0[i] = (" + test + ") ? 1 : 0; }\n";
+      break;
+    }
     case Kernel::GreaterEqual:
     case Kernel::Greater:
       body = offsets("i", out.shape, {readStrides(0), readStrides(1)}) +

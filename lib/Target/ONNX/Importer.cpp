@@ -765,6 +765,7 @@ const llvm::StringMap<MapFn> &mappers() {
     llvm::StringMap<MapFn> t;
     addMathMappers(t);
     addLossMappers(t);
+    addElementwiseMappers(t);
     addTensorMappers(t);
     addConvolutionMappers(t);
     return t;

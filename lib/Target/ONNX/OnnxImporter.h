@@ -186,9 +186,10 @@ const llvm::StringMap<MapFn> &mappers();
 /// input, before ONNX's shape inference leaves the outputs dynamic for
 /// want of it (MapLosses.cpp).
 ArrayRef<int> importTimeInputs(llvm::StringRef opType);
-/// Each mapping file's entries (MapMath.cpp, MapTensors.cpp,
-/// MapConvolution.cpp, MapLosses.cpp).
+/// Each mapping file's entries (MapMath.cpp, MapElementwise.cpp,
+/// MapTensors.cpp, MapConvolution.cpp, MapLosses.cpp).
 void addMathMappers(llvm::StringMap<MapFn> &table);
+void addElementwiseMappers(llvm::StringMap<MapFn> &table);
 void addLossMappers(llvm::StringMap<MapFn> &table);
 void addTensorMappers(llvm::StringMap<MapFn> &table);
 void addConvolutionMappers(llvm::StringMap<MapFn> &table);

@@ -647,3 +647,22 @@ func.func @segmentResult(%d: tensor<2x3xf32>, %i: tensor<2xi64>) {
   %0 = gplace.unsorted_segment_sum %d, %i : (tensor<2x3xf32>, tensor<2xi64>) -> tensor<4x2xf32>
   return
 }
+
+// -----
+
+// The transcendental functions take floating-point tensors (sign any
+// numeric one).
+func.func @sinInteger(%x: tensor<4xi32>) {
+  // expected-error @+1 {{'gplace.sin' op operand #0 must be}}
+  %0 = gplace.sin %x : tensor<4xi32>
+  return
+}
+
+// -----
+
+func.func @isInfShape(%x: tensor<4xf32>) {
+  // expected-error @+2 {{'gplace.is_inf' op inferred type(s) 'tensor<4xi1>' are incompatible with return type(s) of operation 'tensor<3xi1>'}}
+  // expected-error @+1 {{'gplace.is_inf' op failed to infer returned types}}
+  %0 = gplace.is_inf %x : tensor<4xf32> -> tensor<3xi1>
+  return
+}
