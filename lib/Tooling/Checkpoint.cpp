@@ -91,8 +91,8 @@ private:
   /// (2,048 for 512 MiB), a buffer small enough to stay in the core's L2
   /// cache between libzip's copy into it and the kernel's out of it (on
   /// the 2-core Xeon of bench/results/2026-11-29-checkpoint.md, a 512 MiB
-  /// save took about 0.31 s of CPU with 256 KiB, 0.35 s with 1 MiB and
-  /// 0.3-1.4 s with 4 MiB).
+  /// save took a median 0.33 s of CPU with 256 KiB, 0.37 s with 1 MiB and
+  /// about 1.2 s with 4 MiB).
   static constexpr size_t kBufferBytes = size_t(256) << 10;
 
   zip_int64_t handle(void *data, zip_uint64_t length,
