@@ -36,9 +36,17 @@ namespace gplace::tooling {
 /// (kGlobalStepEntry), an int64 scalar: the training steps run so far, as
 /// TensorFlow's `global_step` variable, from which a killed training
 /// resumes (docs/training.md). A variable of the graph named `global_step`
-/// (TensorFlow's, which the graph increments) takes the entry instead. After the rename, the partial files of earlier
-/// writers of `path` that were killed (`.<name>.tmp<pid>`, and libzip's
-/// `.<name>.tmp<pid>.XXXXXX`, whose process is gone) are removed.
+/// (TensorFlow's, which the graph increments) takes the entry instead.
+///
+/// The entries are stored (not compressed), laid out by libzip and written
+/// by the file's own buffered writer (large pwrite(2)s, not libzip's 4 KiB
+/// stdio writes) to `.<name>.tmp<pid>` beside `path`; a write, fsync or
+/// close that fails is an error naming that file and the system's reason
+/// ("cannot write '/d/.m.npz.tmp42': No space left on device"), and the
+/// file is removed. After the rename, the partial files of earlier
+/// writers of `path` that were killed (`.<name>.tmp<pid>`, and
+/// `.<name>.tmp<pid>.XXXXXX` that libzip's own file writer left before,
+/// whose process is gone) are removed.
 runtime::Status saveCheckpoint(const std::string &path,
                                const runtime::Executor &executor,
                                std::optional<int64_t> globalStep = {});
