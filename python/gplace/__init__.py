@@ -131,8 +131,9 @@ class Program:
     once and returns its results as a list of NumPy arrays (the GIL
     released while it runs; on the CPU and emulated GPUs the kernels read
     the arrays in place, without a copy); `placement` maps each kernel step's op name
-    to its device; `memory_plan` maps each device to its planned arena and
-    persistent bytes; `variables` reads and writes the variables;
+    to its device; `memory_plan` maps each device to its planned arena,
+    persistent and peak bytes (gplan.device's arena_bytes,
+    persistent_bytes, peak_bytes); `variables` reads and writes the variables;
     `save(path)` and `restore(path)` write and read .npz checkpoints, the
     same files as gplace-run's --save and --restore."""
 
@@ -185,7 +186,8 @@ class Program:
 
     @property
     def memory_plan(self):
-        return {name: {"arena_bytes": arena, "persistent_bytes": persistent}
+        return {name: {"arena_bytes": arena, "persistent_bytes": persistent,
+                       "peak_bytes": arena + persistent}
                 for name, arena, persistent in self._native.memory_list}
 
     def train(self, dataset, *, epochs: int = 1, shuffle=None,

@@ -50,6 +50,12 @@ def test_run_matmul_on_emulated_gpu():
     plan = program.memory_plan
     assert any(name.endswith("GPU:1") for name in plan)
     assert all(v["arena_bytes"] >= 0 for v in plan.values())
+    # The plan's devices: GPU:1, which holds the constant weights (16
+    # bytes) beside the matmul.
+    gpu = plan["/job:localhost/replica:0/task:0/device:GPU:1"]
+    assert gpu["persistent_bytes"] >= 16
+    for v in plan.values():
+        assert v["peak_bytes"] == v["arena_bytes"] + v["persistent_bytes"]
 
 
 def test_run_many_times_and_lists():
