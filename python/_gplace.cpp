@@ -13,7 +13,6 @@
 #include "gplace/Dialect/Graph/GraphDialect.h"
 #include "gplace/Runtime/Executor.h"
 #include "gplace/Runtime/Idx.h"
-#include "gplace/Support/KernelRegistry.h"
 #include "gplace/Support/PlacementPolicy.h"
 #include "gplace/Target/Plan/PlanExport.h"
 #include "gplace/Tooling/Checkpoint.h"
@@ -419,16 +418,7 @@ compile(const std::string &kind, const py::bytes &sourceBytes,
     // As gplace-onnx-test: a node that becomes an op without a CPU kernel
     // for its type is an unsupported form (ONNX Runtime's NOT_IMPLEMENTED).
     if (checkCpuKernels)
-      options.checkOp = [](mlir::Operation *op) -> std::string {
-        std::string element = gplace::graph::getKernelElementTypeName(op);
-        std::string name = op->getName().getStringRef().str();
-        if (element.empty() ||
-            gplace::KernelRegistry::global().hasKernel(
-                name, gplace::parseElementType(element),
-                gplace::DeviceType::CPU))
-          return "";
-        return "no " + name + " kernel for " + element;
-      };
+      options.checkOp = gplace::frontend::cpuKernelCheck();
     module = gplace::frontend::importOnnxModel(source, path, &context, options);
     if (!module && (!report.unsupported.empty() || report.unsupportedType ||
                     report.dynamicShape))

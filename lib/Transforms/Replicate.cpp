@@ -94,6 +94,24 @@ private:
         .str();
   }
 
+  /// What both rewrites need to know of the function: the batch
+  /// arguments, the batch, a replica's (micro-batch's) share of it, and
+  /// the ops that depend on the batch (findTowerOps).
+  struct Analysis {
+    SmallVector<BlockArgument> batchArgs;
+    int64_t batch = -1;
+    int64_t perReplica = 0;
+    DenseSet<Value> tower;
+    SmallVector<Operation *> towerOps;
+    SmallVector<GradientsOp> gradientOps;
+  };
+  /// findBatch, then findTowerOps, into `a`.
+  LogicalResult analyze(Analysis &a) {
+    if (failed(findBatch(a.batchArgs, a.batch, a.perReplica)))
+      return failure();
+    return findTowerOps(a.batchArgs, a.tower, a.towerOps, a.gradientOps);
+  }
+
   /// Finds the batch arguments and the batch (their leading dimension),
   /// checks that it divides into the replicas and returns the size of a
   /// replica's slice. Errors as the pass documents.
@@ -460,19 +478,16 @@ LogicalResult Replicator::run() {
   });
   if (explicitDevice.wasInterrupted())
     return failure();
-  SmallVector<BlockArgument> batchArgs;
-  int64_t batch = -1;
-  int64_t perReplica = 0;
-  if (failed(findBatch(batchArgs, batch, perReplica)))
+  // The batch, and the ops that depend on it, in program order; a
+  // gradient is averaged, so what uses it does not depend on the batch
+  // through it.
+  Analysis a;
+  if (failed(analyze(a)))
     return failure();
-
-  // The ops that depend on the batch, in program order; a gradient is
-  // averaged, so what uses it does not depend on the batch through it.
-  DenseSet<Value> tower;
-  SmallVector<Operation *> towerOps;
-  SmallVector<GradientsOp> gradientOps;
-  if (failed(findTowerOps(batchArgs, tower, towerOps, gradientOps)))
-    return failure();
+  ArrayRef<BlockArgument> batchArgs = a.batchArgs;
+  int64_t batch = a.batch, perReplica = a.perReplica;
+  const DenseSet<Value> &tower = a.tower;
+  ArrayRef<Operation *> towerOps = a.towerOps;
 
   // The slices of the batch, on the host.
   SmallVector<IRMapping> maps(replicas_);
@@ -492,7 +507,7 @@ LogicalResult Replicator::run() {
       if (!llvm::is_contained(slices_, &op))
         cloned.push_back(&op);
   } else {
-    cloned = towerOps;
+    cloned.assign(towerOps.begin(), towerOps.end());
   }
   for (Operation *op : cloned) {
     builder_.setInsertionPoint(op);
@@ -545,19 +560,16 @@ LogicalResult Replicator::run() {
 /// they come (a running sum, not K at once) and divided by K: the step on
 /// the whole batch, within floating-point reassociation.
 LogicalResult Replicator::accumulate() {
-  Block &body = func_.getBody().front();
   for (auto &[op, name] : names_)
     used_.insert(name);
-  SmallVector<BlockArgument> batchArgs;
-  int64_t batch = -1;
-  int64_t perMicro = 0;
-  if (failed(findBatch(batchArgs, batch, perMicro)))
+  Analysis a;
+  if (failed(analyze(a)))
     return failure();
-  DenseSet<Value> tower;
-  SmallVector<Operation *> towerOps;
-  SmallVector<GradientsOp> gradientOps;
-  if (failed(findTowerOps(batchArgs, tower, towerOps, gradientOps)))
-    return failure();
+  ArrayRef<BlockArgument> batchArgs = a.batchArgs;
+  int64_t batch = a.batch, perMicro = a.perReplica;
+  const DenseSet<Value> &tower = a.tower;
+  ArrayRef<Operation *> towerOps = a.towerOps;
+  ArrayRef<GradientsOp> gradientOps = a.gradientOps;
   if (gradientOps.size() != 1)
     return func_.emitError()
            << "--gplace-accumulate-gradients: @" << func_.getSymName()

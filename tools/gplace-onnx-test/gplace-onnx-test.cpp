@@ -220,16 +220,7 @@ public:
     // A node that becomes an op without a CPU kernel for its type is an
     // unsupported form, as ONNX Runtime's NOT_IMPLEMENTED (the importer
     // leaves kernels to placement; the tests run on the CPU).
-    options.checkOp = [](Operation *op) -> std::string {
-      std::string element = gplace::graph::getKernelElementTypeName(op);
-      std::string name = op->getName().getStringRef().str();
-      if (element.empty() ||
-          gplace::KernelRegistry::global().hasKernel(
-              name, gplace::parseElementType(element),
-              gplace::DeviceType::CPU))
-        return "";
-      return "no " + name + " kernel for " + element;
-    };
+    options.checkOp = gplace::frontend::cpuKernelCheck();
     OwningOpRef<ModuleOp> module = gplace::frontend::importOnnxModel(
         (*bytes)->getBuffer(), modelPath, &context, options);
     if (!module) {

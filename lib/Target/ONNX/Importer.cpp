@@ -6,6 +6,8 @@
 
 #include "OnnxImporter.h"
 
+#include "gplace/Support/KernelRegistry.h"
+
 namespace gplace::frontend::onnx_import {
 
 Builder &Node::builder() { return importer.b; }
@@ -786,6 +788,18 @@ OwningOpRef<ModuleOp> importOnnxModel(llvm::StringRef bytes,
   context->getOrLoadDialect<func::FuncDialect>();
   Importer importer(context, path, options);
   return importer.run(bytes);
+}
+
+std::function<std::string(mlir::Operation *)> cpuKernelCheck() {
+  return [](mlir::Operation *op) -> std::string {
+    std::string element = getKernelElementTypeName(op);
+    std::string name = op->getName().getStringRef().str();
+    if (element.empty() ||
+        KernelRegistry::global().hasKernel(name, parseElementType(element),
+                                           DeviceType::CPU))
+      return "";
+    return "no " + name + " kernel for " + element;
+  };
 }
 
 std::vector<std::string> importableOpTypes() {

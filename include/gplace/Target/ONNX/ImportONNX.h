@@ -110,6 +110,12 @@ llvm::cl::OptionCategory &onnxImportCategory();
 /// `initializersAsVariables`; the rest at their defaults).
 OnnxImportOptions onnxImportOptionsFromFlags();
 
+/// An OnnxImportOptions::checkOp that marks a node whose op has no CPU
+/// kernel for its element type an unsupported form ("no gplace.erf kernel
+/// for f64"), as ONNX Runtime's NOT_IMPLEMENTED: what gplace-onnx-test and
+/// the Python package's ONNX backend count (KernelRegistry's host kernels).
+std::function<std::string(mlir::Operation *)> cpuKernelCheck();
+
 /// The ONNX op types (default domain) the importer maps, sorted. A node of
 /// one of them can still be refused for a form gplace lacks (an attribute
 /// value, a rank, an element type without a kernel); the importer's error
