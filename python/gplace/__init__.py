@@ -16,15 +16,16 @@ from dataclasses import dataclass
 from typing import Callable, Optional, Sequence, Union
 
 from . import errors
-from .errors import (InternalError, InvalidArgumentError, OpError,
-                     ResourceExhaustedError, UnavailableError,
-                     UnimplementedError)
+from .errors import (FailedPreconditionError, InternalError,
+                     InvalidArgumentError, OpError, ResourceExhaustedError,
+                     UnavailableError, UnimplementedError)
 from . import _gplace
 
 __all__ = ["list_devices", "compile", "Program", "GPUOptions", "Device",
            "read_tensor_file",
            "OpError", "InvalidArgumentError", "ResourceExhaustedError",
-           "UnavailableError", "UnimplementedError", "InternalError"]
+           "UnavailableError", "UnimplementedError", "InternalError",
+           "FailedPreconditionError"]
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,9 @@ builtin exception a Python caller would catch.
 - UnimplementedError: a model uses an op type, a form of one or an element
   type gplace does not have (ONNX Runtime's NOT_IMPLEMENTED). Also a
   NotImplementedError.
+- FailedPreconditionError: the state a call needs is not there
+  (gplace.compat.v1: a variable read before its initializer ran). Also a
+  RuntimeError.
 - InternalError: a library call failed unexpectedly (CUDA, cuBLAS), a bug.
 
 The message is the compiler's diagnostics, as gplace-run prints them
@@ -38,4 +41,8 @@ class InternalError(OpError, RuntimeError):
 
 
 class UnimplementedError(OpError, NotImplementedError):
+    pass
+
+
+class FailedPreconditionError(OpError, RuntimeError):
     pass

@@ -23,13 +23,9 @@ import gplace
 from gplace import errors as _gerrors
 
 # ---------------------------------------------------------------------------
-# Errors: gplace.errors (TensorFlow's names) plus FailedPreconditionError.
+# Errors: gplace.errors (TensorFlow's names).
 
-
-class FailedPreconditionError(_gerrors.OpError, RuntimeError):
-    """TensorFlow's FailedPreconditionError: a variable read before it was
-    initialized."""
-
+FailedPreconditionError = _gerrors.FailedPreconditionError
 
 errors = types.SimpleNamespace(
     OpError=_gerrors.OpError,
