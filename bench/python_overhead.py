@@ -96,7 +96,10 @@ def main():
         f"{benchenv.checkout_state(ROOT)[0]}; Python {sys.version.split()[0]},"
         f" NumPy {np.__version__}; {args.rounds} rounds of {args.calls} calls,"
         f" the last {args.rounds - args.rounds // 2} beside a busy loop; "
-        f"load {benchenv.load()} at the end\n",
+        f"{len(os.sched_getaffinity(0))} CPUs, gplace's adaptive intra-op "
+        f"threads; "
+        f"{benchenv.env_variables(['OMP_NUM_THREADS', 'OPENBLAS_CORETYPE'])};"
+        f" load {benchenv.load()} at the end\n",
         "| graph | `Program.run` (µs, best / median) | executor alone (µs) "
         "| overhead (µs) |",
         "|---|---:|---:|---:|",
