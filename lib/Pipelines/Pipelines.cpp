@@ -91,6 +91,13 @@ mlir::LogicalResult gplace::buildGPlacePipeline(
     accumulate.steps = options.accumulateSteps;
     pm.addPass(createAccumulateGradientsPass(accumulate));
   }
+  if (options.pipelineStages > 0) {
+    PipelineParallelPassOptions pipeline;
+    pipeline.microbatches = options.microbatches;
+    pipeline.schedule = options.schedule;
+    pipeline.stages = options.pipelineStages;
+    pm.addPass(createPipelineParallelPass(pipeline));
+  }
   if (replicatePass)
     pm.addPass(std::move(replicatePass));
   pm.addPass(createDifferentiatePass());
@@ -126,6 +133,10 @@ mlir::LogicalResult gplace::buildGPlacePipeline(
   pm.addPass(createPlacePass(place));
   pm.addPass(createVerifyPlacementPass());
   pm.addPass(createInsertCopiesPass());
+  // A pipeline's stages are known once placed: order their units, the
+  // copies into each stage with them.
+  if (options.pipelineStages > 0)
+    pm.addPass(createSchedulePipelinePass());
   InsertControlDepsPassOptions controlDeps;
   controlDeps.maxInflightCopies = options.maxInflightCopies;
   pm.addPass(createInsertControlDepsPass(controlDeps));

@@ -95,6 +95,24 @@ rt::Status gplace::tooling::checkCompileFlags() {
       return rt::Status::invalidArgument(
           "--" + option->ArgStr.str() +
           " applies to replicas: give --replicas=N or --replicate too");
+  bool pipelined = flags.pipelineStages > 0;
+  for (llvm::cl::Option *option :
+       {static_cast<llvm::cl::Option *>(&flags.microbatches),
+        static_cast<llvm::cl::Option *>(&flags.schedule)})
+    if (option->getNumOccurrences() && !pipelined)
+      return rt::Status::invalidArgument(
+          "--" + option->ArgStr.str() +
+          " applies to pipeline parallelism: give --pipeline-stages=K too");
+  if (pipelined && flags.microbatches == 0)
+    return rt::Status::invalidArgument("--microbatches must be at least 1");
+  if (pipelined && flags.schedule != "gpipe" && flags.schedule != "1f1b")
+    return rt::Status::invalidArgument(
+        "--schedule must be gpipe or 1f1b, not '" + flags.schedule + "'");
+  if (pipelined && flags.accumulateSteps > 1)
+    return rt::Status::invalidArgument(
+        "--accumulate-steps and --pipeline-stages both split the batch into "
+        "micro-batches: give --microbatches=M alone (a pipeline accumulates "
+        "its micro-batches' gradients)");
   return rt::Status::ok();
 }
 

@@ -25,6 +25,7 @@
 namespace gplace {
 #define GEN_PASS_DEF_REPLICATEPASS
 #define GEN_PASS_DEF_ACCUMULATEGRADIENTSPASS
+#define GEN_PASS_DEF_PIPELINEPARALLELPASS
 #include "gplace/Transforms/Passes.h.inc"
 } // namespace gplace
 
@@ -50,6 +51,12 @@ struct ReplicaConfig {
   /// are micro-batches on the function's own devices, run one after
   /// another, their gradients summed as they come.
   bool accumulate = false;
+  /// Pipeline parallelism (--gplace-pipeline-parallel): accumulation whose
+  /// micro-batches overlap (no waits between them), forward clones marked
+  /// with their micro-batch, the schedule recorded on the function.
+  bool pipeline = false;
+  std::string schedule;
+  unsigned stages = 0;
 };
 
 class Replicator {
@@ -79,8 +86,18 @@ private:
   }
 
   /// Where what the replicas share is computed: the host CPU, or, for
-  /// micro-batches, wherever placement puts it.
-  StringRef host() const { return config_.accumulate ? "" : kHost; }
+  /// accumulated micro-batches, wherever placement puts it. A pipeline's
+  /// host slices the batch and combines the results, so that each stage's
+  /// device holds the micro-batches its schedule keeps live, not the
+  /// whole batch.
+  StringRef host() const {
+    return config_.accumulate && !config_.pipeline ? "" : kHost;
+  }
+  /// The pass's flag, for diagnostics.
+  const char *passFlag() const {
+    return config_.pipeline ? "--gplace-pipeline-parallel"
+                            : "--gplace-accumulate-gradients";
+  }
   /// " replicas", or " micro-batches" when accumulating.
   const char *unitName() const {
     return config_.accumulate ? " micro-batches" : " replicas";
@@ -572,10 +589,12 @@ LogicalResult Replicator::accumulate() {
   ArrayRef<GradientsOp> gradientOps = a.gradientOps;
   if (gradientOps.size() != 1)
     return func_.emitError()
-           << "--gplace-accumulate-gradients: @" << func_.getSymName()
-           << " has " << gradientOps.size()
-           << " gplace.gradients ops that depend on the batch; gradient "
-              "accumulation needs exactly one";
+           << passFlag() << ": @" << func_.getSymName() << " has "
+           << gradientOps.size()
+           << " gplace.gradients ops that depend on the batch; "
+           << (config_.pipeline ? "pipeline parallelism" : "gradient "
+                                                           "accumulation")
+           << " needs exactly one";
   GradientsOp gradients = gradientOps.front();
   // Every micro-batch is cloned, up to its gradients, where the gradients
   // are taken; what depends on the batch after them (an identity of the
@@ -586,9 +605,14 @@ LogicalResult Replicator::accumulate() {
 
   SmallVector<IRMapping> maps(replicas_);
   SmallVector<Value> sums(gradients.getNumResults());
+  SmallVector<SmallVector<Operation *>> sumOps(gradients.getNumResults());
   Value previous; // A token: the previous micro-batch's gradients.
   builder_.setInsertionPoint(gradients);
+  MLIRContext *context = func_.getContext();
   for (unsigned i = 0; i < replicas_; ++i) {
+    // Pipelining: micro-batch i's ops are those created from here to the
+    // gradients op (slices, forward clones, seeds), before the sums.
+    Operation *mark = gradients->getPrevNode();
     for (BlockArgument arg : batchArgs) {
       Value slice = sliceOf(arg, i, perMicro);
       if (previous)
@@ -603,15 +627,27 @@ LogicalResult Replicator::accumulate() {
       if (!last)
         return failure();
     }
+    if (config_.pipeline) {
+      auto tag = IntegerAttr::get(IntegerType::get(context, 64), i);
+      for (Operation *op = mark ? mark->getNextNode()
+                                : &gradients->getBlock()->front();
+           op != gradients.getOperation(); op = op->getNextNode())
+        if (isa<PlacedOpInterface>(op))
+          op->setAttr(gplace::kMicroBatchAttrName, tag);
+    }
     // The running sums of the gradients.
     SmallVector<Value> results(last->getResults());
-    for (auto [k, gradient] : llvm::enumerate(results))
+    for (auto [k, gradient] : llvm::enumerate(results)) {
       sums[k] = i == 0 ? gradient
                        : create<AddOp>(gradient.getType(), {sums[k], gradient},
                                        ("accumulate_gradients/" + Twine(k) +
                                         "/add")
-                                           .str());
-    if (i + 1 < replicas_) {
+                                           .str(),
+                                       {}, StringRef());
+      if (i > 0)
+        sumOps[k].push_back(sums[k].getDefiningOp());
+    }
+    if (i + 1 < replicas_ && !config_.pipeline) {
       auto group = builder_.create<GroupOp>(
           func_.getLoc(), results, StringAttr(), StringAttr(), StringAttr(),
           ValueRange());
@@ -628,9 +664,33 @@ LogicalResult Replicator::accumulate() {
         {builder_.getNamedAttr(
             "value", DenseElementsAttr::get(
                          scalar, builder_.getFloatAttr(scalar.getElementType(),
-                                                       1.0 / replicas_)))});
-    gradient.replaceAllUsesWith(
-        create<MulOp>(type, {sums[k], inverse}, scope + "/mul"));
+                                                       1.0 / replicas_)))},
+        StringRef());
+    Value mean =
+        create<MulOp>(type, {sums[k], inverse}, scope + "/mul", {}, StringRef());
+    gradient.replaceAllUsesWith(mean);
+    // Pipelining: each stage sums its own gradients, where the variable
+    // they update is (the op that reads it), not where placement's default
+    // would put them.
+    if (config_.pipeline) {
+      std::string variable =
+          names_.lookup(gradients.getXs()[k].getDefiningOp());
+      if (!variable.empty()) {
+        auto colocate = StringAttr::get(context, variable);
+        sumOps[k].append({inverse.getDefiningOp(), mean.getDefiningOp()});
+        for (Operation *op : sumOps[k])
+          op->setAttr(GraphDialect::getColocateWithAttrName(), colocate);
+      }
+    }
+  }
+  if (config_.pipeline) {
+    Builder b(context);
+    func_->setAttr(
+        gplace::kPipelineAttrName,
+        b.getDictionaryAttr(
+            {b.getNamedAttr("microbatches", b.getI64IntegerAttr(replicas_)),
+             b.getNamedAttr("schedule", b.getStringAttr(config_.schedule)),
+             b.getNamedAttr("stages", b.getI64IntegerAttr(config_.stages))}));
   }
   for (Operation *op : later) {
     builder_.setInsertionPoint(op);
@@ -956,6 +1016,51 @@ struct AccumulateGradientsPass
       else
         accumulate = llvm::is_contained(functions, func.getSymName().str());
       if (accumulate && failed(Replicator(func, config).accumulate()))
+        return signalPassFailure();
+    }
+  }
+};
+
+struct PipelineParallelPass
+    : gplace::impl::PipelineParallelPassBase<PipelineParallelPass> {
+  using PipelineParallelPassBase::PipelineParallelPassBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    if (microbatches == 0) {
+      module.emitError()
+          << "--gplace-pipeline-parallel needs microbatches >= 1";
+      return signalPassFailure();
+    }
+    if (schedule != "gpipe" && schedule != "1f1b") {
+      module.emitError() << "--gplace-pipeline-parallel schedule must be "
+                            "gpipe or 1f1b, not '"
+                         << schedule << "'";
+      return signalPassFailure();
+    }
+    ReplicaConfig config;
+    config.accumulate = true;
+    config.pipeline = true;
+    config.schedule = schedule;
+    config.stages = stages;
+    config.mirrored = false;
+    config.devices.assign(microbatches, "");
+    config.batchArgs.assign(batchArgs.begin(), batchArgs.end());
+    for (const std::string &name : functions)
+      if (!module.lookupSymbol<func::FuncOp>(name)) {
+        module.emitError()
+            << "--gplace-pipeline-parallel functions: no function @" << name;
+        return signalPassFailure();
+      }
+    for (auto func : module.getOps<func::FuncOp>()) {
+      if (func.isExternal())
+        continue;
+      bool pipeline = false;
+      if (functions.empty())
+        func.walk([&](GradientsOp) { pipeline = true; });
+      else
+        pipeline = llvm::is_contained(functions, func.getSymName().str());
+      if (pipeline && failed(Replicator(func, config).accumulate()))
         return signalPassFailure();
     }
   }

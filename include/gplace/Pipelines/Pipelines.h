@@ -76,6 +76,23 @@ struct PipelineOptions : public mlir::PassPipelineOptions<PipelineOptions> {
                      "their gradients summed, one optimizer update "
                      "(--gplace-accumulate-gradients; 0 or 1: none)"),
       llvm::cl::init(0)};
+  Option<unsigned> pipelineStages{
+      *this, "pipeline-stages",
+      llvm::cl::desc("Pipeline parallelism: train with the model's stages "
+                     "(the devices its layers are placed on; K, checked) "
+                     "running micro-batches concurrently "
+                     "(--gplace-pipeline-parallel; 0: none)"),
+      llvm::cl::init(0)};
+  Option<unsigned> microbatches{
+      *this, "microbatches",
+      llvm::cl::desc("With pipeline-stages: the micro-batches per step (M)"),
+      llvm::cl::init(4)};
+  Option<std::string> schedule{
+      *this, "schedule",
+      llvm::cl::desc("With pipeline-stages: gpipe (all forwards, then all "
+                     "backwards) or 1f1b (one forward, one backward; at "
+                     "most K micro-batches' activations live)"),
+      llvm::cl::init("1f1b")};
   Option<std::string> replicaVariables{
       *this, "replica-variables",
       llvm::cl::desc("With replicas: mirrored (a copy of each variable per "

@@ -29,6 +29,13 @@ namespace gplace {
 /// compiles for. Replaces any list already in the module.
 std::unique_ptr<mlir::Pass> createAssignDevicesPass(DeviceSet devices);
 
+/// Pipeline parallelism's marks, from --gplace-pipeline-parallel to
+/// --gplace-schedule-pipeline: on a forward op, its micro-batch (an i64);
+/// on a pipelined function, {microbatches, schedule, stages}.
+inline constexpr llvm::StringLiteral kMicroBatchAttrName =
+    "gplace.micro_batch";
+inline constexpr llvm::StringLiteral kPipelineAttrName = "gplace.pipeline";
+
 } // namespace gplace
 
 #endif // GPLACE_TRANSFORMS_PASSES_H

@@ -282,6 +282,62 @@ def AccumulateGradientsPass
   ];
 }
 
+def PipelineParallelPass
+    : Pass<"gplace-pipeline-parallel", "::mlir::ModuleOp"> {
+  let summary = "Pipeline parallelism: micro-batches flowing through stages";
+  let dependentDialects = ["::gplace::graph::GraphDialect"];
+  let description = [{
+    Splits each training function's batch into `microbatches` (M)
+    micro-batches as --gplace-accumulate-gradients does (the same slices,
+    clones, running sums of the gradients and one optimizer update), but
+    lets the micro-batches overlap: no micro-batch waits for the one before
+    it, each forward clone is marked with its micro-batch
+    (`gplace.micro_batch`), the sums of the gradients are colocated with
+    the variables they update, and the function records the schedule
+    (`gplace.pipeline = {microbatches, schedule, stages}`) for
+    --gplace-schedule-pipeline, which orders each stage's ops after
+    placement. Runs before --gplace-differentiate. The stages are the
+    devices the forward ops are placed on (explicit requests,
+    --gplace-assign-by-name scopes), in the order the forward pass reaches
+    them. GPipe's and PipeDream-flush's (1F1B) schedules.
+  }];
+  let options = [
+    Option<"microbatches", "microbatches", "unsigned", /*default=*/"4",
+           "The number of micro-batches per step (M)">,
+    Option<"schedule", "schedule", "std::string", /*default=*/"\"1f1b\"",
+           "gpipe (all forwards, then all backwards) or 1f1b (one "
+           "forward, one backward, at most K micro-batches live)">,
+    Option<"stages", "stages", "unsigned", /*default=*/"0",
+           "The number of stages the placement must give (0: any)">,
+    ListOption<"batchArgs", "batch-args", "unsigned",
+               "The argument numbers split along the batch (default: those "
+               "sharing the first argument's leading dimension)">,
+    ListOption<"functions", "functions", "std::string",
+               "The functions to pipeline (default: those that train)">,
+  ];
+}
+
+def SchedulePipelinePass
+    : Pass<"gplace-schedule-pipeline", "::mlir::ModuleOp"> {
+  let summary = "Orders a pipelined function's ops by its schedule";
+  let dependentDialects = ["::gplace::graph::GraphDialect"];
+  let description = [{
+    After placement, in each function that --gplace-pipeline-parallel
+    marked: finds the stages (the devices of micro-batch 0's forward ops,
+    in program order), gives each op its unit (stage, micro-batch, forward
+    or backward) and reorders the function's ops so that each stage runs
+    its units in the schedule's order: GPipe's F0..F(M-1), B0..B(M-1), or
+    1F1B's K-1-s forwards, then one forward and one backward in turn, then
+    the remaining backwards. Ops outside any unit (variables, the sums of
+    the gradients, the optimizer) run as soon as their operands are ready.
+    The plan's streams run in program order, so the order is the schedule
+    the runtime follows and the memory planner plans for. Errors: a
+    placement that gives a different number of stages than asked; a
+    function that the schedule cannot order (a stage whose forward needs a
+    later stage's).
+  }];
+}
+
 def LowerAllReducePass : Pass<"gplace-lower-all-reduce", "::mlir::ModuleOp"> {
   let summary = "Expands gplace.all_reduce into what the runtime runs";
   let dependentDialects = ["::gplace::graph::GraphDialect"];

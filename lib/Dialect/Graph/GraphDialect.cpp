@@ -6,6 +6,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectImplementation.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Transforms/InliningUtils.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringSet.h"
@@ -87,11 +88,28 @@ LogicalResult GraphDialect::verifyOperationAttribute(Operation *op,
                              << attr.getValue();
     return success();
   }
+  // Pipeline parallelism's marks (gplace::kMicroBatchAttrName and
+  // kPipelineAttrName, docs/passes/pipeline-parallel.md).
+  if (name == "gplace.micro_batch") {
+    auto index = dyn_cast<IntegerAttr>(attr.getValue());
+    if (!index || index.getInt() < 0)
+      return op->emitError() << "'" << name
+                             << "' must be a non-negative integer, but got "
+                             << attr.getValue();
+    return success();
+  }
+  if (name == "gplace.pipeline") {
+    if (!isa<FunctionOpInterface>(op) || !isa<DictionaryAttr>(attr.getValue()))
+      return op->emitError()
+             << "'" << name << "' must be a dictionary on a function";
+    return success();
+  }
   return op->emitError() << "unknown gplace attribute '" << name
                          << "' (known: '" << getDefaultDeviceAttrName()
                          << "', '" << getDevicePolicyAttrName() << "', '"
                          << getDevicesAttrName() << "', '"
-                         << getColocateWithAttrName() << "')";
+                         << getColocateWithAttrName()
+                         << "', 'gplace.micro_batch', 'gplace.pipeline')";
 }
 
 bool gplace::graph::isValidGraphTensorType(Type type) {

@@ -1,0 +1,278 @@
+//===- SchedulePipeline.cpp - order a pipelined function's stages ---------===//
+//
+// --gplace-schedule-pipeline: after placement, reorders a function that
+// --gplace-pipeline-parallel split into micro-batches so that each stage
+// (device) runs its forward and backward units in GPipe's or 1F1B's order
+// (GPipe, Huang et al. 2019; PipeDream-flush, Narayanan et al. 2021, as
+// torch.distributed.pipelining's ScheduleGPipe and Schedule1F1B). The
+// plan's streams run in program order, so this order is what the runtime
+// runs and what the memory planner plans for. The pass asks
+// PlacedOpInterface and attributes; it names no op class.
+//
+//===----------------------------------------------------------------------===//
+
+#include "gplace/Dialect/Graph/GraphDialect.h"
+#include "gplace/Transforms/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/StringMap.h"
+
+namespace gplace {
+#define GEN_PASS_DEF_SCHEDULEPIPELINEPASS
+#include "gplace/Transforms/Passes.h.inc"
+} // namespace gplace
+
+using namespace mlir;
+using namespace gplace::graph;
+
+namespace {
+
+constexpr int kNone = -1, kMany = -2;
+
+/// One function's schedule: stage s's units in order, a unit being
+/// (micro-batch, backward?) of that stage.
+struct Unit {
+  int microBatch;
+  bool backward;
+};
+
+/// Stage `s` of `k`'s units under `schedule` with `m` micro-batches.
+std::vector<Unit> stageOrder(StringRef schedule, int s, int k, int m) {
+  std::vector<Unit> order;
+  if (schedule == "gpipe") {
+    for (int i = 0; i < m; ++i)
+      order.push_back({i, false});
+    for (int i = 0; i < m; ++i)
+      order.push_back({i, true});
+    return order;
+  }
+  // 1F1B: the warm-up forwards that fill the pipeline below this stage,
+  // then one forward and one backward in turn, then the cool-down.
+  int warmup = std::min(k - 1 - s, m);
+  for (int i = 0; i < warmup; ++i)
+    order.push_back({i, false});
+  for (int i = 0; i < m - warmup; ++i) {
+    order.push_back({warmup + i, false});
+    order.push_back({i, true});
+  }
+  for (int i = m - warmup; i < m; ++i)
+    order.push_back({i, true});
+  return order;
+}
+
+LogicalResult schedulePipeline(func::FuncOp func, DictionaryAttr pipeline) {
+  auto microbatches = pipeline.getAs<IntegerAttr>("microbatches");
+  auto schedule = pipeline.getAs<StringAttr>("schedule");
+  auto stagesAsked = pipeline.getAs<IntegerAttr>("stages");
+  if (!microbatches || !schedule || microbatches.getInt() < 1 ||
+      (schedule.getValue() != "gpipe" && schedule.getValue() != "1f1b"))
+    return func.emitError() << "--gplace-schedule-pipeline: @"
+                            << func.getSymName() << "'s "
+                            << gplace::kPipelineAttrName << " " << pipeline
+                            << " needs microbatches >= 1 and schedule gpipe "
+                               "or 1f1b";
+  int m = microbatches.getInt();
+  Block &body = func.getBody().front();
+  Operation *terminator = body.getTerminator();
+
+  // Each op's micro-batch: its mark, else its operands' (none, one, or
+  // several: kMany), and whether it is backward (differentiation's ops,
+  // colocated with their forward op or named gradients/...).
+  DenseMap<Operation *, int> microBatch;
+  DenseMap<Operation *, bool> backward;
+  SmallVector<Operation *> ops;
+  // Ops with effects, or on resources, keep their program order (each
+  // waits for the one before it): a read after an update stays after it.
+  DenseMap<Operation *, Operation *> previousEffect;
+  Operation *lastEffect = nullptr;
+  for (Operation &op : body.without_terminator()) {
+    ops.push_back(&op);
+    auto isResource = [](Type type) { return isa<ResourceType>(type); };
+    if (!isMemoryEffectFree(&op) ||
+        llvm::any_of(op.getOperandTypes(), isResource) ||
+        llvm::any_of(op.getResultTypes(), isResource)) {
+      previousEffect[&op] = lastEffect;
+      lastEffect = &op;
+    }
+    int mine = kNone;
+    if (auto mark = op.getAttrOfType<IntegerAttr>(gplace::kMicroBatchAttrName))
+      mine = mark.getInt();
+    else
+      for (Value operand : op.getOperands()) {
+        Operation *def = operand.getDefiningOp();
+        if (!def || def->getBlock() != &body)
+          continue;
+        int theirs = microBatch.lookup(def);
+        if (theirs == kNone || theirs == mine)
+          continue;
+        mine = mine == kNone ? theirs : kMany;
+      }
+    microBatch[&op] = mine;
+    if (mine >= 0 && !op.hasAttr(gplace::kMicroBatchAttrName)) {
+      auto name = op.getAttrOfType<StringAttr>("name");
+      backward[&op] =
+          op.hasAttr(GraphDialect::getColocateWithAttrName()) ||
+          (name && name.getValue().starts_with("gradients/")) ||
+          llvm::any_of(op.getOperands(), [&](Value operand) {
+            return backward.lookup(operand.getDefiningOp());
+          });
+    }
+  }
+
+  auto deviceOf = [](Operation *op) -> StringRef {
+    auto placed = dyn_cast<PlacedOpInterface>(op);
+    return placed ? placed.getAssignedDeviceName() : StringRef();
+  };
+  // The stages: the devices micro-batch 0's forward ops run on, in the
+  // order the forward pass reaches them: by the most device crossings on
+  // a path to one of their ops (a label copied straight to the last stage
+  // does not make it the second).
+  llvm::SetVector<StringRef> stages;
+  // (Only the model's own ops count: not the slices of the batch, which
+  // read only the function's arguments, nor copies.)
+  auto readsOps = [&](Operation *op) {
+    return llvm::any_of(op->getOperands(),
+                        [](Value v) { return v.getDefiningOp() != nullptr; });
+  };
+  DenseMap<Operation *, int> crossings;
+  llvm::StringMap<int> depth;
+  SmallVector<StringRef> found;
+  for (Operation *op : ops) {
+    if (microBatch.lookup(op) != 0 || backward.lookup(op))
+      continue;
+    int mine = 0;
+    for (Value operand : op->getOperands())
+      if (auto it = crossings.find(operand.getDefiningOp());
+          it != crossings.end())
+        mine = std::max(mine, it->second + (deviceOf(it->first) !=
+                                            deviceOf(op)));
+    crossings[op] = mine;
+    if (deviceOf(op).empty() || !readsOps(op) ||
+        !op->hasAttr(gplace::kMicroBatchAttrName))
+      continue;
+    auto [it, inserted] = depth.try_emplace(deviceOf(op), mine);
+    if (inserted)
+      found.push_back(deviceOf(op));
+    it->second = std::max(it->second, mine);
+  }
+  llvm::stable_sort(found, [&](StringRef a, StringRef b) {
+    return depth.lookup(a) < depth.lookup(b);
+  });
+  stages.insert(found.begin(), found.end());
+  int k = stages.size();
+  if (stagesAsked && stagesAsked.getInt() > 0 && stagesAsked.getInt() != k) {
+    InFlightDiagnostic diag = func.emitError();
+    diag << "--gplace-schedule-pipeline: @" << func.getSymName() << " asks for "
+         << stagesAsked.getInt() << " pipeline stages, but its forward ops "
+         << "are placed on " << k << " device(s) (";
+    llvm::interleaveComma(stages, diag);
+    diag << "); give each stage's ops its device (a device request or "
+            "--assign-by-name scope per stage)";
+    return diag;
+  }
+
+  // Per stage, its units in the schedule's order; per unit, the ops left.
+  auto unitIndex = [&](int s, int i, bool isBackward) {
+    return (s * m + i) * 2 + (isBackward ? 1 : 0);
+  };
+  std::vector<std::vector<int>> order(k);
+  for (int s = 0; s < k; ++s)
+    for (Unit unit : stageOrder(schedule.getValue(), s, k, m))
+      order[s].push_back(unitIndex(s, unit.microBatch, unit.backward));
+  std::vector<int> left(2 * m * std::max(k, 1), 0);
+  DenseMap<Operation *, int> unitOf;
+  for (Operation *op : ops) {
+    int i = microBatch.lookup(op);
+    if (i < 0 || i >= m)
+      continue;
+    auto stage = llvm::find(stages, deviceOf(op));
+    if (stage == stages.end())
+      continue;
+    int unit = unitIndex(stage - stages.begin(), i, backward.lookup(op));
+    unitOf[op] = unit;
+    ++left[unit];
+  }
+
+  // Rounds: in each, every stage runs as much of its next unit as is
+  // ready, and every op outside a unit runs once its operands have; a
+  // stage moves on to its next unit when the round ends. The result is a
+  // topological order in which each stage's units follow the schedule.
+  std::vector<size_t> head(k, 0);
+  auto advance = [&] {
+    bool moved = false;
+    for (int s = 0; s < k; ++s)
+      while (head[s] < order[s].size() && left[order[s][head[s]]] == 0) {
+        ++head[s];
+        moved = true;
+      }
+    return moved;
+  };
+  advance();
+  llvm::DenseSet<Operation *> done;
+  SmallVector<Operation *> scheduled;
+  SmallVector<Operation *> pending(ops);
+  while (!pending.empty()) {
+    SmallVector<Operation *> still;
+    bool ran = false;
+    for (Operation *op : pending) {
+      auto unit = unitOf.find(op);
+      bool ready = true;
+      if (unit != unitOf.end()) {
+        int s = unit->second / (2 * m);
+        ready = head[s] < order[s].size() && order[s][head[s]] == unit->second;
+      }
+      for (Value operand : op->getOperands()) {
+        Operation *def = operand.getDefiningOp();
+        if (ready && def && def->getBlock() == &body && !done.contains(def))
+          ready = false;
+      }
+      if (Operation *before = previousEffect.lookup(op);
+          ready && before && !done.contains(before))
+        ready = false;
+      if (!ready) {
+        still.push_back(op);
+        continue;
+      }
+      done.insert(op);
+      scheduled.push_back(op);
+      if (unit != unitOf.end())
+        --left[unit->second];
+      ran = true;
+    }
+    pending = std::move(still);
+    if (!advance() && !ran && !pending.empty()) {
+      InFlightDiagnostic diag = func.emitError();
+      diag << "--gplace-schedule-pipeline: the " << schedule.getValue()
+           << " schedule cannot order @" << func.getSymName() << ":";
+      for (int s = 0; s < k; ++s)
+        if (head[s] < order[s].size()) {
+          int unit = order[s][head[s]];
+          diag << " stage " << s << " (" << stages[s]
+               << ") is to run micro-batch " << (unit / 2) % m << "'s "
+               << (unit % 2 ? "backward" : "forward") << " next;";
+        }
+      diag << " its ops wait for ops the schedule runs later (does each "
+              "stage's forward read only the stages before it?)";
+      return diag;
+    }
+  }
+  for (Operation *op : scheduled)
+    op->moveBefore(terminator);
+  return success();
+}
+
+struct SchedulePipelinePass
+    : gplace::impl::SchedulePipelinePassBase<SchedulePipelinePass> {
+  void runOnOperation() override {
+    for (auto func : getOperation().getOps<func::FuncOp>())
+      if (auto pipeline =
+              func->getAttrOfType<DictionaryAttr>(gplace::kPipelineAttrName))
+        if (failed(schedulePipeline(func, pipeline)))
+          return signalPassFailure();
+  }
+};
+
+} // namespace
