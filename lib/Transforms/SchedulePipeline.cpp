@@ -131,8 +131,10 @@ LogicalResult schedulePipeline(func::FuncOp func, DictionaryAttr pipeline) {
   // a path to one of their ops (a label copied straight to the last stage
   // does not make it the second).
   llvm::SetVector<StringRef> stages;
-  // (Only the model's own ops count: not the slices of the batch, which
-  // read only the function's arguments, nor copies.)
+  // Only the model's own ops count: not the slices of the batch, which
+  // read only the function's arguments, nor copies, nor what the host does
+  // to the slices before any copy (a cast of uint8 images): that runs as
+  // soon as it can, outside the schedule.
   auto readsOps = [&](Operation *op) {
     return llvm::any_of(op->getOperands(),
                         [](Value v) { return v.getDefiningOp() != nullptr; });
@@ -150,7 +152,7 @@ LogicalResult schedulePipeline(func::FuncOp func, DictionaryAttr pipeline) {
         mine = std::max(mine, it->second + (deviceOf(it->first) !=
                                             deviceOf(op)));
     crossings[op] = mine;
-    if (deviceOf(op).empty() || !readsOps(op) ||
+    if (deviceOf(op).empty() || !readsOps(op) || mine == 0 ||
         !op->hasAttr(gplace::kMicroBatchAttrName))
       continue;
     auto [it, inserted] = depth.try_emplace(deviceOf(op), mine);
