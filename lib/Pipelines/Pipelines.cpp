@@ -96,6 +96,9 @@ mlir::LogicalResult gplace::buildGPlacePipeline(
     pipeline.microbatches = options.microbatches;
     pipeline.schedule = options.schedule;
     pipeline.stages = options.pipelineStages;
+    pipeline.split = options.pipelineSplit;
+    pipeline.profile = options.placementProfile;
+    pipeline.printStages = options.logDevicePlacement;
     pm.addPass(createPipelineParallelPass(pipeline));
   }
   if (replicatePass)

@@ -98,7 +98,8 @@ rt::Status gplace::tooling::checkCompileFlags() {
   bool pipelined = flags.pipelineStages > 0;
   for (llvm::cl::Option *option :
        {static_cast<llvm::cl::Option *>(&flags.microbatches),
-        static_cast<llvm::cl::Option *>(&flags.schedule)})
+        static_cast<llvm::cl::Option *>(&flags.schedule),
+        static_cast<llvm::cl::Option *>(&flags.pipelineSplit)})
     if (option->getNumOccurrences() && !pipelined)
       return rt::Status::invalidArgument(
           "--" + option->ArgStr.str() +
@@ -108,6 +109,11 @@ rt::Status gplace::tooling::checkCompileFlags() {
   if (pipelined && flags.schedule != "gpipe" && flags.schedule != "1f1b")
     return rt::Status::invalidArgument(
         "--schedule must be gpipe or 1f1b, not '" + flags.schedule + "'");
+  if (pipelined && flags.pipelineSplit != "placement" &&
+      flags.pipelineSplit != "auto")
+    return rt::Status::invalidArgument(
+        "--pipeline-split must be placement or auto, not '" +
+        flags.pipelineSplit + "'");
   if (pipelined && flags.accumulateSteps > 1)
     return rt::Status::invalidArgument(
         "--accumulate-steps and --pipeline-stages both split the batch into "

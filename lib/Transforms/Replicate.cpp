@@ -14,6 +14,8 @@
 #include "gplace/Support/DeviceName.h"
 #include "gplace/Transforms/Passes.h"
 
+#include "PipelineStages.h"
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
@@ -1038,6 +1040,34 @@ struct PipelineParallelPass
                          << schedule << "'";
       return signalPassFailure();
     }
+    if (split != "placement" && split != "auto") {
+      module.emitError() << "--gplace-pipeline-parallel split must be "
+                            "placement or auto, not '"
+                         << split << "'";
+      return signalPassFailure();
+    }
+    std::optional<gplace::DeviceSet> devices;
+    std::optional<gplace::CostProfile> rates;
+    if (split == "auto") {
+      if (stages == 0) {
+        module.emitError() << "--gplace-pipeline-parallel split=auto needs "
+                              "stages=K";
+        return signalPassFailure();
+      }
+      devices = getModuleDevices(module);
+      if (!devices) {
+        module.emitError() << "--gplace-pipeline-parallel split=auto needs "
+                              "the module's devices (run "
+                              "--gplace-assign-devices first)";
+        return signalPassFailure();
+      }
+      std::string error;
+      rates = gplace::CostProfile::loadOrDefaults(profile, &error);
+      if (!rates) {
+        module.emitError() << "--gplace-pipeline-parallel profile: " << error;
+        return signalPassFailure();
+      }
+    }
     ReplicaConfig config;
     config.accumulate = true;
     config.pipeline = true;
@@ -1060,7 +1090,23 @@ struct PipelineParallelPass
         func.walk([&](GradientsOp) { pipeline = true; });
       else
         pipeline = llvm::is_contained(functions, func.getSymName().str());
-      if (pipeline && failed(Replicator(func, config).accumulate()))
+      if (!pipeline)
+        continue;
+      if (split == "auto") {
+        std::vector<std::string> chosen;
+        if (failed(gplace::splitPipelineStages(func, stages, microbatches,
+                                       schedule == "1f1b", *devices, *rates,
+                                       &chosen)))
+          return signalPassFailure();
+        if (printStages) {
+          llvm::errs() << "Pipeline stages of @" << func.getSymName()
+                       << " (split=auto, " << schedule << ", " << microbatches
+                       << " micro-batches):\n";
+          for (const std::string &line : chosen)
+            llvm::errs() << "  " << line << "\n";
+        }
+      }
+      if (failed(Replicator(func, config).accumulate()))
         return signalPassFailure();
     }
   }

@@ -3,14 +3,18 @@
 // variable and ops requested on its own GPU) with a batch of 16 in 8
 // micro-batches of 2, ten gradient-descent steps, gives the loss and the
 // weights of one batch of 16 on the CPU, and the same bits as
-// --accumulate-steps=8 (the same running sums), under GPipe and 1F1B.
+// --accumulate-steps=8 (the same running sums), under GPipe and 1F1B, and
+// in 2 stages the cost model chooses (--pipeline-split=auto, which replaces
+// the ops' requests).
 // DEFINE: %{inputs} = --input=16x8xf32=0.76,0.88,0.89,0.77,0.55,0.26,-0.07,-0.39,-0.66,-0.83,-0.9,-0.84,-0.67,-0.41,-0.09,0.24,0.54,0.76,0.88,0.89,0.77,0.55,0.25,-0.08,-0.4,-0.66,-0.84,-0.9,-0.84,-0.67,-0.4,-0.09,0.24,0.54,0.76,0.88,0.88,0.77,0.54,0.25,-0.08,-0.4,-0.67,-0.84,-0.9,-0.84,-0.66,-0.4,-0.08,0.25,0.54,0.77,0.89,0.88,0.76,0.54,0.24,-0.09,-0.41,-0.67,-0.84,-0.9,-0.84,-0.66,-0.39,-0.07,0.25,0.55,0.77,0.89,0.88,0.76,0.53,0.24,-0.09,-0.41,-0.67,-0.84,-0.9,-0.83,-0.66,-0.39,-0.07,0.26,0.55,0.77,0.89,0.88,0.76,0.53,0.23,-0.1,-0.42,-0.68,-0.85,-0.9,-0.83,-0.65,-0.38,-0.06,0.27,0.56,0.78,0.89,0.88,0.75,0.52,0.22,-0.11,-0.42,-0.68,-0.85,-0.9,-0.83,-0.65,-0.38,-0.06,0.27,0.56,0.78,0.89,0.88,0.75,0.52,0.22,-0.11,-0.43,-0.69 --input=16x1xf32=0.5,0.13,-0.43,-0.36,0.23,0.49,0.03,-0.47,-0.28,0.32,0.45,-0.08,-0.5,-0.18,0.4,0.4
 // RUN: gplace-run %s --entry=train --iterations=10 %{inputs} --allow-soft-placement | FileCheck %s
 // RUN: gplace-run %s --entry=train --iterations=10 %{inputs} --emulate-gpus=4 --accumulate-steps=8 > %t.accumulate
 // RUN: FileCheck %s < %t.accumulate
 // RUN: gplace-run %s --entry=train --iterations=10 %{inputs} --emulate-gpus=4 --pipeline-stages=4 --microbatches=8 > %t.1f1b
 // RUN: gplace-run %s --entry=train --iterations=10 %{inputs} --emulate-gpus=4 --pipeline-stages=4 --microbatches=8 --schedule=gpipe > %t.gpipe
+// RUN: gplace-run %s --entry=train --iterations=10 %{inputs} --emulate-gpus=4 --pipeline-stages=2 --pipeline-split=auto --microbatches=8 > %t.auto
 // RUN: FileCheck %s < %t.1f1b
+// RUN: diff %t.accumulate %t.auto
 // RUN: diff %t.accumulate %t.1f1b
 // RUN: diff %t.accumulate %t.gpipe
 // CHECK: result[0]: f32=0.129672{{[0-9]*}}
@@ -51,6 +55,8 @@
 // ALONE: error: --microbatches applies to pipeline parallelism: give --pipeline-stages=K too
 // RUN: not gplace-run %s --entry=train %{inputs} --emulate-gpus=4 --pipeline-stages=4 --schedule=interleaved 2>&1 | FileCheck %s --check-prefix=SCHEDULE
 // SCHEDULE: error: --schedule must be gpipe or 1f1b, not 'interleaved'
+// RUN: not gplace-run %s --entry=train %{inputs} --emulate-gpus=4 --pipeline-stages=2 --pipeline-split=greedy 2>&1 | FileCheck %s --check-prefix=SPLIT
+// SPLIT: error: --pipeline-split must be placement or auto, not 'greedy'
 // RUN: not gplace-run %s --entry=train %{inputs} --emulate-gpus=4 --pipeline-stages=4 --accumulate-steps=2 2>&1 | FileCheck %s --check-prefix=BOTH
 // BOTH: error: --accumulate-steps and --pipeline-stages both split the batch into micro-batches: give --microbatches=M alone
 // RUN: not gplace-opt %s --gplace-pipeline-parallel="schedule=zigzag" 2>&1 | FileCheck %s --check-prefix=PASS

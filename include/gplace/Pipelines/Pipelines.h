@@ -83,6 +83,13 @@ struct PipelineOptions : public mlir::PassPipelineOptions<PipelineOptions> {
                      "running micro-batches concurrently "
                      "(--gplace-pipeline-parallel; 0: none)"),
       llvm::cl::init(0)};
+  Option<std::string> pipelineSplit{
+      *this, "pipeline-split",
+      llvm::cl::desc("With pipeline-stages: placement (the stages are the "
+                     "devices the layers are placed on) or auto (the cost "
+                     "model cuts the layers into K balanced stages on the "
+                     "first K GPUs, under their memory limits)"),
+      llvm::cl::init("placement")};
   Option<unsigned> microbatches{
       *this, "microbatches",
       llvm::cl::desc("With pipeline-stages: the micro-batches per step (M)"),

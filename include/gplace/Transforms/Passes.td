@@ -308,7 +308,19 @@ def PipelineParallelPass
            "gpipe (all forwards, then all backwards) or 1f1b (one "
            "forward, one backward, at most K micro-batches live)">,
     Option<"stages", "stages", "unsigned", /*default=*/"0",
-           "The number of stages the placement must give (0: any)">,
+           "The number of stages (K): the placement must give K (0: any), "
+           "or split=auto makes K">,
+    Option<"split", "split", "std::string", /*default=*/"\"placement\"",
+           "placement (the stages are the devices the forward ops are "
+           "placed on) or auto (the cost model cuts the forward ops into "
+           "`stages` balanced stages on the first GPUs, under their memory "
+           "limits)">,
+    Option<"profile", "profile", "std::string", /*default=*/"",
+           "With split=auto: the cost model's rates (gplace-run --profile's "
+           "file; empty: the defaults)">,
+    Option<"printStages", "print-stages", "bool", /*default=*/"false",
+           "With split=auto: print each stage's ops, predicted time and "
+           "bytes on stderr">,
     ListOption<"batchArgs", "batch-args", "unsigned",
                "The argument numbers split along the batch (default: those "
                "sharing the first argument's leading dimension)">,
