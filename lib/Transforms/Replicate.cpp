@@ -822,6 +822,30 @@ void Replicator::allReduceGradients(GradientsOp gradients,
   }
 }
 
+/// The training functions a pass option `functions` selects: those named
+/// (each must exist: "<flag> functions: no function @f"), else every
+/// function with a gplace.gradients. Fails (reported) on an unknown name.
+LogicalResult selectFunctions(ModuleOp module, ArrayRef<std::string> functions,
+                              StringRef flag,
+                              SmallVectorImpl<func::FuncOp> &selected) {
+  for (const std::string &name : functions)
+    if (!module.lookupSymbol<func::FuncOp>(name))
+      return module.emitError()
+             << flag << " functions: no function @" << name;
+  for (auto func : module.getOps<func::FuncOp>()) {
+    if (func.isExternal())
+      continue;
+    bool chosen = false;
+    if (functions.empty())
+      func.walk([&](GradientsOp) { chosen = true; });
+    else
+      chosen = llvm::is_contained(functions, func.getSymName().str());
+    if (chosen)
+      selected.push_back(func);
+  }
+  return success();
+}
+
 struct ReplicatePass : gplace::impl::ReplicatePassBase<ReplicatePass> {
   using ReplicatePassBase::ReplicatePassBase;
 
@@ -965,23 +989,13 @@ struct ReplicatePass : gplace::impl::ReplicatePassBase<ReplicatePass> {
         return signalPassFailure();
       }
     }
-    for (const std::string &name : functions)
-      if (!module.lookupSymbol<func::FuncOp>(name)) {
-        module.emitError() << "--gplace-replicate functions: no function @"
-                           << name;
+    SmallVector<func::FuncOp> selected;
+    if (failed(selectFunctions(module, functions, "--gplace-replicate",
+                               selected)))
+      return signalPassFailure();
+    for (func::FuncOp func : selected)
+      if (failed(Replicator(func, config).run()))
         return signalPassFailure();
-      }
-    for (auto func : module.getOps<func::FuncOp>()) {
-      if (func.isExternal())
-        continue;
-      bool replicate = false;
-      if (functions.empty())
-        func.walk([&](GradientsOp) { replicate = true; });
-      else
-        replicate = llvm::is_contained(functions, func.getSymName().str());
-      if (replicate && failed(Replicator(func, config).run()))
-        return signalPassFailure();
-    }
   }
 };
 
@@ -1002,24 +1016,13 @@ struct AccumulateGradientsPass
     config.mirrored = false;
     config.devices.assign(steps, "");
     config.batchArgs.assign(batchArgs.begin(), batchArgs.end());
-    for (const std::string &name : functions)
-      if (!module.lookupSymbol<func::FuncOp>(name)) {
-        module.emitError()
-            << "--gplace-accumulate-gradients functions: no function @"
-            << name;
+    SmallVector<func::FuncOp> selected;
+    if (failed(selectFunctions(module, functions,
+                               "--gplace-accumulate-gradients", selected)))
+      return signalPassFailure();
+    for (func::FuncOp func : selected)
+      if (failed(Replicator(func, config).accumulate()))
         return signalPassFailure();
-      }
-    for (auto func : module.getOps<func::FuncOp>()) {
-      if (func.isExternal())
-        continue;
-      bool accumulate = false;
-      if (functions.empty())
-        func.walk([&](GradientsOp) { accumulate = true; });
-      else
-        accumulate = llvm::is_contained(functions, func.getSymName().str());
-      if (accumulate && failed(Replicator(func, config).accumulate()))
-        return signalPassFailure();
-    }
   }
 };
 
@@ -1076,22 +1079,11 @@ struct PipelineParallelPass
     config.mirrored = false;
     config.devices.assign(microbatches, "");
     config.batchArgs.assign(batchArgs.begin(), batchArgs.end());
-    for (const std::string &name : functions)
-      if (!module.lookupSymbol<func::FuncOp>(name)) {
-        module.emitError()
-            << "--gplace-pipeline-parallel functions: no function @" << name;
-        return signalPassFailure();
-      }
-    for (auto func : module.getOps<func::FuncOp>()) {
-      if (func.isExternal())
-        continue;
-      bool pipeline = false;
-      if (functions.empty())
-        func.walk([&](GradientsOp) { pipeline = true; });
-      else
-        pipeline = llvm::is_contained(functions, func.getSymName().str());
-      if (!pipeline)
-        continue;
+    SmallVector<func::FuncOp> selected;
+    if (failed(selectFunctions(module, functions, "--gplace-pipeline-parallel",
+                               selected)))
+      return signalPassFailure();
+    for (func::FuncOp func : selected) {
       if (split == "auto") {
         std::vector<std::string> chosen;
         if (failed(gplace::splitPipelineStages(func, stages, microbatches,
