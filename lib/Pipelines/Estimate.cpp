@@ -11,6 +11,7 @@
 #include "gplace/Dialect/Graph/GraphDialect.h"
 #include "gplace/Dialect/Plan/PlanDialect.h"
 #include "gplace/Pipelines/Pipelines.h"
+#include "gplace/Support/Trace.h"
 #include "gplace/Transforms/CostModel.h"
 #include "gplace/Transforms/Passes.h"
 
@@ -19,7 +20,11 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/Format.h"
+#include "llvm/Support/Error.h"
 #include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <map>
 
 namespace gplace {
 #define GEN_PASS_DEF_ESTIMATEPASS
@@ -30,6 +35,95 @@ using namespace mlir;
 using namespace gplace;
 
 namespace {
+
+/// The process id of function #i's predicted timeline: apart from the ids
+/// gplace-run --trace gives its tasks (0, 1, ...), so that a measured and
+/// a predicted trace merge into one file without sharing a track.
+constexpr int kPredictedPid = 1000;
+
+/// The predicted timelines of `steps` (each with its timeline), one process
+/// per function: a track per device (its kernels) and one per link that
+/// moves copies (a link moves one copy at a time, and may move it while
+/// both devices run kernels).
+ChromeTrace predictedTrace(
+    std::vector<std::pair<func::FuncOp, StepEstimate>> &steps,
+    const DeviceSet &devices, llvm::StringRef rates) {
+  ChromeTrace trace;
+  const std::vector<DeviceName> &names = devices.devices();
+  auto deviceName = [&](int index) {
+    return index < 0 ? DeviceName::local(DeviceType::CPU, 0).str()
+                     : names[index].str();
+  };
+  int pid = kPredictedPid;
+  for (auto &[func, step] : steps) {
+    trace.nameProcess(pid,
+                      "predicted @" + func.getSymName().str() +
+                          " (gplace-estimate, " + rates.str() + ")",
+                      pid);
+    // Tracks: the devices in the set's order, the host after them when it
+    // is not in the set, then the links in the order of their first copy.
+    std::map<int, int> deviceTid;
+    std::map<std::pair<int, int>, int> linkTid;
+    std::vector<std::pair<int, int>> links; // In the order of their first copy.
+    for (const PredictedSlice &slice : step.timeline) {
+      if (!slice.isCopy)
+        deviceTid.try_emplace(slice.device, 0);
+      else if (linkTid.try_emplace({slice.source, slice.device}, 0).second)
+        links.push_back({slice.source, slice.device});
+    }
+    int tid = 1;
+    for (auto &[device, id] : deviceTid)
+      if (device >= 0)
+        id = tid++;
+    if (deviceTid.count(-1))
+      deviceTid[-1] = tid++;
+    for (auto &[device, id] : deviceTid)
+      trace.nameThread(pid, id, deviceName(device), id);
+    for (const std::pair<int, int> &link : links) {
+      int id = linkTid[link] = tid++;
+      trace.nameThread(pid, id,
+                       "copies " + deviceName(link.first) + " -> " +
+                           deviceName(link.second),
+                       id);
+    }
+    for (const PredictedSlice &slice : step.timeline) {
+      std::vector<TraceArg> args = {
+          TraceArg::string("device", deviceName(slice.device))};
+      if (slice.isCopy) {
+        args.push_back(TraceArg::string("from", deviceName(slice.source)));
+        args.push_back(TraceArg::num("bytes", slice.bytes));
+      }
+      trace.addSlice(pid,
+                     slice.isCopy ? linkTid[{slice.source, slice.device}]
+                                  : deviceTid[slice.device],
+                     slice.name, slice.isCopy ? "copy" : "launch",
+                     slice.startSeconds * 1e6, slice.seconds * 1e6,
+                     std::move(args));
+    }
+    ++pid;
+  }
+  return trace;
+}
+
+/// Writes `text` to `path` whole or not at all (a temporary file beside it,
+/// renamed over it; "-" is stdout). Errors: "cannot write '<path>': <why>".
+LogicalResult writeWhole(llvm::StringRef path, const std::string &text,
+                         std::string *error) {
+  llvm::Error written =
+      llvm::writeToOutput(path, [&](llvm::raw_ostream &os) {
+        os << text;
+        return llvm::Error::success();
+      });
+  if (!written)
+    return success();
+  std::string why = llvm::toString(std::move(written));
+  // llvm::FileError's message starts with the path: keep the cause.
+  std::string prefix = "'" + path.str() + "': ";
+  if (llvm::StringRef(why).starts_with(prefix))
+    why = why.substr(prefix.size());
+  *error = "cannot write '" + path.str() + "': " + why;
+  return failure();
+}
 
 struct EstimatePass : public gplace::impl::EstimatePassBase<EstimatePass> {
   using EstimatePassBase::EstimatePassBase;
@@ -58,7 +152,8 @@ struct EstimatePass : public gplace::impl::EstimatePassBase<EstimatePass> {
 
     std::vector<std::pair<func::FuncOp, StepEstimate>> steps;
     for (func::FuncOp func : module.getOps<func::FuncOp>()) {
-      FailureOr<StepEstimate> step = estimateStep(func, *devices, *rates);
+      FailureOr<StepEstimate> step =
+          estimateStep(func, *devices, *rates, /*withTimeline=*/!trace.empty());
       if (failed(step))
         return signalPassFailure();
       steps.push_back({func, std::move(*step)});
@@ -129,6 +224,18 @@ struct EstimatePass : public gplace::impl::EstimatePassBase<EstimatePass> {
       os << "the memory plan fails:\n" << diagnostics;
     if (file)
       file->keep();
+    if (!trace.empty()) {
+      std::string traceError;
+      std::string json =
+          predictedTrace(steps, *devices,
+                         profile.empty() ? "default rates"
+                                         : "profile " + profile)
+              .json();
+      if (failed(writeWhole(trace, json, &traceError))) {
+        emitError(optionLoc) << "gplace-estimate: trace: " << traceError;
+        return signalPassFailure();
+      }
+    }
     markAllAnalysesPreserved();
   }
 };

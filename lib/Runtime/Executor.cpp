@@ -9,6 +9,7 @@
 #include "llvm/Support/ThreadPool.h"
 
 #include <algorithm>
+#include <chrono>
 #include <condition_variable>
 #include <cstring>
 #include <map>
@@ -106,6 +107,25 @@ public:
 
   size_t numFused = 0, numFusedLaunches = 0;
   uint64_t generation = 0;
+
+  /// Tracing (ExecutorOptions::trace): per stream, the steps it ran, each
+  /// with its run and steady_clock interval (nanoseconds since `origin`),
+  /// appended by the stream's thread alone; and each run's interval.
+  struct Timed {
+    size_t step;
+    uint32_t run;
+    int64_t start, end;
+  };
+  bool tracing = false;
+  std::chrono::steady_clock::time_point origin;
+  std::vector<std::vector<Timed>> timed;
+  std::vector<Timed> timedRuns;
+  uint32_t runs = 0; ///< Runs started (runStaged).
+  int64_t nanos() const {
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(
+               std::chrono::steady_clock::now() - origin)
+        .count();
+  }
   std::atomic<bool> failed{false};
   std::mutex errorMutex;
   Status error;
@@ -422,7 +442,7 @@ public:
     for (size_t k = 0; k < streams.size(); ++k) {
       int d = streamDevice[k];
       if ((only < 0 && !graphs[d]) || d == only)
-        tasks.push_back([this, k] { runStream(streams[k]); });
+        tasks.push_back([this, k] { runStream(k); });
     }
     if (tasks.size() == 1) {
       tasks.front()();
@@ -560,6 +580,8 @@ public:
   /// run replays, as one node between the events it exchanges with the
   /// other devices; host devices run their steps as before.
   void captureGraphs(const ExecutorOptions &options) {
+    // Tracing times each step, which a replayed graph hides.
+    bool useGraphs = options.graphs && !options.trace;
     graphs.resize(devices.size());
     graphWaits.resize(devices.size());
     graphRecords.resize(devices.size());
@@ -571,7 +593,7 @@ public:
       counts[streamDevice[k]] += streams[k].size();
     graphCandidates.assign(devices.size(), false);
     for (size_t d = 0; d < devices.size(); ++d)
-      graphCandidates[d] = options.graphs &&
+      graphCandidates[d] = useGraphs &&
                            devices[d]->type() == DeviceType::GPU &&
                            devices[d]->canCaptureGraphs() && counts[d] > 0;
     // Per device: why it runs step by step ("" if it replays a graph or is
@@ -608,8 +630,10 @@ public:
       Device &device = *devices[d];
       if (device.type() != DeviceType::GPU || counts[d] == 0)
         continue;
-      if (!options.graphs) {
-        graphNote = "CUDA graphs: off (--cuda-graphs=off)";
+      if (!useGraphs) {
+        graphNote = options.graphs
+                        ? "CUDA graphs: off (--trace times each step)"
+                        : "CUDA graphs: off (--cuda-graphs=off)";
         return;
       }
       if (!device.canCaptureGraphs()) {
@@ -649,12 +673,16 @@ public:
       graphNote = "CUDA graphs: off (" + off + "); running step by step";
   }
 
-  void runStream(const std::vector<size_t> &indices) {
-    for (size_t index : indices) {
+  /// Runs stream `k`'s steps in order, timing them when tracing.
+  void runStream(size_t k) {
+    for (size_t index : streams[k]) {
       if (failed)
         return;
       ResolvedStep &resolved = steps[index];
+      int64_t start = tracing ? nanos() : 0;
       Status status = runStep(index);
+      if (tracing && resolved.step->kind != Step::Kind::Record)
+        timed[k].push_back({index, runs, start, nanos()});
       if (!status) {
         fail(status.withContext(
             (resolved.fused ? resolved.fused->label : resolved.step->label) +
@@ -675,7 +703,10 @@ Executor::create(Plan plan, const DeviceManager &devices,
   impl->plan = std::move(plan);
   impl->intraOpThreads =
       std::make_unique<IntraOpThreads>(options.intraOpThreads);
+  impl->tracing = options.trace;
+  impl->origin = std::chrono::steady_clock::now();
   GPLACE_RETURN_IF_ERROR(impl->load(devices, options.transport));
+  impl->timed.resize(impl->streams.size());
   impl->captureGraphs(options);
   impl->findInputSlots();
   return std::unique_ptr<Executor>(new Executor(std::move(impl)));
@@ -730,6 +761,53 @@ std::string Executor::collectiveNote() const {
 }
 
 size_t Executor::numFusedKernels() const { return impl_->numFused; }
+
+std::vector<TimedStep> Executor::timedSteps() const {
+  const Impl &impl = *impl_;
+  std::vector<TimedStep> result;
+  for (const Impl::Timed &run : impl.timedRuns) {
+    TimedStep entry;
+    entry.category = "run";
+    entry.label = "run " + std::to_string(run.run);
+    entry.run = run.run;
+    entry.startNanos = run.start;
+    entry.endNanos = run.end;
+    result.push_back(std::move(entry));
+  }
+  for (const std::vector<Impl::Timed> &stream : impl.timed)
+    for (const Impl::Timed &timed : stream) {
+      const ResolvedStep &resolved = impl.steps[timed.step];
+      const Step &step = *resolved.step;
+      TimedStep entry;
+      switch (step.kind) {
+      case Step::Kind::Launch:
+        entry.category = resolved.fused ? "launch"
+                         : isCollectiveKernel(step.kernel) ? "allreduce"
+                         : step.kernel == Kernel::Send     ? "send"
+                         : step.kernel == Kernel::Recv     ? "recv"
+                                                           : "launch";
+        break;
+      case Step::Kind::Copy:
+        entry.category = "copy";
+        entry.bytes = resolved.bytes;
+        break;
+      case Step::Kind::Wait:
+      case Step::Kind::Record:
+        entry.category = "wait";
+        break;
+      }
+      entry.label = resolved.fused ? resolved.fused->label : step.label;
+      entry.device = resolved.device->fullName();
+      entry.stream = step.stream;
+      entry.run = timed.run;
+      entry.startNanos = timed.start;
+      entry.endNanos = timed.end;
+      entry.enqueued = !resolved.device->isHostMemory() ||
+                       (resolved.source && !resolved.source->isHostMemory());
+      result.push_back(std::move(entry));
+    }
+  return result;
+}
 size_t Executor::numFusedLaunches() const { return impl_->numFusedLaunches; }
 
 TensorRef Executor::stagedInput(size_t index) const {
@@ -801,6 +879,7 @@ StatusOr<std::vector<TensorRef>> Executor::runStaged() {
   Impl &impl = *impl_;
   const Plan &plan = impl.plan;
   impl.intraOpThreads->update();
+  int64_t start = impl.tracing ? impl.nanos() : 0;
   (void)impl.issueAll();
   // Asynchronous devices may still be working: wait for them.
   for (Device *device : impl.devices) {
@@ -808,8 +887,16 @@ StatusOr<std::vector<TensorRef>> Executor::runStaged() {
     if (!done && !impl.failed)
       impl.fail(done.withContext(device->fullName() + ": "));
   }
-  if (impl.failed)
+  // A run's slice ends once its results are in host memory (or it failed).
+  auto endRun = [&] {
+    if (impl.tracing)
+      impl.timedRuns.push_back({0, impl.runs, start, impl.nanos()});
+    ++impl.runs;
+  };
+  if (impl.failed) {
+    endRun();
     return impl.error;
+  }
 
   std::vector<TensorRef> results;
   for (size_t r = 0; r < plan.results.size(); ++r) {
@@ -817,12 +904,17 @@ StatusOr<std::vector<TensorRef>> Executor::runStaged() {
     const TensorType &type = plan.buffers[buffer].type;
     void *memory = impl.addresses[buffer];
     if (void *staged = impl.resultStaging[r]) {
-      GPLACE_RETURN_IF_ERROR(
-          impl.resultDevice(r)->download(staged, memory, type.bytes()));
+      Status downloaded =
+          impl.resultDevice(r)->download(staged, memory, type.bytes());
+      if (!downloaded) {
+        endRun();
+        return downloaded;
+      }
       memory = staged;
     }
     results.push_back({memory, &type});
   }
+  endRun();
   return results;
 }
 

@@ -107,6 +107,9 @@ rt::Status tooling::writeFileAtomically(const std::string &path,
       os << bytes;
       os.close();
       error = os.error();
+      // Reported here: an error left set aborts the tool when the stream
+      // is destroyed ("IO failure on output stream").
+      os.clear_error();
     }
   }
   if (!error && !special)

@@ -8,6 +8,7 @@
 #include "gplace/Dialect/Plan/PlanDialect.h"
 #include "gplace/Dialect/Plan/Transforms/Passes.h"
 #include "gplace/Runtime/Idx.h"
+#include "gplace/Support/Trace.h"
 #include "gplace/Target/Plan/PlanExport.h"
 #include "gplace/Tooling/Checkpoint.h"
 #include "gplace/Tooling/CommandLine.h"
@@ -31,6 +32,7 @@
 
 #include <cstring>
 #include <filesystem>
+#include <map>
 #include <set>
 
 using namespace mlir;
@@ -107,6 +109,15 @@ struct RunFlags {
       cl::desc("Save every variable to this checkpoint (.npz, written "
                "atomically) after each epoch, or after the runs"),
       cl::value_desc("file.npz"), cl::cat(category)};
+  cl::opt<std::string> trace{
+      "trace",
+      cl::desc("Write the timeline of the runs to this file, in Chrome's "
+               "trace event format (Perfetto, chrome://tracing): each "
+               "launch, copy, send, recv, all-reduce and cross-device wait "
+               "of every run, timed on the host; one track per device "
+               "stream. In a cluster, the task of rank N > 0 writes "
+               "FILE.rankN.json"),
+      cl::value_desc("trace.json"), cl::cat(category)};
   cl::opt<bool> printTiming{
       "print-timing",
       cl::desc("Print the wall time of the runs on stderr: the first, and "
@@ -204,15 +215,42 @@ rt::Status gplace::tooling::checkRunFlags() {
     if (!llvm::StringRef(output).starts_with("@") || output.size() < 2)
       return rt::Status::invalidArgument("--output must be @FILE.npy, got '" +
                                          output + "'");
-  for (cl::opt<std::string> *path : {&flags.save, &flags.restore})
+  for (cl::opt<std::string> *path : {&flags.save, &flags.restore, &flags.trace})
     if (path->getNumOccurrences() && path->empty())
       return rt::Status::invalidArgument("--" + path->ArgStr.str() +
                                          " needs a file name");
   return checkCompileFlags();
 }
 
+/// The file --trace names for the task of MPI rank `rank`: the flag's for
+/// rank 0 (and alone), else with `.rank<N>` before its extension
+/// (trace.json: trace.rank1.json).
+static std::string traceFileOf(int rank) {
+  const std::string &path = runFlags().trace;
+  if (rank == 0)
+    return path;
+  size_t slash = path.rfind('/');
+  size_t dot = path.rfind('.');
+  if (dot == std::string::npos || (slash != std::string::npos && dot < slash) ||
+      dot == (slash == std::string::npos ? 0 : slash + 1))
+    dot = path.size();
+  return path.substr(0, dot) + ".rank" + std::to_string(rank) +
+         path.substr(dot);
+}
+
+/// Checks that task `rank`'s --trace file can be written. Errors (invalid
+/// argument): "--trace: cannot write '<path>': <why>".
+static rt::Status checkTraceWritable(int rank) {
+  if (runFlags().trace.empty())
+    return rt::Status::ok();
+  if (rt::Status writable = checkWritable(traceFileOf(rank)); !writable)
+    return rt::Status::invalidArgument("--trace: " + writable.message());
+  return rt::Status::ok();
+}
+
 rt::Status gplace::tooling::checkOutputsWritable() {
   RunFlags &flags = runFlags();
+  GPLACE_RETURN_IF_ERROR(checkTraceWritable(0));
   for (const std::string &output : flags.outputs)
     GPLACE_RETURN_IF_ERROR(checkWritable(output.substr(1)));
   if (!flags.save.empty())
@@ -418,9 +456,10 @@ rt::StatusOr<RunInputs> gplace::tooling::bindInputs(ModuleOp module,
 // Running
 //===----------------------------------------------------------------------===//
 
-/// Loads `plan` on the machine: in a cluster, only this task's part of it.
+/// Loads `plan` on the machine: in a cluster, only this task's part of it;
+/// with `trace`, timing its steps (ExecutorOptions::trace).
 static rt::StatusOr<std::unique_ptr<rt::Executor>>
-loadPlan(rt::Plan plan, const RunSetup &setup) {
+loadPlan(rt::Plan plan, const RunSetup &setup, bool trace = false) {
   if (setup.cluster->spec) {
     rt::StatusOr<rt::Plan> local =
         localPlan(plan, setup.machine->devices());
@@ -428,9 +467,83 @@ loadPlan(rt::Plan plan, const RunSetup &setup) {
       return local.status();
     plan = std::move(*local);
   }
-  return rt::Executor::create(
-      std::move(plan), setup.machine->devices(),
-      executorOptionsFromFlags(setup.cluster->transport.get()));
+  rt::ExecutorOptions options =
+      executorOptionsFromFlags(setup.cluster->transport.get());
+  options.trace = trace;
+  return rt::Executor::create(std::move(plan), setup.machine->devices(),
+                              options);
+}
+
+ChromeTrace gplace::tooling::measuredTrace(llvm::ArrayRef<rt::TimedStep> steps,
+                                           int pid,
+                                           const std::string &processName) {
+  ChromeTrace trace;
+  trace.nameProcess(pid, processName, pid);
+  // Track 0 holds the runs; then one per (device, stream), in name order.
+  std::map<std::pair<std::string, int>, int> tracks;
+  int64_t origin = 0;
+  bool first = true;
+  for (const rt::TimedStep &step : steps) {
+    if (step.category != std::string_view("run"))
+      tracks.try_emplace({step.device, step.stream}, 0);
+    if (first || step.startNanos < origin)
+      origin = step.startNanos;
+    first = false;
+  }
+  trace.nameThread(pid, 0, "runs", 0);
+  int tid = 1;
+  for (auto &[track, id] : tracks) {
+    id = tid++;
+    trace.nameThread(pid, id,
+                     track.second == 0 ? track.first
+                                       : track.first + " (stream " +
+                                             std::to_string(track.second) +
+                                             ")",
+                     id);
+  }
+  for (const rt::TimedStep &step : steps) {
+    bool isRun = step.category == std::string_view("run");
+    std::vector<TraceArg> args = {TraceArg::num("run", step.run)};
+    if (!isRun) {
+      args.push_back(TraceArg::string("device", step.device));
+      args.push_back(TraceArg::num("stream", step.stream));
+      // A CUDA GPU's step was queued in this interval and ran later.
+      args.push_back(
+          TraceArg::string("timing", step.enqueued ? "enqueue" : "host"));
+    }
+    if (step.bytes > 0)
+      args.push_back(TraceArg::num("bytes", step.bytes));
+    trace.addSlice(pid, isRun ? 0 : tracks[{step.device, step.stream}],
+                   step.label, step.category,
+                   (step.startNanos - origin) / 1e3,
+                   (step.endNanos - step.startNanos) / 1e3, std::move(args));
+  }
+  return trace;
+}
+
+/// Writes `executor`'s timed steps (--trace) to this task's trace file,
+/// atomically, and says so on stderr. Errors: "--trace: cannot write
+/// '<path>': <why>".
+static rt::Status writeRunTrace(const rt::Executor &executor,
+                                const RunSetup &setup) {
+  int rank = setup.cluster->rank;
+  std::optional<DeviceName> task = setup.cluster->task();
+  std::string path = traceFileOf(rank);
+  std::vector<rt::TimedStep> steps = executor.timedSteps();
+  ChromeTrace trace = measuredTrace(
+      steps, rank,
+      "measured " + (task ? task->str()
+                          : std::string("/job:localhost/replica:0/task:0")));
+  if (rt::Status written = writeFileAtomically(path, trace.json()); !written)
+    return rt::Status::invalidArgument("--trace: " + written.message());
+  size_t runs = llvm::count_if(steps, [](const rt::TimedStep &step) {
+    return step.category == std::string_view("run");
+  });
+  llvm::errs() << ("gplace-run: wrote " + path + ": " + std::to_string(runs) +
+                   " run" + (runs == 1 ? "" : "s") + ", " +
+                   std::to_string(trace.numSlices() - runs) +
+                   " steps (open it in ui.perfetto.dev)\n");
+  return rt::Status::ok();
 }
 
 /// Compiles the --init function (the file parsed anew: compiling keeps one
@@ -525,8 +638,10 @@ rt::Status gplace::tooling::runPlan(rt::Plan plan, RunInputs inputs,
       return values.status();
     initial = std::move(*values);
   }
+  if (!chief) // The chief checked its own before compiling.
+    GPLACE_RETURN_IF_ERROR(checkTraceWritable(setup.cluster->rank));
   rt::StatusOr<std::unique_ptr<rt::Executor>> loaded =
-      loadPlan(std::move(plan), setup);
+      loadPlan(std::move(plan), setup, /*trace=*/!flags.trace.empty());
   if (!loaded)
     return loaded.status();
   rt::Executor &executor = **loaded;
@@ -623,6 +738,10 @@ rt::Status gplace::tooling::runPlan(rt::Plan plan, RunInputs inputs,
   rt::StatusOr<LoopResult> loop = runLoop(executor, dataset, batchTargets,
                                           flags.epochs, flags.iterations,
                                           onEpoch, firstEpoch);
+  // The trace of a failed run too: its steps up to the failure.
+  if (!flags.trace.empty())
+    if (rt::Status written = writeRunTrace(executor, setup); !written && loop)
+      return written;
   if (!loop)
     return loop.status();
   if (rt::Transport *transport = setup.cluster->transport.get())

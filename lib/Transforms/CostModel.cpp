@@ -251,7 +251,7 @@ OpCost gplace::getOpCost(Operation *op) {
 //===----------------------------------------------------------------------===//
 
 double LinkTimeline::arrival(ValueTimeline &value, int64_t bytes, int to,
-                             bool commit, bool *copied) {
+                             bool commit, bool *copied, double *started) {
   if (copied)
     *copied = false;
   if (value.device == to)
@@ -263,6 +263,8 @@ double LinkTimeline::arrival(ValueTimeline &value, int64_t bytes, int to,
     *copied = true;
   double &linkFree = free_[{value.device, to}];
   double start = std::max(value.time, linkFree);
+  if (started)
+    *started = start;
   double end = start + copySeconds(bytes, profile_.link(name(value.device),
                                                         name(to)));
   if (commit) {
@@ -273,9 +275,69 @@ double LinkTimeline::arrival(ValueTimeline &value, int64_t bytes, int to,
   return end;
 }
 
+/// The names of a step's slices, as the plan labels its steps (the
+/// lowering's NameLocs, GraphToPlan.cpp): ops by their names (getOpNames),
+/// copies after the op that wrote the value they move.
+namespace {
+class SliceNames {
+public:
+  explicit SliceNames(func::FuncOp func) {
+    std::vector<std::string> names = graph::getOpNames(func);
+    size_t index = 0;
+    func.walk([&](PlacedOpInterface op) {
+      if (index < names.size())
+        names_[op] = names[index];
+      ++index;
+    });
+  }
+
+  /// "MatMul (gplace.matmul)".
+  std::string kernel(Operation *op) const {
+    std::string what = "gplace.";
+    if (auto kernelOp = dyn_cast<KernelOpInterface>(op))
+      what += kernelMnemonic(kernelOp.getKernel());
+    else
+      what += op->getName().stripDialect().str();
+    return names_.lookup(op) + " (" + what + ")";
+  }
+
+  /// A copy of `value` (by `copy`, a gplace.copy, or null for one the
+  /// lowering inserts): "MatMul (copy)" when a kernel or a copy wrote the
+  /// memory it moves (through views), else the copy's own name or, for an
+  /// inserted one, its source's.
+  std::string copy(Value value, Operation *copy) const {
+    if (copy)
+      if (auto placed = dyn_cast<PlacedOpInterface>(copy))
+        if (!placed.getUserName().empty())
+          return names_.lookup(copy) + " (copy)";
+    Value root = value;
+    while (Operation *producer = root.getDefiningOp()) {
+      if (!graph::forwardsInput(producer) || producer->getNumOperands() == 0)
+        break;
+      root = producer->getOperand(0);
+    }
+    Operation *writer = root.getDefiningOp();
+    if (writer && (isa<TransferOpInterface>(writer) ||
+                   getOpCost(writer).runsKernel))
+      return names_.lookup(writer) + " (copy)";
+    if (copy)
+      return names_.lookup(copy) + " (copy)";
+    if (!writer)
+      return "arg #" +
+             std::to_string(cast<BlockArgument>(root).getArgNumber()) +
+             " (copy)";
+    return names_.lookup(writer) + " (copy)";
+  }
+
+private:
+  llvm::DenseMap<Operation *, std::string> names_;
+};
+} // namespace
+
 FailureOr<StepEstimate> gplace::estimateStep(func::FuncOp func,
                                              const DeviceSet &devices,
-                                             const CostProfile &profile) {
+                                             const CostProfile &profile,
+                                             bool withTimeline) {
   const std::vector<DeviceName> &names = devices.devices();
   llvm::StringMap<int> index;
   for (auto [i, device] : llvm::enumerate(names))
@@ -296,7 +358,12 @@ FailureOr<StepEstimate> gplace::estimateStep(func::FuncOp func,
   std::vector<double> available(names.size(), 0);
   llvm::DenseMap<Value, ValueTimeline> ready;
 
-  auto readyOn = [&](Value value, int device) -> double {
+  std::optional<SliceNames> sliceNames;
+  if (withTimeline)
+    sliceNames.emplace(func);
+  // `copy`: the graph's own gplace.copy that moves `value`, if it is one.
+  auto readyOn = [&](Value value, int device,
+                     Operation *copy = nullptr) -> double {
     auto [it, isNew] = ready.try_emplace(value);
     if (isNew) // A function argument: on the host at the start.
       it->second.device = hostIndex;
@@ -304,10 +371,24 @@ FailureOr<StepEstimate> gplace::estimateStep(func::FuncOp func,
                         ? getTypeBytes(value.getType())
                         : 0;
     bool copied;
-    double time =
-        links.arrival(it->second, bytes, device, /*commit=*/true, &copied);
+    double started = 0;
+    int source = it->second.device;
+    double time = links.arrival(it->second, bytes, device, /*commit=*/true,
+                                &copied, &started);
     if (copied && device >= 0)
       estimate.copiedInBytes[device] += bytes;
+    // Tokens move nothing: no copy runs for them.
+    if (copied && sliceNames && isa<RankedTensorType>(value.getType())) {
+      PredictedSlice slice;
+      slice.name = sliceNames->copy(value, copy);
+      slice.isCopy = true;
+      slice.device = device;
+      slice.source = source;
+      slice.startSeconds = started;
+      slice.seconds = time - started;
+      slice.bytes = bytes;
+      estimate.timeline.push_back(std::move(slice));
+    }
     return time;
   };
 
@@ -324,9 +405,12 @@ FailureOr<StepEstimate> gplace::estimateStep(func::FuncOp func,
     }
     int device = found->second;
     double start = 0;
+    Operation *copy =
+        isa<TransferOpInterface>(op.getOperation()) ? op.getOperation()
+                                                    : nullptr;
     for (Value operand : op->getOperands()) {
       // A copy's operand is on its source: the copy itself is the link's.
-      start = std::max(start, readyOn(operand, device));
+      start = std::max(start, readyOn(operand, device, copy));
     }
     OpCost cost = getOpCost(op);
     double seconds = cost.seconds(rates[device]);
@@ -334,6 +418,14 @@ FailureOr<StepEstimate> gplace::estimateStep(func::FuncOp func,
       start = std::max(start, available[device]);
       available[device] = start + seconds;
       estimate.busySeconds[device] += seconds;
+      if (sliceNames) {
+        PredictedSlice slice;
+        slice.name = sliceNames->kernel(op);
+        slice.device = device;
+        slice.startSeconds = start;
+        slice.seconds = seconds;
+        estimate.timeline.push_back(std::move(slice));
+      }
     }
     for (Value result : op->getResults())
       ready[result] = ValueTimeline{device, start + seconds, {}};

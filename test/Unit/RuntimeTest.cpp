@@ -6,6 +6,7 @@
 #include "gplace/Runtime/Kernels.h"
 #include "gplace/Runtime/Tensor.h"
 #include "gplace/Runtime/Threads.h"
+#include "gplace/Support/Trace.h"
 
 #include <gtest/gtest.h>
 
@@ -15,6 +16,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -996,6 +998,81 @@ TEST(Executor, CapturesAGpusStepsOnceAndReplaysThemEachRun) {
   ASSERT_TRUE(off);
   EXPECT_FALSE((*off)->usesGraph());
   EXPECT_EQ((*off)->graphNote(), "CUDA graphs: off (--cuda-graphs=off)");
+}
+
+TEST(Executor, TracesEveryStepOfEveryRun) {
+  DeviceManager devices({/*emulatedGpus=*/1, 0});
+  ExecutorOptions options;
+  options.trace = true;
+  StatusOr<std::unique_ptr<Executor>> executor =
+      Executor::create(twoStreamPlan(false), devices, options);
+  ASSERT_TRUE(executor) << executor.status().message();
+  // Tracing times each step: the GPU issues them one by one.
+  EXPECT_FALSE((*executor)->usesGraph());
+  EXPECT_EQ((*executor)->graphNote(),
+            "CUDA graphs: off (--trace times each step)");
+  HostTensor x = tensorOf<float>(ElementType::F32, {4}, {1, 2, 3, 4});
+  for (int run = 0; run < 2; ++run)
+    ASSERT_TRUE((*executor)->run({x}));
+  std::vector<TimedStep> timed = (*executor)->timedSteps();
+  // Per run: the run, 3 launches, 2 copies and 3 waits (records are not
+  // timed).
+  ASSERT_EQ(timed.size(), 2u * 9);
+  std::map<std::string, int> categories;
+  for (const TimedStep &step : timed) {
+    ++categories[step.category];
+    EXPECT_LE(step.startNanos, step.endNanos);
+    EXPECT_LT(step.run, 2u);
+    EXPECT_FALSE(step.enqueued); // Host devices run synchronously.
+    if (std::string(step.category) == "copy")
+      EXPECT_EQ(step.bytes, 16);
+  }
+  EXPECT_EQ(categories["run"], 2);
+  EXPECT_EQ(categories["launch"], 6);
+  EXPECT_EQ(categories["copy"], 4);
+  EXPECT_EQ(categories["wait"], 6);
+  // Each stream's steps of a run lie within the run.
+  for (const TimedStep &step : timed)
+    for (const TimedStep &run : timed)
+      if (std::string(run.category) == "run" && run.run == step.run) {
+        EXPECT_GE(step.startNanos, run.startNanos);
+        EXPECT_LE(step.endNanos, run.endNanos);
+      }
+
+  // Off: nothing is recorded.
+  StatusOr<std::unique_ptr<Executor>> untraced =
+      Executor::create(twoStreamPlan(false), devices);
+  ASSERT_TRUE(untraced);
+  ASSERT_TRUE((*untraced)->run({x}));
+  EXPECT_TRUE((*untraced)->timedSteps().empty());
+}
+
+TEST(ChromeTrace, WritesTheTraceEventFormat) {
+  gplace::ChromeTrace trace;
+  trace.nameProcess(0, "measured");
+  trace.nameThread(0, 1, "/job:localhost/replica:0/task:0/device:GPU:0", 1);
+  trace.addSlice(0, 1, "b \"q\"\n", "copy", 2.5, 1.25,
+                 {gplace::TraceArg::num("run", 3),
+                  gplace::TraceArg::string("timing", "host")});
+  trace.addSlice(0, 1, "a", "launch", 0.25, -1);
+  EXPECT_EQ(trace.json(),
+            "{\"displayTimeUnit\": \"ms\", \"traceEvents\": [\n"
+            "  {\"name\": \"process_name\", \"ph\": \"M\", \"pid\": 0, "
+            "\"tid\": 0, \"ts\": 0, \"args\": {\"name\": \"measured\"}},\n"
+            "  {\"name\": \"process_sort_index\", \"ph\": \"M\", \"pid\": 0, "
+            "\"tid\": 0, \"ts\": 0, \"args\": {\"sort_index\": 0}},\n"
+            "  {\"name\": \"thread_name\", \"ph\": \"M\", \"pid\": 0, "
+            "\"tid\": 1, \"ts\": 0, \"args\": {\"name\": "
+            "\"/job:localhost/replica:0/task:0/device:GPU:0\"}},\n"
+            "  {\"name\": \"thread_sort_index\", \"ph\": \"M\", \"pid\": 0, "
+            "\"tid\": 1, \"ts\": 0, \"args\": {\"sort_index\": 1}},\n"
+            "  {\"name\": \"a\", \"cat\": \"launch\", \"ph\": \"X\", "
+            "\"ts\": 0.250, \"dur\": 0.000, \"pid\": 0, \"tid\": 1, "
+            "\"args\": {}},\n"
+            "  {\"name\": \"b \\\"q\\\"\\n\", \"cat\": \"copy\", \"ph\": "
+            "\"X\", \"ts\": 2.500, \"dur\": 1.250, \"pid\": 0, \"tid\": 1, "
+            "\"args\": {\"run\": 3, \"timing\": \"host\"}}\n"
+            "]}\n");
 }
 
 TEST(Executor, ChecksInputsAndDevices) {

@@ -46,6 +46,32 @@ struct ExecutorOptions {
   /// uses N; 0 adapts, up to the CPUs the process may use, dropping to one
   /// while the machine is oversubscribed (IntraOpThreads, Threads.h).
   int intraOpThreads = 0;
+  /// Time every step of every run on the host (`gplace-run --trace`):
+  /// timedSteps() returns them. Off, a run pays one test of a flag per
+  /// step. On, every GPU issues its steps one by one (no graph replay, as
+  /// `--cuda-graphs=off`), so that each step has its own times.
+  bool trace = false;
+};
+
+/// One step of a run as the host timed it (ExecutorOptions::trace), or a
+/// whole run. Times are steady_clock nanoseconds since the executor was
+/// created: around the step's call on its stream's thread. The CPU and
+/// emulated GPUs run a step synchronously in that call, so it is the
+/// step's time; a CUDA GPU only queues it, so the interval is the enqueue
+/// (`enqueued` true) and its work runs later on the GPU.
+struct TimedStep {
+  /// "launch" (a kernel or a fused kernel), "copy", "send", "recv",
+  /// "allreduce" (one member's part), "wait" (for an event another stream
+  /// records: a cross-device dependency), or "run" (a whole run, from the
+  /// first step issued to every device synchronized).
+  const char *category = "";
+  std::string label;  ///< The step's ("MatMul (gplace.matmul)"); "run N".
+  std::string device; ///< The device's full name; "" for a run.
+  int stream = 0;
+  uint32_t run = 0;  ///< Which run of the executor, from 0.
+  int64_t startNanos = 0, endNanos = 0;
+  int64_t bytes = 0; ///< A copy's bytes.
+  bool enqueued = false;
 };
 
 class Executor {
@@ -132,6 +158,11 @@ public:
   /// launches they replace.
   size_t numFusedKernels() const;
   size_t numFusedLaunches() const;
+
+  /// With ExecutorOptions::trace, the steps every run so far has run (the
+  /// steps of a failed run up to the failure), each stream's in order,
+  /// and one "run" entry per run; empty without. Call between runs.
+  std::vector<TimedStep> timedSteps() const;
 
   class Impl;
 

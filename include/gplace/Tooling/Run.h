@@ -2,7 +2,7 @@
 //
 // What gplace-run does with a compiled graph, as IREE's run_module does for
 // iree-run-module: its flags (--entry, --input, --output, --iterations,
-// --epochs, --shuffle, --init, --restore, --save, --print-timing) are
+// --epochs, --shuffle, --init, --restore, --save, --print-timing, --trace) are
 // declared here, next to their one user, and each step is a function the
 // tool calls in order: read the model, bind the inputs (values or a data
 // set), load the plan (this task's part in a cluster), run --init and
@@ -18,6 +18,7 @@
 #include "gplace/Runtime/Plan.h"
 #include "gplace/Runtime/Status.h"
 #include "gplace/Runtime/Tensor.h"
+#include "gplace/Support/Trace.h"
 #include "gplace/Tooling/Cluster.h"
 #include "gplace/Tooling/Dataset.h"
 #include "gplace/Tooling/Machine.h"
@@ -61,7 +62,8 @@ runtime::Status runMachineCommand(mlir::MLIRContext &context, Machine &machine);
 runtime::Status checkRunFlags();
 
 /// The chief's files are written after the run, which may be hours of
-/// training: checks now that each --output and --save can be written.
+/// training: checks now that each --output, --save and --trace can be
+/// written.
 runtime::Status checkOutputsWritable();
 
 /// A dialect registry with what gplace-run parses and compiles: the graph,
@@ -124,6 +126,18 @@ struct RunSetup {
 /// collectives, fusion). Errors: each step's.
 runtime::Status runPlan(runtime::Plan plan, RunInputs inputs,
                         const RunSetup &setup);
+
+/// The measured timeline of `steps` (Executor::timedSteps) as a Chrome
+/// trace (gplace-run --trace): process `pid` named `processName`; track 0,
+/// "runs", holds one slice per run; then one track per (device, stream),
+/// named by the device's full name (" (stream N)" after it for streams
+/// other than 0), with a slice per step named by its label, of category
+/// launch, copy, send, recv, allreduce or wait. Times in microseconds from
+/// the earliest step; each slice's args hold its run index, device,
+/// stream, "timing" ("host": the step ran in the interval; "enqueue": a
+/// CUDA GPU queued it) and a copy's bytes.
+ChromeTrace measuredTrace(llvm::ArrayRef<runtime::TimedStep> steps, int pid,
+                          const std::string &processName);
 
 } // namespace gplace::tooling
 

@@ -142,9 +142,10 @@ public:
   /// its device ends, started once the value and the link are both ready.
   /// With `commit` the copy is recorded in `value` and holds the link until
   /// it ends (a copy of no bytes, a token, holds nothing). `copied` (if
-  /// given) says whether a new copy is, or would be, made.
+  /// given) says whether a new copy is, or would be, made, and `started`
+  /// (if given) gets when that copy starts.
   double arrival(ValueTimeline &value, int64_t bytes, int to, bool commit,
-                 bool *copied = nullptr);
+                 bool *copied = nullptr, double *started = nullptr);
 
 private:
   const DeviceName &name(int device) const {
@@ -157,6 +158,25 @@ private:
   std::map<std::pair<int, int>, double> free_;
 };
 
+/// One kernel or copy of a simulated step, for the predicted timeline
+/// (--gplace-estimate="trace=FILE").
+struct PredictedSlice {
+  /// As the plan labels its step, so that a measured trace (gplace-run
+  /// --trace) shows the same name: "MatMul (gplace.matmul)" for an op,
+  /// "MatMul (copy)" for a copy of a kernel's result (the name of the op
+  /// that made the value, as the lowering names such copies); a copy of a
+  /// constant, a variable or an argument is named after its source
+  /// ("Const (copy)", "arg #0 (copy)").
+  std::string name;
+  bool isCopy = false;
+  /// The op's device, or the copy's destination, as an index into the
+  /// device set (-1: the host, when it is not in the set).
+  int device = -1;
+  int source = -1;  ///< A copy's source device (same indexing).
+  double startSeconds = 0, seconds = 0;
+  int64_t bytes = 0; ///< A copy's bytes.
+};
+
 /// The predicted time of one step of a placed function.
 struct StepEstimate {
   double stepSeconds = 0;
@@ -164,6 +184,9 @@ struct StepEstimate {
   std::vector<double> busySeconds;
   /// Per device: bytes copied onto it from other devices.
   std::vector<int64_t> copiedInBytes;
+  /// Each kernel and copy of the step with its start and duration, in
+  /// simulation order; filled only when estimateStep is asked for it.
+  std::vector<PredictedSlice> timeline;
 };
 
 /// Simulates one step of `func`, whose graph ops all have an
@@ -172,11 +195,13 @@ struct StepEstimate {
 /// ready; a value used on another device than its producer's is copied
 /// there once (or by the graph's own gplace.copy), over a link that moves
 /// one copy at a time; arguments start on the host, results end there.
+/// With `withTimeline`, StepEstimate::timeline gets each kernel and copy.
 /// Errors (failure, reported at the op): an op without an assigned device
 /// of the set.
 mlir::FailureOr<StepEstimate> estimateStep(mlir::func::FuncOp func,
                                            const DeviceSet &devices,
-                                           const CostProfile &profile);
+                                           const CostProfile &profile,
+                                           bool withTimeline = false);
 
 } // namespace gplace
 

@@ -542,6 +542,10 @@ def EstimatePass : Pass<"gplace-estimate", "::mlir::ModuleOp"> {
            "defaults)">,
     Option<"output", "output", "std::string", /*default=*/"\"-\"",
            "Where the report goes: a file, or - for stderr">,
+    Option<"trace", "trace", "std::string", /*default=*/"\"\"",
+           "Also write the predicted timeline of each function's step to "
+           "this file, in Chrome's trace event format (as gplace-run "
+           "--trace writes the measured one); empty: none">,
   ];
 }
 

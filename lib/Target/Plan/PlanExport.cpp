@@ -291,6 +291,13 @@ FailureOr<rt::Plan> gplace::exportPlan(ModuleOp module,
         if (!step)
           return failure();
         step->event = it->second;
+        // "wait: MatMul (gplace.matmul)": what waits, for traces and errors.
+        auto launch = dyn_cast<LaunchOp>(op);
+        step->label =
+            "wait: " +
+            labelOf(&op, launch ? "gplace." + std::string(kernelMnemonic(
+                                                  launch.getKernel().getKernel()))
+                                : std::string("copy"));
       }
     }
     if (auto input = dyn_cast<InputOp>(op)) {
