@@ -254,6 +254,17 @@ private:
   void allReduceGradients(GradientsOp gradients, ArrayRef<Operation *> clones,
                           MutableArrayRef<IRMapping> maps);
 
+  /// The type a running sum of gradients of `type` is kept in: f32 for
+  /// f16 and bf16 tensors, else `type`.
+  static Type accumulatorType(Type type) {
+    auto tensor = cast<RankedTensorType>(type);
+    Type element = tensor.getElementType();
+    if (!element.isF16() && !element.isBF16())
+      return type;
+    return RankedTensorType::get(tensor.getShape(),
+                                 Float32Type::get(type.getContext()));
+  }
+
   std::string uniqueName(StringRef base) {
     std::string name = base.str();
     for (int k = 1; !used_.insert(name).second; ++k)
@@ -638,14 +649,22 @@ LogicalResult Replicator::accumulate() {
           op->setAttr(gplace::kMicroBatchAttrName, tag);
     }
     // The running sums of the gradients.
+    // f16 and bf16 gradients are summed in f32 (mixed precision's f32
+    // accumulators, as PyTorch's GradScaler-era recipes and TensorFlow's
+    // LossScaleOptimizer keep f32 master gradients): widened as they come.
     SmallVector<Value> results(last->getResults());
     for (auto [k, gradient] : llvm::enumerate(results)) {
-      sums[k] = i == 0 ? gradient
-                       : create<AddOp>(gradient.getType(), {sums[k], gradient},
-                                       ("accumulate_gradients/" + Twine(k) +
-                                        "/add")
-                                           .str(),
-                                       {}, StringRef());
+      std::string scope = ("accumulate_gradients/" + Twine(k)).str();
+      Value term = gradient;
+      if (Type wide = accumulatorType(gradient.getType());
+          wide != gradient.getType()) {
+        term = create<CastOp>(wide, {gradient}, scope + "/Cast", {},
+                              StringRef());
+        sumOps[k].push_back(term.getDefiningOp());
+      }
+      sums[k] = i == 0 ? term
+                       : create<AddOp>(term.getType(), {sums[k], term},
+                                       scope + "/add", {}, StringRef());
       if (i > 0)
         sumOps[k].push_back(sums[k].getDefiningOp());
     }
@@ -658,7 +677,7 @@ LogicalResult Replicator::accumulate() {
     }
   }
   for (auto [k, gradient] : llvm::enumerate(gradients.getResults())) {
-    auto type = cast<RankedTensorType>(gradient.getType());
+    auto type = cast<RankedTensorType>(sums[k].getType());
     auto scalar = RankedTensorType::get({}, type.getElementType());
     std::string scope = ("accumulate_gradients/" + Twine(k)).str();
     Value inverse = create<ConstantOp>(
@@ -670,6 +689,11 @@ LogicalResult Replicator::accumulate() {
         StringRef());
     Value mean =
         create<MulOp>(type, {sums[k], inverse}, scope + "/mul", {}, StringRef());
+    if (mean.getType() != gradient.getType()) {
+      sumOps[k].push_back(mean.getDefiningOp());
+      mean = create<CastOp>(gradient.getType(), {mean}, scope + "/Cast", {},
+                            StringRef());
+    }
     gradient.replaceAllUsesWith(mean);
     // Pipelining: each stage sums its own gradients, where the variable
     // they update is (the op that reads it), not where placement's default

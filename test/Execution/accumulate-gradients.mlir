@@ -25,6 +25,19 @@
 // RUN: not gplace-run %s --entry=train %{inputs} --accumulate-steps=3 2>&1 | FileCheck %s --check-prefix=DIVIDE
 // DIVIDE: error: argument #0 of @train, of type 'tensor<8x3xf32>': its batch of 8 does not divide into 3 micro-batches
 
+// bf16 gradients are summed in f32: the gradient of a mean is the mean of
+// the inputs, 256 and seven 1s (263 / 8 = 32.875, -33 in bf16 after one
+// step at learning rate 1, as without accumulation); summed in bf16, each
+// 1 would vanish into 256 (spacing 2 there) and give -32.
+// RUN: gplace-run %s --entry=bf16 --input=8x1xbf16=256,1,1,1,1,1,1,1 | FileCheck %s --check-prefix=BF16
+// RUN: gplace-run %s --entry=bf16 --input=8x1xbf16=256,1,1,1,1,1,1,1 --accumulate-steps=8 | FileCheck %s --check-prefix=BF16
+// BF16: result[0]: 1x1xbf16={{\[\[}}-33]]
+// RUN: gplace-opt %s --gplace-accumulate-gradients="steps=2 functions=bf16" | FileCheck %s --check-prefix=WIDEN
+// WIDEN: gplace.cast %{{.*}} {name = "accumulate_gradients/0/Cast"} : tensor<1x1xbf16> to tensor<1x1xf32>
+// WIDEN: gplace.add {{.*}}name = "accumulate_gradients/0/add"} : (tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<1x1xf32>
+// WIDEN: gplace.mul {{.*}}name = "accumulate_gradients/0/mul"} : (tensor<1x1xf32>, tensor<f32>) -> tensor<1x1xf32>
+// WIDEN: gplace.cast {{.*}} : tensor<1x1xf32> to tensor<1x1xbf16>
+
 func.func @train(%x: tensor<8x3xf32>, %y: tensor<8x1xf32>) -> (tensor<f32>, tensor<3x1xf32>) {
   %w = gplace.variable dense<[[0.5], [-0.25], [0.125]]> : tensor<3x1xf32> {name = "w"}
   %wr = gplace.read %w : !gplace.resource<tensor<3x1xf32>>
@@ -56,4 +69,16 @@ func.func @wide(%x: tensor<1024x64xf32>, %y: tensor<1024x1xf32>) -> tensor<f32> 
   %u1 = gplace.apply_gradient_descent %w1, %lr, %g1 : !gplace.resource<tensor<64x64xf32>>, tensor<f32>, tensor<64x64xf32>
   %u2 = gplace.apply_gradient_descent %w2, %lr, %g2 : !gplace.resource<tensor<64x1xf32>>, tensor<f32>, tensor<64x1xf32>
   return %loss : tensor<f32>
+}
+
+func.func @bf16(%x: tensor<8x1xbf16>) -> tensor<1x1xbf16> {
+  %w = gplace.variable dense<0.0> : tensor<1x1xbf16> {name = "w"}
+  %r = gplace.read %w : !gplace.resource<tensor<1x1xbf16>>
+  %p = gplace.matmul %x, %r : (tensor<8x1xbf16>, tensor<1x1xbf16>) -> tensor<8x1xbf16>
+  %loss = gplace.reduce_mean %p axes = [0, 1] : tensor<8x1xbf16> -> tensor<bf16>
+  %g = gplace.gradients %loss wrt %r : tensor<bf16> wrt tensor<1x1xbf16>
+  %lr = gplace.constant dense<1.0> : tensor<bf16>
+  %u = gplace.apply_gradient_descent %w, %lr, %g : !gplace.resource<tensor<1x1xbf16>>, tensor<bf16>, tensor<1x1xbf16>
+  %a = gplace.read %w after(%u) : !gplace.resource<tensor<1x1xbf16>>
+  return %a : tensor<1x1xbf16>
 }
