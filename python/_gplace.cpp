@@ -213,8 +213,12 @@ public:
   /// input's name), or "".
   std::vector<std::string> inputNames;
   std::vector<TensorType> results;
-  std::vector<std::pair<std::string, std::string>> placement;
-  std::vector<std::tuple<std::string, int64_t, int64_t>> memory;
+  /// Per op --gplace-place placed, in textual order: name, device, rule
+  /// (placementRuleName) and reason.
+  std::vector<std::tuple<std::string, std::string, std::string, std::string>>
+      placement;
+  /// Per device: name, arena bytes, persistent bytes, liveness lower bound.
+  std::vector<std::tuple<std::string, int64_t, int64_t, int64_t>> memory;
   std::mutex mutex; ///< One run at a time.
 
   /// Runs the program on `args` (one array per input, in order).
@@ -493,15 +497,18 @@ compile(const std::string &kind, const py::bytes &sourceBytes,
         });
     options.policy = "python";
   }
-  context.getLoadedDialect<gplace::graph::GraphDialect>()->setPolicies(
-      &policies);
+  auto *graphDialect = context.getLoadedDialect<gplace::graph::GraphDialect>();
+  graphDialect->setPolicies(&policies);
+  // Why each op is where it is (Program.placement).
+  gplace::PlacementReport report;
+  graphDialect->setPlacementReport(&report);
   if (rt::Status fits = tooling::checkDevicesFor(options, devices); !fits)
     raiseStatus(fits);
 
   mlir::FailureOr<rt::Plan> plan =
       tooling::compileToPlan(*module, devices, options);
-  context.getLoadedDialect<gplace::graph::GraphDialect>()->setPolicies(
-      nullptr);
+  graphDialect->setPolicies(nullptr);
+  graphDialect->setPlacementReport(nullptr);
   if (policyError)
     throw std::move(*policyError);
   if (mlir::failed(plan))
@@ -512,19 +519,18 @@ compile(const std::string &kind, const py::bytes &sourceBytes,
   program->inputs = plan->inputs;
   for (int buffer : plan->results)
     program->results.push_back(plan->buffers[buffer].type);
-  for (const rt::PersistentDesc &persistent : plan->persistents)
-    if (persistent.isVariable)
-      program->placement.emplace_back(persistent.name,
-                                      plan->devices[persistent.device].name);
-  for (const rt::Step &step : plan->steps)
-    if (step.kind == rt::Step::Kind::Launch) {
-      llvm::StringRef label = step.label;
-      program->placement.emplace_back(
-          label.split(" (").first.str(), plan->devices[step.device].name);
-    }
+  // The ops the placer placed in the entry function (the one left after
+  // selectEntry and inlining); copies inserted after placement are not
+  // among them, as TensorFlow's placement log has no _Send/_Recv.
+  for (const gplace::PlacementDecision &decision : report.decisions)
+    if (decision.function == entry)
+      program->placement.emplace_back(decision.name, decision.device,
+                                      gplace::placementRuleName(decision.rule),
+                                      decision.reason);
   for (const rt::DeviceDesc &device : plan->devices)
     program->memory.emplace_back(device.name, device.arenaBytes,
-                                 device.persistentBytes);
+                                 device.persistentBytes,
+                                 device.livenessBoundBytes);
 
   rt::ExecutorOptions executorOptions;
   executorOptions.intraOpThreads = intraOpThreads;

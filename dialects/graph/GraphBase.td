@@ -63,8 +63,18 @@ def Graph_Dialect : Dialect {
       policies = registry;
     }
 
+    /// Where --gplace-place records why it put each op where it did
+    /// (gplace/Support/PlacementReport.h), or null (the default) for
+    /// nowhere: set by the tool that owns the context, which owns the
+    /// report, before compiling; reset to null after.
+    ::gplace::PlacementReport *getPlacementReport() const { return report; }
+    void setPlacementReport(::gplace::PlacementReport *placementReport) {
+      report = placementReport;
+    }
+
   private:
     const ::gplace::PolicyRegistry *policies = nullptr;
+    ::gplace::PlacementReport *report = nullptr;
     ::std::unique_ptr<::gplace::PolicyRegistry> builtinPolicies;
   public:
   }];

@@ -4,6 +4,7 @@
 
 #include "gplace/Dialect/Graph/GraphDialect.h"
 #include "gplace/Dialect/Plan/PlanDialect.h"
+#include "gplace/Dialect/Plan/Transforms/Liveness.h"
 #include "gplace/Dialect/Plan/Transforms/Passes.h"
 #include "gplace/Pipelines/Pipelines.h"
 #include "gplace/Target/Plan/PlanExport.h"
@@ -238,7 +239,23 @@ gplace::tooling::compileToPlan(ModuleOp module, const DeviceSet &devices,
   auto programs = module.getOps<plan::ProgramOp>();
   if (programs.empty())
     return emitError(module.getLoc()) << "the module has no function to run";
-  return exportPlan(module, (*programs.begin()).getSymName());
+  FailureOr<runtime::Plan> exported =
+      exportPlan(module, (*programs.begin()).getSymName());
+  if (failed(exported))
+    return failure();
+  // Each device's liveness lower bound, as --gplace-print-memory-plan
+  // prints it: its persistent bytes plus its arena's bound.
+  FailureOr<DenseMap<StringAttr, int64_t>> bounds =
+      plan::arenaLowerBounds(module);
+  if (failed(bounds))
+    return failure();
+  llvm::StringMap<int64_t> byName;
+  for (plan::DeviceOp device : module.getOps<plan::DeviceOp>())
+    byName[device.getDeviceName()] = bounds->lookup(device.getSymNameAttr());
+  for (runtime::DeviceDesc &device : exported->devices)
+    device.livenessBoundBytes =
+        device.persistentBytes + byName.lookup(device.name);
+  return exported;
 }
 
 bool gplace::tooling::exceedsMemoryLimit(ModuleOp module) {

@@ -107,6 +107,112 @@ void FunctionPlacer::printLog(llvm::raw_ostream &os) const {
   }
 }
 
+void FunctionPlacer::report(PlacementReport &report) const {
+  // Per group, the member the others are colocated with: its first
+  // resource (a variable), else its first member.
+  std::vector<int> principal(groups_.size(), -1);
+  for (const OpInfo &info : ops_) {
+    int &first = principal[classes_[info.index]];
+    if (first < 0 && declaresResource(info))
+      first = info.index;
+  }
+  std::string function = mlir::func::FuncOp(func_).getSymName().str();
+  report.decisions.reserve(report.decisions.size() + ops_.size());
+  for (const OpInfo &info : ops_) {
+    unsigned cls = classes_[info.index];
+    const Group &group = groups_[cls];
+    PlacementDecision &decision = report.decisions.emplace_back();
+    decision.function = function;
+    decision.name = name(info.index);
+    decision.device = devices_[group.device].str();
+    int by = principal[cls] >= 0 ? principal[cls] : group.first;
+    if (group.size > 1 && by != static_cast<int>(info.index)) {
+      // SPEC §3 rule 1: it goes where its group goes.
+      decision.rule = PlacementRule::Colocation;
+      decision.reason =
+          (declaresResource(ops_[by]) ? "colocated with resource '"
+                                      : "colocated with '") +
+          name(by) + "'";
+      if (info.yieldReason >= 0)
+        decision.reason += "; " + softReasons_[info.yieldReason];
+      // As the log, the group's soft placement (not policy=auto's reason,
+      // which is the group's first member's).
+      if (group.softReason >= 0 && group.rule == PlacementRule::SoftPlacement)
+        decision.reason += "; " + softReasons_[group.softReason];
+      continue;
+    }
+    decision.reason = groupReason(group, info, decision.rule);
+  }
+}
+
+std::string FunctionPlacer::groupReason(const Group &group, const OpInfo &at,
+                                        PlacementRule &rule) const {
+  rule = group.rule;
+  auto heuristic = [&] {
+    return std::string(group.heuristicConsumer ? "with its consumer '"
+                                               : "with its producer '") +
+           name(group.heuristicOp) + "'";
+  };
+  // A heuristic within a request: the request decided, the heuristic
+  // chose among the devices it allows.
+  if (rule == PlacementRule::Heuristic && group.request >= 0)
+    rule = requests_[group.request].fromPolicy ? PlacementRule::Policy
+                                               : PlacementRule::Request;
+  std::string reason;
+  switch (rule) {
+  case PlacementRule::Assigned:
+    return "kept its assigned device";
+  case PlacementRule::Request:
+  case PlacementRule::Policy: {
+    const Request &request = requests_[group.request];
+    if (request.fromPolicy)
+      reason = "placement policy '" + policyName_ + "' returned '" +
+               request.text + "'";
+    else if (request.fromScope)
+      reason = "device scope '" + request.text + "' (" +
+               GraphDialect::getDefaultDeviceAttrName().str() + ")";
+    else
+      reason = "explicit request '" + request.text + "'";
+    if (group.requestMember != at.index &&
+        ops_[group.requestMember].request >= 0 &&
+        !requests_[ops_[group.requestMember].request].fromScope)
+      reason += " of colocated '" + name(group.requestMember) + "'";
+    if (group.heuristicOp >= 0)
+      reason += ", " + heuristic();
+    return reason;
+  }
+  case PlacementRule::Heuristic:
+    return (group.heuristicConsumer
+                ? "heuristic: no inputs, placed with its consumer '"
+                : "heuristic: identity-like, placed with its producer '") +
+           name(group.heuristicOp) + "'";
+  case PlacementRule::Priority: {
+    reason = "default priority: GPU before CPU, lowest id first";
+    TypeMask gpu = maskOf(DeviceType::GPU);
+    if ((deviceTypes() & gpu) && !(group.kernels & gpu)) {
+      reason += "; no GPU kernel for ";
+      if (at.kernels & gpu)
+        reason += "a colocated op";
+      else {
+        reason += at.op.getTensorFlowType().str();
+        if (!elementTypes_[at.elementType].empty())
+          reason += " with element type " + elementTypes_[at.elementType];
+      }
+    }
+    return reason;
+  }
+  case PlacementRule::SoftPlacement:
+  case PlacementRule::Auto:
+    if (group.softReason >= 0)
+      return softReasons_[group.softReason];
+    return rule == PlacementRule::Auto ? "auto: the cost model's choice"
+                                       : "soft placement";
+  case PlacementRule::Colocation:
+    break;
+  }
+  return "colocated";
+}
+
 LogicalResult FunctionPlacer::collect() {
   // The function's device scope (`with tf.device(...)` around the body).
   DeviceName scope;
@@ -129,6 +235,8 @@ LogicalResult FunctionPlacer::collect() {
       kernelCache;
   const KernelRegistry &registry = KernelRegistry::global();
   int scopeRequest = scope.isEmpty() ? -1 : addRequest(scope, scopeText);
+  if (scopeRequest >= 0)
+    requests_[scopeRequest].fromScope = true;
   bool ok = true;
   // Full device names, for assigned devices placement keeps.
   llvm::StringMap<int> deviceIndex;
@@ -603,6 +711,7 @@ FunctionPlacer::applyRules(const Group &group) const {
     TypeMask type = maskOf(*devices_[group.assigned].type);
     if (group.kernels & type) {
       outcome.device = group.assigned;
+      outcome.rule = PlacementRule::Assigned;
       return outcome;
     }
     for (const OpInfo &info : members())
@@ -642,6 +751,8 @@ FunctionPlacer::applyRules(const Group &group) const {
 
   const Request &request = requests_[group.request];
   outcome.device = firstDevice(request.name, group.kernels);
+  outcome.rule =
+      request.fromPolicy ? PlacementRule::Policy : PlacementRule::Request;
   if (outcome.device >= 0)
     return outcome;
 
@@ -665,6 +776,7 @@ FunctionPlacer::applyRules(const Group &group) const {
     if (outcome.device >= 0) {
       outcome.softReason =
           "soft placement: requested '" + request.text + "', but " + reason;
+      outcome.rule = PlacementRule::SoftPlacement;
       return outcome;
     }
   }
@@ -726,6 +838,7 @@ LogicalResult FunctionPlacer::placeGroup(Group &group) {
     return failure();
   }
   group.device = outcome.device;
+  group.rule = outcome.rule;
   if (!outcome.softReason.empty()) {
     softReasons_.push_back(std::move(outcome.softReason));
     group.softReason = softReasons_.size() - 1;
@@ -764,6 +877,8 @@ LogicalResult FunctionPlacer::place() {
           preferred = groups_[classes_[producer->second]].device;
           if (canPlaceOn(group, preferred)) {
             group.device = preferred;
+            group.rule = PlacementRule::Heuristic;
+            group.heuristicOp = producer->second;
             continue;
           }
         }
@@ -780,7 +895,7 @@ LogicalResult FunctionPlacer::place() {
   for (unsigned index : generators) {
     const OpInfo &info = ops_[index];
     Group &group = groups_[classes_[index]];
-    int consumersDevice = -1;
+    int consumersDevice = -1, consumer = -1;
     bool sameDevice = !info.op->use_empty();
     for (Operation *user : info.op->getUsers()) {
       // A result of the function is fetched, not consumed: TensorFlow's
@@ -795,9 +910,14 @@ LogicalResult FunctionPlacer::place() {
         break;
       }
       consumersDevice = device;
+      if (consumer < 0)
+        consumer = it->second;
     }
     if (sameDevice && canPlaceOn(group, consumersDevice)) {
       group.device = consumersDevice;
+      group.rule = PlacementRule::Heuristic;
+      group.heuristicOp = consumer;
+      group.heuristicConsumer = true;
       continue;
     }
     if (failed(placeGroup(group))) {
@@ -901,6 +1021,10 @@ struct PlacePass : public gplace::impl::PlacePassBase<PlacePass> {
     }
     if (!ok)
       return signalPassFailure();
+    if (PlacementReport *report =
+            getContext().getLoadedDialect<GraphDialect>()->getPlacementReport())
+      for (const auto &placer : placers)
+        placer->report(*report);
 
     if (logDevicePlacement) {
       llvm::raw_ostream &os = llvm::errs();

@@ -83,6 +83,7 @@ AutoPlacementProblem FunctionPlacer::describeAuto() {
     if (!out.keepsAssigned && out.candidates.size() > 1)
       continue;
     RuleOutcome rules = applyRules(group);
+    group.rule = rules.rule;
     out.ruleDevice = rules.device;
     out.ruleReason = std::move(rules.softReason);
     out.ruleErrorOp = rules.errorOp;
@@ -121,6 +122,8 @@ LogicalResult FunctionPlacer::placeAuto() {
       return failure();
     }
     group.device = device;
+    if (!byRules)
+      group.rule = PlacementRule::Auto;
     if (!placement.reasons[cls].empty()) {
       softReasons_.push_back(std::move(placement.reasons[cls]));
       group.softReason = softReasons_.size() - 1;

@@ -13,6 +13,7 @@
 #include "gplace/Dialect/Graph/GraphDialect.h"
 #include "gplace/Support/DeviceName.h"
 #include "gplace/Support/PlacementPolicy.h"
+#include "gplace/Support/PlacementReport.h"
 #include "gplace/Transforms/AutoPlacement.h"
 #include "gplace/Transforms/CostModel.h"
 
@@ -55,6 +56,10 @@ public:
   /// Prints one log line per op, in textual order:
   /// `name: (TensorFlowType): /job:.../device:GPU:0`.
   void printLog(llvm::raw_ostream &os) const;
+  /// Appends one decision per op, in textual order, to `report`: the device
+  /// and the rule that chose it, with a short reason (after run()
+  /// succeeded).
+  void report(PlacementReport &report) const;
 
 private:
   /// A device request and its text as written (for messages).
@@ -62,6 +67,7 @@ private:
     DeviceName name;
     std::string text;
     bool fromPolicy = false; ///< The placement policy's answer, not the user's.
+    bool fromScope = false;  ///< The function's gplace.default_device alone.
   };
   struct OpInfo {
     mutable graph::PlacedOpInterface op; // Interface calls are non-const.
@@ -84,6 +90,13 @@ private:
     TypeMask kernels = kAnyType;
     int device = -1;
     int softReason = -1; ///< Into softReasons_; -1 if not soft-placed.
+    /// The rule that chose `device` (the report's; Heuristic with a request
+    /// is reported as the request, refined by the heuristic).
+    PlacementRule rule = PlacementRule::Priority;
+    /// For a heuristic: the op it followed (its consumer, or its producer),
+    /// or -1.
+    int heuristicOp = -1;
+    bool heuristicConsumer = false; ///< heuristicOp is a consumer.
     bool failed = false;
   };
 
@@ -111,6 +124,7 @@ private:
   struct RuleOutcome {
     int device = -1;
     std::string softReason; ///< Why soft placement chose it; "" if not.
+    PlacementRule rule = PlacementRule::Priority; ///< What chose `device`.
     unsigned errorOp = 0;
     std::string error;
     int noteOp = -1;  ///< A note at this op (the one that asked), if >= 0.
@@ -138,6 +152,10 @@ private:
   TypeMask deviceTypes() const;
   bool isGenerator(const OpInfo &info) const;
   std::string describeKernels(const Group &group, TypeMask wanted) const;
+  /// Why `group` is on its device, for the report, told at op `at` (one of
+  /// its members); sets `rule`.
+  std::string groupReason(const Group &group, const OpInfo &at,
+                          PlacementRule &rule) const;
   int addRequest(DeviceName name, std::string text) {
     requests_.push_back({std::move(name), std::move(text)});
     return requests_.size() - 1;

@@ -12,6 +12,7 @@ the exceptions of gplace.errors (TensorFlow's names).
 """
 
 import os
+from collections import namedtuple
 from dataclasses import dataclass
 from typing import Callable, Optional, Sequence, Union
 
@@ -22,7 +23,7 @@ from .errors import (FailedPreconditionError, InternalError,
 from . import _gplace
 
 __all__ = ["list_devices", "compile", "Program", "GPUOptions", "Device",
-           "read_tensor_file",
+           "Placement", "read_tensor_file",
            "OpError", "InvalidArgumentError", "ResourceExhaustedError",
            "UnavailableError", "UnimplementedError", "InternalError",
            "FailedPreconditionError"]
@@ -38,6 +39,20 @@ class Device:
     device_type: str
     memory_limit: int
     physical_device_desc: str
+
+
+class Placement(namedtuple("Placement", ["device", "reason", "rule"])):
+    """Where the placer put one op and why (Program.placement): the full
+    device name; a short reason ("explicit request '/gpu:0'", "default
+    priority: GPU before CPU, lowest id first", "soft placement: requested
+    '/gpu:2', but ..."); and the rule of the placement (docs/placement.md)
+    that decided: "colocation", "request", "policy", "heuristic",
+    "priority", "soft-placement", "auto" or "assigned". Prints as
+    `device (reason)`."""
+    __slots__ = ()
+
+    def __str__(self):
+        return f"{self.device} ({self.reason})"
 
 
 @dataclass
@@ -131,10 +146,10 @@ class Program:
     """A compiled graph, loaded on its devices. `run(*arrays)` runs it
     once and returns its results as a list of NumPy arrays (the GIL
     released while it runs; on the CPU and emulated GPUs the kernels read
-    the arrays in place, without a copy); `placement` maps each kernel step's op name
-    to its device; `memory_plan` maps each device to its planned arena,
-    persistent and peak bytes (gplan.device's arena_bytes,
-    persistent_bytes, peak_bytes); `variables` reads and writes the variables;
+    the arrays in place, without a copy); `placement` maps each op the
+    placer placed to a Placement (device, reason, rule); `memory_plan` maps
+    each device to its planned arena, persistent and peak bytes and the
+    liveness lower bound of the peak; `variables` reads and writes the variables;
     `save(path)` and `restore(path)` write and read .npz checkpoints, the
     same files as gplace-run's --save and --restore."""
 
@@ -183,13 +198,27 @@ class Program:
 
     @property
     def placement(self):
-        return dict(self._native.placement_list)
+        """{op name: Placement(device, reason, rule)} for every op
+        --gplace-place placed, in the placement log's order and with its
+        names (the ops of the entry function; copies the compiler inserts
+        after placement are not ops it placed, and are left out, as
+        TensorFlow's log leaves out _Send and _Recv)."""
+        return {name: Placement(device, reason, rule)
+                for name, device, rule, reason in self._native.placement_list}
 
     @property
     def memory_plan(self):
+        """{device name: {"arena_bytes", "persistent_bytes", "peak_bytes",
+        "liveness_bound_bytes"}}: gplan.device's arena_bytes,
+        persistent_bytes and peak_bytes (their sum), and the liveness lower
+        bound of the peak that --gplace-print-memory-plan prints (the
+        persistent bytes plus the most arena bytes live at one step; never
+        above peak_bytes)."""
         return {name: {"arena_bytes": arena, "persistent_bytes": persistent,
-                       "peak_bytes": arena + persistent}
-                for name, arena, persistent in self._native.memory_list}
+                       "peak_bytes": arena + persistent,
+                       "liveness_bound_bytes": bound}
+                for name, arena, persistent, bound
+                in self._native.memory_list}
 
     def train(self, dataset, *, epochs: int = 1, shuffle=None,
               callback=None, initial_epoch: int = 0):

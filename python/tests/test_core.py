@@ -45,7 +45,7 @@ def test_run_matmul_on_emulated_gpu():
     (y,) = program.run(x)
     np.testing.assert_array_equal(y, x @ np.array([[5, 6], [7, 8]], np.float32))
     assert y.dtype == np.float32 and y.shape == (2, 2)
-    assert program.placement["MatMul"].endswith("device:GPU:1")
+    assert program.placement["MatMul"].device.endswith("device:GPU:1")
     assert program.input_types == ["2x2xf32"]
     plan = program.memory_plan
     assert any(name.endswith("GPU:1") for name in plan)
@@ -72,7 +72,7 @@ def test_explicit_device_without_gpu_is_invalid_argument():
     assert "/gpu:1" in str(error.value)
     # TensorFlow's answer to the same: soft placement puts it on the CPU.
     program = gplace.compile(MATMUL, allow_soft_placement=True)
-    assert program.placement["MatMul"].endswith("device:CPU:0")
+    assert program.placement["MatMul"].device.endswith("device:CPU:0")
 
 
 def test_parse_error_names_line():
@@ -129,8 +129,8 @@ def test_callable_policy():
     program = gplace.compile(COUNTER, emulate_gpus=1, policy=variables_on_cpu)
     assert seen, "the policy was not called"
     placement = program.placement
-    assert placement["mul"].endswith("GPU:0")  # TensorFlow's default name
-    assert placement["w"].endswith("CPU:0")
+    assert placement["mul"].device.endswith("GPU:0")  # TensorFlow's default name
+    assert placement["w"].device.endswith("CPU:0")
     assert ("w", "VarHandleOp") in seen
     np.testing.assert_array_equal(
         program.run(np.ones(2, np.float32))[0], [1, 2])

@@ -34,7 +34,7 @@ def test_model_proto_with_symbolic_batch():
     program = gplace.compile(mlp_model(), input_shapes=[x.shape])
     (y,) = program.run(x)
     np.testing.assert_allclose(y, np.maximum(x @ w, 0))
-    assert program.placement["dense"].endswith("CPU:0")
+    assert program.placement["dense"].device.endswith("CPU:0")
     assert program.input_names == ["x"]
     np.testing.assert_array_equal(program.run(x=x)[0], y)
     with pytest.raises(ValueError, match="no input named 'z'"):

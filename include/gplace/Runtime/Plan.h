@@ -72,6 +72,11 @@ struct DeviceDesc {
   std::string name; ///< Full device name.
   int64_t arenaBytes = 0;
   int64_t persistentBytes = 0;
+  /// The liveness lower bound of its peak: persistentBytes plus the most
+  /// arena bytes live at one step (--gplace-print-memory-plan's figure);
+  /// 0 where not computed (exportPlan leaves it; tooling::compileToPlan
+  /// fills it in). Informational: the runtime does not read it.
+  int64_t livenessBoundBytes = 0;
 };
 
 struct Plan {

@@ -79,12 +79,16 @@ bool usesPolicy(mlir::ModuleOp module, const PipelineOptions &options,
 bool exceedsMemoryLimit(mlir::ModuleOp module);
 
 /// Compiles `module` (one function, see selectEntry) for `devices` with
-/// --gplace-pipeline and `options` (after MLIR's --inline and --symbol-dce if it has
-/// calls; the context needs the func dialect's inliner extension), the pass manager's command-line options applied
+/// --gplace-pipeline and `options` (after MLIR's --inline and --symbol-dce if
+/// it has calls; the context needs the func dialect's inliner extension), the
+/// pass manager's command-line options applied
 /// (--mlir-print-ir-after-all, --mlir-timing, ...), and exports its program
-/// as a runtime::Plan. Placement policies are those of the context's graph
-/// dialect. With `verifyEachPass`, MLIR's verifier runs after every pass.
-/// Errors are diagnostics, reported through the context.
+/// as a runtime::Plan, each device's livenessBoundBytes filled in (the
+/// figure --gplace-print-memory-plan prints). Placement policies are those
+/// of the context's graph dialect, and so is the placement report, where a
+/// caller set one (GraphDialect::setPlacementReport). With
+/// `verifyEachPass`, MLIR's verifier runs after every pass. Errors are
+/// diagnostics, reported through the context.
 mlir::FailureOr<runtime::Plan>
 compileToPlan(mlir::ModuleOp module, const DeviceSet &devices,
               const PipelineOptions &options, bool verifyEachPass = false);

@@ -24,6 +24,7 @@
 #include "gplace/Support/Kernel.h"
 #include "gplace/Support/Shape.h"
 #include "gplace/Support/PlacementPolicy.h"
+#include "gplace/Support/PlacementReport.h"
 
 #include <memory>
 

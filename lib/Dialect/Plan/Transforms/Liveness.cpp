@@ -230,6 +230,22 @@ FailureOr<BufferLives> BufferLives::build(ProgramOp program,
   return lives;
 }
 
+FailureOr<DenseMap<StringAttr, int64_t>>
+gplace::plan::arenaLowerBounds(ModuleOp module) {
+  DenseMap<StringAttr, int64_t> bounds;
+  for (ProgramOp program : module.getOps<ProgramOp>()) {
+    FailureOr<Schedule> schedule = Schedule::build(program);
+    if (failed(schedule))
+      return failure();
+    FailureOr<BufferLives> lives = BufferLives::build(program, *schedule);
+    if (failed(lives))
+      return failure();
+    for (auto [device, bound] : lives->lowerBounds)
+      bounds[device] = std::max(bounds.lookup(device), bound);
+  }
+  return bounds;
+}
+
 LogicalResult
 ArenaTenants::take(int64_t begin, int64_t end, unsigned index,
                    function_ref<LogicalResult(unsigned old)> displaced) {

@@ -13,6 +13,8 @@
 
 #include "gplace/Dialect/Plan/PlanDialect.h"
 
+#include "mlir/IR/BuiltinOps.h"
+
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallVector.h"
 
@@ -143,6 +145,14 @@ struct BufferLives {
   /// arena any plan of this schedule needs.
   llvm::DenseMap<mlir::StringAttr, int64_t> lowerBounds;
 };
+
+/// Per device (its gplan.device symbol): the most of BufferLives'
+/// lowerBounds over the programs of `module`, the arena part of the
+/// liveness lower bound --gplace-print-memory-plan prints (a device no
+/// program uses has none). Fails, with an error at the op, for a program
+/// that is not scheduled or a buffer whose size overflows.
+mlir::FailureOr<llvm::DenseMap<mlir::StringAttr, int64_t>>
+arenaLowerBounds(mlir::ModuleOp module);
 
 /// The buffers holding a device's arena bytes as a walk over the program
 /// in order sees them: each byte's last writer. --gplace-plan-memory asks
