@@ -119,6 +119,46 @@ def idle_fractions(trace_path, stages):
     return result
 
 
+def draw(trace_path, stages, columns=96):
+    """The last run's timeline as text, a row per GPU: in each column, the
+    micro-batch whose forward (its digit) or backward (its letter, A for 0)
+    ran most there, '=' for other kernels (the sums, the update), '.' where
+    the compute stream ran nothing."""
+    with open(trace_path) as f:
+        events = json.load(f)["traceEvents"]
+    tracks = {(e["pid"], e["tid"]): e["args"]["name"]
+              for e in events if e["ph"] == "M" and e["name"] == "thread_name"}
+    runs = sorted((e for e in events if e["ph"] == "X" and e.get("cat") == "run"),
+                  key=lambda e: e["ts"])
+    run = runs[-1]
+    start, span = run["ts"], run["dur"]
+    rows = []
+    for s in range(stages):
+        name = "/job:localhost/replica:0/task:0/device:GPU:%d" % s
+        cells = [dict() for _ in range(columns)]
+        for e in events:
+            if (e["ph"] != "X" or e.get("cat") != "launch"
+                    or tracks.get((e["pid"], e["tid"])) != name
+                    or e["args"].get("run") != run["args"].get("run")):
+                continue
+            label = e["name"]
+            mark = None
+            for part in label.split("+"):
+                backward = part.startswith("gradients/micro_batch_")
+                if backward or part.startswith("micro_batch_"):
+                    i = int(part.split("micro_batch_")[1].split("/")[0])
+                    mark = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"[i] if backward else "0123456789abcdefghij"[i]
+                    break
+            mark = mark or "="
+            a = int((e["ts"] - start) / span * columns)
+            b = int((e["ts"] + e["dur"] - start) / span * columns)
+            for c in range(max(a, 0), min(b + 1, columns)):
+                cells[c][mark] = cells[c].get(mark, 0) + 1
+        rows.append("GPU:%d |%s|" % (s, "".join(
+            max(c, key=c.get) if c else "." for c in cells)))
+    return "\n".join(rows)
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--stages", type=int, default=2)
@@ -128,6 +168,8 @@ def main():
     parser.add_argument("--layers", type=int, default=2)
     parser.add_argument("--iterations", type=int, default=6)
     parser.add_argument("--gplace-run", default=os.path.join(ROOT, "build/bin/gplace-run"))
+    parser.add_argument("--draw", action="store_true",
+                        help="also draw the last run of each schedule")
     args = parser.parse_args()
     k, m = args.stages, args.microbatches
     print("CPU: %s, %d CPUs, load %s; gplace-run: %s (intra-op threads 1)"
@@ -143,6 +185,7 @@ def main():
         print("| schedule | K | M | per-device idle fraction (median of %d runs) "
               "| (K-1)/(M+K-1) | largest difference (points) |" % (args.iterations - 1))
         print("|---|---:|---:|---|---:|---:|")
+        drawings = []
         for schedule in ("gpipe", "1f1b"):
             trace = os.path.join(tmp, "trace-%s.json" % schedule)
             subprocess.run([args.gplace_run, path, "--entry=train",
@@ -160,6 +203,14 @@ def main():
             print("| %s | %d | %d | %s | %.3f | %.1f |" % (
                 schedule, k, m, ", ".join("%.3f" % f for f in medians),
                 expected, worst))
+            if args.draw:
+                drawings.append("%s (forward of micro-batch i: digit i; its "
+                                "backward: letter i, A = 0; '=': sums and "
+                                "updates; '.': idle)\n%s"
+                                % (schedule, draw(trace, k)))
+        for drawing in drawings:
+            print()
+            print(drawing)
 
 
 if __name__ == "__main__":
