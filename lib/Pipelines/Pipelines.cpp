@@ -104,6 +104,11 @@ mlir::LogicalResult gplace::buildGPlacePipeline(
   if (replicatePass)
     pm.addPass(std::move(replicatePass));
   pm.addPass(createDifferentiatePass());
+  if (!options.rematerialize.empty()) {
+    RematerializePassOptions remat;
+    remat.scopes = options.rematerialize;
+    pm.addPass(createRematerializePass(remat));
+  }
   LowerAllReducePassOptions lowerAllReduce;
   lowerAllReduce.algorithm = options.allReduce;
   pm.addPass(createLowerAllReducePass(lowerAllReduce));

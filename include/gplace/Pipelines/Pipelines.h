@@ -76,6 +76,12 @@ struct PipelineOptions : public mlir::PassPipelineOptions<PipelineOptions> {
                      "their gradients summed, one optimizer update "
                      "(--gplace-accumulate-gradients; 0 or 1: none)"),
       llvm::cl::init(0)};
+  Option<std::string> rematerialize{
+      *this, "rematerialize",
+      llvm::cl::desc("Recompute in the backward pass the activations of the "
+                     "ops whose names match this regex (its first group, if "
+                     "any, names each recomputed segment), rather than keep "
+                     "them (--gplace-rematerialize, tf.recompute_grad)")};
   Option<unsigned> pipelineStages{
       *this, "pipeline-stages",
       llvm::cl::desc("Pipeline parallelism: train with the model's stages "

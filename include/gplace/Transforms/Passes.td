@@ -282,6 +282,30 @@ def AccumulateGradientsPass
   ];
 }
 
+def RematerializePass : Pass<"gplace-rematerialize", "::mlir::ModuleOp"> {
+  let summary = "Recomputes a scope's activations in the backward pass";
+  let dependentDialects = ["::gplace::graph::GraphDialect"];
+  let description = [{
+    Rematerialization (gradient checkpointing) of named scopes, as
+    TensorFlow's `tf.recompute_grad` and PyTorch's
+    `torch.utils.checkpoint`: after --gplace-differentiate, every forward
+    op whose name matches `scopes` (a regex over the whole name) and that
+    is pure and reads no variable has the values the backward pass uses
+    recomputed right before the first backward op that needs them, from
+    the scope's inputs (values made outside the scope, the checkpoints),
+    instead of being kept alive from the forward pass to the backward. The
+    clones are named `<name>/recompute` and keep their ops' requests;
+    program order is the streams' order, so the memory planner sees the
+    shorter lives. Backward ops are those differentiation made (colocated
+    with a forward op, or named `gradients/...`).
+  }];
+  let options = [
+    Option<"scopes", "scopes", "std::string", /*default=*/"",
+           "The ops to recompute: a regular expression over whole op names "
+           "(e.g. 'block[0-9]+/.*'); empty: none">,
+  ];
+}
+
 def PipelineParallelPass
     : Pass<"gplace-pipeline-parallel", "::mlir::ModuleOp"> {
   let summary = "Pipeline parallelism: micro-batches flowing through stages";
