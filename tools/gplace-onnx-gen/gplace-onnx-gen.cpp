@@ -16,7 +16,7 @@
 //                   MaxPool 2 -> Conv 16x3x3 -> BatchNormalization -> Relu ->
 //                   AveragePool 2 -> Flatten -> Gemm 10 -> logits[batch,10];
 //   unsupported     x[2,3] -> LpNormalization -> Relu -> LpNormalization ->
-//                   Einsum -> GlobalLpPool -> y[2,3] (op types gplace
+//                   RandomUniformLike -> GlobalLpPool -> y[2,3] (op types gplace
 //                   does not map);
 //   dynamic         Add(Relu(tokens[batch,16]), Relu(mask[seq,16])) ->
 //                   sum[batch,16];
@@ -33,6 +33,16 @@
 //                   labels, sum) -> nll;
 //   hardmax-opset11 opset 11: x[2,3,4] -> Hardmax(axis 1) -> y (x coerced
 //                   to [2, 12], as Hardmax was before opset 13);
+//   indexing        opset 16: x[3,4], indices[2,4], k -> Trilu,
+//                   GatherElements, ScatterElements (add), CumSum
+//                   (exclusive), ReduceProd -> lower, gathered, scattered,
+//                   sums, products;
+//   normalization   x[1,2,2,2] -> InstanceNormalization, LRN,
+//                   MeanVarianceNormalization, ConvTranspose (strides 2) ->
+//                   instance, lrn, mvn, deconv[1,1,4,4];
+//   einsum-pad      a[2,3], b[3,2] -> Einsum(ij,jk->ik), Einsum(ii->i),
+//                   Pad(reflect), Pad(constant 2.5) -> product, diagonal,
+//                   reflected, filled;
 //   run-time-constants
 //                   Tile(x[2,3], repeats) and Range(start, limit, delta)
 //                   with repeats and limit graph inputs (inputs the
@@ -399,11 +409,7 @@ onnx::ModelProto buildUnsupported() {
   b.node("LpNormalization", "lp_normalization_1", {"x"}, {"a"});
   b.node("Relu", "relu", {"a"}, {"b"});
   b.node("LpNormalization", "lp_normalization_2", {"b"}, {"c"});
-  onnx::NodeProto *einsum = b.node("Einsum", "einsum", {"c"}, {"d"});
-  onnx::AttributeProto *equation = einsum->add_attribute();
-  equation->set_name("equation");
-  equation->set_type(onnx::AttributeProto_AttributeType_STRING);
-  equation->set_s("ij->ij");
+  b.node("RandomUniformLike", "random_uniform_like", {"c"}, {"d"});
   b.node("GlobalLpPool", "global_lp_pool", {"d"}, {"y"});
   b.output("y", {2, 3});
   return b.model;
@@ -637,6 +643,100 @@ onnx::ModelProto buildRunTimeConstants() {
   return b.model;
 }
 
+void attrString(onnx::NodeProto *node, const std::string &name,
+                const std::string &value) {
+  onnx::AttributeProto *a = node->add_attribute();
+  a->set_name(name);
+  a->set_type(onnx::AttributeProto_AttributeType_STRING);
+  a->set_s(value);
+}
+
+// Indices, masks and prefix sums given at run time (opset 16):
+// x[3,4], indices[2,4] (int64), k (int64) -> Trilu(x, k, lower) -> lower,
+// GatherElements(x, indices, axis 0) -> gathered[2,4],
+// ScatterElements(x, indices, gathered, axis 0, add) -> scattered,
+// CumSum(x, axis 1 (an initializer), exclusive) -> sums,
+// ReduceProd(x, axes [1], keepdims 0) -> products[3].
+onnx::ModelProto buildIndexing() {
+  ModelBuilder b(16, "indexing");
+  b.input("x", {3, 4});
+  b.int64Input("indices", {2, 4});
+  b.int64Input("k", {});
+  intInitializer(b, "axis", {}, {1});
+  attrInt(b.node("Trilu", "trilu", {"x", "k"}, {"lower"}), "upper", 0);
+  attrInt(b.node("GatherElements", "gather_elements", {"x", "indices"},
+                 {"gathered"}),
+          "axis", 0);
+  onnx::NodeProto *scatter =
+      b.node("ScatterElements", "scatter_elements",
+             {"x", "indices", "gathered"}, {"scattered"});
+  attrInt(scatter, "axis", 0);
+  attrString(scatter, "reduction", "add");
+  attrInt(b.node("CumSum", "cumsum", {"x", "axis"}, {"sums"}), "exclusive", 1);
+  onnx::NodeProto *prod =
+      b.node("ReduceProd", "reduce_prod", {"x"}, {"products"});
+  attrInts(prod, "axes", {1});
+  attrInt(prod, "keepdims", 0);
+  b.output("lower", {3, 4});
+  b.output("gathered", {2, 4});
+  b.output("scattered", {3, 4});
+  b.output("sums", {3, 4});
+  b.output("products", {3});
+  return b.model;
+}
+
+// Normalizations and a transposed convolution (opset 13): x[1,2,2,2] ->
+// InstanceNormalization(scale, bias) -> instance, LRN(size 3) -> lrn,
+// MeanVarianceNormalization -> mvn, ConvTranspose(w[2,1,2,2], strides 2)
+// -> deconv[1,1,4,4].
+onnx::ModelProto buildNormalization() {
+  ModelBuilder b(13, "normalization");
+  b.input("x", {1, 2, 2, 2});
+  b.initializer(Tensor{"scale", {2}, {2.0f, 0.5f}});
+  b.initializer(Tensor{"bias", {2}, {1.0f, -1.0f}});
+  b.initializer(Tensor{"w", {2, 1, 2, 2},
+                       {1.0f, 2.0f, 3.0f, 4.0f, -1.0f, 0.5f, 0.0f, 2.0f}});
+  b.node("InstanceNormalization", "instance_norm", {"x", "scale", "bias"},
+         {"instance"});
+  onnx::NodeProto *lrn = b.node("LRN", "lrn", {"x"}, {"lrn"});
+  attrInt(lrn, "size", 3);
+  attrFloat(lrn, "alpha", 0.5f);
+  attrFloat(lrn, "beta", 0.75f);
+  b.node("MeanVarianceNormalization", "mvn", {"x"}, {"mvn"});
+  attrInts(b.node("ConvTranspose", "deconv", {"x", "w"}, {"deconv"}),
+           "strides", {2, 2});
+  b.output("instance", {1, 2, 2, 2});
+  b.output("lrn", {1, 2, 2, 2});
+  b.output("mvn", {1, 2, 2, 2});
+  b.output("deconv", {1, 1, 4, 4});
+  return b.model;
+}
+
+// Einsum and Pad's other modes (opset 13): a[2,3], b[3,2] ->
+// Einsum(ij,jk->ik) -> product[2,2], Einsum(ii->i, product) -> diagonal[2],
+// Pad(a, [0, 1, 0, 2], reflect) -> reflected[2,6], Pad(a, [1, 0, 0, 0],
+// constant 2.5) -> filled[3,3].
+onnx::ModelProto buildEinsumPad() {
+  ModelBuilder b(13, "einsum_pad");
+  b.input("a", {2, 3});
+  b.input("b", {3, 2});
+  intInitializer(b, "reflect_pads", {4}, {0, 1, 0, 2});
+  intInitializer(b, "fill_pads", {4}, {1, 0, 0, 0});
+  b.initializer(Tensor{"fill", {}, {2.5f}});
+  attrString(b.node("Einsum", "matmul", {"a", "b"}, {"product"}), "equation",
+             "ij,jk->ik");
+  attrString(b.node("Einsum", "diagonal", {"product"}, {"diagonal"}),
+             "equation", "ii->i");
+  attrString(b.node("Pad", "reflect", {"a", "reflect_pads"}, {"reflected"}),
+             "mode", "reflect");
+  b.node("Pad", "fill", {"a", "fill_pads", "fill"}, {"filled"});
+  b.output("product", {2, 2});
+  b.output("diagonal", {2});
+  b.output("reflected", {2, 6});
+  b.output("filled", {3, 3});
+  return b.model;
+}
+
 // A grouped convolution of `group` groups on 2 channels, one input channel
 // per group in the filter: with group 1 the filter's channels do not match
 // the input's.
@@ -749,7 +849,9 @@ int main(int argc, char **argv) {
     fail("usage: gplace-onnx-gen "
          "mlp|cnn|unsupported|dynamic|external|external-constants|"
          "softmax-opset9|mlp-bench|losses|run-time-constants|hardmax-opset11|"
-         "grouped-conv|torch-flatten|paddle-dynamic|tf2onnx-flatten|"
+         "grouped-conv|indexing|normalization|einsum-pad|torch-flatten|"
+         "paddle-dynamic|"
+         "tf2onnx-flatten|"
          "shared-dim|shared-dim-bad-output|chain:N OUTPUT.onnx");
   std::string name = argv[1];
   std::string output = argv[2];
@@ -769,6 +871,9 @@ int main(int argc, char **argv) {
       {"softmax-opset9", buildSoftmaxOpset9},
       {"losses", buildLosses},
       {"hardmax-opset11", buildHardmaxOpset11},
+      {"indexing", buildIndexing},
+      {"normalization", buildNormalization},
+      {"einsum-pad", buildEinsumPad},
       {"run-time-constants", buildRunTimeConstants},
       {"grouped-conv", [] { return buildGroupedConv(2); }},
       {"grouped-conv-mismatch", [] { return buildGroupedConv(1); }},
@@ -797,7 +902,9 @@ int main(int argc, char **argv) {
            "' (expected mlp, cnn, unsupported, dynamic, external, "
            "external-constants, "
            "softmax-opset9, mlp-bench, losses, run-time-constants, "
-           "hardmax-opset11, grouped-conv, torch-flatten, "
+           "hardmax-opset11, grouped-conv, indexing, normalization, "
+           "einsum-pad, "
+           "torch-flatten, "
            "paddle-dynamic, tf2onnx-flatten, shared-dim, "
            "shared-dim-bad-output or chain:N)");
     model = it->second();

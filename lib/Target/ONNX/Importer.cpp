@@ -767,6 +767,7 @@ const llvm::StringMap<MapFn> &mappers() {
     llvm::StringMap<MapFn> t;
     addMathMappers(t);
     addLossMappers(t);
+    addIndexingMappers(t);
     addElementwiseMappers(t);
     addTensorMappers(t);
     addConvolutionMappers(t);

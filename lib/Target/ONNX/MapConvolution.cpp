@@ -240,6 +240,133 @@ bool mapConv(Node &n, SmallVectorImpl<Value> &results, std::string &reason) {
   return true;
 }
 
+/// ConvTranspose: 1-D and 2-D, TensorFlow's conv2d_transpose, which is
+/// conv2d_backprop_input (NCHW) with the filter [C, M / group, kH, kW] as
+/// the HWIO filter [kH, kW, M / group, C] of the convolution it reverses;
+/// the pads from `pads`, or from auto_pad or output_shape as ONNX computes
+/// them (the result's size is shape inference's); the bias added per
+/// channel.
+bool mapConvTranspose(Node &n, SmallVectorImpl<Value> &results,
+                      std::string &reason) {
+  Value x = n.input(0), w = n.input(1);
+  auto xType = cast<RankedTensorType>(x.getType());
+  auto wType = cast<RankedTensorType>(w.getType());
+  if (wType.getRank() != xType.getRank() || xType.getRank() < 3 ||
+      wType.getDimSize(0) != xType.getDimSize(1)) {
+    reason = "a filter of another rank than the input, or whose first "
+             "dimension is not the input's channels";
+    return false;
+  }
+  Window window;
+  SmallVector<int64_t> kernel(wType.getShape().drop_front(2));
+  if (std::optional<SmallVector<int64_t>> given = n.getInts("kernel_shape"))
+    if (*given != kernel) {
+      reason = "a kernel_shape other than the filter's";
+      return false;
+    }
+  if (!window.read(n, xType, kernel, reason))
+    return false;
+  int64_t spatial = xType.getRank() - 2;
+  SmallVector<int64_t> outputPadding =
+      n.getInts("output_padding").value_or(SmallVector<int64_t>(spatial, 0));
+  if (static_cast<int64_t>(outputPadding.size()) != spatial) {
+    reason = "output_padding of the wrong length";
+    return false;
+  }
+  std::string autoPad = n.getString("auto_pad", "NOTSET");
+  bool derived = n.attr("output_shape") || autoPad == "SAME_UPPER" ||
+                 autoPad == "SAME_LOWER";
+  if (autoPad != "NOTSET" && autoPad != "VALID" && !derived) {
+    reason = "auto_pad '" + autoPad + "'";
+    return false;
+  }
+  // [top, bottom, left, right].
+  SmallVector<int64_t> pads(4, 0);
+  for (int64_t i = 0; i < spatial; ++i) {
+    int64_t in = window.input.getDimSize(2 + i),
+            out = window.output.getDimSize(2 + i), s = window.strides[i],
+            d = window.dilations[i], k = window.kernel[i];
+    int64_t total = s * (in - 1) + outputPadding[i] + (k - 1) * d + 1 - out;
+    int64_t before, after, extra = 0;
+    if (derived && total < 0) {
+      // A result larger than the windows reach: zeros at the end, as
+      // output_padding's.
+      before = after = 0;
+      extra = -total;
+      total = 0;
+    } else if (derived) {
+      before = autoPad == "SAME_UPPER" ? total / 2 : total - total / 2;
+      after = total - before;
+    } else if (autoPad == "VALID") {
+      before = 0;
+      after = total;
+    } else {
+      before = window.pads[i];
+      after = window.pads[(window.oneD ? 2 : spatial) + i];
+    }
+    if (before < 0 || after < 0 || before + after != total ||
+        outputPadding[i] < 0 || outputPadding[i] + extra >= s) {
+      reason = "pads or an output_padding that do not give the result's "
+               "size (or are negative)";
+      return false;
+    }
+    pads[2 * i] = before;
+    pads[2 * i + 1] = after;
+  }
+  if (window.oneD) {
+    x = n.reshape(x, window.input.getShape(), "input_2d");
+    SmallVector<int64_t> filterShape(wType.getShape());
+    filterShape.push_back(1);
+    w = n.reshape(w, filterShape, "filter_2d");
+  }
+  Builder &b = n.builder();
+  Value filter;
+  std::optional<DenseElementsAttr> constantFilter = n.constant(1);
+  bool variable = n.importer.options.initializersAsVariables &&
+                  n.importer.initializers.count(n.proto.input(1));
+  if (constantFilter && !variable) {
+    SmallVector<int64_t> shape(wType.getShape());
+    if (window.oneD)
+      shape.push_back(1);
+    if (std::optional<DenseElementsAttr> hwio = transposeConstant(
+            constantFilter->reshape(
+                RankedTensorType::get(shape, wType.getElementType())),
+            {2, 3, 1, 0}))
+      filter = n.constant(*hwio, "filter");
+  }
+  if (!filter)
+    filter = n.transpose(w, {2, 3, 1, 0}, "filter");
+  bool valid = llvm::all_of(pads, [](int64_t p) { return p == 0; });
+  SmallVector<NamedAttribute> attrs = {
+      n.named("strides", b.getDenseI64ArrayAttr(nchw(window.strides))),
+      n.named("padding", b.getStringAttr(valid ? "VALID" : "EXPLICIT")),
+      n.named("data_format", b.getStringAttr("NCHW")),
+      n.named("dilations", b.getDenseI64ArrayAttr(nchw(window.dilations)))};
+  if (!valid)
+    attrs.push_back(n.named(
+        "explicit_paddings", b.getDenseI64ArrayAttr({0, 0, 0, 0, pads[0],
+                                                     pads[1], pads[2],
+                                                     pads[3]})));
+  Value bias = n.input(2);
+  bool last = !bias && !window.oneD;
+  Value y = n.op<Conv2DBackpropInputOp>(window.output, {filter, x}, attrs,
+                                        last ? "" : "Conv2DBackpropInput");
+  if (!y) {
+    reason = "a group or shapes conv2d_backprop_input does not take";
+    return false;
+  }
+  if (bias) {
+    int64_t channels = window.output.getDimSize(1);
+    Value b3 = n.reshape(bias, {channels, 1, 1}, "bias");
+    y = n.op<AddOp>(window.output, {y, b3}, {},
+                    window.oneD ? "BiasAdd" : "");
+  }
+  if (window.oneD)
+    y = n.reshape(y, n.outputTypes[0].getShape());
+  results.push_back(y);
+  return true;
+}
+
 /// MaxPool and AveragePool: 1-D and 2-D, padding TensorFlow can express
 /// (none, or SAME's), which for AveragePool averages only the elements
 /// inside.
@@ -330,6 +457,7 @@ bool mapGlobalPool(Node &n, SmallVectorImpl<Value> &results,
 void addConvolutionMappers(llvm::StringMap<MapFn> &table) {
   table["AveragePool"] = mapPool<AvgPoolOp>;
   table["Conv"] = mapConv;
+  table["ConvTranspose"] = floatInput<mapConvTranspose>;
   table["GlobalAveragePool"] = mapGlobalPool<ReduceMeanOp>;
   table["GlobalMaxPool"] = mapGlobalPool<ReduceMaxOp>;
   table["MaxPool"] = mapPool<MaxPoolOp>;

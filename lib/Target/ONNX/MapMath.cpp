@@ -6,6 +6,8 @@
 
 #include "OnnxImporter.h"
 
+#include <cctype>
+
 namespace gplace::frontend::onnx_import {
 
 namespace {
@@ -74,10 +76,21 @@ Value negativePart(Node &n, Value x, llvm::StringRef suffix) {
   return n.op<ReluOp>(x.getType(), neg, {}, suffix);
 }
 
-/// PRelu: relu(x) - slope * relu(-x), the slope broadcast to x.
+/// PRelu: relu(x) - slope * relu(-x), the slope broadcast to x. A slope
+/// [C] that does not broadcast is per channel (dimension 1), as PRelu
+/// before opset 7 read it (PyTorch's exports of PReLU(C)).
 bool mapPRelu(Node &n, SmallVectorImpl<Value> &results, std::string &reason) {
   Value x = n.input(0), slope = n.input(1);
   RankedTensorType out = n.outputTypes[0];
+  auto xType = cast<RankedTensorType>(x.getType());
+  auto slopeType = cast<RankedTensorType>(slope.getType());
+  if (n.broadcastType(x, slope) != out && xType.getRank() > 2 &&
+      slopeType.getRank() == 1 &&
+      slopeType.getDimSize(0) == xType.getDimSize(1)) {
+    SmallVector<int64_t> perChannel(xType.getRank() - 1, 1);
+    perChannel[0] = xType.getDimSize(1);
+    slope = n.reshape(slope, perChannel, "slope");
+  }
   if (n.broadcastType(x, slope) != out) {
     reason = "a slope that does not broadcast to the input";
     return false;
@@ -408,8 +421,60 @@ bool reduceAxes(Node &n, SmallVectorImpl<int64_t> &axes, bool &noop,
 }
 
 enum class ReduceKind {
-  Sum, Mean, Max, Min, SumSquare, L1, L2, LogSum, LogSumExp
+  Sum, Mean, Max, Min, SumSquare, L1, L2, LogSum, LogSumExp, Prod
 };
+
+/// The product of `x` along `axis`, kept as a dimension of 1: the halves
+/// multiplied, ceil(size / 2) at a time (the odd element carried by a
+/// concat), until one is left; log2(size) slices and muls, differentiable.
+Value productAlong(Node &n, Value x, int64_t axis) {
+  Builder &b = n.builder();
+  auto type = cast<RankedTensorType>(x.getType());
+  std::string at = "axis_" + std::to_string(axis);
+  if (type.getDimSize(axis) == 0) {
+    SmallVector<int64_t> kept(type.getShape());
+    kept[axis] = 1;
+    auto keptType = RankedTensorType::get(kept, type.getElementType());
+    Type element = type.getElementType();
+    Attribute one = isa<FloatType>(element)
+                        ? Attribute(b.getFloatAttr(element, 1))
+                        : Attribute(b.getIntegerAttr(element, 1));
+    return n.constant(DenseElementsAttr::get(keptType, one), at + "_empty");
+  }
+  auto slice = [&](Value v, int64_t begin, int64_t size,
+                   const std::string &suffix) {
+    auto vType = cast<RankedTensorType>(v.getType());
+    SmallVector<int64_t> begins(vType.getRank(), 0), sizes(vType.getShape());
+    begins[axis] = begin;
+    sizes[axis] = size;
+    return n.op<SliceOp>(
+        RankedTensorType::get(sizes, vType.getElementType()), v,
+        {n.named("begin", b.getDenseI64ArrayAttr(begins)),
+         n.named("size", b.getDenseI64ArrayAttr(sizes))},
+        suffix);
+  };
+  for (int step = 0; cast<RankedTensorType>(x.getType()).getDimSize(axis) > 1;
+       ++step) {
+    auto xType = cast<RankedTensorType>(x.getType());
+    int64_t size = xType.getDimSize(axis), half = size / 2;
+    std::string s = at + "_" + std::to_string(step);
+    Value front = slice(x, 0, half, s + "_front");
+    Value back = slice(x, half, half, s + "_back");
+    Value product = n.op<MulOp>(front.getType(), {front, back}, {}, s + "_mul");
+    if (size % 2) {
+      Value odd = slice(x, 2 * half, 1, s + "_odd");
+      SmallVector<int64_t> joined(xType.getShape());
+      joined[axis] = half + 1;
+      product = n.importer.b.create<ConcatOp>(
+          n.loc, RankedTensorType::get(joined, xType.getElementType()),
+          ValueRange{product, odd}, b.getI64IntegerAttr(axis), StringAttr(),
+          b.getStringAttr(n.name + "/" + s + "_concat"), StringAttr(),
+          ValueRange());
+    }
+    x = product;
+  }
+  return x;
+}
 
 template <ReduceKind Kind>
 bool mapReduce(Node &n, SmallVectorImpl<Value> &results, std::string &reason) {
@@ -477,6 +542,13 @@ bool mapReduce(Node &n, SmallVectorImpl<Value> &results, std::string &reason) {
     results.push_back(n.op<LogOp>(out, sum));
     return true;
   }
+  case ReduceKind::Prod: {
+    Value y = x;
+    for (int64_t a : axes)
+      y = productAlong(n, y, a);
+    results.push_back(n.op<ReshapeOp>(out, y));
+    return true;
+  }
   case ReduceKind::LogSumExp: {
     Value max = reduce(ReduceMaxOp(), x, keptType, true, "max");
     Value shifted = n.op<SubOp>(type, {x, max}, {}, "shifted");
@@ -489,6 +561,272 @@ bool mapReduce(Node &n, SmallVectorImpl<Value> &results, std::string &reason) {
   }
   }
   return false;
+}
+
+/// One Einsum operand's dimensions, labelled: a letter's code, or 256 +
+/// i for the i-th dimension of the (right-aligned) ellipsis.
+using Labels = SmallVector<int64_t>;
+
+/// `term`'s labels for an operand of rank `rank` (-1: the output, whose
+/// ellipsis has `ellipsis` dimensions); false if it does not fit.
+bool parseTerm(llvm::StringRef term, int64_t rank, int64_t &ellipsis,
+               Labels &labels) {
+  size_t dots = term.find("...");
+  llvm::StringRef before = term, after;
+  if (dots != llvm::StringRef::npos) {
+    before = term.take_front(dots);
+    after = term.drop_front(dots + 3);
+  }
+  for (llvm::StringRef part : {before, after})
+    for (char c : part)
+      if (!std::isalpha(static_cast<unsigned char>(c)))
+        return false;
+  int64_t letters = before.size() + after.size();
+  int64_t own = dots == llvm::StringRef::npos ? 0 : rank < 0 ? ellipsis
+                                                              : rank - letters;
+  if (own < 0 || (rank >= 0 && dots == llvm::StringRef::npos &&
+                  letters != rank))
+    return false;
+  if (rank >= 0)
+    ellipsis = std::max(ellipsis, own);
+  for (char c : before)
+    labels.push_back(c);
+  for (int64_t i = 0; i < own; ++i)
+    labels.push_back(256 + i - own); // Right-aligned: fixed up by the caller.
+  for (char c : after)
+    labels.push_back(c);
+  return true;
+}
+
+Value transposeUnlessIdentity(Node &n, Value v, ArrayRef<int64_t> perm,
+                              llvm::StringRef suffix) {
+  for (size_t i = 0; i < perm.size(); ++i)
+    if (perm[i] != static_cast<int64_t>(i))
+      return n.transpose(v, perm, suffix);
+  return v;
+}
+
+/// `v`'s repeated labels taken as diagonals (a constant gather of the
+/// pair's flattened dimensions) and its labels outside `keep` summed.
+Value reduceTerm(Node &n, Value v, Labels &labels, ArrayRef<int64_t> keep,
+                 const std::string &what) {
+  Builder &b = n.builder();
+  for (int step = 0;; ++step) {
+    int64_t p = -1, q = -1;
+    for (size_t i = 0; i < labels.size() && p < 0; ++i)
+      for (size_t j = i + 1; j < labels.size(); ++j)
+        if (labels[i] == labels[j]) {
+          p = i;
+          q = j;
+          break;
+        }
+    if (p < 0)
+      break;
+    auto type = cast<RankedTensorType>(v.getType());
+    int64_t size = type.getDimSize(p);
+    std::string at = what + "_diagonal_" + std::to_string(step);
+    SmallVector<int64_t> perm;
+    Labels moved;
+    for (int64_t d = 0; d < type.getRank(); ++d)
+      if (d != p && d != q) {
+        perm.push_back(d);
+        moved.push_back(labels[d]);
+      }
+    int64_t label = labels[p];
+    perm.push_back(p);
+    perm.push_back(q);
+    Value last = transposeUnlessIdentity(n, v, perm, at + "_last");
+    SmallVector<int64_t> shape;
+    for (int64_t d : ArrayRef<int64_t>(perm).drop_back(2))
+      shape.push_back(type.getDimSize(d));
+    shape.push_back(size * size);
+    Value flat = n.reshape(last, shape, at + "_flat");
+    SmallVector<int64_t> indices;
+    for (int64_t i = 0; i < size; ++i)
+      indices.push_back(i * (size + 1));
+    Value index = n.constant(
+        DenseElementsAttr::get(RankedTensorType::get({size}, b.getI64Type()),
+                               ArrayRef<int64_t>(indices)),
+        at + "_indices");
+    shape.back() = size;
+    v = n.op<GatherOp>(RankedTensorType::get(shape, type.getElementType()),
+                       {flat, index},
+                       {n.named("axis", b.getI64IntegerAttr(shape.size() - 1))},
+                       at);
+    moved.push_back(label);
+    labels = moved;
+  }
+  SmallVector<int64_t> summed;
+  Labels kept;
+  SmallVector<int64_t> keptShape;
+  auto type = cast<RankedTensorType>(v.getType());
+  for (size_t d = 0; d < labels.size(); ++d) {
+    if (llvm::is_contained(keep, labels[d])) {
+      kept.push_back(labels[d]);
+      keptShape.push_back(type.getDimSize(d));
+    } else {
+      summed.push_back(d);
+    }
+  }
+  if (summed.empty())
+    return v;
+  labels = kept;
+  return n.op<ReduceSumOp>(
+      RankedTensorType::get(keptShape, type.getElementType()), v,
+      {n.named("axes", b.getDenseI64ArrayAttr(summed))}, what + "_sum");
+}
+
+/// Einsum of one or two operands: each operand's diagonals taken and its
+/// labels no one else needs summed (reduceTerm); two operands as one
+/// product over the contracted labels, batched by the shared output labels
+/// (a matmul, or mul and reduce_sum with a batch); the result transposed
+/// to the output's order. Broadcast ellipsis dimensions are refused.
+bool mapEinsum(Node &n, SmallVectorImpl<Value> &results, std::string &reason) {
+  std::string equation;
+  for (char c : n.getString("equation", ""))
+    if (c != ' ')
+      equation.push_back(c);
+  llvm::StringRef eq(equation);
+  auto [lhs, rhs] = eq.split("->");
+  bool explicitOutput = eq.contains("->");
+  SmallVector<llvm::StringRef> terms;
+  lhs.split(terms, ',');
+  int64_t count = n.numInputs();
+  if (static_cast<int64_t>(terms.size()) != count || count < 1 || count > 2) {
+    reason = count > 2 ? "more than two operands"
+                       : "an equation with another number of operands";
+    return false;
+  }
+  int64_t ellipsis = 0;
+  SmallVector<Labels> labels(count);
+  SmallVector<Value> values;
+  for (int64_t i = 0; i < count; ++i) {
+    RankedTensorType type = n.inputType(i);
+    if (!type || !parseTerm(terms[i], type.getRank(), ellipsis, labels[i])) {
+      reason = "an equation term that does not fit its operand";
+      return false;
+    }
+    values.push_back(n.input(i));
+  }
+  // Ellipsis labels right-aligned: 256 + position among `ellipsis`.
+  llvm::DenseMap<int64_t, int64_t> sizes;
+  for (int64_t i = 0; i < count; ++i) {
+    for (int64_t &l : labels[i])
+      if (l >= 128 && l < 256)
+        l += ellipsis; // 256 + i - own -> 256 + ellipsis - own + i
+    auto type = n.inputType(i);
+    for (size_t d = 0; d < labels[i].size(); ++d) {
+      auto [it, inserted] = sizes.try_emplace(labels[i][d], type.getDimSize(d));
+      if (!inserted && it->second != type.getDimSize(d)) {
+        reason = "dimensions of one label with different sizes (broadcast)";
+        return false;
+      }
+    }
+  }
+  Labels out;
+  if (explicitOutput) {
+    if (!parseTerm(rhs, -1, ellipsis, out)) {
+      reason = "an output term that does not fit";
+      return false;
+    }
+    for (int64_t &l : out)
+      if (l >= 128 && l < 256)
+        l += ellipsis;
+  } else {
+    for (int64_t e = 0; e < ellipsis; ++e)
+      out.push_back(256 + e);
+    for (int c = 0; c < 256; ++c) {
+      int uses = 0;
+      for (const Labels &ls : labels)
+        uses += llvm::count(ls, c);
+      if (uses == 1)
+        out.push_back(c);
+    }
+  }
+  for (int64_t l : out)
+    if (!sizes.count(l)) {
+      reason = "an output label no operand has";
+      return false;
+    }
+  Type element = n.outputTypes[0].getElementType();
+  for (int64_t i = 0; i < count; ++i) {
+    Labels keep = out;
+    if (count == 2)
+      llvm::append_range(keep, labels[1 - i]);
+    values[i] = reduceTerm(n, values[i], labels[i], keep,
+                           "operand_" + std::to_string(i));
+  }
+  Value v = values[0];
+  Labels have = labels[0];
+  if (count == 2) {
+    Labels batch, left, right, contracted;
+    for (int64_t l : labels[0]) {
+      bool other = llvm::is_contained(labels[1], l);
+      bool kept = llvm::is_contained(out, l);
+      (other ? (kept ? batch : contracted) : left).push_back(l);
+    }
+    for (int64_t l : labels[1])
+      if (!llvm::is_contained(labels[0], l))
+        right.push_back(l);
+    auto arrange = [&](int64_t i, ArrayRef<Labels> groups,
+                       ArrayRef<int64_t> dims, const std::string &what) {
+      SmallVector<int64_t> perm;
+      for (const Labels &g : groups)
+        for (int64_t l : g)
+          perm.push_back(llvm::find(labels[i], l) - labels[i].begin());
+      Value t = transposeUnlessIdentity(n, values[i], perm, what + "_order");
+      return n.reshape(t, dims, what + "_grouped");
+    };
+    auto product = [&](const Labels &g) {
+      int64_t p = 1;
+      for (int64_t l : g)
+        p *= sizes[l];
+      return p;
+    };
+    int64_t nb = product(batch), nl = product(left), nr = product(right),
+            nk = product(contracted);
+    Value prod;
+    if (nb == 1) {
+      Value a = arrange(0, {batch, left, contracted}, {nl, nk}, "operand_0");
+      Value b = arrange(1, {batch, contracted, right}, {nk, nr}, "operand_1");
+      prod = n.op<MatmulOp>(RankedTensorType::get({nl, nr}, element), {a, b},
+                            {}, "matmul");
+    } else {
+      Value a = arrange(0, {batch, left, contracted}, {nb, nl, nk, 1},
+                        "operand_0");
+      Value b = arrange(1, {batch, contracted, right}, {nb, 1, nk, nr},
+                        "operand_1");
+      Value m = n.op<MulOp>(RankedTensorType::get({nb, nl, nk, nr}, element),
+                            {a, b}, {}, "products");
+      prod = n.op<ReduceSumOp>(
+          RankedTensorType::get({nb, nl, nr}, element), m,
+          {n.named("axes", n.builder().getDenseI64ArrayAttr({2}))}, "sums");
+    }
+    have.clear();
+    SmallVector<int64_t> shape;
+    for (const Labels &g : {batch, left, right})
+      for (int64_t l : g) {
+        have.push_back(l);
+        shape.push_back(sizes[l]);
+      }
+    v = n.reshape(prod, shape, "ungrouped");
+  }
+  SmallVector<int64_t> perm;
+  for (int64_t l : out)
+    perm.push_back(llvm::find(have, l) - have.begin());
+  if (have.size() != out.size()) {
+    reason = "labels left over";
+    return false;
+  }
+  Value y = transposeUnlessIdentity(n, v, perm, "");
+  if (y == v && v.getDefiningOp() && v.getType() == n.outputTypes[0]) {
+    // The last op this node made yields the output: named after the node.
+    v.getDefiningOp()->setAttr("name", n.builder().getStringAttr(n.name));
+    results.push_back(v);
+  } else {
+    results.push_back(y != v ? y : n.op<IdentityOp>(n.outputTypes[0], v));
+  }
+  return true;
 }
 
 template <bool Min>
@@ -527,6 +865,7 @@ void addMathMappers(llvm::StringMap<MapFn> &table) {
   table["ArgMin"] = mapArgMax<true>;
   table["Clip"] = mapClip;
   table["Div"] = mapBinary<DivOp>;
+  table["Einsum"] = mapEinsum;
   table["Elu"] = floatInput<mapElu<false>>;
   table["Exp"] = mapUnary<ExpOp>;
   table["Gemm"] = mapGemm;
@@ -552,6 +891,7 @@ void addMathMappers(llvm::StringMap<MapFn> &table) {
   table["ReduceMax"] = mapReduce<ReduceKind::Max>;
   table["ReduceMean"] = mapReduce<ReduceKind::Mean>;
   table["ReduceMin"] = mapReduce<ReduceKind::Min>;
+  table["ReduceProd"] = mapReduce<ReduceKind::Prod>;
   table["ReduceSum"] = mapReduce<ReduceKind::Sum>;
   table["ReduceSumSquare"] = mapReduce<ReduceKind::SumSquare>;
   table["Relu"] = mapUnary<ReluOp>;
