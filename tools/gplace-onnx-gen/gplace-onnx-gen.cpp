@@ -43,6 +43,10 @@
 //   einsum-pad      a[2,3], b[3,2] -> Einsum(ij,jk->ik), Einsum(ii->i),
 //                   Pad(reflect), Pad(constant 2.5) -> product, diagonal,
 //                   reflected, filled;
+//   recurrent       x[3,2,2], lens[2] (int32) -> RNN (reverse), GRU
+//                   (bidirectional, linear_before_reset), LSTM (peepholes,
+//                   sequence_lens) -> rnn_y, rnn_h, gru_h, lstm_y, lstm_h,
+//                   lstm_c;
 //   run-time-constants
 //                   Tile(x[2,3], repeats) and Range(start, limit, delta)
 //                   with repeats and limit graph inputs (inputs the
@@ -737,6 +741,53 @@ onnx::ModelProto buildEinsumPad() {
   return b.model;
 }
 
+// Weights ((7 * i) % 11 - 5) / 10 for i = 0, 1, ...: small, of both signs.
+Tensor patterned(const std::string &name, std::vector<int64_t> dims) {
+  Tensor t{name, dims, {}};
+  for (int64_t i = 0; i < numElements(dims); ++i)
+    t.values.push_back(static_cast<float>((7 * i) % 11 - 5) / 10.0f);
+  return t;
+}
+
+// Recurrences unrolled (opset 14): x[3,2,2] (sequence 3, batch 2) and
+// lens[2] (int32) -> RNN (reverse, hidden 2) -> rnn_y[3,1,2,2],
+// rnn_h[1,2,2]; GRU (bidirectional, linear_before_reset, bias) ->
+// gru_h[2,2,2]; LSTM (bias, peepholes, sequence_lens) -> lstm_y[3,1,2,2],
+// lstm_h[1,2,2], lstm_c[1,2,2]; weights `patterned`.
+onnx::ModelProto buildRecurrent() {
+  ModelBuilder b(14, "recurrent");
+  b.input("x", {3, 2, 2});
+  setFloatType(b.model.mutable_graph()->add_input(), "lens", {2},
+               onnx::TensorProto_DataType_INT32);
+  for (const Tensor &t :
+       {patterned("rnn_w", {1, 2, 2}), patterned("rnn_r", {1, 2, 2}),
+        patterned("gru_w", {2, 6, 2}), patterned("gru_r", {2, 6, 2}),
+        patterned("gru_b", {2, 12}), patterned("lstm_w", {1, 8, 2}),
+        patterned("lstm_r", {1, 8, 2}), patterned("lstm_b", {1, 16}),
+        patterned("lstm_p", {1, 6})})
+    b.initializer(t);
+  onnx::NodeProto *rnn =
+      b.node("RNN", "rnn", {"x", "rnn_w", "rnn_r"}, {"rnn_y", "rnn_h"});
+  attrInt(rnn, "hidden_size", 2);
+  attrString(rnn, "direction", "reverse");
+  onnx::NodeProto *gru =
+      b.node("GRU", "gru", {"x", "gru_w", "gru_r", "gru_b"}, {"", "gru_h"});
+  attrInt(gru, "hidden_size", 2);
+  attrInt(gru, "linear_before_reset", 1);
+  attrString(gru, "direction", "bidirectional");
+  onnx::NodeProto *lstm = b.node(
+      "LSTM", "lstm", {"x", "lstm_w", "lstm_r", "lstm_b", "lens", "", "", "lstm_p"},
+      {"lstm_y", "lstm_h", "lstm_c"});
+  attrInt(lstm, "hidden_size", 2);
+  b.output("rnn_y", {3, 1, 2, 2});
+  b.output("rnn_h", {1, 2, 2});
+  b.output("gru_h", {2, 2, 2});
+  b.output("lstm_y", {3, 1, 2, 2});
+  b.output("lstm_h", {1, 2, 2});
+  b.output("lstm_c", {1, 2, 2});
+  return b.model;
+}
+
 // A grouped convolution of `group` groups on 2 channels, one input channel
 // per group in the filter: with group 1 the filter's channels do not match
 // the input's.
@@ -849,7 +900,8 @@ int main(int argc, char **argv) {
     fail("usage: gplace-onnx-gen "
          "mlp|cnn|unsupported|dynamic|external|external-constants|"
          "softmax-opset9|mlp-bench|losses|run-time-constants|hardmax-opset11|"
-         "grouped-conv|indexing|normalization|einsum-pad|torch-flatten|"
+         "grouped-conv|indexing|normalization|einsum-pad|recurrent|"
+         "torch-flatten|"
          "paddle-dynamic|"
          "tf2onnx-flatten|"
          "shared-dim|shared-dim-bad-output|chain:N OUTPUT.onnx");
@@ -874,6 +926,7 @@ int main(int argc, char **argv) {
       {"indexing", buildIndexing},
       {"normalization", buildNormalization},
       {"einsum-pad", buildEinsumPad},
+      {"recurrent", buildRecurrent},
       {"run-time-constants", buildRunTimeConstants},
       {"grouped-conv", [] { return buildGroupedConv(2); }},
       {"grouped-conv-mismatch", [] { return buildGroupedConv(1); }},
@@ -903,7 +956,7 @@ int main(int argc, char **argv) {
            "external-constants, "
            "softmax-opset9, mlp-bench, losses, run-time-constants, "
            "hardmax-opset11, grouped-conv, indexing, normalization, "
-           "einsum-pad, "
+           "einsum-pad, recurrent, "
            "torch-flatten, "
            "paddle-dynamic, tf2onnx-flatten, shared-dim, "
            "shared-dim-bad-output or chain:N)");

@@ -768,6 +768,7 @@ const llvm::StringMap<MapFn> &mappers() {
     addMathMappers(t);
     addLossMappers(t);
     addIndexingMappers(t);
+    addRecurrentMappers(t);
     addElementwiseMappers(t);
     addTensorMappers(t);
     addConvolutionMappers(t);
