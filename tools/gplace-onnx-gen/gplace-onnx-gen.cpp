@@ -47,6 +47,9 @@
 //                   (bidirectional, linear_before_reset), LSTM (peepholes,
 //                   sequence_lens) -> rnn_y, rnn_h, gru_h, lstm_y, lstm_h,
 //                   lstm_c;
+//   arg-pow         x[2,3] -> ArgMax, ArgMin (select_last_index) ->
+//                   last_max[2], last_min[1,3]; Pow(base[3] int64,
+//                   exponent[3]) -> power[3] int64;
 //   run-time-constants
 //                   Tile(x[2,3], repeats) and Range(start, limit, delta)
 //                   with repeats and limit graph inputs (inputs the
@@ -788,6 +791,32 @@ onnx::ModelProto buildRecurrent() {
   return b.model;
 }
 
+// The last extreme's index and integer powers (opset 13): x[2,3] ->
+// ArgMax(axis 1, select_last_index, keepdims 0) -> last_max[2],
+// ArgMin(axis 0, select_last_index) -> last_min[1,3]; base[3] (int64),
+// exponent[3] (float) -> Pow -> power[3] (int64).
+onnx::ModelProto buildArgPow() {
+  ModelBuilder b(13, "arg_pow");
+  b.input("x", {2, 3});
+  b.int64Input("base", {3});
+  b.input("exponent", {3});
+  onnx::NodeProto *argmax = b.node("ArgMax", "argmax", {"x"}, {"last_max"});
+  attrInt(argmax, "axis", 1);
+  attrInt(argmax, "select_last_index", 1);
+  attrInt(argmax, "keepdims", 0);
+  onnx::NodeProto *argmin = b.node("ArgMin", "argmin", {"x"}, {"last_min"});
+  attrInt(argmin, "axis", 0);
+  attrInt(argmin, "select_last_index", 1);
+  b.node("Pow", "pow", {"base", "exponent"}, {"power"});
+  setFloatType(b.model.mutable_graph()->add_output(), "last_max", {2},
+               onnx::TensorProto_DataType_INT64);
+  setFloatType(b.model.mutable_graph()->add_output(), "last_min", {1, 3},
+               onnx::TensorProto_DataType_INT64);
+  setFloatType(b.model.mutable_graph()->add_output(), "power", {3},
+               onnx::TensorProto_DataType_INT64);
+  return b.model;
+}
+
 // A grouped convolution of `group` groups on 2 channels, one input channel
 // per group in the filter: with group 1 the filter's channels do not match
 // the input's.
@@ -900,7 +929,7 @@ int main(int argc, char **argv) {
     fail("usage: gplace-onnx-gen "
          "mlp|cnn|unsupported|dynamic|external|external-constants|"
          "softmax-opset9|mlp-bench|losses|run-time-constants|hardmax-opset11|"
-         "grouped-conv|indexing|normalization|einsum-pad|recurrent|"
+         "grouped-conv|indexing|normalization|einsum-pad|recurrent|arg-pow|"
          "torch-flatten|"
          "paddle-dynamic|"
          "tf2onnx-flatten|"
@@ -927,6 +956,7 @@ int main(int argc, char **argv) {
       {"normalization", buildNormalization},
       {"einsum-pad", buildEinsumPad},
       {"recurrent", buildRecurrent},
+      {"arg-pow", buildArgPow},
       {"run-time-constants", buildRunTimeConstants},
       {"grouped-conv", [] { return buildGroupedConv(2); }},
       {"grouped-conv-mismatch", [] { return buildGroupedConv(1); }},
@@ -956,7 +986,7 @@ int main(int argc, char **argv) {
            "external-constants, "
            "softmax-opset9, mlp-bench, losses, run-time-constants, "
            "hardmax-opset11, grouped-conv, indexing, normalization, "
-           "einsum-pad, recurrent, "
+           "einsum-pad, recurrent, arg-pow, "
            "torch-flatten, "
            "paddle-dynamic, tf2onnx-flatten, shared-dim, "
            "shared-dim-bad-output or chain:N)");

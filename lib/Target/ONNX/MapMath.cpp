@@ -30,14 +30,33 @@ bool mapBinary(Node &n, SmallVectorImpl<Value> &results, std::string &) {
 
 /// Pow: gplace.pow, TensorFlow's, of one floating-point type (ONNX lets the
 /// exponent have another type, an integer one too).
+/// Pow: the exponent cast to the base's type; integer bases (whose result
+/// is the base's type, as ONNX's) computed in f64 and cast back
+/// (truncating, as numpy's astype).
 bool mapPow(Node &n, SmallVectorImpl<Value> &results, std::string &reason) {
   RankedTensorType base = n.inputType(0), exponent = n.inputType(1);
-  if (!base || !exponent || !isFloat(base) ||
-      base.getElementType() != exponent.getElementType()) {
-    reason = "an exponent of another type than the base, or integers";
+  if (!base || !exponent) {
+    reason = "an omitted input";
     return false;
   }
-  results.push_back(n.op<PowOp>(n.outputTypes[0], {n.input(0), n.input(1)}));
+  Value x = n.input(0), y = n.input(1);
+  auto castTo = [&](Value v, Type element, llvm::StringRef suffix) {
+    auto type = cast<RankedTensorType>(v.getType());
+    if (type.getElementType() == element)
+      return v;
+    return n.op<CastOp>(RankedTensorType::get(type.getShape(), element), v,
+                        {}, suffix);
+  };
+  if (isFloat(base)) {
+    y = castTo(y, base.getElementType(), "exponent");
+    results.push_back(n.op<PowOp>(n.outputTypes[0], {x, y}));
+    return true;
+  }
+  Type f64 = n.builder().getF64Type();
+  Value power = n.op<PowOp>(Type(), {castTo(x, f64, "base_f64"),
+                                     castTo(y, f64, "exponent_f64")},
+                            {}, "pow");
+  results.push_back(n.op<CastOp>(n.outputTypes[0], power));
   return true;
 }
 
@@ -831,15 +850,28 @@ bool mapEinsum(Node &n, SmallVectorImpl<Value> &results, std::string &reason) {
 
 template <bool Min>
 bool mapArgMax(Node &n, SmallVectorImpl<Value> &results, std::string &reason) {
-  if (n.getInt("select_last_index", 0)) {
-    reason = "select_last_index = 1";
-    return false;
-  }
+  bool last = n.getInt("select_last_index", 0) != 0;
   Value x = n.input(0);
   auto type = cast<RankedTensorType>(x.getType());
   int64_t axis = n.getInt("axis", 0);
   if (!normalizeAxis(axis, type.getRank(), reason))
     return false;
+  Builder &b = n.builder();
+  int64_t size = type.getDimSize(axis);
+  if (last) {
+    // The first extreme of the axis reversed (a gather with constant
+    // indices) is the last one: size - 1 - its index.
+    SmallVector<int64_t> reversed;
+    for (int64_t i = size - 1; i >= 0; --i)
+      reversed.push_back(i);
+    Value indices = n.constant(
+        DenseElementsAttr::get(RankedTensorType::get({size}, b.getI64Type()),
+                               ArrayRef<int64_t>(reversed)),
+        "reversed_indices");
+    x = n.op<GatherOp>(type, {x, indices},
+                       {n.named("axis", b.getI64IntegerAttr(axis))},
+                       "reversed");
+  }
   if (Min)
     x = n.op<NegOp>(type, x, {}, "neg");
   SmallVector<int64_t> shape;
@@ -849,8 +881,11 @@ bool mapArgMax(Node &n, SmallVectorImpl<Value> &results, std::string &reason) {
   auto removed = RankedTensorType::get(shape, n.outputTypes[0].getElementType());
   bool keep = n.getInt("keepdims", 1);
   Value y = n.op<ArgMaxOp>(removed, x,
-                           {n.named("axis", n.builder().getI64IntegerAttr(axis))},
-                           keep ? "ArgMax" : "");
+                           {n.named("axis", b.getI64IntegerAttr(axis))},
+                           keep || last ? "ArgMax" : "");
+  if (last)
+    y = n.op<SubOp>(removed, {n.scalar(removed, size - 1, "last"), y}, {},
+                    keep ? "last_index" : "");
   results.push_back(keep ? n.reshape(y, n.outputTypes[0].getShape()) : y);
   return true;
 }
