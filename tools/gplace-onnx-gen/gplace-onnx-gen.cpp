@@ -50,6 +50,9 @@
 //   arg-pow         x[2,3] -> ArgMax, ArgMin (select_last_index) ->
 //                   last_max[2], last_min[1,3]; Pow(base[3] int64,
 //                   exponent[3]) -> power[3] int64;
+//   pools           x[1,1,4,4] -> MaxPool (pads), AveragePool (pads,
+//                   count_include_pad 0), MaxPool (dilations), AveragePool
+//                   (ceil_mode) -> max_pads, avg_pads, max_dilated, avg_ceil;
 //   run-time-constants
 //                   Tile(x[2,3], repeats) and Range(start, limit, delta)
 //                   with repeats and limit graph inputs (inputs the
@@ -817,6 +820,37 @@ onnx::ModelProto buildArgPow() {
   return b.model;
 }
 
+// Pools TensorFlow's padding does not express (opset 13), x[1,1,4,4] ->
+// MaxPool(2x2, pads 1) -> max_pads[1,1,5,5], AveragePool(3x3, pads 1,
+// count_include_pad 0) -> avg_pads[1,1,4,4], MaxPool(2x2, dilations 2) ->
+// max_dilated[1,1,2,2], AveragePool(3x3, strides 2, ceil_mode) ->
+// avg_ceil[1,1,2,2].
+onnx::ModelProto buildPools() {
+  ModelBuilder b(13, "pools");
+  b.input("x", {1, 1, 4, 4});
+  onnx::NodeProto *maxPads = b.node("MaxPool", "max_pads", {"x"}, {"max_pads"});
+  attrInts(maxPads, "kernel_shape", {2, 2});
+  attrInts(maxPads, "pads", {1, 1, 1, 1});
+  onnx::NodeProto *avgPads =
+      b.node("AveragePool", "avg_pads", {"x"}, {"avg_pads"});
+  attrInts(avgPads, "kernel_shape", {3, 3});
+  attrInts(avgPads, "pads", {1, 1, 1, 1});
+  onnx::NodeProto *maxDilated =
+      b.node("MaxPool", "max_dilated", {"x"}, {"max_dilated"});
+  attrInts(maxDilated, "kernel_shape", {2, 2});
+  attrInts(maxDilated, "dilations", {2, 2});
+  onnx::NodeProto *avgCeil =
+      b.node("AveragePool", "avg_ceil", {"x"}, {"avg_ceil"});
+  attrInts(avgCeil, "kernel_shape", {3, 3});
+  attrInts(avgCeil, "strides", {2, 2});
+  attrInt(avgCeil, "ceil_mode", 1);
+  b.output("max_pads", {1, 1, 5, 5});
+  b.output("avg_pads", {1, 1, 4, 4});
+  b.output("max_dilated", {1, 1, 2, 2});
+  b.output("avg_ceil", {1, 1, 2, 2});
+  return b.model;
+}
+
 // A grouped convolution of `group` groups on 2 channels, one input channel
 // per group in the filter: with group 1 the filter's channels do not match
 // the input's.
@@ -930,6 +964,7 @@ int main(int argc, char **argv) {
          "mlp|cnn|unsupported|dynamic|external|external-constants|"
          "softmax-opset9|mlp-bench|losses|run-time-constants|hardmax-opset11|"
          "grouped-conv|indexing|normalization|einsum-pad|recurrent|arg-pow|"
+         "pools|"
          "torch-flatten|"
          "paddle-dynamic|"
          "tf2onnx-flatten|"
@@ -957,6 +992,7 @@ int main(int argc, char **argv) {
       {"einsum-pad", buildEinsumPad},
       {"recurrent", buildRecurrent},
       {"arg-pow", buildArgPow},
+      {"pools", buildPools},
       {"run-time-constants", buildRunTimeConstants},
       {"grouped-conv", [] { return buildGroupedConv(2); }},
       {"grouped-conv-mismatch", [] { return buildGroupedConv(1); }},
@@ -986,7 +1022,7 @@ int main(int argc, char **argv) {
            "external-constants, "
            "softmax-opset9, mlp-bench, losses, run-time-constants, "
            "hardmax-opset11, grouped-conv, indexing, normalization, "
-           "einsum-pad, recurrent, arg-pow, "
+           "einsum-pad, recurrent, arg-pow, pools, "
            "torch-flatten, "
            "paddle-dynamic, tf2onnx-flatten, shared-dim, "
            "shared-dim-bad-output or chain:N)");
