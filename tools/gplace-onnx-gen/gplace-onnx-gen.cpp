@@ -53,6 +53,9 @@
 //   pools           x[1,1,4,4] -> MaxPool (pads), AveragePool (pads,
 //                   count_include_pad 0), MaxPool (dilations), AveragePool
 //                   (ceil_mode) -> max_pads, avg_pads, max_dilated, avg_ceil;
+//   det-dft         opset 17: m[2,2,2] -> Det; signal[1,4,1] -> DFT;
+//                   values, indices[1,1,2,2] -> MaxUnpool(2x2, strides 2)
+//                   -> det[2], spectrum[1,4,2], unpooled[1,1,4,4];
 //   run-time-constants
 //                   Tile(x[2,3], repeats) and Range(start, limit, delta)
 //                   with repeats and limit graph inputs (inputs the
@@ -851,6 +854,28 @@ onnx::ModelProto buildPools() {
   return b.model;
 }
 
+// Det, DFT and MaxUnpool (opset 17): m[2,2,2] -> Det -> det[2];
+// signal[1,4,1] -> DFT(axis 1) -> spectrum[1,4,2]; values[1,1,2,2],
+// indices[1,1,2,2] (int64) -> MaxUnpool(2x2, strides 2) ->
+// unpooled[1,1,4,4].
+onnx::ModelProto buildDetDft() {
+  ModelBuilder b(17, "det_dft");
+  b.input("m", {2, 2, 2});
+  b.input("signal", {1, 4, 1});
+  b.input("values", {1, 1, 2, 2});
+  b.int64Input("indices", {1, 1, 2, 2});
+  b.node("Det", "det", {"m"}, {"det"});
+  attrInt(b.node("DFT", "dft", {"signal"}, {"spectrum"}), "axis", 1);
+  onnx::NodeProto *unpool =
+      b.node("MaxUnpool", "unpool", {"values", "indices"}, {"unpooled"});
+  attrInts(unpool, "kernel_shape", {2, 2});
+  attrInts(unpool, "strides", {2, 2});
+  b.output("det", {2});
+  b.output("spectrum", {1, 4, 2});
+  b.output("unpooled", {1, 1, 4, 4});
+  return b.model;
+}
+
 // A grouped convolution of `group` groups on 2 channels, one input channel
 // per group in the filter: with group 1 the filter's channels do not match
 // the input's.
@@ -964,7 +989,7 @@ int main(int argc, char **argv) {
          "mlp|cnn|unsupported|dynamic|external|external-constants|"
          "softmax-opset9|mlp-bench|losses|run-time-constants|hardmax-opset11|"
          "grouped-conv|indexing|normalization|einsum-pad|recurrent|arg-pow|"
-         "pools|"
+         "pools|det-dft|"
          "torch-flatten|"
          "paddle-dynamic|"
          "tf2onnx-flatten|"
@@ -993,6 +1018,7 @@ int main(int argc, char **argv) {
       {"recurrent", buildRecurrent},
       {"arg-pow", buildArgPow},
       {"pools", buildPools},
+      {"det-dft", buildDetDft},
       {"run-time-constants", buildRunTimeConstants},
       {"grouped-conv", [] { return buildGroupedConv(2); }},
       {"grouped-conv-mismatch", [] { return buildGroupedConv(1); }},
@@ -1022,7 +1048,7 @@ int main(int argc, char **argv) {
            "external-constants, "
            "softmax-opset9, mlp-bench, losses, run-time-constants, "
            "hardmax-opset11, grouped-conv, indexing, normalization, "
-           "einsum-pad, recurrent, arg-pow, pools, "
+           "einsum-pad, recurrent, arg-pow, pools, det-dft, "
            "torch-flatten, "
            "paddle-dynamic, tf2onnx-flatten, shared-dim, "
            "shared-dim-bad-output or chain:N)");

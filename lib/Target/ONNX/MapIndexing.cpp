@@ -513,12 +513,41 @@ bool mapCumSum(Node &n, SmallVectorImpl<Value> &results, std::string &reason) {
   return true;
 }
 
+/// MaxUnpool: each value summed into its place in the result by
+/// unsorted_segment_sum at its index (ONNX's, flat over the whole result,
+/// MaxPool's Indices); the result's shape is shape inference's (from
+/// kernel_shape, strides and pads; output_shape is refused).
+bool mapMaxUnpool(Node &n, SmallVectorImpl<Value> &results,
+                  std::string &reason) {
+  RankedTensorType x = n.inputType(0), indices = n.inputType(1);
+  if (!x || !indices || indices.getShape() != x.getShape()) {
+    reason = "indices of another shape than the input";
+    return false;
+  }
+  if (n.hasInput(2)) {
+    reason = "output_shape (ONNX's reference places the values otherwise "
+             "than at their indices there)";
+    return false;
+  }
+  RankedTensorType out = n.outputTypes[0];
+  int64_t count = x.getNumElements();
+  Value values = n.reshape(n.input(0), {count}, "flat");
+  Value rows = n.reshape(toI64(n, n.input(1), "indices_i64"), {count},
+                         "flat_indices");
+  Value sums = n.op<UnsortedSegmentSumOp>(
+      RankedTensorType::get({out.getNumElements()}, out.getElementType()),
+      {values, rows}, {}, "scattered");
+  results.push_back(n.op<ReshapeOp>(out, sums));
+  return true;
+}
+
 } // namespace
 
 void addIndexingMappers(llvm::StringMap<MapFn> &table) {
   table["CumSum"] = mapCumSum;
   table["GatherElements"] = mapGatherElements;
   table["GatherND"] = mapGatherND;
+  table["MaxUnpool"] = mapMaxUnpool;
   table["ReverseSequence"] = mapReverseSequence;
   table["ScatterElements"] = mapScatterElements;
   table["ScatterND"] = mapScatterND;

@@ -7,6 +7,7 @@
 #include "OnnxImporter.h"
 
 #include <cctype>
+#include <cmath>
 
 namespace gplace::frontend::onnx_import {
 
@@ -848,6 +849,172 @@ bool mapEinsum(Node &n, SmallVectorImpl<Value> &results, std::string &reason) {
   return true;
 }
 
+/// Det of 2x2 and 3x3 matrices (batched): the cofactor expansion, with
+/// slices, mul, sub and add.
+bool mapDet(Node &n, SmallVectorImpl<Value> &results, std::string &reason) {
+  RankedTensorType type = n.inputType(0);
+  int64_t rank = type.getRank();
+  if (rank < 2 || type.getDimSize(rank - 1) != type.getDimSize(rank - 2) ||
+      type.getDimSize(rank - 1) < 2 || type.getDimSize(rank - 1) > 3) {
+    reason = "matrices other than 2x2 and 3x3 (gplace computes Det by "
+             "cofactors)";
+    return false;
+  }
+  int64_t size = type.getDimSize(rank - 1);
+  Builder &b = n.builder();
+  SmallVector<int64_t> batch(type.getShape().drop_back(2));
+  auto batchType = RankedTensorType::get(batch, type.getElementType());
+  SmallVector<int64_t> elementShape(batch);
+  elementShape.push_back(1);
+  elementShape.push_back(1);
+  auto at = [&](int64_t i, int64_t j) {
+    SmallVector<int64_t> begin(rank, 0);
+    begin[rank - 2] = i;
+    begin[rank - 1] = j;
+    std::string s = "m" + std::to_string(i) + std::to_string(j);
+    Value e = n.op<SliceOp>(
+        RankedTensorType::get(elementShape, type.getElementType()), n.input(0),
+        {n.named("begin", b.getDenseI64ArrayAttr(begin)),
+         n.named("size", b.getDenseI64ArrayAttr(elementShape))},
+        s);
+    return n.reshape(e, batch, s + "_scalar");
+  };
+  auto mul = [&](Value x, Value y, const std::string &s) {
+    return n.op<MulOp>(batchType, {x, y}, {}, s);
+  };
+  auto minor = [&](int64_t r0, int64_t r1, int64_t c0, int64_t c1,
+                   const std::string &s, bool last) {
+    Value ad = mul(at(r0, c0), at(r1, c1), s + "_ad");
+    Value bc = mul(at(r0, c1), at(r1, c0), s + "_bc");
+    return n.op<SubOp>(batchType, {ad, bc}, {}, last ? "" : s);
+  };
+  if (size == 2) {
+    results.push_back(minor(0, 1, 0, 1, "det", true));
+    return true;
+  }
+  Value t0 = mul(at(0, 0), minor(1, 2, 1, 2, "minor0", false), "term0");
+  Value t1 = mul(at(0, 1), minor(1, 2, 0, 2, "minor1", false), "term1");
+  Value t2 = mul(at(0, 2), minor(1, 2, 0, 1, "minor2", false), "term2");
+  Value d = n.op<SubOp>(batchType, {t0, t1}, {}, "difference");
+  results.push_back(n.op<AddOp>(batchType, {d, t2}));
+  return true;
+}
+
+/// DFT (opset 17) along `axis`: matmuls by constant cos and sin matrices
+/// (1/n and the sign of the sines for the inverse), the real and imaginary
+/// parts joined by concat; `onesided` keeps the first n/2 + 1 frequencies.
+/// dft_length must be absent.
+bool mapDFT(Node &n, SmallVectorImpl<Value> &results, std::string &reason) {
+  RankedTensorType type = n.inputType(0);
+  int64_t rank = type.getRank();
+  if (n.opset < 17 || n.hasInput(1) || rank < 3 ||
+      (type.getShape().back() != 1 && type.getShape().back() != 2)) {
+    reason = "dft_length, an opset before 17, or an input that is not "
+             "[..., n, 1 or 2]";
+    return false;
+  }
+  int64_t axis = n.getInt("axis", 1);
+  if (!normalizeAxis(axis, rank - 1, reason))
+    return false;
+  bool inverse = n.getInt("inverse", 0) != 0;
+  bool onesided = n.getInt("onesided", 0) != 0;
+  if (inverse && onesided) {
+    reason = "inverse with onesided";
+    return false;
+  }
+  Builder &b = n.builder();
+  Type element = type.getElementType();
+  bool complex = type.getShape().back() == 2;
+  int64_t size = type.getDimSize(axis);
+  int64_t frequencies = onesided ? size / 2 + 1 : size;
+  // [others..., n, c] with the signal axis just before the last.
+  SmallVector<int64_t> perm;
+  for (int64_t d = 0; d < rank - 1; ++d)
+    if (d != axis)
+      perm.push_back(d);
+  perm.push_back(axis);
+  perm.push_back(rank - 1);
+  Value x = n.input(0);
+  bool moved = axis != rank - 2;
+  if (moved)
+    x = n.transpose(x, perm, "signal_last");
+  auto movedType = cast<RankedTensorType>(x.getType());
+  int64_t rows = type.getNumElements() / (size * type.getShape().back());
+  auto part = [&](int64_t c, const std::string &s) {
+    if (!complex)
+      return n.reshape(x, {rows, size}, s + "_rows");
+    SmallVector<int64_t> begin(rank, 0), sizes(movedType.getShape());
+    begin[rank - 1] = c;
+    sizes[rank - 1] = 1;
+    Value v = n.op<SliceOp>(RankedTensorType::get(sizes, element), x,
+                            {n.named("begin", b.getDenseI64ArrayAttr(begin)),
+                             n.named("size", b.getDenseI64ArrayAttr(sizes))},
+                            s);
+    return n.reshape(v, {rows, size}, s + "_rows");
+  };
+  Value re = part(0, "real");
+  Value im = complex ? part(1, "imaginary") : Value();
+  double scale = inverse ? 1.0 / size : 1.0;
+  auto matrix = [&](bool sine, double sign, const std::string &s) {
+    SmallVector<Attribute> values;
+    for (int64_t j = 0; j < size; ++j)
+      for (int64_t k = 0; k < frequencies; ++k) {
+        double theta = 2 * M_PI * static_cast<double>((j * k) % size) / size;
+        double v = sine ? std::sin(theta) : std::cos(theta);
+        if (std::fabs(v) < 1e-12) // Exact zeros at the quarter turns.
+          v = 0;
+        values.push_back(b.getFloatAttr(element, sign * scale * v));
+      }
+    return n.constant(
+        DenseElementsAttr::get(
+            RankedTensorType::get({size, frequencies}, element), values),
+        s);
+  };
+  auto outType = RankedTensorType::get({rows, frequencies}, element);
+  auto product = [&](Value v, Value m, const std::string &s) {
+    return n.op<MatmulOp>(outType, {v, m}, {}, s);
+  };
+  // Forward: re' = re C + im S, im' = im C - re S; inverse: the sines'
+  // signs flipped, everything over n.
+  Value cosines = matrix(false, 1, "cos");
+  double sineSign = inverse ? -1 : 1;
+  Value sines = matrix(true, sineSign, "sin");
+  Value yRe = product(re, cosines, "real_cos");
+  Value yIm = n.op<NegOp>(outType, product(re, sines, "real_sin"), {},
+                          "real_sin_neg");
+  if (complex) {
+    yRe = n.op<AddOp>(outType, {yRe, product(im, sines, "imaginary_sin")}, {},
+                      "real_part");
+    yIm = n.op<AddOp>(outType, {product(im, cosines, "imaginary_cos"), yIm},
+                      {}, "imaginary_part");
+  }
+  auto pairType = RankedTensorType::get({rows, frequencies, 1}, element);
+  Value pair = n.importer.b.create<ConcatOp>(
+      n.loc, RankedTensorType::get({rows, frequencies, 2}, element),
+      ValueRange{n.reshape(yRe, pairType.getShape(), "real_column"),
+                 n.reshape(yIm, pairType.getShape(), "imaginary_column")},
+      b.getI64IntegerAttr(2), StringAttr(),
+      b.getStringAttr(n.name + "/complex"), StringAttr(), ValueRange());
+  SmallVector<int64_t> movedOut(movedType.getShape());
+  movedOut[rank - 2] = frequencies;
+  movedOut[rank - 1] = 2;
+  if (!moved) {
+    if (pair.getType() == n.outputTypes[0]) {
+      pair.getDefiningOp()->setAttr("name", b.getStringAttr(n.name));
+      results.push_back(pair);
+    } else {
+      results.push_back(n.op<ReshapeOp>(n.outputTypes[0], pair));
+    }
+    return true;
+  }
+  Value unrows = n.reshape(pair, movedOut, "unrows");
+  SmallVector<int64_t> inv(rank);
+  for (int64_t i = 0; i < rank; ++i)
+    inv[perm[i]] = i;
+  results.push_back(n.transpose(unrows, inv));
+  return true;
+}
+
 template <bool Min>
 bool mapArgMax(Node &n, SmallVectorImpl<Value> &results, std::string &reason) {
   bool last = n.getInt("select_last_index", 0) != 0;
@@ -899,6 +1066,8 @@ void addMathMappers(llvm::StringMap<MapFn> &table) {
   table["ArgMax"] = mapArgMax<false>;
   table["ArgMin"] = mapArgMax<true>;
   table["Clip"] = mapClip;
+  table["DFT"] = floatInput<mapDFT>;
+  table["Det"] = floatInput<mapDet>;
   table["Div"] = mapBinary<DivOp>;
   table["Einsum"] = mapEinsum;
   table["Elu"] = floatInput<mapElu<false>>;
