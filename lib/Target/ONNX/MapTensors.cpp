@@ -656,8 +656,10 @@ bool mapLayerNorm(Node &n, SmallVectorImpl<Value> &results,
   return true;
 }
 
-/// BatchNormalization at inference over NCHW (rank 2 to 4: [N, C, ...]
-/// reshaped to four dimensions).
+/// BatchNormalization at inference over NCHW ([N, C, ...] reshaped to four
+/// dimensions: a rank below 4 padded with ones, the spatial dimensions of
+/// a rank above 4 but the last merged into one, which changes nothing per
+/// channel).
 bool mapBatchNorm(Node &n, SmallVectorImpl<Value> &results,
                   std::string &reason) {
   if (n.getInt("training_mode", 0) || n.outputTypes.size() > 1) {
@@ -670,11 +672,18 @@ bool mapBatchNorm(Node &n, SmallVectorImpl<Value> &results,
   }
   Value x = n.input(0);
   auto type = cast<RankedTensorType>(x.getType());
-  if (type.getRank() < 2 || type.getRank() > 4) {
-    reason = "an input of rank " + std::to_string(type.getRank());
+  int64_t rank = type.getRank();
+  if (rank < 2) {
+    reason = "an input of rank " + std::to_string(rank);
     return false;
   }
-  SmallVector<int64_t> four(type.getShape());
+  SmallVector<int64_t> four(type.getShape().take_front(std::min<int64_t>(rank, 4)));
+  if (rank > 4) {
+    four[2] = 1;
+    for (int64_t d = 2; d < rank - 1; ++d)
+      four[2] *= type.getDimSize(d);
+    four[3] = type.getDimSize(rank - 1);
+  }
   while (four.size() < 4)
     four.push_back(1);
   Value x4 = n.reshape(x, four, "nchw");
