@@ -60,14 +60,14 @@ def test_symbolic_dimension_unbound_is_an_error():
 
 
 def test_unsupported_op_is_unimplemented():
-    node = helper.make_node("Det", ["x"], ["y"])
+    node = helper.make_node("RandomUniformLike", ["x"], ["y"])
     graph = helper.make_graph(
-        [node], "det",
+        [node], "random_uniform_like",
         [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 2])],
-        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [])])
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 2])])
     model = helper.make_model(graph,
                               opset_imports=[helper.make_opsetid("", 13)])
-    with pytest.raises(gplace.UnimplementedError, match="Det"):
+    with pytest.raises(gplace.UnimplementedError, match="RandomUniformLike"):
         gplace.compile(model)
     with pytest.raises(NotImplementedError):
         gplace.compile(model)

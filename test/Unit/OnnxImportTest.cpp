@@ -392,22 +392,23 @@ TEST_F(OnnxImportTest, OneErrorListsEveryUnsupportedOpType) {
   ModelBuilder m;
   m.input("x", {"2", "3"});
   m.output("y", {"2", "3"});
-  m.node("Det", {"x"}, {"e1"}, "det1");
-  m.node("Det", {"e1"}, {"e2"}, "det2");
+  m.node("RandomUniformLike", {"x"}, {"e1"}, "random1");
+  m.node("RandomUniformLike", {"e1"}, {"e2"}, "random2");
   m.node("LpNormalization", {"e2"}, {"s"}, "lp");
   m.node("Relu", {"s"}, {"y"}, "relu");
   EXPECT_FALSE(import(m));
   ASSERT_EQ(errors_.size(), 1u);
   EXPECT_EQ(errors_[0], "'model.onnx' uses 2 op types gplace cannot import "
                         "(op type, opset, nodes):\n"
-                        "  Det (opset 13): 2 nodes\n"
-                        "  LpNormalization (opset 13): 1 node");
+                        "  LpNormalization (opset 13): 1 node\n"
+                        "  RandomUniformLike (opset 13): 2 nodes");
   std::vector<std::string> unsupported;
   for (const OnnxUnsupported &u : report_.unsupported)
     unsupported.push_back(u.opType + " " + std::to_string(u.opset) + " " +
                           std::to_string(u.nodes) + " '" + u.reason + "'");
   EXPECT_EQ(unsupported,
-            (std::vector<std::string>{"Det 13 2 ''", "LpNormalization 13 1 ''"}));
+            (std::vector<std::string>{"LpNormalization 13 1 ''",
+                                      "RandomUniformLike 13 2 ''"}));
   EXPECT_FALSE(report_.unsupportedType);
   EXPECT_FALSE(report_.dynamicShape);
 }

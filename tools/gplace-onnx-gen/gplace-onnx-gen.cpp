@@ -16,7 +16,7 @@
 //                   MaxPool 2 -> Conv 16x3x3 -> BatchNormalization -> Relu ->
 //                   AveragePool 2 -> Flatten -> Gemm 10 -> logits[batch,10];
 //   unsupported     x[2,3] -> LpNormalization -> Relu -> LpNormalization ->
-//                   Einsum -> GlobalLpPool -> y[2,3] (op types gplace
+//                   RandomUniformLike -> GlobalLpPool -> y[2,3] (op types gplace
 //                   does not map);
 //   dynamic         Add(Relu(tokens[batch,16]), Relu(mask[seq,16])) ->
 //                   sum[batch,16];
@@ -33,6 +33,29 @@
 //                   labels, sum) -> nll;
 //   hardmax-opset11 opset 11: x[2,3,4] -> Hardmax(axis 1) -> y (x coerced
 //                   to [2, 12], as Hardmax was before opset 13);
+//   indexing        opset 16: x[3,4], indices[2,4], k -> Trilu,
+//                   GatherElements, ScatterElements (add), CumSum
+//                   (exclusive), ReduceProd -> lower, gathered, scattered,
+//                   sums, products;
+//   normalization   x[1,2,2,2] -> InstanceNormalization, LRN,
+//                   MeanVarianceNormalization, ConvTranspose (strides 2) ->
+//                   instance, lrn, mvn, deconv[1,1,4,4];
+//   einsum-pad      a[2,3], b[3,2] -> Einsum(ij,jk->ik), Einsum(ii->i),
+//                   Pad(reflect), Pad(constant 2.5) -> product, diagonal,
+//                   reflected, filled;
+//   recurrent       x[3,2,2], lens[2] (int32) -> RNN (reverse), GRU
+//                   (bidirectional, linear_before_reset), LSTM (peepholes,
+//                   sequence_lens) -> rnn_y, rnn_h, gru_h, lstm_y, lstm_h,
+//                   lstm_c;
+//   arg-pow         x[2,3] -> ArgMax, ArgMin (select_last_index) ->
+//                   last_max[2], last_min[1,3]; Pow(base[3] int64,
+//                   exponent[3]) -> power[3] int64;
+//   pools           x[1,1,4,4] -> MaxPool (pads), AveragePool (pads,
+//                   count_include_pad 0), MaxPool (dilations), AveragePool
+//                   (ceil_mode) -> max_pads, avg_pads, max_dilated, avg_ceil;
+//   det-dft         opset 17: m[2,2,2] -> Det; signal[1,4,1] -> DFT;
+//                   values, indices[1,1,2,2] -> MaxUnpool(2x2, strides 2)
+//                   -> det[2], spectrum[1,4,2], unpooled[1,1,4,4];
 //   run-time-constants
 //                   Tile(x[2,3], repeats) and Range(start, limit, delta)
 //                   with repeats and limit graph inputs (inputs the
@@ -399,11 +422,7 @@ onnx::ModelProto buildUnsupported() {
   b.node("LpNormalization", "lp_normalization_1", {"x"}, {"a"});
   b.node("Relu", "relu", {"a"}, {"b"});
   b.node("LpNormalization", "lp_normalization_2", {"b"}, {"c"});
-  onnx::NodeProto *einsum = b.node("Einsum", "einsum", {"c"}, {"d"});
-  onnx::AttributeProto *equation = einsum->add_attribute();
-  equation->set_name("equation");
-  equation->set_type(onnx::AttributeProto_AttributeType_STRING);
-  equation->set_s("ij->ij");
+  b.node("RandomUniformLike", "random_uniform_like", {"c"}, {"d"});
   b.node("GlobalLpPool", "global_lp_pool", {"d"}, {"y"});
   b.output("y", {2, 3});
   return b.model;
@@ -637,6 +656,226 @@ onnx::ModelProto buildRunTimeConstants() {
   return b.model;
 }
 
+void attrString(onnx::NodeProto *node, const std::string &name,
+                const std::string &value) {
+  onnx::AttributeProto *a = node->add_attribute();
+  a->set_name(name);
+  a->set_type(onnx::AttributeProto_AttributeType_STRING);
+  a->set_s(value);
+}
+
+// Indices, masks and prefix sums given at run time (opset 16):
+// x[3,4], indices[2,4] (int64), k (int64) -> Trilu(x, k, lower) -> lower,
+// GatherElements(x, indices, axis 0) -> gathered[2,4],
+// ScatterElements(x, indices, gathered, axis 0, add) -> scattered,
+// CumSum(x, axis 1 (an initializer), exclusive) -> sums,
+// ReduceProd(x, axes [1], keepdims 0) -> products[3].
+onnx::ModelProto buildIndexing() {
+  ModelBuilder b(16, "indexing");
+  b.input("x", {3, 4});
+  b.int64Input("indices", {2, 4});
+  b.int64Input("k", {});
+  intInitializer(b, "axis", {}, {1});
+  attrInt(b.node("Trilu", "trilu", {"x", "k"}, {"lower"}), "upper", 0);
+  attrInt(b.node("GatherElements", "gather_elements", {"x", "indices"},
+                 {"gathered"}),
+          "axis", 0);
+  onnx::NodeProto *scatter =
+      b.node("ScatterElements", "scatter_elements",
+             {"x", "indices", "gathered"}, {"scattered"});
+  attrInt(scatter, "axis", 0);
+  attrString(scatter, "reduction", "add");
+  attrInt(b.node("CumSum", "cumsum", {"x", "axis"}, {"sums"}), "exclusive", 1);
+  onnx::NodeProto *prod =
+      b.node("ReduceProd", "reduce_prod", {"x"}, {"products"});
+  attrInts(prod, "axes", {1});
+  attrInt(prod, "keepdims", 0);
+  b.output("lower", {3, 4});
+  b.output("gathered", {2, 4});
+  b.output("scattered", {3, 4});
+  b.output("sums", {3, 4});
+  b.output("products", {3});
+  return b.model;
+}
+
+// Normalizations and a transposed convolution (opset 13): x[1,2,2,2] ->
+// InstanceNormalization(scale, bias) -> instance, LRN(size 3) -> lrn,
+// MeanVarianceNormalization -> mvn, ConvTranspose(w[2,1,2,2], strides 2)
+// -> deconv[1,1,4,4].
+onnx::ModelProto buildNormalization() {
+  ModelBuilder b(13, "normalization");
+  b.input("x", {1, 2, 2, 2});
+  b.initializer(Tensor{"scale", {2}, {2.0f, 0.5f}});
+  b.initializer(Tensor{"bias", {2}, {1.0f, -1.0f}});
+  b.initializer(Tensor{"w", {2, 1, 2, 2},
+                       {1.0f, 2.0f, 3.0f, 4.0f, -1.0f, 0.5f, 0.0f, 2.0f}});
+  b.node("InstanceNormalization", "instance_norm", {"x", "scale", "bias"},
+         {"instance"});
+  onnx::NodeProto *lrn = b.node("LRN", "lrn", {"x"}, {"lrn"});
+  attrInt(lrn, "size", 3);
+  attrFloat(lrn, "alpha", 0.5f);
+  attrFloat(lrn, "beta", 0.75f);
+  b.node("MeanVarianceNormalization", "mvn", {"x"}, {"mvn"});
+  attrInts(b.node("ConvTranspose", "deconv", {"x", "w"}, {"deconv"}),
+           "strides", {2, 2});
+  b.output("instance", {1, 2, 2, 2});
+  b.output("lrn", {1, 2, 2, 2});
+  b.output("mvn", {1, 2, 2, 2});
+  b.output("deconv", {1, 1, 4, 4});
+  return b.model;
+}
+
+// Einsum and Pad's other modes (opset 13): a[2,3], b[3,2] ->
+// Einsum(ij,jk->ik) -> product[2,2], Einsum(ii->i, product) -> diagonal[2],
+// Pad(a, [0, 1, 0, 2], reflect) -> reflected[2,6], Pad(a, [1, 0, 0, 0],
+// constant 2.5) -> filled[3,3].
+onnx::ModelProto buildEinsumPad() {
+  ModelBuilder b(13, "einsum_pad");
+  b.input("a", {2, 3});
+  b.input("b", {3, 2});
+  intInitializer(b, "reflect_pads", {4}, {0, 1, 0, 2});
+  intInitializer(b, "fill_pads", {4}, {1, 0, 0, 0});
+  b.initializer(Tensor{"fill", {}, {2.5f}});
+  attrString(b.node("Einsum", "matmul", {"a", "b"}, {"product"}), "equation",
+             "ij,jk->ik");
+  attrString(b.node("Einsum", "diagonal", {"product"}, {"diagonal"}),
+             "equation", "ii->i");
+  attrString(b.node("Pad", "reflect", {"a", "reflect_pads"}, {"reflected"}),
+             "mode", "reflect");
+  b.node("Pad", "fill", {"a", "fill_pads", "fill"}, {"filled"});
+  b.output("product", {2, 2});
+  b.output("diagonal", {2});
+  b.output("reflected", {2, 6});
+  b.output("filled", {3, 3});
+  return b.model;
+}
+
+// Weights ((7 * i) % 11 - 5) / 10 for i = 0, 1, ...: small, of both signs.
+Tensor patterned(const std::string &name, std::vector<int64_t> dims) {
+  Tensor t{name, dims, {}};
+  for (int64_t i = 0; i < numElements(dims); ++i)
+    t.values.push_back(static_cast<float>((7 * i) % 11 - 5) / 10.0f);
+  return t;
+}
+
+// Recurrences unrolled (opset 14): x[3,2,2] (sequence 3, batch 2) and
+// lens[2] (int32) -> RNN (reverse, hidden 2) -> rnn_y[3,1,2,2],
+// rnn_h[1,2,2]; GRU (bidirectional, linear_before_reset, bias) ->
+// gru_h[2,2,2]; LSTM (bias, peepholes, sequence_lens) -> lstm_y[3,1,2,2],
+// lstm_h[1,2,2], lstm_c[1,2,2]; weights `patterned`.
+onnx::ModelProto buildRecurrent() {
+  ModelBuilder b(14, "recurrent");
+  b.input("x", {3, 2, 2});
+  setFloatType(b.model.mutable_graph()->add_input(), "lens", {2},
+               onnx::TensorProto_DataType_INT32);
+  for (const Tensor &t :
+       {patterned("rnn_w", {1, 2, 2}), patterned("rnn_r", {1, 2, 2}),
+        patterned("gru_w", {2, 6, 2}), patterned("gru_r", {2, 6, 2}),
+        patterned("gru_b", {2, 12}), patterned("lstm_w", {1, 8, 2}),
+        patterned("lstm_r", {1, 8, 2}), patterned("lstm_b", {1, 16}),
+        patterned("lstm_p", {1, 6})})
+    b.initializer(t);
+  onnx::NodeProto *rnn =
+      b.node("RNN", "rnn", {"x", "rnn_w", "rnn_r"}, {"rnn_y", "rnn_h"});
+  attrInt(rnn, "hidden_size", 2);
+  attrString(rnn, "direction", "reverse");
+  onnx::NodeProto *gru =
+      b.node("GRU", "gru", {"x", "gru_w", "gru_r", "gru_b"}, {"", "gru_h"});
+  attrInt(gru, "hidden_size", 2);
+  attrInt(gru, "linear_before_reset", 1);
+  attrString(gru, "direction", "bidirectional");
+  onnx::NodeProto *lstm = b.node(
+      "LSTM", "lstm", {"x", "lstm_w", "lstm_r", "lstm_b", "lens", "", "", "lstm_p"},
+      {"lstm_y", "lstm_h", "lstm_c"});
+  attrInt(lstm, "hidden_size", 2);
+  b.output("rnn_y", {3, 1, 2, 2});
+  b.output("rnn_h", {1, 2, 2});
+  b.output("gru_h", {2, 2, 2});
+  b.output("lstm_y", {3, 1, 2, 2});
+  b.output("lstm_h", {1, 2, 2});
+  b.output("lstm_c", {1, 2, 2});
+  return b.model;
+}
+
+// The last extreme's index and integer powers (opset 13): x[2,3] ->
+// ArgMax(axis 1, select_last_index, keepdims 0) -> last_max[2],
+// ArgMin(axis 0, select_last_index) -> last_min[1,3]; base[3] (int64),
+// exponent[3] (float) -> Pow -> power[3] (int64).
+onnx::ModelProto buildArgPow() {
+  ModelBuilder b(13, "arg_pow");
+  b.input("x", {2, 3});
+  b.int64Input("base", {3});
+  b.input("exponent", {3});
+  onnx::NodeProto *argmax = b.node("ArgMax", "argmax", {"x"}, {"last_max"});
+  attrInt(argmax, "axis", 1);
+  attrInt(argmax, "select_last_index", 1);
+  attrInt(argmax, "keepdims", 0);
+  onnx::NodeProto *argmin = b.node("ArgMin", "argmin", {"x"}, {"last_min"});
+  attrInt(argmin, "axis", 0);
+  attrInt(argmin, "select_last_index", 1);
+  b.node("Pow", "pow", {"base", "exponent"}, {"power"});
+  setFloatType(b.model.mutable_graph()->add_output(), "last_max", {2},
+               onnx::TensorProto_DataType_INT64);
+  setFloatType(b.model.mutable_graph()->add_output(), "last_min", {1, 3},
+               onnx::TensorProto_DataType_INT64);
+  setFloatType(b.model.mutable_graph()->add_output(), "power", {3},
+               onnx::TensorProto_DataType_INT64);
+  return b.model;
+}
+
+// Pools TensorFlow's padding does not express (opset 13), x[1,1,4,4] ->
+// MaxPool(2x2, pads 1) -> max_pads[1,1,5,5], AveragePool(3x3, pads 1,
+// count_include_pad 0) -> avg_pads[1,1,4,4], MaxPool(2x2, dilations 2) ->
+// max_dilated[1,1,2,2], AveragePool(3x3, strides 2, ceil_mode) ->
+// avg_ceil[1,1,2,2].
+onnx::ModelProto buildPools() {
+  ModelBuilder b(13, "pools");
+  b.input("x", {1, 1, 4, 4});
+  onnx::NodeProto *maxPads = b.node("MaxPool", "max_pads", {"x"}, {"max_pads"});
+  attrInts(maxPads, "kernel_shape", {2, 2});
+  attrInts(maxPads, "pads", {1, 1, 1, 1});
+  onnx::NodeProto *avgPads =
+      b.node("AveragePool", "avg_pads", {"x"}, {"avg_pads"});
+  attrInts(avgPads, "kernel_shape", {3, 3});
+  attrInts(avgPads, "pads", {1, 1, 1, 1});
+  onnx::NodeProto *maxDilated =
+      b.node("MaxPool", "max_dilated", {"x"}, {"max_dilated"});
+  attrInts(maxDilated, "kernel_shape", {2, 2});
+  attrInts(maxDilated, "dilations", {2, 2});
+  onnx::NodeProto *avgCeil =
+      b.node("AveragePool", "avg_ceil", {"x"}, {"avg_ceil"});
+  attrInts(avgCeil, "kernel_shape", {3, 3});
+  attrInts(avgCeil, "strides", {2, 2});
+  attrInt(avgCeil, "ceil_mode", 1);
+  b.output("max_pads", {1, 1, 5, 5});
+  b.output("avg_pads", {1, 1, 4, 4});
+  b.output("max_dilated", {1, 1, 2, 2});
+  b.output("avg_ceil", {1, 1, 2, 2});
+  return b.model;
+}
+
+// Det, DFT and MaxUnpool (opset 17): m[2,2,2] -> Det -> det[2];
+// signal[1,4,1] -> DFT(axis 1) -> spectrum[1,4,2]; values[1,1,2,2],
+// indices[1,1,2,2] (int64) -> MaxUnpool(2x2, strides 2) ->
+// unpooled[1,1,4,4].
+onnx::ModelProto buildDetDft() {
+  ModelBuilder b(17, "det_dft");
+  b.input("m", {2, 2, 2});
+  b.input("signal", {1, 4, 1});
+  b.input("values", {1, 1, 2, 2});
+  b.int64Input("indices", {1, 1, 2, 2});
+  b.node("Det", "det", {"m"}, {"det"});
+  attrInt(b.node("DFT", "dft", {"signal"}, {"spectrum"}), "axis", 1);
+  onnx::NodeProto *unpool =
+      b.node("MaxUnpool", "unpool", {"values", "indices"}, {"unpooled"});
+  attrInts(unpool, "kernel_shape", {2, 2});
+  attrInts(unpool, "strides", {2, 2});
+  b.output("det", {2});
+  b.output("spectrum", {1, 4, 2});
+  b.output("unpooled", {1, 1, 4, 4});
+  return b.model;
+}
+
 // A grouped convolution of `group` groups on 2 channels, one input channel
 // per group in the filter: with group 1 the filter's channels do not match
 // the input's.
@@ -749,7 +988,11 @@ int main(int argc, char **argv) {
     fail("usage: gplace-onnx-gen "
          "mlp|cnn|unsupported|dynamic|external|external-constants|"
          "softmax-opset9|mlp-bench|losses|run-time-constants|hardmax-opset11|"
-         "grouped-conv|torch-flatten|paddle-dynamic|tf2onnx-flatten|"
+         "grouped-conv|indexing|normalization|einsum-pad|recurrent|arg-pow|"
+         "pools|det-dft|"
+         "torch-flatten|"
+         "paddle-dynamic|"
+         "tf2onnx-flatten|"
          "shared-dim|shared-dim-bad-output|chain:N OUTPUT.onnx");
   std::string name = argv[1];
   std::string output = argv[2];
@@ -769,6 +1012,13 @@ int main(int argc, char **argv) {
       {"softmax-opset9", buildSoftmaxOpset9},
       {"losses", buildLosses},
       {"hardmax-opset11", buildHardmaxOpset11},
+      {"indexing", buildIndexing},
+      {"normalization", buildNormalization},
+      {"einsum-pad", buildEinsumPad},
+      {"recurrent", buildRecurrent},
+      {"arg-pow", buildArgPow},
+      {"pools", buildPools},
+      {"det-dft", buildDetDft},
       {"run-time-constants", buildRunTimeConstants},
       {"grouped-conv", [] { return buildGroupedConv(2); }},
       {"grouped-conv-mismatch", [] { return buildGroupedConv(1); }},
@@ -797,7 +1047,9 @@ int main(int argc, char **argv) {
            "' (expected mlp, cnn, unsupported, dynamic, external, "
            "external-constants, "
            "softmax-opset9, mlp-bench, losses, run-time-constants, "
-           "hardmax-opset11, grouped-conv, torch-flatten, "
+           "hardmax-opset11, grouped-conv, indexing, normalization, "
+           "einsum-pad, recurrent, arg-pow, pools, det-dft, "
+           "torch-flatten, "
            "paddle-dynamic, tf2onnx-flatten, shared-dim, "
            "shared-dim-bad-output or chain:N)");
     model = it->second();

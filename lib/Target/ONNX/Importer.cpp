@@ -767,6 +767,8 @@ const llvm::StringMap<MapFn> &mappers() {
     llvm::StringMap<MapFn> t;
     addMathMappers(t);
     addLossMappers(t);
+    addIndexingMappers(t);
+    addRecurrentMappers(t);
     addElementwiseMappers(t);
     addTensorMappers(t);
     addConvolutionMappers(t);

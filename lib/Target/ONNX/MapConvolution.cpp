@@ -6,6 +6,8 @@
 
 #include "OnnxImporter.h"
 
+#include <limits>
+
 namespace gplace::frontend::onnx_import {
 
 namespace {
@@ -240,6 +242,286 @@ bool mapConv(Node &n, SmallVectorImpl<Value> &results, std::string &reason) {
   return true;
 }
 
+/// ConvTranspose: 1-D and 2-D, TensorFlow's conv2d_transpose, which is
+/// conv2d_backprop_input (NCHW) with the filter [C, M / group, kH, kW] as
+/// the HWIO filter [kH, kW, M / group, C] of the convolution it reverses;
+/// the pads from `pads`, or from auto_pad or output_shape as ONNX computes
+/// them (the result's size is shape inference's); the bias added per
+/// channel.
+bool mapConvTranspose(Node &n, SmallVectorImpl<Value> &results,
+                      std::string &reason) {
+  Value x = n.input(0), w = n.input(1);
+  auto xType = cast<RankedTensorType>(x.getType());
+  auto wType = cast<RankedTensorType>(w.getType());
+  if (wType.getRank() != xType.getRank() || xType.getRank() < 3 ||
+      wType.getDimSize(0) != xType.getDimSize(1)) {
+    reason = "a filter of another rank than the input, or whose first "
+             "dimension is not the input's channels";
+    return false;
+  }
+  Window window;
+  SmallVector<int64_t> kernel(wType.getShape().drop_front(2));
+  if (std::optional<SmallVector<int64_t>> given = n.getInts("kernel_shape"))
+    if (*given != kernel) {
+      reason = "a kernel_shape other than the filter's";
+      return false;
+    }
+  if (!window.read(n, xType, kernel, reason))
+    return false;
+  int64_t spatial = xType.getRank() - 2;
+  SmallVector<int64_t> outputPadding =
+      n.getInts("output_padding").value_or(SmallVector<int64_t>(spatial, 0));
+  if (static_cast<int64_t>(outputPadding.size()) != spatial) {
+    reason = "output_padding of the wrong length";
+    return false;
+  }
+  std::string autoPad = n.getString("auto_pad", "NOTSET");
+  bool derived = n.attr("output_shape") || autoPad == "SAME_UPPER" ||
+                 autoPad == "SAME_LOWER";
+  if (autoPad != "NOTSET" && autoPad != "VALID" && !derived) {
+    reason = "auto_pad '" + autoPad + "'";
+    return false;
+  }
+  // [top, bottom, left, right].
+  SmallVector<int64_t> pads(4, 0);
+  for (int64_t i = 0; i < spatial; ++i) {
+    int64_t in = window.input.getDimSize(2 + i),
+            out = window.output.getDimSize(2 + i), s = window.strides[i],
+            d = window.dilations[i], k = window.kernel[i];
+    int64_t total = s * (in - 1) + outputPadding[i] + (k - 1) * d + 1 - out;
+    int64_t before, after, extra = 0;
+    if (derived && total < 0) {
+      // A result larger than the windows reach: zeros at the end, as
+      // output_padding's.
+      before = after = 0;
+      extra = -total;
+      total = 0;
+    } else if (derived) {
+      before = autoPad == "SAME_UPPER" ? total / 2 : total - total / 2;
+      after = total - before;
+    } else if (autoPad == "VALID") {
+      before = 0;
+      after = total;
+    } else {
+      before = window.pads[i];
+      after = window.pads[(window.oneD ? 2 : spatial) + i];
+    }
+    if (before < 0 || after < 0 || before + after != total ||
+        outputPadding[i] < 0 || outputPadding[i] + extra >= s) {
+      reason = "pads or an output_padding that do not give the result's "
+               "size (or are negative)";
+      return false;
+    }
+    pads[2 * i] = before;
+    pads[2 * i + 1] = after;
+  }
+  if (window.oneD) {
+    x = n.reshape(x, window.input.getShape(), "input_2d");
+    SmallVector<int64_t> filterShape(wType.getShape());
+    filterShape.push_back(1);
+    w = n.reshape(w, filterShape, "filter_2d");
+  }
+  Builder &b = n.builder();
+  Value filter;
+  std::optional<DenseElementsAttr> constantFilter = n.constant(1);
+  bool variable = n.importer.options.initializersAsVariables &&
+                  n.importer.initializers.count(n.proto.input(1));
+  if (constantFilter && !variable) {
+    SmallVector<int64_t> shape(wType.getShape());
+    if (window.oneD)
+      shape.push_back(1);
+    if (std::optional<DenseElementsAttr> hwio = transposeConstant(
+            constantFilter->reshape(
+                RankedTensorType::get(shape, wType.getElementType())),
+            {2, 3, 1, 0}))
+      filter = n.constant(*hwio, "filter");
+  }
+  if (!filter)
+    filter = n.transpose(w, {2, 3, 1, 0}, "filter");
+  bool valid = llvm::all_of(pads, [](int64_t p) { return p == 0; });
+  SmallVector<NamedAttribute> attrs = {
+      n.named("strides", b.getDenseI64ArrayAttr(nchw(window.strides))),
+      n.named("padding", b.getStringAttr(valid ? "VALID" : "EXPLICIT")),
+      n.named("data_format", b.getStringAttr("NCHW")),
+      n.named("dilations", b.getDenseI64ArrayAttr(nchw(window.dilations)))};
+  if (!valid)
+    attrs.push_back(n.named(
+        "explicit_paddings", b.getDenseI64ArrayAttr({0, 0, 0, 0, pads[0],
+                                                     pads[1], pads[2],
+                                                     pads[3]})));
+  Value bias = n.input(2);
+  bool last = !bias && !window.oneD;
+  Value y = n.op<Conv2DBackpropInputOp>(window.output, {filter, x}, attrs,
+                                        last ? "" : "Conv2DBackpropInput");
+  if (!y) {
+    reason = "a group or shapes conv2d_backprop_input does not take";
+    return false;
+  }
+  if (bias) {
+    int64_t channels = window.output.getDimSize(1);
+    Value b3 = n.reshape(bias, {channels, 1, 1}, "bias");
+    y = n.op<AddOp>(window.output, {y, b3}, {},
+                    window.oneD ? "BiasAdd" : "");
+  }
+  if (window.oneD)
+    y = n.reshape(y, n.outputTypes[0].getShape());
+  results.push_back(y);
+  return true;
+}
+
+/// A pool with explicit pads [top, bottom, left, right]: the input padded
+/// (pad; for MaxPool, select of the lowest value outside a constant mask of
+/// the input's place), then the pool VALID; AveragePool without
+/// count_include_pad rescaled by a constant: the window's size over the
+/// elements of the input it covers.
+template <typename OpT>
+bool explicitPool(Node &n, Value x, const Window &window,
+                  ArrayRef<int64_t> pads, bool countPads,
+                  SmallVectorImpl<Value> &results, std::string &reason) {
+  constexpr bool average = std::is_same_v<OpT, AvgPoolOp>;
+  Builder &b = n.builder();
+  RankedTensorType in = window.input;
+  Type element = in.getElementType();
+  int64_t outH = window.output.getDimSize(2), outW = window.output.getDimSize(3);
+  // ceil_mode's last windows, past the end pads: more pads there (not
+  // counted by AveragePool, whatever count_include_pad says of the others).
+  SmallVector<int64_t> padsWithEnd(pads);
+  for (int i = 0; i < 2; ++i) {
+    int64_t reach = (window.output.getDimSize(2 + i) - 1) * window.strides[i] +
+                    (window.kernel[i] - 1) * window.dilations[i] + 1;
+    int64_t extra = reach - (in.getDimSize(2 + i) + pads[2 * i] +
+                             pads[2 * i + 1]);
+    if (extra > 0) {
+      if (countPads) {
+        reason = "ceil_mode with count_include_pad = 1";
+        return false;
+      }
+      padsWithEnd[2 * i + 1] += extra;
+    }
+  }
+  pads = padsWithEnd;
+  SmallVector<int64_t> paddedShape(in.getShape());
+  paddedShape[2] += pads[0] + pads[1];
+  paddedShape[3] += pads[2] + pads[3];
+  for (int i = 0; i < 2; ++i) {
+    WindowDim dim;
+    dim.size = window.kernel[i];
+    dim.stride = window.strides[i];
+    dim.dilation = window.dilations[i];
+    std::optional<int64_t> size = windowOutputSize(dim, paddedShape[2 + i]);
+    if (!size || *size != window.output.getDimSize(2 + i)) {
+      reason = "ceil_mode changing the output size";
+      return false;
+    }
+  }
+  if (window.oneD)
+    x = n.reshape(x, in.getShape(), "input_2d");
+  auto paddedType = RankedTensorType::get(paddedShape, element);
+  bool unpadded = llvm::all_of(pads, [](int64_t p) { return p == 0; });
+  Value padded =
+      unpadded ? x
+               : n.op<PadOp>(paddedType, x,
+                             {n.named("paddings",
+                                      b.getDenseI64ArrayAttr(
+                                          {0, 0, 0, 0, pads[0], pads[1],
+                                           pads[2], pads[3]}))},
+                             "padded");
+  if (!average && !unpadded) {
+    // The lowest value where the pads are, so that they never win.
+    auto maskType = RankedTensorType::get({paddedShape[2], paddedShape[3]},
+                                          b.getI1Type());
+    SmallVector<bool> inside;
+    for (int64_t i = 0; i < paddedShape[2]; ++i)
+      for (int64_t j = 0; j < paddedShape[3]; ++j)
+        inside.push_back(i >= pads[0] && i < pads[0] + in.getDimSize(2) &&
+                         j >= pads[2] && j < pads[2] + in.getDimSize(3));
+    Value mask = n.constant(
+        DenseElementsAttr::get(maskType, ArrayRef<bool>(inside)), "inside");
+    Value lowest = n.constant(
+        DenseElementsAttr::get(
+            RankedTensorType::get({}, element),
+            b.getFloatAttr(element, -std::numeric_limits<double>::infinity())),
+        "lowest");
+    padded = n.op<SelectOp>(paddedType, {mask, padded, lowest}, {},
+                            "padded_lowest");
+  }
+  bool rescale = average && !countPads;
+  bool last = !rescale && !window.oneD;
+  if (llvm::any_of(window.dilations, [](int64_t d) { return d != 1; })) {
+    // A dilated MaxPool: the maximum of each window position's elements,
+    // gathered (constant indices) along the height, then the width.
+    auto indices = [&](int d, int64_t offset, const std::string &suffix) {
+      SmallVector<int64_t> values;
+      for (int64_t o = 0; o < window.output.getDimSize(2 + d); ++o)
+        values.push_back(o * window.strides[d] + offset);
+      return n.constant(
+          DenseElementsAttr::get(
+              RankedTensorType::get({static_cast<int64_t>(values.size())},
+                                    b.getI64Type()),
+              ArrayRef<int64_t>(values)),
+          suffix);
+    };
+    Value y;
+    for (int64_t a = 0; a < window.kernel[0]; ++a) {
+      std::string at = "window_" + std::to_string(a);
+      SmallVector<int64_t> rowsShape(paddedShape);
+      rowsShape[2] = outH;
+      Value rows = n.op<GatherOp>(
+          RankedTensorType::get(rowsShape, element),
+          {padded, indices(0, a * window.dilations[0], at + "_rows")},
+          {n.named("axis", b.getI64IntegerAttr(2))}, at);
+      for (int64_t c = 0; c < window.kernel[1]; ++c) {
+        std::string ac = at + "_" + std::to_string(c);
+        bool final = a == window.kernel[0] - 1 && c == window.kernel[1] - 1;
+        Value term = n.op<GatherOp>(
+            window.output,
+            {rows, indices(1, c * window.dilations[1], ac + "_columns")},
+            {n.named("axis", b.getI64IntegerAttr(3))}, ac);
+        y = y ? n.op<MaximumOp>(window.output, {y, term}, {},
+                                final && last ? "" : ac + "_max")
+              : term;
+      }
+    }
+    if (window.oneD)
+      y = n.reshape(y, n.outputTypes[0].getShape());
+    results.push_back(y);
+    return true;
+  }
+  Value y = n.op<OpT>(
+      window.output, padded,
+      {n.named("ksize", b.getDenseI64ArrayAttr(nchw(window.kernel))),
+       n.named("strides", b.getDenseI64ArrayAttr(nchw(window.strides))),
+       n.named("padding", b.getStringAttr("VALID")),
+       n.named("data_format", b.getStringAttr("NCHW"))},
+      last ? "" : "Pool2D");
+  if (rescale) {
+    SmallVector<Attribute> scales;
+    for (int64_t i = 0; i < outH; ++i)
+      for (int64_t j = 0; j < outW; ++j) {
+        auto covered = [&](int d, int64_t o) {
+          int64_t begin = o * window.strides[d] - pads[2 * d];
+          int64_t end = begin + window.kernel[d];
+          return std::min(end, in.getDimSize(2 + d)) -
+                 std::max<int64_t>(begin, 0);
+        };
+        int64_t count = covered(0, i) * covered(1, j);
+        scales.push_back(b.getFloatAttr(
+            element, static_cast<double>(window.kernel[0] * window.kernel[1]) /
+                         std::max<int64_t>(count, 1)));
+      }
+    Value scale = n.constant(
+        DenseElementsAttr::get(RankedTensorType::get({outH, outW}, element),
+                               scales),
+        "scale");
+    y = n.op<MulOp>(window.output, {y, scale}, {},
+                    window.oneD ? "rescaled" : "");
+  }
+  if (window.oneD)
+    y = n.reshape(y, n.outputTypes[0].getShape());
+  results.push_back(y);
+  return true;
+}
+
 /// MaxPool and AveragePool: 1-D and 2-D, padding TensorFlow can express
 /// (none, or SAME's), which for AveragePool averages only the elements
 /// inside.
@@ -260,23 +542,21 @@ bool mapPool(Node &n, SmallVectorImpl<Value> &results, std::string &reason) {
                    n.getInts("kernel_shape").value_or(SmallVector<int64_t>()),
                    reason))
     return false;
-  if (llvm::any_of(window.dilations, [](int64_t d) { return d != 1; })) {
+  constexpr bool average = std::is_same_v<OpT, AvgPoolOp>;
+  bool dilated =
+      llvm::any_of(window.dilations, [](int64_t d) { return d != 1; });
+  if (dilated && average) {
     reason = "dilations other than 1";
     return false;
   }
   Padding padding;
   if (!window.padding(n, padding, reason))
     return false;
-  if (padding.mode == "EXPLICIT") {
-    reason = "pads other than none or SAME's";
-    return false;
-  }
-  if (padding.mode == "SAME" && std::is_same_v<OpT, AvgPoolOp> &&
-      n.getInt("count_include_pad", 0) &&
-      llvm::any_of(padding.pads, [](int64_t p) { return p != 0; })) {
-    reason = "count_include_pad = 1 with padding";
-    return false;
-  }
+  bool countPads = average && n.getInt("count_include_pad", 0) &&
+                   llvm::any_of(padding.pads, [](int64_t p) { return p != 0; });
+  if (padding.mode == "EXPLICIT" || countPads || dilated)
+    return explicitPool<OpT>(n, x, window, padding.pads, countPads, results,
+                             reason);
   // The output shape must be what the padding gives (ceil_mode may differ).
   for (int i = 0; i < 2; ++i) {
     WindowDim dim;
@@ -286,10 +566,9 @@ bool mapPool(Node &n, SmallVectorImpl<Value> &results, std::string &reason) {
       setSamePadding(dim, window.input.getDimSize(2 + i));
     std::optional<int64_t> size =
         windowOutputSize(dim, window.input.getDimSize(2 + i));
-    if (!size || *size != window.output.getDimSize(2 + i)) {
-      reason = "ceil_mode changing the output size";
-      return false;
-    }
+    if (!size || *size != window.output.getDimSize(2 + i))
+      return explicitPool<OpT>(n, x, window, padding.pads, countPads, results,
+                               reason);
   }
   if (window.oneD)
     x = n.reshape(x, window.input.getShape(), "input_2d");
@@ -330,6 +609,7 @@ bool mapGlobalPool(Node &n, SmallVectorImpl<Value> &results,
 void addConvolutionMappers(llvm::StringMap<MapFn> &table) {
   table["AveragePool"] = mapPool<AvgPoolOp>;
   table["Conv"] = mapConv;
+  table["ConvTranspose"] = floatInput<mapConvTranspose>;
   table["GlobalAveragePool"] = mapGlobalPool<ReduceMeanOp>;
   table["GlobalMaxPool"] = mapGlobalPool<ReduceMaxOp>;
   table["MaxPool"] = mapPool<MaxPoolOp>;

@@ -6,6 +6,9 @@
 
 #include "OnnxImporter.h"
 
+#include <cctype>
+#include <cmath>
+
 namespace gplace::frontend::onnx_import {
 
 namespace {
@@ -28,14 +31,33 @@ bool mapBinary(Node &n, SmallVectorImpl<Value> &results, std::string &) {
 
 /// Pow: gplace.pow, TensorFlow's, of one floating-point type (ONNX lets the
 /// exponent have another type, an integer one too).
+/// Pow: the exponent cast to the base's type; integer bases (whose result
+/// is the base's type, as ONNX's) computed in f64 and cast back
+/// (truncating, as numpy's astype).
 bool mapPow(Node &n, SmallVectorImpl<Value> &results, std::string &reason) {
   RankedTensorType base = n.inputType(0), exponent = n.inputType(1);
-  if (!base || !exponent || !isFloat(base) ||
-      base.getElementType() != exponent.getElementType()) {
-    reason = "an exponent of another type than the base, or integers";
+  if (!base || !exponent) {
+    reason = "an omitted input";
     return false;
   }
-  results.push_back(n.op<PowOp>(n.outputTypes[0], {n.input(0), n.input(1)}));
+  Value x = n.input(0), y = n.input(1);
+  auto castTo = [&](Value v, Type element, llvm::StringRef suffix) {
+    auto type = cast<RankedTensorType>(v.getType());
+    if (type.getElementType() == element)
+      return v;
+    return n.op<CastOp>(RankedTensorType::get(type.getShape(), element), v,
+                        {}, suffix);
+  };
+  if (isFloat(base)) {
+    y = castTo(y, base.getElementType(), "exponent");
+    results.push_back(n.op<PowOp>(n.outputTypes[0], {x, y}));
+    return true;
+  }
+  Type f64 = n.builder().getF64Type();
+  Value power = n.op<PowOp>(Type(), {castTo(x, f64, "base_f64"),
+                                     castTo(y, f64, "exponent_f64")},
+                            {}, "pow");
+  results.push_back(n.op<CastOp>(n.outputTypes[0], power));
   return true;
 }
 
@@ -74,10 +96,21 @@ Value negativePart(Node &n, Value x, llvm::StringRef suffix) {
   return n.op<ReluOp>(x.getType(), neg, {}, suffix);
 }
 
-/// PRelu: relu(x) - slope * relu(-x), the slope broadcast to x.
+/// PRelu: relu(x) - slope * relu(-x), the slope broadcast to x. A slope
+/// [C] that does not broadcast is per channel (dimension 1), as PRelu
+/// before opset 7 read it (PyTorch's exports of PReLU(C)).
 bool mapPRelu(Node &n, SmallVectorImpl<Value> &results, std::string &reason) {
   Value x = n.input(0), slope = n.input(1);
   RankedTensorType out = n.outputTypes[0];
+  auto xType = cast<RankedTensorType>(x.getType());
+  auto slopeType = cast<RankedTensorType>(slope.getType());
+  if (n.broadcastType(x, slope) != out && xType.getRank() > 2 &&
+      slopeType.getRank() == 1 &&
+      slopeType.getDimSize(0) == xType.getDimSize(1)) {
+    SmallVector<int64_t> perChannel(xType.getRank() - 1, 1);
+    perChannel[0] = xType.getDimSize(1);
+    slope = n.reshape(slope, perChannel, "slope");
+  }
   if (n.broadcastType(x, slope) != out) {
     reason = "a slope that does not broadcast to the input";
     return false;
@@ -408,8 +441,60 @@ bool reduceAxes(Node &n, SmallVectorImpl<int64_t> &axes, bool &noop,
 }
 
 enum class ReduceKind {
-  Sum, Mean, Max, Min, SumSquare, L1, L2, LogSum, LogSumExp
+  Sum, Mean, Max, Min, SumSquare, L1, L2, LogSum, LogSumExp, Prod
 };
+
+/// The product of `x` along `axis`, kept as a dimension of 1: the halves
+/// multiplied, ceil(size / 2) at a time (the odd element carried by a
+/// concat), until one is left; log2(size) slices and muls, differentiable.
+Value productAlong(Node &n, Value x, int64_t axis) {
+  Builder &b = n.builder();
+  auto type = cast<RankedTensorType>(x.getType());
+  std::string at = "axis_" + std::to_string(axis);
+  if (type.getDimSize(axis) == 0) {
+    SmallVector<int64_t> kept(type.getShape());
+    kept[axis] = 1;
+    auto keptType = RankedTensorType::get(kept, type.getElementType());
+    Type element = type.getElementType();
+    Attribute one = isa<FloatType>(element)
+                        ? Attribute(b.getFloatAttr(element, 1))
+                        : Attribute(b.getIntegerAttr(element, 1));
+    return n.constant(DenseElementsAttr::get(keptType, one), at + "_empty");
+  }
+  auto slice = [&](Value v, int64_t begin, int64_t size,
+                   const std::string &suffix) {
+    auto vType = cast<RankedTensorType>(v.getType());
+    SmallVector<int64_t> begins(vType.getRank(), 0), sizes(vType.getShape());
+    begins[axis] = begin;
+    sizes[axis] = size;
+    return n.op<SliceOp>(
+        RankedTensorType::get(sizes, vType.getElementType()), v,
+        {n.named("begin", b.getDenseI64ArrayAttr(begins)),
+         n.named("size", b.getDenseI64ArrayAttr(sizes))},
+        suffix);
+  };
+  for (int step = 0; cast<RankedTensorType>(x.getType()).getDimSize(axis) > 1;
+       ++step) {
+    auto xType = cast<RankedTensorType>(x.getType());
+    int64_t size = xType.getDimSize(axis), half = size / 2;
+    std::string s = at + "_" + std::to_string(step);
+    Value front = slice(x, 0, half, s + "_front");
+    Value back = slice(x, half, half, s + "_back");
+    Value product = n.op<MulOp>(front.getType(), {front, back}, {}, s + "_mul");
+    if (size % 2) {
+      Value odd = slice(x, 2 * half, 1, s + "_odd");
+      SmallVector<int64_t> joined(xType.getShape());
+      joined[axis] = half + 1;
+      product = n.importer.b.create<ConcatOp>(
+          n.loc, RankedTensorType::get(joined, xType.getElementType()),
+          ValueRange{product, odd}, b.getI64IntegerAttr(axis), StringAttr(),
+          b.getStringAttr(n.name + "/" + s + "_concat"), StringAttr(),
+          ValueRange());
+    }
+    x = product;
+  }
+  return x;
+}
 
 template <ReduceKind Kind>
 bool mapReduce(Node &n, SmallVectorImpl<Value> &results, std::string &reason) {
@@ -477,6 +562,13 @@ bool mapReduce(Node &n, SmallVectorImpl<Value> &results, std::string &reason) {
     results.push_back(n.op<LogOp>(out, sum));
     return true;
   }
+  case ReduceKind::Prod: {
+    Value y = x;
+    for (int64_t a : axes)
+      y = productAlong(n, y, a);
+    results.push_back(n.op<ReshapeOp>(out, y));
+    return true;
+  }
   case ReduceKind::LogSumExp: {
     Value max = reduce(ReduceMaxOp(), x, keptType, true, "max");
     Value shifted = n.op<SubOp>(type, {x, max}, {}, "shifted");
@@ -491,17 +583,462 @@ bool mapReduce(Node &n, SmallVectorImpl<Value> &results, std::string &reason) {
   return false;
 }
 
-template <bool Min>
-bool mapArgMax(Node &n, SmallVectorImpl<Value> &results, std::string &reason) {
-  if (n.getInt("select_last_index", 0)) {
-    reason = "select_last_index = 1";
+/// One Einsum operand's dimensions, labelled: a letter's code, or 256 +
+/// i for the i-th dimension of the (right-aligned) ellipsis.
+using Labels = SmallVector<int64_t>;
+
+/// `term`'s labels for an operand of rank `rank` (-1: the output, whose
+/// ellipsis has `ellipsis` dimensions); false if it does not fit.
+bool parseTerm(llvm::StringRef term, int64_t rank, int64_t &ellipsis,
+               Labels &labels) {
+  size_t dots = term.find("...");
+  llvm::StringRef before = term, after;
+  if (dots != llvm::StringRef::npos) {
+    before = term.take_front(dots);
+    after = term.drop_front(dots + 3);
+  }
+  for (llvm::StringRef part : {before, after})
+    for (char c : part)
+      if (!std::isalpha(static_cast<unsigned char>(c)))
+        return false;
+  int64_t letters = before.size() + after.size();
+  int64_t own = dots == llvm::StringRef::npos ? 0 : rank < 0 ? ellipsis
+                                                              : rank - letters;
+  if (own < 0 || (rank >= 0 && dots == llvm::StringRef::npos &&
+                  letters != rank))
+    return false;
+  if (rank >= 0)
+    ellipsis = std::max(ellipsis, own);
+  for (char c : before)
+    labels.push_back(c);
+  for (int64_t i = 0; i < own; ++i)
+    labels.push_back(256 + i - own); // Right-aligned: fixed up by the caller.
+  for (char c : after)
+    labels.push_back(c);
+  return true;
+}
+
+Value transposeUnlessIdentity(Node &n, Value v, ArrayRef<int64_t> perm,
+                              llvm::StringRef suffix) {
+  for (size_t i = 0; i < perm.size(); ++i)
+    if (perm[i] != static_cast<int64_t>(i))
+      return n.transpose(v, perm, suffix);
+  return v;
+}
+
+/// `v`'s repeated labels taken as diagonals (a constant gather of the
+/// pair's flattened dimensions) and its labels outside `keep` summed.
+Value reduceTerm(Node &n, Value v, Labels &labels, ArrayRef<int64_t> keep,
+                 const std::string &what) {
+  Builder &b = n.builder();
+  for (int step = 0;; ++step) {
+    int64_t p = -1, q = -1;
+    for (size_t i = 0; i < labels.size() && p < 0; ++i)
+      for (size_t j = i + 1; j < labels.size(); ++j)
+        if (labels[i] == labels[j]) {
+          p = i;
+          q = j;
+          break;
+        }
+    if (p < 0)
+      break;
+    auto type = cast<RankedTensorType>(v.getType());
+    int64_t size = type.getDimSize(p);
+    std::string at = what + "_diagonal_" + std::to_string(step);
+    SmallVector<int64_t> perm;
+    Labels moved;
+    for (int64_t d = 0; d < type.getRank(); ++d)
+      if (d != p && d != q) {
+        perm.push_back(d);
+        moved.push_back(labels[d]);
+      }
+    int64_t label = labels[p];
+    perm.push_back(p);
+    perm.push_back(q);
+    Value last = transposeUnlessIdentity(n, v, perm, at + "_last");
+    SmallVector<int64_t> shape;
+    for (int64_t d : ArrayRef<int64_t>(perm).drop_back(2))
+      shape.push_back(type.getDimSize(d));
+    shape.push_back(size * size);
+    Value flat = n.reshape(last, shape, at + "_flat");
+    SmallVector<int64_t> indices;
+    for (int64_t i = 0; i < size; ++i)
+      indices.push_back(i * (size + 1));
+    Value index = n.constant(
+        DenseElementsAttr::get(RankedTensorType::get({size}, b.getI64Type()),
+                               ArrayRef<int64_t>(indices)),
+        at + "_indices");
+    shape.back() = size;
+    v = n.op<GatherOp>(RankedTensorType::get(shape, type.getElementType()),
+                       {flat, index},
+                       {n.named("axis", b.getI64IntegerAttr(shape.size() - 1))},
+                       at);
+    moved.push_back(label);
+    labels = moved;
+  }
+  SmallVector<int64_t> summed;
+  Labels kept;
+  SmallVector<int64_t> keptShape;
+  auto type = cast<RankedTensorType>(v.getType());
+  for (size_t d = 0; d < labels.size(); ++d) {
+    if (llvm::is_contained(keep, labels[d])) {
+      kept.push_back(labels[d]);
+      keptShape.push_back(type.getDimSize(d));
+    } else {
+      summed.push_back(d);
+    }
+  }
+  if (summed.empty())
+    return v;
+  labels = kept;
+  return n.op<ReduceSumOp>(
+      RankedTensorType::get(keptShape, type.getElementType()), v,
+      {n.named("axes", b.getDenseI64ArrayAttr(summed))}, what + "_sum");
+}
+
+/// Einsum of one or two operands: each operand's diagonals taken and its
+/// labels no one else needs summed (reduceTerm); two operands as one
+/// product over the contracted labels, batched by the shared output labels
+/// (a matmul, or mul and reduce_sum with a batch); the result transposed
+/// to the output's order. Broadcast ellipsis dimensions are refused.
+bool mapEinsum(Node &n, SmallVectorImpl<Value> &results, std::string &reason) {
+  std::string equation;
+  for (char c : n.getString("equation", ""))
+    if (c != ' ')
+      equation.push_back(c);
+  llvm::StringRef eq(equation);
+  auto [lhs, rhs] = eq.split("->");
+  bool explicitOutput = eq.contains("->");
+  SmallVector<llvm::StringRef> terms;
+  lhs.split(terms, ',');
+  int64_t count = n.numInputs();
+  if (static_cast<int64_t>(terms.size()) != count || count < 1 || count > 2) {
+    reason = count > 2 ? "more than two operands"
+                       : "an equation with another number of operands";
     return false;
   }
+  int64_t ellipsis = 0;
+  SmallVector<Labels> labels(count);
+  SmallVector<Value> values;
+  for (int64_t i = 0; i < count; ++i) {
+    RankedTensorType type = n.inputType(i);
+    if (!type || !parseTerm(terms[i], type.getRank(), ellipsis, labels[i])) {
+      reason = "an equation term that does not fit its operand";
+      return false;
+    }
+    values.push_back(n.input(i));
+  }
+  // Ellipsis labels right-aligned: 256 + position among `ellipsis`.
+  llvm::DenseMap<int64_t, int64_t> sizes;
+  for (int64_t i = 0; i < count; ++i) {
+    for (int64_t &l : labels[i])
+      if (l >= 128 && l < 256)
+        l += ellipsis; // 256 + i - own -> 256 + ellipsis - own + i
+    auto type = n.inputType(i);
+    for (size_t d = 0; d < labels[i].size(); ++d) {
+      auto [it, inserted] = sizes.try_emplace(labels[i][d], type.getDimSize(d));
+      if (!inserted && it->second != type.getDimSize(d)) {
+        reason = "dimensions of one label with different sizes (broadcast)";
+        return false;
+      }
+    }
+  }
+  Labels out;
+  if (explicitOutput) {
+    if (!parseTerm(rhs, -1, ellipsis, out)) {
+      reason = "an output term that does not fit";
+      return false;
+    }
+    for (int64_t &l : out)
+      if (l >= 128 && l < 256)
+        l += ellipsis;
+  } else {
+    for (int64_t e = 0; e < ellipsis; ++e)
+      out.push_back(256 + e);
+    for (int c = 0; c < 256; ++c) {
+      int uses = 0;
+      for (const Labels &ls : labels)
+        uses += llvm::count(ls, c);
+      if (uses == 1)
+        out.push_back(c);
+    }
+  }
+  for (int64_t l : out)
+    if (!sizes.count(l)) {
+      reason = "an output label no operand has";
+      return false;
+    }
+  Type element = n.outputTypes[0].getElementType();
+  for (int64_t i = 0; i < count; ++i) {
+    Labels keep = out;
+    if (count == 2)
+      llvm::append_range(keep, labels[1 - i]);
+    values[i] = reduceTerm(n, values[i], labels[i], keep,
+                           "operand_" + std::to_string(i));
+  }
+  Value v = values[0];
+  Labels have = labels[0];
+  if (count == 2) {
+    Labels batch, left, right, contracted;
+    for (int64_t l : labels[0]) {
+      bool other = llvm::is_contained(labels[1], l);
+      bool kept = llvm::is_contained(out, l);
+      (other ? (kept ? batch : contracted) : left).push_back(l);
+    }
+    for (int64_t l : labels[1])
+      if (!llvm::is_contained(labels[0], l))
+        right.push_back(l);
+    auto arrange = [&](int64_t i, ArrayRef<Labels> groups,
+                       ArrayRef<int64_t> dims, const std::string &what) {
+      SmallVector<int64_t> perm;
+      for (const Labels &g : groups)
+        for (int64_t l : g)
+          perm.push_back(llvm::find(labels[i], l) - labels[i].begin());
+      Value t = transposeUnlessIdentity(n, values[i], perm, what + "_order");
+      return n.reshape(t, dims, what + "_grouped");
+    };
+    auto product = [&](const Labels &g) {
+      int64_t p = 1;
+      for (int64_t l : g)
+        p *= sizes[l];
+      return p;
+    };
+    int64_t nb = product(batch), nl = product(left), nr = product(right),
+            nk = product(contracted);
+    Value prod;
+    if (nb == 1) {
+      Value a = arrange(0, {batch, left, contracted}, {nl, nk}, "operand_0");
+      Value b = arrange(1, {batch, contracted, right}, {nk, nr}, "operand_1");
+      prod = n.op<MatmulOp>(RankedTensorType::get({nl, nr}, element), {a, b},
+                            {}, "matmul");
+    } else {
+      Value a = arrange(0, {batch, left, contracted}, {nb, nl, nk, 1},
+                        "operand_0");
+      Value b = arrange(1, {batch, contracted, right}, {nb, 1, nk, nr},
+                        "operand_1");
+      Value m = n.op<MulOp>(RankedTensorType::get({nb, nl, nk, nr}, element),
+                            {a, b}, {}, "products");
+      prod = n.op<ReduceSumOp>(
+          RankedTensorType::get({nb, nl, nr}, element), m,
+          {n.named("axes", n.builder().getDenseI64ArrayAttr({2}))}, "sums");
+    }
+    have.clear();
+    SmallVector<int64_t> shape;
+    for (const Labels &g : {batch, left, right})
+      for (int64_t l : g) {
+        have.push_back(l);
+        shape.push_back(sizes[l]);
+      }
+    v = n.reshape(prod, shape, "ungrouped");
+  }
+  SmallVector<int64_t> perm;
+  for (int64_t l : out)
+    perm.push_back(llvm::find(have, l) - have.begin());
+  if (have.size() != out.size()) {
+    reason = "labels left over";
+    return false;
+  }
+  Value y = transposeUnlessIdentity(n, v, perm, "");
+  if (y == v && v.getDefiningOp() && v.getType() == n.outputTypes[0]) {
+    // The last op this node made yields the output: named after the node.
+    v.getDefiningOp()->setAttr("name", n.builder().getStringAttr(n.name));
+    results.push_back(v);
+  } else {
+    results.push_back(y != v ? y : n.op<IdentityOp>(n.outputTypes[0], v));
+  }
+  return true;
+}
+
+/// Det of 2x2 and 3x3 matrices (batched): the cofactor expansion, with
+/// slices, mul, sub and add.
+bool mapDet(Node &n, SmallVectorImpl<Value> &results, std::string &reason) {
+  RankedTensorType type = n.inputType(0);
+  int64_t rank = type.getRank();
+  if (rank < 2 || type.getDimSize(rank - 1) != type.getDimSize(rank - 2) ||
+      type.getDimSize(rank - 1) < 2 || type.getDimSize(rank - 1) > 3) {
+    reason = "matrices other than 2x2 and 3x3 (gplace computes Det by "
+             "cofactors)";
+    return false;
+  }
+  int64_t size = type.getDimSize(rank - 1);
+  Builder &b = n.builder();
+  SmallVector<int64_t> batch(type.getShape().drop_back(2));
+  auto batchType = RankedTensorType::get(batch, type.getElementType());
+  SmallVector<int64_t> elementShape(batch);
+  elementShape.push_back(1);
+  elementShape.push_back(1);
+  auto at = [&](int64_t i, int64_t j) {
+    SmallVector<int64_t> begin(rank, 0);
+    begin[rank - 2] = i;
+    begin[rank - 1] = j;
+    std::string s = "m" + std::to_string(i) + std::to_string(j);
+    Value e = n.op<SliceOp>(
+        RankedTensorType::get(elementShape, type.getElementType()), n.input(0),
+        {n.named("begin", b.getDenseI64ArrayAttr(begin)),
+         n.named("size", b.getDenseI64ArrayAttr(elementShape))},
+        s);
+    return n.reshape(e, batch, s + "_scalar");
+  };
+  auto mul = [&](Value x, Value y, const std::string &s) {
+    return n.op<MulOp>(batchType, {x, y}, {}, s);
+  };
+  auto minor = [&](int64_t r0, int64_t r1, int64_t c0, int64_t c1,
+                   const std::string &s, bool last) {
+    Value ad = mul(at(r0, c0), at(r1, c1), s + "_ad");
+    Value bc = mul(at(r0, c1), at(r1, c0), s + "_bc");
+    return n.op<SubOp>(batchType, {ad, bc}, {}, last ? "" : s);
+  };
+  if (size == 2) {
+    results.push_back(minor(0, 1, 0, 1, "det", true));
+    return true;
+  }
+  Value t0 = mul(at(0, 0), minor(1, 2, 1, 2, "minor0", false), "term0");
+  Value t1 = mul(at(0, 1), minor(1, 2, 0, 2, "minor1", false), "term1");
+  Value t2 = mul(at(0, 2), minor(1, 2, 0, 1, "minor2", false), "term2");
+  Value d = n.op<SubOp>(batchType, {t0, t1}, {}, "difference");
+  results.push_back(n.op<AddOp>(batchType, {d, t2}));
+  return true;
+}
+
+/// DFT (opset 17) along `axis`: matmuls by constant cos and sin matrices
+/// (1/n and the sign of the sines for the inverse), the real and imaginary
+/// parts joined by concat; `onesided` keeps the first n/2 + 1 frequencies.
+/// dft_length must be absent.
+bool mapDFT(Node &n, SmallVectorImpl<Value> &results, std::string &reason) {
+  RankedTensorType type = n.inputType(0);
+  int64_t rank = type.getRank();
+  if (n.opset < 17 || n.hasInput(1) || rank < 3 ||
+      (type.getShape().back() != 1 && type.getShape().back() != 2)) {
+    reason = "dft_length, an opset before 17, or an input that is not "
+             "[..., n, 1 or 2]";
+    return false;
+  }
+  int64_t axis = n.getInt("axis", 1);
+  if (!normalizeAxis(axis, rank - 1, reason))
+    return false;
+  bool inverse = n.getInt("inverse", 0) != 0;
+  bool onesided = n.getInt("onesided", 0) != 0;
+  if (inverse && onesided) {
+    reason = "inverse with onesided";
+    return false;
+  }
+  Builder &b = n.builder();
+  Type element = type.getElementType();
+  bool complex = type.getShape().back() == 2;
+  int64_t size = type.getDimSize(axis);
+  int64_t frequencies = onesided ? size / 2 + 1 : size;
+  // [others..., n, c] with the signal axis just before the last.
+  SmallVector<int64_t> perm;
+  for (int64_t d = 0; d < rank - 1; ++d)
+    if (d != axis)
+      perm.push_back(d);
+  perm.push_back(axis);
+  perm.push_back(rank - 1);
+  Value x = n.input(0);
+  bool moved = axis != rank - 2;
+  if (moved)
+    x = n.transpose(x, perm, "signal_last");
+  auto movedType = cast<RankedTensorType>(x.getType());
+  int64_t rows = type.getNumElements() / (size * type.getShape().back());
+  auto part = [&](int64_t c, const std::string &s) {
+    if (!complex)
+      return n.reshape(x, {rows, size}, s + "_rows");
+    SmallVector<int64_t> begin(rank, 0), sizes(movedType.getShape());
+    begin[rank - 1] = c;
+    sizes[rank - 1] = 1;
+    Value v = n.op<SliceOp>(RankedTensorType::get(sizes, element), x,
+                            {n.named("begin", b.getDenseI64ArrayAttr(begin)),
+                             n.named("size", b.getDenseI64ArrayAttr(sizes))},
+                            s);
+    return n.reshape(v, {rows, size}, s + "_rows");
+  };
+  Value re = part(0, "real");
+  Value im = complex ? part(1, "imaginary") : Value();
+  double scale = inverse ? 1.0 / size : 1.0;
+  auto matrix = [&](bool sine, double sign, const std::string &s) {
+    SmallVector<Attribute> values;
+    for (int64_t j = 0; j < size; ++j)
+      for (int64_t k = 0; k < frequencies; ++k) {
+        double theta = 2 * M_PI * static_cast<double>((j * k) % size) / size;
+        double v = sine ? std::sin(theta) : std::cos(theta);
+        if (std::fabs(v) < 1e-12) // Exact zeros at the quarter turns.
+          v = 0;
+        values.push_back(b.getFloatAttr(element, sign * scale * v));
+      }
+    return n.constant(
+        DenseElementsAttr::get(
+            RankedTensorType::get({size, frequencies}, element), values),
+        s);
+  };
+  auto outType = RankedTensorType::get({rows, frequencies}, element);
+  auto product = [&](Value v, Value m, const std::string &s) {
+    return n.op<MatmulOp>(outType, {v, m}, {}, s);
+  };
+  // Forward: re' = re C + im S, im' = im C - re S; inverse: the sines'
+  // signs flipped, everything over n.
+  Value cosines = matrix(false, 1, "cos");
+  double sineSign = inverse ? -1 : 1;
+  Value sines = matrix(true, sineSign, "sin");
+  Value yRe = product(re, cosines, "real_cos");
+  Value yIm = n.op<NegOp>(outType, product(re, sines, "real_sin"), {},
+                          "real_sin_neg");
+  if (complex) {
+    yRe = n.op<AddOp>(outType, {yRe, product(im, sines, "imaginary_sin")}, {},
+                      "real_part");
+    yIm = n.op<AddOp>(outType, {product(im, cosines, "imaginary_cos"), yIm},
+                      {}, "imaginary_part");
+  }
+  auto pairType = RankedTensorType::get({rows, frequencies, 1}, element);
+  Value pair = n.importer.b.create<ConcatOp>(
+      n.loc, RankedTensorType::get({rows, frequencies, 2}, element),
+      ValueRange{n.reshape(yRe, pairType.getShape(), "real_column"),
+                 n.reshape(yIm, pairType.getShape(), "imaginary_column")},
+      b.getI64IntegerAttr(2), StringAttr(),
+      b.getStringAttr(n.name + "/complex"), StringAttr(), ValueRange());
+  SmallVector<int64_t> movedOut(movedType.getShape());
+  movedOut[rank - 2] = frequencies;
+  movedOut[rank - 1] = 2;
+  if (!moved) {
+    if (pair.getType() == n.outputTypes[0]) {
+      pair.getDefiningOp()->setAttr("name", b.getStringAttr(n.name));
+      results.push_back(pair);
+    } else {
+      results.push_back(n.op<ReshapeOp>(n.outputTypes[0], pair));
+    }
+    return true;
+  }
+  Value unrows = n.reshape(pair, movedOut, "unrows");
+  SmallVector<int64_t> inv(rank);
+  for (int64_t i = 0; i < rank; ++i)
+    inv[perm[i]] = i;
+  results.push_back(n.transpose(unrows, inv));
+  return true;
+}
+
+template <bool Min>
+bool mapArgMax(Node &n, SmallVectorImpl<Value> &results, std::string &reason) {
+  bool last = n.getInt("select_last_index", 0) != 0;
   Value x = n.input(0);
   auto type = cast<RankedTensorType>(x.getType());
   int64_t axis = n.getInt("axis", 0);
   if (!normalizeAxis(axis, type.getRank(), reason))
     return false;
+  Builder &b = n.builder();
+  int64_t size = type.getDimSize(axis);
+  if (last) {
+    // The first extreme of the axis reversed (a gather with constant
+    // indices) is the last one: size - 1 - its index.
+    SmallVector<int64_t> reversed;
+    for (int64_t i = size - 1; i >= 0; --i)
+      reversed.push_back(i);
+    Value indices = n.constant(
+        DenseElementsAttr::get(RankedTensorType::get({size}, b.getI64Type()),
+                               ArrayRef<int64_t>(reversed)),
+        "reversed_indices");
+    x = n.op<GatherOp>(type, {x, indices},
+                       {n.named("axis", b.getI64IntegerAttr(axis))},
+                       "reversed");
+  }
   if (Min)
     x = n.op<NegOp>(type, x, {}, "neg");
   SmallVector<int64_t> shape;
@@ -511,8 +1048,11 @@ bool mapArgMax(Node &n, SmallVectorImpl<Value> &results, std::string &reason) {
   auto removed = RankedTensorType::get(shape, n.outputTypes[0].getElementType());
   bool keep = n.getInt("keepdims", 1);
   Value y = n.op<ArgMaxOp>(removed, x,
-                           {n.named("axis", n.builder().getI64IntegerAttr(axis))},
-                           keep ? "ArgMax" : "");
+                           {n.named("axis", b.getI64IntegerAttr(axis))},
+                           keep || last ? "ArgMax" : "");
+  if (last)
+    y = n.op<SubOp>(removed, {n.scalar(removed, size - 1, "last"), y}, {},
+                    keep ? "last_index" : "");
   results.push_back(keep ? n.reshape(y, n.outputTypes[0].getShape()) : y);
   return true;
 }
@@ -526,7 +1066,10 @@ void addMathMappers(llvm::StringMap<MapFn> &table) {
   table["ArgMax"] = mapArgMax<false>;
   table["ArgMin"] = mapArgMax<true>;
   table["Clip"] = mapClip;
+  table["DFT"] = floatInput<mapDFT>;
+  table["Det"] = floatInput<mapDet>;
   table["Div"] = mapBinary<DivOp>;
+  table["Einsum"] = mapEinsum;
   table["Elu"] = floatInput<mapElu<false>>;
   table["Exp"] = mapUnary<ExpOp>;
   table["Gemm"] = mapGemm;
@@ -552,6 +1095,7 @@ void addMathMappers(llvm::StringMap<MapFn> &table) {
   table["ReduceMax"] = mapReduce<ReduceKind::Max>;
   table["ReduceMean"] = mapReduce<ReduceKind::Mean>;
   table["ReduceMin"] = mapReduce<ReduceKind::Min>;
+  table["ReduceProd"] = mapReduce<ReduceKind::Prod>;
   table["ReduceSum"] = mapReduce<ReduceKind::Sum>;
   table["ReduceSumSquare"] = mapReduce<ReduceKind::SumSquare>;
   table["Relu"] = mapUnary<ReluOp>;

@@ -160,18 +160,24 @@ bool mapSplit(Node &n, SmallVectorImpl<Value> &results, std::string &reason) {
   return true;
 }
 
+/// Pad: mode `constant` as `pad` (with a value other than 0, or one given
+/// at run time: `select` of the value outside a constant mask of the
+/// input's place); `reflect` and `edge` as a `gather` along each padded
+/// dimension with constant indices.
 bool mapPad(Node &n, SmallVectorImpl<Value> &results, std::string &reason) {
-  if (n.getString("mode", "constant") != "constant") {
-    reason = "mode '" + n.getString("mode", "") + "'";
+  std::string mode = n.getString("mode", "constant");
+  if (mode != "constant" && mode != "reflect" && mode != "edge") {
+    reason = "mode '" + mode + "'";
     return false;
   }
+  RankedTensorType type = n.inputType(0);
   SmallVector<int64_t> pads;
+  // The constant value: none (0), a constant, or a value at run time.
+  std::optional<double> fill = 0.0;
+  Value fillValue;
   if (n.opset < 11) {
     pads = n.getInts("pads").value_or(SmallVector<int64_t>());
-    if (n.getFloat("value", 0) != 0) {
-      reason = "a constant value other than 0";
-      return false;
-    }
+    fill = n.getFloat("value", 0);
   } else {
     std::optional<DenseElementsAttr> p = n.constant(1);
     if (!p) {
@@ -181,16 +187,20 @@ bool mapPad(Node &n, SmallVectorImpl<Value> &results, std::string &reason) {
     pads = toInts(*p);
     if (n.hasInput(2)) {
       std::optional<DenseElementsAttr> v = n.constant(2);
-      if (!v || !v->isSplat() ||
-          (isFloat(v->getElementType())
-               ? !v->getSplatValue<APFloat>().isZero()
-               : !v->getSplatValue<APInt>().isZero())) {
-        reason = "a constant value other than 0";
+      if (v && v->getNumElements() == 1)
+        fill = isFloat(v->getElementType())
+                   ? v->getValues<APFloat>()[0].convertToDouble()
+                   : static_cast<double>(v->getValues<APInt>()[0].getSExtValue());
+      else if (v) {
+        reason = "a constant_value that is not one value";
         return false;
+      } else {
+        fill = std::nullopt;
+        fillValue = n.input(2);
       }
     }
   }
-  int64_t rank = n.inputType(0).getRank();
+  int64_t rank = type.getRank();
   if (static_cast<int64_t>(pads.size()) != 2 * rank) {
     reason = "pads of the wrong length";
     return false;
@@ -204,9 +214,79 @@ bool mapPad(Node &n, SmallVectorImpl<Value> &results, std::string &reason) {
     paddings.push_back(pads[d]);
     paddings.push_back(pads[rank + d]);
   }
-  results.push_back(n.op<PadOp>(
-      n.outputTypes[0], n.input(0),
-      {n.named("paddings", n.builder().getDenseI64ArrayAttr(paddings))}));
+  Builder &b = n.builder();
+  RankedTensorType out = n.outputTypes[0];
+  if (mode == "constant") {
+    bool zero = fill && *fill == 0;
+    Value padded = n.op<PadOp>(
+        out, n.input(0),
+        {n.named("paddings", b.getDenseI64ArrayAttr(paddings))},
+        zero ? "" : "zeros");
+    if (zero) {
+      results.push_back(padded);
+      return true;
+    }
+    // True where the input lies.
+    auto maskType = RankedTensorType::get(out.getShape(), b.getI1Type());
+    SmallVector<bool> inside(out.getNumElements());
+    SmallVector<int64_t> index(rank, 0);
+    for (bool &in : inside) {
+      in = true;
+      for (int64_t d = 0; d < rank; ++d)
+        in &= index[d] >= pads[d] && index[d] < pads[d] + type.getDimSize(d);
+      for (int64_t d = rank - 1; d >= 0 && ++index[d] == out.getDimSize(d);
+           --d)
+        index[d] = 0;
+    }
+    Value mask = n.constant(
+        DenseElementsAttr::get(maskType, ArrayRef<bool>(inside)), "inside");
+    Value value = fill ? n.scalar(type, *fill, "constant_value")
+                       : n.reshape(fillValue, {}, "constant_value");
+    results.push_back(n.op<SelectOp>(out, {mask, padded, value}));
+    return true;
+  }
+  SmallVector<int64_t> padded;
+  for (int64_t d = 0; d < rank; ++d)
+    if (pads[d] || pads[rank + d])
+      padded.push_back(d);
+  Value y = n.input(0);
+  if (padded.empty()) {
+    results.push_back(n.op<IdentityOp>(out, y));
+    return true;
+  }
+  SmallVector<int64_t> shape(type.getShape());
+  for (int64_t d : padded) {
+    int64_t size = type.getDimSize(d);
+    if (size < 1 || (mode == "reflect" &&
+                     (pads[d] >= size || pads[rank + d] >= size))) {
+      reason = "reflect pads not smaller than the dimension, or an empty "
+               "dimension";
+      return false;
+    }
+    SmallVector<int64_t> indices;
+    for (int64_t i = -pads[d]; i < size + pads[rank + d]; ++i) {
+      int64_t j = i;
+      if (mode == "edge")
+        j = std::clamp<int64_t>(i, 0, size - 1);
+      else if (i < 0)
+        j = -i;
+      else if (i >= size)
+        j = 2 * (size - 1) - i;
+      indices.push_back(j);
+    }
+    shape[d] = indices.size();
+    std::string at = "axis_" + std::to_string(d);
+    Value index = n.constant(
+        DenseElementsAttr::get(
+            RankedTensorType::get({static_cast<int64_t>(indices.size())},
+                                  b.getI64Type()),
+            ArrayRef<int64_t>(indices)),
+        at + "_indices");
+    y = n.op<GatherOp>(RankedTensorType::get(shape, type.getElementType()),
+                       {y, index}, {n.named("axis", b.getI64IntegerAttr(d))},
+                       d == padded.back() ? "" : at);
+  }
+  results.push_back(y);
   return true;
 }
 
@@ -407,6 +487,136 @@ bool mapGather(Node &n, SmallVectorImpl<Value> &results, std::string &reason) {
   return true;
 }
 
+/// (x - mean) / (sqrt(variance + epsilon) or, MVN's, sqrt(variance) +
+/// epsilon) over `axes`, kept: reduce_mean, sub, square, reduce_mean, add,
+/// sqrt, div.
+Value standardize(Node &n, Value x, ArrayRef<int64_t> axes, double epsilon,
+                  bool epsilonOutside, llvm::StringRef suffix) {
+  Builder &b = n.builder();
+  auto type = cast<RankedTensorType>(x.getType());
+  SmallVector<int64_t> kept(type.getShape());
+  for (int64_t a : axes)
+    kept[a] = 1;
+  auto keptType = RankedTensorType::get(kept, type.getElementType());
+  SmallVector<NamedAttribute> attrs = {
+      n.named("axes", b.getDenseI64ArrayAttr(axes)),
+      n.named("keep_dims", b.getUnitAttr())};
+  Value mean = n.op<ReduceMeanOp>(keptType, x, attrs, "mean");
+  Value centered = n.op<SubOp>(type, {x, mean}, {}, "centered");
+  Value square = n.op<SquareOp>(type, centered, {}, "square");
+  Value variance = n.op<ReduceMeanOp>(keptType, square, attrs, "variance");
+  Value eps = n.scalar(type, epsilon, "epsilon");
+  Value deviation;
+  if (epsilonOutside) {
+    Value root = n.op<SqrtOp>(keptType, variance, {}, "sqrt");
+    deviation = n.op<AddOp>(keptType, {root, eps}, {}, "deviation");
+  } else {
+    Value sum = n.op<AddOp>(keptType, {variance, eps}, {}, "variance_epsilon");
+    deviation = n.op<SqrtOp>(keptType, sum, {}, "deviation");
+  }
+  return n.op<DivOp>(type, {centered, deviation}, {}, suffix);
+}
+
+/// InstanceNormalization: x [N, C, D...] standardized over D... (epsilon
+/// inside the root), times scale [C] plus B [C] per channel.
+bool mapInstanceNorm(Node &n, SmallVectorImpl<Value> &results,
+                     std::string &reason) {
+  RankedTensorType type = n.inputType(0);
+  if (type.getRank() < 3) {
+    reason = "an input of rank below 3";
+    return false;
+  }
+  int64_t channels = type.getDimSize(1);
+  for (int i = 1; i <= 2; ++i) {
+    RankedTensorType t = n.inputType(i);
+    if (!t || t.getShape() != ArrayRef<int64_t>{channels} ||
+        t.getElementType() != type.getElementType()) {
+      reason = "a scale or B that is not one value of the input's type per "
+               "channel";
+      return false;
+    }
+  }
+  SmallVector<int64_t> axes;
+  for (int64_t d = 2; d < type.getRank(); ++d)
+    axes.push_back(d);
+  Value y = standardize(n, n.input(0), axes, n.getFloat("epsilon", 1e-5f),
+                        false, "normalized");
+  SmallVector<int64_t> perChannel(type.getRank() - 1, 1);
+  perChannel[0] = channels;
+  Value scale = n.reshape(n.input(1), perChannel, "scale");
+  Value bias = n.reshape(n.input(2), perChannel, "bias");
+  Value scaled = n.op<MulOp>(type, {y, scale}, {}, "scaled");
+  results.push_back(n.op<AddOp>(n.outputTypes[0], {scaled, bias}));
+  return true;
+}
+
+/// MeanVarianceNormalization: (x - mean) / (sqrt(variance) + 1e-9) over
+/// `axes` (default [0, 2, 3]), as ONNX's function body computes it.
+bool mapMeanVarianceNorm(Node &n, SmallVectorImpl<Value> &results,
+                         std::string &reason) {
+  RankedTensorType type = n.inputType(0);
+  SmallVector<int64_t> axes =
+      n.getInts("axes").value_or(SmallVector<int64_t>{0, 2, 3});
+  for (int64_t &a : axes)
+    if (!normalizeAxis(a, type.getRank(), reason))
+      return false;
+  llvm::sort(axes);
+  axes.erase(std::unique(axes.begin(), axes.end()), axes.end());
+  results.push_back(standardize(n, n.input(0), axes, 1e-9, true, ""));
+  return true;
+}
+
+/// LRN: x / (bias + alpha / size * s)^beta, s the sum of the squares over
+/// the channels [c - floor((size - 1) / 2), c + ceil((size - 1) / 2)]: the
+/// squares with the channels last, a matmul by a constant band of ones.
+bool mapLRN(Node &n, SmallVectorImpl<Value> &results, std::string &reason) {
+  RankedTensorType type = n.inputType(0);
+  int64_t size = n.getInt("size", 0);
+  if (type.getRank() < 3 || size < 1) {
+    reason = "an input of rank below 3, or a size below 1";
+    return false;
+  }
+  Builder &b = n.builder();
+  Type element = type.getElementType();
+  int64_t rank = type.getRank(), channels = type.getDimSize(1);
+  int64_t below = (size - 1) / 2, above = size - 1 - below;
+  SmallVector<int64_t> perm = {0};
+  for (int64_t d = 2; d < rank; ++d)
+    perm.push_back(d);
+  perm.push_back(1);
+  SmallVector<int64_t> inverse(rank);
+  for (int64_t i = 0; i < rank; ++i)
+    inverse[perm[i]] = i;
+  Value square = n.op<SquareOp>(type, n.input(0), {}, "square");
+  Value last = n.transpose(square, perm, "channels_last");
+  auto lastType = cast<RankedTensorType>(last.getType());
+  int64_t others = type.getNumElements() / channels;
+  Value rows = n.reshape(last, {others, channels}, "rows");
+  SmallVector<Attribute> band;
+  for (int64_t i = 0; i < channels; ++i)
+    for (int64_t j = 0; j < channels; ++j)
+      band.push_back(b.getFloatAttr(element, i >= j - below && i <= j + above));
+  Value window = n.constant(
+      DenseElementsAttr::get(RankedTensorType::get({channels, channels}, element),
+                             band),
+      "window");
+  Value sums = n.op<MatmulOp>(RankedTensorType::get({others, channels}, element),
+                              {rows, window}, {}, "window_sums");
+  Value unrows = n.reshape(sums, lastType.getShape(), "unrows");
+  Value s = n.transpose(unrows, inverse, "sums");
+  Value scaled = n.op<MulOp>(
+      type, {s, n.scalar(type, n.getFloat("alpha", 1e-4f) / size, "alpha")}, {},
+      "scaled");
+  Value base = n.op<AddOp>(
+      type, {scaled, n.scalar(type, n.getFloat("bias", 1.0f), "bias")}, {},
+      "base");
+  Value denominator = n.op<PowOp>(
+      type, {base, n.scalar(type, n.getFloat("beta", 0.75f), "beta")}, {},
+      "denominator");
+  results.push_back(n.op<DivOp>(n.outputTypes[0], {n.input(0), denominator}));
+  return true;
+}
+
 /// Xor of bools: not(a == b).
 bool mapXor(Node &n, SmallVectorImpl<Value> &results, std::string &) {
   Value equal = n.op<EqualOp>(n.outputTypes[0], {n.input(0), n.input(1)});
@@ -446,8 +656,10 @@ bool mapLayerNorm(Node &n, SmallVectorImpl<Value> &results,
   return true;
 }
 
-/// BatchNormalization at inference over NCHW (rank 2 to 4: [N, C, ...]
-/// reshaped to four dimensions).
+/// BatchNormalization at inference over NCHW ([N, C, ...] reshaped to four
+/// dimensions: a rank below 4 padded with ones, the spatial dimensions of
+/// a rank above 4 but the last merged into one, which changes nothing per
+/// channel).
 bool mapBatchNorm(Node &n, SmallVectorImpl<Value> &results,
                   std::string &reason) {
   if (n.getInt("training_mode", 0) || n.outputTypes.size() > 1) {
@@ -460,11 +672,18 @@ bool mapBatchNorm(Node &n, SmallVectorImpl<Value> &results,
   }
   Value x = n.input(0);
   auto type = cast<RankedTensorType>(x.getType());
-  if (type.getRank() < 2 || type.getRank() > 4) {
-    reason = "an input of rank " + std::to_string(type.getRank());
+  int64_t rank = type.getRank();
+  if (rank < 2) {
+    reason = "an input of rank " + std::to_string(rank);
     return false;
   }
-  SmallVector<int64_t> four(type.getShape());
+  SmallVector<int64_t> four(type.getShape().take_front(std::min<int64_t>(rank, 4)));
+  if (rank > 4) {
+    four[2] = 1;
+    for (int64_t d = 2; d < rank - 1; ++d)
+      four[2] *= type.getDimSize(d);
+    four[3] = type.getDimSize(rank - 1);
+  }
   while (four.size() < 4)
     four.push_back(1);
   Value x4 = n.reshape(x, four, "nchw");
@@ -501,9 +720,12 @@ void addTensorMappers(llvm::StringMap<MapFn> &table) {
   table["Greater"] = mapComparison<GreaterOp, false>;
   table["GreaterOrEqual"] = mapComparison<GreaterEqualOp, false>;
   table["Identity"] = mapIdentity;
+  table["InstanceNormalization"] = floatInput<mapInstanceNorm>;
+  table["LRN"] = floatInput<mapLRN>;
   table["LayerNormalization"] = floatInput<mapLayerNorm>;
   table["Less"] = mapComparison<GreaterOp, true>;
   table["LessOrEqual"] = mapComparison<GreaterEqualOp, true>;
+  table["MeanVarianceNormalization"] = floatInput<mapMeanVarianceNorm>;
   table["Pad"] = mapPad;
   table["Reshape"] = mapReshape;
   table["Shape"] = mapShape;

@@ -7,7 +7,8 @@
 //   with ONNX's library and imports its nodes in order;
 // - Shapes.cpp: dimensions bound from --dim and the inputs' values, ONNX's
 //   shape inference on one node, the folding of each node's ops;
-// - MapMath.cpp, MapTensors.cpp, MapConvolution.cpp, MapLosses.cpp: one
+// - MapMath.cpp, MapTensors.cpp, MapConvolution.cpp, MapLosses.cpp,
+//   MapIndexing.cpp, MapRecurrent.cpp: one
 //   function per ONNX op type (node -> graph ops), each file adding its
 //   entries to the table.
 //
@@ -187,10 +188,13 @@ const llvm::StringMap<MapFn> &mappers();
 /// want of it (MapLosses.cpp).
 ArrayRef<int> importTimeInputs(llvm::StringRef opType);
 /// Each mapping file's entries (MapMath.cpp, MapElementwise.cpp,
-/// MapTensors.cpp, MapConvolution.cpp, MapLosses.cpp).
+/// MapTensors.cpp, MapConvolution.cpp, MapLosses.cpp, MapIndexing.cpp,
+/// MapRecurrent.cpp).
 void addMathMappers(llvm::StringMap<MapFn> &table);
 void addElementwiseMappers(llvm::StringMap<MapFn> &table);
 void addLossMappers(llvm::StringMap<MapFn> &table);
+void addIndexingMappers(llvm::StringMap<MapFn> &table);
+void addRecurrentMappers(llvm::StringMap<MapFn> &table);
 void addTensorMappers(llvm::StringMap<MapFn> &table);
 void addConvolutionMappers(llvm::StringMap<MapFn> &table);
 
