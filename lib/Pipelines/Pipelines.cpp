@@ -143,8 +143,11 @@ mlir::LogicalResult gplace::buildGPlacePipeline(
   pm.addPass(createInsertCopiesPass());
   // A pipeline's stages are known once placed: order their units, the
   // copies into each stage with them.
-  if (options.pipelineStages > 0)
-    pm.addPass(createSchedulePipelinePass());
+  if (options.pipelineStages > 0) {
+    SchedulePipelinePassOptions order;
+    order.print = options.logDevicePlacement;
+    pm.addPass(createSchedulePipelinePass(order));
+  }
   InsertControlDepsPassOptions controlDeps;
   controlDeps.maxInflightCopies = options.maxInflightCopies;
   pm.addPass(createInsertControlDepsPass(controlDeps));

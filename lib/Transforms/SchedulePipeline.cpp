@@ -63,7 +63,8 @@ std::vector<Unit> stageOrder(StringRef schedule, int s, int k, int m) {
   return order;
 }
 
-LogicalResult schedulePipeline(func::FuncOp func, DictionaryAttr pipeline) {
+LogicalResult schedulePipeline(func::FuncOp func, DictionaryAttr pipeline,
+                               bool print) {
   auto microbatches = pipeline.getAs<IntegerAttr>("microbatches");
   auto schedule = pipeline.getAs<StringAttr>("schedule");
   auto stagesAsked = pipeline.getAs<IntegerAttr>("stages");
@@ -263,16 +264,38 @@ LogicalResult schedulePipeline(func::FuncOp func, DictionaryAttr pipeline) {
   }
   for (Operation *op : scheduled)
     op->moveBefore(terminator);
+
+  if (print) {
+    // Per stage: its device, its units in order, its ops per micro-batch
+    // (forward + backward, copies into it included).
+    llvm::errs() << "Pipeline schedule of @" << func.getSymName() << " ("
+                 << schedule.getValue() << ", " << k << " stages, " << m
+                 << " micro-batches):\n";
+    for (int s = 0; s < k; ++s) {
+      int forward = 0, backwardOps = 0;
+      for (auto [op, unit] : unitOf)
+        if (unit / (2 * m) == s && (unit / 2) % m == 0)
+          ++(unit % 2 ? backwardOps : forward);
+      llvm::errs() << "  stage " << s << " on " << stages[s] << ": "
+                   << forward << " forward + " << backwardOps
+                   << " backward ops per micro-batch; ";
+      for (int unit : order[s])
+        llvm::errs() << (unit % 2 ? "B" : "F") << (unit / 2) % m << " ";
+      llvm::errs() << "\n";
+    }
+  }
   return success();
 }
 
 struct SchedulePipelinePass
     : gplace::impl::SchedulePipelinePassBase<SchedulePipelinePass> {
+  using SchedulePipelinePassBase::SchedulePipelinePassBase;
+
   void runOnOperation() override {
     for (auto func : getOperation().getOps<func::FuncOp>())
       if (auto pipeline =
               func->getAttrOfType<DictionaryAttr>(gplace::kPipelineAttrName))
-        if (failed(schedulePipeline(func, pipeline)))
+        if (failed(schedulePipeline(func, pipeline, print)))
           return signalPassFailure();
   }
 };

@@ -28,6 +28,9 @@
 // PLACED-DAG: accumulate_gradients/0/add_6: (AddV2): /job:localhost/replica:0/task:0/device:GPU:0
 // PLACED-DAG: accumulate_gradients/3/add_6: (AddV2): /job:localhost/replica:0/task:0/device:GPU:3
 // PLACED-DAG: accumulate_gradients/3/mul: (Mul): /job:localhost/replica:0/task:0/device:GPU:3
+// PLACED-DAG: Pipeline schedule of @train (1f1b, 4 stages, 8 micro-batches):
+// PLACED-DAG: stage 0 on /job:localhost/replica:0/task:0/device:GPU:0: 3 forward + 3 backward ops per micro-batch; F0 F1 F2 F3 B0 F4 B1 F5 B2 F6 B3 F7 B4 B5 B6 B7
+// PLACED-DAG: stage 3 on /job:localhost/replica:0/task:0/device:GPU:3: 6 forward + 4 backward ops per micro-batch; F0 B0 F1 B1 F2 B2 F3 B3 F4 B4 F5 B5 F6 B6 F7 B7
 //
 // The memory (@wide: 4 stages of 64-wide layers, a batch of 512 in 8
 // micro-batches of 64; a stage keeps 32 KiB per micro-batch, its input and

@@ -370,8 +370,13 @@ def SchedulePipelinePass
     the runtime follows and the memory planner plans for. Errors: a
     placement that gives a different number of stages than asked; a
     function that the schedule cannot order (a stage whose forward needs a
-    later stage's).
+    later stage's). With `print=true`, prints each stage's device, its
+    units in order and its ops per micro-batch on stderr.
   }];
+  let options = [
+    Option<"print", "print", "bool", /*default=*/"false",
+           "Print each stage's device, units and ops on stderr">,
+  ];
 }
 
 def LowerAllReducePass : Pass<"gplace-lower-all-reduce", "::mlir::ModuleOp"> {
