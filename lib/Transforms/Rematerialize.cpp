@@ -100,7 +100,7 @@ private:
     // scope_ is "^(<scopes>)$": group 1 is the whole name, group 2 the
     // user's first group, if any.
     SmallVector<StringRef> groups;
-    StringRef name = names_.lookup(op);
+    std::string name = names_.lookup(op);
     if (!scope_.match(name, &groups))
       return std::nullopt;
     return groups.size() > 2 ? groups[2].str() : std::string();
