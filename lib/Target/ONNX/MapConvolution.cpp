@@ -159,6 +159,29 @@ SmallVector<int64_t> nchw(ArrayRef<int64_t> hw, int64_t fill = 1) {
   return {fill, fill, hw[0], hw[1]};
 }
 
+/// The filter `w` (ONNX's OIHW, or OIW for a 1-D convolution when `oneD`,
+/// widened to OIW1) as TensorFlow's HWIO: rearranged at import time when
+/// input 1 is a constant (an initializer that stays a constant), else by a
+/// `transpose` each run. Conv's and ConvTranspose's filters both come this
+/// way (ConvTranspose's IOHW lands as HWOI, Conv2DBackpropInput's order).
+Value hwioFilter(Node &n, Value w, RankedTensorType wType, bool oneD) {
+  std::optional<DenseElementsAttr> constantFilter = n.constant(1);
+  bool variable = n.importer.options.initializersAsVariables &&
+                  n.importer.initializers.count(n.proto.input(1));
+  SmallVector<int64_t> shape(wType.getShape());
+  if (oneD)
+    shape.push_back(1);
+  if (constantFilter && !variable)
+    if (std::optional<DenseElementsAttr> hwio = transposeConstant(
+            constantFilter->reshape(
+                RankedTensorType::get(shape, wType.getElementType())),
+            {2, 3, 1, 0}))
+      return n.constant(*hwio, "filter");
+  if (oneD)
+    w = n.reshape(w, shape, "filter_2d");
+  return n.transpose(w, {2, 3, 1, 0}, "filter");
+}
+
 /// Conv: 1-D and 2-D (NCHW, the filter OIHW transposed to HWIO), any
 /// padding, groups, the bias added per channel.
 bool mapConv(Node &n, SmallVectorImpl<Value> &results, std::string &reason) {
@@ -189,33 +212,8 @@ bool mapConv(Node &n, SmallVectorImpl<Value> &results, std::string &reason) {
     return false;
   if (window.oneD)
     x = n.reshape(x, window.input.getShape(), "input_2d");
-  auto widenFilter = [&] {
-    SmallVector<int64_t> filterShape(wType.getShape());
-    filterShape.push_back(1);
-    w = n.reshape(w, filterShape, "filter_2d");
-  };
   Builder &b = n.builder();
-  // OIHW to TensorFlow's HWIO: at import time for a constant filter (an
-  // initializer that stays a constant), else by a transpose each run.
-  Value filter;
-  std::optional<DenseElementsAttr> constantFilter = n.constant(1);
-  bool variable = n.importer.options.initializersAsVariables &&
-                  n.importer.initializers.count(n.proto.input(1));
-  if (constantFilter && !variable) {
-    SmallVector<int64_t> shape(wType.getShape());
-    if (window.oneD)
-      shape.push_back(1);
-    if (std::optional<DenseElementsAttr> hwio = transposeConstant(
-            constantFilter->reshape(
-                RankedTensorType::get(shape, wType.getElementType())),
-            {2, 3, 1, 0}))
-      filter = n.constant(*hwio, "filter");
-  }
-  if (!filter) {
-    if (window.oneD)
-      widenFilter();
-    filter = n.transpose(w, {2, 3, 1, 0}, "filter");
-  }
+  Value filter = hwioFilter(n, w, wType, window.oneD);
   SmallVector<NamedAttribute> attrs = {
       n.named("strides", b.getDenseI64ArrayAttr(nchw(window.strides))),
       n.named("padding", b.getStringAttr(padding.mode)),
@@ -315,29 +313,10 @@ bool mapConvTranspose(Node &n, SmallVectorImpl<Value> &results,
     pads[2 * i] = before;
     pads[2 * i + 1] = after;
   }
-  if (window.oneD) {
+  if (window.oneD)
     x = n.reshape(x, window.input.getShape(), "input_2d");
-    SmallVector<int64_t> filterShape(wType.getShape());
-    filterShape.push_back(1);
-    w = n.reshape(w, filterShape, "filter_2d");
-  }
   Builder &b = n.builder();
-  Value filter;
-  std::optional<DenseElementsAttr> constantFilter = n.constant(1);
-  bool variable = n.importer.options.initializersAsVariables &&
-                  n.importer.initializers.count(n.proto.input(1));
-  if (constantFilter && !variable) {
-    SmallVector<int64_t> shape(wType.getShape());
-    if (window.oneD)
-      shape.push_back(1);
-    if (std::optional<DenseElementsAttr> hwio = transposeConstant(
-            constantFilter->reshape(
-                RankedTensorType::get(shape, wType.getElementType())),
-            {2, 3, 1, 0}))
-      filter = n.constant(*hwio, "filter");
-  }
-  if (!filter)
-    filter = n.transpose(w, {2, 3, 1, 0}, "filter");
+  Value filter = hwioFilter(n, w, wType, window.oneD);
   bool valid = llvm::all_of(pads, [](int64_t p) { return p == 0; });
   SmallVector<NamedAttribute> attrs = {
       n.named("strides", b.getDenseI64ArrayAttr(nchw(window.strides))),
