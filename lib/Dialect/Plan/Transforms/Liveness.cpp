@@ -230,14 +230,18 @@ FailureOr<BufferLives> BufferLives::build(ProgramOp program,
   return lives;
 }
 
+FailureOr<BufferLives> BufferLives::build(ProgramOp program) {
+  FailureOr<Schedule> schedule = Schedule::build(program);
+  if (failed(schedule))
+    return failure();
+  return build(program, *schedule);
+}
+
 FailureOr<DenseMap<StringAttr, int64_t>>
 gplace::plan::arenaLowerBounds(ModuleOp module) {
   DenseMap<StringAttr, int64_t> bounds;
   for (ProgramOp program : module.getOps<ProgramOp>()) {
-    FailureOr<Schedule> schedule = Schedule::build(program);
-    if (failed(schedule))
-      return failure();
-    FailureOr<BufferLives> lives = BufferLives::build(program, *schedule);
+    FailureOr<BufferLives> lives = BufferLives::build(program);
     if (failed(lives))
       return failure();
     for (auto [device, bound] : lives->lowerBounds)

@@ -31,10 +31,7 @@ struct PrintMemoryPlanPass
     };
     std::vector<Planned> programs;
     for (ProgramOp program : module.getOps<ProgramOp>()) {
-      FailureOr<Schedule> schedule = Schedule::build(program);
-      if (failed(schedule))
-        return signalPassFailure();
-      FailureOr<BufferLives> lives = BufferLives::build(program, *schedule);
+      FailureOr<BufferLives> lives = BufferLives::build(program);
       if (failed(lives))
         return signalPassFailure();
       Planned planned{program, std::move(*lives),

@@ -134,6 +134,9 @@ struct BufferLives {
   /// error, for a buffer whose size overflows.
   static mlir::FailureOr<BufferLives> build(ProgramOp program,
                                             const Schedule &schedule);
+  /// The same, of the schedule Schedule::build takes of `program`; fails,
+  /// with an error, where either fails.
+  static mlir::FailureOr<BufferLives> build(ProgramOp program);
 
   /// In forEachArenaBuffer's order (that of the arena tables' offsets).
   std::vector<Buffer> buffers;
