@@ -59,6 +59,20 @@ struct ReplicaConfig {
   bool pipeline = false;
   std::string schedule;
   unsigned stages = 0;
+
+  /// `count` micro-batches on the function's own devices, split along
+  /// `batchArgs` (empty: as ReplicaConfig::batchArgs says), their gradients
+  /// accumulated: what --gplace-accumulate-gradients and
+  /// --gplace-pipeline-parallel both start from.
+  static ReplicaConfig microBatches(unsigned count,
+                                    llvm::ArrayRef<unsigned> batchArgs) {
+    ReplicaConfig config;
+    config.accumulate = true;
+    config.mirrored = false;
+    config.devices.assign(count, "");
+    config.batchArgs.assign(batchArgs.begin(), batchArgs.end());
+    return config;
+  }
 };
 
 class Replicator {
@@ -1035,11 +1049,8 @@ struct AccumulateGradientsPass
     }
     if (steps == 1)
       return; // One micro-batch is the batch.
-    ReplicaConfig config;
-    config.accumulate = true;
-    config.mirrored = false;
-    config.devices.assign(steps, "");
-    config.batchArgs.assign(batchArgs.begin(), batchArgs.end());
+    ReplicaConfig config = ReplicaConfig::microBatches(
+        steps, SmallVector<unsigned>(batchArgs.begin(), batchArgs.end()));
     SmallVector<func::FuncOp> selected;
     if (failed(selectFunctions(module, functions,
                                "--gplace-accumulate-gradients", selected)))
@@ -1095,14 +1106,12 @@ struct PipelineParallelPass
         return signalPassFailure();
       }
     }
-    ReplicaConfig config;
-    config.accumulate = true;
+    ReplicaConfig config = ReplicaConfig::microBatches(
+        microbatches,
+        SmallVector<unsigned>(batchArgs.begin(), batchArgs.end()));
     config.pipeline = true;
     config.schedule = schedule;
     config.stages = stages;
-    config.mirrored = false;
-    config.devices.assign(microbatches, "");
-    config.batchArgs.assign(batchArgs.begin(), batchArgs.end());
     SmallVector<func::FuncOp> selected;
     if (failed(selectFunctions(module, functions, "--gplace-pipeline-parallel",
                                selected)))
