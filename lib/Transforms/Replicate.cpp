@@ -59,6 +59,9 @@ struct ReplicaConfig {
   bool pipeline = false;
   std::string schedule;
   unsigned stages = 0;
+  /// Where the stages come from: "placement" (the ops' requests) or
+  /// "auto" (the cost model's cut).
+  std::string split;
 
   /// `count` micro-batches on the function's own devices, split along
   /// `batchArgs` (empty: as ReplicaConfig::batchArgs says), their gradients
@@ -730,6 +733,7 @@ LogicalResult Replicator::accumulate() {
         b.getDictionaryAttr(
             {b.getNamedAttr("microbatches", b.getI64IntegerAttr(replicas_)),
              b.getNamedAttr("schedule", b.getStringAttr(config_.schedule)),
+             b.getNamedAttr("split", b.getStringAttr(config_.split)),
              b.getNamedAttr("stages", b.getI64IntegerAttr(config_.stages))}));
   }
   for (Operation *op : later) {
@@ -1112,6 +1116,7 @@ struct PipelineParallelPass
     config.pipeline = true;
     config.schedule = schedule;
     config.stages = stages;
+    config.split = split;
     SmallVector<func::FuncOp> selected;
     if (failed(selectFunctions(module, functions, "--gplace-pipeline-parallel",
                                selected)))

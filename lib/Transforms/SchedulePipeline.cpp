@@ -283,6 +283,38 @@ LogicalResult schedulePipeline(func::FuncOp func, DictionaryAttr pipeline,
         llvm::errs() << (unit % 2 ? "B" : "F") << (unit / 2) % m << " ";
       llvm::errs() << "\n";
     }
+    // Each op's stage, and why it is there (micro-batch 0's; the others
+    // follow theirs): a forward op by its device, which its request or
+    // split=auto's cut gave it; a backward op with the forward op it
+    // differentiates; anything else (copies, the host's slices) outside
+    // the stages.
+    auto split = pipeline.getAs<StringAttr>("split");
+    bool automatic = split && split.getValue() == "auto";
+    for (Operation *op : ops) {
+      auto unit = unitOf.find(op);
+      if (unit == unitOf.end() || (unit->second / 2) % m != 0)
+        continue;
+      auto name = op->getAttrOfType<StringAttr>("name");
+      int s = unit->second / (2 * m);
+      llvm::errs() << "  ";
+      if (name)
+        llvm::errs() << name.getValue();
+      else
+        llvm::errs() << "(" << op->getName() << ")";
+      llvm::errs() << ": stage " << s << ", ";
+      if (!name) // Inserted after placement: a copy into the stage.
+        llvm::errs() << (unit->second % 2 ? "backward" : "forward")
+                     << ", inserted on " << stages[s];
+      else if (unit->second % 2)
+        llvm::errs() << "backward, on its forward op's device";
+      else if (auto request = op->getAttrOfType<StringAttr>("device"))
+        llvm::errs() << "forward, "
+                     << (automatic ? "split=auto's cut" : "its request")
+                     << " '" << request.getValue() << "'";
+      else
+        llvm::errs() << "forward, placed on " << stages[s];
+      llvm::errs() << "\n";
+    }
   }
   return success();
 }

@@ -31,6 +31,14 @@
 // PLACED-DAG: Pipeline schedule of @train (1f1b, 4 stages, 8 micro-batches):
 // PLACED-DAG: stage 0 on /job:localhost/replica:0/task:0/device:GPU:0: 3 forward + 3 backward ops per micro-batch; F0 F1 F2 F3 B0 F4 B1 F5 B2 F6 B3 F7 B4 B5 B6 B7
 // PLACED-DAG: stage 3 on /job:localhost/replica:0/task:0/device:GPU:3: 6 forward + 4 backward ops per micro-batch; F0 B0 F1 B1 F2 B2 F3 B3 F4 B4 F5 B5 F6 B6 F7 B7
+// Each op's stage and why (micro-batch 0's ops):
+// PLACED-DAG: {{^}}  micro_batch_0/Tanh_1: stage 1, forward, its request '/device:GPU:1'
+// PLACED-DAG: {{^}}  gradients/micro_batch_0/Tanh_grad/TanhGrad: stage 0, backward, on its forward op's device
+// PLACED-DAG: {{^}}  (gplace.copy): stage 1, forward, inserted on /job:localhost/replica:0/task:0/device:GPU:1
+// RUN: gplace-run %s --entry=train %{inputs} --emulate-gpus=4 --pipeline-stages=2 --pipeline-split=auto --microbatches=8 --log-device-placement 2>&1 | FileCheck %s --check-prefix=AUTOLOG
+// AUTOLOG: Pipeline schedule of @train (1f1b, 2 stages, 8 micro-batches):
+// AUTOLOG: {{^}}  micro_batch_0/MatMul: stage 0, forward, split=auto's cut '/job:localhost/replica:0/task:0/device:GPU:0'
+// AUTOLOG: {{^}}  micro_batch_0/Mean: stage 1, forward, split=auto's cut '/job:localhost/replica:0/task:0/device:GPU:1'
 //
 // The memory (@wide: 4 stages of 64-wide layers, a batch of 512 in 8
 // micro-batches of 64; a stage keeps 32 KiB per micro-batch, its input and
