@@ -26,7 +26,11 @@ mlir::LogicalResult gplace::buildGPlacePipeline(
   // Training graphs: towers first (one per replica), then gplace.gradients
   // becomes the backward graph, before anything is placed. The pass parses
   // its own options.
-  bool replicated = options.replicas > 0 || !options.replicate.empty();
+  // A pipeline replicates itself (data parallel x pipeline parallel):
+  // --gplace-pipeline-parallel's replicas.
+  bool pipelined = options.pipelineStages > 0;
+  bool replicated =
+      !pipelined && (options.replicas > 0 || !options.replicate.empty());
   std::unique_ptr<mlir::Pass> replicatePass;
   if (replicated) {
     std::string replicateOptions;
@@ -99,6 +103,7 @@ mlir::LogicalResult gplace::buildGPlacePipeline(
     pipeline.split = options.pipelineSplit;
     pipeline.profile = options.placementProfile;
     pipeline.printStages = options.logDevicePlacement;
+    pipeline.replicas = std::max<unsigned>(options.replicas, 1);
     pm.addPass(createPipelineParallelPass(pipeline));
   }
   if (replicatePass)

@@ -115,6 +115,18 @@ rt::Status gplace::tooling::checkCompileFlags() {
     return rt::Status::invalidArgument(
         "--pipeline-split must be placement or auto, not '" +
         flags.pipelineSplit + "'");
+  if (pipelined && !flags.replicate.empty())
+    return rt::Status::invalidArgument(
+        "--replicate and --pipeline-stages: give --replicas=N to replicate "
+        "the pipeline (each replica on its own K GPUs)");
+  for (llvm::cl::Option *option :
+       {static_cast<llvm::cl::Option *>(&flags.replicaVariables),
+        static_cast<llvm::cl::Option *>(&flags.allReduce)})
+    if (pipelined && option->getNumOccurrences())
+      return rt::Status::invalidArgument(
+          "--" + option->ArgStr.str() +
+          " does not apply to a replicated pipeline: its variables stay on "
+          "replica 0's stages, which sum every replica's gradients");
   if (pipelined && flags.accumulateSteps > 1)
     return rt::Status::invalidArgument(
         "--accumulate-steps and --pipeline-stages both split the batch into "

@@ -24,6 +24,8 @@
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/StringSet.h"
 
+#include <set>
+
 namespace gplace {
 #define GEN_PASS_DEF_REPLICATEPASS
 #define GEN_PASS_DEF_ACCUMULATEGRADIENTSPASS
@@ -62,6 +64,12 @@ struct ReplicaConfig {
   /// Where the stages come from: "placement" (the ops' requests) or
   /// "auto" (the cost model's cut).
   std::string split;
+  /// Data parallel x pipeline parallel: the micro-batches (`devices`) are
+  /// `pipelineReplicas` pipelines' in turn, M each; micro-batch i is
+  /// replica i / M's, whose clones request replicaDevices[i / M]'s device
+  /// for each stage's request (none for replica 0, which keeps them).
+  unsigned pipelineReplicas = 1;
+  std::vector<llvm::StringMap<std::string>> replicaDevices;
 
   /// `count` micro-batches on the function's own devices, split along
   /// `batchArgs` (empty: as ReplicaConfig::batchArgs says), their gradients
@@ -659,11 +667,26 @@ LogicalResult Replicator::accumulate() {
     }
     if (config_.pipeline) {
       auto tag = IntegerAttr::get(IntegerType::get(context, 64), i);
+      unsigned replica = i / (replicas_ / config_.pipelineReplicas);
+      const llvm::StringMap<std::string> *remap =
+          replica < config_.replicaDevices.size()
+              ? &config_.replicaDevices[replica]
+              : nullptr;
       for (Operation *op = mark ? mark->getNextNode()
                                 : &gradients->getBlock()->front();
-           op != gradients.getOperation(); op = op->getNextNode())
-        if (isa<PlacedOpInterface>(op))
-          op->setAttr(gplace::kMicroBatchAttrName, tag);
+           op != gradients.getOperation(); op = op->getNextNode()) {
+        if (!isa<PlacedOpInterface>(op))
+          continue;
+        op->setAttr(gplace::kMicroBatchAttrName, tag);
+        // Replica r's pipeline: each stage's request moved to the
+        // replica's device for it.
+        if (auto request = op->getAttrOfType<StringAttr>("device"); remap &&
+            request) {
+          auto it = remap->find(request.getValue());
+          if (it != remap->end())
+            op->setAttr("device", builder_.getStringAttr(it->second));
+        }
+      }
     }
     // The running sums of the gradients.
     // f16 and bf16 gradients are summed in f32 (mixed precision's f32
@@ -731,7 +754,11 @@ LogicalResult Replicator::accumulate() {
     func_->setAttr(
         gplace::kPipelineAttrName,
         b.getDictionaryAttr(
-            {b.getNamedAttr("microbatches", b.getI64IntegerAttr(replicas_)),
+            {b.getNamedAttr("microbatches",
+                            b.getI64IntegerAttr(replicas_ /
+                                                config_.pipelineReplicas)),
+             b.getNamedAttr("replicas",
+                            b.getI64IntegerAttr(config_.pipelineReplicas)),
              b.getNamedAttr("schedule", b.getStringAttr(config_.schedule)),
              b.getNamedAttr("split", b.getStringAttr(config_.split)),
              b.getNamedAttr("stages", b.getI64IntegerAttr(config_.stages))}));
@@ -1110,9 +1137,23 @@ struct PipelineParallelPass
         return signalPassFailure();
       }
     }
+    if (replicas == 0) {
+      module.emitError() << "--gplace-pipeline-parallel needs replicas >= 1";
+      return signalPassFailure();
+    }
+    if (replicas > 1 && !devices)
+      devices = getModuleDevices(module);
+    if (replicas > 1 && !devices) {
+      module.emitError() << "--gplace-pipeline-parallel replicas="
+                         << replicas.getValue()
+                         << " needs the module's devices (run "
+                            "--gplace-assign-devices first)";
+      return signalPassFailure();
+    }
     ReplicaConfig config = ReplicaConfig::microBatches(
-        microbatches,
+        microbatches * replicas,
         SmallVector<unsigned>(batchArgs.begin(), batchArgs.end()));
+    config.pipelineReplicas = replicas;
     config.pipeline = true;
     config.schedule = schedule;
     config.stages = stages;
@@ -1136,9 +1177,70 @@ struct PipelineParallelPass
             llvm::errs() << "  " << line << "\n";
         }
       }
+      if (replicas > 1 &&
+          failed(replicaDevices(func, replicas, *devices,
+                                config.replicaDevices)))
+        return signalPassFailure();
       if (failed(Replicator(func, config).accumulate()))
         return signalPassFailure();
     }
+  }
+
+  /// Per replica r of `replicas` pipelines of `func` (r = 0 included,
+  /// empty), its device for each device request of the function that
+  /// names a GPU of `known`'s: the stages are the GPUs requested (K of
+  /// them, in device order), and replica r >= 1 takes the next K GPUs the
+  /// stages do not use, in device order, stage by stage. Fails, with an
+  /// error, where there are fewer than `replicas` x K GPUs.
+  static LogicalResult
+  replicaDevices(func::FuncOp func, unsigned replicas,
+                 const gplace::DeviceSet &known,
+                 std::vector<llvm::StringMap<std::string>> &out) {
+    ArrayRef<gplace::DeviceName> all = known.devices();
+    // Each request's GPU (its index in `all`), and the stages' GPUs.
+    llvm::StringMap<size_t> gpuOf;
+    std::set<size_t> stages;
+    func.walk([&](Operation *op) {
+      auto request = op->getAttrOfType<StringAttr>("device");
+      if (!request || request.getValue().empty() ||
+          gpuOf.count(request.getValue()))
+        return;
+      std::optional<gplace::DeviceName> spec =
+          gplace::DeviceName::parse(request.getValue());
+      if (!spec)
+        return;
+      for (size_t d = 0; d < all.size(); ++d)
+        if (all[d].type == gplace::DeviceType::GPU && spec->matches(all[d])) {
+          gpuOf[request.getValue()] = d;
+          stages.insert(d);
+          break;
+        }
+    });
+    std::vector<size_t> free;
+    for (size_t d = 0; d < all.size(); ++d)
+      if (all[d].type == gplace::DeviceType::GPU && !stages.count(d))
+        free.push_back(d);
+    size_t k = stages.size();
+    if (k == 0)
+      return func.emitError()
+             << "--gplace-pipeline-parallel replicas=" << replicas << ": @"
+             << func.getSymName()
+             << " requests no GPU for its stages, so there is nothing to "
+                "replicate per stage";
+    if (free.size() < (replicas - 1) * k)
+      return func.emitError()
+             << "--gplace-pipeline-parallel replicas=" << replicas << ": @"
+             << func.getSymName() << "'s " << k << " stages need "
+             << replicas * k << " GPUs for " << replicas
+             << " pipelines; the devices have " << free.size() + k;
+    std::vector<size_t> order(stages.begin(), stages.end());
+    out.assign(replicas, {});
+    for (unsigned r = 1; r < replicas; ++r)
+      for (const auto &entry : gpuOf) {
+        size_t j = llvm::find(order, entry.getValue()) - order.begin();
+        out[r][entry.getKey()] = all[free[(r - 1) * k + j]].str();
+      }
+    return success();
   }
 };
 

@@ -76,6 +76,11 @@ LogicalResult schedulePipeline(func::FuncOp func, DictionaryAttr pipeline,
                             << " needs microbatches >= 1 and schedule gpipe "
                                "or 1f1b";
   int m = microbatches.getInt();
+  // Data parallel x pipeline parallel: R pipelines, micro-batches
+  // r*M .. r*M+M-1 replica r's, each replica on its own K devices.
+  int replicas = 1;
+  if (auto attr = pipeline.getAs<IntegerAttr>("replicas"))
+    replicas = std::max<int64_t>(attr.getInt(), 1);
   Block &body = func.getBody().front();
   Operation *terminator = body.getTerminator();
 
@@ -141,10 +146,13 @@ LogicalResult schedulePipeline(func::FuncOp func, DictionaryAttr pipeline,
                         [](Value v) { return v.getDefiningOp() != nullptr; });
   };
   DenseMap<Operation *, int> crossings;
+  // Per replica: its stages are the devices of its first micro-batch.
+  int k = 0;
+  for (int r = 0; r < replicas; ++r) {
   llvm::StringMap<int> depth;
   SmallVector<StringRef> found;
   for (Operation *op : ops) {
-    if (microBatch.lookup(op) != 0 || backward.lookup(op))
+    if (microBatch.lookup(op) != r * m || backward.lookup(op))
       continue;
     int mine = 0;
     for (Value operand : op->getOperands())
@@ -164,8 +172,23 @@ LogicalResult schedulePipeline(func::FuncOp func, DictionaryAttr pipeline,
   llvm::stable_sort(found, [&](StringRef a, StringRef b) {
     return depth.lookup(a) < depth.lookup(b);
   });
-  stages.insert(found.begin(), found.end());
-  int k = stages.size();
+  if (r == 0)
+    k = found.size();
+  if (static_cast<int>(found.size()) != k)
+    return func.emitError()
+           << "--gplace-schedule-pipeline: @" << func.getSymName()
+           << "'s pipeline replica " << r << " runs its forward on "
+           << found.size() << " device(s), replica 0 on " << k;
+  for (StringRef device : found)
+    if (!stages.insert(device))
+      return func.emitError()
+             << "--gplace-schedule-pipeline: @" << func.getSymName()
+             << "'s pipeline replicas share device " << device
+             << "; each of the " << replicas
+             << " replicas needs its own K devices";
+  }
+  // All replicas' stages: replica r's stage s is stages[r * k + s].
+  int numStages = stages.size();
   if (stagesAsked && stagesAsked.getInt() > 0 && stagesAsked.getInt() != k) {
     InFlightDiagnostic diag = func.emitError();
     diag << "--gplace-schedule-pipeline: @" << func.getSymName() << " asks for "
@@ -177,24 +200,31 @@ LogicalResult schedulePipeline(func::FuncOp func, DictionaryAttr pipeline,
     return diag;
   }
 
+  // "stage s", or with replicas "replica r stage s".
+  auto stageLabel = [&](int s) {
+    return (replicas > 1 ? "replica " + std::to_string(s / k) + " " : "") +
+           std::string("stage ") + std::to_string(s % k);
+  };
   // Per stage, its units in the schedule's order; per unit, the ops left.
   auto unitIndex = [&](int s, int i, bool isBackward) {
     return (s * m + i) * 2 + (isBackward ? 1 : 0);
   };
-  std::vector<std::vector<int>> order(k);
-  for (int s = 0; s < k; ++s)
-    for (Unit unit : stageOrder(schedule.getValue(), s, k, m))
+  std::vector<std::vector<int>> order(numStages);
+  for (int s = 0; s < numStages; ++s)
+    for (Unit unit : stageOrder(schedule.getValue(), s % k, k, m))
       order[s].push_back(unitIndex(s, unit.microBatch, unit.backward));
-  std::vector<int> left(2 * m * std::max(k, 1), 0);
+  std::vector<int> left(2 * m * std::max(numStages, 1), 0);
   DenseMap<Operation *, int> unitOf;
   for (Operation *op : ops) {
     int i = microBatch.lookup(op);
-    if (i < 0 || i >= m)
+    if (i < 0 || i >= m * replicas)
       continue;
     auto stage = llvm::find(stages, deviceOf(op));
-    if (stage == stages.end())
+    // A unit of its replica's stages only (a copy into another replica's
+    // device runs outside the schedule).
+    if (stage == stages.end() || (stage - stages.begin()) / k != i / m)
       continue;
-    int unit = unitIndex(stage - stages.begin(), i, backward.lookup(op));
+    int unit = unitIndex(stage - stages.begin(), i % m, backward.lookup(op));
     unitOf[op] = unit;
     ++left[unit];
   }
@@ -203,10 +233,10 @@ LogicalResult schedulePipeline(func::FuncOp func, DictionaryAttr pipeline,
   // ready, and every op outside a unit runs once its operands have; a
   // stage moves on to its next unit when the round ends. The result is a
   // topological order in which each stage's units follow the schedule.
-  std::vector<size_t> head(k, 0);
+  std::vector<size_t> head(numStages, 0);
   auto advance = [&] {
     bool moved = false;
-    for (int s = 0; s < k; ++s)
+    for (int s = 0; s < numStages; ++s)
       while (head[s] < order[s].size() && left[order[s][head[s]]] == 0) {
         ++head[s];
         moved = true;
@@ -250,10 +280,10 @@ LogicalResult schedulePipeline(func::FuncOp func, DictionaryAttr pipeline,
       InFlightDiagnostic diag = func.emitError();
       diag << "--gplace-schedule-pipeline: the " << schedule.getValue()
            << " schedule cannot order @" << func.getSymName() << ":";
-      for (int s = 0; s < k; ++s)
+      for (int s = 0; s < numStages; ++s)
         if (head[s] < order[s].size()) {
           int unit = order[s][head[s]];
-          diag << " stage " << s << " (" << stages[s]
+          diag << " " << stageLabel(s) << " (" << stages[s]
                << ") is to run micro-batch " << (unit / 2) % m << "'s "
                << (unit % 2 ? "backward" : "forward") << " next;";
         }
@@ -270,13 +300,16 @@ LogicalResult schedulePipeline(func::FuncOp func, DictionaryAttr pipeline,
     // (forward + backward, copies into it included).
     llvm::errs() << "Pipeline schedule of @" << func.getSymName() << " ("
                  << schedule.getValue() << ", " << k << " stages, " << m
-                 << " micro-batches):\n";
-    for (int s = 0; s < k; ++s) {
+                 << " micro-batches";
+    if (replicas > 1)
+      llvm::errs() << ", " << replicas << " replicas";
+    llvm::errs() << "):\n";
+    for (int s = 0; s < numStages; ++s) {
       int forward = 0, backwardOps = 0;
       for (auto [op, unit] : unitOf)
         if (unit / (2 * m) == s && (unit / 2) % m == 0)
           ++(unit % 2 ? backwardOps : forward);
-      llvm::errs() << "  stage " << s << " on " << stages[s] << ": "
+      llvm::errs() << "  " << stageLabel(s) << " on " << stages[s] << ": "
                    << forward << " forward + " << backwardOps
                    << " backward ops per micro-batch; ";
       for (int unit : order[s])
@@ -301,7 +334,7 @@ LogicalResult schedulePipeline(func::FuncOp func, DictionaryAttr pipeline,
         llvm::errs() << name.getValue();
       else
         llvm::errs() << "(" << op->getName() << ")";
-      llvm::errs() << ": stage " << s << ", ";
+      llvm::errs() << ": " << stageLabel(s) << ", ";
       if (!name) // Inserted after placement: a copy into the stage.
         llvm::errs() << (unit->second % 2 ? "backward" : "forward")
                      << ", inserted on " << stages[s];

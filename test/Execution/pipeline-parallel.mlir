@@ -17,6 +17,30 @@
 // RUN: diff %t.accumulate %t.auto
 // RUN: diff %t.accumulate %t.1f1b
 // RUN: diff %t.accumulate %t.gpipe
+//
+// Data parallel x pipeline parallel (--replicas=R with --pipeline-stages):
+// two 4-stage pipelines on GPUs 0-3 and 4-7, each on 8 of the 16 examples
+// in 4 micro-batches, give the bits of --accumulate-steps=8 (the same
+// running sums, on replica 0's stages), and so do two pipelines of the 2
+// stages split=auto cuts (GPUs 0-1 and 2-3).
+// RUN: gplace-run %s --entry=train --iterations=10 %{inputs} --emulate-gpus=8 --pipeline-stages=4 --microbatches=4 --replicas=2 > %t.dp
+// RUN: diff %t.accumulate %t.dp
+// RUN: gplace-run %s --entry=train --iterations=10 %{inputs} --emulate-gpus=4 --pipeline-stages=2 --pipeline-split=auto --microbatches=4 --replicas=2 > %t.dpauto
+// RUN: diff %t.accumulate %t.dpauto
+// RUN: gplace-run %s --entry=train %{inputs} --emulate-gpus=8 --pipeline-stages=4 --microbatches=4 --replicas=2 --log-device-placement 2>&1 | FileCheck %s --check-prefix=DPXPP
+// DPXPP: Pipeline schedule of @train (1f1b, 4 stages, 4 micro-batches, 2 replicas):
+// DPXPP: replica 0 stage 0 on /job:localhost/replica:0/task:0/device:GPU:0: 3 forward + 3 backward ops per micro-batch; F0 F1 F2 F3 B0 B1 B2 B3
+// DPXPP: replica 1 stage 3 on /job:localhost/replica:0/task:0/device:GPU:7: 6 forward + 4 backward ops per micro-batch; F0 B0 F1 B1 F2 B2 F3 B3
+// DPXPP: {{^}}  micro_batch_4/MatMul_1: replica 1 stage 1, forward, its request '/job:localhost/replica:0/task:0/device:GPU:5'
+// Errors: too few GPUs for R pipelines; the mirrored replicas' flags.
+// RUN: not gplace-run %s --entry=train %{inputs} --emulate-gpus=4 --pipeline-stages=4 --replicas=2 2>&1 | FileCheck %s --check-prefix=DPGPUS
+// DPGPUS: error: --gplace-pipeline-parallel replicas=2: @train's 4 stages need 8 GPUs for 2 pipelines; the devices have 4
+// RUN: not gplace-run %s --entry=train %{inputs} --emulate-gpus=8 --pipeline-stages=4 --replicas=2 --replica-variables=host 2>&1 | FileCheck %s --check-prefix=DPVARS
+// DPVARS: error: --replica-variables does not apply to a replicated pipeline
+// RUN: not gplace-run %s --entry=train %{inputs} --emulate-gpus=8 --pipeline-stages=4 --replicate=replicas=2 2>&1 | FileCheck %s --check-prefix=DPREPLICATE
+// DPREPLICATE: error: --replicate and --pipeline-stages: give --replicas=N
+// RUN: not gplace-opt %s --gplace-pipeline-parallel="replicas=2" 2>&1 | FileCheck %s --check-prefix=DPDEVICES
+// DPDEVICES: error: --gplace-pipeline-parallel replicas=2 needs the module's devices
 // CHECK: result[0]: f32=0.129672{{[0-9]*}}
 // CHECK: result[1]: 8x8xf32={{\[\[}}-0.241493{{[0-9]*}}, 0.318459{{[0-9]*}}, -0.390551{{[0-9]*}},
 // CHECK: result[2]: 8x1xf32={{\[\[}}-0.598558{{[0-9]*}}], [-0.491555{{[0-9]*}}], [-0.138226{{[0-9]*}}], [0.278016{{[0-9]*}}], [0.561967{{[0-9]*}}], [0.557892{{[0-9]*}}], [0.292023{{[0-9]*}}], [-0.131916{{[0-9]*}}]]

@@ -5,7 +5,7 @@
 // variables, and the schedule on the function.
 // RUN: gplace-opt %s --gplace-pipeline-parallel="microbatches=2 functions=train" | FileCheck %s --check-prefix=MARK
 // MARK-LABEL: func.func @train
-// MARK-SAME: attributes {gplace.pipeline = {microbatches = 2 : i64, schedule = "1f1b", split = "placement", stages = 0 : i64}}
+// MARK-SAME: attributes {gplace.pipeline = {microbatches = 2 : i64, replicas = 1 : i64, schedule = "1f1b", split = "placement", stages = 0 : i64}}
 // MARK: gplace.slice %arg0 begin = [0, 0] size = [2, 3] {device = "/device:CPU:0", gplace.micro_batch = 0 : i64, name = "micro_batch_0/split/arg0"}
 // MARK: gplace.matmul {{.*}}gplace.micro_batch = 0 : i64, name = "micro_batch_0/stage0/matmul"
 // MARK: gplace.gradients

@@ -318,7 +318,7 @@ def PipelineParallelPass
     it, each forward clone is marked with its micro-batch
     (`gplace.micro_batch`), the sums of the gradients are colocated with
     the variables they update, and the function records the schedule
-    (`gplace.pipeline = {microbatches, schedule, stages}`) for
+    (`gplace.pipeline = {microbatches, replicas, schedule, split, stages}`) for
     --gplace-schedule-pipeline, which orders each stage's ops after
     placement. Runs before --gplace-differentiate. The stages are the
     devices the forward ops are placed on (explicit requests,
@@ -345,6 +345,12 @@ def PipelineParallelPass
     Option<"printStages", "print-stages", "bool", /*default=*/"false",
            "With split=auto: print each stage's ops, predicted time and "
            "bytes on stderr">,
+    Option<"replicas", "replicas", "unsigned", /*default=*/"1",
+           "Data parallel x pipeline parallel: R pipelines, each on its own "
+           "K devices (replica 0's are the stages' own; replica r's the "
+           "next K of their type), each on its own slice of the batch in M "
+           "micro-batches, the gradients of all R x M summed where each "
+           "variable is">,
     ListOption<"batchArgs", "batch-args", "unsigned",
                "The argument numbers split along the batch (default: those "
                "sharing the first argument's leading dimension)">,
