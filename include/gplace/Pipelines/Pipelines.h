@@ -67,7 +67,8 @@ struct PipelineOptions : public mlir::PassPipelineOptions<PipelineOptions> {
   Option<unsigned> replicas{
       *this, "replicas",
       llvm::cl::desc("Train on N GPUs: --gplace-replicate's replicas over "
-                     "GPU:0..N-1, each a slice of the batch (0: none)"),
+                     "GPU:0..N-1, each a slice of the batch (0: none); "
+                     "with pipeline-stages, N pipelines of K GPUs each"),
       llvm::cl::init(0)};
   Option<unsigned> accumulateSteps{
       *this, "accumulate-steps",
