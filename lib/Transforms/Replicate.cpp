@@ -430,16 +430,68 @@ Operation *Replicator::cloneFor(Operation *op, unsigned i, IRMapping &map,
   if (dependsOnBatch && i > 0)
     if (auto seeded = dyn_cast<SeededOpInterface>(clone))
       offsetSeed(seeded, i, names_.lookup(op));
-  // Shapes along the batch shrink: per-replica types for every result
-  // that had the batch as its leading dimension.
-  for (OpResult result : clone->getResults()) {
-    auto type = dyn_cast<RankedTensorType>(result.getType());
-    if (!dependsOnBatch || !type || type.getRank() == 0 ||
-        type.getDimSize(0) != batch || isa<GradientsOp>(clone))
-      continue;
+  // A slice of a batch argument along the batch (the micro-batches of
+  // --gplace-accumulate-gradients, made before the replicas): each replica
+  // takes the same share of its own slice of the batch.
+  if (auto slice = dyn_cast<SliceOp>(clone);
+      slice && dependsOnBatch && !config_.accumulate &&
+      llvm::is_contained(batchArgs, op->getOperand(0)) &&
+      slice.getSize().front() != batch) {
+    SmallVector<int64_t> begin(slice.getBegin()), size(slice.getSize());
+    if (begin[0] % replicas_ || size[0] <= 0 || size[0] % replicas_) {
+      op->emitError() << "op '" << names_.lookup(op) << "' takes "
+                      << size[0] << " of the batch of " << batch
+                      << " (from " << begin[0] << "), which does not divide "
+                      << "into " << replicas_
+                      << " replicas: the batch must divide into the "
+                         "replicas times the micro-batches";
+      return nullptr;
+    }
+    begin[0] /= replicas_;
+    size[0] /= replicas_;
+    slice.setBegin(begin);
+    slice.setSize(size);
+    auto type = cast<RankedTensorType>(slice.getType());
     SmallVector<int64_t> shape(type.getShape());
-    shape[0] = perReplica;
-    result.setType(RankedTensorType::get(shape, type.getElementType()));
+    shape[0] = size[0];
+    slice.getResult().setType(
+        RankedTensorType::get(shape, type.getElementType()));
+  }
+  // Shapes along the batch shrink: the op's own rule (InferTypeOpInterface)
+  // on the per-replica operands where it has one; else per-replica types
+  // for every result that had the batch as its leading dimension, or a
+  // micro-batch's (an operand's old leading dimension, which shrank).
+  SmallVector<Type, 2> inferred;
+  auto infer = dyn_cast<InferTypeOpInterface>(clone);
+  if (dependsOnBatch && infer && !isa<GradientsOp>(clone) &&
+      succeeded(infer.inferReturnTypes(
+          clone->getContext(), clone->getLoc(), clone->getOperands(),
+          clone->getAttrDictionary(), clone->getPropertiesStorage(),
+          clone->getRegions(), inferred)) &&
+      inferred.size() == clone->getNumResults()) {
+    for (auto [result, type] : llvm::zip(clone->getResults(), inferred))
+      result.setType(type);
+  } else {
+    // Leading dimensions that shrank among the operands: old -> new.
+    llvm::SmallDenseMap<int64_t, int64_t> shrank;
+    shrank[batch] = perReplica;
+    for (auto [before, after] :
+         llvm::zip(op->getOperandTypes(), clone->getOperandTypes())) {
+      auto from = dyn_cast<RankedTensorType>(before);
+      auto to = dyn_cast<RankedTensorType>(after);
+      if (from && to && from.getRank() > 0 && to.getRank() > 0 &&
+          from.getDimSize(0) != to.getDimSize(0))
+        shrank.try_emplace(from.getDimSize(0), to.getDimSize(0));
+    }
+    for (OpResult result : clone->getResults()) {
+      auto type = dyn_cast<RankedTensorType>(result.getType());
+      if (!dependsOnBatch || !type || type.getRank() == 0 ||
+          !shrank.count(type.getDimSize(0)) || isa<GradientsOp>(clone))
+        continue;
+      SmallVector<int64_t> shape(type.getShape());
+      shape[0] = shrank.lookup(type.getDimSize(0));
+      result.setType(RankedTensorType::get(shape, type.getElementType()));
+    }
   }
   // An op that does not take the per-replica shapes: a batch argument
   // that is not one (or an op that mixes examples).

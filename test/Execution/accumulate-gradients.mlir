@@ -9,6 +9,18 @@
 // RUN: gplace-run %s --entry=train --iterations=10 %{inputs} | FileCheck %s
 // RUN: gplace-run %s --entry=train --iterations=10 %{inputs} --accumulate-steps=4 | FileCheck %s
 // RUN: gplace-run %s --entry=train --iterations=10 %{inputs} --accumulate-steps=2 --emulate-gpus=2 | FileCheck %s
+// With replicas (each replica accumulates over its own slice: 2 replicas
+// of 2 micro-batches of 2), mirrored or on the host, with policy=auto, and
+// across a checkpoint written with accumulation and restored without it
+// (and with replicas): the same step.
+// RUN: gplace-run %s --entry=train --iterations=10 %{inputs} --accumulate-steps=2 --replicas=2 --emulate-gpus=2 | FileCheck %s
+// RUN: gplace-run %s --entry=train --iterations=10 %{inputs} --accumulate-steps=2 --replicas=2 --replica-variables=host --emulate-gpus=2 | FileCheck %s
+// RUN: gplace-run %s --entry=train --iterations=10 %{inputs} --accumulate-steps=4 --policy=auto --emulate-gpus=2 | FileCheck %s
+// RUN: gplace-run %s --entry=train --iterations=5 %{inputs} --accumulate-steps=4 --save=%t.npz > /dev/null
+// RUN: gplace-run %s --entry=train --iterations=5 %{inputs} --restore=%t.npz | FileCheck %s
+// RUN: gplace-run %s --entry=train --iterations=5 %{inputs} --restore=%t.npz --accumulate-steps=2 --replicas=2 --emulate-gpus=2 | FileCheck %s
+// RUN: not gplace-run %s --entry=train %{inputs} --accumulate-steps=8 --replicas=2 --emulate-gpus=2 2>&1 | FileCheck %s --check-prefix=REPLICAS
+// REPLICAS: error: op 'micro_batch_0/split/arg0' takes 1 of the batch of 8 (from 0), which does not divide into 2 replicas: the batch must divide into the replicas times the micro-batches
 // CHECK: result[0]: f32=0.1155320{{[0-9]*}}
 // CHECK: result[1]: 3x1xf32={{\[\[}}0.726232{{[0-9]*}}], [-0.268478{{[0-9]*}}], [0.102255{{[0-9]*}}]]
 //
