@@ -115,6 +115,11 @@ rt::Status gplace::tooling::checkCompileFlags() {
     return rt::Status::invalidArgument(
         "--pipeline-split must be placement or auto, not '" +
         flags.pipelineSplit + "'");
+  if (flags.mixedPrecision.getNumOccurrences() &&
+      flags.mixedPrecision != "bf16" && flags.mixedPrecision != "f16")
+    return rt::Status::invalidArgument(
+        "--mixed-precision must be bf16 or f16, not '" +
+        flags.mixedPrecision + "'");
   if (pipelined && flags.accumulateSteps > 1)
     return rt::Status::invalidArgument(
         "--accumulate-steps and --pipeline-stages both split the batch into "
