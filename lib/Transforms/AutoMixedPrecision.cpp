@@ -3,13 +3,15 @@
 // --gplace-auto-mixed-precision: allow-listed ops (matmul, convolutions and
 // their gradients) run in bf16 or f16, infer-listed ones follow their
 // operands, the rest stay in f32, with casts at the boundaries, as
-// TensorFlow Grappler's AutoMixedPrecision does. The lists are the ops'
-// traits (getMixedPrecisionList); this file names no op but the cast it
-// inserts. docs/passes/auto-mixed-precision.md.
+// TensorFlow Grappler's AutoMixedPrecision does, and for f16 Keras's
+// dynamic loss scaling as graph ops (addLossScaling). The lists are the
+// ops' traits (getMixedPrecisionList); the ops this file names are only
+// those it builds. docs/passes/auto-mixed-precision.md.
 //
 //===----------------------------------------------------------------------===//
 
 #include "gplace/Dialect/Graph/GraphDialect.h"
+#include "gplace/Dialect/Graph/VariableAccess.h"
 #include "gplace/Support/DeviceName.h"
 #include "gplace/Support/KernelRegistry.h"
 #include "gplace/Transforms/Passes.h"
@@ -18,6 +20,8 @@
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/Sequence.h"
 
 #include <set>
 
@@ -64,6 +68,17 @@ struct AutoMixedPrecisionPass
       emitError(UnknownLoc::get(context))
           << "gplace-auto-mixed-precision: type must be 'bf16' or 'f16', not '"
           << type << "'";
+      return signalPassFailure();
+    }
+    if (lossScale.empty()) {
+      dynamicLossScale = type == "f16";
+    } else if (lossScale == "dynamic" || lossScale == "none") {
+      dynamicLossScale = lossScale == "dynamic";
+    } else {
+      emitError(UnknownLoc::get(context))
+          << "gplace-auto-mixed-precision: loss-scale must be 'dynamic' or "
+             "'none', not '"
+          << lossScale << "'";
       return signalPassFailure();
     }
     DeviceSet devices = getModuleDevices(module).value_or(
@@ -217,6 +232,8 @@ struct AutoMixedPrecisionPass
         }
       }
     bool changed = !converted.empty();
+    if (changed && dynamicLossScale)
+      addLossScaling(func);
     nameOf.clear();
     pinned.clear();
     casts.clear();
@@ -226,7 +243,208 @@ struct AutoMixedPrecisionPass
     return changed;
   }
 
+  /// Builds `OpT` with explicit result types, operands and attributes.
+  template <typename OpT>
+  Value build(OpBuilder &b, Location loc, Type result, ValueRange operands,
+              ArrayRef<NamedAttribute> attrs = {}) {
+    return b.create<OpT>(loc, TypeRange{result}, operands, attrs)
+        ->getResult(0);
+  }
+
+  /// Dynamic loss scaling, as Keras's LossScaleOptimizer (TensorFlow's
+  /// DynamicLossScale): the function's one gplace.gradients of a scalar
+  /// f32 loss differentiates loss * scale (grad_ys = scale); its gradients
+  /// are divided by the scale; when one of them is not finite, every
+  /// variable the function writes after the gradients gets back its value
+  /// from before (the update is skipped) and the scale halves (at least
+  /// 1), else after 2000 finite steps in a row it doubles. The scale and
+  /// the count of good steps are variables (`loss_scale/current_loss_scale`,
+  /// initially 2^15, and `loss_scale/good_steps`, an i64), placed, planned
+  /// and checkpointed as any other. Nothing for a function that writes
+  /// no variable after its gradients (it does not train).
+  void addLossScaling(func::FuncOp func) {
+    SmallVector<GradientsOp> all;
+    func.walk([&](GradientsOp op) { all.push_back(op); });
+    if (all.empty())
+      return;
+    GradientsOp grads = all.front();
+    auto scalarF32 = [](Value v) {
+      auto t = dyn_cast<RankedTensorType>(v.getType());
+      return t && t.getRank() == 0 && t.getElementType().isF32();
+    };
+    if (all.size() != 1 || grads.getYs().size() != 1 ||
+        !grads.getGradYs().empty() || !scalarF32(grads.getYs()[0]) ||
+        grads->getBlock() != &func.getBody().front()) {
+      grads.emitRemark() << "gplace-auto-mixed-precision: no loss scaling in "
+                            "@" << func.getSymName()
+                         << ": it needs one gplace.gradients of one scalar "
+                            "f32 loss, without grad_ys";
+      return;
+    }
+    // The variables written after the gradients: a function that trains
+    // nothing (gradients alone) keeps its meaning, without state.
+    llvm::MapVector<Value, SmallVector<Operation *>> writers;
+    for (Operation *op = grads->getNextNode(); op; op = op->getNextNode())
+      for (const VariableAccess &access : getVariableAccesses(op))
+        if (access.writes)
+          writers[access.variable].push_back(op);
+    if (writers.empty())
+      return;
+    MLIRContext *ctx = context();
+    Location loc = grads.getLoc();
+    Block &body = func.getBody().front();
+    OpBuilder b(ctx);
+    auto named = [&](StringRef name) {
+      return SmallVector<NamedAttribute, 1>{
+          b.getNamedAttr("name", b.getStringAttr("loss_scale/" + name))};
+    };
+    auto f32Scalar = RankedTensorType::get({}, b.getF32Type());
+    auto i64Scalar = RankedTensorType::get({}, b.getI64Type());
+    auto i1Scalar = RankedTensorType::get({}, b.getI1Type());
+    auto constant = [&](StringRef name, Attribute value) {
+      auto attrs = named(name);
+      attrs.push_back(b.getNamedAttr("value", value));
+      return build<ConstantOp>(b, loc, cast<TypedAttr>(value).getType(), {},
+                               attrs);
+    };
+    // The state, first in the function.
+    b.setInsertionPointToStart(&body);
+    auto variable = [&](StringRef name, Attribute init) {
+      auto attrs = named(name);
+      attrs.push_back(b.getNamedAttr("initial_value", init));
+      auto resource = ResourceType::get(
+          ctx, cast<RankedTensorType>(cast<TypedAttr>(init).getType()));
+      return build<VariableOp>(b, loc, resource, {}, attrs);
+    };
+    Value scaleVar = variable(
+        "current_loss_scale",
+        DenseElementsAttr::get(f32Scalar, b.getF32FloatAttr(32768.0f)));
+    Value stepsVar = variable(
+        "good_steps",
+        DenseElementsAttr::get(i64Scalar, b.getI64IntegerAttr(0)));
+    // The scaled loss's gradients.
+    b.setInsertionPoint(grads);
+    Value scale = build<ReadOp>(b, loc, f32Scalar, {scaleVar}, named("read"));
+    grads.getGradYsMutable().append(scale);
+    b.setInsertionPointAfter(grads);
+    Value zero = constant(
+        "zero", DenseElementsAttr::get(f32Scalar, b.getF32FloatAttr(0.0f)));
+    Value total;
+    SmallVector<Value> unscaled;
+    for (auto [i, g] : llvm::enumerate(grads.getResults())) {
+      std::string k = std::to_string(i);
+      Value u = build<DivOp>(b, loc, g.getType(), {g, scale},
+                             named("unscale/" + k));
+      unscaled.push_back(u);
+      // u * 0 is 0 for a finite u, NaN for an infinite or NaN one.
+      Value z = build<MulOp>(b, loc, g.getType(), {u, zero},
+                             named("check/" + k));
+      auto rank = cast<RankedTensorType>(g.getType()).getRank();
+      auto axes = llvm::to_vector(llvm::seq<int64_t>(0, rank));
+      auto attrs = named("check/sum_" + k);
+      attrs.push_back(b.getNamedAttr("axes", b.getDenseI64ArrayAttr(axes)));
+      Value sum = build<ReduceSumOp>(b, loc, f32Scalar, {z}, attrs);
+      total = total ? build<AddOp>(b, loc, f32Scalar, {total, sum},
+                                   named("check/add_" + k))
+                    : sum;
+    }
+    for (auto [g, u] : llvm::zip(grads.getResults(), unscaled))
+      g.replaceAllUsesExcept(u, u.getDefiningOp());
+    Value finite = build<EqualOp>(b, loc, i1Scalar, {total, zero},
+                                  named("is_finite"));
+    // The writes after the gradients, per variable: its value before the
+    // first, restored after the last unless the step was finite.
+    SmallVector<Value> restored;
+    llvm::DenseSet<Operation *> mine;
+    for (auto &[var, ops] : writers) {
+      auto valueType =
+          cast<ResourceType>(var.getType()).getValueType();
+      std::string name = "skip_" + std::to_string(restored.size());
+      b.setInsertionPoint(ops.front());
+      Value old = build<ReadOp>(b, loc, valueType, {var}, named(name + "/old"));
+      Operation *last = ops.back();
+      b.setInsertionPointAfter(last);
+      SmallVector<Value> tokens;
+      for (Operation *op : ops)
+        for (Value result : op->getResults())
+          if (isa<ControlType>(result.getType()))
+            tokens.push_back(result);
+      SmallVector<Value> operands = {var};
+      operands.append(tokens);
+      Operation *updated = b.create<ReadOp>(loc, TypeRange{valueType},
+                                            ValueRange(operands),
+                                            named(name + "/new"));
+      mine.insert(updated);
+      Value select = build<SelectOp>(b, loc, valueType,
+                                     {finite, updated->getResult(0), old},
+                                     named(name + "/select"));
+      Operation *assign = b.create<AssignOp>(
+          loc, TypeRange{ControlType::get(ctx)}, ValueRange{var, select},
+          named(name + "/assign"));
+      restored.push_back(assign->getResult(0));
+      mine.insert(assign);
+    }
+    // What waited for an update waits for its restoration.
+    if (!restored.empty()) {
+      b.setInsertionPointAfter(restored.back().getDefiningOp());
+      Value done = b.create<GroupOp>(loc, ControlType::get(ctx),
+                                     ValueRange(restored), StringAttr(),
+                                     b.getStringAttr("loss_scale/done"),
+                                     StringAttr(), ValueRange{})
+                       .getResult();
+      mine.insert(done.getDefiningOp());
+      for (auto &[var, ops] : writers)
+        for (Operation *op : ops)
+          for (Value result : op->getResults())
+            if (isa<ControlType>(result.getType()))
+              for (OpOperand &use : llvm::make_early_inc_range(result.getUses()))
+                if (!mine.contains(use.getOwner()))
+                  use.set(done);
+    }
+    // The scale's update, before the function returns.
+    b.setInsertionPoint(body.getTerminator());
+    Value steps = build<ReadOp>(b, loc, i64Scalar, {stepsVar},
+                                named("good_steps/read"));
+    Value one = constant("one", DenseElementsAttr::get(
+                                    i64Scalar, b.getI64IntegerAttr(1)));
+    Value next = build<AddOp>(b, loc, i64Scalar, {steps, one},
+                              named("good_steps/add"));
+    Value period = constant("period", DenseElementsAttr::get(
+                                          i64Scalar, b.getI64IntegerAttr(2000)));
+    Value grow = build<GreaterEqualOp>(b, loc, i1Scalar, {next, period},
+                                       named("grow"));
+    Value two = constant("two", DenseElementsAttr::get(
+                                    f32Scalar, b.getF32FloatAttr(2.0f)));
+    Value half = constant("half", DenseElementsAttr::get(
+                                      f32Scalar, b.getF32FloatAttr(0.5f)));
+    Value oneF = constant("one_f", DenseElementsAttr::get(
+                                       f32Scalar, b.getF32FloatAttr(1.0f)));
+    Value doubled = build<MulOp>(b, loc, f32Scalar, {scale, two},
+                                 named("double"));
+    Value halved = build<MaximumOp>(
+        b, loc, f32Scalar,
+        {build<MulOp>(b, loc, f32Scalar, {scale, half}, named("halve")), oneF},
+        named("halve/at_least_1"));
+    Value kept = build<SelectOp>(b, loc, f32Scalar, {grow, doubled, scale},
+                                 named("grow/select"));
+    Value newScale = build<SelectOp>(b, loc, f32Scalar,
+                                     {finite, kept, halved}, named("update"));
+    Value zeroI = constant("zero_i", DenseElementsAttr::get(
+                                         i64Scalar, b.getI64IntegerAttr(0)));
+    Value count = build<SelectOp>(b, loc, i64Scalar, {grow, zeroI, next},
+                                  named("good_steps/select"));
+    Value newSteps = build<SelectOp>(b, loc, i64Scalar,
+                                     {finite, count, zeroI},
+                                     named("good_steps/update"));
+    auto control = ControlType::get(ctx);
+    b.create<AssignOp>(loc, TypeRange{control}, ValueRange{scaleVar, newScale},
+                       named("assign"));
+    b.create<AssignOp>(loc, TypeRange{control}, ValueRange{stepsVar, newSteps},
+                       named("good_steps/assign"));
+  }
+
   Type low;
+  bool dynamicLossScale = false;
   ElementType lowKind = ElementType::BF16;
   StringRef lowSuffix;
   std::set<DeviceType> deviceTypes;

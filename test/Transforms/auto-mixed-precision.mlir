@@ -5,15 +5,17 @@
 // back; variables and their reads stay f32, and so do the values
 // gplace.gradients differentiates with respect to; an op without a 16-bit
 // kernel (conv2d on the CPU) stays f32 with a remark.
-// RUN: gplace-opt %s --split-input-file --gplace-auto-mixed-precision 2>&1 | FileCheck %s
-// RUN: gplace-opt %s --split-input-file --gplace-auto-mixed-precision=type=f16 2>&1 | FileCheck %s --check-prefix=F16
+// RUN: gplace-opt %s --split-input-file --gplace-auto-mixed-precision 2>/dev/null | FileCheck %s
+// RUN: gplace-opt %s --split-input-file --gplace-auto-mixed-precision 2>&1 >/dev/null | FileCheck %s --check-prefix=REMARK
+// RUN: gplace-opt %s --split-input-file --gplace-auto-mixed-precision=type=f16 2>/dev/null | FileCheck %s --check-prefix=F16
+// RUN: gplace-opt %s --split-input-file --gplace-auto-mixed-precision=type=f16 2>&1 >/dev/null | FileCheck %s --check-prefix=F16-REMARK
 // RUN: not gplace-opt %s --split-input-file --gplace-auto-mixed-precision=type=f8 2>&1 | FileCheck %s --check-prefix=BAD
 // BAD: error: gplace-auto-mixed-precision: type must be 'bf16' or 'f16', not 'f8'
 // The pass's output is a fixed point, and differentiates.
 // RUN: gplace-opt %s --split-input-file --gplace-auto-mixed-precision --gplace-auto-mixed-precision --gplace-differentiate 2>&1 | FileCheck %s --check-prefix=GRAD
 
-// CHECK: remark: gplace-auto-mixed-precision: 'conv' stays in f32: no bf16 kernel on CPU
-// F16: remark: gplace-auto-mixed-precision: 'conv' stays in f32: no f16 kernel on CPU
+// REMARK: remark: gplace-auto-mixed-precision: 'conv' stays in f32: no bf16 kernel on CPU
+// F16-REMARK: remark: gplace-auto-mixed-precision: 'conv' stays in f32: no f16 kernel on CPU
 
 // CHECK-LABEL: func.func @train
 // The arguments' casts come first, in order; variables stay f32.
@@ -36,10 +38,26 @@
 // CHECK-NEXT: gplace.apply_gradient_descent %[[B]], {{.*}} : !gplace.resource<tensor<2xf32>>, tensor<f32>, tensor<2xf32>
 // CHECK-NEXT: gplace.identity {{.*}} : tensor<f32>
 // CHECK-NEXT: return {{.*}} : tensor<f32>
+// f16 gets dynamic loss scaling: the scale and its count are variables,
+// the updates are skipped (restored) when a gradient is not finite.
 // F16-LABEL: func.func @train
+// F16-NEXT: %[[SCALE:.+]] = gplace.variable dense<3.276800e+04> : tensor<f32> {name = "loss_scale/current_loss_scale"}
+// F16-NEXT: gplace.variable dense<0> : tensor<i64> {name = "loss_scale/good_steps"}
 // F16: gplace.cast %arg0 {name = "arg0-0-CastToFp16-AutoMixedPrecision"} : tensor<4x3xf32> to tensor<4x3xf16>
 // F16: gplace.matmul {{.*}} : (tensor<4x3xf16>, tensor<3x2xf16>) -> tensor<4x2xf16>
 // F16: gplace.cast {{.*}} {name = "Relu-0-CastToFp32-AutoMixedPrecision"} : tensor<4x2xf16> to tensor<4x2xf32>
+// F16: %[[S:.+]] = gplace.read %[[SCALE]] {name = "loss_scale/read"}
+// F16-NEXT: %[[G:.+]]:2 = gplace.gradients {{.*}} grad_ys %[[S]] : tensor<f32> wrt tensor<3x2xf32>, tensor<2xf32> grad_ys tensor<f32>
+// F16: %[[U:.+]] = gplace.div %[[G]]#0, %[[S]] {name = "loss_scale/unscale/0"}
+// F16: %[[FINITE:.+]] = gplace.equal {{.*}} {name = "loss_scale/is_finite"}
+// F16: %[[OLD:.+]] = gplace.read {{.*}} {name = "loss_scale/skip_0/old"}
+// F16-NEXT: %[[UPDATE:.+]] = gplace.apply_gradient_descent {{.*}}, %[[U]] :
+// F16-NEXT: %[[NEW:.+]] = gplace.read {{.*}} after(%[[UPDATE]]) {name = "loss_scale/skip_0/new"}
+// F16-NEXT: %[[SEL:.+]] = gplace.select %[[FINITE]], %[[NEW]], %[[OLD]] {name = "loss_scale/skip_0/select"}
+// F16-NEXT: gplace.assign {{.*}}, %[[SEL]] {name = "loss_scale/skip_0/assign"}
+// F16: %[[DONE:.+]] = gplace.group {{.*}} {name = "loss_scale/done"}
+// F16-NEXT: gplace.identity {{.*}} after(%[[DONE]], %[[DONE]])
+// F16: gplace.assign %[[SCALE]], {{.*}} {name = "loss_scale/assign"}
 // The backward graph follows the casts: bf16 matmuls, each weight's
 // gradient cast to f32 before its f32 update.
 // GRAD-LABEL: func.func @train
@@ -97,6 +115,10 @@ func.func @deny(%x: tensor<2x3xf32>, %w: tensor<3x2xf32>, %c: tensor<2x2xf32>) -
 // CHECK-NEXT: %[[R:.+]] = gplace.relu %[[M32]] : tensor<2x2xf32>
 // CHECK-NEXT: gplace.tanh %[[R]] : tensor<2x2xf32>
 // CHECK: gplace.gradients %{{.+}} wrt %[[R]] : tensor<f32> wrt tensor<2x2xf32>
+// A function that trains nothing gets no loss scaling (no state).
+// F16-LABEL: func.func @wrt_activation
+// F16-NOT: loss_scale
+// F16: return
 func.func @wrt_activation(%x: tensor<2x3xf32>, %w: tensor<3x2xf32>) -> tensor<2x2xf32> {
   %1 = gplace.matmul %x, %w : (tensor<2x3xf32>, tensor<3x2xf32>) -> tensor<2x2xf32>
   %2 = gplace.relu %1 : tensor<2x2xf32>

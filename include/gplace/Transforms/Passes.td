@@ -304,11 +304,21 @@ def AutoMixedPrecisionPass
     registry, as Grappler asks for an f16 kernel); an allow-listed op left
     in f32 for lack of one gets a remark. Runs before
     --gplace-differentiate, so that the backward graph follows the casts
-    (the gradient of a cast is a cast back).
+    (the gradient of a cast is a cast back). With `loss-scale=dynamic`
+    (f16's default), Keras's LossScaleOptimizer as graph ops: the loss's
+    gradient starts at the scale (2^15), the gradients are divided by it,
+    a step whose gradients are not all finite restores every variable the
+    function writes after the gradients and halves the scale, 2000 finite
+    steps in a row double it; the scale and the count are variables
+    (`loss_scale/current_loss_scale`, `loss_scale/good_steps`).
   }];
   let options = [
     Option<"type", "type", "std::string", /*default=*/"\"bf16\"",
            "The 16-bit type: bf16 or f16">,
+    Option<"lossScale", "loss-scale", "std::string", /*default=*/"",
+           "dynamic (Keras's LossScaleOptimizer: the scale and its good "
+           "steps are variables) or none; default: dynamic for f16, none "
+           "for bf16">,
   ];
 }
 
