@@ -49,6 +49,28 @@ def Graph_NotDifferentiable : NativeOpTrait<"NotDifferentiable"> {
   let cppNamespace = "::gplace::graph::OpTrait";
 }
 
+// The lists of --gplace-auto-mixed-precision (Grappler's
+// auto_mixed_precision_lists.h), one per op, asked through
+// getMixedPrecisionList (GraphDialect.h), never by naming ops:
+// - allow: ops worth running in 16 bits, whose 16-bit kernels accumulate in
+//   f32 (matmul, convolutions and their gradients); their f32 operands are
+//   cast down;
+// - infer: ops that follow their inputs (elementwise, shape ops): 16 bits
+//   when a float operand already is;
+// - deny: ops that stay in f32 because they lose accuracy in 16 bits
+//   (exp/log-heavy ops, reductions, losses, variable updates): their 16-bit
+//   operands are cast back up.
+// Ops in no list stay in f32, as deny-listed ones.
+def Graph_MixedPrecisionAllow : NativeOpTrait<"MixedPrecisionAllow"> {
+  let cppNamespace = "::gplace::graph::OpTrait";
+}
+def Graph_MixedPrecisionInfer : NativeOpTrait<"MixedPrecisionInfer"> {
+  let cppNamespace = "::gplace::graph::OpTrait";
+}
+def Graph_MixedPrecisionDeny : NativeOpTrait<"MixedPrecisionDeny"> {
+  let cppNamespace = "::gplace::graph::OpTrait";
+}
+
 //===----------------------------------------------------------------------===//
 // Base class.
 //===----------------------------------------------------------------------===//
@@ -258,7 +280,7 @@ def Graph_ReadOp : Graph_KernelOp<"read", "ReadVariableOp",
 
 class Graph_AssignBaseOp<string mnemonic, string tfType, string what,
                          list<MemoryEffect> effects>
-    : Graph_KernelOp<mnemonic, tfType> {
+    : Graph_KernelOp<mnemonic, tfType, [Graph_MixedPrecisionDeny]> {
   let summary = what # " (" # tfType # ")";
   let arguments = !con((ins Arg<Graph_AnyResource, "the variable",
                                 effects>:$resource,
@@ -309,7 +331,7 @@ def Graph_AssignSubOp : Graph_AssignBaseOp<"assign_sub", "AssignSubVariableOp",
 // Matrix product.
 //===----------------------------------------------------------------------===//
 
-def Graph_MatmulOp : Graph_KernelOp<"matmul", "MatMul", [Pure, Graph_InferredResultType, DeclareOpInterfaceMethods<Graph_GradientOpInterface>]> {
+def Graph_MatmulOp : Graph_KernelOp<"matmul", "MatMul", [Pure, Graph_MixedPrecisionAllow, Graph_InferredResultType, DeclareOpInterfaceMethods<Graph_GradientOpInterface>]> {
   let summary = "matrix product of two rank-2 tensors (MatMul)";
   let description = [{
     `result = op(lhs) x op(rhs)` where `op` transposes its operand when
@@ -337,11 +359,12 @@ def Graph_MatmulOp : Graph_KernelOp<"matmul", "MatMul", [Pure, Graph_InferredRes
 
 class Graph_BinaryOp<string mnemonic, string tfType, string pyName,
                      string what, Type operandType = Graph_NumericTensor,
-                     list<Trait> gradient = [DeclareOpInterfaceMethods<Graph_GradientOpInterface>]>
+                     list<Trait> gradient = [DeclareOpInterfaceMethods<Graph_GradientOpInterface>],
+                     list<Trait> precision = []>
     : Graph_KernelOp<mnemonic, tfType,
                      !listconcat([Pure, Graph_ElementwiseOpInterface,
                                   Graph_InferredResultType],
-                                 gradient),
+                                 gradient, precision),
                      pyName> {
   let summary = what # " with numpy broadcasting (" # tfType # ")";
   let description = [{
@@ -364,16 +387,19 @@ class Graph_BinaryOp<string mnemonic, string tfType, string pyName,
       # inferBroadcast # refineByVerifier;
 }
 
-def Graph_AddOp : Graph_BinaryOp<"add", "AddV2", "add", "elementwise sum">;
-def Graph_SubOp : Graph_BinaryOp<"sub", "Sub", "sub", "elementwise difference">;
-def Graph_MulOp : Graph_BinaryOp<"mul", "Mul", "mul", "elementwise product">;
+def Graph_AddOp : Graph_BinaryOp<"add", "AddV2", "add", "elementwise sum",
+                                 precision = [Graph_MixedPrecisionInfer]>;
+def Graph_SubOp : Graph_BinaryOp<"sub", "Sub", "sub", "elementwise difference",
+                                 precision = [Graph_MixedPrecisionInfer]>;
+def Graph_MulOp : Graph_BinaryOp<"mul", "Mul", "mul", "elementwise product",
+                                 precision = [Graph_MixedPrecisionInfer]>;
 def Graph_DivOp : Graph_BinaryOp<"div", "RealDiv", "truediv",
-                                 "elementwise quotient">;
+                                 "elementwise quotient", precision = [Graph_MixedPrecisionInfer]>;
 def Graph_MaximumOp : Graph_BinaryOp<"maximum", "Maximum", "Maximum",
-                                     "elementwise maximum">;
+                                     "elementwise maximum", precision = [Graph_MixedPrecisionInfer]>;
 def Graph_PowOp : Graph_BinaryOp<"pow", "Pow", "Pow",
                                  "elementwise power, `lhs` to the `rhs`",
-                                 Graph_FloatTensor> {
+                                 Graph_FloatTensor, precision = [Graph_MixedPrecisionDeny]> {
 }
 
 // The gradients of activations, as TensorFlow's gen_nn_ops/gen_math_ops
@@ -383,13 +409,14 @@ def Graph_PowOp : Graph_BinaryOp<"pow", "Pow", "Pow",
 // _TanhGradGrad).
 def Graph_ReluGradOp : Graph_BinaryOp<"relu_grad", "ReluGrad", "ReluGrad",
     "`gradients` where `features` > 0, else 0 (the gradient of relu)",
-    Graph_NumericTensor>;
+    Graph_NumericTensor, precision = [Graph_MixedPrecisionInfer]>;
 def Graph_SigmoidGradOp : Graph_BinaryOp<"sigmoid_grad", "SigmoidGrad",
     "SigmoidGrad", "`dy * y * (1 - y)` for `y = sigmoid(x)`",
-    Graph_FloatTensor> {
+    Graph_FloatTensor, precision = [Graph_MixedPrecisionInfer]> {
 }
 def Graph_TanhGradOp : Graph_BinaryOp<"tanh_grad", "TanhGrad", "TanhGrad",
-    "`dy * (1 - y * y)` for `y = tanh(x)`", Graph_FloatTensor> {
+    "`dy * (1 - y * y)` for `y = tanh(x)`", Graph_FloatTensor,
+    precision = [Graph_MixedPrecisionInfer]> {
 }
 // TensorFlow's SoftsignGrad(gradients, features); TensorFlow defines no
 // gradient for it.
@@ -410,9 +437,10 @@ def Graph_TruncateModOp : Graph_BinaryOp<"truncate_mod", "TruncateMod",
 
 class Graph_UnaryOp<string mnemonic, string tfType, string what,
                     Type operandType = Graph_FloatTensor,
-                    list<Trait> gradient = [DeclareOpInterfaceMethods<Graph_GradientOpInterface>]>
+                    list<Trait> gradient = [DeclareOpInterfaceMethods<Graph_GradientOpInterface>],
+                    list<Trait> precision = []>
     : Graph_KernelOp<mnemonic, tfType, !listconcat([Pure, Graph_ElementwiseOpInterface,
-        DeclareOpInterfaceMethods<InferTypeOpInterface>], gradient)> {
+        DeclareOpInterfaceMethods<InferTypeOpInterface>], gradient, precision)> {
   let summary = what # " (" # tfType # ")";
   let description = [{
     The result has the operand's type.
@@ -433,22 +461,26 @@ class Graph_UnaryOp<string mnemonic, string tfType, string what,
 }
 
 def Graph_NegOp : Graph_UnaryOp<"neg", "Neg", "elementwise negation",
-                                Graph_NumericTensor>;
-def Graph_ExpOp : Graph_UnaryOp<"exp", "Exp", "elementwise e^x"> {
+                                Graph_NumericTensor, precision = [Graph_MixedPrecisionInfer]>;
+def Graph_ExpOp : Graph_UnaryOp<"exp", "Exp", "elementwise e^x",
+                                precision = [Graph_MixedPrecisionDeny]> {
 }
-def Graph_LogOp : Graph_UnaryOp<"log", "Log", "elementwise natural logarithm"> {
+def Graph_LogOp : Graph_UnaryOp<"log", "Log", "elementwise natural logarithm",
+                                precision = [Graph_MixedPrecisionDeny]> {
 }
-def Graph_TanhOp : Graph_UnaryOp<"tanh", "Tanh", "elementwise tanh"> {
+def Graph_TanhOp : Graph_UnaryOp<"tanh", "Tanh", "elementwise tanh",
+                                 precision = [Graph_MixedPrecisionInfer]> {
 }
 def Graph_SigmoidOp : Graph_UnaryOp<"sigmoid", "Sigmoid",
-                                    "elementwise 1 / (1 + e^-x)"> {
+                                    "elementwise 1 / (1 + e^-x)",
+                                    precision = [Graph_MixedPrecisionInfer]> {
 }
 def Graph_SqrtOp : Graph_UnaryOp<"sqrt", "Sqrt", "elementwise square root"> {
 }
 def Graph_ReluOp : Graph_UnaryOp<"relu", "Relu", "elementwise max(x, 0)",
-                                 Graph_NumericTensor>;
+                                 Graph_NumericTensor, precision = [Graph_MixedPrecisionInfer]>;
 def Graph_SquareOp : Graph_UnaryOp<"square", "Square", "elementwise x * x",
-                                   Graph_NumericTensor>;
+                                   Graph_NumericTensor, precision = [Graph_MixedPrecisionInfer]>;
 
 // The trigonometric and hyperbolic functions, the error function, sign,
 // rounding and softsign, as TensorFlow's math ops (math_grad.py and
@@ -488,7 +520,7 @@ def Graph_FloorOp : Graph_UnaryOp<"floor", "Floor", "elementwise floor",
                                   Graph_FloatTensor, [Graph_NotDifferentiable]>;
 
 def Graph_AddNOp : Graph_KernelOp<"add_n", "AddN",
-    [Pure, AttrSizedOperandSegments, Graph_ElementwiseOpInterface, DeclareOpInterfaceMethods<Graph_GradientOpInterface>,
+    [Pure, Graph_MixedPrecisionInfer, AttrSizedOperandSegments, Graph_ElementwiseOpInterface, DeclareOpInterfaceMethods<Graph_GradientOpInterface>,
      DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
   let summary = "sum of one or more tensors of the same type (AddN)";
   let description = [{
@@ -512,7 +544,7 @@ def Graph_AddNOp : Graph_KernelOp<"add_n", "AddN",
 //===----------------------------------------------------------------------===//
 
 def Graph_BiasAddOp : Graph_KernelOp<"bias_add", "BiasAdd",
-    [Pure, Graph_ElementwiseOpInterface, DeclareOpInterfaceMethods<Graph_GradientOpInterface>,
+    [Pure, Graph_MixedPrecisionInfer, Graph_ElementwiseOpInterface, DeclareOpInterfaceMethods<Graph_GradientOpInterface>,
      DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
   let summary = "adds a rank-1 bias along the last dimension (BiasAdd)";
   let description = [{
@@ -535,7 +567,7 @@ def Graph_BiasAddOp : Graph_KernelOp<"bias_add", "BiasAdd",
 
 class Graph_ReduceOp<string mnemonic, string tfType, string what,
                      Type operandType = Graph_NumericTensor>
-    : Graph_KernelOp<mnemonic, tfType, [Pure, Graph_InferredResultType, DeclareOpInterfaceMethods<Graph_GradientOpInterface>], tfType,
+    : Graph_KernelOp<mnemonic, tfType, [Pure, Graph_MixedPrecisionDeny, Graph_InferredResultType, DeclareOpInterfaceMethods<Graph_GradientOpInterface>], tfType,
                      ["getKernelParameters"]> {
   let summary = what # " over `axes` (" # tfType # ")";
   let description = [{
@@ -564,7 +596,7 @@ def Graph_ReduceMaxOp : Graph_ReduceOp<"reduce_max", "Max", "maximum">;
 include "graph/GraphCompositeOps.td"
 
 def Graph_SoftmaxOp : Graph_KernelOp<"softmax", "Softmax",
-    [Pure, DeclareOpInterfaceMethods<InferTypeOpInterface>, DeclareOpInterfaceMethods<Graph_GradientOpInterface>]> {
+    [Pure, Graph_MixedPrecisionDeny, DeclareOpInterfaceMethods<InferTypeOpInterface>, DeclareOpInterfaceMethods<Graph_GradientOpInterface>]> {
   let summary = "softmax over the last dimension (Softmax)";
   let description = [{
     ```mlir
@@ -604,7 +636,7 @@ def Graph_CastOp : Graph_KernelOp<"cast", "Cast", [Pure, DeclareOpInterfaceMetho
   let hasFolder = 1;
 }
 
-def Graph_TransposeOp : Graph_KernelOp<"transpose", "Transpose", [Pure, Graph_InferredResultType, DeclareOpInterfaceMethods<Graph_GradientOpInterface>],
+def Graph_TransposeOp : Graph_KernelOp<"transpose", "Transpose", [Pure, Graph_MixedPrecisionInfer, Graph_InferredResultType, DeclareOpInterfaceMethods<Graph_GradientOpInterface>],
                                        "transpose"> {
   let summary = "permutes dimensions (Transpose)";
   let description = [{
@@ -624,7 +656,7 @@ def Graph_TransposeOp : Graph_KernelOp<"transpose", "Transpose", [Pure, Graph_In
 }
 
 def Graph_ReshapeOp : Graph_Op<"reshape", "Reshape",
-                                [Pure, Graph_ForwardsInput, DeclareOpInterfaceMethods<Graph_GradientOpInterface>]> {
+                                [Pure, Graph_MixedPrecisionInfer, Graph_ForwardsInput, DeclareOpInterfaceMethods<Graph_GradientOpInterface>]> {
   let summary = "reinterprets the elements with a new shape (Reshape)";
   let description = [{
     Operand and result hold the same number of elements of the same type,
@@ -643,7 +675,7 @@ def Graph_ReshapeOp : Graph_Op<"reshape", "Reshape",
   let hasFolder = 1;
 }
 
-def Graph_SliceOp : Graph_KernelOp<"slice", "Slice", [Pure, Graph_InferredResultType, DeclareOpInterfaceMethods<Graph_GradientOpInterface>], "Slice",
+def Graph_SliceOp : Graph_KernelOp<"slice", "Slice", [Pure, Graph_MixedPrecisionInfer, Graph_InferredResultType, DeclareOpInterfaceMethods<Graph_GradientOpInterface>], "Slice",
                                    ["getKernelParameters"]> {
   let summary = "extracts a contiguous block (Slice)";
   let description = [{
@@ -666,7 +698,7 @@ def Graph_SliceOp : Graph_KernelOp<"slice", "Slice", [Pure, Graph_InferredResult
 }
 
 def Graph_ConcatOp : Graph_KernelOp<"concat", "ConcatV2",
-    [Pure, Graph_InferredResultType, AttrSizedOperandSegments, DeclareOpInterfaceMethods<Graph_GradientOpInterface>], "concat",
+    [Pure, Graph_MixedPrecisionInfer, Graph_InferredResultType, AttrSizedOperandSegments, DeclareOpInterfaceMethods<Graph_GradientOpInterface>], "concat",
     ["getKernelParameters"]> {
   let summary = "joins tensors along one dimension (ConcatV2)";
   let description = [{
@@ -688,7 +720,7 @@ def Graph_ConcatOp : Graph_KernelOp<"concat", "ConcatV2",
 }
 
 def Graph_IdentityOp : Graph_Op<"identity", "Identity",
-    [Pure, Graph_ForwardsInput, DeclareOpInterfaceMethods<Graph_GradientOpInterface>,
+    [Pure, Graph_MixedPrecisionInfer, Graph_ForwardsInput, DeclareOpInterfaceMethods<Graph_GradientOpInterface>,
      DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
   let summary = "forwards its operand (Identity)";
   let description = [{
@@ -801,7 +833,7 @@ class Graph_WindowOp<string mnemonic, string tfType, list<Trait> traits = [],
 }
 
 def Graph_Conv2DOp : Graph_WindowOp<"conv2d", "Conv2D",
-    [Graph_InferredResultType, DeclareOpInterfaceMethods<Graph_GradientOpInterface>,
+    [Graph_MixedPrecisionAllow, Graph_InferredResultType, DeclareOpInterfaceMethods<Graph_GradientOpInterface>,
      Graph_LayoutSensitiveOpInterface]> {
   let summary = "2-D convolution (Conv2D)";
   let description = [{
@@ -913,7 +945,7 @@ def Graph_FusedConv2DPoolOp : Graph_WindowOp<"fused_conv2d_pool",
 }
 
 def Graph_Conv2DBackpropInputOp : Graph_WindowOp<"conv2d_backprop_input",
-    "Conv2DBackpropInput"> {
+    "Conv2DBackpropInput", [Graph_MixedPrecisionAllow]> {
   let summary = "gradient of conv2d with respect to its input "
                 "(Conv2DBackpropInput)";
   let description = [{
@@ -936,7 +968,7 @@ def Graph_Conv2DBackpropInputOp : Graph_WindowOp<"conv2d_backprop_input",
 }
 
 def Graph_Conv2DBackpropFilterOp : Graph_WindowOp<"conv2d_backprop_filter",
-    "Conv2DBackpropFilter"> {
+    "Conv2DBackpropFilter", [Graph_MixedPrecisionAllow]> {
   let summary = "gradient of conv2d with respect to its filter "
                 "(Conv2DBackpropFilter)";
   let description = [{
@@ -1035,7 +1067,7 @@ def Graph_FusedBatchNormGradOp : Graph_KernelOp<"fused_batch_norm_grad",
 
 def Graph_DepthwiseConv2dNativeOp : Graph_WindowOp<"depthwise_conv2d_native",
     "DepthwiseConv2dNative",
-    [Graph_InferredResultType, DeclareOpInterfaceMethods<Graph_GradientOpInterface>,
+    [Graph_MixedPrecisionAllow, Graph_InferredResultType, DeclareOpInterfaceMethods<Graph_GradientOpInterface>,
      Graph_LayoutSensitiveOpInterface], "depthwise"> {
   let summary = "depthwise 2-D convolution (DepthwiseConv2dNative)";
   let description = [{
@@ -1060,7 +1092,8 @@ def Graph_DepthwiseConv2dNativeOp : Graph_WindowOp<"depthwise_conv2d_native",
 
 def Graph_DepthwiseConv2dNativeBackpropInputOp
     : Graph_WindowOp<"depthwise_conv2d_native_backprop_input",
-                     "DepthwiseConv2dNativeBackpropInput"> {
+                     "DepthwiseConv2dNativeBackpropInput",
+                     [Graph_MixedPrecisionAllow]> {
   let summary = "gradient of depthwise_conv2d_native with respect to its "
                 "input (DepthwiseConv2dNativeBackpropInput)";
   let description = [{
@@ -1082,7 +1115,8 @@ def Graph_DepthwiseConv2dNativeBackpropInputOp
 
 def Graph_DepthwiseConv2dNativeBackpropFilterOp
     : Graph_WindowOp<"depthwise_conv2d_native_backprop_filter",
-                     "DepthwiseConv2dNativeBackpropFilter"> {
+                     "DepthwiseConv2dNativeBackpropFilter",
+                     [Graph_MixedPrecisionAllow]> {
   let summary = "gradient of depthwise_conv2d_native with respect to its "
                 "filter (DepthwiseConv2dNativeBackpropFilter)";
   let description = [{
@@ -1104,7 +1138,7 @@ def Graph_DepthwiseConv2dNativeBackpropFilterOp
 
 class Graph_PoolOp<string mnemonic, string tfType, string what>
     : Graph_WindowOp<mnemonic, tfType,
-                     [Graph_InferredResultType, DeclareOpInterfaceMethods<Graph_GradientOpInterface>,
+                     [Graph_MixedPrecisionInfer, Graph_InferredResultType, DeclareOpInterfaceMethods<Graph_GradientOpInterface>,
                       Graph_LayoutSensitiveOpInterface]> {
   let summary = what # " over windows of `ksize` (" # tfType # ")";
   let description = [{
@@ -1208,7 +1242,7 @@ def Graph_DropoutOp : Graph_KernelOp<"dropout", "StatelessDropout",
 def Graph_SparseSoftmaxCrossEntropyWithLogitsOp
     : Graph_KernelOp<"sparse_softmax_cross_entropy_with_logits",
                      "SparseSoftmaxCrossEntropyWithLogits",
-                     [Pure, DeclareOpInterfaceMethods<InferTypeOpInterface>,
+                     [Pure, Graph_MixedPrecisionDeny, DeclareOpInterfaceMethods<InferTypeOpInterface>,
                       DeclareOpInterfaceMethods<Graph_GradientOpInterface>]> {
   let summary = "per-example softmax cross-entropy with integer labels "
                 "(SparseSoftmaxCrossEntropyWithLogits)";
@@ -1523,7 +1557,8 @@ defvar Graph_UpdatedVariable =
         [MemRead<Graph_VariableResource>, MemWrite<Graph_VariableResource>]>;
 
 def Graph_ApplyGradientDescentOp : Graph_KernelOp<"apply_gradient_descent",
-    "ResourceApplyGradientDescent", [], "ResourceApplyGradientDescent"> {
+    "ResourceApplyGradientDescent", [Graph_MixedPrecisionDeny],
+    "ResourceApplyGradientDescent"> {
   let summary = "var -= alpha * delta (ResourceApplyGradientDescent)";
   let description = [{
     `alpha` is a scalar of the variable's element type, `delta` has the
@@ -1544,7 +1579,8 @@ def Graph_ApplyGradientDescentOp : Graph_KernelOp<"apply_gradient_descent",
 }
 
 def Graph_ApplyMomentumOp : Graph_KernelOp<"apply_momentum",
-    "ResourceApplyMomentum", [], "ResourceApplyMomentum"> {
+    "ResourceApplyMomentum", [Graph_MixedPrecisionDeny],
+    "ResourceApplyMomentum"> {
   let summary = "momentum update (ResourceApplyMomentum)";
   let description = [{
     `accum = accum * momentum + grad; var -= lr * accum`, or with
@@ -1570,7 +1606,8 @@ def Graph_ApplyMomentumOp : Graph_KernelOp<"apply_momentum",
   let hasVerifier = 1;
 }
 
-def Graph_ApplyAdamOp : Graph_KernelOp<"apply_adam", "ResourceApplyAdam", [],
+def Graph_ApplyAdamOp : Graph_KernelOp<"apply_adam", "ResourceApplyAdam",
+                                       [Graph_MixedPrecisionDeny],
                                        "ResourceApplyAdam"> {
   let summary = "Adam update (ResourceApplyAdam)";
   let description = [{

@@ -88,6 +88,22 @@ mlir::LogicalResult gplace::buildGPlacePipeline(
   // Composite ops into ops with kernels, before anything differentiates
   // or places them.
   pm.addPass(createDecomposePass());
+  // Mixed precision on the forward graph, before anything clones it
+  // (micro-batches, replicas, stages) or differentiates it: the backward
+  // graph follows the casts.
+  if (!options.mixedPrecision.empty()) {
+    if (options.mixedPrecision != "bf16" && options.mixedPrecision != "f16") {
+      std::string message = "mixed-precision must be bf16 or f16, not '" +
+                            options.mixedPrecision + "'";
+      if (errorHandler)
+        return errorHandler(message);
+      llvm::errs() << "error: " << message << "\n";
+      return mlir::failure();
+    }
+    AutoMixedPrecisionPassOptions precision;
+    precision.type = options.mixedPrecision;
+    pm.addPass(createAutoMixedPrecisionPass(precision));
+  }
   // Micro-batches first, so that replicas (--replicas) each accumulate
   // over their own slice.
   if (options.accumulateSteps > 1) {

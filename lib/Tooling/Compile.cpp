@@ -127,6 +127,11 @@ rt::Status gplace::tooling::checkCompileFlags() {
           "--" + option->ArgStr.str() +
           " does not apply to a replicated pipeline: its variables stay on "
           "replica 0's stages, which sum every replica's gradients");
+  if (flags.mixedPrecision.getNumOccurrences() &&
+      flags.mixedPrecision != "bf16" && flags.mixedPrecision != "f16")
+    return rt::Status::invalidArgument(
+        "--mixed-precision must be bf16 or f16, not '" +
+        flags.mixedPrecision + "'");
   if (pipelined && flags.accumulateSteps > 1)
     return rt::Status::invalidArgument(
         "--accumulate-steps and --pipeline-stages both split the batch into "

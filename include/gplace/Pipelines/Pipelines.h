@@ -77,6 +77,13 @@ struct PipelineOptions : public mlir::PassPipelineOptions<PipelineOptions> {
                      "their gradients summed, one optimizer update "
                      "(--gplace-accumulate-gradients; 0 or 1: none)"),
       llvm::cl::init(0)};
+  Option<std::string> mixedPrecision{
+      *this, "mixed-precision",
+      llvm::cl::desc("Automatic mixed precision: run matmuls and "
+                     "convolutions (and the elementwise ops that follow "
+                     "them) in bf16 or f16, reductions, losses and "
+                     "variables in f32 (--gplace-auto-mixed-precision; "
+                     "empty: none)")};
   Option<std::string> rematerialize{
       *this, "rematerialize",
       llvm::cl::desc("Recompute in the backward pass the activations of the "

@@ -282,6 +282,46 @@ def AccumulateGradientsPass
   ];
 }
 
+def AutoMixedPrecisionPass
+    : Pass<"gplace-auto-mixed-precision", "::mlir::ModuleOp"> {
+  let summary = "Runs matmuls and convolutions in bf16 or f16, the rest in f32";
+  let dependentDialects = ["::gplace::graph::GraphDialect"];
+  let description = [{
+    Automatic mixed precision, as TensorFlow Grappler's
+    auto_mixed_precision: each op's list is its ODS trait
+    (getMixedPrecisionList). Allow-listed ops (matmul, convolutions and
+    their gradients) run in `type`; infer-listed ones (elementwise and
+    shape ops) run in `type` when one of their float operands does, in
+    program order; deny-listed ones (exp, log, softmax, reductions,
+    losses, variable updates) and ops in no list stay in f32. A
+    `gplace.cast` is inserted at each boundary, one per value and
+    direction, named `<producer>-<result>-CastTo{Bf16,Fp16,Fp32}-AutoMixedPrecision`.
+    Only f32 tensors change; variables, their reads and the optimizer's
+    slots stay f32 (master weights: a cast of the read feeds the matmul),
+    and so do the values `gplace.gradients` differentiates with respect to.
+    An op runs in `type` only where every device type of the module's
+    devices with an f32 kernel for it has a `type` kernel too (the kernel
+    registry, as Grappler asks for an f16 kernel); an allow-listed op left
+    in f32 for lack of one gets a remark. Runs before
+    --gplace-differentiate, so that the backward graph follows the casts
+    (the gradient of a cast is a cast back). With `loss-scale=dynamic`
+    (f16's default), Keras's LossScaleOptimizer as graph ops: the loss's
+    gradient starts at the scale (2^15), the gradients are divided by it,
+    a step whose gradients are not all finite restores every variable the
+    function writes after the gradients and halves the scale, 2000 finite
+    steps in a row double it; the scale and the count are variables
+    (`loss_scale/current_loss_scale`, `loss_scale/good_steps`).
+  }];
+  let options = [
+    Option<"type", "type", "std::string", /*default=*/"\"bf16\"",
+           "The 16-bit type: bf16 or f16">,
+    Option<"lossScale", "loss-scale", "std::string", /*default=*/"",
+           "dynamic (Keras's LossScaleOptimizer: the scale and its good "
+           "steps are variables) or none; default: dynamic for f16, none "
+           "for bf16">,
+  ];
+}
+
 def RematerializePass : Pass<"gplace-rematerialize", "::mlir::ModuleOp"> {
   let summary = "Recomputes a scope's activations in the backward pass";
   let dependentDialects = ["::gplace::graph::GraphDialect"];

@@ -68,7 +68,34 @@ class NotDifferentiable
 /// the ops of GraphCompositeOps.td.
 template <typename ConcreteType>
 class Composite : public mlir::OpTrait::TraitBase<ConcreteType, Composite> {};
+
+/// The lists of --gplace-auto-mixed-precision; see
+/// Graph_MixedPrecisionAllow in GraphOps.td. Ask getMixedPrecisionList.
+template <typename ConcreteType>
+class MixedPrecisionAllow
+    : public mlir::OpTrait::TraitBase<ConcreteType, MixedPrecisionAllow> {};
+template <typename ConcreteType>
+class MixedPrecisionInfer
+    : public mlir::OpTrait::TraitBase<ConcreteType, MixedPrecisionInfer> {};
+template <typename ConcreteType>
+class MixedPrecisionDeny
+    : public mlir::OpTrait::TraitBase<ConcreteType, MixedPrecisionDeny> {};
 } // namespace OpTrait
+
+/// The auto-mixed-precision list an op belongs to (Grappler's
+/// auto_mixed_precision_lists.h), from its ODS record's trait: Allow (run
+/// in 16 bits), Infer (16 bits when a float operand is), Deny (f32), or
+/// None (in no list: f32, as Deny).
+enum class MixedPrecisionList { None, Allow, Infer, Deny };
+inline MixedPrecisionList getMixedPrecisionList(mlir::Operation *op) {
+  if (op->hasTrait<OpTrait::MixedPrecisionAllow>())
+    return MixedPrecisionList::Allow;
+  if (op->hasTrait<OpTrait::MixedPrecisionInfer>())
+    return MixedPrecisionList::Infer;
+  if (op->hasTrait<OpTrait::MixedPrecisionDeny>())
+    return MixedPrecisionList::Deny;
+  return MixedPrecisionList::None;
+}
 
 /// The resource of the memory effects on variables: gplace.read reads it,
 /// gplace.assign* write it, gplace.variable allocates it. The effect's value
