@@ -48,6 +48,7 @@
 #include <cstring>
 #include <map>
 #include <numeric>
+#include <set>
 
 namespace gplace::frontend::onnx_import {
 
@@ -97,6 +98,10 @@ gplace::StatusOr<DenseElementsAttr> tensorAttr(const onnx::TensorProto &tensor,
 
 /// The integers of an integer elements attribute.
 SmallVector<int64_t> toInts(DenseElementsAttr attr);
+
+/// `tensor` (gplace's host layout) as a dense elements attribute.
+DenseElementsAttr hostTensorAttr(const gplace::HostTensor &tensor,
+                                 MLIRContext *context);
 
 //===----------------------------------------------------------------------===//
 // The importer.
@@ -183,9 +188,10 @@ using MapFn = bool (*)(Node &node, SmallVectorImpl<Value> &results,
 const llvm::StringMap<MapFn> &mappers();
 /// The inputs of `opType` its mapping must know at import time (Range's
 /// start, limit and delta, Tile's repeats: an initializer, a Constant node
-/// or a value folded): one computed at run time is refused, naming the
-/// input, before ONNX's shape inference leaves the outputs dynamic for
-/// want of it (MapLosses.cpp).
+/// or a value folded; or a graph input whose value the caller gave,
+/// OnnxImportOptions::inputValues, which specializes the graph): one
+/// computed at run time is refused, naming the input, before ONNX's shape
+/// inference leaves the outputs dynamic for want of it (MapLosses.cpp).
 ArrayRef<int> importTimeInputs(llvm::StringRef opType);
 /// Each mapping file's entries (MapMath.cpp, MapElementwise.cpp,
 /// MapTensors.cpp, MapConvolution.cpp, MapLosses.cpp, MapIndexing.cpp,
@@ -214,6 +220,8 @@ public:
         options.report->unsupported.push_back(
             {key.first, value.first, key.second, value.second});
       options.report->unsupportedType = typeProblem;
+      options.report->specializedInputs.assign(specialized.begin(),
+                                               specialized.end());
       options.report->dynamicShape = shapeProblem;
     }
     return module;
@@ -230,6 +238,12 @@ public:
   llvm::StringMap<Value> values;
   /// Values known at import time: initializers, Constant nodes, shapes.
   llvm::StringMap<DenseElementsAttr> constants;
+  /// The graph's inputs that are not initializers: their positions (the
+  /// function's arguments, OnnxImportOptions::inputValues).
+  llvm::StringMap<size_t> inputPositions;
+  /// The positions of the inputs whose given values an import-time input
+  /// of some node took (OnnxImportOptions::inputValues).
+  std::set<size_t> specialized;
   /// The initializers, by name (materialized on first use).
   llvm::StringMap<const onnx::TensorProto *> initializers;
   /// Static types from the graph's inputs, outputs and value_info.
