@@ -278,6 +278,7 @@ void Importer::upgrade() {
       onnx::ModelProto converted =
           onnx::version_conversion::ConvertVersion(model, kTargetOpset);
       model = std::move(converted);
+      upgradedFrom = opset;
       opset = kTargetOpset;
     } catch (const std::exception &e) {
       // The model stays at its opset: the mapping handles the older forms
@@ -788,6 +789,8 @@ const llvm::StringMap<MapFn> &mappers() {
     addElementwiseMappers(t);
     addTensorMappers(t);
     addConvolutionMappers(t);
+    addResizeMappers(t);
+    addSelectionMappers(t);
     return t;
   }();
   return table;

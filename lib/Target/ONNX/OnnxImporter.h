@@ -8,7 +8,8 @@
 // - Shapes.cpp: dimensions bound from --dim and the inputs' values, ONNX's
 //   shape inference on one node, the folding of each node's ops;
 // - MapMath.cpp, MapTensors.cpp, MapConvolution.cpp, MapLosses.cpp,
-//   MapIndexing.cpp, MapRecurrent.cpp: one
+//   MapIndexing.cpp, MapRecurrent.cpp, MapResize.cpp, MapSelection.cpp:
+//   one
 //   function per ONNX op type (node -> graph ops), each file adding its
 //   entries to the table.
 //
@@ -195,7 +196,7 @@ const llvm::StringMap<MapFn> &mappers();
 ArrayRef<int> importTimeInputs(llvm::StringRef opType);
 /// Each mapping file's entries (MapMath.cpp, MapElementwise.cpp,
 /// MapTensors.cpp, MapConvolution.cpp, MapLosses.cpp, MapIndexing.cpp,
-/// MapRecurrent.cpp).
+/// MapRecurrent.cpp, MapResize.cpp, MapSelection.cpp).
 void addMathMappers(llvm::StringMap<MapFn> &table);
 void addElementwiseMappers(llvm::StringMap<MapFn> &table);
 void addLossMappers(llvm::StringMap<MapFn> &table);
@@ -203,6 +204,8 @@ void addIndexingMappers(llvm::StringMap<MapFn> &table);
 void addRecurrentMappers(llvm::StringMap<MapFn> &table);
 void addTensorMappers(llvm::StringMap<MapFn> &table);
 void addConvolutionMappers(llvm::StringMap<MapFn> &table);
+void addResizeMappers(llvm::StringMap<MapFn> &table);
+void addSelectionMappers(llvm::StringMap<MapFn> &table);
 
 class Importer {
 public:
@@ -256,6 +259,11 @@ public:
   /// which keep that Hardmax's semantics (the input coerced to 2-D) after
   /// the version converter (upgrade).
   llvm::StringSet<> coercedHardmax;
+  /// The opset ONNX's version converter brought the model from (0: it was
+  /// not converted): a Resize it made of an Upsample or a Resize of opset
+  /// 10 keeps their coordinates (asymmetric, nearest below), which it does
+  /// not write as attributes.
+  int64_t upgradedFrom = 0;
   /// Names materialized while the current node is imported (forgotten if
   /// the node is rolled back).
   SmallVector<std::string> materialized;
