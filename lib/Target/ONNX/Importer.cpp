@@ -791,6 +791,7 @@ const llvm::StringMap<MapFn> &mappers() {
     addConvolutionMappers(t);
     addResizeMappers(t);
     addSelectionMappers(t);
+    addQuantizeMappers(t);
     return t;
   }();
   return table;

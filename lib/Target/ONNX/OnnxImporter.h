@@ -8,8 +8,8 @@
 // - Shapes.cpp: dimensions bound from --dim and the inputs' values, ONNX's
 //   shape inference on one node, the folding of each node's ops;
 // - MapMath.cpp, MapTensors.cpp, MapConvolution.cpp, MapLosses.cpp,
-//   MapIndexing.cpp, MapRecurrent.cpp, MapResize.cpp, MapSelection.cpp:
-//   one
+//   MapIndexing.cpp, MapRecurrent.cpp, MapResize.cpp, MapSelection.cpp,
+//   MapQuantize.cpp: one
 //   function per ONNX op type (node -> graph ops), each file adding its
 //   entries to the table.
 //
@@ -196,7 +196,7 @@ const llvm::StringMap<MapFn> &mappers();
 ArrayRef<int> importTimeInputs(llvm::StringRef opType);
 /// Each mapping file's entries (MapMath.cpp, MapElementwise.cpp,
 /// MapTensors.cpp, MapConvolution.cpp, MapLosses.cpp, MapIndexing.cpp,
-/// MapRecurrent.cpp, MapResize.cpp, MapSelection.cpp).
+/// MapRecurrent.cpp, MapResize.cpp, MapSelection.cpp, MapQuantize.cpp).
 void addMathMappers(llvm::StringMap<MapFn> &table);
 void addElementwiseMappers(llvm::StringMap<MapFn> &table);
 void addLossMappers(llvm::StringMap<MapFn> &table);
@@ -206,6 +206,7 @@ void addTensorMappers(llvm::StringMap<MapFn> &table);
 void addConvolutionMappers(llvm::StringMap<MapFn> &table);
 void addResizeMappers(llvm::StringMap<MapFn> &table);
 void addSelectionMappers(llvm::StringMap<MapFn> &table);
+void addQuantizeMappers(llvm::StringMap<MapFn> &table);
 
 class Importer {
 public:
