@@ -30,6 +30,10 @@ namespace gplace::frontend::onnx_import {
 
 namespace {
 
+/// The elements of one axis' weights (input size times output size) above
+/// which a Resize is refused.
+constexpr int64_t kMaxResizeWeights = int64_t(1) << 24;
+
 /// How output coordinates map to input ones and what is interpolated: the
 /// attributes of ONNX's Resize.
 struct ResizeForm {
@@ -297,6 +301,15 @@ bool resize(Node &n, const ResizeForm &form, ArrayRef<double> scales,
     int64_t in = type.getDimSize(d), out = outputType.getDimSize(d);
     if (in == 0 || out == 0) {
       reason = "an empty input or output";
+      return false;
+    }
+    // The weights are an [in, out] matrix, computed and held at import
+    // time.
+    if (in > kMaxResizeWeights / out) {
+      reason = "a resize of " + std::to_string(in) + " to " +
+               std::to_string(out) +
+               " elements along an axis: its weights would hold more than "
+               "2^24 elements";
       return false;
     }
     weights[d] = axisWeights(
