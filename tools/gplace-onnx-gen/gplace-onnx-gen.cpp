@@ -56,6 +56,9 @@
 //   det-dft         opset 17: m[2,2,2] -> Det; signal[1,4,1] -> DFT;
 //                   values, indices[1,1,2,2] -> MaxUnpool(2x2, strides 2)
 //                   -> det[2], spectrum[1,4,2], unpooled[1,1,4,4];
+//   resize-topk     opset 13: x[1,1,2,2] -> Resize (linear, scales),
+//                   Resize (nearest, asymmetric, sizes); v[2,3] -> TopK
+//                   (k 2) -> linear, nearest, top, top_indices;
 //   run-time-constants
 //                   Tile(x[2,3], repeats) and Range(start, limit, delta)
 //                   with repeats and limit graph inputs (inputs the
@@ -876,6 +879,32 @@ onnx::ModelProto buildDetDft() {
   return b.model;
 }
 
+// Resize and TopK with their scales, sizes and k as initializers (opset
+// 13): x[1,1,2,2] -> Resize(linear, scales [1,1,2,2]) -> linear[1,1,4,4],
+// Resize(nearest, asymmetric, sizes [1,1,4,3]) -> nearest[1,1,4,3];
+// v[2,3] -> TopK(k [2], axis 1) -> top[2,2], top_indices[2,2] (int64).
+onnx::ModelProto buildResizeTopK() {
+  ModelBuilder b(13, "resize_topk");
+  b.input("x", {1, 1, 2, 2});
+  b.input("v", {2, 3});
+  b.initializer(Tensor{"scales", {4}, {1.0f, 1.0f, 2.0f, 2.0f}});
+  intInitializer(b, "sizes", {4}, {1, 1, 4, 3});
+  intInitializer(b, "k", {1}, {2});
+  attrString(b.node("Resize", "linear", {"x", "", "scales"}, {"linear"}),
+             "mode", "linear");
+  onnx::NodeProto *nearest =
+      b.node("Resize", "nearest", {"x", "", "", "sizes"}, {"nearest"});
+  attrString(nearest, "coordinate_transformation_mode", "asymmetric");
+  attrInt(b.node("TopK", "top_k", {"v", "k"}, {"top", "top_indices"}),
+          "axis", 1);
+  b.output("linear", {1, 1, 4, 4});
+  b.output("nearest", {1, 1, 4, 3});
+  b.output("top", {2, 2});
+  setFloatType(b.model.mutable_graph()->add_output(), "top_indices", {2, 2},
+               onnx::TensorProto_DataType_INT64);
+  return b.model;
+}
+
 // A grouped convolution of `group` groups on 2 channels, one input channel
 // per group in the filter: with group 1 the filter's channels do not match
 // the input's.
@@ -989,7 +1018,7 @@ int main(int argc, char **argv) {
          "mlp|cnn|unsupported|dynamic|external|external-constants|"
          "softmax-opset9|mlp-bench|losses|run-time-constants|hardmax-opset11|"
          "grouped-conv|indexing|normalization|einsum-pad|recurrent|arg-pow|"
-         "pools|det-dft|"
+         "pools|det-dft|resize-topk|"
          "torch-flatten|"
          "paddle-dynamic|"
          "tf2onnx-flatten|"
@@ -1019,6 +1048,7 @@ int main(int argc, char **argv) {
       {"arg-pow", buildArgPow},
       {"pools", buildPools},
       {"det-dft", buildDetDft},
+      {"resize-topk", buildResizeTopK},
       {"run-time-constants", buildRunTimeConstants},
       {"grouped-conv", [] { return buildGroupedConv(2); }},
       {"grouped-conv-mismatch", [] { return buildGroupedConv(1); }},
@@ -1048,7 +1078,7 @@ int main(int argc, char **argv) {
            "external-constants, "
            "softmax-opset9, mlp-bench, losses, run-time-constants, "
            "hardmax-opset11, grouped-conv, indexing, normalization, "
-           "einsum-pad, recurrent, arg-pow, pools, det-dft, "
+           "einsum-pad, recurrent, arg-pow, pools, det-dft, resize-topk, "
            "torch-flatten, "
            "paddle-dynamic, tf2onnx-flatten, shared-dim, "
            "shared-dim-bad-output or chain:N)");

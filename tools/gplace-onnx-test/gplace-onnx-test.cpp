@@ -11,6 +11,11 @@
 //   gplace-onnx-test --emulate-gpus=2 --filter='test_gemm.*' DIR
 //   gplace-onnx-test --markdown DIR...      # the table in docs/onnx.md
 //
+// The inputs a node needs at import time (Resize's sizes, TopK's k, Tile's
+// repeats), which the tests give as graph inputs, take each data set's
+// values: the model is imported for them (OnnxImportOptions::inputValues),
+// and again for a data set that gives other values.
+//
 // Each test is passed, failed (an import error that is not an unsupported
 // op or type, a compile or run error, a wrong result), or unsupported (an
 // op type or form the importer does not map, an element type gplace lacks,
@@ -49,6 +54,7 @@
 #include <cmath>
 #include <cstring>
 #include <map>
+#include <optional>
 
 using namespace mlir;
 namespace cl = llvm::cl;
@@ -214,48 +220,83 @@ public:
         llvm::MemoryBuffer::getFile(modelPath, false, false);
     if (!bytes)
       return {Outcome::Failed, "cannot read model.onnx", {}};
-    gplace::frontend::OnnxImportReport report;
-    gplace::frontend::OnnxImportOptions options;
-    options.report = &report;
-    // A node that becomes an op without a CPU kernel for its type is an
-    // unsupported form, as ONNX Runtime's NOT_IMPLEMENTED (the importer
-    // leaves kernels to placement; the tests run on the CPU).
-    options.checkOp = gplace::frontend::cpuKernelCheck();
-    OwningOpRef<ModuleOp> module = gplace::frontend::importOnnxModel(
-        (*bytes)->getBuffer(), modelPath, &context, options);
-    if (!module) {
-      if (!report.unsupported.empty())
-        return {Outcome::UnsupportedOp, diagnostics, report.unsupported};
-      if (report.unsupportedType)
-        return {Outcome::UnsupportedType, diagnostics, {}};
-      if (report.dynamicShape)
-        return {Outcome::Dynamic, diagnostics, {}};
-      return {Outcome::Failed, "import: " + diagnostics, {}};
-    }
-    if (rt::Status selected =
-            gplace::tooling::selectEntry(*module, "main", modelPath);
-        !selected)
-      return {Outcome::Failed, "import: " + selected.message(), {}};
-    gplace::PipelineOptions compile;
-    compile.allowSoftPlacement = true;
-    FailureOr<rt::Plan> plan = gplace::tooling::compileToPlan(
-        *module, machine->deviceSet(), compile);
-    if (failed(plan))
-      return {Outcome::Failed, "compile: " + diagnostics, {}};
-    rt::StatusOr<std::unique_ptr<rt::Executor>> executor =
-        rt::Executor::create(std::move(*plan), machine->devices());
-    if (!executor)
-      return {Outcome::Failed, "load: " + executor.status().message(), {}};
+
+    // The executor, and the values of the inputs it was specialized for
+    // (the inputs a node needs at import time: Resize's sizes, TopK's k):
+    // a data set that gives them other values is run by a new import.
+    std::unique_ptr<rt::Executor> executor;
+    std::vector<size_t> specialized;
+    std::vector<rt::HostTensor> specializedFor;
+    auto load = [&](const std::vector<rt::HostTensor> *values)
+        -> std::optional<Result> {
+      diagnostics.clear();
+      gplace::frontend::OnnxImportReport report;
+      gplace::frontend::OnnxImportOptions options;
+      options.report = &report;
+      if (values)
+        for (const rt::HostTensor &v : *values)
+          options.inputValues.push_back(v);
+      // A node that becomes an op without a CPU kernel for its type is an
+      // unsupported form, as ONNX Runtime's NOT_IMPLEMENTED (the importer
+      // leaves kernels to placement; the tests run on the CPU).
+      options.checkOp = gplace::frontend::cpuKernelCheck();
+      OwningOpRef<ModuleOp> module = gplace::frontend::importOnnxModel(
+          (*bytes)->getBuffer(), modelPath, &context, options);
+      if (!module) {
+        if (!report.unsupported.empty())
+          return Result{Outcome::UnsupportedOp, diagnostics, report.unsupported};
+        if (report.unsupportedType)
+          return Result{Outcome::UnsupportedType, diagnostics, {}};
+        if (report.dynamicShape)
+          return Result{Outcome::Dynamic, diagnostics, {}};
+        return Result{Outcome::Failed, "import: " + diagnostics, {}};
+      }
+      specialized = report.specializedInputs;
+      specializedFor.clear();
+      for (size_t i : specialized)
+        specializedFor.push_back((*values)[i]);
+      if (rt::Status selected =
+              gplace::tooling::selectEntry(*module, "main", modelPath);
+          !selected)
+        return Result{Outcome::Failed, "import: " + selected.message(), {}};
+      gplace::PipelineOptions compile;
+      compile.allowSoftPlacement = true;
+      FailureOr<rt::Plan> plan = gplace::tooling::compileToPlan(
+          *module, machine->deviceSet(), compile);
+      if (failed(plan))
+        return Result{Outcome::Failed, "compile: " + diagnostics, {}};
+      rt::StatusOr<std::unique_ptr<rt::Executor>> made =
+          rt::Executor::create(std::move(*plan), machine->devices());
+      if (!made)
+        return Result{Outcome::Failed, "load: " + made.status().message(), {}};
+      executor = std::move(*made);
+      return std::nullopt;
+    };
 
     // Every test_data_set_N.
     int sets = 0;
     for (int set = 0;; ++set) {
       std::string setDir = dir + "/test_data_set_" + std::to_string(set);
-      if (!llvm::sys::fs::is_directory(setDir))
+      if (!llvm::sys::fs::is_directory(setDir)) {
+        // A test without data sets still imports (and fails below).
+        if (set == 0)
+          if (std::optional<Result> failed = load(nullptr))
+            return *failed;
         break;
+      }
       ++sets;
       rt::StatusOr<std::vector<rt::HostTensor>> inputs =
           readTensors(setDir, "input");
+      bool reload = !executor;
+      if (inputs && executor)
+        for (auto [i, position] : llvm::enumerate(specialized))
+          if (position >= inputs->size() ||
+              (*inputs)[position].type != specializedFor[i].type ||
+              (*inputs)[position].data != specializedFor[i].data)
+            reload = true;
+      if (reload)
+        if (std::optional<Result> failed = load(inputs ? &*inputs : nullptr))
+          return *failed;
       if (!inputs)
         return {Outcome::UnsupportedType, inputs.status().message(), {}};
       rt::StatusOr<std::vector<rt::HostTensor>> expected =
@@ -263,7 +304,7 @@ public:
       if (!expected)
         return {Outcome::UnsupportedType, expected.status().message(), {}};
       rt::StatusOr<std::vector<rt::HostTensor>> outputs =
-          (*executor)->run(*inputs);
+          executor->run(*inputs);
       if (!outputs)
         return {Outcome::Failed, "run: " + outputs.status().message(), {}};
       if (outputs->size() != expected->size())

@@ -278,6 +278,7 @@ void Importer::upgrade() {
       onnx::ModelProto converted =
           onnx::version_conversion::ConvertVersion(model, kTargetOpset);
       model = std::move(converted);
+      upgradedFrom = opset;
       opset = kTargetOpset;
     } catch (const std::exception &e) {
       // The model stays at its opset: the mapping handles the older forms
@@ -420,6 +421,21 @@ void Importer::importNode(const onnx::NodeProto &proto) {
     if (i >= proto.input_size() || proto.input(i).empty() ||
         constants.count(proto.input(i)))
       continue;
+    // A graph input whose value the caller gave: the graph is specialized
+    // for it (OnnxImportOptions::inputValues).
+    if (auto position = inputPositions.find(proto.input(i));
+        position != inputPositions.end() &&
+        position->second < options.inputValues.size() &&
+        options.inputValues[position->second]) {
+      const gplace::HostTensor &given = *options.inputValues[position->second];
+      RankedTensorType declared = types.lookup(proto.input(i));
+      DenseElementsAttr value = hostTensorAttr(given, context);
+      if (!declared || value.getType() == declared) {
+        constants[proto.input(i)] = value;
+        specialized.insert(position->second);
+        continue;
+      }
+    }
     const onnx::OpSchema *schema = onnx::OpSchemaRegistry::Schema(
         proto.op_type(), static_cast<int>(nodeOpset), "");
     runTime += std::string(runTime.empty() ? "" : ", ") + std::to_string(i) +
@@ -684,6 +700,7 @@ OwningOpRef<ModuleOp> Importer::import(llvm::StringRef bytes) {
       return nullptr;
     }
     types[input.name()] = *type;
+    inputPositions[input.name()] = argTypes.size();
     argTypes.push_back(*type);
     argNames.push_back(input.name());
   }
@@ -772,6 +789,9 @@ const llvm::StringMap<MapFn> &mappers() {
     addElementwiseMappers(t);
     addTensorMappers(t);
     addConvolutionMappers(t);
+    addResizeMappers(t);
+    addSelectionMappers(t);
+    addQuantizeMappers(t);
     return t;
   }();
   return table;

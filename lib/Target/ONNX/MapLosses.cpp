@@ -426,11 +426,19 @@ bool mapEyeLike(Node &n, SmallVectorImpl<Value> &results,
 } // namespace
 
 ArrayRef<int> importTimeInputs(llvm::StringRef opType) {
-  static const int range[] = {0, 1, 2}, tile[] = {1};
+  static const int range[] = {0, 1, 2}, second[] = {1}, first[] = {0},
+                   resize[] = {1, 2, 3};
   if (opType == "Range")
     return range;
-  if (opType == "Tile")
-    return tile;
+  // Resize: roi, scales, sizes (opset 10: scales); Upsample: scales.
+  if (opType == "Resize")
+    return resize;
+  if (opType == "Tile" || opType == "Upsample" || opType == "TopK" ||
+      opType == "OneHot" || opType == "Compress")
+    return second;
+  if (opType == "HannWindow" || opType == "HammingWindow" ||
+      opType == "BlackmanWindow")
+    return first;
   return {};
 }
 

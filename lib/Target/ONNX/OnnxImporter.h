@@ -8,7 +8,8 @@
 // - Shapes.cpp: dimensions bound from --dim and the inputs' values, ONNX's
 //   shape inference on one node, the folding of each node's ops;
 // - MapMath.cpp, MapTensors.cpp, MapConvolution.cpp, MapLosses.cpp,
-//   MapIndexing.cpp, MapRecurrent.cpp: one
+//   MapIndexing.cpp, MapRecurrent.cpp, MapResize.cpp, MapSelection.cpp,
+//   MapQuantize.cpp: one
 //   function per ONNX op type (node -> graph ops), each file adding its
 //   entries to the table.
 //
@@ -48,6 +49,7 @@
 #include <cstring>
 #include <map>
 #include <numeric>
+#include <set>
 
 namespace gplace::frontend::onnx_import {
 
@@ -97,6 +99,10 @@ gplace::StatusOr<DenseElementsAttr> tensorAttr(const onnx::TensorProto &tensor,
 
 /// The integers of an integer elements attribute.
 SmallVector<int64_t> toInts(DenseElementsAttr attr);
+
+/// `tensor` (gplace's host layout) as a dense elements attribute.
+DenseElementsAttr hostTensorAttr(const gplace::HostTensor &tensor,
+                                 MLIRContext *context);
 
 //===----------------------------------------------------------------------===//
 // The importer.
@@ -183,13 +189,14 @@ using MapFn = bool (*)(Node &node, SmallVectorImpl<Value> &results,
 const llvm::StringMap<MapFn> &mappers();
 /// The inputs of `opType` its mapping must know at import time (Range's
 /// start, limit and delta, Tile's repeats: an initializer, a Constant node
-/// or a value folded): one computed at run time is refused, naming the
-/// input, before ONNX's shape inference leaves the outputs dynamic for
-/// want of it (MapLosses.cpp).
+/// or a value folded; or a graph input whose value the caller gave,
+/// OnnxImportOptions::inputValues, which specializes the graph): one
+/// computed at run time is refused, naming the input, before ONNX's shape
+/// inference leaves the outputs dynamic for want of it (MapLosses.cpp).
 ArrayRef<int> importTimeInputs(llvm::StringRef opType);
 /// Each mapping file's entries (MapMath.cpp, MapElementwise.cpp,
 /// MapTensors.cpp, MapConvolution.cpp, MapLosses.cpp, MapIndexing.cpp,
-/// MapRecurrent.cpp).
+/// MapRecurrent.cpp, MapResize.cpp, MapSelection.cpp, MapQuantize.cpp).
 void addMathMappers(llvm::StringMap<MapFn> &table);
 void addElementwiseMappers(llvm::StringMap<MapFn> &table);
 void addLossMappers(llvm::StringMap<MapFn> &table);
@@ -197,6 +204,9 @@ void addIndexingMappers(llvm::StringMap<MapFn> &table);
 void addRecurrentMappers(llvm::StringMap<MapFn> &table);
 void addTensorMappers(llvm::StringMap<MapFn> &table);
 void addConvolutionMappers(llvm::StringMap<MapFn> &table);
+void addResizeMappers(llvm::StringMap<MapFn> &table);
+void addSelectionMappers(llvm::StringMap<MapFn> &table);
+void addQuantizeMappers(llvm::StringMap<MapFn> &table);
 
 class Importer {
 public:
@@ -214,6 +224,8 @@ public:
         options.report->unsupported.push_back(
             {key.first, value.first, key.second, value.second});
       options.report->unsupportedType = typeProblem;
+      options.report->specializedInputs.assign(specialized.begin(),
+                                               specialized.end());
       options.report->dynamicShape = shapeProblem;
     }
     return module;
@@ -230,6 +242,12 @@ public:
   llvm::StringMap<Value> values;
   /// Values known at import time: initializers, Constant nodes, shapes.
   llvm::StringMap<DenseElementsAttr> constants;
+  /// The graph's inputs that are not initializers: their positions (the
+  /// function's arguments, OnnxImportOptions::inputValues).
+  llvm::StringMap<size_t> inputPositions;
+  /// The positions of the inputs whose given values an import-time input
+  /// of some node took (OnnxImportOptions::inputValues).
+  std::set<size_t> specialized;
   /// The initializers, by name (materialized on first use).
   llvm::StringMap<const onnx::TensorProto *> initializers;
   /// Static types from the graph's inputs, outputs and value_info.
@@ -242,6 +260,11 @@ public:
   /// which keep that Hardmax's semantics (the input coerced to 2-D) after
   /// the version converter (upgrade).
   llvm::StringSet<> coercedHardmax;
+  /// The opset ONNX's version converter brought the model from (0: it was
+  /// not converted): a Resize it made of an Upsample or a Resize of opset
+  /// 10 keeps their coordinates (asymmetric, nearest below), which it does
+  /// not write as attributes.
+  int64_t upgradedFrom = 0;
   /// Names materialized while the current node is imported (forgotten if
   /// the node is rolled back).
   SmallVector<std::string> materialized;

@@ -329,6 +329,20 @@ gplace::StatusOr<DenseElementsAttr> tensorAttr(const onnx::TensorProto &tensor,
                                    bytes->size()));
 }
 
+DenseElementsAttr hostTensorAttr(const gplace::HostTensor &tensor,
+                                 MLIRContext *context) {
+  auto shaped = RankedTensorType::get(
+      tensor.type.shape, toMlirType(tensor.type.elementType, context));
+  if (tensor.type.elementType == ElementType::I1) {
+    llvm::SmallVector<bool> values(tensor.data.begin(), tensor.data.end());
+    return DenseElementsAttr::get(shaped, llvm::ArrayRef<bool>(values));
+  }
+  return DenseElementsAttr::getFromRawBuffer(
+      shaped, llvm::ArrayRef<char>(
+                  reinterpret_cast<const char *>(tensor.data.data()),
+                  tensor.data.size()));
+}
+
 /// The integers of an integer elements attribute.
 SmallVector<int64_t> toInts(DenseElementsAttr attr) {
   SmallVector<int64_t> values;

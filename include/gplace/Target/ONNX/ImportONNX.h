@@ -45,6 +45,9 @@ struct OnnxImportReport {
   bool unsupportedType = false;
   /// A value whose shape ONNX's shape inference left dynamic.
   bool dynamicShape = false;
+  /// The positions (in OnnxImportOptions::inputValues) of the inputs whose
+  /// given values the graph was specialized for, ascending.
+  std::vector<size_t> specializedInputs;
 };
 
 /// What the importer is told beyond the model.
@@ -66,6 +69,17 @@ struct OnnxImportOptions {
   /// symbolic dimensions to its inputs' shapes. A symbolic dimension two
   /// inputs give different sizes is an error naming both.
   std::vector<std::optional<std::vector<int64_t>>> inputShapes;
+  /// The values the graph's inputs will be given (in inputShapes' order;
+  /// std::nullopt where not known). The importer reads one only where a
+  /// node needs that input at import time, as an attribute (Resize's scales
+  /// and sizes, TopK's k, OneHot's depth, Tile's repeats, Range's bounds:
+  /// the inputs OnnxImportReport names otherwise "computed at run time"),
+  /// and the graph is then valid for that value only, as TensorFlow's XLA
+  /// compiles a cluster for the values of its compile-time-constant inputs;
+  /// `report->specializedInputs` lists those inputs, for the caller to
+  /// import again for other values. gplace-onnx-test gives each test's
+  /// data set.
+  std::vector<std::optional<HostTensor>> inputValues;
   /// The name of the function the graph becomes.
   std::string entry = "main";
   /// Where the importer says why it failed (optional).
