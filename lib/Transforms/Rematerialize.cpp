@@ -280,6 +280,9 @@ public:
         candidates.push_back(i);
         isCandidate_.insert(op);
       }
+    // Per choice: its device (the log's lines), and per op chosen.
+    std::vector<int> logDevice;
+    DenseMap<Operation *, int> chosenOn;
     while (true) {
       SmallVector<int> over;
       for (size_t d = 0; d < devices_.size(); ++d)
@@ -368,6 +371,9 @@ public:
         names += (names.empty() ? "'" : ", '") + remat_.name(op).str() + "'";
         out.chosen.insert(op);
       }
+      logDevice.push_back(d);
+      for (Operation *op : best)
+        chosenOn[op] = d;
       out.log.push_back(llvm::formatv(
           "Rematerialize: recompute {0} on {1} ({2} of activations, {3:F1} us "
           "to recompute): estimated peak {4} -> {5} bytes, target {6} bytes",
@@ -375,6 +381,23 @@ public:
           devices_[d].persistent + current.peak[d],
           devices_[d].persistent + bestEstimate.peak[d], devices_[d].limit));
       current = std::move(bestEstimate);
+    }
+    // Where the choices did not lower a device's peak (bytes over the limit
+    // chose them, and no lower peak followed), they only cost time: none.
+    DenseSet<int> useless;
+    for (size_t d = 0; d < devices_.size(); ++d)
+      if (current.peak[d] >= out.before[d] - devices_[d].persistent)
+        useless.insert(d);
+    if (!useless.empty()) {
+      for (auto [op, d] : chosenOn)
+        if (useless.contains(d))
+          out.chosen.erase(op);
+      std::vector<std::string> kept;
+      for (auto [line, d] : llvm::zip(out.log, logDevice))
+        if (!useless.contains(d))
+          kept.push_back(line);
+      out.log = std::move(kept);
+      current = estimate(out.chosen);
     }
     for (size_t d = 0; d < devices_.size(); ++d)
       out.after.push_back(devices_[d].persistent + current.peak[d]);
