@@ -263,6 +263,8 @@ public:
     std::vector<int64_t> before, after;
     /// Per chosen op, in the order chosen: the log's line.
     std::vector<std::string> log;
+    /// The search stopped at its bound before it fit or ran out of ops.
+    bool stopped = false;
   };
 
   Outcome choose() {
@@ -283,6 +285,8 @@ public:
     // Per choice: its device (the log's lines), and per op chosen.
     std::vector<int> logDevice;
     DenseMap<Operation *, int> chosenOn;
+    constexpr uint64_t kMaxWork = 200'000'000;
+    uint64_t work = 0;
     while (true) {
       SmallVector<int> over;
       for (size_t d = 0; d < devices_.size(); ++d)
@@ -337,6 +341,7 @@ public:
             seconds += secondsOf(member, d);
           }
           Estimate next = estimate(out.chosen);
+          work += ops_.size();
           for (Operation *member : set)
             out.chosen.erase(member);
           int64_t savedPeak = current.peak[d] - next.peak[d];
@@ -362,6 +367,12 @@ public:
       }
       if (best.empty())
         break; // Nothing more helps.
+      // A bound on the search (ops simulated, about a second's worth): a
+      // graph too large for it keeps what was chosen so far.
+      if (work > kMaxWork) {
+        out.stopped = true;
+        break;
+      }
       int d = bestDevice;
       int64_t kept = 0;
       std::string names;
@@ -700,9 +711,14 @@ struct RematerializePass
       for (Operation *op : outcome.chosen)
         if (int d = planner.deviceOf(op); d >= 0)
           ++tried[d].ops;
-      if (print)
+      if (print) {
         for (const std::string &line : outcome.log)
           llvm::errs() << line << "\n";
+        if (outcome.stopped)
+          llvm::errs() << "Rematerialize: @" << func.getSymName()
+                       << ": the search stopped at its bound (a large graph); "
+                          "it keeps what it chose\n";
+      }
       chosen = std::move(outcome.chosen);
       remat.run();
     }
