@@ -22,7 +22,9 @@ mlir::LogicalResult gplace::buildGPlacePipeline(
     mlir::OpPassManager &pm, const PipelineOptions &options,
     std::optional<DeviceSet> runtimeDevices,
     llvm::function_ref<mlir::LogicalResult(const llvm::Twine &)>
-        errorHandler) {
+        errorHandler,
+    const PipelineTrial &trial) {
+  bool log = options.logDevicePlacement && !trial.quiet;
   // Training graphs: towers first (one per replica), then gplace.gradients
   // becomes the backward graph, before anything is placed. The pass parses
   // its own options.
@@ -118,14 +120,17 @@ mlir::LogicalResult gplace::buildGPlacePipeline(
     pipeline.stages = options.pipelineStages;
     pipeline.split = options.pipelineSplit;
     pipeline.profile = options.placementProfile;
-    pipeline.printStages = options.logDevicePlacement;
+    pipeline.printStages = log;
     pipeline.replicas = std::max<unsigned>(options.replicas, 1);
     pm.addPass(createPipelineParallelPass(pipeline));
   }
   if (replicatePass)
     pm.addPass(std::move(replicatePass));
   pm.addPass(createDifferentiatePass());
-  if (!options.rematerialize.empty()) {
+  // rematerialize=auto chooses what to recompute once the ops have their
+  // devices (after placement, below); a regex names it here.
+  bool autoRemat = options.rematerialize == "auto";
+  if (!options.rematerialize.empty() && !autoRemat) {
     RematerializePassOptions remat;
     remat.scopes = options.rematerialize;
     pm.addPass(createRematerializePass(remat));
@@ -158,15 +163,23 @@ mlir::LogicalResult gplace::buildGPlacePipeline(
   place.allowSoftPlacement = options.allowSoftPlacement || replicated;
   place.policy = options.policy;
   place.profile = options.placementProfile;
-  place.logDevicePlacement = options.logDevicePlacement;
+  place.logDevicePlacement = log;
   pm.addPass(createPlacePass(place));
   pm.addPass(createVerifyPlacementPass());
+  if (autoRemat) {
+    RematerializePassOptions remat;
+    remat.automatic = true;
+    remat.profile = options.placementProfile;
+    remat.print = log;
+    remat.reserve = trial.rematerializeReserve;
+    pm.addPass(createRematerializePass(remat));
+  }
   pm.addPass(createInsertCopiesPass());
   // A pipeline's stages are known once placed: order their units, the
   // copies into each stage with them.
   if (options.pipelineStages > 0) {
     SchedulePipelinePassOptions order;
-    order.print = options.logDevicePlacement;
+    order.print = log;
     pm.addPass(createSchedulePipelinePass(order));
   }
   InsertControlDepsPassOptions controlDeps;
@@ -178,7 +191,7 @@ mlir::LogicalResult gplace::buildGPlacePipeline(
     pm.addPass(createPartitionTasksPass(partition));
   }
   buildLowerToPlanPipeline(pm, options.fuseElementwise);
-  if (options.printMemoryPlan)
+  if (options.printMemoryPlan && !trial.quiet)
     pm.addPass(createPrintMemoryPlanPass());
   return mlir::success();
 }

@@ -235,23 +235,85 @@ gplace::tooling::compileToPlan(ModuleOp module, const DeviceSet &devices,
   });
   if (planOps.wasInterrupted())
     return failure();
-  PassManager pm(module.getContext());
-  pm.enableVerifier(verifyEachPass);
-  if (failed(applyPassManagerCLOptions(pm)))
-    return failure();
-  applyDefaultTimingPassManagerCLOptions(pm);
-  // Calls are inlined, and the callees, private, dropped.
-  if (module.walk([](CallOpInterface) { return WalkResult::interrupt(); })
-          .wasInterrupted()) {
-    pm.addPass(createInlinerPass());
-    pm.addPass(createSymbolDCEPass());
+  // The pipeline on `target`, under `trial`.
+  auto compile = [&](ModuleOp target, const PipelineTrial &trial) {
+    PassManager pm(target.getContext());
+    pm.enableVerifier(verifyEachPass);
+    if (failed(applyPassManagerCLOptions(pm)))
+      return failure();
+    if (!trial.quiet)
+      applyDefaultTimingPassManagerCLOptions(pm);
+    // Calls are inlined, and the callees, private, dropped.
+    if (target.walk([](CallOpInterface) { return WalkResult::interrupt(); })
+            .wasInterrupted()) {
+      pm.addPass(createInlinerPass());
+      pm.addPass(createSymbolDCEPass());
+    }
+    if (failed(buildGPlacePipeline(
+            pm, options, devices,
+            [&](const llvm::Twine &message) {
+              return emitError(target.getLoc()) << message;
+            },
+            trial)))
+      return failure();
+    return pm.run(target);
+  };
+  PipelineTrial trial;
+  if (options.rematerialize == "auto") {
+    // The pass chooses against its own estimate, which leaves out what the
+    // plan adds (workspaces, packing): compile a copy, quietly, and while
+    // the plan misses a device's limit that the estimate met, leave that
+    // many more bytes free under the limits and choose again (at most 6
+    // tries; the last one's choice is compiled for real).
+    for (int attempt = 0; attempt < 6; ++attempt) {
+      OwningOpRef<ModuleOp> copy = module.clone();
+      PipelineTrial quiet = trial;
+      quiet.quiet = true;
+      // Per device that missed its limit: the reserve that makes the
+      // estimate go below what it reached by as many bytes as the plan
+      // missed by (or, where it met its limit without recomputing, the
+      // reserve plus the miss).
+      int64_t reserve = 0;
+      bool estimateMet = true;
+      {
+        ScopedDiagnosticHandler silence(module.getContext(),
+                                        [](Diagnostic &) { return success(); });
+        if (succeeded(compile(*copy, quiet)))
+          break;
+        auto tried =
+            (*copy)->getAttrOfType<ArrayAttr>("gplace.rematerialized");
+        for (plan::DeviceOp device : copy->getOps<plan::DeviceOp>()) {
+          int64_t limit = device.getMemoryLimitAttr().getInt();
+          IntegerAttr peak = device.getPeakBytesAttr();
+          if (limit <= 0 || !peak || peak.getInt() <= limit)
+            continue;
+          int64_t missedBy = peak.getInt() - limit;
+          int64_t needed = trial.rematerializeReserve + missedBy;
+          auto entries = tried ? tried.getValue() : ArrayRef<Attribute>();
+          for (auto entry : llvm::map_range(entries, [](Attribute a) {
+                 return cast<DictionaryAttr>(a);
+               }))
+            if (auto name = entry.getAs<StringAttr>("device");
+                name && name.getValue() == device.getDeviceName()) {
+              auto after = entry.getAs<IntegerAttr>("estimated_after");
+              auto target = entry.getAs<IntegerAttr>("target");
+              // The estimate could not meet its target: leaving more
+              // free recomputes nothing more.
+              if (!after || !target || after.getInt() > target.getInt())
+                estimateMet = false;
+              else
+                needed = std::max(needed,
+                                  limit - (after.getInt() - missedBy));
+            }
+          reserve = std::max(reserve, needed);
+        }
+      }
+      if (reserve <= trial.rematerializeReserve || !estimateMet)
+        break; // Another error, or nothing more to recompute.
+      trial.rematerializeReserve = reserve;
+    }
   }
-  if (failed(buildGPlacePipeline(
-          pm, options, devices, [&](const llvm::Twine &message) {
-            return emitError(module.getLoc()) << message;
-          })))
-    return failure();
-  if (failed(pm.run(module)))
+  if (failed(compile(module, trial)))
     return failure();
   auto programs = module.getOps<plan::ProgramOp>();
   if (programs.empty())

@@ -89,7 +89,9 @@ struct PipelineOptions : public mlir::PassPipelineOptions<PipelineOptions> {
       llvm::cl::desc("Recompute in the backward pass the activations of the "
                      "ops whose names match this regex (its first group, if "
                      "any, names each recomputed segment), rather than keep "
-                     "them (--gplace-rematerialize, tf.recompute_grad)")};
+                     "them (--gplace-rematerialize, tf.recompute_grad); "
+                     "auto: choose them where a device's planned peak "
+                     "exceeds its memory limit (auto=true)")};
   Option<unsigned> pipelineStages{
       *this, "pipeline-stages",
       llvm::cl::desc("Pipeline parallelism: train with the model's stages "
@@ -167,6 +169,16 @@ struct PipelineOptions : public mlir::PassPipelineOptions<PipelineOptions> {
       llvm::cl::init(false)};
 };
 
+/// What a driver that compiles more than once changes between tries
+/// (tooling::compileToPlan under rematerialize=auto): the bytes
+/// --gplace-rematerialize leaves free under each limit besides its
+/// estimate (`reserve=`), and whether the try prints nothing (no placement
+/// log, no memory plan).
+struct PipelineTrial {
+  int64_t rematerializeReserve = 0;
+  bool quiet = false;
+};
+
 /// Adds the whole pipeline to `pm` (a ModuleOp pass manager). With
 /// `runtimeDevices` (gplace-run's devices, with their limits, descriptions
 /// and GPU loads), --gplace-assign-devices writes those instead of
@@ -177,7 +189,8 @@ mlir::LogicalResult buildGPlacePipeline(
     mlir::OpPassManager &pm, const PipelineOptions &options,
     std::optional<DeviceSet> runtimeDevices = {},
     llvm::function_ref<mlir::LogicalResult(const llvm::Twine &)>
-        errorHandler = {});
+        errorHandler = {},
+    const struct PipelineTrial &trial = {});
 
 /// Adds the lowering of a placed graph with copies and control
 /// dependencies to a complete plan: --gplace-convert-graph-to-plan,

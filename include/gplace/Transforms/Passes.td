@@ -338,11 +338,34 @@ def RematerializePass : Pass<"gplace-rematerialize", "::mlir::ModuleOp"> {
     program order is the streams' order, so the memory planner sees the
     shorter lives. Backward ops are those differentiation made (colocated
     with a forward op, or named `gradients/...`).
+
+    With `auto=true`, on a placed graph (after --gplace-place): each
+    device's peak is estimated by liveness in program order (its
+    constants and variables, plus the tensors live at once); where it
+    exceeds the device's memory limit, forward ops are added to the
+    recomputed set one at a time, the one with the least recompute time
+    (the cost model's) per byte of peak saved first, until the estimate
+    fits or nothing more lowers it. The module's
+    `gplace.rematerialized` attribute records, per device, what was
+    recomputed and the estimated bytes saved, for the memory plan's
+    table and its error.
   }];
   let options = [
     Option<"scopes", "scopes", "std::string", /*default=*/"",
            "The ops to recompute: a regular expression over whole op names "
            "(e.g. 'block[0-9]+/.*'); empty: none">,
+    Option<"automatic", "auto", "bool", /*default=*/"false",
+           "On a placed graph: where a device's estimated peak exceeds its "
+           "memory limit, recompute the activations that cost the least "
+           "recompute time per byte saved, until it fits">,
+    Option<"profile", "profile", "std::string", /*default=*/"\"\"",
+           "With auto: the cost model's rates (gplace-run --profile's "
+           "file; empty: the defaults)">,
+    Option<"print", "print", "bool", /*default=*/"false",
+           "With auto: print what was recomputed, and why, on stderr">,
+    Option<"reserve", "reserve", "int64_t", /*default=*/"0",
+           "With auto: bytes to leave free under each memory limit besides "
+           "the estimate (what it does not count: workspaces, packing)">,
   ];
 }
 

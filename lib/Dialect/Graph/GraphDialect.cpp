@@ -104,12 +104,23 @@ LogicalResult GraphDialect::verifyOperationAttribute(Operation *op,
              << "'" << name << "' must be a dictionary on a function";
     return success();
   }
+  // What --gplace-rematerialize="auto=true" did per device
+  // (docs/passes/rematerialize.md).
+  if (name == "gplace.rematerialized") {
+    auto list = dyn_cast<ArrayAttr>(attr.getValue());
+    if (!isa<ModuleOp>(op) || !list ||
+        !llvm::all_of(list, [](Attribute a) { return isa<DictionaryAttr>(a); }))
+      return op->emitError()
+             << "'" << name << "' must be a list of dictionaries on a module";
+    return success();
+  }
   return op->emitError() << "unknown gplace attribute '" << name
                          << "' (known: '" << getDefaultDeviceAttrName()
                          << "', '" << getDevicePolicyAttrName() << "', '"
                          << getDevicesAttrName() << "', '"
                          << getColocateWithAttrName()
-                         << "', 'gplace.micro_batch', 'gplace.pipeline')";
+                         << "', 'gplace.micro_batch', 'gplace.pipeline', "
+                            "'gplace.rematerialized')";
 }
 
 bool gplace::graph::isValidGraphTensorType(Type type) {

@@ -504,7 +504,7 @@ func.func @policyNotString() attributes {gplace.device_policy} {
 
 // -----
 
-// expected-error @+1 {{unknown gplace attribute 'gplace.default_devices' (known: 'gplace.default_device', 'gplace.device_policy', 'gplace.devices', 'gplace.colocate_with', 'gplace.micro_batch', 'gplace.pipeline')}}
+// expected-error @+1 {{unknown gplace attribute 'gplace.default_devices' (known: 'gplace.default_device', 'gplace.device_policy', 'gplace.devices', 'gplace.colocate_with', 'gplace.micro_batch', 'gplace.pipeline', 'gplace.rematerialized')}}
 func.func @unknownDialectAttribute() attributes {gplace.default_devices = "/cpu:0"} {
   return
 }

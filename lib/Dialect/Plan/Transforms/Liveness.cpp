@@ -250,6 +250,26 @@ gplace::plan::arenaLowerBounds(ModuleOp module) {
   return bounds;
 }
 
+std::string gplace::plan::describeRematerialized(ModuleOp module,
+                                                 llvm::StringRef device) {
+  auto entries = module->getAttrOfType<ArrayAttr>("gplace.rematerialized");
+  if (!entries)
+    return "";
+  for (auto entry : entries.getAsRange<DictionaryAttr>()) {
+    auto name = entry.getAs<StringAttr>("device");
+    if (!name || name.getValue() != device)
+      continue;
+    auto number = [&](llvm::StringRef key) -> int64_t {
+      auto value = entry.getAs<IntegerAttr>(key);
+      return value ? value.getInt() : 0;
+    };
+    return "rematerialized " + std::to_string(number("ops")) +
+           " ops (estimated peak " + std::to_string(number("estimated_before")) +
+           " -> " + std::to_string(number("estimated_after")) + " bytes)";
+  }
+  return "";
+}
+
 LogicalResult
 ArenaTenants::take(int64_t begin, int64_t end, unsigned index,
                    function_ref<LogicalResult(unsigned old)> displaced) {

@@ -127,13 +127,19 @@ struct PlanMemoryPass
       device.setPeakBytesAttr(builder.getI64IntegerAttr(peak));
       int64_t limit = device.getMemoryLimitAttr().getInt();
       if (limit > 0 && peak > limit) {
-        emitError(need.neediest.value_or(module.getLoc()))
-            << "device " << device.getDeviceName() << " needs "
+        InFlightDiagnostic diag =
+            emitError(need.neediest.value_or(module.getLoc()));
+        diag << "device " << device.getDeviceName() << " needs "
             << formatBytes(peak) << " of memory, "
             << formatBytes(need.persistent)
             << " for constants and variables and " << formatBytes(need.arena)
             << " for intermediates, but its memory limit is "
             << formatBytes(limit);
+        if (std::string remat =
+                describeRematerialized(module, device.getDeviceName());
+            !remat.empty())
+          diag << "; --gplace-rematerialize tried: it " << remat
+               << " and nothing more it could recompute lowers it";
         ok = false;
       }
     }

@@ -63,7 +63,12 @@ struct PrintMemoryPlanPass
         os << ", limit " << limit << " bytes";
       os << ", liveness lower bound "
          << bytes(device.getPersistentBytesAttr()) + bound << " bytes (arena "
-         << bound << ")\n";
+         << bound << ")";
+      if (std::string remat =
+              describeRematerialized(module, device.getDeviceName());
+          !remat.empty())
+        os << ", " << remat;
+      os << "\n";
       for (const Planned &planned : programs) {
         ArenaOp table = planned.tables.lookup(symbol);
         size_t index = 0;

@@ -20,6 +20,7 @@
 
 #include <map>
 #include <optional>
+#include <string>
 #include <vector>
 
 namespace gplace::plan {
@@ -156,6 +157,13 @@ struct BufferLives {
 /// that is not scheduled or a buffer whose size overflows.
 mlir::FailureOr<llvm::DenseMap<mlir::StringAttr, int64_t>>
 arenaLowerBounds(mlir::ModuleOp module);
+
+/// What --gplace-rematerialize="auto=true" did for the device named
+/// `device` (the module's `gplace.rematerialized` entry): "rematerialized
+/// 3 ops (estimated peak 900 -> 600 bytes)", or "" if it did not look at
+/// it (no pass, or the device was under its limit).
+std::string describeRematerialized(mlir::ModuleOp module,
+                                   llvm::StringRef device);
 
 /// The buffers holding a device's arena bytes as a walk over the program
 /// in order sees them: each byte's last writer. --gplace-plan-memory asks
