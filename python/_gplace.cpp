@@ -397,7 +397,7 @@ compile(const std::string &kind, const py::bytes &sourceBytes,
         py::object policy, const std::vector<std::string> &dims,
         const std::vector<std::optional<std::vector<int64_t>>> &inputShapes,
         bool initializersAsVariables, int intraOpThreads,
-        bool checkCpuKernels) {
+        bool checkCpuKernels, const std::vector<py::object> &inputValues) {
   std::string source = sourceBytes;
   mlir::MLIRContext context(tooling::runDialects());
   context.loadAllAvailableDialects();
@@ -417,6 +417,34 @@ compile(const std::string &kind, const py::bytes &sourceBytes,
     options.inputShapes = inputShapes;
     options.entry = entry;
     options.initializersAsVariables = initializersAsVariables;
+    // The values of inputs a node needs at import time (Resize's sizes,
+    // TopK's k), as gplace-onnx-test gives them: the graph is specialized
+    // for them (OnnxImportOptions::inputValues).
+    for (const py::object &value : inputValues) {
+      if (value.is_none()) {
+        options.inputValues.push_back(std::nullopt);
+        continue;
+      }
+      py::array array = py::array::ensure(value, py::array::c_style);
+      std::optional<ElementType> type;
+      for (ElementType candidate :
+           {ElementType::F32, ElementType::F16, ElementType::F64,
+            ElementType::I32, ElementType::I64, ElementType::I1,
+            ElementType::UI8})
+        if (array && dtypeOf(candidate)->is(array.dtype()))
+          type = candidate;
+      if (!type) {
+        options.inputValues.push_back(std::nullopt);
+        continue;
+      }
+      TensorType tensorType{*type, std::vector<int64_t>(
+                                       array.shape(),
+                                       array.shape() + array.ndim())};
+      rt::HostTensor tensor(tensorType);
+      if (tensorType.bytes() > 0)
+        std::memcpy(tensor.data.data(), array.data(), tensorType.bytes());
+      options.inputValues.push_back(std::move(tensor));
+    }
     gplace::frontend::OnnxImportReport report;
     options.report = &report;
     // As gplace-onnx-test: a node that becomes an op without a CPU kernel

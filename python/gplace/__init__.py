@@ -293,7 +293,8 @@ def compile(source, *, entry: str = "main", emulate_gpus: int = 0,
             initializers_as_variables: bool = False,
             intra_op_parallelism_threads: int = 0,
             check_cpu_kernels: bool = False,
-            init: Optional[str] = None) -> Program:
+            init: Optional[str] = None,
+            input_values=None) -> Program:
     """Compiles `source` for this process's devices with gplace-run's
     pipeline and loads it. `policy` is a built-in policy's name
     ("default-gpu", "variables-on-cpu", ...) or a callable taking a
@@ -303,7 +304,10 @@ def compile(source, *, entry: str = "main", emulate_gpus: int = 0,
     dimensions (gplace-run's --dim; the shapes of the inputs it will be
     given). With `check_cpu_kernels`, an ONNX node that becomes an op
     without a CPU kernel for its type is refused as unimplemented, as
-    gplace-onnx-test counts it. Raises UnimplementedError for an ONNX
+    gplace-onnx-test counts it. `input_values` (one array or None per
+    input of an ONNX model) gives the values of the inputs a node needs at
+    import time (Resize's sizes, TopK's k): the program is specialized for
+    them, as gplace-onnx-test does. Raises UnimplementedError for an ONNX
     model with op types, forms or element types gplace lacks,
     InvalidArgumentError (the diagnostics' text) for a graph
     that does not compile, ResourceExhaustedError for one that does not fit
@@ -328,7 +332,9 @@ def compile(source, *, entry: str = "main", emulate_gpus: int = 0,
         bool(options.allow_growth), bool(allow_soft_placement),
         bool(log_device_placement), policy_name, callable_policy,
         [str(d) for d in dims], shapes, bool(initializers_as_variables),
-        int(intra_op_parallelism_threads), bool(check_cpu_kernels))
+        int(intra_op_parallelism_threads), bool(check_cpu_kernels),
+        [None if v is None else __import__("numpy").asarray(v)
+         for v in (input_values or [])])
     program = Program(native)
     if init is not None:
         first = compile(source, entry=init, emulate_gpus=emulate_gpus,

@@ -10,8 +10,10 @@ soft placement on, the model's declared input shapes; a node without a
 CPU kernel for its type counts as unimplemented) and returns a
 BackendRep whose `run` takes the inputs that are not initializers, in
 order. A model with op types, forms or element types gplace lacks raises
-unittest.SkipTest from `prepare`, so that the runner counts it as skipped,
-as gplace-onnx-test counts it unsupported: the two pass the same tests.
+unittest.SkipTest from `prepare` (or, for a model compiled at `run` for
+the values of inputs a node needs at import time, from `run`), so that
+the runner counts it as skipped, as gplace-onnx-test counts it
+unsupported: the two pass the same tests.
 """
 
 import unittest
@@ -24,17 +26,28 @@ import gplace
 
 
 class GPlaceRep(BackendRep):
-    """A compiled model."""
+    """A compiled model; or, for a model with inputs a node needs at import
+    time (Resize's sizes, TopK's k), one compiled at `run` for the values
+    given there (again when they change), as gplace-onnx-test does."""
 
-    def __init__(self, program):
+    def __init__(self, program, compile_for=None):
         self.program = program
+        self.compile_for = compile_for
+        self.values = None
 
     def run(self, inputs, **kwargs):
         if isinstance(inputs, np.ndarray):
             inputs = [inputs]
         elif isinstance(inputs, dict):
             inputs = list(inputs.values())
-        return tuple(self.program.run(*[np.asarray(x) for x in inputs]))
+        arrays = [np.asarray(x) for x in inputs]
+        if self.compile_for is not None and (
+                self.values is None or len(self.values) != len(arrays) or
+                not all(np.array_equal(a, b)
+                        for a, b in zip(self.values, arrays))):
+            self.program = self.compile_for(arrays)
+            self.values = arrays
+        return tuple(self.program.run(*arrays))
 
 
 class GPlaceBackend(Backend):
@@ -62,7 +75,19 @@ class GPlaceBackend(Backend):
         try:
             program = gplace.compile(bytes(model), **options)
         except gplace.UnimplementedError as error:
-            raise unittest.SkipTest(str(error).splitlines()[0]) from None
+            if "computed at run time; gplace needs" not in str(error):
+                raise unittest.SkipTest(
+                    str(error).splitlines()[0]) from None
+            # Inputs a node needs at import time: compiled at run for the
+            # values given there.
+            def compile_for(arrays, model=bytes(model), options=options):
+                try:
+                    return gplace.compile(model, input_values=arrays,
+                                          **options)
+                except gplace.UnimplementedError as error:
+                    raise unittest.SkipTest(
+                        str(error).splitlines()[0]) from None
+            return GPlaceRep(None, compile_for)
         # NumPy has no bf16: such inputs and outputs are an unsupported
         # type, as gplace-onnx-test counts them.
         if any(t.endswith("bf16")
