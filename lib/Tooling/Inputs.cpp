@@ -167,6 +167,8 @@ gplace::tooling::parseInput(llvm::StringRef text, Type expected,
       return error("invalid values '" + values + "'");
     tensor = std::move(*host);
   }
+  if (!expected) // Any type: the value as written.
+    return tensor;
   std::optional<rt::TensorType> want = gplace::toTensorType(expected);
   if (!want || tensor->type != *want)
     return error("@" + entry + " expects " +

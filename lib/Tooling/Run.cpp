@@ -292,16 +292,30 @@ gplace::tooling::loadModule(llvm::StringRef fileName, MLIRContext *context,
           "--init needs an .mlir file: an ONNX model has one function, its "
           "initializers are its variables' values");
     frontend::OnnxImportOptions options = frontend::onnxImportOptionsFromFlags();
-    // The inputs' shapes bind the model's symbolic dimensions.
-    for (llvm::StringRef text : flags.inputs) {
+    // The inputs' shapes bind the model's symbolic dimensions; the values
+    // of small ones are there for the nodes that need an input at import
+    // time (Resize's sizes, TopK's k), which specialize the graph for them
+    // (OnnxImportOptions::inputValues), as gplace-onnx-test does.
+    constexpr int64_t kImportTimeElements = 4096;
+    for (auto [i, text] : llvm::enumerate(flags.inputs)) {
+      std::optional<rt::HostTensor> small;
       if (isTensorProtoInput(text)) {
         rt::StatusOr<rt::HostTensor> value =
-            frontend::readTensorProtoFile(text.drop_front());
+            frontend::readTensorProtoFile(llvm::StringRef(text).drop_front());
         options.inputShapes.push_back(
             value ? std::optional(value->type.shape) : std::nullopt);
+        if (value && value->type.numElements() <= kImportTimeElements)
+          small = std::move(*value);
       } else {
-        options.inputShapes.push_back(inputShape(text, context));
+        std::optional<std::vector<int64_t>> shape = inputShape(text, context);
+        options.inputShapes.push_back(shape);
+        if (shape && gplace::TensorType{gplace::ElementType::F32, *shape}
+                             .numElements() <= kImportTimeElements)
+          if (rt::StatusOr<rt::HostTensor> value =
+                  parseInput(text, Type(), context, i, flags.entry))
+            small = std::move(*value);
       }
+      options.inputValues.push_back(std::move(small));
     }
     options.entry = flags.entry;
     module = frontend::importOnnxModel(file->getBuffer(), fileName, context,

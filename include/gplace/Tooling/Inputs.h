@@ -25,7 +25,8 @@ namespace gplace::tooling {
 /// `expected` of function @`entry`. Integer mantissas of float values are
 /// accepted ("2" for 2.0). Errors (invalid argument) start with
 /// "input #<index>: " and name what is wrong: the form, the type, the
-/// number of values, a value, the .npy file, a type other than `expected`.
+/// number of values, a value, the .npy file, a type other than `expected`
+/// (a null `expected` takes the value's own type).
 runtime::StatusOr<runtime::HostTensor>
 parseInput(llvm::StringRef text, mlir::Type expected,
            mlir::MLIRContext *context, unsigned index, llvm::StringRef entry);
