@@ -23,6 +23,24 @@
 
 namespace gplace::frontend::onnx_import {
 
+Value toI64(Node &n, Value v, llvm::StringRef suffix) {
+  auto type = cast<RankedTensorType>(v.getType());
+  if (type.getElementType().isInteger(64))
+    return v;
+  return n.op<CastOp>(
+      RankedTensorType::get(type.getShape(), n.builder().getI64Type()), v, {},
+      suffix);
+}
+
+SmallVector<int64_t> axisLastPermutation(int64_t rank, int64_t axis) {
+  SmallVector<int64_t> perm;
+  for (int64_t d = 0; d < rank; ++d)
+    if (d != axis)
+      perm.push_back(d);
+  perm.push_back(axis);
+  return perm;
+}
+
 namespace {
 
 SmallVector<int64_t> stridesOf(ArrayRef<int64_t> shape) {
@@ -43,16 +61,6 @@ Value i64Constant(Node &n, ArrayRef<int64_t> shape, ArrayRef<int64_t> values,
                   llvm::StringRef suffix) {
   auto type = RankedTensorType::get(shape, n.builder().getI64Type());
   return n.constant(DenseElementsAttr::get(type, values), suffix);
-}
-
-/// `v` as int64 (a cast from int32).
-Value toI64(Node &n, Value v, llvm::StringRef suffix) {
-  auto type = cast<RankedTensorType>(v.getType());
-  if (type.getElementType().isInteger(64))
-    return v;
-  return n.op<CastOp>(
-      RankedTensorType::get(type.getShape(), n.builder().getI64Type()), v, {},
-      suffix);
 }
 
 /// `index` (int64) with negative values wrapped by `size` (a value that
@@ -429,11 +437,7 @@ Value prefixSums(Node &n, Value x, int64_t axis, bool exclusive, bool reverse,
   auto type = cast<RankedTensorType>(x.getType());
   int64_t rank = type.getRank(), size = type.getDimSize(axis);
   std::string at = "axis_" + std::to_string(axis);
-  SmallVector<int64_t> perm;
-  for (int64_t d = 0; d < rank; ++d)
-    if (d != axis)
-      perm.push_back(d);
-  perm.push_back(axis);
+  SmallVector<int64_t> perm = axisLastPermutation(rank, axis);
   Value moved = axis == rank - 1 ? x : n.transpose(x, perm, at + "_last");
   auto movedType = cast<RankedTensorType>(moved.getType());
   int64_t others = type.getNumElements() / std::max<int64_t>(size, 1);

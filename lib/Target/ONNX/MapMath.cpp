@@ -386,11 +386,7 @@ bool mapSoftmax(Node &n, SmallVectorImpl<Value> &results,
     results.push_back(softmaxLastAxis(n, x, Log, true));
     return true;
   }
-  SmallVector<int64_t> perm;
-  for (int64_t d = 0; d < rank; ++d)
-    if (d != axis)
-      perm.push_back(d);
-  perm.push_back(axis);
+  SmallVector<int64_t> perm = axisLastPermutation(rank, axis);
   SmallVector<int64_t> inverse(rank);
   for (int64_t i = 0; i < rank; ++i)
     inverse[perm[i]] = i;

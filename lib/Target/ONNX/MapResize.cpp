@@ -212,11 +212,7 @@ Value resizeAxis(Node &n, Value x, int64_t axis, const AxisWeights &w,
     return {};
   }
   int64_t rank = type.getRank();
-  SmallVector<int64_t> perm;
-  for (int64_t d = 0; d < rank; ++d)
-    if (d != axis)
-      perm.push_back(d);
-  perm.push_back(axis);
+  SmallVector<int64_t> perm = axisLastPermutation(rank, axis);
   Value moved = axis == rank - 1 ? x : n.transpose(x, perm, what + "_last");
   SmallVector<int64_t> movedShape;
   for (int64_t d : perm)

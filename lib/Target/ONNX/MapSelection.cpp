@@ -46,17 +46,6 @@ std::optional<int64_t> scalarInt(DenseElementsAttr v) {
   return (*v.getValues<APInt>().begin()).getSExtValue();
 }
 
-/// `v` cast to int64 (floats truncated toward zero, as the reference's
-/// conversion to integers).
-Value castToI64(Node &n, Value v, llvm::StringRef suffix) {
-  auto type = cast<RankedTensorType>(v.getType());
-  if (type.getElementType().isInteger(64))
-    return v;
-  return n.op<CastOp>(
-      RankedTensorType::get(type.getShape(), n.builder().getI64Type()), v, {},
-      suffix);
-}
-
 /// The permutation that moves the last of `rank` dimensions to `axis`.
 SmallVector<int64_t> lastTo(int64_t axis, int64_t rank) {
   SmallVector<int64_t> perm;
@@ -103,7 +92,7 @@ bool mapOneHot(Node &n, SmallVectorImpl<Value> &results, std::string &reason) {
     return n.op<ReshapeOp>(scalarType, s, {}, (what + "_scalar").str());
   };
   Value off = part(0, "off"), on = part(1, "on");
-  Value index = castToI64(n, n.input(0), "indices_i64");
+  Value index = toI64(n, n.input(0), "indices_i64");
   auto i64 = RankedTensorType::get(indices.getShape(), b.getI64Type());
   Value zero = n.scalar(b.getI64Type(), 0, "zero");
   Value negative = n.op<GreaterOp>(
@@ -171,11 +160,7 @@ bool mapTopK(Node &n, SmallVectorImpl<Value> &results, std::string &reason) {
   auto i64 = b.getI64Type();
 
   // The axis last, as rows: x [rows, n].
-  SmallVector<int64_t> perm;
-  for (int64_t d = 0; d < rank; ++d)
-    if (d != axis)
-      perm.push_back(d);
-  perm.push_back(axis);
+  SmallVector<int64_t> perm = axisLastPermutation(rank, axis);
   Value x = n.input(0);
   if (axis != rank - 1)
     x = n.transpose(x, perm, "last");

@@ -381,6 +381,15 @@ inline bool normalizeAxis(int64_t &axis, int64_t rank, std::string &reason) {
   return true;
 }
 
+/// `v` as int64: `v` itself if it is, else a `cast` named `suffix` (from
+/// int32, or from a float truncated toward zero, as ONNX's reference
+/// converts to integers). MapIndexing.cpp.
+Value toI64(Node &n, Value v, llvm::StringRef suffix);
+
+/// The permutation of `rank` dimensions that moves `axis` last (the
+/// others in order). MapIndexing.cpp.
+SmallVector<int64_t> axisLastPermutation(int64_t rank, int64_t axis);
+
 /// `F` for an op type ONNX defines on floating-point tensors only, whose
 /// composition would compute something else on integers.
 template <MapFn F>
