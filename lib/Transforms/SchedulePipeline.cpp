@@ -172,6 +172,12 @@ LogicalResult schedulePipeline(func::FuncOp func, DictionaryAttr pipeline,
   llvm::stable_sort(found, [&](StringRef a, StringRef b) {
     return depth.lookup(a) < depth.lookup(b);
   });
+  // The host slices the batch and combines the results; when the forward
+  // runs on other devices too, what it does in between (a cast that has
+  // no GPU kernel, from --gplace-auto-mixed-precision) runs outside the
+  // schedule, as soon as its operands are ready, and is no stage.
+  if (found.size() > 1)
+    llvm::erase(found, StringRef(gplace::graph::kHostDevice));
   if (r == 0)
     k = found.size();
   if (static_cast<int>(found.size()) != k)

@@ -27,6 +27,14 @@
 // RUN: diff %t.accumulate %t.dp
 // RUN: gplace-run %s --entry=train --iterations=10 %{inputs} --emulate-gpus=4 --pipeline-stages=2 --pipeline-split=auto --microbatches=4 --replicas=2 > %t.dpauto
 // RUN: diff %t.accumulate %t.dpauto
+// With bf16 mixed precision (--mixed-precision=bf16: the casts, which have
+// no GPU kernel, run on the host outside the schedule): the bits of
+// accumulation in bf16 (a loss other than f32's 0.12967248).
+// RUN: gplace-run %s --entry=train --iterations=10 %{inputs} --emulate-gpus=4 --accumulate-steps=8 --mixed-precision=bf16 > %t.accumulate16
+// RUN: gplace-run %s --entry=train --iterations=10 %{inputs} --emulate-gpus=4 --pipeline-stages=4 --microbatches=8 --mixed-precision=bf16 > %t.pipeline16
+// RUN: diff %t.accumulate16 %t.pipeline16
+// RUN: FileCheck %s --check-prefix=BF16 < %t.pipeline16
+// BF16: result[0]: f32=0.1297029
 // RUN: gplace-run %s --entry=train %{inputs} --emulate-gpus=8 --pipeline-stages=4 --microbatches=4 --replicas=2 --log-device-placement 2>&1 | FileCheck %s --check-prefix=DPXPP
 // DPXPP: Pipeline schedule of @train (1f1b, 4 stages, 4 micro-batches, 2 replicas):
 // DPXPP: replica 0 stage 0 on /job:localhost/replica:0/task:0/device:GPU:0: 3 forward + 3 backward ops per micro-batch; F0 F1 F2 F3 B0 B1 B2 B3
