@@ -104,7 +104,15 @@ mlir::LogicalResult gplace::buildGPlacePipeline(
     }
     AutoMixedPrecisionPassOptions precision;
     precision.type = options.mixedPrecision;
+    precision.lossScale = options.lossScale;
     pm.addPass(createAutoMixedPrecisionPass(precision));
+  } else if (!options.lossScale.empty()) {
+    std::string message =
+        "loss-scale applies to mixed precision: give mixed-precision too";
+    if (errorHandler)
+      return errorHandler(message);
+    llvm::errs() << "error: " << message << "\n";
+    return mlir::failure();
   }
   // Micro-batches first, so that replicas (--replicas) each accumulate
   // over their own slice.

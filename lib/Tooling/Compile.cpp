@@ -132,6 +132,14 @@ rt::Status gplace::tooling::checkCompileFlags() {
     return rt::Status::invalidArgument(
         "--mixed-precision must be bf16 or f16, not '" +
         flags.mixedPrecision + "'");
+  if (flags.lossScale.getNumOccurrences() && flags.mixedPrecision.empty())
+    return rt::Status::invalidArgument(
+        "--loss-scale applies to mixed precision: give --mixed-precision=f16 "
+        "too");
+  if (flags.lossScale.getNumOccurrences() && flags.lossScale != "dynamic" &&
+      flags.lossScale != "none")
+    return rt::Status::invalidArgument(
+        "--loss-scale must be dynamic or none, not '" + flags.lossScale + "'");
   if (pipelined && flags.accumulateSteps > 1)
     return rt::Status::invalidArgument(
         "--accumulate-steps and --pipeline-stages both split the batch into "

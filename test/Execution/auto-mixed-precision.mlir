@@ -30,6 +30,23 @@
 // BAD: --mixed-precision must be bf16 or f16, not 'f8'
 // RUN: not gplace-opt %s --gplace-pipeline="mixed-precision=fp16" 2>&1 | FileCheck %s --check-prefix=BADPIPE
 // BADPIPE: mixed-precision must be bf16 or f16, not 'fp16'
+// RUN: not gplace-run %s --entry=train %{inputs} --loss-scale=none 2>&1 | FileCheck %s --check-prefix=BADSCALE
+// BADSCALE: --loss-scale applies to mixed precision: give --mixed-precision=f16 too
+// RUN: not gplace-run %s --entry=train %{inputs} --mixed-precision=f16 --loss-scale=static 2>&1 | FileCheck %s --check-prefix=BADSCALE2
+// BADSCALE2: --loss-scale must be dynamic or none, not 'static'
+// RUN: not gplace-opt %s --gplace-pipeline="loss-scale=none" 2>&1 | FileCheck %s --check-prefix=BADSCALE3
+// BADSCALE3: loss-scale applies to mixed precision: give mixed-precision too
+//
+// --loss-scale: f16 scales its loss by default (the scale and the step
+// count are variables of the plan); --loss-scale=none trains f16 without
+// them, --loss-scale=dynamic gives bf16 the same scaling.
+// RUN: gplace-opt %s --gplace-pipeline="devices=cpu:1 mixed-precision=f16" | FileCheck %s --check-prefix=SCALED
+// RUN: gplace-opt %s --gplace-pipeline="devices=cpu:1 mixed-precision=bf16 loss-scale=dynamic" | FileCheck %s --check-prefix=SCALED
+// SCALED: gplan.variable {{.*}}"loss_scale/current_loss_scale"
+// RUN: gplace-opt %s --gplace-pipeline="devices=cpu:1 mixed-precision=f16 loss-scale=none" | FileCheck %s --check-prefix=UNSCALED
+// UNSCALED-NOT: loss_scale
+// RUN: gplace-run %s --entry=train --iterations=40 %{inputs} --mixed-precision=f16 --loss-scale=none > %t.f16none.40
+// RUN: %python %S/Inputs/compare_losses.py %t.f32.1 %t.f32.40 %t.bf16.1 %t.f16none.40
 
 func.func @train(%x: tensor<8x3xf32>, %y: tensor<8x1xf32>) -> (tensor<f32>, tensor<8x1xf32>) {
   %w1 = gplace.variable dense<[[0.5, -0.25, 0.125, 0.3, -0.4, 0.2, 0.1, -0.6], [-0.3, 0.45, 0.2, -0.1, 0.35, -0.5, 0.25, 0.15], [0.2, 0.1, -0.35, 0.4, 0.05, 0.3, -0.2, 0.5]]> : tensor<3x8xf32> {name = "w1"}

@@ -84,6 +84,12 @@ struct PipelineOptions : public mlir::PassPipelineOptions<PipelineOptions> {
                      "them) in bf16 or f16, reductions, losses and "
                      "variables in f32 (--gplace-auto-mixed-precision; "
                      "empty: none)")};
+  Option<std::string> lossScale{
+      *this, "loss-scale",
+      llvm::cl::desc("With mixed-precision: dynamic (loss scaling as "
+                     "Keras's LossScaleOptimizer; f16's default) or none "
+                     "(bf16's default; an f16 training without the scale's "
+                     "variables)")};
   Option<std::string> rematerialize{
       *this, "rematerialize",
       llvm::cl::desc("Recompute in the backward pass the activations of the "
