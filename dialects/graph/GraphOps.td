@@ -95,6 +95,19 @@ def Graph_KernelTypeFromOperands : NativeOpTrait<"KernelTypeFromOperands"> {
   let cppNamespace = "::gplace::graph::OpTrait";
 }
 
+// Ops whose kernels are registered for a pair of element types, the
+// operand's and the result's (TensorFlow's Cast with SrcT and DstT). The
+// backends' tables list the types both may have: placement asks for the
+// operand's type where it is not a float type, else the result's
+// (getKernelElementType), so that a table of float types (the GPUs')
+// covers the float-to-float casts, and any pair with an integer or bool
+// stays where integers have kernels (the CPU). The runtime's kernels
+// dispatch on both types.
+def Graph_KernelTypeFromOperandAndResult
+    : NativeOpTrait<"KernelTypeFromOperandAndResult"> {
+  let cppNamespace = "::gplace::graph::OpTrait";
+}
+
 // Every graph op carries the placement attributes and `after(...)` tokens.
 // `tfType` is TensorFlow's op type; `pyName` the default name TensorFlow's
 // Python API gives the op (see PlacedOpInterface::getDefaultNamePrefix).
@@ -615,12 +628,15 @@ def Graph_SoftmaxOp : Graph_KernelOp<"softmax", "Softmax",
 // Type and shape ops.
 //===----------------------------------------------------------------------===//
 
-def Graph_CastOp : Graph_KernelOp<"cast", "Cast", [Pure, DeclareOpInterfaceMethods<Graph_GradientOpInterface>]> {
+def Graph_CastOp : Graph_KernelOp<"cast", "Cast", [Pure, Graph_KernelTypeFromOperandAndResult, DeclareOpInterfaceMethods<Graph_GradientOpInterface>]> {
   let summary = "converts each element to another element type (Cast)";
   let description = [{
     The shapes of operand and result are equal. Conversions follow C++:
     float to integer truncates toward zero, any nonzero value casts to
-    `true`.
+    `true`. A cast between float types (f16, bf16, f32, f64; what
+    automatic mixed precision inserts) has a kernel on GPUs too; a cast
+    from or to an integer or bool type runs on the CPU, as the seeds say
+    of `tf.cast` ("only a CPU implementation").
 
     ```mlir
     %f = gplace.cast %i : tensor<2x3xi32> to tensor<2x3xf32>
@@ -632,7 +648,6 @@ def Graph_CastOp : Graph_KernelOp<"cast", "Cast", [Pure, DeclareOpInterfaceMetho
   let assemblyFormat = "$input " # afterClause
       # " attr-dict `:` type($input) `to` type($result)";
   let hasVerifier = 1;
-  // The seeds: "tf.cast only has a CPU implementation".
   let hasFolder = 1;
 }
 

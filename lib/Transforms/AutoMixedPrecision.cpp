@@ -151,8 +151,12 @@ struct AutoMixedPrecisionPass
   }
 
   /// The cast of `value` to `to`, one per value and type, right after its
-  /// producer (or at the start of the block for an argument).
-  Value castOf(Value value, Type to, StringRef suffix) {
+  /// producer (or at the start of the block for an argument). It asks for
+  /// its producer's device (Grappler's AMP builds a cast on its source's
+  /// device), else for that of `user`, the op it is made for: casts
+  /// between float types have GPU kernels, and a cast placed by default
+  /// would leave the stage or tower of the ops around it.
+  Value castOf(Value value, Type to, StringRef suffix, Operation *user) {
     auto key = std::make_pair(value, to);
     if (Value cached = casts.lookup(key))
       return cached;
@@ -176,10 +180,18 @@ struct AutoMixedPrecisionPass
     auto tensor = cast<RankedTensorType>(value.getType());
     std::string name = producer + "-" + std::to_string(index) + "-CastTo" +
                        suffix.str() + "-AutoMixedPrecision";
+    SmallVector<NamedAttribute, 2> attributes = {
+        builder.getNamedAttr("name", builder.getStringAttr(name))};
+    Operation *def = value.getDefiningOp();
+    StringAttr request =
+        def ? def->getAttrOfType<StringAttr>("device") : StringAttr();
+    if (!request && user)
+      request = user->getAttrOfType<StringAttr>("device");
+    if (request)
+      attributes.push_back(builder.getNamedAttr("device", request));
     Operation *castOp = builder.create<CastOp>(
         value.getLoc(), TypeRange{tensor.clone(to)}, ValueRange{value},
-        ArrayRef<NamedAttribute>{
-            builder.getNamedAttr("name", builder.getStringAttr(name))});
+        attributes);
     created.insert(castOp);
     if (isa<BlockArgument>(value))
       lastArgumentCast[castOp->getBlock()] = castOp;
@@ -210,7 +222,7 @@ struct AutoMixedPrecisionPass
            op->getOpOperands().drop_back(
                cast<PlacedOpInterface>(op).getControlDependencies().size()))
         if (isF32Tensor(operand.get().getType()))
-          operand.set(castOf(operand.get(), low, lowSuffix));
+          operand.set(castOf(operand.get(), low, lowSuffix, op));
       for (OpResult result : op->getResults())
         if (isF32Tensor(result.getType()))
           result.setType(cast<RankedTensorType>(result.getType()).clone(low));
@@ -228,7 +240,7 @@ struct AutoMixedPrecisionPass
           Operation *user = use.getOwner();
           if (lowOps.contains(user) || created.contains(user))
             continue;
-          use.set(castOf(result, f32, "Fp32"));
+          use.set(castOf(result, f32, "Fp32", user));
         }
       }
     bool changed = !converted.empty();

@@ -155,12 +155,21 @@ func.func @other_types(%x: tensor<2x3xf64>, %w: tensor<3x2xf64>, %i: tensor<2x2x
 
 // -----
 
-// A module with GPUs: matmul has bf16 kernels there too.
+// A module with GPUs: matmul has bf16 kernels there too. A cast asks
+// for its producer's device (Grappler's AMP), else for that of the op it
+// is made for: the casts of the arguments for the matmul's GPU, the cast
+// of the exp's result for /gpu:1 (casts between float types have GPU
+// kernels).
 // CHECK-LABEL: func.func @gpus
+// CHECK: gplace.cast %arg0 {device = "/gpu:0", name = "arg0-0-CastToBf16-AutoMixedPrecision"}
+// CHECK: gplace.cast %arg1 {device = "/gpu:0", name = "arg1-0-CastToBf16-AutoMixedPrecision"}
 // CHECK: gplace.matmul {{.*}} -> tensor<2x2xbf16>
-module attributes {gplace.devices = [#gplace.device<"/job:localhost/replica:0/task:0/device:CPU:0">, #gplace.device<"/job:localhost/replica:0/task:0/device:GPU:0">]} {
-  func.func @gpus(%x: tensor<2x3xf32>, %w: tensor<3x2xf32>) -> tensor<2x2xf32> {
+// CHECK: gplace.cast %{{.*}} {device = "/gpu:1", name = "Exp-0-CastToBf16-AutoMixedPrecision"}
+module attributes {gplace.devices = [#gplace.device<"/job:localhost/replica:0/task:0/device:CPU:0">, #gplace.device<"/job:localhost/replica:0/task:0/device:GPU:0">, #gplace.device<"/job:localhost/replica:0/task:0/device:GPU:1">]} {
+  func.func @gpus(%x: tensor<2x3xf32>, %w: tensor<3x2xf32>) -> (tensor<2x2xf32>, tensor<2x2xf32>) {
     %1 = gplace.matmul %x, %w {device = "/gpu:0"} : (tensor<2x3xf32>, tensor<3x2xf32>) -> tensor<2x2xf32>
-    return %1 : tensor<2x2xf32>
+    %2 = gplace.exp %1 {device = "/gpu:1"} : tensor<2x2xf32>
+    %3 = gplace.matmul %2, %2 {device = "/gpu:0"} : (tensor<2x2xf32>, tensor<2x2xf32>) -> tensor<2x2xf32>
+    return %1, %3 : tensor<2x2xf32>, tensor<2x2xf32>
   }
 }

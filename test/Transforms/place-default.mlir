@@ -32,6 +32,22 @@ func.func @cpuOnlyKernels(%x: tensor<2x2xf32>, %i: tensor<4xi32>) -> tensor<2x2x
   return %2 : tensor<2x2xi32>
 }
 
+// Tests that a cast between float types (what mixed precision inserts)
+// has a GPU kernel, and that a cast from or to an integer or bool type
+// does not, whichever side the integer is on.
+// CHECK-LABEL: func.func @floatCasts
+func.func @floatCasts(%x: tensor<2xf32>, %p: tensor<2xui8>) -> (tensor<2xf32>, tensor<2xf32>, tensor<2xi1>) {
+  // CHECK: gplace.cast {{.*}}{assigned_device = "/job:localhost/replica:0/task:0/device:GPU:0"} : tensor<2xf32> to tensor<2xbf16>
+  %0 = gplace.cast %x : tensor<2xf32> to tensor<2xbf16>
+  // CHECK: gplace.cast {{.*}}{assigned_device = "/job:localhost/replica:0/task:0/device:GPU:0"} : tensor<2xbf16> to tensor<2xf32>
+  %1 = gplace.cast %0 : tensor<2xbf16> to tensor<2xf32>
+  // CHECK: gplace.cast {{.*}}{assigned_device = "/job:localhost/replica:0/task:0/device:CPU:0"} : tensor<2xui8> to tensor<2xf32>
+  %2 = gplace.cast %p : tensor<2xui8> to tensor<2xf32>
+  // CHECK: gplace.cast {{.*}}{assigned_device = "/job:localhost/replica:0/task:0/device:CPU:0"} : tensor<2xf32> to tensor<2xi1>
+  %3 = gplace.cast %x : tensor<2xf32> to tensor<2xi1>
+  return %1, %2, %3 : tensor<2xf32>, tensor<2xf32>, tensor<2xi1>
+}
+
 // Tests heuristic A: a generator (no data inputs, one result) goes where
 // its consumers go, if they agree and it has a kernel there.
 // CHECK-LABEL: func.func @generatorFollowsConsumer

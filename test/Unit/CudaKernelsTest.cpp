@@ -68,6 +68,11 @@ std::vector<Launch> everyLaunch(ElementType t) {
       break;
     }
   }
+  // Casts to `t` from every GPU float type (mixed precision's casts).
+  for (ElementType from : {ElementType::F32, ElementType::F16,
+                           ElementType::BF16, ElementType::F64})
+    launches.push_back(
+        {Kernel::Cast, {TensorType{from, {3, 5}}}, T({3, 5}), {}});
   for (Kernel k : {Kernel::ReduceSum, Kernel::ReduceMean, Kernel::ReduceMax}) {
     KernelParams some, all;
     some.axes = {1};
@@ -259,8 +264,22 @@ TEST(CudaKernelSource, RefusesWhatIsNotAnNvrtcKernel) {
             "no GPU kernel for gplace.greater_equal with element type i32");
   EXPECT_FALSE(isNvrtcKernel(Kernel::Matmul));
   EXPECT_FALSE(isNvrtcKernel(Kernel::Read));
-  EXPECT_FALSE(isNvrtcKernel(Kernel::Cast));
+  EXPECT_TRUE(isNvrtcKernel(Kernel::Cast));
   EXPECT_TRUE(isNvrtcKernel(Kernel::Softmax));
+  // A cast from or to an integer type has no GPU kernel (the seeds'
+  // tf.cast): refused by its result's type, or by its operand's.
+  Launch toInt{Kernel::Cast, {TensorType{ElementType::F32, {4}}}, i32, {}};
+  KernelCall toIntCall = toInt.call();
+  StatusOr<CudaKernelSource> toIntKernel = generateCudaKernel(toIntCall);
+  ASSERT_FALSE(toIntKernel);
+  EXPECT_EQ(toIntKernel.status().message(),
+            "no GPU kernel for gplace.cast with element type i32");
+  Launch fromInt{Kernel::Cast, {i32}, TensorType{ElementType::F32, {4}}, {}};
+  KernelCall fromIntCall = fromInt.call();
+  StatusOr<CudaKernelSource> fromIntKernel = generateCudaKernel(fromIntCall);
+  ASSERT_FALSE(fromIntKernel);
+  EXPECT_EQ(fromIntKernel.status().message(),
+            "no GPU kernel for gplace.cast from i32");
 }
 
 // A device-side all-reduce member's kernel: the slice's bounds and the

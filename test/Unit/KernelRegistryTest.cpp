@@ -117,9 +117,16 @@ TEST(KernelRegistry, Lookups) {
       registry.hasKernel("gplace.matmul", ElementType::I32, DeviceType::CPU));
   EXPECT_FALSE(
       registry.hasKernel("gplace.matmul", ElementType::I1, DeviceType::CPU));
+  // Casts between float types run on GPUs; a cast whose operand or result
+  // is an integer asks for the integer type (getKernelElementType), which
+  // GPUs lack: the seeds' tf.cast stays on the CPU.
+  EXPECT_TRUE(
+      registry.hasKernel("gplace.cast", ElementType::BF16, DeviceType::GPU));
   EXPECT_FALSE(
-      registry.hasKernel("gplace.cast", ElementType::F32, DeviceType::GPU))
+      registry.hasKernel("gplace.cast", ElementType::I32, DeviceType::GPU))
       << "the seeds: tf.cast has only a CPU kernel";
+  EXPECT_TRUE(
+      registry.hasKernel("gplace.cast", ElementType::I32, DeviceType::CPU));
   EXPECT_TRUE(
       registry.hasKernel("gplace.group", std::nullopt, DeviceType::GPU));
   EXPECT_FALSE(

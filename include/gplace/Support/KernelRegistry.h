@@ -13,7 +13,7 @@
 // placed on a device type with a registered kernel. As SPEC §3 says,
 // integer- and bool-typed ops (integer variables included) have no GPU
 // kernel, and, as the seeds say of tf.cast, `gplace.cast` runs on the CPU
-// only.
+// unless both its types are floats (the casts of mixed precision).
 //
 //===----------------------------------------------------------------------===//
 

@@ -205,6 +205,13 @@ std::optional<Type> gplace::graph::getKernelElementType(Operation *op) {
   if (op->hasTrait<OpTrait::KernelTypeFromOperands>() &&
       op->getNumOperands() > 0)
     return elementOf(op->getOperand(0).getType());
+  if (op->hasTrait<OpTrait::KernelTypeFromOperandAndResult>() &&
+      op->getNumOperands() > 0 && op->getNumResults() > 0) {
+    std::optional<Type> from = elementOf(op->getOperand(0).getType());
+    if (from && !isa<FloatType>(*from))
+      return from;
+    return elementOf(op->getResult(0).getType());
+  }
   if (op->getNumResults() > 0)
     if (std::optional<Type> type = elementOf(op->getResult(0).getType()))
       return type;

@@ -349,6 +349,21 @@ public:
              "; out0[i] = (" + test + ") ? 1 : 0; }\n";
       break;
     }
+    case Kernel::Cast: {
+      // Between float types (the kernel registry claims no other): loaded
+      // in the source's compute type, stored in the result's (bf16 and
+      // f16 rounded to nearest even, as the host's conversions).
+      std::optional<GpuType> from = gpuType(call_.inputs[0].type->elementType);
+      if (!from)
+        return Status::invalidArgument(
+            "no GPU kernel for gplace.cast from " +
+            std::string(elementTypeName(call_.inputs[0].type->elementType)));
+      body = "  out0[i] = " +
+             type_.store("(" + std::string(type_.compute) + ")" +
+                         from->load("in0[i]")) +
+             ";\n";
+      break;
+    }
     case Kernel::GreaterEqual:
     case Kernel::Greater:
       body = offsets("i", out.shape, {readStrides(0), readStrides(1)}) +
@@ -795,8 +810,8 @@ private:
 
 bool isNvrtcKernel(Kernel kernel) {
   // GEMM runs in cuBLAS, convolutions, pooling and batch norm in cuDNN,
-  // read and assign are copies; kernels without a GPU kernel (cast) never
-  // reach a GPU.
+  // read and assign are copies; kernels without a GPU kernel never reach a
+  // GPU.
   return kernel != Kernel::Matmul && kernel != Kernel::Read &&
          kernel != Kernel::Assign && !isCudnnKernel(kernel) &&
          kernelGpuTypes(kernel) != 0;

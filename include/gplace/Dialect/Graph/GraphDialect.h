@@ -56,6 +56,13 @@ class ControlOnly
 template <typename ConcreteType>
 class KernelTypeFromOperands
     : public mlir::OpTrait::TraitBase<ConcreteType, KernelTypeFromOperands> {};
+/// Ops whose kernels are registered for a pair of element types, the
+/// operand's and the result's (TensorFlow's SrcT and DstT of Cast); see
+/// Graph_KernelTypeFromOperandAndResult in GraphOps.td.
+template <typename ConcreteType>
+class KernelTypeFromOperandAndResult
+    : public mlir::OpTrait::TraitBase<ConcreteType,
+                                      KernelTypeFromOperandAndResult> {};
 
 /// Ops without a gradient (TensorFlow's ops.NotDifferentiable): gradients
 /// stop there; see Graph_NotDifferentiable in GraphOps.td.
@@ -246,7 +253,11 @@ std::vector<OpName> getOpNameParts(mlir::Operation *root);
 /// "T"): its first result's element type, a resource's value type for a
 /// resource; for an op whose results are tokens, the value type of its first
 /// resource operand; for a comparison (KernelTypeFromOperands), its first
-/// operand's. std::nullopt for a typeless op (gplace.group).
+/// operand's; for a cast (KernelTypeFromOperandAndResult), its operand's
+/// unless that is a float type (f16, bf16, f32, f64), else its result's,
+/// so that a device type whose table claims float types only (the GPUs)
+/// has a kernel for it exactly when both types are floats. std::nullopt for
+/// a typeless op (gplace.group).
 std::optional<mlir::Type> getKernelElementType(mlir::Operation *op);
 
 /// The host: where function arguments are fed from and results return to.
