@@ -1167,13 +1167,41 @@ onnx::ModelProto buildIfVectorCond() {
   return b.model;
 }
 
+// Control flow nested in a body: Loop(2 trips, y = x) whose body is an
+// If(add: true) then y + x else y - x, the If's branches imported afresh
+// in each iteration.
+onnx::ModelProto buildNestedControlFlow() {
+  ModelBuilder b(13, "nested_control_flow");
+  b.input("x", {2});
+  boolInitializer(b, "add", true);
+  intInitializer(b, "trips", {}, {2});
+  onnx::NodeProto *loop = b.node("Loop", "outer", {"trips", "", "x"}, {"y"});
+  onnx::GraphProto *body = attrGraph(loop, "body");
+  setFloatType(body->add_input(), "i", {}, onnx::TensorProto_DataType_INT64);
+  setFloatType(body->add_input(), "c", {}, onnx::TensorProto_DataType_BOOL);
+  setFloatType(body->add_input(), "y_in", {2});
+  graphNode(body, "Identity", "keep_going", {"c"}, {"c_out"});
+  onnx::NodeProto *branch = graphNode(body, "If", "inner", {"add"}, {"y_out"});
+  onnx::GraphProto *then = attrGraph(branch, "then_branch");
+  graphNode(then, "Add", "plus", {"y_in", "x"}, {"then_y"});
+  setFloatType(then->add_output(), "then_y", {2});
+  onnx::GraphProto *otherwise = attrGraph(branch, "else_branch");
+  graphNode(otherwise, "Sub", "minus", {"y_in", "x"}, {"else_y"});
+  setFloatType(otherwise->add_output(), "else_y", {2});
+  setFloatType(body->add_output(), "c_out", {},
+               onnx::TensorProto_DataType_BOOL);
+  setFloatType(body->add_output(), "y_out", {2});
+  b.output("y", {2});
+  return b.model;
+}
+
 int main(int argc, char **argv) {
   if (argc != 3)
     fail("usage: gplace-onnx-gen "
          "mlp|cnn|unsupported|dynamic|external|external-constants|"
          "softmax-opset9|mlp-bench|losses|run-time-constants|hardmax-opset11|"
          "grouped-conv|indexing|normalization|einsum-pad|recurrent|arg-pow|"
-         "pools|det-dft|resize-topk|control-flow|loop-long|loop-data-cond|if-vector-cond|"
+         "pools|det-dft|resize-topk|control-flow|loop-long|loop-data-cond|if-vector-cond|nested-control-flow|"
          "torch-flatten|"
          "paddle-dynamic|"
          "tf2onnx-flatten|"
@@ -1208,6 +1236,7 @@ int main(int argc, char **argv) {
       {"loop-long", buildLoopLong},
       {"loop-data-cond", buildLoopDataCond},
       {"if-vector-cond", buildIfVectorCond},
+      {"nested-control-flow", buildNestedControlFlow},
       {"run-time-constants", buildRunTimeConstants},
       {"grouped-conv", [] { return buildGroupedConv(2); }},
       {"grouped-conv-mismatch", [] { return buildGroupedConv(1); }},

@@ -237,8 +237,9 @@ void Importer::importControlFlow(const onnx::NodeProto &proto,
     note(v);
     return v;
   };
+  // `name` holds the enclosing subgraphs' scope already (importNode).
   auto iterationScope = [&](int64_t t) {
-    return scope + name + "/iteration" + std::to_string(t) + "/";
+    return name + "/iteration" + std::to_string(t) + "/";
   };
 
   if (opType == "If") {
@@ -252,7 +253,7 @@ void Importer::importControlFlow(const onnx::NodeProto &proto,
     if (!branch)
       return fail("no " + std::string(taken ? "then" : "else") + "_branch");
     std::string reason =
-        importSubgraph(*branch, {}, scope + name + "/" +
+        importSubgraph(*branch, {}, name + "/" +
                                         (taken ? "then" : "else") + "/",
                        results, resultConstants);
     if (!reason.empty())
