@@ -1012,13 +1012,196 @@ std::string externalize(onnx::ModelProto &model, const std::string &location) {
 
 } // namespace
 
+// A scalar initializer of ONNX type BOOL.
+void boolInitializer(ModelBuilder &b, const std::string &name, bool value) {
+  onnx::TensorProto *proto = b.model.mutable_graph()->add_initializer();
+  proto->set_name(name);
+  proto->set_data_type(onnx::TensorProto_DataType_BOOL);
+  proto->add_int32_data(value ? 1 : 0);
+}
+
+// A subgraph attribute (If's branches, Loop's and Scan's bodies).
+onnx::GraphProto *attrGraph(onnx::NodeProto *node, const std::string &name) {
+  onnx::AttributeProto *a = node->add_attribute();
+  a->set_name(name);
+  a->set_type(onnx::AttributeProto_AttributeType_GRAPH);
+  a->mutable_g()->set_name(name);
+  return a->mutable_g();
+}
+
+onnx::NodeProto *graphNode(onnx::GraphProto *g, const std::string &opType,
+                           const std::string &name,
+                           std::initializer_list<std::string> inputs,
+                           std::initializer_list<std::string> outputs) {
+  onnx::NodeProto *n = g->add_node();
+  n->set_op_type(opType);
+  n->set_name(name);
+  for (const std::string &in : inputs)
+    n->add_input(in);
+  for (const std::string &out : outputs)
+    n->add_output(out);
+  return n;
+}
+
+// Control flow imported by unrolling (docs/onnx.md), opset 13:
+// x[2,3] -> If(use_relu: true) then Relu(x) else Neg(x) -> a;
+// Loop(3 trips, cond true, a), body acc + x + float(i) -> acc, steps[3,2,3];
+// Scan(zeros[2], x) over x's columns in reverse, body s + column, the
+// scan output prepended along axis 1 -> total[2], suffix[2,3] (each row's
+// suffix sums).
+onnx::ModelProto buildControlFlow() {
+  ModelBuilder b(13, "control_flow");
+  b.input("x", {2, 3});
+  boolInitializer(b, "use_relu", true);
+  boolInitializer(b, "go", true);
+  intInitializer(b, "trips", {}, {3});
+  b.initializer(Tensor{"zeros", {2}, {0.0f, 0.0f}});
+  onnx::NodeProto *branch = b.node("If", "branch", {"use_relu"}, {"a"});
+  onnx::GraphProto *then = attrGraph(branch, "then_branch");
+  graphNode(then, "Relu", "then_relu", {"x"}, {"then_a"});
+  setFloatType(then->add_output(), "then_a", {2, 3});
+  onnx::GraphProto *otherwise = attrGraph(branch, "else_branch");
+  graphNode(otherwise, "Neg", "else_neg", {"x"}, {"else_a"});
+  setFloatType(otherwise->add_output(), "else_a", {2, 3});
+
+  onnx::NodeProto *loop =
+      b.node("Loop", "accumulate", {"trips", "go", "a"}, {"acc", "steps"});
+  onnx::GraphProto *body = attrGraph(loop, "body");
+  setFloatType(body->add_input(), "i", {}, onnx::TensorProto_DataType_INT64);
+  setFloatType(body->add_input(), "c", {}, onnx::TensorProto_DataType_BOOL);
+  setFloatType(body->add_input(), "acc_in", {2, 3});
+  graphNode(body, "Identity", "keep_going", {"c"}, {"c_out"});
+  attrInt(graphNode(body, "Cast", "i_float", {"i"}, {"i_f"}), "to",
+          onnx::TensorProto_DataType_FLOAT);
+  graphNode(body, "Add", "add_x", {"acc_in", "x"}, {"sum"});
+  graphNode(body, "Add", "add_i", {"sum", "i_f"}, {"acc_out"});
+  graphNode(body, "Identity", "step", {"acc_out"}, {"step_out"});
+  setFloatType(body->add_output(), "c_out", {},
+               onnx::TensorProto_DataType_BOOL);
+  setFloatType(body->add_output(), "acc_out", {2, 3});
+  setFloatType(body->add_output(), "step_out", {2, 3});
+
+  onnx::NodeProto *scan =
+      b.node("Scan", "suffix_sums", {"zeros", "x"}, {"total", "suffix"});
+  attrInt(scan, "num_scan_inputs", 1);
+  attrInts(scan, "scan_input_axes", {1});
+  attrInts(scan, "scan_input_directions", {1});
+  attrInts(scan, "scan_output_axes", {1});
+  attrInts(scan, "scan_output_directions", {1});
+  onnx::GraphProto *scanBody = attrGraph(scan, "body");
+  setFloatType(scanBody->add_input(), "s_in", {2});
+  setFloatType(scanBody->add_input(), "column", {2});
+  graphNode(scanBody, "Add", "add_column", {"s_in", "column"}, {"s_out"});
+  graphNode(scanBody, "Identity", "partial", {"s_out"}, {"partial_out"});
+  setFloatType(scanBody->add_output(), "s_out", {2});
+  setFloatType(scanBody->add_output(), "partial_out", {2});
+
+  b.output("acc", {2, 3});
+  b.output("steps", {3, 2, 3});
+  b.output("total", {2});
+  b.output("suffix", {2, 3});
+  return b.model;
+}
+
+// A Loop of 2000 trips (initializer), body y + 1: more iterations than
+// the importer unrolls.
+onnx::ModelProto buildLoopLong() {
+  ModelBuilder b(13, "loop_long");
+  b.input("x", {2});
+  intInitializer(b, "trips", {}, {2000});
+  b.initializer(Tensor{"one", {}, {1.0f}});
+  onnx::NodeProto *loop = b.node("Loop", "count", {"trips", "", "x"}, {"y"});
+  onnx::GraphProto *body = attrGraph(loop, "body");
+  setFloatType(body->add_input(), "i", {}, onnx::TensorProto_DataType_INT64);
+  setFloatType(body->add_input(), "c", {}, onnx::TensorProto_DataType_BOOL);
+  setFloatType(body->add_input(), "y_in", {2});
+  graphNode(body, "Identity", "keep_going", {"c"}, {"c_out"});
+  graphNode(body, "Add", "add_one", {"y_in", "one"}, {"y_out"});
+  setFloatType(body->add_output(), "c_out", {},
+               onnx::TensorProto_DataType_BOOL);
+  setFloatType(body->add_output(), "y_out", {2});
+  b.output("y", {2});
+  return b.model;
+}
+
+// A While as ONNX writes it: a Loop without a trip count, its body's
+// condition y < 10 computed from the data (y + 1 each iteration).
+onnx::ModelProto buildLoopDataCond() {
+  ModelBuilder b(13, "loop_data_cond");
+  b.input("x", {});
+  boolInitializer(b, "go", true);
+  b.initializer(Tensor{"one", {}, {1.0f}});
+  b.initializer(Tensor{"ten", {}, {10.0f}});
+  onnx::NodeProto *loop = b.node("Loop", "count", {"", "go", "x"}, {"y"});
+  onnx::GraphProto *body = attrGraph(loop, "body");
+  setFloatType(body->add_input(), "i", {}, onnx::TensorProto_DataType_INT64);
+  setFloatType(body->add_input(), "c", {}, onnx::TensorProto_DataType_BOOL);
+  setFloatType(body->add_input(), "y_in", {});
+  graphNode(body, "Add", "add_one", {"y_in", "one"}, {"y_out"});
+  graphNode(body, "Less", "below_ten", {"y_out", "ten"}, {"c_out"});
+  setFloatType(body->add_output(), "c_out", {},
+               onnx::TensorProto_DataType_BOOL);
+  setFloatType(body->add_output(), "y_out", {});
+  b.output("y", {});
+  return b.model;
+}
+
+// An If whose condition is a constant of two booleans.
+onnx::ModelProto buildIfVectorCond() {
+  ModelBuilder b(13, "if_vector_cond");
+  b.input("x", {2});
+  onnx::TensorProto *cond = b.model.mutable_graph()->add_initializer();
+  cond->set_name("cond");
+  cond->set_data_type(onnx::TensorProto_DataType_BOOL);
+  cond->add_dims(2);
+  cond->add_int32_data(1);
+  cond->add_int32_data(0);
+  onnx::NodeProto *branch = b.node("If", "branch", {"cond"}, {"y"});
+  onnx::GraphProto *then = attrGraph(branch, "then_branch");
+  graphNode(then, "Relu", "then_relu", {"x"}, {"then_y"});
+  setFloatType(then->add_output(), "then_y", {2});
+  onnx::GraphProto *otherwise = attrGraph(branch, "else_branch");
+  graphNode(otherwise, "Neg", "else_neg", {"x"}, {"else_y"});
+  setFloatType(otherwise->add_output(), "else_y", {2});
+  b.output("y", {2});
+  return b.model;
+}
+
+// Control flow nested in a body: Loop(2 trips, y = x) whose body is an
+// If(add: true) then y + x else y - x, the If's branches imported afresh
+// in each iteration.
+onnx::ModelProto buildNestedControlFlow() {
+  ModelBuilder b(13, "nested_control_flow");
+  b.input("x", {2});
+  boolInitializer(b, "add", true);
+  intInitializer(b, "trips", {}, {2});
+  onnx::NodeProto *loop = b.node("Loop", "outer", {"trips", "", "x"}, {"y"});
+  onnx::GraphProto *body = attrGraph(loop, "body");
+  setFloatType(body->add_input(), "i", {}, onnx::TensorProto_DataType_INT64);
+  setFloatType(body->add_input(), "c", {}, onnx::TensorProto_DataType_BOOL);
+  setFloatType(body->add_input(), "y_in", {2});
+  graphNode(body, "Identity", "keep_going", {"c"}, {"c_out"});
+  onnx::NodeProto *branch = graphNode(body, "If", "inner", {"add"}, {"y_out"});
+  onnx::GraphProto *then = attrGraph(branch, "then_branch");
+  graphNode(then, "Add", "plus", {"y_in", "x"}, {"then_y"});
+  setFloatType(then->add_output(), "then_y", {2});
+  onnx::GraphProto *otherwise = attrGraph(branch, "else_branch");
+  graphNode(otherwise, "Sub", "minus", {"y_in", "x"}, {"else_y"});
+  setFloatType(otherwise->add_output(), "else_y", {2});
+  setFloatType(body->add_output(), "c_out", {},
+               onnx::TensorProto_DataType_BOOL);
+  setFloatType(body->add_output(), "y_out", {2});
+  b.output("y", {2});
+  return b.model;
+}
+
 int main(int argc, char **argv) {
   if (argc != 3)
     fail("usage: gplace-onnx-gen "
          "mlp|cnn|unsupported|dynamic|external|external-constants|"
          "softmax-opset9|mlp-bench|losses|run-time-constants|hardmax-opset11|"
          "grouped-conv|indexing|normalization|einsum-pad|recurrent|arg-pow|"
-         "pools|det-dft|resize-topk|"
+         "pools|det-dft|resize-topk|control-flow|loop-long|loop-data-cond|if-vector-cond|nested-control-flow|"
          "torch-flatten|"
          "paddle-dynamic|"
          "tf2onnx-flatten|"
@@ -1049,6 +1232,11 @@ int main(int argc, char **argv) {
       {"pools", buildPools},
       {"det-dft", buildDetDft},
       {"resize-topk", buildResizeTopK},
+      {"control-flow", buildControlFlow},
+      {"loop-long", buildLoopLong},
+      {"loop-data-cond", buildLoopDataCond},
+      {"if-vector-cond", buildIfVectorCond},
+      {"nested-control-flow", buildNestedControlFlow},
       {"run-time-constants", buildRunTimeConstants},
       {"grouped-conv", [] { return buildGroupedConv(2); }},
       {"grouped-conv-mismatch", [] { return buildGroupedConv(1); }},

@@ -315,8 +315,34 @@ LogicalResult Importer::checkNodes() {
             info.type().tensor_type().shape().dim_size();
   for (const onnx::TensorProto &t : graph.initializer())
     declaredRank[t.name()] = t.dims_size();
-  for (const onnx::NodeProto &proto : model.graph().node()) {
+  // The nodes of the graph and of its subgraphs (If's branches, Loop's and
+  // Scan's bodies), which ONNX's inference runs on too.
+  std::vector<const onnx::NodeProto *> nodes;
+  std::function<void(const onnx::GraphProto &)> collect =
+      [&](const onnx::GraphProto &g) {
+        for (const onnx::NodeProto &proto : g.node()) {
+          nodes.push_back(&proto);
+          for (const onnx::AttributeProto &a : proto.attribute()) {
+            if (a.has_g())
+              collect(a.g());
+            for (const onnx::GraphProto &sub : a.graphs())
+              collect(sub);
+          }
+        }
+      };
+  collect(graph);
+  for (const onnx::NodeProto *node : nodes) {
+    const onnx::NodeProto &proto = *node;
     auto [opType, version] = opTypeOf(proto);
+    // Scan 8's batch dimension and sequence lengths: ONNX 1.12's version
+    // converter drops the batch dimension from the graph's inputs too.
+    if (opType == "Scan" && version < 9) {
+      auto &entry = unsupported[{opType, "Scan below opset 9 (a batch "
+                                         "dimension and sequence lengths)"}];
+      entry.first = version;
+      ++entry.second;
+      continue;
+    }
     if (table.count(opType)) {
       // Gemm's A and B are matrices; ONNX's version converter from opset
       // 6 reads out of bounds on another rank (and its shape inference
@@ -377,9 +403,9 @@ LogicalResult Importer::checkNodes() {
 }
 
 void Importer::importNode(const onnx::NodeProto &proto) {
-  std::string name = !proto.name().empty()    ? proto.name()
-                     : proto.output_size() > 0 ? proto.output(0)
-                                               : proto.op_type();
+  std::string name = scope + (!proto.name().empty()    ? proto.name()
+                              : proto.output_size() > 0 ? proto.output(0)
+                                                        : proto.op_type());
   auto poison = [&] {
     for (const std::string &out : proto.output())
       poisoned.insert(out);
@@ -452,6 +478,8 @@ void Importer::importNode(const onnx::NodeProto &proto) {
         (runTimeCount == 1 ? "it" : "them") +
         " constant (an initializer, a Constant node or a value folded at "
         "import time)");
+  if (isControlFlow(opType))
+    return importControlFlow(proto, name, opType, nodeOpset);
 
   Node node{*this,
             proto,
@@ -716,6 +744,7 @@ OwningOpRef<ModuleOp> Importer::import(llvm::StringRef bytes) {
     func.setArgAttr(i, "gplace.name", b.getStringAttr(argName));
   }
   b.setInsertionPointToEnd(entry);
+  specializeControlInputs();
 
   // The composite ops' decompositions (Decompositions.cpp), applied to each
   // node's composites as it is imported.
@@ -792,6 +821,7 @@ const llvm::StringMap<MapFn> &mappers() {
     addResizeMappers(t);
     addSelectionMappers(t);
     addQuantizeMappers(t);
+    addControlFlowMappers(t);
     return t;
   }();
   return table;

@@ -430,6 +430,12 @@ ArrayRef<int> importTimeInputs(llvm::StringRef opType) {
                    resize[] = {1, 2, 3};
   if (opType == "Range")
     return range;
+  // If's condition, Loop's trip count and condition (ControlFlow.cpp).
+  static const int loop[] = {0, 1};
+  if (opType == "If")
+    return first;
+  if (opType == "Loop")
+    return loop;
   // Resize: roi, scales, sizes (opset 10: scales); Upsample: scales.
   if (opType == "Resize")
     return resize;

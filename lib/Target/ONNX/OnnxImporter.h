@@ -46,6 +46,7 @@
 #include <onnx/version_converter/convert.h>
 
 #include <climits>
+#include <functional>
 #include <cstring>
 #include <map>
 #include <numeric>
@@ -207,6 +208,13 @@ void addConvolutionMappers(llvm::StringMap<MapFn> &table);
 void addResizeMappers(llvm::StringMap<MapFn> &table);
 void addSelectionMappers(llvm::StringMap<MapFn> &table);
 void addQuantizeMappers(llvm::StringMap<MapFn> &table);
+/// If, Loop and Scan (ControlFlow.cpp): their entries only make them known
+/// op types; Importer::importControlFlow imports them with their subgraphs.
+void addControlFlowMappers(llvm::StringMap<MapFn> &table);
+bool isControlFlow(llvm::StringRef opType);
+/// The most iterations a Loop or Scan unrolls at import time
+/// (ControlFlow.cpp, docs/onnx.md).
+constexpr int64_t kMaxUnrolledIterations = 1024;
 
 class Importer {
 public:
@@ -265,6 +273,10 @@ public:
   /// 10 keeps their coordinates (asymmetric, nearest below), which it does
   /// not write as attributes.
   int64_t upgradedFrom = 0;
+  /// The prefix of the names of the ops the nodes of the subgraph being
+  /// imported become ("loop/iteration3/"; empty for the main graph), so
+  /// that each iteration's ops have names of their own.
+  std::string scope;
   /// Names materialized while the current node is imported (forgotten if
   /// the node is rolled back).
   SmallVector<std::string> materialized;
@@ -328,6 +340,26 @@ private:
   bool decompose(ArrayRef<Operation *> created,
                  SmallVectorImpl<Value> &results);
   void importNode(const onnx::NodeProto &proto);
+  /// If, Loop and Scan: the subgraphs imported in the node's place, for
+  /// the condition and trip count known at import time (ControlFlow.cpp).
+  void importControlFlow(const onnx::NodeProto &proto, const std::string &name,
+                         const std::string &opType, int64_t opset);
+  /// Imports the nodes of `graph` (a branch, a loop's body) with its inputs
+  /// bound to `bindings` (first: unused), the names its ops get prefixed
+  /// with `scopeName`; `outputs` and `outputConstants` (where known at
+  /// import time) are its outputs' values. The subgraph's names are
+  /// forgotten first, so that a body imports afresh in each iteration. An
+  /// empty string, else why it fails.
+  std::string importSubgraph(
+      const onnx::GraphProto &graph,
+      ArrayRef<std::pair<std::string, Value>> bindings,
+      const std::string &scopeName, SmallVectorImpl<Value> &outputs,
+      SmallVectorImpl<std::optional<DenseElementsAttr>> &outputConstants);
+  /// Specializes the graph for the given values of the graph inputs that
+  /// an If's condition or a Loop's trip count or condition is computed
+  /// from (through any nodes but Shape and Size, which read only static
+  /// shapes): the control flow then unrolls at import time.
+  void specializeControlInputs();
   LogicalResult reportProblems();
 };
 
