@@ -60,6 +60,13 @@ Two figures, each measured side by side in one run (bench/README.md):
    A sample is one process's "then mean" step (--print-timing, every step
    after the first; a step includes filling its batch). Every
    configuration must end on the same loss; the report gives each.
+   --tcp runs the cluster sides over TCP too (`mpirun --mca btl tcp,self`,
+   Open MPI without shared memory, as between hosts), in place of the
+   `--bind-to none` side; --model fashion trains the README's Fashion-MNIST
+   MLP (examples/train_fashion_mnist.mlir, --fashion-dir) instead;
+   --baseline-run runs every training side of a second gplace-run (the
+   build before a change) in the same rounds, each binary's cluster against
+   its own one process; --mirrored-only leaves out the host-variable sides.
 
 Samples: every gplace configuration and the MPI process take one untimed
 sample first, then --repeat (default 5) rounds, every side one sample per
@@ -74,7 +81,9 @@ only; needs mpirun and mpicc (Open MPI: openmpi-bin libopenmpi-dev).
 Usage: bench/cluster.py [--gplace-run build/bin/gplace-run] [--repeat 5]
                         [--sizes 8,65536,1048576,16777216,67108864]
                         [--epochs 500] [--skip-transfer] [--skip-train]
-                        [--skip-one-way]
+                        [--skip-one-way] [--tcp] [--model train|fashion]
+                        [--fashion-dir DIR] [--baseline-run GPLACE_RUN]
+                        [--mirrored-only]
 The report (Markdown) goes to stdout, progress to stderr; about 4.5
 minutes on 2 cores (2026-11-24, 2-vCPU EPYC).
 """
@@ -102,9 +111,12 @@ TRAIN = os.path.join(INPUTS, "train.mlir")
 MAKE_IDX = os.path.join(INPUTS, "make_idx.py")
 PINGPONG_C = os.path.join(HERE, "mpi_pingpong.c")
 MPIRUN = ["mpirun", "--allow-run-as-root", "--oversubscribe", "-np", "2"]
+TCP = ["--mca", "btl", "tcp,self"]
+FASHION = os.path.join(ROOT, "examples", "train_fashion_mnist.mlir")
 KIB, MIB = 1 << 10, 1 << 20
 TIMING = re.compile(r"^timing: (\d+) runs, first ([0-9.]+) ms, then mean "
-                    r"([0-9.]+) ms, best ([0-9.]+) ms(?:, median [0-9.]+ ms)?$",
+                    r"([0-9.]+) ms, best ([0-9.]+) ms(?:, median [0-9.]+ ms)?"
+                    r"(?:, p99 [0-9.]+ ms, max [0-9.]+ ms)?$",
                     re.MULTILINE)
 RESULT = re.compile(r"^result\[0\]: (.*)$", re.MULTILINE)
 FOUR_GPUS = ("devices=/job:worker/task:0/gpu:0,/job:worker/task:0/gpu:1,"
@@ -200,6 +212,7 @@ class Side:
         self.means, self.bests, self.results = [], [], []
         self.faults, self.warm_faults = [], None
         self.failure = None
+        self.ref = self
 
     def sample(self, timed=True):
         if self.failure:
@@ -532,29 +545,73 @@ def report_transfer(args, mpi, graphs, copies, out):
 
 # --- Training ----------------------------------------------------------------
 
-def train_bench(args, work, run_binary):
-    subprocess.run([sys.executable, MAKE_IDX, work], check=True)
-    common = [run_binary, TRAIN, "--entry=train", "--init=init",
-              f"--input=@{os.path.join(work, 'x.idx')}",
-              f"--input=@{os.path.join(work, 'y.idx.gz')}",
-              f"--epochs={args.epochs}", "--shuffle=5", "--print-timing"]
-    sides = [
-        Side("1 process, 4 emulated GPUs, mirrored",
-             common + ["--emulate-gpus=4", "--replicas=4"]),
-        Side("2 tasks × 2 emulated GPUs, mirrored",
-             MPIRUN + common + ["--emulate-gpus=2", "--cluster=worker:2",
-                                f"--replicate={FOUR_GPUS}"]),
-        Side("2 tasks × 2 emulated GPUs, mirrored, `mpirun --bind-to none`",
-             MPIRUN + ["--bind-to", "none"] + common +
-             ["--emulate-gpus=2", "--cluster=worker:2",
-              f"--replicate={FOUR_GPUS}"]),
-        Side("1 process, 4 emulated GPUs, variables on the host",
-             common + ["--emulate-gpus=4", "--replicas=4",
-                       "--replica-variables=host"]),
-        Side("2 tasks × 2 emulated GPUs, variables on the host",
-             MPIRUN + common + ["--emulate-gpus=2", "--cluster=worker:2",
-                                f"--replicate={FOUR_GPUS} variables=host"]),
-    ]
+def train_commands(args, work, binary):
+    """The training model's command, less the devices, for `binary`."""
+    if args.model == "fashion":
+        return [binary, FASHION, "--entry=train", "--init=init",
+                f"--input=@{os.path.join(args.fashion_dir, 'train-images-idx3-ubyte.gz')}",
+                f"--input=@{os.path.join(args.fashion_dir, 'train-labels-idx1-ubyte.gz')}",
+                f"--epochs={args.epochs}", "--shuffle=1", "--print-timing"]
+    return [binary, TRAIN, "--entry=train", "--init=init",
+            f"--input=@{os.path.join(work, 'x.idx')}",
+            f"--input=@{os.path.join(work, 'y.idx.gz')}",
+            f"--epochs={args.epochs}", "--shuffle=5", "--print-timing"]
+
+
+def train_bench(args, work, binaries):
+    """Sides for each (name, binary) of `binaries`; every side's `ref` is the
+    one-process side of its binary and variable mode."""
+    if args.model == "train":
+        subprocess.run([sys.executable, MAKE_IDX, work], check=True)
+    sides = []
+    for name, binary in binaries:
+        common = train_commands(args, work, binary)
+        tag = f" [{name}]" if len(binaries) > 1 else ""
+        mine = [
+            Side("1 process, 4 emulated GPUs, mirrored" + tag,
+                 common + ["--emulate-gpus=4", "--replicas=4"]),
+            Side("2 tasks × 2 emulated GPUs, mirrored" + tag,
+                 MPIRUN + common + ["--emulate-gpus=2", "--cluster=worker:2",
+                                    f"--replicate={FOUR_GPUS}"]),
+        ]
+        if args.tcp:
+            mine.append(
+                Side("2 tasks × 2 emulated GPUs, mirrored, over TCP "
+                     "(`--mca btl tcp,self`)" + tag,
+                     MPIRUN + TCP + common +
+                     ["--emulate-gpus=2", "--cluster=worker:2",
+                      f"--replicate={FOUR_GPUS}"]))
+        if not args.tcp:
+            mine.append(
+                Side("2 tasks × 2 emulated GPUs, mirrored, `mpirun --bind-to "
+                     "none`" + tag,
+                     MPIRUN + ["--bind-to", "none"] + common +
+                     ["--emulate-gpus=2", "--cluster=worker:2",
+                      f"--replicate={FOUR_GPUS}"]))
+        for side in mine:
+            side.ref = mine[0]
+        if not args.mirrored_only:
+            host = [
+                Side("1 process, 4 emulated GPUs, variables on the host" + tag,
+                     common + ["--emulate-gpus=4", "--replicas=4",
+                               "--replica-variables=host"]),
+                Side("2 tasks × 2 emulated GPUs, variables on the host" + tag,
+                     MPIRUN + common + ["--emulate-gpus=2",
+                                        "--cluster=worker:2",
+                                        f"--replicate={FOUR_GPUS} "
+                                        "variables=host"]),
+            ]
+            if args.tcp:
+                host.append(
+                    Side("2 tasks × 2 emulated GPUs, variables on the host, "
+                         "over TCP (`--mca btl tcp,self`)" + tag,
+                         MPIRUN + TCP + common +
+                         ["--emulate-gpus=2", "--cluster=worker:2",
+                          f"--replicate={FOUR_GPUS} variables=host"]))
+            for side in host:
+                side.ref = host[0]
+            mine += host
+        sides += mine
     log("training: warm-up (untimed)")
     for side in sides:
         side.sample(timed=False)
@@ -569,17 +626,27 @@ def report_train(args, sides, work, out):
     steps = 4 * args.epochs
     out("## 2. Training on 2 tasks × 2 emulated GPUs against 1 process with "
         "4\n")
-    out("`test/Tools/gplace-run/Inputs/train.mlir`'s `@train` (logistic "
-        "regression 4→2, batch 16, gradient descent; 4 replicas of 4 "
-        f"samples) on make_idx.py's 64 samples, {args.epochs} epochs of 4 "
-        f"steps ({steps} steps), `--shuffle=5`. A sample is one process's "
+    if args.model == "fashion":
+        model = ("`examples/train_fashion_mnist.mlir`'s `@train` (the "
+                 "README's 784-256-128-10 MLP, Adam, batch 128; 4 replicas "
+                 f"of 32) on Fashion-MNIST's 60,000 images "
+                 f"({args.fashion_dir}), {args.epochs} epoch(s) in batches "
+                 "of 128, `--shuffle=1`.")
+    else:
+        model = ("`test/Tools/gplace-run/Inputs/train.mlir`'s `@train` "
+                 "(logistic regression 4→2, batch 16, gradient descent; 4 "
+                 "replicas of 4 samples) on make_idx.py's 64 samples, "
+                 f"{args.epochs} epochs of 4 steps ({steps} steps), "
+                 "`--shuffle=5`.")
+    out(model + " A sample is one process's "
         "\"then mean\" step (`--print-timing`: every step after the first, "
         "each including filling its batch); the ratio is the cluster's "
         "throughput over one process's of the same variable mode (one "
         "process's step time over the cluster's; median / median, best / "
         "best; higher is better). The single process runs without mpirun "
         "(unbound, both cores); under mpirun each rank is bound to one core "
-        "unless `--bind-to none`. "
+        "unless `--bind-to none`. Over TCP, `--mca btl tcp,self` keeps "
+        "Open MPI off shared memory, as between hosts. "
         f"{args.repeat} samples each, in turn, after one untimed sample "
         "each. Commands (DIR: the script's temporary directory):\n")
     for side in sides:
@@ -589,13 +656,14 @@ def report_train(args, sides, work, out):
         "| steps/s (median) | throughput ratio vs 1 process (median / best) "
         "| final loss |")
     out("|---|---:|---:|---:|---:|---:|")
-    base = {"mirrored": sides[0], "host": sides[3]}
     for side in sides:
         if not side.means:
             out(f"| {side.label} | failed | | | | |")
             continue
-        ref = base["host" if "host" in side.label else "mirrored"]
-        r = ("(reference)" if side is ref else
+        ref = side.ref
+        if not ref.means:
+            ref = None
+        r = ("(reference)" if side is ref else "-" if ref is None else
              f"{ratio(ref.median(), side.median())} / "
              f"{ratio(ref.best(), side.best())}")
         losses = sorted(set(x for x in side.results if x))
@@ -626,14 +694,33 @@ def main():
                         help="samples per side (default 5)")
     parser.add_argument("--sizes", default="8,65536,1048576,16777216,67108864",
                         help="transfer sizes in bytes, multiples of 4")
-    parser.add_argument("--epochs", type=int, default=500,
-                        help="training epochs of 4 steps (default 500)")
+    parser.add_argument("--epochs", type=int,
+                        help="training epochs (default 500 of 4 steps; 1 "
+                        "of 469 with --model fashion)")
+    parser.add_argument("--model", choices=("train", "fashion"),
+                        default="train",
+                        help="training model: train.mlir's logistic "
+                        "regression (default) or the README's Fashion-MNIST "
+                        "MLP")
+    parser.add_argument("--fashion-dir",
+                        default="/usr/share/datasets/fashion-mnist",
+                        help="Fashion-MNIST's idx files (--model fashion)")
+    parser.add_argument("--tcp", action="store_true",
+                        help="train the cluster over TCP too (mpirun --mca "
+                        "btl tcp,self), in place of --bind-to none")
+    parser.add_argument("--mirrored-only", action="store_true",
+                        help="leave out the variables-on-the-host sides")
+    parser.add_argument("--baseline-run", metavar="GPLACE_RUN",
+                        help="a second gplace-run (before a change) whose "
+                        "training sides run in the same rounds")
     parser.add_argument("--skip-transfer", action="store_true")
     parser.add_argument("--skip-train", action="store_true")
     parser.add_argument("--skip-one-way", action="store_true",
                         help="leave out the one-way graph")
     args = parser.parse_args()
     args.sizes = [int(s) for s in args.sizes.split(",")]
+    if args.epochs is None:
+        args.epochs = 1 if args.model == "fashion" else 500
     if args.repeat < 1 or args.epochs < 1:
         sys.exit("--repeat and --epochs must be positive")
     for tool in ("mpirun", "mpicc"):
@@ -667,7 +754,13 @@ def main():
             bindings = re.findall(r"(MCW rank \d+ bound to [^\n]*)",
                                   probe.stdout + probe.stderr)
         if not args.skip_train:
-            sides = train_bench(args, work, run_binary)
+            binaries = [("after", run_binary)]
+            if args.baseline_run:
+                base_binary = os.path.join(work, "gplace-run.before")
+                shutil.copy2(args.baseline_run, base_binary)
+                binaries.insert(0, ("before", base_binary))
+            sides = train_bench(args, work, binaries if args.baseline_run
+                                else [("", run_binary)])
         after = machine_times()
         seconds = time.monotonic() - wall
         source_now = (sha256(args.gplace_run)
@@ -698,6 +791,13 @@ def main():
               f"{command_output(['git', '-C', ROOT, 'log', '-1', '--format=%h (%ci)'])}"
               + ("; the source changed during the run (rebuilt?)"
                  if source_now and source_now != digest else ""))
+        if args.baseline_run:
+            print(f"- Baseline (\"before\"): a copy of `{args.baseline_run}` "
+                  f"(sha256 {sha256(args.baseline_run)[:16]}…, modified "
+                  + datetime.datetime.fromtimestamp(
+                      os.path.getmtime(args.baseline_run)).isoformat(
+                          " ", "seconds") + "); \"after\": the gplace-run "
+                  "above")
         print(f"- Command: `bench/cluster.py "
               f"--gplace-run {args.gplace_run} --repeat {args.repeat} "
               f"--epochs {args.epochs} "
@@ -705,6 +805,11 @@ def main():
               + (" --skip-transfer" if args.skip_transfer else "")
               + (" --skip-train" if args.skip_train else "")
               + (" --skip-one-way" if args.skip_one_way else "")
+              + (f" --model {args.model}" if args.model != "train" else "")
+              + (" --tcp" if args.tcp else "")
+              + (" --mirrored-only" if args.mirrored_only else "")
+              + (f" --baseline-run {args.baseline_run}"
+                 if args.baseline_run else "")
               + f"`; {seconds:.0f} s\n")
         if not args.skip_transfer:
             report_transfer(args, mpi, graphs, copies, print)

@@ -10,9 +10,9 @@
 //      outputs directly (one process, every member in host memory: the
 //      fast path) or into the instance's sum;
 //   4. barrier; then, for a group spanning tasks, the first local member
-//      all-reduces the sum with the other tasks (the transport), in the
-//      order of the instance keys of its rank set, and a third barrier
-//      waits for it; each member writes its output from the sum;
+//      all-reduces the sum with the other tasks (the transport), started in
+//      the order of the instance keys of its rank set (the next may start
+//      while one is in flight), and a third barrier waits for it; each member writes its output from the sum;
 //   5. barrier (fast path): no member's consumer reads an output another
 //      member still writes.
 // Barriers count arrivals per generation and wake on abort().
@@ -345,14 +345,18 @@ public:
       if (aborted)
         return aborted_();
     }
-    Status status = transport->allReduce(set.ranks, instance.sum.data(),
-                                         instance.type.numElements(), f64);
+    // The turn passes once this all-reduce is ordered, not done: the next
+    // one's first member may start it while this one is in flight.
+    StatusOr<int64_t> handle = transport->startAllReduce(
+        set.ranks, instance.sum.data(), instance.type.numElements(), f64);
     {
       std::lock_guard<std::mutex> lock(set.mutex);
       set.turn = (set.turn + 1) % set.keys.size();
       set.turned.notify_all();
     }
-    return status;
+    if (!handle)
+      return handle.status();
+    return transport->finishAllReduce(set.ranks, *handle);
   }
 };
 

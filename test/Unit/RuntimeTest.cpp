@@ -12,7 +12,9 @@
 
 #include <algorithm>
 #include <array>
+#include <chrono>
 #include <cmath>
+#include <condition_variable>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -1435,6 +1437,58 @@ TEST(Collectives, AddsTheOtherTasksInInstanceOrder) {
     EXPECT_EQ(output, (std::vector<float>{1008, 1009, 1010}));
   for (const std::vector<float> &output : later.outputs)
     EXPECT_EQ(output, (std::vector<float>{1005.0f / 3, 1007.0f / 3, 1009.0f / 3}));
+}
+
+namespace {
+
+/// A transport whose all-reduces complete in two halves, as MPI's do: the
+/// first all-reduce started does not finish until a second one has been
+/// started (or 10 s pass), so a rank set's turn must pass once an
+/// all-reduce is started, not once it is done.
+class TwoPhaseTransport : public FakeTransport {
+public:
+  TwoPhaseTransport() : FakeTransport(/*remote=*/1000) {}
+  StatusOr<int64_t> startAllReduce(const std::vector<int> &ranks, void *data,
+                                   int64_t count, bool f64) override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    GPLACE_RETURN_IF_ERROR(allReduce(ranks, data, count, f64));
+    ++started_;
+    changed_.notify_all();
+    return static_cast<int64_t>(started_);
+  }
+  Status finishAllReduce(const std::vector<int> &, int64_t handle) override {
+    std::unique_lock<std::mutex> lock(mutex_);
+    if (handle == 1)
+      secondStartedFirst = changed_.wait_for(
+          lock, std::chrono::seconds(10), [&] { return started_ >= 2; });
+    return Status::ok();
+  }
+  bool secondStartedFirst = false;
+
+private:
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  int started_ = 0;
+};
+
+} // namespace
+
+TEST(Collectives, StartsTheNextAllReduceWhileOneIsInFlight) {
+  Device a(DeviceName::local(DeviceType::GPU, 0), "a", 0);
+  TwoPhaseTransport transport;
+  CollectiveExecutor collectives;
+  Members first(3, 2, {0, 1}, /*mean=*/false, {{1, 2, 3}});
+  Members second(4, 2, {0, 1}, /*mean=*/false, {{4, 5, 6}});
+  ASSERT_TRUE(first.add(collectives, 0, {&a}));
+  ASSERT_TRUE(second.add(collectives, 1, {&a}));
+  ASSERT_TRUE(collectives.prepare(&transport));
+  collectives.beginRun();
+  for (const Status &status : runTogether(collectives, {0, 1}))
+    EXPECT_TRUE(status) << status.message();
+  EXPECT_TRUE(transport.secondStartedFirst);
+  EXPECT_EQ(transport.order, (std::vector<float>{1, 4}));
+  EXPECT_EQ(first.outputs[0], (std::vector<float>{1001, 1002, 1003}));
+  EXPECT_EQ(second.outputs[0], (std::vector<float>{1004, 1005, 1006}));
 }
 
 TEST(Collectives, AbortWakesTheMembersThatWait) {

@@ -2,8 +2,9 @@
 //
 // The Transport of a cluster launched by mpirun (Open MPI): each rank is a
 // task, tensors move with non-blocking MPI point-to-point through host
-// memory, device lists with MPI_Allgather. Built only when CMake finds MPI
-// (GPLACE_HAVE_MPI); docs/distributed.md.
+// memory, device lists with MPI_Allgather. One progress thread per process
+// makes every MPI call; the callers wait on a condition variable. Built
+// only when CMake finds MPI (GPLACE_HAVE_MPI); docs/distributed.md.
 //
 //===----------------------------------------------------------------------===//
 
@@ -19,15 +20,16 @@ namespace gplace::runtime {
 class MpiTransport : public Transport {
 public:
   /// Initialises MPI for this process (MPI_Init_thread, asking for
-  /// MPI_THREAD_MULTIPLE; every MPI call is serialised anyway, so
-  /// MPI_THREAD_SERIALIZED suffices) and returns the transport of
-  /// MPI_COMM_WORLD. `timeoutSeconds` bounds each receive and the delivery
+  /// MPI_THREAD_MULTIPLE; only the transport's progress thread calls MPI
+  /// after that, so MPI_THREAD_SERIALIZED suffices), starts the progress
+  /// thread and returns the transport of MPI_COMM_WORLD. `timeoutSeconds` bounds each receive and the delivery
   /// of each send (checked by the next send, receive or flush). Errors
   /// (unavailable): MPI does not initialise, or gives less than
   /// MPI_THREAD_SERIALIZED.
   static StatusOr<std::unique_ptr<MpiTransport>>
   create(int *argc, char ***argv, double timeoutSeconds);
-  /// Finalises MPI (MPI_Finalize) once every send is delivered.
+  /// Stops the progress thread and finalises MPI (MPI_Finalize) once every
+  /// send is delivered (or one failed).
   ~MpiTransport() override;
 
   /// The task names error messages use, by rank
@@ -42,6 +44,12 @@ public:
   Status prepareAllReduce(const std::vector<int> &ranks) override;
   Status allReduce(const std::vector<int> &ranks, void *data, int64_t count,
                    bool f64) override;
+  /// Queues the MPI_Iallreduce for the progress thread, which posts
+  /// all-reduces in the order they were started.
+  StatusOr<int64_t> startAllReduce(const std::vector<int> &ranks, void *data,
+                                   int64_t count, bool f64) override;
+  Status finishAllReduce(const std::vector<int> &ranks,
+                         int64_t handle) override;
   StatusOr<std::vector<std::string>>
   allGather(const std::string &value) override;
   [[noreturn]] void abort(int code) override;

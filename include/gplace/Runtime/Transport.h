@@ -59,6 +59,20 @@ public:
   virtual Status prepareAllReduce(const std::vector<int> &ranks);
   virtual Status allReduce(const std::vector<int> &ranks, void *data,
                            int64_t count, bool f64);
+  /// allReduce() in two halves, so that a caller may start the next
+  /// all-reduce of a rank set while this one is in flight:
+  /// startAllReduce() returns once the all-reduce is ordered among the rank
+  /// set's (later calls come after it on every rank) with a handle, and
+  /// finishAllReduce() waits for it (at most the timeout); `data` must stay
+  /// valid until then. Every started all-reduce is finished once. By
+  /// default startAllReduce() runs allReduce() whole and returns its error,
+  /// or handle 0, which finishAllReduce() returns at once. Errors: as
+  /// allReduce(); an unknown handle (internal).
+  virtual StatusOr<int64_t> startAllReduce(const std::vector<int> &ranks,
+                                           void *data, int64_t count,
+                                           bool f64);
+  virtual Status finishAllReduce(const std::vector<int> &ranks,
+                                 int64_t handle);
   /// Every rank's `value`, indexed by rank (MPI_Allgather of strings): how
   /// the tasks exchange their device lists. Collective: every rank calls it.
   virtual StatusOr<std::vector<std::string>>
