@@ -1099,17 +1099,25 @@ struct MatmulState : KernelState {
 };
 } // namespace
 
-Status runDnnlMatmul(const KernelCall &call, bool transA, bool transB,
-                     int64_t m, int64_t n, int64_t k, const float *a,
-                     int64_t lda, const float *b, int64_t ldb, float *c,
-                     int64_t ldc, bool packB) {
+bool dnnlNativeBf16() {
+  static const bool native = [] {
+    auto isa = static_cast<unsigned>(dnnl::get_effective_cpu_isa());
+    auto bf16 = static_cast<unsigned>(dnnl::cpu_isa::avx512_core_bf16);
+    return (isa & bf16) == bf16;
+  }();
+  return native;
+}
+
+/// runDnnlMatmul's body for matrices of element type `type` (f32, bf16).
+static Status dnnlMatmul(const KernelCall &call, bool transA, bool transB,
+                         int64_t m, int64_t n, int64_t k, const void *a,
+                         int64_t lda, const void *b, int64_t ldb, void *c,
+                         int64_t ldc, bool packB, memory::data_type type) {
   try {
     // Transposes as strides: A is m x k, B k x n, whatever their layout.
-    memory::desc aMd({m, k}, memory::data_type::f32,
-                     transA ? Dims{1, lda} : Dims{lda, 1});
-    memory::desc bMd({k, n}, memory::data_type::f32,
-                     transB ? Dims{1, ldb} : Dims{ldb, 1});
-    memory::desc cMd({m, n}, memory::data_type::f32, Dims{ldc, 1});
+    memory::desc aMd({m, k}, type, transA ? Dims{1, lda} : Dims{lda, 1});
+    memory::desc bMd({k, n}, type, transB ? Dims{1, ldb} : Dims{ldb, 1});
+    memory::desc cMd({m, n}, type, Dims{ldc, 1});
     auto *state =
         call.state ? static_cast<MatmulState *>(call.state->get()) : nullptr;
     std::shared_ptr<Entry> entry = state ? state->entry : nullptr;
@@ -1132,7 +1140,7 @@ Status runDnnlMatmul(const KernelCall &call, bool transA, bool transB,
     }
     dnnl::engine &engine = cpuEngine();
     dnnl::stream stream(engine);
-    memory bMem(bMd, engine, const_cast<float *>(b));
+    memory bMem(bMd, engine, const_cast<void *>(b));
     if (call.state && !state) {
       // The launch's first run: keep the primitive and, for a constant B,
       // its packed copy.
@@ -1150,7 +1158,7 @@ Status runDnnlMatmul(const KernelCall &call, bool transA, bool transB,
     const Entry &e = *entry;
     e.primitive.execute(
         stream,
-        {{DNNL_ARG_SRC, memory(aMd, engine, const_cast<float *>(a))},
+        {{DNNL_ARG_SRC, memory(aMd, engine, const_cast<void *>(a))},
          {DNNL_ARG_WEIGHTS, bMem},
          {DNNL_ARG_DST, memory(cMd, engine, c)},
          {DNNL_ARG_SCRATCHPAD,
@@ -1160,6 +1168,22 @@ Status runDnnlMatmul(const KernelCall &call, bool transA, bool transB,
     return dnnlError(call, e);
   }
   return Status::ok();
+}
+
+Status runDnnlMatmul(const KernelCall &call, bool transA, bool transB,
+                     int64_t m, int64_t n, int64_t k, const float *a,
+                     int64_t lda, const float *b, int64_t ldb, float *c,
+                     int64_t ldc, bool packB) {
+  return dnnlMatmul(call, transA, transB, m, n, k, a, lda, b, ldb, c, ldc,
+                    packB, memory::data_type::f32);
+}
+
+Status runDnnlMatmulBf16(const KernelCall &call, bool transA, bool transB,
+                         int64_t m, int64_t n, int64_t k, const uint16_t *a,
+                         int64_t lda, const uint16_t *b, int64_t ldb,
+                         uint16_t *c, int64_t ldc, bool packB) {
+  return dnnlMatmul(call, transA, transB, m, n, k, a, lda, b, ldb, c, ldc,
+                    packB, memory::data_type::bf16);
 }
 
 } // namespace gplace::runtime

@@ -60,6 +60,21 @@ Status runDnnlMatmul(const KernelCall &call, bool transA, bool transB,
                      int64_t lda, const float *b, int64_t ldb, float *c,
                      int64_t ldc, bool packB);
 
+/// True if oneDNN runs bf16 natively on this CPU: its effective ISA
+/// (DNNL_MAX_CPU_ISA may lower it) has AVX512_BF16 (avx512_core_bf16, or
+/// AMX). Computed once.
+bool dnnlNativeBf16();
+
+/// runDnnlMatmul for bf16 matrices (their bits, as uint16_t): oneDNN's
+/// bf16 matmul, which multiplies in bf16 and accumulates in f32 and rounds
+/// C to bf16 (round to nearest even), as TensorFlow's oneDNN build runs a
+/// bf16 MatMul. Only where dnnlNativeBf16(); elsewhere the host kernel
+/// converts to f32 and back (bf16 as a storage format).
+Status runDnnlMatmulBf16(const KernelCall &call, bool transA, bool transB,
+                         int64_t m, int64_t n, int64_t k, const uint16_t *a,
+                         int64_t lda, const uint16_t *b, int64_t ldb,
+                         uint16_t *c, int64_t ldc, bool packB);
+
 } // namespace gplace::runtime
 
 #endif // GPLACE_RUNTIME_DNNLKERNELS_H

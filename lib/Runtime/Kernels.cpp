@@ -1043,6 +1043,17 @@ template <> Status runKernel<Kernel::Matmul>(const KernelCall &call) {
           cblas_dgemm(CblasRowMajor, transA, transB, m, n, k, 1.0, a, lda, b,
                       ldb, 0.0, c, n);
         } else if constexpr (isHalf<S>) {
+#ifdef GPLACE_HAVE_DNNL
+          // bf16 on oneDNN's native kernels where the CPU has them
+          // (AVX512_BF16, AMX), as TensorFlow's oneDNN build does.
+          if constexpr (std::is_same_v<S, BFloat16>)
+            if (dnnlNativeBf16())
+              return runDnnlMatmulBf16(
+                  call, ta, tb, m, n, k, reinterpret_cast<const uint16_t *>(a),
+                  lda, reinterpret_cast<const uint16_t *>(b), ldb,
+                  reinterpret_cast<uint16_t *>(c), n,
+                  call.inputs[1].constant && call.state);
+#endif
           std::vector<float> fa(aType.numElements()), fb(bType.numElements());
           std::vector<float> fc(m * n);
           for (size_t i = 0; i < fa.size(); ++i)
@@ -1832,7 +1843,13 @@ std::string blasDescription() {
 
 std::string matmulDescription() {
 #ifdef GPLACE_HAVE_DNNL
-  return "f32, f16 and bf16 on oneDNN " + dnnlVersion() + ", f64 on OpenBLAS";
+  return std::string("f32 and f16 on oneDNN ") + dnnlVersion() +
+         (dnnlNativeBf16()
+              ? ", bf16 on oneDNN's native bf16 kernels (the CPU has "
+                "AVX512_BF16)"
+              : ", bf16 on oneDNN's f32 kernels (computed in f32 with bf16 "
+                "storage: the CPU lacks AVX512_BF16)") +
+         ", f64 on OpenBLAS";
 #else
   return "f32, f16, bf16 and f64 on OpenBLAS";
 #endif
