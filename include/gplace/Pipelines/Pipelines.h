@@ -84,6 +84,13 @@ struct PipelineOptions : public mlir::PassPipelineOptions<PipelineOptions> {
                      "them) in bf16 or f16, reductions, losses and "
                      "variables in f32 (--gplace-auto-mixed-precision; "
                      "empty: none)")};
+  Option<bool> inPlace{
+      *this, "in-place",
+      llvm::cl::desc("Let an elementwise op write its result over an "
+                     "operand buffer whose last use it is (ReluGrad over "
+                     "MaxPoolGrad's output): less memory, the same bits "
+                     "(--gplace-plan-memory's in-place)"),
+      llvm::cl::init(false)};
   Option<std::string> rematerialize{
       *this, "rematerialize",
       llvm::cl::desc("Recompute in the backward pass the activations of the "
@@ -195,8 +202,10 @@ mlir::LogicalResult buildGPlacePipeline(
 /// Adds the lowering of a placed graph with copies and control
 /// dependencies to a complete plan: --gplace-convert-graph-to-plan,
 /// --gplace-schedule-plan, --gplace-fuse-elementwise (if `fuse`),
-/// --gplace-size-workspaces, --gplace-plan-memory, --gplace-verify-plan.
-void buildLowerToPlanPipeline(mlir::OpPassManager &pm, bool fuse = true);
+/// --gplace-size-workspaces, --gplace-plan-memory (in place if `inPlace`),
+/// --gplace-verify-plan.
+void buildLowerToPlanPipeline(mlir::OpPassManager &pm, bool fuse = true,
+                              bool inPlace = false);
 
 /// Registers --gplace-pipeline and --gplace-lower-to-plan.
 void registerGPlacePipelines();
