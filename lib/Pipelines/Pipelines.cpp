@@ -185,6 +185,8 @@ mlir::LogicalResult gplace::buildGPlacePipeline(
     order.print = log;
     pm.addPass(createSchedulePipelinePass(order));
   }
+  if (options.earlyUpdates)
+    pm.addPass(createEarlyUpdatesPass());
   InsertControlDepsPassOptions controlDeps;
   controlDeps.maxInflightCopies = options.maxInflightCopies;
   pm.addPass(createInsertControlDepsPass(controlDeps));

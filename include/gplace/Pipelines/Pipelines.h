@@ -84,6 +84,13 @@ struct PipelineOptions : public mlir::PassPipelineOptions<PipelineOptions> {
                      "them) in bf16 or f16, reductions, losses and "
                      "variables in f32 (--gplace-auto-mixed-precision; "
                      "empty: none)")};
+  Option<bool> earlyUpdates{
+      *this, "early-updates",
+      llvm::cl::desc("Update each variable as soon as its gradient is "
+                     "complete and its reads are done, rather than at the "
+                     "end of the step, so that gradients die early "
+                     "(--gplace-early-updates): the same bits"),
+      llvm::cl::init(false)};
   Option<bool> inPlace{
       *this, "in-place",
       llvm::cl::desc("Let an elementwise op write its result over an "
