@@ -4,6 +4,15 @@
 // constant and the read it needs; nothing else moves.
 // RUN: gplace-opt %s --gplace-differentiate --gplace-early-updates | FileCheck %s
 // RUN: gplace-opt %s --gplace-differentiate --gplace-early-updates --gplace-early-updates | FileCheck %s
+// In the plan (the pipeline's early-updates): %w2's reads stay views of its
+// memory, and its update, into that memory, runs after the last of them
+// and before the first layer's backward.
+// RUN: gplace-opt %s --gplace-pipeline="devices=cpu:1 early-updates=true" | FileCheck %s --check-prefix=PLAN
+// PLAN: gplan.launch matmul(%{{[0-9]+}}, %[[W2:[0-9]+]]) on @cpu0 stream 0 {transpose_b}
+// PLAN: gplan.launch apply_gradient_descent(%{{[0-9]+}}, %{{[0-9]+}}) into(%[[W2]])
+// PLAN-NOT: gplan.launch matmul
+// PLAN: gplan.launch tanh_grad
+// PLAN: gplan.launch apply_gradient_descent
 
 // The second layer's update (%w2) follows its gradient and the gradient of
 // its input (which reads %w2), and precedes the first layer's backward
