@@ -96,7 +96,11 @@ def Graph_ElementwiseOpInterface : OpInterface<"ElementwiseOpInterface"> {
     for every such op. Its kernel is the scalar function alone
     (lib/Runtime/ElementwiseKernels.def), which the host, NVRTC and fused
     kernels all expand, and devices may fuse runs of these ops into one
-    kernel (--gplace-fuse-elementwise).
+    kernel (--gplace-fuse-elementwise). Each element of the result is
+    written after that element of every operand is read, so the result
+    may take the buffer of an operand of its type that nothing reads
+    afterwards (--gplace-plan-memory's in-place, as XLA's
+    CanShareOperandBufferWithUser for elementwise ops).
   }];
   let methods = [
     InterfaceMethod<[{

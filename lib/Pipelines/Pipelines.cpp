@@ -8,13 +8,16 @@
 
 #include "mlir/Pass/PassRegistry.h"
 
-void gplace::buildLowerToPlanPipeline(mlir::OpPassManager &pm, bool fuse) {
+void gplace::buildLowerToPlanPipeline(mlir::OpPassManager &pm, bool fuse,
+                                      bool inPlace) {
   pm.addPass(createConvertGraphToPlanPass());
   pm.addPass(createSchedulePlanPass());
   if (fuse)
     pm.addPass(createFuseElementwisePass());
   pm.addPass(createSizeWorkspacesPass());
-  pm.addPass(createPlanMemoryPass());
+  PlanMemoryPassOptions memory;
+  memory.inPlace = inPlace;
+  pm.addPass(createPlanMemoryPass(memory));
   pm.addPass(createVerifyPlanPass());
 }
 
@@ -190,6 +193,8 @@ mlir::LogicalResult gplace::buildGPlacePipeline(
     order.print = log;
     pm.addPass(createSchedulePipelinePass(order));
   }
+  if (options.earlyUpdates)
+    pm.addPass(createEarlyUpdatesPass());
   InsertControlDepsPassOptions controlDeps;
   controlDeps.maxInflightCopies = options.maxInflightCopies;
   pm.addPass(createInsertControlDepsPass(controlDeps));
@@ -198,7 +203,7 @@ mlir::LogicalResult gplace::buildGPlacePipeline(
     partition.cluster = options.cluster;
     pm.addPass(createPartitionTasksPass(partition));
   }
-  buildLowerToPlanPipeline(pm, options.fuseElementwise);
+  buildLowerToPlanPipeline(pm, options.fuseElementwise, options.inPlace);
   if (options.printMemoryPlan && !trial.quiet)
     pm.addPass(createPrintMemoryPlanPass());
   return mlir::success();

@@ -90,6 +90,20 @@ struct PipelineOptions : public mlir::PassPipelineOptions<PipelineOptions> {
                      "Keras's LossScaleOptimizer; f16's default) or none "
                      "(bf16's default; an f16 training without the scale's "
                      "variables)")};
+  Option<bool> earlyUpdates{
+      *this, "early-updates",
+      llvm::cl::desc("Update each variable as soon as its gradient is "
+                     "complete and its reads are done, rather than at the "
+                     "end of the step, so that gradients die early "
+                     "(--gplace-early-updates): the same bits"),
+      llvm::cl::init(false)};
+  Option<bool> inPlace{
+      *this, "in-place",
+      llvm::cl::desc("Let an elementwise op write its result over an "
+                     "operand buffer whose last use it is (ReluGrad over "
+                     "MaxPoolGrad's output): less memory, the same bits "
+                     "(--gplace-plan-memory's in-place)"),
+      llvm::cl::init(false)};
   Option<std::string> rematerialize{
       *this, "rematerialize",
       llvm::cl::desc("Recompute in the backward pass the activations of the "
@@ -201,8 +215,10 @@ mlir::LogicalResult buildGPlacePipeline(
 /// Adds the lowering of a placed graph with copies and control
 /// dependencies to a complete plan: --gplace-convert-graph-to-plan,
 /// --gplace-schedule-plan, --gplace-fuse-elementwise (if `fuse`),
-/// --gplace-size-workspaces, --gplace-plan-memory, --gplace-verify-plan.
-void buildLowerToPlanPipeline(mlir::OpPassManager &pm, bool fuse = true);
+/// --gplace-size-workspaces, --gplace-plan-memory (in place if `inPlace`),
+/// --gplace-verify-plan.
+void buildLowerToPlanPipeline(mlir::OpPassManager &pm, bool fuse = true,
+                              bool inPlace = false);
 
 /// Registers --gplace-pipeline and --gplace-lower-to-plan.
 void registerGPlacePipelines();

@@ -736,6 +736,23 @@ def InsertCopiesPass : Pass<"gplace-insert-copies", "::mlir::ModuleOp"> {
   }];
 }
 
+def EarlyUpdatesPass : Pass<"gplace-early-updates", "::mlir::ModuleOp"> {
+  let summary = "Moves each variable's update up to when its inputs are ready";
+  let dependentDialects = ["::gplace::graph::GraphDialect"];
+  let description = [{
+    Every op that writes a variable (an optimizer's update, an assign)
+    moves up its function to just after the last op it must follow: the
+    producers of its operands, the ops accessing the same variables (one of
+    them writing), the users of values read from a variable it writes
+    (through views, so that reads stay views), and ops with other memory
+    effects. Operands made later by a variable's read or by an op without
+    operands (a constant) move with it. So a weight is updated as soon as
+    its gradient is complete, as PyTorch's per-parameter hooks do, and the
+    gradient's buffer dies there rather than at the end of the backward
+    pass. Results are the same bits: only the order changes.
+  }];
+}
+
 def InsertControlDepsPass : Pass<"gplace-insert-control-deps",
                                  "::mlir::ModuleOp"> {
   let summary = "Orders stateful ops and makes cross-device ordering explicit";

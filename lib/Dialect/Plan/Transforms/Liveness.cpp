@@ -133,7 +133,8 @@ void ClockWalk::recorded(Value event, unsigned after) {
 }
 
 FailureOr<BufferLives> BufferLives::build(ProgramOp program,
-                                          const Schedule &schedule) {
+                                          const Schedule &schedule,
+                                          bool inPlace) {
   BufferLives lives;
   DenseMap<Value, unsigned> &indexOf = lives.indexOf;
   ArrayRef<Schedule::Step> steps = schedule.steps();
@@ -196,6 +197,44 @@ FailureOr<BufferLives> BufferLives::build(ProgramOp program,
     }
   }
 
+  // In place (see build() in Liveness.h): the launch writes element i of
+  // its result after reading element i of every operand, so the result may
+  // take an operand's memory where nothing reads that operand later.
+  for (Operation &op : program.getBody().front()) {
+    auto launch = dyn_cast<LaunchOp>(op);
+    if (!launch || launch.getFusionAttr() || !launch.getOuts().empty() ||
+        launch.getNumResults() != 1 ||
+        !isElementwiseKernel(launch.getKernel().getKernel()))
+      continue;
+    Value result = launch.getResult(0);
+    auto out = indexOf.find(result);
+    if (out == indexOf.end() || lives.buffers[out->second].inRegisters)
+      continue;
+    unsigned stepIndex = schedule.stepOf(&op);
+    const Schedule::Step &step = steps[stepIndex];
+    if (step.op != &op || step.last != &op)
+      continue;
+    for (Value input : launch.getInputs()) {
+      auto in = indexOf.find(input);
+      if (in == indexOf.end() || input.getType() != result.getType())
+        continue;
+      Buffer &operand = lives.buffers[in->second];
+      if (operand.inRegisters || operand.bytes == 0 ||
+          operand.last != stepIndex || operand.device != lives.buffers[out->second].device ||
+          !llvm::all_of(operand.lastUses,
+                        [&](const auto &use) {
+                          return use.first == step.queue;
+                        }) ||
+          llvm::any_of(launch.getInputs(), [&](Value other) {
+            return other != input && getViewRoot(other) == input;
+          }))
+        continue;
+      lives.buffers[out->second].sharesWith = in->second;
+      operand.handedOver = inPlace;
+      break;
+    }
+  }
+
   // Every sum of buffer sizes below (the lower bound's, the planners'
   // offsets and arena sizes) is at most a device's total, which must fit
   // in 64 bits.
@@ -218,8 +257,9 @@ FailureOr<BufferLives> BufferLives::build(ProgramOp program,
     if (delta.empty())
       delta.assign(steps.size() + 1, 0);
     delta[buffer.producer] += buffer.bytes;
+    // Memory handed over in place is its sharer's from that step on.
     if (buffer.last != kEnd)
-      delta[buffer.last + 1] -= buffer.bytes;
+      delta[buffer.handedOver ? buffer.last : buffer.last + 1] -= buffer.bytes;
   }
   for (auto &[device, delta] : deltas) {
     int64_t live = 0, most = 0;
@@ -237,11 +277,38 @@ FailureOr<BufferLives> BufferLives::build(ProgramOp program) {
   return build(program, *schedule);
 }
 
+FailureOr<BufferLives> BufferLives::buildAsPlanned(ProgramOp program) {
+  FailureOr<Schedule> schedule = Schedule::build(program);
+  if (failed(schedule))
+    return failure();
+  FailureOr<BufferLives> lives = build(program, *schedule);
+  if (failed(lives))
+    return failure();
+  // In place if some result is at its operand's offset (never so
+  // otherwise: both are in use at that step).
+  DenseMap<StringAttr, ArrayRef<int64_t>> offsets;
+  for (ArenaOp table : program.getOps<ArenaOp>())
+    offsets[table.getDeviceAttr().getAttr()] = table.getOffsets();
+  DenseMap<StringAttr, unsigned> next;
+  std::vector<int64_t> offsetOf(lives->buffers.size(), -1);
+  for (auto [index, buffer] : llvm::enumerate(lives->buffers)) {
+    ArrayRef<int64_t> table = offsets.lookup(buffer.device);
+    unsigned position = next[buffer.device]++;
+    if (position < table.size())
+      offsetOf[index] = table[position];
+  }
+  for (auto [index, buffer] : llvm::enumerate(lives->buffers))
+    if (buffer.sharesWith && offsetOf[index] >= 0 &&
+        offsetOf[index] == offsetOf[*buffer.sharesWith])
+      return build(program, *schedule, /*inPlace=*/true);
+  return lives;
+}
+
 FailureOr<DenseMap<StringAttr, int64_t>>
 gplace::plan::arenaLowerBounds(ModuleOp module) {
   DenseMap<StringAttr, int64_t> bounds;
   for (ProgramOp program : module.getOps<ProgramOp>()) {
-    FailureOr<BufferLives> lives = BufferLives::build(program);
+    FailureOr<BufferLives> lives = BufferLives::buildAsPlanned(program);
     if (failed(lives))
       return failure();
     for (auto [device, bound] : lives->lowerBounds)

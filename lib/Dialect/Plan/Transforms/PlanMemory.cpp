@@ -99,6 +99,8 @@ struct ProgramFacts {
 
 struct PlanMemoryPass
     : public gplace::impl::PlanMemoryPassBase<PlanMemoryPass> {
+  using PlanMemoryPassBase::PlanMemoryPassBase;
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
     SmallVector<DeviceOp> devices(module.getOps<DeviceOp>());
@@ -181,6 +183,12 @@ struct PlanMemoryPass
           offsets[index] = 0; // An empty tensor takes no memory.
           continue;
         }
+        if (buffer.sharesWith &&
+            facts.lives.buffers[*buffer.sharesWith].handedOver) {
+          // In place: the operand's memory.
+          offsets[index] = offsets[*buffer.sharesWith];
+          continue;
+        }
         auto [offset, missing] = arenas[buffer.device].allocate(
             buffer.bytes, walk.clock(queue), canWait);
         offsets[index] = offset;
@@ -192,7 +200,8 @@ struct PlanMemoryPass
       }
       for (unsigned index : facts.freed[*step]) {
         const BufferLives::Buffer &buffer = facts.lives.buffers[index];
-        if (buffer.bytes == 0 || skip.contains(buffer.device))
+        if (buffer.bytes == 0 || buffer.handedOver ||
+            skip.contains(buffer.device))
           continue;
         arenas[buffer.device].release(offsets[index], buffer.bytes,
                                       buffer.lastUses);
@@ -389,7 +398,8 @@ struct PlanMemoryPass
     FailureOr<Schedule> schedule = Schedule::build(program);
     if (failed(schedule))
       return failure();
-    FailureOr<BufferLives> lives = BufferLives::build(program, *schedule);
+    FailureOr<BufferLives> lives =
+        BufferLives::build(program, *schedule, inPlace);
     if (failed(lives))
       return failure();
 

@@ -31,7 +31,7 @@ struct PrintMemoryPlanPass
     };
     std::vector<Planned> programs;
     for (ProgramOp program : module.getOps<ProgramOp>()) {
-      FailureOr<BufferLives> lives = BufferLives::build(program);
+      FailureOr<BufferLives> lives = BufferLives::buildAsPlanned(program);
       if (failed(lives))
         return signalPassFailure();
       Planned planned{program, std::move(*lives),

@@ -212,6 +212,9 @@ LogicalResult verifyOrder(ProgramOp program, const Schedule &schedule,
               if (old.last != BufferLives::kEnd &&
                   unknownUses(old.lastUses, clock).empty())
                 return success();
+              if (buffer.sharesWith == displaced &&
+                  offsets[displaced] == begin)
+                return success(); // In place, at the operand's last use.
               return buffer.value.getDefiningOp()->emitOpError()
                      << "writes a buffer at offset " << begin << " of @"
                      << buffer.device.getValue() << " while the buffer of "

@@ -128,17 +128,35 @@ struct BufferLives {
     /// reuses its memory.
     llvm::SmallVector<std::pair<unsigned, unsigned>, 2> lastUses;
     bool inRegisters = false; ///< isFusedInRegisters: no memory.
+    /// In place (see build()): the operand buffer whose memory this one
+    /// may take; on that operand, whether it does (build's `inPlace`): its
+    /// memory is handed over at its last use rather than freed.
+    std::optional<unsigned> sharesWith;
+    bool handedOver = false;
   };
   static constexpr unsigned kEnd = ~0u;
 
-  /// Uses through views count for the buffer they view. Fails, with an
-  /// error, for a buffer whose size overflows.
+  /// Uses through views count for the buffer they view. In place: the
+  /// result of an elementwise launch (ElementwiseOpInterface: each element
+  /// of the result depends only on the same element of its operands) that
+  /// is a step of its own shares the memory of its first operand of the
+  /// result's type (no view) whose last use it is, if every use of that
+  /// operand is on the launch's queue (so before it in program order), as
+  /// XLA's buffer assignment and TensorFlow's forward_input reuse an
+  /// operand's buffer: `sharesWith` is always set where that is possible,
+  /// `handedOver` (and the lower bound counts the pair once) only if
+  /// `inPlace`. Fails, with an error, for a buffer whose size overflows.
   static mlir::FailureOr<BufferLives> build(ProgramOp program,
-                                            const Schedule &schedule);
+                                            const Schedule &schedule,
+                                            bool inPlace = false);
   /// The same, of the schedule Schedule::build takes of `program`; fails,
   /// with an error, where either fails.
   static mlir::FailureOr<BufferLives> build(ProgramOp program);
 
+  /// The lives of a memory-planned program: as build(), in place if its
+  /// arena tables put some result at the offset of the operand it may
+  /// share (--gplace-plan-memory's in-place).
+  static mlir::FailureOr<BufferLives> buildAsPlanned(ProgramOp program);
   /// In forEachArenaBuffer's order (that of the arena tables' offsets).
   std::vector<Buffer> buffers;
   /// Each buffer's index in `buffers`, by its value (a view's root).

@@ -98,7 +98,19 @@ def PlanMemoryPass : Pass<"gplace-plan-memory", "::mlir::ModuleOp"> {
     and program; each `gplan.device` gets `persistent_bytes` (constants and
     variables), `arena_bytes` and `peak_bytes`. A device whose peak exceeds
     its `memory_limit` is an error naming device, need and limit.
+
+    With `in-place`, an elementwise launch (ElementwiseOpInterface) that
+    is a step of its own writes its result into the memory of an operand
+    of the result's type whose last use it is, every use of that operand
+    being on the launch's stream (XLA's buffer assignment, TensorFlow's
+    forward_input): ReluGrad over MaxPoolGrad's output, an accumulated
+    gradient's add.
   }];
+  let options = [
+    Option<"inPlace", "in-place", "bool", /*default=*/"false",
+           "Let an elementwise launch write its result over an operand "
+           "buffer whose last use it is">,
+  ];
 }
 
 def VerifyPlanPass : Pass<"gplace-verify-plan", "::mlir::ModuleOp"> {
