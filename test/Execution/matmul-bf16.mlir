@@ -12,7 +12,7 @@
 // RUN: env DNNL_MAX_CPU_ISA=AVX2 gplace-run %s > %t.f32path
 // RUN: %python %S/Inputs/check_bf16_matmul.py %t.default %t.f32path
 
-func.func @main() -> (tensor<16x24xf64>, tensor<16x24xbf16>, tensor<16x24xbf16>) {
+func.func @main() -> (tensor<16x24xf64>, tensor<16x24xf32>, tensor<16x24xf32>) {
   %seed = gplace.constant dense<[7, 11]> : tensor<2xi64>
   %a32 = gplace.stateless_random_uniform %seed : tensor<2xi64> -> tensor<16x64xf32>
   %seed2 = gplace.constant dense<[3, 5]> : tensor<2xi64>
@@ -27,5 +27,8 @@ func.func @main() -> (tensor<16x24xf64>, tensor<16x24xbf16>, tensor<16x24xbf16>)
   %at = gplace.transpose %a perm = [1, 0] : tensor<16x64xbf16> -> tensor<64x16xbf16>
   %bt = gplace.transpose %b perm = [1, 0] : tensor<64x24xbf16> -> tensor<24x64xbf16>
   %ct = gplace.matmul %at, %bt transpose_a transpose_b : (tensor<64x16xbf16>, tensor<24x64xbf16>) -> tensor<16x24xbf16>
-  return %ref, %c, %ct : tensor<16x24xf64>, tensor<16x24xbf16>, tensor<16x24xbf16>
+  // Returned as f32 (exactly), which prints every digit of a bf16.
+  %c32 = gplace.cast %c : tensor<16x24xbf16> to tensor<16x24xf32>
+  %ct32 = gplace.cast %ct : tensor<16x24xbf16> to tensor<16x24xf32>
+  return %ref, %c32, %ct32 : tensor<16x24xf64>, tensor<16x24xf32>, tensor<16x24xf32>
 }

@@ -1,6 +1,6 @@
 """Checks matmul-bf16.mlir: each file is gplace-run's output of three
 results, the f64 product of the bf16 operands, the bf16 product and the
-bf16 product of the transposed operands. Every bf16 element is within
+bf16 product of the transposed operands (both cast to f32 to print). Every bf16 element is within
 bf16's rounding of the f64 one (2^-8 relative, with f32 accumulation's
 slack), in every file."""
 import re
@@ -10,7 +10,7 @@ import sys
 def results(path):
     text = open(path).read()
     out = []
-    for match in re.finditer(r"result\[\d\]: 16x24x(?:f64|bf16)=(.*)", text):
+    for match in re.finditer(r"result\[\d\]: 16x24x(?:f64|f32)=(.*)", text):
         out.append([float(x) for x in re.findall(r"-?[0-9.]+(?:e[-+]?\d+)?",
                                                  match.group(1))])
     assert len(out) == 3 and all(len(r) == 16 * 24 for r in out), (path, text[:300])
