@@ -2,9 +2,10 @@
 """--mixed-precision=bf16 against f32: the training step of a matmul-bound
 MLP (784-H-H-10, Adam; bench/accumulate.py's model) on the CPU, or on the
 devices the extra flags give (issue R3-6/7 asks for at least 1.8x on an
-H100/H200 with batch 1024 and H = 4096). Per round, in turn: f32; bf16;
-and, on the CPU, bf16 with DNNL_MAX_CPU_ISA=AVX2 (oneDNN without bf16
-instructions: bf16 stored, computed in f32). A sample is one process's
+H100/H200 with batch 1024 and H = 4096). Per round, in turn: f32; bf16
+(on the CPU: oneDNN's bf16 matmul only with AMX, else computed in f32,
+docs/runtime.md); and, on the CPU, bf16 with GPLACE_ONEDNN_BF16=native
+(oneDNN's bf16 matmul wherever the CPU has AVX512_BF16). A sample is one process's
 median run after the first (--print-timing); ratios are f32's step over
 each side's, median of the rounds' medians against the same and best
 against best (higher is faster).
@@ -40,7 +41,7 @@ def main():
     print(f'- CPU: {benchenv.cpu_model()}; gplace '
           f'{benchenv.checkout_state(ROOT)[0]}; '
           f'{matmul[0] if matmul else "Matmul: not reported"}; '
-          f'{benchenv.env_variables(["OMP_NUM_THREADS", "DNNL_MAX_CPU_ISA", "OPENBLAS_CORETYPE"])}; '
+          f'{benchenv.env_variables(["OMP_NUM_THREADS", "DNNL_MAX_CPU_ISA", "GPLACE_ONEDNN_BF16", "OPENBLAS_CORETYPE"])}; '
           f'load {benchenv.load()} at the start')
     with tempfile.TemporaryDirectory() as directory:
         path = os.path.join(directory, 'mlp.mlir')
@@ -51,9 +52,9 @@ def main():
         sides = [('f32', base, {}),
                  ('bf16', base + ['--mixed-precision=bf16'], {})]
         if not any(a.startswith('--emulate-gpus') for a in args.extra):
-            sides.append(('bf16, DNNL_MAX_CPU_ISA=AVX2',
+            sides.append(('bf16, GPLACE_ONEDNN_BF16=native',
                           base + ['--mixed-precision=bf16'],
-                          {'DNNL_MAX_CPU_ISA': 'AVX2'}))
+                          {'GPLACE_ONEDNN_BF16': 'native'}))
         samples = {name: [] for name, _, _ in sides}
         for r in range(args.rounds):
             line = []

@@ -72,6 +72,9 @@ try:
         flags = set(re.findall(r"^flags\s*:(.*)$", cpuinfo.read(), re.M)[0].split())
     if {"avx2", "fma"} <= flags:
         config.available_features.add("cpu-avx2")
+    # `cpu-avx512-bf16`: oneDNN can run bf16 natively (avx512_core_bf16).
+    if {"avx512f", "avx512bw", "avx512vl", "avx512_bf16"} <= flags:
+        config.available_features.add("cpu-avx512-bf16")
 except (OSError, IndexError):
     pass
 

@@ -26,6 +26,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <string_view>
 #include <cstring>
 #include <limits>
 #include <memory>
@@ -1101,9 +1102,15 @@ struct MatmulState : KernelState {
 
 bool dnnlNativeBf16() {
   static const bool native = [] {
+    if (const char *choice = std::getenv("GPLACE_ONEDNN_BF16")) {
+      if (std::string_view(choice) == "native")
+        return true;
+      if (std::string_view(choice) == "f32")
+        return false;
+    }
     auto isa = static_cast<unsigned>(dnnl::get_effective_cpu_isa());
-    auto bf16 = static_cast<unsigned>(dnnl::cpu_isa::avx512_core_bf16);
-    return (isa & bf16) == bf16;
+    auto amx = static_cast<unsigned>(dnnl::cpu_isa::avx512_core_amx);
+    return (isa & amx) == amx;
   }();
   return native;
 }

@@ -60,9 +60,13 @@ Status runDnnlMatmul(const KernelCall &call, bool transA, bool transB,
                      int64_t lda, const float *b, int64_t ldb, float *c,
                      int64_t ldc, bool packB);
 
-/// True if oneDNN runs bf16 natively on this CPU: its effective ISA
-/// (DNNL_MAX_CPU_ISA may lower it) has AVX512_BF16 (avx512_core_bf16, or
-/// AMX). Computed once.
+/// True if bf16 matmuls run oneDNN's bf16 matmul: where its effective ISA
+/// (DNNL_MAX_CPU_ISA may lower it) has AMX, or GPLACE_ONEDNN_BF16=native
+/// says so (=f32: never). Not for AVX512_BF16 alone: oneDNN 2.6's bf16
+/// matmul (brgemm, avx512_core_bf16) took 1.75x the time of its f32
+/// matmul on the MLP's 256x1024x1024 products on this project's test
+/// machine (bench/results/2026-11-29-mixed-precision-cpu.md), so bf16 is
+/// computed in f32 there. Computed once.
 bool dnnlNativeBf16();
 
 /// runDnnlMatmul for bf16 matrices (their bits, as uint16_t): oneDNN's

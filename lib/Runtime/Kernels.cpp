@@ -1044,8 +1044,8 @@ template <> Status runKernel<Kernel::Matmul>(const KernelCall &call) {
                       ldb, 0.0, c, n);
         } else if constexpr (isHalf<S>) {
 #ifdef GPLACE_HAVE_DNNL
-          // bf16 on oneDNN's native kernels where the CPU has them
-          // (AVX512_BF16, AMX), as TensorFlow's oneDNN build does.
+          // bf16 on oneDNN's native kernels where they are faster (AMX;
+          // dnnlNativeBf16), as TensorFlow's oneDNN build runs them.
           if constexpr (std::is_same_v<S, BFloat16>)
             if (dnnlNativeBf16())
               return runDnnlMatmulBf16(
@@ -1845,10 +1845,9 @@ std::string matmulDescription() {
 #ifdef GPLACE_HAVE_DNNL
   return std::string("f32 and f16 on oneDNN ") + dnnlVersion() +
          (dnnlNativeBf16()
-              ? ", bf16 on oneDNN's native bf16 kernels (the CPU has "
-                "AVX512_BF16)"
+              ? ", bf16 on oneDNN's native bf16 kernels"
               : ", bf16 on oneDNN's f32 kernels (computed in f32 with bf16 "
-                "storage: the CPU lacks AVX512_BF16)") +
+                "storage)") +
          ", f64 on OpenBLAS";
 #else
   return "f32, f16, bf16 and f64 on OpenBLAS";

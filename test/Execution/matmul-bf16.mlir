@@ -1,16 +1,19 @@
 // REQUIRES: dnnl
 // A bf16 matmul on the CPU runs oneDNN's native bf16 matmul where the CPU
-// has AVX512_BF16 (or AMX), else oneDNN's f32 matmul on the converted
-// operands, the result rounded to bf16 (docs/runtime.md). With
-// DNNL_MAX_CPU_ISA=AVX2 oneDNN has no bf16 instructions on any CPU: the
-// f32 path, which --list-devices names. Both give the product within
-// bf16's rounding of the f64 one, on a 16x64 by 64x24 product (oneDNN's
-// blocked kernels, not a corner case), transposed operands too.
-// RUN: env DNNL_MAX_CPU_ISA=AVX2 gplace-run --list-devices | FileCheck %s --check-prefix=F32PATH
-// F32PATH: bf16 on oneDNN's f32 kernels (computed in f32 with bf16 storage: the CPU lacks AVX512_BF16)
-// RUN: gplace-run %s > %t.default
-// RUN: env DNNL_MAX_CPU_ISA=AVX2 gplace-run %s > %t.f32path
-// RUN: %python %S/Inputs/check_bf16_matmul.py %t.default %t.f32path
+// has AMX (or GPLACE_ONEDNN_BF16=native), else oneDNN's f32 matmul on the
+// converted operands, the result rounded to bf16 (docs/runtime.md);
+// --list-devices names the path. Both give the product within bf16's
+// rounding of the f64 one, on a 16x64 by 64x24 product (oneDNN's blocked
+// kernels, not a corner case), transposed operands too. The native path
+// runs where the CPU has AVX512_BF16 at least (oneDNN refuses it below).
+// RUN: env GPLACE_ONEDNN_BF16=f32 gplace-run --list-devices | FileCheck %s --check-prefix=F32PATH
+// F32PATH: bf16 on oneDNN's f32 kernels (computed in f32 with bf16 storage)
+// RUN: env GPLACE_ONEDNN_BF16=f32 gplace-run %s > %t.f32path
+// RUN: %python %S/Inputs/check_bf16_matmul.py %t.f32path
+// RUN: %if cpu-avx512-bf16 %{ env GPLACE_ONEDNN_BF16=native gplace-run --list-devices | FileCheck %s --check-prefix=NATIVE %}
+// NATIVE: bf16 on oneDNN's native bf16 kernels,
+// RUN: %if cpu-avx512-bf16 %{ env GPLACE_ONEDNN_BF16=native gplace-run %s > %t.native %}
+// RUN: %if cpu-avx512-bf16 %{ %python %S/Inputs/check_bf16_matmul.py %t.native %}
 
 func.func @main() -> (tensor<16x24xf64>, tensor<16x24xf32>, tensor<16x24xf32>) {
   %seed = gplace.constant dense<[7, 11]> : tensor<2xi64>
