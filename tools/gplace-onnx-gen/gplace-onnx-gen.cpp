@@ -202,6 +202,20 @@ void setFloatType(onnx::ValueInfoProto *info, const std::string &name,
   }
 }
 
+onnx::NodeProto *graphNode(onnx::GraphProto *g, const std::string &opType,
+                           const std::string &name,
+                           std::initializer_list<std::string> inputs,
+                           std::initializer_list<std::string> outputs) {
+  onnx::NodeProto *n = g->add_node();
+  n->set_op_type(opType);
+  n->set_name(name);
+  for (const std::string &in : inputs)
+    n->add_input(in);
+  for (const std::string &out : outputs)
+    n->add_output(out);
+  return n;
+}
+
 class ModelBuilder {
 public:
   explicit ModelBuilder(int64_t opset, const std::string &graphName) {
@@ -237,14 +251,7 @@ public:
   onnx::NodeProto *node(const std::string &opType, const std::string &name,
                         std::initializer_list<std::string> inputs,
                         std::initializer_list<std::string> outputs) {
-    onnx::NodeProto *n = model.mutable_graph()->add_node();
-    n->set_op_type(opType);
-    n->set_name(name);
-    for (const std::string &in : inputs)
-      n->add_input(in);
-    for (const std::string &out : outputs)
-      n->add_output(out);
-    return n;
+    return graphNode(model.mutable_graph(), opType, name, inputs, outputs);
   }
 
   onnx::ModelProto model;
@@ -1029,19 +1036,6 @@ onnx::GraphProto *attrGraph(onnx::NodeProto *node, const std::string &name) {
   return a->mutable_g();
 }
 
-onnx::NodeProto *graphNode(onnx::GraphProto *g, const std::string &opType,
-                           const std::string &name,
-                           std::initializer_list<std::string> inputs,
-                           std::initializer_list<std::string> outputs) {
-  onnx::NodeProto *n = g->add_node();
-  n->set_op_type(opType);
-  n->set_name(name);
-  for (const std::string &in : inputs)
-    n->add_input(in);
-  for (const std::string &out : outputs)
-    n->add_output(out);
-  return n;
-}
 
 // Control flow imported by unrolling (docs/onnx.md), opset 13:
 // x[2,3] -> If(use_relu: true) then Relu(x) else Neg(x) -> a;
