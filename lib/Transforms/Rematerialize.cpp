@@ -16,6 +16,7 @@
 
 #include "gplace/Dialect/Graph/GraphDialect.h"
 #include "gplace/Dialect/Graph/VariableAccess.h"
+#include "gplace/Dialect/Plan/PlanDialect.h"
 #include "gplace/Transforms/CostModel.h"
 #include "gplace/Transforms/Passes.h"
 
@@ -24,6 +25,7 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/StringSet.h"
+#include "llvm/Support/MathExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Regex.h"
 #include "llvm/Support/raw_ostream.h"
@@ -186,11 +188,12 @@ private:
 
 
 /// Bytes a tensor takes in the plan: its size rounded up to the plan's
-/// 64-byte alignment; 0 for what is not a ranked tensor.
+/// alignment (plan::kAlignment), as AutoPlacement counts it; 0 for what is
+/// not a ranked tensor.
 int64_t arenaBytes(Type type) {
   if (!isa<RankedTensorType>(type))
     return 0;
-  return (gplace::getTypeBytes(type) + 63) / 64 * 64;
+  return llvm::alignTo(gplace::getTypeBytes(type), gplace::plan::kAlignment);
 }
 
 /// "1.5 MiB"-style sizes for the log.
