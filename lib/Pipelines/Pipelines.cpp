@@ -28,6 +28,13 @@ mlir::LogicalResult gplace::buildGPlacePipeline(
         errorHandler,
     const PipelineTrial &trial) {
   bool log = options.logDevicePlacement && !trial.quiet;
+  // Every refusal below goes to the caller's handler, else to stderr.
+  auto report = [&](const llvm::Twine &message) {
+    if (errorHandler)
+      return errorHandler(message);
+    llvm::errs() << "error: " << message << "\n";
+    return mlir::failure();
+  };
   // Training graphs: towers first (one per replica), then gplace.gradients
   // becomes the backward graph, before anything is placed. The pass parses
   // its own options.
@@ -44,12 +51,6 @@ mlir::LogicalResult gplace::buildGPlacePipeline(
                          " variables=" + options.replicaVariables + " ";
     replicateOptions += options.replicate;
     std::unique_ptr<mlir::Pass> replicate = createReplicatePass();
-    auto report = [&](const llvm::Twine &message) {
-      if (errorHandler)
-        return errorHandler(message);
-      llvm::errs() << "error: " << message << "\n";
-      return mlir::failure();
-    };
     // MLIR 19's list options never return from a value with an unbalanced
     // bracket (functions=enc(): refuse one before they see it.
     int depth[3] = {0, 0, 0};
@@ -98,24 +99,16 @@ mlir::LogicalResult gplace::buildGPlacePipeline(
   // graph follows the casts.
   if (!options.mixedPrecision.empty()) {
     if (options.mixedPrecision != "bf16" && options.mixedPrecision != "f16") {
-      std::string message = "mixed-precision must be bf16 or f16, not '" +
-                            options.mixedPrecision + "'";
-      if (errorHandler)
-        return errorHandler(message);
-      llvm::errs() << "error: " << message << "\n";
-      return mlir::failure();
+      return report("mixed-precision must be bf16 or f16, not '" +
+                    options.mixedPrecision + "'");
     }
     AutoMixedPrecisionPassOptions precision;
     precision.type = options.mixedPrecision;
     precision.lossScale = options.lossScale;
     pm.addPass(createAutoMixedPrecisionPass(precision));
   } else if (!options.lossScale.empty()) {
-    std::string message =
-        "loss-scale applies to mixed precision: give mixed-precision too";
-    if (errorHandler)
-      return errorHandler(message);
-    llvm::errs() << "error: " << message << "\n";
-    return mlir::failure();
+    return report(
+        "loss-scale applies to mixed precision: give mixed-precision too");
   }
   // Micro-batches first, so that replicas (--replicas) each accumulate
   // over their own slice.
