@@ -1036,6 +1036,20 @@ onnx::GraphProto *attrGraph(onnx::NodeProto *node, const std::string &name) {
   return a->mutable_g();
 }
 
+// A Loop's body as ONNX declares it: the inputs i (the iteration, int64),
+// c (the condition in, bool) and the loop-carried `carried` (f32 of
+// `dims`); its first output the condition out, c_out (bool).
+onnx::GraphProto *loopBody(onnx::NodeProto *loop, const std::string &carried,
+                           std::initializer_list<Dim> dims) {
+  onnx::GraphProto *body = attrGraph(loop, "body");
+  setFloatType(body->add_input(), "i", {}, onnx::TensorProto_DataType_INT64);
+  setFloatType(body->add_input(), "c", {}, onnx::TensorProto_DataType_BOOL);
+  setFloatType(body->add_input(), carried, dims);
+  setFloatType(body->add_output(), "c_out", {},
+               onnx::TensorProto_DataType_BOOL);
+  return body;
+}
+
 
 // Control flow imported by unrolling (docs/onnx.md), opset 13:
 // x[2,3] -> If(use_relu: true) then Relu(x) else Neg(x) -> a;
@@ -1060,18 +1074,13 @@ onnx::ModelProto buildControlFlow() {
 
   onnx::NodeProto *loop =
       b.node("Loop", "accumulate", {"trips", "go", "a"}, {"acc", "steps"});
-  onnx::GraphProto *body = attrGraph(loop, "body");
-  setFloatType(body->add_input(), "i", {}, onnx::TensorProto_DataType_INT64);
-  setFloatType(body->add_input(), "c", {}, onnx::TensorProto_DataType_BOOL);
-  setFloatType(body->add_input(), "acc_in", {2, 3});
+  onnx::GraphProto *body = loopBody(loop, "acc_in", {2, 3});
   graphNode(body, "Identity", "keep_going", {"c"}, {"c_out"});
   attrInt(graphNode(body, "Cast", "i_float", {"i"}, {"i_f"}), "to",
           onnx::TensorProto_DataType_FLOAT);
   graphNode(body, "Add", "add_x", {"acc_in", "x"}, {"sum"});
   graphNode(body, "Add", "add_i", {"sum", "i_f"}, {"acc_out"});
   graphNode(body, "Identity", "step", {"acc_out"}, {"step_out"});
-  setFloatType(body->add_output(), "c_out", {},
-               onnx::TensorProto_DataType_BOOL);
   setFloatType(body->add_output(), "acc_out", {2, 3});
   setFloatType(body->add_output(), "step_out", {2, 3});
 
@@ -1105,14 +1114,9 @@ onnx::ModelProto buildLoopLong() {
   intInitializer(b, "trips", {}, {2000});
   b.initializer(Tensor{"one", {}, {1.0f}});
   onnx::NodeProto *loop = b.node("Loop", "count", {"trips", "", "x"}, {"y"});
-  onnx::GraphProto *body = attrGraph(loop, "body");
-  setFloatType(body->add_input(), "i", {}, onnx::TensorProto_DataType_INT64);
-  setFloatType(body->add_input(), "c", {}, onnx::TensorProto_DataType_BOOL);
-  setFloatType(body->add_input(), "y_in", {2});
+  onnx::GraphProto *body = loopBody(loop, "y_in", {2});
   graphNode(body, "Identity", "keep_going", {"c"}, {"c_out"});
   graphNode(body, "Add", "add_one", {"y_in", "one"}, {"y_out"});
-  setFloatType(body->add_output(), "c_out", {},
-               onnx::TensorProto_DataType_BOOL);
   setFloatType(body->add_output(), "y_out", {2});
   b.output("y", {2});
   return b.model;
@@ -1127,14 +1131,9 @@ onnx::ModelProto buildLoopDataCond() {
   b.initializer(Tensor{"one", {}, {1.0f}});
   b.initializer(Tensor{"ten", {}, {10.0f}});
   onnx::NodeProto *loop = b.node("Loop", "count", {"", "go", "x"}, {"y"});
-  onnx::GraphProto *body = attrGraph(loop, "body");
-  setFloatType(body->add_input(), "i", {}, onnx::TensorProto_DataType_INT64);
-  setFloatType(body->add_input(), "c", {}, onnx::TensorProto_DataType_BOOL);
-  setFloatType(body->add_input(), "y_in", {});
+  onnx::GraphProto *body = loopBody(loop, "y_in", {});
   graphNode(body, "Add", "add_one", {"y_in", "one"}, {"y_out"});
   graphNode(body, "Less", "below_ten", {"y_out", "ten"}, {"c_out"});
-  setFloatType(body->add_output(), "c_out", {},
-               onnx::TensorProto_DataType_BOOL);
   setFloatType(body->add_output(), "y_out", {});
   b.output("y", {});
   return b.model;
@@ -1170,10 +1169,7 @@ onnx::ModelProto buildNestedControlFlow() {
   boolInitializer(b, "add", true);
   intInitializer(b, "trips", {}, {2});
   onnx::NodeProto *loop = b.node("Loop", "outer", {"trips", "", "x"}, {"y"});
-  onnx::GraphProto *body = attrGraph(loop, "body");
-  setFloatType(body->add_input(), "i", {}, onnx::TensorProto_DataType_INT64);
-  setFloatType(body->add_input(), "c", {}, onnx::TensorProto_DataType_BOOL);
-  setFloatType(body->add_input(), "y_in", {2});
+  onnx::GraphProto *body = loopBody(loop, "y_in", {2});
   graphNode(body, "Identity", "keep_going", {"c"}, {"c_out"});
   onnx::NodeProto *branch = graphNode(body, "If", "inner", {"add"}, {"y_out"});
   onnx::GraphProto *then = attrGraph(branch, "then_branch");
@@ -1182,8 +1178,6 @@ onnx::ModelProto buildNestedControlFlow() {
   onnx::GraphProto *otherwise = attrGraph(branch, "else_branch");
   graphNode(otherwise, "Sub", "minus", {"y_in", "x"}, {"else_y"});
   setFloatType(otherwise->add_output(), "else_y", {2});
-  setFloatType(body->add_output(), "c_out", {},
-               onnx::TensorProto_DataType_BOOL);
   setFloatType(body->add_output(), "y_out", {2});
   b.output("y", {2});
   return b.model;
