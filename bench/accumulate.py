@@ -44,7 +44,7 @@ def model(batch, hidden):
     dims = [784, hidden, hidden, 10]
     lines = [f'func.func @train(%x: tensor<{batch}x784xf32>, '
              f'%labels: tensor<{batch}xi32>) -> tensor<f32> {{']
-    reads, grads_types, params = [], [], []
+    params = []
     for i in range(3):
         n, m = dims[i], dims[i + 1]
         for kind, shape in (('w', f'{n}x{m}'), ('b', f'{m}')):
@@ -126,9 +126,13 @@ def inputs(directory, batch):
     return [f'--input=@{x}', f'--input=@{y}']
 
 
-def run(cmd):
+def run(cmd, env=None):
+    """Runs gplace-run's cmd (with the variables in env added to this
+    process's environment) and returns its step times in ms: (median, best,
+    mean), parsed from --print-timing."""
     out = subprocess.run(cmd, stdout=subprocess.DEVNULL,
-                         stderr=subprocess.PIPE, text=True)
+                         stderr=subprocess.PIPE, text=True,
+                         env={**os.environ, **(env or {})})
     if out.returncode != 0:
         sys.exit(' '.join(cmd) + '\n' + out.stderr[-2000:])
     match = re.search(r'mean ([0-9.]+) ms, best ([0-9.]+) ms, median ([0-9.]+) ms',

@@ -59,16 +59,7 @@ def main():
         for r in range(args.rounds):
             line = []
             for name, cmd, env in sides:
-                saved = {k: os.environ.get(k) for k in env}
-                os.environ.update(env)
-                try:
-                    median, best, _ = accumulate.run(cmd)
-                finally:
-                    for k, v in saved.items():
-                        if v is None:
-                            os.environ.pop(k, None)
-                        else:
-                            os.environ[k] = v
+                median, best, _ = accumulate.run(cmd, env)
                 samples[name].append((median, best))
                 line.append(f'{name} {median:.3f} ms (best {best:.3f})')
             print(f'round {r + 1}: ' + '; '.join(line))
