@@ -1054,14 +1054,19 @@ template <> Status runKernel<Kernel::Matmul>(const KernelCall &call) {
                   reinterpret_cast<uint16_t *>(c), n,
                   call.inputs[1].constant && call.state);
 #endif
-          std::vector<float> fa(aType.numElements()), fb(bType.numElements());
-          std::vector<float> fc(m * n);
-          for (size_t i = 0; i < fa.size(); ++i)
+          // a, b and c widened to f32 in the thread's buffer, kept from
+          // launch to launch (grown, never per launch), as oneDNN's
+          // scratchpads without a workspace (DnnlKernels.cpp).
+          thread_local std::vector<float> widened;
+          int64_t aSize = aType.numElements(), bSize = bType.numElements();
+          if (widened.size() < static_cast<size_t>(aSize + bSize + m * n))
+            widened.resize(aSize + bSize + m * n);
+          float *fa = widened.data(), *fb = fa + aSize, *fc = fb + bSize;
+          for (int64_t i = 0; i < aSize; ++i)
             fa[i] = static_cast<float>(a[i]);
-          for (size_t i = 0; i < fb.size(); ++i)
+          for (int64_t i = 0; i < bSize; ++i)
             fb[i] = static_cast<float>(b[i]);
-          GPLACE_RETURN_IF_ERROR(
-              sgemm(fa.data(), fb.data(), fc.data(), /*packB=*/false));
+          GPLACE_RETURN_IF_ERROR(sgemm(fa, fb, fc, /*packB=*/false));
           for (int64_t i = 0; i < m * n; ++i)
             c[i] = static_cast<S>(fc[i]);
         } else {
