@@ -14,6 +14,7 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Transforms/Passes.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/CommandLine.h"
 
 using namespace mlir;
 using namespace gplace;
@@ -267,12 +268,22 @@ gplace::tooling::compileToPlan(ModuleOp module, const DeviceSet &devices,
     return pm.run(target);
   };
   PipelineTrial trial;
+  bool compiled = false;
   if (options.rematerialize == "auto") {
     // The pass chooses against its own estimate, which leaves out what the
     // plan adds (workspaces, packing): compile a copy, quietly, and while
     // the plan misses a device's limit that the estimate met, leave that
     // many more bytes free under the limits and choose again (at most 6
     // tries; the last one's choice is compiled for real).
+    // A first quiet compile that fits is the plan itself where the real
+    // one would print nothing more (no placement log, memory plan,
+    // --mlir-timing or diagnostic): keep it rather than compile twice.
+    auto &registered = llvm::cl::getRegisteredOptions();
+    auto timing = registered.find("mlir-timing");
+    bool printsNothing =
+        !options.logDevicePlacement && !options.printMemoryPlan &&
+        (timing == registered.end() ||
+         timing->second->getNumOccurrences() == 0);
     for (int attempt = 0; attempt < 6; ++attempt) {
       OwningOpRef<ModuleOp> copy = module.clone();
       PipelineTrial quiet = trial;
@@ -284,10 +295,20 @@ gplace::tooling::compileToPlan(ModuleOp module, const DeviceSet &devices,
       int64_t reserve = 0;
       bool estimateMet = true;
       {
+        bool spoke = false;
         ScopedDiagnosticHandler silence(module.getContext(),
-                                        [](Diagnostic &) { return success(); });
-        if (succeeded(compile(*copy, quiet)))
+                                        [&](Diagnostic &) {
+                                          spoke = true;
+                                          return success();
+                                        });
+        if (succeeded(compile(*copy, quiet))) {
+          if (attempt == 0 && printsNothing && !spoke) {
+            module->setAttrs((*copy)->getAttrDictionary());
+            module.getBodyRegion().takeBody(copy->getBodyRegion());
+            compiled = true;
+          }
           break;
+        }
         auto tried =
             (*copy)->getAttrOfType<ArrayAttr>("gplace.rematerialized");
         for (plan::DeviceOp device : copy->getOps<plan::DeviceOp>()) {
@@ -321,7 +342,7 @@ gplace::tooling::compileToPlan(ModuleOp module, const DeviceSet &devices,
       trial.rematerializeReserve = reserve;
     }
   }
-  if (failed(compile(module, trial)))
+  if (!compiled && failed(compile(module, trial)))
     return failure();
   auto programs = module.getOps<plan::ProgramOp>();
   if (programs.empty())

@@ -35,6 +35,15 @@
 // REMAT: Rematerialize: /job:localhost/replica:0/task:0/device:GPU:0: 3 ops recomputed
 // REMAT: Memory plan for /job:localhost/replica:0/task:0/device:GPU:0: peak [[PEAK:[0-9]+]] bytes {{.*}}, limit 10485760 bytes, {{.*}}, rematerialized {{[0-9]+}} ops (estimated peak
 // RUN: %python -c "import re,sys; p=int(re.search(r'GPU:0: peak ([0-9]+)', open(sys.argv[1]).read()).group(1)); assert p <= 10485760, p" %t.remat.log
+// Where the first quiet compile fits and nothing more is printed, it is the
+// plan: one compile, not two (each prints the IR after the last pass once);
+// with --log-device-placement the log comes from a second compile.
+// RUN: gplace-run %s --entry=train --iterations=3 --emulate-gpus=1 --rematerialize=auto --mlir-print-ir-after=gplace-verify-plan 2> %t.once.log > %t.once
+// RUN: diff %t.kept %t.once
+// RUN: grep -c "IR Dump After" %t.once.log | FileCheck %s --check-prefix=ONCE
+// ONCE: {{^}}1{{$}}
+// RUN: gplace-run %s --entry=train --iterations=3 --emulate-gpus=1 --rematerialize=auto --log-device-placement --mlir-print-ir-after=gplace-verify-plan 2>&1 > /dev/null | grep -c "IR Dump After" | FileCheck %s --check-prefix=TWICE
+// TWICE: {{^}}2{{$}}
 //
 // Under a limit nothing recomputed meets, the memory planner's error stays
 // and says rematerialization was tried (gplace-run exits 3, out of memory).
