@@ -23,24 +23,6 @@ using namespace gplace;
 
 namespace {
 
-/// Bytes as the log and errors print them: "256 MiB", "1.5 GiB", "812 B".
-std::string formatSize(int64_t bytes) {
-  const char *units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  double value = bytes;
-  unsigned unit = 0;
-  while (value >= 1024 && unit + 1 < std::size(units)) {
-    value /= 1024;
-    ++unit;
-  }
-  std::string out;
-  llvm::raw_string_ostream os(out);
-  // Three digits, but never an exponent: 1023.9 KiB is "1024 KiB", not
-  // "1.02e+03 KiB".
-  os << llvm::format(unit == 0 || value >= 100 ? "%.0f %s" : "%.3g %s", value,
-                     units[unit]);
-  return out;
-}
-
 /// Seconds as the log prints them: "1.8 ms", "12 us".
 std::string formatSeconds(double seconds) {
   std::string out;
@@ -665,4 +647,21 @@ AutoPlacement gplace::placeAutomatically(const AutoPlacementProblem &problem) {
     if (!over || attempt == numDevices + 2)
       return result;
   }
+}
+
+std::string gplace::formatSize(int64_t bytes) {
+  const char *units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  double value = bytes;
+  unsigned unit = 0;
+  while (value >= 1024 && unit + 1 < std::size(units)) {
+    value /= 1024;
+    ++unit;
+  }
+  std::string out;
+  llvm::raw_string_ostream os(out);
+  // Three digits, but never an exponent: 1023.9 KiB is "1024 KiB", not
+  // "1.02e+03 KiB".
+  os << llvm::format(unit == 0 || value >= 100 ? "%.0f %s" : "%.3g %s", value,
+                     units[unit]);
+  return out;
 }

@@ -17,6 +17,7 @@
 #include "gplace/Dialect/Graph/GraphDialect.h"
 #include "gplace/Dialect/Graph/VariableAccess.h"
 #include "gplace/Dialect/Plan/PlanDialect.h"
+#include "gplace/Transforms/AutoPlacement.h"
 #include "gplace/Transforms/CostModel.h"
 #include "gplace/Transforms/Passes.h"
 
@@ -194,15 +195,6 @@ int64_t arenaBytes(Type type) {
   if (!isa<RankedTensorType>(type))
     return 0;
   return llvm::alignTo(gplace::getTypeBytes(type), gplace::plan::kAlignment);
-}
-
-/// "1.5 MiB"-style sizes for the log.
-std::string formatSize(int64_t bytes) {
-  if (bytes >= (1 << 20))
-    return llvm::formatv("{0:F1} MiB", bytes / double(1 << 20)).str();
-  if (bytes >= (1 << 10))
-    return llvm::formatv("{0:F1} KiB", bytes / double(1 << 10)).str();
-  return std::to_string(bytes) + " B";
 }
 
 /// auto=true on one function: the recomputed set, chosen greedily against
@@ -391,7 +383,7 @@ public:
       out.log.push_back(llvm::formatv(
           "Rematerialize: recompute {0} on {1} ({2} of activations, {3:F1} us "
           "to recompute): estimated peak {4} -> {5} bytes, target {6} bytes",
-          names, devices_[d].name, formatSize(kept), bestSeconds * 1e6,
+          names, devices_[d].name, gplace::formatSize(kept), bestSeconds * 1e6,
           devices_[d].persistent + current.peak[d],
           devices_[d].persistent + bestEstimate.peak[d], devices_[d].limit));
       current = std::move(bestEstimate);

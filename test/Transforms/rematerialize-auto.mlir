@@ -16,7 +16,7 @@
 // CHECK: gplace.matmul %[[X]],
 // CHECK: %[[RX:.*]] = gplace.stateless_random_uniform %{{.*}} {assigned_device = "/job:localhost/replica:0/task:0/device:GPU:0", name = "data/x/recompute"}
 // CHECK-NEXT: gplace.matmul %[[RX]], %{{.*}} transpose_a {{.*}}name = "gradients/block0/layer0/matmul_grad/MatMul_1"
-// LOG: Rematerialize: recompute 'data/x' on /job:localhost/replica:0/task:0/device:GPU:0 (1.0 MiB of activations, {{[0-9.]+}} us to recompute): estimated peak [[BEFORE:[0-9]+]] -> [[AFTER:[0-9]+]] bytes, target 9437184 bytes
+// LOG: Rematerialize: recompute 'data/x' on /job:localhost/replica:0/task:0/device:GPU:0 (1 MiB of activations, {{[0-9.]+}} us to recompute): estimated peak [[BEFORE:[0-9]+]] -> [[AFTER:[0-9]+]] bytes, target 9437184 bytes
 // LOG: Rematerialize: /job:localhost/replica:0/task:0/device:GPU:0: 1 ops recomputed, estimated peak [[BEFORE]] -> [[AFTER]] bytes, target 9437184 bytes (memory limit 10485760)
 // Without reserve= the estimate fits: nothing is recomputed.
 // RUN: gplace-opt %s --gplace-assign-devices --gplace-differentiate --gplace-place --gplace-rematerialize="auto=true print=true" 2>&1 | FileCheck %s --check-prefix=FITS --implicit-check-not=recompute

@@ -151,6 +151,11 @@ struct AutoPlacement {
 /// what a failed group makes are left without a device and no error.
 AutoPlacement placeAutomatically(const AutoPlacementProblem &problem);
 
+/// `bytes` as the placement and rematerialization logs and their errors
+/// print them, in binary units with three significant digits and never an
+/// exponent: "812 B", "1.5 GiB", "256 MiB", "1024 KiB" for 1023.9 KiB.
+std::string formatSize(int64_t bytes);
+
 } // namespace gplace
 
 #endif // GPLACE_TRANSFORMS_AUTOPLACEMENT_H
