@@ -666,8 +666,11 @@ struct RematerializePass
 
   /// auto=true: per function, the ops AutoRematerializer chooses are
   /// recomputed; the module's `gplace.rematerialized` attribute gets, per
-  /// device that was over its limit, the ops recomputed and the estimated
-  /// peak before and after (the largest over the functions).
+  /// device with a memory limit, the ops recomputed, the estimated peak
+  /// before and after (the largest over the functions) and the target the
+  /// estimate had to meet (the limit less `reserve`): a device whose
+  /// estimate met it recomputed nothing (before = after <= target), and
+  /// gplace-run still learns by how much it met it.
   LogicalResult recomputeAutomatically() {
     ModuleOp module = getOperation();
     std::optional<gplace::DeviceSet> devices =
@@ -685,7 +688,8 @@ struct RematerializePass
     struct Tried {
       unsigned ops = 0;
       int64_t before = 0, after = 0, target = 0;
-      bool over = false;
+      bool estimated = false; // The device has a limit: an entry.
+      bool over = false;      // Its estimate exceeded the target.
     };
     std::vector<Tried> tried(devices->size());
     for (auto func : module.getOps<func::FuncOp>()) {
@@ -696,9 +700,10 @@ struct RematerializePass
       AutoRematerializer planner(func, remat, *devices, *rates, reserve);
       AutoRematerializer::Outcome outcome = planner.choose();
       for (size_t d = 0; d < devices->size(); ++d) {
-        if (planner.limit(d) <= 0 || outcome.before[d] <= planner.limit(d))
+        if (planner.limit(d) <= 0)
           continue;
-        tried[d].over = true;
+        tried[d].estimated = true;
+        tried[d].over |= outcome.before[d] > planner.limit(d);
         tried[d].target = planner.limit(d);
         tried[d].before = std::max(tried[d].before, outcome.before[d]);
         tried[d].after = std::max(tried[d].after, outcome.after[d]);
@@ -720,7 +725,7 @@ struct RematerializePass
     Builder builder(&getContext());
     SmallVector<Attribute> entries;
     for (size_t d = 0; d < devices->size(); ++d) {
-      if (!tried[d].over)
+      if (!tried[d].estimated)
         continue;
       std::string name = devices->devices()[d].str();
       int64_t limit = devices->attributes(d).memoryLimit;
@@ -734,7 +739,7 @@ struct RematerializePass
           builder.getNamedAttr("target",
                                builder.getI64IntegerAttr(tried[d].target)),
       }));
-      if (print)
+      if (print && tried[d].over)
         llvm::errs() << "Rematerialize: " << name << ": " << tried[d].ops
                      << " ops recomputed, estimated peak " << tried[d].before
                      << " -> " << tried[d].after << " bytes, target "

@@ -141,3 +141,27 @@ func.func @roundingAndRemainders() -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf3
   %sin = gplace.sin %r : tensor<4xf32>
   return %round, %ceil, %floor, %sign, %fm, %tm, %zm, %sin : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<3xi32>, tensor<4xi32>, tensor<4xi32>, tensor<4xi32>, tensor<4xf32>
 }
+
+// -----
+
+// A broadcast folds while its constant stays small (the 64x256 one: 64
+// KiB); one that would make a larger constant than that (1024x256 f32, 1
+// MiB, as a mean's gradient broadcast to the batch) stays an op, whether
+// a broadcast_to or an elementwise op whose operands broadcast. An
+// elementwise op that does not grow its largest operand still folds.
+// CHECK-LABEL: func.func @largeBroadcasts
+// CHECK-DAG: gplace.constant dense<2.500000e-01> : tensor<64x256xf32> {name = "small"}
+// CHECK-DAG: gplace.broadcast_to {{.*}} {name = "large"}
+// CHECK-DAG: gplace.mul {{.*}} {name = "large_mul"}
+// CHECK-DAG: gplace.constant dense<5.000000e-01> : tensor<1024x256xf32> {name = "same_size"}
+func.func @largeBroadcasts() -> (tensor<64x256xf32>, tensor<1024x256xf32>, tensor<1024x256xf32>, tensor<1024x256xf32>) {
+  %q = gplace.constant dense<0.25> : tensor<1x1xf32>
+  %small = gplace.broadcast_to %q {name = "small"} : tensor<1x1xf32> -> tensor<64x256xf32>
+  %large = gplace.broadcast_to %q {name = "large"} : tensor<1x1xf32> -> tensor<1024x256xf32>
+  %col = gplace.constant dense<2.0> : tensor<1024x1xf32>
+  %row = gplace.constant dense<3.0> : tensor<1x256xf32>
+  %outer = gplace.mul %col, %row {name = "large_mul"} : (tensor<1024x1xf32>, tensor<1x256xf32>) -> tensor<1024x256xf32>
+  %full = gplace.constant dense<2.0> : tensor<1024x256xf32>
+  %same = gplace.mul %full, %q {name = "same_size"} : (tensor<1024x256xf32>, tensor<1x1xf32>) -> tensor<1024x256xf32>
+  return %small, %large, %outer, %same : tensor<64x256xf32>, tensor<1024x256xf32>, tensor<1024x256xf32>, tensor<1024x256xf32>
+}

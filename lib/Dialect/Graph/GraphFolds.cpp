@@ -48,6 +48,26 @@ namespace {
 /// Grappler's kMaxConstantSize: no folded constant is larger.
 constexpr int64_t kMaxFoldedBytes = 10 * 1024 * 1024;
 
+/// A fold that broadcasts (its result has more elements than its largest
+/// constant operand) makes a constant of at most this many bytes: a larger
+/// one would be kept in memory for the whole run where the op's result
+/// lives only between its producer and its last use (a mean's gradient,
+/// broadcast to the batch). XLA's constant folding never folds a
+/// broadcast for that reason; shape computations stay far below this.
+constexpr int64_t kMaxExpandedBytes = 64 * 1024;
+
+/// Whether folding `operands` into a constant of `type` broadcasts them
+/// into more than kMaxExpandedBytes.
+bool expandsTooMuch(llvm::ArrayRef<DenseElementsAttr> operands,
+                    RankedTensorType type) {
+  int64_t largest = 0;
+  for (DenseElementsAttr value : operands)
+    largest = std::max<int64_t>(largest, value.getNumElements());
+  int64_t bits = std::max<int64_t>(type.getElementTypeBitWidth(), 8);
+  return type.getNumElements() > largest &&
+         type.getNumElements() * bits / 8 > kMaxExpandedBytes;
+}
+
 /// The operand's constant value, or null.
 DenseElementsAttr constantOf(Attribute attr) {
   return dyn_cast_or_null<DenseElementsAttr>(attr);
@@ -356,7 +376,8 @@ OpFoldResult gplace::graph::detail::foldElementwise(
     values.push_back(value);
   }
   auto type = dyn_cast<RankedTensorType>(op->getResult(0).getType());
-  if (!type || !fitsFold(type) || type.getElementType().isInteger(1))
+  if (!type || !fitsFold(type) || type.getElementType().isInteger(1) ||
+      expandsTooMuch(values, type))
     return {};
   bool isFloat = isa<FloatType>(type.getElementType());
   if (!isFloat && !type.getElementType().isSignlessInteger())
@@ -614,7 +635,7 @@ OpFoldResult BroadcastToOp::fold(FoldAdaptor adaptor) {
     return getInput();
   DenseElementsAttr value = constantOf(adaptor.getInput());
   auto type = cast<RankedTensorType>(getType());
-  if (!value || !fitsFold(type))
+  if (!value || !fitsFold(type) || expandsTooMuch(value, type))
     return {};
   std::vector<int64_t> strides = gplace::broadcastStrides(
       cast<RankedTensorType>(value.getType()).getShape(), type.getShape());

@@ -330,6 +330,9 @@ std::string gplace::plan::describeRematerialized(ModuleOp module,
       auto value = entry.getAs<IntegerAttr>(key);
       return value ? value.getInt() : 0;
     };
+    // The estimate met its target: nothing was tried on this device.
+    if (number("estimated_before") <= number("target"))
+      return "";
     return "rematerialized " + std::to_string(number("ops")) +
            " ops (estimated peak " + std::to_string(number("estimated_before")) +
            " -> " + std::to_string(number("estimated_after")) + " bytes)";

@@ -179,7 +179,7 @@ arenaLowerBounds(mlir::ModuleOp module);
 /// What --gplace-rematerialize="auto=true" did for the device named
 /// `device` (the module's `gplace.rematerialized` entry): "rematerialized
 /// 3 ops (estimated peak 900 -> 600 bytes)", or "" if it did not look at
-/// it (no pass, or the device was under its limit).
+/// it (no pass, or the estimate met its target: nothing recomputed).
 std::string describeRematerialized(mlir::ModuleOp module,
                                    llvm::StringRef device);
 
