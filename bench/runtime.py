@@ -2,8 +2,11 @@
 """Runtime benchmarks, each a ratio measured side by side in one run:
 
 1. dispatch: a chain of 10,000 tiny elementwise ops on the CPU through
-   gplace-run; the time per op, from gplace-run's --print-timing (each run
-   timed in the process, so parsing and compiling are left out);
+   gplace-run, fused (one kernel, the default) and unfused
+   (--fuse-elementwise=false, a launch per op), against the same chain as
+   a plain C loop (gplace-bench-chain); the time per op, from gplace-run's
+   --print-timing (each run timed in the process, so parsing and compiling
+   are left out);
 2. GEMM: a 1024x1024x1024 f32 matmul through gplace-run (same method)
    against OpenBLAS's cblas_sgemm called directly (gplace-bench-gemm).
 
@@ -111,9 +114,17 @@ def main():
         chain_path = os.path.join(tmp, "chain.mlir")
         with open(chain_path, "w") as f:
             f.write(chain(args.ops))
-        (dispatch,) = interleave([lambda: sample(
-            [run, chain_path, "--input=4xf32=1,2,3,4"], 1000)], args.repeat)
-    d_best, d_median = (t / args.ops * 1e6 for t in best_median(dispatch))
+        loop = os.path.join(args.build, "bin", "gplace-bench-chain")
+        chain_cmd = [run, chain_path, "--input=4xf32=1,2,3,4"]
+        fused, unfused, c_loop = interleave([
+            lambda: sample(chain_cmd, 1000),
+            lambda: sample(chain_cmd + ["--fuse-elementwise=false"], 1000),
+            lambda: float(subprocess.run(
+                [loop, str(args.ops), "1000"], check=True,
+                capture_output=True, text=True).stdout),
+        ], args.repeat)
+    per_op = [tuple(t / args.ops * 1e9 for t in best_median(side))
+              for side in (fused, unfused, c_loop)]
     (g_best, g_median), (b_best, b_median) = gemm_vs_blas(
         args.build, args.n, args.repeat)
     flops = 2.0 * args.n ** 3
@@ -121,8 +132,13 @@ def main():
     print("| benchmark | gplace-run (best / median) | baseline (best / median) "
           "| ratio baseline / gplace (best / median) |")
     print("|---|---:|---:|---:|")
-    print(f"| dispatch, chain of {args.ops} elementwise ops (4 floats) on CPU "
-          f"| {d_best:.3f} / {d_median:.3f} µs/op | | |")
+    (l_best, l_median) = per_op[2]
+    for name, (best, median) in (("fused", per_op[0]),
+                                 ("unfused", per_op[1])):
+        print(f"| dispatch, chain of {args.ops} elementwise ops (4 floats) "
+              f"on CPU, {name} | {best:.1f} / {median:.1f} ns/op | "
+              f"{l_best:.1f} / {l_median:.1f} ns/op (C loop) | "
+              f"{l_best / best:.2f} / {l_median / median:.2f} |")
     print(f"| GEMM {args.n}³ f32 on CPU | {g_best * 1e3:.1f} / "
           f"{g_median * 1e3:.1f} ms ({flops / g_best / 1e9:.0f} GFLOP/s at "
           f"best) | {b_best * 1e3:.1f} / {b_median * 1e3:.1f} ms "

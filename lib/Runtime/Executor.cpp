@@ -4,6 +4,7 @@
 #include "gplace/Runtime/Threads.h"
 
 #include "gplace/Runtime/Collective.h"
+#include "gplace/Runtime/Kernels.h"
 #include "gplace/Runtime/Transport.h"
 
 #include "llvm/Support/ThreadPool.h"
@@ -32,9 +33,23 @@ struct Event {
 };
 
 /// A step with its operands resolved to memory.
+/// The fields a run reads come first, together: a run of many small
+/// launches streams through the steps, and each cache line it reads of
+/// one costs more than the launch (bench/runtime.py's chain).
 struct ResolvedStep {
   const Step *step = nullptr;
+  /// A fusion group's launches (then `step` is the first of them).
+  std::unique_ptr<FusedCall> fused;
+  /// The step's kind and stream, and whether it is a collective's member:
+  /// what each run reads of the step, kept here so that a run of many
+  /// small launches reads one record per step, not two.
+  Step::Kind kind = Step::Kind::Launch;
+  bool collective = false;
+  int stream = 0;
   Device *device = nullptr;
+  /// Launch on a device that runs host kernels: the kernel, which the
+  /// stream calls itself (hostKernelFunction) unless it captures.
+  HostKernelFn hostKernel = nullptr;
   KernelCall call;          ///< Launch.
   /// Launch: the kernel's state between runs (call.state points here).
   std::unique_ptr<std::unique_ptr<KernelState>> state;
@@ -42,9 +57,7 @@ struct ResolvedStep {
   void *target = nullptr;   ///< Copy.
   const void *from = nullptr;
   int64_t bytes = 0;
-  /// A fusion group's launches (then `step` is the first of them), and the
-  /// buffer each of its ops writes.
-  std::unique_ptr<FusedCall> fused;
+  /// A fusion group's buffer each of its ops writes.
   std::vector<int> fusedBuffers;
 };
 
@@ -61,6 +74,13 @@ public:
   std::unique_ptr<IntraOpThreads> intraOpThreads;
   std::vector<void *> arenas;
   std::vector<void *> persistents;
+  /// The buffers' types, one object per distinct type, which launches'
+  /// TensorRefs point at: the launches of one shape read one type (a
+  /// run of many small launches reads a few types from cache, not one
+  /// per buffer from memory).
+  std::map<std::pair<ElementType, std::vector<int64_t>>,
+           std::unique_ptr<TensorType>>
+      internedTypes;
   std::vector<void *> inputs; ///< Host staging, one per program input.
   Device *staging = nullptr;  ///< The device that allocated `inputs`.
   /// Per result: host staging of the result's device (nullptr where the
@@ -248,9 +268,15 @@ public:
       }
       ResolvedStep resolved;
       resolved.step = &step;
+      resolved.kind = step.kind;
+      resolved.stream = step.stream;
+      resolved.collective =
+          step.kind == Step::Kind::Launch && isCollectiveKernel(step.kernel);
       resolved.device = devices[step.device];
       if (step.kind == Step::Kind::Launch) {
         resolved.call.kernel = step.kernel;
+        if (resolved.device->runsHostKernels())
+          resolved.hostKernel = hostKernelFunction(step.kernel);
         resolved.call.params = &step.params;
         resolved.call.transport = transport;
         resolved.call.cache = &kernelCache;
@@ -260,14 +286,12 @@ public:
           const BufferDesc &buffer = plan.buffers[b];
           bool constant = buffer.kind == BufferDesc::Kind::Persistent &&
                           !plan.persistents[buffer.index].isVariable;
-          resolved.call.inputs.push_back(
-              {addresses[b], &buffer.type, constant});
+          resolved.call.inputs.push_back({addresses[b], typeOf(b), constant});
         }
         resolved.state = std::make_unique<std::unique_ptr<KernelState>>();
         resolved.call.state = resolved.state.get();
         for (int b : step.outputs)
-          resolved.call.outputs.push_back(
-              {addresses[b], &plan.buffers[b].type});
+          resolved.call.outputs.push_back({addresses[b], typeOf(b)});
         if (step.workspace >= 0) {
           resolved.call.workspace = addresses[step.workspace];
           resolved.call.workspaceBytes =
@@ -326,6 +350,16 @@ public:
     return Status::ok();
   }
 
+  /// Buffer `b`'s type, interned (internedTypes).
+  const TensorType *typeOf(int b) {
+    const TensorType &type = plan.buffers[b].type;
+    std::unique_ptr<TensorType> &interned =
+        internedTypes[{type.elementType, type.shape}];
+    if (!interned)
+      interned = std::make_unique<TensorType>(type);
+    return interned.get();
+  }
+
   /// Adds launch `step` to the fusion group `group` runs: its operands are
   /// values of earlier launches of the group or buffers read from outside
   /// (each once); its value is stored unless its buffer is a register.
@@ -340,7 +374,7 @@ public:
         op.operands.push_back(-1 - static_cast<int>(earlier - made.begin()));
         continue;
       }
-      TensorRef ref{addresses[b], &plan.buffers[b].type};
+      TensorRef ref{addresses[b], typeOf(b)};
       auto known = std::find_if(
           fused.inputs.begin(), fused.inputs.end(), [&](const TensorRef &in) {
             return in.data == ref.data && *in.type == *ref.type;
@@ -352,7 +386,7 @@ public:
     int output = step.outputs[0];
     if (plan.buffers[output].kind != BufferDesc::Kind::Register) {
       op.output = fused.outputs.size();
-      fused.outputs.push_back({addresses[output], &plan.buffers[output].type});
+      fused.outputs.push_back({addresses[output], typeOf(output)});
     }
     made.push_back(output);
     fused.ops.push_back(std::move(op));
@@ -382,22 +416,23 @@ public:
 
   Status runStep(size_t index) {
     ResolvedStep &resolved = steps[index];
-    const Step &step = *resolved.step;
     if (resolved.fused)
-      return resolved.device->launchFused(*resolved.fused, step.stream);
-    switch (step.kind) {
+      return resolved.device->launchFused(*resolved.fused, resolved.stream);
+    switch (resolved.kind) {
     case Step::Kind::Launch:
-      if (isCollectiveKernel(step.kernel))
+      if (resolved.collective)
         return collectives.run(index);
-      return resolved.device->launch(resolved.call, step.stream);
+      if (resolved.hostKernel && capturing < 0)
+        return resolved.hostKernel(resolved.call);
+      return resolved.device->launch(resolved.call, resolved.stream);
     case Step::Kind::Copy:
       return resolved.device->copyFrom(resolved.target, *resolved.source,
                                        resolved.from, resolved.bytes,
-                                       step.stream);
+                                       resolved.stream);
     case Step::Kind::Record: {
-      Event &event = *events[step.event];
-      GPLACE_RETURN_IF_ERROR(
-          resolved.device->recordEvent(event.deviceEvent.get(), step.stream));
+      Event &event = *events[resolved.step->event];
+      GPLACE_RETURN_IF_ERROR(resolved.device->recordEvent(
+          event.deviceEvent.get(), resolved.stream));
       std::lock_guard<std::mutex> lock(event.mutex);
       event.generation = generation;
       event.reached.notify_all();
@@ -406,7 +441,7 @@ public:
     case Step::Kind::Wait: {
       // First the record must have been issued (host side), then the
       // waiting stream waits for the device's half of the event.
-      Event &event = *events[step.event];
+      Event &event = *events[resolved.step->event];
       // A capture leaves out waits for other devices: each replay is
       // preceded by them (runGraph).
       if (capturing >= 0 && event.recorder != devices[capturing])
@@ -420,7 +455,7 @@ public:
       if (failed)
         return Status::ok();
       return resolved.device->waitEvent(*event.recorder,
-                                        event.deviceEvent.get(), step.stream);
+                                        event.deviceEvent.get(), resolved.stream);
     }
     }
     return Status::ok();
@@ -675,10 +710,17 @@ public:
 
   /// Runs stream `k`'s steps in order, timing them when tracing.
   void runStream(size_t k) {
+    // runHostKernel's set-up, once for the stream's launches: denormals
+    // flushed, the OpenMP team size.
+    ScopedFlushDenormal flush;
+    useHostTeamSize(&intraOpThreads->current());
     for (size_t index : streams[k]) {
       if (failed)
         return;
       ResolvedStep &resolved = steps[index];
+      // The next step's record, while this one runs.
+      __builtin_prefetch(&resolved + 1);
+      __builtin_prefetch(reinterpret_cast<const char *>(&resolved + 1) + 64);
       int64_t start = tracing ? nanos() : 0;
       Status status = runStep(index);
       if (tracing && resolved.step->kind != Step::Kind::Record)

@@ -196,30 +196,10 @@ template <typename S> S *ptr(const TensorRef &ref) {
 #define GPLACE_VECTOR_CLONES
 #endif
 
-/// Flushes denormal floats to zero for its scope, then restores the mode it
-/// found: x86's FTZ (results) and DAZ (operands) bits of MXCSR, which cover
-/// float and double. TensorFlow's port::ScopedFlushDenormal, under which its
-/// CPU kernels run: an operation on a denormal can cost a hundred times a
-/// normal one (Adam's slots reach them after an epoch of the Fashion-MNIST
-/// MLP; its epochs then took 1.6x as long). Threads inherit the mode from
-/// the thread that creates them: OpenMP's workers, which libgomp makes on a
-/// thread's first parallel region (inside a kernel), keep it for good, as
-/// TensorFlow's intra-op threads do; OpenBLAS's own workers (f64 GEMMs),
-/// started when it loads, do not flush. Does nothing on other
-/// architectures.
-class ScopedFlushDenormal {
 #if defined(__SSE2__)
-public:
-  ScopedFlushDenormal() : saved_(_mm_getcsr()) {
-    _mm_setcsr(saved_ | kFlushToZero | kDenormalsAreZero);
-  }
-  ~ScopedFlushDenormal() { _mm_setcsr(saved_); }
-
-private:
-  static constexpr unsigned kFlushToZero = 0x8000, kDenormalsAreZero = 0x40;
-  unsigned saved_;
+/// MXCSR's flush-to-zero (results) and denormals-are-zero (operands) bits.
+constexpr unsigned kFlushToZero = 0x8000, kDenormalsAreZero = 0x40;
 #endif
-};
 
 /// The fewest elements a kernel splits over threads: below this,
 /// starting the threads costs more than the loop.
@@ -532,12 +512,28 @@ private:
 
 /// Elements per block: the scratch of a fused kernel stays in cache.
 constexpr int64_t kBlock = 4096;
+/// Fewer elements than this: a fused op's block runs inline, not in the
+/// vector clones.
+constexpr int64_t kInlineBlock = 64;
 
 Status integerDivisionStatus() {
   if (!integerDivisionByZero)
     return Status::ok();
   integerDivisionByZero = false;
   return Status::invalidArgument("Integer division by zero");
+}
+
+/// Whether shapes `a` and `b` are equal, compared inline: a launch of a
+/// few elements spent more in memcmp's call than in its loop.
+inline bool sameShape(const std::vector<int64_t> &a,
+                      const std::vector<int64_t> &b) {
+  size_t rank = a.size();
+  if (rank != b.size())
+    return false;
+  for (size_t d = 0; d < rank; ++d)
+    if (a[d] != b[d])
+      return false;
+  return true;
 }
 
 template <Kernel K> Status runElementwise(const KernelCall &call) {
@@ -552,7 +548,7 @@ template <Kernel K> Status runElementwise(const KernelCall &call) {
         if (call.inputs.size() <= kInline &&
             std::all_of(call.inputs.begin(), call.inputs.end(),
                         [&](const TensorRef &input) {
-                          return input.type->shape == shape;
+                          return sameShape(input.type->shape, shape);
                         })) {
           std::array<const S *, kInline> in{};
           for (size_t k = 0; k < call.inputs.size(); ++k)
@@ -1683,7 +1679,6 @@ template <> Status runKernel<Kernel::ApplyAdam>(const KernelCall &call) {
 }
 
 /// The host implementation of each kernel, indexed by gplace::Kernel.
-using HostKernelFn = Status (*)(const KernelCall &);
 constexpr HostKernelFn kHostKernels[] = {
 #define GPLACE_KERNEL(Name, Mnemonic, Elementwise, Arity, TypedByOperand)     \
   &runKernel<Kernel::Name>,
@@ -1730,8 +1725,15 @@ void runFusedRange(const FusedCall &call, int64_t begin, int64_t end) {
       S *out = op.output >= 0
                    ? ptr<S>(call.outputs[op.output]) + start
                    : scratch.get() + (call.inputs.size() + i) * block;
-      elementwiseAnyLoop<S>(op.kernel, operands.size(), out, operands.data(),
+      // A short block inline (the vector clones' call through the
+      // loader's indirection cost more than its few elements), a long one
+      // in the clones. Both compute each element alike.
+      if (count < kInlineBlock)
+        elementwiseBlock<S>(op.kernel, operands.size(), out, operands.data(),
                             count);
+      else
+        elementwiseAnyLoop<S>(op.kernel, operands.size(), out,
+                              operands.data(), count);
       values[i] = out;
     }
   }
@@ -1769,14 +1771,45 @@ template <typename S> Status runFused(const FusedCall &call) {
 /// `threads`' value, where given.
 inline void useIntraOpThreads(const std::atomic<int> *threads) {
 #ifdef GPLACE_HAVE_OPENMP
+  // The team size this thread last set: only this function sets it, so
+  // a launch with the same size asks OpenMP nothing.
+  thread_local int teamSize = 0;
   if (threads) {
     int n = threads->load(std::memory_order_relaxed);
-    if (n > 0 && n != omp_get_max_threads())
-      omp_set_num_threads(n);
+    if (n > 0 && n != teamSize) {
+      if (n != omp_get_max_threads())
+        omp_set_num_threads(n);
+      teamSize = n;
+    }
   }
 #else
   (void)threads;
 #endif
+}
+
+ScopedFlushDenormal::ScopedFlushDenormal() {
+#if defined(__SSE2__)
+  saved_ = _mm_getcsr();
+  unsigned flushing = saved_ | kFlushToZero | kDenormalsAreZero;
+  changed_ = flushing != saved_;
+  if (changed_)
+    _mm_setcsr(flushing);
+#endif
+}
+
+ScopedFlushDenormal::~ScopedFlushDenormal() {
+#if defined(__SSE2__)
+  if (changed_)
+    _mm_setcsr(saved_);
+#endif
+}
+
+HostKernelFn hostKernelFunction(Kernel kernel) {
+  return kHostKernels[static_cast<size_t>(kernel)];
+}
+
+void useHostTeamSize(const std::atomic<int> *threads) {
+  useIntraOpThreads(threads);
 }
 
 Status runHostKernel(const KernelCall &call) {

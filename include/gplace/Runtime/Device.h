@@ -21,6 +21,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <typeinfo>
 #include <vector>
 
 namespace gplace::runtime {
@@ -112,6 +113,12 @@ public:
 
   /// Runs a kernel on `stream` (host devices: synchronously).
   virtual Status launch(const KernelCall &call, int stream);
+  /// Whether launch runs the host kernels (runHostKernel) when the device
+  /// is not capturing a graph: a Device itself (the CPU, emulated GPUs),
+  /// not a subclass, which may launch its own way (CUDA GPUs, tests'
+  /// recording devices). Then the executor may call the kernel itself
+  /// (hostKernelFunction).
+  bool runsHostKernels() const { return typeid(*this) == typeid(Device); }
 
   /// Called once per fusion group when a plan loads (compiles its kernel).
   virtual Status prepareFused(const FusedCall &fused) { return Status::ok(); }

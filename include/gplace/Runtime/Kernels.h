@@ -185,6 +185,49 @@ std::string matmulDescription();
 /// (TensorFlow's "Integer division by zero").
 Status runHostKernel(const KernelCall &call);
 
+/// Flushes denormal floats to zero on the calling thread for its scope,
+/// then restores the mode it found: x86's FTZ (results) and DAZ
+/// (operands) bits of MXCSR, which cover float and double. TensorFlow's
+/// port::ScopedFlushDenormal, under which its CPU kernels run: an
+/// operation on a denormal can cost a hundred times a normal one (Adam's
+/// slots reach them after an epoch of the Fashion-MNIST MLP; its epochs
+/// then took 1.6x as long). runHostKernel and runHostFused hold one for
+/// each call; a thread that runs many launches (the executor's streams)
+/// holds one around them, so that each launch finds the mode set and
+/// changes nothing (writing MXCSR twice a launch was a tenth of a tiny
+/// launch's cost). Threads inherit the mode from the thread that creates
+/// them: OpenMP's workers, which libgomp makes on a thread's first
+/// parallel region (inside a kernel), keep it for good, as TensorFlow's
+/// intra-op threads do; OpenBLAS's own workers (f64 GEMMs), started when
+/// it loads, do not flush. Does nothing on other architectures.
+class ScopedFlushDenormal {
+public:
+  ScopedFlushDenormal();
+  ~ScopedFlushDenormal();
+  ScopedFlushDenormal(const ScopedFlushDenormal &) = delete;
+  ScopedFlushDenormal &operator=(const ScopedFlushDenormal &) = delete;
+
+private:
+  unsigned saved_ = 0;
+  bool changed_ = false;
+};
+
+/// A host kernel: what runHostKernel calls for a kernel.
+using HostKernelFn = Status (*)(const KernelCall &);
+
+/// The host implementation of `kernel`, for a caller that runs many
+/// launches on one thread and does runHostKernel's per-call set-up once
+/// for all of them: it holds a ScopedFlushDenormal and has set the
+/// thread's OpenMP team size (useHostTeamSize) to its launches'
+/// intraOpThreads. The executor's streams call it directly, which halved
+/// the dispatch cost of a tiny launch (bench/runtime.py).
+HostKernelFn hostKernelFunction(Kernel kernel);
+
+/// Sets the calling thread's OpenMP team size (a per-thread setting) to
+/// `threads`' value, where given and positive, as runHostKernel does for
+/// its call's intraOpThreads.
+void useHostTeamSize(const std::atomic<int> *threads);
+
 /// Runs `call` on the host, synchronously, a block of elements at a time:
 /// every op of the group over a block before the next block, values in a
 /// scratch block rather than memory. Results equal runHostKernel's on each

@@ -15,6 +15,7 @@
 
 #include "gplace/Support/Backends.h"
 
+#include <array>
 #include <cstddef>
 #include <iterator>
 #include <cstdint>
@@ -93,16 +94,31 @@ constexpr bool isKernelTypedByInput(Kernel kernel) {
   return detail::kKernelInfos[static_cast<size_t>(kernel)].typedByOperand;
 }
 
+namespace detail {
+/// `backend`'s types of every kernel, by Kernel: its table searched once,
+/// at compile time, rather than by mnemonic at each launch.
+constexpr std::array<unsigned, kNumKernels>
+kernelTypeTable(const Backend &backend) {
+  std::array<unsigned, kNumKernels> types{};
+  for (size_t k = 0; k < kNumKernels; ++k)
+    types[k] = backend.types(kKernelInfos[k].mnemonic,
+                             kKernelInfos[k].elementwise);
+  return types;
+}
+inline constexpr std::array<unsigned, kNumKernels> kCpuKernelTypes =
+    kernelTypeTable(kHostBackend);
+inline constexpr std::array<unsigned, kNumKernels> kGpuKernelTypes =
+    kernelTypeTable(kCudaBackend);
+} // namespace detail
+
 /// The element types the kernel has on the CPU (the host backend's table)
 /// and on CUDA GPUs (the CUDA backend's), as masks (typeBit): of its first
 /// output, or its first input where isKernelTypedByInput. Backends.h.
 constexpr unsigned kernelCpuTypes(Kernel kernel) {
-  return kHostBackend.types(kernelMnemonic(kernel),
-                            isElementwiseKernel(kernel));
+  return detail::kCpuKernelTypes[static_cast<size_t>(kernel)];
 }
 constexpr unsigned kernelGpuTypes(Kernel kernel) {
-  return kCudaBackend.types(kernelMnemonic(kernel),
-                            isElementwiseKernel(kernel));
+  return detail::kGpuKernelTypes[static_cast<size_t>(kernel)];
 }
 
 /// The parameters of a launch, as the graph op's attributes give them,
