@@ -15,10 +15,10 @@
 //     tensor itself and tests it (MPI_Test, yielding between tests) for up
 //     to recvSpin() (GPLACE_MPI_RECV_SPIN_US, 100 us by default), which
 //     completes a step's chain of small transfers over shared memory with
-//     no hand-off between threads; one not complete by then (or any receive under MPI_THREAD_SERIALIZED, where the progress
-//     thread posts it) is handed to the progress thread, and the stream
-//     waits, at most the timeout, for it to see it complete (then cancels
-//     it);
+//     no hand-off between threads; one not complete by then (or any
+//     receive under MPI_THREAD_SERIALIZED, where the progress thread posts
+//     it) is handed to the progress thread, and the stream waits, at most
+//     the timeout, for it to see it complete (then cancels it);
 //   - an all-reduce queues an MPI_Iallreduce on its rank set's
 //     communicator; startAllReduce() returns once it is queued, so that the
 //     next all-reduce can be queued while this one is in flight;
@@ -78,7 +78,8 @@ std::chrono::microseconds recvSpin() {
   return spin;
 }
 
-/// One operation handed to the progress thread.
+/// One send, receive, all-reduce or set-up call (handed to the progress
+/// thread, or a send or receive its stream posted).
 struct Op {
   enum Kind { Send, Recv, AllReduce, Call } kind = Call;
   int peer = 0;
@@ -489,9 +490,9 @@ Status MpiTransport::send(int peer, int64_t tag, const void *data,
   // receive or flush (late).
   if (impl_->streamsCallMpi) {
     op->posted = Clock::now();
-    int code = MPI_Isend(op->buffer.data(), static_cast<int>(bytes), MPI_BYTE,
-                         peer, static_cast<int>(tag), MPI_COMM_WORLD,
-                         &op->request);
+    int code =
+        MPI_Isend(op->buffer.data(), static_cast<int>(bytes), MPI_BYTE, peer,
+                  static_cast<int>(tag), MPI_COMM_WORLD, &op->request);
     int done = 0;
     if (code == MPI_SUCCESS)
       code = MPI_Test(&op->request, &done, &op->status);
