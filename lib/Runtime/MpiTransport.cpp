@@ -1,15 +1,24 @@
 //===- MpiTransport.cpp - tasks as the ranks of an MPI job ----------------===//
 //
-// One progress thread per process makes every MPI call after MPI_Init
-// (so MPI_THREAD_SERIALIZED suffices), as Horovod's background thread does.
-// The executor's streams hand it operations and wait on a condition
-// variable:
+// One progress thread per process drives MPI, as Horovod's background
+// thread does: it posts and tests every collective, and tests every send
+// and receive handed to it. The executor's streams wait on a condition
+// variable for what they handed it:
 //   - a send copies the tensor into a buffer of its own (a spare one when
-//     one is large enough) and queues it; the progress thread posts
-//     MPI_Isend and keeps the buffer until MPI has delivered it;
-//   - a receive queues an MPI_Irecv into the tensor and waits, at most the
-//     timeout, for the progress thread to see it complete (then cancels
-//     it);
+//     one is large enough). Under MPI_THREAD_MULTIPLE the stream posts
+//     MPI_Isend itself and tests it once (a small message over shared
+//     memory is delivered then); one not yet delivered, or any send under
+//     MPI_THREAD_SERIALIZED (where the progress thread posts it), is
+//     handed to the progress thread, which keeps the buffer until MPI has
+//     delivered it;
+//   - a receive, under MPI_THREAD_MULTIPLE, posts MPI_Irecv into the
+//     tensor itself and tests it (MPI_Test, yielding between tests) for up
+//     to recvSpin() (GPLACE_MPI_RECV_SPIN_US, 100 us by default), which
+//     completes a step's chain of small transfers over shared memory with
+//     no hand-off between threads; one not complete by then (or any
+//     receive under MPI_THREAD_SERIALIZED, where the progress thread posts
+//     it) is handed to the progress thread, and the stream waits, at most
+//     the timeout, for it to see it complete (then cancels it);
 //   - an all-reduce queues an MPI_Iallreduce on its rank set's
 //     communicator; startAllReduce() returns once it is queued, so that the
 //     next all-reduce can be queued while this one is in flight;
@@ -58,7 +67,19 @@ using Clock = std::chrono::steady_clock;
 /// with 2 ms, 7 ms with 0.5 ms, where the waits fell into the sleeps).
 constexpr auto kSpin = std::chrono::microseconds(2000);
 
-/// One operation handed to the progress thread.
+/// How long a stream tests its own receive (under MPI_THREAD_MULTIPLE)
+/// before handing it to the progress thread and sleeping on the condition
+/// variable.
+std::chrono::microseconds recvSpin() {
+  static const std::chrono::microseconds spin = [] {
+    const char *text = std::getenv("GPLACE_MPI_RECV_SPIN_US");
+    return std::chrono::microseconds(text ? std::atoi(text) : 100);
+  }();
+  return spin;
+}
+
+/// One send, receive, all-reduce or set-up call (handed to the progress
+/// thread, or a send or receive its stream posted).
 struct Op {
   enum Kind { Send, Recv, AllReduce, Call } kind = Call;
   int peer = 0;
@@ -72,6 +93,9 @@ struct Op {
   MPI_Request request = MPI_REQUEST_NULL;
   MPI_Status status{};
   Clock::time_point posted;
+  /// Posted by the stream (under MPI_THREAD_MULTIPLE): the progress thread
+  /// only tests it.
+  bool preposted = false;
   bool lateReported = false; ///< Progress thread only.
   // Guarded by the transport's mutex:
   int code = MPI_SUCCESS; ///< MPI's error, posting or completing.
@@ -87,6 +111,9 @@ public:
   int rank = 0, size = 1;
   double timeoutSeconds = 300;
   std::vector<std::string> taskNames;
+  /// MPI gives MPI_THREAD_MULTIPLE: streams post and test their own sends
+  /// and receives while the progress thread is in MPI.
+  bool streamsCallMpi = false;
 
   std::mutex mutex;
   /// Wakes the progress thread: a new operation, a cancel, or stopping.
@@ -245,7 +272,7 @@ public:
         pause = std::chrono::microseconds(50);
       }
       for (OpPtr &op : posting) {
-        if (post(*op)) {
+        if (op->preposted || post(*op)) {
           active.push_back(std::move(op));
           continue;
         }
@@ -411,6 +438,7 @@ MpiTransport::create(int *argc, char ***argv, double timeoutSeconds) {
   MPI_Comm_rank(MPI_COMM_WORLD, &impl->rank);
   MPI_Comm_size(MPI_COMM_WORLD, &impl->size);
   impl->timeoutSeconds = timeoutSeconds;
+  impl->streamsCallMpi = provided >= MPI_THREAD_MULTIPLE;
   Impl *raw = impl.get();
   impl->thread = std::thread([raw] { raw->progress(); });
   return std::unique_ptr<MpiTransport>(new MpiTransport(std::move(impl)));
@@ -460,6 +488,22 @@ Status MpiTransport::send(int peer, int64_t tag, const void *data,
     std::memcpy(op->buffer.data(), data, bytes);
   // Posting errors, like delivery errors, come back from the next send,
   // receive or flush (late).
+  if (impl_->streamsCallMpi) {
+    op->posted = Clock::now();
+    int code =
+        MPI_Isend(op->buffer.data(), static_cast<int>(bytes), MPI_BYTE, peer,
+                  static_cast<int>(tag), MPI_COMM_WORLD, &op->request);
+    int done = 0;
+    if (code == MPI_SUCCESS)
+      code = MPI_Test(&op->request, &done, &op->status);
+    if (code != MPI_SUCCESS || done) {
+      std::lock_guard<std::mutex> lock(impl_->mutex);
+      ++impl_->sendsInFlight; // complete() counts it out.
+      impl_->complete(*op, code);
+      return Status::ok();
+    }
+    op->preposted = true; // The progress thread tests it until delivered.
+  }
   impl_->submit(op);
   return Status::ok();
 }
@@ -477,7 +521,31 @@ Status MpiTransport::recv(int peer, int64_t tag, void *data, int64_t bytes) {
   op->tag = tag;
   op->data = data;
   op->count = bytes;
-  impl_->submit(op);
+  if (impl_->streamsCallMpi) {
+    int code = MPI_Irecv(data, static_cast<int>(bytes), MPI_BYTE, peer,
+                         static_cast<int>(tag), MPI_COMM_WORLD, &op->request);
+    op->posted = Clock::now();
+    Clock::time_point until = op->posted + recvSpin();
+    for (;;) {
+      int done = 0;
+      if (code == MPI_SUCCESS)
+        code = MPI_Test(&op->request, &done, &op->status);
+      if (code != MPI_SUCCESS || done) {
+        // Only this thread has seen `op`.
+        op->code = code;
+        op->done = true;
+        break;
+      }
+      if (Clock::now() >= until) {
+        op->preposted = true;
+        impl_->submit(op);
+        break;
+      }
+      sched_yield();
+    }
+  } else {
+    impl_->submit(op);
+  }
   std::string what = "receiving " + std::to_string(bytes) + " bytes with tag " +
                      std::to_string(tag) + " from " + impl_->task(peer);
   if (!impl_->waitDone(op, impl_->timeoutSeconds)) {

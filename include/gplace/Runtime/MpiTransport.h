@@ -3,8 +3,10 @@
 // The Transport of a cluster launched by mpirun (Open MPI): each rank is a
 // task, tensors move with non-blocking MPI point-to-point through host
 // memory, device lists with MPI_Allgather. One progress thread per process
-// makes every MPI call; the callers wait on a condition variable. Built
-// only when CMake finds MPI (GPLACE_HAVE_MPI); docs/distributed.md.
+// drives MPI (collectives, and sends and receives handed to it); under
+// MPI_THREAD_MULTIPLE a stream posts its own sends and receives and tests
+// them briefly first. The callers wait on a condition variable. Built only
+// when CMake finds MPI (GPLACE_HAVE_MPI); docs/distributed.md.
 //
 //===----------------------------------------------------------------------===//
 
@@ -20,10 +22,12 @@ namespace gplace::runtime {
 class MpiTransport : public Transport {
 public:
   /// Initialises MPI for this process (MPI_Init_thread, asking for
-  /// MPI_THREAD_MULTIPLE; only the transport's progress thread calls MPI
-  /// after that, so MPI_THREAD_SERIALIZED suffices), starts the progress
-  /// thread and returns the transport of MPI_COMM_WORLD. `timeoutSeconds` bounds each receive and the delivery
-  /// of each send (checked by the next send, receive or flush). Errors
+  /// MPI_THREAD_MULTIPLE, with which the streams post and test their own
+  /// sends and receives; with MPI_THREAD_SERIALIZED only the transport's
+  /// progress thread calls MPI after that), starts the progress thread and
+  /// returns the transport of MPI_COMM_WORLD. `timeoutSeconds` bounds each
+  /// receive and the delivery of each send (checked by the next send,
+  /// receive or flush). Errors
   /// (unavailable): MPI does not initialise, or gives less than
   /// MPI_THREAD_SERIALIZED.
   static StatusOr<std::unique_ptr<MpiTransport>>
