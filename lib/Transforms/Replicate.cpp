@@ -964,18 +964,17 @@ Operation *Replicator::cloneShared(Operation *op, unsigned r,
   bool variable = isa<PersistentOpInterface>(clone) &&
                   clone->getNumResults() == 1 &&
                   isa<ResourceType>(clone->getResult(0).getType());
-  if (variable && device.empty()) {
-    auto request = op->getAttrOfType<StringAttr>("device");
+  // A variable that requests a device other than a stage's GPU (the
+  // host's) would have two copies of one name there. One that requests
+  // none (an optimizer's slot) goes where its users are, as the original
+  // does: placement colocates it with the replica's update.
+  if (auto request = op->getAttrOfType<StringAttr>("device");
+      variable && device.empty() && request && !request.getValue().empty()) {
     op->emitError() << passFlag() << " variables=mirrored: variable '" << name
-                    << "' "
-                    << (request && !request.getValue().empty()
-                            ? ("requests '" + request.getValue() +
-                               "', no stage's GPU")
-                                  .str()
-                            : std::string("requests no device"))
-                    << ", so pipeline replica " << r
+                    << "' requests '" << request.getValue()
+                    << "', no stage's GPU, so pipeline replica " << r
                     << " has no stage to keep its copy on; request the "
-                       "variable's stage (its reader's GPU)";
+                       "variable's stage (its reader's GPU), or none";
     return nullptr;
   }
   pin(clone, device,

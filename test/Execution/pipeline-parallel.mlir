@@ -66,6 +66,15 @@
 // SAME: 5 entries match
 // RUN: %python %gplace_src_root/utils/compare-results.py %t.dir/mirrored.txt %t.dir/accumulate.txt --rtol=1e-5 --atol=1e-6
 // RUN: %python %gplace_src_root/utils/compare-results.py %t.dir/auto.txt %t.dir/accumulate.txt --rtol=1e-5 --atol=1e-6
+// An optimizer's slot that requests no device (momentum's accumulator of
+// w3) goes with each replica's update, on its copy of the stage:
+// RUN: gplace-run %S/Inputs/pipeline-momentum.mlir --entry=train --iterations=10 %{inputs} --emulate-gpus=4 --accumulate-steps=8 --save=%t.dir/momentum.npz > /dev/null
+// RUN: gplace-run %S/Inputs/pipeline-momentum.mlir --entry=train --iterations=10 %{inputs} --emulate-gpus=8 --pipeline-stages=4 --microbatches=4 --replicas=2 --replica-variables=mirrored --save=%t.dir/momentum-mirrored.npz --log-device-placement > /dev/null 2> %t.dir/momentum.log
+// RUN: %python %gplace_src_root/test/Tools/gplace-run/Inputs/compare_npz.py %t.dir/momentum-mirrored.npz %t.dir/momentum.npz 1e-5 1e-6 | FileCheck %s --check-prefix=MOMENTUM
+// RUN: FileCheck %s --check-prefix=MOMENTUMLOG < %t.dir/momentum.log
+// MOMENTUM: 6 entries match
+// MOMENTUMLOG-DAG: w3/Momentum: (VarHandleOp): /job:localhost/replica:0/task:0/device:GPU:3
+// MOMENTUMLOG-DAG: w3/Momentum: (VarHandleOp): /job:localhost/replica:0/task:0/device:GPU:7
 // Each replica's copy on its own stage, the sums of its micro-batches
 // there, and the all-reduce's members on both replicas' GPUs for a stage:
 // RUN: gplace-run %s --entry=train %{inputs} --emulate-gpus=8 --pipeline-stages=4 --microbatches=4 --replicas=2 --replica-variables=mirrored --log-device-placement 2>&1 | FileCheck %s --check-prefix=MIRRORED

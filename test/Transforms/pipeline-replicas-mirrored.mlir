@@ -36,9 +36,10 @@
 // LOWERED: gplan.launch collective_reduce({{.*}}) on @gpu3 {{.*}}group_key = 1 : i64, group_size = 2 : i64, instance_key = 1 : i64, member = 1
 // LOWERED-NOT: collective_reduce
 //
-// Errors: a variable that requests no stage; another mode.
+// Errors: a variable on the host (two copies of one name there); another
+// mode.
 // RUN: not gplace-opt %S/Inputs/pipeline-unrequested.mlir --gplace-assign-devices="devices=cpu:1,gpu:4" --gplace-pipeline-parallel="microbatches=2 replicas=2 variables=mirrored" 2>&1 | FileCheck %s --check-prefix=NODEVICE
-// NODEVICE: error: --gplace-pipeline-parallel variables=mirrored: variable 'stage1/w' requests no device, so pipeline replica 1 has no stage to keep its copy on; request the variable's stage (its reader's GPU)
+// NODEVICE: error: --gplace-pipeline-parallel variables=mirrored: variable 'stage1/w' requests '/device:CPU:0', no stage's GPU, so pipeline replica 1 has no stage to keep its copy on; request the variable's stage (its reader's GPU), or none
 // RUN: not gplace-opt %s --gplace-assign-devices="devices=cpu:1,gpu:4" --gplace-pipeline-parallel="replicas=2 variables=host" 2>&1 | FileCheck %s --check-prefix=MODE
 // MODE: error: --gplace-pipeline-parallel variables must be shared or mirrored, not 'host'
 // One pipeline has one copy either way: variables=mirrored changes nothing.
