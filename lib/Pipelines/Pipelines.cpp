@@ -126,6 +126,11 @@ mlir::LogicalResult gplace::buildGPlacePipeline(
     pipeline.profile = options.placementProfile;
     pipeline.printStages = log;
     pipeline.replicas = std::max<unsigned>(options.replicas, 1);
+    // A replicated pipeline keeps each variable once (shared) unless
+    // replica-variables=mirrored is asked for explicitly; the pass refuses
+    // anything else (host).
+    if (options.replicaVariables.hasValue())
+      pipeline.variables = options.replicaVariables;
     pm.addPass(createPipelineParallelPass(pipeline));
   }
   if (replicatePass)

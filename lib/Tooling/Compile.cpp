@@ -120,14 +120,23 @@ rt::Status gplace::tooling::checkCompileFlags() {
     return rt::Status::invalidArgument(
         "--replicate and --pipeline-stages: give --replicas=N to replicate "
         "the pipeline (each replica on its own K GPUs)");
-  for (llvm::cl::Option *option :
-       {static_cast<llvm::cl::Option *>(&flags.replicaVariables),
-        static_cast<llvm::cl::Option *>(&flags.allReduce)})
-    if (pipelined && option->getNumOccurrences())
-      return rt::Status::invalidArgument(
-          "--" + option->ArgStr.str() +
-          " does not apply to a replicated pipeline: its variables stay on "
-          "replica 0's stages, which sum every replica's gradients");
+  // A replicated pipeline's variables: shared (once, on replica 0's
+  // stages, the default) or mirrored (a copy per replica, all-reduced).
+  bool mirroredPipeline = pipelined &&
+                          flags.replicaVariables.getNumOccurrences() &&
+                          flags.replicaVariables == "mirrored";
+  if (pipelined && flags.replicaVariables.getNumOccurrences() &&
+      !mirroredPipeline)
+    return rt::Status::invalidArgument(
+        "--replica-variables=" + flags.replicaVariables +
+        " does not apply to a replicated pipeline: its variables stay on "
+        "replica 0's stages (the default) or, with "
+        "--replica-variables=mirrored, each replica's stages keep a copy");
+  if (pipelined && flags.allReduce.getNumOccurrences() && !mirroredPipeline)
+    return rt::Status::invalidArgument(
+        "--all-reduce applies to a replicated pipeline's mirrored variables: "
+        "give --replica-variables=mirrored too (by default its variables stay "
+        "on replica 0's stages, which sum every replica's gradients)");
   if (flags.mixedPrecision.getNumOccurrences() &&
       flags.mixedPrecision != "bf16" && flags.mixedPrecision != "f16")
     return rt::Status::invalidArgument(

@@ -70,6 +70,13 @@ struct ReplicaConfig {
   /// for each stage's request (none for replica 0, which keeps them).
   unsigned pipelineReplicas = 1;
   std::vector<llvm::StringMap<std::string>> replicaDevices;
+  /// Data parallel x pipeline parallel with mirrored variables
+  /// (variables=mirrored): replica r >= 1 takes its own copy of every op
+  /// that does not depend on the batch (the variables, their reads, the
+  /// optimizer), on its own stages; each replica sums its own M
+  /// micro-batches' gradients, and one gplace.all_reduce per gradient
+  /// across the replicas' copies precedes each replica's update.
+  bool mirroredPipeline = false;
 
   /// `count` micro-batches on the function's own devices, split along
   /// `batchArgs` (empty: as ReplicaConfig::batchArgs says), their gradients
@@ -177,6 +184,12 @@ private:
   Operation *cloneFor(Operation *op, unsigned i, IRMapping &map,
                       bool dependsOnBatch, int64_t batch, int64_t perReplica,
                       ArrayRef<BlockArgument> batchArgs);
+  /// Mirrored pipeline replicas: clones `op`, which does not depend on the
+  /// batch, for pipeline replica `r` >= 1 through `map`, its stage's
+  /// request moved to the replica's device; a variable keeps its name (as
+  /// mirrored variables do), anything else is `replica_<r>/<name>`. Null on
+  /// error (reported): a variable on no stage's GPU.
+  Operation *cloneShared(Operation *op, unsigned r, IRMapping &map);
   /// Combines the function's results that depend on the batch across the
   /// replicas (maps): concatenated per example, else averaged (or summed).
   LogicalResult combineResults(const DenseSet<Value> &tower,
@@ -694,12 +707,43 @@ LogicalResult Replicator::accumulate() {
     (gradients->isBeforeInBlock(op) ? later : forward).push_back(op);
 
   SmallVector<IRMapping> maps(replicas_);
-  SmallVector<Value> sums(gradients.getNumResults());
-  SmallVector<SmallVector<Operation *>> sumOps(gradients.getNumResults());
+  // The groups of micro-batches whose gradients are summed together: one,
+  // or with mirrored pipeline replicas one per replica (its M).
+  unsigned groups = config_.mirroredPipeline ? config_.pipelineReplicas : 1;
+  unsigned perGroup = replicas_ / groups;
+  unsigned numGradients = gradients.getNumResults();
+  SmallVector<SmallVector<Value>> sums(groups,
+                                       SmallVector<Value>(numGradients));
+  SmallVector<SmallVector<SmallVector<Operation *>>> sumOps(
+      groups, SmallVector<SmallVector<Operation *>>(numGradients));
   Value previous; // A token: the previous micro-batch's gradients.
   builder_.setInsertionPoint(gradients);
   MLIRContext *context = func_.getContext();
+  // Mirrored pipeline replicas: replica r >= 1's copies of what does not
+  // depend on the batch (replicaMaps[r]); those before the gradients (the
+  // variables, their reads) now, those after them (the optimizer) once the
+  // all-reduces give their gradients.
+  SmallVector<IRMapping> replicaMaps(groups);
+  SmallVector<Operation *> sharedAfter;
+  if (config_.mirroredPipeline) {
+    DenseSet<Operation *> inTower(towerOps.begin(), towerOps.end());
+    SmallVector<Operation *> sharedBefore;
+    for (Operation &op : func_.getBody().front().without_terminator())
+      if (!inTower.contains(&op))
+        (gradients->isBeforeInBlock(&op) ? sharedAfter : sharedBefore)
+            .push_back(&op);
+    for (unsigned r = 1; r < groups; ++r)
+      for (Operation *op : sharedBefore)
+        if (!cloneShared(op, r, replicaMaps[r]))
+          return failure();
+  }
+  // Micro-batch i's map starts from its replica's copies.
+  auto seed = [&](unsigned i) {
+    for (const auto &[from, to] : replicaMaps[i / perGroup].getValueMap())
+      maps[i].map(from, to);
+  };
   for (unsigned i = 0; i < replicas_; ++i) {
+    seed(i);
     // Pipelining: micro-batch i's ops are those created from here to the
     // gradients op (slices, forward clones, seeds), before the sums.
     Operation *mark = gradients->getPrevNode();
@@ -745,20 +789,23 @@ LogicalResult Replicator::accumulate() {
     // accumulators, as PyTorch's GradScaler-era recipes and TensorFlow's
     // LossScaleOptimizer keep f32 master gradients): widened as they come.
     SmallVector<Value> results(last->getResults());
+    unsigned group = i / perGroup;
+    bool first = i % perGroup == 0;
     for (auto [k, gradient] : llvm::enumerate(results)) {
       std::string scope = ("accumulate_gradients/" + Twine(k)).str();
       Value term = gradient;
+      Value &sum = sums[group][k];
       if (Type wide = accumulatorType(gradient.getType());
           wide != gradient.getType()) {
         term = create<CastOp>(wide, {gradient}, scope + "/Cast", {},
                               StringRef());
-        sumOps[k].push_back(term.getDefiningOp());
+        sumOps[group][k].push_back(term.getDefiningOp());
       }
-      sums[k] = i == 0 ? term
-                       : create<AddOp>(term.getType(), {sums[k], term},
-                                       scope + "/add", {}, StringRef());
-      if (i > 0)
-        sumOps[k].push_back(sums[k].getDefiningOp());
+      sum = first ? term
+                  : create<AddOp>(term.getType(), {sum, term}, scope + "/add",
+                                  {}, StringRef());
+      if (!first)
+        sumOps[group][k].push_back(sum.getDefiningOp());
     }
     if (i + 1 < replicas_ && !config_.pipeline) {
       auto group = builder_.create<GroupOp>(
@@ -769,37 +816,109 @@ LogicalResult Replicator::accumulate() {
     }
   }
   for (auto [k, gradient] : llvm::enumerate(gradients.getResults())) {
-    auto type = cast<RankedTensorType>(sums[k].getType());
-    auto scalar = RankedTensorType::get({}, type.getElementType());
     std::string scope = ("accumulate_gradients/" + Twine(k)).str();
-    Value inverse = create<ConstantOp>(
-        scalar, {}, scope + "/Const",
-        {builder_.getNamedAttr(
-            "value", DenseElementsAttr::get(
-                         scalar, builder_.getFloatAttr(scalar.getElementType(),
-                                                       1.0 / replicas_)))},
-        StringRef());
-    Value mean =
-        create<MulOp>(type, {sums[k], inverse}, scope + "/mul", {}, StringRef());
-    if (mean.getType() != gradient.getType()) {
-      sumOps[k].push_back(mean.getDefiningOp());
-      mean = create<CastOp>(gradient.getType(), {mean}, scope + "/Cast", {},
-                            StringRef());
-    }
-    gradient.replaceAllUsesWith(mean);
-    // Pipelining: each stage sums its own gradients, where the variable
-    // they update is (the op that reads it), not where placement's default
-    // would put them.
-    if (config_.pipeline) {
-      std::string variable =
-          names_.lookup(gradients.getXs()[k].getDefiningOp());
-      if (!variable.empty()) {
-        auto colocate = StringAttr::get(context, variable);
-        sumOps[k].append({inverse.getDefiningOp(), mean.getDefiningOp()});
-        for (Operation *op : sumOps[k])
-          op->setAttr(GraphDialect::getColocateWithAttrName(), colocate);
+    // Replica g's copy of the value the gradient is taken of (the read of
+    // the variable), whose name the sums are colocated with.
+    Value x = gradients.getXs()[k];
+    auto copyOf = [&](unsigned g) -> Operation * {
+      return g == 0 ? x.getDefiningOp()
+                    : replicaMaps[g].lookupOrDefault(x).getDefiningOp();
+    };
+    SmallVector<Value> totals;
+    for (unsigned g = 0; g < groups; ++g)
+      totals.push_back(sums[g][k]);
+    // Mirrored pipeline replicas: the replicas' sums, all-reduced between
+    // the replicas' copies of the stage (each replica then divides by all
+    // R x M micro-batches, as one pipeline does by its M).
+    if (config_.mirroredPipeline) {
+      SmallVector<Attribute> devices;
+      for (unsigned g = 0; g < groups; ++g) {
+        // The stage's device: the read's request, else the variable's.
+        StringRef device;
+        if (Operation *read = copyOf(g)) {
+          SmallVector<Operation *> candidates = {read};
+          for (Value operand : read->getOperands())
+            if (isa<ResourceType>(operand.getType()) && operand.getDefiningOp())
+              candidates.push_back(operand.getDefiningOp());
+          for (Operation *op : candidates)
+            if (auto request = op->getAttrOfType<StringAttr>("device");
+                request && !request.getValue().empty()) {
+              device = request.getValue();
+              break;
+            }
+        }
+        if (device.empty() ||
+            (g > 0 && device == cast<StringAttr>(devices.front()).getValue()))
+          return gradients.emitError()
+                 << passFlag() << " variables=mirrored: the variable of "
+                 << "gradient #" << k << " ('"
+                 << names_.lookup(x.getDefiningOp())
+                 << "') requests no stage's device, so replica " << g
+                 << "'s copy has none to all-reduce on; request each "
+                    "variable's stage";
+        devices.push_back(builder_.getStringAttr(device));
       }
+      auto allReduce = builder_.create<AllReduceOp>(
+          func_.getLoc(), totals, builder_.getStringAttr("sum"),
+          builder_.getArrayAttr(devices));
+      allReduce->setAttr("name", builder_.getStringAttr(uniqueName(
+                                     ("allreduce/" + Twine(k)).str())));
+      for (unsigned g = 0; g < groups; ++g)
+        totals[g] = allReduce.getResult(g);
     }
+    Value firstMean;
+    for (unsigned g = 0; g < groups; ++g) {
+      auto type = cast<RankedTensorType>(totals[g].getType());
+      auto scalar = RankedTensorType::get({}, type.getElementType());
+      std::string groupScope =
+          g == 0 ? scope : ("replica_" + Twine(g) + "/" + scope).str();
+      Value inverse = create<ConstantOp>(
+          scalar, {}, groupScope + "/Const",
+          {builder_.getNamedAttr(
+              "value",
+              DenseElementsAttr::get(
+                  scalar, builder_.getFloatAttr(scalar.getElementType(),
+                                                1.0 / replicas_)))},
+          StringRef());
+      Value mean = create<MulOp>(type, {totals[g], inverse},
+                                 groupScope + "/mul", {}, StringRef());
+      SmallVector<Operation *> &ops = sumOps[g][k];
+      if (mean.getType() != gradient.getType()) {
+        ops.push_back(mean.getDefiningOp());
+        mean = create<CastOp>(gradient.getType(), {mean}, groupScope + "/Cast",
+                              {}, StringRef());
+      }
+      if (g == 0) {
+        gradient.replaceAllUsesWith(mean);
+        firstMean = mean;
+      } else {
+        replicaMaps[g].map(firstMean, mean);
+      }
+      // Pipelining: each stage sums its own gradients, where the variable
+      // they update is (the op that reads it; replica g's copy of it), not
+      // where placement's default would put them.
+      if (!config_.pipeline)
+        continue;
+      std::string variable;
+      if (g == 0)
+        variable = names_.lookup(x.getDefiningOp());
+      else if (Operation *read = copyOf(g))
+        if (auto name = read->getAttrOfType<StringAttr>("name"))
+          variable = name.str();
+      if (variable.empty())
+        continue;
+      auto colocate = StringAttr::get(context, variable);
+      ops.append({inverse.getDefiningOp(), mean.getDefiningOp()});
+      for (Operation *op : ops)
+        op->setAttr(GraphDialect::getColocateWithAttrName(), colocate);
+    }
+  }
+  // Mirrored pipeline replicas: each replica's optimizer on its own copies.
+  for (Operation *op : sharedAfter) {
+    builder_.setInsertionPoint(op);
+    for (unsigned r = 1; r < groups; ++r)
+      if (!cloneShared(op, r, replicaMaps[r]))
+        return failure();
   }
   if (config_.pipeline) {
     Builder b(context);
@@ -815,6 +934,8 @@ LogicalResult Replicator::accumulate() {
              b.getNamedAttr("split", b.getStringAttr(config_.split)),
              b.getNamedAttr("stages", b.getI64IntegerAttr(config_.stages))}));
   }
+  for (unsigned i = 0; i < replicas_ && !sharedAfter.empty(); ++i)
+    seed(i);
   for (Operation *op : later) {
     builder_.setInsertionPoint(op);
     for (unsigned i = 0; i < replicas_; ++i)
@@ -827,6 +948,38 @@ LogicalResult Replicator::accumulate() {
   for (Operation *op : llvm::reverse(towerOps))
     op->erase();
   return success();
+}
+
+Operation *Replicator::cloneShared(Operation *op, unsigned r,
+                                   IRMapping &map) {
+  Operation *clone = builder_.clone(*op, map);
+  std::string device;
+  if (auto request = op->getAttrOfType<StringAttr>("device");
+      request && !request.getValue().empty()) {
+    auto it = config_.replicaDevices[r].find(request.getValue());
+    if (it != config_.replicaDevices[r].end())
+      device = it->second;
+  }
+  std::string name = names_.lookup(op);
+  bool variable = isa<PersistentOpInterface>(clone) &&
+                  clone->getNumResults() == 1 &&
+                  isa<ResourceType>(clone->getResult(0).getType());
+  // A variable that requests a device other than a stage's GPU (the
+  // host's) would have two copies of one name there. One that requests
+  // none (an optimizer's slot) goes where its users are, as the original
+  // does: placement colocates it with the replica's update.
+  if (auto request = op->getAttrOfType<StringAttr>("device");
+      variable && device.empty() && request && !request.getValue().empty()) {
+    op->emitError() << passFlag() << " variables=mirrored: variable '" << name
+                    << "' requests '" << request.getValue()
+                    << "', no stage's GPU, so pipeline replica " << r
+                    << " has no stage to keep its copy on; request the "
+                       "variable's stage (its reader's GPU), or none";
+    return nullptr;
+  }
+  pin(clone, device,
+      variable ? name : uniqueName(("replica_" + Twine(r) + "/" + name).str()));
+  return clone;
 }
 
 void Replicator::allReduceGradients(GradientsOp gradients,
@@ -1202,10 +1355,18 @@ struct PipelineParallelPass
                             "--gplace-assign-devices first)";
       return signalPassFailure();
     }
+    if (variables != "shared" && variables != "mirrored") {
+      module.emitError() << "--gplace-pipeline-parallel variables must be "
+                            "shared or mirrored, not '"
+                         << variables << "'";
+      return signalPassFailure();
+    }
     ReplicaConfig config = ReplicaConfig::microBatches(
         microbatches * replicas,
         SmallVector<unsigned>(batchArgs.begin(), batchArgs.end()));
     config.pipelineReplicas = replicas;
+    // One pipeline has one copy of each variable either way.
+    config.mirroredPipeline = variables == "mirrored" && replicas > 1;
     config.pipeline = true;
     config.schedule = schedule;
     config.stages = stages;

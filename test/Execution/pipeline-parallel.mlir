@@ -27,24 +27,84 @@
 // RUN: diff %t.accumulate %t.dp
 // RUN: gplace-run %s --entry=train --iterations=10 %{inputs} --emulate-gpus=4 --pipeline-stages=2 --pipeline-split=auto --microbatches=4 --replicas=2 > %t.dpauto
 // RUN: diff %t.accumulate %t.dpauto
-// With bf16 mixed precision (--mixed-precision=bf16: the casts, which have
-// no GPU kernel, run on the host outside the schedule): the bits of
-// accumulation in bf16 (a loss other than f32's 0.12967248).
+// With bf16 mixed precision (--mixed-precision=bf16: each cast asks for its
+// producer's device, else its user's, so the casts run on the stages, in
+// their units): the bits of accumulation in bf16 (a loss other than f32's
+// 0.12967248).
 // RUN: gplace-run %s --entry=train --iterations=10 %{inputs} --emulate-gpus=4 --accumulate-steps=8 --mixed-precision=bf16 > %t.accumulate16
 // RUN: gplace-run %s --entry=train --iterations=10 %{inputs} --emulate-gpus=4 --pipeline-stages=4 --microbatches=8 --mixed-precision=bf16 > %t.pipeline16
 // RUN: diff %t.accumulate16 %t.pipeline16
 // RUN: FileCheck %s --check-prefix=BF16 < %t.pipeline16
+// Every cast on a stage, none on the host:
+// RUN: gplace-run %s --entry=train %{inputs} --emulate-gpus=4 --pipeline-stages=4 --microbatches=8 --mixed-precision=bf16 --log-device-placement > %t.casts 2>&1
+// RUN: FileCheck %s --check-prefix=CASTS < %t.casts
+// RUN: not grep "(Cast): .*CPU" %t.casts
+// CASTS-DAG: ReadVariableOp_3-0-CastToBf16-AutoMixedPrecision: (Cast): /job:localhost/replica:0/task:0/device:GPU:3
+// CASTS-DAG: micro_batch_7/arg0-0-CastToBf16-AutoMixedPrecision: (Cast): /job:localhost/replica:0/task:0/device:GPU:0
+// CASTS-DAG: {{^}}  micro_batch_0/arg0-0-CastToBf16-AutoMixedPrecision: stage 0, forward, its request '/device:GPU:0'
 // BF16: result[0]: f32=0.1297029
 // RUN: gplace-run %s --entry=train %{inputs} --emulate-gpus=8 --pipeline-stages=4 --microbatches=4 --replicas=2 --log-device-placement 2>&1 | FileCheck %s --check-prefix=DPXPP
 // DPXPP: Pipeline schedule of @train (1f1b, 4 stages, 4 micro-batches, 2 replicas):
 // DPXPP: replica 0 stage 0 on /job:localhost/replica:0/task:0/device:GPU:0: 3 forward + 3 backward ops per micro-batch; F0 F1 F2 F3 B0 B1 B2 B3
 // DPXPP: replica 1 stage 3 on /job:localhost/replica:0/task:0/device:GPU:7: 6 forward + 4 backward ops per micro-batch; F0 B0 F1 B1 F2 B2 F3 B3
 // DPXPP: {{^}}  micro_batch_4/MatMul_1: replica 1 stage 1, forward, its request '/job:localhost/replica:0/task:0/device:GPU:5'
-// Errors: too few GPUs for R pipelines; the mirrored replicas' flags.
+// Mirrored variables (--replica-variables=mirrored): each replica's stages
+// keep their own copies, sum their own 4 micro-batches, and one all-reduce
+// per variable joins the replicas before each updates its own copy: the
+// weights of --accumulate-steps=8 within f32 rounding (the sums are
+// associated per replica), and the copies equal to the bit (--save refuses
+// copies that differ), two 4-stage pipelines on 8 GPUs (over the
+// collective, and over a ring) and two 2-stage split=auto ones on 4.
+// RUN: rm -rf %t.dir && mkdir -p %t.dir
+// RUN: gplace-run %s --entry=train --iterations=10 %{inputs} --emulate-gpus=4 --accumulate-steps=8 --save=%t.dir/accumulate.npz > %t.dir/accumulate.txt
+// RUN: gplace-run %s --entry=train --iterations=10 %{inputs} --emulate-gpus=8 --pipeline-stages=4 --microbatches=4 --replicas=2 --replica-variables=mirrored --save=%t.dir/mirrored.npz > %t.dir/mirrored.txt
+// RUN: gplace-run %s --entry=train --iterations=10 %{inputs} --emulate-gpus=8 --pipeline-stages=4 --microbatches=4 --replicas=2 --replica-variables=mirrored --all-reduce=ring --schedule=gpipe --save=%t.dir/ring.npz > %t.dir/ring.txt
+// RUN: gplace-run %s --entry=train --iterations=10 %{inputs} --emulate-gpus=4 --pipeline-stages=2 --pipeline-split=auto --microbatches=4 --replicas=2 --replica-variables=mirrored --save=%t.dir/auto.npz > %t.dir/auto.txt
+// RUN: %python %gplace_src_root/test/Tools/gplace-run/Inputs/compare_npz.py %t.dir/mirrored.npz %t.dir/accumulate.npz 1e-5 1e-6 | FileCheck %s --check-prefix=SAME
+// RUN: %python %gplace_src_root/test/Tools/gplace-run/Inputs/compare_npz.py %t.dir/ring.npz %t.dir/accumulate.npz 1e-5 1e-6 | FileCheck %s --check-prefix=SAME
+// RUN: %python %gplace_src_root/test/Tools/gplace-run/Inputs/compare_npz.py %t.dir/auto.npz %t.dir/accumulate.npz 1e-5 1e-6 | FileCheck %s --check-prefix=SAME
+// SAME: 5 entries match
+// RUN: %python %gplace_src_root/utils/compare-results.py %t.dir/mirrored.txt %t.dir/accumulate.txt --rtol=1e-5 --atol=1e-6
+// RUN: %python %gplace_src_root/utils/compare-results.py %t.dir/auto.txt %t.dir/accumulate.txt --rtol=1e-5 --atol=1e-6
+// An optimizer's slot that requests no device (momentum's accumulator of
+// w3) goes with each replica's update, on its copy of the stage:
+// RUN: gplace-run %S/Inputs/pipeline-momentum.mlir --entry=train --iterations=10 %{inputs} --emulate-gpus=4 --accumulate-steps=8 --save=%t.dir/momentum.npz > /dev/null
+// RUN: gplace-run %S/Inputs/pipeline-momentum.mlir --entry=train --iterations=10 %{inputs} --emulate-gpus=8 --pipeline-stages=4 --microbatches=4 --replicas=2 --replica-variables=mirrored --save=%t.dir/momentum-mirrored.npz --log-device-placement > /dev/null 2> %t.dir/momentum.log
+// RUN: %python %gplace_src_root/test/Tools/gplace-run/Inputs/compare_npz.py %t.dir/momentum-mirrored.npz %t.dir/momentum.npz 1e-5 1e-6 | FileCheck %s --check-prefix=MOMENTUM
+// RUN: FileCheck %s --check-prefix=MOMENTUMLOG < %t.dir/momentum.log
+// MOMENTUM: 6 entries match
+// MOMENTUMLOG-DAG: w3/Momentum: (VarHandleOp): /job:localhost/replica:0/task:0/device:GPU:3
+// MOMENTUMLOG-DAG: w3/Momentum: (VarHandleOp): /job:localhost/replica:0/task:0/device:GPU:7
+// Each replica's copy on its own stage, the sums of its micro-batches
+// there, and the all-reduce's members on both replicas' GPUs for a stage:
+// RUN: gplace-run %s --entry=train %{inputs} --emulate-gpus=8 --pipeline-stages=4 --microbatches=4 --replicas=2 --replica-variables=mirrored --log-device-placement 2>&1 | FileCheck %s --check-prefix=MIRRORED
+// MIRRORED-DAG: w0: (VarHandleOp): /job:localhost/replica:0/task:0/device:GPU:0
+// MIRRORED-DAG: w0: (VarHandleOp): /job:localhost/replica:0/task:0/device:GPU:4
+// MIRRORED-DAG: w3: (VarHandleOp): /job:localhost/replica:0/task:0/device:GPU:7
+// MIRRORED-DAG: accumulate_gradients/0/add_5: (AddV2): /job:localhost/replica:0/task:0/device:GPU:4
+// MIRRORED-DAG: allreduce/0/CollectiveReduceV2_0: (CollectiveReduceV2): /job:localhost/replica:0/task:0/device:GPU:0
+// MIRRORED-DAG: allreduce/0/CollectiveReduceV2_1: (CollectiveReduceV2): /job:localhost/replica:0/task:0/device:GPU:4
+// MIRRORED-DAG: allreduce/3/CollectiveReduceV2_1: (CollectiveReduceV2): /job:localhost/replica:0/task:0/device:GPU:7
+// MIRRORED-DAG: replica 1 stage 3 on /job:localhost/replica:0/task:0/device:GPU:7: 6 forward + 4 backward ops per micro-batch; F0 B0 F1 B1 F2 B2 F3 B3
+// One all-reduce per variable and step, before placement: four.
+// RUN: gplace-opt %s --gplace-assign-devices="devices=cpu:1,gpu:8" --gplace-pipeline-parallel="microbatches=4 replicas=2 variables=mirrored functions=train" | FileCheck %s --check-prefix=ONEEACH
+// ONEEACH-COUNT-4: gplace.all_reduce {{.*}} reduction = "sum"
+// ONEEACH-NOT: gplace.all_reduce
+// With bf16 mixed precision: the running sums and the all-reduce in f32,
+// the weights bf16 accumulation's within bf16's rounding of the forward.
+// RUN: gplace-run %s --entry=train --iterations=10 %{inputs} --emulate-gpus=4 --accumulate-steps=8 --mixed-precision=bf16 --save=%t.dir/accumulate16.npz > /dev/null
+// RUN: gplace-run %s --entry=train --iterations=10 %{inputs} --emulate-gpus=8 --pipeline-stages=4 --microbatches=4 --replicas=2 --replica-variables=mirrored --mixed-precision=bf16 --save=%t.dir/mirrored16.npz > /dev/null
+// RUN: %python %gplace_src_root/test/Tools/gplace-run/Inputs/compare_npz.py %t.dir/mirrored16.npz %t.dir/accumulate16.npz 1e-5 1e-6 | FileCheck %s --check-prefix=SAME
+//
+// Errors: too few GPUs for R pipelines; the flags of other modes.
 // RUN: not gplace-run %s --entry=train %{inputs} --emulate-gpus=4 --pipeline-stages=4 --replicas=2 2>&1 | FileCheck %s --check-prefix=DPGPUS
 // DPGPUS: error: --gplace-pipeline-parallel replicas=2: @train's 4 stages need 8 GPUs for 2 pipelines; the devices have 4
 // RUN: not gplace-run %s --entry=train %{inputs} --emulate-gpus=8 --pipeline-stages=4 --replicas=2 --replica-variables=host 2>&1 | FileCheck %s --check-prefix=DPVARS
-// DPVARS: error: --replica-variables does not apply to a replicated pipeline
+// DPVARS: error: --replica-variables=host does not apply to a replicated pipeline: its variables stay on replica 0's stages (the default) or, with --replica-variables=mirrored, each replica's stages keep a copy
+// RUN: not gplace-run %s --entry=train %{inputs} --emulate-gpus=8 --pipeline-stages=4 --replicas=2 --all-reduce=ring 2>&1 | FileCheck %s --check-prefix=DPRING
+// DPRING: error: --all-reduce applies to a replicated pipeline's mirrored variables: give --replica-variables=mirrored too
+// RUN: not gplace-run %s --entry=train %{inputs} --emulate-gpus=8 --pipeline-stages=4 --replica-variables=mirrored 2>&1 | FileCheck %s --check-prefix=DPNOREPLICAS
+// DPNOREPLICAS: error: --replica-variables applies to replicas: give --replicas=N or --replicate too
 // RUN: not gplace-run %s --entry=train %{inputs} --emulate-gpus=8 --pipeline-stages=4 --replicate=replicas=2 2>&1 | FileCheck %s --check-prefix=DPREPLICATE
 // DPREPLICATE: error: --replicate and --pipeline-stages: give --replicas=N
 // RUN: not gplace-opt %s --gplace-pipeline-parallel="replicas=2" 2>&1 | FileCheck %s --check-prefix=DPDEVICES

@@ -413,7 +413,17 @@ def PipelineParallelPass
            "K devices (replica 0's are the stages' own; replica r's the "
            "next K of their type), each on its own slice of the batch in M "
            "micro-batches, the gradients of all R x M summed where each "
-           "variable is">,
+           "variable is (variables=shared) or each replica's summed on its "
+           "own copies and all-reduced (variables=mirrored)">,
+    Option<"variables", "variables", "std::string", /*default=*/"\"shared\"",
+           "With replicas: shared (each variable once, on replica 0's "
+           "stage; every replica reads it from there and sends it each "
+           "micro-batch's gradients: the step --gplace-accumulate-gradients "
+           "steps=RxM takes, to the bit) or mirrored (each replica's stage "
+           "keeps its own copy of its variables, sums its own M "
+           "micro-batches' gradients, and one gplace.all_reduce per "
+           "variable across the R copies precedes each replica's update; "
+           "Megatron-LM's and DeepSpeed's data x pipeline layout)">,
     ListOption<"batchArgs", "batch-args", "unsigned",
                "The argument numbers split along the batch (default: those "
                "sharing the first argument's leading dimension)">,
