@@ -120,9 +120,20 @@ private:
           return writer->getLoc();
     return stepLoc(op, index);
   }
+  /// A graph has few tensor types: each one's buffer type is uniqued
+  /// once (MLIR's uniquer takes a lock and a thread-local cache per call).
   gplan::BufferType bufferType(Type type) {
-    return gplan::BufferType::get(builder_.getContext(),
-                                  cast<RankedTensorType>(type));
+    gplan::BufferType &buffer = bufferTypes_[type];
+    if (!buffer)
+      buffer = gplan::BufferType::get(builder_.getContext(),
+                                      cast<RankedTensorType>(type));
+    return buffer;
+  }
+  gplan::KernelAttr kernelAttr(Kernel kernel) {
+    gplan::KernelAttr &attr = kernelAttrs_[static_cast<unsigned>(kernel)];
+    if (!attr)
+      attr = gplan::KernelAttr::get(builder_.getContext(), kernel);
+    return attr;
   }
   bool needsCopy(Operation *read, Value variable);
   bool reaches(Operation *from, Operation *to);
@@ -132,6 +143,8 @@ private:
   OpBuilder builder_;
   std::vector<graph::OpName> names_;
   DenseMap<Value, Value> values_; ///< Graph value -> plan buffer or token.
+  DenseMap<Type, gplan::BufferType> bufferTypes_;
+  DenseMap<unsigned, gplan::KernelAttr> kernelAttrs_;
   /// Per variable (its graph value), the ops that write it, in order.
   DenseMap<Value, SmallVector<Operation *, 2>> writers_;
 };
@@ -297,7 +310,7 @@ LogicalResult FunctionConverter::convertOp(PlacedOpInterface op,
   DictionaryAttr params = kernelOp.getKernelParameters();
   auto launch = builder_.create<gplan::LaunchOp>(
       stepLoc(op, index), resultTypes,
-      gplan::KernelAttr::get(builder_.getContext(), kernelOp.getKernel()),
+      kernelAttr(kernelOp.getKernel()),
       devices_.symbolOf(device), /*stream=*/IntegerAttr(),
       /*fusion=*/IntegerAttr(), params.empty() ? DictionaryAttr() : params,
       inputs, outs, after, /*waits=*/ValueRange(), /*workspace=*/UnitAttr());
