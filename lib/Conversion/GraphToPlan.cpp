@@ -73,13 +73,32 @@ private:
 class FunctionConverter {
 public:
   FunctionConverter(func::FuncOp func, DeviceTable &devices)
-      : func_(func), devices_(devices), builder_(func.getContext()) {}
+      : func_(func), devices_(devices), builder_(func.getContext()),
+        assignedDevice_(builder_.getStringAttr("assigned_device")) {}
 
   LogicalResult convert();
 
 private:
   LogicalResult convertOp(PlacedOpInterface op, StringAttr device,
                           unsigned index);
+  /// The traits convertOp asks of an op, asked once per kind of op
+  /// (hasTrait takes the TypeID of each of the op's traits on every call).
+  struct Kind {
+    bool controlOnly, forwardsInput;
+  };
+  const Kind &kindOf(Operation *op) {
+    auto [it, isNew] = kinds_.try_emplace(op->getName().getAsOpaquePointer());
+    if (isNew)
+      it->second = {op->hasTrait<graph::OpTrait::ControlOnly>(),
+                    op->hasTrait<graph::OpTrait::ForwardsInput>()};
+    return it->second;
+  }
+  /// getValueDevice, through the attribute's name uniqued once.
+  StringAttr deviceOf(Value value) {
+    if (Operation *op = value.getDefiningOp())
+      return op->getAttrOfType<StringAttr>(assignedDevice_);
+    return getValueDevice(value);
+  }
   /// The plan tokens `op` waits for (its after(...) tokens that stand for
   /// something).
   SmallVector<Value> afterTokens(PlacedOpInterface op) {
@@ -120,9 +139,20 @@ private:
           return writer->getLoc();
     return stepLoc(op, index);
   }
+  /// A graph has few tensor types: each one's buffer type is uniqued
+  /// once (MLIR's uniquer takes a lock and a thread-local cache per call).
   gplan::BufferType bufferType(Type type) {
-    return gplan::BufferType::get(builder_.getContext(),
-                                  cast<RankedTensorType>(type));
+    gplan::BufferType &buffer = bufferTypes_[type];
+    if (!buffer)
+      buffer = gplan::BufferType::get(builder_.getContext(),
+                                      cast<RankedTensorType>(type));
+    return buffer;
+  }
+  gplan::KernelAttr kernelAttr(Kernel kernel) {
+    gplan::KernelAttr &attr = kernelAttrs_[static_cast<unsigned>(kernel)];
+    if (!attr)
+      attr = gplan::KernelAttr::get(builder_.getContext(), kernel);
+    return attr;
   }
   bool needsCopy(Operation *read, Value variable);
   bool reaches(Operation *from, Operation *to);
@@ -132,6 +162,10 @@ private:
   OpBuilder builder_;
   std::vector<graph::OpName> names_;
   DenseMap<Value, Value> values_; ///< Graph value -> plan buffer or token.
+  StringAttr assignedDevice_; ///< "assigned_device".
+  DenseMap<const void *, Kind> kinds_;
+  DenseMap<Type, gplan::BufferType> bufferTypes_;
+  DenseMap<unsigned, gplan::KernelAttr> kernelAttrs_;
   /// Per variable (its graph value), the ops that write it, in order.
   DenseMap<Value, SmallVector<Operation *, 2>> writers_;
 };
@@ -183,16 +217,15 @@ LogicalResult FunctionConverter::convert() {
     if (!op)
       return operation.emitError()
              << "cannot lower '" << operation.getName() << "' to a plan";
-    StringAttr device = op->getAttrOfType<StringAttr>("assigned_device");
+    StringAttr device = op->getAttrOfType<StringAttr>(assignedDevice_);
     if (!device)
       return op->emitError("op has no assigned device; run --gplace-place "
                            "first");
     // Every data operand must be on this device, but for ops that only
     // wait for their operands or move them.
-    if (!op->hasTrait<graph::OpTrait::ControlOnly>() &&
-        !isa<TransferOpInterface>(operation))
+    if (!kindOf(op).controlOnly && !isa<TransferOpInterface>(operation))
       for (Value operand : op.getDataOperands())
-        if (getValueDevice(operand) != device)
+        if (deviceOf(operand) != device)
           return op->emitError()
                  << "operand on '" << getValueDevice(operand).getValue()
                  << "' used on '" << device.getValue()
@@ -230,7 +263,8 @@ LogicalResult FunctionConverter::convertOp(PlacedOpInterface op,
 
   // Views of the input's memory; a read that must see the value of its
   // time while a later write may come first is copied by its kernel.
-  if (op->hasTrait<graph::OpTrait::ForwardsInput>() &&
+  const Kind &kind = kindOf(operation);
+  if (kind.forwardsInput &&
       !(isa<KernelOpInterface>(operation) &&
         isa<ResourceType>(op->getOperand(0).getType()) &&
         needsCopy(operation, getResourceRoot(op->getOperand(0))))) {
@@ -249,7 +283,7 @@ LogicalResult FunctionConverter::convertOp(PlacedOpInterface op,
   }
 
   // Ordering alone.
-  if (op->hasTrait<graph::OpTrait::ControlOnly>()) {
+  if (kind.controlOnly) {
     SmallVector<Value> inputs = after;
     for (Value operand : op.getDataOperands())
       if (Value mapped = values_.lookup(operand))
@@ -297,7 +331,7 @@ LogicalResult FunctionConverter::convertOp(PlacedOpInterface op,
   DictionaryAttr params = kernelOp.getKernelParameters();
   auto launch = builder_.create<gplan::LaunchOp>(
       stepLoc(op, index), resultTypes,
-      gplan::KernelAttr::get(builder_.getContext(), kernelOp.getKernel()),
+      kernelAttr(kernelOp.getKernel()),
       devices_.symbolOf(device), /*stream=*/IntegerAttr(),
       /*fusion=*/IntegerAttr(), params.empty() ? DictionaryAttr() : params,
       inputs, outs, after, /*waits=*/ValueRange(), /*workspace=*/UnitAttr());

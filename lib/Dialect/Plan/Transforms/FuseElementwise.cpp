@@ -33,6 +33,7 @@ constexpr size_t kMaxBuffers = 256;
 struct Run {
   SmallVector<LaunchOp> launches;
   Type type;                        ///< The result type of every launch.
+  unsigned first = 0; ///< Its first launch's position in the program.
   llvm::SmallDenseSet<Value> made;  ///< Results of the run.
   llvm::SmallDenseSet<Value> reads; ///< Buffers read from outside the run.
 };
@@ -47,15 +48,25 @@ public:
   LogicalResult run() {
     Block &body = program_.getBody().front();
     for (Operation &op : body) {
-      if (auto launch = dyn_cast<LaunchOp>(op); launch && launch.getFusion())
-        return success(); // Fused already.
-      if (isa<LaunchOp, CopyOp>(op) && !op.getAttr("stream"))
+      IntegerAttr stream;
+      if (auto launch = dyn_cast<LaunchOp>(op)) {
+        if (launch.getFusion())
+          return success(); // Fused already.
+        stream = launch.getStreamAttr();
+      } else if (auto copy = dyn_cast<CopyOp>(op)) {
+        stream = copy.getStreamAttr();
+      } else {
+        continue;
+      }
+      if (!stream)
         return op.emitOpError()
                << "has no stream; run --gplace-schedule-plan first";
     }
     if (maxLaunches_ < 2)
       return success();
+    unsigned position = 0;
     for (Operation &op : body) {
+      ++position;
       if (auto launch = dyn_cast<LaunchOp>(op)) {
         Run &run = runs_[{launch.getDeviceAttr().getAttr(),
                           launch.getStreamAttr().getInt()}];
@@ -65,7 +76,7 @@ public:
           continue;
         if (!run.launches.empty() && !fits(run, launch))
           close(run);
-        add(run, launch);
+        add(run, launch, position);
       } else if (auto copy = dyn_cast<CopyOp>(op)) {
         close(runs_[{copy.getDeviceAttr().getAttr(),
                      copy.getStreamAttr().getInt()}]);
@@ -76,12 +87,14 @@ public:
     }
     for (auto &entry : runs_)
       close(entry.second);
-    // Groups are numbered in program order of their first launch.
-    llvm::sort(groups_, [](const SmallVector<LaunchOp> &a,
-                           const SmallVector<LaunchOp> &b) {
-      return a.front()->isBeforeInBlock(b.front());
+    // Groups are numbered in program order of their first launch (its
+    // position, kept: isBeforeInBlock would number the block's ops again
+    // after the records schedule-plan inserted, and visit each group's).
+    llvm::sort(groups_, [](const auto &a, const auto &b) {
+      return a.first < b.first;
     });
-    for (auto [index, group] : llvm::enumerate(groups_)) {
+    for (auto [index, entry] : llvm::enumerate(groups_)) {
+      const SmallVector<LaunchOp> &group = entry.second;
       IntegerAttr id = builder_.getI64IntegerAttr(index);
       for (LaunchOp launch : group)
         launch.setFusionAttr(id);
@@ -108,9 +121,11 @@ private:
     return reads + run.launches.size() + 1 <= kMaxBuffers;
   }
 
-  void add(Run &run, LaunchOp launch) {
-    if (run.launches.empty())
+  void add(Run &run, LaunchOp launch, unsigned position) {
+    if (run.launches.empty()) {
       run.type = launch.getResult(0).getType();
+      run.first = position;
+    }
     for (Value input : launch.getInputs())
       if (!run.made.contains(input))
         run.reads.insert(input);
@@ -119,8 +134,10 @@ private:
   }
 
   void close(Run &run) {
+    if (run.launches.empty())
+      return; // Nothing to end (and nothing to clear).
     if (run.launches.size() >= 2)
-      groups_.push_back(std::move(run.launches));
+      groups_.push_back({run.first, std::move(run.launches)});
     run = Run();
   }
 
@@ -128,7 +145,8 @@ private:
   unsigned maxLaunches_;
   OpBuilder builder_;
   DenseMap<std::pair<StringAttr, int64_t>, Run> runs_;
-  std::vector<SmallVector<LaunchOp>> groups_;
+  /// The groups, each with its first launch's position.
+  std::vector<std::pair<unsigned, SmallVector<LaunchOp>>> groups_;
 };
 
 struct FuseElementwisePass

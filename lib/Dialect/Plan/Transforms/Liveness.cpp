@@ -51,18 +51,27 @@ FailureOr<Schedule> Schedule::build(ProgramOp program) {
     std::vector<unsigned> &onQueue = schedule.byQueue_[queue];
     if (fusion && openGroup[queue] == fusion) {
       unsigned step = onQueue.back();
-      schedule.stepOf_[&op] = step;
+      schedule.inOrder_.push_back({&op, step});
       schedule.steps_[step].last = &op;
       continue;
     }
     openGroup[queue] = fusion;
     unsigned step = schedule.steps_.size();
-    schedule.stepOf_[&op] = step;
+    schedule.inOrder_.push_back({&op, step});
     schedule.steps_.push_back(
         {&op, &op, queue, static_cast<unsigned>(onQueue.size())});
     onQueue.push_back(step);
   }
   return schedule;
+}
+
+unsigned Schedule::stepOf(Operation *op) const {
+  if (stepOf_.empty() && !inOrder_.empty()) {
+    stepOf_.reserve(inOrder_.size());
+    for (const Entry &entry : inOrder_)
+      stepOf_[entry.op] = entry.step;
+  }
+  return stepOf_.lookup(op);
 }
 
 std::optional<unsigned> Schedule::queueOf(Operation *op) const {
@@ -99,7 +108,7 @@ std::optional<unsigned> ClockWalk::enter(Operation *op) {
   }
   if (!isa<LaunchOp, CopyOp>(op))
     return std::nullopt;
-  unsigned step = schedule_.stepOf(op);
+  unsigned step = schedule_.stepInWalk(op, next_);
   const Schedule::Step &info = schedule_.steps()[step];
   if (info.op != op)
     return std::nullopt; // A fused launch after its group's first.
@@ -143,30 +152,9 @@ FailureOr<BufferLives> BufferLives::build(ProgramOp program,
   lives.buffers.reserve(steps.size());
   indexOf.reserve(steps.size());
   LogicalResult ok = success();
-  forEachArenaBuffer(program, [&](Value value, FlatSymbolRefAttr device) {
-    std::optional<int64_t> bytes =
-        getAlignedBytes(cast<BufferType>(value.getType()));
-    if (!bytes) {
-      ok = value.getDefiningOp()->emitOpError()
-           << "writes a buffer of " << value.getType()
-           << ", whose size in bytes does not fit in 64 bits";
-      return;
-    }
-    Buffer buffer;
-    buffer.value = value;
-    buffer.device = device.getAttr();
-    buffer.bytes = *bytes;
-    buffer.producer = schedule.stepOf(value.getDefiningOp());
-    buffer.last = buffer.producer;
-    const Schedule::Step &step = steps[buffer.producer];
-    buffer.lastUses.push_back({step.queue, step.position});
-    buffer.inRegisters = isFusedInRegisters(value);
-    indexOf[value] = lives.buffers.size();
-    lives.buffers.push_back(std::move(buffer));
-  });
-  if (failed(ok))
-    return failure();
-
+  // A buffer's index by its root: operands come after their definitions (a
+  // program is one block in SSA order), so one walk finds each buffer
+  // (forEachArenaBuffer's order) before its uses.
   auto use = [&](Value operand, unsigned stepIndex) {
     auto it = indexOf.find(getViewRoot(operand));
     if (it == indexOf.end())
@@ -183,11 +171,51 @@ FailureOr<BufferLives> BufferLives::build(ProgramOp program,
     else
       last->second = std::max(last->second, step.position);
   };
+  auto define = [&](Value value, FlatSymbolRefAttr device, unsigned producer) {
+    std::optional<int64_t> bytes =
+        getAlignedBytes(cast<BufferType>(value.getType()));
+    if (!bytes) {
+      ok = value.getDefiningOp()->emitOpError()
+           << "writes a buffer of " << value.getType()
+           << ", whose size in bytes does not fit in 64 bits";
+      return;
+    }
+    Buffer buffer;
+    buffer.value = value;
+    buffer.device = device.getAttr();
+    buffer.bytes = *bytes;
+    buffer.producer = producer;
+    buffer.last = buffer.producer;
+    const Schedule::Step &step = steps[buffer.producer];
+    buffer.lastUses.push_back({step.queue, step.position});
+    buffer.inRegisters = isFusedInRegisters(value);
+    indexOf[value] = lives.buffers.size();
+    lives.buffers.push_back(std::move(buffer));
+  };
+  // Launches that may write in place (see below), with their steps; their
+  // operands' last uses are known only after the walk.
+  SmallVector<std::pair<LaunchOp, unsigned>> inPlaceCandidates;
+  size_t cursor = 0;
   for (Operation &op : program.getBody().front()) {
-    if (isa<LaunchOp, CopyOp>(op)) {
-      unsigned step = schedule.stepOf(&op);
-      for (Value operand : op.getOperands())
+    if (auto launch = dyn_cast<LaunchOp>(op)) {
+      unsigned step = schedule.stepInWalk(&op, cursor);
+      // Its inputs and outs: its tokens and events are no buffers.
+      for (Value operand : launch.getInputs())
         use(operand, step);
+      for (Value operand : launch.getOuts())
+        use(operand, step);
+      for (Value result : launch.getResults())
+        if (isa<BufferType>(result.getType()))
+          define(result, launch.getDeviceAttr(), step);
+      if (!launch.getFusionAttr() && launch.getOuts().empty() &&
+          launch.getNumResults() == 1 &&
+          isElementwiseKernel(launch.getKernel().getKernel()) &&
+          steps[step].op == &op && steps[step].last == &op)
+        inPlaceCandidates.push_back({launch, step});
+    } else if (auto copy = dyn_cast<CopyOp>(op)) {
+      unsigned step = schedule.stepInWalk(&op, cursor);
+      use(copy.getSource(), step);
+      define(copy.getResult(), copy.getDeviceAttr(), step);
     } else if (isa<ReturnOp>(op)) {
       for (Value operand : op.getOperands()) {
         auto it = indexOf.find(getViewRoot(operand));
@@ -196,24 +224,18 @@ FailureOr<BufferLives> BufferLives::build(ProgramOp program,
       }
     }
   }
+  if (failed(ok))
+    return failure();
 
   // In place (see build() in Liveness.h): the launch writes element i of
   // its result after reading element i of every operand, so the result may
   // take an operand's memory where nothing reads that operand later.
-  for (Operation &op : program.getBody().front()) {
-    auto launch = dyn_cast<LaunchOp>(op);
-    if (!launch || launch.getFusionAttr() || !launch.getOuts().empty() ||
-        launch.getNumResults() != 1 ||
-        !isElementwiseKernel(launch.getKernel().getKernel()))
-      continue;
+  for (auto [launch, stepIndex] : inPlaceCandidates) {
     Value result = launch.getResult(0);
     auto out = indexOf.find(result);
     if (out == indexOf.end() || lives.buffers[out->second].inRegisters)
       continue;
-    unsigned stepIndex = schedule.stepOf(&op);
     const Schedule::Step &step = steps[stepIndex];
-    if (step.op != &op || step.last != &op)
-      continue;
     for (Value input : launch.getInputs()) {
       auto in = indexOf.find(input);
       if (in == indexOf.end() || input.getType() != result.getType())

@@ -50,21 +50,24 @@ public:
       if ((isa<LaunchOp>(op) && cast<LaunchOp>(op).getStreamAttr()) ||
           (isa<CopyOp>(op) && cast<CopyOp>(op).getStreamAttr()))
         return;
-    deps_.reserve(body.getOperations().size());
+    size_t numOps = body.getOperations().size();
+    depsOf_.reserve(numOps);
+    deps_.reserve(numOps);
     SmallVector<Operation *> joins;
     for (Operation &op : llvm::make_early_inc_range(body)) {
       if (auto view = dyn_cast<ViewOp>(op)) {
-        Deps deps = deps_.lookup(view.getSource());
+        Deps deps = lookup(view.getSource());
         for (Value token : view.getAfter())
-          merge(deps, deps_.lookup(token));
+          merge(deps, lookup(token));
         if (!deps.empty())
-          deps_[view.getResult()] = std::move(deps);
-        view.getAfterMutable().clear();
+          set(view.getResult(), std::move(deps));
+        if (!view.getAfter().empty())
+          view.getAfterMutable().clear();
       } else if (auto join = dyn_cast<JoinOp>(op)) {
         Deps deps;
         for (Value input : join.getInputs())
-          merge(deps, deps_.lookup(input));
-        deps_[join.getToken()] = std::move(deps);
+          merge(deps, lookup(input));
+        set(join.getToken(), std::move(deps));
         joins.push_back(join);
       } else if (auto launch = dyn_cast<LaunchOp>(op)) {
         int64_t stream = isCollectiveKernel(launch.getKernel().getKernel())
@@ -121,8 +124,8 @@ private:
     SmallVector<Value, 2> waits;
     Deps deps;
     for (Value operand : op->getOperands())
-      if (auto it = deps_.find(operand); it != deps_.end())
-        merge(deps, it->second);
+      if (auto it = depsOf_.find(operand); it != depsOf_.end())
+        merge(deps, deps_[it->second]);
     llvm::sort(deps);
     for (auto [other, step] : deps) {
       if (other == queue)
@@ -143,7 +146,7 @@ private:
     unsigned index = steps_.size();
     steps_.push_back({op, queue, counts_[queue]++, known_[queue], Value()});
     for (Value result : op->getResults())
-      deps_[result] = Deps{{queue, index}};
+      set(result, Deps{{queue, index}});
     return waits;
   }
 
@@ -168,10 +171,27 @@ private:
     Value event;       ///< The event recorded after it, if any.
   };
 
+  /// The steps `value` waits for (none if it has no entry).
+  Deps lookup(Value value) const {
+    auto it = depsOf_.find(value);
+    return it == depsOf_.end() ? Deps() : deps_[it->second];
+  }
+  void set(Value value, Deps deps) {
+    auto [it, isNew] = depsOf_.try_emplace(value, deps_.size());
+    if (isNew)
+      deps_.push_back(std::move(deps));
+    else
+      deps_[it->second] = std::move(deps);
+  }
+
   ProgramOp program_;
   OpBuilder builder_;
   SmallVector<IntegerAttr, 3> streamAttrs_;
-  DenseMap<Value, Deps> deps_;
+  /// Per value, its index into deps_: a table of small entries, the steps
+  /// in one vector filled in program order (at a million ops a table of
+  /// the steps themselves outgrew the caches).
+  DenseMap<Value, unsigned> depsOf_;
+  std::vector<Deps> deps_;
   std::vector<Step> steps_;
   DenseMap<std::pair<StringAttr, int64_t>, unsigned> queueIndex_;
   std::vector<std::pair<FlatSymbolRefAttr, int64_t>> queues_;

@@ -195,6 +195,7 @@ LogicalResult verifyOrder(ProgramOp program, const Schedule &schedule,
   DenseMap<StringAttr, ArenaTenants> tenants;
 
   ClockWalk walk(schedule);
+  size_t cursor = 0; // Into schedule.inOrder().
   for (Operation &op : program.getBody().front()) {
     std::optional<unsigned> step = walk.enter(&op);
     if (step) {
@@ -232,12 +233,12 @@ LogicalResult verifyOrder(ProgramOp program, const Schedule &schedule,
     if (!isa<LaunchOp, CopyOp>(op))
       continue;
     // What the op reads or writes in place was written before it.
-    const Schedule::Step &reader = steps[schedule.stepOf(&op)];
+    const Schedule::Step &reader = steps[schedule.stepInWalk(&op, cursor)];
     ArrayRef<unsigned> clock = walk.clock(reader.queue);
-    for (Value operand : op.getOperands()) {
+    auto check = [&](Value operand) -> LogicalResult {
       auto it = indexOf.find(getViewRoot(operand));
       if (it == indexOf.end())
-        continue;
+        return success();
       const Schedule::Step &writer = steps[lives.buffers[it->second].producer];
       if (writer.queue != reader.queue &&
           writer.position >= clock[writer.queue])
@@ -245,6 +246,18 @@ LogicalResult verifyOrder(ProgramOp program, const Schedule &schedule,
                << "uses a buffer written by "
                << writer.op->getName() << " on another stream without "
                << "waiting for it";
+      return success();
+    };
+    // Its buffers (its tokens and events are none).
+    if (auto launch = dyn_cast<LaunchOp>(op)) {
+      for (Value operand : launch.getInputs())
+        if (failed(check(operand)))
+          return failure();
+      for (Value operand : launch.getOuts())
+        if (failed(check(operand)))
+          return failure();
+    } else if (failed(check(cast<CopyOp>(op).getSource()))) {
+      return failure();
     }
   }
   return success();

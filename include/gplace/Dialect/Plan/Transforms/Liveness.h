@@ -47,8 +47,25 @@ public:
 
   llvm::ArrayRef<Step> steps() const { return steps_; }
   llvm::ArrayRef<Queue> queues() const { return queues_; }
+  /// A launch or copy and its step, as inOrder() lists them.
+  struct Entry {
+    mlir::Operation *op;
+    unsigned step;
+  };
+  /// Every launch and copy in program order with its step: a walk over the
+  /// program takes them in turn (stepOf's table is a hash probe per op,
+  /// most of them cache misses at a million ops).
+  llvm::ArrayRef<Entry> inOrder() const { return inOrder_; }
   /// The step of a launch or copy (a fused launch: its group's step).
-  unsigned stepOf(mlir::Operation *op) const { return stepOf_.lookup(op); }
+  unsigned stepOf(mlir::Operation *op) const;
+  /// The step of `op`, a launch or copy, for a walk over the program in
+  /// order whose next launch or copy is inOrder()[cursor]: that entry's
+  /// step (and the cursor moves past it), else stepOf(op).
+  unsigned stepInWalk(mlir::Operation *op, size_t &cursor) const {
+    if (cursor < inOrder_.size() && inOrder_[cursor].op == op)
+      return inOrder_[cursor++].step;
+    return stepOf(op);
+  }
   /// The step at `position` of queue `queue`.
   unsigned stepAt(unsigned queue, unsigned position) const {
     return byQueue_[queue][position];
@@ -66,7 +83,9 @@ private:
   std::vector<Queue> queues_;
   llvm::DenseMap<Queue, unsigned> queueIndex_;
   std::vector<std::vector<unsigned>> byQueue_;
-  llvm::DenseMap<mlir::Operation *, unsigned> stepOf_;
+  std::vector<Entry> inOrder_;
+  /// stepOf's table, built from inOrder_ on its first use.
+  mutable llvm::DenseMap<mlir::Operation *, unsigned> stepOf_;
 };
 
 /// The happens-before order of a scheduled program, as a walk over its ops
@@ -105,6 +124,8 @@ private:
   llvm::MutableArrayRef<unsigned> newEventClock(mlir::Value event);
 
   const Schedule &schedule_;
+  /// The next of schedule_.inOrder() the walk expects.
+  size_t next_ = 0;
   std::vector<std::vector<unsigned>> clocks_;
   /// Per event, where its clock (one entry per queue) starts in
   /// eventClocks_: one buffer for all, rather than a vector per event.
