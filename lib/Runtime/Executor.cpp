@@ -33,9 +33,7 @@ struct Event {
 };
 
 /// A step with its operands resolved to memory.
-/// The fields a run reads come first, together: a run of many small
-/// launches streams through the steps, and each cache line it reads of
-/// one costs more than the launch (bench/runtime.py's chain).
+/// The fields a run reads come first, together.
 struct ResolvedStep {
   const Step *step = nullptr;
   /// A fusion group's launches (then `step` is the first of them).
@@ -718,9 +716,6 @@ public:
       if (failed)
         return;
       ResolvedStep &resolved = steps[index];
-      // The next step's record, while this one runs.
-      __builtin_prefetch(&resolved + 1);
-      __builtin_prefetch(reinterpret_cast<const char *>(&resolved + 1) + 64);
       int64_t start = tracing ? nanos() : 0;
       Status status = runStep(index);
       if (tracing && resolved.step->kind != Step::Kind::Record)
