@@ -289,6 +289,27 @@ private:
   /// the last layers' first) until a bucket is full, as Horovod's tensor
   /// fusion and PyTorch DDP's buckets do: each replica flattens and
   /// concatenates them, and slices the average back.
+  /// One all-reduce (`reduction`: "mean" or "sum") of a bucket of
+  /// tensors across members: values[j][i] is member i's copy of the
+  /// bucket's tensor j, on devices[i]; returns the reduced copies, indexed
+  /// the same way. A bucket of one tensor is all-reduced as it is; of
+  /// several (one element type), each member flattens and concatenates
+  /// them (`<scope>/flatten_<j>`, `<scope>/concat`), and slices the result
+  /// back (`<scope>/slice_<j>`, `<scope>/reshape_<j>`), member i > 0's ops
+  /// named under `replica_<i>/`. The all-reduce is named `scope`.
+  SmallVector<SmallVector<Value>>
+  allReduceBucket(ArrayRef<SmallVector<Value>> values,
+                  ArrayRef<std::string> devices, StringRef scope,
+                  StringRef reduction, ArrayRef<unsigned> labels);
+
+  /// Mirrored pipeline replicas: each gradient's per-replica sums
+  /// (reduced[k][g], replica g's) replaced by their all-reduced sums across
+  /// the replicas' copies of its stage (stages[k], one device per replica).
+  /// Sums smaller than bucketBytes of one stage and element type share an
+  /// all-reduce, taken last first, as allReduceGradients' buckets.
+  void allReduceStages(MutableArrayRef<SmallVector<Value>> reduced,
+                       ArrayRef<ArrayAttr> stages);
+
   void allReduceGradients(GradientsOp gradients, ArrayRef<Operation *> clones,
                           MutableArrayRef<IRMapping> maps);
 
@@ -815,27 +836,29 @@ LogicalResult Replicator::accumulate() {
       previous = group.getResult();
     }
   }
-  for (auto [k, gradient] : llvm::enumerate(gradients.getResults())) {
-    std::string scope = ("accumulate_gradients/" + Twine(k)).str();
-    // Replica g's copy of the value the gradient is taken of (the read of
-    // the variable), whose name the sums are colocated with.
+  // Replica g's copy of the value gradient k is taken of (the read of the
+  // variable), whose name the sums are colocated with.
+  auto copyOf = [&](unsigned k, unsigned g) -> Operation * {
     Value x = gradients.getXs()[k];
-    auto copyOf = [&](unsigned g) -> Operation * {
-      return g == 0 ? x.getDefiningOp()
-                    : replicaMaps[g].lookupOrDefault(x).getDefiningOp();
-    };
-    SmallVector<Value> totals;
+    return g == 0 ? x.getDefiningOp()
+                  : replicaMaps[g].lookupOrDefault(x).getDefiningOp();
+  };
+  // Each gradient's sums, one per group; with mirrored pipeline replicas,
+  // all-reduced between the replicas' copies of the stage (each replica
+  // then divides by all R x M micro-batches, as one pipeline does by its
+  // M).
+  SmallVector<SmallVector<Value>> reduced(numGradients);
+  for (unsigned k = 0; k < numGradients; ++k)
     for (unsigned g = 0; g < groups; ++g)
-      totals.push_back(sums[g][k]);
-    // Mirrored pipeline replicas: the replicas' sums, all-reduced between
-    // the replicas' copies of the stage (each replica then divides by all
-    // R x M micro-batches, as one pipeline does by its M).
-    if (config_.mirroredPipeline) {
+      reduced[k].push_back(sums[g][k]);
+  if (config_.mirroredPipeline) {
+    SmallVector<ArrayAttr> stages(numGradients);
+    for (unsigned k = 0; k < numGradients; ++k) {
       SmallVector<Attribute> devices;
       for (unsigned g = 0; g < groups; ++g) {
         // The stage's device: the read's request, else the variable's.
         StringRef device;
-        if (Operation *read = copyOf(g)) {
+        if (Operation *read = copyOf(k, g)) {
           SmallVector<Operation *> candidates = {read};
           for (Value operand : read->getOperands())
             if (isa<ResourceType>(operand.getType()) && operand.getDefiningOp())
@@ -852,20 +875,20 @@ LogicalResult Replicator::accumulate() {
           return gradients.emitError()
                  << passFlag() << " variables=mirrored: the variable of "
                  << "gradient #" << k << " ('"
-                 << names_.lookup(x.getDefiningOp())
+                 << names_.lookup(gradients.getXs()[k].getDefiningOp())
                  << "') requests no stage's device, so replica " << g
                  << "'s copy has none to all-reduce on; request each "
                     "variable's stage";
         devices.push_back(builder_.getStringAttr(device));
       }
-      auto allReduce = builder_.create<AllReduceOp>(
-          func_.getLoc(), totals, builder_.getStringAttr("sum"),
-          builder_.getArrayAttr(devices));
-      allReduce->setAttr("name", builder_.getStringAttr(uniqueName(
-                                     ("allreduce/" + Twine(k)).str())));
-      for (unsigned g = 0; g < groups; ++g)
-        totals[g] = allReduce.getResult(g);
+      stages[k] = builder_.getArrayAttr(devices);
     }
+    allReduceStages(reduced, stages);
+  }
+  for (auto [k, gradient] : llvm::enumerate(gradients.getResults())) {
+    std::string scope = ("accumulate_gradients/" + Twine(k)).str();
+    Value x = gradients.getXs()[k];
+    SmallVector<Value> totals = reduced[k];
     Value firstMean;
     for (unsigned g = 0; g < groups; ++g) {
       auto type = cast<RankedTensorType>(totals[g].getType());
@@ -902,7 +925,7 @@ LogicalResult Replicator::accumulate() {
       std::string variable;
       if (g == 0)
         variable = names_.lookup(x.getDefiningOp());
-      else if (Operation *read = copyOf(g))
+      else if (Operation *read = copyOf(k, g))
         if (auto name = read->getAttrOfType<StringAttr>("name"))
           variable = name.str();
       if (variable.empty())
@@ -1017,82 +1040,166 @@ void Replicator::allReduceGradients(GradientsOp gradients,
   if (!open.empty())
     buckets.push_back(std::move(open));
 
-  SmallVector<Attribute> devices;
+  SmallVector<std::string> devices;
   for (unsigned i = 0; i < replicas_; ++i)
-    devices.push_back(builder_.getStringAttr(device(i)));
-  auto replicaName = [&](unsigned i, const Twine &name) {
-    return uniqueName(i == 0 ? name.str()
-                             : ("replica_" + Twine(i) + "/" + name).str());
-  };
+    devices.push_back(device(i));
   for (auto [b, bucket] : llvm::enumerate(buckets)) {
     std::string scope = bucket.size() == 1
                             ? ("allreduce/" + Twine(bucket.front())).str()
                             : ("allreduce/bucket_" + Twine(b)).str();
-    SmallVector<Value> perReplica;
-    int64_t total = 0;
+    SmallVector<SmallVector<Value>> values;
+    for (unsigned k : bucket) {
+      values.emplace_back();
+      for (unsigned i = 0; i < replicas_; ++i)
+        values.back().push_back(clones[i]->getResult(k));
+    }
+    SmallVector<SmallVector<Value>> averages =
+        allReduceBucket(values, devices, scope, "mean", bucket);
+    for (auto [j, k] : llvm::enumerate(bucket))
+      for (unsigned i = 0; i < replicas_; ++i)
+        maps[i].map(gradients.getResult(k), averages[j][i]);
+  }
+}
+
+SmallVector<SmallVector<Value>>
+Replicator::allReduceBucket(ArrayRef<SmallVector<Value>> values,
+                            ArrayRef<std::string> devices, StringRef scope,
+                            StringRef reduction, ArrayRef<unsigned> labels) {
+  unsigned members = devices.size();
+  auto typeOf = [&](unsigned j) {
+    return cast<RankedTensorType>(values[j].front().getType());
+  };
+  auto memberName = [&](unsigned i, const Twine &name) {
+    return uniqueName(i == 0 ? name.str()
+                             : ("replica_" + Twine(i) + "/" + name).str());
+  };
+  bool single = values.size() == 1;
+  Type element = typeOf(0).getElementType();
+  int64_t total = 0;
+  for (unsigned j = 0; j < values.size(); ++j)
+    total += typeOf(j).getNumElements();
+  auto flatType = RankedTensorType::get({total}, element);
+  SmallVector<Value> perMember;
+  SmallVector<Attribute> deviceAttrs;
+  for (unsigned i = 0; i < members; ++i) {
+    deviceAttrs.push_back(builder_.getStringAttr(devices[i]));
+    if (single) {
+      perMember.push_back(values[0][i]);
+      continue;
+    }
+    SmallVector<Value> flats;
+    for (unsigned j = 0; j < values.size(); ++j) {
+      if (typeOf(j).getRank() == 1) {
+        flats.push_back(values[j][i]);
+        continue;
+      }
+      auto type = RankedTensorType::get({typeOf(j).getNumElements()}, element);
+      Operation *flat = builder_.create<ReshapeOp>(
+          func_.getLoc(), TypeRange{type}, ValueRange{values[j][i]});
+      pin(flat, devices[i],
+          memberName(i, scope + "/flatten_" + Twine(labels[j])));
+      flats.push_back(flat->getResult(0));
+    }
+    auto concat = builder_.create<ConcatOp>(
+        func_.getLoc(), flatType, flats, builder_.getI64IntegerAttr(0),
+        StringAttr(), StringAttr(), StringAttr(), ValueRange());
+    pin(concat, devices[i], memberName(i, scope + "/concat"));
+    perMember.push_back(concat.getResult());
+  }
+  auto allReduce = builder_.create<AllReduceOp>(
+      func_.getLoc(), perMember, builder_.getStringAttr(reduction),
+      builder_.getArrayAttr(deviceAttrs));
+  allReduce->setAttr("name", builder_.getStringAttr(uniqueName(scope)));
+  SmallVector<SmallVector<Value>> results(values.size());
+  for (unsigned i = 0; i < members; ++i) {
+    if (single) {
+      results[0].push_back(allReduce.getResult(i));
+      continue;
+    }
+    int64_t offset = 0;
+    for (unsigned j = 0; j < values.size(); ++j) {
+      int64_t n = typeOf(j).getNumElements();
+      Operation *slice = builder_.create<SliceOp>(
+          func_.getLoc(), TypeRange{RankedTensorType::get({n}, element)},
+          ValueRange{allReduce.getResult(i)},
+          ArrayRef<NamedAttribute>{
+              builder_.getNamedAttr("begin",
+                                    builder_.getDenseI64ArrayAttr({offset})),
+              builder_.getNamedAttr("size",
+                                    builder_.getDenseI64ArrayAttr({n}))});
+      pin(slice, devices[i],
+          memberName(i, scope + "/slice_" + Twine(labels[j])));
+      offset += n;
+      if (typeOf(j).getRank() == 1) {
+        results[j].push_back(slice->getResult(0));
+        continue;
+      }
+      Operation *shaped =
+          builder_.create<ReshapeOp>(func_.getLoc(), TypeRange{typeOf(j)},
+                                     ValueRange{slice->getResult(0)});
+      pin(shaped, devices[i],
+          memberName(i, scope + "/reshape_" + Twine(labels[j])));
+      results[j].push_back(shaped->getResult(0));
+    }
+  }
+  return results;
+}
+
+void Replicator::allReduceStages(MutableArrayRef<SmallVector<Value>> reduced,
+                                 ArrayRef<ArrayAttr> stages) {
+  auto typeOf = [&](unsigned k) {
+    return cast<RankedTensorType>(reduced[k].front().getType());
+  };
+  auto bytesOf = [&](unsigned k) {
+    RankedTensorType type = typeOf(k);
+    return type.getNumElements() *
+           static_cast<int64_t>(type.getElementTypeBitWidth() / 8);
+  };
+  // The buckets, last gradient first: a bucket per stage and element type
+  // open at a time, closed when the next sum would overflow it.
+  SmallVector<SmallVector<unsigned>> buckets;
+  SmallVector<std::pair<std::pair<ArrayAttr, Type>, int64_t>> open; // bucket
+  SmallVector<int64_t> openBytes;
+  for (unsigned k = reduced.size(); k-- > 0;) {
+    if (bytesOf(k) >= config_.bucketBytes) {
+      buckets.push_back({k});
+      continue;
+    }
+    std::pair<ArrayAttr, Type> key = {stages[k], typeOf(k).getElementType()};
+    auto it = llvm::find_if(open, [&](const auto &entry) {
+      return entry.first == key;
+    });
+    if (it != open.end() &&
+        openBytes[it - open.begin()] + bytesOf(k) > config_.bucketBytes) {
+      openBytes.erase(openBytes.begin() + (it - open.begin()));
+      open.erase(it);
+      it = open.end();
+    }
+    if (it == open.end()) {
+      open.push_back({key, static_cast<int64_t>(buckets.size())});
+      openBytes.push_back(0);
+      buckets.emplace_back();
+      it = std::prev(open.end());
+    }
+    buckets[it->second].push_back(k);
+    openBytes[it - open.begin()] += bytesOf(k);
+  }
+  // Made first gradient first, as without buckets.
+  std::reverse(buckets.begin(), buckets.end());
+  for (auto [b, bucket] : llvm::enumerate(buckets)) {
+    std::string scope = bucket.size() == 1
+                            ? ("allreduce/" + Twine(bucket.front())).str()
+                            : ("allreduce/bucket_" + Twine(b)).str();
+    SmallVector<std::string> devices;
+    for (Attribute device : stages[bucket.front()])
+      devices.push_back(cast<StringAttr>(device).str());
+    SmallVector<SmallVector<Value>> values;
     for (unsigned k : bucket)
-      total += typeOf(k).getNumElements();
-    Type element = typeOf(bucket.front()).getElementType();
-    auto flatType = RankedTensorType::get({total}, element);
-    for (unsigned i = 0; i < replicas_; ++i) {
-      if (bucket.size() == 1) {
-        perReplica.push_back(clones[i]->getResult(bucket.front()));
-        continue;
-      }
-      SmallVector<Value> flats;
-      for (unsigned k : bucket) {
-        if (typeOf(k).getRank() == 1) {
-          flats.push_back(clones[i]->getResult(k));
-          continue;
-        }
-        auto type =
-            RankedTensorType::get({typeOf(k).getNumElements()}, element);
-        Operation *flat =
-            builder_.create<ReshapeOp>(func_.getLoc(), TypeRange{type},
-                                       ValueRange{clones[i]->getResult(k)});
-        pin(flat, device(i), replicaName(i, scope + "/flatten_" + Twine(k)));
-        flats.push_back(flat->getResult(0));
-      }
-      auto concat = builder_.create<ConcatOp>(
-          func_.getLoc(), flatType, flats, builder_.getI64IntegerAttr(0),
-          StringAttr(), StringAttr(), StringAttr(), ValueRange());
-      pin(concat, device(i), replicaName(i, scope + "/concat"));
-      perReplica.push_back(concat.getResult());
-    }
-    auto allReduce = builder_.create<AllReduceOp>(
-        func_.getLoc(), perReplica, builder_.getStringAttr("mean"),
-        builder_.getArrayAttr(devices));
-    allReduce->setAttr("name", builder_.getStringAttr(uniqueName(scope)));
-    for (unsigned i = 0; i < replicas_; ++i) {
-      if (bucket.size() == 1) {
-        maps[i].map(gradients.getResult(bucket.front()),
-                    allReduce.getResult(i));
-        continue;
-      }
-      int64_t offset = 0;
-      for (unsigned k : bucket) {
-        int64_t n = typeOf(k).getNumElements();
-        Operation *slice = builder_.create<SliceOp>(
-            func_.getLoc(), TypeRange{RankedTensorType::get({n}, element)},
-            ValueRange{allReduce.getResult(i)},
-            ArrayRef<NamedAttribute>{
-                builder_.getNamedAttr("begin",
-                                      builder_.getDenseI64ArrayAttr({offset})),
-                builder_.getNamedAttr("size",
-                                      builder_.getDenseI64ArrayAttr({n}))});
-        pin(slice, device(i), replicaName(i, scope + "/slice_" + Twine(k)));
-        offset += n;
-        if (typeOf(k).getRank() == 1) {
-          maps[i].map(gradients.getResult(k), slice->getResult(0));
-          continue;
-        }
-        Operation *shaped =
-            builder_.create<ReshapeOp>(func_.getLoc(), TypeRange{typeOf(k)},
-                                       ValueRange{slice->getResult(0)});
-        pin(shaped, device(i), replicaName(i, scope + "/reshape_" + Twine(k)));
-        maps[i].map(gradients.getResult(k), shaped->getResult(0));
-      }
-    }
+      values.push_back(reduced[k]);
+    SmallVector<SmallVector<Value>> sums =
+        allReduceBucket(values, devices, scope, "sum", bucket);
+    for (auto [j, k] : llvm::enumerate(bucket))
+      reduced[k] = sums[j];
   }
 }
 
@@ -1361,10 +1468,18 @@ struct PipelineParallelPass
                          << variables << "'";
       return signalPassFailure();
     }
+    if (bucketBytes < 0) {
+      module.emitError()
+          << "--gplace-pipeline-parallel bucket-bytes must not be negative, "
+             "not "
+          << bucketBytes.getValue();
+      return signalPassFailure();
+    }
     ReplicaConfig config = ReplicaConfig::microBatches(
         microbatches * replicas,
         SmallVector<unsigned>(batchArgs.begin(), batchArgs.end()));
     config.pipelineReplicas = replicas;
+    config.bucketBytes = bucketBytes;
     // One pipeline has one copy of each variable either way.
     config.mirroredPipeline = variables == "mirrored" && replicas > 1;
     config.pipeline = true;

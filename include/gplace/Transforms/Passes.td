@@ -424,6 +424,11 @@ def PipelineParallelPass
            "micro-batches' gradients, and one gplace.all_reduce per "
            "variable across the R copies precedes each replica's update; "
            "Megatron-LM's and DeepSpeed's data x pipeline layout)">,
+    Option<"bucketBytes", "bucket-bytes", "int64_t", /*default=*/"262144",
+           "With variables=mirrored: the summed gradients of one stage "
+           "smaller than B bytes share an all-reduce, as "
+           "--gplace-replicate's bucket-bytes (0: none do; negative is an "
+           "error)">,
     ListOption<"batchArgs", "batch-args", "unsigned",
                "The argument numbers split along the batch (default: those "
                "sharing the first argument's leading dimension)">,
