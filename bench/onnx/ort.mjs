@@ -9,6 +9,7 @@
 // one gplace-run wrote to DIR/out.npy, warms up, then takes one sample, as
 // gplace-run's --print-timing gives one: the mean time of K session.run
 // calls in a row. Prints one JSON line: {"case", "ms_per_run", "runs",
+// "ms_median", "ms_p99", "ms_max" (of the K runs, each timed on its own),
 // "warmup_runs", "intra_op_threads", "max_abs_diff", "max_abs_ref"}. Session
 // creation, the check and the warm-up are not timed. bench/peers.py runs
 // this once per sample, in turn with gplace-run.
@@ -272,12 +273,23 @@ async function main() {
 
   // Warm up (after the checked run), then one sample: a batch of K runs.
   for (let i = 0; i < WARMUP_RUNS; ++i) await run();
+  // Each run is timed too (for the median, p99 and max per run that
+  // bench/contention.py reports beside gplace-run's --print-timing).
   const runs = options.runs;
+  const perRun = new Float64Array(runs);
   const start = process.hrtime.bigint();
-  for (let i = 0; i < runs; ++i) await run();
+  for (let i = 0, last = start; i < runs; ++i) {
+    await run();
+    const now = process.hrtime.bigint();
+    perRun[i] = Number(now - last) / 1e6;
+    last = now;
+  }
   const seconds = Number(process.hrtime.bigint() - start) / 1e9;
+  const sorted = Array.from(perRun).sort((a, b) => a - b);
+  const rank = (q) => sorted[Math.min(runs - 1, Math.ceil(q * runs) - 1)];
   process.stdout.write(JSON.stringify({
     case: name, ms_per_run: seconds / runs * 1e3, runs,
+    ms_median: rank(0.5), ms_p99: rank(0.99), ms_max: sorted[runs - 1],
     warmup_runs: 1 + WARMUP_RUNS, intra_op_threads: intraOpThreads,
     max_abs_diff: maxDiff, max_abs_ref: maxRef,
   }) + '\n');
