@@ -51,9 +51,13 @@ directory first. Results: a JSON file (--json) and a Markdown report on
 stdout (--report JSON rewrites the report from a JSON file without
 measuring). Progress goes to stderr.
 
+--diagnose F.json reruns F's models slower than ONNX Runtime with
+gplace-run's default (adaptive) threads and with one thread, in turn, and
+prints their median runs: whether the slowness is the team of threads.
+
 Usage: bench/onnx_suite.py [--bin build/bin] [--suite node,...]
            [--filter REGEX] [--repeat 3] [--target-ms 40] [--json F]
-           [--cnn] | --report F.json
+           [--cnn] | --report F.json | --diagnose F.json
 """
 import argparse
 import datetime
@@ -394,10 +398,18 @@ def main():
     parser.add_argument("--cnn-batch", type=int, default=64)
     parser.add_argument("--json", help="write the records here")
     parser.add_argument("--report", help="only print the report of this JSON")
+    parser.add_argument("--diagnose", help="rerun this JSON's slower models "
+                        "(median ratio < 1) with gplace-run's default "
+                        "threads and with --intra-op-parallelism-threads=1, "
+                        "in turn, and print both")
     args = parser.parse_args()
     if args.report:
         with open(args.report) as f:
             report(json.load(f))
+        return
+    if args.diagnose:
+        with open(args.diagnose) as f:
+            diagnose(args, json.load(f))
         return
     if args.repeat < 1 or args.min_runs < 1 or args.max_runs < args.min_runs:
         sys.exit("--repeat and --min-runs must be positive, --max-runs at "
@@ -487,6 +499,61 @@ def measure_cnn(args, tools, ort, work):
     return measure(args, tools, ort, name, "imported", model, [path],
                    [[names[0], path]], None, case,
                    extra=[f"--dim=batch={args.cnn_batch}"])
+
+
+def diagnose(args, data):
+    """For the models slower than ONNX Runtime in `data`: --repeat pairs of
+    gplace-run processes, the default threads then one thread, in turn; a
+    Markdown table of their median runs (from --trace) and the ratios to
+    ONNX Runtime's median in `data`. A diagnosis, not a setting of the
+    benchmark: one thread is what the adaptive count would settle on."""
+    work = tempfile.mkdtemp(prefix="gplace-onnx-diagnose-")
+    run_bin = os.path.join(work, "gplace-run")
+    shutil.copy2(os.path.join(args.bin, "gplace-run"), run_bin)
+    trace = os.path.join(work, "trace.json")
+    slow = sorted((r for r in data["records"]
+                   if r["status"] == "ok" and ratios(r)[1] < 1
+                   and r["suite"] in SUITES), key=lambda r: ratios(r)[1])
+    print(f"Load average {load()} at the start.\n")
+    print("| suite | test | K | default threads: median run (samples) | "
+          "1 thread: median run (samples) | ratio to ORT's median, "
+          "default / 1 thread |")
+    print("|---|---|---:|---:|---:|---:|")
+    try:
+        for r in slow:
+            d = os.path.join(args.data, r["suite"], r["test"])
+            pbs = sorted(glob.glob(os.path.join(d, "test_data_set_0",
+                                                "input_*.pb")),
+                         key=lambda p: int(re.search(r"_(\d+)\.pb$",
+                                                     p).group(1)))
+            runs = min(r["runs"][-1], 50)
+            cmd = [run_bin, os.path.join(d, "model.onnx")] + [
+                f"--input=@{p}" for p in pbs] + [
+                f"--iterations={1 + runs}", "--print-timing"]
+            times = {"default": [], "one": []}
+            for _ in range(args.repeat):
+                for key, extra in (("default", []),
+                                   ("one", ["--intra-op-parallelism-"
+                                            "threads=1"])):
+                    try:
+                        _, _, stats = run_gplace(cmd + extra, args.timeout,
+                                                 trace)
+                        times[key].append(stats["run_us"] / 1e3)
+                    except RuntimeError as e:
+                        log(f"{r['test']}: {e}")
+            if not times["default"] or not times["one"]:
+                continue
+            ort = statistics.median(r["ort"])
+            d_med = statistics.median(times["default"])
+            o_med = statistics.median(times["one"])
+            print(f"| {r['suite']} | {r['test']} | {runs} | {fmt_ms(d_med)} "
+                  f"({', '.join(fmt_ms(t) for t in times['default'])}) | "
+                  f"{fmt_ms(o_med)} "
+                  f"({', '.join(fmt_ms(t) for t in times['one'])}) | "
+                  f"{ort / d_med:.2f} / {ort / o_med:.2f} |", flush=True)
+        print(f"\nLoad average {load()} at the end.")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
 
 
 def summary(record):
