@@ -132,7 +132,9 @@ def npy_for_ort(array):
     import numpy as np
     if array.dtype.kind not in "fiub" or array.dtype == np.float128:
         return None
-    return np.ascontiguousarray(array)
+    # np.require, not np.ascontiguousarray: the latter makes a scalar (0-d)
+    # array of shape (1,).
+    return np.require(array, requirements="C")
 
 
 def prepare(test_dir, work):
@@ -607,7 +609,14 @@ def report(data):
         f"(`--list-devices`): {env['blas_kernels']}")
     out(f"- ONNX Runtime: {env['ort']}")
     out(f"- Environment variables: {env['variables']}")
-    out(f"- Command: `{data['command']}`\n")
+    out(f"- Command: `{data['command']}`")
+    if data.get("rerun"):
+        rerun = data["rerun"]
+        out(f"- {rerun['count']} tests (marked ↻) were measured again in a "
+            f"second run, `{rerun['command']}`, load average "
+            f"{rerun['env']['load_start']} at its start, and their records "
+            "replace the first run's")
+    out("")
 
     ok = [r for r in records if r["status"] == "ok"]
     out("## Summary\n")
@@ -683,7 +692,8 @@ def report(data):
     out("|---|---|---:|---:|---:|---:|")
     for r in ok:
         b, m = ratios(r)
-        out(f"| {r['suite']} | {r['test']} | {r['runs'][-1]} | "
+        mark = " ↻" if r.get("rerun") else ""
+        out(f"| {r['suite']} | {r['test']}{mark} | {r['runs'][-1]} | "
             f"{fmt_ms(statistics.median(r['gplace']))} / "
             f"{fmt_ms(min(r['gplace']))} | "
             f"{fmt_ms(statistics.median(r['ort']))} / {fmt_ms(min(r['ort']))}"
