@@ -81,16 +81,19 @@ public:
 private:
   LogicalResult convertOp(PlacedOpInterface op, StringAttr device,
                           unsigned index);
-  /// The traits convertOp asks of an op, asked once per kind of op
-  /// (hasTrait takes the TypeID of each of the op's traits on every call).
+  /// The traits and interfaces convertOp asks of an op, asked once per
+  /// kind of op (hasTrait takes the TypeID of each of the op's traits on
+  /// every call, and an interface cast searches the op's interfaces).
   struct Kind {
-    bool controlOnly, forwardsInput;
+    bool controlOnly, forwardsInput, persistent, transfer, kernel;
   };
   const Kind &kindOf(Operation *op) {
     auto [it, isNew] = kinds_.try_emplace(op->getName().getAsOpaquePointer());
     if (isNew)
       it->second = {op->hasTrait<graph::OpTrait::ControlOnly>(),
-                    op->hasTrait<graph::OpTrait::ForwardsInput>()};
+                    op->hasTrait<graph::OpTrait::ForwardsInput>(),
+                    isa<PersistentOpInterface>(op),
+                    isa<TransferOpInterface>(op), isa<KernelOpInterface>(op)};
     return it->second;
   }
   /// getValueDevice, through the attribute's name uniqued once.
@@ -223,7 +226,8 @@ LogicalResult FunctionConverter::convert() {
                            "first");
     // Every data operand must be on this device, but for ops that only
     // wait for their operands or move them.
-    if (!kindOf(op).controlOnly && !isa<TransferOpInterface>(operation))
+    Kind kind = kindOf(op);
+    if (!kind.controlOnly && !kind.transfer)
       for (Value operand : op.getDataOperands())
         if (deviceOf(operand) != device)
           return op->emitError()
@@ -241,9 +245,11 @@ LogicalResult FunctionConverter::convertOp(PlacedOpInterface op,
   Operation *operation = op;
   Location loc = op->getLoc();
   SmallVector<Value> after = afterTokens(op);
+  Kind kind = kindOf(operation);
 
   // Persistent memory: a constant, or a variable (its result a resource).
-  if (auto persistent = dyn_cast<PersistentOpInterface>(operation)) {
+  if (kind.persistent) {
+    auto persistent = cast<PersistentOpInterface>(operation);
     Value result = op->getResult(0);
     FlatSymbolRefAttr symbol = devices_.symbolOf(device);
     Value buffer;
@@ -263,9 +269,8 @@ LogicalResult FunctionConverter::convertOp(PlacedOpInterface op,
 
   // Views of the input's memory; a read that must see the value of its
   // time while a later write may come first is copied by its kernel.
-  const Kind &kind = kindOf(operation);
   if (kind.forwardsInput &&
-      !(isa<KernelOpInterface>(operation) &&
+      !(kind.kernel &&
         isa<ResourceType>(op->getOperand(0).getType()) &&
         needsCopy(operation, getResourceRoot(op->getOperand(0))))) {
     Value source = values_.lookup(op->getOperand(0));
@@ -292,7 +297,8 @@ LogicalResult FunctionConverter::convertOp(PlacedOpInterface op,
     return success();
   }
 
-  if (auto transfer = dyn_cast<TransferOpInterface>(operation)) {
+  if (kind.transfer) {
+    auto transfer = cast<TransferOpInterface>(operation);
     Value source = values_.lookup(transfer.getTransferred());
     if (isa<ControlType>(transfer.getTransferred().getType())) {
       SmallVector<Value> inputs = after;
@@ -310,10 +316,10 @@ LogicalResult FunctionConverter::convertOp(PlacedOpInterface op,
     return success();
   }
 
-  auto kernelOp = dyn_cast<KernelOpInterface>(operation);
-  if (!kernelOp)
+  if (!kind.kernel)
     return op->emitError() << "cannot lower '" << op->getName()
                            << "' to a plan: it has no kernel";
+  auto kernelOp = cast<KernelOpInterface>(operation);
   SmallVector<Value> inputs, outs;
   for (Value operand : op.getDataOperands()) {
     Value buffer = values_.lookup(operand);

@@ -31,6 +31,7 @@ struct VerifyPlacementPass
     // and --init match variables by name.
     DenseMap<std::pair<Region *, StringRef>, SmallVector<PlacedOpInterface>>
         variables;
+    DenseMap<const void *, bool> controlOnlyKinds;
     getOperation().walk([&](PlacedOpInterface op) {
       auto assignedAttr = op->getAttrOfType<StringAttr>("assigned_device");
       StringRef assigned = assignedAttr ? assignedAttr.getValue() : "";
@@ -71,7 +72,13 @@ struct VerifyPlacementPass
       }
       if (!checkVariableName(op, variables))
         ok = false;
-      if (op->hasTrait<graph::OpTrait::ControlOnly>())
+      // Asked once per kind of op (hasTrait takes the TypeID of each of
+      // the op's traits on every call).
+      auto [controlOnly, isNewKind] =
+          controlOnlyKinds.try_emplace(op->getName().getAsOpaquePointer());
+      if (isNewKind)
+        controlOnly->second = op->hasTrait<graph::OpTrait::ControlOnly>();
+      if (controlOnly->second)
         return; // It reads no data: its operands stay where they are.
       for (Value operand : op.getDataOperands()) {
         if (!isa<ResourceType>(operand.getType()))
@@ -105,9 +112,13 @@ struct VerifyPlacementPass
       PlacedOpInterface op,
       DenseMap<std::pair<Region *, StringRef>, SmallVector<PlacedOpInterface>>
           &variables) {
-    auto persistent = dyn_cast<PersistentOpInterface>(op.getOperation());
+    // The name first: most ops have none, and the cast searches the op's
+    // interfaces.
     StringRef name = op.getUserName();
-    if (!persistent || name.empty() || op->getNumResults() != 1 ||
+    if (name.empty())
+      return true;
+    auto persistent = dyn_cast<PersistentOpInterface>(op.getOperation());
+    if (!persistent || op->getNumResults() != 1 ||
         !isa<ResourceType>(op->getResult(0).getType()))
       return true;
     SmallVector<PlacedOpInterface> &copies =

@@ -171,29 +171,42 @@ std::vector<OpName> gplace::graph::getOpNameParts(Operation *root) {
   // can only collide with names users gave; only those need checking.
   llvm::StringSet<> userNames;
   std::vector<OpName> names;
+  // Per unnamed op, the counter of its default prefix (null for an op with
+  // a name of the user's). The prefix and its counter are looked up once
+  // per kind of op rather than hashed per op: at 100k ops the string
+  // table was most of this function's time.
+  llvm::StringMap<unsigned> nextSuffix;
+  DenseMap<const void *, std::pair<StringRef, unsigned *>> byKind;
+  std::vector<unsigned *> counters;
   root->walk([&](PlacedOpInterface op) {
     StringRef user = op.getUserName();
-    if (!user.empty())
+    if (!user.empty()) {
       userNames.insert(user);
-    names.push_back({user, 0});
-  });
-  llvm::StringMap<unsigned> nextSuffix;
-  SmallString<64> candidate;
-  unsigned index = 0;
-  root->walk([&](PlacedOpInterface op) {
-    OpName &name = names[index++];
-    if (!name.text.empty())
+      names.push_back({user, 0});
+      counters.push_back(nullptr);
       return;
-    name.text = op.getDefaultNamePrefix(); // A string literal of the op's.
-    unsigned &suffix = nextSuffix[name.text];
+    }
+    auto [it, isNew] =
+        byKind.try_emplace(op->getName().getAsOpaquePointer());
+    if (isNew) {
+      StringRef prefix = op.getDefaultNamePrefix(); // A string literal.
+      it->second = {prefix, &nextSuffix[prefix]};
+    }
+    names.push_back({it->second.first, 0});
+    counters.push_back(it->second.second);
+  });
+  SmallString<64> candidate;
+  for (auto [name, counter] : llvm::zip(names, counters)) {
+    if (!counter)
+      continue;
     do {
-      name.suffix = suffix++;
+      name.suffix = (*counter)++;
       if (userNames.empty())
         break;
       candidate.clear();
       name.appendTo(candidate);
     } while (userNames.contains(candidate));
-  });
+  }
   return names;
 }
 

@@ -326,6 +326,25 @@ FailureOr<BufferLives> BufferLives::buildAsPlanned(ProgramOp program) {
   return lives;
 }
 
+Schedule *ProgramLiveness::getSchedule() {
+  if (!schedule_)
+    schedule_ = Schedule::build(program_);
+  return succeeded(*schedule_) ? &**schedule_ : nullptr;
+}
+
+BufferLives *ProgramLiveness::getLives(std::optional<bool> inPlace) {
+  if (lives_ && inPlace && *inPlace != livesInPlace_)
+    lives_.reset();
+  if (!lives_) {
+    Schedule *schedule = getSchedule();
+    if (!schedule)
+      return nullptr;
+    livesInPlace_ = inPlace.value_or(false);
+    lives_ = BufferLives::build(program_, *schedule, livesInPlace_);
+  }
+  return succeeded(*lives_) ? &**lives_ : nullptr;
+}
+
 FailureOr<DenseMap<StringAttr, int64_t>>
 gplace::plan::arenaLowerBounds(ModuleOp module) {
   DenseMap<StringAttr, int64_t> bounds;

@@ -147,6 +147,8 @@ struct PlanMemoryPass
     }
     if (!ok)
       signalPassFailure();
+    // Events and arena tables change no step and no buffer.
+    markAnalysesPreserved<ProgramLiveness>();
   }
 
   /// First fit in program order (FirstFitArena) for the buffers of every
@@ -395,12 +397,11 @@ struct PlanMemoryPass
     for (Operation &op : llvm::make_early_inc_range(body))
       if (isa<ArenaOp>(op))
         op.erase(); // Planned again from scratch.
-    FailureOr<Schedule> schedule = Schedule::build(program);
-    if (failed(schedule))
-      return failure();
-    FailureOr<BufferLives> lives =
-        BufferLives::build(program, *schedule, inPlace);
-    if (failed(lives))
+    // Kept for --gplace-verify-plan (runOnOperation preserves it).
+    ProgramLiveness &liveness = getChildAnalysis<ProgramLiveness>(program);
+    Schedule *schedule = liveness.getSchedule();
+    BufferLives *lives = liveness.getLives(inPlace.getValue());
+    if (!schedule || !lives)
       return failure();
 
     // Buffers by the step writing them and by the step after which they
@@ -475,6 +476,7 @@ struct PlanMemoryPass
       stepWaits.push_back(event);
       setStepWaits(op, stepWaits);
     }
+    schedule->addedRecords(eventAfter.size());
 
     // Persistent memory: constants and variables.
     FailureOr<DenseMap<StringAttr, int64_t>> persistent =

@@ -282,17 +282,21 @@ struct VerifyPlanPass
         ok = false;
         continue;
       }
-      FailureOr<Schedule> schedule = Schedule::build(program);
+      // What --gplace-plan-memory built if it ran just before (it
+      // preserves the analysis), else built here.
+      ProgramLiveness &liveness = getChildAnalysis<ProgramLiveness>(program);
+      Schedule *schedule = liveness.getSchedule();
       // Each arena buffer's offset, in forEachArenaBuffer's order, which
       // is that of BufferLives::buffers too.
       std::vector<int64_t> offsets;
-      if (failed(schedule) || failed(verifySteps(program)) ||
+      if (!schedule || failed(verifySteps(program)) ||
           failed(verifyArenas(program, devices, offsets))) {
         ok = false;
         continue;
       }
-      FailureOr<BufferLives> lives = BufferLives::build(program, *schedule);
-      if (failed(lives)) {
+      // In place or not: verifyOrder reads neither what differs.
+      BufferLives *lives = liveness.getLives(std::nullopt);
+      if (!lives) {
         ok = false;
         continue;
       }

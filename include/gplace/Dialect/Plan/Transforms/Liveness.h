@@ -76,6 +76,9 @@ public:
   /// The number of gplan.record ops of the program (for ClockWalk to
   /// size its tables once).
   size_t numRecords() const { return numRecords_; }
+  /// Counts `added` gplan.record ops a pass inserted into the program
+  /// since build() (records are no steps: the rest stays true).
+  void addedRecords(size_t added) { numRecords_ += added; }
 
 private:
   size_t numRecords_ = 0;
@@ -187,6 +190,35 @@ struct BufferLives {
   /// order (each from its producer to its last use): a lower bound of the
   /// arena any plan of this schedule needs.
   llvm::DenseMap<mlir::StringAttr, int64_t> lowerBounds;
+};
+
+/// The Schedule and BufferLives of one program as an MLIR analysis
+/// (AnalysisManager::getChildAnalysis on the program), each built on first
+/// use: --gplace-plan-memory builds them and preserves them (the events
+/// and arena tables it adds are no steps and no buffers, and a wait changes
+/// no buffer's uses), so that --gplace-verify-plan right after it takes
+/// them rather than walking the program twice more. A pass that changes
+/// steps, streams or buffers invalidates it (MLIR's default).
+class ProgramLiveness {
+public:
+  explicit ProgramLiveness(mlir::Operation *program)
+      : program_(llvm::cast<ProgramOp>(program)) {}
+
+  /// Schedule::build of the program, built once; null if that failed (its
+  /// error was emitted then).
+  Schedule *getSchedule();
+  /// BufferLives::build of the program and getSchedule(), built once;
+  /// null if either failed (their error was emitted then). `inPlace` as
+  /// BufferLives::build's; std::nullopt takes lives built either way (they
+  /// differ only in Buffer::handedOver and lowerBounds), false if none
+  /// was built yet. Lives built with the other `inPlace` are built again.
+  BufferLives *getLives(std::optional<bool> inPlace);
+
+private:
+  ProgramOp program_;
+  std::optional<mlir::FailureOr<Schedule>> schedule_;
+  std::optional<mlir::FailureOr<BufferLives>> lives_;
+  bool livesInPlace_ = false;
 };
 
 /// Per device (its gplan.device symbol): the most of BufferLives'
