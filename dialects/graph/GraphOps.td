@@ -1220,6 +1220,119 @@ def Graph_AvgPoolGradOp : Graph_WindowOp<"avg_pool_grad", "AvgPoolGrad"> {
       "type($grad) `->` type($result)";
 }
 
+//===----------------------------------------------------------------------===//
+// Recurrent layers.
+//===----------------------------------------------------------------------===//
+
+// A whole recurrent layer over a sequence, run by one library call: the
+// ops ask their kernel parameters (the cell and direction as integers) and
+// their floating-point operations of the code in RecurrentOps.cpp.
+class Graph_RecurrentOp<string mnemonic, string tfType, list<Trait> traits = []>
+    : Graph_KernelOp<mnemonic, tfType, !listconcat([Pure], traits), tfType,
+                     ["getKernelParameters"]> {
+  dag recurrentAttrs = (ins StrAttr:$rnn_mode, StrAttr:$direction,
+                            UnitAttr:$linear_before_reset);
+  let kernelParameters = (ins I64Attr:$rnn_kind, I64Attr:$rnn_direction);
+  let flops = "getRecurrentFlops()";
+  let hasVerifier = 1;
+  code recurrentAccessors = [{
+    /// The layer's multiply-adds counted as two operations each: every
+    /// step's products with W and R, for every direction.
+    int64_t getRecurrentFlops();
+  }];
+  let extraClassDeclaration = tfNames # recurrentAccessors;
+}
+
+def Graph_CudnnRNNOp : Graph_RecurrentOp<"cudnn_rnn", "CudnnRNNV3",
+    [Graph_InferredResultType, DeclareOpInterfaceMethods<Graph_GradientOpInterface>,
+     AllTypesMatch<["input_h", "input_c"]>]> {
+  let summary = "an RNN, GRU or LSTM layer over a whole sequence (CudnnRNNV3)";
+  let description = [{
+    One recurrent layer over a time-major `input` [seq, batch, input_size]
+    from the initial states `input_h` and `input_c` [directions, batch,
+    hidden] (`input_c` is read by LSTMs only, as TensorFlow's CudnnRNN
+    takes it for every mode), as TensorFlow's `CudnnRNNV3`, with the
+    weights as three tensors rather than cuDNN's opaque buffer: `w`
+    [directions, gates * hidden, input_size], `r` [directions, gates *
+    hidden, hidden] and `b` [directions, 2 * gates * hidden] (the input
+    biases, then the recurrent ones), ONNX's layout. `rnn_mode` is
+    `"rnn_tanh"`, `"rnn_relu"` (1 gate), `"gru"` (3) or `"lstm"` (4);
+    `direction` `"forward"`, `"reverse"` or `"bidirectional"`. The gates
+    lie in oneDNN's order: LSTM i, f, c, o (cuDNN's); GRU z (update), r
+    (reset), h, as ONNX; `linear_before_reset` (GRU only) applies the
+    reset gate after R's product and its bias, as cuDNN's GRU and ONNX's
+    attribute of that name. The activations are the defaults (sigmoid
+    and tanh; `rnn_relu` max(x, 0)), without clipping or peepholes.
+
+    `output` is [seq, batch, directions * hidden] (the forward direction's
+    hidden state, then the reverse one's), `output_h` and `output_c` the
+    final states [directions, batch, hidden] (`output_c` zeros but for
+    LSTMs). oneDNN's RNN primitives on the CPU (emulated GPUs run them
+    too); no CUDA kernel yet.
+
+    ```mlir
+    %y, %h, %c = gplace.cudnn_rnn %x, %h0, %c0, %w, %r, %b rnn_mode = "lstm" direction = "forward" : tensor<5x2x3xf32>, tensor<1x2x4xf32>, tensor<1x16x3xf32>, tensor<1x16x4xf32>, tensor<1x32xf32> -> tensor<5x2x4xf32>, tensor<1x2x4xf32>, tensor<1x2x4xf32>
+    ```
+  }];
+  let arguments = !con((ins Graph_FloatTensor:$input,
+                            Graph_FloatTensor:$input_h,
+                            Graph_FloatTensor:$input_c, Graph_FloatTensor:$w,
+                            Graph_FloatTensor:$r, Graph_FloatTensor:$b),
+                       recurrentAttrs, placementAttrs, controlDepsArg);
+  let results = (outs Graph_FloatTensor:$output, Graph_FloatTensor:$output_h,
+                      Graph_FloatTensor:$output_c);
+  let assemblyFormat = "$input `,` $input_h `,` $input_c `,` $w `,` $r `,` $b "
+      "`rnn_mode` `=` $rnn_mode `direction` `=` $direction "
+      "(`linear_before_reset` $linear_before_reset^)? " # afterClause #
+      " attr-dict `:` type($input) `,` type($input_h) `,` type($w) `,` "
+      "type($r) `,` type($b) `->` type($output) `,` type($output_h) `,` "
+      "type($output_c)";
+  let extraClassDefinition = kernelDefinition # refineByVerifier;
+}
+
+def Graph_CudnnRNNBackpropOp : Graph_RecurrentOp<"cudnn_rnn_backprop",
+    "CudnnRNNBackpropV3",
+    [AllTypesMatch<["input", "input_backprop"]>,
+     AllTypesMatch<["input_h", "input_c", "output_h_backprop",
+                    "output_c_backprop", "input_h_backprop",
+                    "input_c_backprop"]>,
+     AllTypesMatch<["w", "w_backprop"]>, AllTypesMatch<["r", "r_backprop"]>,
+     AllTypesMatch<["b", "b_backprop"]>]> {
+  let summary = "gradient of cudnn_rnn (CudnnRNNBackpropV3)";
+  let description = [{
+    The gradients of a `gplace.cudnn_rnn` (same operands and attributes)
+    with respect to its six operands, given the gradients of its three
+    results. TensorFlow's CudnnRNNBackpropV3 also takes the forward's
+    results and reserve space; this op runs the forward again instead
+    (oneDNN's training forward, whose workspace the backward primitive
+    reads), so that no opaque buffer crosses the graph.
+
+    ```mlir
+    %dx, %dh0, %dc0, %dw, %dr, %db = gplace.cudnn_rnn_backprop %x, %h0, %c0, %w, %r, %b, %dy, %dh, %dc rnn_mode = "lstm" direction = "forward" : tensor<5x2x3xf32>, tensor<1x2x4xf32>, tensor<1x16x3xf32>, tensor<1x16x4xf32>, tensor<1x32xf32>, tensor<5x2x4xf32>
+    ```
+  }];
+  let arguments = !con((ins Graph_FloatTensor:$input,
+                            Graph_FloatTensor:$input_h,
+                            Graph_FloatTensor:$input_c, Graph_FloatTensor:$w,
+                            Graph_FloatTensor:$r, Graph_FloatTensor:$b,
+                            Graph_FloatTensor:$output_backprop,
+                            Graph_FloatTensor:$output_h_backprop,
+                            Graph_FloatTensor:$output_c_backprop),
+                       recurrentAttrs, placementAttrs, controlDepsArg);
+  let results = (outs Graph_FloatTensor:$input_backprop,
+                      Graph_FloatTensor:$input_h_backprop,
+                      Graph_FloatTensor:$input_c_backprop,
+                      Graph_FloatTensor:$w_backprop,
+                      Graph_FloatTensor:$r_backprop,
+                      Graph_FloatTensor:$b_backprop);
+  let assemblyFormat = "$input `,` $input_h `,` $input_c `,` $w `,` $r `,` $b "
+      "`,` $output_backprop `,` $output_h_backprop `,` $output_c_backprop "
+      "`rnn_mode` `=` $rnn_mode `direction` `=` $direction "
+      "(`linear_before_reset` $linear_before_reset^)? " # afterClause #
+      " attr-dict `:` type($input) `,` type($input_h) `,` type($w) `,` "
+      "type($r) `,` type($b) `,` type($output_backprop)";
+}
+
 def Graph_DropoutOp : Graph_KernelOp<"dropout", "StatelessDropout",
     [Pure, Graph_SeededOpInterface,
      DeclareOpInterfaceMethods<InferTypeOpInterface>,

@@ -1,4 +1,4 @@
-//===- DnnlKernels.cpp - window ops, batch norm and matmul on oneDNN ------===//
+//===- DnnlKernels.cpp - window ops, batch norm, RNNs, matmul on oneDNN ---===//
 //
 // Each launch describes its tensors to oneDNN as they lie in memory (the
 // activations NHWC or NCHW, the filter TensorFlow's HWIO, which oneDNN
@@ -132,6 +132,7 @@ std::string primitiveKey(const KernelCall &call) {
   os << (p.transposeA ? 'A' : '-') << (p.transposeB ? 'B' : '-');
   os << (p.channelsFirst ? 'C' : 'L') << (p.fusedRelu ? 'R' : '-')
      << (p.isTraining ? 'T' : '-') << (p.poolAverage ? 'V' : '-');
+  os << 'r' << p.rnnKind << ',' << p.rnnDirection;
   // The primitive bakes epsilon in: the key holds its exact bits (the
   // stream's 6 digits made 1e-3 and 1.000004e-3 share a primitive).
   uint64_t epsilonBits = 0;
@@ -344,6 +345,18 @@ enum Slot {
   Src,
   Dst,
   Pooled,
+  // cudnn_rnn and its gradient.
+  RnnLayer,
+  RnnIter,
+  RnnBias,
+  RnnDst,
+  RnnDstH,
+  RnnDstC,
+  RnnBackwardLayer,
+  RnnBackwardIter,
+  RnnDiffLayer,
+  RnnDiffIter,
+  RnnDiffBias,
   Slots
 };
 
@@ -1094,6 +1107,406 @@ Status runDnnlBatchNorm(const KernelCall &call) {
                  {DNNL_ARG_DIFF_SHIFT, stat(call.outputs[2].data)}});
     e.primitive.execute(stream, args);
     stream.wait();
+  } catch (const dnnl::error &e) {
+    return dnnlError(call, e);
+  }
+  return Status::ok();
+}
+
+//===----------------------------------------------------------------------===//
+// Recurrent layers: cudnn_rnn and its gradient.
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// A recurrent layer's primitives, made once per shapes, cell and
+/// direction: the forward (inference for cudnn_rnn, training for the
+/// gradient, which runs it again for the workspace the backward reads), the
+/// backward, and the reorders of the weights between ONNX's layout
+/// (ldgoi: [directions, gates, hidden, inputs]) and the primitives'.
+struct RnnEntry {
+  dnnl::rnn_primitive_desc_base forwardPd, backwardPd;
+  dnnl::primitive forward, backward;
+  /// The weights' layouts the forward and backward read, and the
+  /// gradients' the backward writes; the reorders into and out of them
+  /// where they are not ONNX's (null primitives where they are).
+  memory::desc layer, iter, backwardLayer, backwardIter, diffLayer, diffIter;
+  dnnl::primitive toLayer, toIter, toBackwardLayer, toBackwardIter,
+      fromDiffLayer, fromDiffIter;
+};
+
+/// The shapes of a recurrent launch.
+struct RnnShape {
+  int64_t seq, batch, input, hidden, dirs, gates, biasGates;
+  int64_t kind; ///< KernelParams::rnnKind.
+  bool lstm() const { return kind == 2; }
+  bool lbr() const { return kind == 4; }
+};
+
+dnnl::rnn_direction rnnDirection(int64_t direction) {
+  switch (direction) {
+  case 1:
+    return dnnl::rnn_direction::unidirectional_right2left;
+  case 2:
+    return dnnl::rnn_direction::bidirectional_concat;
+  default:
+    return dnnl::rnn_direction::unidirectional_left2right;
+  }
+}
+
+/// Makes `forward` (and its pd) from `fd`, and where `bd` is given the
+/// backward from it with the forward as its hint.
+template <typename Fwd, typename Bwd>
+void makeRnnPrimitives(RnnEntry &e, const typename Fwd::desc &fd,
+                       const typename Bwd::desc *bd) {
+  typename Fwd::primitive_desc fpd(fd, userScratchpad(), cpuEngine());
+  e.forwardPd = fpd;
+  e.forward = Fwd(fpd);
+  if (!bd)
+    return;
+  typename Bwd::primitive_desc bpd(*bd, userScratchpad(), cpuEngine(), fpd);
+  e.backwardPd = bpd;
+  e.backward = Bwd(bpd);
+}
+
+/// A reorder from `from` to `to`, or a null primitive where they are the
+/// same layout.
+dnnl::primitive reorderOrNone(const memory::desc &from,
+                              const memory::desc &to) {
+  if (from == to)
+    return dnnl::primitive();
+  return dnnl::reorder(
+      dnnl::reorder::primitive_desc(cpuEngine(), from, cpuEngine(), to));
+}
+
+Status makeRnnEntry(const RnnShape &s, int64_t direction, bool backward,
+                    RnnEntry &e) {
+  using tag = memory::format_tag;
+  auto f32 = memory::data_type::f32;
+  memory::desc srcLayer({s.seq, s.batch, s.input}, f32, tag::tnc);
+  memory::desc dstLayer({s.seq, s.batch, s.dirs * s.hidden}, f32, tag::tnc);
+  memory::desc state({1, s.dirs, s.batch, s.hidden}, f32, tag::ldnc);
+  memory::desc layerAny({1, s.dirs, s.input, s.gates, s.hidden}, f32,
+                        tag::any);
+  memory::desc iterAny({1, s.dirs, s.hidden, s.gates, s.hidden}, f32,
+                       tag::any);
+  memory::desc bias({1, s.dirs, s.biasGates, s.hidden}, f32, tag::ldgo);
+  memory::desc none;
+  auto prop = backward ? dnnl::prop_kind::forward_training
+                       : dnnl::prop_kind::forward_inference;
+  dnnl::rnn_direction dir = rnnDirection(direction);
+  switch (s.kind) {
+  case 0:
+  case 1: {
+    auto activation = s.kind == 0 ? dnnl::algorithm::eltwise_tanh
+                                  : dnnl::algorithm::eltwise_relu;
+    dnnl::vanilla_rnn_forward::desc fd(prop, activation, dir, srcLayer, state,
+                                       layerAny, iterAny, bias, dstLayer,
+                                       state);
+    std::optional<dnnl::vanilla_rnn_backward::desc> bd;
+    if (backward)
+      bd.emplace(dnnl::prop_kind::backward, activation, dir, srcLayer, state,
+                 layerAny, iterAny, bias, dstLayer, state, srcLayer, state,
+                 layerAny, iterAny, bias, dstLayer, state);
+    makeRnnPrimitives<dnnl::vanilla_rnn_forward, dnnl::vanilla_rnn_backward>(
+        e, fd, bd ? &*bd : nullptr);
+    break;
+  }
+  case 2: {
+    dnnl::lstm_forward::desc fd(prop, dir, srcLayer, state, state, layerAny,
+                                iterAny, bias, dstLayer, state, state);
+    std::optional<dnnl::lstm_backward::desc> bd;
+    if (backward)
+      bd.emplace(dnnl::prop_kind::backward, dir, srcLayer, state, state,
+                 layerAny, iterAny, bias, dstLayer, state, state, srcLayer,
+                 state, state, layerAny, iterAny, bias, dstLayer, state,
+                 state);
+    makeRnnPrimitives<dnnl::lstm_forward, dnnl::lstm_backward>(
+        e, fd, bd ? &*bd : nullptr);
+    break;
+  }
+  case 3: {
+    dnnl::gru_forward::desc fd(prop, dir, srcLayer, state, layerAny, iterAny,
+                               bias, dstLayer, state);
+    std::optional<dnnl::gru_backward::desc> bd;
+    if (backward)
+      bd.emplace(dnnl::prop_kind::backward, dir, srcLayer, state, layerAny,
+                 iterAny, bias, dstLayer, state, srcLayer, state, layerAny,
+                 iterAny, bias, dstLayer, state);
+    makeRnnPrimitives<dnnl::gru_forward, dnnl::gru_backward>(
+        e, fd, bd ? &*bd : nullptr);
+    break;
+  }
+  case 4: {
+    dnnl::lbr_gru_forward::desc fd(prop, dir, srcLayer, state, layerAny,
+                                   iterAny, bias, dstLayer, state);
+    std::optional<dnnl::lbr_gru_backward::desc> bd;
+    if (backward)
+      bd.emplace(dnnl::prop_kind::backward, dir, srcLayer, state, layerAny,
+                 iterAny, bias, dstLayer, state, srcLayer, state, layerAny,
+                 iterAny, bias, dstLayer, state);
+    makeRnnPrimitives<dnnl::lbr_gru_forward, dnnl::lbr_gru_backward>(
+        e, fd, bd ? &*bd : nullptr);
+    break;
+  }
+  default:
+    return Status::invalidArgument("gplace.cudnn_rnn: unknown rnn_kind " +
+                                   std::to_string(s.kind));
+  }
+  (void)none;
+  memory::desc userLayer({1, s.dirs, s.input, s.gates, s.hidden}, f32,
+                         tag::ldgoi);
+  memory::desc userIter({1, s.dirs, s.hidden, s.gates, s.hidden}, f32,
+                        tag::ldgoi);
+  e.layer = e.forwardPd.weights_layer_desc();
+  e.iter = e.forwardPd.weights_iter_desc();
+  e.toLayer = reorderOrNone(userLayer, e.layer);
+  e.toIter = reorderOrNone(userIter, e.iter);
+  if (backward) {
+    e.backwardLayer = e.backwardPd.weights_layer_desc();
+    e.backwardIter = e.backwardPd.weights_iter_desc();
+    e.diffLayer = e.backwardPd.diff_weights_layer_desc();
+    e.diffIter = e.backwardPd.diff_weights_iter_desc();
+    e.toBackwardLayer = reorderOrNone(userLayer, e.backwardLayer);
+    e.toBackwardIter = reorderOrNone(userIter, e.backwardIter);
+    e.fromDiffLayer = reorderOrNone(e.diffLayer, userLayer);
+    e.fromDiffIter = reorderOrNone(e.diffIter, userIter);
+  }
+  return Status::ok();
+}
+
+/// What a verified cudnn_rnn guarantees and a hand-written plan may not:
+/// the operands' ranks and sizes (gplace.cudnn_rnn's verifier's rule).
+StatusOr<RnnShape> rnnShapeOf(const KernelCall &call) {
+  auto fail = [&](const std::string &why) {
+    return Status::invalidArgument(
+        "gplace." + std::string(kernelMnemonic(call.kernel)) + ": " + why);
+  };
+  bool backward = call.kernel == Kernel::CudnnRNNBackprop;
+  size_t inputs = backward ? 9 : 6, outputs = backward ? 6 : 3;
+  if (call.inputs.size() != inputs || call.outputs.size() != outputs)
+    return fail("expects " + std::to_string(inputs) + " inputs and " +
+                std::to_string(outputs) + " results");
+  const KernelParams &p = *call.params;
+  if (p.rnnKind < 0 || p.rnnKind > 4 || p.rnnDirection < 0 ||
+      p.rnnDirection > 2)
+    return fail("rnn_kind must be 0 to 4 and rnn_direction 0 to 2");
+  const std::vector<int64_t> &x = call.inputs[0].type->shape,
+                             &h = call.inputs[1].type->shape;
+  if (x.size() != 3 || h.size() != 3)
+    return fail("expects a rank-3 input and initial state");
+  RnnShape s;
+  s.kind = p.rnnKind;
+  s.seq = x[0];
+  s.batch = x[1];
+  s.input = x[2];
+  s.hidden = h[2];
+  s.dirs = p.rnnDirection == 2 ? 2 : 1;
+  s.gates = s.kind <= 1 ? 1 : s.kind == 2 ? 4 : 3;
+  s.biasGates = s.gates + (s.lbr() ? 1 : 0);
+  auto is = [](const TensorRef &ref, std::vector<int64_t> shape) {
+    return ref.type->shape == shape;
+  };
+  std::vector<int64_t> state = {s.dirs, s.batch, s.hidden};
+  if (s.seq < 1 || s.batch < 1 || s.input < 1 || s.hidden < 1 ||
+      !is(call.inputs[1], state) || !is(call.inputs[2], state) ||
+      !is(call.inputs[3], {s.dirs, s.gates * s.hidden, s.input}) ||
+      !is(call.inputs[4], {s.dirs, s.gates * s.hidden, s.hidden}) ||
+      !is(call.inputs[5], {s.dirs, 2 * s.gates * s.hidden}))
+    return fail("operands of other shapes than cudnn_rnn's rule gives");
+  std::vector<int64_t> y = {s.seq, s.batch, s.dirs * s.hidden};
+  bool fits = backward ? is(call.inputs[6], y) && is(call.inputs[7], state) &&
+                             is(call.inputs[8], state)
+                       : is(call.outputs[0], y) && is(call.outputs[1], state) &&
+                             is(call.outputs[2], state);
+  for (size_t i = 0; backward && i < 6; ++i)
+    fits = fits && call.outputs[i].type->shape == call.inputs[i].type->shape;
+  if (!fits)
+    return fail("results or gradients of other shapes than cudnn_rnn's rule "
+                "gives");
+  return s;
+}
+
+} // namespace
+
+Status runDnnlRecurrent(const KernelCall &call) {
+  StatusOr<RnnShape> shape = rnnShapeOf(call);
+  if (!shape)
+    return shape.status();
+  const RnnShape &s = *shape;
+  bool backward = call.kernel == Kernel::CudnnRNNBackprop;
+  const KernelParams &p = *call.params;
+  Scratchpad pad(call);
+  auto floats = [](const TensorRef &ref) {
+    return static_cast<float *>(ref.data);
+  };
+  try {
+    auto build = [&]() -> StatusOr<std::shared_ptr<void>> {
+      auto entry = std::make_shared<RnnEntry>();
+      GPLACE_RETURN_IF_ERROR(makeRnnEntry(s, p.rnnDirection, backward, *entry));
+      return std::shared_ptr<void>(std::move(entry));
+    };
+    StatusOr<std::shared_ptr<void>> found =
+        call.cache ? call.cache->getOrMake("dnnl|" + primitiveKey(call), build)
+                   : build();
+    if (!found)
+      return found.status();
+    const RnnEntry &e = *std::static_pointer_cast<RnnEntry>(*found);
+    dnnl::engine &engine = cpuEngine();
+    using tag = memory::format_tag;
+    auto f32 = memory::data_type::f32;
+    memory::desc userLayer({1, s.dirs, s.input, s.gates, s.hidden}, f32,
+                           tag::ldgoi);
+    memory::desc userIter({1, s.dirs, s.hidden, s.gates, s.hidden}, f32,
+                          tag::ldgoi);
+    memory::desc srcLayer({s.seq, s.batch, s.input}, f32, tag::tnc);
+    memory::desc dstLayer({s.seq, s.batch, s.dirs * s.hidden}, f32, tag::tnc);
+    memory::desc state({1, s.dirs, s.batch, s.hidden}, f32, tag::ldnc);
+    memory::desc bias({1, s.dirs, s.biasGates, s.hidden}, f32, tag::ldgo);
+    // The buffers, taken in one order whether measuring or running.
+    memory::desc forwardScratch = e.forwardPd.scratchpad_desc();
+    uint8_t *scratch = pad.take(forwardScratch, Scratch);
+    uint8_t *layer = e.toLayer ? pad.take(e.layer, RnnLayer) : nullptr;
+    uint8_t *iter = e.toIter ? pad.take(e.iter, RnnIter) : nullptr;
+    uint8_t *biasData = pad.take(bias, RnnBias);
+    uint8_t *workspace = nullptr, *dst = nullptr, *dstH = nullptr,
+            *dstC = nullptr, *backwardScratch = nullptr, *bLayer = nullptr,
+            *bIter = nullptr, *dLayer = nullptr, *dIter = nullptr,
+            *dBias = nullptr;
+    if (backward) {
+      workspace = pad.take(e.forwardPd.workspace_desc(), Workspace);
+      dst = pad.take(dstLayer, RnnDst);
+      dstH = pad.take(state, RnnDstH);
+      dstC = pad.take(state, RnnDstC);
+      backwardScratch = pad.take(e.backwardPd.scratchpad_desc(), ForwardScratch);
+      bLayer = e.toBackwardLayer ? pad.take(e.backwardLayer, RnnBackwardLayer)
+                                 : nullptr;
+      bIter = e.toBackwardIter ? pad.take(e.backwardIter, RnnBackwardIter)
+                               : nullptr;
+      dLayer = e.fromDiffLayer ? pad.take(e.diffLayer, RnnDiffLayer) : nullptr;
+      dIter = e.fromDiffIter ? pad.take(e.diffIter, RnnDiffIter) : nullptr;
+      dBias = pad.take(bias, RnnDiffBias);
+    }
+    if (pad.measuring())
+      return Status::ok();
+
+    dnnl::stream stream(engine);
+    auto mem = [&](const memory::desc &desc, void *data) {
+      return memory(desc, engine, data);
+    };
+    // The bias oneDNN adds: W's and R's biases summed per gate, but for
+    // linear_before_reset's h gate, whose R bias is a fourth gate.
+    {
+      const float *b = floats(call.inputs[5]);
+      float *out = reinterpret_cast<float *>(biasData);
+      int64_t gh = s.gates * s.hidden;
+      for (int64_t d = 0; d < s.dirs; ++d) {
+        const float *wb = b + d * 2 * gh, *rb = wb + gh;
+        float *o = out + d * s.biasGates * s.hidden;
+        for (int64_t i = 0; i < gh; ++i)
+          o[i] = wb[i] + (s.lbr() && i >= 2 * s.hidden ? 0.0f : rb[i]);
+        if (s.lbr())
+          std::memcpy(o + gh, rb + 2 * s.hidden, s.hidden * sizeof(float));
+      }
+    }
+    void *w = call.inputs[3].data, *r = call.inputs[4].data;
+    auto reorderInto = [&](const dnnl::primitive &reorder,
+                           const memory::desc &from, void *source,
+                           const memory::desc &to, void *target) -> void * {
+      if (!reorder)
+        return source;
+      memory in = mem(from, source), out = mem(to, target);
+      reorder.execute(stream, {{DNNL_ARG_FROM, in}, {DNNL_ARG_TO, out}});
+      return target;
+    };
+    void *layerData = reorderInto(e.toLayer, userLayer, w, e.layer, layer);
+    void *iterData = reorderInto(e.toIter, userIter, r, e.iter, iter);
+    void *y = backward ? dst : call.outputs[0].data;
+    void *yh = backward ? dstH : call.outputs[1].data;
+    void *yc = backward ? dstC : call.outputs[2].data;
+    std::unordered_map<int, memory> args = {
+        {DNNL_ARG_SRC_LAYER, mem(srcLayer, call.inputs[0].data)},
+        {DNNL_ARG_SRC_ITER, mem(state, call.inputs[1].data)},
+        {DNNL_ARG_WEIGHTS_LAYER, mem(e.layer, layerData)},
+        {DNNL_ARG_WEIGHTS_ITER, mem(e.iter, iterData)},
+        {DNNL_ARG_BIAS, mem(bias, biasData)},
+        {DNNL_ARG_DST_LAYER, mem(dstLayer, y)},
+        {DNNL_ARG_DST_ITER, mem(state, yh)},
+        {DNNL_ARG_SCRATCHPAD, mem(forwardScratch, scratch)}};
+    if (s.lstm()) {
+      args.insert({DNNL_ARG_SRC_ITER_C, mem(state, call.inputs[2].data)});
+      args.insert({DNNL_ARG_DST_ITER_C, mem(state, yc)});
+    }
+    if (backward)
+      args.insert(
+          {DNNL_ARG_WORKSPACE, mem(e.forwardPd.workspace_desc(), workspace)});
+    e.forward.execute(stream, args);
+    int64_t stateElements = s.dirs * s.batch * s.hidden;
+    if (!backward) {
+      stream.wait();
+      if (!s.lstm())
+        std::fill_n(floats(call.outputs[2]), stateElements, 0.0f);
+      return Status::ok();
+    }
+
+    // The backward: the gradients of the data into the results, those of
+    // the weights (which oneDNN accumulates: zeroed first) reordered back
+    // into ONNX's layout.
+    void *bLayerData =
+        reorderInto(e.toBackwardLayer, userLayer, w, e.backwardLayer, bLayer);
+    void *bIterData =
+        reorderInto(e.toBackwardIter, userIter, r, e.backwardIter, bIter);
+    void *dLayerData = dLayer ? dLayer : call.outputs[3].data;
+    void *dIterData = dIter ? dIter : call.outputs[4].data;
+    std::memset(dLayerData, 0, e.diffLayer.get_size());
+    std::memset(dIterData, 0, e.diffIter.get_size());
+    std::memset(dBias, 0, bias.get_size());
+    std::unordered_map<int, memory> bargs = {
+        {DNNL_ARG_SRC_LAYER, mem(srcLayer, call.inputs[0].data)},
+        {DNNL_ARG_SRC_ITER, mem(state, call.inputs[1].data)},
+        {DNNL_ARG_WEIGHTS_LAYER, mem(e.backwardLayer, bLayerData)},
+        {DNNL_ARG_WEIGHTS_ITER, mem(e.backwardIter, bIterData)},
+        {DNNL_ARG_BIAS, mem(bias, biasData)},
+        {DNNL_ARG_DST_LAYER, mem(dstLayer, dst)},
+        {DNNL_ARG_DST_ITER, mem(state, dstH)},
+        {DNNL_ARG_DIFF_SRC_LAYER, mem(srcLayer, call.outputs[0].data)},
+        {DNNL_ARG_DIFF_SRC_ITER, mem(state, call.outputs[1].data)},
+        {DNNL_ARG_DIFF_WEIGHTS_LAYER, mem(e.diffLayer, dLayerData)},
+        {DNNL_ARG_DIFF_WEIGHTS_ITER, mem(e.diffIter, dIterData)},
+        {DNNL_ARG_DIFF_BIAS, mem(bias, dBias)},
+        {DNNL_ARG_DIFF_DST_LAYER, mem(dstLayer, call.inputs[6].data)},
+        {DNNL_ARG_DIFF_DST_ITER, mem(state, call.inputs[7].data)},
+        {DNNL_ARG_WORKSPACE, mem(e.forwardPd.workspace_desc(), workspace)},
+        {DNNL_ARG_SCRATCHPAD,
+         mem(e.backwardPd.scratchpad_desc(), backwardScratch)}};
+    if (s.lstm()) {
+      bargs.insert({DNNL_ARG_SRC_ITER_C, mem(state, call.inputs[2].data)});
+      bargs.insert({DNNL_ARG_DST_ITER_C, mem(state, dstC)});
+      bargs.insert({DNNL_ARG_DIFF_SRC_ITER_C, mem(state, call.outputs[2].data)});
+      bargs.insert({DNNL_ARG_DIFF_DST_ITER_C, mem(state, call.inputs[8].data)});
+    }
+    e.backward.execute(stream, bargs);
+    reorderInto(e.fromDiffLayer, e.diffLayer, dLayerData, userLayer,
+                call.outputs[3].data);
+    reorderInto(e.fromDiffIter, e.diffIter, dIterData, userIter,
+                call.outputs[4].data);
+    stream.wait();
+    if (!s.lstm())
+      std::fill_n(floats(call.outputs[2]), stateElements, 0.0f);
+    // B's gradient: each gate's bias gradient for both of W's and R's
+    // biases, but linear_before_reset's h gate, whose R bias is the
+    // fourth gate.
+    const float *db = reinterpret_cast<const float *>(dBias);
+    float *out = floats(call.outputs[5]);
+    int64_t gh = s.gates * s.hidden;
+    for (int64_t d = 0; d < s.dirs; ++d) {
+      const float *g = db + d * s.biasGates * s.hidden;
+      float *wb = out + d * 2 * gh, *rb = wb + gh;
+      std::memcpy(wb, g, gh * sizeof(float));
+      std::memcpy(rb, g, gh * sizeof(float));
+      if (s.lbr())
+        std::memcpy(rb + 2 * s.hidden, g + gh, s.hidden * sizeof(float));
+    }
   } catch (const dnnl::error &e) {
     return dnnlError(call, e);
   }

@@ -1,7 +1,7 @@
 //===- DnnlKernels.h - host kernels that call oneDNN ------------*- C++ -*-===//
 //
 // The host kernels of the window ops (conv2d, max_pool, avg_pool and their
-// gradients), batch norm and the f32 matrix product: oneDNN's CPU primitives (Debian's libdnnl, v2.x), as
+// gradients), batch norm, recurrent layers and the f32 matrix product: oneDNN's CPU primitives (Debian's libdnnl, v2.x), as
 // TensorFlow's MKL build runs them. Private to the runtime; Kernels.cpp's
 // table reaches them.
 //
@@ -41,6 +41,17 @@ Status runDnnlPooling(const KernelCall &call);
 /// takes it back. Errors as runDnnlConvolution.
 Status runDnnlBatchNorm(const KernelCall &call);
 
+/// Runs a cudnn_rnn or cudnn_rnn_backprop launch (f32) with oneDNN's RNN
+/// primitives (vanilla_rnn with tanh or ReLU, lstm, gru, lbr_gru; left to
+/// right, right to left, or both concatenated): W and R in ONNX's layout
+/// ([directions, gates * hidden, inputs], oneDNN's ldgoi) reordered into
+/// the primitive's, W's and R's biases summed per gate (linear_before_reset
+/// keeps R's h-gate bias apart, oneDNN's fourth gate). The gradient runs
+/// the training forward again for the workspace its backward primitive
+/// reads. Primitives are made once per shapes and parameters; buffers come
+/// from the launch's workspace as runDnnlConvolution's. Errors as
+/// runDnnlConvolution.
+Status runDnnlRecurrent(const KernelCall &call);
 /// oneDNN's version as the loaded library reports it: "2.6.3".
 std::string dnnlVersion();
 

@@ -1506,6 +1506,9 @@ Status windowKernel(const KernelCall &call) {
 Status batchNormKernel(const KernelCall &call) {
   return runDnnlBatchNorm(call);
 }
+Status recurrentKernel(const KernelCall &call) {
+  return runDnnlRecurrent(call);
+}
 #else
 Status needsOneDnn(const KernelCall &call) {
   return Status::unavailable("gplace." +
@@ -1515,6 +1518,7 @@ Status needsOneDnn(const KernelCall &call) {
 }
 Status windowKernel(const KernelCall &call) { return needsOneDnn(call); }
 Status batchNormKernel(const KernelCall &call) { return needsOneDnn(call); }
+Status recurrentKernel(const KernelCall &call) { return needsOneDnn(call); }
 #endif
 
 /// Kernels whose host implementation takes its temporary buffers as a
@@ -1536,6 +1540,8 @@ GPLACE_DNNL_KERNEL(DepthwiseConv2dNativeBackpropInput, windowKernel)
 GPLACE_DNNL_KERNEL(DepthwiseConv2dNativeBackpropFilter, windowKernel)
 GPLACE_DNNL_KERNEL(FusedBatchNorm, batchNormKernel)
 GPLACE_DNNL_KERNEL(FusedBatchNormGrad, batchNormKernel)
+GPLACE_DNNL_KERNEL(CudnnRNN, recurrentKernel)
+GPLACE_DNNL_KERNEL(CudnnRNNBackprop, recurrentKernel)
 GPLACE_DNNL_KERNEL(MaxPool, windowKernel)
 GPLACE_DNNL_KERNEL(AvgPool, windowKernel)
 GPLACE_DNNL_KERNEL(MaxPoolGrad, windowKernel)

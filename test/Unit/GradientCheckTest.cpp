@@ -637,6 +637,54 @@ std::vector<Case> cases() {
        "-> tensor<f64>\n"
        "  %y = gplace.reshape %mean : tensor<f64> -> tensor<1xf64>",
        "1xf64"});
+  // Recurrent layers (cudnn_rnn, oneDNN's RNN primitives, f32): the loss
+  // reads all three results (output, output_h, output_c, flattened and
+  // joined), so that the gradient flows into each; sequence 3, batch 2,
+  // input 2, hidden 2. The cells are smooth (sigmoid, tanh), so the f32
+  // difference quotient is off by rounding and h^2 terms, well inside the
+  // f32 tolerance.
+  auto recurrent = [](const std::string &name, const std::string &mode,
+                      const std::string &direction, int64_t gates,
+                      bool linearBeforeReset = false) {
+    int64_t dirs = direction == "bidirectional" ? 2 : 1;
+    auto shape = [](std::vector<int64_t> dims) {
+      std::string text;
+      for (int64_t d : dims)
+        text += std::to_string(d) + "x";
+      return text + "f32";
+    };
+    std::string x = shape({3, 2, 2}), h = shape({dirs, 2, 2}),
+                w = shape({dirs, gates * 2, 2}), r = shape({dirs, gates * 2, 2}),
+                b = shape({dirs, gates * 4}), y = shape({3, 2, dirs * 2});
+    int64_t ys = 3 * 2 * dirs * 2, hs = dirs * 2 * 2;
+    std::string flat = shape({ys}), flatH = shape({hs}),
+                all = shape({ys + 2 * hs});
+    Case c{name,
+           {x, h, h, w, r, b},
+           "  %o:3 = gplace.cudnn_rnn %a0, %a1, %a2, %a3, %a4, %a5 rnn_mode = "
+           "\"" + mode + "\" direction = \"" + direction + "\"" +
+               (linearBeforeReset ? " linear_before_reset" : "") + " : " +
+               tensorType(x) + ", " + tensorType(h) + ", " + tensorType(w) +
+               ", " + tensorType(r) + ", " + tensorType(b) + " -> " +
+               tensorType(y) + ", " + tensorType(h) + ", " + tensorType(h) +
+               "\n  %fy = gplace.reshape %o#0 : " + tensorType(y) + " -> " +
+               tensorType(flat) + "\n  %fh = gplace.reshape %o#1 : " +
+               tensorType(h) + " -> " + tensorType(flatH) +
+               "\n  %fc = gplace.reshape %o#2 : " + tensorType(h) + " -> " +
+               tensorType(flatH) + "\n  %y = gplace.concat %fy, %fh, %fc axis "
+               "= 0 : " + tensorType(flat) + ", " + tensorType(flatH) + ", " +
+               tensorType(flatH) + " -> " + tensorType(all),
+           all};
+    c.f32 = true;
+    return c;
+  };
+  all.push_back(recurrent("cudnn_rnn_lstm_bidirectional", "lstm",
+                          "bidirectional", 4));
+  all.push_back(recurrent("cudnn_rnn_gru_forward", "gru", "forward", 3));
+  all.push_back(recurrent("cudnn_rnn_gru_linear_before_reset_reverse", "gru",
+                          "reverse", 3, true));
+  all.push_back(recurrent("cudnn_rnn_tanh_bidirectional", "rnn_tanh",
+                          "bidirectional", 1));
   // Tile as the importer composes it: reshape, broadcast_to, reshape.
   all.push_back({"tile_composition",
                  {"2x3xf64"},

@@ -158,6 +158,10 @@ struct KernelParams {
   /// are the batch's (training) rather than the given ones.
   double epsilon = 0.0;
   bool isTraining = false;
+  /// cudnn_rnn and its gradient: the cell (0 rnn_tanh, 1 rnn_relu, 2 lstm,
+  /// 3 gru, 4 gru with linear_before_reset) and the direction (0 forward,
+  /// 1 reverse, 2 bidirectional).
+  int64_t rnnKind = 0, rnnDirection = 0;
 };
 
 /// How a kernel parameter is typed: a unit attribute (a flag), an integer,

@@ -32,6 +32,12 @@ cl::opt<bool> initializersAsVariables(
     cl::desc("Import an ONNX model's floating-point initializers as "
              "variables (trainable, checkpointed) instead of constants"),
     cl::init(false), cl::cat(gplace::frontend::onnxImportCategory()));
+cl::opt<bool> unrollRecurrent(
+    "unroll-recurrent",
+    cl::desc("Unroll ONNX RNN, GRU and LSTM nodes over the sequence into "
+             "per-step ops even where one gplace.cudnn_rnn (oneDNN's RNN "
+             "primitives) computes the layer"),
+    cl::init(false), cl::cat(gplace::frontend::onnxImportCategory()));
 } // namespace
 
 gplace::frontend::OnnxImportOptions
@@ -39,5 +45,6 @@ gplace::frontend::onnxImportOptionsFromFlags() {
   OnnxImportOptions options;
   options.dims.assign(dims.begin(), dims.end());
   options.initializersAsVariables = initializersAsVariables;
+  options.unrollRecurrent = unrollRecurrent;
   return options;
 }

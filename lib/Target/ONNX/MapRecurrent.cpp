@@ -110,6 +110,153 @@ struct Recurrence {
   }
 };
 
+/// Input `v`'s blocks of `block` along dimension 1 in the order `order`
+/// (ONNX's LSTM gates i, o, f, c into oneDNN's i, f, c, o): slices and a
+/// concat, which fold into one constant where `v` is one.
+Value reorderBlocks(Recurrence &r, Value v, int64_t block,
+                    ArrayRef<int64_t> order, const std::string &what) {
+  auto type = cast<RankedTensorType>(v.getType());
+  SmallVector<int64_t> size(type.getShape());
+  size[1] = block;
+  SmallVector<Value> parts;
+  for (int64_t k : order) {
+    SmallVector<int64_t> begin(type.getRank(), 0);
+    begin[1] = k * block;
+    parts.push_back(
+        r.slice(v, begin, size, what + "_gate" + std::to_string(k)));
+  }
+  return r.concat(parts, 1, type.getShape(), what + "_gates");
+}
+
+/// Whether the node is a form gplace.cudnn_rnn computes: f32, the default
+/// activations (RNN's Relu too: rnn_relu), no clip, input_forget or
+/// peepholes, and every sequence as long as the input (no sequence_lens,
+/// or a constant one of that length). `mode` is the op's rnn_mode.
+bool fitsWholeLayer(Node &n, Recurrence &r, std::string &mode) {
+  if (!r.element.isF32() || r.batch < 1 || r.input < 1)
+    return false;
+  if (n.attr("clip") || n.getInt("input_forget", 0) ||
+      n.attr("activation_alpha") || n.attr("activation_beta"))
+    return false;
+  if (r.cell == Cell::LSTM && n.hasInput(7))
+    return false;
+  mode = r.cell == Cell::LSTM ? "lstm" : r.cell == Cell::GRU ? "gru"
+                                                              : "rnn_tanh";
+  if (const onnx::AttributeProto *a = n.attr("activations")) {
+    static const char *const defaults[3][3] = {
+        {"Tanh"}, {"Sigmoid", "Tanh"}, {"Sigmoid", "Tanh", "Tanh"}};
+    int per = r.cell == Cell::RNN ? 1 : r.cell == Cell::GRU ? 2 : 3;
+    if (a->strings_size() != per * r.directions)
+      return false;
+    bool relu = r.cell == Cell::RNN;
+    bool same = true;
+    for (int i = 0; i < a->strings_size(); ++i) {
+      same &= a->strings(i) == defaults[static_cast<int>(r.cell)][i % per];
+      relu &= a->strings(i) == "Relu";
+    }
+    if (relu)
+      mode = "rnn_relu";
+    else if (!same)
+      return false;
+  }
+  if (n.hasInput(4)) {
+    std::optional<DenseElementsAttr> lens = n.constant(4);
+    if (!lens || !lens->getElementType().isIntOrIndex())
+      return false;
+    for (const APInt &len : lens->getValues<APInt>())
+      if (len.getSExtValue() != r.seq)
+        return false;
+  }
+  return true;
+}
+
+/// The node as one gplace.cudnn_rnn (oneDNN's RNN primitives on the CPU)
+/// and the reshapes and transposes between its layout and ONNX's.
+bool mapWholeLayer(Node &n, Recurrence &r, const std::string &mode,
+                   const std::string &direction, bool hasBias,
+                   SmallVectorImpl<Value> &results, std::string &reason) {
+  Builder &b = n.builder();
+  int64_t h = r.hidden, gates = gatesOf(r.cell), dirs = r.directions;
+  auto zeros = [&](ArrayRef<int64_t> shape, const std::string &what) {
+    return n.constant(
+        DenseElementsAttr::get(r.type(shape), b.getFloatAttr(r.element, 0)),
+        what);
+  };
+  Value x = n.input(0);
+  if (r.batchMajor)
+    x = n.transpose(x, {1, 0, 2}, "time_major");
+  auto state = [&](int input, const std::string &what) -> Value {
+    if (!n.hasInput(input))
+      return zeros({dirs, r.batch, h}, what);
+    Value v = n.input(input);
+    return r.batchMajor ? n.transpose(v, {1, 0, 2}, what) : v;
+  };
+  Value h0 = state(5, "initial_h");
+  Value c0 = r.cell == Cell::LSTM ? state(6, "initial_c") : h0;
+  Value w = n.input(1), rw = n.input(2);
+  Value bias = hasBias ? n.input(3) : zeros({dirs, 2 * gates * h}, "B");
+  if (r.cell == Cell::LSTM) {
+    // ONNX's gates i, o, f, c; oneDNN's (and cuDNN's) i, f, c, o.
+    w = reorderBlocks(r, w, h, {0, 2, 3, 1}, "W");
+    rw = reorderBlocks(r, rw, h, {0, 2, 3, 1}, "R");
+    if (hasBias)
+      bias = reorderBlocks(r, bias, h, {0, 2, 3, 1, 4, 6, 7, 5}, "B");
+  }
+  SmallVector<NamedAttribute> attrs = {
+      n.named("rnn_mode", b.getStringAttr(mode)),
+      n.named("direction", b.getStringAttr(direction)),
+      n.named("name", b.getStringAttr(n.name + "/CudnnRNNV3"))};
+  if (r.cell == Cell::GRU && r.linearBeforeReset)
+    attrs.push_back(n.named("linear_before_reset", b.getUnitAttr()));
+  auto layer = buildOp<CudnnRNNOp>(n.importer.b, n.loc,
+                                   ValueRange{x, h0, c0, w, rw, bias}, attrs);
+  if (!layer) {
+    reason = "the recurrent layer's operands do not fit gplace.cudnn_rnn";
+    return false;
+  }
+  // Y: [seq, batch, directions * hidden] into [seq, directions, batch,
+  // hidden], or [batch, seq, directions, hidden] batch-major.
+  auto used = [&](int output) {
+    return static_cast<int64_t>(n.outputTypes.size()) > output &&
+           n.outputTypes[output];
+  };
+  auto named = [&](Value v, int output, const std::string &what) {
+    if (Operation *op = v.getDefiningOp(); op && op != layer.getOperation())
+      op->setAttr("name", b.getStringAttr(output == 0 ? n.name
+                                                       : n.name + "/" + what));
+    return v;
+  };
+  Value y;
+  if (used(0)) {
+    if (!r.batchMajor && dirs == 1) {
+      y = n.reshape(layer.getOutput(), {r.seq, 1, r.batch, h}, "Y");
+    } else {
+      y = n.reshape(layer.getOutput(), {r.seq, r.batch, dirs, h}, "Y_split");
+      y = n.transpose(y, r.batchMajor ? ArrayRef<int64_t>{1, 0, 2, 3}
+                                      : ArrayRef<int64_t>{0, 2, 1, 3},
+                      "Y");
+    }
+    y = named(y, 0, "Y");
+  }
+  results.push_back(y);
+  auto finalState = [&](Value v, int output, const std::string &what) {
+    if (!used(output))
+      return Value();
+    if (r.batchMajor)
+      v = named(n.transpose(v, {1, 0, 2}, what), output, what);
+    return v;
+  };
+  results.push_back(finalState(layer.getOutputH(), 1, "Y_h"));
+  if (r.cell == Cell::LSTM)
+    results.push_back(finalState(layer.getOutputC(), 2, "Y_c"));
+  for (auto [i, v] : llvm::enumerate(results))
+    if (v && v.getType() != n.outputTypes[i]) {
+      reason = "gplace.cudnn_rnn's results do not have ONNX's output types";
+      return false;
+    }
+  return true;
+}
+
 bool mapRecurrent(Node &n, Cell cell, SmallVectorImpl<Value> &results,
                   std::string &reason) {
   Recurrence r{n, cell};
@@ -135,6 +282,27 @@ bool mapRecurrent(Node &n, Cell cell, SmallVectorImpl<Value> &results,
     reason = "a hidden_size below 1 or an empty sequence";
     return false;
   }
+  r.linearBeforeReset = n.getInt("linear_before_reset", 0) != 0;
+  int64_t gates = gatesOf(cell), h = r.hidden;
+  RankedTensorType wType = n.inputType(1), rType = n.inputType(2);
+  if (!wType || !rType ||
+      wType.getShape() !=
+          ArrayRef<int64_t>{r.directions, gates * h, r.input} ||
+      rType.getShape() != ArrayRef<int64_t>{r.directions, gates * h, h}) {
+    reason = "W or R of another shape than [directions, gates * hidden, "
+             "input or hidden]";
+    return false;
+  }
+  bool hasBias = n.hasInput(3);
+  if (hasBias && n.inputType(3).getShape() !=
+                     ArrayRef<int64_t>{r.directions, 2 * gates * h}) {
+    reason = "B of another shape than [directions, 2 * gates * hidden]";
+    return false;
+  }
+  // The forms oneDNN's RNN primitives compute: one op for the layer.
+  if (std::string mode;
+      !n.importer.options.unrollRecurrent && fitsWholeLayer(n, r, mode))
+    return mapWholeLayer(n, r, mode, direction, hasBias, results, reason);
   if (n.attr("clip") || n.getInt("input_forget", 0)) {
     reason = "clip or input_forget";
     return false;
@@ -153,23 +321,6 @@ bool mapRecurrent(Node &n, Cell cell, SmallVectorImpl<Value> &results,
       reason = "activations other than the defaults";
       return false;
     }
-  }
-  r.linearBeforeReset = n.getInt("linear_before_reset", 0) != 0;
-  int64_t gates = gatesOf(cell), h = r.hidden;
-  RankedTensorType wType = n.inputType(1), rType = n.inputType(2);
-  if (!wType || !rType ||
-      wType.getShape() !=
-          ArrayRef<int64_t>{r.directions, gates * h, r.input} ||
-      rType.getShape() != ArrayRef<int64_t>{r.directions, gates * h, h}) {
-    reason = "W or R of another shape than [directions, gates * hidden, "
-             "input or hidden]";
-    return false;
-  }
-  bool hasBias = n.hasInput(3);
-  if (hasBias && n.inputType(3).getShape() !=
-                     ArrayRef<int64_t>{r.directions, 2 * gates * h}) {
-    reason = "B of another shape than [directions, 2 * gates * hidden]";
-    return false;
   }
   bool hasPeepholes = cell == Cell::LSTM && n.hasInput(7);
   if (hasPeepholes &&

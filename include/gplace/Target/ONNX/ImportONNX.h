@@ -56,6 +56,10 @@ struct OnnxImportOptions {
   /// `gplace.read` (trainable, checkpointed) instead of `gplace.constant`s
   /// (--initializers-as-variables). Integer initializers stay constants.
   bool initializersAsVariables = false;
+  /// RNN, GRU and LSTM nodes are unrolled over the sequence into per-step
+  /// graph ops even where one gplace.cudnn_rnn (oneDNN's RNN primitives)
+  /// computes them (--unroll-recurrent; for comparing the two).
+  bool unrollRecurrent = false;
   /// --dim values fixing the inputs' dynamic dimensions: "NAME=N" fixes
   /// every dimension named NAME (ONNX's dim_param); a bare "N" fixes the
   /// leading dimension (the batch) of every input whose leading dimension
