@@ -5,8 +5,8 @@
 // RUN: gplace-opt %s -split-input-file --gplace-outline-control-flow -verify-diagnostics | FileCheck %s
 
 // CHECK-LABEL: func.func @main
-// CHECK: %[[R:.*]] = gplace.if %arg0 (%arg1) : tensor<i1>, tensor<2xf32> -> tensor<2xf32> {else_branch = @"main/outer/else", name = "outer", then_branch = @"main/outer/then"}
-// CHECK: %[[W:.*]] = gplace.while (%[[R]]) : tensor<2xf32> {body = @"main/while2/body", cond = @"main/while2/cond"}
+// CHECK: %[[R:.*]] = gplace.if %arg0(%arg0, %arg1) : tensor<i1>, tensor<i1>, tensor<2xf32> -> tensor<2xf32> {else_branch = @"main/outer/else", name = "outer", then_branch = @"main/outer/then"}
+// CHECK: %[[W:.*]] = gplace.while(%[[R]]) : tensor<2xf32> {body = @"main/while2/body", cond = @"main/while2/cond"}
 // CHECK: return %[[W]]
 // The inner If (in the then branch) first, then the outer's regions.
 // CHECK: func.func private @"main/inner/then"(%arg0: tensor<2xf32>) -> tensor<2xf32>
@@ -14,7 +14,7 @@
 // CHECK: func.func private @"main/inner/else"(%arg0: tensor<2xf32>) -> tensor<2xf32>
 // CHECK-NEXT: return %arg0
 // CHECK: func.func private @"main/outer/then"(%arg0: tensor<i1>, %arg1: tensor<2xf32>) -> tensor<2xf32>
-// CHECK-NEXT: gplace.if %arg0 (%arg1) {{.*}}{else_branch = @"main/inner/else", name = "inner", then_branch = @"main/inner/then"}
+// CHECK-NEXT: gplace.if %arg0(%arg1) {{.*}}{else_branch = @"main/inner/else", name = "inner", then_branch = @"main/inner/then"}
 // CHECK: func.func private @"main/outer/else"
 // CHECK: func.func private @"main/while2/cond"(%arg0: tensor<2xf32>) -> tensor<i1>
 // CHECK: func.func private @"main/while2/body"(%arg0: tensor<2xf32>) -> tensor<2xf32>
@@ -35,7 +35,7 @@ func.func @main(%c: tensor<i1>, %x: tensor<2xf32>) -> tensor<2xf32> {
   ^bb0(%d: tensor<i1>, %a: tensor<2xf32>):
     gplace.yield %a : tensor<2xf32>
   } {name = "outer"}
-  %w = gplace.while (%r) : tensor<2xf32> cond {
+  %w = gplace.while(%r) : tensor<2xf32> cond {
   ^bb0(%a: tensor<2xf32>):
     %f = gplace.constant dense<false> : tensor<i1>
     gplace.yield %f : tensor<i1>

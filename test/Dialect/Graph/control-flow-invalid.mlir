@@ -14,7 +14,7 @@ func.func @ifConditionNotScalar(%c: tensor<2xi1>) {
 // -----
 
 func.func @ifBranchYieldsOtherType(%c: tensor<i1>, %x: tensor<2xf32>) -> tensor<2xf32> {
-  // expected-error @+1 {{'gplace.if' op expects its 'else' region to yield the result types (tensor<2xf32>), but it yields (tensor<f32>)}}
+  // expected-error @+1 {{'gplace.if' op expects its 'else' region to yield the result types ('tensor<2xf32>'), but it yields ('tensor<f32>')}}
   %r = gplace.if %c (%x) : tensor<i1>, tensor<2xf32> -> tensor<2xf32> then {
   ^bb0(%a: tensor<2xf32>):
     gplace.yield %a : tensor<2xf32>
@@ -29,7 +29,7 @@ func.func @ifBranchYieldsOtherType(%c: tensor<i1>, %x: tensor<2xf32>) -> tensor<
 // -----
 
 func.func @ifRegionArguments(%c: tensor<i1>, %x: tensor<2xf32>) {
-  // expected-error @+1 {{'gplace.if' op expects the arguments of its 'then' region to have the inputs' types (tensor<2xf32>), but got ()}}
+  // expected-error @+1 {{'gplace.if' op expects the arguments of its 'then' region to have the inputs' types ('tensor<2xf32>'), but got ()}}
   gplace.if %c (%x) : tensor<i1>, tensor<2xf32> then {
     gplace.yield
   } else {
@@ -42,6 +42,7 @@ func.func @ifRegionArguments(%c: tensor<i1>, %x: tensor<2xf32>) {
 // -----
 
 func.func @ifReadsFromAbove(%c: tensor<i1>, %x: tensor<2xf32>) {
+  // expected-note @+1 {{required by region isolation constraints}}
   gplace.if %c : tensor<i1> then {
     // expected-error @+1 {{using value defined outside the region}}
     %n = gplace.neg %x : tensor<2xf32>
@@ -71,7 +72,7 @@ func.func @ifNoRegions(%c: tensor<i1>) {
 // -----
 
 func.func @whileCondYieldsVector(%x: tensor<2xf32>) -> tensor<2xf32> {
-  // expected-error @+1 {{'gplace.while' op expects its 'cond' region to yield one scalar condition (tensor<i1>), but it yields (tensor<2xi1>)}}
+  // expected-error @+1 {{'gplace.while' op expects its 'cond' region to yield one scalar condition ('tensor<i1>'), but it yields ('tensor<2xi1>')}}
   %r = gplace.while (%x) : tensor<2xf32> cond {
   ^bb0(%a: tensor<2xf32>):
     %z = gplace.constant dense<0.0> : tensor<2xf32>
@@ -87,7 +88,7 @@ func.func @whileCondYieldsVector(%x: tensor<2xf32>) -> tensor<2xf32> {
 // -----
 
 func.func @whileBodyChangesType(%x: tensor<2xf32>) -> tensor<2xf32> {
-  // expected-error @+1 {{'gplace.while' op expects its 'body' region to yield the next loop-carried values, of the inputs' types (tensor<2xf32>), but it yields (tensor<f32>)}}
+  // expected-error @+1 {{'gplace.while' op expects its 'body' region to yield the next loop-carried values, of the inputs' types ('tensor<2xf32>'), but it yields ('tensor<f32>')}}
   %r = gplace.while (%x) : tensor<2xf32> cond {
   ^bb0(%a: tensor<2xf32>):
     %c = gplace.constant dense<false> : tensor<i1>

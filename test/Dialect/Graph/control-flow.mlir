@@ -6,7 +6,7 @@
 // RUN: gplace-opt %s -mlir-print-op-generic | gplace-opt | FileCheck %s
 
 // CHECK-LABEL: func.func @ifWithRegions
-// CHECK: %[[R:.*]] = gplace.if %arg0 (%arg1) : tensor<i1>, tensor<2xf32> -> tensor<2xf32> then {
+// CHECK: %[[R:.*]] = gplace.if %arg0(%arg1) : tensor<i1>, tensor<2xf32> -> tensor<2xf32> then {
 // CHECK-NEXT: ^bb0(%[[A:.*]]: tensor<2xf32>):
 // CHECK-NEXT: %[[N:.*]] = gplace.neg %[[A]] : tensor<2xf32>
 // CHECK-NEXT: gplace.yield %[[N]] : tensor<2xf32>
@@ -41,21 +41,21 @@ func.func @ifWithoutValues(%c: tensor<i1>) {
 }
 
 // CHECK-LABEL: func.func @outlinedIf
-// CHECK: gplace.if %arg0 (%arg1) : tensor<i1>, tensor<2xf32> -> tensor<2xf32> {else_branch = @f, then_branch = @g}
+// CHECK: gplace.if %arg0(%arg1) : tensor<i1>, tensor<2xf32> -> tensor<2xf32> {else_branch = @f, then_branch = @g}
 func.func @outlinedIf(%c: tensor<i1>, %x: tensor<2xf32>) -> tensor<2xf32> {
   %r = gplace.if %c (%x) : tensor<i1>, tensor<2xf32> -> tensor<2xf32> {then_branch = @g, else_branch = @f}
   return %r : tensor<2xf32>
 }
 
 // CHECK-LABEL: func.func @whileWithRegions
-// CHECK: %[[R:.*]]:2 = gplace.while (%arg0, %arg1) : tensor<i64>, tensor<2xf32> cond {
+// CHECK: %[[R:.*]]:2 = gplace.while(%arg0, %arg1) : tensor<i64>, tensor<2xf32> cond {
 // CHECK-NEXT: ^bb0(%[[I:.*]]: tensor<i64>, %{{.*}}: tensor<2xf32>):
 // CHECK: gplace.yield %{{.*}} : tensor<i1>
 // CHECK-NEXT: } body {
 // CHECK: gplace.yield %{{.*}}, %{{.*}} : tensor<i64>, tensor<2xf32>
 // CHECK: return %[[R]]#1 : tensor<2xf32>
 func.func @whileWithRegions(%i: tensor<i64>, %x: tensor<2xf32>) -> tensor<2xf32> {
-  %r:2 = gplace.while (%i, %x) : tensor<i64>, tensor<2xf32> cond {
+  %r:2 = gplace.while(%i, %x) : tensor<i64>, tensor<2xf32> cond {
   ^bb0(%a: tensor<i64>, %b: tensor<2xf32>):
     %n = gplace.constant dense<3> : tensor<i64>
     %c = gplace.greater %n, %a : (tensor<i64>, tensor<i64>) -> tensor<i1>
@@ -71,8 +71,8 @@ func.func @whileWithRegions(%i: tensor<i64>, %x: tensor<2xf32>) -> tensor<2xf32>
 }
 
 // CHECK-LABEL: func.func @outlinedWhile
-// CHECK: gplace.while (%arg0) : tensor<2xf32> {body = @b, cond = @c}
+// CHECK: gplace.while(%arg0) : tensor<2xf32> {body = @b, cond = @c}
 func.func @outlinedWhile(%x: tensor<2xf32>) -> tensor<2xf32> {
-  %r = gplace.while (%x) : tensor<2xf32> {cond = @c, body = @b}
+  %r = gplace.while(%x) : tensor<2xf32> {cond = @c, body = @b}
   return %r : tensor<2xf32>
 }
