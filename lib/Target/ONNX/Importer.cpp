@@ -470,9 +470,7 @@ void Importer::importNode(const onnx::NodeProto &proto) {
                     : "");
     ++runTimeCount;
   }
-  // Control flow with a condition or trip count of the run becomes
-  // gplace.if or gplace.while (ControlFlow.cpp).
-  if (runTimeCount && !isControlFlow(opType))
+  if (runTimeCount)
     return markUnsupported(
         std::string(runTimeCount == 1 ? "input " : "inputs ") + runTime +
         (runTimeCount == 1 ? " is" : " are") +
