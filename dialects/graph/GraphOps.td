@@ -1975,4 +1975,10 @@ def Graph_CopyOp : Graph_Op<"copy", "_Recv",
   let extraClassDefinition = inferFromFirstOperand;
 }
 
+//===----------------------------------------------------------------------===//
+// Run-time control flow.
+//===----------------------------------------------------------------------===//
+
+include "graph/GraphControlFlowOps.td"
+
 #endif // GPLACE_GRAPH_OPS

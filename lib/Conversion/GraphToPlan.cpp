@@ -341,6 +341,11 @@ LogicalResult FunctionConverter::convertOp(PlacedOpInterface op,
       devices_.symbolOf(device), /*stream=*/IntegerAttr(),
       /*fusion=*/IntegerAttr(), params.empty() ? DictionaryAttr() : params,
       inputs, outs, after, /*waits=*/ValueRange(), /*workspace=*/UnitAttr());
+  // Control flow names the programs its step runs (gplace.if's branches,
+  // gplace.while's cond and body, once outlined): the launch carries them.
+  for (StringRef symbol : {"then_branch", "else_branch", "cond", "body"})
+    if (auto attr = operation->getAttrOfType<FlatSymbolRefAttr>(symbol))
+      launch->setAttr(symbol, attr);
   for (auto [result, planned] : llvm::zip(op->getResults(),
                                           launch.getResults()))
     values_[result] = planned;

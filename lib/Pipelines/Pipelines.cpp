@@ -91,6 +91,9 @@ mlir::LogicalResult gplace::buildGPlacePipeline(
   } else {
     pm.addPass(createAssignDevicesPass(assign));
   }
+  // Control-flow regions into functions of their own, which every later
+  // pass treats as any function (TensorFlow's functional If and While).
+  pm.addPass(createOutlineControlFlowPass());
   // Composite ops into ops with kernels, before anything differentiates
   // or places them.
   pm.addPass(createDecomposePass());

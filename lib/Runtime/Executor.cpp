@@ -43,6 +43,8 @@ struct ResolvedStep {
   /// small launches reads one record per step, not two.
   Step::Kind kind = Step::Kind::Launch;
   bool collective = false;
+  /// A launch of control flow (if, while): runs sub-plans, not a kernel.
+  bool controlFlow = false;
   int stream = 0;
   Device *device = nullptr;
   /// Launch on a device that runs host kernels: the kernel, which the
@@ -92,6 +94,8 @@ public:
   /// The members of all-reduces (launches of collective_reduce), by index
   /// into `steps`: they run together, not as kernels.
   CollectiveExecutor collectives;
+  /// One per Plan::subplans: the executors control-flow steps run.
+  std::vector<std::unique_ptr<Executor>> subExecutors;
 
   std::vector<int> streamDevice; ///< Per stream: its device's index.
   /// Graph mode, per device (index into `devices`): its captured steps
@@ -270,6 +274,9 @@ public:
       resolved.stream = step.stream;
       resolved.collective =
           step.kind == Step::Kind::Launch && isCollectiveKernel(step.kernel);
+      resolved.controlFlow =
+          step.kind == Step::Kind::Launch &&
+          (step.kernel == Kernel::If || step.kernel == Kernel::While);
       resolved.device = devices[step.device];
       if (step.kind == Step::Kind::Launch) {
         resolved.call.kernel = step.kernel;
@@ -331,7 +338,7 @@ public:
           GPLACE_RETURN_IF_ERROR(
               resolved.device->prepareFused(*resolved.fused));
         else if (resolved.step->kind == Step::Kind::Launch &&
-                 !collectives.contains(index))
+                 !collectives.contains(index) && !resolved.controlFlow)
           GPLACE_RETURN_IF_ERROR(resolved.device->prepare(resolved.call));
       }
     for (int i = 0; i < plan.numEvents; ++i)
@@ -420,6 +427,8 @@ public:
     case Step::Kind::Launch:
       if (resolved.collective)
         return collectives.run(index);
+      if (resolved.controlFlow)
+        return runControlFlow(resolved);
       if (resolved.hostKernel && capturing < 0)
         return resolved.hostKernel(resolved.call);
       return resolved.device->launch(resolved.call, resolved.stream);
@@ -456,6 +465,61 @@ public:
                                         event.deviceEvent.get(), resolved.stream);
     }
     }
+    return Status::ok();
+  }
+
+  /// A step of control flow (Kernel::If, Kernel::While), on its stream's
+  /// thread: reads its condition in host memory, runs the sub-plans on its
+  /// operands (read where they lie: the step is on the CPU) and copies the
+  /// results into its outputs, as TensorFlow's If and While kernels call
+  /// their functions.
+  Status runControlFlow(const ResolvedStep &resolved) {
+    const Step &step = *resolved.step;
+    const KernelCall &call = resolved.call;
+    auto isTrue = [](const auto &value) {
+      return *static_cast<const uint8_t *>(value.data) != 0;
+    };
+    if (step.kernel == Kernel::If) {
+      Executor &branch = *subExecutors[step.subplans[isTrue(call.inputs[0]) ? 0 : 1]];
+      std::vector<const void *> inputs;
+      for (size_t i = 1; i < call.inputs.size(); ++i)
+        inputs.push_back(call.inputs[i].data);
+      StatusOr<std::vector<TensorRef>> results = branch.runBound(inputs);
+      if (!results)
+        return results.status();
+      for (size_t i = 0; i < call.outputs.size(); ++i)
+        if (int64_t bytes = call.outputs[i].type->bytes(); bytes > 0)
+          std::memcpy(call.outputs[i].data, (*results)[i].data, bytes);
+      return Status::ok();
+    }
+    Executor &cond = *subExecutors[step.subplans[0]];
+    Executor &body = *subExecutors[step.subplans[1]];
+    // The loop-carried values, in host memory of their own: the body's
+    // results are its memory, which its next run overwrites.
+    std::vector<std::vector<uint8_t>> carried;
+    for (const TensorRef &input : call.inputs) {
+      const auto *data = static_cast<const uint8_t *>(input.data);
+      carried.emplace_back(data, data + input.type->bytes());
+    }
+    std::vector<const void *> pointers;
+    for (std::vector<uint8_t> &value : carried)
+      pointers.push_back(value.data());
+    for (;;) {
+      StatusOr<std::vector<TensorRef>> test = cond.runBound(pointers);
+      if (!test)
+        return test.status();
+      if (!isTrue((*test)[0]))
+        break;
+      StatusOr<std::vector<TensorRef>> next = body.runBound(pointers);
+      if (!next)
+        return next.status();
+      for (size_t i = 0; i < carried.size(); ++i)
+        if (!carried[i].empty())
+          std::memcpy(carried[i].data(), (*next)[i].data, carried[i].size());
+    }
+    for (size_t i = 0; i < call.outputs.size(); ++i)
+      if (!carried[i].empty())
+        std::memcpy(call.outputs[i].data, carried[i].data(), carried[i].size());
     return Status::ok();
   }
 
@@ -743,6 +807,31 @@ Executor::create(Plan plan, const DeviceManager &devices,
   impl->tracing = options.trace;
   impl->origin = std::chrono::steady_clock::now();
   GPLACE_RETURN_IF_ERROR(impl->load(devices, options.transport));
+  // Control flow: each sub-plan is an executor of its own (its memory, its
+  // streams), and a step that runs them reads host memory.
+  for (Plan &sub : impl->plan.subplans) {
+    StatusOr<std::unique_ptr<Executor>> executor =
+        Executor::create(std::move(sub), devices, options);
+    if (!executor)
+      return executor.status();
+    impl->subExecutors.push_back(std::move(*executor));
+  }
+  for (const ResolvedStep &resolved : impl->steps) {
+    if (!resolved.controlFlow)
+      continue;
+    const Step &step = *resolved.step;
+    if (!resolved.device->isHostMemory() ||
+        resolved.device->type() == DeviceType::GPU)
+      return Status::invalidArgument(
+          step.label + " runs on " + resolved.device->fullName() +
+          ": control flow runs on a CPU, which reads its condition");
+    for (int sub : step.subplans)
+      if (sub < 0 || static_cast<size_t>(sub) >= impl->subExecutors.size())
+        return Status::invalidArgument(step.label +
+                                       " runs a sub-plan the plan lacks");
+    if (step.subplans.size() != 2)
+      return Status::invalidArgument(step.label + " needs two sub-plans");
+  }
   impl->timed.resize(impl->streams.size());
   impl->captureGraphs(options);
   impl->findInputSlots();

@@ -1586,6 +1586,17 @@ Status runKernel<Kernel::CollectiveReduce>(const KernelCall &call) {
                           "executor's collectives, not as a kernel");
 }
 
+/// Control flow runs the sub-plans of its step (Executor.cpp's
+/// runControlFlow), never as a kernel of its own.
+template <> Status runKernel<Kernel::If>(const KernelCall &call) {
+  return Status::internal("gplace.if runs through the executor's "
+                          "sub-plans, not as a kernel");
+}
+template <> Status runKernel<Kernel::While>(const KernelCall &call) {
+  return Status::internal("gplace.while runs through the executor's "
+                          "sub-plans, not as a kernel");
+}
+
 /// Runs `update(i, scalars...)` for each element of the variable, with the
 /// kernel's scalar inputs (in order) read in the compute type A; the
 /// variable and slots are outputs, in place.

@@ -1750,3 +1750,116 @@ TEST(Threads, TheExecutorUsesTheCountItIsGiven) {
   ASSERT_TRUE(executor) << executor.status().message();
   EXPECT_EQ((*executor)->intraOpThreads(), 1);
 }
+
+/// Control flow (docs/runtime.md#control-flow): plans on the CPU alone. A
+/// plan whose step runs `kernel` (If or While) on `device` with sub-plans
+/// `subplans`; its inputs of `inputTypes`, its results the step's outputs
+/// of `outputTypes`.
+Plan controlFlowPlan(Kernel kernel, int device,
+                     std::vector<TensorType> inputTypes,
+                     std::vector<TensorType> outputTypes,
+                     std::vector<Plan> subplans) {
+  PlanBuilder p;
+  std::vector<int> ins, outs;
+  for (TensorType &type : inputTypes) {
+    p.t = type;
+    ins.push_back(p.input());
+  }
+  int64_t offset = 0;
+  for (TensorType &type : outputTypes) {
+    outs.push_back(p.buffer(BufferDesc::Kind::Arena, device, offset, type));
+    offset += 64;
+  }
+  p.step(Step::Kind::Launch, device, 0, kernel, ins, outs, -1, "flow");
+  p.plan.steps.back().subplans = {0, 1};
+  p.plan.results = outs;
+  p.plan.subplans = std::move(subplans);
+  return p.plan;
+}
+
+/// A sub-plan on the CPU: `kernel` of its one input (and, with `operand`,
+/// of a constant operand after it), of `type`, to a result of
+/// `resultType`.
+Plan unaryPlan(Kernel kernel, TensorType type, TensorType resultType,
+               std::optional<float> operand = std::nullopt) {
+  PlanBuilder p;
+  p.t = type;
+  int x = p.input();
+  std::vector<int> ins{x};
+  if (operand) {
+    PersistentDesc desc;
+    desc.initialValue = tensorOf<float>(type.elementType, type.shape,
+                                        std::vector<float>(
+                                            type.numElements(), *operand));
+    p.plan.persistents.push_back(desc);
+    int c = p.buffer(BufferDesc::Kind::Persistent, 0, 0, type);
+    ins.push_back(c);
+  }
+  int y = p.buffer(BufferDesc::Kind::Arena, 0, 0, resultType);
+  p.step(Step::Kind::Launch, 0, 0, kernel, ins, {y}, -1, "sub");
+  p.plan.results = {y};
+  return p.plan;
+}
+
+TEST(Executor, IfRunsTheBranchItsConditionChooses) {
+  TensorType scalarI1{ElementType::I1, {}}, vector{ElementType::F32, {4}};
+  std::vector<Plan> branches;
+  branches.push_back(unaryPlan(Kernel::Add, vector, vector, 10.0f));
+  branches.push_back(unaryPlan(Kernel::Neg, vector, vector));
+  DeviceManager devices({1, 0});
+  StatusOr<std::unique_ptr<Executor>> executor = Executor::create(
+      controlFlowPlan(Kernel::If, 0, {scalarI1, vector}, {vector},
+                      std::move(branches)),
+      devices);
+  ASSERT_TRUE(executor) << executor.status().message();
+  HostTensor x = tensorOf<float>(ElementType::F32, {4}, {1, 2, 3, 4});
+  for (bool cond : {true, false, true}) {
+    HostTensor c(TensorType{ElementType::I1, {}});
+    c.data[0] = cond;
+    StatusOr<std::vector<HostTensor>> results = (*executor)->run({c, x});
+    ASSERT_TRUE(results) << results.status().message();
+    EXPECT_EQ(valuesOf<float>((*results)[0]),
+              cond ? (std::vector<float>{11, 12, 13, 14})
+                   : (std::vector<float>{-1, -2, -3, -4}));
+  }
+}
+
+TEST(Executor, WhileRunsItsBodyUntilItsConditionTurnsFalse) {
+  // x = x + 1 while 10 > x.
+  TensorType scalar{ElementType::F32, {}}, scalarI1{ElementType::I1, {}};
+  std::vector<Plan> loop;
+  Plan cond = unaryPlan(Kernel::Greater, scalar, scalarI1, 10.0f);
+  // Greater(10, x): the constant first.
+  std::swap(cond.steps[0].inputs[0], cond.steps[0].inputs[1]);
+  loop.push_back(std::move(cond));
+  loop.push_back(unaryPlan(Kernel::Add, scalar, scalar, 1.0f));
+  DeviceManager devices({1, 0});
+  StatusOr<std::unique_ptr<Executor>> executor = Executor::create(
+      controlFlowPlan(Kernel::While, 0, {scalar}, {scalar}, std::move(loop)),
+      devices);
+  ASSERT_TRUE(executor) << executor.status().message();
+  // 0 runs ten iterations, 9.5 one, 12 none.
+  for (auto [start, end] : {std::pair<float, float>{0, 10}, {9.5f, 10.5f},
+                            {12, 12}}) {
+    StatusOr<std::vector<HostTensor>> results = (*executor)->run(
+        {tensorOf<float>(ElementType::F32, {}, {start})});
+    ASSERT_TRUE(results) << results.status().message();
+    EXPECT_EQ(valuesOf<float>((*results)[0]), std::vector<float>{end});
+  }
+}
+
+TEST(Executor, RefusesControlFlowOffTheCpu) {
+  TensorType scalarI1{ElementType::I1, {}}, vector{ElementType::F32, {4}};
+  std::vector<Plan> branches;
+  branches.push_back(unaryPlan(Kernel::Neg, vector, vector));
+  branches.push_back(unaryPlan(Kernel::Neg, vector, vector));
+  DeviceManager devices({1, 0});
+  StatusOr<std::unique_ptr<Executor>> executor = Executor::create(
+      controlFlowPlan(Kernel::If, 1, {scalarI1, vector}, {vector},
+                      std::move(branches)),
+      devices);
+  ASSERT_FALSE(executor);
+  EXPECT_EQ(executor.status().message(),
+            "flow runs on /job:localhost/replica:0/task:0/device:GPU:0: "
+            "control flow runs on a CPU, which reads its condition");
+}

@@ -293,6 +293,9 @@ TEST_F(ShapeInferenceTest, EveryOpInfersOrSaysWhyNot) {
       "gplace.conv2d_backprop_filter",  // filter_sizes
       "gplace.depthwise_conv2d_native_backprop_filter",
       "gplace.avg_pool_grad",           // orig_input_shape
+      "gplace.if",    // its branches' results (its regions' yields, or,
+                      // once outlined, its functions' results)
+      "gplace.yield", // a terminator: no results
   };
   int inferring = 0, total = 0;
   for (RegisteredOperationName name : context.getRegisteredOperations()) {

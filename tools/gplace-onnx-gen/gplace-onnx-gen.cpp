@@ -1160,6 +1160,49 @@ onnx::ModelProto buildIfVectorCond() {
   return b.model;
 }
 
+// Run-time control flow (gplace.if, gplace.while; docs/onnx.md), opset 13:
+// x[2], flag (a boolean input) -> If(flag) then Relu(x) * two (an
+// initializer the branch reads) else Neg(x) - x -> y.
+onnx::ModelProto buildIfRuntime() {
+  ModelBuilder b(13, "if_runtime");
+  b.input("x", {2});
+  setFloatType(b.model.mutable_graph()->add_input(), "flag", {},
+               onnx::TensorProto_DataType_BOOL);
+  b.initializer(Tensor{"two", {}, {2.0f}});
+  onnx::NodeProto *branch = b.node("If", "choose", {"flag"}, {"y"});
+  onnx::GraphProto *then = attrGraph(branch, "then_branch");
+  graphNode(then, "Relu", "then_relu", {"x"}, {"then_r"});
+  graphNode(then, "Mul", "then_twice", {"then_r", "two"}, {"then_y"});
+  setFloatType(then->add_output(), "then_y", {2});
+  onnx::GraphProto *otherwise = attrGraph(branch, "else_branch");
+  graphNode(otherwise, "Neg", "else_neg", {"x"}, {"else_n"});
+  graphNode(otherwise, "Sub", "else_minus", {"else_n", "x"}, {"else_y"});
+  setFloatType(otherwise->add_output(), "else_y", {2});
+  b.output("y", {2});
+  return b.model;
+}
+
+// x[2], n (an int64 input: the trip count), step[2] -> Loop(n, go: true,
+// x), body y + step, its condition sum(y + step) < 100 -> y: as many
+// iterations as n and the data make.
+onnx::ModelProto buildLoopRuntime() {
+  ModelBuilder b(13, "loop_runtime");
+  b.input("x", {2});
+  b.int64Input("n", {});
+  b.input("step", {2});
+  boolInitializer(b, "go", true);
+  b.initializer(Tensor{"limit", {}, {100.0f}});
+  onnx::NodeProto *loop = b.node("Loop", "repeat", {"n", "go", "x"}, {"y"});
+  onnx::GraphProto *body = loopBody(loop, "y_in", {2});
+  graphNode(body, "Add", "add_step", {"y_in", "step"}, {"y_out"});
+  attrInt(graphNode(body, "ReduceSum", "total", {"y_out"}, {"sum"}),
+          "keepdims", 0);
+  graphNode(body, "Less", "below_limit", {"sum", "limit"}, {"c_out"});
+  setFloatType(body->add_output(), "y_out", {2});
+  b.output("y", {2});
+  return b.model;
+}
+
 // Control flow nested in a body: Loop(2 trips, y = x) whose body is an
 // If(add: true) then y + x else y - x, the If's branches imported afresh
 // in each iteration.
@@ -1190,6 +1233,7 @@ int main(int argc, char **argv) {
          "softmax-opset9|mlp-bench|losses|run-time-constants|hardmax-opset11|"
          "grouped-conv|indexing|normalization|einsum-pad|recurrent|arg-pow|"
          "pools|det-dft|resize-topk|control-flow|loop-long|loop-data-cond|if-vector-cond|nested-control-flow|"
+         "if-runtime|loop-runtime|"
          "torch-flatten|"
          "paddle-dynamic|"
          "tf2onnx-flatten|"
@@ -1225,6 +1269,8 @@ int main(int argc, char **argv) {
       {"loop-data-cond", buildLoopDataCond},
       {"if-vector-cond", buildIfVectorCond},
       {"nested-control-flow", buildNestedControlFlow},
+      {"if-runtime", buildIfRuntime},
+      {"loop-runtime", buildLoopRuntime},
       {"run-time-constants", buildRunTimeConstants},
       {"grouped-conv", [] { return buildGroupedConv(2); }},
       {"grouped-conv-mismatch", [] { return buildGroupedConv(1); }},

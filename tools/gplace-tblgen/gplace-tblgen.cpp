@@ -147,6 +147,11 @@ bool emitOpTable(raw_ostream &os, RecordKeeper &records) {
       if (name == "device" || name == "name" || name == "assigned_device" ||
           name == "operandSegmentSizes")
         continue;
+      // A symbol names a function the kernel runs (gplace.if's branches,
+      // gplace.while's cond and body): lowering carries it on the launch,
+      // not among the parameters.
+      if (defName == "FlatSymbolRefAttr")
+        continue;
       StringRef kind = StringSwitch<StringRef>(defName)
                            .Case("UnitAttr", "Bool")
                            .Case("I64Attr", "I64")

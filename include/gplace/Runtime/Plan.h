@@ -65,6 +65,9 @@ struct Step {
   /// slot the static memory plan reserved, or -1.
   int workspace = -1;
   int event = -1;    ///< Record, Wait.
+  /// A launch of control flow (Kernel::If: then, else; Kernel::While:
+  /// cond, body): the sub-plans it runs, into Plan::subplans.
+  std::vector<int> subplans;
   std::string label; ///< For error messages: "MatMul (gplace.matmul)".
 };
 
@@ -87,6 +90,9 @@ struct Plan {
   std::vector<int> results; ///< Buffers returned, in order.
   std::vector<Step> steps;  ///< Program order.
   int numEvents = 0;
+  /// The programs control-flow steps run (Step::subplans), each a plan of
+  /// its own, with its own memory (docs/runtime.md#control-flow).
+  std::vector<Plan> subplans;
 };
 
 } // namespace gplace::runtime

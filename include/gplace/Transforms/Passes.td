@@ -107,6 +107,27 @@ def RemapPass : Pass<"gplace-remap", "::mlir::ModuleOp"> {
   }];
 }
 
+def OutlineControlFlowPass
+    : Pass<"gplace-outline-control-flow", "::mlir::ModuleOp"> {
+  let summary = "Makes the regions of gplace.if and gplace.while functions";
+  let dependentDialects = ["::gplace::graph::GraphDialect",
+                           "::mlir::func::FuncDialect"];
+  let description = [{
+    TensorFlow's functional control flow: each region of a `gplace.if`
+    (`then`, `else`) and of a `gplace.while` (`cond`, `body`) becomes a
+    private function of the module, right after the function holding the
+    op, named `@<function>/<op name>/<region>` (`@main/cond/then`), its
+    arguments the region's and its results what the region yields; the op
+    keeps its operands and names the functions (`then_branch`,
+    `else_branch`; `cond`, `body`). Every later pass then places, lowers
+    and plans each function as any other, so a region's ops are placed by
+    the same rules and its memory is planned on its own. Nested control
+    flow is outlined from the inside out. A region that declares a
+    variable is refused (each run of a sub-plan would have its own copy).
+    The pipelines run it first.
+  }];
+}
+
 def DecomposePass : Pass<"gplace-decompose", "::mlir::ModuleOp"> {
   let summary = "Rewrites composite ops (elu, gemm, layer_norm, ...) into "
                 "ops with kernels";

@@ -51,6 +51,38 @@ void definedNames(const onnx::GraphProto &graph,
         names.push_back(out);
 }
 
+/// Adds to `out` the names `graph` reads but does not define, its nested
+/// subgraphs' included, in order of first use (`seen`: those already
+/// there): what the subgraph captures from the scopes around it.
+void freeNames(const onnx::GraphProto &graph, SmallVectorImpl<std::string> &out,
+               llvm::StringSet<> &seen) {
+  SmallVector<std::string> defined;
+  definedNames(graph, defined);
+  llvm::StringSet<> own;
+  for (const std::string &n : defined)
+    own.insert(n);
+  auto use = [&](const std::string &n) {
+    if (!n.empty() && !own.count(n) && seen.insert(n).second)
+      out.push_back(n);
+  };
+  for (const onnx::NodeProto &node : graph.node()) {
+    for (const std::string &in : node.input())
+      use(in);
+    for (const onnx::AttributeProto &a : node.attribute()) {
+      SmallVector<std::string> nested;
+      llvm::StringSet<> nestedSeen;
+      if (a.has_g())
+        freeNames(a.g(), nested, nestedSeen);
+      for (const onnx::GraphProto &g : a.graphs())
+        freeNames(g, nested, nestedSeen);
+      for (const std::string &n : nested)
+        use(n);
+    }
+  }
+  for (const onnx::ValueInfoProto &output : graph.output())
+    use(output.name());
+}
+
 /// Never called: If, Loop and Scan are imported by
 /// Importer::importControlFlow; the entries make them known op types.
 bool mapByImporter(Node &, SmallVectorImpl<Value> &, std::string &reason) {
@@ -242,7 +274,170 @@ void Importer::importControlFlow(const onnx::NodeProto &proto,
     return name + "/iteration" + std::to_string(t) + "/";
   };
 
-  if (opType == "If") {
+  // The run-time path (gplace.if, gplace.while). The regions are isolated
+  // from above: what the subgraphs read from around them (`free`) is an
+  // operand of the op, bound to a block argument, except a constant, which
+  // is materialized again inside (so that nodes there still see it known).
+  struct Captures {
+    SmallVector<std::string> names; ///< Passed as operands.
+    SmallVector<Value> values;
+    SmallVector<std::string> constantNames; ///< Materialized inside.
+  };
+  auto capture = [&](ArrayRef<std::string> free) {
+    Captures c;
+    for (const std::string &n : free) {
+      bool asVariable = options.initializersAsVariables &&
+                        initializers.count(n);
+      if (constants.count(n) && !asVariable) {
+        c.constantNames.push_back(n);
+        continue;
+      }
+      if (Value v = materialize(n)) {
+        c.names.push_back(n);
+        c.values.push_back(v);
+      }
+    }
+    return c;
+  };
+  // Imports `graph` into `region` (empty): one block of `argTypes`, the
+  // graph's inputs bound to the first ones, the captured names to those
+  // from `capturedAt`; `outs` its outputs, in the region. "" or why not.
+  auto importRegion = [&](Region &region, const onnx::GraphProto *graph,
+                          TypeRange argTypes, size_t capturedAt,
+                          const Captures &c, const std::string &scopeName,
+                          SmallVectorImpl<Value> &outs) -> std::string {
+    OpBuilder::InsertionGuard guard(b);
+    SmallVector<Location> locs(argTypes.size(), node.loc);
+    Block *block = b.createBlock(&region, {}, argTypes, locs);
+    // The names bound here, with what they were around the region.
+    SmallVector<std::pair<std::string, Value>> savedValues;
+    SmallVector<std::pair<std::string, DenseElementsAttr>> savedConstants;
+    auto save = [&](const std::string &n) {
+      savedValues.push_back({n, values.lookup(n)});
+      if (auto it = constants.find(n); it != constants.end())
+        savedConstants.push_back({n, it->second});
+    };
+    for (auto [k, n] : llvm::enumerate(c.names)) {
+      save(n);
+      values[n] = block->getArgument(capturedAt + k);
+      constants.erase(n);
+    }
+    for (const std::string &n : c.constantNames) {
+      save(n);
+      values.erase(n);
+    }
+    std::string reason;
+    if (graph) {
+      SmallVector<std::pair<std::string, Value>> bindings;
+      for (int i = 0; i < graph->input_size(); ++i)
+        bindings.push_back({"", block->getArgument(i)});
+      SmallVector<std::optional<DenseElementsAttr>> outConstants;
+      reason = importSubgraph(*graph, bindings, scopeName, outs, outConstants);
+      // The subgraph's own names are the region's: forgotten outside it.
+      SmallVector<std::string> names;
+      definedNames(*graph, names);
+      for (const std::string &n : names) {
+        values.erase(n);
+        constants.erase(n);
+      }
+    }
+    for (auto &[n, v] : savedValues) {
+      if (v)
+        values[n] = v;
+      else
+        values.erase(n);
+    }
+    for (auto &[n, v] : savedConstants)
+      constants[n] = v;
+    return reason;
+  };
+  // One boolean as a scalar, or null.
+  auto scalarCondition = [&](Value v, const std::string &suffix) -> Value {
+    auto type = cast<RankedTensorType>(v.getType());
+    if (!type.getElementType().isInteger(1) || type.getNumElements() != 1)
+      return {};
+    return node.reshape(v, {}, suffix);
+  };
+  // Checks and adds the control-flow op: it must verify and pass the
+  // caller's check (its regions' nodes did already).
+  auto checkBuilt = [&](Operation *op) -> std::string {
+    std::string reason;
+    {
+      ScopedDiagnosticHandler handler(context, [&](Diagnostic &diag) {
+        if (reason.empty())
+          reason = diag.str();
+        return success();
+      });
+      if (failed(mlir::verify(op)) && reason.empty())
+        reason = "the op it becomes does not verify";
+    }
+    if (reason.empty() && options.checkOp)
+      reason = options.checkOp(op);
+    return reason;
+  };
+
+  if (opType == "If" && !node.constant(0)) {
+    // A condition of the run: gplace.if, each branch a region.
+    const onnx::GraphProto *thenGraph = subgraphAttr(proto, "then_branch");
+    const onnx::GraphProto *elseGraph = subgraphAttr(proto, "else_branch");
+    if (!thenGraph || !elseGraph)
+      return fail("no then_branch or else_branch");
+    Value condition = node.input(0);
+    if (!condition)
+      return fail("no condition");
+    condition = scalarCondition(condition, "cond");
+    if (!condition)
+      return fail("the condition must be one boolean");
+    SmallVector<std::string> free;
+    llvm::StringSet<> seen;
+    freeNames(*thenGraph, free, seen);
+    freeNames(*elseGraph, free, seen);
+    Captures c = capture(free);
+    SmallVector<Type> argTypes = llvm::to_vector(ValueRange(c.values).getTypes());
+    // Built without results first: they are what the branches yield.
+    auto draft = b.create<IfOp>(node.loc, TypeRange{}, condition, c.values);
+    SmallVector<Value> thenOuts, elseOuts;
+    std::string reason = importRegion(draft.getThenRegion(), thenGraph,
+                                      argTypes, 0, c, name + "/then/",
+                                      thenOuts);
+    if (reason.empty())
+      reason = importRegion(draft.getElseRegion(), elseGraph, argTypes, 0, c,
+                            name + "/else/", elseOuts);
+    if (reason.empty() &&
+        TypeRange(ValueRange(thenOuts)) != TypeRange(ValueRange(elseOuts)))
+      reason = "its branches' outputs differ in type or shape";
+    if (!reason.empty()) {
+      draft.erase();
+      return fail(reason);
+    }
+    for (auto [region, outs] : {std::pair<Region *, SmallVector<Value> *>{
+                                    &draft.getThenRegion(), &thenOuts},
+                                {&draft.getElseRegion(), &elseOuts}}) {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToEnd(&region->front());
+      b.create<YieldOp>(node.loc, *outs);
+    }
+    SmallVector<Type> resultTypes = llvm::to_vector(ValueRange(thenOuts).getTypes());
+    IfOp ifOp;
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPoint(draft);
+      ifOp = b.create<IfOp>(node.loc, resultTypes, condition, c.values);
+    }
+    ifOp.getThenRegion().takeBody(draft.getThenRegion());
+    ifOp.getElseRegion().takeBody(draft.getElseRegion());
+    ifOp.setNameAttr(b.getStringAttr(name));
+    draft.erase();
+    reason = checkBuilt(ifOp);
+    if (!reason.empty()) {
+      ifOp.erase();
+      return fail(reason);
+    }
+    for (Value v : ifOp.getResults()) {
+      results.push_back(v);
+      resultConstants.push_back(std::nullopt);
+    }
+  } else if (opType == "If") {
     std::optional<DenseElementsAttr> cond = node.constant(0);
     if (!cond || !cond->getElementType().isInteger(1) ||
         cond->getNumElements() != 1)
@@ -262,17 +457,19 @@ void Importer::importControlFlow(const onnx::NodeProto &proto,
     const onnx::GraphProto *body = subgraphAttr(proto, "body");
     if (!body)
       return fail("no body");
+    // A loop that cannot unroll (a trip count or condition of the run, a
+    // condition the body computes at run time, more iterations than
+    // unroll) becomes gplace.while.
+    bool runTime = false;
     std::optional<int64_t> tripCount;
     if (node.hasInput(0) && !(tripCount = constantInt(0)))
-      return fail("the trip count must be one integer known at import time");
+      runTime = true;
     std::optional<int64_t> condValue = 1;
     if (node.hasInput(1) && !(condValue = constantInt(1)))
-      return fail("the condition must be one boolean known at import time");
+      runTime = true;
     if (tripCount && *tripCount > kMaxUnrolledIterations)
-      return fail("a trip count of " + std::to_string(*tripCount) +
-                  ", more than the " + std::to_string(kMaxUnrolledIterations) +
-                  " iterations gplace unrolls");
-    if (!tripCount && !node.hasInput(1))
+      runTime = true;
+    if (!node.hasInput(0) && !node.hasInput(1))
       return fail("neither a trip count nor a condition: the loop never ends");
     int64_t carried = proto.input_size() - 2;
     int64_t scans = body->output_size() - 1 - carried;
@@ -287,15 +484,151 @@ void Importer::importControlFlow(const onnx::NodeProto &proto,
                     " is omitted");
       state.push_back(v);
     }
-    SmallVector<SmallVector<Value>> scanSteps(scans);
+    SmallVector<Value> initialState(state);
     Type i1 = b.getI1Type(), i64 = b.getI64Type();
-    for (int64_t t = 0;; ++t) {
+    auto scalarI1 = RankedTensorType::get({}, i1);
+    auto scalarI64 = RankedTensorType::get({}, i64);
+    // The run-time loop: carried (iteration number, condition, the loop's
+    // carried values, the trip count if any, the captured values); `cond`
+    // is condition && iteration < trip count; `body` the ONNX body, the
+    // iteration number incremented.
+    auto runTimeLoop = [&]() -> std::string {
+      if (scans > 0)
+        return "scan outputs of a loop that does not unroll (their "
+               "length would be known at run time only)";
+      Value iteration = node.constant(
+          DenseElementsAttr::get(scalarI64, b.getI64IntegerAttr(0)),
+          "iteration_num");
+      Value keepGoing;
+      if (node.hasInput(1)) {
+        Value v = node.input(1);
+        keepGoing = v ? scalarCondition(v, "cond") : Value();
+        if (!keepGoing)
+          return "the condition must be one boolean";
+      } else {
+        keepGoing = node.constant(DenseElementsAttr::get(scalarI1, true),
+                                  "cond");
+      }
+      Value maxTrips;
+      if (node.hasInput(0)) {
+        Value v = node.input(0);
+        RankedTensorType type =
+            v ? cast<RankedTensorType>(v.getType()) : RankedTensorType();
+        if (!type || !type.getElementType().isInteger(64) ||
+            type.getNumElements() != 1)
+          return "the trip count must be one int64";
+        maxTrips = node.reshape(v, {}, "trip_count");
+      }
+      SmallVector<std::string> free;
+      llvm::StringSet<> seen;
+      freeNames(*body, free, seen);
+      Captures c = capture(free);
+      SmallVector<Value> inputs{iteration, keepGoing};
+      inputs.append(initialState.begin(), initialState.end());
+      size_t tripsAt = inputs.size();
+      if (maxTrips)
+        inputs.push_back(maxTrips);
+      size_t capturedAt = inputs.size();
+      inputs.append(c.values.begin(), c.values.end());
+      SmallVector<Type> carriedTypes =
+          llvm::to_vector(ValueRange(inputs).getTypes());
+      auto loop = b.create<WhileOp>(
+          node.loc, carriedTypes, inputs, FlatSymbolRefAttr(),
+          FlatSymbolRefAttr(), StringAttr(), b.getStringAttr(name),
+          StringAttr(), ValueRange());
+      {
+        OpBuilder::InsertionGuard guard(b);
+        SmallVector<Location> locs(carriedTypes.size(), node.loc);
+        Block *block =
+            b.createBlock(&loop.getCondRegion(), {}, carriedTypes, locs);
+        Value go = block->getArgument(1);
+        if (maxTrips) {
+          SmallVector<Value> below{block->getArgument(tripsAt),
+                                   block->getArgument(0)};
+          Value more = node.op<GreaterOp>(scalarI1, below, {}, "cond/less");
+          SmallVector<Value> both{go, more};
+          go = node.op<LogicalAndOp>(scalarI1, both, {}, "cond/and");
+        }
+        b.create<YieldOp>(node.loc, ValueRange{go});
+      }
+      SmallVector<Value> outs;
+      std::string reason =
+          importRegion(loop.getBodyRegion(), body, carriedTypes, capturedAt, c,
+                       name + "/body/", outs);
+      if (reason.empty()) {
+        OpBuilder::InsertionGuard guard(b);
+        Block &block = loop.getBodyRegion().front();
+        b.setInsertionPointToEnd(&block);
+        SmallVector<Value> next{
+            block.getArgument(0),
+            node.constant(
+                DenseElementsAttr::get(scalarI64, b.getI64IntegerAttr(1)),
+                "body/one")};
+        SmallVector<Value> yielded{
+            node.op<AddOp>(scalarI64, next, {}, "body/next_iteration")};
+        Value go = scalarCondition(outs[0], "body/cond");
+        if (!go)
+          reason = "the body's condition output must be one boolean";
+        yielded.push_back(go);
+        for (int64_t i = 0; i < carried && reason.empty(); ++i) {
+          if (outs[1 + i].getType() != initialState[i].getType())
+            reason = "loop-carried value " + std::to_string(i) +
+                     " changes type or shape in the body";
+          yielded.push_back(outs[1 + i]);
+        }
+        if (maxTrips)
+          yielded.push_back(block.getArgument(tripsAt));
+        for (size_t k = 0; k < c.values.size(); ++k)
+          yielded.push_back(block.getArgument(capturedAt + k));
+        if (reason.empty())
+          b.create<YieldOp>(node.loc, yielded);
+      }
+      if (reason.empty())
+        reason = checkBuilt(loop);
+      if (!reason.empty()) {
+        loop.erase();
+        return reason;
+      }
+      for (int64_t i = 0; i < carried; ++i) {
+        results.push_back(loop.getResult(2 + i));
+        resultConstants.push_back(std::nullopt);
+      }
+      return "";
+    };
+    // Unrolled, until the loop turns out to need the run: then what was
+    // built is taken back.
+    Block *block = b.getInsertionBlock();
+    Operation *last = block->empty() ? nullptr : &block->back();
+    auto takeBack = [&] {
+      SmallVector<Operation *> created;
+      for (Operation &op :
+           last ? llvm::make_range(std::next(last->getIterator()), block->end())
+                : llvm::make_range(block->begin(), block->end()))
+        created.push_back(&op);
+      llvm::SmallPtrSet<Operation *, 16> erased(created.begin(),
+                                                created.end());
+      SmallVector<std::string> stale;
+      for (auto &entry : values)
+        if (Operation *def = entry.second ? entry.second.getDefiningOp()
+                                          : nullptr;
+            def && erased.count(def))
+          stale.push_back(entry.first().str());
+      for (const std::string &n : stale)
+        values.erase(n);
+      for (Operation *op : llvm::reverse(created)) {
+        op->dropAllUses();
+        op->erase();
+      }
+      built.clear();
+    };
+    SmallVector<SmallVector<Value>> scanSteps(scans);
+    for (int64_t t = 0; !runTime; ++t) {
       if ((tripCount && t >= *tripCount) || !*condValue)
         break;
-      if (t >= kMaxUnrolledIterations)
-        return fail("more than the " + std::to_string(kMaxUnrolledIterations) +
-                    " iterations gplace unrolls before the condition turns "
-                    "false");
+      if (t >= kMaxUnrolledIterations) {
+        runTime = true;
+        break;
+      }
       std::string s = "iteration" + std::to_string(t);
       SmallVector<std::pair<std::string, Value>> bindings;
       bindings.push_back(
@@ -319,19 +652,28 @@ void Importer::importControlFlow(const onnx::NodeProto &proto,
       if (!reason.empty())
         return fail(reason);
       if (!outConstants[0] || outConstants[0]->getNumElements() != 1 ||
-          !outConstants[0]->getElementType().isInteger(1))
-        return fail("the body's condition is computed at run time");
+          !outConstants[0]->getElementType().isInteger(1)) {
+        runTime = true;
+        break;
+      }
       condValue = *outConstants[0]->getValues<bool>().begin() ? 1 : 0;
       for (int64_t i = 0; i < carried; ++i)
         state[i] = outs[1 + i];
       for (int64_t k = 0; k < scans; ++k)
         scanSteps[k].push_back(outs[1 + carried + k]);
     }
+    if (runTime) {
+      takeBack();
+      if (std::string reason = runTimeLoop(); !reason.empty())
+        return fail(reason);
+    }
     for (Value v : state) {
+      if (runTime)
+        break;
       results.push_back(v);
       resultConstants.push_back(std::nullopt);
     }
-    for (int64_t k = 0; k < scans; ++k) {
+    for (int64_t k = 0; k < scans && !runTime; ++k) {
       if (scanSteps[k].empty())
         return fail("no iteration runs, and its scan outputs' shapes are "
                     "not known");

@@ -470,7 +470,9 @@ void Importer::importNode(const onnx::NodeProto &proto) {
                     : "");
     ++runTimeCount;
   }
-  if (runTimeCount)
+  // Control flow with a condition or trip count of the run becomes
+  // gplace.if or gplace.while (ControlFlow.cpp).
+  if (runTimeCount && !isControlFlow(opType))
     return markUnsupported(
         std::string(runTimeCount == 1 ? "input " : "inputs ") + runTime +
         (runTimeCount == 1 ? " is" : " are") +

@@ -382,6 +382,26 @@ FailureOr<rt::Plan> gplace::exportPlan(ModuleOp module,
       for (int written : ids(launch.getOuts()))
         step->outputs.push_back(written);
       step->params = kernelParams(launch);
+      // Control flow: its sub-programs, each exported as a plan.
+      if (kernel == Kernel::If || kernel == Kernel::While) {
+        bool isIf = kernel == Kernel::If;
+        for (StringRef name : {isIf ? "then_branch" : "cond",
+                               isIf ? "else_branch" : "body"}) {
+          auto symbol = launch->getAttrOfType<FlatSymbolRefAttr>(name);
+          if (!symbol)
+            return launch.emitOpError()
+                   << "runs control flow but names no '" << name
+                   << "' program";
+          if (symbol.getValue() == programName)
+            return launch.emitOpError()
+                   << "runs its own program @" << programName;
+          FailureOr<rt::Plan> sub = exportPlan(module, symbol.getValue());
+          if (failed(sub))
+            return failure();
+          step->subplans.push_back(plan.subplans.size());
+          plan.subplans.push_back(std::move(*sub));
+        }
+      }
       if (IntegerAttr fusion = launch.getFusionAttr())
         step->fusion = fusion.getInt();
       step->label = labelOf(&op, "gplace." + std::string(kernelMnemonic(kernel)));
