@@ -13,6 +13,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <iterator>
 #include <set>
 #include <sstream>
 
@@ -33,7 +35,19 @@ TEST(KernelRegistry, CoversExactlyTheDialectsOps) {
   // and --gplace-lower-all-reduce replace them before placement.
   EXPECT_EQ(dialectOps.erase("gplace.gradients"), 1u);
   EXPECT_EQ(dialectOps.erase("gplace.all_reduce"), 1u);
-  EXPECT_EQ(dialectOps, registryOps);
+  // gplace.yield ends the regions of gplace.if and gplace.while, which
+  // --gplace-outline-control-flow turns into functions' returns.
+  EXPECT_EQ(dialectOps.erase("gplace.yield"), 1u);
+  // The differences, named (the sets themselves print truncated).
+  std::vector<std::string> withoutKernel, notInDialect;
+  std::set_difference(dialectOps.begin(), dialectOps.end(),
+                      registryOps.begin(), registryOps.end(),
+                      std::back_inserter(withoutKernel));
+  std::set_difference(registryOps.begin(), registryOps.end(),
+                      dialectOps.begin(), dialectOps.end(),
+                      std::back_inserter(notInDialect));
+  EXPECT_EQ(withoutKernel, std::vector<std::string>{});
+  EXPECT_EQ(notInDialect, std::vector<std::string>{});
   EXPECT_FALSE(dialectOps.empty());
 }
 

@@ -493,9 +493,26 @@ void Importer::importControlFlow(const onnx::NodeProto &proto,
     // is condition && iteration < trip count; `body` the ONNX body, the
     // iteration number incremented.
     auto runTimeLoop = [&]() -> std::string {
-      if (scans > 0)
-        return "scan outputs of a loop that does not unroll (their "
-               "length would be known at run time only)";
+      if (scans > 0) {
+        // Said as an input the importer needs (Importer.cpp's wording), so
+        // that a caller with the run's values (gplace-onnx-test, the
+        // Python backend's `input_values`) imports again with them.
+        bool runTimeTrips = node.hasInput(0) && !tripCount;
+        bool runTimeCond = node.hasInput(1) && !condValue;
+        bool both = runTimeTrips && runTimeCond;
+        std::string inputs =
+            both ? "inputs 0 ('M') and 1 ('cond')"
+                 : runTimeTrips ? "input 0 ('M')"
+                                : runTimeCond ? "input 1 ('cond')" : "";
+        if (inputs.empty())
+          return "scan outputs of a loop that does not unroll (their "
+                 "length would be known at run time only)";
+        return inputs + (both ? " are" : " is") +
+               " computed at run time; gplace needs " +
+               (both ? "them" : "it") +
+               " constant (a loop with scan outputs unrolls: their length "
+               "would be known at run time only)";
+      }
       Value iteration = node.constant(
           DenseElementsAttr::get(scalarI64, b.getI64IntegerAttr(0)),
           "iteration_num");
