@@ -463,7 +463,10 @@ void LaunchOp::print(OpAsmPrinter &printer) {
     printer << ' ';
     printer.printAttributeWithoutType(params);
   }
-  printDiscardableAttrs(printer, *this);
+  // After the keyword `attributes`: a bare dictionary here would read back
+  // as the kernel's parameters (a control-flow launch's then_branch, ...).
+  printer.printOptionalAttrDictWithKeyword(
+      getOperation()->getDiscardableAttrDictionary().getValue());
   printer << " : (" << getInputs().getTypes() << ')';
   if (!getOuts().empty())
     printer << " into(" << getOuts().getTypes() << ')';
@@ -494,8 +497,8 @@ ParseResult LaunchOp::parse(OpAsmParser &parser, OperationState &result) {
     return failure();
   if (params && !isa<DictionaryAttr>(params))
     return parser.emitError(paramsLoc, "expected a dictionary of parameters");
-  if (parser.parseOptionalAttrDict(result.attributes) || parser.parseColon() ||
-      parser.parseLParen())
+  if (parser.parseOptionalAttrDictWithKeyword(result.attributes) ||
+      parser.parseColon() || parser.parseLParen())
     return failure();
   if (failed(parser.parseOptionalRParen()) &&
       (parser.parseTypeList(inputTypes) || parser.parseRParen()))
