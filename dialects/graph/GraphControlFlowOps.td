@@ -21,7 +21,8 @@
 
 def Graph_IfOp : Graph_KernelOp<"if", "If",
     [RecursiveMemoryEffects, IsolatedFromAbove, AttrSizedOperandSegments,
-     Graph_NotDifferentiable, Graph_KernelTypeFromOperands], "cond"> {
+     Graph_KernelTypeFromOperands,
+     DeclareOpInterfaceMethods<Graph_GradientOpInterface>], "cond"> {
   let summary = "runs one of two regions, as a run-time condition says (If)";
   let description = [{
     TensorFlow's If (StatelessIf): runs the `then` region if the scalar
@@ -78,8 +79,8 @@ def Graph_IfOp : Graph_KernelOp<"if", "If",
 
 def Graph_WhileOp : Graph_KernelOp<"while", "While",
     [RecursiveMemoryEffects, IsolatedFromAbove, AttrSizedOperandSegments,
-     Graph_NotDifferentiable,
-     DeclareOpInterfaceMethods<InferTypeOpInterface>], "while"> {
+     DeclareOpInterfaceMethods<InferTypeOpInterface>,
+     DeclareOpInterfaceMethods<Graph_GradientOpInterface>], "while"> {
   let summary = "repeats a region while a condition holds (While)";
   let description = [{
     TensorFlow's While (StatelessWhile): the loop-carried values start as

@@ -139,6 +139,9 @@ mlir::LogicalResult gplace::buildGPlacePipeline(
   if (replicatePass)
     pm.addPass(std::move(replicatePass));
   pm.addPass(createDifferentiatePass());
+  // The gradients of gplace.if and gplace.while are ops with regions:
+  // outlined as the forward ones were.
+  pm.addPass(createOutlineControlFlowPass());
   // rematerialize=auto chooses what to recompute once the ops have their
   // devices (after placement, below); a regex names it here.
   bool autoRemat = options.rematerialize == "auto";

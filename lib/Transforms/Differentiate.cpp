@@ -3,7 +3,9 @@
 // Reverse-mode differentiation (TensorFlow's gradients_util._GradientsHelper,
 // in one block): the ops between xs and ys, visited in reverse program
 // order, each asked for its vector-Jacobian product through
-// GradientOpInterface. The pass never names an op.
+// GradientOpInterface. The pass never names an op. An op with regions
+// (gplace.if, gplace.while) builds gradient ops whose regions hold
+// gplace.gradients of their own; the pass expands those too.
 //
 //===----------------------------------------------------------------------===//
 
@@ -255,6 +257,32 @@ struct DifferentiatePass
       for (GradientsOp op : ops)
         if (failed(differentiator.expand(op)))
           return signalPassFailure();
+      // Gradient functions of ops with regions (gplace.if, gplace.while)
+      // differentiate their regions with gplace.gradients ops of their
+      // own, nested in the regions they build: expanded in turn, outermost
+      // first, each with the names the function has by then.
+      while (true) {
+        GradientsOp nested;
+        func.walk<WalkOrder::PreOrder>([&](GradientsOp op) {
+          nested = op;
+          return WalkResult::interrupt();
+        });
+        if (!nested)
+          break;
+        Block *block = nested->getBlock();
+        if (failed(Differentiator(func).expand(nested)))
+          return signalPassFailure();
+        // The region recomputed its forward; what the gradients do not
+        // read of it is dropped (last first, so that what only the dropped
+        // ops read goes too). A colocation naming a dropped op is ignored,
+        // as TensorFlow ignores one naming no node.
+        SmallVector<Operation *> ops;
+        for (Operation &op : block->without_terminator())
+          ops.push_back(&op);
+        for (Operation *op : llvm::reverse(ops))
+          if (op->use_empty() && isPure(op))
+            op->erase();
+      }
     }
     // Nothing to expand: the IR is unchanged, and the pass manager need not
     // verify it again.

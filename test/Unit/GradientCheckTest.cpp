@@ -695,6 +695,87 @@ std::vector<Case> cases() {
                  "  %y = gplace.reshape %b : tensor<2x2x3xf64> -> "
                  "tensor<4x3xf64>",
                  "4x3xf64"});
+  // Control flow (gplace.if, gplace.while; their gradients recompute the
+  // forward inside, docs/dialect.md#gradients-of-if-and-while). The
+  // conditions are of the run (the sum of an argument, well inside
+  // [-100, 100]), so that nothing folds them away.
+  auto ifCase = [](const std::string &name, const std::string &bound) {
+    return Case{
+        name,
+        {"2x3xf64", "3xf64"},
+        "  %s = gplace.reduce_sum %a1 axes = [0] : tensor<3xf64> -> "
+        "tensor<f64>\n"
+        "  %bound = gplace.constant dense<" + bound + "> : tensor<f64>\n"
+        "  %c = gplace.greater %s, %bound : (tensor<f64>, tensor<f64>) -> "
+        "tensor<i1>\n"
+        "  %y = gplace.if %c (%a0, %a1) : tensor<i1>, tensor<2x3xf64>, "
+        "tensor<3xf64> -> tensor<2x3xf64> then {\n"
+        "  ^bb0(%p: tensor<2x3xf64>, %q: tensor<3xf64>):\n"
+        "    %m = gplace.mul %p, %q : (tensor<2x3xf64>, tensor<3xf64>) -> "
+        "tensor<2x3xf64>\n"
+        "    %t = gplace.tanh %m : tensor<2x3xf64>\n"
+        "    gplace.yield %t : tensor<2x3xf64>\n"
+        "  } else {\n"
+        "  ^bb0(%p: tensor<2x3xf64>, %q: tensor<3xf64>):\n"
+        "    %e = gplace.exp %p : tensor<2x3xf64>\n"
+        "    %a = gplace.add %e, %q : (tensor<2x3xf64>, tensor<3xf64>) -> "
+        "tensor<2x3xf64>\n"
+        "    gplace.yield %a : tensor<2x3xf64>\n"
+        "  }",
+        "2x3xf64"};
+  };
+  all.push_back(ifCase("if_then", "-100.0"));
+  all.push_back(ifCase("if_else", "100.0"));
+  // Three iterations of x <- step(i, x, v), v carried unchanged (a weight
+  // the body reads); y = x + v, so that gradients flow into both results.
+  auto whileCase = [](const std::string &name, const std::string &step) {
+    return Case{
+        name,
+        {"2x3xf64", "3xf64"},
+        "  %zero = gplace.constant dense<0> : tensor<i64>\n"
+        "  %loop:3 = gplace.while (%zero, %a0, %a1) : tensor<i64>, "
+        "tensor<2x3xf64>, tensor<3xf64> cond {\n"
+        "  ^bb0(%i: tensor<i64>, %x: tensor<2x3xf64>, %v: tensor<3xf64>):\n"
+        "    %n = gplace.constant dense<3> : tensor<i64>\n"
+        "    %more = gplace.greater %n, %i : (tensor<i64>, tensor<i64>) -> "
+        "tensor<i1>\n"
+        "    gplace.yield %more : tensor<i1>\n"
+        "  } body {\n"
+        "  ^bb0(%i: tensor<i64>, %x: tensor<2x3xf64>, %v: tensor<3xf64>):\n"
+        "    %one = gplace.constant dense<1> : tensor<i64>\n"
+        "    %next = gplace.add %i, %one : (tensor<i64>, tensor<i64>) -> "
+        "tensor<i64>\n" + step +
+        "    gplace.yield %next, %r, %v : tensor<i64>, tensor<2x3xf64>, "
+        "tensor<3xf64>\n"
+        "  }\n"
+        "  %y = gplace.add %loop#1, %loop#2 : (tensor<2x3xf64>, "
+        "tensor<3xf64>) -> tensor<2x3xf64>",
+        "2x3xf64"};
+  };
+  all.push_back(whileCase(
+      "while",
+      "    %m = gplace.mul %x, %v : (tensor<2x3xf64>, tensor<3xf64>) -> "
+      "tensor<2x3xf64>\n"
+      "    %r = gplace.tanh %m : tensor<2x3xf64>\n"));
+  // An If in the body: the else branch in iterations 0 and 1, then the
+  // then branch.
+  all.push_back(whileCase(
+      "while_with_if",
+      "    %c = gplace.greater %i, %one : (tensor<i64>, tensor<i64>) -> "
+      "tensor<i1>\n"
+      "    %r = gplace.if %c (%x, %v) : tensor<i1>, tensor<2x3xf64>, "
+      "tensor<3xf64> -> tensor<2x3xf64> then {\n"
+      "    ^bb0(%p: tensor<2x3xf64>, %q: tensor<3xf64>):\n"
+      "      %m = gplace.mul %p, %q : (tensor<2x3xf64>, tensor<3xf64>) -> "
+      "tensor<2x3xf64>\n"
+      "      gplace.yield %m : tensor<2x3xf64>\n"
+      "    } else {\n"
+      "    ^bb0(%p: tensor<2x3xf64>, %q: tensor<3xf64>):\n"
+      "      %a = gplace.add %p, %q : (tensor<2x3xf64>, tensor<3xf64>) -> "
+      "tensor<2x3xf64>\n"
+      "      %t = gplace.tanh %a : tensor<2x3xf64>\n"
+      "      gplace.yield %t : tensor<2x3xf64>\n"
+      "    }\n"));
   return all;
 }
 
