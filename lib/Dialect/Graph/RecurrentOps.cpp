@@ -16,6 +16,7 @@
 
 using namespace mlir;
 using namespace gplace::graph;
+using gplace::graph::detail::completeProperties;
 using gplace::graph::detail::RuleError;
 
 namespace {
@@ -160,15 +161,11 @@ LogicalResult CudnnRNNOp::inferReturnTypes(
     ValueRange operands, DictionaryAttr attributes,
     OpaqueProperties properties, RegionRange regions,
     SmallVectorImpl<Type> &inferredReturnTypes) {
-  // The parser infers before the op exists: the attributes are then in
-  // `attributes`, not yet in the properties (as layer_norm's).
-  Properties complete = *properties.as<Properties *>();
-  if (attributes &&
-      failed(setPropertiesFromAttr(complete, attributes, [&] {
-        return mlir::emitError(location.value_or(UnknownLoc::get(context)));
-      })))
+  FailureOr<Properties> complete = completeProperties<CudnnRNNOp>(
+      context, location, attributes, properties);
+  if (failed(complete))
     return failure();
-  Adaptor adaptor(operands, attributes, complete, regions);
+  Adaptor adaptor(operands, attributes, *complete, regions);
   RankedTensorType input = rankedType(adaptor.getInput()),
                    h = rankedType(adaptor.getInputH()),
                    w = rankedType(adaptor.getW()),
@@ -176,12 +173,12 @@ LogicalResult CudnnRNNOp::inferReturnTypes(
                    b = rankedType(adaptor.getB());
   // The properties' fields, which may be null (the adaptor's accessors
   // assume a verified op).
-  StringAttr mode = complete.rnn_mode, direction = complete.direction;
+  StringAttr mode = complete->rnn_mode, direction = complete->direction;
   if (!input || !h || !w || !r || !b || !mode || !direction)
     return failure();
   return recurrentTypes(input, h, w, r, b, mode.getValue(),
                         direction.getValue(),
-                        static_cast<bool>(complete.linear_before_reset),
+                        static_cast<bool>(complete->linear_before_reset),
                         RuleError{nullptr, location, getOperationName()},
                         inferredReturnTypes);
 }
