@@ -33,6 +33,7 @@
 #include <mutex>
 #include <optional>
 #include <sstream>
+#include <tuple>
 #include <unordered_map>
 
 #include <unistd.h>
@@ -1154,17 +1155,30 @@ dnnl::rnn_direction rnnDirection(int64_t direction) {
   }
 }
 
-/// Makes `forward` (and its pd) from `fd`, and where `bd` is given the
-/// backward from it with the forward as its hint.
-template <typename Fwd, typename Bwd>
-void makeRnnPrimitives(RnnEntry &e, const typename Fwd::desc &fd,
-                       const typename Bwd::desc *bd) {
+/// Makes the forward primitive `Fwd` (and its pd) of the cell and, where
+/// `backward`, the backward `Bwd` with the forward as its hint. Every
+/// oneDNN RNN cell's descriptors take the same order: the propagation,
+/// the cell's own leading arguments (`lead`: an activation, the
+/// direction), the forward's memory descriptors (`mds`), and for the
+/// backward the gradients' descriptors, here the same as the forward's.
+template <typename Fwd, typename Bwd, typename... Lead, typename... Mds>
+void makeRnnPrimitives(RnnEntry &e, dnnl::prop_kind prop, bool backward,
+                       std::tuple<Lead...> lead, const Mds &...mds) {
+  typename Fwd::desc fd = std::apply(
+      [&](const Lead &...l) { return typename Fwd::desc(prop, l..., mds...); },
+      lead);
   typename Fwd::primitive_desc fpd(fd, userScratchpad(), cpuEngine());
   e.forwardPd = fpd;
   e.forward = Fwd(fpd);
-  if (!bd)
+  if (!backward)
     return;
-  typename Bwd::primitive_desc bpd(*bd, userScratchpad(), cpuEngine(), fpd);
+  typename Bwd::desc bd = std::apply(
+      [&](const Lead &...l) {
+        return typename Bwd::desc(dnnl::prop_kind::backward, l..., mds...,
+                                  mds...);
+      },
+      lead);
+  typename Bwd::primitive_desc bpd(bd, userScratchpad(), cpuEngine(), fpd);
   e.backwardPd = bpd;
   e.backward = Bwd(bpd);
 }
@@ -1191,69 +1205,42 @@ Status makeRnnEntry(const RnnShape &s, int64_t direction, bool backward,
   memory::desc iterAny({1, s.dirs, s.hidden, s.gates, s.hidden}, f32,
                        tag::any);
   memory::desc bias({1, s.dirs, s.biasGates, s.hidden}, f32, tag::ldgo);
-  memory::desc none;
   auto prop = backward ? dnnl::prop_kind::forward_training
                        : dnnl::prop_kind::forward_inference;
   dnnl::rnn_direction dir = rnnDirection(direction);
+  // The cells' descriptors as oneDNN's forward_* take them: vanilla RNN
+  // (an activation first) and GRU (linear-before-reset or not) read
+  // layer, iteration state, weights, bias and result; LSTM the cell state
+  // too.
   switch (s.kind) {
   case 0:
-  case 1: {
-    auto activation = s.kind == 0 ? dnnl::algorithm::eltwise_tanh
-                                  : dnnl::algorithm::eltwise_relu;
-    dnnl::vanilla_rnn_forward::desc fd(prop, activation, dir, srcLayer, state,
-                                       layerAny, iterAny, bias, dstLayer,
-                                       state);
-    std::optional<dnnl::vanilla_rnn_backward::desc> bd;
-    if (backward)
-      bd.emplace(dnnl::prop_kind::backward, activation, dir, srcLayer, state,
-                 layerAny, iterAny, bias, dstLayer, state, srcLayer, state,
-                 layerAny, iterAny, bias, dstLayer, state);
+  case 1:
     makeRnnPrimitives<dnnl::vanilla_rnn_forward, dnnl::vanilla_rnn_backward>(
-        e, fd, bd ? &*bd : nullptr);
+        e, prop, backward,
+        std::tuple(s.kind == 0 ? dnnl::algorithm::eltwise_tanh
+                               : dnnl::algorithm::eltwise_relu,
+                   dir),
+        srcLayer, state, layerAny, iterAny, bias, dstLayer, state);
     break;
-  }
-  case 2: {
-    dnnl::lstm_forward::desc fd(prop, dir, srcLayer, state, state, layerAny,
-                                iterAny, bias, dstLayer, state, state);
-    std::optional<dnnl::lstm_backward::desc> bd;
-    if (backward)
-      bd.emplace(dnnl::prop_kind::backward, dir, srcLayer, state, state,
-                 layerAny, iterAny, bias, dstLayer, state, state, srcLayer,
-                 state, state, layerAny, iterAny, bias, dstLayer, state,
-                 state);
+  case 2:
     makeRnnPrimitives<dnnl::lstm_forward, dnnl::lstm_backward>(
-        e, fd, bd ? &*bd : nullptr);
+        e, prop, backward, std::tuple(dir), srcLayer, state, state, layerAny,
+        iterAny, bias, dstLayer, state, state);
     break;
-  }
-  case 3: {
-    dnnl::gru_forward::desc fd(prop, dir, srcLayer, state, layerAny, iterAny,
-                               bias, dstLayer, state);
-    std::optional<dnnl::gru_backward::desc> bd;
-    if (backward)
-      bd.emplace(dnnl::prop_kind::backward, dir, srcLayer, state, layerAny,
-                 iterAny, bias, dstLayer, state, srcLayer, state, layerAny,
-                 iterAny, bias, dstLayer, state);
+  case 3:
     makeRnnPrimitives<dnnl::gru_forward, dnnl::gru_backward>(
-        e, fd, bd ? &*bd : nullptr);
+        e, prop, backward, std::tuple(dir), srcLayer, state, layerAny,
+        iterAny, bias, dstLayer, state);
     break;
-  }
-  case 4: {
-    dnnl::lbr_gru_forward::desc fd(prop, dir, srcLayer, state, layerAny,
-                                   iterAny, bias, dstLayer, state);
-    std::optional<dnnl::lbr_gru_backward::desc> bd;
-    if (backward)
-      bd.emplace(dnnl::prop_kind::backward, dir, srcLayer, state, layerAny,
-                 iterAny, bias, dstLayer, state, srcLayer, state, layerAny,
-                 iterAny, bias, dstLayer, state);
+  case 4:
     makeRnnPrimitives<dnnl::lbr_gru_forward, dnnl::lbr_gru_backward>(
-        e, fd, bd ? &*bd : nullptr);
+        e, prop, backward, std::tuple(dir), srcLayer, state, layerAny,
+        iterAny, bias, dstLayer, state);
     break;
-  }
   default:
     return Status::invalidArgument("gplace.cudnn_rnn: unknown rnn_kind " +
                                    std::to_string(s.kind));
   }
-  (void)none;
   memory::desc userLayer({1, s.dirs, s.input, s.gates, s.hidden}, f32,
                          tag::ldgoi);
   memory::desc userIter({1, s.dirs, s.hidden, s.gates, s.hidden}, f32,
