@@ -69,6 +69,7 @@ sys.path.insert(0, HERE)
 from benchenv import (checkout_state, command_line, command_output,
                       cpu_family, env_variables, environment_section,  # noqa: E402
                       load, sha256)
+from benchlib import log  # noqa: E402
 from replicate import Side, cpu_times, other_load  # noqa: E402
 from suite import BLAS_ENV, BLAS_FLAGS, cpu, openblas  # noqa: E402
 
@@ -83,10 +84,6 @@ NO_FIT = re.compile(r"error: device (\S+) needs \d+ bytes \((\d+) MiB\).*"
                     r"memory limit is \d+ bytes \((\d+) MiB\)")
 MLIR_TIMING = re.compile(r"^\s*([0-9.]+) \(\s*[0-9.]+%\)\s+(\w+)$",
                          re.MULTILINE)
-
-
-def log(message):
-    print(message, file=sys.stderr, flush=True)
 
 
 def short(device):

@@ -103,9 +103,7 @@ import time
 
 from benchenv import (command_output, cpu_model, load, machine_times,
                       sha256)
-
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(HERE)
+from benchlib import HERE, ROOT, TIMING
 INPUTS = os.path.join(ROOT, "test", "Tools", "gplace-run", "Inputs")
 TRAIN = os.path.join(INPUTS, "train.mlir")
 MAKE_IDX = os.path.join(INPUTS, "make_idx.py")
@@ -114,10 +112,6 @@ MPIRUN = ["mpirun", "--allow-run-as-root", "--oversubscribe", "-np", "2"]
 TCP = ["--mca", "btl", "tcp,self"]
 FASHION = os.path.join(ROOT, "examples", "train_fashion_mnist.mlir")
 KIB, MIB = 1 << 10, 1 << 20
-TIMING = re.compile(r"^timing: (\d+) runs, first ([0-9.]+) ms, then mean "
-                    r"([0-9.]+) ms, best ([0-9.]+) ms(?:, median [0-9.]+ ms)?"
-                    r"(?:, p99 [0-9.]+ ms, max [0-9.]+ ms)?$",
-                    re.MULTILINE)
 RESULT = re.compile(r"^result\[0\]: (.*)$", re.MULTILINE)
 FOUR_GPUS = ("devices=/job:worker/task:0/gpu:0,/job:worker/task:0/gpu:1,"
              "/job:worker/task:1/gpu:0,/job:worker/task:1/gpu:1")

@@ -29,8 +29,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import benchenv  # noqa: E402
-
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from benchlib import GPLACE_RUN, ROOT  # noqa: E402
 DATA = "/usr/share/datasets/fashion-mnist"
 
 
@@ -52,8 +51,7 @@ def wall(commands, env):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--gplace-run",
-                        default=os.path.join(ROOT, "build/bin/gplace-run"))
+    parser.add_argument("--gplace-run", default=GPLACE_RUN)
     parser.add_argument("--processes", type=int, default=4)
     parser.add_argument("--epochs", type=int, default=2)
     parser.add_argument("--rounds", type=int, default=3)

@@ -58,9 +58,7 @@ import os
 import re
 import shlex
 import shutil
-import statistics
 import struct
-import subprocess
 import sys
 import tempfile
 import time
@@ -71,38 +69,16 @@ from benchenv import (checkout_state, command_line, command_output,  # noqa: E40
                       cpu_family, env_variables, environment_section,
                       gplace_matmul, load,
                       loaded_library, sha256)
-from replicate import TIMING, Failure, cpu_times, other_load  # noqa: E402
+from benchlib import (ROOT, Failure, log, median, ms,  # noqa: E402
+                      pair, parse_timing, run, write_f32)
+from replicate import cpu_times, other_load  # noqa: E402
 from suite import BLAS_ENV, BLAS_FLAGS, cpu, openblas  # noqa: E402
 
-ROOT = os.path.dirname(HERE)
 ONNX_DIR = os.path.join(HERE, "onnx")
 RUN_MODEL = os.path.join(ONNX_DIR, "run_model.mjs")
 TOOLS = ("gplace-onnx-gen", "gplace-translate", "gplace-opt", "gplace-run")
 PLACED = re.compile(r"^(\S+): \((\w+)\): /job:\S+$", re.MULTILINE)
 CHAIN_OP = re.compile(r'\{name = "chain/op_(\d+)"\}')
-
-
-def log(message):
-    print(message, file=sys.stderr, flush=True)
-
-
-def run(cmd, why, cwd=None):
-    """Runs `cmd`; (wall seconds, peak RSS MiB, stdout, stderr). The wall
-    time covers the process from fork to reaping; the RSS is the process's
-    own (wait4)."""
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-        start = time.perf_counter()
-        process = subprocess.Popen(cmd, stdout=out, stderr=err, cwd=cwd)
-        _, status, usage = os.wait4(process.pid, 0)
-        wall = time.perf_counter() - start
-        process.returncode = os.waitstatus_to_exitcode(status)
-        out.seek(0)
-        err.seek(0)
-        stdout = out.read().decode(errors="replace")
-        stderr = err.read().decode(errors="replace")
-    if process.returncode != 0:
-        raise Failure(cmd, process.returncode, stderr, why)
-    return wall, usage.ru_maxrss / 1024, stdout, stderr
 
 
 # --- .npy files -------------------------------------------------------------
@@ -112,16 +88,7 @@ def write_npy(path, shape):
     n = 1
     for d in shape:
         n *= d
-    dims = ", ".join(str(d) for d in shape) + ("," if len(shape) == 1
-                                                else "")
-    header = ("{'descr': '<f4', 'fortran_order': False, 'shape': (%s), }"
-              % dims)
-    header += " " * (63 - (10 + len(header)) % 64) + "\n"
-    with open(path, "wb") as f:
-        f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) +
-                header.encode("latin1"))
-        f.write(struct.pack(f"<{n}f", *[(i * 7919 % 1000) / 1000.0
-                                        for i in range(n)]))
+    write_f32(path, shape, [(i * 7919 % 1000) / 1000.0 for i in range(n)])
 
 
 def read_npy(path):
@@ -157,23 +124,6 @@ def compare(path_a, path_b):
     diff = max(abs(x - y) for x, y in zip(a, b))
     scale = max(abs(x) for x in a)
     return diff, scale, diff <= 1e-4 * (scale + 1)
-
-
-# --- Samples ----------------------------------------------------------------
-
-def median(values):
-    return statistics.median(values)
-
-
-def ms(seconds):
-    return f"{seconds * 1e3:.3f}"
-
-
-def pair(values, unit_ms=True):
-    """`median / best` of samples in seconds."""
-    if unit_ms:
-        return f"{ms(median(values))} / {ms(min(values))} ms"
-    return f"{median(values):.3f} / {min(values):.3f} s"
 
 
 # --- 1. Import time ---------------------------------------------------------
@@ -263,14 +213,14 @@ def inference(tools, work, model, batch, runs, repeat):
 
     def gplace_sample(timed):
         wall, _, _, err = run(model.gplace_cmd, "gplace-run failed")
-        match = TIMING.search(err)
-        if not match:
+        timing = parse_timing(err)
+        if not timing:
             raise Failure(model.gplace_cmd, 0, err,
                           "no `timing: ... then mean` line from gplace-run")
         if timed:
-            model.gplace.append(float(match.group(3)) / 1e3)
-            model.gplace_best_run.append(float(match.group(4)) / 1e3)
-            model.gplace_first.append(float(match.group(2)) / 1e3)
+            model.gplace.append(timing.mean)
+            model.gplace_best_run.append(timing.best)
+            model.gplace_first.append(timing.first)
             model.gplace_wall.append(wall)
 
     def ort_sample(timed):

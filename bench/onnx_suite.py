@@ -77,23 +77,16 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from benchenv import (checkout_state, command_output, cpu_model,  # noqa: E402
                       env_variables, gplace_matmul, load, sha256)
+from benchlib import BUILD, ROOT, TIMING, log  # noqa: E402
 
-ROOT = os.path.dirname(HERE)
 ONNX_DIR = os.path.join(HERE, "onnx")
 SERVER = os.path.join(ONNX_DIR, "ort_server.mjs")
 DATA = "/usr/include/onnx/backend/test/data"
 SUITES = ("node", "pytorch-converted", "pytorch-operator")
 BLAS_ENV = ["OPENBLAS_CORETYPE", "OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS",
             "GOTO_NUM_THREADS"]
-TIMING = re.compile(r"^timing: (\d+) runs, first ([0-9.]+) ms, then mean "
-                    r"([0-9.]+) ms, best ([0-9.]+) ms, median ([0-9.]+) ms",
-                    re.MULTILINE)
 PLACED = re.compile(r"^(\S+): \(([\w.]+)\): /job:\S+$", re.MULTILINE)
 RTOL, ATOL = 1e-3, 1e-7
-
-
-def log(message):
-    print(message, file=sys.stderr, flush=True)
 
 
 def first_error(text):
@@ -137,12 +130,32 @@ def npy_for_ort(array):
     return np.require(array, requirements="C")
 
 
-def prepare(test_dir, work):
-    """(inputs, expected): [(name, .pb, .npy)] and [(.pb, .npy)] of the
-    test's first data set, or a string saying why the bench cannot run it."""
+def numbered_pbs(data, prefix):
+    """The files `prefix`_0.pb, `prefix`_1.pb, ... in `data`, in order."""
+    return sorted(glob.glob(os.path.join(data, f"{prefix}_*.pb")),
+                  key=lambda p: int(re.search(r"_(\d+)\.pb$", p).group(1)))
+
+
+def pb_as_npy(pb, path):
+    """Saves the TensorProto in `pb` as the .npy `path`; None, or the
+    tensor's ONNX data type where it is not numeric (nothing saved)."""
     import numpy as np
     import onnx
     from onnx import numpy_helper
+    tensor = onnx.TensorProto()
+    with open(pb, "rb") as f:
+        tensor.ParseFromString(f.read())
+    array = npy_for_ort(numpy_helper.to_array(tensor))
+    if array is None:
+        return tensor.data_type
+    np.save(path, array)
+    return None
+
+
+def prepare(test_dir, work):
+    """(inputs, expected): [(name, .pb, .npy)] and [(.pb, .npy)] of the
+    test's first data set, or a string saying why the bench cannot run it."""
+    import onnx
     model = onnx.load(os.path.join(test_dir, "model.onnx"),
                       load_external_data=False)
     initializers = {i.name for i in model.graph.initializer}
@@ -152,34 +165,24 @@ def prepare(test_dir, work):
             return f"input '{i.name}' is not a tensor"
     data = os.path.join(test_dir, "test_data_set_0")
     inputs, expected = [], []
-    pbs = sorted(glob.glob(os.path.join(data, "input_*.pb")),
-                 key=lambda p: int(re.search(r"_(\d+)\.pb$", p).group(1)))
+    pbs = numbered_pbs(data, "input")
     if len(pbs) != len(graph_inputs):
         return (f"{len(pbs)} input files for {len(graph_inputs)} graph "
                 "inputs")
     for k, pb in enumerate(pbs):
-        tensor = onnx.TensorProto()
-        with open(pb, "rb") as f:
-            tensor.ParseFromString(f.read())
-        array = npy_for_ort(numpy_helper.to_array(tensor))
-        if array is None:
-            return f"input {k} is {tensor.data_type} (not numeric)"
         path = os.path.join(work, f"in{k}.npy")
-        np.save(path, array)
+        data_type = pb_as_npy(pb, path)
+        if data_type is not None:
+            return f"input {k} is {data_type} (not numeric)"
         inputs.append((graph_inputs[k].name, pb, path))
-    outs = sorted(glob.glob(os.path.join(data, "output_*.pb")),
-                  key=lambda p: int(re.search(r"_(\d+)\.pb$", p).group(1)))
+    outs = numbered_pbs(data, "output")
     if not outs:
         return "no output files"
     for k, pb in enumerate(outs):
-        tensor = onnx.TensorProto()
-        with open(pb, "rb") as f:
-            tensor.ParseFromString(f.read())
-        array = npy_for_ort(numpy_helper.to_array(tensor))
-        if array is None:
-            return f"output {k} is {tensor.data_type} (not numeric)"
         path = os.path.join(work, f"out{k}.npy")
-        np.save(path, array)
+        data_type = pb_as_npy(pb, path)
+        if data_type is not None:
+            return f"output {k} is {data_type} (not numeric)"
         expected.append((pb, path))
     return inputs, expected
 
@@ -386,7 +389,7 @@ def args_bin():
 def main():
     global _BIN
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--bin", default=os.path.join(ROOT, "build", "bin"))
+    parser.add_argument("--bin", default=os.path.join(BUILD, "bin"))
     parser.add_argument("--data", default=DATA)
     parser.add_argument("--suite", default=",".join(SUITES))
     parser.add_argument("--filter", help="regex on the test's name")
@@ -524,10 +527,7 @@ def diagnose(args, data):
     try:
         for r in slow:
             d = os.path.join(args.data, r["suite"], r["test"])
-            pbs = sorted(glob.glob(os.path.join(d, "test_data_set_0",
-                                                "input_*.pb")),
-                         key=lambda p: int(re.search(r"_(\d+)\.pb$",
-                                                     p).group(1)))
+            pbs = numbered_pbs(os.path.join(d, "test_data_set_0"), "input")
             runs = min(r["runs"][-1], 50)
             cmd = [run_bin, os.path.join(d, "model.onnx")] + [
                 f"--input=@{p}" for p in pbs] + [

@@ -34,8 +34,7 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import benchenv  # noqa: E402
-
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from benchlib import GPLACE_RUN, write_f32  # noqa: E402
 
 
 def model(stages, layers, width, batch):
@@ -83,14 +82,8 @@ def model(stages, layers, width, batch):
 
 def write_npy(path, rows, cols, seed):
     """A float32 .npy of rows x cols, without NumPy."""
-    import struct
-    header = "{'descr': '<f4', 'fortran_order': False, 'shape': (%d, %d), }" % (rows, cols)
-    header += " " * (63 - (len(header) + 10) % 64) + "\n"
-    with open(path, "wb") as f:
-        f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode())
-        f.write(struct.pack("<%df" % (rows * cols),
-                            *[((i * 7919 + seed) % 2000) / 1000.0 - 1.0
-                              for i in range(rows * cols)]))
+    write_f32(path, (rows, cols), [((i * 7919 + seed) % 2000) / 1000.0 - 1.0
+                                   for i in range(rows * cols)])
 
 
 def idle_fractions(trace_path, stages):
@@ -167,7 +160,7 @@ def main():
     parser.add_argument("--batch", type=int, default=512)
     parser.add_argument("--layers", type=int, default=2)
     parser.add_argument("--iterations", type=int, default=6)
-    parser.add_argument("--gplace-run", default=os.path.join(ROOT, "build/bin/gplace-run"))
+    parser.add_argument("--gplace-run", default=GPLACE_RUN)
     parser.add_argument("--draw", action="store_true",
                         help="also draw the last run of each schedule")
     args = parser.parse_args()

@@ -31,21 +31,15 @@ Usage: bench/recurrent.py [--build build] [--seq 32] [--batch 16]
 import argparse
 import json
 import os
-import re
 import shutil
 import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from onnx_import import (ONNX_DIR, RUN_MODEL, compare, log, median, ms,  # noqa: E402
-                         pair, run, write_npy)
-from replicate import Failure  # noqa: E402
-
-ROOT = os.path.dirname(HERE)
-# gplace-run --print-timing's line: the mean of the runs after the first.
-TIMING = re.compile(r"^timing: \d+ runs, first [0-9.]+ ms, then mean "
-                    r"([0-9.]+) ms", re.MULTILINE)
+from benchlib import (BUILD, Failure, gplace_timing, log, median,  # noqa: E402
+                      ms, pair, run)
+from onnx_import import ONNX_DIR, RUN_MODEL, compare, write_npy  # noqa: E402
 
 
 def write_model(path, cell, direction, seq, batch, inputs, hidden):
@@ -86,11 +80,8 @@ def write_model(path, cell, direction, seq, batch, inputs, hidden):
 
 
 def gplace_sample(cmd):
-    _, _, _, err = run(cmd, "gplace-run failed")
-    match = TIMING.search(err)
-    if not match:
-        raise Failure(cmd, 0, err, "no `timing: ... then mean` line")
-    return float(match.group(1)) / 1e3
+    """The mean of gplace-run's runs after the first, in seconds."""
+    return gplace_timing(cmd)[0].mean
 
 
 def ort_sample(cmd):
@@ -103,7 +94,7 @@ def ort_sample(cmd):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--build", default=os.path.join(ROOT, "build"))
+    parser.add_argument("--build", default=BUILD)
     parser.add_argument("--seq", type=int, default=32)
     parser.add_argument("--batch", type=int, default=16)
     parser.add_argument("--input", type=int, default=64)

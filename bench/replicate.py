@@ -66,22 +66,14 @@ import time
 from benchenv import (checkout_state, command_output, cpu_model,
                       env_variables, load, loaded_blas,
                       machine_times, sha256, train_batch_size)
+from benchlib import ROOT, Failure, log, parse_timing
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(HERE)
 EXAMPLE = os.path.join(ROOT, "examples", "train_fashion_mnist.mlir")
 BLAS_ENV = ["OPENBLAS_CORETYPE", "OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS",
             "GOTO_NUM_THREADS"]
 MIB = 1 << 20
-TIMING = re.compile(r"^timing: (\d+) runs, first ([0-9.]+) ms, then mean "
-                    r"([0-9.]+) ms, best ([0-9.]+) ms(?:, median [0-9.]+ ms)?$",
-                    re.MULTILINE)
 PLACED = re.compile(r"^(\S+): \((\w+)\): (/job:\S+/device:(\w+:\d+))$",
                     re.MULTILINE)
-
-
-def log(message):
-    print(message, file=sys.stderr, flush=True)
 
 
 def cpu_times():
@@ -128,32 +120,16 @@ def other_load(before, after, seconds):
             f"), and the hypervisor stole {steal:.0f} s")
 
 
-class Failure(Exception):
-    """A gplace-run that exited non-zero or printed no timing line."""
-
-    def __init__(self, cmd, code, stderr, why):
-        super().__init__(why)
-        self.cmd, self.code, self.stderr, self.why = cmd, code, stderr, why
-
-    def markdown(self, shown):
-        tail = "\n".join(self.stderr.strip().splitlines()[-8:]) or "(empty)"
-        return (f"- **{self.why}**: `{shown(self.cmd)}` exited {self.code}; "
-                f"stderr ends:\n\n  ```\n" +
-                "\n".join("  " + line for line in tail.splitlines()) +
-                "\n  ```\n")
-
-
 def run_gplace(cmd):
     """Runs a gplace-run command; (mean s, best s, stdout, stderr)."""
     done = subprocess.run(cmd, capture_output=True, text=True)
     if done.returncode != 0:
         raise Failure(cmd, done.returncode, done.stderr, "gplace-run failed")
-    match = TIMING.search(done.stderr)
-    if not match:
+    timing = parse_timing(done.stderr)
+    if not timing:
         raise Failure(cmd, done.returncode, done.stderr,
                       "no `timing: ... then mean` line from gplace-run")
-    return (float(match.group(3)) / 1e3, float(match.group(4)) / 1e3,
-            done.stdout, done.stderr)
+    return timing.mean, timing.best, done.stdout, done.stderr
 
 
 class Side:

@@ -60,6 +60,9 @@ import numpy as np
 import torch
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from benchlib import gplace_timing  # noqa: E402
+
 EXAMPLES = os.path.join(os.path.dirname(HERE), "examples")
 # Each training case: its example (@init, @train on 128x28x28 uint8 images
 # and 128 uint8 labels) and the name of its rows.
@@ -71,11 +74,9 @@ NETWORKS = {
 
 def gplace_best(run, program, runs, *flags):
     """The best run after the first, in seconds, and stdout."""
-    out = subprocess.run([run, program, f"--iterations={runs}",
-                          "--print-timing", *flags],
-                         capture_output=True, text=True, check=True)
-    best = re.search(r"best ([0-9.]+) ms", out.stderr)
-    return float(best.group(1)) / 1e3, out.stdout
+    timing, out, _ = gplace_timing([run, program, f"--iterations={runs}",
+                                    "--print-timing", *flags])
+    return timing.best, out
 
 
 def torch_best(step, runs):

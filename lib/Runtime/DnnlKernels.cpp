@@ -33,6 +33,9 @@
 #include <mutex>
 #include <optional>
 #include <sstream>
+#include <tuple>
+#include <type_traits>
+#include <vector>
 #include <unordered_map>
 
 #include <unistd.h>
@@ -168,18 +171,82 @@ struct Entry {
   dnnl::primitive pool, pooledReorder;
   memory::desc pooled, poolScratch;
   bool pooledInPlace = true;
+  /// An argument a primitive runs on in another layout than the tensor's
+  /// own (a primitive made on oneDNN's choice of layouts, cachedEntry):
+  /// the layout, and the reorder into it (an input) or out of it (an
+  /// output, after the primitive).
+  struct Moved {
+    int arg; ///< DNNL_ARG_*.
+    memory::desc run;
+    dnnl::primitive reorder;
+    bool output;
+  };
+  /// The primitive's moved arguments (the forward of max_pool_grad runs
+  /// on the tensors' own layouts).
+  std::vector<Moved> moved;
 };
 
+/// Whether `primitive` runs one of oneDNN's reference implementations (its
+/// implementation's name, as ONEDNN_VERBOSE shows it, starts with "ref").
+bool isReference(const dnnl::primitive &primitive) {
+  const char *impl = nullptr;
+  if (!primitive ||
+      dnnl_primitive_desc_query(primitive.get_primitive_desc(),
+                                dnnl_query_impl_info_str, 0,
+                                &impl) != dnnl_success ||
+      !impl)
+    return false;
+  return std::string_view(impl).rfind("ref", 0) == 0;
+}
+
+/// Whether to make every primitive a second time on oneDNN's choice of
+/// layouts, as if its first were a reference implementation, and take the
+/// second unless it is one: GPLACE_DNNL_RETRY_LAYOUTS=1 (the tests use it
+/// to run the reorders of moved arguments, which no primitive of this
+/// CPU's needs).
+bool retryEveryLayout() {
+  static bool retry = [] {
+    const char *env = std::getenv("GPLACE_DNNL_RETRY_LAYOUTS");
+    return env && std::strcmp(env, "1") == 0;
+  }();
+  return retry;
+}
+
 /// The entry of `call`'s primitive (of its `variant`, for kernels with
-/// several) in the executor's kernel cache, made by make(entry) the first
-/// time; without a cache, made anew.
+/// several) in the executor's kernel cache, made the first time; without a
+/// cache, made anew. make(entry, anyLayouts) makes it on the tensors' own
+/// layouts (anyLayouts false) or on those oneDNN chooses (true: the
+/// arguments that differ recorded in Entry::moved, as moveArgs does);
+/// where the first is one of oneDNN's reference implementations (on AVX2,
+/// a convolution of NHWC tensors with 8 input channels: 230 ms against 0.1
+/// ms blocked) and the second is not, the entry is the second. A make
+/// taking the entry alone has no other layouts to offer (oneDNN 2.6's
+/// batch normalization takes no `any` data layout; a matmul's strided
+/// operands run on its GEMM). Recurrent layers keep their own cache
+/// (RnnEntry): oneDNN 2.6's CPU RNNs have one implementation, named "ref".
 template <typename Make>
 StatusOr<std::shared_ptr<Entry>> cachedEntry(const KernelCall &call,
                                              Make &&make,
                                              std::string_view variant = {}) {
   auto build = [&]() -> StatusOr<std::shared_ptr<void>> {
     auto entry = std::make_shared<Entry>();
-    GPLACE_RETURN_IF_ERROR(make(*entry));
+    if constexpr (std::is_invocable_v<Make &, Entry &, bool>) {
+      GPLACE_RETURN_IF_ERROR(make(*entry, /*anyLayouts=*/false));
+      if (retryEveryLayout() || isReference(entry->primitive)) {
+        auto retry = std::make_shared<Entry>();
+        bool better = false;
+        try {
+          better = make(*retry, /*anyLayouts=*/true).ok() &&
+                   !isReference(retry->primitive);
+        } catch (const dnnl::error &) {
+          // oneDNN implements nothing on those layouts: keep the first.
+        }
+        if (better)
+          entry = std::move(retry);
+      }
+    } else {
+      GPLACE_RETURN_IF_ERROR(make(*entry));
+    }
     return std::shared_ptr<void>(std::move(entry));
   };
   StatusOr<std::shared_ptr<void>> found =
@@ -357,6 +424,11 @@ enum Slot {
   RnnDiffLayer,
   RnnDiffIter,
   RnnDiffBias,
+  // Arguments a primitive runs on in other layouts (Entry::moved).
+  Moved0,
+  Moved1,
+  Moved2,
+  Moved3,
   Slots
 };
 
@@ -406,6 +478,66 @@ private:
   const KernelCall &call_;
   int64_t used_ = 0;
 };
+
+/// A primitive's argument in the tensor's own layout; `output` if the
+/// primitive writes it.
+struct OwnArg {
+  int arg; ///< DNNL_ARG_*.
+  memory::desc own;
+  bool output;
+};
+
+/// Records in `moved` those of `args` that `pd` runs on in other layouts
+/// than their own, with the reorders into (inputs) or out of (outputs)
+/// them.
+void moveArgs(std::vector<Entry::Moved> &moved,
+              const dnnl::primitive_desc_base &pd,
+              std::initializer_list<OwnArg> args) {
+  for (const OwnArg &a : args) {
+    memory::desc run = pd.query_md(dnnl::query::exec_arg_md, a.arg);
+    if (run == a.own)
+      continue;
+    const memory::desc &from = a.output ? run : a.own;
+    const memory::desc &to = a.output ? a.own : run;
+    moved.push_back({a.arg, run,
+                     dnnl::reorder(dnnl::reorder::primitive_desc(
+                         cpuEngine(), from, cpuEngine(), to)),
+                     a.output});
+  }
+}
+
+/// The launch's buffers for `moved` arguments (slots Moved0 to Moved3: a
+/// primitive moves at most four).
+std::vector<memory> movedBuffers(const std::vector<Entry::Moved> &moved,
+                                 Scratchpad &pad) {
+  std::vector<memory> buffers;
+  for (size_t i = 0; i < moved.size(); ++i)
+    buffers.emplace_back(moved[i].run, cpuEngine(),
+                         pad.take(moved[i].run, static_cast<Slot>(Moved0 + i)));
+  return buffers;
+}
+
+/// Runs `primitive` on `args`, the tensors' own memory, except that the
+/// `moved` ones run in `buffers` (movedBuffers): inputs reordered into
+/// them before, outputs out of them after.
+void executeMoved(dnnl::stream &stream, const dnnl::primitive &primitive,
+                  const std::vector<Entry::Moved> &moved,
+                  const std::vector<memory> &buffers,
+                  std::unordered_map<int, memory> args) {
+  std::vector<memory> own(moved.size());
+  for (size_t i = 0; i < moved.size(); ++i) {
+    own[i] = args.at(moved[i].arg);
+    if (!moved[i].output)
+      moved[i].reorder.execute(
+          stream, {{DNNL_ARG_FROM, own[i]}, {DNNL_ARG_TO, buffers[i]}});
+    args[moved[i].arg] = buffers[i];
+  }
+  primitive.execute(stream, args);
+  for (size_t i = 0; i < moved.size(); ++i)
+    if (moved[i].output)
+      moved[i].reorder.execute(
+          stream, {{DNNL_ARG_FROM, buffers[i]}, {DNNL_ARG_TO, own[i]}});
+}
 
 /// A forward convolution's descriptor, with `bias` where it is not null.
 dnnl::convolution_forward::desc
@@ -555,7 +687,7 @@ Status runDnnlConvolution(const KernelCall &call) {
                      w.dilations == Dims{0, 0};
   std::string_view variant = tryWinograd ? "winograd" : "";
   try {
-    auto entry = cachedEntry(call, variant, [&](Entry &e) -> Status {
+    auto make = [&](Entry &e, bool anyLayouts) -> Status {
       // A forward convolution to run (inference) or to guide the backward
       // ones (training). Run on channels-first tensors, it reads and writes
       // the layouts oneDNN chooses (blocked: its direct JIT kernels), with
@@ -572,7 +704,13 @@ Status runDnnlConvolution(const KernelCall &call) {
       int64_t outChannels = dstMd.dims()[1];
       bool firstLayer = forwardRole && srcMd.dims()[1] == 1;
       memory::desc srcRun = srcMd, dstRun = dstMd;
-      if (first && forwardRole) {
+      if (anyLayouts) {
+        // oneDNN's choice of layouts for the activations (cachedEntry's
+        // second try, where the first is oneDNN's reference convolution),
+        // with reorders in and out, as for channels-first tensors.
+        srcRun = anyLayout(srcMd);
+        dstRun = anyLayout(dstMd);
+      } else if (first && forwardRole) {
         srcRun = firstLayer ? oneChannelAsNchw(srcMd) : anyLayout(srcMd);
         dstRun = anyLayout(dstMd);
       } else if (pooled) {
@@ -603,7 +741,7 @@ Status runDnnlConvolution(const KernelCall &call) {
       // direct, the reorders 0.1 ms; a batch of one 56x56x64 image stays
       // direct.
       std::optional<dnnl::convolution_forward::primitive_desc> winograd;
-      if (tryWinograd) {
+      if (tryWinograd && !anyLayouts) {
         dnnl::primitive_attr attr = userScratchpad();
         if (p.fusedRelu) {
           // The Winograd kernels take relu (not clip) as their post-op;
@@ -643,22 +781,6 @@ Status runDnnlConvolution(const KernelCall &call) {
           winograd ? *winograd
                    : dnnl::convolution_forward::primitive_desc(
                          forward, forwardAttr, cpuEngine());
-      // Where oneDNN has no JIT kernel for the tensors' own layout (on
-      // AVX2, NHWC with 8 input channels: its reference convolution, 230
-      // ms for the ONNX CNN's second convolution at batch 64 against 0.1
-      // ms blocked), the layouts it chooses, with reorders in and out, as
-      // for channels-first tensors above.
-      if (forwardRole && !winograd &&
-          std::string_view(forwardPd.impl_info_str()).rfind("ref", 0) == 0) {
-        srcRun = anyLayout(srcMd);
-        dstRun = anyLayout(dstMd);
-        forwardPd = dnnl::convolution_forward::primitive_desc(
-            forwardDesc(dnnl::prop_kind::forward_inference,
-                        dnnl::algorithm::convolution_direct, srcRun,
-                        anyLayout(userWeights), fused ? &biasMd : nullptr,
-                        dstRun, w),
-            forwardAttr, cpuEngine());
-      }
       if (role(call.kernel) == Role::Forward) {
         e.primitive = dnnl::convolution_forward(forwardPd);
         e.weights = forwardPd.weights_desc();
@@ -700,8 +822,8 @@ Status runDnnlConvolution(const KernelCall &call) {
         }
       } else if (role(call.kernel) == Role::BackwardData) {
         dnnl::convolution_backward_data::desc desc(
-            dnnl::algorithm::convolution_direct, srcMd,
-            anyLayout(userWeights), dstMd, w.strides, w.dilations, w.padL,
+            dnnl::algorithm::convolution_direct, srcRun,
+            anyLayout(userWeights), dstRun, w.strides, w.dilations, w.padL,
             w.padR);
         dnnl::convolution_backward_data::primitive_desc pd(desc, attr,
                                                            cpuEngine(),
@@ -709,16 +831,24 @@ Status runDnnlConvolution(const KernelCall &call) {
         e.primitive = dnnl::convolution_backward_data(pd);
         e.weights = pd.weights_desc();
         e.scratch = pd.scratchpad_desc();
+        if (anyLayouts)
+          moveArgs(e.moved, pd,
+                   {{DNNL_ARG_DIFF_SRC, srcMd, true},
+                    {DNNL_ARG_DIFF_DST, dstMd, false}});
       } else {
         dnnl::convolution_backward_weights::desc desc(
-            dnnl::algorithm::convolution_direct, srcMd,
-            anyLayout(userWeights), dstMd, w.strides, w.dilations, w.padL,
+            dnnl::algorithm::convolution_direct, srcRun,
+            anyLayout(userWeights), dstRun, w.strides, w.dilations, w.padL,
             w.padR);
         dnnl::convolution_backward_weights::primitive_desc pd(
             desc, attr, cpuEngine(), forwardPd);
         e.primitive = dnnl::convolution_backward_weights(pd);
         e.weights = pd.diff_weights_desc();
         e.scratch = pd.scratchpad_desc();
+        if (anyLayouts)
+          moveArgs(e.moved, pd,
+                   {{DNNL_ARG_SRC, srcMd, false},
+                    {DNNL_ARG_DIFF_DST, dstMd, false}});
       }
       if (e.weights != userWeights)
         e.reorder = role(call.kernel) == Role::BackwardWeights
@@ -729,7 +859,8 @@ Status runDnnlConvolution(const KernelCall &call) {
                               cpuEngine(), userWeights, cpuEngine(),
                               e.weights));
       return Status::ok();
-    });
+    };
+    auto entry = cachedEntry(call, variant, make);
     if (!entry)
       return entry.status();
     const Entry &e = **entry;
@@ -760,6 +891,7 @@ Status runDnnlConvolution(const KernelCall &call) {
       runDst = memory(e.dst, engine,
                       e.dstInPlace ? dst->data : pad.take(e.dst, Dst));
     }
+    std::vector<memory> moved = movedBuffers(e.moved, pad);
     if (pad.measuring())
       return Status::ok();
     if (packFilter && !state) {
@@ -838,7 +970,7 @@ Status runDnnlConvolution(const KernelCall &call) {
                    {DNNL_ARG_DIFF_DST, dstMem}});
       break;
     }
-    e.primitive.execute(stream, args);
+    executeMoved(stream, e.primitive, e.moved, moved, args);
     if (!e.dstInPlace) // Forward convolutions only (else it stays true).
       e.dstReorder.execute(stream,
                            {{DNNL_ARG_FROM, runDst}, {DNNL_ARG_TO, dstMem}});
@@ -891,27 +1023,37 @@ Status runDnnlPooling(const KernelCall &call) {
                                   ? dnnl::algorithm::pooling_max
                                   : dnnl::algorithm::pooling_avg_exclude_padding;
   try {
-    auto entry = cachedEntry(call, [&](Entry &e) -> Status {
+    auto entry = cachedEntry(call, [&](Entry &e, bool anyLayouts) -> Status {
+      // cachedEntry's second try: oneDNN's choice of layouts. (oneDNN 2.6's
+      // poolings take no `any` source; a forward's is the tensor's.)
+      memory::desc srcRun = anyLayouts && backward ? anyLayout(srcMd) : srcMd;
+      memory::desc dstRun = anyLayouts ? anyLayout(dstMd) : dstMd;
       dnnl::primitive_attr attr = userScratchpad();
       dnnl::pooling_v2_forward::desc forward(
           backward ? dnnl::prop_kind::forward_training
                    : dnnl::prop_kind::forward_inference,
-          algorithm, srcMd, dstMd, w.strides, w.kernel, w.dilations, w.padL,
+          algorithm, srcMd, dstRun, w.strides, w.kernel, w.dilations, w.padL,
           w.padR);
       dnnl::pooling_v2_forward::primitive_desc forwardPd(forward, attr,
                                                          cpuEngine());
       if (!backward) {
         e.primitive = dnnl::pooling_v2_forward(forwardPd);
         e.scratch = forwardPd.scratchpad_desc();
+        if (anyLayouts)
+          moveArgs(e.moved, forwardPd, {{DNNL_ARG_DST, dstMd, true}});
         return Status::ok();
       }
-      dnnl::pooling_v2_backward::desc desc(algorithm, srcMd, dstMd, w.strides,
-                                           w.kernel, w.dilations, w.padL,
-                                           w.padR);
+      dnnl::pooling_v2_backward::desc desc(algorithm, srcRun, dstRun,
+                                           w.strides, w.kernel, w.dilations,
+                                           w.padL, w.padR);
       dnnl::pooling_v2_backward::primitive_desc pd(desc, attr, cpuEngine(),
                                                    forwardPd);
       e.primitive = dnnl::pooling_v2_backward(pd);
       e.scratch = pd.scratchpad_desc();
+      if (anyLayouts)
+        moveArgs(e.moved, pd,
+                 {{DNNL_ARG_DIFF_SRC, srcMd, true},
+                  {DNNL_ARG_DIFF_DST, dstMd, false}});
       if (isMax) {
         e.forward = dnnl::pooling_v2_forward(forwardPd);
         e.workspace = forwardPd.workspace_desc();
@@ -938,16 +1080,19 @@ Status runDnnlPooling(const KernelCall &call) {
       forwardScratch = memory(e.forwardScratch, engine,
                               pad.take(e.forwardScratch, ForwardScratch));
     }
+    std::vector<memory> moved = movedBuffers(e.moved, pad);
     if (pad.measuring())
       return Status::ok();
     if (!backward) {
-      e.primitive.execute(stream, {{DNNL_ARG_SRC, srcMem},
-                                   {DNNL_ARG_DST, dstMem},
-                                   {DNNL_ARG_SCRATCHPAD, scratchMem}});
+      executeMoved(stream, e.primitive, e.moved, moved,
+                   {{DNNL_ARG_SRC, srcMem},
+                    {DNNL_ARG_DST, dstMem},
+                    {DNNL_ARG_SCRATCHPAD, scratchMem}});
     } else if (!isMax) {
-      e.primitive.execute(stream, {{DNNL_ARG_DIFF_SRC, srcMem},
-                                   {DNNL_ARG_DIFF_DST, dstMem},
-                                   {DNNL_ARG_SCRATCHPAD, scratchMem}});
+      executeMoved(stream, e.primitive, e.moved, moved,
+                   {{DNNL_ARG_DIFF_SRC, srcMem},
+                    {DNNL_ARG_DIFF_DST, dstMem},
+                    {DNNL_ARG_SCRATCHPAD, scratchMem}});
     } else {
       // Where each maximum came from: the forward pass again, on
       // orig_input, with its workspace.
@@ -956,10 +1101,11 @@ Status runDnnlPooling(const KernelCall &call) {
                                  {DNNL_ARG_DST, forwardDst},
                                  {DNNL_ARG_WORKSPACE, workspaceMem},
                                  {DNNL_ARG_SCRATCHPAD, forwardScratch}});
-      e.primitive.execute(stream, {{DNNL_ARG_DIFF_SRC, srcMem},
-                                   {DNNL_ARG_DIFF_DST, dstMem},
-                                   {DNNL_ARG_WORKSPACE, workspaceMem},
-                                   {DNNL_ARG_SCRATCHPAD, scratchMem}});
+      executeMoved(stream, e.primitive, e.moved, moved,
+                   {{DNNL_ARG_DIFF_SRC, srcMem},
+                    {DNNL_ARG_DIFF_DST, dstMem},
+                    {DNNL_ARG_WORKSPACE, workspaceMem},
+                    {DNNL_ARG_SCRATCHPAD, scratchMem}});
     }
     stream.wait();
   } catch (const dnnl::error &e) {
@@ -1154,17 +1300,30 @@ dnnl::rnn_direction rnnDirection(int64_t direction) {
   }
 }
 
-/// Makes `forward` (and its pd) from `fd`, and where `bd` is given the
-/// backward from it with the forward as its hint.
-template <typename Fwd, typename Bwd>
-void makeRnnPrimitives(RnnEntry &e, const typename Fwd::desc &fd,
-                       const typename Bwd::desc *bd) {
+/// Makes the forward primitive `Fwd` (and its pd) of the cell and, where
+/// `backward`, the backward `Bwd` with the forward as its hint. Every
+/// oneDNN RNN cell's descriptors take the same order: the propagation,
+/// the cell's own leading arguments (`lead`: an activation, the
+/// direction), the forward's memory descriptors (`mds`), and for the
+/// backward the gradients' descriptors, here the same as the forward's.
+template <typename Fwd, typename Bwd, typename... Lead, typename... Mds>
+void makeRnnPrimitives(RnnEntry &e, dnnl::prop_kind prop, bool backward,
+                       std::tuple<Lead...> lead, const Mds &...mds) {
+  typename Fwd::desc fd = std::apply(
+      [&](const Lead &...l) { return typename Fwd::desc(prop, l..., mds...); },
+      lead);
   typename Fwd::primitive_desc fpd(fd, userScratchpad(), cpuEngine());
   e.forwardPd = fpd;
   e.forward = Fwd(fpd);
-  if (!bd)
+  if (!backward)
     return;
-  typename Bwd::primitive_desc bpd(*bd, userScratchpad(), cpuEngine(), fpd);
+  typename Bwd::desc bd = std::apply(
+      [&](const Lead &...l) {
+        return typename Bwd::desc(dnnl::prop_kind::backward, l..., mds...,
+                                  mds...);
+      },
+      lead);
+  typename Bwd::primitive_desc bpd(bd, userScratchpad(), cpuEngine(), fpd);
   e.backwardPd = bpd;
   e.backward = Bwd(bpd);
 }
@@ -1191,69 +1350,42 @@ Status makeRnnEntry(const RnnShape &s, int64_t direction, bool backward,
   memory::desc iterAny({1, s.dirs, s.hidden, s.gates, s.hidden}, f32,
                        tag::any);
   memory::desc bias({1, s.dirs, s.biasGates, s.hidden}, f32, tag::ldgo);
-  memory::desc none;
   auto prop = backward ? dnnl::prop_kind::forward_training
                        : dnnl::prop_kind::forward_inference;
   dnnl::rnn_direction dir = rnnDirection(direction);
+  // The cells' descriptors as oneDNN's forward_* take them: vanilla RNN
+  // (an activation first) and GRU (linear-before-reset or not) read
+  // layer, iteration state, weights, bias and result; LSTM the cell state
+  // too.
   switch (s.kind) {
   case 0:
-  case 1: {
-    auto activation = s.kind == 0 ? dnnl::algorithm::eltwise_tanh
-                                  : dnnl::algorithm::eltwise_relu;
-    dnnl::vanilla_rnn_forward::desc fd(prop, activation, dir, srcLayer, state,
-                                       layerAny, iterAny, bias, dstLayer,
-                                       state);
-    std::optional<dnnl::vanilla_rnn_backward::desc> bd;
-    if (backward)
-      bd.emplace(dnnl::prop_kind::backward, activation, dir, srcLayer, state,
-                 layerAny, iterAny, bias, dstLayer, state, srcLayer, state,
-                 layerAny, iterAny, bias, dstLayer, state);
+  case 1:
     makeRnnPrimitives<dnnl::vanilla_rnn_forward, dnnl::vanilla_rnn_backward>(
-        e, fd, bd ? &*bd : nullptr);
+        e, prop, backward,
+        std::tuple(s.kind == 0 ? dnnl::algorithm::eltwise_tanh
+                               : dnnl::algorithm::eltwise_relu,
+                   dir),
+        srcLayer, state, layerAny, iterAny, bias, dstLayer, state);
     break;
-  }
-  case 2: {
-    dnnl::lstm_forward::desc fd(prop, dir, srcLayer, state, state, layerAny,
-                                iterAny, bias, dstLayer, state, state);
-    std::optional<dnnl::lstm_backward::desc> bd;
-    if (backward)
-      bd.emplace(dnnl::prop_kind::backward, dir, srcLayer, state, state,
-                 layerAny, iterAny, bias, dstLayer, state, state, srcLayer,
-                 state, state, layerAny, iterAny, bias, dstLayer, state,
-                 state);
+  case 2:
     makeRnnPrimitives<dnnl::lstm_forward, dnnl::lstm_backward>(
-        e, fd, bd ? &*bd : nullptr);
+        e, prop, backward, std::tuple(dir), srcLayer, state, state, layerAny,
+        iterAny, bias, dstLayer, state, state);
     break;
-  }
-  case 3: {
-    dnnl::gru_forward::desc fd(prop, dir, srcLayer, state, layerAny, iterAny,
-                               bias, dstLayer, state);
-    std::optional<dnnl::gru_backward::desc> bd;
-    if (backward)
-      bd.emplace(dnnl::prop_kind::backward, dir, srcLayer, state, layerAny,
-                 iterAny, bias, dstLayer, state, srcLayer, state, layerAny,
-                 iterAny, bias, dstLayer, state);
+  case 3:
     makeRnnPrimitives<dnnl::gru_forward, dnnl::gru_backward>(
-        e, fd, bd ? &*bd : nullptr);
+        e, prop, backward, std::tuple(dir), srcLayer, state, layerAny,
+        iterAny, bias, dstLayer, state);
     break;
-  }
-  case 4: {
-    dnnl::lbr_gru_forward::desc fd(prop, dir, srcLayer, state, layerAny,
-                                   iterAny, bias, dstLayer, state);
-    std::optional<dnnl::lbr_gru_backward::desc> bd;
-    if (backward)
-      bd.emplace(dnnl::prop_kind::backward, dir, srcLayer, state, layerAny,
-                 iterAny, bias, dstLayer, state, srcLayer, state, layerAny,
-                 iterAny, bias, dstLayer, state);
+  case 4:
     makeRnnPrimitives<dnnl::lbr_gru_forward, dnnl::lbr_gru_backward>(
-        e, fd, bd ? &*bd : nullptr);
+        e, prop, backward, std::tuple(dir), srcLayer, state, layerAny,
+        iterAny, bias, dstLayer, state);
     break;
-  }
   default:
     return Status::invalidArgument("gplace.cudnn_rnn: unknown rnn_kind " +
                                    std::to_string(s.kind));
   }
-  (void)none;
   memory::desc userLayer({1, s.dirs, s.input, s.gates, s.hidden}, f32,
                          tag::ldgoi);
   memory::desc userIter({1, s.dirs, s.hidden, s.gates, s.hidden}, f32,

@@ -18,6 +18,7 @@ using namespace mlir;
 using namespace gplace::graph;
 using gplace::graph::detail::matmulType;
 using gplace::graph::detail::normalizeAxis;
+using gplace::graph::detail::completeProperties;
 using gplace::graph::detail::RuleError;
 
 namespace {
@@ -187,17 +188,12 @@ LogicalResult LayerNormOp::inferReturnTypes(
     ValueRange operands, DictionaryAttr attributes,
     OpaqueProperties properties, RegionRange regions,
     SmallVectorImpl<Type> &inferredReturnTypes) {
-  // The parser infers before the op exists: `axis` is then in
-  // `attributes`, not yet in the properties, or is the default.
-  Properties complete = *properties.as<Properties *>();
-  if (attributes &&
-      failed(setPropertiesFromAttr(complete, attributes, [&] {
-        return mlir::emitError(location.value_or(UnknownLoc::get(context)));
-      })))
+  // `axis` may still be in `attributes`, or be the default.
+  FailureOr<Properties> complete = completeProperties<LayerNormOp>(
+      context, location, attributes, properties);
+  if (failed(complete))
     return failure();
-  populateDefaultProperties(OperationName(getOperationName(), context),
-                            complete);
-  Adaptor adaptor(operands, attributes, complete, regions);
+  Adaptor adaptor(operands, attributes, *complete, regions);
   RankedTensorType input = rankedType(adaptor.getInput());
   if (!input || (adaptor.getScale() && !rankedType(adaptor.getScale())) ||
       (adaptor.getBias() && !rankedType(adaptor.getBias())))

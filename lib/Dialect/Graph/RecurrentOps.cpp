@@ -16,6 +16,7 @@
 
 using namespace mlir;
 using namespace gplace::graph;
+using gplace::graph::detail::completeProperties;
 using gplace::graph::detail::RuleError;
 
 namespace {
@@ -130,15 +131,32 @@ LogicalResult verifyTypes(Operation *op, TypeRange actual,
   return success();
 }
 
-DictionaryAttr recurrentParameters(Operation *op, StringRef mode,
-                                   StringRef direction,
-                                   bool linearBeforeReset) {
+/// The kernel parameters of a recurrent op (cudnn_rnn or its gradient):
+/// its cell and direction as the kernels number them.
+template <typename OpT>
+DictionaryAttr recurrentParameters(OpT op) {
   Builder b(op->getContext());
   return b.getDictionaryAttr(
       {b.getNamedAttr("rnn_kind",
-                      b.getI64IntegerAttr(kindOf(mode, linearBeforeReset))),
+                      b.getI64IntegerAttr(kindOf(
+                          op.getRnnMode(), op.getLinearBeforeReset()))),
        b.getNamedAttr("rnn_direction",
-                      b.getI64IntegerAttr(directionOf(direction)))});
+                      b.getI64IntegerAttr(directionOf(op.getDirection())))});
+}
+
+/// A recurrent op's verifier: cudnn_rnn's rule over its operands and
+/// attributes (which the gradient shares), whose result types `actual`
+/// (numbered from `first` in the message) must be.
+template <typename OpT>
+LogicalResult verifyRecurrent(OpT op, TypeRange actual, unsigned first) {
+  SmallVector<Type, 3> types;
+  if (failed(recurrentTypes(op.getInput().getType(), op.getInputH().getType(),
+                            op.getW().getType(), op.getR().getType(),
+                            op.getB().getType(), op.getRnnMode(),
+                            op.getDirection(), op.getLinearBeforeReset(),
+                            RuleError{op, {}, {}}, types)))
+    return failure();
+  return verifyTypes(op, actual, types, first);
 }
 
 /// Two operations per multiply-add of every step's products with W and R.
@@ -160,15 +178,11 @@ LogicalResult CudnnRNNOp::inferReturnTypes(
     ValueRange operands, DictionaryAttr attributes,
     OpaqueProperties properties, RegionRange regions,
     SmallVectorImpl<Type> &inferredReturnTypes) {
-  // The parser infers before the op exists: the attributes are then in
-  // `attributes`, not yet in the properties (as layer_norm's).
-  Properties complete = *properties.as<Properties *>();
-  if (attributes &&
-      failed(setPropertiesFromAttr(complete, attributes, [&] {
-        return mlir::emitError(location.value_or(UnknownLoc::get(context)));
-      })))
+  FailureOr<Properties> complete = completeProperties<CudnnRNNOp>(
+      context, location, attributes, properties);
+  if (failed(complete))
     return failure();
-  Adaptor adaptor(operands, attributes, complete, regions);
+  Adaptor adaptor(operands, attributes, *complete, regions);
   RankedTensorType input = rankedType(adaptor.getInput()),
                    h = rankedType(adaptor.getInputH()),
                    w = rankedType(adaptor.getW()),
@@ -176,30 +190,22 @@ LogicalResult CudnnRNNOp::inferReturnTypes(
                    b = rankedType(adaptor.getB());
   // The properties' fields, which may be null (the adaptor's accessors
   // assume a verified op).
-  StringAttr mode = complete.rnn_mode, direction = complete.direction;
+  StringAttr mode = complete->rnn_mode, direction = complete->direction;
   if (!input || !h || !w || !r || !b || !mode || !direction)
     return failure();
   return recurrentTypes(input, h, w, r, b, mode.getValue(),
                         direction.getValue(),
-                        static_cast<bool>(complete.linear_before_reset),
+                        static_cast<bool>(complete->linear_before_reset),
                         RuleError{nullptr, location, getOperationName()},
                         inferredReturnTypes);
 }
 
 LogicalResult CudnnRNNOp::verify() {
-  SmallVector<Type, 3> types;
-  if (failed(recurrentTypes(getInput().getType(), getInputH().getType(),
-                            getW().getType(), getR().getType(),
-                            getB().getType(), getRnnMode(), getDirection(),
-                            getLinearBeforeReset(), RuleError{*this, {}, {}},
-                            types)))
-    return failure();
-  return verifyTypes(*this, getOperation()->getResultTypes(), types, 0);
+  return verifyRecurrent(*this, getOperation()->getResultTypes(), 0);
 }
 
 DictionaryAttr CudnnRNNOp::getKernelParameters() {
-  return recurrentParameters(*this, getRnnMode(), getDirection(),
-                             getLinearBeforeReset());
+  return recurrentParameters(*this);
 }
 
 int64_t CudnnRNNOp::getRecurrentFlops() {
@@ -247,24 +253,16 @@ LogicalResult CudnnRNNOp::buildGradients(OpBuilder &b, ArrayRef<Value> dys,
 //===----------------------------------------------------------------------===//
 
 LogicalResult CudnnRNNBackpropOp::verify() {
-  SmallVector<Type, 3> types;
-  if (failed(recurrentTypes(getInput().getType(), getInputH().getType(),
-                            getW().getType(), getR().getType(),
-                            getB().getType(), getRnnMode(), getDirection(),
-                            getLinearBeforeReset(), RuleError{*this, {}, {}},
-                            types)))
-    return failure();
   // The gradients of the forward's results have their types.
-  return verifyTypes(*this,
-                     TypeRange{getOutputBackprop().getType(),
-                               getOutputHBackprop().getType(),
-                               getOutputCBackprop().getType()},
-                     types, 6);
+  return verifyRecurrent(*this,
+                         TypeRange{getOutputBackprop().getType(),
+                                   getOutputHBackprop().getType(),
+                                   getOutputCBackprop().getType()},
+                         6);
 }
 
 DictionaryAttr CudnnRNNBackpropOp::getKernelParameters() {
-  return recurrentParameters(*this, getRnnMode(), getDirection(),
-                             getLinearBeforeReset());
+  return recurrentParameters(*this);
 }
 
 int64_t CudnnRNNBackpropOp::getRecurrentFlops() {

@@ -1,10 +1,11 @@
 //===- RuleError.h - where a result-type rule reports (private) -*- C++ -*-===//
 //
-// Shared by GraphOps.cpp, ConvolutionOps.cpp and CompositeOps.cpp: a shape
-// rule (an op's result type from its operands and attributes) runs both in
-// the op's verifier and in its inferReturnTypes, and says why it cannot
-// apply the same way in both. The rules other ops build on are declared
-// here too.
+// Shared by GraphOps.cpp, ConvolutionOps.cpp, CompositeOps.cpp and
+// RecurrentOps.cpp: a shape rule (an op's result type from its operands
+// and attributes) runs both in the op's verifier and in its
+// inferReturnTypes, and says why it cannot apply the same way in both. The
+// rules other ops build on, and the properties inference reads, are
+// declared here too.
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,6 +15,7 @@
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Operation.h"
+#include "mlir/IR/OperationSupport.h"
 
 #include <optional>
 
@@ -48,6 +50,30 @@ mlir::FailureOr<int64_t> normalizeAxis(const RuleError &error,
 mlir::FailureOr<mlir::RankedTensorType>
 matmulType(mlir::RankedTensorType lhs, mlir::RankedTensorType rhs,
            bool transposeA, bool transposeB, const RuleError &error);
+
+/// The complete properties of an `OpT` about to be built, for its
+/// inferReturnTypes: the parser infers before the op exists, so the
+/// attributes may still be in `attributes`, not yet in `properties`; those
+/// not given take their defaults. Failure (reported at `location`, where
+/// there is one) where `attributes` does not fit the properties.
+template <typename OpT>
+mlir::FailureOr<typename OpT::Properties>
+completeProperties(mlir::MLIRContext *context,
+                   std::optional<mlir::Location> location,
+                   mlir::DictionaryAttr attributes,
+                   mlir::OpaqueProperties properties) {
+  typename OpT::Properties complete =
+      *properties.as<typename OpT::Properties *>();
+  if (attributes &&
+      mlir::failed(OpT::setPropertiesFromAttr(complete, attributes, [&] {
+        return mlir::emitError(
+            location.value_or(mlir::UnknownLoc::get(context)));
+      })))
+    return mlir::failure();
+  OpT::populateDefaultProperties(
+      mlir::OperationName(OpT::getOperationName(), context), complete);
+  return complete;
+}
 
 } // namespace gplace::graph::detail
 
