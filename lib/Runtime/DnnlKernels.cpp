@@ -20,6 +20,7 @@
 
 #include "DnnlKernels.h"
 
+#include "gplace/Runtime/Threads.h"
 #include "gplace/Support/Shape.h"
 
 #include <oneapi/dnnl/dnnl.hpp>
@@ -112,7 +113,10 @@ memory::desc anyLayout(const memory::desc &desc) {
   return memory::desc(desc.dims(), desc.data_type(), memory::format_tag::any);
 }
 
-/// A key naming a launch's primitive: kernel, shapes, window, transposes.
+/// A key naming a launch's primitive: kernel, shapes, window, transposes,
+/// and the OpenMP team it is made for (the calling thread's team size:
+/// oneDNN's JIT primitives take their thread count when made, so a launch
+/// keeps one primitive per count it runs with; ScopedLaunchThreads).
 std::string primitiveKey(const KernelCall &call) {
   std::ostringstream os;
   os << static_cast<int>(call.kernel);
@@ -142,6 +146,9 @@ std::string primitiveKey(const KernelCall &call) {
   static_assert(sizeof(p.epsilon) <= sizeof(epsilonBits));
   std::memcpy(&epsilonBits, &p.epsilon, sizeof(p.epsilon));
   os << 'e' << epsilonBits;
+#ifdef GPLACE_HAVE_OPENMP
+  os << 't' << omp_get_max_threads();
+#endif
   return os.str();
 }
 
@@ -686,6 +693,10 @@ Status runDnnlConvolution(const KernelCall &call) {
                      w.kernel == Dims{3, 3} && w.strides == Dims{1, 1} &&
                      w.dilations == Dims{0, 0};
   std::string_view variant = tryWinograd ? "winograd" : "";
+  // The launch's team, by its multiply-adds (one tile's, for
+  // fused_conv2d_pool), set before its primitive is made.
+  ScopedLaunchThreads team(dst->type->numElements() * grouped.shape[0] *
+                           grouped.shape[1] * grouped.shape[2]);
   try {
     auto make = [&](Entry &e, bool anyLayouts) -> Status {
       // A forward convolution to run (inference) or to guide the backward
@@ -1022,6 +1033,10 @@ Status runDnnlPooling(const KernelCall &call) {
   dnnl::algorithm algorithm = isMax
                                   ? dnnl::algorithm::pooling_max
                                   : dnnl::algorithm::pooling_avg_exclude_padding;
+  // The launch's team, by its work (an output element per window
+  // element), set before its primitive is made.
+  ScopedLaunchThreads team(dst->type->numElements() * w.kernel[0] *
+                           w.kernel[1]);
   try {
     auto entry = cachedEntry(call, [&](Entry &e, bool anyLayouts) -> Status {
       // cachedEntry's second try: oneDNN's choice of layouts. (oneDNN 2.6's
@@ -1164,6 +1179,8 @@ Status runDnnlBatchNorm(const KernelCall &call) {
                dnnl::normalization_flags::use_shift;
   if (!p.isTraining)
     flags = flags | dnnl::normalization_flags::use_global_stats;
+  // The launch's team, by its elements, set before its primitive is made.
+  ScopedLaunchThreads team(x.type->numElements());
   try {
     auto entry = cachedEntry(call, [&](Entry &e) -> Status {
       dnnl::batch_normalization_forward::desc forward(
@@ -1652,12 +1669,25 @@ std::string dnnlVersion() {
 }
 
 namespace {
-/// What a matmul launch keeps (KernelCall::state): its primitive, found
-/// once instead of by key on every run, and, for a constant B, B in the
-/// layout the primitive chose, reordered on the launch's first run.
+/// What a matmul launch keeps (KernelCall::state), per OpenMP team size it
+/// ran with (ScopedLaunchThreads; one or two on most machines): its
+/// primitive, found once instead of by key on every run, and, for a
+/// constant B, B in the layout the primitive chose, reordered on the
+/// first run with that team.
 struct MatmulState : KernelState {
-  std::shared_ptr<Entry> entry;
-  memory packed;
+  struct ForTeam {
+    int threads = 0;
+    std::shared_ptr<Entry> entry;
+    memory packed;
+  };
+  std::vector<ForTeam> teams;
+  /// The entry for `threads`, or null.
+  ForTeam *find(int threads) {
+    for (ForTeam &t : teams)
+      if (t.threads == threads)
+        return &t;
+    return nullptr;
+  }
 };
 } // namespace
 
@@ -1681,6 +1711,9 @@ static Status dnnlMatmul(const KernelCall &call, bool transA, bool transB,
                          int64_t m, int64_t n, int64_t k, const void *a,
                          int64_t lda, const void *b, int64_t ldb, void *c,
                          int64_t ldc, bool packB, memory::data_type type) {
+  // The launch's team, by its multiply-adds, set before its primitive is
+  // made.
+  ScopedLaunchThreads team(m * n * k);
   try {
     // Transposes as strides: A is m x k, B k x n, whatever their layout.
     memory::desc aMd({m, k}, type, transA ? Dims{1, lda} : Dims{lda, 1});
@@ -1688,7 +1721,8 @@ static Status dnnlMatmul(const KernelCall &call, bool transA, bool transB,
     memory::desc cMd({m, n}, type, Dims{ldc, 1});
     auto *state =
         call.state ? static_cast<MatmulState *>(call.state->get()) : nullptr;
-    std::shared_ptr<Entry> entry = state ? state->entry : nullptr;
+    MatmulState::ForTeam *kept = state ? state->find(team.threads()) : nullptr;
+    std::shared_ptr<Entry> entry = kept ? kept->entry : nullptr;
     if (!entry) {
       auto found = cachedEntry(
           call,
@@ -1709,20 +1743,26 @@ static Status dnnlMatmul(const KernelCall &call, bool transA, bool transB,
     dnnl::engine &engine = cpuEngine();
     dnnl::stream stream(engine);
     memory bMem(bMd, engine, const_cast<void *>(b));
-    if (call.state && !state) {
-      // The launch's first run: keep the primitive and, for a constant B,
-      // its packed copy.
-      auto made = std::make_unique<MatmulState>();
-      made->entry = entry;
-      if (packB) {
-        made->packed = memory(entry->weights, engine);
-        dnnl::reorder(bMem, made->packed).execute(stream, bMem, made->packed);
+    if (call.state && !kept) {
+      // The launch's first run with this team: keep the primitive and, for
+      // a constant B, its packed copy.
+      if (!state) {
+        auto made = std::make_unique<MatmulState>();
+        state = made.get();
+        *call.state = std::move(made);
       }
-      state = made.get();
-      *call.state = std::move(made);
+      MatmulState::ForTeam made;
+      made.threads = team.threads();
+      made.entry = entry;
+      if (packB) {
+        made.packed = memory(entry->weights, engine);
+        dnnl::reorder(bMem, made.packed).execute(stream, bMem, made.packed);
+      }
+      state->teams.push_back(std::move(made));
+      kept = &state->teams.back();
     }
     if (packB)
-      bMem = state->packed;
+      bMem = kept->packed;
     const Entry &e = *entry;
     e.primitive.execute(
         stream,

@@ -18,6 +18,7 @@
 #include "DnnlKernels.h"
 #include "gplace/Runtime/Random.h"
 #include "gplace/Runtime/Transport.h"
+#include "gplace/Runtime/Threads.h"
 #include "gplace/Support/Shape.h"
 
 #include <Eigen/Core>
@@ -208,18 +209,25 @@ constexpr int64_t kParallelMinElements = 32768;
 /// Runs fn(begin, end) over [0, n) in one contiguous chunk per thread of the
 /// host's OpenMP pool (the threads oneDNN's kernels run on, idle between
 /// them) when n is at least kParallelMinElements and this thread is not
-/// already in a parallel region; else fn(0, n). For loops whose elements
-/// are independent: each element is computed as in one call, so results do
-/// not depend on the thread count. TensorFlow runs the same updates on its
-/// intra-op threads.
+/// already in a parallel region; else fn(0, n). The team is sized by the
+/// work, as oneDNN launches are (threadsForWork, Threads.h): a thread per
+/// kParallelMinElements / 2 elements, up to the thread's team. For loops
+/// whose elements are independent: each element is computed as in one
+/// call, so results do not depend on the thread count. TensorFlow runs
+/// the same updates on its intra-op threads.
 template <typename F> void parallelFor(int64_t n, F &&fn) {
 #ifdef GPLACE_HAVE_OPENMP
-  if (n >= kParallelMinElements && !omp_in_parallel() &&
-      omp_get_max_threads() > 1) {
-#pragma omp parallel
+  int team = n >= kParallelMinElements && !omp_in_parallel()
+                 ? threadsForWork(n, omp_get_max_threads(),
+                                  kParallelMinElements / 2)
+                 : 1;
+  if (team > 1) {
+#pragma omp parallel num_threads(team)
     {
       ScopedFlushDenormal flush;
       int64_t threads = omp_get_num_threads();
+      if (omp_get_thread_num() == 0)
+        recordLaunchTeam(static_cast<int>(threads));
       // Chunks of a multiple of 16 elements (a cache line of f32 from an
       // aligned start) so that threads seldom write one line.
       int64_t chunk = ((n + threads - 1) / threads + 15) / 16 * 16;
@@ -231,6 +239,7 @@ template <typename F> void parallelFor(int64_t n, F &&fn) {
     return;
   }
 #endif
+  recordLaunchTeam(1);
   fn(int64_t(0), n);
 }
 

@@ -1,6 +1,7 @@
 //===- Threads.cpp - how many CPU threads kernels use ---------------------===//
 
 #include "gplace/Runtime/Threads.h"
+#include "gplace/Runtime/Kernels.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -10,6 +11,11 @@
 #include <string>
 
 #include <sched.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#ifdef GPLACE_HAVE_OPENMP
+#include <omp.h>
+#endif
 
 namespace gplace::runtime {
 
@@ -53,10 +59,15 @@ std::optional<int> cgroupCpuQuota() {
   return std::nullopt;
 }
 
-/// The calling thread's run queue delay so far, in nanoseconds (the second
-/// field of /proc/thread-self/schedstat); std::nullopt without schedstat.
-std::optional<uint64_t> runQueueDelay() {
-  std::FILE *file = std::fopen("/proc/thread-self/schedstat", "r");
+/// Thread `tid`'s run queue delay so far, in nanoseconds (the second
+/// field of /proc/self/task/TID/schedstat; tid 0: the calling thread's,
+/// /proc/thread-self/schedstat); std::nullopt without schedstat or the
+/// thread.
+std::optional<uint64_t> runQueueDelay(long tid) {
+  std::string path = tid == 0 ? std::string("/proc/thread-self/schedstat")
+                              : "/proc/self/task/" + std::to_string(tid) +
+                                    "/schedstat";
+  std::FILE *file = std::fopen(path.c_str(), "r");
   if (!file)
     return std::nullopt;
   unsigned long long running = 0, waiting = 0;
@@ -67,7 +78,32 @@ std::optional<uint64_t> runQueueDelay() {
   return static_cast<uint64_t>(waiting);
 }
 
+/// The tids of the calling thread's OpenMP workers for a team of
+/// `threads`, from inside one parallel region of that size (libgomp keeps
+/// a thread's workers from region to region). The region may be the one
+/// that starts them: they start with denormals flushed, as from a
+/// kernel's region (ScopedFlushDenormal, Kernels.h).
+std::vector<long> openmpWorkers(int threads) {
+  std::vector<long> workers;
+#ifdef GPLACE_HAVE_OPENMP
+  if (threads <= 1 || omp_in_parallel())
+    return workers;
+  std::vector<long> tids(threads, 0);
+  ScopedFlushDenormal flush;
+#pragma omp parallel num_threads(threads)
+  tids[omp_get_thread_num()] = static_cast<long>(syscall(SYS_gettid));
+  for (size_t i = 1; i < tids.size(); ++i)
+    if (tids[i] > 0 && tids[i] != tids[0])
+      workers.push_back(tids[i]);
+#else
+  (void)threads;
+#endif
+  return workers;
+}
+
 constexpr std::chrono::milliseconds kWindow{5};
+
+thread_local int lastTeam = 0;
 
 } // namespace
 
@@ -84,11 +120,10 @@ int usableCpuCount() {
   return cpus;
 }
 
-/// The most intra-op threads by default: usableCpuCount(), or fewer where
+/// The most intra-op threads by default: `cpus` (usableCpuCount()), or fewer where
 /// OMP_NUM_THREADS (which libgomp, oneDNN and OpenBLAS read) asks for
 /// fewer.
-static int defaultMaximum() {
-  int cpus = usableCpuCount();
+static int defaultMaximum(int cpus) {
   if (const char *env = std::getenv("OMP_NUM_THREADS")) {
     int asked = std::atoi(env); // "4", or a list "4,2": its first level.
     if (asked > 0)
@@ -97,17 +132,50 @@ static int defaultMaximum() {
   return cpus;
 }
 
-IntraOpThreads::IntraOpThreads(int fixed)
-    : current_(fixed > 0 ? fixed : defaultMaximum()),
-      maximum_(current_.load()), adaptive_(fixed <= 0 && maximum_ > 1) {}
+IntraOpThreads::IntraOpThreads(int fixed, Probe probe)
+    : current_(fixed > 0 ? fixed
+                         : defaultMaximum(probe.cpus ? probe.cpus()
+                                                     : usableCpuCount())),
+      maximum_(current_.load()), adaptive_(fixed <= 0 && maximum_ > 1),
+      probe_(std::move(probe)) {
+  if (!probe_.now)
+    probe_.now = [] { return std::chrono::steady_clock::now(); };
+  if (!probe_.delay)
+    probe_.delay = runQueueDelay;
+  if (!probe_.workers)
+    probe_.workers = openmpWorkers;
+}
+
+std::optional<double> IntraOpThreads::windowDelay() {
+  double most = 0;
+  for (size_t i = 0; i < tids_.size(); ++i) {
+    std::optional<uint64_t> delay = probe_.delay(tids_[i]);
+    if (i == 0 && !delay)
+      return std::nullopt;
+    if (delay && delayAtStart_[i] && *delay >= *delayAtStart_[i])
+      most = std::max(most, static_cast<double>(*delay - *delayAtStart_[i]));
+    delayAtStart_[i] = delay;
+  }
+  return most;
+}
 
 void IntraOpThreads::update() {
   if (!adaptive_)
     return;
-  auto now = std::chrono::steady_clock::now();
+  auto now = probe_.now();
   if (measured_ && now - windowStart_ < kWindow)
     return;
-  std::optional<uint64_t> delay = runQueueDelay();
+  if (tids_.empty()) {
+    // The caller, then its workers (found once: libgomp keeps them).
+    tids_.push_back(0);
+    for (long tid : probe_.workers(maximum_))
+      tids_.push_back(tid);
+    delayAtStart_.assign(tids_.size(), std::nullopt);
+  }
+  // The largest delay of the caller and its workers: a worker waiting
+  // for a CPU stalls every region it is in, while the caller shows that
+  // only as time blocked at the barrier.
+  std::optional<double> delay = windowDelay();
   if (!delay) {
     adaptive_ = false; // No schedstat: the maximum, as a fixed count.
     return;
@@ -115,7 +183,7 @@ void IntraOpThreads::update() {
   if (measured_) {
     double wall = std::chrono::duration<double, std::nano>(now - windowStart_)
                       .count();
-    double waited = static_cast<double>(*delay - delayAtStart_);
+    double waited = *delay;
     int threads = current_.load(std::memory_order_relaxed);
     if (waited > 0.10 * wall) {
       if (threads > 1) {
@@ -140,7 +208,36 @@ void IntraOpThreads::update() {
   }
   measured_ = true;
   windowStart_ = now;
-  delayAtStart_ = *delay;
 }
+
+int threadsForWork(int64_t work, int team, int64_t perThread) {
+  if (team <= 1 || work <= 0 || perThread <= 0)
+    return 1;
+  int64_t wanted = (work + perThread - 1) / perThread;
+  return static_cast<int>(std::min<int64_t>(team, std::max<int64_t>(1, wanted)));
+}
+
+ScopedLaunchThreads::ScopedLaunchThreads(int64_t work) {
+#ifdef GPLACE_HAVE_OPENMP
+  saved_ = omp_get_max_threads();
+  threads_ = threadsForWork(work, saved_);
+  if (threads_ != saved_)
+    omp_set_num_threads(threads_);
+#else
+  (void)work;
+#endif
+  lastTeam = threads_;
+}
+
+ScopedLaunchThreads::~ScopedLaunchThreads() {
+#ifdef GPLACE_HAVE_OPENMP
+  if (threads_ != saved_)
+    omp_set_num_threads(saved_);
+#endif
+}
+
+int lastLaunchTeam() { return lastTeam; }
+
+void recordLaunchTeam(int threads) { lastTeam = threads; }
 
 } // namespace gplace::runtime

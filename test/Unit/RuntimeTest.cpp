@@ -1740,6 +1740,138 @@ TEST(Threads, AFixedCountStaysAndAZeroAdaptsUpToTheCpus) {
   }
 }
 
+TEST(Threads, ALaunchGetsAThreadPerUnitOfWorkUpToTheTeam) {
+  EXPECT_EQ(threadsForWork(0, 4), 1);
+  EXPECT_EQ(threadsForWork(1, 4), 1);
+  EXPECT_EQ(threadsForWork(kWorkPerThread, 4), 1);
+  EXPECT_EQ(threadsForWork(kWorkPerThread + 1, 4), 2);
+  EXPECT_EQ(threadsForWork(3 * kWorkPerThread, 4), 3);
+  EXPECT_EQ(threadsForWork(100 * kWorkPerThread, 4), 4);
+  EXPECT_EQ(threadsForWork(100 * kWorkPerThread, 1), 1);
+  EXPECT_EQ(threadsForWork(10, 8, 3), 4);
+}
+
+// Team sizing by work (docs/runtime.md, "Threads"): with the executor's
+// count at 2, a launch of little work runs on one thread and a large one
+// on both, for a host kernel's parallel loop (the team observed inside
+// it) and a oneDNN convolution, whose primitive is made for the count and
+// kept per count (the kernel cache's entries).
+TEST(Threads, ASmallLaunchRunsOnOneThreadAndALargeOneOnTheTeam) {
+  std::atomic<int> team{2};
+  auto descend = [&](int64_t n) {
+    HostTensor var(TensorType{ElementType::F32, {n}});
+    HostTensor delta(TensorType{ElementType::F32, {n}});
+    HostTensor alpha = tensorOf<float>(ElementType::F32, {}, {0.5f});
+    KernelParams params;
+    KernelCall call;
+    call.kernel = Kernel::ApplyGradientDescent;
+    call.params = &params;
+    call.intraOpThreads = &team;
+    call.inputs = {{alpha.data.data(), &alpha.type},
+                   {delta.data.data(), &delta.type}};
+    call.outputs = {{var.data.data(), &var.type}};
+    EXPECT_TRUE(runHostKernel(call).isOk());
+  };
+  descend(1000);
+  EXPECT_EQ(lastLaunchTeam(), 1);
+  if (matmulDescription().find("oneDNN") != std::string::npos) {
+    // Built with oneDNN, which the host loops share OpenMP with.
+    descend(1 << 20);
+    EXPECT_EQ(lastLaunchTeam(), 2);
+  }
+
+  if (matmulDescription().find("oneDNN") == std::string::npos)
+    GTEST_SKIP() << "built without oneDNN";
+  KernelCache cache;
+  auto convolve = [&](int64_t batch, int64_t size, int64_t in, int64_t out) {
+    HostTensor x(TensorType{ElementType::F32, {batch, size, size, in}});
+    HostTensor w(TensorType{ElementType::F32, {3, 3, in, out}});
+    HostTensor y(TensorType{ElementType::F32, {batch, size, size, out}});
+    KernelParams params;
+    params.windowSize = {3, 3};
+    params.windowStrides = {1, 1};
+    params.windowDilations = {1, 1};
+    params.windowPads = {1, 1, 1, 1};
+    KernelCall call;
+    call.kernel = Kernel::Conv2D;
+    call.params = &params;
+    call.cache = &cache;
+    call.intraOpThreads = &team;
+    call.inputs = {{x.data.data(), &x.type}, {w.data.data(), &w.type}};
+    call.outputs = {{y.data.data(), &y.type}};
+    Status status = runHostKernel(call);
+    EXPECT_TRUE(status.isOk()) << status.message();
+  };
+  // ONNX's test_basic_conv_with_padding: 225 multiply-adds.
+  convolve(1, 5, 1, 1);
+  EXPECT_EQ(lastLaunchTeam(), 1);
+  EXPECT_EQ(cache.size(), 1u);
+  // 4x32x32x16 to 32 channels: 18.9 million.
+  convolve(4, 32, 16, 32);
+  EXPECT_EQ(lastLaunchTeam(), 2);
+  EXPECT_EQ(cache.size(), 2u);
+  // The executor's count lowered: the large launch gets a primitive for
+  // one thread beside its first; the small one keeps its own.
+  team = 1;
+  convolve(4, 32, 16, 32);
+  EXPECT_EQ(lastLaunchTeam(), 1);
+  EXPECT_EQ(cache.size(), 3u);
+  convolve(1, 5, 1, 1);
+  EXPECT_EQ(cache.size(), 3u);
+}
+
+// The adaptive count reads its OpenMP workers' run queue delay too
+// (injected here, with the clock): a worker waiting for a CPU halves the
+// team though the calling thread never waits.
+TEST(Threads, AWorkersDelayHalvesTheTeam) {
+  auto now = std::chrono::steady_clock::time_point();
+  std::map<long, uint64_t> delays = {{0, 0}, {101, 0}, {102, 0}, {103, 0}};
+  IntraOpThreads::Probe probe;
+  probe.now = [&] { return now; };
+  probe.delay = [&](long tid) -> std::optional<uint64_t> {
+    return delays.at(tid);
+  };
+  probe.workers = [](int threads) {
+    std::vector<long> tids;
+    for (int i = 1; i < threads; ++i)
+      tids.push_back(100 + i);
+    return tids;
+  };
+  probe.cpus = [] { return 4; };
+  if (std::getenv("OMP_NUM_THREADS"))
+    GTEST_SKIP() << "OMP_NUM_THREADS caps the team";
+  IntraOpThreads threads(0, probe);
+  ASSERT_TRUE(threads.adaptive());
+  ASSERT_EQ(threads.maximum(), 4);
+  // A 10 ms window in which thread `tid` waited `waitedUs`.
+  auto window = [&](long tid, uint64_t waitedUs) {
+    now += std::chrono::milliseconds(10);
+    delays[tid] += waitedUs * 1000;
+    threads.update();
+    return threads.current().load();
+  };
+  threads.update(); // The first window starts.
+  EXPECT_EQ(window(102, 0), 4);
+  EXPECT_EQ(window(102, 500), 4);  // 5%: neither busy nor quiet.
+  EXPECT_EQ(window(102, 2000), 2); // 20%: halved.
+  EXPECT_EQ(window(103, 2000), 1); // Any worker's delay counts.
+  // Quiet windows bring a thread back: 80, each halving having doubled
+  // the 20 a raise needs.
+  int windows = 0;
+  while (threads.current().load() == 1 && windows < 1000) {
+    window(0, 0);
+    ++windows;
+  }
+  EXPECT_EQ(threads.current().load(), 2);
+  EXPECT_EQ(windows, 80);
+  // A window too short to measure changes nothing.
+  now += std::chrono::milliseconds(1);
+  threads.update();
+  EXPECT_EQ(threads.current().load(), 2);
+  // The caller's own delay still counts.
+  EXPECT_EQ(window(0, 3000), 1);
+}
+
 TEST(Threads, TheExecutorUsesTheCountItIsGiven) {
   DeviceManager devices({0, 0});
   Plan plan;

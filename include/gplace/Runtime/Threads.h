@@ -14,6 +14,9 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <functional>
+#include <optional>
+#include <vector>
 
 namespace gplace::runtime {
 
@@ -39,11 +42,29 @@ int usableCpuCount();
 /// Where schedstat is missing, the count stays at the maximum.
 class IntraOpThreads {
 public:
-  explicit IntraOpThreads(int fixed);
+  /// What IntraOpThreads reads of the system, replaceable for tests: each
+  /// member left empty takes the real one.
+  struct Probe {
+    /// The time now (std::chrono::steady_clock::now).
+    std::function<std::chrono::steady_clock::time_point()> now;
+    /// Thread `tid`'s run queue delay so far in nanoseconds (tid 0: the
+    /// calling thread); std::nullopt where schedstat cannot be read.
+    std::function<std::optional<uint64_t>(long tid)> delay;
+    /// The tids of the calling thread's OpenMP workers for a team of
+    /// `threads` (threads - 1 of them: the caller is the team's first),
+    /// found once from inside a parallel region; none without OpenMP.
+    std::function<std::vector<long>(int threads)> workers;
+    /// The CPUs the process may use (usableCpuCount).
+    std::function<int()> cpus;
+  };
 
-  /// Updates the count from the calling thread's delay (at most once per
-  /// window; a few microseconds then, nothing otherwise); call before each
-  /// run from the thread that runs it.
+  explicit IntraOpThreads(int fixed, Probe probe = {});
+
+  /// Updates the count from the delays of the calling thread and its
+  /// OpenMP workers (at most once per window; a few microseconds then,
+  /// nothing otherwise); call before each run from the thread that runs
+  /// it. Its first call finds the workers (a parallel region of the
+  /// maximum team).
   void update();
 
   /// The count kernels use now; KernelCall::intraOpThreads points here.
@@ -52,15 +73,67 @@ public:
   bool adaptive() const { return adaptive_; }
 
 private:
+  /// The largest delay, over the caller and its workers, since the
+  /// window's start, in nanoseconds; std::nullopt without schedstat for
+  /// the caller. Starts a new window's figures.
+  std::optional<double> windowDelay();
+
   std::atomic<int> current_;
   int maximum_;
   bool adaptive_;
+  Probe probe_;
   bool measured_ = false;
   std::chrono::steady_clock::time_point windowStart_;
-  uint64_t delayAtStart_ = 0;
+  /// The threads measured (0: the caller; then the workers' tids) and
+  /// their delays at the window's start (nullopt: not readable).
+  std::vector<long> tids_;
+  std::vector<std::optional<uint64_t>> delayAtStart_;
   int quietWindows_ = 0;
   int requiredQuiet_ = 20;
 };
+
+/// The multiply-adds (a convolution's, a matmul's) one thread does in
+/// about 20 microseconds on an AVX2 core with oneDNN's JIT kernels (25-44
+/// billion a second measured with gplace-bench-conv on an AMD EPYC's
+/// NHWC 3x3 convolutions of 0.2-100 million multiply-adds): a
+/// launch of less work runs on one thread, where starting a team costs
+/// more than it saves and, on a busy machine, a worker not on a CPU when
+/// the region starts stalls the launch for scheduler ticks (4 ms each;
+/// bench/results/2026-11-30-omp-team-sizing.md), as ONNX Runtime's MLAS
+/// and TensorFlow's Eigen cost model size their parallel loops.
+constexpr int64_t kWorkPerThread = 500000;
+
+/// The threads a launch of `work` units uses with a team of `team`:
+/// min(team, ceil(work / perThread)), at least 1.
+int threadsForWork(int64_t work, int team,
+                   int64_t perThread = kWorkPerThread);
+
+/// Sets the calling thread's OpenMP team size to threadsForWork(work,
+/// its current size) for its scope and restores the size it found: a
+/// oneDNN launch's team, set before its primitive is made (oneDNN 2.x's
+/// JIT primitives take their thread count when their descriptor is made)
+/// and named in the primitive's key. Does nothing without OpenMP.
+class ScopedLaunchThreads {
+public:
+  explicit ScopedLaunchThreads(int64_t work);
+  ~ScopedLaunchThreads();
+  ScopedLaunchThreads(const ScopedLaunchThreads &) = delete;
+  ScopedLaunchThreads &operator=(const ScopedLaunchThreads &) = delete;
+  /// The threads the launch runs on.
+  int threads() const { return threads_; }
+
+private:
+  int saved_ = 1, threads_ = 1;
+};
+
+/// The team the calling thread's last sized launch ran on: a
+/// ScopedLaunchThreads' count, or omp_get_num_threads() observed inside a
+/// host kernel's parallel loop (1 for a loop run on the caller alone); 0
+/// before any. For tests: the team a launch got, without timing it.
+int lastLaunchTeam();
+
+/// Records `threads` as the calling thread's lastLaunchTeam().
+void recordLaunchTeam(int threads);
 
 } // namespace gplace::runtime
 
