@@ -25,6 +25,7 @@
 #include "Placer.h"
 
 #include "gplace/Dialect/Graph/GraphDialect.h"
+#include "gplace/Dialect/Graph/KernelElementType.h"
 #include "gplace/Support/DeviceName.h"
 #include "gplace/Support/KernelRegistry.h"
 #include "gplace/Support/PlacementPolicy.h"
@@ -235,6 +236,7 @@ LogicalResult FunctionPlacer::collect() {
       kernelCache;
   // Per kind of op: its ControlOnly and ForwardsInput traits.
   llvm::DenseMap<const void *, std::pair<bool, bool>> traitCache;
+  KernelElementTypes elementTypes;
   const KernelRegistry &registry = KernelRegistry::global();
   int scopeRequest = scope.isEmpty() ? -1 : addRequest(scope, scopeText);
   if (scopeRequest >= 0)
@@ -268,7 +270,7 @@ LogicalResult FunctionPlacer::collect() {
                      [](Type type) { return isa<ResourceType>(type); });
 
     // The device types with a kernel for (op, element type).
-    std::optional<Type> element = getKernelElementType(op);
+    std::optional<Type> element = elementTypes.get(op);
     auto [kernels, isNewKernel] = kernelCache.try_emplace(
         std::make_pair(op->getName(), element.value_or(Type())));
     if (isNewKernel) {
