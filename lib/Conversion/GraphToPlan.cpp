@@ -271,14 +271,13 @@ LogicalResult FunctionConverter::convertOp(PlacedOpInterface op,
     Value buffer;
     if (isa<ResourceType>(result.getType()))
       buffer = create<gplan::VariableOp>(loc, symbol, nameOf(index),
-                                                  persistent.getInitialValue());
+                                         persistent.getInitialValue());
     else
-      buffer = create<gplan::ConstantOp>(loc, symbol,
-                                                  persistent.getInitialValue());
+      buffer =
+          create<gplan::ConstantOp>(loc, symbol, persistent.getInitialValue());
     // Users of a constant with after(...) wait for those tokens too.
     if (!after.empty() && isa<RankedTensorType>(result.getType()))
-      buffer = create<gplan::ViewOp>(loc, buffer.getType(), buffer,
-                                              after);
+      buffer = create<gplan::ViewOp>(loc, buffer.getType(), buffer, after);
     values_[result] = buffer;
     return success();
   }
@@ -298,8 +297,8 @@ LogicalResult FunctionConverter::convertOp(PlacedOpInterface op,
       values_[result] = source;
       return success();
     }
-    values_[result] = create<gplan::ViewOp>(
-        loc, bufferType(result.getType()), source, after);
+    values_[result] =
+        create<gplan::ViewOp>(loc, bufferType(result.getType()), source, after);
     return success();
   }
 
@@ -352,8 +351,7 @@ LogicalResult FunctionConverter::convertOp(PlacedOpInterface op,
                               : Type(bufferType(result.getType())));
   DictionaryAttr params = kernelOp.getKernelParameters();
   auto launch = create<gplan::LaunchOp>(
-      stepLoc(op, index), resultTypes,
-      kernelAttr(kernelOp.getKernel()),
+      stepLoc(op, index), resultTypes, kernelAttr(kernelOp.getKernel()),
       devices_.symbolOf(device), /*stream=*/IntegerAttr(),
       /*fusion=*/IntegerAttr(), params.empty() ? DictionaryAttr() : params,
       inputs, outs, after, /*waits=*/ValueRange(), /*workspace=*/UnitAttr());

@@ -258,16 +258,15 @@ LogicalResult FunctionPlacer::collect() {
                         op->hasTrait<graph::OpTrait::ForwardsInput>()};
     std::tie(info.controlOnly, info.forwardsInput) = traits->second;
     // Control-only ops (gplace.group) only order their operands.
-    info.usesAResource =
-        !info.controlOnly &&
-        llvm::any_of(op.getDataOperands(), [](Value operand) {
-          return isa<ResourceType>(operand.getType());
-        });
+    info.usesAResource = !info.controlOnly &&
+                         llvm::any_of(op.getDataOperands(), [](Value operand) {
+                           return isa<ResourceType>(operand.getType());
+                         });
     // TensorFlow's IsRefOrResourceGeneratorNode: a resource out, none in.
-    info.declaresAResource =
-        !info.usesAResource &&
-        llvm::any_of(op->getResultTypes(),
-                     [](Type type) { return isa<ResourceType>(type); });
+    info.declaresAResource = !info.usesAResource &&
+                             llvm::any_of(op->getResultTypes(), [](Type type) {
+                               return isa<ResourceType>(type);
+                             });
 
     // The device types with a kernel for (op, element type).
     std::optional<Type> element = elementTypes.get(op);

@@ -81,9 +81,9 @@ private:
     int yieldReason = -1;
     /// Its traits and resource edges, found once by collect() (hasTrait
     /// takes the TypeID of each of the op's traits on every call).
-    bool controlOnly = false;      ///< Has the ControlOnly trait.
-    bool forwardsInput = false;    ///< Has the ForwardsInput trait.
-    bool usesAResource = false;    ///< See usesResource().
+    bool controlOnly = false;       ///< Has the ControlOnly trait.
+    bool forwardsInput = false;     ///< Has the ForwardsInput trait.
+    bool usesAResource = false;     ///< See usesResource().
     bool declaresAResource = false; ///< See declaresResource().
   };
   struct Group {

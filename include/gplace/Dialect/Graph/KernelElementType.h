@@ -1,4 +1,4 @@
-//===- KernelElementType.h - an op's kernel element type, per kind -*- C++ -*-===//
+//===- KernelElementType.h - kernel element types per kind ------*- C++ -*-===//
 //
 // getKernelElementType (GraphDialect.h) asks an op two traits on every
 // call, and hasTrait takes the TypeID of each of the op's traits. Passes
