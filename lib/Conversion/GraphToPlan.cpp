@@ -118,7 +118,7 @@ private:
       return {};
     if (inputs.size() == 1 && isa<gplan::TokenType>(inputs[0].getType()))
       return inputs[0];
-    return builder_.create<gplan::JoinOp>(loc, inputs);
+    return create<gplan::JoinOp>(loc, inputs);
   }
   StringAttr nameOf(unsigned index) {
     SmallString<64> name;
@@ -157,6 +157,21 @@ private:
       attr = gplan::KernelAttr::get(builder_.getContext(), kernel);
     return attr;
   }
+  /// builder_.create<OpTy>(loc, args...), OpTy's registered name looked
+  /// up once (OpBuilder::create looks it up in the context on every call).
+  template <typename OpTy, typename... Args>
+  OpTy create(Location loc, Args &&...args) {
+    TypeID id = TypeID::get<OpTy>();
+    auto it = opNames_.find(id);
+    if (it == opNames_.end())
+      it = opNames_
+               .try_emplace(id, *RegisteredOperationName::lookup(
+                                    id, builder_.getContext()))
+               .first;
+    OperationState state(loc, it->second);
+    OpTy::build(builder_, state, std::forward<Args>(args)...);
+    return cast<OpTy>(builder_.create(state));
+  }
   bool needsCopy(Operation *read, Value variable);
   bool reaches(Operation *from, Operation *to);
 
@@ -169,6 +184,7 @@ private:
   DenseMap<const void *, Kind> kinds_;
   DenseMap<Type, gplan::BufferType> bufferTypes_;
   DenseMap<unsigned, gplan::KernelAttr> kernelAttrs_;
+  DenseMap<TypeID, OperationName> opNames_;
   /// Per variable (its graph value), the ops that write it, in order.
   DenseMap<Value, SmallVector<Operation *, 2>> writers_;
 };
@@ -254,15 +270,14 @@ LogicalResult FunctionConverter::convertOp(PlacedOpInterface op,
     FlatSymbolRefAttr symbol = devices_.symbolOf(device);
     Value buffer;
     if (isa<ResourceType>(result.getType()))
-      buffer = builder_.create<gplan::VariableOp>(loc, symbol, nameOf(index),
-                                                  persistent.getInitialValue());
+      buffer = create<gplan::VariableOp>(loc, symbol, nameOf(index),
+                                         persistent.getInitialValue());
     else
-      buffer = builder_.create<gplan::ConstantOp>(loc, symbol,
-                                                  persistent.getInitialValue());
+      buffer =
+          create<gplan::ConstantOp>(loc, symbol, persistent.getInitialValue());
     // Users of a constant with after(...) wait for those tokens too.
     if (!after.empty() && isa<RankedTensorType>(result.getType()))
-      buffer = builder_.create<gplan::ViewOp>(loc, buffer.getType(), buffer,
-                                              after);
+      buffer = create<gplan::ViewOp>(loc, buffer.getType(), buffer, after);
     values_[result] = buffer;
     return success();
   }
@@ -282,8 +297,8 @@ LogicalResult FunctionConverter::convertOp(PlacedOpInterface op,
       values_[result] = source;
       return success();
     }
-    values_[result] = builder_.create<gplan::ViewOp>(
-        loc, bufferType(result.getType()), source, after);
+    values_[result] =
+        create<gplan::ViewOp>(loc, bufferType(result.getType()), source, after);
     return success();
   }
 
@@ -309,7 +324,7 @@ LogicalResult FunctionConverter::convertOp(PlacedOpInterface op,
     }
     if (!source)
       return op->emitError("operand is not a value the plan knows");
-    values_[op->getResult(0)] = builder_.create<gplan::CopyOp>(
+    values_[op->getResult(0)] = create<gplan::CopyOp>(
         copyLoc(op, index, source), source,
         devices_.symbolOf(transfer.getDestinationDevice()),
         /*stream=*/IntegerAttr(), after, /*waits=*/ValueRange());
@@ -335,9 +350,8 @@ LogicalResult FunctionConverter::convertOp(PlacedOpInterface op,
                               ? Type(builder_.getType<gplan::TokenType>())
                               : Type(bufferType(result.getType())));
   DictionaryAttr params = kernelOp.getKernelParameters();
-  auto launch = builder_.create<gplan::LaunchOp>(
-      stepLoc(op, index), resultTypes,
-      kernelAttr(kernelOp.getKernel()),
+  auto launch = create<gplan::LaunchOp>(
+      stepLoc(op, index), resultTypes, kernelAttr(kernelOp.getKernel()),
       devices_.symbolOf(device), /*stream=*/IntegerAttr(),
       /*fusion=*/IntegerAttr(), params.empty() ? DictionaryAttr() : params,
       inputs, outs, after, /*waits=*/ValueRange(), /*workspace=*/UnitAttr());

@@ -72,11 +72,21 @@ public:
     func_.walk([&](PlacedOpInterface op) { ops.push_back(op); });
     orderResourceAccesses(ops);
     limitInflightCopies(ops);
-    synchronizeAcrossDevices();
+    synchronizeAcrossDevices(ops);
     return changed_;
   }
 
 private:
+  /// Whether `op` is a transfer, asked once per kind of op (an interface
+  /// cast searches the op's interfaces).
+  bool isTransfer(Operation *op) {
+    auto [it, isNew] =
+        transferKinds_.try_emplace(op->getName().getAsOpaquePointer());
+    if (isNew)
+      it->second = isa<TransferOpInterface>(op);
+    return it->second;
+  }
+
   /// A token ready when all of `values` are, made by a group on `device`
   /// just before `before`.
   Value groupOf(ValueRange values, StringAttr device, Operation *before) {
@@ -125,8 +135,9 @@ private:
       return;
     SmallVector<TransferOpInterface> copies;
     for (PlacedOpInterface op : ops)
-      if (auto copy = dyn_cast<TransferOpInterface>(op.getOperation()))
-        if (!isa<ControlType>(copy.getTransferred().getType()))
+      if (isTransfer(op))
+        if (auto copy = cast<TransferOpInterface>(op.getOperation());
+            !isa<ControlType>(copy.getTransferred().getType()))
           copies.push_back(copy);
     for (size_t k = maxInflightCopies_; k < copies.size(); ++k) {
       TransferOpInterface earlier = copies[k - maxInflightCopies_];
@@ -138,23 +149,28 @@ private:
     }
   }
 
-  void synchronizeAcrossDevices() {
+  /// `ops`: the function's placed ops before the groups the two steps
+  /// above inserted (groups wait for nothing in after(...), and the token
+  /// copies made here go before the op that needs them).
+  void synchronizeAcrossDevices(ArrayRef<PlacedOpInterface> ops) {
     DenseMap<std::pair<Value, StringAttr>, Value> tokenCopies;
-    func_.walk([&](TransferOpInterface copy) {
-      if (isa<ControlType>(copy.getTransferred().getType()))
-        tokenCopies[{copy.getTransferred(), copy.getDestinationDevice()}] =
-            copy->getResult(0);
-    });
-    func_.walk([&](PlacedOpInterface op) {
-      auto device = op->getAttrOfType<StringAttr>("assigned_device");
+    for (PlacedOpInterface op : ops)
+      if (isTransfer(op))
+        if (auto copy = cast<TransferOpInterface>(op.getOperation());
+            isa<ControlType>(copy.getTransferred().getType()))
+          tokenCopies[{copy.getTransferred(), copy.getDestinationDevice()}] =
+              copy->getResult(0);
+    for (PlacedOpInterface op : ops) {
+      unsigned numTokens = op.getControlDependencies().size();
+      if (numTokens == 0)
+        continue;
+      auto device = op->getAttrOfType<StringAttr>(assignedDevice_);
       if (!device)
-        return;
+        continue;
       // A token transfer's input is the one cross-device token edge allowed.
-      if (isa<TransferOpInterface>(op.getOperation()) &&
-          isa<ControlType>(op->getResult(0).getType()))
-        return;
-      unsigned first =
-          op->getNumOperands() - op.getControlDependencies().size();
+      if (isTransfer(op) && isa<ControlType>(op->getResult(0).getType()))
+        continue;
+      unsigned first = op->getNumOperands() - numTokens;
       for (unsigned i = first, e = op->getNumOperands(); i < e; ++i) {
         Value token = op->getOperand(i);
         StringAttr source = getValueDevice(token);
@@ -170,11 +186,13 @@ private:
         op->setOperand(i, copy);
         changed_ = true;
       }
-    });
+    }
   }
 
   func::FuncOp func_;
   OpBuilder builder_;
+  StringAttr assignedDevice_ = builder_.getStringAttr("assigned_device");
+  DenseMap<const void *, bool> transferKinds_;
   unsigned maxInflightCopies_;
   bool changed_ = false;
 };

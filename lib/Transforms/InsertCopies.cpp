@@ -25,14 +25,25 @@ struct InsertCopiesPass
       DenseMap<std::pair<Value, StringAttr>, Value> copies;
       DenseMap<Value, Operation *> lastCopy;
       SmallVector<PlacedOpInterface> ops;
+      // Per kind of op: is it a transfer, is it control-only (an interface
+      // cast searches the op's interfaces, and hasTrait takes the TypeID of
+      // each of its traits).
+      DenseMap<const void *, std::pair<bool, bool>> kinds;
       func.walk([&](PlacedOpInterface op) {
+        auto [kind, isNew] =
+            kinds.try_emplace(op->getName().getAsOpaquePointer());
+        if (isNew)
+          kind->second = {isa<TransferOpInterface>(op.getOperation()),
+                          op->hasTrait<graph::OpTrait::ControlOnly>()};
+        auto [transfer, controlOnly] = kind->second;
         // A control-only op (a group) waits for its operands without
         // moving them.
-        if (auto copy = dyn_cast<TransferOpInterface>(op.getOperation())) {
+        if (transfer) {
+          auto copy = cast<TransferOpInterface>(op.getOperation());
           copies[{copy.getTransferred(), copy.getDestinationDevice()}] =
               copy->getResult(0);
           lastCopy[copy.getTransferred()] = copy;
-        } else if (!op->hasTrait<graph::OpTrait::ControlOnly>())
+        } else if (!controlOnly)
           ops.push_back(op);
       });
       OpBuilder builder(func.getContext());

@@ -25,6 +25,7 @@
 #include "Placer.h"
 
 #include "gplace/Dialect/Graph/GraphDialect.h"
+#include "gplace/Dialect/Graph/KernelElementType.h"
 #include "gplace/Support/DeviceName.h"
 #include "gplace/Support/KernelRegistry.h"
 #include "gplace/Support/PlacementPolicy.h"
@@ -233,6 +234,9 @@ LogicalResult FunctionPlacer::collect() {
   llvm::DenseMap<StringAttr, int> requestCache;
   llvm::DenseMap<std::pair<OperationName, Type>, std::pair<TypeMask, unsigned>>
       kernelCache;
+  // Per kind of op: its ControlOnly and ForwardsInput traits.
+  llvm::DenseMap<const void *, std::pair<bool, bool>> traitCache;
+  KernelElementTypes elementTypes;
   const KernelRegistry &registry = KernelRegistry::global();
   int scopeRequest = scope.isEmpty() ? -1 : addRequest(scope, scopeText);
   if (scopeRequest >= 0)
@@ -247,9 +251,25 @@ LogicalResult FunctionPlacer::collect() {
     OpInfo &info = ops_.emplace_back();
     info.op = op;
     info.index = ops_.size() - 1;
+    auto [traits, isNewKind] =
+        traitCache.try_emplace(op->getName().getAsOpaquePointer());
+    if (isNewKind)
+      traits->second = {op->hasTrait<graph::OpTrait::ControlOnly>(),
+                        op->hasTrait<graph::OpTrait::ForwardsInput>()};
+    std::tie(info.controlOnly, info.forwardsInput) = traits->second;
+    // Control-only ops (gplace.group) only order their operands.
+    info.usesAResource = !info.controlOnly &&
+                         llvm::any_of(op.getDataOperands(), [](Value operand) {
+                           return isa<ResourceType>(operand.getType());
+                         });
+    // TensorFlow's IsRefOrResourceGeneratorNode: a resource out, none in.
+    info.declaresAResource = !info.usesAResource &&
+                             llvm::any_of(op->getResultTypes(), [](Type type) {
+                               return isa<ResourceType>(type);
+                             });
 
     // The device types with a kernel for (op, element type).
-    std::optional<Type> element = getKernelElementType(op);
+    std::optional<Type> element = elementTypes.get(op);
     auto [kernels, isNewKernel] = kernelCache.try_emplace(
         std::make_pair(op->getName(), element.value_or(Type())));
     if (isNewKernel) {
@@ -401,18 +421,11 @@ LogicalResult FunctionPlacer::applyPolicy() {
 }
 
 bool FunctionPlacer::usesResource(const OpInfo &info) const {
-  // Control-only ops (gplace.group) only order their operands.
-  return !info.op->hasTrait<graph::OpTrait::ControlOnly>() &&
-         llvm::any_of(info.op.getDataOperands(), [](Value operand) {
-           return isa<ResourceType>(operand.getType());
-         });
+  return info.usesAResource; // Found by collect().
 }
 
 bool FunctionPlacer::declaresResource(const OpInfo &info) const {
-  // TensorFlow's IsRefOrResourceGeneratorNode: a resource out, none in.
-  return !usesResource(info) &&
-         llvm::any_of(info.op->getResultTypes(),
-                      [](Type type) { return isa<ResourceType>(type); });
+  return info.declaresAResource; // Found by collect().
 }
 
 void FunctionPlacer::buildClasses() {
@@ -421,7 +434,7 @@ void FunctionPlacer::buildClasses() {
   // only order their operands, so they join no group.
   classes_.grow(ops_.size());
   for (const OpInfo &info : ops_) {
-    if (info.op->hasTrait<graph::OpTrait::ControlOnly>())
+    if (info.controlOnly)
       continue;
     for (Value operand : info.op.getDataOperands()) {
       if (!isa<ResourceType>(operand.getType()))
@@ -868,7 +881,7 @@ LogicalResult FunctionPlacer::place() {
         continue;
       }
       // Heuristic B: identity-like ops go where their producer is.
-      if (info.op->hasTrait<graph::OpTrait::ForwardsInput>()) {
+      if (info.forwardsInput) {
         OperandRange data = info.op.getDataOperands();
         auto producer = data.empty()
                             ? index_.end()

@@ -79,6 +79,12 @@ private:
     /// Into softReasons_: why its request yielded to its resource's group
     /// (the placement log says it); -1 if it did not.
     int yieldReason = -1;
+    /// Its traits and resource edges, found once by collect() (hasTrait
+    /// takes the TypeID of each of the op's traits on every call).
+    bool controlOnly = false;       ///< Has the ControlOnly trait.
+    bool forwardsInput = false;     ///< Has the ForwardsInput trait.
+    bool usesAResource = false;     ///< See usesResource().
+    bool declaresAResource = false; ///< See declaresResource().
   };
   struct Group {
     int request = -1;           ///< Into requests_; -1 for none.

@@ -1,6 +1,7 @@
 //===- VerifyPlacement.cpp - the invariants placement establishes ---------===//
 
 #include "gplace/Dialect/Graph/GraphDialect.h"
+#include "gplace/Dialect/Graph/KernelElementType.h"
 #include "gplace/Support/DeviceName.h"
 #include "gplace/Support/KernelRegistry.h"
 #include "gplace/Transforms/Passes.h"
@@ -32,6 +33,7 @@ struct VerifyPlacementPass
     DenseMap<std::pair<Region *, StringRef>, SmallVector<PlacedOpInterface>>
         variables;
     DenseMap<const void *, bool> controlOnlyKinds;
+    KernelElementTypes elementTypes;
     getOperation().walk([&](PlacedOpInterface op) {
       auto assignedAttr = op->getAttrOfType<StringAttr>("assigned_device");
       StringRef assigned = assignedAttr ? assignedAttr.getValue() : "";
@@ -53,7 +55,7 @@ struct VerifyPlacementPass
         ok = false;
         return;
       }
-      std::optional<Type> element = getKernelElementType(op);
+      std::optional<Type> element = elementTypes.get(op);
       auto [kernel, isNewKernel] = kernels.try_emplace(
           {op->getName(), element.value_or(Type()),
            static_cast<int>(*deviceType)});

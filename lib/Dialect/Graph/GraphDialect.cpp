@@ -1,6 +1,7 @@
 //===- GraphDialect.cpp - the gplace graph dialect and its types ----------===//
 
 #include "gplace/Dialect/Graph/GraphDialect.h"
+#include "gplace/Dialect/Graph/KernelElementType.h"
 #include "gplace/Dialect/OpVerifyHooks.h"
 
 #include "mlir/IR/Builders.h"
@@ -217,7 +218,20 @@ std::vector<std::string> gplace::graph::getOpNames(Operation *root) {
   return names;
 }
 
+KernelTypeRule gplace::graph::getKernelTypeRule(Operation *op) {
+  if (op->hasTrait<OpTrait::KernelTypeFromOperands>())
+    return KernelTypeRule::FromOperands;
+  if (op->hasTrait<OpTrait::KernelTypeFromOperandAndResult>())
+    return KernelTypeRule::FromOperandAndResult;
+  return KernelTypeRule::Default;
+}
+
 std::optional<Type> gplace::graph::getKernelElementType(Operation *op) {
+  return getKernelElementType(op, getKernelTypeRule(op));
+}
+
+std::optional<Type> gplace::graph::getKernelElementType(Operation *op,
+                                                        KernelTypeRule rule) {
   auto elementOf = [](Type type) -> std::optional<Type> {
     if (auto resource = dyn_cast<ResourceType>(type))
       type = resource.getValueType();
@@ -225,10 +239,9 @@ std::optional<Type> gplace::graph::getKernelElementType(Operation *op) {
       return tensor.getElementType();
     return std::nullopt;
   };
-  if (op->hasTrait<OpTrait::KernelTypeFromOperands>() &&
-      op->getNumOperands() > 0)
+  if (rule == KernelTypeRule::FromOperands && op->getNumOperands() > 0)
     return elementOf(op->getOperand(0).getType());
-  if (op->hasTrait<OpTrait::KernelTypeFromOperandAndResult>() &&
+  if (rule == KernelTypeRule::FromOperandAndResult &&
       op->getNumOperands() > 0 && op->getNumResults() > 0) {
     std::optional<Type> from = elementOf(op->getOperand(0).getType());
     if (from && !isa<FloatType>(*from))

@@ -157,8 +157,14 @@ private:
       OpBuilder::InsertionGuard guard(builder_);
       builder_.setInsertionPointAfter(step.op);
       auto [device, stream] = queues_[step.queue];
-      step.event = builder_.create<RecordOp>(step.op->getLoc(), device,
-                                             streamAttr(stream));
+      // RecordOp's registered name looked up once (OpBuilder::create
+      // looks it up in the context on every call).
+      if (!recordName_)
+        recordName_ = RegisteredOperationName::lookup(TypeID::get<RecordOp>(),
+                                                      builder_.getContext());
+      OperationState state(step.op->getLoc(), *recordName_);
+      RecordOp::build(builder_, state, device, streamAttr(stream));
+      step.event = cast<RecordOp>(builder_.create(state)).getEvent();
     }
     return step.event;
   }
@@ -186,6 +192,7 @@ private:
 
   ProgramOp program_;
   OpBuilder builder_;
+  std::optional<RegisteredOperationName> recordName_;
   SmallVector<IntegerAttr, 3> streamAttrs_;
   /// Per value, its index into deps_: a table of small entries, the steps
   /// in one vector filled in program order (at a million ops a table of
