@@ -146,17 +146,20 @@ IntraOpThreads::IntraOpThreads(int fixed, Probe probe)
     probe_.workers = openmpWorkers;
 }
 
-std::optional<double> IntraOpThreads::windowDelay() {
-  double most = 0;
+std::optional<IntraOpThreads::WindowDelays> IntraOpThreads::windowDelay() {
+  WindowDelays delays;
   for (size_t i = 0; i < tids_.size(); ++i) {
     std::optional<uint64_t> delay = probe_.delay(tids_[i]);
     if (i == 0 && !delay)
       return std::nullopt;
-    if (delay && delayAtStart_[i] && *delay >= *delayAtStart_[i])
-      most = std::max(most, static_cast<double>(*delay - *delayAtStart_[i]));
+    if (delay && delayAtStart_[i] && *delay >= *delayAtStart_[i]) {
+      double waited = static_cast<double>(*delay - *delayAtStart_[i]);
+      double &into = i == 0 ? delays.caller : delays.workers;
+      into = std::max(into, waited);
+    }
     delayAtStart_[i] = delay;
   }
-  return most;
+  return delays;
 }
 
 void IntraOpThreads::update() {
@@ -172,20 +175,27 @@ void IntraOpThreads::update() {
       tids_.push_back(tid);
     delayAtStart_.assign(tids_.size(), std::nullopt);
   }
-  // The largest delay of the caller and its workers: a worker waiting
-  // for a CPU stalls every region it is in, while the caller shows that
-  // only as time blocked at the barrier.
-  std::optional<double> delay = windowDelay();
-  if (!delay) {
+  // The caller's delay and its workers': a worker waiting for a CPU
+  // stalls every region it is in, while the caller shows that only as
+  // time blocked at the barrier.
+  std::optional<WindowDelays> delays = windowDelay();
+  if (!delays) {
     adaptive_ = false; // No schedstat: the maximum, as a fixed count.
     return;
   }
   if (measured_) {
     double wall = std::chrono::duration<double, std::nano>(now - windowStart_)
                       .count();
-    double waited = *delay;
+    double waited = std::max(delays->caller, delays->workers);
     int threads = current_.load(std::memory_order_relaxed);
-    if (waited > 0.10 * wall) {
+    // The workers' delay counts in the second slow window in a row: a
+    // worker woken a scheduler tick late once (another process's tick on
+    // a quiet machine) would otherwise halve the team for seconds; one
+    // that keeps waiting for a CPU is oversubscription.
+    bool workersSlow = delays->workers > 0.10 * wall;
+    bool slow = delays->caller > 0.10 * wall || (workersSlow && workersSlow_);
+    workersSlow_ = workersSlow;
+    if (slow) {
       if (threads > 1) {
         current_.store(std::max(1, threads / 2), std::memory_order_relaxed);
         // A raise that brought the delay back waits longer next time (up

@@ -1853,8 +1853,11 @@ TEST(Threads, AWorkersDelayHalvesTheTeam) {
   threads.update(); // The first window starts.
   EXPECT_EQ(window(102, 0), 4);
   EXPECT_EQ(window(102, 500), 4);  // 5%: neither busy nor quiet.
-  EXPECT_EQ(window(102, 2000), 2); // 20%: halved.
-  EXPECT_EQ(window(103, 2000), 1); // Any worker's delay counts.
+  EXPECT_EQ(window(102, 2000), 4); // 20% once: a late wake-up, kept.
+  EXPECT_EQ(window(102, 0), 4);
+  EXPECT_EQ(window(102, 2000), 4);
+  EXPECT_EQ(window(103, 2000), 2); // Twice in a row (any worker): halved.
+  EXPECT_EQ(window(102, 2000), 1); // And again while it lasts.
   // Quiet windows bring a thread back: 80, each halving having doubled
   // the 20 a raise needs.
   int windows = 0;

@@ -73,10 +73,15 @@ public:
   bool adaptive() const { return adaptive_; }
 
 private:
-  /// The largest delay, over the caller and its workers, since the
-  /// window's start, in nanoseconds; std::nullopt without schedstat for
-  /// the caller. Starts a new window's figures.
-  std::optional<double> windowDelay();
+  /// The delays since the window's start, in nanoseconds: the caller's,
+  /// and the largest of its workers'.
+  struct WindowDelays {
+    double caller = 0;
+    double workers = 0;
+  };
+  /// The window's delays; std::nullopt without schedstat for the caller.
+  /// Starts a new window's figures.
+  std::optional<WindowDelays> windowDelay();
 
   std::atomic<int> current_;
   int maximum_;
@@ -90,6 +95,9 @@ private:
   std::vector<std::optional<uint64_t>> delayAtStart_;
   int quietWindows_ = 0;
   int requiredQuiet_ = 20;
+  /// Whether the last window's workers' delay was over the threshold: a
+  /// worker's delay halves the team in the second such window in a row.
+  bool workersSlow_ = false;
 };
 
 /// The multiply-adds (a convolution's, a matmul's) one thread does in
