@@ -9,7 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "gplace/Dialect/Graph/GraphDialect.h"
+#include "gplace/Dialect/Graph/GraphBuilders.h"
 #include "gplace/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -27,11 +27,6 @@ using namespace mlir;
 using namespace gplace::graph;
 
 namespace {
-
-bool isFloatTensor(Value v) {
-  auto type = dyn_cast<RankedTensorType>(v.getType());
-  return type && isa<FloatType>(type.getElementType());
-}
 
 /// Records the ops a builder creates.
 struct Recorder : public OpBuilder::Listener {
@@ -154,13 +149,8 @@ LogicalResult Differentiator::expand(GradientsOp gradients) {
     if (!gradients.getGradYs().empty()) {
       seed = gradients.getGradYs()[i];
     } else {
-      auto type = cast<RankedTensorType>(y.getType());
-      seed = builder.create<ConstantOp>(
-          loc, TypeRange{type}, ValueRange{},
-          ArrayRef<NamedAttribute>{builder.getNamedAttr(
-              "value", DenseElementsAttr::get(
-                           type, builder.getFloatAttr(type.getElementType(),
-                                                      1.0)))});
+      seed = buildSplatConstant(builder, loc,
+                                cast<RankedTensorType>(y.getType()), 1.0);
     }
     contributions[y].push_back(seed);
   }
@@ -220,13 +210,8 @@ LogicalResult Differentiator::expand(GradientsOp gradients) {
   for (Value x : gradients.getXs()) {
     Value sum = sumOf(x);
     if (!sum) {
-      auto type = cast<RankedTensorType>(x.getType());
-      sum = builder.create<ConstantOp>(
-          loc, TypeRange{type}, ValueRange{},
-          ArrayRef<NamedAttribute>{builder.getNamedAttr(
-              "value", DenseElementsAttr::get(
-                           type, builder.getFloatAttr(type.getElementType(),
-                                                      0.0)))});
+      sum = buildSplatConstant(builder, loc,
+                               cast<RankedTensorType>(x.getType()), 0.0);
     }
     results.push_back(sum);
   }

@@ -11,7 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "gplace/Dialect/Graph/GraphDialect.h"
+#include "gplace/Dialect/Graph/GraphBuilders.h"
 #include "gplace/Transforms/Passes.h"
 
 #include "mlir/IR/Builders.h"
@@ -73,10 +73,7 @@ private:
     auto scalar = RankedTensorType::get({}, element_);
     Value factor = make<ConstantOp>(
         replica, name + "/Const", scalar, {},
-        {b_.getNamedAttr("value",
-                         DenseElementsAttr::get(
-                             scalar, b_.getFloatAttr(element_,
-                                                     1.0 / devices_.size())))});
+        {b_.getNamedAttr("value", getSplatAttr(scalar, 1.0 / devices_.size()))});
     return make<MulOp>(replica, name + "/mul", value.getType(),
                        {value, factor});
   }

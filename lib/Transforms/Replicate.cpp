@@ -10,7 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "gplace/Dialect/Graph/GraphDialect.h"
+#include "gplace/Dialect/Graph/GraphBuilders.h"
 #include "gplace/Support/DeviceName.h"
 #include "gplace/Transforms/Passes.h"
 
@@ -219,11 +219,8 @@ private:
     auto inverse = [&] {
       return create<ConstantOp>(
           scalar, {}, (scope + "/Const").str(),
-          {builder_.getNamedAttr(
-              "value",
-              DenseElementsAttr::get(
-                  scalar, builder_.getFloatAttr(scalar.getElementType(),
-                                                1.0 / replicas_)))});
+          {builder_.getNamedAttr("value",
+                                 getSplatAttr(scalar, 1.0 / replicas_))});
     };
     bool prescale = tensor.getElementType().isF16() && values.size() > 1;
     SmallVector<Value> terms(values);
@@ -897,11 +894,8 @@ LogicalResult Replicator::accumulate() {
           g == 0 ? scope : ("replica_" + Twine(g) + "/" + scope).str();
       Value inverse = create<ConstantOp>(
           scalar, {}, groupScope + "/Const",
-          {builder_.getNamedAttr(
-              "value",
-              DenseElementsAttr::get(
-                  scalar, builder_.getFloatAttr(scalar.getElementType(),
-                                                1.0 / replicas_)))},
+          {builder_.getNamedAttr("value",
+                                 getSplatAttr(scalar, 1.0 / replicas_))},
           StringRef());
       Value mean = create<MulOp>(type, {totals[g], inverse},
                                  groupScope + "/mul", {}, StringRef());

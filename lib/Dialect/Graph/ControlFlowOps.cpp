@@ -9,7 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "gplace/Dialect/Graph/GraphDialect.h"
+#include "gplace/Dialect/Graph/GraphBuilders.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
@@ -84,11 +84,6 @@ LogicalResult verifyForm(Operation *op, Region &first, Region &second,
 // kept by the forward one (docs/dialect.md#gradients-of-if-and-while).
 //===----------------------------------------------------------------------===//
 
-bool isFloatTensor(Value v) {
-  auto type = dyn_cast<RankedTensorType>(v.getType());
-  return type && isa<FloatType>(type.getElementType());
-}
-
 /// The block a branch of `op` runs: `region`'s, or, where the op is
 /// outlined, the body of the function `symbol` names; null if neither.
 Block *branchBlock(Operation *op, Region &region, FlatSymbolRefAttr symbol) {
@@ -131,22 +126,13 @@ SmallVector<Value> cloneBody(OpBuilder &b, Block &source, ValueRange args) {
                              [&](Value v) { return map.lookupOrDefault(v); });
 }
 
-RankedTensorType scalarType(OpBuilder &b, Type element) {
+/// The 0-d tensor type of `element`.
+RankedTensorType scalarType(Type element) {
   return RankedTensorType::get({}, element);
 }
 
-/// A splat constant of `type` holding `value`.
-Value constantOf(OpBuilder &b, Location loc, RankedTensorType type,
-                 Attribute value) {
-  return b.create<ConstantOp>(
-      loc, TypeRange{type}, ValueRange{},
-      ArrayRef<NamedAttribute>{
-          b.getNamedAttr("value", DenseElementsAttr::get(type, value))});
-}
-
 Value i64Constant(OpBuilder &b, Location loc, int64_t value) {
-  return constantOf(b, loc, scalarType(b, b.getI64Type()),
-                    b.getI64IntegerAttr(value));
+  return buildSplatConstant(b, loc, scalarType(b.getI64Type()), value);
 }
 
 /// A gplace.while with empty regions over `inputs`.
@@ -166,7 +152,7 @@ Block *createBlock(OpBuilder &b, Region &region, TypeRange types,
 }
 
 Value greater(OpBuilder &b, Location loc, Value lhs, Value rhs) {
-  return b.create<GreaterOp>(loc, TypeRange{scalarType(b, b.getI1Type())},
+  return b.create<GreaterOp>(loc, TypeRange{scalarType(b.getI1Type())},
                              ValueRange{lhs, rhs},
                              ArrayRef<NamedAttribute>{});
 }
@@ -341,7 +327,7 @@ LogicalResult WhileOp::buildGradients(OpBuilder &builder,
     return success();
   Location loc = getLoc();
   TypeRange carried = inputs.getTypes();
-  RankedTensorType i64 = scalarType(builder, builder.getI64Type());
+  RankedTensorType i64 = scalarType(builder.getI64Type());
   OpBuilder inner(getContext());
 
   // The trip count: (n, x) from (0, inputs) while cond(x): (n + 1, body(x)).
@@ -368,9 +354,8 @@ LogicalResult WhileOp::buildGradients(OpBuilder &builder,
   for (unsigned i : floats) {
     Value dy = resultGradients[i];
     if (!dy) {
-      auto type = cast<RankedTensorType>(inputs[i].getType());
-      dy = constantOf(builder, loc, type,
-                      builder.getFloatAttr(type.getElementType(), 0.0));
+      dy = buildSplatConstant(builder, loc,
+                              cast<RankedTensorType>(inputs[i].getType()), 0.0);
     }
     backInputs.push_back(dy);
   }

@@ -12,7 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "gplace/Dialect/Graph/GraphDialect.h"
+#include "gplace/Dialect/Graph/GraphBuilders.h"
 #include "RuleError.h"
 
 #include "mlir/IR/Builders.h"
@@ -1051,12 +1051,10 @@ struct FoldBatchNormIntoConv2D : OpRewritePattern<FusedBatchNormOp> {
     SmallVector<NamedAttribute, 3> epsilonAttrs =
         helperAttributes(conv, bn, "-FoldBatchNorm/epsilon", rewriter);
     auto scalar = RankedTensorType::get({}, vector.getElementType());
-    epsilonAttrs.push_back(rewriter.getNamedAttr(
-        "value", DenseElementsAttr::get(scalar, epsilonOf(bn, scalar))));
-    Value epsilon = rewriter
-                        .create<ConstantOp>(loc, TypeRange{scalar},
-                                            ValueRange{}, epsilonAttrs)
-                        .getResult();
+    Value epsilon = buildConstant(rewriter, loc,
+                                  DenseElementsAttr::get(scalar,
+                                                         epsilonOf(bn, scalar)),
+                                  epsilonAttrs);
     Value shifted = make(AddOp(), "-FoldBatchNorm/add", vector,
                          {bn.getVariance(), epsilon});
     Value deviation = make(SqrtOp(), "-FoldBatchNorm/Sqrt", vector, {shifted});

@@ -15,7 +15,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "gplace/Dialect/Graph/GraphDialect.h"
+#include "gplace/Dialect/Graph/GraphBuilders.h"
 
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/IR/TypeUtilities.h"
@@ -48,20 +48,10 @@ public:
   /// A scalar constant of `like`'s element type (an integer one truncates
   /// `value`), named `<name>/<part>`.
   Value scalar(Value like, double value, llvm::StringRef part) {
-    Type element = getElementTypeOrSelf(like.getType());
-    auto type = RankedTensorType::get({}, element);
-    Attribute v = isa<FloatType>(element)
-                      ? Attribute(rewriter.getFloatAttr(element, value))
-                      : Attribute(rewriter.getIntegerAttr(
-                            element, static_cast<int64_t>(value)));
-    SmallVector<NamedAttribute> attrs = {
-        rewriter.getNamedAttr("value", DenseElementsAttr::get(type, v)),
-        named(part)};
+    auto type = RankedTensorType::get({}, getElementTypeOrSelf(like.getType()));
+    SmallVector<NamedAttribute> attrs = {named(part)};
     attrs.append(inherited());
-    return rewriter
-        .create<ConstantOp>(composite->getLoc(), TypeRange{type}, ValueRange{},
-                            attrs)
-        ->getResult(0);
+    return buildSplatConstant(rewriter, composite->getLoc(), type, value, attrs);
   }
 
   /// `keep_dims` reduction attributes over the dimensions of `x` from

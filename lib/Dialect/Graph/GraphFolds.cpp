@@ -25,7 +25,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "gplace/Dialect/Graph/GraphDialect.h"
+#include "gplace/Dialect/Graph/GraphBuilders.h"
 #include "gplace/Support/Kernel.h"
 #include "gplace/Support/Shape.h"
 
@@ -503,15 +503,43 @@ std::optional<DenseElementsAttr> castElements(DenseElementsAttr value,
 // The dialect's constants.
 //===----------------------------------------------------------------------===//
 
+ConstantOp gplace::graph::buildConstant(OpBuilder &b, Location loc,
+                                        DenseElementsAttr value,
+                                        ArrayRef<NamedAttribute> attributes) {
+  SmallVector<NamedAttribute, 3> attrs = {b.getNamedAttr("value", value)};
+  attrs.append(attributes.begin(), attributes.end());
+  return b.create<ConstantOp>(loc, TypeRange{value.getType()}, ValueRange{},
+                              attrs);
+}
+
+DenseElementsAttr gplace::graph::getSplatAttr(ShapedType type, double value) {
+  Type element = type.getElementType();
+  if (auto floatType = dyn_cast<FloatType>(element))
+    return DenseElementsAttr::get(type, FloatAttr::get(floatType, value));
+  if (element.isInteger(1))
+    return DenseElementsAttr::get(type, value != 0);
+  return DenseElementsAttr::get(
+      type, IntegerAttr::get(element, static_cast<int64_t>(value)));
+}
+
+ConstantOp gplace::graph::buildSplatConstant(
+    OpBuilder &b, Location loc, RankedTensorType type, double value,
+    ArrayRef<NamedAttribute> attributes) {
+  return buildConstant(b, loc, getSplatAttr(type, value), attributes);
+}
+
+bool gplace::graph::isFloatTensor(Value v) {
+  auto type = dyn_cast<RankedTensorType>(v.getType());
+  return type && isa<FloatType>(type.getElementType());
+}
+
 Operation *GraphDialect::materializeConstant(OpBuilder &builder,
                                              Attribute value, Type type,
                                              Location loc) {
   auto elements = dyn_cast<DenseElementsAttr>(value);
   if (!elements || elements.getType() != type)
     return nullptr;
-  return builder.create<ConstantOp>(
-      loc, TypeRange{type}, ValueRange{},
-      ArrayRef<NamedAttribute>{builder.getNamedAttr("value", elements)});
+  return buildConstant(builder, loc, elements);
 }
 
 //===----------------------------------------------------------------------===//

@@ -9,7 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "gplace/Dialect/Graph/GraphDialect.h"
+#include "gplace/Dialect/Graph/GraphBuilders.h"
 #include "gplace/Support/Shape.h"
 
 #include "mlir/IR/Builders.h"
@@ -21,10 +21,6 @@ using namespace gplace::graph;
 namespace {
 
 RankedTensorType typeOf(Value v) { return cast<RankedTensorType>(v.getType()); }
-
-bool isFloatTensor(Value v) {
-  return isa<FloatType>(typeOf(v).getElementType());
-}
 
 /// Builds graph ops at the builder's insertion point, at `loc`.
 class Emitter {
@@ -43,12 +39,7 @@ public:
 
   /// A splat constant of `type` (a float tensor) holding `value`.
   Value constant(RankedTensorType type, double value) {
-    return b.create<ConstantOp>(
-        loc, TypeRange{type}, ValueRange{},
-        ArrayRef<NamedAttribute>{b.getNamedAttr(
-            "value",
-            DenseElementsAttr::get(
-                type, b.getFloatAttr(type.getElementType(), value)))});
+    return buildSplatConstant(b, loc, type, value);
   }
   /// A scalar constant of `like`'s element type.
   Value scalar(Value like, double value) {

@@ -9,7 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "gplace/Dialect/Graph/GraphDialect.h"
+#include "gplace/Dialect/Graph/GraphBuilders.h"
 #include "RuleError.h"
 
 #include "mlir/IR/Builders.h"
@@ -224,12 +224,8 @@ LogicalResult CudnnRNNOp::buildGradients(OpBuilder &b, ArrayRef<Value> dys,
       grads.push_back(dy);
       continue;
     }
-    auto type = cast<RankedTensorType>(result.getType());
-    grads.push_back(b.create<ConstantOp>(
-        getLoc(), TypeRange{type}, ValueRange{},
-        ArrayRef<NamedAttribute>{b.getNamedAttr(
-            "value", DenseElementsAttr::get(
-                         type, b.getFloatAttr(type.getElementType(), 0.0)))}));
+    grads.push_back(buildSplatConstant(
+        b, getLoc(), cast<RankedTensorType>(result.getType()), 0.0));
   }
   SmallVector<NamedAttribute> attrs;
   for (StringRef name : {"rnn_mode", "direction", "linear_before_reset"})
