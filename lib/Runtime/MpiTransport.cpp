@@ -23,7 +23,10 @@
 //     communicator; startAllReduce() returns once it is queued, so that the
 //     next all-reduce can be queued while this one is in flight;
 //   - set-up (MPI_Comm_create_group, MPI_Allgather) runs on the progress
-//     thread too, blocking it (nothing else is in flight then).
+//     thread too, blocking it (nothing else is in flight then); the caller
+//     waits for the exchange of device lists and programs at most the
+//     timeout, so that a task that stopped or died before it fails the
+//     job rather than holding the others for ever.
 // With requests in flight the progress thread tests them all
 // (MPI_Testsome), which is what moves Open MPI's TCP transport and its
 // non-blocking collectives along, yielding the core between tests; after
@@ -52,6 +55,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 using namespace gplace::runtime;
@@ -179,12 +183,17 @@ public:
                              [&] { return op->done; });
   }
 
-  /// Runs `call` (MPI set-up) on the progress thread and returns its code.
-  int runOnProgressThread(std::function<int()> call) {
+  /// Runs `call` (MPI set-up) on the progress thread and returns its code;
+  /// waits at most `seconds` (negative: no limit), and returns nullopt
+  /// when that passed first (`call` may still run: what it touches must
+  /// outlive the wait; the caller ends the job).
+  std::optional<int> runOnProgressThread(std::function<int()> call,
+                                         double seconds = -1) {
     auto op = std::make_shared<Op>();
     op->call = std::move(call);
     submit(op);
-    waitDone(op, -1);
+    if (!waitDone(op, seconds))
+      return std::nullopt;
     std::lock_guard<std::mutex> lock(mutex);
     return op->code;
   }
@@ -596,7 +605,7 @@ Status MpiTransport::prepareAllReduce(const std::vector<int> &ranks) {
                                      std::to_string(peer) + ", but the job has " +
                                      std::to_string(impl_->size));
   MPI_Comm comm = MPI_COMM_NULL;
-  int code = impl_->runOnProgressThread([&] {
+  int code = *impl_->runOnProgressThread([&] {
     MPI_Group world = MPI_GROUP_NULL, group = MPI_GROUP_NULL;
     MPI_Comm_group(MPI_COMM_WORLD, &world);
     MPI_Group_incl(world, static_cast<int>(ranks.size()), ranks.data(),
@@ -682,31 +691,50 @@ Status MpiTransport::allReduce(const std::vector<int> &ranks, void *data,
 
 StatusOr<std::vector<std::string>>
 MpiTransport::allGather(const std::string &value) {
-  int length = static_cast<int>(value.size());
+  // The buffers outlive a wait that times out: the progress thread may
+  // still be in MPI_Allgather with them when this returns.
+  struct Exchange {
+    std::string value, all;
+    std::vector<int> lengths, offsets;
+  };
+  auto exchange = std::make_shared<Exchange>();
+  exchange->value = value;
   int size = impl_->size;
-  std::vector<int> lengths(size), offsets(size);
-  std::string all;
-  int code = impl_->runOnProgressThread([&] {
-    if (int result = MPI_Allgather(&length, 1, MPI_INT, lengths.data(), 1,
-                                   MPI_INT, MPI_COMM_WORLD);
-        result != MPI_SUCCESS)
-      return result;
-    int total = 0;
-    for (int r = 0; r < size; ++r) {
-      offsets[r] = total;
-      total += lengths[r];
-    }
-    all.assign(total, '\0');
-    return MPI_Allgatherv(value.data(), length, MPI_CHAR, all.data(),
-                          lengths.data(), offsets.data(), MPI_CHAR,
-                          MPI_COMM_WORLD);
-  });
-  if (code != MPI_SUCCESS)
+  exchange->lengths.resize(size);
+  exchange->offsets.resize(size);
+  // A task that stopped or died before its exchange would hold the others
+  // here for ever: the set-up waits as long as a transfer does.
+  std::optional<int> code = impl_->runOnProgressThread(
+      [exchange, size] {
+        Exchange &e = *exchange;
+        int length = static_cast<int>(e.value.size());
+        if (int result = MPI_Allgather(&length, 1, MPI_INT, e.lengths.data(),
+                                       1, MPI_INT, MPI_COMM_WORLD);
+            result != MPI_SUCCESS)
+          return result;
+        int total = 0;
+        for (int r = 0; r < size; ++r) {
+          e.offsets[r] = total;
+          total += e.lengths[r];
+        }
+        e.all.assign(total, '\0');
+        return MPI_Allgatherv(e.value.data(), length, MPI_CHAR, e.all.data(),
+                              e.lengths.data(), e.offsets.data(), MPI_CHAR,
+                              MPI_COMM_WORLD);
+      },
+      impl_->timeoutSeconds);
+  if (!code)
+    return Status::unavailable(
+        "the set-up exchange with the other tasks (their devices and "
+        "programs) did not complete in " + impl_->seconds() +
+        " s (--transfer-timeout): a task failed, stopped or did not start");
+  if (*code != MPI_SUCCESS)
     return Status::unavailable("exchanging device lists failed: " +
-                               Impl::mpiError(code));
+                               Impl::mpiError(*code));
   std::vector<std::string> values;
   for (int r = 0; r < size; ++r)
-    values.push_back(all.substr(offsets[r], lengths[r]));
+    values.push_back(
+        exchange->all.substr(exchange->offsets[r], exchange->lengths[r]));
   return values;
 }
 

@@ -157,7 +157,8 @@ struct ClusterFlags {
   cl::opt<double> transferTimeout{
       "transfer-timeout",
       cl::desc("With --cluster: seconds a task waits for a tensor from "
-               "another task before failing"),
+               "another task, or for the tasks' set-up exchange, before "
+               "failing"),
       cl::init(300), cl::cat(category)};
 };
 
