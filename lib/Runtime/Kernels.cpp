@@ -1852,7 +1852,11 @@ template <Kernel K, typename S>
 void fusedOpBody(S *out, const S *a, const S *b, const S *const *rest,
                  size_t numOperands, int64_t n) {
   const S *pair[2] = {a, b};
-  const S *const *in = numOperands > 2 ? rest : pair;
+  const S *const *in = pair;
+  // A variadic kernel (add_n) may take more: then all are in `rest`.
+  if constexpr (kernelArity(K) != 1 && kernelArity(K) != 2)
+    if (numOperands > 2)
+      in = rest;
   if (n < kInlineBlock)
     elementwiseBlock<S>(K, numOperands, out, in, n);
   else
