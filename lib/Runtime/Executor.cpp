@@ -805,7 +805,8 @@ public:
       graphNote = "CUDA graphs: off (" + off + "); running step by step";
   }
 
-  /// Stream `k`'s failed step `index`: the run fails with its status.
+  /// Fails the run with `status`, that of step `index`, naming the step's
+  /// op (or fusion group) and device.
   void failStep(size_t index, const Status &status) {
     const ResolvedStep &resolved = steps[index];
     fail(status.withContext(

@@ -41,11 +41,10 @@ struct CompactLaunch {
 
 /// `call` compiled, where it is a launch of an elementwise kernel with one
 /// or two operands (its arity), all of its result's shape, of an element
-/// type the CPU has the kernel for (the general path's unbroadcast case,
-/// runElementwise); std::nullopt-like: a record whose `run` is null
-/// otherwise (the launch takes the general path). Pointers are the call's
-/// at this time: a caller that moves an operand (binding inputs) points
-/// the record too.
+/// type the CPU has the kernel for (the general path's unbroadcast case);
+/// otherwise a record whose `run` is null: the launch takes the general
+/// path (runHostKernel). The pointers are the call's now: a caller that
+/// moves an operand (binding inputs) points the record there too.
 CompactLaunch compileHostLaunch(const KernelCall &call);
 
 /// The error of a compiled launch whose run returned false (integer
