@@ -3,6 +3,8 @@
 #include "gplace/Runtime/Executor.h"
 #include "gplace/Runtime/Threads.h"
 
+#include "HostLaunch.h"
+
 #include "gplace/Runtime/Collective.h"
 #include "gplace/Runtime/Kernels.h"
 #include "gplace/Runtime/Transport.h"
@@ -38,6 +40,10 @@ struct ResolvedStep {
   const Step *step = nullptr;
   /// A fusion group's launches (then `step` is the first of them).
   std::unique_ptr<FusedCall> fused;
+  /// A fusion group on a device that runs host kernels, compiled at load
+  /// (compileHostFused), which the stream runs itself unless it captures;
+  /// null: Device::launchFused.
+  HostFusedProgramPtr hostFused;
   /// The step's kind and stream, and whether it is a collective's member:
   /// what each run reads of the step, kept here so that a run of many
   /// small launches reads one record per step, not two.
@@ -89,6 +95,12 @@ public:
   std::vector<void *> addresses; ///< Per buffer.
   std::vector<ResolvedStep> steps;
   std::vector<std::vector<size_t>> streams; ///< Step indices per stream.
+  /// Per stream, its launch list compiled at load: one record per step,
+  /// in order, a compiled elementwise launch (compileHostLaunch) or, with
+  /// `run` null, the step to run through runStep (`n`: its index), which
+  /// a run walks instead of the steps where it neither traces nor
+  /// captures (bench/results/2026-11-30-dispatch-2.md).
+  std::vector<std::vector<CompactLaunch>> launchLists;
   std::vector<std::unique_ptr<Event>> events;
   std::unique_ptr<llvm::StdThreadPool> pool;
   /// The members of all-reduces (launches of collective_reduce), by index
@@ -334,13 +346,33 @@ public:
     for (const std::vector<size_t> &stream : streams)
       for (size_t index : stream) {
         ResolvedStep &resolved = steps[index];
-        if (resolved.fused)
+        if (resolved.fused) {
           GPLACE_RETURN_IF_ERROR(
               resolved.device->prepareFused(*resolved.fused));
-        else if (resolved.step->kind == Step::Kind::Launch &&
+          if (resolved.device->runsHostKernels())
+            resolved.hostFused = compileHostFused(*resolved.fused);
+        } else if (resolved.step->kind == Step::Kind::Launch &&
                  !collectives.contains(index) && !resolved.controlFlow)
           GPLACE_RETURN_IF_ERROR(resolved.device->prepare(resolved.call));
       }
+    // The launch lists: what a run of each stream reads.
+    launchLists.resize(streams.size());
+    for (size_t k = 0; k < streams.size(); ++k) {
+      launchLists[k].reserve(streams[k].size());
+      for (size_t index : streams[k]) {
+        const ResolvedStep &resolved = steps[index];
+        CompactLaunch launch;
+        if (resolved.hostKernel && !resolved.fused &&
+            resolved.kind == Step::Kind::Launch && !resolved.collective &&
+            !resolved.controlFlow)
+          launch = compileHostLaunch(resolved.call);
+        if (!launch.run) {
+          launch = CompactLaunch();
+          launch.n = static_cast<int64_t>(index);
+        }
+        launchLists[k].push_back(launch);
+      }
+    }
     for (int i = 0; i < plan.numEvents; ++i)
       events.push_back(std::make_unique<Event>());
     for (const Step &step : plan.steps)
@@ -421,8 +453,11 @@ public:
 
   Status runStep(size_t index) {
     ResolvedStep &resolved = steps[index];
-    if (resolved.fused)
+    if (resolved.fused) {
+      if (resolved.hostFused && capturing < 0)
+        return runHostFusedProgram(*resolved.hostFused, *resolved.fused);
       return resolved.device->launchFused(*resolved.fused, resolved.stream);
+    }
     switch (resolved.kind) {
     case Step::Kind::Launch:
       if (resolved.collective)
@@ -770,12 +805,47 @@ public:
       graphNote = "CUDA graphs: off (" + off + "); running step by step";
   }
 
+  /// Fails the run with `status`, that of step `index`, naming the step's
+  /// op (or fusion group) and device.
+  void failStep(size_t index, const Status &status) {
+    const ResolvedStep &resolved = steps[index];
+    fail(status.withContext(
+        (resolved.fused ? resolved.fused->label : resolved.step->label) +
+        " on " + resolved.device->fullName() + ": "));
+  }
+
+  /// Runs stream `k`'s launch list (launchLists): compiled launches called
+  /// in place, the other steps through runStep.
+  void runLaunchList(size_t k) {
+    const std::vector<CompactLaunch> &list = launchLists[k];
+    const CompactLaunch *begin = list.data(), *end = begin + list.size();
+    for (const CompactLaunch *launch = begin; launch != end; ++launch) {
+      if (failed)
+        return;
+      if (launch->run) {
+        if (launch->run(*launch))
+          continue;
+        failStep(streams[k][launch - begin], hostCompactLaunchError());
+        return;
+      }
+      size_t index = static_cast<size_t>(launch->n);
+      if (Status status = runStep(index); !status) {
+        failStep(index, status);
+        return;
+      }
+    }
+  }
+
   /// Runs stream `k`'s steps in order, timing them when tracing.
   void runStream(size_t k) {
     // runHostKernel's set-up, once for the stream's launches: denormals
     // flushed, the OpenMP team size.
     ScopedFlushDenormal flush;
     useHostTeamSize(&intraOpThreads->current());
+    if (!tracing && capturing < 0) {
+      runLaunchList(k);
+      return;
+    }
     for (size_t index : streams[k]) {
       if (failed)
         return;
@@ -785,9 +855,7 @@ public:
       if (tracing && resolved.step->kind != Step::Kind::Record)
         timed[k].push_back({index, runs, start, nanos()});
       if (!status) {
-        fail(status.withContext(
-            (resolved.fused ? resolved.fused->label : resolved.step->label) +
-            " on " + resolved.device->fullName() + ": "));
+        failStep(index, status);
         return;
       }
     }
@@ -873,6 +941,13 @@ void Executor::Impl::findInputSlots() {
     if (resolved.step->kind == Step::Kind::Copy)
       slot(resolved.from, {nullptr, &resolved.from});
   }
+  // The compiled launches keep their own copies of their operands.
+  for (std::vector<CompactLaunch> &list : launchLists)
+    for (CompactLaunch &launch : list)
+      if (launch.run)
+        for (const void *&operand : launch.in)
+          if (operand)
+            slot(operand, {nullptr, &operand});
 }
 
 bool Executor::usesGraph() const {

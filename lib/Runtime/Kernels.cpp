@@ -16,6 +16,7 @@
 
 #include "gplace/Runtime/Kernels.h"
 #include "DnnlKernels.h"
+#include "HostLaunch.h"
 #include "gplace/Runtime/Random.h"
 #include "gplace/Runtime/Transport.h"
 #include "gplace/Runtime/Threads.h"
@@ -1791,6 +1792,239 @@ template <typename S> Status runFused(const FusedCall &call) {
   return integerDivisionStatus();
 }
 
+//===----------------------------------------------------------------------===//
+// Launches compiled at load (HostLaunch.h).
+//===----------------------------------------------------------------------===//
+
+/// A compiled launch of kernel K on storage type S: runElementwise's
+/// unbroadcast case, with a short tensor's loop inline (as a fused op's
+/// short block: the vector clones' call through the loader's indirection
+/// cost more than its few elements). Both compute each element alike.
+template <Kernel K, typename S> bool compactBody(const CompactLaunch &launch) {
+  const S *in[2] = {static_cast<const S *>(launch.in[0]),
+                    static_cast<const S *>(launch.in[1])};
+  S *out = static_cast<S *>(launch.out);
+  constexpr size_t kArity = static_cast<size_t>(kernelArity(K));
+  if (launch.n < kInlineBlock)
+    elementwiseBlock<S>(K, kArity, out, in, launch.n);
+  else
+    elementwiseLoop<K, S>(kArity, out, in, launch.n);
+  if constexpr (std::is_integral_v<S>)
+    return !integerDivisionByZero;
+  return true;
+}
+
+/// The compiled body of kernel K on element type `type`, or null.
+template <Kernel K> CompactLaunchFn compactLaunchFor(ElementType type) {
+  if constexpr (!isElementwiseKernel(K) ||
+                (kernelArity(K) != 1 && kernelArity(K) != 2)) {
+    (void)type;
+    return nullptr;
+  } else {
+    CompactLaunchFn fn = nullptr;
+    (void)dispatch<kernelCpuTypes(K)>(type, K, [&](auto tag) -> Status {
+      using S = typename decltype(tag)::type;
+      fn = &compactBody<K, S>;
+      return Status::ok();
+    });
+    return fn;
+  }
+}
+
+constexpr CompactLaunchFn (*kCompactLaunches[])(ElementType) = {
+#define GPLACE_KERNEL(Name, Mnemonic, Elementwise, Arity, TypedByOperand)     \
+  &compactLaunchFor<Kernel::Name>,
+#include "gplace/Dialect/Graph/GraphOpTable.def"
+};
+static_assert(std::size(kCompactLaunches) == kNumKernels);
+
+/// A fused op's block body on storage type S: elementwiseBlock of one
+/// kernel, inline for a short block, in the vector clones for a long one
+/// (runFusedRange's choice). Its first two operands are `a` and `b` (a
+/// unary op's `b` is unused), passed in registers; an op of more than two
+/// operands (add_n) finds them all in `rest`.
+template <typename S>
+using FusedOpFn = void (*)(S *out, const S *a, const S *b,
+                           const S *const *rest, size_t numOperands,
+                           int64_t n);
+
+template <Kernel K, typename S>
+void fusedOpBody(S *out, const S *a, const S *b, const S *const *rest,
+                 size_t numOperands, int64_t n) {
+  const S *pair[2] = {a, b};
+  const S *const *in = pair;
+  // A variadic kernel (add_n) may take more: then all are in `rest`.
+  if constexpr (kernelArity(K) != 1 && kernelArity(K) != 2)
+    if (numOperands > 2)
+      in = rest;
+  if (n < kInlineBlock)
+    elementwiseBlock<S>(K, numOperands, out, in, n);
+  else
+    elementwiseLoop<K, S>(numOperands, out, in, n);
+}
+
+/// The block body of kernel K on S, or null (not elementwise, or no CPU
+/// kernel of that type).
+template <Kernel K, typename S> constexpr FusedOpFn<S> fusedOpFor() {
+  if constexpr (isElementwiseKernel(K) && hasCpuKernel<K, S>())
+    return &fusedOpBody<K, S>;
+  else
+    return nullptr;
+}
+
+template <typename S> constexpr FusedOpFn<S> kFusedOps[] = {
+#define GPLACE_KERNEL(Name, Mnemonic, Elementwise, Arity, TypedByOperand)     \
+  fusedOpFor<Kernel::Name, S>(),
+#include "gplace/Dialect/Graph/GraphOpTable.def"
+};
+
+/// The most operands a compiled fused op takes.
+constexpr size_t kMaxFusedOperands = 8;
+
+} // namespace
+
+struct HostFusedProgram {
+  /// 24 bytes: a run reads one record per op, in order.
+  struct Op {
+    void (*fn)() = nullptr; ///< FusedOpFn<S> of the group's S.
+    /// Its operands' slots (k < inputs for FusedCall::inputs[k], inputs +
+    /// i for ops[i]'s value): the first two here (a unary op's second is
+    /// its first), all of them from operands[first] on where more.
+    uint32_t a = 0, b = 0;
+    int32_t output = -1; ///< As FusedCall::Op::output.
+    uint16_t count = 0;
+    uint32_t first = 0;
+  };
+  ElementType type = ElementType::F32;
+  std::vector<Op> ops;
+  std::vector<uint32_t> operands; ///< Ops of more than two operands'.
+  /// A run on one thread (under kParallelMinElements elements): its
+  /// scratch and slots, kept from run to run (the executor never runs one
+  /// launch on two threads at once).
+  mutable std::unique_ptr<char[]> scratch;
+  mutable size_t scratchBytes = 0;
+  mutable std::vector<const void *> slots;
+};
+
+void HostFusedProgramDeleter::operator()(HostFusedProgram *program) const {
+  delete program;
+}
+
+namespace {
+
+/// runFusedRange, from `program`'s dense ops. `scratch`: (inputs + ops)
+/// blocks of min(end - begin, kBlock) elements; `slots`: inputs + ops.
+template <typename S>
+void runProgramRange(const HostFusedProgram &program, const FusedCall &call,
+                     int64_t begin, int64_t end, S *scratch,
+                     const S **slots) {
+  const std::vector<int64_t> &shape = call.type.shape;
+  size_t numInputs = call.inputs.size(), numOps = program.ops.size();
+  size_t block = static_cast<size_t>(std::min(end - begin, kBlock));
+  std::vector<BroadcastReader<S>> readers;
+  for (const TensorRef &input : call.inputs)
+    readers.emplace_back(input, shape);
+  std::array<S *, 4> fewOutputs;
+  std::vector<S *> manyOutputs;
+  S **outputs = fewOutputs.data();
+  if (call.outputs.size() > fewOutputs.size()) {
+    manyOutputs.resize(call.outputs.size());
+    outputs = manyOutputs.data();
+  }
+  for (size_t o = 0; o < call.outputs.size(); ++o)
+    outputs[o] = ptr<S>(call.outputs[o]);
+  const uint32_t *operands = program.operands.data();
+  const HostFusedProgram::Op *ops = program.ops.data();
+  for (int64_t start = begin; start < end; start += kBlock) {
+    int64_t count = std::min(kBlock, end - start);
+    for (size_t k = 0; k < readers.size(); ++k)
+      slots[k] = readers[k].read(start, count, scratch + k * block);
+    const S **values = slots + numInputs;
+    S *ownScratch = scratch + numInputs * block;
+    for (size_t i = 0; i < numOps; ++i) {
+      const HostFusedProgram::Op &op = ops[i];
+      const S *rest[kMaxFusedOperands];
+      if (op.count > 2)
+        for (uint32_t j = 0; j < op.count; ++j)
+          rest[j] = slots[operands[op.first + j]];
+      // A stored value is computed into its output; the planner never
+      // places an output over memory the group still reads.
+      S *out = op.output >= 0 ? outputs[op.output] + start
+                              : ownScratch + i * block;
+      values[i] = out;
+      reinterpret_cast<FusedOpFn<S>>(op.fn)(out, slots[op.a], slots[op.b],
+                                            rest, op.count, count);
+    }
+  }
+}
+
+/// runProgramRange with scratch of its own.
+template <typename S>
+void runProgramRangeAlone(const HostFusedProgram &program,
+                          const FusedCall &call, int64_t begin, int64_t end) {
+  size_t numInputs = call.inputs.size(), numOps = program.ops.size();
+  size_t block = static_cast<size_t>(std::min(end - begin, kBlock));
+  // Not value-initialized: every element read is written first.
+  std::unique_ptr<S[]> scratch(new S[(numInputs + numOps) * block]);
+  std::unique_ptr<const S *[]> slots(new const S *[numInputs + numOps]);
+  runProgramRange<S>(program, call, begin, end, scratch.get(), slots.get());
+}
+
+/// runFused, from `program`.
+template <typename S>
+Status runProgram(const HostFusedProgram &program, const FusedCall &call) {
+  int64_t n = call.type.numElements();
+  if (n < kParallelMinElements) {
+    // One thread (parallelFor's choice below this size): the program's
+    // own scratch, allocated on the first run.
+    size_t numSlots = call.inputs.size() + program.ops.size();
+    size_t bytes = numSlots * static_cast<size_t>(std::min(n, kBlock)) *
+                   sizeof(S);
+    try {
+      if (program.scratchBytes < bytes) {
+        program.scratch.reset(new char[bytes]);
+        program.scratchBytes = bytes;
+      }
+      program.slots.resize(numSlots);
+    } catch (const std::bad_alloc &) {
+      return Status::outOfMemory("no host memory for the scratch of fused "
+                                 "kernel " +
+                                 call.label);
+    }
+    if constexpr (std::is_floating_point_v<S>)
+      recordLaunchTeam(1); // As parallelFor.
+    runProgramRange<S>(program, call, 0, n,
+                       reinterpret_cast<S *>(program.scratch.get()),
+                       reinterpret_cast<const S **>(program.slots.data()));
+    if constexpr (std::is_floating_point_v<S>)
+      return Status::ok();
+    return integerDivisionStatus();
+  }
+  if constexpr (std::is_floating_point_v<S>) {
+    std::atomic<bool> outOfMemory{false};
+    parallelFor(n, [&](int64_t begin, int64_t end) {
+      try {
+        runProgramRangeAlone<S>(program, call, begin, end);
+      } catch (const std::bad_alloc &) {
+        outOfMemory = true;
+      }
+    });
+    if (outOfMemory)
+      return Status::outOfMemory("no host memory for the scratch of fused "
+                                 "kernel " +
+                                 call.label);
+    return Status::ok();
+  }
+  try {
+    runProgramRangeAlone<S>(program, call, 0, n);
+  } catch (const std::bad_alloc &) {
+    return Status::outOfMemory("no host memory for the scratch of fused "
+                               "kernel " +
+                               call.label);
+  }
+  return integerDivisionStatus();
+}
+
 } // namespace
 
 /// Sets the calling thread's OpenMP team size (a per-thread setting) to
@@ -1939,6 +2173,81 @@ Status runHostFused(const FusedCall &call) {
                           using S = typename decltype(tag)::type;
                           return runFused<S>(call);
                         });
+}
+
+CompactLaunch compileHostLaunch(const KernelCall &call) {
+  CompactLaunch launch;
+  size_t arity = call.inputs.size();
+  if (!isElementwiseKernel(call.kernel) || call.outputs.size() != 1 ||
+      (arity != 1 && arity != 2) ||
+      kernelArity(call.kernel) != static_cast<int>(arity))
+    return launch;
+  const TensorType &type = *call.outputs[0].type;
+  for (const TensorRef &input : call.inputs)
+    if (!sameShape(input.type->shape, type.shape))
+      return launch; // Broadcast: the general path.
+  launch.run =
+      kCompactLaunches[static_cast<size_t>(call.kernel)](type.elementType);
+  if (!launch.run)
+    return launch; // No CPU kernel of the type: the general path says so.
+  launch.out = call.outputs[0].data;
+  for (size_t k = 0; k < arity; ++k)
+    launch.in[k] = call.inputs[k].data;
+  launch.n = type.numElements();
+  return launch;
+}
+
+Status hostCompactLaunchError() { return integerDivisionStatus(); }
+
+HostFusedProgramPtr compileHostFused(const FusedCall &call) {
+  unsigned bit = 1u << static_cast<int>(call.type.elementType);
+  for (const FusedCall::Op &op : call.ops)
+    if (!isElementwiseKernel(op.kernel) || !(kernelCpuTypes(op.kernel) & bit) ||
+        op.operands.size() > kMaxFusedOperands)
+      return nullptr;
+  HostFusedProgramPtr program(new HostFusedProgram);
+  program->type = call.type.elementType;
+  uint32_t numInputs = static_cast<uint32_t>(call.inputs.size());
+  constexpr unsigned kNumeric = 0x3f; // Every type but i1.
+  Status typed = dispatch<kNumeric>(
+      call.type.elementType, Kernel::Add, [&](auto tag) -> Status {
+        using S = typename decltype(tag)::type;
+        for (const FusedCall::Op &op : call.ops) {
+          HostFusedProgram::Op compiled;
+          compiled.fn = reinterpret_cast<void (*)()>(
+              kFusedOps<S>[static_cast<size_t>(op.kernel)]);
+          compiled.output = op.output;
+          compiled.count = static_cast<uint16_t>(op.operands.size());
+          std::vector<uint32_t> slots;
+          for (int operand : op.operands)
+            slots.push_back(operand >= 0 ? static_cast<uint32_t>(operand)
+                                         : numInputs + static_cast<uint32_t>(
+                                                           -1 - operand));
+          if (slots.empty())
+            return Status::invalidArgument("a fused op without operands");
+          compiled.a = slots[0];
+          compiled.b = slots.size() > 1 ? slots[1] : slots[0];
+          if (slots.size() > 2) {
+            compiled.first = static_cast<uint32_t>(program->operands.size());
+            program->operands.insert(program->operands.end(), slots.begin(),
+                                     slots.end());
+          }
+          program->ops.push_back(compiled);
+        }
+        return Status::ok();
+      });
+  if (!typed)
+    return nullptr;
+  return program;
+}
+
+Status runHostFusedProgram(const HostFusedProgram &program,
+                           const FusedCall &call) {
+  constexpr unsigned kNumeric = 0x3f; // Every type but i1.
+  return dispatch<kNumeric>(program.type, Kernel::Add, [&](auto tag) -> Status {
+    using S = typename decltype(tag)::type;
+    return runProgram<S>(program, call);
+  });
 }
 
 } // namespace gplace::runtime

@@ -1275,6 +1275,53 @@ TEST(Executor, RunBoundReadsInputsInPlaceOnHostMemory) {
   }
 }
 
+TEST(Executor, LaunchListsReadBoundInputsAndRunEveryLaunch) {
+  // A chain on the host CPU, whose launches run from the stream's launch
+  // list (records compiled at load, HostLaunch.h): each run must see the
+  // inputs bound for it and run every launch, fused or not.
+  for (bool fused : {false, true}) {
+    PlanBuilder p;
+    p.plan.devices.resize(1); // The CPU alone.
+    int x = p.input(), one = p.constant(0, 1);
+    int a = p.arena(0, 0), b = p.arena(0, 64), c = p.arena(0, 128),
+        d = p.arena(0, 192);
+    if (fused)
+      for (int inRegisters : {b, c})
+        p.plan.buffers[inRegisters].kind = BufferDesc::Kind::Register;
+    p.step(Step::Kind::Launch, 0, 0, Kernel::Add, {x, one}, {a}, -1, "Add");
+    p.step(Step::Kind::Launch, 0, 0, Kernel::Mul, {a, x}, {b}, -1, "Mul");
+    p.step(Step::Kind::Launch, 0, 0, Kernel::Neg, {b}, {c}, -1, "Neg");
+    p.step(Step::Kind::Launch, 0, 0, Kernel::Sub, {c, a}, {d}, -1, "Sub");
+    if (fused)
+      for (Step &step : p.plan.steps)
+        step.fusion = 0;
+    p.plan.results = {d, a};
+    DeviceManager devices({0, 0});
+    StatusOr<std::unique_ptr<Executor>> executor =
+        Executor::create(p.plan, devices, kStepByStep);
+    ASSERT_TRUE(executor) << executor.status().message();
+    ASSERT_TRUE((*executor)->canBindInputs());
+    for (float base : {1.0f, 10.0f, -3.0f}) {
+      float in[4] = {base, base + 1, base + 2, base + 3};
+      StatusOr<std::vector<TensorRef>> results = (*executor)->runBound({in});
+      ASSERT_TRUE(results) << results.status().message();
+      // d = -(x + 1) * x - (x + 1).
+      for (int i = 0; i < 4; ++i) {
+        float xi = in[i];
+        EXPECT_EQ(static_cast<const float *>((*results)[0].data)[i],
+                  -(xi + 1) * xi - (xi + 1))
+            << "fused " << fused << " x " << xi;
+        EXPECT_EQ(static_cast<const float *>((*results)[1].data)[i], xi + 1);
+      }
+    }
+    // Staged again afterwards: the staging memory, zeros.
+    std::memset((*executor)->stagedInput(0).data, 0, 16);
+    StatusOr<std::vector<TensorRef>> staged = (*executor)->runStaged();
+    ASSERT_TRUE(staged);
+    EXPECT_EQ(static_cast<const float *>((*staged)[0].data)[0], -1.0f);
+  }
+}
+
 } // namespace
 
 namespace {
