@@ -627,9 +627,12 @@ template <Kernel K> Status runReduce(const KernelCall &call) {
         S *out = ptr<S>(call.outputs[0]);
         auto combine = [](A &slot, A x) {
           if constexpr (K == Kernel::ReduceMax) {
-            if constexpr (isFloat) { // NaN wins, as in TensorFlow's Max.
-              if (!std::isnan(slot) && (std::isnan(x) || x > slot))
-                slot = x;
+            if constexpr (isFloat) { // NaN wins, as in TensorFlow's Max:
+              // a NaN slot stays (x > NaN is false) unless x is NaN too.
+              // Selects, not branches: on random data `x > slot` is
+              // mispredicted often.
+              A larger = x > slot ? x : slot;
+              slot = std::isnan(x) ? x : larger;
             } else if (x > slot) {
               slot = x;
             }
