@@ -557,7 +557,8 @@ bool dilatedPool(Node &n, Value x, const Window &window, ArrayRef<int64_t> pads,
         i == 0 ? "dilated_rows_indices" : "dilated_columns_indices");
     shape[2 + i] = counts[i];
     x = n.op<GatherOp>(RankedTensorType::get(shape, in.getElementType()),
-                       {x, constant}, {n.named("axis", b.getI64IntegerAttr(2 + i))},
+                       {x, constant},
+                       {n.named("axis", b.getI64IntegerAttr(2 + i))},
                        i == 0 ? "dilated_rows" : "dilated_columns");
   }
   sub.input = RankedTensorType::get(subShape, in.getElementType());
