@@ -628,9 +628,12 @@ template <Kernel K> Status runReduce(const KernelCall &call) {
         S *out = ptr<S>(call.outputs[0]);
         auto combine = [](A &slot, A x) {
           if constexpr (K == Kernel::ReduceMax) {
-            if constexpr (isFloat) { // NaN wins, as in TensorFlow's Max.
-              if (!std::isnan(slot) && (std::isnan(x) || x > slot))
-                slot = x;
+            if constexpr (isFloat) { // NaN wins, as in TensorFlow's Max:
+              // a NaN slot stays (x > NaN is false) unless x is NaN too.
+              // Selects, not branches: on random data `x > slot` is
+              // mispredicted often.
+              A larger = x > slot ? x : slot;
+              slot = std::isnan(x) ? x : larger;
             } else if (x > slot) {
               slot = x;
             }
@@ -1420,11 +1423,44 @@ template <> Status runKernel<Kernel::Select>(const KernelCall &call) {
       });
 }
 
+/// OneHot's rows with elements of `T`'s size (their bits copied, whatever
+/// their type): each row `off`, then `on` at its index when in range.
+template <typename T>
+void oneHotRows(const KernelCall &call, int64_t rows, int64_t depth) {
+  T on, off;
+  std::memcpy(&on, call.inputs[1].data, sizeof(T));
+  std::memcpy(&off, call.inputs[2].data, sizeof(T));
+  T *out = static_cast<T *>(call.outputs[0].data);
+  for (int64_t r = 0; r < rows; ++r) {
+    int64_t index = readIndex(call.inputs[0], r);
+    T *row = out + r * depth;
+    std::fill(row, row + depth, off);
+    if (index >= 0 && index < depth)
+      row[index] = on;
+  }
+}
+
 template <> Status runKernel<Kernel::OneHot>(const KernelCall &call) {
   const TensorType &outType = *call.outputs[0].type;
   int64_t depth = outType.shape.back();
   int64_t rows = call.inputs[0].type->numElements();
   int64_t size = elementBytes(outType.elementType);
+  switch (size) {
+  case 1:
+    oneHotRows<uint8_t>(call, rows, depth);
+    return Status::ok();
+  case 2:
+    oneHotRows<uint16_t>(call, rows, depth);
+    return Status::ok();
+  case 4:
+    oneHotRows<uint32_t>(call, rows, depth);
+    return Status::ok();
+  case 8:
+    oneHotRows<uint64_t>(call, rows, depth);
+    return Status::ok();
+  default:
+    break;
+  }
   const uint8_t *on = static_cast<const uint8_t *>(call.inputs[1].data);
   const uint8_t *off = static_cast<const uint8_t *>(call.inputs[2].data);
   uint8_t *out = static_cast<uint8_t *>(call.outputs[0].data);

@@ -478,6 +478,35 @@ TEST(Kernels, CastSaturatesAndMapsNanToZero) {
             (std::vector<int64_t>{0, INT64_MIN, INT64_MAX}));
 }
 
+// OneHot: off_value everywhere but on_value at each row's index; an index
+// outside [0, depth) a row of off_value (TensorFlow's); every element size
+// the kernel copies as bits, with both index types.
+TEST(Kernels, OneHotSetsEachRowsIndexAndNothingOutOfRange) {
+  HostTensor indices =
+      tensorOf<int64_t>(ElementType::I64, {2, 2}, {2, -1, 3, 0});
+  HostTensor on = tensorOf<float>(ElementType::F32, {}, {7});
+  HostTensor off = tensorOf<float>(ElementType::F32, {}, {-0.5});
+  HostTensor out(TensorType{ElementType::F32, {2, 2, 3}});
+  ASSERT_TRUE(run(Kernel::OneHot, {}, {&indices, &on, &off}, out).isOk());
+  EXPECT_EQ(valuesOf<float>(out),
+            (std::vector<float>{-0.5, -0.5, 7, -0.5, -0.5, -0.5, -0.5, -0.5,
+                                -0.5, 7, -0.5, -0.5}));
+  HostTensor indices32 = tensorOf<int32_t>(ElementType::I32, {3}, {1, 0, 1});
+  HostTensor on64 = tensorOf<double>(ElementType::F64, {}, {1e300});
+  HostTensor off64 = tensorOf<double>(ElementType::F64, {}, {-2});
+  HostTensor out64(TensorType{ElementType::F64, {3, 2}});
+  ASSERT_TRUE(
+      run(Kernel::OneHot, {}, {&indices32, &on64, &off64}, out64).isOk());
+  EXPECT_EQ(valuesOf<double>(out64),
+            (std::vector<double>{-2, 1e300, 1e300, -2, -2, 1e300}));
+  HostTensor on8 = tensorOf<uint8_t>(ElementType::UI8, {}, {5});
+  HostTensor off8 = tensorOf<uint8_t>(ElementType::UI8, {}, {3});
+  HostTensor out8(TensorType{ElementType::UI8, {3, 3}});
+  ASSERT_TRUE(run(Kernel::OneHot, {}, {&indices32, &on8, &off8}, out8).isOk());
+  EXPECT_EQ(valuesOf<uint8_t>(out8),
+            (std::vector<uint8_t>{3, 5, 3, 5, 3, 3, 3, 5, 3}));
+}
+
 TEST(Kernels, IntegerDivisionByZeroIsAnError) {
   HostTensor a = tensorOf<int64_t>(ElementType::I64, {2}, {1, 2});
   HostTensor b = tensorOf<int64_t>(ElementType::I64, {2}, {1, 0});

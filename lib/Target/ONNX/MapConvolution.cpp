@@ -393,7 +393,7 @@ bool explicitPool(Node &n, Value x, const Window &window,
       return false;
     }
   }
-  if (window.oneD)
+  if (window.oneD && cast<RankedTensorType>(x.getType()).getRank() == 3)
     x = n.reshape(x, in.getShape(), "input_2d");
   auto paddedType = RankedTensorType::get(paddedShape, element);
   bool unpadded = llvm::all_of(pads, [](int64_t p) { return p == 0; });
@@ -427,8 +427,10 @@ bool explicitPool(Node &n, Value x, const Window &window,
   bool rescale = average && !countPads;
   bool last = !rescale && !window.oneD;
   if (llvm::any_of(window.dilations, [](int64_t d) { return d != 1; })) {
-    // A dilated MaxPool: the maximum of each window position's elements,
-    // gathered (constant indices) along the height, then the width.
+    // A dilated MaxPool whose strides are not multiples of its dilations
+    // (dilatedPool takes the others): the maximum of each window position's
+    // elements, gathered (constant indices) along the height, then the
+    // width.
     auto indices = [&](int d, int64_t offset, const std::string &suffix) {
       SmallVector<int64_t> values;
       for (int64_t o = 0; o < window.output.getDimSize(2 + d); ++o)
@@ -501,6 +503,69 @@ bool explicitPool(Node &n, Value x, const Window &window,
   return true;
 }
 
+/// A dilated MaxPool whose strides are multiples of its dilations (in each
+/// dimension, stride = m * dilation): every window reads only the rows and
+/// columns of the padded input at multiples of the dilation, so the pool is
+/// an undilated one (kernel unchanged, stride m) over that subsampled
+/// input: the rows, then the columns, the window reaches gathered from the
+/// input (constant indices), padded with the lowest value where they fall in
+/// the pads, then explicitPool. K_h + K_w taps a window position become one
+/// `max_pool`, where the general decomposition gathers each of the K_h * K_w
+/// taps. False (nothing built) where a stride is not a multiple of its
+/// dilation or a dimension's window positions reach no input element.
+bool dilatedPool(Node &n, Value x, const Window &window, ArrayRef<int64_t> pads,
+                 SmallVectorImpl<Value> &results, std::string &reason) {
+  RankedTensorType in = window.input;
+  Window sub = window;
+  // Per dimension: the subsampled rows (padded coordinates d * j, j < size)
+  // the input covers, [first, first + count), at input rows start + d * k.
+  SmallVector<int64_t> subPads(4, 0), subShape(in.getShape());
+  SmallVector<int64_t> starts(2), counts(2);
+  for (int i = 0; i < 2; ++i) {
+    int64_t d = window.dilations[i], s = window.strides[i];
+    if (s % d != 0)
+      return false;
+    int64_t m = s / d, size = in.getDimSize(2 + i), before = pads[2 * i];
+    int64_t rows = (window.output.getDimSize(2 + i) - 1) * m + window.kernel[i];
+    int64_t first = (before + d - 1) / d;
+    int64_t end = std::min(rows, (size + before + d - 1) / d);
+    if (end <= first)
+      return false;
+    starts[i] = d * first - before;
+    counts[i] = end - first;
+    subPads[2 * i] = first;
+    subPads[2 * i + 1] = rows - end;
+    subShape[2 + i] = counts[i];
+    sub.strides[i] = m;
+    sub.dilations[i] = 1;
+  }
+  Builder &b = n.builder();
+  if (window.oneD)
+    x = n.reshape(x, in.getShape(), "input_2d");
+  SmallVector<int64_t> shape(in.getShape());
+  for (int i = 0; i < 2; ++i) {
+    int64_t d = window.dilations[i];
+    if (d == 1 && starts[i] == 0 && counts[i] == in.getDimSize(2 + i))
+      continue;
+    SmallVector<int64_t> indices;
+    for (int64_t k = 0; k < counts[i]; ++k)
+      indices.push_back(starts[i] + d * k);
+    Value constant = n.constant(
+        DenseElementsAttr::get(
+            RankedTensorType::get({counts[i]}, b.getI64Type()),
+            ArrayRef<int64_t>(indices)),
+        i == 0 ? "dilated_rows_indices" : "dilated_columns_indices");
+    shape[2 + i] = counts[i];
+    x = n.op<GatherOp>(RankedTensorType::get(shape, in.getElementType()),
+                       {x, constant},
+                       {n.named("axis", b.getI64IntegerAttr(2 + i))},
+                       i == 0 ? "dilated_rows" : "dilated_columns");
+  }
+  sub.input = RankedTensorType::get(subShape, in.getElementType());
+  return explicitPool<MaxPoolOp>(n, x, sub, subPads, /*countPads=*/false,
+                                 results, reason);
+}
+
 /// MaxPool and AveragePool: 1-D and 2-D, padding TensorFlow can express
 /// (none, or SAME's), which for AveragePool averages only the elements
 /// inside.
@@ -533,6 +598,8 @@ bool mapPool(Node &n, SmallVectorImpl<Value> &results, std::string &reason) {
     return false;
   bool countPads = average && n.getInt("count_include_pad", 0) &&
                    llvm::any_of(padding.pads, [](int64_t p) { return p != 0; });
+  if (dilated && dilatedPool(n, x, window, padding.pads, results, reason))
+    return true;
   if (padding.mode == "EXPLICIT" || countPads || dilated)
     return explicitPool<OpT>(n, x, window, padding.pads, countPads, results,
                              reason);

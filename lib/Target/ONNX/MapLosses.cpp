@@ -88,10 +88,13 @@ SmallVector<int64_t> inverse(ArrayRef<int64_t> perm) {
 /// "mean": the sum over the sum of the weights of the targets not
 /// ignored). The class is selected by a one_hot mask (a target outside
 /// [0, C) gives a row of zeros; an ignored one is made -1 first), so that
-/// the loss is a mul and reduce_sum of `logProb`, differentiable.
+/// the loss is a mul and reduce_sum of `logProb`, differentiable. With
+/// `lossShape` (the node's target shape, when the caller flattened its
+/// dimensions after N), an unreduced loss is reshaped to it.
 bool negativeLogLikelihood(Node &n, Value logProb, Value target, Value weight,
                            SmallVectorImpl<Value> &results,
-                           std::string &reason) {
+                           std::string &reason,
+                           std::optional<ArrayRef<int64_t>> lossShape = {}) {
   auto probType = cast<RankedTensorType>(logProb.getType());
   auto targetType = dyn_cast_or_null<RankedTensorType>(
       target ? target.getType() : Type());
@@ -136,9 +139,10 @@ bool negativeLogLikelihood(Node &n, Value logProb, Value target, Value weight,
   Value picked = n.op<MulOp>(probType, {logProb, selected}, {}, "picked");
   Value sum = reduceSum(n, picked, {rank - 1}, "sum_classes");
   bool none = reduction == "none";
-  Value loss = n.op<NegOp>(sum.getType(), sum, {}, none ? "" : "loss");
+  Value loss =
+      n.op<NegOp>(sum.getType(), sum, {}, none && !lossShape ? "" : "loss");
   if (none) {
-    results.push_back(loss);
+    results.push_back(lossShape ? n.reshape(loss, *lossShape) : loss);
     return true;
   }
   auto scalarType = RankedTensorType::get({}, element);
@@ -158,8 +162,31 @@ bool negativeLogLikelihood(Node &n, Value logProb, Value target, Value weight,
   return true;
 }
 
+/// `input` [N, C, d1, ..., dk] and `target` [N, d1, ..., dk] reshaped to
+/// [N, C, d1 * ... * dk] and [N, d1 * ... * dk] (`input_3d`,
+/// `target_3d`): the losses' elementwise ops and reductions on
+/// three dimensions rather than k + 2, the same elements in the same
+/// order. False (nothing built) where the target is not of that shape.
+bool flattenSpatial(Node &n, Value &input, Value &target) {
+  auto type = cast<RankedTensorType>(input.getType());
+  auto targetType = dyn_cast_or_null<RankedTensorType>(
+      target ? target.getType() : Type());
+  if (!targetType || targetType.getRank() != type.getRank() - 1 ||
+      targetType.getDimSize(0) != type.getDimSize(0) ||
+      targetType.getShape().drop_front() != type.getShape().drop_front(2))
+    return false;
+  int64_t spatial = 1;
+  for (int64_t d : type.getShape().drop_front(2))
+    spatial *= d;
+  int64_t batch = type.getDimSize(0), classes = type.getDimSize(1);
+  input = n.reshape(input, {batch, classes, spatial}, "input_3d");
+  target = n.reshape(target, {batch, spatial}, "target_3d");
+  return true;
+}
+
 /// NegativeLogLikelihoodLoss: input [N, C, d1, ..., dk] (log-probabilities),
-/// target [N, d1, ..., dk], optional weight [C].
+/// target [N, d1, ..., dk], optional weight [C]; k > 1 flattened to one
+/// (flattenSpatial).
 bool mapNegativeLogLikelihoodLoss(Node &n, SmallVectorImpl<Value> &results,
                                   std::string &reason) {
   Value input = n.input(0);
@@ -168,15 +195,22 @@ bool mapNegativeLogLikelihoodLoss(Node &n, SmallVectorImpl<Value> &results,
     reason = "an input of rank below 2";
     return false;
   }
+  Value target = n.input(1);
+  std::optional<ArrayRef<int64_t>> lossShape;
+  if (type.getRank() > 3 && flattenSpatial(n, input, target)) {
+    lossShape = n.inputType(1).getShape();
+    type = cast<RankedTensorType>(input.getType());
+  }
   if (type.getRank() > 2)
     input = n.transpose(input, classesLast(type.getRank()), "classes_last");
-  return negativeLogLikelihood(n, input, n.input(1), n.input(2), results,
-                               reason);
+  return negativeLogLikelihood(n, input, target, n.input(2), results, reason,
+                               lossShape);
 }
 
 /// SoftmaxCrossEntropyLoss: the negative log-likelihood of
 /// log_softmax(scores) over the classes (dimension 1), and that
-/// log-probability as the optional second output.
+/// log-probability as the optional second output; scores of rank above 3
+/// flattened to 3 (flattenSpatial).
 bool mapSoftmaxCrossEntropyLoss(Node &n, SmallVectorImpl<Value> &results,
                                 std::string &reason) {
   Value scores = n.input(0);
@@ -185,6 +219,12 @@ bool mapSoftmaxCrossEntropyLoss(Node &n, SmallVectorImpl<Value> &results,
   if (rank < 2) {
     reason = "scores of rank below 2";
     return false;
+  }
+  Value target = n.input(1);
+  std::optional<ArrayRef<int64_t>> lossShape;
+  if (rank > 3 && flattenSpatial(n, scores, target)) {
+    lossShape = n.inputType(1).getShape();
+    rank = 3;
   }
   SmallVector<int64_t> perm = classesLast(rank);
   if (rank > 2)
@@ -195,13 +235,17 @@ bool mapSoftmaxCrossEntropyLoss(Node &n, SmallVectorImpl<Value> &results,
   Value logProb = n.op<LogSoftmaxOp>(
       scores.getType(), scores, {},
       logProbOut && rank == 2 ? "log_prob" : "log_softmax");
-  if (!negativeLogLikelihood(n, logProb, n.input(1), n.input(2), results,
-                             reason))
+  if (!negativeLogLikelihood(n, logProb, target, n.input(2), results, reason,
+                             lossShape))
     return false;
-  if (logProbOut)
-    results.push_back(rank == 2 ? logProb
-                                : n.transpose(logProb, inverse(perm),
-                                              "log_prob"));
+  if (logProbOut) {
+    if (rank > 2)
+      logProb = n.transpose(logProb, inverse(perm),
+                            lossShape ? "log_prob_3d" : "log_prob");
+    if (lossShape)
+      logProb = n.reshape(logProb, type.getShape(), "log_prob");
+    results.push_back(logProb);
+  }
   return true;
 }
 
