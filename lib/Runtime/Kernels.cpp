@@ -35,6 +35,7 @@
 #include <array>
 #include <atomic>
 #include <cmath>
+#include <cstddef>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
@@ -1935,11 +1936,11 @@ struct HostFusedProgram {
   std::vector<Op> ops;
   std::vector<uint32_t> operands; ///< Ops of more than two operands'.
   /// A run on one thread (under kParallelMinElements elements): its
-  /// scratch and slots, kept from run to run (the executor never runs one
-  /// launch on two threads at once).
+  /// slots (const S *, one per input and op) and then its scratch, in one
+  /// allocation kept from run to run (the executor never runs one launch
+  /// on two threads at once).
   mutable std::unique_ptr<char[]> scratch;
   mutable size_t scratchBytes = 0;
-  mutable std::vector<const void *> slots;
 };
 
 void HostFusedProgramDeleter::operator()(HostFusedProgram *program) const {
@@ -2014,14 +2015,18 @@ Status runProgram(const HostFusedProgram &program, const FusedCall &call) {
     // One thread (parallelFor's choice below this size): the program's
     // own scratch, allocated on the first run.
     size_t numSlots = call.inputs.size() + program.ops.size();
-    size_t bytes = numSlots * static_cast<size_t>(std::min(n, kBlock)) *
-                   sizeof(S);
+    // The slots first, rounded up to the scratch's alignment.
+    constexpr size_t kAlign = alignof(std::max_align_t);
+    size_t slotBytes =
+        (numSlots * sizeof(const S *) + kAlign - 1) / kAlign * kAlign;
+    size_t bytes = slotBytes + numSlots *
+                                   static_cast<size_t>(std::min(n, kBlock)) *
+                                   sizeof(S);
     try {
       if (program.scratchBytes < bytes) {
         program.scratch.reset(new char[bytes]);
         program.scratchBytes = bytes;
       }
-      program.slots.resize(numSlots);
     } catch (const std::bad_alloc &) {
       return Status::outOfMemory("no host memory for the scratch of fused "
                                  "kernel " +
@@ -2029,9 +2034,10 @@ Status runProgram(const HostFusedProgram &program, const FusedCall &call) {
     }
     if constexpr (std::is_floating_point_v<S>)
       recordLaunchTeam(1); // As parallelFor.
-    runProgramRange<S>(program, call, 0, n,
-                       reinterpret_cast<S *>(program.scratch.get()),
-                       reinterpret_cast<const S **>(program.slots.data()));
+    runProgramRange<S>(
+        program, call, 0, n,
+        reinterpret_cast<S *>(program.scratch.get() + slotBytes),
+        reinterpret_cast<const S **>(program.scratch.get()));
     if constexpr (std::is_floating_point_v<S>)
       return Status::ok();
     return integerDivisionStatus();
