@@ -25,6 +25,7 @@
 #include "Placer.h"
 
 #include "gplace/Dialect/Graph/GraphDialect.h"
+#include "gplace/Dialect/Graph/InterfaceCache.h"
 #include "gplace/Dialect/Graph/KernelElementType.h"
 #include "gplace/Support/DeviceName.h"
 #include "gplace/Support/KernelRegistry.h"
@@ -247,7 +248,8 @@ LogicalResult FunctionPlacer::collect() {
   for (auto [index, device] : llvm::enumerate(devices_))
     deviceIndex[device.str()] = index;
 
-  func_.walk([&](PlacedOpInterface op) {
+  InterfaceCache<PlacedOpInterface> placed;
+  placed.walk(func_, [&](PlacedOpInterface op) {
     OpInfo &info = ops_.emplace_back();
     info.op = op;
     info.index = ops_.size() - 1;
