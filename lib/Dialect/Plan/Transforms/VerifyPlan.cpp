@@ -125,6 +125,8 @@ LogicalResult verifyArenas(ProgramOp program,
       return arena.emitOpError()
              << "repeats the table of " << arena.getDeviceAttr();
   DenseMap<StringAttr, size_t> next;
+  // A program has few buffer types: each one's size is computed once.
+  DenseMap<Type, std::optional<int64_t>> bytesOfType;
   LogicalResult ok = success();
   forEachArenaBuffer(program, [&](Value buffer, FlatSymbolRefAttr device) {
     if (failed(ok))
@@ -148,8 +150,10 @@ LogicalResult verifyArenas(ProgramOp program,
     int64_t offset = offsets[index];
     bufferOffsets.push_back(offset);
     bool inRegisters = isFusedInRegisters(buffer);
-    std::optional<int64_t> bytes =
-        getAlignedBytes(cast<BufferType>(buffer.getType()));
+    auto [known, isNew] = bytesOfType.try_emplace(buffer.getType());
+    if (isNew)
+      known->second = getAlignedBytes(cast<BufferType>(buffer.getType()));
+    std::optional<int64_t> bytes = known->second;
     int64_t arena = table->second.getBytesAttr().getInt();
     if (inRegisters != (offset == -1) ||
         (offset >= 0 && (!bytes || *bytes > arena || offset > arena - *bytes)))
