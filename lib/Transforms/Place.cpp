@@ -249,6 +249,7 @@ LogicalResult FunctionPlacer::collect() {
     deviceIndex[device.str()] = index;
 
   InterfaceCache<PlacedOpInterface> placed;
+  InterfaceCache<TransferOpInterface> transfers;
   placed.walk(func_, [&](PlacedOpInterface op) {
     OpInfo &info = ops_.emplace_back();
     info.op = op;
@@ -309,7 +310,7 @@ LogicalResult FunctionPlacer::collect() {
     // transfer (a copy or token inserted by an earlier pass) stays on its
     // destination.
     StringAttr deviceAttr = op->getAttrOfType<StringAttr>("device");
-    if (auto transfer = dyn_cast<TransferOpInterface>(op.getOperation()))
+    if (auto transfer = transfers.dynCast(op.getOperation()))
       deviceAttr = transfer.getDestinationDevice();
     if (!deviceAttr || deviceAttr.getValue().empty()) {
       info.request = scopeRequest;
