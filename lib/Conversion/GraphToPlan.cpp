@@ -91,9 +91,8 @@ private:
   };
   /// The attributes naming the programs a control-flow op runs (gplace.if's
   /// branches, gplace.while's cond and body, once outlined).
-  static constexpr const char *kProgramAttrs[4] = {"then_branch",
-                                                   "else_branch", "cond",
-                                                   "body"};
+  static constexpr const char *kProgramAttrs[4] = {"then_branch", "else_branch",
+                                                   "cond", "body"};
   LogicalResult convertOp(PlacedOpInterface op, const Kind &kind,
                           StringAttr device, unsigned index);
   const Kind &kindOf(Operation *op) {

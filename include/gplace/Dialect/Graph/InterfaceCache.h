@@ -20,8 +20,7 @@ namespace gplace::graph {
 /// `dyn_cast<Iface>(op)` with the interface of each kind of op (its
 /// OperationName) looked up once, through MLIR's own lookup (so an
 /// interface a dialect provides for an op is found as dyn_cast finds it).
-template <typename Iface>
-class InterfaceCache {
+template <typename Iface> class InterfaceCache {
   using Concept = typename Iface::Concept;
   /// Opens Iface's protected lookup (OpInterface::getInterfaceFor).
   struct Lookup : Iface {
@@ -49,8 +48,7 @@ public:
   /// `root->walk(fn)` for `fn` taking an `Iface`: calls `fn` on every op
   /// nested in `root` (and `root` itself) that implements it, in the order
   /// of Operation::walk (post-order).
-  template <typename Fn>
-  void walk(mlir::Operation *root, Fn &&fn) {
+  template <typename Fn> void walk(mlir::Operation *root, Fn &&fn) {
     root->walk([&](mlir::Operation *op) {
       if (Iface iface = dynCast(op))
         fn(iface);
