@@ -10,6 +10,7 @@
 
 #include "gplace/Conversion/Passes.h"
 #include "gplace/Dialect/Graph/GraphDialect.h"
+#include "gplace/Dialect/Graph/InterfaceCache.h"
 #include "gplace/Dialect/Graph/VariableAccess.h"
 #include "gplace/Dialect/Plan/PlanDialect.h"
 #include "gplace/Support/DeviceName.h"
@@ -79,21 +80,37 @@ public:
   LogicalResult convert();
 
 private:
-  LogicalResult convertOp(PlacedOpInterface op, StringAttr device,
-                          unsigned index);
   /// The traits and interfaces convertOp asks of an op, asked once per
   /// kind of op (hasTrait takes the TypeID of each of the op's traits on
   /// every call, and an interface cast searches the op's interfaces).
   struct Kind {
     bool controlOnly, forwardsInput, persistent, transfer, kernel;
+    /// Which of the attributes naming the programs a control-flow step runs
+    /// (kProgramAttrs) are inherent to the kind of op.
+    bool inherentProgramAttr[4];
   };
+  /// The attributes naming the programs a control-flow op runs (gplace.if's
+  /// branches, gplace.while's cond and body, once outlined).
+  static constexpr const char *kProgramAttrs[4] = {"then_branch", "else_branch",
+                                                   "cond", "body"};
+  LogicalResult convertOp(PlacedOpInterface op, const Kind &kind,
+                          StringAttr device, unsigned index);
   const Kind &kindOf(Operation *op) {
     auto [it, isNew] = kinds_.try_emplace(op->getName().getAsOpaquePointer());
-    if (isNew)
+    if (isNew) {
       it->second = {op->hasTrait<graph::OpTrait::ControlOnly>(),
                     op->hasTrait<graph::OpTrait::ForwardsInput>(),
                     isa<PersistentOpInterface>(op),
-                    isa<TransferOpInterface>(op), isa<KernelOpInterface>(op)};
+                    isa<TransferOpInterface>(op),
+                    isa<KernelOpInterface>(op),
+                    {}};
+      ArrayRef<StringAttr> inherent = op->getName().getAttributeNames();
+      for (auto [i, name] : llvm::enumerate(kProgramAttrs))
+        it->second.inherentProgramAttr[i] =
+            llvm::any_of(inherent, [&, name = name](StringAttr attr) {
+              return attr.getValue() == name;
+            });
+    }
     return it->second;
   }
   /// getValueDevice, through the attribute's name uniqued once.
@@ -182,6 +199,10 @@ private:
   DenseMap<Value, Value> values_; ///< Graph value -> plan buffer or token.
   StringAttr assignedDevice_; ///< "assigned_device".
   DenseMap<const void *, Kind> kinds_;
+  InterfaceCache<PlacedOpInterface> placed_;
+  InterfaceCache<PersistentOpInterface> persistent_;
+  InterfaceCache<TransferOpInterface> transfer_;
+  InterfaceCache<KernelOpInterface> kernel_;
   DenseMap<Type, gplan::BufferType> bufferTypes_;
   DenseMap<unsigned, gplan::KernelAttr> kernelAttrs_;
   DenseMap<TypeID, OperationName> opNames_;
@@ -232,7 +253,7 @@ LogicalResult FunctionConverter::convert() {
       builder_.create<gplan::ReturnOp>(ret.getLoc(), results);
       continue;
     }
-    auto op = dyn_cast<PlacedOpInterface>(operation);
+    auto op = placed_.dynCast(&operation);
     if (!op)
       return operation.emitError()
              << "cannot lower '" << operation.getName() << "' to a plan";
@@ -242,7 +263,7 @@ LogicalResult FunctionConverter::convert() {
                            "first");
     // Every data operand must be on this device, but for ops that only
     // wait for their operands or move them.
-    Kind kind = kindOf(op);
+    const Kind &kind = kindOf(op);
     if (!kind.controlOnly && !kind.transfer)
       for (Value operand : op.getDataOperands())
         if (deviceOf(operand) != device)
@@ -250,22 +271,22 @@ LogicalResult FunctionConverter::convert() {
                  << "operand on '" << getValueDevice(operand).getValue()
                  << "' used on '" << device.getValue()
                  << "'; run --gplace-insert-copies first";
-    if (failed(convertOp(op, device, index++)))
+    if (failed(convertOp(op, kind, device, index++)))
       return failure();
   }
   return success();
 }
 
 LogicalResult FunctionConverter::convertOp(PlacedOpInterface op,
-                                           StringAttr device, unsigned index) {
+                                           const Kind &kind, StringAttr device,
+                                           unsigned index) {
   Operation *operation = op;
   Location loc = op->getLoc();
   SmallVector<Value> after = afterTokens(op);
-  Kind kind = kindOf(operation);
 
   // Persistent memory: a constant, or a variable (its result a resource).
   if (kind.persistent) {
-    auto persistent = cast<PersistentOpInterface>(operation);
+    auto persistent = persistent_.dynCast(operation);
     Value result = op->getResult(0);
     FlatSymbolRefAttr symbol = devices_.symbolOf(device);
     Value buffer;
@@ -313,7 +334,7 @@ LogicalResult FunctionConverter::convertOp(PlacedOpInterface op,
   }
 
   if (kind.transfer) {
-    auto transfer = cast<TransferOpInterface>(operation);
+    auto transfer = transfer_.dynCast(operation);
     Value source = values_.lookup(transfer.getTransferred());
     if (isa<ControlType>(transfer.getTransferred().getType())) {
       SmallVector<Value> inputs = after;
@@ -334,7 +355,7 @@ LogicalResult FunctionConverter::convertOp(PlacedOpInterface op,
   if (!kind.kernel)
     return op->emitError() << "cannot lower '" << op->getName()
                            << "' to a plan: it has no kernel";
-  auto kernelOp = cast<KernelOpInterface>(operation);
+  auto kernelOp = kernel_.dynCast(operation);
   SmallVector<Value> inputs, outs;
   for (Value operand : op.getDataOperands()) {
     Value buffer = values_.lookup(operand);
@@ -357,9 +378,20 @@ LogicalResult FunctionConverter::convertOp(PlacedOpInterface op,
       inputs, outs, after, /*waits=*/ValueRange(), /*workspace=*/UnitAttr());
   // Control flow names the programs its step runs (gplace.if's branches,
   // gplace.while's cond and body, once outlined): the launch carries them.
-  for (StringRef symbol : {"then_branch", "else_branch", "cond", "body"})
-    if (auto attr = operation->getAttrOfType<FlatSymbolRefAttr>(symbol))
-      launch->setAttr(symbol, attr);
+  // Found as getAttr finds them (an inherent attribute in the op's
+  // properties, else its dictionary), without the search by name where
+  // the kind of op has no such inherent attribute and the dictionary is
+  // empty, as for most ops.
+  DictionaryAttr discardable = operation->getDiscardableAttrDictionary();
+  for (auto [i, symbol] : llvm::enumerate(kProgramAttrs)) {
+    Attribute attr;
+    if (kind.inherentProgramAttr[i] && operation->getPropertiesStorageSize())
+      attr = operation->getInherentAttr(symbol).value_or(Attribute());
+    else if (!discardable.empty())
+      attr = discardable.get(symbol);
+    if (auto symbolRef = dyn_cast_or_null<FlatSymbolRefAttr>(attr))
+      launch->setAttr(symbol, symbolRef);
+  }
   for (auto [result, planned] : llvm::zip(op->getResults(),
                                           launch.getResults()))
     values_[result] = planned;

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "gplace/Dialect/Graph/GraphDialect.h"
+#include "gplace/Dialect/Graph/InterfaceCache.h"
 #include "gplace/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -33,7 +34,7 @@ namespace {
 /// Whether `op` may be folded at all: a pure graph op (not a constant)
 /// with no device request, no assigned device, no control dependencies in
 /// either direction and no resource operand.
-bool mayFold(Operation *op) {
+bool mayFold(Operation *op, InterfaceCache<PlacedOpInterface> &placedOps) {
   // The cheap checks first: isPure asks the op's interfaces and traits
   // (several hundred instructions), and most ops that fail fail earlier.
   if (isa<ConstantOp>(op) || op->getNumResults() != 1 ||
@@ -44,7 +45,7 @@ bool mayFold(Operation *op) {
       return false;
   if (op->hasAttr("device") || op->hasAttr("assigned_device"))
     return false;
-  auto placed = dyn_cast<PlacedOpInterface>(op);
+  auto placed = placedOps.dynCast(op);
   return placed && placed.getControlDependencies().empty() && isPure(op);
 }
 
@@ -83,8 +84,9 @@ struct FoldConstantsPass
         return attr;
       return constantValue(v);
     };
+    InterfaceCache<PlacedOpInterface> placed;
     func.walk([&](Operation *op) {
-      if (!mayFold(op))
+      if (!mayFold(op, placed))
         return;
       SmallVector<Attribute> operands;
       for (Value operand : op->getOperands())

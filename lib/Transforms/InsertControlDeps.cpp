@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "gplace/Dialect/Graph/GraphDialect.h"
+#include "gplace/Dialect/Graph/InterfaceCache.h"
 #include "gplace/Dialect/Graph/VariableAccess.h"
 #include "gplace/Transforms/Passes.h"
 
@@ -69,7 +70,8 @@ public:
   /// Returns whether it changed the function.
   bool run() {
     SmallVector<PlacedOpInterface> ops;
-    func_.walk([&](PlacedOpInterface op) { ops.push_back(op); });
+    InterfaceCache<PlacedOpInterface> placed;
+    placed.walk(func_, [&](PlacedOpInterface op) { ops.push_back(op); });
     orderResourceAccesses(ops);
     limitInflightCopies(ops);
     synchronizeAcrossDevices(ops);

@@ -1,6 +1,7 @@
 //===- InsertCopies.cpp - a copy on every cross-device data edge ----------===//
 
 #include "gplace/Dialect/Graph/GraphDialect.h"
+#include "gplace/Dialect/Graph/InterfaceCache.h"
 #include "gplace/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -29,7 +30,8 @@ struct InsertCopiesPass
       // cast searches the op's interfaces, and hasTrait takes the TypeID of
       // each of its traits).
       DenseMap<const void *, std::pair<bool, bool>> kinds;
-      func.walk([&](PlacedOpInterface op) {
+      InterfaceCache<PlacedOpInterface> placed;
+      placed.walk(func, [&](PlacedOpInterface op) {
         auto [kind, isNew] =
             kinds.try_emplace(op->getName().getAsOpaquePointer());
         if (isNew)

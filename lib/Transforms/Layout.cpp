@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "gplace/Dialect/Graph/GraphDialect.h"
+#include "gplace/Dialect/Graph/InterfaceCache.h"
 #include "gplace/Support/DeviceName.h"
 #include "gplace/Transforms/Passes.h"
 
@@ -86,7 +87,8 @@ struct LayoutPass : public gplace::impl::LayoutPassBase<LayoutPass> {
 
   bool runOnFunction(func::FuncOp func, const DeviceSet &devices) {
     SmallVector<LayoutSensitiveOpInterface> ops;
-    func.walk([&](LayoutSensitiveOpInterface op) {
+    InterfaceCache<LayoutSensitiveOpInterface> layoutSensitive;
+    layoutSensitive.walk(func, [&](LayoutSensitiveOpInterface op) {
       if (convertible(op, devices))
         ops.push_back(op);
     });

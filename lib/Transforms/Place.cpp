@@ -25,6 +25,7 @@
 #include "Placer.h"
 
 #include "gplace/Dialect/Graph/GraphDialect.h"
+#include "gplace/Dialect/Graph/InterfaceCache.h"
 #include "gplace/Dialect/Graph/KernelElementType.h"
 #include "gplace/Support/DeviceName.h"
 #include "gplace/Support/KernelRegistry.h"
@@ -247,7 +248,9 @@ LogicalResult FunctionPlacer::collect() {
   for (auto [index, device] : llvm::enumerate(devices_))
     deviceIndex[device.str()] = index;
 
-  func_.walk([&](PlacedOpInterface op) {
+  InterfaceCache<PlacedOpInterface> placed;
+  InterfaceCache<TransferOpInterface> transfers;
+  placed.walk(func_, [&](PlacedOpInterface op) {
     OpInfo &info = ops_.emplace_back();
     info.op = op;
     info.index = ops_.size() - 1;
@@ -307,7 +310,7 @@ LogicalResult FunctionPlacer::collect() {
     // transfer (a copy or token inserted by an earlier pass) stays on its
     // destination.
     StringAttr deviceAttr = op->getAttrOfType<StringAttr>("device");
-    if (auto transfer = dyn_cast<TransferOpInterface>(op.getOperation()))
+    if (auto transfer = transfers.dynCast(op.getOperation()))
       deviceAttr = transfer.getDestinationDevice();
     if (!deviceAttr || deviceAttr.getValue().empty()) {
       info.request = scopeRequest;

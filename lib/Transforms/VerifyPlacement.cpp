@@ -1,6 +1,7 @@
 //===- VerifyPlacement.cpp - the invariants placement establishes ---------===//
 
 #include "gplace/Dialect/Graph/GraphDialect.h"
+#include "gplace/Dialect/Graph/InterfaceCache.h"
 #include "gplace/Dialect/Graph/KernelElementType.h"
 #include "gplace/Support/DeviceName.h"
 #include "gplace/Support/KernelRegistry.h"
@@ -34,7 +35,8 @@ struct VerifyPlacementPass
         variables;
     DenseMap<const void *, bool> controlOnlyKinds;
     KernelElementTypes elementTypes;
-    getOperation().walk([&](PlacedOpInterface op) {
+    InterfaceCache<PlacedOpInterface> placed;
+    placed.walk(getOperation(), [&](PlacedOpInterface op) {
       auto assignedAttr = op->getAttrOfType<StringAttr>("assigned_device");
       StringRef assigned = assignedAttr ? assignedAttr.getValue() : "";
       std::optional<DeviceType> deviceType;

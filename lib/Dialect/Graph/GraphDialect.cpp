@@ -1,6 +1,7 @@
 //===- GraphDialect.cpp - the gplace graph dialect and its types ----------===//
 
 #include "gplace/Dialect/Graph/GraphDialect.h"
+#include "gplace/Dialect/Graph/InterfaceCache.h"
 #include "gplace/Dialect/Graph/KernelElementType.h"
 #include "gplace/Dialect/OpVerifyHooks.h"
 
@@ -179,7 +180,8 @@ std::vector<OpName> gplace::graph::getOpNameParts(Operation *root) {
   llvm::StringMap<unsigned> nextSuffix;
   DenseMap<const void *, std::pair<StringRef, unsigned *>> byKind;
   std::vector<unsigned *> counters;
-  root->walk([&](PlacedOpInterface op) {
+  InterfaceCache<PlacedOpInterface> placed;
+  placed.walk(root, [&](PlacedOpInterface op) {
     StringRef user = op.getUserName();
     if (!user.empty()) {
       userNames.insert(user);

@@ -11,6 +11,13 @@ using namespace gplace::graph;
 SmallVector<VariableAccess, 1>
 gplace::graph::getVariableAccesses(Operation *op) {
   SmallVector<VariableAccess, 1> accesses;
+  // The ops' effects on variables are on their resource operands (ODS's
+  // MemRead/MemWrite on a resource argument): an op without one accesses
+  // none, which is most ops, and asking their effects is an interface
+  // cast and a call.
+  if (llvm::none_of(op->getOperandTypes(),
+                    [](Type type) { return isa<ResourceType>(type); }))
+    return accesses;
   auto effects = dyn_cast<MemoryEffectOpInterface>(op);
   if (!effects)
     return accesses;

@@ -42,6 +42,7 @@ FailureOr<Schedule> Schedule::build(ProgramOp program) {
     }
     if (isa<RecordOp>(op)) {
       ++schedule.numRecords_;
+      schedule.records_.push_back({&op, queue});
       openGroup[queue] = {}; // An event ends a fusion group.
       continue;
     }
@@ -102,8 +103,13 @@ MutableArrayRef<unsigned> ClockWalk::newEventClock(Value event) {
 
 std::optional<unsigned> ClockWalk::enter(Operation *op) {
   if (auto record = dyn_cast<RecordOp>(op)) {
-    if (std::optional<unsigned> queue = schedule_.queueOf(op))
-      llvm::copy(clocks_[*queue], newEventClock(record.getEvent()).begin());
+    if (std::optional<unsigned> queue =
+            schedule_.recordQueueInWalk(op, nextRecord_)) {
+      // The event's clock is its queue's: appended as is.
+      events_[record.getEvent()] = eventClocks_.size();
+      eventClocks_.insert(eventClocks_.end(), clocks_[*queue].begin(),
+                          clocks_[*queue].end());
+    }
     return std::nullopt;
   }
   if (!isa<LaunchOp, CopyOp>(op))
@@ -171,9 +177,13 @@ FailureOr<BufferLives> BufferLives::build(ProgramOp program,
     else
       last->second = std::max(last->second, step.position);
   };
+  // A program has few buffer types: each one's size is computed once.
+  DenseMap<Type, std::optional<int64_t>> bytesOfType;
   auto define = [&](Value value, FlatSymbolRefAttr device, unsigned producer) {
-    std::optional<int64_t> bytes =
-        getAlignedBytes(cast<BufferType>(value.getType()));
+    auto [known, isNew] = bytesOfType.try_emplace(value.getType());
+    if (isNew)
+      known->second = getAlignedBytes(cast<BufferType>(value.getType()));
+    std::optional<int64_t> bytes = known->second;
     if (!bytes) {
       ok = value.getDefiningOp()->emitOpError()
            << "writes a buffer of " << value.getType()

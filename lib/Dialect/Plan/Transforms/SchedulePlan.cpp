@@ -76,12 +76,18 @@ public:
         launch.setStreamAttr(streamAttr(stream));
         SmallVector<Value, 2> waits =
             scheduleStep(launch, launch.getDeviceAttr(), stream);
-        setStepWaits(launch, waits);
+        // Nothing to replace if the step has neither after(...) tokens nor
+        // waits and needs no wait (most steps).
+        if (!waits.empty() || !launch.getAfter().empty() ||
+            !launch.getWaits().empty())
+          setStepWaits(launch, waits);
       } else if (auto copy = dyn_cast<CopyOp>(op)) {
         copy.setStreamAttr(streamAttr(kCopyStream));
         SmallVector<Value, 2> waits =
             scheduleStep(copy, copy.getDeviceAttr(), kCopyStream);
-        setStepWaits(copy, waits);
+        if (!waits.empty() || !copy.getAfter().empty() ||
+            !copy.getWaits().empty())
+          setStepWaits(copy, waits);
       }
     }
     for (Operation *join : llvm::reverse(joins))

@@ -4,6 +4,7 @@
 #include "gplace/Dialect/Plan/Transforms/Liveness.h"
 #include "gplace/Dialect/Plan/Transforms/Passes.h"
 
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/ScopeExit.h"
 
 namespace gplace {
@@ -51,31 +52,31 @@ LogicalResult verifyWaits(Operation &op, FlatSymbolRefAttr device,
   return success();
 }
 
-/// In one walk of a program that Schedule::build took: the steps' waits
-/// (verifyWaits), and each fusion group is consecutive launches of one
-/// queue (nothing else of the queue between them), with one result type,
-/// writing nothing in place.
-LogicalResult verifySteps(ProgramOp program) {
+/// In one walk of a program that Schedule::build took (`schedule`): the
+/// steps' waits (verifyWaits), and each fusion group is consecutive
+/// launches of one queue (nothing else of the queue between them), with
+/// one result type, writing nothing in place. The queues are the
+/// schedule's (a device and a stream), taken in the walk's order.
+LogicalResult verifySteps(ProgramOp program, const Schedule &schedule) {
   struct Open {
     IntegerAttr group;
     Type type;
   };
-  DenseMap<std::pair<StringAttr, int64_t>, Open> open;
-  DenseMap<IntegerAttr, std::pair<StringAttr, int64_t>> closed;
-  auto close = [&](std::pair<StringAttr, int64_t> queue) {
-    auto it = open.find(queue);
-    if (it != open.end() && it->second.group)
-      closed[it->second.group] = queue;
-    open.erase(queue);
+  ArrayRef<Schedule::Step> steps = schedule.steps();
+  std::vector<Open> open(schedule.queues().size());
+  DenseSet<IntegerAttr> closed; ///< Groups that ended.
+  auto close = [&](unsigned queue) {
+    if (open[queue].group)
+      closed.insert(open[queue].group);
+    open[queue] = {};
   };
+  size_t cursor = 0, recordCursor = 0;
   for (Operation &op : program.getBody().front()) {
-    std::pair<StringAttr, int64_t> queue;
     if (auto launch = dyn_cast<LaunchOp>(op)) {
       if (failed(
               verifyWaits(op, launch.getDeviceAttr(), launch.getStreamAttr())))
         return failure();
-      queue = {launch.getDeviceAttr().getAttr(),
-               launch.getStreamAttr().getInt()};
+      unsigned queue = steps[schedule.stepInWalk(&op, cursor)].queue;
       IntegerAttr group = launch.getFusionAttr();
       Open &current = open[queue];
       if (group && current.group == group) {
@@ -103,10 +104,12 @@ LogicalResult verifySteps(ProgramOp program) {
     } else if (auto copy = dyn_cast<CopyOp>(op)) {
       if (failed(verifyWaits(op, copy.getDeviceAttr(), copy.getStreamAttr())))
         return failure();
-      close({copy.getDeviceAttr().getAttr(), copy.getStreamAttr().getInt()});
-    } else if (auto record = dyn_cast<RecordOp>(op)) {
-      close({record.getDeviceAttr().getAttr(),
-             record.getStreamAttr().getInt()});
+      close(steps[schedule.stepInWalk(&op, cursor)].queue);
+    } else if (isa<RecordOp>(op)) {
+      // A record on a queue without steps closes nothing.
+      if (std::optional<unsigned> queue =
+              schedule.recordQueueInWalk(&op, recordCursor))
+        close(*queue);
     }
   }
   return success();
@@ -125,6 +128,8 @@ LogicalResult verifyArenas(ProgramOp program,
       return arena.emitOpError()
              << "repeats the table of " << arena.getDeviceAttr();
   DenseMap<StringAttr, size_t> next;
+  // A program has few buffer types: each one's size is computed once.
+  DenseMap<Type, std::optional<int64_t>> bytesOfType;
   LogicalResult ok = success();
   forEachArenaBuffer(program, [&](Value buffer, FlatSymbolRefAttr device) {
     if (failed(ok))
@@ -148,8 +153,10 @@ LogicalResult verifyArenas(ProgramOp program,
     int64_t offset = offsets[index];
     bufferOffsets.push_back(offset);
     bool inRegisters = isFusedInRegisters(buffer);
-    std::optional<int64_t> bytes =
-        getAlignedBytes(cast<BufferType>(buffer.getType()));
+    auto [known, isNew] = bytesOfType.try_emplace(buffer.getType());
+    if (isNew)
+      known->second = getAlignedBytes(cast<BufferType>(buffer.getType()));
+    std::optional<int64_t> bytes = known->second;
     int64_t arena = table->second.getBytesAttr().getInt();
     if (inRegisters != (offset == -1) ||
         (offset >= 0 && (!bytes || *bytes > arena || offset > arena - *bytes)))
@@ -289,7 +296,7 @@ struct VerifyPlanPass
       // Each arena buffer's offset, in forEachArenaBuffer's order, which
       // is that of BufferLives::buffers too.
       std::vector<int64_t> offsets;
-      if (!schedule || failed(verifySteps(program)) ||
+      if (!schedule || failed(verifySteps(program, *schedule)) ||
           failed(verifyArenas(program, devices, offsets))) {
         ok = false;
         continue;

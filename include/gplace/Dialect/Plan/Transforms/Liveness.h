@@ -73,6 +73,16 @@ public:
   /// The queue of an op naming a device and a stream (a step or a
   /// gplan.record), or std::nullopt for one on no queue of the schedule.
   std::optional<unsigned> queueOf(mlir::Operation *op) const;
+  /// queueOf(op) for `op`, a gplan.record, in a walk over the program in
+  /// order whose next record build() saw is records()[cursor]: that
+  /// entry's queue (and the cursor moves past it), else queueOf(op) (a
+  /// record a pass inserted since).
+  std::optional<unsigned> recordQueueInWalk(mlir::Operation *op,
+                                            size_t &cursor) const {
+    if (cursor < records_.size() && records_[cursor].op == op)
+      return records_[cursor++].step;
+    return queueOf(op);
+  }
   /// The number of gplan.record ops of the program (for ClockWalk to
   /// size its tables once).
   size_t numRecords() const { return numRecords_; }
@@ -87,6 +97,9 @@ private:
   llvm::DenseMap<Queue, unsigned> queueIndex_;
   std::vector<std::vector<unsigned>> byQueue_;
   std::vector<Entry> inOrder_;
+  /// The gplan.record ops build() saw, in program order, each with its
+  /// queue (in Entry::step).
+  std::vector<Entry> records_;
   /// stepOf's table, built from inOrder_ on its first use.
   mutable llvm::DenseMap<mlir::Operation *, unsigned> stepOf_;
 };
@@ -129,6 +142,8 @@ private:
   const Schedule &schedule_;
   /// The next of schedule_.inOrder() the walk expects.
   size_t next_ = 0;
+  /// The next record of the schedule the walk expects (recordQueueInWalk).
+  size_t nextRecord_ = 0;
   std::vector<std::vector<unsigned>> clocks_;
   /// Per event, where its clock (one entry per queue) starts in
   /// eventClocks_: one buffer for all, rather than a vector per event.
