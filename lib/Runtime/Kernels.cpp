@@ -1803,28 +1803,38 @@ void runFusedRange(const FusedCall &call, int64_t begin, int64_t end) {
   }
 }
 
+/// The error of a fused kernel's scratch that could not be allocated.
+Status fusedScratchError(const FusedCall &call) {
+  return Status::outOfMemory("no host memory for the scratch of fused "
+                             "kernel " +
+                             call.label);
+}
+
+/// `range(begin, end)` over [0, n) split over the OpenMP threads; its
+/// scratch allocation failing in any of them is fusedScratchError (an
+/// exception must not leave an OpenMP region: it is caught in it).
+template <typename F>
+Status parallelFusedRanges(const FusedCall &call, int64_t n, F &&range) {
+  std::atomic<bool> outOfMemory{false};
+  parallelFor(n, [&](int64_t begin, int64_t end) {
+    try {
+      range(begin, end);
+    } catch (const std::bad_alloc &) {
+      outOfMemory = true;
+    }
+  });
+  return outOfMemory ? fusedScratchError(call) : Status::ok();
+}
+
 template <typename S> Status runFused(const FusedCall &call) {
   int64_t n = call.type.numElements();
   // f32 and f64 split over the OpenMP threads: every element is computed
   // as in one pass. Integers stay on this thread, whose flag records a
   // division by zero, and so do f16 and bf16.
-  if constexpr (std::is_floating_point_v<S>) {
-    // An exception must not leave an OpenMP region: a failed scratch
-    // allocation is caught in it and reported.
-    std::atomic<bool> outOfMemory{false};
-    parallelFor(n, [&](int64_t begin, int64_t end) {
-      try {
-        runFusedRange<S>(call, begin, end);
-      } catch (const std::bad_alloc &) {
-        outOfMemory = true;
-      }
+  if constexpr (std::is_floating_point_v<S>)
+    return parallelFusedRanges(call, n, [&](int64_t begin, int64_t end) {
+      runFusedRange<S>(call, begin, end);
     });
-    if (outOfMemory)
-      return Status::outOfMemory("no host memory for the scratch of fused "
-                                 "kernel " +
-                                 call.label);
-    return Status::ok();
-  }
   runFusedRange<S>(call, 0, n);
   return integerDivisionStatus();
 }
@@ -2028,9 +2038,7 @@ Status runProgram(const HostFusedProgram &program, const FusedCall &call) {
         program.scratchBytes = bytes;
       }
     } catch (const std::bad_alloc &) {
-      return Status::outOfMemory("no host memory for the scratch of fused "
-                                 "kernel " +
-                                 call.label);
+      return fusedScratchError(call);
     }
     if constexpr (std::is_floating_point_v<S>)
       recordLaunchTeam(1); // As parallelFor.
@@ -2042,27 +2050,14 @@ Status runProgram(const HostFusedProgram &program, const FusedCall &call) {
       return Status::ok();
     return integerDivisionStatus();
   }
-  if constexpr (std::is_floating_point_v<S>) {
-    std::atomic<bool> outOfMemory{false};
-    parallelFor(n, [&](int64_t begin, int64_t end) {
-      try {
-        runProgramRangeAlone<S>(program, call, begin, end);
-      } catch (const std::bad_alloc &) {
-        outOfMemory = true;
-      }
+  if constexpr (std::is_floating_point_v<S>)
+    return parallelFusedRanges(call, n, [&](int64_t begin, int64_t end) {
+      runProgramRangeAlone<S>(program, call, begin, end);
     });
-    if (outOfMemory)
-      return Status::outOfMemory("no host memory for the scratch of fused "
-                                 "kernel " +
-                                 call.label);
-    return Status::ok();
-  }
   try {
     runProgramRangeAlone<S>(program, call, 0, n);
   } catch (const std::bad_alloc &) {
-    return Status::outOfMemory("no host memory for the scratch of fused "
-                               "kernel " +
-                               call.label);
+    return fusedScratchError(call);
   }
   return integerDivisionStatus();
 }
