@@ -62,11 +62,11 @@ struct HostFusedProgramDeleter {
 using HostFusedProgramPtr =
     std::unique_ptr<HostFusedProgram, HostFusedProgramDeleter>;
 
-/// `call` compiled, or null where runHostFused must run it (an op that is
-/// not elementwise or lacks the group's element type, which runHostFused
-/// reports; an op of more than eight operands). The program reads `call`'s
-/// inputs and outputs when it runs (so binding inputs needs nothing more)
-/// and must not outlive it.
+/// `call` compiled, or null where it cannot run (an op that is not
+/// elementwise, lacks the group's element type or has no operands, which
+/// runHostFused reports; runHostFused itself compiles and runs a
+/// program). The program reads `call`'s inputs and outputs when it runs
+/// (so binding inputs needs nothing more) and must not outlive it.
 HostFusedProgramPtr compileHostFused(const FusedCall &call);
 
 /// Runs `program` (compileHostFused of `call`), as runHostFused(call)

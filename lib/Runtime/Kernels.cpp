@@ -1460,17 +1460,11 @@ template <> Status runKernel<Kernel::OneHot>(const KernelCall &call) {
     oneHotRows<uint64_t>(call, rows, depth);
     return Status::ok();
   default:
-    break;
+    // Every element type is 1, 2, 4 or 8 bytes.
+    return Status::invalidArgument("gplace.one_hot has no host "
+                                   "implementation for elements of " +
+                                   std::to_string(size) + " bytes");
   }
-  const uint8_t *on = static_cast<const uint8_t *>(call.inputs[1].data);
-  const uint8_t *off = static_cast<const uint8_t *>(call.inputs[2].data);
-  uint8_t *out = static_cast<uint8_t *>(call.outputs[0].data);
-  for (int64_t r = 0; r < rows; ++r) {
-    int64_t index = readIndex(call.inputs[0], r);
-    for (int64_t c = 0; c < depth; ++c)
-      std::memcpy(out + (r * depth + c) * size, c == index ? on : off, size);
-  }
-  return Status::ok();
 }
 
 /// The seed of a stateless random op: its two integers.
@@ -1761,48 +1755,6 @@ constexpr bool kWorkspaceKernels[] = {
 // Fused elementwise kernels.
 //===----------------------------------------------------------------------===//
 
-/// Runs the fused group over elements [begin, end), a block at a time.
-template <typename S>
-void runFusedRange(const FusedCall &call, int64_t begin, int64_t end) {
-  const std::vector<int64_t> &shape = call.type.shape;
-  size_t block = static_cast<size_t>(std::min(end - begin, kBlock));
-  std::vector<BroadcastReader<S>> readers;
-  for (const TensorRef &input : call.inputs)
-    readers.emplace_back(input, shape);
-  // Scratch: a block per input (gathered) and per op (its values).
-  std::unique_ptr<S[]> scratch(
-      new S[(call.inputs.size() + call.ops.size()) * block]);
-  std::vector<const S *> inputs(call.inputs.size()), values(call.ops.size());
-  std::vector<const S *> operands;
-  for (int64_t start = begin; start < end; start += kBlock) {
-    int64_t count = std::min(kBlock, end - start);
-    for (size_t k = 0; k < readers.size(); ++k)
-      inputs[k] = readers[k].read(start, count, scratch.get() + k * block);
-    for (size_t i = 0; i < call.ops.size(); ++i) {
-      const FusedCall::Op &op = call.ops[i];
-      operands.clear();
-      for (int operand : op.operands)
-        operands.push_back(operand >= 0 ? inputs[operand]
-                                        : values[-1 - operand]);
-      // A stored value is computed into its output; the planner never
-      // places an output over memory the group still reads.
-      S *out = op.output >= 0
-                   ? ptr<S>(call.outputs[op.output]) + start
-                   : scratch.get() + (call.inputs.size() + i) * block;
-      // A short block inline (the vector clones' call through the
-      // loader's indirection cost more than its few elements), a long one
-      // in the clones. Both compute each element alike.
-      if (count < kInlineBlock)
-        elementwiseBlock<S>(op.kernel, operands.size(), out, operands.data(),
-                            count);
-      else
-        elementwiseAnyLoop<S>(op.kernel, operands.size(), out,
-                              operands.data(), count);
-      values[i] = out;
-    }
-  }
-}
-
 /// The error of a fused kernel's scratch that could not be allocated.
 Status fusedScratchError(const FusedCall &call) {
   return Status::outOfMemory("no host memory for the scratch of fused "
@@ -1824,19 +1776,6 @@ Status parallelFusedRanges(const FusedCall &call, int64_t n, F &&range) {
     }
   });
   return outOfMemory ? fusedScratchError(call) : Status::ok();
-}
-
-template <typename S> Status runFused(const FusedCall &call) {
-  int64_t n = call.type.numElements();
-  // f32 and f64 split over the OpenMP threads: every element is computed
-  // as in one pass. Integers stay on this thread, whose flag records a
-  // division by zero, and so do f16 and bf16.
-  if constexpr (std::is_floating_point_v<S>)
-    return parallelFusedRanges(call, n, [&](int64_t begin, int64_t end) {
-      runFusedRange<S>(call, begin, end);
-    });
-  runFusedRange<S>(call, 0, n);
-  return integerDivisionStatus();
 }
 
 //===----------------------------------------------------------------------===//
@@ -1886,8 +1825,9 @@ constexpr CompactLaunchFn (*kCompactLaunches[])(ElementType) = {
 static_assert(std::size(kCompactLaunches) == kNumKernels);
 
 /// A fused op's block body on storage type S: elementwiseBlock of one
-/// kernel, inline for a short block, in the vector clones for a long one
-/// (runFusedRange's choice). Its first two operands are `a` and `b` (a
+/// kernel, inline for a short block (the vector clones' call through the
+/// loader's indirection cost more than its few elements), in the vector
+/// clones for a long one; both compute each element alike. Its first two operands are `a` and `b` (a
 /// unary op's `b` is unused), passed in registers; an op of more than two
 /// operands (add_n) finds them all in `rest`.
 template <typename S>
@@ -1925,9 +1865,6 @@ template <typename S> constexpr FusedOpFn<S> kFusedOps[] = {
 #include "gplace/Dialect/Graph/GraphOpTable.def"
 };
 
-/// The most operands a compiled fused op takes.
-constexpr size_t kMaxFusedOperands = 8;
-
 } // namespace
 
 struct HostFusedProgram {
@@ -1945,10 +1882,10 @@ struct HostFusedProgram {
   ElementType type = ElementType::F32;
   std::vector<Op> ops;
   std::vector<uint32_t> operands; ///< Ops of more than two operands'.
+  uint32_t maxOperands = 2; ///< The most operands of one op.
   /// A run on one thread (under kParallelMinElements elements): its
-  /// slots (const S *, one per input and op) and then its scratch, in one
-  /// allocation kept from run to run (the executor never runs one launch
-  /// on two threads at once).
+  /// ProgramScratch, in one allocation kept from run to run (the executor
+  /// never runs one launch on two threads at once).
   mutable std::unique_ptr<char[]> scratch;
   mutable size_t scratchBytes = 0;
 };
@@ -1959,18 +1896,68 @@ void HostFusedProgramDeleter::operator()(HostFusedProgram *program) const {
 
 namespace {
 
-/// runFusedRange, from `program`'s dense ops. `scratch`: (inputs + ops)
-/// blocks of min(end - begin, kBlock) elements; `slots`: inputs + ops.
+/// The memory of one thread's run of a program over at most `elements`
+/// elements, in one allocation: the slots (const S *: one per input and
+/// op, then an op's operands where it has more than two), the inputs'
+/// readers (constructed by the run, not kept: a run may bind other
+/// inputs), and the blocks (one per input, gathered, and per op, its
+/// values).
+template <typename S> struct ProgramScratch {
+  ProgramScratch(const HostFusedProgram &program, size_t numInputs,
+                 int64_t elements)
+      : numSlots(numInputs + program.ops.size()),
+        block(static_cast<size_t>(std::min(elements, kBlock))) {
+    constexpr size_t kAlign = alignof(std::max_align_t);
+    auto aligned = [](size_t bytes) {
+      return (bytes + kAlign - 1) / kAlign * kAlign;
+    };
+    readersOffset =
+        aligned((numSlots + program.maxOperands) * sizeof(const S *));
+    blocksOffset =
+        readersOffset + aligned(numInputs * sizeof(BroadcastReader<S>));
+    bytes = blocksOffset + numSlots * block * sizeof(S);
+  }
+  const S **slots(char *memory) const {
+    return reinterpret_cast<const S **>(memory);
+  }
+  const S **operands(char *memory) const { return slots(memory) + numSlots; }
+  BroadcastReader<S> *readers(char *memory) const {
+    return reinterpret_cast<BroadcastReader<S> *>(memory + readersOffset);
+  }
+  S *blocks(char *memory) const {
+    return reinterpret_cast<S *>(memory + blocksOffset);
+  }
+
+  size_t numSlots, block, readersOffset = 0, blocksOffset = 0, bytes = 0;
+};
+
+/// Runs the fused group `program` (compiled from `call`) over elements
+/// [begin, end), a block at a time, in `memory` (layout.bytes, laid out
+/// as `layout`).
 template <typename S>
 void runProgramRange(const HostFusedProgram &program, const FusedCall &call,
-                     int64_t begin, int64_t end, S *scratch,
-                     const S **slots) {
+                     int64_t begin, int64_t end,
+                     const ProgramScratch<S> &layout, char *memory) {
   const std::vector<int64_t> &shape = call.type.shape;
   size_t numInputs = call.inputs.size(), numOps = program.ops.size();
-  size_t block = static_cast<size_t>(std::min(end - begin, kBlock));
-  std::vector<BroadcastReader<S>> readers;
-  for (const TensorRef &input : call.inputs)
-    readers.emplace_back(input, shape);
+  size_t block = layout.block;
+  const S **slots = layout.slots(memory);
+  const S **rest = layout.operands(memory);
+  S *scratch = layout.blocks(memory);
+  // The readers, in place: most are in-place views and allocate nothing.
+  BroadcastReader<S> *readers = layout.readers(memory);
+  size_t constructed = 0;
+  struct Destroy {
+    BroadcastReader<S> *readers;
+    size_t &count;
+    ~Destroy() {
+      for (size_t k = 0; k < count; ++k)
+        readers[k].~BroadcastReader<S>();
+    }
+  } destroy{readers, constructed};
+  for (; constructed < numInputs; ++constructed)
+    new (readers + constructed) BroadcastReader<S>(call.inputs[constructed],
+                                                   shape);
   std::array<S *, 4> fewOutputs;
   std::vector<S *> manyOutputs;
   S **outputs = fewOutputs.data();
@@ -1984,13 +1971,12 @@ void runProgramRange(const HostFusedProgram &program, const FusedCall &call,
   const HostFusedProgram::Op *ops = program.ops.data();
   for (int64_t start = begin; start < end; start += kBlock) {
     int64_t count = std::min(kBlock, end - start);
-    for (size_t k = 0; k < readers.size(); ++k)
+    for (size_t k = 0; k < numInputs; ++k)
       slots[k] = readers[k].read(start, count, scratch + k * block);
     const S **values = slots + numInputs;
     S *ownScratch = scratch + numInputs * block;
     for (size_t i = 0; i < numOps; ++i) {
       const HostFusedProgram::Op &op = ops[i];
-      const S *rest[kMaxFusedOperands];
       if (op.count > 2)
         for (uint32_t j = 0; j < op.count; ++j)
           rest[j] = slots[operands[op.first + j]];
@@ -2005,47 +1991,38 @@ void runProgramRange(const HostFusedProgram &program, const FusedCall &call,
   }
 }
 
-/// runProgramRange with scratch of its own.
+/// runProgramRange with memory of its own.
 template <typename S>
 void runProgramRangeAlone(const HostFusedProgram &program,
                           const FusedCall &call, int64_t begin, int64_t end) {
-  size_t numInputs = call.inputs.size(), numOps = program.ops.size();
-  size_t block = static_cast<size_t>(std::min(end - begin, kBlock));
+  ProgramScratch<S> layout(program, call.inputs.size(), end - begin);
   // Not value-initialized: every element read is written first.
-  std::unique_ptr<S[]> scratch(new S[(numInputs + numOps) * block]);
-  std::unique_ptr<const S *[]> slots(new const S *[numInputs + numOps]);
-  runProgramRange<S>(program, call, begin, end, scratch.get(), slots.get());
+  std::unique_ptr<char[]> memory(new char[layout.bytes]);
+  runProgramRange<S>(program, call, begin, end, layout, memory.get());
 }
 
-/// runFused, from `program`.
+/// Runs `program`, compiled from `call`: f32 and f64 split over the
+/// OpenMP threads (every element is computed as in one pass); integers
+/// stay on this thread, whose flag records a division by zero, and so do
+/// f16 and bf16.
 template <typename S>
 Status runProgram(const HostFusedProgram &program, const FusedCall &call) {
   int64_t n = call.type.numElements();
   if (n < kParallelMinElements) {
     // One thread (parallelFor's choice below this size): the program's
-    // own scratch, allocated on the first run.
-    size_t numSlots = call.inputs.size() + program.ops.size();
-    // The slots first, rounded up to the scratch's alignment.
-    constexpr size_t kAlign = alignof(std::max_align_t);
-    size_t slotBytes =
-        (numSlots * sizeof(const S *) + kAlign - 1) / kAlign * kAlign;
-    size_t bytes = slotBytes + numSlots *
-                                   static_cast<size_t>(std::min(n, kBlock)) *
-                                   sizeof(S);
+    // own memory, allocated on the first run.
+    ProgramScratch<S> layout(program, call.inputs.size(), n);
     try {
-      if (program.scratchBytes < bytes) {
-        program.scratch.reset(new char[bytes]);
-        program.scratchBytes = bytes;
+      if (program.scratchBytes < layout.bytes) {
+        program.scratch.reset(new char[layout.bytes]);
+        program.scratchBytes = layout.bytes;
       }
+      if constexpr (std::is_floating_point_v<S>)
+        recordLaunchTeam(1); // As parallelFor.
+      runProgramRange<S>(program, call, 0, n, layout, program.scratch.get());
     } catch (const std::bad_alloc &) {
       return fusedScratchError(call);
     }
-    if constexpr (std::is_floating_point_v<S>)
-      recordLaunchTeam(1); // As parallelFor.
-    runProgramRange<S>(
-        program, call, 0, n,
-        reinterpret_cast<S *>(program.scratch.get() + slotBytes),
-        reinterpret_cast<const S **>(program.scratch.get()));
     if constexpr (std::is_floating_point_v<S>)
       return Status::ok();
     return integerDivisionStatus();
@@ -2204,12 +2181,12 @@ Status runHostFused(const FusedCall &call) {
           "kernel gplace." + std::string(kernelMnemonic(op.kernel)) +
           " has no host implementation for " +
           std::string(elementTypeName(call.type.elementType)));
-  constexpr unsigned kNumeric = 0x3f; // Every type but i1.
-  return dispatch<kNumeric>(call.type.elementType, Kernel::Add,
-                        [&](auto tag) -> Status {
-                          using S = typename decltype(tag)::type;
-                          return runFused<S>(call);
-                        });
+  // Compiled here, as the executor compiles it once at load.
+  HostFusedProgramPtr program = compileHostFused(call);
+  if (!program)
+    return Status::invalidArgument("fused kernel " + call.label +
+                                   " has an op without operands");
+  return runHostFusedProgram(*program, call);
 }
 
 CompactLaunch compileHostLaunch(const KernelCall &call) {
@@ -2239,8 +2216,7 @@ Status hostCompactLaunchError() { return integerDivisionStatus(); }
 HostFusedProgramPtr compileHostFused(const FusedCall &call) {
   unsigned bit = 1u << static_cast<int>(call.type.elementType);
   for (const FusedCall::Op &op : call.ops)
-    if (!isElementwiseKernel(op.kernel) || !(kernelCpuTypes(op.kernel) & bit) ||
-        op.operands.size() > kMaxFusedOperands)
+    if (!isElementwiseKernel(op.kernel) || !(kernelCpuTypes(op.kernel) & bit))
       return nullptr;
   HostFusedProgramPtr program(new HostFusedProgram);
   program->type = call.type.elementType;
@@ -2254,7 +2230,11 @@ HostFusedProgramPtr compileHostFused(const FusedCall &call) {
           compiled.fn = reinterpret_cast<void (*)()>(
               kFusedOps<S>[static_cast<size_t>(op.kernel)]);
           compiled.output = op.output;
+          if (op.operands.size() > UINT16_MAX)
+            return Status::invalidArgument("a fused op of too many operands");
           compiled.count = static_cast<uint16_t>(op.operands.size());
+          program->maxOperands = std::max(
+              program->maxOperands, static_cast<uint32_t>(compiled.count));
           std::vector<uint32_t> slots;
           for (int operand : op.operands)
             slots.push_back(operand >= 0 ? static_cast<uint32_t>(operand)

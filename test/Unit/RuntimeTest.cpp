@@ -543,6 +543,49 @@ TEST(Kernels, BroadcastsAcrossEveryDimension) {
         EXPECT_EQ(got[(i * 4 + j) * 3 + k], av[i * 3 + k] + bv[j]);
 }
 
+TEST(Kernels, FusedAddNOfManyOperandsAddsEachOnce) {
+  // A fused add_n of eleven operands (a broadcast row, a single element
+  // and nine full tensors), then a relu stored: on one thread (100
+  // elements) and split over threads (40000, past kParallelMinElements),
+  // against each element's sum.
+  for (int64_t rows : {1, 400}) {
+    const std::vector<int64_t> out = {rows, 100};
+    std::vector<HostTensor> operands;
+    operands.emplace_back(TensorType{ElementType::F32, {100}});
+    operands.emplace_back(TensorType{ElementType::F32, {1}});
+    for (int k = 0; k < 9; ++k)
+      operands.emplace_back(TensorType{ElementType::F32, out});
+    for (size_t k = 0; k < operands.size(); ++k)
+      for (int64_t i = 0; i < operands[k].type.numElements(); ++i) {
+        float v = static_cast<float>((i * 7 + static_cast<int64_t>(k)) % 13) -
+                  (k == 1 ? 40.0f : 6.0f);
+        std::memcpy(&operands[k].data[4 * i], &v, 4);
+      }
+    HostTensor fused(TensorType{ElementType::F32, out});
+    FusedCall call;
+    call.label = "many";
+    call.type = fused.type;
+    FusedCall::Op sum{Kernel::AddN, {}, -1};
+    for (size_t k = 0; k < operands.size(); ++k) {
+      call.inputs.push_back({operands[k].data.data(), &operands[k].type});
+      sum.operands.push_back(static_cast<int>(k));
+    }
+    call.ops = {sum, {Kernel::Relu, {-1}, 0}};
+    call.outputs = {{fused.data.data(), &fused.type}};
+    ASSERT_TRUE(runHostFused(call).isOk());
+    std::vector<float> values = valuesOf<float>(fused);
+    std::vector<std::vector<float>> inputs;
+    for (const HostTensor &operand : operands)
+      inputs.push_back(valuesOf<float>(operand));
+    for (int64_t e = 0; e < rows * 100; ++e) {
+      float expected = 0;
+      for (size_t k = 0; k < inputs.size(); ++k)
+        expected += inputs[k][k == 0 ? e % 100 : k == 1 ? 0 : e];
+      ASSERT_EQ(values[e], std::max(expected, 0.0f)) << "element " << e;
+    }
+  }
+}
+
 TEST(Kernels, BroadcastRunsAcrossBlocksEqualElementByElement) {
   // Out 3x37x300 (33300 elements: runs straddle the 4096-element blocks,
   // and a fused kernel splits them over threads at an element inside a
