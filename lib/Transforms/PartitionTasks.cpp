@@ -142,7 +142,7 @@ LogicalResult PartitionTasksPass::partition(func::FuncOp func) {
       FailureOr<TaskKey> task = taskOf(op, device.getValue());
       if (failed(task))
         return failure();
-      if (op.getGroupSize() != static_cast<int64_t>(ranks.size()))
+      if (op.getGroupSize() != static_cast<uint64_t>(ranks.size()))
         return op.emitError() << "group " << key << " has members of group "
                               << "sizes " << ranks.size() << " and "
                               << op.getGroupSize();
