@@ -428,14 +428,6 @@ GPLACE_VECTOR_CLONES void elementwiseLoop(size_t numOperands, S *out,
   elementwiseBlock<S>(K, numOperands, out, in, n);
 }
 
-/// elementwiseBlock for any kernel (a fused group's ops), in vector clones.
-template <typename S>
-GPLACE_VECTOR_CLONES void elementwiseAnyLoop(Kernel kernel, size_t numOperands,
-                                             S *out, const S *const *in,
-                                             int64_t n) {
-  elementwiseBlock<S>(kernel, numOperands, out, in, n);
-}
-
 /// The elements of an operand broadcast to the shape `out`, a block at a
 /// time: in place when the shapes are equal; else gathered into scratch a
 /// run at a time, a run being the innermost dimensions the operand reads
