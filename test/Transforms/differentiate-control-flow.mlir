@@ -2,9 +2,14 @@
 // the If's gradient is an If on the same condition whose branches recompute
 // their forward and hold its backward ops (the nested gplace.gradients
 // expanded, what the backward ops do not read dropped); the While's is a
-// While counting the trip count and a While running it backwards, which
-// replays the body k times (an inner While) before each step's gradient.
-// The integer input gets no gradient. GradientCheckTest checks the numbers.
+// While rerunning the forward and a While running it backwards. Where the
+// condition proves a bound B on the trip count (and the stacks fit
+// gplace.gradient_stack_bytes), the rerun keeps each iteration's carried
+// values in [B, ...] stacks that the backward loop reads; otherwise it
+// counts the trip count, and the backward loop replays the body k times (an
+// inner While) before each step's gradient. The integer input gets no
+// gradient. GradientCheckTest checks the numbers, and
+// test/Execution/while-stack-gradients.mlir the two against each other.
 // RUN: gplace-opt %s --gplace-differentiate | FileCheck %s
 
 // CHECK-LABEL: func.func @ifGradient
@@ -36,7 +41,7 @@ func.func @ifGradient(%c: tensor<i1>, %x: tensor<2xf32>, %k: tensor<i64>) -> ten
 }
 
 // CHECK-LABEL: func.func @whileGradient
-// The trip count: (n, i, x) from (0, inputs), the forward's cond and body.
+// The recompute, as gplace.gradient_stack_bytes = 0 asks. The trip count: (n, i, x) from (0, inputs), the forward's cond and body.
 // CHECK: %[[ZERO:.*]] = gplace.constant dense<0> : tensor<i64> {gplace.colocate_with = "loop", name = "gradients/loop_grad/Const"}
 // CHECK: %[[COUNT:.*]]:3 = gplace.while(%[[ZERO]], %[[I0:.*]], %arg0) : tensor<i64>, tensor<i64>, tensor<2xf32> cond {
 // CHECK: gplace.greater
@@ -74,7 +79,106 @@ func.func @whileGradient(%x: tensor<2xf32>) -> tensor<2xf32> {
     %next = gplace.add %i, %one : (tensor<i64>, tensor<i64>) -> tensor<i64>
     %twice = gplace.mul %y, %y : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
     gplace.yield %next, %twice : tensor<i64>, tensor<2xf32>
+  } {name = "loop", gplace.gradient_stack_bytes = 0}
+  %s = gplace.reduce_sum %w#1 axes = [0] : tensor<2xf32> -> tensor<f32>
+  %g = gplace.gradients %s wrt %x : tensor<f32> wrt tensor<2xf32>
+  return %g : tensor<2xf32>
+}
+
+// CHECK-LABEL: func.func @whileStackGradient
+// The forward rerun: (n, i, x, stacks) from (0, inputs, zeros); row n of
+// each stack is set to the value before iteration n (the counter's too).
+// CHECK: %[[N0:.*]] = gplace.constant dense<0> : tensor<i64> {gplace.colocate_with = "loop", name = "gradients/loop_grad/Const"}
+// CHECK: %[[SI0:.*]] = gplace.constant dense<0> : tensor<3xi64>
+// CHECK: %[[SX0:.*]] = gplace.constant dense<0.000000e+00> : tensor<3x2xf32>
+// CHECK: %[[FWD:.*]]:5 = gplace.while(%[[N0]], %{{.*}}, %arg0, %[[SI0]], %[[SX0]]) : tensor<i64>, tensor<i64>, tensor<2xf32>, tensor<3xi64>, tensor<3x2xf32> cond {
+// CHECK: } body {
+// CHECK-NEXT: ^bb0(%[[N:.*]]: tensor<i64>, %[[I:.*]]: tensor<i64>, %[[X:.*]]: tensor<2xf32>, %[[SI:.*]]: tensor<3xi64>, %[[SX:.*]]: tensor<3x2xf32>):
+// CHECK: gplace.mul %[[X]], %[[X]]
+// CHECK: %[[ROWS:.*]] = gplace.constant dense<[0, 1, 2]> : tensor<3xi64>
+// CHECK-NEXT: %[[MASK:.*]] = gplace.equal %[[ROWS]], %[[N]]
+// CHECK-NEXT: gplace.select %[[MASK]], %[[I]], %[[SI]] : (tensor<3xi1>, tensor<i64>, tensor<3xi64>) -> tensor<3xi64>
+// CHECK-NEXT: %[[MASK2:.*]] = gplace.reshape %[[MASK]] : tensor<3xi1> -> tensor<3x1xi1>
+// CHECK-NEXT: gplace.select %[[MASK2]], %[[X]], %[[SX]] : (tensor<3x1xi1>, tensor<2xf32>, tensor<3x2xf32>) -> tensor<3x2xf32>
+// CHECK: } {gplace.colocate_with = "loop", name = "gradients/loop_grad/While"}
+// The backward loop reads iteration k - 1's x from the stack: no inner
+// While.
+// CHECK: %[[BACK:.*]]:6 = gplace.while(%[[FWD]]#0, %{{.*}}, %{{.*}}, %arg0, %[[FWD]]#3, %[[FWD]]#4)
+// CHECK: } body {
+// CHECK-NEXT: ^bb0(%[[K:.*]]: tensor<i64>, %[[DX:.*]]: tensor<2xf32>, %{{.*}}: tensor<i64>, %{{.*}}: tensor<2xf32>, %{{.*}}: tensor<3xi64>, %[[STACK:.*]]: tensor<3x2xf32>):
+// CHECK-NOT: gplace.while
+// CHECK: %[[K1:.*]] = gplace.add %[[K]]
+// CHECK-NEXT: %[[XK:.*]] = gplace.gather %[[STACK]][%[[K1]]] axis = 0 : (tensor<3x2xf32>, tensor<i64>) -> tensor<2xf32>
+// CHECK-NOT: gplace.while
+// CHECK: gplace.mul %[[DX]], %[[XK]]
+// CHECK-NOT: gplace.while
+// CHECK: } {gplace.colocate_with = "loop", name = "gradients/loop_grad/While_1"}
+// CHECK: return %[[BACK]]#1
+// CHECK-NOT: gplace.gradients
+func.func @whileStackGradient(%x: tensor<2xf32>) -> tensor<2xf32> {
+  %zero = gplace.constant dense<0> : tensor<i64>
+  %w:2 = gplace.while (%zero, %x) : tensor<i64>, tensor<2xf32> cond {
+  ^bb0(%i: tensor<i64>, %y: tensor<2xf32>):
+    %n = gplace.constant dense<3> : tensor<i64>
+    %more = gplace.greater %n, %i : (tensor<i64>, tensor<i64>) -> tensor<i1>
+    gplace.yield %more : tensor<i1>
+  } body {
+  ^bb0(%i: tensor<i64>, %y: tensor<2xf32>):
+    %one = gplace.constant dense<1> : tensor<i64>
+    %next = gplace.add %i, %one : (tensor<i64>, tensor<i64>) -> tensor<i64>
+    %twice = gplace.mul %y, %y : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+    gplace.yield %next, %twice : tensor<i64>, tensor<2xf32>
   } {name = "loop"}
+  %s = gplace.reduce_sum %w#1 axes = [0] : tensor<2xf32> -> tensor<f32>
+  %g = gplace.gradients %s wrt %x : tensor<f32> wrt tensor<2xf32>
+  return %g : tensor<2xf32>
+}
+
+// No bound where the limit is of the run (an argument), nor where the
+// stacks pass the limit (3 rows of 25 bytes: i and x, 16, and the rerun's
+// row id and mask, 9): the recompute, its inner While.
+// CHECK-LABEL: func.func @whileNoBound
+// CHECK-NOT: gplace.gather
+// CHECK: name = "gradients/loop_grad/While"
+// CHECK: gplace.while
+// CHECK: name = "gradients/loop_grad/While_1"
+// CHECK-LABEL: func.func @whileOverLimit
+// CHECK-NOT: gplace.gather
+// CHECK: name = "gradients/loop_grad/While"
+// CHECK: gplace.while
+// CHECK: name = "gradients/loop_grad/While_1"
+// CHECK-NOT: gplace.gather
+func.func @whileNoBound(%x: tensor<2xf32>, %n: tensor<i64>) -> tensor<2xf32> {
+  %zero = gplace.constant dense<0> : tensor<i64>
+  %w:3 = gplace.while (%zero, %x, %n) : tensor<i64>, tensor<2xf32>, tensor<i64> cond {
+  ^bb0(%i: tensor<i64>, %y: tensor<2xf32>, %m: tensor<i64>):
+    %more = gplace.greater %m, %i : (tensor<i64>, tensor<i64>) -> tensor<i1>
+    gplace.yield %more : tensor<i1>
+  } body {
+  ^bb0(%i: tensor<i64>, %y: tensor<2xf32>, %m: tensor<i64>):
+    %one = gplace.constant dense<1> : tensor<i64>
+    %next = gplace.add %i, %one : (tensor<i64>, tensor<i64>) -> tensor<i64>
+    %twice = gplace.mul %y, %y : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+    gplace.yield %next, %twice, %m : tensor<i64>, tensor<2xf32>, tensor<i64>
+  } {name = "loop"}
+  %s = gplace.reduce_sum %w#1 axes = [0] : tensor<2xf32> -> tensor<f32>
+  %g = gplace.gradients %s wrt %x : tensor<f32> wrt tensor<2xf32>
+  return %g : tensor<2xf32>
+}
+func.func @whileOverLimit(%x: tensor<2xf32>) -> tensor<2xf32> {
+  %zero = gplace.constant dense<0> : tensor<i64>
+  %w:2 = gplace.while (%zero, %x) : tensor<i64>, tensor<2xf32> cond {
+  ^bb0(%i: tensor<i64>, %y: tensor<2xf32>):
+    %n = gplace.constant dense<3> : tensor<i64>
+    %more = gplace.greater %n, %i : (tensor<i64>, tensor<i64>) -> tensor<i1>
+    gplace.yield %more : tensor<i1>
+  } body {
+  ^bb0(%i: tensor<i64>, %y: tensor<2xf32>):
+    %one = gplace.constant dense<1> : tensor<i64>
+    %next = gplace.add %i, %one : (tensor<i64>, tensor<i64>) -> tensor<i64>
+    %twice = gplace.mul %y, %y : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+    gplace.yield %next, %twice : tensor<i64>, tensor<2xf32>
+  } {name = "loop", gplace.gradient_stack_bytes = 74}
   %s = gplace.reduce_sum %w#1 axes = [0] : tensor<2xf32> -> tensor<f32>
   %g = gplace.gradients %s wrt %x : tensor<f32> wrt tensor<2xf32>
   return %g : tensor<2xf32>

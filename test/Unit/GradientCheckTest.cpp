@@ -728,7 +728,23 @@ std::vector<Case> cases() {
   all.push_back(ifCase("if_else", "100.0"));
   // Three iterations of x <- step(i, x, v), v carried unchanged (a weight
   // the body reads); y = x + v, so that gradients flow into both results.
-  auto whileCase = [](const std::string &name, const std::string &step) {
+  // The condition proves the bound, so the gradient keeps the iterations
+  // on stacks, unless `attributes` set gplace.gradient_stack_bytes = 0
+  // (the recompute); `limit`, a condition of the run that ends the loop
+  // first where it is below 3.
+  auto whileCase = [](const std::string &name, const std::string &step,
+                      const std::string &attributes = "",
+                      const std::string &limit = "") {
+    std::string cond =
+        limit.empty()
+            ? "    gplace.yield %more : tensor<i1>\n"
+            : "    %f = gplace.cast %i : tensor<i64> to tensor<f64>\n"
+              "    %l = gplace.constant dense<" + limit + "> : tensor<f64>\n"
+              "    %early = gplace.greater %l, %f : (tensor<f64>, "
+              "tensor<f64>) -> tensor<i1>\n"
+              "    %both = gplace.logical_and %more, %early : (tensor<i1>, "
+              "tensor<i1>) -> tensor<i1>\n"
+              "    gplace.yield %both : tensor<i1>\n";
     return Case{
         name,
         {"2x3xf64", "3xf64"},
@@ -738,8 +754,7 @@ std::vector<Case> cases() {
         "  ^bb0(%i: tensor<i64>, %x: tensor<2x3xf64>, %v: tensor<3xf64>):\n"
         "    %n = gplace.constant dense<3> : tensor<i64>\n"
         "    %more = gplace.greater %n, %i : (tensor<i64>, tensor<i64>) -> "
-        "tensor<i1>\n"
-        "    gplace.yield %more : tensor<i1>\n"
+        "tensor<i1>\n" + cond +
         "  } body {\n"
         "  ^bb0(%i: tensor<i64>, %x: tensor<2x3xf64>, %v: tensor<3xf64>):\n"
         "    %one = gplace.constant dense<1> : tensor<i64>\n"
@@ -747,16 +762,23 @@ std::vector<Case> cases() {
         "tensor<i64>\n" + step +
         "    gplace.yield %next, %r, %v : tensor<i64>, tensor<2x3xf64>, "
         "tensor<3xf64>\n"
-        "  }\n"
+        "  }" + attributes + "\n"
         "  %y = gplace.add %loop#1, %loop#2 : (tensor<2x3xf64>, "
         "tensor<3xf64>) -> tensor<2x3xf64>",
         "2x3xf64"};
   };
-  all.push_back(whileCase(
-      "while",
+  const std::string tanhStep =
       "    %m = gplace.mul %x, %v : (tensor<2x3xf64>, tensor<3xf64>) -> "
       "tensor<2x3xf64>\n"
-      "    %r = gplace.tanh %m : tensor<2x3xf64>\n"));
+      "    %r = gplace.tanh %m : tensor<2x3xf64>\n";
+  all.push_back(whileCase("while", tanhStep));
+  all.push_back(whileCase("while_recompute", tanhStep,
+                          " {gplace.gradient_stack_bytes = 0}"));
+  // Fewer iterations than the bound: 2 of 3, then none.
+  all.push_back(whileCase("while_early_exit", tanhStep, "", "1.5"));
+  all.push_back(whileCase("while_early_exit_recompute", tanhStep,
+                          " {gplace.gradient_stack_bytes = 0}", "1.5"));
+  all.push_back(whileCase("while_no_iteration", tanhStep, "", "-0.5"));
   // An If in the body: the else branch in iterations 0 and 1, then the
   // then branch.
   all.push_back(whileCase(

@@ -1203,6 +1203,29 @@ onnx::ModelProto buildLoopRuntime() {
   return b.model;
 }
 
+// A Loop with a constant trip count (8) and a condition of the run:
+// y = x * step^k, k the iterations, at most 8 and until sum(y) reaches 100
+// (control-flow-gradients.test: its gradient keeps the iterations on
+// stacks, the trip count being at most 8).
+onnx::ModelProto buildLoopBounded() {
+  ModelBuilder b(13, "loop_bounded");
+  b.input("x", {2});
+  b.input("step", {2});
+  intInitializer(b, "trips", {}, {8});
+  boolInitializer(b, "go", true);
+  b.initializer(Tensor{"limit", {}, {100.0f}});
+  onnx::NodeProto *loop =
+      b.node("Loop", "repeat", {"trips", "go", "x"}, {"y"});
+  onnx::GraphProto *body = loopBody(loop, "y_in", {2});
+  graphNode(body, "Mul", "scale", {"y_in", "step"}, {"y_out"});
+  attrInt(graphNode(body, "ReduceSum", "total", {"y_out"}, {"sum"}),
+          "keepdims", 0);
+  graphNode(body, "Less", "below_limit", {"sum", "limit"}, {"c_out"});
+  setFloatType(body->add_output(), "y_out", {2});
+  b.output("y", {2});
+  return b.model;
+}
+
 // Control flow nested in a body: Loop(2 trips, y = x) whose body is an
 // If(add: true) then y + x else y - x, the If's branches imported afresh
 // in each iteration.
@@ -1233,7 +1256,7 @@ int main(int argc, char **argv) {
          "softmax-opset9|mlp-bench|losses|run-time-constants|hardmax-opset11|"
          "grouped-conv|indexing|normalization|einsum-pad|recurrent|arg-pow|"
          "pools|det-dft|resize-topk|control-flow|loop-long|loop-data-cond|if-vector-cond|nested-control-flow|"
-         "if-runtime|loop-runtime|"
+         "if-runtime|loop-runtime|loop-bounded|"
          "torch-flatten|"
          "paddle-dynamic|"
          "tf2onnx-flatten|"
@@ -1271,6 +1294,7 @@ int main(int argc, char **argv) {
       {"nested-control-flow", buildNestedControlFlow},
       {"if-runtime", buildIfRuntime},
       {"loop-runtime", buildLoopRuntime},
+      {"loop-bounded", buildLoopBounded},
       {"run-time-constants", buildRunTimeConstants},
       {"grouped-conv", [] { return buildGroupedConv(2); }},
       {"grouped-conv-mismatch", [] { return buildGroupedConv(1); }},

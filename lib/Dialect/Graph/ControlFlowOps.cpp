@@ -17,6 +17,11 @@
 #include "mlir/Interfaces/CallInterfaces.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 
+#include <functional>
+#include <limits>
+#include <numeric>
+#include <optional>
+
 using namespace mlir;
 using namespace gplace::graph;
 
@@ -163,6 +168,120 @@ Value addI64(OpBuilder &b, Location loc, Value value, int64_t delta) {
                          ArrayRef<NamedAttribute>{});
 }
 
+/// The default of `gplace.gradient_stack_bytes` (WhileOp::buildGradients):
+/// the most memory the stacks of a While's gradient may take.
+constexpr int64_t kDefaultGradientStackBytes = int64_t(64) << 20;
+
+/// The attribute that sets it, on a gplace.while or its module
+/// (GraphDialect::verifyOperationAttribute checks it).
+constexpr StringLiteral kGradientStackBytesAttr("gplace.gradient_stack_bytes");
+
+/// The integer `v` holds where it is a one-element signless integer
+/// constant (seen through reshapes and identities, as ONNX's Loop passes
+/// its trip count); nothing otherwise.
+std::optional<int64_t> constantInt(Value v) {
+  while (v) {
+    Operation *def = v.getDefiningOp();
+    if (isa_and_nonnull<ReshapeOp, IdentityOp>(def) &&
+        def->getNumOperands() >= 1) {
+      v = def->getOperand(0);
+      continue;
+    }
+    auto constant = dyn_cast_or_null<ConstantOp>(def);
+    auto value = constant ? dyn_cast<DenseIntElementsAttr>(constant.getValue())
+                          : DenseIntElementsAttr();
+    // Signless only: a u8's bits read as signed would be another number.
+    if (!value || value.getNumElements() != 1 ||
+        !value.getElementType().isSignlessInteger() ||
+        value.getElementType().isInteger(1))
+      return std::nullopt;
+    return (*value.begin()).getSExtValue();
+  }
+  return std::nullopt;
+}
+
+/// The most iterations a While of `inputs` with the blocks `cond` and `body`
+/// can run, where its condition proves one: `cond` yields `limit > i`
+/// (`limit >= i`), or a logical_and with such a term, where `i` is a
+/// counter (an input that is an integer constant, the body yielding
+/// `i + 1`) and `limit` a constant or an input that is a constant and the
+/// body yields unchanged (ONNX's Loop with a constant M, a Python
+/// `for i in range(n)`). Nothing where the condition proves no bound.
+std::optional<int64_t> provenTripBound(ValueRange inputs, Block &cond,
+                                       Block &body) {
+  Operation *yield = body.getTerminator();
+  auto inputOf = [&](Value v) -> std::optional<unsigned> {
+    auto arg = dyn_cast<BlockArgument>(v);
+    if (!arg || arg.getOwner() != &cond || arg.getArgNumber() >= inputs.size())
+      return std::nullopt;
+    return arg.getArgNumber();
+  };
+  auto invariant = [&](Value v) -> std::optional<int64_t> {
+    std::optional<unsigned> j = inputOf(v);
+    if (!j)
+      return constantInt(v);
+    if (yield->getOperand(*j) != body.getArgument(*j))
+      return std::nullopt;
+    return constantInt(inputs[*j]);
+  };
+  auto counterStart = [&](Value v) -> std::optional<int64_t> {
+    std::optional<unsigned> j = inputOf(v);
+    if (!j)
+      return std::nullopt;
+    auto add = yield->getOperand(*j).getDefiningOp<AddOp>();
+    if (!add)
+      return std::nullopt;
+    Value arg = body.getArgument(*j), lhs = add.getLhs(), rhs = add.getRhs();
+    Value step = lhs == arg ? rhs : rhs == arg ? lhs : Value();
+    if (!step || constantInt(step) != 1)
+      return std::nullopt;
+    return constantInt(inputs[*j]);
+  };
+  std::function<std::optional<int64_t>(Value)> bound =
+      [&](Value go) -> std::optional<int64_t> {
+    Operation *def = go.getDefiningOp();
+    if (!def || def->getNumOperands() != 2)
+      return std::nullopt;
+    if (isa<GreaterOp, GreaterEqualOp>(def)) {
+      std::optional<int64_t> limit = invariant(def->getOperand(0)),
+                             start = counterStart(def->getOperand(1));
+      if (!limit || !start)
+        return std::nullopt;
+      // Both are integers of at most 64 bits: the difference in 128.
+      __int128 trips = static_cast<__int128>(*limit) - *start +
+                       (isa<GreaterEqualOp>(def) ? 1 : 0);
+      if (trips > std::numeric_limits<int64_t>::max())
+        return std::nullopt;
+      return static_cast<int64_t>(std::max<__int128>(trips, 0));
+    }
+    if (isa<LogicalAndOp>(def)) {
+      std::optional<int64_t> a = bound(def->getOperand(0)),
+                             b = bound(def->getOperand(1));
+      if (a && b)
+        return std::min(*a, *b);
+      return a ? a : b;
+    }
+    return std::nullopt;
+  };
+  return bound(cond.getTerminator()->getOperand(0));
+}
+
+/// The bytes one value of `type` takes (an i1 a byte).
+int64_t tensorBytes(RankedTensorType type) {
+  unsigned bits = type.getElementType().getIntOrFloatBitWidth();
+  return type.getNumElements() * std::max<int64_t>(1, (bits + 7) / 8);
+}
+
+/// The limit on the stacks of `op`'s gradient: its
+/// `gplace.gradient_stack_bytes`, else its module's, else
+/// kDefaultGradientStackBytes.
+int64_t gradientStackLimit(Operation *op) {
+  for (Operation *at = op; at; at = at->getParentOp())
+    if (auto limit = at->getAttrOfType<IntegerAttr>(kGradientStackBytesAttr))
+      return limit.getInt();
+  return kDefaultGradientStackBytes;
+}
+
 } // namespace
 
 //===----------------------------------------------------------------------===//
@@ -303,12 +422,144 @@ LogicalResult WhileOp::verifyRegions() {
                           "the next loop-carried values, of the inputs' types");
 }
 
-/// TensorFlow's _WhileGrad, with the forward recomputed instead of kept on
-/// stacks: a While counts the forward's trip count N (running it once
-/// more); a While then runs k = N-1 down to 0, each iteration recomputing
-/// the carried values after k iterations from the inputs (an inner While)
-/// and taking the body's gradient there (a gplace.gradients in the region,
-/// which --gplace-differentiate expands in turn). Memory stays that of one
+/// The gradient of `op` (cond `condBlock`, body `bodyBlock`) where its trip
+/// count is at most `bound` (provenTripBound): TensorFlow's while_v2
+/// gradient with `maximum_iterations`, the stacks preallocated. A While
+/// reruns the forward, counting its trip count N and writing the carried
+/// values before iteration n, for each that the body changes (`varying`),
+/// into row n of a [bound, ...] stack (a select on the rows equal to n:
+/// gplace has no dynamic-update-slice); a While then runs k = N-1 down to
+/// 0, reading iteration k's values from the stacks (gather) and taking the
+/// body's gradient there. N + N body runs; memory bound x the varying
+/// values' size.
+static void buildStackedWhileGradients(WhileOp op, OpBuilder &builder,
+                                       ArrayRef<Value> resultGradients,
+                                       SmallVectorImpl<Value> &operandGradients,
+                                       Block &condBlock, Block &bodyBlock,
+                                       ArrayRef<unsigned> floats,
+                                       ArrayRef<unsigned> varying,
+                                       int64_t bound) {
+  ValueRange inputs = op.getInputs();
+  Location loc = op.getLoc();
+  TypeRange carried = inputs.getTypes();
+  // A bound of 0: the loop never runs, but the stacks keep a row.
+  int64_t rows = std::max<int64_t>(bound, 1);
+  SmallVector<RankedTensorType> stackTypes;
+  for (unsigned i : varying) {
+    auto type = cast<RankedTensorType>(carried[i]);
+    SmallVector<int64_t> shape{rows};
+    llvm::append_range(shape, type.getShape());
+    stackTypes.push_back(RankedTensorType::get(shape, type.getElementType()));
+  }
+  OpBuilder inner(op.getContext());
+
+  // The forward with stacks: (n, x, s) from (0, inputs, zeros) while
+  // cond(x): (n + 1, body(x), s with row n = x).
+  SmallVector<Value> forwardInputs{i64Constant(builder, loc, 0)};
+  forwardInputs.append(inputs.begin(), inputs.end());
+  for (RankedTensorType type : stackTypes)
+    forwardInputs.push_back(buildSplatConstant(builder, loc, type, 0.0));
+  WhileOp forward = createWhile(builder, loc, forwardInputs);
+  SmallVector<Type> forwardTypes(ValueRange(forwardInputs).getTypes());
+  size_t stacksAt = 1 + inputs.size();
+  {
+    Block *block =
+        createBlock(inner, forward.getCondRegion(), forwardTypes, loc);
+    SmallVector<Value> go = cloneBody(
+        inner, condBlock, block->getArguments().slice(1, inputs.size()));
+    inner.create<YieldOp>(loc, go);
+    block = createBlock(inner, forward.getBodyRegion(), forwardTypes, loc);
+    Value n = block->getArgument(0);
+    ValueRange x = block->getArguments().slice(1, inputs.size());
+    SmallVector<Value> next{addI64(inner, loc, n, 1)};
+    llvm::append_range(next, cloneBody(inner, bodyBlock, x));
+    // The rows equal to n: [0, rows) == n.
+    auto rowsType = RankedTensorType::get({rows}, inner.getI64Type());
+    SmallVector<int64_t> iota(rows);
+    std::iota(iota.begin(), iota.end(), 0);
+    Value rowIds = buildConstant(
+        inner, loc, DenseElementsAttr::get(rowsType, ArrayRef<int64_t>(iota)));
+    Value mask = inner.create<EqualOp>(
+        loc, TypeRange{RankedTensorType::get({rows}, inner.getI1Type())},
+        ValueRange{rowIds, n}, ArrayRef<NamedAttribute>{});
+    for (auto [k, i] : llvm::enumerate(varying)) {
+      RankedTensorType type = stackTypes[k];
+      Value rowMask = mask;
+      if (type.getRank() > 1) {
+        SmallVector<int64_t> shape(type.getRank(), 1);
+        shape[0] = rows;
+        rowMask = inner.create<ReshapeOp>(
+            loc, TypeRange{RankedTensorType::get(shape, inner.getI1Type())},
+            ValueRange{mask}, ArrayRef<NamedAttribute>{});
+      }
+      next.push_back(inner.create<SelectOp>(
+          loc, TypeRange{type},
+          ValueRange{rowMask, x[i], block->getArgument(stacksAt + k)},
+          ArrayRef<NamedAttribute>{}));
+    }
+    inner.create<YieldOp>(loc, next);
+  }
+
+  // The backward loop: (k, dx, x0, s) from (N, dy, inputs, stacks) while
+  // k > 0: (k - 1, d body(x_{k-1}) / dx . dx, x0, s), x_{k-1} the stacks'
+  // row k - 1 (x0 for a value the body does not change).
+  SmallVector<Value> backInputs{forward.getResult(0)};
+  for (unsigned i : floats) {
+    Value dy = resultGradients[i];
+    if (!dy)
+      dy = buildSplatConstant(builder, loc,
+                              cast<RankedTensorType>(inputs[i].getType()), 0.0);
+    backInputs.push_back(dy);
+  }
+  size_t x0At = backInputs.size();
+  backInputs.append(inputs.begin(), inputs.end());
+  size_t backStacksAt = backInputs.size();
+  llvm::append_range(backInputs, forward.getResults().drop_front(stacksAt));
+  WhileOp back = createWhile(builder, loc, backInputs);
+  SmallVector<Type> backTypes(ValueRange(backInputs).getTypes());
+  {
+    Block *block = createBlock(inner, back.getCondRegion(), backTypes, loc);
+    inner.create<YieldOp>(
+        loc, greater(inner, loc, block->getArgument(0),
+                     i64Constant(inner, loc, 0)));
+  }
+  Block *block = createBlock(inner, back.getBodyRegion(), backTypes, loc);
+  Value k1 = addI64(inner, loc, block->getArgument(0), -1);
+  SmallVector<Value> xk(block->getArguments().slice(x0At, inputs.size()));
+  for (auto [k, i] : llvm::enumerate(varying))
+    xk[i] = inner.create<GatherOp>(
+        loc, TypeRange{carried[i]},
+        ValueRange{block->getArgument(backStacksAt + k), k1},
+        ArrayRef<NamedAttribute>{
+            inner.getNamedAttr("axis", inner.getI64IntegerAttr(0))});
+  SmallVector<Value> outputs = cloneBody(inner, bodyBlock, xk);
+  SmallVector<Value> yValues, xValues, dyValues;
+  SmallVector<Type> types;
+  for (auto [k, i] : llvm::enumerate(floats)) {
+    yValues.push_back(outputs[i]);
+    xValues.push_back(xk[i]);
+    dyValues.push_back(block->getArgument(1 + k));
+    types.push_back(carried[i]);
+  }
+  auto gradients =
+      inner.create<GradientsOp>(loc, types, yValues, xValues, dyValues);
+  SmallVector<Value> next{k1};
+  llvm::append_range(next, gradients.getResults());
+  llvm::append_range(next, block->getArguments().drop_front(x0At));
+  inner.create<YieldOp>(loc, next);
+  for (auto [k, i] : llvm::enumerate(floats))
+    operandGradients[i] = back.getResult(1 + k);
+}
+
+/// TensorFlow's _WhileGrad, with the forward kept on stacks where the
+/// condition proves a bound on the trip count and the stacks fit
+/// `gplace.gradient_stack_bytes` (buildStackedWhileGradients); otherwise
+/// with the forward recomputed instead of kept on stacks: a While counts the
+/// forward's trip count N (running it once more); a While then runs k = N-1
+/// down to 0, each iteration recomputing the carried values after k
+/// iterations from the inputs (an inner While) and taking the body's
+/// gradient there (a gplace.gradients in the region, which
+/// --gplace-differentiate expands in turn). Memory stays that of one
 /// iteration; time is O(N^2) body runs.
 LogicalResult WhileOp::buildGradients(OpBuilder &builder,
                                       ArrayRef<Value> resultGradients,
@@ -325,6 +576,27 @@ LogicalResult WhileOp::buildGradients(OpBuilder &builder,
       floats.push_back(i);
   if (floats.empty())
     return success();
+  // The values the body changes; a bound on the trip count; the stacks'
+  // bytes (and the rerun's row ids and mask, 9 bytes a row), within the
+  // limit.
+  SmallVector<unsigned> varying;
+  int64_t rowBytes = 9;
+  for (auto [i, input] : llvm::enumerate(inputs))
+    if (bodyBlock->getTerminator()->getOperand(i) !=
+        bodyBlock->getArgument(i)) {
+      varying.push_back(i);
+      rowBytes += tensorBytes(cast<RankedTensorType>(input.getType()));
+    }
+  if (std::optional<int64_t> bound =
+          provenTripBound(inputs, *condBlock, *bodyBlock)) {
+    int64_t limit = gradientStackLimit(*this);
+    if (limit > 0 && std::max<int64_t>(*bound, 1) <= limit / rowBytes) {
+      buildStackedWhileGradients(*this, builder, resultGradients,
+                                 operandGradients, *condBlock, *bodyBlock,
+                                 floats, varying, *bound);
+      return success();
+    }
+  }
   Location loc = getLoc();
   TypeRange carried = inputs.getTypes();
   RankedTensorType i64 = scalarType(builder.getI64Type());

@@ -118,13 +118,24 @@ LogicalResult GraphDialect::verifyOperationAttribute(Operation *op,
              << "'" << name << "' must be a list of dictionaries on a module";
     return success();
   }
+  // The limit on the stacks of a While's gradient, in bytes
+  // (docs/dialect.md#gradients-of-if-and-while).
+  if (name == "gplace.gradient_stack_bytes") {
+    auto bytes = dyn_cast<IntegerAttr>(attr.getValue());
+    if (!isa<WhileOp, ModuleOp>(op) || !bytes || bytes.getInt() < 0)
+      return op->emitError() << "'" << name
+                             << "' must be a non-negative integer on a "
+                                "gplace.while or a module";
+    return success();
+  }
   return op->emitError() << "unknown gplace attribute '" << name
                          << "' (known: '" << getDefaultDeviceAttrName()
                          << "', '" << getDevicePolicyAttrName() << "', '"
                          << getDevicesAttrName() << "', '"
                          << getColocateWithAttrName()
                          << "', 'gplace.micro_batch', 'gplace.pipeline', "
-                            "'gplace.rematerialized')";
+                            "'gplace.rematerialized', "
+                            "'gplace.gradient_stack_bytes')";
 }
 
 bool gplace::graph::isValidGraphTensorType(Type type) {

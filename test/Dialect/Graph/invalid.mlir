@@ -504,9 +504,31 @@ func.func @policyNotString() attributes {gplace.device_policy} {
 
 // -----
 
-// expected-error @+1 {{unknown gplace attribute 'gplace.default_devices' (known: 'gplace.default_device', 'gplace.device_policy', 'gplace.devices', 'gplace.colocate_with', 'gplace.micro_batch', 'gplace.pipeline', 'gplace.rematerialized')}}
+// expected-error @+1 {{unknown gplace attribute 'gplace.default_devices' (known: 'gplace.default_device', 'gplace.device_policy', 'gplace.devices', 'gplace.colocate_with', 'gplace.micro_batch', 'gplace.pipeline', 'gplace.rematerialized', 'gplace.gradient_stack_bytes')}}
 func.func @unknownDialectAttribute() attributes {gplace.default_devices = "/cpu:0"} {
   return
+}
+
+// -----
+
+// expected-error @+1 {{'gplace.gradient_stack_bytes' must be a non-negative integer on a gplace.while or a module}}
+func.func @stackBytesOnFunction() attributes {gplace.gradient_stack_bytes = 16} {
+  return
+}
+
+// -----
+
+func.func @negativeStackBytes(%x: tensor<2xf32>) -> tensor<2xf32> {
+  // expected-error @+1 {{'gplace.gradient_stack_bytes' must be a non-negative integer on a gplace.while or a module}}
+  %w = gplace.while (%x) : tensor<2xf32> cond {
+  ^bb0(%y: tensor<2xf32>):
+    %c = gplace.constant dense<false> : tensor<i1>
+    gplace.yield %c : tensor<i1>
+  } body {
+  ^bb0(%y: tensor<2xf32>):
+    gplace.yield %y : tensor<2xf32>
+  } {gplace.gradient_stack_bytes = -1}
+  return %w : tensor<2xf32>
 }
 
 // -----
