@@ -20,6 +20,7 @@
 #include "gplace/Runtime/Random.h"
 #include "gplace/Runtime/Transport.h"
 #include "gplace/Runtime/Threads.h"
+#include "gplace/Runtime/VectorMath.h"
 #include "gplace/Support/Shape.h"
 
 #include <Eigen/Core>
@@ -371,6 +372,12 @@ __attribute__((always_inline)) inline void
 elementwiseBlock(Kernel kernel, size_t numOperands, S *out,
                  const S *const *in, int64_t n) {
   using T = Compute<S>;
+  // exp of f32 and f64: libmvec's, a whole block at a time (VectorMath.h).
+  if constexpr (std::is_same_v<S, float> || std::is_same_v<S, double>)
+    if (kernel == Kernel::Exp) {
+      vectorExp(in[0], out, n);
+      return;
+    }
   switch (kernel) {
 #define GPLACE_ELEMENTWISE(Name, Expression)                                   \
   case Kernel::Name:                                                           \
