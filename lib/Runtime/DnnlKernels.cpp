@@ -477,15 +477,16 @@ int64_t poolTileBytes() {
   return bytes;
 }
 
-/// Whether fused_conv2d_pool pools with oneDNN's pooling primitive even
-/// where its convolution writes a layout poolAllRows reads:
-/// GPLACE_FUSED_POOL=dnnl (the tests use it to check both; the default,
-/// poolAllRows, is 4-9x faster on AVX2 machines: oneDNN 2.6's JIT pooling
-/// kernel mixes a legacy-SSE movq into its AVX loop, which costs hundreds
-/// of nanoseconds on CPUs (or hypervisors) that penalize the transition).
-bool fusedPoolOnDnnl() {
+/// Whether forward poolings (max_pool and avg_pool in NHWC, and
+/// fused_conv2d_pool's pool) run oneDNN's pooling primitive even where
+/// poolAllRows reads their source's layout: GPLACE_POOL_KERNEL=dnnl (the
+/// tests use it to check both). The default, poolAllRows, is 4-9x faster
+/// on this project's AVX2 machines: oneDNN 2.6's JIT pooling kernel mixes
+/// a legacy-SSE movq into its AVX loop, which costs about 0.3 µs each on
+/// CPUs (or hypervisors) that penalize the transition.
+bool poolOnDnnl() {
   static bool dnnl = [] {
-    const char *env = std::getenv("GPLACE_FUSED_POOL");
+    const char *env = std::getenv("GPLACE_POOL_KERNEL");
     return env && std::strcmp(env, "dnnl") == 0;
   }();
   return dnnl;
@@ -995,7 +996,7 @@ Status runDnnlConvolution(const KernelCall &call) {
         if (!e.dstInPlace && !pooled)
           e.dstReorder = dnnl::reorder(dnnl::reorder::primitive_desc(
               cpuEngine(), e.dst, cpuEngine(), dstMd));
-        if (pooled && !fusedPoolOnDnnl())
+        if (pooled && !poolOnDnnl())
           e.ownPool = channelBlocks(e.dst);
         if (pooled && !e.ownPool) {
           // The pool, on the layout the convolution wrote; its result in
@@ -1238,6 +1239,22 @@ Status runDnnlPooling(const KernelCall &call) {
   // element), set before its primitive is made.
   ScopedLaunchThreads team(dst->type->numElements() * w.kernel[0] *
                            w.kernel[1]);
+  // A forward NHWC pooling without dilation: gplace's loop (poolAllRows,
+  // as fused_conv2d_pool's pool; no primitive, no buffers), unless
+  // GPLACE_POOL_KERNEL=dnnl. oneDNN's NHWC max pooling of 1x32x32x3 took
+  // 42-50 µs here (its kernel's SSE movq, poolRows' comment).
+  if (!backward && !first && w.dilations == Dims{0, 0} &&
+      !poolOnDnnl()) {
+    if (std::optional<ChannelBlocks> own = channelBlocks(srcMd)) {
+      if (pad.measuring())
+        return Status::ok();
+      const std::vector<int64_t> &in = src->type->shape, &o = dst->type->shape;
+      poolAllRows(static_cast<const float *>(src->data), *own, in[3], in[1],
+                  in[2], o[1], o[2], w.kernel, w.strides, w.padL, !isMax,
+                  static_cast<float *>(dst->data), o[0] * o[1]);
+      return Status::ok();
+    }
+  }
   try {
     auto entry = cachedEntry(call, [&](Entry &e, bool anyLayouts) -> Status {
       // cachedEntry's second try: oneDNN's choice of layouts. (oneDNN 2.6's

@@ -4,18 +4,22 @@
 // reach into the pads at either edge, uneven strides (2x1 convolution, 2x3
 // pool), 1, 3, 4, 5 and 8 input channels, 8, 12 (a padded channel block),
 // 16 and 24 results, max and average. Each case returns how many of its
-// fused results equal the reference's (all of them: the inputs and
-// filters are small integers, so the sums are exact and the averages are
-// each the same exact sum over the same count) and the reference's sum.
-// The reference's pool asks for a device, which keeps the remapper from
-// fusing it. The RUNs: fused, the pool by gplace's loop over oneDNN's
-// blocked convolution result (the default); fused, the pool by oneDNN's
-// pooling primitive (GPLACE_FUSED_POOL=dnnl); fused in tiles of one image
-// (GPLACE_POOL_TILE_KIB=1); not fused; and with two emulated GPUs.
+// fused results equal the reference's (all of them) and the reference's
+// sum weighted by integers. The inputs and filters are small integers, so
+// the convolutions are exact and each average is the same exact sum over
+// the same count: every RUN prints the same numbers. The reference's pool
+// asks for a device, which keeps the remapper from fusing it. The RUNs:
+// gplace's pooling loop (the default: fused_conv2d_pool's pool over
+// oneDNN's blocked convolution result, and the NHWC max_pool and avg_pool),
+// then oneDNN's pooling primitive for both (GPLACE_POOL_KERNEL=dnnl; the
+// same weighted sums: the two give the same values); fused in tiles of
+// one image (GPLACE_POOL_TILE_KIB=1); not fused, with each kernel; and
+// with two emulated GPUs.
 // RUN: gplace-run %s --fold-constants=false | FileCheck %s
-// RUN: env GPLACE_FUSED_POOL=dnnl gplace-run %s --fold-constants=false | FileCheck %s
+// RUN: env GPLACE_POOL_KERNEL=dnnl gplace-run %s --fold-constants=false | FileCheck %s
 // RUN: env GPLACE_POOL_TILE_KIB=1 gplace-run %s --fold-constants=false | FileCheck %s
 // RUN: gplace-run %s --fold-constants=false --remapping=false | FileCheck %s
+// RUN: env GPLACE_POOL_KERNEL=dnnl gplace-run %s --fold-constants=false --remapping=false | FileCheck %s
 // RUN: gplace-run %s --fold-constants=false --emulate-gpus=2 | FileCheck %s
 // RUN: gplace-opt %s --gplace-remap | FileCheck %s --check-prefix=IR
 // IR-COUNT-5: gplace.fused_conv2d_pool
@@ -54,7 +58,13 @@ func.func @main() -> (tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor
   %aeq = gplace.equal %afp, %arp : (tensor<2x4x6x8xf32>, tensor<2x4x6x8xf32>) -> tensor<2x4x6x8xi1>
   %aeqf = gplace.cast %aeq : tensor<2x4x6x8xi1> to tensor<2x4x6x8xf32>
   %an = gplace.reduce_sum %aeqf axes = [0, 1, 2, 3] : tensor<2x4x6x8xf32> -> tensor<f32>
-  %asum = gplace.reduce_sum %arp axes = [0, 1, 2, 3] : tensor<2x4x6x8xf32> -> tensor<f32>
+  %aws = gplace.constant dense<[97, 7]> : tensor<2xi64>
+  %awu = gplace.stateless_random_uniform %aws : tensor<2xi64> -> tensor<2x4x6x8xf32>
+  %awv = gplace.mul %awu, %eight : (tensor<2x4x6x8xf32>, tensor<f32>) -> tensor<2x4x6x8xf32>
+  %awi = gplace.cast %awv : tensor<2x4x6x8xf32> to tensor<2x4x6x8xi32>
+  %awf = gplace.cast %awi : tensor<2x4x6x8xi32> to tensor<2x4x6x8xf32>
+  %awe = gplace.mul %arp, %awf : (tensor<2x4x6x8xf32>, tensor<2x4x6x8xf32>) -> tensor<2x4x6x8xf32>
+  %asum = gplace.reduce_sum %awe axes = [0, 1, 2, 3] : tensor<2x4x6x8xf32> -> tensor<f32>
 
   // b: 3x10x9x5, 2x3x5x24 filter, strides [1, 1], VALID; avg_pool 3x2 strides [2, 3] SAME -> 3x5x3x24.
   %bx_s = gplace.constant dense<[4, 104]> : tensor<2xi64>
@@ -84,7 +94,13 @@ func.func @main() -> (tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor
   %beq = gplace.equal %bfp, %brp : (tensor<3x5x3x24xf32>, tensor<3x5x3x24xf32>) -> tensor<3x5x3x24xi1>
   %beqf = gplace.cast %beq : tensor<3x5x3x24xi1> to tensor<3x5x3x24xf32>
   %bn = gplace.reduce_sum %beqf axes = [0, 1, 2, 3] : tensor<3x5x3x24xf32> -> tensor<f32>
-  %bsum = gplace.reduce_sum %brp axes = [0, 1, 2, 3] : tensor<3x5x3x24xf32> -> tensor<f32>
+  %bws = gplace.constant dense<[98, 7]> : tensor<2xi64>
+  %bwu = gplace.stateless_random_uniform %bws : tensor<2xi64> -> tensor<3x5x3x24xf32>
+  %bwv = gplace.mul %bwu, %eight : (tensor<3x5x3x24xf32>, tensor<f32>) -> tensor<3x5x3x24xf32>
+  %bwi = gplace.cast %bwv : tensor<3x5x3x24xf32> to tensor<3x5x3x24xi32>
+  %bwf = gplace.cast %bwi : tensor<3x5x3x24xi32> to tensor<3x5x3x24xf32>
+  %bwe = gplace.mul %brp, %bwf : (tensor<3x5x3x24xf32>, tensor<3x5x3x24xf32>) -> tensor<3x5x3x24xf32>
+  %bsum = gplace.reduce_sum %bwe axes = [0, 1, 2, 3] : tensor<3x5x3x24xf32> -> tensor<f32>
 
   // c: 2x9x9x1, 3x3x1x16 filter, strides [1, 1], SAME, relu; max_pool 2x2 strides [2, 2] SAME -> 2x5x5x16.
   %cx_s = gplace.constant dense<[7, 107]> : tensor<2xi64>
@@ -116,7 +132,13 @@ func.func @main() -> (tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor
   %ceq = gplace.equal %cfp, %crp : (tensor<2x5x5x16xf32>, tensor<2x5x5x16xf32>) -> tensor<2x5x5x16xi1>
   %ceqf = gplace.cast %ceq : tensor<2x5x5x16xi1> to tensor<2x5x5x16xf32>
   %cn = gplace.reduce_sum %ceqf axes = [0, 1, 2, 3] : tensor<2x5x5x16xf32> -> tensor<f32>
-  %csum = gplace.reduce_sum %crp axes = [0, 1, 2, 3] : tensor<2x5x5x16xf32> -> tensor<f32>
+  %cws = gplace.constant dense<[99, 7]> : tensor<2xi64>
+  %cwu = gplace.stateless_random_uniform %cws : tensor<2xi64> -> tensor<2x5x5x16xf32>
+  %cwv = gplace.mul %cwu, %eight : (tensor<2x5x5x16xf32>, tensor<f32>) -> tensor<2x5x5x16xf32>
+  %cwi = gplace.cast %cwv : tensor<2x5x5x16xf32> to tensor<2x5x5x16xi32>
+  %cwf = gplace.cast %cwi : tensor<2x5x5x16xi32> to tensor<2x5x5x16xf32>
+  %cwe = gplace.mul %crp, %cwf : (tensor<2x5x5x16xf32>, tensor<2x5x5x16xf32>) -> tensor<2x5x5x16xf32>
+  %csum = gplace.reduce_sum %cwe axes = [0, 1, 2, 3] : tensor<2x5x5x16xf32> -> tensor<f32>
 
   // d: 2x7x7x4, 3x3x4x12 filter, strides [1, 1], SAME; avg_pool 3x3 strides [1, 1] SAME -> 2x7x7x12.
   %dx_s = gplace.constant dense<[10, 110]> : tensor<2xi64>
@@ -146,7 +168,13 @@ func.func @main() -> (tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor
   %deq = gplace.equal %dfp, %drp : (tensor<2x7x7x12xf32>, tensor<2x7x7x12xf32>) -> tensor<2x7x7x12xi1>
   %deqf = gplace.cast %deq : tensor<2x7x7x12xi1> to tensor<2x7x7x12xf32>
   %dn = gplace.reduce_sum %deqf axes = [0, 1, 2, 3] : tensor<2x7x7x12xf32> -> tensor<f32>
-  %dsum = gplace.reduce_sum %drp axes = [0, 1, 2, 3] : tensor<2x7x7x12xf32> -> tensor<f32>
+  %dws = gplace.constant dense<[100, 7]> : tensor<2xi64>
+  %dwu = gplace.stateless_random_uniform %dws : tensor<2xi64> -> tensor<2x7x7x12xf32>
+  %dwv = gplace.mul %dwu, %eight : (tensor<2x7x7x12xf32>, tensor<f32>) -> tensor<2x7x7x12xf32>
+  %dwi = gplace.cast %dwv : tensor<2x7x7x12xf32> to tensor<2x7x7x12xi32>
+  %dwf = gplace.cast %dwi : tensor<2x7x7x12xi32> to tensor<2x7x7x12xf32>
+  %dwe = gplace.mul %drp, %dwf : (tensor<2x7x7x12xf32>, tensor<2x7x7x12xf32>) -> tensor<2x7x7x12xf32>
+  %dsum = gplace.reduce_sum %dwe axes = [0, 1, 2, 3] : tensor<2x7x7x12xf32> -> tensor<f32>
 
   // e: 2x11x13x8, 3x3x8x16 filter, strides [1, 1], VALID, relu; avg_pool 2x2 strides [2, 2] VALID -> 2x4x5x16.
   %ex_s = gplace.constant dense<[13, 113]> : tensor<2xi64>
@@ -178,16 +206,22 @@ func.func @main() -> (tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor
   %eeq = gplace.equal %efp, %erp : (tensor<2x4x5x16xf32>, tensor<2x4x5x16xf32>) -> tensor<2x4x5x16xi1>
   %eeqf = gplace.cast %eeq : tensor<2x4x5x16xi1> to tensor<2x4x5x16xf32>
   %en = gplace.reduce_sum %eeqf axes = [0, 1, 2, 3] : tensor<2x4x5x16xf32> -> tensor<f32>
-  %esum = gplace.reduce_sum %erp axes = [0, 1, 2, 3] : tensor<2x4x5x16xf32> -> tensor<f32>
+  %ews = gplace.constant dense<[101, 7]> : tensor<2xi64>
+  %ewu = gplace.stateless_random_uniform %ews : tensor<2xi64> -> tensor<2x4x5x16xf32>
+  %ewv = gplace.mul %ewu, %eight : (tensor<2x4x5x16xf32>, tensor<f32>) -> tensor<2x4x5x16xf32>
+  %ewi = gplace.cast %ewv : tensor<2x4x5x16xf32> to tensor<2x4x5x16xi32>
+  %ewf = gplace.cast %ewi : tensor<2x4x5x16xi32> to tensor<2x4x5x16xf32>
+  %ewe = gplace.mul %erp, %ewf : (tensor<2x4x5x16xf32>, tensor<2x4x5x16xf32>) -> tensor<2x4x5x16xf32>
+  %esum = gplace.reduce_sum %ewe axes = [0, 1, 2, 3] : tensor<2x4x5x16xf32> -> tensor<f32>
   return %an, %asum, %bn, %bsum, %cn, %csum, %dn, %dsum, %en, %esum : tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<f32>
 }
 // CHECK: result[0]: f32=384
-// CHECK-NEXT: result[1]: f32=12998
+// CHECK-NEXT: result[1]: f32=47896
 // CHECK-NEXT: result[2]: f32=1080
-// CHECK-NEXT: result[3]: f32=7167.8335
+// CHECK-NEXT: result[3]: f32=23100
 // CHECK-NEXT: result[4]: f32=800
-// CHECK-NEXT: result[5]: f32=12090
+// CHECK-NEXT: result[5]: f32=41951
 // CHECK-NEXT: result[6]: f32=1176
-// CHECK-NEXT: result[7]: f32=14459.833
+// CHECK-NEXT: result[7]: f32=50842.527
 // CHECK-NEXT: result[8]: f32=640
-// CHECK-NEXT: result[9]: f32=18572.75
+// CHECK-NEXT: result[9]: f32=65784.25
