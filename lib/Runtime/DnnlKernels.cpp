@@ -193,24 +193,29 @@ std::optional<ChannelBlocks> channelBlocks(const memory::desc &desc) {
 #define GPLACE_POOL_CLONES
 #endif
 
-/// fused_conv2d_pool's pool of rows [begin, end) (row: image * OH + output
-/// row) of `in` (the convolution's result, [N, C, H, W] in layout `l`)
-/// into `out` (NHWC [N, OH, OW, C]): per output, the maximum of the
+/// `n` floats as GCC's vectors (of 8, or of 1 for n = 1), which both
+/// poolRows clones compile to whole-register operations. Aligned as a
+/// float: a std::vector of them need not start at a 32-byte boundary
+/// (vmovaps faulted on one that did not), so loads and stores are
+/// unaligned ones.
+template <int64_t n> struct Lanes {
+  static constexpr int64_t width = n % 8 == 0 ? 8 : 1;
+  static constexpr int64_t vectors = n / width;
+  typedef float Vector
+      __attribute__((vector_size(width * sizeof(float)), aligned(alignof(float))));
+  Vector v[vectors];
+};
+
+/// A pool's rows [begin, end) (row: image * OH + output row) of `in` ([N,
+/// C, H, W] in layout `l`: fused_conv2d_pool's convolution result, or a
+/// max_pool's or avg_pool's NHWC source) into `out` (NHWC [N, OH, OW, C]),
+/// no dilation, `padL` the top and left pads: per output, the maximum of the
 /// window's elements inside the input (the lowest float if none), as
 /// oneDNN's pooling_max (`acc < x ? x : acc` from the lowest float: a NaN
 /// is skipped), or (Average) their sum in window order over their count,
 /// as pooling_avg_exclude_padding. Block: the channels taken at once, a
 /// divisor of l.block known when compiled (8, 16: vectorized), or 0 (a
 /// channel at a time).
-/// `n` floats as GCC's vectors (of 8, or of 1 for n = 1), which both
-/// poolRows clones compile to whole-register operations.
-template <int64_t n> struct Lanes {
-  static constexpr int64_t width = n % 8 == 0 ? 8 : 1;
-  static constexpr int64_t vectors = n / width;
-  typedef float Vector __attribute__((vector_size(width * sizeof(float))));
-  Vector v[vectors];
-};
-
 template <int Block, bool Average>
 GPLACE_POOL_CLONES void
 poolRows(const float *in, const ChannelBlocks &l, int64_t channels,
@@ -225,10 +230,11 @@ poolRows(const float *in, const ChannelBlocks &l, int64_t channels,
       (Average ? 0.0f : std::numeric_limits<float>::lowest()) - Vector{};
   // A row of outputs' accumulators (lanes channels each), filled a window
   // row and a window column at a time: for each (h, kw), the outputs whose
-  // column kw lies inside the input (ow from firstOw[kw] to lastOw[kw]).
+  // column kw lies inside the input (ow from firstOw[kw] to endOw[kw]), so
+  // that the innermost loop runs over outputs.
   std::vector<L> acc(outWidth);
   std::vector<int64_t> firstOw(kernel[1]), endOw(kernel[1]);
-  std::vector<float> divisor(outWidth);
+  std::vector<float> columns(outWidth); // Each window's inside the input.
   for (int64_t kw = 0; kw < kernel[1]; ++kw) {
     // ow * stride - pad + kw in [0, width).
     int64_t lo = padL[1] - kw, hi = width - 1 + padL[1] - kw;
@@ -237,7 +243,7 @@ poolRows(const float *in, const ChannelBlocks &l, int64_t channels,
   }
   for (int64_t ow = 0; ow < outWidth; ++ow) {
     int64_t w0 = ow * strides[1] - padL[1];
-    divisor[ow] = static_cast<float>(
+    columns[ow] = static_cast<float>(
         std::max<int64_t>(std::min<int64_t>(w0 + kernel[1], width) -
                               std::max<int64_t>(w0, 0),
                           0));
@@ -271,7 +277,7 @@ poolRows(const float *in, const ChannelBlocks &l, int64_t channels,
       int64_t valid = std::min<int64_t>(lanes, channels - c);
       for (int64_t ow = 0; ow < outWidth; ++ow) {
         if (Average) {
-          float count = rows * divisor[ow];
+          float count = rows * columns[ow];
           for (int64_t v = 0; v < L::vectors; ++v)
             acc[ow].v[v] = count != 0.0f ? acc[ow].v[v] / count : Vector{};
         }
