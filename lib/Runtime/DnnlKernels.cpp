@@ -152,6 +152,179 @@ std::string primitiveKey(const KernelCall &call) {
   return os.str();
 }
 
+/// A 4-D f32 layout blocked on the channels alone (or not blocked): the
+/// element (n, c, h, w) lies at n * n_ + (c / block) * c_ + h * h_ + w *
+/// w_ + c % block floats from the start (nChw8c, nChw16c, NHWC, NCHW;
+/// NHWC is one block of all the channels).
+struct ChannelBlocks {
+  int64_t n_ = 0, c_ = 0, h_ = 0, w_ = 0, block = 1;
+};
+
+/// `desc` as ChannelBlocks, or std::nullopt for other layouts (blocked on
+/// other dimensions, offset, not f32).
+std::optional<ChannelBlocks> channelBlocks(const memory::desc &desc) {
+  const dnnl_memory_desc_t &md = desc.data;
+  if (md.ndims != 4 || md.format_kind != dnnl_blocked ||
+      md.data_type != dnnl_f32 || md.offset0 != 0)
+    return std::nullopt;
+  const dnnl_blocking_desc_t &b = md.format_desc.blocking;
+  ChannelBlocks l{b.strides[0], b.strides[1], b.strides[2], b.strides[3], 1};
+  if (b.inner_nblks == 1 && b.inner_idxs[0] == 1)
+    l.block = b.inner_blks[0];
+  else if (b.inner_nblks != 0)
+    return std::nullopt;
+  if (l.block == 1 && l.c_ == 1) // NHWC: one block of every channel.
+    l.block = md.dims[1];
+  return l;
+}
+
+/// poolRows is compiled for AVX2 and for baseline x86-64, and the loader
+/// picks the clone the machine runs (GCC's function multiversioning, as
+/// Kernels.cpp's loops over whole tensors): AVX2 takes a block of 8
+/// channels in one instruction. Both clones give the same bits (maxima,
+/// and sums in one order without FMA).
+#if defined(__x86_64__) && defined(__linux__) && !defined(__clang__) &&        \
+    defined(__has_attribute)
+#if __has_attribute(target_clones)
+#define GPLACE_POOL_CLONES __attribute__((target_clones("avx2", "default")))
+#endif
+#endif
+#ifndef GPLACE_POOL_CLONES
+#define GPLACE_POOL_CLONES
+#endif
+
+/// `n` floats as GCC's vectors (of 8, or of 1 for n = 1), which both
+/// poolRows clones compile to whole-register operations. Aligned as a
+/// float: a std::vector of them need not start at a 32-byte boundary
+/// (vmovaps faulted on one that did not), so loads and stores are
+/// unaligned ones.
+template <int64_t n> struct Lanes {
+  static constexpr int64_t width = n % 8 == 0 ? 8 : 1;
+  static constexpr int64_t vectors = n / width;
+  typedef float Vector
+      __attribute__((vector_size(width * sizeof(float)), aligned(alignof(float))));
+  Vector v[vectors];
+};
+
+/// A pool's rows [begin, end) (row: image * OH + output row) of `in` ([N,
+/// C, H, W] in layout `l`: fused_conv2d_pool's convolution result, or a
+/// max_pool's or avg_pool's NHWC source) into `out` (NHWC [N, OH, OW, C]),
+/// no dilation, `padL` the top and left pads: per output, the maximum of the
+/// window's elements inside the input (the lowest float if none), as
+/// oneDNN's pooling_max (`acc < x ? x : acc` from the lowest float: a NaN
+/// is skipped), or (Average) their sum in window order over their count,
+/// as pooling_avg_exclude_padding. Block: the channels taken at once, a
+/// divisor of l.block known when compiled (8, 16: vectorized), or 0 (a
+/// channel at a time).
+template <int Block, bool Average>
+GPLACE_POOL_CLONES void
+poolRows(const float *in, const ChannelBlocks &l, int64_t channels,
+         int64_t height, int64_t width, int64_t outHeight, int64_t outWidth,
+         const Dims &kernel, const Dims &strides, const Dims &padL,
+         float *out, int64_t begin, int64_t end) {
+  constexpr int64_t lanes = Block ? Block : 1;
+  using L = Lanes<lanes>;
+  using Vector = typename L::Vector;
+  const int64_t block = l.block;
+  const Vector init =
+      (Average ? 0.0f : std::numeric_limits<float>::lowest()) - Vector{};
+  // A row of outputs' accumulators (lanes channels each), filled a window
+  // row and a window column at a time: for each (h, kw), the outputs whose
+  // column kw lies inside the input (ow from firstOw[kw] to endOw[kw]), so
+  // that the innermost loop runs over outputs.
+  std::vector<L> acc(outWidth);
+  std::vector<int64_t> firstOw(kernel[1]), endOw(kernel[1]);
+  std::vector<float> columns(outWidth); // Each window's inside the input.
+  for (int64_t kw = 0; kw < kernel[1]; ++kw) {
+    // ow * stride - pad + kw in [0, width).
+    int64_t lo = padL[1] - kw, hi = width - 1 + padL[1] - kw;
+    firstOw[kw] = lo <= 0 ? 0 : (lo + strides[1] - 1) / strides[1];
+    endOw[kw] = hi < 0 ? 0 : std::min<int64_t>(outWidth, hi / strides[1] + 1);
+  }
+  for (int64_t ow = 0; ow < outWidth; ++ow) {
+    int64_t w0 = ow * strides[1] - padL[1];
+    columns[ow] = static_cast<float>(
+        std::max<int64_t>(std::min<int64_t>(w0 + kernel[1], width) -
+                              std::max<int64_t>(w0, 0),
+                          0));
+  }
+  for (int64_t row = begin; row < end; ++row) {
+    int64_t n = row / outHeight, oh = row % outHeight;
+    int64_t h0 = oh * strides[0] - padL[0];
+    int64_t hBegin = std::max<int64_t>(h0, 0);
+    int64_t hEnd = std::min<int64_t>(h0 + kernel[0], height);
+    float rows = static_cast<float>(std::max<int64_t>(hEnd - hBegin, 0));
+    const float *image = in + n * l.n_;
+    float *o = out + row * outWidth * channels;
+    for (int64_t c = 0; c < channels; c += lanes) {
+      // lanes channels from c (in one block: lanes divides the block).
+      const float *base = image + (c / block) * l.c_ + c % block;
+      for (int64_t ow = 0; ow < outWidth; ++ow)
+        for (int64_t v = 0; v < L::vectors; ++v)
+          acc[ow].v[v] = init;
+      for (int64_t h = hBegin; h < hEnd; ++h)
+        for (int64_t kw = 0; kw < kernel[1]; ++kw) {
+          const float *x = base + h * l.h_ + (kw - padL[1]) * l.w_;
+          int64_t step = strides[1] * l.w_;
+          for (int64_t ow = firstOw[kw]; ow < endOw[kw]; ++ow)
+            for (int64_t v = 0; v < L::vectors; ++v) {
+              Vector xv;
+              std::memcpy(&xv, x + ow * step + v * L::width, sizeof(xv));
+              Vector &a = acc[ow].v[v];
+              a = Average ? a + xv : (a < xv ? xv : a);
+            }
+        }
+      int64_t valid = std::min<int64_t>(lanes, channels - c);
+      for (int64_t ow = 0; ow < outWidth; ++ow) {
+        if (Average) {
+          float count = rows * columns[ow];
+          for (int64_t v = 0; v < L::vectors; ++v)
+            acc[ow].v[v] = count != 0.0f ? acc[ow].v[v] / count : Vector{};
+        }
+        std::memcpy(o + ow * channels + c, acc[ow].v, valid * sizeof(float));
+      }
+    }
+  }
+}
+
+/// poolRows over `rows` rows on the calling thread's OpenMP team (the
+/// launch's, ScopedLaunchThreads), a contiguous range per thread; each
+/// output is computed as on one thread.
+void poolAllRows(const float *in, const ChannelBlocks &l, int64_t channels,
+                 int64_t height, int64_t width, int64_t outHeight,
+                 int64_t outWidth, const Dims &kernel, const Dims &strides,
+                 const Dims &padL, bool average, float *out, int64_t rows) {
+  auto run = [&](int64_t begin, int64_t end) {
+    auto *rowsOf = l.block % 16 == 0 ? (average ? &poolRows<16, true>
+                                              : &poolRows<16, false>)
+                   : l.block % 8 == 0 ? (average ? &poolRows<8, true>
+                                              : &poolRows<8, false>)
+                                   : (average ? &poolRows<0, true>
+                                              : &poolRows<0, false>);
+    rowsOf(in, l, channels, height, width, outHeight, outWidth, kernel,
+           strides, padL, out, begin, end);
+  };
+#ifdef GPLACE_HAVE_OPENMP
+  int threads = omp_in_parallel()
+                    ? 1
+                    : static_cast<int>(std::min<int64_t>(
+                          std::max(1, omp_get_max_threads()), rows));
+  if (threads > 1) {
+#pragma omp parallel num_threads(threads)
+    {
+      int64_t team = omp_get_num_threads();
+      int64_t chunk = (rows + team - 1) / team;
+      int64_t begin = std::min(rows, omp_get_thread_num() * chunk);
+      int64_t end = std::min(rows, begin + chunk);
+      if (begin < end)
+        run(begin, end);
+    }
+    return;
+  }
+#endif
+  run(0, rows);
+}
+
 /// A primitive and the layouts it was made for.
 struct Entry {
   dnnl::primitive primitive;
@@ -178,6 +351,10 @@ struct Entry {
   dnnl::primitive pool, pooledReorder;
   memory::desc pooled, poolScratch;
   bool pooledInPlace = true;
+  /// fused_conv2d_pool whose convolution writes a layout blocked on the
+  /// channels alone (dst; ChannelBlocks): pooled by poolAllRows straight
+  /// into the NHWC result instead (no pool primitive, no reorder).
+  std::optional<ChannelBlocks> ownPool;
   /// An argument a primitive runs on in another layout than the tensor's
   /// own (a primitive made on oneDNN's choice of layouts, cachedEntry):
   /// the layout, and the reorder into it (an input) or out of it (an
@@ -304,6 +481,21 @@ int64_t poolTileBytes() {
     return (l2 > 0 ? int64_t(l2) : int64_t(1) << 20) * threads;
   }();
   return bytes;
+}
+
+/// Whether forward poolings (max_pool and avg_pool in NHWC, and
+/// fused_conv2d_pool's pool) run oneDNN's pooling primitive even where
+/// poolAllRows reads their source's layout: GPLACE_POOL_KERNEL=dnnl (the
+/// tests use it to check both). The default, poolAllRows, is 4-9x faster
+/// on this project's AVX2 machines: oneDNN 2.6's JIT pooling kernel mixes
+/// a legacy-SSE movq into its AVX loop, which costs about 0.3 µs each on
+/// CPUs (or hypervisors) that penalize the transition.
+bool poolOnDnnl() {
+  static bool dnnl = [] {
+    const char *env = std::getenv("GPLACE_POOL_KERNEL");
+    return env && std::strcmp(env, "dnnl") == 0;
+  }();
+  return dnnl;
 }
 
 /// Whether forward convolutions with constant filters may run Winograd's
@@ -810,7 +1002,9 @@ Status runDnnlConvolution(const KernelCall &call) {
         if (!e.dstInPlace && !pooled)
           e.dstReorder = dnnl::reorder(dnnl::reorder::primitive_desc(
               cpuEngine(), e.dst, cpuEngine(), dstMd));
-        if (pooled) {
+        if (pooled && !poolOnDnnl())
+          e.ownPool = channelBlocks(e.dst);
+        if (pooled && !e.ownPool) {
           // The pool, on the layout the convolution wrote; its result in
           // the layout oneDNN's pooling keeps (the same).
           memory::desc out = activation(*pooledDst->type, false);
@@ -890,12 +1084,15 @@ Status runDnnlConvolution(const KernelCall &call) {
     memory runSrc, runDst, poolScratch, poolOut;
     if (pooled) {
       runDst = memory(e.dst, engine, pad.take(e.dst, Dst));
-      poolScratch = memory(e.poolScratch, engine,
-                           pad.take(e.poolScratch, ForwardScratch));
+      if (!e.ownPool)
+        poolScratch = memory(e.poolScratch, engine,
+                             pad.take(e.poolScratch, ForwardScratch));
       runSrc =
           memory(e.src, engine, e.srcInPlace ? nullptr : pad.take(e.src, Src));
-      poolOut = memory(e.pooled, engine,
-                       e.pooledInPlace ? nullptr : pad.take(e.pooled, Pooled));
+      if (!e.ownPool)
+        poolOut =
+            memory(e.pooled, engine,
+                   e.pooledInPlace ? nullptr : pad.take(e.pooled, Pooled));
     } else if (forwardRole) {
       runSrc = memory(e.src, engine,
                       e.srcInPlace ? src->data : pad.take(e.src, Src));
@@ -942,6 +1139,17 @@ Status runDnnlConvolution(const KernelCall &call) {
                                      {DNNL_ARG_WEIGHTS, weightsMem},
                                      {DNNL_ARG_BIAS, bias},
                                      {DNNL_ARG_DST, runDst}});
+        if (e.ownPool) {
+          stream.wait();
+          const memory::dims &d = e.dst.dims(); // [N, C, H, W]
+          Window pw = Window::pool(p);
+          poolAllRows(static_cast<const float *>(runDst.get_data_handle()),
+                      *e.ownPool, d[1], d[2], d[3], pooledTile.shape[1],
+                      pooledTile.shape[2], pw.kernel, pw.strides, pw.padL,
+                      p.poolAverage, reinterpret_cast<float *>(result),
+                      tileImages * pooledTile.shape[1]);
+          continue;
+        }
         out.set_data_handle(result);
         if (e.pooledInPlace)
           poolOut.set_data_handle(result);
@@ -1037,6 +1245,22 @@ Status runDnnlPooling(const KernelCall &call) {
   // element), set before its primitive is made.
   ScopedLaunchThreads team(dst->type->numElements() * w.kernel[0] *
                            w.kernel[1]);
+  // A forward NHWC pooling without dilation: gplace's loop (poolAllRows,
+  // as fused_conv2d_pool's pool; no primitive, no buffers), unless
+  // GPLACE_POOL_KERNEL=dnnl. oneDNN's NHWC max pooling of 1x32x32x3 took
+  // 42-50 µs here (its kernel's SSE movq, poolRows' comment).
+  if (!backward && !first && w.dilations == Dims{0, 0} &&
+      !poolOnDnnl()) {
+    if (std::optional<ChannelBlocks> own = channelBlocks(srcMd)) {
+      if (pad.measuring())
+        return Status::ok();
+      const std::vector<int64_t> &in = src->type->shape, &o = dst->type->shape;
+      poolAllRows(static_cast<const float *>(src->data), *own, in[3], in[1],
+                  in[2], o[1], o[2], w.kernel, w.strides, w.padL, !isMax,
+                  static_cast<float *>(dst->data), o[0] * o[1]);
+      return Status::ok();
+    }
+  }
   try {
     auto entry = cachedEntry(call, [&](Entry &e, bool anyLayouts) -> Status {
       // cachedEntry's second try: oneDNN's choice of layouts. (oneDNN 2.6's
