@@ -214,7 +214,7 @@ template <int64_t n> struct Lanes {
 /// oneDNN's pooling_max (`acc < x ? x : acc` from the lowest float: a NaN
 /// is skipped), or (Average) their sum in window order over their count,
 /// as pooling_avg_exclude_padding. Block: the channels taken at once, a
-/// divisor of l.block known when compiled (8, 16: vectorized), or 0 (a
+/// divisor of l.block known when compiled (8: vectorized), or 0 (a
 /// channel at a time).
 template <int Block, bool Average>
 GPLACE_POOL_CLONES void
@@ -295,12 +295,13 @@ void poolAllRows(const float *in, const ChannelBlocks &l, int64_t channels,
                  int64_t outWidth, const Dims &kernel, const Dims &strides,
                  const Dims &padL, bool average, float *out, int64_t rows) {
   auto run = [&](int64_t begin, int64_t end) {
-    auto *rowsOf = l.block % 16 == 0 ? (average ? &poolRows<16, true>
-                                              : &poolRows<16, false>)
-                   : l.block % 8 == 0 ? (average ? &poolRows<8, true>
-                                              : &poolRows<8, false>)
-                                   : (average ? &poolRows<0, true>
-                                              : &poolRows<0, false>);
+    // Eight channels at a time wherever the block holds a multiple of
+    // eight (nChw8c, nChw16c, NHWC of 8k channels): one compiled loop,
+    // the one this machine's tests run, whatever layout oneDNN picks.
+    auto *rowsOf = l.block % 8 == 0 ? (average ? &poolRows<8, true>
+                                               : &poolRows<8, false>)
+                                    : (average ? &poolRows<0, true>
+                                               : &poolRows<0, false>);
     rowsOf(in, l, channels, height, width, outHeight, outWidth, kernel,
            strides, padL, out, begin, end);
   };
