@@ -188,13 +188,14 @@ void IntraOpThreads::update() {
                       .count();
     double waited = std::max(delays->caller, delays->workers);
     int threads = current_.load(std::memory_order_relaxed);
-    // The workers' delay counts in the second slow window in a row: a
-    // worker woken a scheduler tick late once (another process's tick on
-    // a quiet machine) would otherwise halve the team for seconds; one
-    // that keeps waiting for a CPU is oversubscription.
-    bool workersSlow = delays->workers > 0.10 * wall;
-    bool slow = delays->caller > 0.10 * wall || (workersSlow && workersSlow_);
-    workersSlow_ = workersSlow;
+    // A delay counts in the second slow window in a row, the caller's as
+    // its workers': a thread woken a scheduler tick late once (another
+    // process's tick on a quiet machine) would otherwise halve the team
+    // for hundreds of runs; one that keeps waiting for a CPU is
+    // oversubscription.
+    bool slowNow = waited > 0.10 * wall;
+    bool slow = slowNow && slowBefore_;
+    slowBefore_ = slowNow;
     if (slow) {
       if (threads > 1) {
         current_.store(std::max(1, threads / 2), std::memory_order_relaxed);

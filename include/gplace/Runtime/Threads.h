@@ -95,9 +95,10 @@ private:
   std::vector<std::optional<uint64_t>> delayAtStart_;
   int quietWindows_ = 0;
   int requiredQuiet_ = 20;
-  /// Whether the last window's workers' delay was over the threshold: a
-  /// worker's delay halves the team in the second such window in a row.
-  bool workersSlow_ = false;
+  /// Whether the last window's delay (the caller's or a worker's) was
+  /// over the threshold: a delay halves the team in the second such
+  /// window in a row.
+  bool slowBefore_ = false;
 };
 
 /// The multiply-adds (a convolution's, a matmul's) one thread does in
