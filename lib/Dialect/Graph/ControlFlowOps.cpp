@@ -422,6 +422,26 @@ LogicalResult WhileOp::verifyRegions() {
                           "the next loop-carried values, of the inputs' types");
 }
 
+/// In an iteration of a While's backward loop (`block`: the counter, then
+/// the gradients of the carried floats `floats`, ...): the body cloned at
+/// iteration k's carried values `xk`, and a gplace.gradients of its float
+/// outputs with respect to those values, seeded with `block`'s gradients
+/// (which --gplace-differentiate expands in turn).
+static GradientsOp bodyGradientsAt(OpBuilder &inner, Location loc,
+                                   Block &bodyBlock, ValueRange xk,
+                                   ArrayRef<unsigned> floats, Block *block) {
+  SmallVector<Value> outputs = cloneBody(inner, bodyBlock, xk);
+  SmallVector<Value> yValues, xValues, dyValues;
+  SmallVector<Type> types;
+  for (auto [k, i] : llvm::enumerate(floats)) {
+    yValues.push_back(outputs[i]);
+    xValues.push_back(xk[i]);
+    dyValues.push_back(block->getArgument(1 + k));
+    types.push_back(xk[i].getType());
+  }
+  return inner.create<GradientsOp>(loc, types, yValues, xValues, dyValues);
+}
+
 /// The gradient of `op` (cond `condBlock`, body `bodyBlock`) where its trip
 /// count is at most `bound` (provenTripBound): TensorFlow's while_v2
 /// gradient with `maximum_iterations`, the stacks preallocated. A While
@@ -532,17 +552,8 @@ static void buildStackedWhileGradients(WhileOp op, OpBuilder &builder,
         ValueRange{block->getArgument(backStacksAt + k), k1},
         ArrayRef<NamedAttribute>{
             inner.getNamedAttr("axis", inner.getI64IntegerAttr(0))});
-  SmallVector<Value> outputs = cloneBody(inner, bodyBlock, xk);
-  SmallVector<Value> yValues, xValues, dyValues;
-  SmallVector<Type> types;
-  for (auto [k, i] : llvm::enumerate(floats)) {
-    yValues.push_back(outputs[i]);
-    xValues.push_back(xk[i]);
-    dyValues.push_back(block->getArgument(1 + k));
-    types.push_back(carried[i]);
-  }
-  auto gradients =
-      inner.create<GradientsOp>(loc, types, yValues, xValues, dyValues);
+  GradientsOp gradients =
+      bodyGradientsAt(inner, loc, bodyBlock, xk, floats, block);
   SmallVector<Value> next{k1};
   llvm::append_range(next, gradients.getResults());
   llvm::append_range(next, block->getArguments().drop_front(x0At));
@@ -663,17 +674,8 @@ LogicalResult WhileOp::buildGradients(OpBuilder &builder,
     inner.create<YieldOp>(loc, next);
   }
   ValueRange xk = replay.getResults().drop_front(2);
-  SmallVector<Value> outputs = cloneBody(inner, *bodyBlock, xk);
-  SmallVector<Value> yValues, xValues, dyValues;
-  SmallVector<Type> types;
-  for (auto [k, i] : llvm::enumerate(floats)) {
-    yValues.push_back(outputs[i]);
-    xValues.push_back(xk[i]);
-    dyValues.push_back(block->getArgument(1 + k));
-    types.push_back(carried[i]);
-  }
-  auto gradients =
-      inner.create<GradientsOp>(loc, types, yValues, xValues, dyValues);
+  GradientsOp gradients =
+      bodyGradientsAt(inner, loc, *bodyBlock, xk, floats, block);
   SmallVector<Value> next{k1};
   llvm::append_range(next, gradients.getResults());
   next.append(x0.begin(), x0.end());
