@@ -313,6 +313,9 @@ void poolAllRows(const float *in, const ChannelBlocks &l, int64_t channels,
   if (threads > 1) {
 #pragma omp parallel num_threads(threads)
     {
+      // Each worker flushes denormals as the calling thread does
+      // (runHostKernel), as Kernels.cpp's parallelFor does.
+      ScopedFlushDenormal flush;
       int64_t team = omp_get_num_threads();
       int64_t chunk = (rows + team - 1) / team;
       int64_t begin = std::min(rows, omp_get_thread_num() * chunk);
