@@ -31,6 +31,22 @@
 //                   SoftmaxCrossEntropyLoss (weights, ignore_index 1, mean)
 //                   -> loss, log_prob; NegativeLogLikelihoodLoss(log_prob,
 //                   labels, sum) -> nll;
+//   optimizers      ai.onnx.preview.training 1: r, t (int64), x[2], g[2],
+//                   v[2], h[2] -> Adagrad (decay_factor, epsilon,
+//                   norm_coefficient), Momentum (nesterov), Adam (all
+//                   attributes) -> ada_x, ada_h, mom_x, mom_v, adam_x,
+//                   adam_v, adam_h;
+//   quantized       x[1,40,4,4] (uint8) -> ConvInteger (w[2,40,3,3]
+//                   uint8, w_i = 200 + (91 i + 7) mod 53, x_zero_point 5,
+//                   w_zero_point [0, 250]: 360 products per output, odd sums
+//                   above 2^24), QLinearConv (the same, x_scale 0.02,
+//                   w_scale [0.01, 0.05], y_scale 40, y_zero_point 100,
+//                   B [1000, -2000]) -> sums[1,2,2,2] int32,
+//                   requantized[1,2,2,2] uint8;
+//   stft-mel        opset 17: signal[1,10,2] (complex) -> STFT
+//                   (frame_step 3, frame_length 4, onesided 0) ->
+//                   spectrum[1,3,4,2]; MelWeightMatrix (2 bins, dft_length
+//                   24, sample_rate 1000, 0 to 500 Hz) -> mel[13,2];
 //   hardmax-opset11 opset 11: x[2,3,4] -> Hardmax(axis 1) -> y (x coerced
 //                   to [2, 12], as Hardmax was before opset 13);
 //   indexing        opset 16: x[3,4], indices[2,4], k -> Trilu,
@@ -269,6 +285,14 @@ void attrFloat(onnx::NodeProto *node, const std::string &name, float value) {
   a->set_name(name);
   a->set_type(onnx::AttributeProto_AttributeType_FLOAT);
   a->set_f(value);
+}
+
+void attrString(onnx::NodeProto *node, const std::string &name,
+                const std::string &value) {
+  onnx::AttributeProto *a = node->add_attribute();
+  a->set_name(name);
+  a->set_type(onnx::AttributeProto_AttributeType_STRING);
+  a->set_s(value);
 }
 
 void attrInts(onnx::NodeProto *node, const std::string &name,
@@ -640,6 +664,133 @@ onnx::ModelProto buildLosses() {
   return b.model;
 }
 
+// The training domain's optimizers (ai.onnx.preview.training, version 1)
+// on one set of inputs: r and t (the learning rate and the step count,
+// scalars), x, g, v, h [2].
+onnx::ModelProto buildOptimizers() {
+  ModelBuilder b(13, "optimizers");
+  onnx::OperatorSetIdProto *training = b.model.add_opset_import();
+  training->set_domain("ai.onnx.preview.training");
+  training->set_version(1);
+  b.input("r", {});
+  b.int64Input("t", {});
+  for (const char *name : {"x", "g", "v", "h"})
+    b.input(name, {2});
+  onnx::NodeProto *adagrad =
+      b.node("Adagrad", "adagrad", {"r", "t", "x", "g", "h"},
+             {"ada_x", "ada_h"});
+  attrFloat(adagrad, "decay_factor", 0.1f);
+  attrFloat(adagrad, "epsilon", 1e-5f);
+  attrFloat(adagrad, "norm_coefficient", 0.001f);
+  onnx::NodeProto *momentum = b.node("Momentum", "momentum",
+                                     {"r", "t", "x", "g", "v"},
+                                     {"mom_x", "mom_v"});
+  attrFloat(momentum, "alpha", 0.95f);
+  attrFloat(momentum, "beta", 0.9f);
+  attrFloat(momentum, "norm_coefficient", 0.01f);
+  attrString(momentum, "mode", "nesterov");
+  onnx::NodeProto *adam =
+      b.node("Adam", "adam", {"r", "t", "x", "g", "v", "h"},
+             {"adam_x", "adam_v", "adam_h"});
+  attrFloat(adam, "alpha", 0.9f);
+  attrFloat(adam, "beta", 0.999f);
+  attrFloat(adam, "epsilon", 1e-7f);
+  attrFloat(adam, "norm_coefficient", 0.001f);
+  attrFloat(adam, "norm_coefficient_post", 0.01f);
+  for (onnx::NodeProto *node : {adagrad, momentum, adam})
+    node->set_domain("ai.onnx.preview.training");
+  for (const char *name :
+       {"ada_x", "ada_h", "mom_x", "mom_v", "adam_x", "adam_v", "adam_h"})
+    b.output(name, {2});
+  return b.model;
+}
+
+// ConvInteger and QLinearConv of a window of 360 products per output, per
+// output channel zero points and scales, an int32 bias.
+onnx::ModelProto buildQuantized() {
+  ModelBuilder b(13, "quantized");
+  onnx::GraphProto *g = b.model.mutable_graph();
+  setFloatType(g->add_input(), "x", {1, 40, 4, 4},
+               onnx::TensorProto_DataType_UINT8);
+  auto constant = [&](const std::string &name, std::vector<int64_t> dims,
+                      int32_t type, const std::string &bytes) {
+    onnx::TensorProto *t = g->add_initializer();
+    t->set_name(name);
+    t->set_data_type(type);
+    for (int64_t d : dims)
+      t->add_dims(d);
+    t->set_raw_data(bytes);
+  };
+  std::string w(2 * 40 * 3 * 3, '\0');
+  for (size_t i = 0; i < w.size(); ++i)
+    w[i] = static_cast<char>(200 + (91 * i + 7) % 53);
+  constant("w", {2, 40, 3, 3}, onnx::TensorProto_DataType_UINT8, w);
+  constant("x_zero_point", {}, onnx::TensorProto_DataType_UINT8,
+           std::string(1, static_cast<char>(5)));
+  constant("w_zero_point", {2}, onnx::TensorProto_DataType_UINT8,
+           std::string{static_cast<char>(0), static_cast<char>(250)});
+  constant("y_zero_point", {}, onnx::TensorProto_DataType_UINT8,
+           std::string(1, static_cast<char>(100)));
+  b.initializer(Tensor{"x_scale", {}, {0.02f}});
+  b.initializer(Tensor{"w_scale", {2}, {0.01f, 0.05f}});
+  b.initializer(Tensor{"y_scale", {}, {40.0f}});
+  std::string bias(8, '\0');
+  for (int i = 0; i < 2; ++i) {
+    uint32_t v = static_cast<uint32_t>(i == 0 ? 1000 : -2000);
+    for (int k = 0; k < 4; ++k)
+      bias[i * 4 + k] = static_cast<char>((v >> (8 * k)) & 0xff);
+  }
+  constant("B", {2}, onnx::TensorProto_DataType_INT32, bias);
+  b.node("ConvInteger", "conv_integer", {"x", "w", "x_zero_point",
+                                         "w_zero_point"}, {"sums"});
+  b.node("QLinearConv", "qlinear_conv",
+         {"x", "x_scale", "x_zero_point", "w", "w_scale", "w_zero_point",
+          "y_scale", "y_zero_point", "B"},
+         {"requantized"});
+  setFloatType(g->add_output(), "sums", {1, 2, 2, 2},
+               onnx::TensorProto_DataType_INT32);
+  setFloatType(g->add_output(), "requantized", {1, 2, 2, 2},
+               onnx::TensorProto_DataType_UINT8);
+  return b.model;
+}
+
+// STFT of a complex signal, two-sided; a MelWeightMatrix of constants.
+onnx::ModelProto buildStftMel() {
+  ModelBuilder b(17, "stft_mel");
+  onnx::GraphProto *g = b.model.mutable_graph();
+  b.input("signal", {1, 10, 2});
+  auto scalar = [&](const std::string &name, int32_t type, int64_t i,
+                    float f) {
+    onnx::TensorProto *t = g->add_initializer();
+    t->set_name(name);
+    t->set_data_type(type);
+    if (type == onnx::TensorProto_DataType_FLOAT)
+      t->add_float_data(f);
+    else if (type == onnx::TensorProto_DataType_INT64)
+      t->add_int64_data(i);
+    else
+      t->add_int32_data(static_cast<int32_t>(i));
+  };
+  scalar("frame_step", onnx::TensorProto_DataType_INT64, 3, 0);
+  scalar("frame_length", onnx::TensorProto_DataType_INT64, 4, 0);
+  scalar("num_mel_bins", onnx::TensorProto_DataType_INT32, 2, 0);
+  scalar("dft_length", onnx::TensorProto_DataType_INT32, 24, 0);
+  scalar("sample_rate", onnx::TensorProto_DataType_INT32, 1000, 0);
+  scalar("lower_edge_hertz", onnx::TensorProto_DataType_FLOAT, 0, 0.0f);
+  scalar("upper_edge_hertz", onnx::TensorProto_DataType_FLOAT, 0, 500.0f);
+  onnx::NodeProto *stft =
+      b.node("STFT", "stft", {"signal", "frame_step", "", "frame_length"},
+             {"spectrum"});
+  attrInt(stft, "onesided", 0);
+  b.node("MelWeightMatrix", "mel",
+         {"num_mel_bins", "dft_length", "sample_rate", "lower_edge_hertz",
+          "upper_edge_hertz"},
+         {"mel"});
+  b.output("spectrum", {1, 3, 4, 2});
+  b.output("mel", {13, 2});
+  return b.model;
+}
+
 // opset 11: x[2,3,4] -> Hardmax(axis 1) -> y, over x coerced to [2, 12].
 onnx::ModelProto buildHardmaxOpset11() {
   ModelBuilder b(11, "hardmax_opset11");
@@ -666,13 +817,6 @@ onnx::ModelProto buildRunTimeConstants() {
   return b.model;
 }
 
-void attrString(onnx::NodeProto *node, const std::string &name,
-                const std::string &value) {
-  onnx::AttributeProto *a = node->add_attribute();
-  a->set_name(name);
-  a->set_type(onnx::AttributeProto_AttributeType_STRING);
-  a->set_s(value);
-}
 
 // Indices, masks and prefix sums given at run time (opset 16):
 // x[3,4], indices[2,4] (int64), k (int64) -> Trilu(x, k, lower) -> lower,
@@ -1253,7 +1397,9 @@ int main(int argc, char **argv) {
   if (argc != 3)
     fail("usage: gplace-onnx-gen "
          "mlp|cnn|unsupported|dynamic|external|external-constants|"
-         "softmax-opset9|mlp-bench|losses|run-time-constants|hardmax-opset11|"
+         "softmax-opset9|mlp-bench|losses|optimizers|quantized|stft-mel|"
+         "run-time-constants|"
+         "hardmax-opset11|"
          "grouped-conv|indexing|normalization|einsum-pad|recurrent|arg-pow|"
          "pools|det-dft|resize-topk|control-flow|loop-long|loop-data-cond|if-vector-cond|nested-control-flow|"
          "if-runtime|loop-runtime|loop-bounded|"
@@ -1278,6 +1424,9 @@ int main(int argc, char **argv) {
        }},
       {"softmax-opset9", buildSoftmaxOpset9},
       {"losses", buildLosses},
+      {"optimizers", buildOptimizers},
+      {"quantized", buildQuantized},
+      {"stft-mel", buildStftMel},
       {"hardmax-opset11", buildHardmaxOpset11},
       {"indexing", buildIndexing},
       {"normalization", buildNormalization},
@@ -1322,7 +1471,8 @@ int main(int argc, char **argv) {
       fail("unknown model '" + name +
            "' (expected mlp, cnn, unsupported, dynamic, external, "
            "external-constants, "
-           "softmax-opset9, mlp-bench, losses, run-time-constants, "
+           "softmax-opset9, mlp-bench, losses, optimizers, quantized, stft-mel, "
+           "run-time-constants, "
            "hardmax-opset11, grouped-conv, indexing, normalization, "
            "einsum-pad, recurrent, arg-pow, pools, det-dft, resize-topk, "
            "torch-flatten, "

@@ -19,7 +19,10 @@
 // Each test is passed, failed (an import error that is not an unsupported
 // op or type, a compile or run error, a wrong result), or unsupported (an
 // op type or form the importer does not map, an element type gplace lacks,
-// a shape shape inference leaves dynamic). Exit code 1 if any test failed.
+// a shape shape inference leaves dynamic). A test whose reference outputs
+// contradict ONNX's own operator definition (kBadReference below, each with
+// the ONNX issue that reports it) and whose result differs from them is
+// "bad reference", not failed. Exit code 1 if any test failed.
 //
 //===----------------------------------------------------------------------===//
 
@@ -89,7 +92,23 @@ static cl::opt<double> absoluteTolerance("atol", cl::desc("Absolute tolerance"),
 
 namespace {
 
-enum class Outcome { Passed, Failed, UnsupportedOp, UnsupportedType, Dynamic };
+enum class Outcome {
+  Passed,
+  Failed,
+  UnsupportedOp,
+  UnsupportedType,
+  Dynamic,
+  BadReference
+};
+
+/// Tests of libonnx-testdata whose reference outputs are not what their
+/// model computes under ONNX's operator definitions, and why. Such a test
+/// that passes still counts as passed.
+const std::map<std::string, const char *> kBadReference = {
+    {"test_adam_multiple",
+     "its reference outputs were computed with epsilon 1e-2, but its Adam "
+     "node sets no epsilon, whose default is 1e-6 (onnx/onnx#7749)"},
+};
 
 struct Result {
   Outcome outcome;
@@ -342,7 +361,7 @@ private:
 
 struct SuiteCounts {
   int total = 0, passed = 0, failed = 0, unsupportedOp = 0,
-      unsupportedType = 0, dynamic = 0;
+      unsupportedType = 0, dynamic = 0, badReference = 0;
 };
 
 } // namespace
@@ -391,6 +410,9 @@ int main(int argc, char **argv) {
       if (!pattern.match(name))
         continue;
       Result r = driver.runTest(test);
+      if (r.outcome == Outcome::Failed)
+        if (auto bad = kBadReference.find(name); bad != kBadReference.end())
+          r = {Outcome::BadReference, r.detail + " (" + bad->second + ")", {}};
       ++c.total;
       const char *word = "";
       switch (r.outcome) {
@@ -418,6 +440,10 @@ int main(int argc, char **argv) {
         ++c.dynamic;
         word = "DYNAMIC-SHAPE";
         break;
+      case Outcome::BadReference:
+        ++c.badReference;
+        word = "BAD-REFERENCE";
+        break;
       }
       if (verbose) {
         std::string detail = r.detail;
@@ -440,12 +466,13 @@ int main(int argc, char **argv) {
   if (markdown) {
     llvm::outs() << "| suite (on " << device
                  << ") | tests | passed | failed | unsupported op | "
-                    "unsupported type | dynamic shape |\n"
-                 << "|---|---:|---:|---:|---:|---:|---:|\n";
+                    "unsupported type | dynamic shape | bad reference |\n"
+                 << "|---|---:|---:|---:|---:|---:|---:|---:|\n";
     for (const auto &[suite, c] : counts)
       llvm::outs() << "| `" << suite << "` | " << c.total << " | " << c.passed
                    << " | " << c.failed << " | " << c.unsupportedOp << " | "
-                   << c.unsupportedType << " | " << c.dynamic << " |\n";
+                   << c.unsupportedType << " | " << c.dynamic << " | "
+                   << c.badReference << " |\n";
     if (!opLists) {
       for (const std::string &f : failures)
         llvm::errs() << "FAILED " << f << "\n";
@@ -474,7 +501,8 @@ int main(int argc, char **argv) {
                    << " tests, " << c.passed << " passed, " << c.failed
                    << " failed, " << c.unsupportedOp << " unsupported op, "
                    << c.unsupportedType << " unsupported type, " << c.dynamic
-                   << " dynamic shape\n";
+                   << " dynamic shape, " << c.badReference
+                   << " bad reference\n";
   }
   for (const std::string &f : failures)
     llvm::errs() << "FAILED " << f << "\n";

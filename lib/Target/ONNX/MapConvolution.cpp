@@ -164,8 +164,13 @@ SmallVector<int64_t> nchw(ArrayRef<int64_t> hw, int64_t fill = 1) {
 /// input 1 is a constant (an initializer that stays a constant), else by a
 /// `transpose` each run. Conv's and ConvTranspose's filters both come this
 /// way (ConvTranspose's IOHW lands as HWOI, Conv2DBackpropInput's order).
-Value hwioFilter(Node &n, Value w, RankedTensorType wType, bool oneD) {
-  std::optional<DenseElementsAttr> constantFilter = n.constant(1);
+/// With `input1` false, `w` is not input 1 but computed from the node's
+/// inputs (ConvInteger's, QLinearConv's): always the `transpose`, which
+/// folding computes once where `w` is a constant.
+Value hwioFilter(Node &n, Value w, RankedTensorType wType, bool oneD,
+                 bool input1 = true) {
+  std::optional<DenseElementsAttr> constantFilter =
+      input1 ? n.constant(1) : std::nullopt;
   bool variable = n.importer.options.initializersAsVariables &&
                   n.importer.initializers.count(n.proto.input(1));
   SmallVector<int64_t> shape(wType.getShape());
@@ -184,13 +189,15 @@ Value hwioFilter(Node &n, Value w, RankedTensorType wType, bool oneD) {
 
 /// Conv: 1-D and 2-D (NCHW, the filter OIHW transposed to HWIO), any
 /// padding, groups, the bias added per channel.
-bool mapConv(Node &n, SmallVectorImpl<Value> &results, std::string &reason) {
-  Value x = n.input(0), w = n.input(1);
+} // namespace
+
+Value conv(Node &n, Value x, Value w, Value bias, bool final,
+           bool filterIsInput1, std::string &reason) {
   auto xType = cast<RankedTensorType>(x.getType());
   auto wType = cast<RankedTensorType>(w.getType());
   if (wType.getRank() != xType.getRank() || xType.getRank() < 3) {
     reason = "a filter of another rank than the input";
-    return false;
+    return nullptr;
   }
   // Conv2D groups as TensorFlow's does, by the channels: the input's over
   // the filter's. ONNX names the group count, which must agree (ONNX 1.12's
@@ -202,18 +209,18 @@ bool mapConv(Node &n, SmallVectorImpl<Value> &results, std::string &reason) {
              " input channels and a filter of " +
              std::to_string(wType.getDimSize(1)) +
              " (the input's channels must be the filter's times the group)";
-    return false;
+    return nullptr;
   }
   Window window;
   if (!window.read(n, xType, wType.getShape().drop_front(2), reason))
-    return false;
+    return nullptr;
   Padding padding;
   if (!window.padding(n, padding, reason))
-    return false;
+    return nullptr;
   if (window.oneD)
     x = n.reshape(x, window.input.getShape(), "input_2d");
   Builder &b = n.builder();
-  Value filter = hwioFilter(n, w, wType, window.oneD);
+  Value filter = hwioFilter(n, w, wType, window.oneD, filterIsInput1);
   SmallVector<NamedAttribute> attrs = {
       n.named("strides", b.getDenseI64ArrayAttr(nchw(window.strides))),
       n.named("padding", b.getStringAttr(padding.mode)),
@@ -224,18 +231,28 @@ bool mapConv(Node &n, SmallVectorImpl<Value> &results, std::string &reason) {
         "explicit_paddings",
         b.getDenseI64ArrayAttr({0, 0, 0, 0, padding.pads[0], padding.pads[1],
                                 padding.pads[2], padding.pads[3]})));
-  Value bias = n.input(2);
-  bool last = !bias && !window.oneD;
+  bool last = final && !bias && !window.oneD;
   Value y = n.op<Conv2DOp>(window.output, {x, filter}, attrs,
                            last ? "" : "Conv2D");
   if (bias) {
     int64_t channels = window.output.getDimSize(1);
     Value b3 = n.reshape(bias, {channels, 1, 1}, "bias");
     y = n.op<AddOp>(window.output, {y, b3}, {},
-                    window.oneD ? "BiasAdd" : "");
+                    final && !window.oneD ? "" : "BiasAdd");
   }
   if (window.oneD)
-    y = n.reshape(y, n.outputTypes[0].getShape());
+    y = n.reshape(y, n.outputTypes[0].getShape(), final ? "" : "output_1d");
+  return y;
+}
+
+namespace {
+
+/// Conv: conv of its input, filter and bias.
+bool mapConv(Node &n, SmallVectorImpl<Value> &results, std::string &reason) {
+  Value y = conv(n, n.input(0), n.input(1), n.input(2), /*final=*/true,
+                 /*filterIsInput1=*/true, reason);
+  if (!y)
+    return false;
   results.push_back(y);
   return true;
 }

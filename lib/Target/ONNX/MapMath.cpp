@@ -231,28 +231,27 @@ struct MeanKind { static constexpr int op = 0; static constexpr bool mean = true
 
 /// MatMul of a right operand of rank > 2: numpy's broadcast over the batch
 /// dimensions, one gplace.matmul per product (at most 256), joined.
-bool batchedMatMul(Node &n, SmallVectorImpl<Value> &results,
-                   std::string &reason) {
-  Value a = n.input(0), b = n.input(1);
+Value batchedMatMul(Node &n, Value a, Value b, RankedTensorType result,
+                    std::string &reason) {
   auto ta = cast<RankedTensorType>(a.getType());
   auto tb = cast<RankedTensorType>(b.getType());
   if (ta.getRank() < 2) {
     reason = "a rank-1 left operand with a batched right one";
-    return false;
+    return nullptr;
   }
   ArrayRef<int64_t> batchA = ta.getShape().drop_back(2);
   ArrayRef<int64_t> batchB = tb.getShape().drop_back(2);
   std::optional<std::vector<int64_t>> batch = broadcastShapes(batchA, batchB);
   if (!batch) {
     reason = "batch dimensions that do not broadcast";
-    return false;
+    return nullptr;
   }
   int64_t count = 1;
   for (int64_t d : *batch)
     count *= d;
   if (count > 256) {
     reason = "more than 256 batched products";
-    return false;
+    return nullptr;
   }
   int64_t m = ta.getDimSize(ta.getRank() - 2);
   int64_t cols = tb.getShape().back();
@@ -298,23 +297,22 @@ bool batchedMatMul(Node &n, SmallVectorImpl<Value> &results,
         n.loc, RankedTensorType::get({count, m, cols}, element), products,
         builder.getI64IntegerAttr(0), StringAttr(),
         builder.getStringAttr(n.name + "/concat"), StringAttr(), ValueRange());
-  results.push_back(n.op<ReshapeOp>(n.outputTypes[0], joined));
-  return true;
+  return n.op<ReshapeOp>(result, joined, {},
+                        result == n.outputTypes[0] ? "" : "product");
 }
 
-/// MatMul: rank 2 directly; a rank-1 operand as a row or a column; a
-/// higher-rank left operand against a rank-2 right one as one product over
-/// its rows (numpy's matmul).
-bool mapMatMul(Node &n, SmallVectorImpl<Value> &results, std::string &reason) {
-  Value a = n.input(0), b = n.input(1);
+} // namespace
+
+Value matMul(Node &n, Value a, Value b, RankedTensorType result,
+             std::string &reason) {
   auto ta = cast<RankedTensorType>(a.getType());
   auto tb = cast<RankedTensorType>(b.getType());
   if (ta.getRank() == 0 || tb.getRank() == 0) {
     reason = "a scalar operand";
-    return false;
+    return nullptr;
   }
   if (tb.getRank() > 2)
-    return batchedMatMul(n, results, reason);
+    return batchedMatMul(n, a, b, result, reason);
   if (tb.getRank() == 1)
     b = n.reshape(b, {tb.getDimSize(0), 1}, "rhs_column");
   int64_t k = ta.getShape().back();
@@ -326,11 +324,24 @@ bool mapMatMul(Node &n, SmallVectorImpl<Value> &results, std::string &reason) {
   int64_t cols = cast<RankedTensorType>(b.getType()).getDimSize(1);
   auto productType =
       RankedTensorType::get({rows, cols}, ta.getElementType());
-  bool direct = productType == n.outputTypes[0];
-  Value product =
-      n.op<MatmulOp>(productType, {a, b}, {}, direct ? "" : "MatMul");
-  results.push_back(direct ? product
-                           : n.reshape(product, n.outputTypes[0].getShape()));
+  // Named after the node where it yields the node's output.
+  bool final = result == n.outputTypes[0];
+  bool direct = productType == result;
+  Value product = n.op<MatmulOp>(productType, {a, b}, {},
+                                 direct && final ? "" : "MatMul");
+  return direct ? product
+                : n.reshape(product, result.getShape(),
+                            final ? "" : "product");
+}
+
+namespace {
+
+/// MatMul: matMul of its operands.
+bool mapMatMul(Node &n, SmallVectorImpl<Value> &results, std::string &reason) {
+  Value product = matMul(n, n.input(0), n.input(1), n.outputTypes[0], reason);
+  if (!product)
+    return false;
+  results.push_back(product);
   return true;
 }
 
@@ -896,6 +907,60 @@ bool mapDet(Node &n, SmallVectorImpl<Value> &results, std::string &reason) {
   return true;
 }
 
+/// The DFT of each row of `re` (and `im`, null for a real signal),
+/// [rows, n]: the first `frequencies` frequencies as [rows, frequencies,
+/// 2] (real, imaginary), by matmuls with constant cos and sin matrices
+/// (1/n and the sines' sign flipped for the inverse).
+Value dftRows(Node &n, Value re, Value im, int64_t frequencies, bool inverse) {
+  Builder &b = n.builder();
+  auto rowsType = cast<RankedTensorType>(re.getType());
+  Type element = rowsType.getElementType();
+  int64_t rows = rowsType.getDimSize(0), size = rowsType.getDimSize(1);
+  bool complex = static_cast<bool>(im);
+  double scale = inverse ? 1.0 / size : 1.0;
+  auto matrix = [&](bool sine, double sign, const std::string &s) {
+    SmallVector<Attribute> values;
+    for (int64_t j = 0; j < size; ++j)
+      for (int64_t k = 0; k < frequencies; ++k) {
+        double theta = 2 * M_PI * static_cast<double>((j * k) % size) / size;
+        double v = sine ? std::sin(theta) : std::cos(theta);
+        if (std::fabs(v) < 1e-12) // Exact zeros at the quarter turns.
+          v = 0;
+        values.push_back(b.getFloatAttr(element, sign * scale * v));
+      }
+    return n.constant(
+        DenseElementsAttr::get(
+            RankedTensorType::get({size, frequencies}, element), values),
+        s);
+  };
+  auto outType = RankedTensorType::get({rows, frequencies}, element);
+  auto product = [&](Value v, Value m, const std::string &s) {
+    return n.op<MatmulOp>(outType, {v, m}, {}, s);
+  };
+  // Forward: re' = re C + im S, im' = im C - re S; inverse: the sines'
+  // signs flipped, everything over n.
+  Value cosines = matrix(false, 1, "cos");
+  double sineSign = inverse ? -1 : 1;
+  Value sines = matrix(true, sineSign, "sin");
+  Value yRe = product(re, cosines, "real_cos");
+  Value yIm = n.op<NegOp>(outType, product(re, sines, "real_sin"), {},
+                          "real_sin_neg");
+  if (complex) {
+    yRe = n.op<AddOp>(outType, {yRe, product(im, sines, "imaginary_sin")}, {},
+                      "real_part");
+    yIm = n.op<AddOp>(outType, {product(im, cosines, "imaginary_cos"), yIm},
+                      {}, "imaginary_part");
+  }
+  auto pairType = RankedTensorType::get({rows, frequencies, 1}, element);
+  Value pair = n.importer.b.create<ConcatOp>(
+      n.loc, RankedTensorType::get({rows, frequencies, 2}, element),
+      ValueRange{n.reshape(yRe, pairType.getShape(), "real_column"),
+                 n.reshape(yIm, pairType.getShape(), "imaginary_column")},
+      b.getI64IntegerAttr(2), StringAttr(),
+      b.getStringAttr(n.name + "/complex"), StringAttr(), ValueRange());
+  return pair;
+}
+
 /// DFT (opset 17) along `axis`: matmuls by constant cos and sin matrices
 /// (1/n and the sign of the sines for the inverse), the real and imaginary
 /// parts joined by concat; `onesided` keeps the first n/2 + 1 frequencies.
@@ -950,47 +1015,7 @@ bool mapDFT(Node &n, SmallVectorImpl<Value> &results, std::string &reason) {
   };
   Value re = part(0, "real");
   Value im = complex ? part(1, "imaginary") : Value();
-  double scale = inverse ? 1.0 / size : 1.0;
-  auto matrix = [&](bool sine, double sign, const std::string &s) {
-    SmallVector<Attribute> values;
-    for (int64_t j = 0; j < size; ++j)
-      for (int64_t k = 0; k < frequencies; ++k) {
-        double theta = 2 * M_PI * static_cast<double>((j * k) % size) / size;
-        double v = sine ? std::sin(theta) : std::cos(theta);
-        if (std::fabs(v) < 1e-12) // Exact zeros at the quarter turns.
-          v = 0;
-        values.push_back(b.getFloatAttr(element, sign * scale * v));
-      }
-    return n.constant(
-        DenseElementsAttr::get(
-            RankedTensorType::get({size, frequencies}, element), values),
-        s);
-  };
-  auto outType = RankedTensorType::get({rows, frequencies}, element);
-  auto product = [&](Value v, Value m, const std::string &s) {
-    return n.op<MatmulOp>(outType, {v, m}, {}, s);
-  };
-  // Forward: re' = re C + im S, im' = im C - re S; inverse: the sines'
-  // signs flipped, everything over n.
-  Value cosines = matrix(false, 1, "cos");
-  double sineSign = inverse ? -1 : 1;
-  Value sines = matrix(true, sineSign, "sin");
-  Value yRe = product(re, cosines, "real_cos");
-  Value yIm = n.op<NegOp>(outType, product(re, sines, "real_sin"), {},
-                          "real_sin_neg");
-  if (complex) {
-    yRe = n.op<AddOp>(outType, {yRe, product(im, sines, "imaginary_sin")}, {},
-                      "real_part");
-    yIm = n.op<AddOp>(outType, {product(im, cosines, "imaginary_cos"), yIm},
-                      {}, "imaginary_part");
-  }
-  auto pairType = RankedTensorType::get({rows, frequencies, 1}, element);
-  Value pair = n.importer.b.create<ConcatOp>(
-      n.loc, RankedTensorType::get({rows, frequencies, 2}, element),
-      ValueRange{n.reshape(yRe, pairType.getShape(), "real_column"),
-                 n.reshape(yIm, pairType.getShape(), "imaginary_column")},
-      b.getI64IntegerAttr(2), StringAttr(),
-      b.getStringAttr(n.name + "/complex"), StringAttr(), ValueRange());
+  Value pair = dftRows(n, re, im, frequencies, inverse);
   SmallVector<int64_t> movedOut(movedType.getShape());
   movedOut[rank - 2] = frequencies;
   movedOut[rank - 1] = 2;
@@ -1008,6 +1033,103 @@ bool mapDFT(Node &n, SmallVectorImpl<Value> &results, std::string &reason) {
   for (int64_t i = 0; i < rank; ++i)
     inv[perm[i]] = i;
   results.push_back(n.transpose(unrows, inv));
+  return true;
+}
+
+/// STFT (opset 17): the signal [batch, length, 1 or 2] cut into frames of
+/// frame_length (or the window's length) every frame_step (both known at
+/// import time) by a `gather` at constant indices, times the window, and
+/// each frame's DFT (dftRows): [batch, frames, frequencies, 2], the first
+/// frame_length / 2 + 1 frequencies when `onesided` (the default).
+bool mapSTFT(Node &n, SmallVectorImpl<Value> &results, std::string &reason) {
+  RankedTensorType type = n.inputType(0);
+  if (n.opset < 17 || !type || type.getRank() != 3 ||
+      (type.getDimSize(2) != 1 && type.getDimSize(2) != 2)) {
+    reason = "an opset before 17, or a signal that is not [batch, length, "
+             "1 or 2]";
+    return false;
+  }
+  auto intInput = [&](int i) -> std::optional<int64_t> {
+    std::optional<DenseElementsAttr> c = n.constant(i);
+    if (!c || c->getNumElements() != 1 ||
+        !isa<IntegerType>(c->getElementType()))
+      return std::nullopt;
+    return (*c->getValues<APInt>().begin()).getSExtValue();
+  };
+  std::optional<int64_t> step = intInput(1);
+  if (!step || *step < 1) {
+    reason = "a frame_step that is not a positive integer known at import "
+             "time";
+    return false;
+  }
+  RankedTensorType window = n.hasInput(2) ? n.inputType(2) : nullptr;
+  std::optional<int64_t> frameLength;
+  if (n.hasInput(3) && !(frameLength = intInput(3))) {
+    reason = "a frame_length not known at import time";
+    return false;
+  }
+  if (window && (window.getRank() != 1 ||
+                 (frameLength && *frameLength != window.getDimSize(0)))) {
+    reason = "a window that is not [frame_length]";
+    return false;
+  }
+  if (window)
+    frameLength = window.getDimSize(0);
+  int64_t batch = type.getDimSize(0), length = type.getDimSize(1);
+  if (!frameLength || *frameLength < 1 || *frameLength > length) {
+    reason = "no window or frame_length, or a frame longer than the signal";
+    return false;
+  }
+  int64_t frames = (length - *frameLength) / *step + 1;
+  bool onesided = n.getInt("onesided", 1) != 0;
+  int64_t frequencies = onesided ? *frameLength / 2 + 1 : *frameLength;
+  int64_t channels = type.getDimSize(2);
+  Type element = type.getElementType();
+  Builder &b = n.builder();
+  SmallVector<int64_t> indices;
+  for (int64_t f = 0; f < frames; ++f)
+    for (int64_t j = 0; j < *frameLength; ++j)
+      indices.push_back(f * *step + j);
+  Value framesIndices = n.constant(
+      DenseElementsAttr::get(
+          RankedTensorType::get({frames, *frameLength}, b.getI64Type()),
+          ArrayRef<int64_t>(indices)),
+      "frame_indices");
+  auto framedType =
+      RankedTensorType::get({batch, frames, *frameLength, channels}, element);
+  Value framed = n.op<GatherOp>(framedType, {n.input(0), framesIndices},
+                                {n.named("axis", b.getI64IntegerAttr(1))},
+                                "frames");
+  if (window) {
+    if (window.getElementType() != element) {
+      reason = "a window of another element type than the signal";
+      return false;
+    }
+    Value w = n.reshape(n.input(2), {1, 1, *frameLength, 1}, "window");
+    framed = n.op<MulOp>(framedType, {framed, w}, {}, "windowed");
+  }
+  int64_t rows = batch * frames;
+  auto part = [&](int64_t c, const std::string &s) {
+    Value v = framed;
+    if (channels == 2) {
+      SmallVector<int64_t> begin = {0, 0, 0, c},
+                           sizes = {batch, frames, *frameLength, 1};
+      v = n.op<SliceOp>(RankedTensorType::get(sizes, element), framed,
+                        {n.named("begin", b.getDenseI64ArrayAttr(begin)),
+                         n.named("size", b.getDenseI64ArrayAttr(sizes))},
+                        s);
+    }
+    return n.reshape(v, {rows, *frameLength}, s + "_rows");
+  };
+  Value re = part(0, "real");
+  Value im = channels == 2 ? part(1, "imaginary") : Value();
+  Value pair = dftRows(n, re, im, frequencies, /*inverse=*/false);
+  auto result = RankedTensorType::get({batch, frames, frequencies, 2}, element);
+  if (result != n.outputTypes[0]) {
+    reason = "an output shape other than [batch, frames, frequencies, 2]";
+    return false;
+  }
+  results.push_back(n.op<ReshapeOp>(result, pair));
   return true;
 }
 
@@ -1063,6 +1185,7 @@ void addMathMappers(llvm::StringMap<MapFn> &table) {
   table["ArgMin"] = mapArgMax<true>;
   table["Clip"] = mapClip;
   table["DFT"] = floatInput<mapDFT>;
+  table["STFT"] = floatInput<mapSTFT>;
   table["Det"] = floatInput<mapDet>;
   table["Div"] = mapBinary<DivOp>;
   table["Einsum"] = mapEinsum;

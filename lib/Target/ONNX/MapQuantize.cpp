@@ -11,6 +11,13 @@
 // - DynamicQuantizeLinear: the scale `(max(x, 0) - min(x, 0)) / 255` and
 //   zero point from `reduce_max` (and of `neg` for the minimum), then
 //   QuantizeLinear's ops;
+// - MatMulInteger and ConvInteger: the uint8 inputs minus their zero
+//   points, multiplied in i32 (`matmul`), or convolved in f32 slices of at
+//   most 256 products per output, whose sums are exact below 2^24, `cast`
+//   to i32 and added: exact, as ONNX Runtime's int32 accumulation;
+// - QLinearMatMul and QLinearConv: those sums (QLinearConv's plus its i32
+//   bias) times the input scales over the output scale, rounded, plus the
+//   output zero point, saturated to uint8 (ONNX Runtime's requantization);
 // - BitShift of uint8: in i32, the shift capped at 8, times or over a
 //   power of two gathered from a constant table, `floor_mod` 256 (LEFT)
 //   or `div` (RIGHT). uint16, uint32 and uint64 are types gplace does not
@@ -76,6 +83,309 @@ Value saturateToU8(Node &n, Value q, RankedTensorType result) {
 bool isU8(Type t) {
   auto integer = dyn_cast<IntegerType>(getElementTypeOrSelf(t));
   return integer && integer.getWidth() == 8 && integer.isUnsigned();
+}
+
+/// Input `i` (uint8) minus zero point `zeroInput` (absent: 0), as
+/// `element`: exact in i32 and in f32. A zero point of one element
+/// broadcasts; one of `perSize` elements is reshaped to `perShape` (a
+/// per-row, per-column or per-channel zero point). Null with `reason`
+/// otherwise.
+Value shiftedInput(Node &n, int i, int zeroInput, Type element,
+                   int64_t perSize, ArrayRef<int64_t> perShape,
+                   llvm::StringRef what, std::string &reason) {
+  Value v = castTo(n, n.input(i), element, (what + "_wide").str());
+  if (!n.hasInput(zeroInput))
+    return v;
+  RankedTensorType zeroType = n.inputType(zeroInput);
+  if (!isU8(zeroType)) {
+    reason = what.str() + "'s zero point is not uint8";
+    return nullptr;
+  }
+  Value zero = castTo(n, n.input(zeroInput), element,
+                      (what + "_zero_point").str());
+  int64_t count = zeroType.getNumElements();
+  if (zeroType.getRank() > 1 || (count != 1 && count != perSize)) {
+    reason = what.str() + "'s zero point has a shape ONNX does not allow";
+    return nullptr;
+  }
+  if (count != 1 && zeroType.getRank() == 1)
+    zero = n.reshape(zero, perShape, (what + "_zero_point_shaped").str());
+  return n.op<SubOp>(n.broadcastType(v, zero), {v, zero}, {},
+                     (what + "_shifted").str());
+}
+
+/// A scale (input `i`, f32) of one element, or of `perSize` elements
+/// reshaped to `perShape`; null with `reason` otherwise.
+Value scaleInput(Node &n, int i, int64_t perSize, ArrayRef<int64_t> perShape,
+                 llvm::StringRef what, std::string &reason) {
+  RankedTensorType type = n.inputType(i);
+  if (!type || !type.getElementType().isF32()) {
+    reason = what.str() + " is not f32";
+    return nullptr;
+  }
+  int64_t count = type.getNumElements();
+  if (type.getRank() > 1 || (count != 1 && count != perSize)) {
+    reason = what.str() + " has a shape ONNX does not allow";
+    return nullptr;
+  }
+  Value v = n.input(i);
+  if (count != 1 && type.getRank() == 1)
+    v = n.reshape(v, perShape, (what + "_shaped").str());
+  return v;
+}
+
+/// The sums of products of a convolution of the integer-valued f32 `x`
+/// and `w` (uint8 minus a zero point: |x|, |w| <= 255), as exact i32: one
+/// `conv2d` per slice of at most 256 products per output (whose f32 sums
+/// are then exact, below 2^24), each `cast` to i32 and `add`ed; the last
+/// op named after the node when `final`.
+Value integerConv(Node &n, Value x, Value w, bool final,
+                  std::string &reason) {
+  auto xType = cast<RankedTensorType>(x.getType());
+  auto wType = cast<RankedTensorType>(w.getType());
+  if (xType.getRank() < 3 || wType.getRank() != xType.getRank()) {
+    reason = "a filter of another rank than the input";
+    return nullptr;
+  }
+  int64_t taps = 1;
+  for (int64_t d : wType.getShape().drop_front(2))
+    taps *= d;
+  int64_t channels = wType.getDimSize(1);
+  constexpr int64_t kExactProducts = 256;
+  int64_t perSlice = taps > 0 ? kExactProducts / taps : channels;
+  if (perSlice == 0) {
+    reason = "a window of more than 256 taps (its f32 sums would round)";
+    return nullptr;
+  }
+  int64_t slices = (channels + perSlice - 1) / perSlice;
+  if (slices > 1 && n.getInt("group", 1) != 1) {
+    reason = "a grouped convolution of more than 256 products per output "
+             "(its f32 sums would round)";
+    return nullptr;
+  }
+  if (slices > 64) {
+    reason = "more than 64 x 256 products per output";
+    return nullptr;
+  }
+  Type i32 = n.builder().getI32Type();
+  auto resultType =
+      RankedTensorType::get(n.outputTypes[0].getShape(), i32);
+  Value sum;
+  for (int64_t s = 0; s < slices; ++s) {
+    int64_t begin = s * perSlice, size = std::min(perSlice, channels - begin);
+    std::string tag = slices == 1 ? "" : "_" + std::to_string(s);
+    auto sliceChannels = [&](Value v, RankedTensorType type,
+                             llvm::StringRef what) {
+      if (slices == 1)
+        return v;
+      SmallVector<int64_t> starts(type.getRank(), 0),
+          sizes(type.getShape());
+      starts[1] = begin;
+      sizes[1] = size;
+      return n.op<SliceOp>(
+          RankedTensorType::get(sizes, type.getElementType()), v,
+          {n.named("begin", n.builder().getDenseI64ArrayAttr(starts)),
+           n.named("size", n.builder().getDenseI64ArrayAttr(sizes))},
+          (what + tag).str());
+    };
+    Value xs = sliceChannels(x, xType, "input_channels");
+    Value ws = sliceChannels(w, wType, "filter_channels");
+    // Each slice's convolution ops under a name of its own.
+    std::string name = n.name;
+    if (slices > 1)
+      n.name += "/slice" + tag;
+    Value part = conv(n, xs, ws, Value(), /*final=*/false,
+                      /*filterIsInput1=*/false, reason);
+    n.name = name;
+    if (!part)
+      return nullptr;
+    bool last = final && s == slices - 1;
+    part = n.op<CastOp>(resultType, part, {},
+                        last && slices == 1 ? "" : "sums" + tag);
+    if (sum)
+      part = n.op<AddOp>(resultType, {sum, part}, {}, last ? "" : "total" + tag);
+    sum = part;
+  }
+  return sum;
+}
+
+/// round(acc * multiplier) + zero point `zeroInput`, saturated to uint8:
+/// ONNX Runtime's requantization of QLinearMatMul and QLinearConv (the
+/// i32 sums converted to f32, rounded to nearest even).
+Value requantize(Node &n, Value acc, Value multiplier, int zeroInput,
+                 std::string &reason) {
+  RankedTensorType result = n.outputTypes[0];
+  if (!isU8(result)) {
+    reason = "an output that is not uint8";
+    return nullptr;
+  }
+  Type f32 = n.builder().getF32Type();
+  auto type = withElement(result, f32);
+  Value scaled = n.op<MulOp>(type, {castTo(n, acc, f32, "sums_f32"),
+                                    multiplier},
+                             {}, "requantized");
+  Value q = n.op<RoundOp>(type, scaled, {}, "rounded");
+  RankedTensorType zeroType = n.inputType(zeroInput);
+  if (!isU8(zeroType) || zeroType.getNumElements() != 1) {
+    reason = "y_zero_point is not one uint8";
+    return nullptr;
+  }
+  Value zero = castTo(n, n.input(zeroInput), f32, "y_zero_point_f32");
+  q = n.op<AddOp>(type, {q, zero}, {}, "shifted");
+  return saturateToU8(n, q, result);
+}
+
+/// Whether inputs `inputs` are uint8; false with `reason` if not.
+bool u8Inputs(Node &n, std::initializer_list<int> inputs,
+              std::string &reason) {
+  for (int i : inputs)
+    if (!n.hasInput(i) || !isU8(n.inputType(i))) {
+      reason = "input " + std::to_string(i) + " is not uint8 (int8 is a "
+               "type gplace does not have)";
+      return false;
+    }
+  return true;
+}
+
+/// MatMulInteger: (A - a_zero_point) x (B - b_zero_point) in i32 (exact,
+/// as ONNX Runtime's int32 accumulation); a_zero_point per row of a
+/// matrix A, b_zero_point per column.
+bool mapMatMulInteger(Node &n, SmallVectorImpl<Value> &results,
+                      std::string &reason) {
+  if (!u8Inputs(n, {0, 1}, reason))
+    return false;
+  RankedTensorType a = n.inputType(0), b = n.inputType(1);
+  if (a.getRank() < 1 || b.getRank() < 1) {
+    reason = "a scalar operand";
+    return false;
+  }
+  Type i32 = n.builder().getI32Type();
+  int64_t rows = a.getRank() >= 2 ? a.getDimSize(a.getRank() - 2) : 1;
+  Value x = shiftedInput(n, 0, 2, i32, a.getRank() == 2 ? rows : -1,
+                         {rows, 1}, "a", reason);
+  Value y = x ? shiftedInput(n, 1, 3, i32, b.getShape().back(),
+                             {b.getShape().back()}, "b", reason)
+              : Value();
+  if (!y)
+    return false;
+  Value product = matMul(n, x, y, n.outputTypes[0], reason);
+  if (!product)
+    return false;
+  results.push_back(product);
+  return true;
+}
+
+/// ConvInteger: the convolution of (x - x_zero_point) by (w -
+/// w_zero_point, per output channel) in exact i32 (integerConv).
+bool mapConvInteger(Node &n, SmallVectorImpl<Value> &results,
+                    std::string &reason) {
+  if (!u8Inputs(n, {0, 1}, reason))
+    return false;
+  RankedTensorType w = n.inputType(1);
+  Type f32 = n.builder().getF32Type();
+  SmallVector<int64_t> perChannel(w.getRank(), 1);
+  perChannel[0] = w.getDimSize(0);
+  Value x = shiftedInput(n, 0, 2, f32, 1, {1}, "x", reason);
+  Value filter = x ? shiftedInput(n, 1, 3, f32, w.getDimSize(0), perChannel,
+                                  "w", reason)
+                   : Value();
+  Value sums =
+      filter ? integerConv(n, x, filter, /*final=*/true, reason) : Value();
+  if (!sums)
+    return false;
+  results.push_back(sums);
+  return true;
+}
+
+/// QLinearMatMul: MatMulInteger's sums requantized by a_scale b_scale /
+/// y_scale (b_scale per column) to y_zero_point, as ONNX Runtime.
+bool mapQLinearMatMul(Node &n, SmallVectorImpl<Value> &results,
+                      std::string &reason) {
+  if (!u8Inputs(n, {0, 3}, reason))
+    return false;
+  RankedTensorType a = n.inputType(0), b = n.inputType(3);
+  if (a.getRank() < 1 || b.getRank() < 1) {
+    reason = "a scalar operand";
+    return false;
+  }
+  Type i32 = n.builder().getI32Type();
+  int64_t rows = a.getRank() >= 2 ? a.getDimSize(a.getRank() - 2) : 1;
+  int64_t cols = b.getShape().back();
+  Value x = shiftedInput(n, 0, 2, i32, a.getRank() == 2 ? rows : -1,
+                         {rows, 1}, "a", reason);
+  Value y = x ? shiftedInput(n, 3, 5, i32, cols, {cols}, "b", reason) : Value();
+  if (!y)
+    return false;
+  Value acc = matMul(
+      n, x, y, withElement(n.outputTypes[0], i32), reason);
+  Value aScale = acc ? scaleInput(n, 1, a.getRank() == 2 ? rows : -1,
+                                  {rows, 1}, "a_scale", reason)
+                     : Value();
+  Value bScale =
+      aScale ? scaleInput(n, 4, cols, {cols}, "b_scale", reason) : Value();
+  Value yScale = bScale ? scaleInput(n, 6, 1, {1}, "y_scale", reason) : Value();
+  if (!yScale)
+    return false;
+  Value multiplier = n.op<DivOp>(
+      n.broadcastType(aScale, bScale),
+      {n.op<MulOp>(n.broadcastType(aScale, bScale), {aScale, bScale}, {},
+                   "input_scales"),
+       yScale},
+      {}, "multiplier");
+  Value y8 = requantize(n, acc, multiplier, 7, reason);
+  if (!y8)
+    return false;
+  results.push_back(y8);
+  return true;
+}
+
+/// QLinearConv: ConvInteger's sums plus the i32 bias B, requantized by
+/// x_scale w_scale / y_scale (w_scale per output channel) to
+/// y_zero_point, as ONNX Runtime.
+bool mapQLinearConv(Node &n, SmallVectorImpl<Value> &results,
+                    std::string &reason) {
+  if (!u8Inputs(n, {0, 3}, reason))
+    return false;
+  RankedTensorType w = n.inputType(3);
+  Type f32 = n.builder().getF32Type();
+  int64_t channels = w.getDimSize(0);
+  SmallVector<int64_t> perFilter(w.getRank(), 1), perOutput(w.getRank() - 1, 1);
+  perFilter[0] = perOutput[0] = channels;
+  Value x = shiftedInput(n, 0, 2, f32, 1, {1}, "x", reason);
+  Value filter =
+      x ? shiftedInput(n, 3, 5, f32, channels, perFilter, "w", reason)
+        : Value();
+  Value acc =
+      filter ? integerConv(n, x, filter, /*final=*/false, reason) : Value();
+  if (!acc)
+    return false;
+  if (n.hasInput(8)) {
+    RankedTensorType bias = n.inputType(8);
+    if (!bias.getElementType().isInteger(32) || bias.getRank() != 1 ||
+        bias.getDimSize(0) != channels) {
+      reason = "a bias B that is not [M] int32";
+      return false;
+    }
+    Value b = n.reshape(n.input(8), perOutput, "bias");
+    acc = n.op<AddOp>(acc.getType(), {acc, b}, {}, "biased");
+  }
+  Value xScale = scaleInput(n, 1, 1, {1}, "x_scale", reason);
+  Value wScale =
+      xScale ? scaleInput(n, 4, channels, perOutput, "w_scale", reason)
+             : Value();
+  Value yScale = wScale ? scaleInput(n, 6, 1, {1}, "y_scale", reason) : Value();
+  if (!yScale)
+    return false;
+  RankedTensorType scales = n.broadcastType(xScale, wScale);
+  Value multiplier = n.op<DivOp>(
+      scales,
+      {n.op<MulOp>(scales, {xScale, wScale}, {}, "input_scales"), yScale}, {},
+      "multiplier");
+  Value y8 = requantize(n, acc, multiplier, 7, reason);
+  if (!y8)
+    return false;
+  results.push_back(y8);
+  return true;
 }
 
 /// QuantizeLinear: x (f32 or i32), y_scale, y_zero_point (uint8; default
@@ -223,6 +533,10 @@ bool mapBitShift(Node &n, SmallVectorImpl<Value> &results,
 
 void addQuantizeMappers(llvm::StringMap<MapFn> &table) {
   table["BitShift"] = mapBitShift;
+  table["ConvInteger"] = mapConvInteger;
+  table["MatMulInteger"] = mapMatMulInteger;
+  table["QLinearConv"] = mapQLinearConv;
+  table["QLinearMatMul"] = mapQLinearMatMul;
   table["DequantizeLinear"] = mapDequantizeLinear;
   table["DynamicQuantizeLinear"] = mapDynamicQuantizeLinear;
   table["QuantizeLinear"] = mapQuantizeLinear;

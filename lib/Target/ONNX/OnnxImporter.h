@@ -418,6 +418,25 @@ inline bool normalizeAxis(int64_t &axis, int64_t rank, std::string &reason) {
 /// converts to integers). MapIndexing.cpp.
 Value toI64(Node &n, Value v, llvm::StringRef suffix);
 
+/// ONNX's MatMul of `a` and `b` (numpy's matmul: a rank-1 operand as a row
+/// or a column, batch dimensions broadcast, at most 256 products) as
+/// `matmul`s of their element type, the product reshaped to `result`;
+/// its last op named after the node when `result` is the node's output
+/// type. Null with `reason` for
+/// a form it does not map. MapMath.cpp.
+Value matMul(Node &n, Value a, Value b, RankedTensorType result,
+             std::string &reason);
+
+/// ONNX's Conv of `x` [N, C, (H,) W] by the OIHW (or OIW) filter `w` plus
+/// the optional `bias` [M], with the node's attributes (pads, auto_pad,
+/// strides, dilations, group), as `conv2d` (NCHW) of `x`'s element type and
+/// an `add`; of the node's output shape. `final`: the last op is named
+/// after the node (its result is the node's output). `filterIsInput1`: `w`
+/// is the node's input 1, so a constant filter is rearranged at import
+/// time. Null with `reason` for a form it does not map. MapConvolution.cpp.
+Value conv(Node &n, Value x, Value w, Value bias, bool final,
+           bool filterIsInput1, std::string &reason);
+
 /// The permutation of `rank` dimensions that moves `axis` last (the
 /// others in order). MapIndexing.cpp.
 SmallVector<int64_t> axisLastPermutation(int64_t rank, int64_t axis);
