@@ -247,8 +247,141 @@ Value conv(Node &n, Value x, Value w, Value bias, bool final,
 
 namespace {
 
+/// Conv of a 3-D window (input [N, C, D, H, W], filter [M, C / group, kD,
+/// kH, kW]) as 2-D convolutions, the depth folded into the batch: the input
+/// padded along D (`pad`) and moved to [N, D, C, H, W]; for each depth tap
+/// t, the depths od * sD + t * dD (`gather` at constant indices) as a batch
+/// of N * D_out images, convolved (`conv2d`, NCHW, H and W padded
+/// explicitly) with the filter's tap t; the taps' results `add`ed, the bias
+/// added, and the result moved back to [N, M, D_out, H_out, W_out]. As
+/// XLA and cuDNN decompose 3-D convolutions where they lack a kernel.
+bool conv3d(Node &n, SmallVectorImpl<Value> &results, std::string &reason) {
+  Value x = n.input(0), w = n.input(1);
+  auto xType = cast<RankedTensorType>(x.getType());
+  auto wType = cast<RankedTensorType>(w.getType());
+  RankedTensorType outType = n.outputTypes[0];
+  if (wType.getRank() != 5 || !outType || outType.getRank() != 5) {
+    reason = "a filter of another rank than the input";
+    return false;
+  }
+  int64_t group = n.getInt("group", 1);
+  if (group < 1 || xType.getDimSize(1) != wType.getDimSize(1) * group) {
+    reason = "group " + std::to_string(group) +
+             " that does not divide the input's channels as the filter's";
+    return false;
+  }
+  auto list = [&](llvm::StringRef name, int64_t size, int64_t fill) {
+    return n.getInts(name).value_or(SmallVector<int64_t>(size, fill));
+  };
+  SmallVector<int64_t> strides = list("strides", 3, 1),
+                       dilations = list("dilations", 3, 1),
+                       pads = list("pads", 6, 0);
+  if (strides.size() != 3 || dilations.size() != 3 || pads.size() != 6) {
+    reason = "strides, dilations or pads of the wrong length";
+    return false;
+  }
+  std::string autoPad = n.getString("auto_pad", "NOTSET");
+  if (autoPad == "VALID") {
+    pads.assign(6, 0);
+  } else if (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
+    for (int i = 0; i < 3; ++i) {
+      WindowDim dim;
+      dim.size = wType.getDimSize(2 + i);
+      dim.stride = strides[i];
+      dim.dilation = dilations[i];
+      setSamePadding(dim, xType.getDimSize(2 + i));
+      if (autoPad == "SAME_LOWER")
+        std::swap(dim.padBefore, dim.padAfter);
+      pads[i] = dim.padBefore;
+      pads[3 + i] = dim.padAfter;
+    }
+  } else if (autoPad != "NOTSET") {
+    reason = "auto_pad '" + autoPad + "'";
+    return false;
+  }
+  int64_t batch = xType.getDimSize(0), channels = xType.getDimSize(1);
+  int64_t depth = xType.getDimSize(2), height = xType.getDimSize(3),
+          width = xType.getDimSize(4);
+  int64_t filters = wType.getDimSize(0), taps = wType.getDimSize(2);
+  int64_t outDepth = outType.getDimSize(2), outHeight = outType.getDimSize(3),
+          outWidth = outType.getDimSize(4);
+  int64_t paddedDepth = depth + pads[0] + pads[3];
+  if (outType.getDimSize(1) != filters ||
+      (outDepth - 1) * strides[0] + (taps - 1) * dilations[0] >= paddedDepth) {
+    reason = "an output shape the window does not give";
+    return false;
+  }
+  if (batch * outDepth * taps > 4096) {
+    reason = "more than 4096 depth slices";
+    return false;
+  }
+  Builder &b = n.builder();
+  Type element = xType.getElementType();
+  if (pads[0] || pads[3])
+    x = n.op<PadOp>(
+        RankedTensorType::get({batch, channels, paddedDepth, height, width},
+                              element),
+        x,
+        {n.named("paddings", b.getDenseI64ArrayAttr(
+                                 {0, 0, 0, 0, pads[0], pads[3], 0, 0, 0, 0}))},
+        "depth_padded");
+  Value depthMajor = n.transpose(x, {0, 2, 1, 3, 4}, "depth_major");
+  auto sliceType = RankedTensorType::get(
+      {batch * outDepth, filters, outHeight, outWidth}, element);
+  SmallVector<NamedAttribute> attrs = {
+      n.named("strides", b.getDenseI64ArrayAttr({1, 1, strides[1], strides[2]})),
+      n.named("padding", b.getStringAttr("EXPLICIT")),
+      n.named("data_format", b.getStringAttr("NCHW")),
+      n.named("dilations",
+              b.getDenseI64ArrayAttr({1, 1, dilations[1], dilations[2]})),
+      n.named("explicit_paddings",
+              b.getDenseI64ArrayAttr(
+                  {0, 0, 0, 0, pads[1], pads[4], pads[2], pads[5]}))};
+  Value sum;
+  for (int64_t t = 0; t < taps; ++t) {
+    std::string tag = "_" + std::to_string(t);
+    SmallVector<int64_t> indices;
+    for (int64_t od = 0; od < outDepth; ++od)
+      indices.push_back(od * strides[0] + t * dilations[0]);
+    Value picked = n.op<GatherOp>(
+        RankedTensorType::get({batch, outDepth, channels, height, width},
+                              element),
+        {depthMajor,
+         n.constant(DenseElementsAttr::get(
+                        RankedTensorType::get({outDepth}, b.getI64Type()),
+                        ArrayRef<int64_t>(indices)),
+                    "depths" + tag)},
+        {n.named("axis", b.getI64IntegerAttr(1))}, "tap" + tag);
+    Value images = n.reshape(
+        picked, {batch * outDepth, channels, height, width}, "images" + tag);
+    SmallVector<int64_t> begin = {0, 0, t, 0, 0};
+    SmallVector<int64_t> sizes(wType.getShape());
+    sizes[2] = 1;
+    Value tap = n.op<SliceOp>(
+        RankedTensorType::get(sizes, wType.getElementType()), w,
+        {n.named("begin", b.getDenseI64ArrayAttr(begin)),
+         n.named("size", b.getDenseI64ArrayAttr(sizes))},
+        "filter_tap" + tag);
+    Value oihw = n.reshape(tap, {sizes[0], sizes[1], sizes[3], sizes[4]},
+                           "filter_oihw" + tag);
+    Value hwio = n.transpose(oihw, {2, 3, 1, 0}, "filter" + tag);
+    Value y = n.op<Conv2DOp>(sliceType, {images, hwio}, attrs, "Conv2D" + tag);
+    sum = sum ? n.op<AddOp>(sliceType, {sum, y}, {}, "sum" + tag) : y;
+  }
+  if (n.hasInput(2))
+    sum = n.op<AddOp>(sliceType,
+                      {sum, n.reshape(n.input(2), {filters, 1, 1}, "bias")},
+                      {}, "BiasAdd");
+  Value unfolded = n.reshape(
+      sum, {batch, outDepth, filters, outHeight, outWidth}, "depth_unfolded");
+  results.push_back(n.transpose(unfolded, {0, 2, 1, 3, 4}));
+  return true;
+}
+
 /// Conv: conv of its input, filter and bias.
 bool mapConv(Node &n, SmallVectorImpl<Value> &results, std::string &reason) {
+  if (n.inputType(0) && n.inputType(0).getRank() == 5)
+    return conv3d(n, results, reason);
   Value y = conv(n, n.input(0), n.input(1), n.input(2), /*final=*/true,
                  /*filterIsInput1=*/true, reason);
   if (!y)
