@@ -707,6 +707,17 @@ template <> Status runKernel<Kernel::ReduceMax>(const KernelCall &call) {
   return runReduce<Kernel::ReduceMax>(call);
 }
 
+/// x[i] = e^x[i] for i < n: vectorExp for float and double (VectorMath.h,
+/// within its ulp bound), std::exp otherwise.
+template <typename A> void expInPlace(A *x, int64_t n) {
+  if constexpr (std::is_same_v<A, float> || std::is_same_v<A, double>) {
+    vectorExp(x, x, n);
+  } else {
+    for (int64_t i = 0; i < n; ++i)
+      x[i] = std::exp(x[i]);
+  }
+}
+
 template <> Status runKernel<Kernel::Softmax>(const KernelCall &call) {
   const TensorType &type = *call.inputs[0].type;
   int64_t cols = type.shape.back();
@@ -717,16 +728,21 @@ template <> Status runKernel<Kernel::Softmax>(const KernelCall &call) {
         using A = Compute<S>;
         const S *in = ptr<S>(call.inputs[0]);
         S *out = ptr<S>(call.outputs[0]);
+        // A row's exponentials at once (expInPlace), then normalized.
+        std::vector<A> e(static_cast<size_t>(cols));
         for (int64_t r = 0; r < rows; ++r) {
           const S *x = in + r * cols;
           A max = std::numeric_limits<A>::lowest();
           for (int64_t c = 0; c < cols; ++c)
             max = std::max(max, A(x[c]));
+          for (int64_t c = 0; c < cols; ++c)
+            e[c] = A(x[c]) - max;
+          expInPlace(e.data(), cols);
           A sum = 0;
           for (int64_t c = 0; c < cols; ++c)
-            sum += std::exp(A(x[c]) - max);
+            sum += e[c];
           for (int64_t c = 0; c < cols; ++c)
-            out[r * cols + c] = static_cast<S>(std::exp(A(x[c]) - max) / sum);
+            out[r * cols + c] = static_cast<S>(e[c] / sum);
         }
         return Status::ok();
       });
@@ -1164,21 +1180,26 @@ Status runKernel<Kernel::SparseSoftmaxCrossEntropyWithLogits>(
         const S *logits = ptr<S>(call.inputs[0]);
         S *loss = ptr<S>(call.outputs[0]);
         S *backprop = ptr<S>(call.outputs[1]);
+        // A row's exponentials at once (expInPlace), then normalized.
+        std::vector<A> e(static_cast<size_t>(cols));
         for (int64_t r = 0; r < rows; ++r) {
           const S *x = logits + r * cols;
           A max = -std::numeric_limits<A>::infinity();
           for (int64_t c = 0; c < cols; ++c)
             max = std::max(max, A(x[c]));
+          for (int64_t c = 0; c < cols; ++c)
+            e[c] = A(x[c]) - max;
+          expInPlace(e.data(), cols);
           A sum = 0;
           for (int64_t c = 0; c < cols; ++c)
-            sum += std::exp(A(x[c]) - max);
+            sum += e[c];
           A logSum = std::log(sum);
           int64_t label = readIndex(call.inputs[1], r);
           // loss = log(sum(exp(x - max))) - (x[label] - max).
           loss[r] = static_cast<S>(logSum - (A(x[label]) - max));
           for (int64_t c = 0; c < cols; ++c)
-            backprop[r * cols + c] = static_cast<S>(
-                std::exp(A(x[c]) - max) / sum - (c == label ? A(1) : A(0)));
+            backprop[r * cols + c] =
+                static_cast<S>(e[c] / sum - (c == label ? A(1) : A(0)));
         }
         return Status::ok();
       });
