@@ -372,12 +372,25 @@ __attribute__((always_inline)) inline void
 elementwiseBlock(Kernel kernel, size_t numOperands, S *out,
                  const S *const *in, int64_t n) {
   using T = Compute<S>;
-  // exp of f32 and f64: libmvec's, a whole block at a time (VectorMath.h).
-  if constexpr (std::is_same_v<S, float> || std::is_same_v<S, double>)
-    if (kernel == Kernel::Exp) {
-      vectorExp(in[0], out, n);
-      return;
+  // exp, log, tanh, erf and sigmoid of f32 and f64: libmvec's, a whole
+  // block at a time (VectorMath.h; the same flushes as gp_log, gp_tanh and
+  // gp_erf).
+  if constexpr (std::is_same_v<S, float> || std::is_same_v<S, double>) {
+    switch (kernel) {
+    case Kernel::Exp:
+      return vectorExp(in[0], out, n);
+    case Kernel::Log:
+      return vectorLog(in[0], out, n);
+    case Kernel::Tanh:
+      return vectorTanh(in[0], out, n);
+    case Kernel::Erf:
+      return vectorErf(in[0], out, n);
+    case Kernel::Sigmoid:
+      return vectorSigmoid(in[0], out, n);
+    default:
+      break;
     }
+  }
   switch (kernel) {
 #define GPLACE_ELEMENTWISE(Name, Expression)                                   \
   case Kernel::Name:                                                           \
