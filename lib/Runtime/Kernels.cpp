@@ -622,12 +622,16 @@ template <Kernel K> Status runReduce(const KernelCall &call) {
   return dispatch<kernelCpuTypes(K)>(
       inType.elementType, K, [&](auto tag) -> Status {
         using S = typename decltype(tag)::type;
-        // Floats accumulate in double: a long f32 sum taken in f32 drifts
-        // (262144 squares of 0.49 summed 0.27% low, where TensorFlow's
-        // blocked Eigen reduction and the GPU's tree are within 1e-5).
-        // Integers in their wrapping compute type.
-        using A = std::conditional_t<isHalf<S> || std::is_floating_point_v<S>,
-                                     double, Compute<S>>;
+        // Sums of floats accumulate in double: a long f32 sum taken in f32
+        // drifts (262144 squares of 0.49 summed 0.27% low, where
+        // TensorFlow's blocked Eigen reduction and the GPU's tree are
+        // within 1e-5). A maximum is exact in any precision: the compute
+        // type (float for f32 and the halves). Integers in their wrapping
+        // compute type.
+        using A = std::conditional_t<
+            K != Kernel::ReduceMax &&
+                (isHalf<S> || std::is_floating_point_v<S>),
+            double, Compute<S>>;
         constexpr bool isFloat = std::is_floating_point_v<A>;
         A init = A(0);
         if constexpr (K == Kernel::ReduceMax) {
