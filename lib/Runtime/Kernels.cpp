@@ -372,12 +372,25 @@ __attribute__((always_inline)) inline void
 elementwiseBlock(Kernel kernel, size_t numOperands, S *out,
                  const S *const *in, int64_t n) {
   using T = Compute<S>;
-  // exp of f32 and f64: libmvec's, a whole block at a time (VectorMath.h).
-  if constexpr (std::is_same_v<S, float> || std::is_same_v<S, double>)
-    if (kernel == Kernel::Exp) {
-      vectorExp(in[0], out, n);
-      return;
+  // exp, log, tanh, erf and sigmoid of f32 and f64: libmvec's, a whole
+  // block at a time (VectorMath.h; the same flushes as gp_log, gp_tanh and
+  // gp_erf).
+  if constexpr (std::is_same_v<S, float> || std::is_same_v<S, double>) {
+    switch (kernel) {
+    case Kernel::Exp:
+      return vectorExp(in[0], out, n);
+    case Kernel::Log:
+      return vectorLog(in[0], out, n);
+    case Kernel::Tanh:
+      return vectorTanh(in[0], out, n);
+    case Kernel::Erf:
+      return vectorErf(in[0], out, n);
+    case Kernel::Sigmoid:
+      return vectorSigmoid(in[0], out, n);
+    default:
+      break;
     }
+  }
   switch (kernel) {
 #define GPLACE_ELEMENTWISE(Name, Expression)                                   \
   case Kernel::Name:                                                           \
@@ -609,12 +622,16 @@ template <Kernel K> Status runReduce(const KernelCall &call) {
   return dispatch<kernelCpuTypes(K)>(
       inType.elementType, K, [&](auto tag) -> Status {
         using S = typename decltype(tag)::type;
-        // Floats accumulate in double: a long f32 sum taken in f32 drifts
-        // (262144 squares of 0.49 summed 0.27% low, where TensorFlow's
-        // blocked Eigen reduction and the GPU's tree are within 1e-5).
-        // Integers in their wrapping compute type.
-        using A = std::conditional_t<isHalf<S> || std::is_floating_point_v<S>,
-                                     double, Compute<S>>;
+        // Sums of floats accumulate in double: a long f32 sum taken in f32
+        // drifts (262144 squares of 0.49 summed 0.27% low, where
+        // TensorFlow's blocked Eigen reduction and the GPU's tree are
+        // within 1e-5). A maximum is exact in any precision: the compute
+        // type (float for f32 and the halves). Integers in their wrapping
+        // compute type.
+        using A = std::conditional_t<
+            K != Kernel::ReduceMax &&
+                (isHalf<S> || std::is_floating_point_v<S>),
+            double, Compute<S>>;
         constexpr bool isFloat = std::is_floating_point_v<A>;
         A init = A(0);
         if constexpr (K == Kernel::ReduceMax) {
@@ -707,6 +724,17 @@ template <> Status runKernel<Kernel::ReduceMax>(const KernelCall &call) {
   return runReduce<Kernel::ReduceMax>(call);
 }
 
+/// x[i] = e^x[i] for i < n: vectorExp for float and double (VectorMath.h,
+/// within its ulp bound), std::exp otherwise.
+template <typename A> void expInPlace(A *x, int64_t n) {
+  if constexpr (std::is_same_v<A, float> || std::is_same_v<A, double>) {
+    vectorExp(x, x, n);
+  } else {
+    for (int64_t i = 0; i < n; ++i)
+      x[i] = std::exp(x[i]);
+  }
+}
+
 template <> Status runKernel<Kernel::Softmax>(const KernelCall &call) {
   const TensorType &type = *call.inputs[0].type;
   int64_t cols = type.shape.back();
@@ -717,16 +745,21 @@ template <> Status runKernel<Kernel::Softmax>(const KernelCall &call) {
         using A = Compute<S>;
         const S *in = ptr<S>(call.inputs[0]);
         S *out = ptr<S>(call.outputs[0]);
+        // A row's exponentials at once (expInPlace), then normalized.
+        std::vector<A> e(static_cast<size_t>(cols));
         for (int64_t r = 0; r < rows; ++r) {
           const S *x = in + r * cols;
           A max = std::numeric_limits<A>::lowest();
           for (int64_t c = 0; c < cols; ++c)
             max = std::max(max, A(x[c]));
+          for (int64_t c = 0; c < cols; ++c)
+            e[c] = A(x[c]) - max;
+          expInPlace(e.data(), cols);
           A sum = 0;
           for (int64_t c = 0; c < cols; ++c)
-            sum += std::exp(A(x[c]) - max);
+            sum += e[c];
           for (int64_t c = 0; c < cols; ++c)
-            out[r * cols + c] = static_cast<S>(std::exp(A(x[c]) - max) / sum);
+            out[r * cols + c] = static_cast<S>(e[c] / sum);
         }
         return Status::ok();
       });
@@ -1164,21 +1197,26 @@ Status runKernel<Kernel::SparseSoftmaxCrossEntropyWithLogits>(
         const S *logits = ptr<S>(call.inputs[0]);
         S *loss = ptr<S>(call.outputs[0]);
         S *backprop = ptr<S>(call.outputs[1]);
+        // A row's exponentials at once (expInPlace), then normalized.
+        std::vector<A> e(static_cast<size_t>(cols));
         for (int64_t r = 0; r < rows; ++r) {
           const S *x = logits + r * cols;
           A max = -std::numeric_limits<A>::infinity();
           for (int64_t c = 0; c < cols; ++c)
             max = std::max(max, A(x[c]));
+          for (int64_t c = 0; c < cols; ++c)
+            e[c] = A(x[c]) - max;
+          expInPlace(e.data(), cols);
           A sum = 0;
           for (int64_t c = 0; c < cols; ++c)
-            sum += std::exp(A(x[c]) - max);
+            sum += e[c];
           A logSum = std::log(sum);
           int64_t label = readIndex(call.inputs[1], r);
           // loss = log(sum(exp(x - max))) - (x[label] - max).
           loss[r] = static_cast<S>(logSum - (A(x[label]) - max));
           for (int64_t c = 0; c < cols; ++c)
-            backprop[r * cols + c] = static_cast<S>(
-                std::exp(A(x[c]) - max) / sum - (c == label ? A(1) : A(0)));
+            backprop[r * cols + c] =
+                static_cast<S>(e[c] / sum - (c == label ? A(1) : A(0)));
         }
         return Status::ok();
       });
