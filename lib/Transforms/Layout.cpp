@@ -377,9 +377,9 @@ struct LayoutPass : public gplace::impl::LayoutPassBase<LayoutPass> {
   /// reads a constant with its weight's rows permuted to match
   /// (permuteWeight), folded here. Only when the transpose is read by
   /// `reshape` alone, `reshape` makes [N, C*H*W] of [N, C, H, W], and each
-  /// reader of `reshape` is a matmul taking it as its A, not transposed,
-  /// with a B that is a constant without control dependencies and whose
-  /// permutation folds; a B read from a variable (a trainable weight)
+  /// reader of `reshape` is a matmul in its block taking it as its A, not
+  /// transposed, with a B that is a constant without control dependencies
+  /// and whose permutation folds; a B read from a variable (a trainable weight)
   /// keeps the transpose. The weight is erased where nothing else reads it
   /// and it has a name (erasing an unnamed one would renumber the default
   /// names after it). Returns whether it changed the IR.
@@ -398,7 +398,8 @@ struct LayoutPass : public gplace::impl::LayoutPassBase<LayoutPass> {
     DenseMap<std::pair<Operation *, unsigned>, DenseElementsAttr> permuted;
     for (OpOperand &use : reshape->getUses()) {
       auto matmul = dyn_cast<MatmulOp>(use.getOwner());
-      if (!matmul || use.getOperandNumber() != 0 || matmul.getTransposeA())
+      if (!matmul || use.getOperandNumber() != 0 || matmul.getTransposeA() ||
+          matmul->getBlock() != reshape->getBlock())
         return false;
       auto weight = matmul.getRhs().getDefiningOp<ConstantOp>();
       if (!weight || !weight.getControlDeps().empty())
@@ -425,7 +426,7 @@ struct LayoutPass : public gplace::impl::LayoutPassBase<LayoutPass> {
     for (MatmulOp matmul : matmuls) {
       auto weight = matmul.getRhs().getDefiningOp<ConstantOp>();
       std::pair<Operation *, unsigned> key = {weight.getOperation(),
-                                          matmul.getTransposeB()};
+                                              matmul.getTransposeB()};
       Value &constant = made[key];
       if (!constant) {
         OpBuilder builder(matmul);

@@ -219,3 +219,21 @@ func.func @flatten_shared(%x: tensor<2x3x2x2xf32>) -> (tensor<2x2xf32>, tensor<2
   %r = gplace.relu %g {name = "r"} : tensor<2x12xf32>
   return %fc, %p, %fc2, %r : tensor<2x2xf32>, tensor<2x3x2x2xf32>, tensor<2x2xf32>, tensor<2x12xf32>
 }
+
+// -----
+
+// Two matmuls of one weight: one permuted constant, before the first.
+// CHECK-LABEL: func.func @flatten_one_weight
+// CHECK: %[[F:.*]] = gplace.reshape %{{.*}} {name = "flatten"} : tensor<2x2x2x3xf32> -> tensor<2x12xf32>
+// CHECK-NEXT: %[[W:.*]] = gplace.constant {{.*}} : tensor<12x2xf32> {name = "fc-1-PermuteNCHWToNHWC-LayoutOptimizer"}
+// CHECK-NEXT: gplace.matmul %[[F]], %[[W]] {name = "fc"}
+// CHECK-NEXT: gplace.matmul %[[F]], %[[W]] {name = "fc2"}
+// CHECK-NOT: gplace.constant
+func.func @flatten_one_weight(%x: tensor<2x3x2x2xf32>) -> (tensor<2x2xf32>, tensor<2x2xf32>) {
+  %p = gplace.max_pool %x ksize = [1, 1, 1, 1] strides = [1, 1, 1, 1] padding = "VALID" {data_format = "NCHW", name = "p"} : tensor<2x3x2x2xf32> -> tensor<2x3x2x2xf32>
+  %f = gplace.reshape %p {name = "flatten"} : tensor<2x3x2x2xf32> -> tensor<2x12xf32>
+  %w = gplace.constant dense<[[0.0, 1.0], [2.0, 3.0], [4.0, 5.0], [6.0, 7.0], [8.0, 9.0], [10.0, 11.0], [12.0, 13.0], [14.0, 15.0], [16.0, 17.0], [18.0, 19.0], [20.0, 21.0], [22.0, 23.0]]> : tensor<12x2xf32> {name = "w"}
+  %fc = gplace.matmul %f, %w {name = "fc"} : (tensor<2x12xf32>, tensor<12x2xf32>) -> tensor<2x2xf32>
+  %fc2 = gplace.matmul %f, %w {name = "fc2"} : (tensor<2x12xf32>, tensor<12x2xf32>) -> tensor<2x2xf32>
+  return %fc, %fc2 : tensor<2x2xf32>, tensor<2x2xf32>
+}
