@@ -4,10 +4,13 @@
 // NCHW that can only run on a CPU run NHWC, with transposes at the borders
 // of each NCHW region; the transposes then sink through elementwise ops
 // and cancel in pairs, as Grappler's GenericLayoutOptimizer does for the
-// GPU in the other direction. docs/passes/layout.md.
+// GPU in the other direction, and one before a flatten into matmuls of
+// constant weights goes into those weights (ONNX Runtime's transpose
+// optimizer). docs/passes/layout.md.
 //
 //===----------------------------------------------------------------------===//
 
+#include "gplace/Dialect/Graph/GraphBuilders.h"
 #include "gplace/Dialect/Graph/GraphDialect.h"
 #include "gplace/Dialect/Graph/InterfaceCache.h"
 #include "gplace/Support/DeviceName.h"
@@ -237,6 +240,10 @@ struct LayoutPass : public gplace::impl::LayoutPassBase<LayoutPass> {
       } else if (auto elementwise = dyn_cast<ElementwiseOpInterface>(op)) {
         if (Operation *back = sink(elementwise))
           next = back;
+      } else if (auto reshape = dyn_cast<ReshapeOp>(op)) {
+        // It may erase a weight right after it.
+        if (foldIntoWeights(reshape))
+          next = op->getNextNode();
       }
       op = next;
     }
@@ -320,6 +327,125 @@ struct LayoutPass : public gplace::impl::LayoutPassBase<LayoutPass> {
       if (def->use_empty())
         erase(def);
     return back.getDefiningOp();
+  }
+
+  /// `weight`, the B of a matmul whose A is [N, C*H*W] flattened from an
+  /// NCHW tensor of type `nchw`, for an A flattened from that tensor's NHWC
+  /// transpose instead: its rows (its columns where `transposed`: B is then
+  /// [M, C*H*W]) reordered from (c, h, w) to (h, w, c), by TransposeOp's
+  /// fold. Null where that does not fold (a B over Grappler's 10 MB).
+  static DenseElementsAttr permuteWeight(DenseElementsAttr weight,
+                                         RankedTensorType nchw,
+                                         bool transposed) {
+    auto type = cast<RankedTensorType>(weight.getType());
+    int64_t c = nchw.getDimSize(1), h = nchw.getDimSize(2),
+            w = nchw.getDimSize(3);
+    if (type.getRank() != 2 ||
+        type.getDimSize(transposed ? 1 : 0) != c * h * w)
+      return {};
+    int64_t m = type.getDimSize(transposed ? 0 : 1);
+    SmallVector<int64_t, 4> shape =
+        transposed ? SmallVector<int64_t, 4>{m, c, h, w}
+                   : SmallVector<int64_t, 4>{c, h, w, m};
+    SmallVector<int64_t, 4> perm = transposed
+                                       ? SmallVector<int64_t, 4>{0, 2, 3, 1}
+                                       : SmallVector<int64_t, 4>{1, 2, 0, 3};
+    DenseElementsAttr expanded = weight.reshape(
+        RankedTensorType::get(shape, type.getElementType()));
+    // The fold of a transpose made for it alone, in no block.
+    OpBuilder builder(type.getContext());
+    Location loc = builder.getUnknownLoc();
+    Operation *input = buildConstant(builder, loc, expanded);
+    Operation *transpose = buildOp<TransposeOp>(
+        builder, loc, input->getResults(),
+        {builder.getNamedAttr("perm", builder.getDenseI64ArrayAttr(perm))});
+    SmallVector<OpFoldResult, 1> results;
+    DenseElementsAttr folded;
+    if (transpose && succeeded(transpose->fold({expanded}, results)) &&
+        results.size() == 1)
+      folded = dyn_cast_if_present<DenseElementsAttr>(
+          dyn_cast<Attribute>(results[0]));
+    if (transpose)
+      transpose->destroy();
+    input->destroy();
+    return folded ? folded.reshape(type) : DenseElementsAttr();
+  }
+
+  /// Moves an NHWC→NCHW transpose made here into the constant weights of
+  /// the matmuls that read a flatten of its result (ONNX's Flatten before
+  /// Gemm): `reshape` flattens the NHWC value instead, and each matmul
+  /// reads a constant with its weight's rows permuted to match
+  /// (permuteWeight), folded here. Only when the transpose is read by
+  /// `reshape` alone, `reshape` makes [N, C*H*W] of [N, C, H, W], and each
+  /// reader of `reshape` is a matmul in its block taking it as its A, not
+  /// transposed, with a B that is a constant without control dependencies
+  /// and whose permutation folds; a B read from a variable (a trainable weight)
+  /// keeps the transpose. The weight is erased where nothing else reads it
+  /// and it has a name (erasing an unnamed one would renumber the default
+  /// names after it). Returns whether it changed the IR.
+  bool foldIntoWeights(ReshapeOp reshape) {
+    auto transpose = reshape.getInput().getDefiningOp<TransposeOp>();
+    if (!transpose || !created.contains(transpose) ||
+        transpose.getPerm() != ArrayRef<int64_t>(kToNchw) ||
+        !transpose->hasOneUse())
+      return false;
+    auto nchw = cast<RankedTensorType>(transpose.getType());
+    auto flat = cast<RankedTensorType>(reshape.getType());
+    if (flat.getRank() != 2 || flat.getDimSize(0) != nchw.getDimSize(0) ||
+        reshape->use_empty())
+      return false;
+    // Every weight's permutation first, so that a refusal changes nothing.
+    DenseMap<std::pair<Operation *, unsigned>, DenseElementsAttr> permuted;
+    for (OpOperand &use : reshape->getUses()) {
+      auto matmul = dyn_cast<MatmulOp>(use.getOwner());
+      if (!matmul || use.getOperandNumber() != 0 || matmul.getTransposeA() ||
+          matmul->getBlock() != reshape->getBlock())
+        return false;
+      auto weight = matmul.getRhs().getDefiningOp<ConstantOp>();
+      if (!weight || !weight.getControlDeps().empty())
+        return false;
+      DenseElementsAttr &value =
+          permuted[{weight.getOperation(), matmul.getTransposeB()}];
+      if (value)
+        continue;
+      auto elements = dyn_cast<DenseElementsAttr>(weight.getValue());
+      value = elements ? permuteWeight(elements, nchw, matmul.getTransposeB())
+                       : DenseElementsAttr();
+      if (!value)
+        return false;
+    }
+    // One permuted constant per weight (and transpose_b), before the first
+    // matmul that reads it.
+    DenseMap<std::pair<Operation *, unsigned>, Value> made;
+    SmallVector<MatmulOp, 2> matmuls;
+    for (Operation *user : reshape->getUsers())
+      matmuls.push_back(cast<MatmulOp>(user));
+    llvm::sort(matmuls, [](MatmulOp a, MatmulOp b) {
+      return a->isBeforeInBlock(b);
+    });
+    for (MatmulOp matmul : matmuls) {
+      auto weight = matmul.getRhs().getDefiningOp<ConstantOp>();
+      std::pair<Operation *, unsigned> key = {weight.getOperation(),
+                                              matmul.getTransposeB()};
+      Value &constant = made[key];
+      if (!constant) {
+        OpBuilder builder(matmul);
+        std::string name =
+            nameOf[matmul] + "-1-PermuteNCHWToNHWC-LayoutOptimizer";
+        ConstantOp op = buildConstant(builder, weight.getLoc(), permuted[key],
+                                      attributesLike(builder, name, weight));
+        nameOf[op] = name;
+        constant = op.getResult();
+      }
+      matmul.getRhsMutable().assign(constant);
+      if (weight->use_empty() && weight->hasAttr("name")) {
+        nameOf.erase(weight);
+        weight->erase();
+      }
+    }
+    reshape.getInputMutable().assign(transpose.getInput());
+    erase(transpose);
+    return true;
   }
 
   /// The NCHW-to-NHWC transposes made, by input, device and assignment.

@@ -137,3 +137,103 @@ func.func @twice(%x: tensor<2x3x4x1xf32>, %b: tensor<1xf32>) -> tensor<2x3x4x1xf
   %y = gplace.bias_add %m, %b {name = "b"} : tensor<2x3x4x1xf32>, tensor<1xf32>
   return %y : tensor<2x3x4x1xf32>
 }
+
+// -----
+
+// A flatten of a transpose to NCHW into matmuls of constant weights (ONNX's
+// Flatten + Gemm after a pool): the flatten reads the NHWC result and each
+// weight's rows (columns, with transpose_b) are permuted from (c, h, w) to
+// (h, w, c), folded. `w`, read by nothing else, goes; `wt`, also returned,
+// stays.
+// CHECK-LABEL: func.func @flatten_matmul
+// CHECK-NEXT: %[[T:.*]] = gplace.transpose %arg0 perm = [0, 2, 3, 1] {name = "p-0-TransposeNCHWToNHWC-LayoutOptimizer"}
+// CHECK-NEXT: %[[P:.*]] = gplace.max_pool %[[T]] {{.*}} {name = "p"} : tensor<2x2x2x3xf32> -> tensor<2x2x2x3xf32>
+// CHECK-NEXT: %[[F:.*]] = gplace.reshape %[[P]] {name = "flatten"} : tensor<2x2x2x3xf32> -> tensor<2x12xf32>
+// CHECK-NEXT: %[[WT:.*]] = gplace.constant {{.*}} : tensor<2x12xf32> {name = "wt"}
+// CHECK-NEXT: %[[W1:.*]] = gplace.constant dense<{{\[\[}}0.000000e+00, 1.000000e+00], [8.000000e+00, 9.000000e+00], [1.600000e+01, 1.700000e+01], [2.000000e+00, 3.000000e+00], [1.000000e+01, 1.100000e+01], [1.800000e+01, 1.900000e+01], [4.000000e+00, 5.000000e+00], [1.200000e+01, 1.300000e+01], [2.000000e+01, 2.100000e+01], [6.000000e+00, 7.000000e+00], [1.400000e+01, 1.500000e+01], [2.200000e+01, 2.300000e+01]]> : tensor<12x2xf32> {name = "fc-1-PermuteNCHWToNHWC-LayoutOptimizer"}
+// CHECK-NEXT: %[[FC:.*]] = gplace.matmul %[[F]], %[[W1]] {name = "fc"}
+// CHECK-NEXT: %[[W2:.*]] = gplace.constant dense<{{\[\[}}0.000000e+00, 4.000000e+00, 8.000000e+00, 1.000000e+00, 5.000000e+00, 9.000000e+00, 2.000000e+00, 6.000000e+00, 1.000000e+01, 3.000000e+00, 7.000000e+00, 1.100000e+01], [1.200000e+01, 1.600000e+01, 2.000000e+01, 1.300000e+01, 1.700000e+01, 2.100000e+01, 1.400000e+01, 1.800000e+01, 2.200000e+01, 1.500000e+01, 1.900000e+01, 2.300000e+01]]> : tensor<2x12xf32> {name = "fct-1-PermuteNCHWToNHWC-LayoutOptimizer"}
+// CHECK-NEXT: %[[FCT:.*]] = gplace.matmul %[[F]], %[[W2]] transpose_b {name = "fct"}
+// CHECK-NEXT: return %[[FC]], %[[FCT]], %[[WT]]
+// PIPELINE-LABEL: gplan.program @flatten_matmul
+// PIPELINE: %[[P:.*]] = gplan.launch max_pool
+// PIPELINE-NEXT: %[[F:.*]] = gplan.view %[[P]] : !gplan.buffer<2x2x2x3xf32> -> !gplan.buffer<2x12xf32>
+// PIPELINE-NOT: gplan.launch transpose
+// PIPELINE: gplan.launch matmul(%[[F]]
+// PIPELINE-NOT: gplan.launch transpose
+// PIPELINE: gplan.launch matmul(%[[F]]
+// PIPELINE-NEXT: gplan.return
+func.func @flatten_matmul(%x: tensor<2x3x2x2xf32>) -> (tensor<2x2xf32>, tensor<2x2xf32>, tensor<2x12xf32>) {
+  %p = gplace.max_pool %x ksize = [1, 1, 1, 1] strides = [1, 1, 1, 1] padding = "VALID" {data_format = "NCHW", name = "p"} : tensor<2x3x2x2xf32> -> tensor<2x3x2x2xf32>
+  %f = gplace.reshape %p {name = "flatten"} : tensor<2x3x2x2xf32> -> tensor<2x12xf32>
+  %w = gplace.constant dense<[[0.0, 1.0], [2.0, 3.0], [4.0, 5.0], [6.0, 7.0], [8.0, 9.0], [10.0, 11.0], [12.0, 13.0], [14.0, 15.0], [16.0, 17.0], [18.0, 19.0], [20.0, 21.0], [22.0, 23.0]]> : tensor<12x2xf32> {name = "w"}
+  %wt = gplace.constant dense<[[0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0, 11.0], [12.0, 13.0, 14.0, 15.0, 16.0, 17.0, 18.0, 19.0, 20.0, 21.0, 22.0, 23.0]]> : tensor<2x12xf32> {name = "wt"}
+  %fc = gplace.matmul %f, %w {name = "fc"} : (tensor<2x12xf32>, tensor<12x2xf32>) -> tensor<2x2xf32>
+  %fct = gplace.matmul %f, %wt transpose_b {name = "fct"} : (tensor<2x12xf32>, tensor<2x12xf32>) -> tensor<2x2xf32>
+  return %fc, %fct, %wt : tensor<2x2xf32>, tensor<2x2xf32>, tensor<2x12xf32>
+}
+
+// -----
+
+// A weight read from a variable (trainable: it would have to be permuted
+// at every run, and its gradient back) keeps the transpose.
+// CHECK-LABEL: func.func @flatten_variable
+// CHECK: %[[P:.*]] = gplace.max_pool {{.*}} {name = "p"}
+// CHECK-NEXT: %[[B:.*]] = gplace.transpose %[[P]] perm = [0, 3, 1, 2] {name = "p-0-TransposeNHWCToNCHW-LayoutOptimizer"}
+// CHECK-NEXT: %[[F:.*]] = gplace.reshape %[[B]] {name = "flatten"} : tensor<2x3x2x2xf32> -> tensor<2x12xf32>
+// CHECK: gplace.matmul %[[F]], %{{.*}} {name = "fc"}
+func.func @flatten_variable(%x: tensor<2x3x2x2xf32>) -> tensor<2x2xf32> {
+  %p = gplace.max_pool %x ksize = [1, 1, 1, 1] strides = [1, 1, 1, 1] padding = "VALID" {data_format = "NCHW", name = "p"} : tensor<2x3x2x2xf32> -> tensor<2x3x2x2xf32>
+  %f = gplace.reshape %p {name = "flatten"} : tensor<2x3x2x2xf32> -> tensor<2x12xf32>
+  %v = gplace.variable dense<1.0> : tensor<12x2xf32> {name = "w"}
+  %w = gplace.read %v {name = "w/read"} : !gplace.resource<tensor<12x2xf32>>
+  %fc = gplace.matmul %f, %w {name = "fc"} : (tensor<2x12xf32>, tensor<12x2xf32>) -> tensor<2x2xf32>
+  return %fc : tensor<2x2xf32>
+}
+
+// -----
+
+// A transpose with another reader, or a flatten with a reader that is not
+// such a matmul, stays.
+// CHECK-LABEL: func.func @flatten_shared
+// CHECK: %[[P:.*]] = gplace.max_pool {{.*}} {name = "p"}
+// CHECK-NEXT: %[[B:.*]] = gplace.transpose %[[P]] perm = [0, 3, 1, 2] {name = "p-0-TransposeNHWCToNCHW-LayoutOptimizer"}
+// CHECK-NEXT: %[[F:.*]] = gplace.reshape %[[B]] {name = "flatten"}
+// CHECK-NEXT: %[[W:.*]] = gplace.constant {{.*}} {name = "w"}
+// CHECK-NEXT: gplace.matmul %[[F]], %[[W]] {name = "fc"}
+// CHECK: %[[Q:.*]] = gplace.max_pool {{.*}} {name = "q"}
+// CHECK-NEXT: %[[QB:.*]] = gplace.transpose %[[Q]] perm = [0, 3, 1, 2] {name = "q-0-TransposeNHWCToNCHW-LayoutOptimizer"}
+// CHECK-NEXT: %[[G:.*]] = gplace.reshape %[[QB]] {name = "flatten2"}
+// CHECK-NEXT: %[[V:.*]] = gplace.constant {{.*}} {name = "v"}
+// CHECK-NEXT: gplace.matmul %[[G]], %[[V]] {name = "fc2"}
+// CHECK-NEXT: gplace.relu %[[G]] {name = "r"}
+func.func @flatten_shared(%x: tensor<2x3x2x2xf32>) -> (tensor<2x2xf32>, tensor<2x3x2x2xf32>, tensor<2x2xf32>, tensor<2x12xf32>) {
+  %p = gplace.max_pool %x ksize = [1, 1, 1, 1] strides = [1, 1, 1, 1] padding = "VALID" {data_format = "NCHW", name = "p"} : tensor<2x3x2x2xf32> -> tensor<2x3x2x2xf32>
+  %f = gplace.reshape %p {name = "flatten"} : tensor<2x3x2x2xf32> -> tensor<2x12xf32>
+  %w = gplace.constant dense<1.0> : tensor<12x2xf32> {name = "w"}
+  %fc = gplace.matmul %f, %w {name = "fc"} : (tensor<2x12xf32>, tensor<12x2xf32>) -> tensor<2x2xf32>
+  %q = gplace.max_pool %x ksize = [1, 1, 1, 1] strides = [1, 1, 1, 1] padding = "VALID" {data_format = "NCHW", name = "q"} : tensor<2x3x2x2xf32> -> tensor<2x3x2x2xf32>
+  %g = gplace.reshape %q {name = "flatten2"} : tensor<2x3x2x2xf32> -> tensor<2x12xf32>
+  %v = gplace.constant dense<1.0> : tensor<12x2xf32> {name = "v"}
+  %fc2 = gplace.matmul %g, %v {name = "fc2"} : (tensor<2x12xf32>, tensor<12x2xf32>) -> tensor<2x2xf32>
+  %r = gplace.relu %g {name = "r"} : tensor<2x12xf32>
+  return %fc, %p, %fc2, %r : tensor<2x2xf32>, tensor<2x3x2x2xf32>, tensor<2x2xf32>, tensor<2x12xf32>
+}
+
+// -----
+
+// Two matmuls of one weight: one permuted constant, before the first.
+// CHECK-LABEL: func.func @flatten_one_weight
+// CHECK: %[[F:.*]] = gplace.reshape %{{.*}} {name = "flatten"} : tensor<2x2x2x3xf32> -> tensor<2x12xf32>
+// CHECK-NEXT: %[[W:.*]] = gplace.constant {{.*}} : tensor<12x2xf32> {name = "fc-1-PermuteNCHWToNHWC-LayoutOptimizer"}
+// CHECK-NEXT: gplace.matmul %[[F]], %[[W]] {name = "fc"}
+// CHECK-NEXT: gplace.matmul %[[F]], %[[W]] {name = "fc2"}
+// CHECK-NOT: gplace.constant
+func.func @flatten_one_weight(%x: tensor<2x3x2x2xf32>) -> (tensor<2x2xf32>, tensor<2x2xf32>) {
+  %p = gplace.max_pool %x ksize = [1, 1, 1, 1] strides = [1, 1, 1, 1] padding = "VALID" {data_format = "NCHW", name = "p"} : tensor<2x3x2x2xf32> -> tensor<2x3x2x2xf32>
+  %f = gplace.reshape %p {name = "flatten"} : tensor<2x3x2x2xf32> -> tensor<2x12xf32>
+  %w = gplace.constant dense<[[0.0, 1.0], [2.0, 3.0], [4.0, 5.0], [6.0, 7.0], [8.0, 9.0], [10.0, 11.0], [12.0, 13.0], [14.0, 15.0], [16.0, 17.0], [18.0, 19.0], [20.0, 21.0], [22.0, 23.0]]> : tensor<12x2xf32> {name = "w"}
+  %fc = gplace.matmul %f, %w {name = "fc"} : (tensor<2x12xf32>, tensor<12x2xf32>) -> tensor<2x2xf32>
+  %fc2 = gplace.matmul %f, %w {name = "fc2"} : (tensor<2x12xf32>, tensor<12x2xf32>) -> tensor<2x2xf32>
+  return %fc, %fc2 : tensor<2x2xf32>, tensor<2x2xf32>
+}
