@@ -209,16 +209,27 @@ Value integerConv(Node &n, Value x, Value w, bool final,
   return sum;
 }
 
-/// round(acc * multiplier) + zero point `zeroInput`, saturated to uint8:
-/// ONNX Runtime's requantization of QLinearMatMul and QLinearConv (the
-/// i32 sums converted to f32, rounded to nearest even).
-Value requantize(Node &n, Value acc, Value multiplier, int zeroInput,
+/// round(acc * scale1 * scale2 / y_scale) + y_zero_point (inputs 6 and 7),
+/// saturated to uint8: ONNX Runtime's requantization of QLinearMatMul and
+/// QLinearConv (the i32 sums converted to f32, times one f32 multiplier,
+/// rounded to nearest even). `scale1` and `scale2` are the inputs' scales,
+/// shaped to broadcast against `acc`.
+Value requantize(Node &n, Value acc, Value scale1, Value scale2,
                  std::string &reason) {
+  constexpr int yScaleInput = 6, zeroInput = 7;
   RankedTensorType result = n.outputTypes[0];
   if (!isU8(result)) {
     reason = "an output that is not uint8";
     return nullptr;
   }
+  Value yScale = scaleInput(n, yScaleInput, 1, {1}, "y_scale", reason);
+  if (!yScale)
+    return nullptr;
+  RankedTensorType scales = n.broadcastType(scale1, scale2);
+  Value multiplier = n.op<DivOp>(
+      scales,
+      {n.op<MulOp>(scales, {scale1, scale2}, {}, "input_scales"), yScale}, {},
+      "multiplier");
   Type f32 = n.builder().getF32Type();
   auto type = withElement(result, f32);
   Value scaled = n.op<MulOp>(type, {castTo(n, acc, f32, "sums_f32"),
@@ -247,50 +258,65 @@ bool u8Inputs(Node &n, std::initializer_list<int> inputs,
   return true;
 }
 
-/// MatMulInteger: (A - a_zero_point) x (B - b_zero_point) in i32 (exact,
-/// as ONNX Runtime's int32 accumulation); a_zero_point per row of a
-/// matrix A, b_zero_point per column.
-bool mapMatMulInteger(Node &n, SmallVectorImpl<Value> &results,
-                      std::string &reason) {
-  if (!u8Inputs(n, {0, 1}, reason))
-    return false;
-  RankedTensorType a = n.inputType(0), b = n.inputType(1);
+/// (A - a_zero_point) x (B - b_zero_point) in i32 (exact, as ONNX
+/// Runtime's int32 accumulation) of uint8 inputs `aInput` and `bInput` and
+/// their zero points (a_zero_point per row of a matrix A, b_zero_point per
+/// column), of the node's output shape; its last op named after the node
+/// when the output is i32 (MatMulInteger). Null with `reason`.
+Value integerMatMul(Node &n, int aInput, int aZero, int bInput, int bZero,
+                    std::string &reason) {
+  if (!u8Inputs(n, {aInput, bInput}, reason))
+    return nullptr;
+  RankedTensorType a = n.inputType(aInput), b = n.inputType(bInput);
   if (a.getRank() < 1 || b.getRank() < 1) {
     reason = "a scalar operand";
-    return false;
+    return nullptr;
   }
   Type i32 = n.builder().getI32Type();
   int64_t rows = a.getRank() >= 2 ? a.getDimSize(a.getRank() - 2) : 1;
-  Value x = shiftedInput(n, 0, 2, i32, a.getRank() == 2 ? rows : -1,
+  int64_t cols = b.getShape().back();
+  Value x = shiftedInput(n, aInput, aZero, i32, a.getRank() == 2 ? rows : -1,
                          {rows, 1}, "a", reason);
-  Value y = x ? shiftedInput(n, 1, 3, i32, b.getShape().back(),
-                             {b.getShape().back()}, "b", reason)
-              : Value();
+  Value y =
+      x ? shiftedInput(n, bInput, bZero, i32, cols, {cols}, "b", reason)
+        : Value();
   if (!y)
-    return false;
-  Value product = matMul(n, x, y, n.outputTypes[0], reason);
+    return nullptr;
+  return matMul(n, x, y, withElement(n.outputTypes[0], i32), reason);
+}
+
+/// The convolution of (x - x_zero_point) by (w - w_zero_point, per output
+/// channel) of uint8 inputs `xInput`, `wInput` and their zero points, in
+/// exact i32 (integerConv); the last op named after the node when `final`.
+Value integerConvOf(Node &n, int xInput, int xZero, int wInput, int wZero,
+                    bool final, std::string &reason) {
+  if (!u8Inputs(n, {xInput, wInput}, reason))
+    return nullptr;
+  RankedTensorType w = n.inputType(wInput);
+  Type f32 = n.builder().getF32Type();
+  SmallVector<int64_t> perChannel(w.getRank(), 1);
+  perChannel[0] = w.getDimSize(0);
+  Value x = shiftedInput(n, xInput, xZero, f32, 1, {1}, "x", reason);
+  Value filter = x ? shiftedInput(n, wInput, wZero, f32, w.getDimSize(0),
+                                  perChannel, "w", reason)
+                   : Value();
+  return filter ? integerConv(n, x, filter, final, reason) : Value();
+}
+
+/// MatMulInteger: integerMatMul.
+bool mapMatMulInteger(Node &n, SmallVectorImpl<Value> &results,
+                      std::string &reason) {
+  Value product = integerMatMul(n, 0, 2, 1, 3, reason);
   if (!product)
     return false;
   results.push_back(product);
   return true;
 }
 
-/// ConvInteger: the convolution of (x - x_zero_point) by (w -
-/// w_zero_point, per output channel) in exact i32 (integerConv).
+/// ConvInteger: integerConvOf.
 bool mapConvInteger(Node &n, SmallVectorImpl<Value> &results,
                     std::string &reason) {
-  if (!u8Inputs(n, {0, 1}, reason))
-    return false;
-  RankedTensorType w = n.inputType(1);
-  Type f32 = n.builder().getF32Type();
-  SmallVector<int64_t> perChannel(w.getRank(), 1);
-  perChannel[0] = w.getDimSize(0);
-  Value x = shiftedInput(n, 0, 2, f32, 1, {1}, "x", reason);
-  Value filter = x ? shiftedInput(n, 1, 3, f32, w.getDimSize(0), perChannel,
-                                  "w", reason)
-                   : Value();
-  Value sums =
-      filter ? integerConv(n, x, filter, /*final=*/true, reason) : Value();
+  Value sums = integerConvOf(n, 0, 2, 1, 3, /*final=*/true, reason);
   if (!sums)
     return false;
   results.push_back(sums);
@@ -301,38 +327,17 @@ bool mapConvInteger(Node &n, SmallVectorImpl<Value> &results,
 /// y_scale (b_scale per column) to y_zero_point, as ONNX Runtime.
 bool mapQLinearMatMul(Node &n, SmallVectorImpl<Value> &results,
                       std::string &reason) {
-  if (!u8Inputs(n, {0, 3}, reason))
+  Value acc = integerMatMul(n, 0, 2, 3, 5, reason);
+  if (!acc)
     return false;
   RankedTensorType a = n.inputType(0), b = n.inputType(3);
-  if (a.getRank() < 1 || b.getRank() < 1) {
-    reason = "a scalar operand";
-    return false;
-  }
-  Type i32 = n.builder().getI32Type();
   int64_t rows = a.getRank() >= 2 ? a.getDimSize(a.getRank() - 2) : 1;
   int64_t cols = b.getShape().back();
-  Value x = shiftedInput(n, 0, 2, i32, a.getRank() == 2 ? rows : -1,
-                         {rows, 1}, "a", reason);
-  Value y = x ? shiftedInput(n, 3, 5, i32, cols, {cols}, "b", reason) : Value();
-  if (!y)
-    return false;
-  Value acc = matMul(
-      n, x, y, withElement(n.outputTypes[0], i32), reason);
-  Value aScale = acc ? scaleInput(n, 1, a.getRank() == 2 ? rows : -1,
-                                  {rows, 1}, "a_scale", reason)
-                     : Value();
+  Value aScale = scaleInput(n, 1, a.getRank() == 2 ? rows : -1, {rows, 1},
+                            "a_scale", reason);
   Value bScale =
       aScale ? scaleInput(n, 4, cols, {cols}, "b_scale", reason) : Value();
-  Value yScale = bScale ? scaleInput(n, 6, 1, {1}, "y_scale", reason) : Value();
-  if (!yScale)
-    return false;
-  Value multiplier = n.op<DivOp>(
-      n.broadcastType(aScale, bScale),
-      {n.op<MulOp>(n.broadcastType(aScale, bScale), {aScale, bScale}, {},
-                   "input_scales"),
-       yScale},
-      {}, "multiplier");
-  Value y8 = requantize(n, acc, multiplier, 7, reason);
+  Value y8 = bScale ? requantize(n, acc, aScale, bScale, reason) : Value();
   if (!y8)
     return false;
   results.push_back(y8);
@@ -344,21 +349,13 @@ bool mapQLinearMatMul(Node &n, SmallVectorImpl<Value> &results,
 /// y_zero_point, as ONNX Runtime.
 bool mapQLinearConv(Node &n, SmallVectorImpl<Value> &results,
                     std::string &reason) {
-  if (!u8Inputs(n, {0, 3}, reason))
-    return false;
-  RankedTensorType w = n.inputType(3);
-  Type f32 = n.builder().getF32Type();
-  int64_t channels = w.getDimSize(0);
-  SmallVector<int64_t> perFilter(w.getRank(), 1), perOutput(w.getRank() - 1, 1);
-  perFilter[0] = perOutput[0] = channels;
-  Value x = shiftedInput(n, 0, 2, f32, 1, {1}, "x", reason);
-  Value filter =
-      x ? shiftedInput(n, 3, 5, f32, channels, perFilter, "w", reason)
-        : Value();
-  Value acc =
-      filter ? integerConv(n, x, filter, /*final=*/false, reason) : Value();
+  Value acc = integerConvOf(n, 0, 2, 3, 5, /*final=*/false, reason);
   if (!acc)
     return false;
+  RankedTensorType w = n.inputType(3);
+  int64_t channels = w.getDimSize(0);
+  SmallVector<int64_t> perOutput(w.getRank() - 1, 1);
+  perOutput[0] = channels;
   if (n.hasInput(8)) {
     RankedTensorType bias = n.inputType(8);
     if (!bias.getElementType().isInteger(32) || bias.getRank() != 1 ||
@@ -373,15 +370,7 @@ bool mapQLinearConv(Node &n, SmallVectorImpl<Value> &results,
   Value wScale =
       xScale ? scaleInput(n, 4, channels, perOutput, "w_scale", reason)
              : Value();
-  Value yScale = wScale ? scaleInput(n, 6, 1, {1}, "y_scale", reason) : Value();
-  if (!yScale)
-    return false;
-  RankedTensorType scales = n.broadcastType(xScale, wScale);
-  Value multiplier = n.op<DivOp>(
-      scales,
-      {n.op<MulOp>(scales, {xScale, wScale}, {}, "input_scales"), yScale}, {},
-      "multiplier");
-  Value y8 = requantize(n, acc, multiplier, 7, reason);
+  Value y8 = wScale ? requantize(n, acc, xScale, wScale, reason) : Value();
   if (!y8)
     return false;
   results.push_back(y8);
