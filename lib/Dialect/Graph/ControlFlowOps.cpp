@@ -447,11 +447,11 @@ static GradientsOp bodyGradientsAt(OpBuilder &inner, Location loc,
 /// gradient with `maximum_iterations`, the stacks preallocated. A While
 /// reruns the forward, counting its trip count N and writing the carried
 /// values before iteration n, for each that the body changes (`varying`),
-/// into row n of a [bound, ...] stack (a select on the rows equal to n:
-/// gplace has no dynamic-update-slice); a While then runs k = N-1 down to
-/// 0, reading iteration k's values from the stacks (gather) and taking the
-/// body's gradient there. N + N body runs; memory bound x the varying
-/// values' size.
+/// into row n of a [bound, ...] stack (gplace.dynamic_update_slice, as
+/// TensorFlow's TensorListSetItem on a reserved list); a While then runs
+/// k = N-1 down to 0, reading iteration k's values from the stacks
+/// (gather) and taking the body's gradient there. N + N body runs; memory
+/// bound x the varying values' size.
 static void buildStackedWhileGradients(WhileOp op, OpBuilder &builder,
                                        ArrayRef<Value> resultGradients,
                                        SmallVectorImpl<Value> &operandGradients,
@@ -493,28 +493,37 @@ static void buildStackedWhileGradients(WhileOp op, OpBuilder &builder,
     ValueRange x = block->getArguments().slice(1, inputs.size());
     SmallVector<Value> next{addI64(inner, loc, n, 1)};
     llvm::append_range(next, cloneBody(inner, bodyBlock, x));
-    // The rows equal to n: [0, rows) == n.
-    auto rowsType = RankedTensorType::get({rows}, inner.getI64Type());
-    SmallVector<int64_t> iota(rows);
-    std::iota(iota.begin(), iota.end(), 0);
-    Value rowIds = buildConstant(
-        inner, loc, DenseElementsAttr::get(rowsType, ArrayRef<int64_t>(iota)));
-    Value mask = inner.create<EqualOp>(
-        loc, TypeRange{RankedTensorType::get({rows}, inner.getI1Type())},
-        ValueRange{rowIds, n}, ArrayRef<NamedAttribute>{});
+    // Row n of each stack, [n, 0, ...], one index vector per stack rank.
+    Value nAt = inner.create<ReshapeOp>(
+        loc, TypeRange{RankedTensorType::get({1}, inner.getI64Type())},
+        ValueRange{n}, ArrayRef<NamedAttribute>{});
+    DenseMap<int64_t, Value> rowAt;
     for (auto [k, i] : llvm::enumerate(varying)) {
       RankedTensorType type = stackTypes[k];
-      Value rowMask = mask;
-      if (type.getRank() > 1) {
-        SmallVector<int64_t> shape(type.getRank(), 1);
-        shape[0] = rows;
-        rowMask = inner.create<ReshapeOp>(
-            loc, TypeRange{RankedTensorType::get(shape, inner.getI1Type())},
-            ValueRange{mask}, ArrayRef<NamedAttribute>{});
+      int64_t rank = type.getRank();
+      Value &at = rowAt[rank];
+      if (!at) {
+        at = nAt;
+        if (rank > 1)
+          at = inner.create<ConcatOp>(
+              loc, RankedTensorType::get({rank}, inner.getI64Type()),
+              ValueRange{nAt, buildSplatConstant(
+                                  inner, loc,
+                                  RankedTensorType::get({rank - 1},
+                                                        inner.getI64Type()),
+                                  0)},
+              inner.getI64IntegerAttr(0), StringAttr(), StringAttr(),
+              StringAttr(), ValueRange());
       }
-      next.push_back(inner.create<SelectOp>(
+      SmallVector<int64_t> rowShape(type.getShape());
+      rowShape[0] = 1;
+      Value row = inner.create<ReshapeOp>(
+          loc,
+          TypeRange{RankedTensorType::get(rowShape, type.getElementType())},
+          ValueRange{x[i]}, ArrayRef<NamedAttribute>{});
+      next.push_back(inner.create<DynamicUpdateSliceOp>(
           loc, TypeRange{type},
-          ValueRange{rowMask, x[i], block->getArgument(stacksAt + k)},
+          ValueRange{block->getArgument(stacksAt + k), row, at},
           ArrayRef<NamedAttribute>{}));
     }
     inner.create<YieldOp>(loc, next);
@@ -588,10 +597,9 @@ LogicalResult WhileOp::buildGradients(OpBuilder &builder,
   if (floats.empty())
     return success();
   // The values the body changes; a bound on the trip count; the stacks'
-  // bytes (and the rerun's row ids and mask, 9 bytes a row), within the
-  // limit.
+  // bytes, within the limit.
   SmallVector<unsigned> varying;
-  int64_t rowBytes = 9;
+  int64_t rowBytes = 0;
   for (auto [i, input] : llvm::enumerate(inputs))
     if (bodyBlock->getTerminator()->getOperand(i) !=
         bodyBlock->getArgument(i)) {
@@ -601,7 +609,8 @@ LogicalResult WhileOp::buildGradients(OpBuilder &builder,
   if (std::optional<int64_t> bound =
           provenTripBound(inputs, *condBlock, *bodyBlock)) {
     int64_t limit = gradientStackLimit(*this);
-    if (limit > 0 && std::max<int64_t>(*bound, 1) <= limit / rowBytes) {
+    if (limit > 0 &&
+        (rowBytes == 0 || std::max<int64_t>(*bound, 1) <= limit / rowBytes)) {
       buildStackedWhileGradients(*this, builder, resultGradients,
                                  operandGradients, *condBlock, *bodyBlock,
                                  floats, varying, *bound);
