@@ -442,11 +442,41 @@ static GradientsOp bodyGradientsAt(OpBuilder &inner, Location loc,
   return inner.create<GradientsOp>(loc, types, yValues, xValues, dyValues);
 }
 
+/// Per argument of `body`, whether the gradient of its outputs `floats`
+/// with respect to its arguments may read it: the arguments the ops that
+/// compute those outputs read (in their regions too), or that are such an
+/// output. A gradient reads only values of the ops its outputs come from
+/// (their operands and results), so a counter or a condition the float
+/// outputs do not depend on is never read.
+static SmallVector<bool> argumentsGradientReads(Block &body,
+                                                ArrayRef<unsigned> floats) {
+  SmallVector<bool> reads(body.getNumArguments(), false);
+  SmallVector<Value> work;
+  for (unsigned i : floats)
+    work.push_back(body.getTerminator()->getOperand(i));
+  DenseSet<Operation *> seen;
+  while (!work.empty()) {
+    Value v = work.pop_back_val();
+    if (auto arg = dyn_cast<BlockArgument>(v)) {
+      if (arg.getOwner() == &body)
+        reads[arg.getArgNumber()] = true;
+      continue;
+    }
+    Operation *def = v.getDefiningOp();
+    if (!def || !seen.insert(def).second)
+      continue;
+    def->walk(
+        [&](Operation *op) { llvm::append_range(work, op->getOperands()); });
+  }
+  return reads;
+}
+
 /// The gradient of `op` (cond `condBlock`, body `bodyBlock`) where its trip
 /// count is at most `bound` (provenTripBound): TensorFlow's while_v2
 /// gradient with `maximum_iterations`, the stacks preallocated. A While
 /// reruns the forward, counting its trip count N and writing the carried
-/// values before iteration n, for each that the body changes (`varying`),
+/// values before iteration n, for each that the body changes and its
+/// gradient may read (`varying`, argumentsGradientReads),
 /// into row n of a [bound, ...] stack (gplace.dynamic_update_slice, as
 /// TensorFlow's TensorListSetItem on a reserved list); a While then runs
 /// k = N-1 down to 0, reading iteration k's values from the stacks
@@ -596,13 +626,15 @@ LogicalResult WhileOp::buildGradients(OpBuilder &builder,
       floats.push_back(i);
   if (floats.empty())
     return success();
-  // The values the body changes; a bound on the trip count; the stacks'
-  // bytes, within the limit.
+  // The values the body changes and its gradient may read (not a counter
+  // or a condition the floats do not depend on); a bound on the trip
+  // count; the stacks' bytes, within the limit.
+  SmallVector<bool> reads = argumentsGradientReads(*bodyBlock, floats);
   SmallVector<unsigned> varying;
   int64_t rowBytes = 0;
   for (auto [i, input] : llvm::enumerate(inputs))
-    if (bodyBlock->getTerminator()->getOperand(i) !=
-        bodyBlock->getArgument(i)) {
+    if (reads[i] && bodyBlock->getTerminator()->getOperand(i) !=
+                        bodyBlock->getArgument(i)) {
       varying.push_back(i);
       rowBytes += tensorBytes(cast<RankedTensorType>(input.getType()));
     }
