@@ -712,6 +712,41 @@ def Graph_SliceOp : Graph_KernelOp<"slice", "Slice", [Pure, Graph_MixedPrecision
   let hasFolder = 1;
 }
 
+def Graph_DynamicUpdateSliceOp : Graph_KernelOp<"dynamic_update_slice",
+    "XlaDynamicUpdateSlice",
+    [Pure, Graph_MixedPrecisionInfer,
+     DeclareOpInterfaceMethods<Graph_GradientOpInterface>,
+     DeclareOpInterfaceMethods<InferTypeOpInterface>],
+    "XlaDynamicUpdateSlice"> {
+  let summary = "writes a block at runtime indices (XlaDynamicUpdateSlice)";
+  let description = [{
+    The result is `input` with the block `update` written at the offsets
+    `indices` (one per dimension, a runtime rank-1 tensor): TensorFlow's
+    XlaDynamicUpdateSlice, XLA's DynamicUpdateSlice. `update` has the
+    input's rank and element type and no larger dimensions; the result has
+    the input's type. As in XLA, each offset is clamped to
+    `[0, input.shape[i] - update.shape[i]]`, so that the block always fits:
+    an offset out of range writes at the nearest edge, never outside.
+    The kernel copies `input` into the result (nothing where they share a
+    buffer), then writes the block. The gradient passes the incoming
+    gradient to `input` with the block zeroed, and the block of it (at the
+    same clamped offsets) to `update`; the indices have none.
+
+    ```mlir
+    %s = gplace.dynamic_update_slice %stack, %row, %at : (tensor<8x3xf32>, tensor<1x3xf32>, tensor<2xi64>) -> tensor<8x3xf32>
+    ```
+  }];
+  let arguments = !con((ins Graph_Tensor:$input, Graph_Tensor:$update,
+                            StaticShapeTensorOf<[I32, I64]>:$indices),
+                       placementAttrs, controlDepsArg);
+  let results = (outs Graph_Tensor:$result);
+  let assemblyFormat = "$input `,` $update `,` $indices " # afterClause
+      # " attr-dict `:` `(` type($input) `,` type($update) `,` "
+      # "type($indices) `)` `->` type($result)";
+  let hasVerifier = 1;
+  let extraClassDefinition = kernelDefinition # inferFromFirstOperand;
+}
+
 def Graph_ConcatOp : Graph_KernelOp<"concat", "ConcatV2",
     [Pure, Graph_MixedPrecisionInfer, Graph_InferredResultType, AttrSizedOperandSegments, DeclareOpInterfaceMethods<Graph_GradientOpInterface>], "concat",
     ["getKernelParameters"]> {

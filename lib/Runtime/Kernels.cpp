@@ -1298,6 +1298,52 @@ template <> Status runKernel<Kernel::Gather>(const KernelCall &call) {
   return Status::ok();
 }
 
+/// XLA's DynamicUpdateSlice on the CPU (TensorFlow's XlaDynamicUpdateSlice):
+/// the input copied into the result (nothing where they share a buffer),
+/// then the update written row by row at the offsets `indices`, each
+/// clamped to [0, input.shape[d] - update.shape[d]] as XLA clamps them, so
+/// that the block always fits. The same for a GPU.
+template <>
+Status runKernel<Kernel::DynamicUpdateSlice>(const KernelCall &call) {
+  const TensorType &input = *call.inputs[0].type,
+                   &update = *call.inputs[1].type;
+  auto *out = static_cast<uint8_t *>(call.outputs[0].data);
+  if (call.outputs[0].data != call.inputs[0].data)
+    std::memcpy(out, call.inputs[0].data, static_cast<size_t>(input.bytes()));
+  int64_t count = update.numElements();
+  if (count == 0)
+    return Status::ok();
+  size_t rank = input.shape.size();
+  std::vector<int64_t> begin(rank), strides(rank, 1);
+  for (size_t d = rank; d-- > 0;) {
+    if (d + 1 < rank)
+      strides[d] = strides[d + 1] * input.shape[d + 1];
+    begin[d] = std::clamp<int64_t>(readIndex(call.inputs[2],
+                                             static_cast<int64_t>(d)),
+                                   0, input.shape[d] - update.shape[d]);
+  }
+  // Rows of the update's last dimension, contiguous in both tensors; `at`
+  // counts through the update's leading dimensions.
+  int64_t inner = rank ? update.shape[rank - 1] : 1;
+  auto element = static_cast<size_t>(elementBytes(input.elementType));
+  size_t row = static_cast<size_t>(inner) * element;
+  const auto *from = static_cast<const uint8_t *>(call.inputs[1].data);
+  std::vector<int64_t> at(rank, 0);
+  for (int64_t r = 0, rows = count / inner; r < rows; ++r) {
+    int64_t offset = 0;
+    for (size_t d = 0; d < rank; ++d)
+      offset += (begin[d] + at[d]) * strides[d];
+    std::memcpy(out + static_cast<size_t>(offset) * element, from + r * row,
+                row);
+    for (size_t d = rank > 0 ? rank - 1 : 0; d-- > 0;) {
+      if (++at[d] < update.shape[d])
+        break;
+      at[d] = 0;
+    }
+  }
+  return Status::ok();
+}
+
 /// TensorFlow's UnsortedSegmentSum on the CPU: each slice of `inner`
 /// elements added into its segment's row, in index order; a negative id is
 /// dropped, one at or above the number of segments is TensorFlow's error

@@ -307,6 +307,21 @@ std::vector<Case> cases() {
        "  %y = gplace.gather %a0[%i] axis = -2 : (tensor<2x4x3xf64>, "
        "tensor<2x2xi32>) -> tensor<2x2x2x3xf64>",
        "2x2x2x3xf64"},
+      // XlaDynamicUpdateSlice: a block written inside (the input's
+      // gradient zero there, the update's the block's) and one whose
+      // offsets are clamped ([5, -1] to [2, 0]).
+      {"dynamic_update_slice",
+       {"4x3xf64", "2x2xf64"},
+       "  %i = gplace.constant dense<[1, 1]> : tensor<2xi64>\n"
+       "  %y = gplace.dynamic_update_slice %a0, %a1, %i : (tensor<4x3xf64>, "
+       "tensor<2x2xf64>, tensor<2xi64>) -> tensor<4x3xf64>",
+       "4x3xf64"},
+      {"dynamic_update_slice_clamped",
+       {"4x3xf64", "2x3xf64"},
+       "  %i = gplace.constant dense<[5, -1]> : tensor<2xi32>\n"
+       "  %y = gplace.dynamic_update_slice %a0, %a1, %i : (tensor<4x3xf64>, "
+       "tensor<2x3xf64>, tensor<2xi32>) -> tensor<4x3xf64>",
+       "4x3xf64"},
       // SelectV2: the condition broadcast along rows, `then` along
       // columns, `else` a scalar (summed over every element not chosen).
       {"select",

@@ -442,16 +442,46 @@ static GradientsOp bodyGradientsAt(OpBuilder &inner, Location loc,
   return inner.create<GradientsOp>(loc, types, yValues, xValues, dyValues);
 }
 
+/// Per argument of `body`, whether the gradient of its outputs `floats`
+/// with respect to its arguments may read it: the arguments the ops that
+/// compute those outputs read (in their regions too), or that are such an
+/// output. A gradient reads only values of the ops its outputs come from
+/// (their operands and results), so a counter or a condition the float
+/// outputs do not depend on is never read.
+static SmallVector<bool> argumentsGradientReads(Block &body,
+                                                ArrayRef<unsigned> floats) {
+  SmallVector<bool> reads(body.getNumArguments(), false);
+  SmallVector<Value> work;
+  for (unsigned i : floats)
+    work.push_back(body.getTerminator()->getOperand(i));
+  DenseSet<Operation *> seen;
+  while (!work.empty()) {
+    Value v = work.pop_back_val();
+    if (auto arg = dyn_cast<BlockArgument>(v)) {
+      if (arg.getOwner() == &body)
+        reads[arg.getArgNumber()] = true;
+      continue;
+    }
+    Operation *def = v.getDefiningOp();
+    if (!def || !seen.insert(def).second)
+      continue;
+    def->walk(
+        [&](Operation *op) { llvm::append_range(work, op->getOperands()); });
+  }
+  return reads;
+}
+
 /// The gradient of `op` (cond `condBlock`, body `bodyBlock`) where its trip
 /// count is at most `bound` (provenTripBound): TensorFlow's while_v2
 /// gradient with `maximum_iterations`, the stacks preallocated. A While
 /// reruns the forward, counting its trip count N and writing the carried
-/// values before iteration n, for each that the body changes (`varying`),
-/// into row n of a [bound, ...] stack (a select on the rows equal to n:
-/// gplace has no dynamic-update-slice); a While then runs k = N-1 down to
-/// 0, reading iteration k's values from the stacks (gather) and taking the
-/// body's gradient there. N + N body runs; memory bound x the varying
-/// values' size.
+/// values before iteration n, for each that the body changes and its
+/// gradient may read (`varying`, argumentsGradientReads),
+/// into row n of a [bound, ...] stack (gplace.dynamic_update_slice, as
+/// TensorFlow's TensorListSetItem on a reserved list); a While then runs
+/// k = N-1 down to 0, reading iteration k's values from the stacks
+/// (gather) and taking the body's gradient there. N + N body runs; memory
+/// bound x the varying values' size.
 static void buildStackedWhileGradients(WhileOp op, OpBuilder &builder,
                                        ArrayRef<Value> resultGradients,
                                        SmallVectorImpl<Value> &operandGradients,
@@ -493,28 +523,37 @@ static void buildStackedWhileGradients(WhileOp op, OpBuilder &builder,
     ValueRange x = block->getArguments().slice(1, inputs.size());
     SmallVector<Value> next{addI64(inner, loc, n, 1)};
     llvm::append_range(next, cloneBody(inner, bodyBlock, x));
-    // The rows equal to n: [0, rows) == n.
-    auto rowsType = RankedTensorType::get({rows}, inner.getI64Type());
-    SmallVector<int64_t> iota(rows);
-    std::iota(iota.begin(), iota.end(), 0);
-    Value rowIds = buildConstant(
-        inner, loc, DenseElementsAttr::get(rowsType, ArrayRef<int64_t>(iota)));
-    Value mask = inner.create<EqualOp>(
-        loc, TypeRange{RankedTensorType::get({rows}, inner.getI1Type())},
-        ValueRange{rowIds, n}, ArrayRef<NamedAttribute>{});
+    // Row n of each stack, [n, 0, ...], one index vector per stack rank.
+    Value nAt = inner.create<ReshapeOp>(
+        loc, TypeRange{RankedTensorType::get({1}, inner.getI64Type())},
+        ValueRange{n}, ArrayRef<NamedAttribute>{});
+    DenseMap<int64_t, Value> rowAt;
     for (auto [k, i] : llvm::enumerate(varying)) {
       RankedTensorType type = stackTypes[k];
-      Value rowMask = mask;
-      if (type.getRank() > 1) {
-        SmallVector<int64_t> shape(type.getRank(), 1);
-        shape[0] = rows;
-        rowMask = inner.create<ReshapeOp>(
-            loc, TypeRange{RankedTensorType::get(shape, inner.getI1Type())},
-            ValueRange{mask}, ArrayRef<NamedAttribute>{});
+      int64_t rank = type.getRank();
+      Value &at = rowAt[rank];
+      if (!at) {
+        at = nAt;
+        if (rank > 1)
+          at = inner.create<ConcatOp>(
+              loc, RankedTensorType::get({rank}, inner.getI64Type()),
+              ValueRange{nAt, buildSplatConstant(
+                                  inner, loc,
+                                  RankedTensorType::get({rank - 1},
+                                                        inner.getI64Type()),
+                                  0)},
+              inner.getI64IntegerAttr(0), StringAttr(), StringAttr(),
+              StringAttr(), ValueRange());
       }
-      next.push_back(inner.create<SelectOp>(
+      SmallVector<int64_t> rowShape(type.getShape());
+      rowShape[0] = 1;
+      Value row = inner.create<ReshapeOp>(
+          loc,
+          TypeRange{RankedTensorType::get(rowShape, type.getElementType())},
+          ValueRange{x[i]}, ArrayRef<NamedAttribute>{});
+      next.push_back(inner.create<DynamicUpdateSliceOp>(
           loc, TypeRange{type},
-          ValueRange{rowMask, x[i], block->getArgument(stacksAt + k)},
+          ValueRange{block->getArgument(stacksAt + k), row, at},
           ArrayRef<NamedAttribute>{}));
     }
     inner.create<YieldOp>(loc, next);
@@ -587,21 +626,23 @@ LogicalResult WhileOp::buildGradients(OpBuilder &builder,
       floats.push_back(i);
   if (floats.empty())
     return success();
-  // The values the body changes; a bound on the trip count; the stacks'
-  // bytes (and the rerun's row ids and mask, 9 bytes a row), within the
-  // limit.
+  // The values the body changes and its gradient may read (not a counter
+  // or a condition the floats do not depend on); a bound on the trip
+  // count; the stacks' bytes, within the limit.
+  SmallVector<bool> reads = argumentsGradientReads(*bodyBlock, floats);
   SmallVector<unsigned> varying;
-  int64_t rowBytes = 9;
+  int64_t rowBytes = 0;
   for (auto [i, input] : llvm::enumerate(inputs))
-    if (bodyBlock->getTerminator()->getOperand(i) !=
-        bodyBlock->getArgument(i)) {
+    if (reads[i] && bodyBlock->getTerminator()->getOperand(i) !=
+                        bodyBlock->getArgument(i)) {
       varying.push_back(i);
       rowBytes += tensorBytes(cast<RankedTensorType>(input.getType()));
     }
   if (std::optional<int64_t> bound =
           provenTripBound(inputs, *condBlock, *bodyBlock)) {
     int64_t limit = gradientStackLimit(*this);
-    if (limit > 0 && std::max<int64_t>(*bound, 1) <= limit / rowBytes) {
+    if (limit > 0 &&
+        (rowBytes == 0 || std::max<int64_t>(*bound, 1) <= limit / rowBytes)) {
       buildStackedWhileGradients(*this, builder, resultGradients,
                                  operandGradients, *condBlock, *bodyBlock,
                                  floats, varying, *bound);

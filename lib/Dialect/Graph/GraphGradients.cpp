@@ -15,6 +15,8 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
 
+#include <numeric>
+
 using namespace mlir;
 using namespace gplace::graph;
 
@@ -718,6 +720,62 @@ LogicalResult SliceOp::buildGradients(OpBuilder &b, ArrayRef<Value> dys,
   out.push_back(e.op<PadOp>(
       input, dys[0],
       {b.getNamedAttr("paddings", b.getDenseI64ArrayAttr(paddings))}));
+  return success();
+}
+
+LogicalResult DynamicUpdateSliceOp::buildGradients(
+    OpBuilder &b, ArrayRef<Value> dys, SmallVectorImpl<Value> &out) {
+  // XLA's: the input's gradient is dy with the block zeroed; the update's
+  // is dy's block at the same (clamped) offsets, gathered one dimension at
+  // a time at clamp(indices[d]) + [0, update.shape[d]); the indices have
+  // none.
+  if (!isFloatTensor(getInput())) {
+    out.append({Value(), Value(), Value()});
+    return success();
+  }
+  Emitter e(b, getLoc());
+  RankedTensorType input = getInput().getType(),
+                   update = getUpdate().getType();
+  Value indices = getIndices();
+  Type indexElement = typeOf(indices).getElementType();
+  out.push_back(e.op<DynamicUpdateSliceOp>(
+      input, {dys[0], e.constant(update, 0.0), indices}));
+  auto indexConstant = [&](ArrayRef<int64_t> values) -> Value {
+    auto type = RankedTensorType::get({static_cast<int64_t>(values.size())},
+                                      indexElement);
+    SmallVector<APInt> bits;
+    for (int64_t v : values)
+      bits.push_back(APInt(indexElement.getIntOrFloatBitWidth(), v,
+                           /*isSigned=*/true));
+    return buildConstant(b, getLoc(), DenseElementsAttr::get(type, bits));
+  };
+  Value block = dys[0];
+  SmallVector<int64_t> shape(input.getShape());
+  for (int64_t d = 0; d < input.getRank(); ++d) {
+    int64_t size = update.getDimSize(d), most = input.getDimSize(d) - size;
+    if (most == 0)
+      continue;
+    // min(max(i, 0), most) = most - max(most - max(i, 0), 0).
+    auto one = RankedTensorType::get({1}, indexElement);
+    Value at = e.op<SliceOp>(
+        one, indices,
+        {b.getNamedAttr("begin", b.getDenseI64ArrayAttr({d})),
+         b.getNamedAttr("size", b.getDenseI64ArrayAttr({1}))});
+    Value zero = indexConstant({0}), top = indexConstant({most});
+    at = e.op<MaximumOp>(one, {at, zero});
+    at = e.op<SubOp>(one, {top, e.op<MaximumOp>(
+                                    one, {e.op<SubOp>(one, {top, at}), zero})});
+    SmallVector<int64_t> iota(size);
+    std::iota(iota.begin(), iota.end(), 0);
+    Value rows = e.op<AddOp>(RankedTensorType::get({size}, indexElement),
+                             {at, indexConstant(iota)});
+    shape[d] = size;
+    block = e.op<GatherOp>(
+        RankedTensorType::get(shape, input.getElementType()), {block, rows},
+        {b.getNamedAttr("axis", b.getI64IntegerAttr(d))});
+  }
+  out.push_back(block);
+  out.push_back(Value());
   return success();
 }
 

@@ -806,6 +806,32 @@ DictionaryAttr SliceOp::getKernelParameters() {
       Builder(getContext()).getDenseI64ArrayAttr(getType().getShape()));
 }
 
+LogicalResult DynamicUpdateSliceOp::verify() {
+  RankedTensorType input = getInput().getType(),
+                   update = getUpdate().getType(),
+                   indices = getIndices().getType();
+  if (update.getRank() != input.getRank())
+    return emitOpError() << "update of rank " << update.getRank()
+                         << " must have the input's rank ("
+                         << input.getRank() << ")";
+  if (update.getElementType() != input.getElementType())
+    return emitOpError() << "update element type " << update.getElementType()
+                         << " differs from input element type "
+                         << input.getElementType();
+  for (int64_t d = 0; d < input.getRank(); ++d)
+    if (update.getDimSize(d) > input.getDimSize(d))
+      return emitOpError() << "update shape " << shapeStr(update.getShape())
+                           << " does not fit in input shape "
+                           << shapeStr(input.getShape()) << " (dimension "
+                           << d << ")";
+  if (indices.getRank() != 1 || indices.getDimSize(0) != input.getRank())
+    return emitOpError() << "expects one index per input dimension (a "
+                         << "tensor<" << input.getRank() << "xi32> or "
+                         << "tensor<" << input.getRank()
+                         << "xi64>), but got " << indices;
+  return success();
+}
+
 DictionaryAttr ConcatOp::getKernelParameters() {
   int64_t rank = getType().getRank(), axis = getAxis();
   return withParameter(

@@ -656,6 +656,55 @@ func.func @gatherFloatIndices(%t: tensor<5x3xf32>, %i: tensor<2xf32>) {
 
 // -----
 
+func.func @dynamicUpdateSliceRank(%t: tensor<5x3xf32>, %u: tensor<3xf32>, %i: tensor<2xi64>) {
+  // expected-error @+1 {{'gplace.dynamic_update_slice' op update of rank 1 must have the input's rank (2)}}
+  %0 = gplace.dynamic_update_slice %t, %u, %i : (tensor<5x3xf32>, tensor<3xf32>, tensor<2xi64>) -> tensor<5x3xf32>
+  return
+}
+
+// -----
+
+func.func @dynamicUpdateSliceTooLarge(%t: tensor<5x3xf32>, %u: tensor<1x4xf32>, %i: tensor<2xi64>) {
+  // expected-error @+1 {{'gplace.dynamic_update_slice' op update shape 1x4 does not fit in input shape 5x3 (dimension 1)}}
+  %0 = gplace.dynamic_update_slice %t, %u, %i : (tensor<5x3xf32>, tensor<1x4xf32>, tensor<2xi64>) -> tensor<5x3xf32>
+  return
+}
+
+// -----
+
+func.func @dynamicUpdateSliceElementType(%t: tensor<5x3xf32>, %u: tensor<1x3xf64>, %i: tensor<2xi64>) {
+  // expected-error @+1 {{'gplace.dynamic_update_slice' op update element type 'f64' differs from input element type 'f32'}}
+  %0 = gplace.dynamic_update_slice %t, %u, %i : (tensor<5x3xf32>, tensor<1x3xf64>, tensor<2xi64>) -> tensor<5x3xf32>
+  return
+}
+
+// -----
+
+func.func @dynamicUpdateSliceIndexCount(%t: tensor<5x3xf32>, %u: tensor<1x3xf32>, %i: tensor<1xi64>) {
+  // expected-error @+1 {{'gplace.dynamic_update_slice' op expects one index per input dimension (a tensor<2xi32> or tensor<2xi64>), but got 'tensor<1xi64>'}}
+  %0 = gplace.dynamic_update_slice %t, %u, %i : (tensor<5x3xf32>, tensor<1x3xf32>, tensor<1xi64>) -> tensor<5x3xf32>
+  return
+}
+
+// -----
+
+func.func @dynamicUpdateSliceFloatIndices(%t: tensor<5x3xf32>, %u: tensor<1x3xf32>, %i: tensor<2xf32>) {
+  // expected-error @+1 {{'gplace.dynamic_update_slice' op operand #2 must be statically shaped tensor of 32-bit signless integer or 64-bit signless integer values}}
+  %0 = gplace.dynamic_update_slice %t, %u, %i : (tensor<5x3xf32>, tensor<1x3xf32>, tensor<2xf32>) -> tensor<5x3xf32>
+  return
+}
+
+// -----
+
+func.func @dynamicUpdateSliceResult(%t: tensor<5x3xf32>, %u: tensor<1x3xf32>, %i: tensor<2xi64>) {
+  // expected-error @+2 {{'gplace.dynamic_update_slice' op inferred type(s) 'tensor<5x3xf32>' are incompatible with return type(s) of operation 'tensor<5x4xf32>'}}
+  // expected-error @+1 {{'gplace.dynamic_update_slice' op failed to infer returned types}}
+  %0 = gplace.dynamic_update_slice %t, %u, %i : (tensor<5x3xf32>, tensor<1x3xf32>, tensor<2xi64>) -> tensor<5x4xf32>
+  return
+}
+
+// -----
+
 func.func @segmentIdsPrefix(%d: tensor<2x3xf32>, %i: tensor<3xi64>) {
   // expected-error @+1 {{'gplace.unsorted_segment_sum' op segment_ids' shape 3 must be a prefix of data's 2x3}}
   %0 = gplace.unsorted_segment_sum %d, %i : (tensor<2x3xf32>, tensor<3xi64>) -> tensor<4x3xf32>

@@ -98,6 +98,11 @@ func.func @binaryElementwise(%a: tensor<2x3xf32>, %b: tensor<3xf32>, %s: tensor<
   %not = gplace.logical_not %or : tensor<2x4xi1>
   // CHECK: gplace.gather %{{.*}}[%{{.*}}] axis = -1 {name = "g"} : (tensor<2x3xf32>, tensor<2x1xi32>) -> tensor<2x2x1xf32>
   %g = gplace.gather %a[%i] axis = -1 {name = "g"} : (tensor<2x3xf32>, tensor<2x1xi32>) -> tensor<2x2x1xf32>
+  // CHECK: gplace.dynamic_update_slice %{{.*}}, %{{.*}}, %{{.*}} {name = "row"} : (tensor<2x3xf32>, tensor<1x3xf32>, tensor<2xi64>) -> tensor<2x3xf32>
+  // GENERIC: "gplace.dynamic_update_slice"(%{{.*}}, %{{.*}}, %{{.*}}) <{name = "row"}> : (tensor<2x3xf32>, tensor<1x3xf32>, tensor<2xi64>) -> tensor<2x3xf32>
+  %row = gplace.constant dense<1.0> : tensor<1x3xf32>
+  %at = gplace.constant dense<[1, 0]> : tensor<2xi64>
+  %dus = gplace.dynamic_update_slice %a, %row, %at {name = "row"} : (tensor<2x3xf32>, tensor<1x3xf32>, tensor<2xi64>) -> tensor<2x3xf32>
   // CHECK: gplace.unsorted_segment_sum %{{.*}}, %{{.*}} : (tensor<2x3xf32>, tensor<2xi32>) -> tensor<4x3xf32>
   %ids = gplace.constant dense<[3, 0]> : tensor<2xi32>
   %sums = gplace.unsorted_segment_sum %a, %ids : (tensor<2x3xf32>, tensor<2xi32>) -> tensor<4x3xf32>
