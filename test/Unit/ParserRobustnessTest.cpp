@@ -130,8 +130,9 @@ TEST_P(ParserRobustness, EveryTruncationFailsWithADiagnostic) {
       ++inside;
       EXPECT_FALSE(outcome.ok) << "prefix of " << length << " bytes";
     }
-    if (!outcome.ok)
+    if (!outcome.ok) {
       EXPECT_GT(outcome.errors, 0) << "silent failure at " << length;
+    }
   }
   // Most prefixes end inside a body: the check above is not vacuous.
   EXPECT_GT(inside, text.size() / 2);
