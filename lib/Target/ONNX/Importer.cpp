@@ -814,6 +814,8 @@ const llvm::StringMap<MapFn> &mappers() {
   static const llvm::StringMap<MapFn> table = [] {
     llvm::StringMap<MapFn> t;
     addMathMappers(t);
+    addLinalgMappers(t);
+    addSignalMappers(t);
     addLossMappers(t);
     addIndexingMappers(t);
     addRecurrentMappers(t);

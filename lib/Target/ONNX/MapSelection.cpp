@@ -1,8 +1,8 @@
-//===- MapSelection.cpp - OneHot, TopK, Compress, windows ------------------===//
+//===- MapSelection.cpp - OneHot, TopK, Compress ---------------------------===//
 //
 // Part of the ONNX importer: see OnnxImporter.h. Op types whose
-// attribute-like input (OneHot's depth, TopK's k, Compress's condition,
-// the windows' size) is known at import time (importTimeInputs):
+// attribute-like input (OneHot's depth, TopK's k, Compress's condition)
+// is known at import time (importTimeInputs):
 // - OneHot: `one_hot` (TensorFlow's OneHot) of the indices cast to int64,
 //   negative ones wrapped by `select`, the new dimension moved to `axis`
 //   by `transpose`;
@@ -13,8 +13,7 @@
 //   (`equal`, `select`, `reduce_sum`): O(n^2) work along the axis,
 //   refused above kMaxTopKComparisons;
 // - Compress: a `gather` at the constant indices where the condition
-//   holds;
-// - HannWindow, HammingWindow, BlackmanWindow, MelWeightMatrix: constants.
+//   holds.
 //
 //===----------------------------------------------------------------------===//
 
@@ -24,13 +23,6 @@
 
 namespace gplace::frontend::onnx_import {
 
-namespace {
-
-/// TopK's comparisons (rows x n x n) above which it is refused: its
-/// intermediate tensors hold that many elements.
-constexpr int64_t kMaxTopKComparisons = int64_t(1) << 24;
-
-/// `v` (rank 0 or one element) as an integer, if it is one.
 std::optional<int64_t> scalarInt(DenseElementsAttr v) {
   if (v.getNumElements() != 1)
     return std::nullopt;
@@ -45,6 +37,12 @@ std::optional<int64_t> scalarInt(DenseElementsAttr v) {
     return std::nullopt;
   return (*v.getValues<APInt>().begin()).getSExtValue();
 }
+
+namespace {
+
+/// TopK's comparisons (rows x n x n) above which it is refused: its
+/// intermediate tensors hold that many elements.
+constexpr int64_t kMaxTopKComparisons = int64_t(1) << 24;
 
 /// The permutation that moves the last of `rank` dimensions to `axis`.
 SmallVector<int64_t> lastTo(int64_t axis, int64_t rank) {
@@ -297,147 +295,10 @@ bool mapCompress(Node &n, SmallVectorImpl<Value> &results,
   return true;
 }
 
-/// HannWindow, HammingWindow, BlackmanWindow (opset 17): the window of
-/// `size` (input 0, known at import time) as a constant,
-/// `a0 - a1 cos(2 pi n / N) + a2 cos(4 pi n / N)` with N = size
-/// (periodic) or size - 1.
-template <int Kind>
-bool mapWindow(Node &n, SmallVectorImpl<Value> &results, std::string &reason) {
-  std::optional<DenseElementsAttr> sizeValue = n.constant(0);
-  if (!sizeValue) {
-    reason = "size computed at run time";
-    return false;
-  }
-  std::optional<int64_t> size = scalarInt(*sizeValue);
-  RankedTensorType type = n.outputTypes[0];
-  if (!size || *size < 1 || !type || type.getRank() != 1 ||
-      type.getDimSize(0) != *size) {
-    reason = "a size that is not a positive integer";
-    return false;
-  }
-  auto element = dyn_cast<FloatType>(type.getElementType());
-  if (!element) {
-    reason = "an output_datatype that is not floating-point";
-    return false;
-  }
-  double a0, a1, a2 = 0;
-  if (Kind == 0) { // Hann
-    a0 = 0.5;
-    a1 = 0.5;
-  } else if (Kind == 1) { // Hamming
-    a0 = 25.0 / 46.0;
-    a1 = 21.0 / 46.0;
-  } else { // Blackman
-    a0 = 0.42;
-    a1 = 0.5;
-    a2 = 0.08;
-  }
-  bool periodic = n.getInt("periodic", 1) != 0;
-  double period = periodic ? static_cast<double>(*size)
-                           : static_cast<double>(*size - 1);
-  SmallVector<APFloat> values;
-  for (int64_t i = 0; i < *size; ++i) {
-    double phase = period == 0 ? 0 : 2 * M_PI * static_cast<double>(i) / period;
-    APFloat v(a0 - a1 * std::cos(phase) + a2 * std::cos(2 * phase));
-    bool lost;
-    v.convert(element.getFloatSemantics(), APFloat::rmNearestTiesToEven,
-              &lost);
-    values.push_back(v);
-  }
-  results.push_back(n.constant(DenseElementsAttr::get(type, values), ""));
-  return true;
-}
-
-/// `v` (rank 0 or one element) as a double, if it is a number.
-std::optional<double> scalarDouble(DenseElementsAttr v) {
-  if (v.getNumElements() != 1)
-    return std::nullopt;
-  if (isa<FloatType>(v.getElementType()))
-    return (*v.getValues<APFloat>().begin()).convertToDouble();
-  if (std::optional<int64_t> i = scalarInt(v))
-    return static_cast<double>(*i);
-  return std::nullopt;
-}
-
-/// MelWeightMatrix (opset 17): the [dft_length / 2 + 1, num_mel_bins]
-/// matrix of triangular mel filters as a constant, computed as ONNX's
-/// definition and reference do (mel = 2595 log10(1 + hz / 700); the
-/// num_mel_bins + 2 band edges equally spaced in mel, at the FFT bin
-/// floor((dft_length + 1) hz / sample_rate)); every input known at import
-/// time.
-bool mapMelWeightMatrix(Node &n, SmallVectorImpl<Value> &results,
-                        std::string &reason) {
-  double values[5];
-  for (int i = 0; i < 5; ++i) {
-    std::optional<DenseElementsAttr> c = n.constant(i);
-    std::optional<double> v = c ? scalarDouble(*c) : std::nullopt;
-    if (!v || !std::isfinite(*v)) {
-      reason = c ? "an input that is not one finite number"
-                 : "an input computed at run time";
-      return false;
-    }
-    values[i] = *v;
-  }
-  int64_t melBins = static_cast<int64_t>(values[0]);
-  int64_t dftLength = static_cast<int64_t>(values[1]);
-  double sampleRate = values[2], lower = values[3], upper = values[4];
-  int64_t spectrumBins = dftLength / 2 + 1;
-  RankedTensorType type = n.outputTypes[0];
-  auto element = type ? dyn_cast<FloatType>(type.getElementType()) : nullptr;
-  if (melBins < 1 || dftLength < 1 || sampleRate <= 0 || lower < 0 ||
-      upper <= lower || !element || type.getRank() != 2 ||
-      type.getDimSize(0) != spectrumBins || type.getDimSize(1) != melBins ||
-      spectrumBins * melBins > (int64_t(1) << 24)) {
-    reason = "sizes or frequencies out of range (num_mel_bins and "
-             "dft_length positive, 0 <= lower_edge_hertz < "
-             "upper_edge_hertz, a floating-point output_datatype)";
-    return false;
-  }
-  auto toMel = [](double hz) { return 2595.0 * std::log10(1.0 + hz / 700.0); };
-  double lowMel = toMel(lower), step = (toMel(upper) - lowMel) / (melBins + 2);
-  SmallVector<int64_t> edges;
-  for (int64_t k = 0; k < melBins + 2; ++k) {
-    double hz = 700.0 * (std::pow(10.0, (k * step + lowMel) / 2595.0) - 1.0);
-    int64_t bin = static_cast<int64_t>(std::floor((dftLength + 1) * hz /
-                                                  sampleRate));
-    if (bin < 0 || bin >= spectrumBins) {
-      reason = "upper_edge_hertz beyond the spectrum's last bin";
-      return false;
-    }
-    edges.push_back(bin);
-  }
-  std::vector<double> w(spectrumBins * melBins, 0.0);
-  for (int64_t i = 0; i < melBins; ++i) {
-    int64_t left = edges[i], center = edges[i + 1], right = edges[i + 2];
-    if (center == left)
-      w[center * melBins + i] = 1;
-    else
-      for (int64_t j = left; j <= center; ++j)
-        w[j * melBins + i] =
-            static_cast<double>(j - left) / static_cast<double>(center - left);
-    for (int64_t j = center; j < right; ++j)
-      w[j * melBins + i] =
-          static_cast<double>(right - j) / static_cast<double>(right - center);
-  }
-  SmallVector<APFloat> out;
-  for (double v : w) {
-    APFloat f(v);
-    bool lost;
-    f.convert(element.getFloatSemantics(), APFloat::rmNearestTiesToEven, &lost);
-    out.push_back(f);
-  }
-  results.push_back(n.constant(DenseElementsAttr::get(type, out), ""));
-  return true;
-}
-
 } // namespace
 
 void addSelectionMappers(llvm::StringMap<MapFn> &table) {
-  table["BlackmanWindow"] = mapWindow<2>;
   table["Compress"] = mapCompress;
-  table["HammingWindow"] = mapWindow<1>;
-  table["HannWindow"] = mapWindow<0>;
-  table["MelWeightMatrix"] = mapMelWeightMatrix;
   table["OneHot"] = mapOneHot;
   table["TopK"] = mapTopK;
 }

@@ -7,9 +7,9 @@
 //   with ONNX's library and imports its nodes in order;
 // - Shapes.cpp: dimensions bound from --dim and the inputs' values, ONNX's
 //   shape inference on one node, the folding of each node's ops;
-// - MapMath.cpp, MapTensors.cpp, MapConvolution.cpp, MapLosses.cpp,
-//   MapIndexing.cpp, MapRecurrent.cpp, MapResize.cpp, MapSelection.cpp,
-//   MapQuantize.cpp: one
+// - MapMath.cpp, MapLinalg.cpp, MapSignal.cpp, MapElementwise.cpp,
+//   MapTensors.cpp, MapConvolution.cpp, MapLosses.cpp, MapIndexing.cpp,
+//   MapRecurrent.cpp, MapResize.cpp, MapSelection.cpp, MapQuantize.cpp: one
 //   function per ONNX op type (node -> graph ops), each file adding its
 //   entries to the table.
 //
@@ -195,10 +195,13 @@ const llvm::StringMap<MapFn> &mappers();
 /// computed at run time is refused, naming the input, before ONNX's shape
 /// inference leaves the outputs dynamic for want of it (MapLosses.cpp).
 ArrayRef<int> importTimeInputs(llvm::StringRef opType);
-/// Each mapping file's entries (MapMath.cpp, MapElementwise.cpp,
-/// MapTensors.cpp, MapConvolution.cpp, MapLosses.cpp, MapIndexing.cpp,
-/// MapRecurrent.cpp, MapResize.cpp, MapSelection.cpp, MapQuantize.cpp).
+/// Each mapping file's entries (MapMath.cpp, MapLinalg.cpp,
+/// MapSignal.cpp, MapElementwise.cpp, MapTensors.cpp, MapConvolution.cpp,
+/// MapLosses.cpp, MapIndexing.cpp, MapRecurrent.cpp, MapResize.cpp,
+/// MapSelection.cpp, MapQuantize.cpp).
 void addMathMappers(llvm::StringMap<MapFn> &table);
+void addLinalgMappers(llvm::StringMap<MapFn> &table);
+void addSignalMappers(llvm::StringMap<MapFn> &table);
 void addElementwiseMappers(llvm::StringMap<MapFn> &table);
 void addLossMappers(llvm::StringMap<MapFn> &table);
 void addIndexingMappers(llvm::StringMap<MapFn> &table);
@@ -423,7 +426,7 @@ Value toI64(Node &n, Value v, llvm::StringRef suffix);
 /// `matmul`s of their element type, the product reshaped to `result`;
 /// its last op named after the node when `result` is the node's output
 /// type. Null with `reason` for
-/// a form it does not map. MapMath.cpp.
+/// a form it does not map. MapLinalg.cpp.
 Value matMul(Node &n, Value a, Value b, RankedTensorType result,
              std::string &reason);
 
@@ -436,6 +439,12 @@ Value matMul(Node &n, Value a, Value b, RankedTensorType result,
 /// time. Null with `reason` for a form it does not map. MapConvolution.cpp.
 Value conv(Node &n, Value x, Value w, Value bias, bool final,
            bool filterIsInput1, std::string &reason);
+
+/// `v` (rank 0 or one element) as an integer: an integer's value, or a
+/// finite float's truncated toward zero (|v| <= 9e15); none for a bool,
+/// another count of elements, or an integer beyond int64.
+/// MapSelection.cpp.
+std::optional<int64_t> scalarInt(DenseElementsAttr v);
 
 /// The permutation of `rank` dimensions that moves `axis` last (the
 /// others in order). MapIndexing.cpp.
