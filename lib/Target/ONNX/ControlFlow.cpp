@@ -102,7 +102,7 @@ void addControlFlowMappers(llvm::StringMap<MapFn> &table) {
   table["Scan"] = mapByImporter;
 }
 
-void Importer::specializeControlInputs() {
+void Importer::specializeImportTimeInputs() {
   // Every node, the subgraphs' included, and the node producing each name.
   llvm::StringMap<const onnx::NodeProto *> producer;
   SmallVector<std::string> needed;
@@ -111,11 +111,9 @@ void Importer::specializeControlInputs() {
         for (const onnx::NodeProto &proto : g.node()) {
           for (const std::string &out : proto.output())
             producer[out] = &proto;
-          std::string opType = opTypeOf(proto).first;
-          if (isControlFlow(opType))
-            for (int i : importTimeInputs(opType))
-              if (i < proto.input_size() && !proto.input(i).empty())
-                needed.push_back(proto.input(i));
+          for (int i : importTimeInputs(opTypeOf(proto).first))
+            if (i < proto.input_size() && !proto.input(i).empty())
+              needed.push_back(proto.input(i));
           for (const onnx::AttributeProto &a : proto.attribute())
             if (a.has_g())
               walk(a.g());

@@ -746,7 +746,7 @@ OwningOpRef<ModuleOp> Importer::import(llvm::StringRef bytes) {
     func.setArgAttr(i, "gplace.name", b.getStringAttr(argName));
   }
   b.setInsertionPointToEnd(entry);
-  specializeControlInputs();
+  specializeImportTimeInputs();
 
   // The composite ops' decompositions (Decompositions.cpp), applied to each
   // node's composites as it is imported.

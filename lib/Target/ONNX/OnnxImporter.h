@@ -359,10 +359,13 @@ private:
       const std::string &scopeName, SmallVectorImpl<Value> &outputs,
       SmallVectorImpl<std::optional<DenseElementsAttr>> &outputConstants);
   /// Specializes the graph for the given values of the graph inputs that
-  /// an If's condition or a Loop's trip count or condition is computed
-  /// from (through any nodes but Shape and Size, which read only static
-  /// shapes): the control flow then unrolls at import time.
-  void specializeControlInputs();
+  /// an input needed at import time (importTimeInputs: an If's condition,
+  /// a Loop's trip count or condition, Range's bounds, a window's size,
+  /// ...) is computed from, through any nodes but Shape and Size, which
+  /// read only static shapes: the control flow then unrolls at import
+  /// time, and the other nodes fold. As XLA's backwards constant analysis
+  /// finds the inputs that must be compile-time constants.
+  void specializeImportTimeInputs();
   LogicalResult reportProblems();
 };
 
