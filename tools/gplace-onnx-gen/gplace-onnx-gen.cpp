@@ -47,6 +47,11 @@
 //                   (frame_step 3, frame_length 4, onesided 0) ->
 //                   spectrum[1,3,4,2]; MelWeightMatrix (2 bins, dft_length
 //                   24, sample_rate 1000, 0 to 500 Hz) -> mel[13,2];
+//   tfidf           opset 9: ids[2,8] int64 -> TfIdfVectorizer (1- to
+//                   3-grams, 1 skip, a permuted ngram_indexes) in TF, IDF
+//                   and TFIDF modes -> tf, idf, tfidf [2,6];
+//   tfidf-strings, tfidf-bad-counts: its TF node with pool_strings, or with
+//                   ngram_counts that do not cut the pool into n-grams;
 //   hardmax-opset11 opset 11: x[2,3,4] -> Hardmax(axis 1) -> y (x coerced
 //                   to [2, 12], as Hardmax was before opset 13);
 //   indexing        opset 16: x[3,4], indices[2,4], k -> Trilu,
@@ -103,6 +108,7 @@
 #include <onnx/onnx_pb.h>
 #include <onnx/shape_inference/implementation.h>
 
+#include <cctype>
 #include <cerrno>
 #include <cmath>
 #include <cstdint>
@@ -791,6 +797,55 @@ onnx::ModelProto buildStftMel() {
   return b.model;
 }
 
+// opset 9: ids[2,8] int64 -> TfIdfVectorizer in TF, IDF and TFIDF modes ->
+// tf, idf, tfidf [2,6] f32. Pool: 1-grams 3, 5; 2-grams (3,5), (5,3),
+// (7,7); 3-gram (1,2,3); ngram_indexes [5,0,1,4,2,3] (a permutation);
+// n-grams of 1 to 3, up to 1 skip; weights 0.5 to 3 by 0.5. Variant 1
+// (tfidf-strings): TF only, with pool_strings; 2 (tfidf-bad-counts): TF
+// only, ngram_counts [0, 3, 8] (5 ids are not 2-grams).
+onnx::ModelProto buildTfIdf(int variant) {
+  ModelBuilder b(9, "tfidf");
+  onnx::GraphProto *g = b.model.mutable_graph();
+  setFloatType(g->add_input(), "ids", {2, 8},
+               onnx::TensorProto_DataType_INT64);
+  for (const char *mode : {"TF", "IDF", "TFIDF"}) {
+    std::string out = mode;
+    for (char &c : out)
+      c = static_cast<char>(std::tolower(c));
+    onnx::NodeProto *node = b.node("TfIdfVectorizer", out, {"ids"}, {out});
+    attrString(node, "mode", mode);
+    attrInt(node, "min_gram_length", 1);
+    attrInt(node, "max_gram_length", 3);
+    attrInt(node, "max_skip_count", 1);
+    if (variant == 2)
+      attrInts(node, "ngram_counts", {0, 3, 8});
+    else
+      attrInts(node, "ngram_counts", {0, 2, 8});
+    attrInts(node, "ngram_indexes", {5, 0, 1, 4, 2, 3});
+    if (variant == 1) {
+      onnx::AttributeProto *pool = node->add_attribute();
+      pool->set_name("pool_strings");
+      pool->set_type(onnx::AttributeProto_AttributeType_STRINGS);
+      for (const char *t : {"3", "5", "3", "5", "5", "3", "7", "7", "1",
+                            "2", "3"})
+        pool->add_strings(t);
+    } else {
+      attrInts(node, "pool_int64s", {3, 5, 3, 5, 5, 3, 7, 7, 1, 2, 3});
+    }
+    if (out != "tf") {
+      onnx::AttributeProto *w = node->add_attribute();
+      w->set_name("weights");
+      w->set_type(onnx::AttributeProto_AttributeType_FLOATS);
+      for (float v : {0.5f, 1.0f, 1.5f, 2.0f, 2.5f, 3.0f})
+        w->add_floats(v);
+    }
+    b.output(out, {2, 6});
+    if (variant != 0)
+      break;
+  }
+  return b.model;
+}
+
 // opset 11: x[2,3,4] -> Hardmax(axis 1) -> y, over x coerced to [2, 12].
 onnx::ModelProto buildHardmaxOpset11() {
   ModelBuilder b(11, "hardmax_opset11");
@@ -1397,7 +1452,7 @@ int main(int argc, char **argv) {
   if (argc != 3)
     fail("usage: gplace-onnx-gen "
          "mlp|cnn|unsupported|dynamic|external|external-constants|"
-         "softmax-opset9|mlp-bench|losses|optimizers|quantized|stft-mel|"
+         "softmax-opset9|mlp-bench|losses|optimizers|quantized|stft-mel|tfidf|tfidf-strings|tfidf-bad-counts|"
          "run-time-constants|"
          "hardmax-opset11|"
          "grouped-conv|indexing|normalization|einsum-pad|recurrent|arg-pow|"
@@ -1427,6 +1482,9 @@ int main(int argc, char **argv) {
       {"optimizers", buildOptimizers},
       {"quantized", buildQuantized},
       {"stft-mel", buildStftMel},
+      {"tfidf", [] { return buildTfIdf(0); }},
+      {"tfidf-strings", [] { return buildTfIdf(1); }},
+      {"tfidf-bad-counts", [] { return buildTfIdf(2); }},
       {"hardmax-opset11", buildHardmaxOpset11},
       {"indexing", buildIndexing},
       {"normalization", buildNormalization},
@@ -1472,6 +1530,7 @@ int main(int argc, char **argv) {
            "' (expected mlp, cnn, unsupported, dynamic, external, "
            "external-constants, "
            "softmax-opset9, mlp-bench, losses, optimizers, quantized, stft-mel, "
+           "tfidf, tfidf-strings, tfidf-bad-counts, "
            "run-time-constants, "
            "hardmax-opset11, grouped-conv, indexing, normalization, "
            "einsum-pad, recurrent, arg-pow, pools, det-dft, resize-topk, "

@@ -825,6 +825,7 @@ const llvm::StringMap<MapFn> &mappers() {
     addResizeMappers(t);
     addSelectionMappers(t);
     addQuantizeMappers(t);
+    addTextMappers(t);
     addControlFlowMappers(t);
     return t;
   }();

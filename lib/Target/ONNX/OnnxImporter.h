@@ -9,7 +9,8 @@
 //   shape inference on one node, the folding of each node's ops;
 // - MapMath.cpp, MapLinalg.cpp, MapSignal.cpp, MapElementwise.cpp,
 //   MapTensors.cpp, MapConvolution.cpp, MapLosses.cpp, MapIndexing.cpp,
-//   MapRecurrent.cpp, MapResize.cpp, MapSelection.cpp, MapQuantize.cpp: one
+//   MapRecurrent.cpp, MapResize.cpp, MapSelection.cpp, MapQuantize.cpp,
+//   MapText.cpp: one
 //   function per ONNX op type (node -> graph ops), each file adding its
 //   entries to the table.
 //
@@ -198,7 +199,7 @@ ArrayRef<int> importTimeInputs(llvm::StringRef opType);
 /// Each mapping file's entries (MapMath.cpp, MapLinalg.cpp,
 /// MapSignal.cpp, MapElementwise.cpp, MapTensors.cpp, MapConvolution.cpp,
 /// MapLosses.cpp, MapIndexing.cpp, MapRecurrent.cpp, MapResize.cpp,
-/// MapSelection.cpp, MapQuantize.cpp).
+/// MapSelection.cpp, MapQuantize.cpp, MapText.cpp).
 void addMathMappers(llvm::StringMap<MapFn> &table);
 void addLinalgMappers(llvm::StringMap<MapFn> &table);
 void addSignalMappers(llvm::StringMap<MapFn> &table);
@@ -211,6 +212,7 @@ void addConvolutionMappers(llvm::StringMap<MapFn> &table);
 void addResizeMappers(llvm::StringMap<MapFn> &table);
 void addSelectionMappers(llvm::StringMap<MapFn> &table);
 void addQuantizeMappers(llvm::StringMap<MapFn> &table);
+void addTextMappers(llvm::StringMap<MapFn> &table);
 /// If, Loop and Scan (ControlFlow.cpp): their entries only make them known
 /// op types; Importer::importControlFlow imports them with their subgraphs.
 void addControlFlowMappers(llvm::StringMap<MapFn> &table);
