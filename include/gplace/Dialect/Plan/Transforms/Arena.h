@@ -134,7 +134,7 @@ public:
         return;
       }
     }
-    free_.emplace(offset, std::move(slot));
+    free_.emplace_hint(next, offset, std::move(slot)); // Just before next.
   }
 
   /// Bytes the arena needs: the top of all the memory ever taken.
@@ -167,10 +167,18 @@ private:
     int64_t offset = it->first, end = offset;
     while (end - offset < bytes) {
       end += it->second.bytes;
-      if (end - offset > bytes)
-        free_.emplace(offset + bytes,
-                      Slot{end - offset - bytes, it->second.lastUses});
-      it = free_.erase(it);
+      auto next = std::next(it);
+      if (end - offset > bytes) {
+        // The rest of the slot stays free: its node, keyed by its new
+        // offset, back in its place (no node freed and allocated).
+        auto node = free_.extract(it);
+        node.key() = offset + bytes;
+        node.mapped().bytes = end - offset - bytes;
+        free_.insert(next, std::move(node));
+      } else {
+        free_.erase(it);
+      }
+      it = next;
     }
     return offset;
   }
