@@ -397,18 +397,31 @@ ArenaTenants::take(int64_t begin, int64_t end, unsigned index,
   auto it = held_.upper_bound(begin);
   if (it != held_.begin() && std::prev(it)->second.first > begin)
     --it;
+  // Entries are changed in place where their start stays (a tenant cut
+  // short, or the one at `begin`, which the new tenant takes over): most
+  // buffers take the place of one tenant of their size, and that is then
+  // no erase and insert of a node.
+  auto at = held_.end(); // The entry at `begin`, if one is there.
   while (it != held_.end() && it->first < end) {
     auto [oldEnd, oldIndex] = it->second;
     if (failed(displaced(oldIndex)))
       return failure();
     // Keep the parts of the old tenant outside [begin, end).
     int64_t oldBegin = it->first;
-    it = held_.erase(it);
-    if (oldBegin < begin)
-      held_[oldBegin] = {begin, oldIndex};
+    if (oldBegin < begin) {
+      it->second = {begin, oldIndex};
+      ++it;
+    } else if (oldBegin == begin) {
+      at = it++;
+    } else {
+      it = held_.erase(it);
+    }
     if (oldEnd > end)
-      it = held_.insert({end, {oldEnd, oldIndex}}).first;
+      it = held_.emplace_hint(it, end, std::make_pair(oldEnd, oldIndex));
   }
-  held_[begin] = {end, index};
+  if (at != held_.end())
+    at->second = {end, index};
+  else
+    held_.emplace(begin, std::make_pair(end, index));
   return success();
 }

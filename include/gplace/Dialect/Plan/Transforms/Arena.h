@@ -65,19 +65,29 @@ public:
       });
     };
     // First fit among the runs of slots needing no wait, else among those
-    // whose waits are possible.
+    // whose waits are possible. `runJoined` and `missing` are reused from slot
+    // to slot, and a run of one slot is read in place (most are), so that
+    // the scan copies no list of uses.
     Iterator withWaits = free_.end();
-    LastUses withWaitsMissing;
+    LastUses withWaitsMissing, runJoined, missing;
     for (auto it = free_.begin(); it != free_.end(); ++it) {
-      std::optional<LastUses> uses = runUses(it, bytes);
-      if (!uses)
-        continue;
-      LastUses missing = pending(*uses);
+      llvm::ArrayRef<std::pair<unsigned, unsigned>> runLastUses;
+      if (it->second.bytes >= bytes) {
+        runLastUses = it->second.lastUses;
+      } else {
+        if (!runUses(it, bytes, runJoined))
+          continue;
+        runLastUses = runJoined;
+      }
+      missing.clear();
+      for (auto [queue, position] : runLastUses)
+        if (queue >= clock.size() || position >= clock[queue])
+          missing.push_back({queue, position});
       if (missing.empty())
         return {take(it, bytes), {}};
       if (withWaits == free_.end() && waitable(missing)) {
         withWaits = it;
-        withWaitsMissing = std::move(missing);
+        withWaitsMissing = missing;
       }
     }
     if (withWaits != free_.end())
@@ -124,7 +134,7 @@ public:
         return;
       }
     }
-    free_.emplace(offset, std::move(slot));
+    free_.emplace_hint(next, offset, std::move(slot)); // Just before next.
   }
 
   /// Bytes the arena needs: the top of all the memory ever taken.
@@ -138,17 +148,17 @@ private:
   using Iterator = std::map<int64_t, Slot>::iterator;
 
   /// The last uses of the run of adjacent slots from `it` holding `bytes`,
-  /// or std::nullopt if the run is shorter.
-  std::optional<LastUses> runUses(Iterator it, int64_t bytes) {
-    LastUses uses;
+  /// into `uses` (cleared first); false if the run is shorter.
+  bool runUses(Iterator it, int64_t bytes, LastUses &uses) {
+    uses.clear();
     int64_t start = it->first, end = start;
     for (; it != free_.end() && it->first == end; ++it) {
       join(uses, it->second.lastUses);
       end += it->second.bytes;
       if (end - start >= bytes)
-        return uses;
+        return true;
     }
-    return std::nullopt;
+    return false;
   }
 
   /// Takes the first `bytes` of the run of slots from `it`; the rest of its
@@ -157,10 +167,18 @@ private:
     int64_t offset = it->first, end = offset;
     while (end - offset < bytes) {
       end += it->second.bytes;
-      if (end - offset > bytes)
-        free_.emplace(offset + bytes,
-                      Slot{end - offset - bytes, it->second.lastUses});
-      it = free_.erase(it);
+      auto next = std::next(it);
+      if (end - offset > bytes) {
+        // The rest of the slot stays free: its node, keyed by its new
+        // offset, back in its place (no node freed and allocated).
+        auto node = free_.extract(it);
+        node.key() = offset + bytes;
+        node.mapped().bytes = end - offset - bytes;
+        free_.insert(next, std::move(node));
+      } else {
+        free_.erase(it);
+      }
+      it = next;
     }
     return offset;
   }
