@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "OnnxImporter.h"
+#include "Window.h"
 
 #include "gplace/Support/KernelRegistry.h"
 
@@ -820,6 +821,7 @@ const llvm::StringMap<MapFn> &mappers() {
     addElementwiseMappers(t);
     addTensorMappers(t);
     addConvolutionMappers(t);
+    addPoolMappers(t);
     addResizeMappers(t);
     addSelectionMappers(t);
     addQuantizeMappers(t);
