@@ -90,7 +90,7 @@ bool explicitPool(Node &n, Value x, const Window &window,
                             "padded_lowest");
   }
   bool rescale = average && !countPads;
-  bool last = !rescale && !window.oneD;
+  bool last = !rescale && !window.oneD && !window.folded;
   if (llvm::any_of(window.dilations, [](int64_t d) { return d != 1; })) {
     // A dilated MaxPool whose strides are not multiples of its dilations
     // (dilatedPool takes the others): the maximum of each window position's
@@ -160,7 +160,7 @@ bool explicitPool(Node &n, Value x, const Window &window,
                                scales),
         "scale");
     y = n.op<MulOp>(window.output, {y, scale}, {},
-                    window.oneD ? "rescaled" : "");
+                    window.oneD || window.folded ? "rescaled" : "");
   }
   if (window.oneD)
     y = n.reshape(y, n.outputTypes[0].getShape());
@@ -231,38 +231,17 @@ bool dilatedPool(Node &n, Value x, const Window &window, ArrayRef<int64_t> pads,
                                  results, reason);
 }
 
-/// MaxPool and AveragePool: 1-D and 2-D, padding TensorFlow can express
-/// (none, or SAME's), which for AveragePool averages only the elements
-/// inside.
+/// A 1-D or 2-D pool of `x` over `window` with `padding`: padding
+/// TensorFlow can express (none, or SAME's, which for AveragePool averages
+/// only the elements inside) directly, other pads by explicitPool, dilated
+/// MaxPools by dilatedPool or explicitPool's gathers. `countPads`:
+/// AveragePool divides by the whole window, pads included.
 template <typename OpT>
-bool mapPool(Node &n, SmallVectorImpl<Value> &results, std::string &reason) {
-  Value x = n.input(0);
-  auto xType = cast<RankedTensorType>(x.getType());
-  if (n.outputTypes.size() > 1 && n.outputTypes[1]) {
-    reason = "the Indices output";
-    return false;
-  }
-  if (n.getInt("storage_order", 0)) {
-    reason = "storage_order = 1";
-    return false;
-  }
-  Window window;
-  if (!window.read(n, xType,
-                   n.getInts("kernel_shape").value_or(SmallVector<int64_t>()),
-                   reason))
-    return false;
-  constexpr bool average = std::is_same_v<OpT, AvgPoolOp>;
+bool pool2d(Node &n, Value x, const Window &window, const Padding &padding,
+            bool countPads, SmallVectorImpl<Value> &results,
+            std::string &reason) {
   bool dilated =
       llvm::any_of(window.dilations, [](int64_t d) { return d != 1; });
-  if (dilated && average) {
-    reason = "dilations other than 1";
-    return false;
-  }
-  Padding padding;
-  if (!window.padding(n, padding, reason))
-    return false;
-  bool countPads = average && n.getInt("count_include_pad", 0) &&
-                   llvm::any_of(padding.pads, [](int64_t p) { return p != 0; });
   if (dilated && dilatedPool(n, x, window, padding.pads, results, reason))
     return true;
   if (padding.mode == "EXPLICIT" || countPads || dilated)
@@ -290,11 +269,228 @@ bool mapPool(Node &n, SmallVectorImpl<Value> &results, std::string &reason) {
        n.named("strides", b.getDenseI64ArrayAttr(nchw(window.strides))),
        n.named("padding", b.getStringAttr(padding.mode)),
        n.named("data_format", b.getStringAttr("NCHW"))},
-      window.oneD ? "Pool2D" : "");
+      window.oneD || window.folded ? "Pool2D" : "");
   if (window.oneD)
     y = n.reshape(y, n.outputTypes[0].getShape());
   results.push_back(y);
   return true;
+}
+
+/// A 3-D MaxPool or AveragePool (input [N, C, D, H, W]) as a 2-D pool and a
+/// pool over the depth, pooling being separable: the input as [N, C * D,
+/// H, W] pooled over H and W by pool2d (its pads, strides, dilations and
+/// ceil_mode), the result back as [N, C, D, H_out, W_out]; then each output
+/// depth's taps od * sD - pD + k * dD (k < kD) gathered at constant indices
+/// into [N, C, D_out, kD, H_out, W_out] and reduced over kD: MaxPool's
+/// `reduce_max` (a tap outside the input reads the window's first tap
+/// inside it), AveragePool's `reduce_sum` of the taps (the depth padded
+/// with zeros) times a constant per output depth: one over the taps inside
+/// the input (count_include_pad = 0, the 2-D part averaging only the
+/// elements inside too: the clipped window is a box) or inside the padded
+/// input (count_include_pad = 1). A depth window that reads no input is
+/// refused.
+template <typename OpT>
+bool pool3d(Node &n, Value x, RankedTensorType xType,
+            SmallVectorImpl<Value> &results, std::string &reason) {
+  constexpr bool average = std::is_same_v<OpT, AvgPoolOp>;
+  RankedTensorType outType = n.outputTypes[0];
+  if (!outType || outType.getRank() != 5) {
+    reason = "an output of another rank than the input";
+    return false;
+  }
+  auto list = [&](llvm::StringRef name, int64_t size, int64_t fill) {
+    return n.getInts(name).value_or(SmallVector<int64_t>(size, fill));
+  };
+  SmallVector<int64_t> kernel = list("kernel_shape", 0, 0),
+                       strides = list("strides", 3, 1),
+                       dilations = list("dilations", 3, 1),
+                       pads = list("pads", 6, 0);
+  if (kernel.size() != 3 || strides.size() != 3 || dilations.size() != 3 ||
+      pads.size() != 6) {
+    reason = "kernel_shape, strides, dilations or pads of the wrong length";
+    return false;
+  }
+  if (average && llvm::any_of(dilations, [](int64_t d) { return d != 1; })) {
+    reason = "dilations other than 1";
+    return false;
+  }
+  std::string autoPad = n.getString("auto_pad", "NOTSET");
+  if (autoPad == "VALID") {
+    pads.assign(6, 0);
+  } else if (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
+    for (int i = 0; i < 3; ++i) {
+      WindowDim dim;
+      dim.size = kernel[i];
+      dim.stride = strides[i];
+      dim.dilation = dilations[i];
+      setSamePadding(dim, xType.getDimSize(2 + i));
+      if (autoPad == "SAME_LOWER")
+        std::swap(dim.padBefore, dim.padAfter);
+      pads[i] = dim.padBefore;
+      pads[3 + i] = dim.padAfter;
+    }
+  } else if (autoPad != "NOTSET") {
+    reason = "auto_pad '" + autoPad + "'";
+    return false;
+  }
+  bool countPads = average && n.getInt("count_include_pad", 0);
+  int64_t batch = xType.getDimSize(0), channels = xType.getDimSize(1);
+  int64_t depth = xType.getDimSize(2), height = xType.getDimSize(3),
+          width = xType.getDimSize(4);
+  int64_t outDepth = outType.getDimSize(2), outHeight = outType.getDimSize(3),
+          outWidth = outType.getDimSize(4);
+  if (outType.getDimSize(0) != batch || outType.getDimSize(1) != channels) {
+    reason = "an output shape the window does not give";
+    return false;
+  }
+  // Each output depth's taps, and the divisor of its average.
+  int64_t taps = kernel[0];
+  SmallVector<int64_t> positions;
+  SmallVector<double> divisors;
+  int64_t lowest = 0, highest = depth - 1;
+  for (int64_t od = 0; od < outDepth; ++od) {
+    int64_t inside = 0, inPadded = 0, first = -1;
+    for (int64_t k = 0; k < taps; ++k) {
+      int64_t d = od * strides[0] - pads[0] + k * dilations[0];
+      positions.push_back(d);
+      lowest = std::min(lowest, d);
+      highest = std::max(highest, d);
+      if (d >= 0 && d < depth) {
+        ++inside;
+        if (first < 0)
+          first = d;
+      }
+      inPadded += d >= -pads[0] && d < depth + pads[3];
+    }
+    if (!inside) {
+      reason = "a depth window that reads no input element";
+      return false;
+    }
+    if (!average)
+      for (int64_t k = 0; k < taps; ++k) {
+        int64_t &d = positions[od * taps + k];
+        if (d < 0 || d >= depth)
+          d = first;
+      }
+    divisors.push_back(countPads ? inPadded : inside);
+  }
+
+  // The 2-D part, over [N, C * D, H, W].
+  Type element = xType.getElementType();
+  Window window;
+  window.folded = true;
+  window.kernel = {kernel[1], kernel[2]};
+  window.strides = {strides[1], strides[2]};
+  window.dilations = {dilations[1], dilations[2]};
+  window.pads = {pads[1], pads[2], pads[4], pads[5]};
+  window.input = RankedTensorType::get(
+      {batch, channels * depth, height, width}, element);
+  window.output = RankedTensorType::get(
+      {batch, channels * depth, outHeight, outWidth}, element);
+  // auto_pad over H and W as for a 2-D pool, or the pads, SAME's where
+  // they are TensorFlow's.
+  Padding padding;
+  if (!window.padding(n, padding, reason))
+    return false;
+  bool padded2d = llvm::any_of(padding.pads, [](int64_t p) { return p; });
+  SmallVector<Value, 1> pooled;
+  Value folded = n.reshape(x, window.input.getShape(), "depth_folded");
+  if (!pool2d<OpT>(n, folded, window, padding, countPads && padded2d, pooled,
+                   reason))
+    return false;
+  // A depth window of one tap at every depth: nothing more to pool.
+  bool identity = taps == 1 && outDepth == depth;
+  for (int64_t od = 0; identity && od < outDepth; ++od)
+    identity = positions[od] == od;
+  Value y = n.reshape(pooled[0],
+                      {batch, channels, depth, outHeight, outWidth},
+                      identity ? "" : "depth_unfolded");
+  if (identity) {
+    results.push_back(y);
+    return true;
+  }
+
+  // The depth.
+  Builder &b = n.builder();
+  int64_t before = 0, after = 0;
+  if (average) {
+    before = -lowest;
+    after = highest - (depth - 1);
+    for (int64_t &d : positions)
+      d += before;
+    if (before || after)
+      y = n.op<PadOp>(
+          RankedTensorType::get({batch, channels, depth + before + after,
+                                 outHeight, outWidth},
+                                element),
+          y,
+          {n.named("paddings",
+                   b.getDenseI64ArrayAttr(
+                       {0, 0, 0, 0, before, after, 0, 0, 0, 0}))},
+          "depth_padded");
+  }
+  Value indices = n.constant(
+      DenseElementsAttr::get(
+          RankedTensorType::get({outDepth, taps}, b.getI64Type()),
+          ArrayRef<int64_t>(positions)),
+      "depth_taps_indices");
+  Value gathered = n.op<GatherOp>(
+      RankedTensorType::get({batch, channels, outDepth, taps, outHeight,
+                             outWidth},
+                            element),
+      {y, indices}, {n.named("axis", b.getI64IntegerAttr(2))}, "depth_taps");
+  SmallVector<NamedAttribute> reduceAttrs = {
+      n.named("axes", b.getDenseI64ArrayAttr({3}))};
+  if (!average) {
+    results.push_back(n.op<ReduceMaxOp>(outType, gathered, reduceAttrs));
+    return true;
+  }
+  Value sum =
+      n.op<ReduceSumOp>(outType, gathered, reduceAttrs, "depth_sum");
+  SmallVector<Attribute> scales;
+  for (double divisor : divisors)
+    scales.push_back(b.getFloatAttr(element, 1.0 / divisor));
+  Value scale = n.constant(
+      DenseElementsAttr::get(RankedTensorType::get({outDepth, 1, 1}, element),
+                             scales),
+      "depth_scale");
+  results.push_back(n.op<MulOp>(outType, {sum, scale}));
+  return true;
+}
+
+/// MaxPool and AveragePool: 1-D and 2-D by pool2d, 3-D by pool3d. The
+/// Indices output and storage_order = 1 are refused.
+template <typename OpT>
+bool mapPool(Node &n, SmallVectorImpl<Value> &results, std::string &reason) {
+  Value x = n.input(0);
+  auto xType = cast<RankedTensorType>(x.getType());
+  if (n.outputTypes.size() > 1 && n.outputTypes[1]) {
+    reason = "the Indices output";
+    return false;
+  }
+  if (n.getInt("storage_order", 0)) {
+    reason = "storage_order = 1";
+    return false;
+  }
+  if (xType.getRank() == 5)
+    return pool3d<OpT>(n, x, xType, results, reason);
+  Window window;
+  if (!window.read(n, xType,
+                   n.getInts("kernel_shape").value_or(SmallVector<int64_t>()),
+                   reason))
+    return false;
+  constexpr bool average = std::is_same_v<OpT, AvgPoolOp>;
+  if (average &&
+      llvm::any_of(window.dilations, [](int64_t d) { return d != 1; })) {
+    reason = "dilations other than 1";
+    return false;
+  }
+  Padding padding;
+  if (!window.padding(n, padding, reason))
+    return false;
+  bool countPads = average && n.getInt("count_include_pad", 0) &&
+                   llvm::any_of(padding.pads, [](int64_t p) { return p != 0; });
+  return pool2d<OpT>(n, x, window, padding, countPads, results, reason);
 }
 
 template <typename OpT>

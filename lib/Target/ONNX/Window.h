@@ -24,6 +24,9 @@ struct Padding {
 /// runs as a 2-D one over [N, C, L, 1].
 struct Window {
   bool oneD = false;
+  /// The 2-D part of a 3-D pool (MapPool.cpp, pool3d): its result is not
+  /// the node's, so every op it builds is a named helper.
+  bool folded = false;
   SmallVector<int64_t> kernel, strides, dilations;
   SmallVector<int64_t> pads; ///< ONNX's order: begins, then ends.
   RankedTensorType input, output; ///< 4-D.
