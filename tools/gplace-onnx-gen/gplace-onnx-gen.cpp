@@ -72,9 +72,9 @@
 //   pool3d          x[1,2,5,6,7] -> 3-D MaxPool (pads), MaxPool
 //                   (dilations, ceil_mode), AveragePool (ceil_mode,
 //                   count_include_pad 0), AveragePool (pads,
-//                   count_include_pad 1), AveragePool (SAME_UPPER) ->
-//                   max_pads, max_dilated_ceil, avg_ceil, avg_count_pads,
-//                   avg_same;
+//                   count_include_pad 1), AveragePool (SAME_UPPER),
+//                   MaxPool (depth 1) -> max_pads, max_dilated_ceil,
+//                   avg_ceil, avg_count_pads, avg_same, max_flat;
 //   det-dft         opset 17: m[2,2,2] -> Det; signal[1,4,1] -> DFT;
 //                   values, indices[1,1,2,2] -> MaxUnpool(2x2, strides 2)
 //                   -> det[2], spectrum[1,4,2], unpooled[1,1,4,4];
@@ -1022,7 +1022,8 @@ onnx::ModelProto buildPools() {
 // pads [1,1,0,0,0,0], ceil_mode) -> avg_ceil[1,2,3,3,4];
 // AveragePool(2x3x3, strides 1x2x2, pads 1 but the depth's end,
 // count_include_pad) -> avg_count_pads[1,2,5,3,4]; AveragePool(2x2x2,
-// strides 2, SAME_UPPER) -> avg_same[1,2,3,3,4].
+// strides 2, SAME_UPPER) -> avg_same[1,2,3,3,4]; MaxPool(1x2x2, strides
+// 1x2x2) -> max_flat[1,2,5,3,3].
 onnx::ModelProto buildPool3d() {
   ModelBuilder b(13, "pool3d");
   b.input("x", {1, 2, 5, 6, 7});
@@ -1054,11 +1055,15 @@ onnx::ModelProto buildPool3d() {
   attrInts(avgSame, "kernel_shape", {2, 2, 2});
   attrInts(avgSame, "strides", {2, 2, 2});
   attrString(avgSame, "auto_pad", "SAME_UPPER");
+  onnx::NodeProto *maxFlat = b.node("MaxPool", "max_flat", {"x"}, {"max_flat"});
+  attrInts(maxFlat, "kernel_shape", {1, 2, 2});
+  attrInts(maxFlat, "strides", {1, 2, 2});
   b.output("max_pads", {1, 2, 3, 6, 3});
   b.output("max_dilated_ceil", {1, 2, 3, 5, 3});
   b.output("avg_ceil", {1, 2, 3, 3, 4});
   b.output("avg_count_pads", {1, 2, 5, 3, 4});
   b.output("avg_same", {1, 2, 3, 3, 4});
+  b.output("max_flat", {1, 2, 5, 3, 3});
   return b.model;
 }
 

@@ -310,8 +310,20 @@ bool pool3d(Node &n, Value x, RankedTensorType xType,
     reason = "kernel_shape, strides, dilations or pads of the wrong length";
     return false;
   }
+  auto below = [](ArrayRef<int64_t> values, int64_t least) {
+    return llvm::any_of(values, [&](int64_t v) { return v < least; });
+  };
+  if (below(kernel, 1) || below(strides, 1) || below(dilations, 1) ||
+      below(pads, 0)) {
+    reason = "kernel_shape, strides or dilations below 1, or negative pads";
+    return false;
+  }
   if (average && llvm::any_of(dilations, [](int64_t d) { return d != 1; })) {
     reason = "dilations other than 1";
+    return false;
+  }
+  if (!xType.hasStaticShape() || !outType.hasStaticShape()) {
+    reason = "a 3-D pool of a dynamic shape";
     return false;
   }
   std::string autoPad = n.getString("auto_pad", "NOTSET");
