@@ -1,4 +1,4 @@
-//===- MapPool.cpp - pools -------------------------------------------------===//
+//===- MapPool.cpp - pools ------------------------------------------------===//
 //
 // Part of the ONNX importer: see OnnxImporter.h.
 //

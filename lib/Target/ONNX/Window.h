@@ -1,4 +1,4 @@
-//===- Window.h - the window attributes of convolutions and pools -*- C++ -*-===//
+//===- Window.h - window attributes of convolutions and pools -*- C++ -*-===//
 //
 // Part of the ONNX importer: see OnnxImporter.h. What MapConvolution.cpp
 // and MapPool.cpp share: the attributes of a 1-D or 2-D window op read as
