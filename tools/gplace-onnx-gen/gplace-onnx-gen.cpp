@@ -74,6 +74,12 @@
 //   pools           x[1,1,4,4] -> MaxPool (pads), AveragePool (pads,
 //                   count_include_pad 0), MaxPool (dilations), AveragePool
 //                   (ceil_mode) -> max_pads, avg_pads, max_dilated, avg_ceil;
+//   pool3d          x[1,2,5,6,7] -> 3-D MaxPool (pads), MaxPool
+//                   (dilations, ceil_mode), AveragePool (ceil_mode,
+//                   count_include_pad 0), AveragePool (pads,
+//                   count_include_pad 1), AveragePool (SAME_UPPER),
+//                   MaxPool (depth 1) -> max_pads, max_dilated_ceil,
+//                   avg_ceil, avg_count_pads, avg_same, max_flat;
 //   det-dft         opset 17: m[2,2,2] -> Det; signal[1,4,1] -> DFT;
 //                   values, indices[1,1,2,2] -> MaxUnpool(2x2, strides 2)
 //                   -> det[2], spectrum[1,4,2], unpooled[1,1,4,4];
@@ -1063,6 +1069,59 @@ onnx::ModelProto buildPools() {
   return b.model;
 }
 
+// 3-D pools (opset 13), x[1,2,5,6,7] (docs/onnx.md, MapPool.cpp; the
+// attributes test/Tools/onnx/Inputs/pool_reference.py repeats) ->
+// MaxPool(3x2x3, strides 2x1x2, pads [1,0,1,1,1,0]) -> max_pads[1,2,3,6,3];
+// MaxPool(2x2x2, strides 2x1x3, dilations 2x2x1, pads [1,0,0,0,1,1],
+// ceil_mode) -> max_dilated_ceil[1,2,3,5,3]; AveragePool(3x3x2, strides 2,
+// pads [1,1,0,0,0,0], ceil_mode) -> avg_ceil[1,2,3,3,4];
+// AveragePool(2x3x3, strides 1x2x2, pads 1 but the depth's end,
+// count_include_pad) -> avg_count_pads[1,2,5,3,4]; AveragePool(2x2x2,
+// strides 2, SAME_UPPER) -> avg_same[1,2,3,3,4]; MaxPool(1x2x2, strides
+// 1x2x2) -> max_flat[1,2,5,3,3].
+onnx::ModelProto buildPool3d() {
+  ModelBuilder b(13, "pool3d");
+  b.input("x", {1, 2, 5, 6, 7});
+  onnx::NodeProto *maxPads = b.node("MaxPool", "max_pads", {"x"}, {"max_pads"});
+  attrInts(maxPads, "kernel_shape", {3, 2, 3});
+  attrInts(maxPads, "strides", {2, 1, 2});
+  attrInts(maxPads, "pads", {1, 0, 1, 1, 1, 0});
+  onnx::NodeProto *maxDilated = b.node("MaxPool", "max_dilated_ceil", {"x"},
+                                       {"max_dilated_ceil"});
+  attrInts(maxDilated, "kernel_shape", {2, 2, 2});
+  attrInts(maxDilated, "strides", {2, 1, 3});
+  attrInts(maxDilated, "dilations", {2, 2, 1});
+  attrInts(maxDilated, "pads", {1, 0, 0, 0, 1, 1});
+  attrInt(maxDilated, "ceil_mode", 1);
+  onnx::NodeProto *avgCeil =
+      b.node("AveragePool", "avg_ceil", {"x"}, {"avg_ceil"});
+  attrInts(avgCeil, "kernel_shape", {3, 3, 2});
+  attrInts(avgCeil, "strides", {2, 2, 2});
+  attrInts(avgCeil, "pads", {1, 1, 0, 0, 0, 0});
+  attrInt(avgCeil, "ceil_mode", 1);
+  onnx::NodeProto *avgCountPads =
+      b.node("AveragePool", "avg_count_pads", {"x"}, {"avg_count_pads"});
+  attrInts(avgCountPads, "kernel_shape", {2, 3, 3});
+  attrInts(avgCountPads, "strides", {1, 2, 2});
+  attrInts(avgCountPads, "pads", {1, 1, 1, 0, 1, 1});
+  attrInt(avgCountPads, "count_include_pad", 1);
+  onnx::NodeProto *avgSame =
+      b.node("AveragePool", "avg_same", {"x"}, {"avg_same"});
+  attrInts(avgSame, "kernel_shape", {2, 2, 2});
+  attrInts(avgSame, "strides", {2, 2, 2});
+  attrString(avgSame, "auto_pad", "SAME_UPPER");
+  onnx::NodeProto *maxFlat = b.node("MaxPool", "max_flat", {"x"}, {"max_flat"});
+  attrInts(maxFlat, "kernel_shape", {1, 2, 2});
+  attrInts(maxFlat, "strides", {1, 2, 2});
+  b.output("max_pads", {1, 2, 3, 6, 3});
+  b.output("max_dilated_ceil", {1, 2, 3, 5, 3});
+  b.output("avg_ceil", {1, 2, 3, 3, 4});
+  b.output("avg_count_pads", {1, 2, 5, 3, 4});
+  b.output("avg_same", {1, 2, 3, 3, 4});
+  b.output("max_flat", {1, 2, 5, 3, 3});
+  return b.model;
+}
+
 // Det, DFT and MaxUnpool (opset 17): m[2,2,2] -> Det -> det[2];
 // signal[1,4,1] -> DFT(axis 1) -> spectrum[1,4,2]; values[1,1,2,2],
 // indices[1,1,2,2] (int64) -> MaxUnpool(2x2, strides 2) ->
@@ -1492,6 +1551,7 @@ int main(int argc, char **argv) {
       {"recurrent", buildRecurrent},
       {"arg-pow", buildArgPow},
       {"pools", buildPools},
+      {"pool3d", buildPool3d},
       {"det-dft", buildDetDft},
       {"resize-topk", buildResizeTopK},
       {"control-flow", buildControlFlow},
@@ -1533,7 +1593,8 @@ int main(int argc, char **argv) {
            "tfidf, tfidf-strings, tfidf-bad-counts, "
            "run-time-constants, "
            "hardmax-opset11, grouped-conv, indexing, normalization, "
-           "einsum-pad, recurrent, arg-pow, pools, det-dft, resize-topk, "
+           "einsum-pad, recurrent, arg-pow, pools, pool3d, det-dft, "
+           "resize-topk, "
            "torch-flatten, "
            "paddle-dynamic, tf2onnx-flatten, shared-dim, "
            "shared-dim-bad-output or chain:N)");

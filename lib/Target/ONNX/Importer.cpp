@@ -822,6 +822,7 @@ const llvm::StringMap<MapFn> &mappers() {
     addElementwiseMappers(t);
     addTensorMappers(t);
     addConvolutionMappers(t);
+    addPoolMappers(t);
     addResizeMappers(t);
     addSelectionMappers(t);
     addQuantizeMappers(t);

@@ -8,9 +8,9 @@
 // - Shapes.cpp: dimensions bound from --dim and the inputs' values, ONNX's
 //   shape inference on one node, the folding of each node's ops;
 // - MapMath.cpp, MapLinalg.cpp, MapSignal.cpp, MapElementwise.cpp,
-//   MapTensors.cpp, MapConvolution.cpp, MapLosses.cpp, MapIndexing.cpp,
-//   MapRecurrent.cpp, MapResize.cpp, MapSelection.cpp, MapQuantize.cpp,
-//   MapText.cpp: one
+//   MapTensors.cpp, MapConvolution.cpp, MapPool.cpp, MapLosses.cpp,
+//   MapIndexing.cpp, MapRecurrent.cpp, MapResize.cpp, MapSelection.cpp,
+//   MapQuantize.cpp, MapText.cpp: one
 //   function per ONNX op type (node -> graph ops), each file adding its
 //   entries to the table.
 //
@@ -198,8 +198,8 @@ const llvm::StringMap<MapFn> &mappers();
 ArrayRef<int> importTimeInputs(llvm::StringRef opType);
 /// Each mapping file's entries (MapMath.cpp, MapLinalg.cpp,
 /// MapSignal.cpp, MapElementwise.cpp, MapTensors.cpp, MapConvolution.cpp,
-/// MapLosses.cpp, MapIndexing.cpp, MapRecurrent.cpp, MapResize.cpp,
-/// MapSelection.cpp, MapQuantize.cpp, MapText.cpp).
+/// MapPool.cpp, MapLosses.cpp, MapIndexing.cpp, MapRecurrent.cpp,
+/// MapResize.cpp, MapSelection.cpp, MapQuantize.cpp, MapText.cpp).
 void addMathMappers(llvm::StringMap<MapFn> &table);
 void addLinalgMappers(llvm::StringMap<MapFn> &table);
 void addSignalMappers(llvm::StringMap<MapFn> &table);
@@ -209,6 +209,7 @@ void addIndexingMappers(llvm::StringMap<MapFn> &table);
 void addRecurrentMappers(llvm::StringMap<MapFn> &table);
 void addTensorMappers(llvm::StringMap<MapFn> &table);
 void addConvolutionMappers(llvm::StringMap<MapFn> &table);
+void addPoolMappers(llvm::StringMap<MapFn> &table);
 void addResizeMappers(llvm::StringMap<MapFn> &table);
 void addSelectionMappers(llvm::StringMap<MapFn> &table);
 void addQuantizeMappers(llvm::StringMap<MapFn> &table);
