@@ -186,19 +186,69 @@ std::string compare(const rt::HostTensor &actual,
   return "";
 }
 
-/// `dir`/`prefix`_0.pb, `prefix`_1.pb, ... up to the first missing one.
-rt::StatusOr<std::vector<rt::HostTensor>>
-readTensors(const std::string &dir, const std::string &prefix) {
+/// The values of one data set's inputs or outputs: a tensor for each
+/// tensor, and for a sequence or optional its list (its tensor there an
+/// empty placeholder).
+struct Values {
   std::vector<rt::HostTensor> tensors;
-  for (int i = 0;; ++i) {
+  std::vector<std::optional<gplace::frontend::OnnxListValue>> lists;
+
+  /// The tensors in the order of the function's arguments or results:
+  /// each list's elements in its place (docs/onnx.md).
+  std::vector<rt::HostTensor> flattened() const {
+    std::vector<rt::HostTensor> flat;
+    for (size_t i = 0; i < tensors.size(); ++i) {
+      if (lists[i])
+        flat.insert(flat.end(), lists[i]->elements.begin(),
+                    lists[i]->elements.end());
+      else
+        flat.push_back(tensors[i]);
+    }
+    return flat;
+  }
+};
+
+/// `dir`/`prefix`_0.pb, `prefix`_1.pb, ... up to the first missing one, of
+/// the kinds `kinds` gives (a TensorProto past its end): SequenceProtos
+/// and OptionalProtos for sequences and optionals.
+rt::StatusOr<Values>
+readValues(const std::string &dir, const std::string &prefix,
+           const std::vector<gplace::frontend::OnnxValueKind> &kinds) {
+  Values values;
+  for (size_t i = 0;; ++i) {
     std::string file = dir + "/" + prefix + "_" + std::to_string(i) + ".pb";
     if (!llvm::sys::fs::exists(file))
-      return tensors;
+      return values;
+    gplace::frontend::OnnxValueKind kind =
+        i < kinds.size() ? kinds[i] : gplace::frontend::OnnxValueKind::Tensor;
+    if (kind != gplace::frontend::OnnxValueKind::Tensor) {
+      rt::StatusOr<gplace::frontend::OnnxListValue> list =
+          gplace::frontend::readListProtoFile(file, kind);
+      if (!list)
+        return list.status();
+      values.tensors.emplace_back();
+      values.lists.push_back(std::move(*list));
+      continue;
+    }
     rt::StatusOr<rt::HostTensor> t = gplace::frontend::readTensorProtoFile(file);
     if (!t)
       return t.status();
-    tensors.push_back(std::move(*t));
+    values.tensors.push_back(std::move(*t));
+    values.lists.emplace_back();
   }
+}
+
+/// Whether two lists have the same length, presence and element types.
+bool sameForm(const std::optional<gplace::frontend::OnnxListValue> &a,
+              const std::optional<gplace::frontend::OnnxListValue> &b) {
+  if (!a || !b)
+    return !a && !b;
+  if (a->present != b->present || a->elements.size() != b->elements.size())
+    return false;
+  for (size_t i = 0; i < a->elements.size(); ++i)
+    if (a->elements[i].type != b->elements[i].type)
+      return false;
+  return true;
 }
 
 class Driver {
@@ -243,18 +293,33 @@ public:
     // The executor, and the values of the inputs it was specialized for
     // (the inputs a node needs at import time: Resize's sizes, TopK's k):
     // a data set that gives them other values is run by a new import.
+    // Sequence and optional inputs and outputs (SequenceProto and
+    // OptionalProto files): the graph is imported for the inputs' lengths,
+    // shapes and presence, each element an argument or result of its own.
+    std::vector<gplace::frontend::OnnxValueKind> inputKinds, outputKinds;
+    if (auto kinds = gplace::frontend::onnxValueKinds((*bytes)->getBuffer())) {
+      inputKinds = kinds->first;
+      outputKinds = kinds->second;
+    }
+    std::vector<std::optional<gplace::frontend::OnnxListValue>> listsFor;
     std::unique_ptr<rt::Executor> executor;
     std::vector<size_t> specialized;
     std::vector<rt::HostTensor> specializedFor;
-    auto load = [&](const std::vector<rt::HostTensor> *values)
-        -> std::optional<Result> {
+    auto load = [&](const Values *given) -> std::optional<Result> {
+      const std::vector<rt::HostTensor> *values =
+          given ? &given->tensors : nullptr;
       diagnostics.clear();
       gplace::frontend::OnnxImportReport report;
       gplace::frontend::OnnxImportOptions options;
       options.report = &report;
-      if (values)
-        for (const rt::HostTensor &v : *values)
-          options.inputValues.push_back(v);
+      listsFor.clear();
+      if (given)
+        for (auto [v, list] : llvm::zip(given->tensors, given->lists)) {
+          options.inputValues.push_back(
+              list ? std::nullopt : std::optional<rt::HostTensor>(v));
+          options.inputLists.push_back(list);
+          listsFor.push_back(list);
+        }
       // A node that becomes an op without a CPU kernel for its type is an
       // unsupported form, as ONNX Runtime's NOT_IMPLEMENTED (the importer
       // leaves kernels to placement; the tests run on the CPU).
@@ -304,35 +369,44 @@ public:
         break;
       }
       ++sets;
-      rt::StatusOr<std::vector<rt::HostTensor>> inputs =
-          readTensors(setDir, "input");
+      rt::StatusOr<Values> inputs = readValues(setDir, "input", inputKinds);
       bool reload = !executor;
-      if (inputs && executor)
+      if (inputs && executor) {
         for (auto [i, position] : llvm::enumerate(specialized))
-          if (position >= inputs->size() ||
-              (*inputs)[position].type != specializedFor[i].type ||
-              (*inputs)[position].data != specializedFor[i].data)
+          if (position >= inputs->tensors.size() ||
+              inputs->tensors[position].type != specializedFor[i].type ||
+              inputs->tensors[position].data != specializedFor[i].data)
             reload = true;
+        if (inputs->lists.size() != listsFor.size())
+          reload = true;
+        for (size_t i = 0; !reload && i < listsFor.size(); ++i)
+          reload = !sameForm(inputs->lists[i], listsFor[i]);
+      }
       if (reload)
         if (std::optional<Result> failed = load(inputs ? &*inputs : nullptr))
           return *failed;
       if (!inputs)
         return {Outcome::UnsupportedType, inputs.status().message(), {}};
-      rt::StatusOr<std::vector<rt::HostTensor>> expected =
-          readTensors(setDir, "output");
-      if (!expected)
-        return {Outcome::UnsupportedType, expected.status().message(), {}};
+      rt::StatusOr<Values> expectedValues =
+          readValues(setDir, "output", outputKinds);
+      if (!expectedValues)
+        return {Outcome::UnsupportedType,
+                expectedValues.status().message(), {}};
+      // A sequence's or optional's elements are compared one by one, and
+      // their count with the results'.
+      std::vector<rt::HostTensor> expected = expectedValues->flattened();
       rt::StatusOr<std::vector<rt::HostTensor>> outputs =
-          executor->run(*inputs);
+          executor->run(inputs->flattened());
       if (!outputs)
         return {Outcome::Failed, "run: " + outputs.status().message(), {}};
-      if (outputs->size() != expected->size())
+      if (outputs->size() != expected.size())
         return {Outcome::Failed,
                 std::to_string(outputs->size()) + " outputs, expected " +
-                    std::to_string(expected->size()),
+                    std::to_string(expected.size()) +
+                    " (sequences' and optionals' elements counted)",
                 {}};
-      for (size_t i = 0; i < expected->size(); ++i)
-        if (std::string diff = compare((*outputs)[i], (*expected)[i]);
+      for (size_t i = 0; i < expected.size(); ++i)
+        if (std::string diff = compare((*outputs)[i], expected[i]);
             !diff.empty())
           return {Outcome::Failed,
                   "data set " + std::to_string(set) + ", output " +
