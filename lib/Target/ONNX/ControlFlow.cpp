@@ -20,6 +20,10 @@
 //   (their static size), in the direction each input and output names.
 // At most kMaxUnrolledIterations iterations unroll; a longer loop is an
 // unsupported form, as is any of the above computed at run time.
+// Sequences and optionals (MapSequence.cpp) are import-time lists: a Loop
+// carrying one unrolls (its carried list threaded through the iterations),
+// an If giving one takes its branch at import time; neither has a run-time
+// form (gplace.if and gplace.while carry tensors).
 //
 //===----------------------------------------------------------------------===//
 

@@ -658,6 +658,12 @@ OwningOpRef<ModuleOp> Importer::import(llvm::StringRef bytes) {
   if (failed(parse(bytes)) || failed(checkNodes()) ||
       failed(fixDimensions()))
     return nullptr;
+  // The sequence and optional inputs (true: an optional), before ONNX's
+  // version converter, which writes their types as tensors'.
+  llvm::StringMap<bool> listInputs;
+  for (const onnx::ValueInfoProto &input : model.graph().input())
+    if (input.type().has_sequence_type() || input.type().has_optional_type())
+      listInputs[input.name()] = input.type().has_optional_type();
   upgrade();
   // A declared shape with a symbolic or unknown dimension says nothing the
   // inputs do not (exporters write names there that no input binds, as
@@ -740,16 +746,13 @@ OwningOpRef<ModuleOp> Importer::import(llvm::StringRef bytes) {
     if (initializers.count(input.name()))
       continue;
     size_t position = graphInput++;
-    // (ONNX's version converter may have made its type a tensor's: what
-    // the caller gives says too.)
     bool listGiven = position < options.inputLists.size() &&
                      options.inputLists[position];
-    if (input.type().has_sequence_type() || input.type().has_optional_type() ||
-        listGiven) {
+    if (listInputs.count(input.name()) || listGiven) {
       // Its elements, each an argument (`NAME.0`, ...), as the caller's
       // value has them (OnnxImportOptions::inputLists).
       bool optional = listGiven ? options.inputLists[position]->optional
-                                : input.type().has_optional_type();
+                                : listInputs.lookup(input.name());
       if (position >= options.inputLists.size() ||
           !options.inputLists[position]) {
         shapeProblem = true;
