@@ -87,6 +87,13 @@ void freeNames(const onnx::GraphProto &graph, SmallVectorImpl<std::string> &out,
     use(output.name());
 }
 
+/// Whether `graph` gives a sequence or an optional (its declared outputs).
+bool givesList(const onnx::GraphProto &graph) {
+  return llvm::any_of(graph.output(), [](const onnx::ValueInfoProto &out) {
+    return out.type().has_sequence_type() || out.type().has_optional_type();
+  });
+}
+
 /// Never called: If, Loop and Scan are imported by
 /// Importer::importControlFlow; the entries make them known op types.
 bool mapByImporter(Node &, SmallVectorImpl<Value> &, std::string &reason) {
@@ -421,6 +428,14 @@ void Importer::importControlFlow(const onnx::NodeProto &proto,
     llvm::StringSet<> seen;
     freeNames(*thenGraph, free, seen);
     freeNames(*elseGraph, free, seen);
+    // gplace.if carries tensors: sequences and optionals are import-time
+    // lists (MapSequence.cpp).
+    if (givesList(*thenGraph) || givesList(*elseGraph) ||
+        llvm::any_of(free, [&](const std::string &n) {
+          return lists.count(n) != 0;
+        }))
+      return fail("its branches give a sequence or an optional, which needs "
+                  "the condition known at import time");
     Captures c = capture(free);
     SmallVector<Type> argTypes = llvm::to_vector(ValueRange(c.values).getTypes());
     // Built without results first: they are what the branches yield.
@@ -542,9 +557,17 @@ void Importer::importControlFlow(const onnx::NodeProto &proto,
     // is condition && iteration < trip count; `body` the ONNX body, the
     // iteration number incremented.
     auto runTimeLoop = [&]() -> std::string {
+      SmallVector<std::string> bodyFree;
+      llvm::StringSet<> bodySeen;
+      freeNames(*body, bodyFree, bodySeen);
       if (llvm::any_of(stateLists,
-                       [](const std::string &k) { return !k.empty(); }))
-        return "it carries a sequence or an optional, which needs the loop "
+                       [](const std::string &k) { return !k.empty(); }) ||
+          givesList(*body) ||
+          llvm::any_of(bodyFree, [&](const std::string &n) {
+            return lists.count(n) != 0;
+          }))
+        return "it carries or reads a sequence or an optional, which needs "
+               "the loop "
                "unrolled at import time: its trip count and condition known "
                "then (a constant, a value folded or a given input), at most " +
                std::to_string(kMaxUnrolledIterations) + " iterations";
