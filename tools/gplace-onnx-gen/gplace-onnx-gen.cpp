@@ -1366,6 +1366,111 @@ onnx::ModelProto buildControlFlow() {
 
 // A Loop of 2000 trips (initializer), body y + 1: more iterations than
 // the importer unrolls.
+// Sequences and optionals, import-time lists (docs/onnx.md, "Sequences
+// and optionals"), opset 15: x[2,3]; s = [x, relu(x)], s2 = s with neg(x)
+// inserted at -1 ([x, neg, relu]); last = s2[-1]; length = len(s2);
+// stacked = ConcatFromSequence(s2 without its element 0, new axis 0);
+// columns = SplitToSequence(x, axis 1) (a sequence output: three [2,1]);
+// has = OptionalHasElement(Optional(relu)); present = its element.
+void sequenceOutput(ModelBuilder &b, const std::string &name) {
+  onnx::ValueInfoProto *info = b.model.mutable_graph()->add_output();
+  info->set_name(name);
+  info->mutable_type()
+      ->mutable_sequence_type()
+      ->mutable_elem_type()
+      ->mutable_tensor_type()
+      ->set_elem_type(onnx::TensorProto_DataType_FLOAT);
+}
+
+onnx::ModelProto buildSequences() {
+  ModelBuilder b(15, "sequences");
+  b.input("x", {2, 3});
+  intInitializer(b, "minus_one", {}, {-1});
+  intInitializer(b, "zero", {}, {0});
+  b.node("Relu", "relu", {"x"}, {"r"});
+  b.node("Neg", "neg", {"x"}, {"n"});
+  b.node("SequenceConstruct", "construct", {"x", "r"}, {"s"});
+  b.node("SequenceInsert", "insert", {"s", "n", "minus_one"}, {"s2"});
+  b.node("SequenceAt", "at", {"s2", "minus_one"}, {"last"});
+  b.node("SequenceLength", "length", {"s2"}, {"length"});
+  b.node("SequenceErase", "erase", {"s2", "zero"}, {"s3"});
+  onnx::NodeProto *concat =
+      b.node("ConcatFromSequence", "stack", {"s3"}, {"stacked"});
+  attrInt(concat, "axis", 0);
+  attrInt(concat, "new_axis", 1);
+  attrInt(b.node("SplitToSequence", "columns", {"x"}, {"columns"}), "axis",
+          1);
+  b.node("Optional", "optional", {"r"}, {"opt"});
+  b.node("OptionalHasElement", "has", {"opt"}, {"has"});
+  b.node("OptionalGetElement", "get", {"opt"}, {"present"});
+  b.output("last", {2, 3});
+  setFloatType(b.model.mutable_graph()->add_output(), "length", {},
+               onnx::TensorProto_DataType_INT64);
+  b.output("stacked", {2, 2, 3});
+  sequenceOutput(b, "columns");
+  setFloatType(b.model.mutable_graph()->add_output(), "has", {},
+               onnx::TensorProto_DataType_BOOL);
+  b.output("present", {2, 3});
+  return b.model;
+}
+
+// What the importer refuses: a position out of range (SequenceAt 2 of a
+// sequence of 2), an absent optional read, a Loop of run-time trip count
+// that carries a sequence.
+onnx::ModelProto buildSequenceOutOfRange() {
+  ModelBuilder b(15, "sequence_out_of_range");
+  b.input("x", {2});
+  intInitializer(b, "two", {}, {2});
+  b.node("SequenceConstruct", "construct", {"x", "x"}, {"s"});
+  b.node("SequenceAt", "at", {"s", "two"}, {"y"});
+  b.output("y", {2});
+  return b.model;
+}
+
+onnx::ModelProto buildOptionalAbsent() {
+  ModelBuilder b(15, "optional_absent");
+  b.input("x", {2});
+  onnx::NodeProto *none = b.node("Optional", "none", {}, {"opt"});
+  onnx::AttributeProto *type = none->add_attribute();
+  type->set_name("type");
+  type->set_type(onnx::AttributeProto_AttributeType_TYPE_PROTO);
+  onnx::TypeProto_Tensor *tensor = type->mutable_tp()->mutable_tensor_type();
+  tensor->set_elem_type(onnx::TensorProto_DataType_FLOAT);
+  tensor->mutable_shape()->add_dim()->set_dim_value(2);
+  b.node("OptionalGetElement", "get", {"opt"}, {"v"});
+  b.node("Add", "add", {"x", "v"}, {"y"});
+  b.output("y", {2});
+  return b.model;
+}
+
+onnx::ModelProto buildSequenceLoopRuntime() {
+  ModelBuilder b(15, "sequence_loop_runtime");
+  b.input("x", {2});
+  b.int64Input("trips", {});
+  b.node("SequenceEmpty", "empty", {}, {"s"});
+  onnx::NodeProto *loop = b.node("Loop", "grow", {"trips", "", "s"}, {"out"});
+  onnx::GraphProto *body = attrGraph(loop, "body");
+  setFloatType(body->add_input(), "i", {}, onnx::TensorProto_DataType_INT64);
+  setFloatType(body->add_input(), "c", {}, onnx::TensorProto_DataType_BOOL);
+  onnx::ValueInfoProto *carried = body->add_input();
+  carried->set_name("s_in");
+  carried->mutable_type()
+      ->mutable_sequence_type()
+      ->mutable_elem_type()
+      ->mutable_tensor_type()
+      ->set_elem_type(onnx::TensorProto_DataType_FLOAT);
+  setFloatType(body->add_output(), "c_out", {},
+               onnx::TensorProto_DataType_BOOL);
+  graphNode(body, "Identity", "keep_going", {"c"}, {"c_out"});
+  graphNode(body, "SequenceInsert", "append", {"s_in", "x"}, {"s_out"});
+  *body->add_output() = *carried;
+  body->mutable_output(1)->set_name("s_out");
+  b.node("SequenceLength", "count", {"out"}, {"n"});
+  setFloatType(b.model.mutable_graph()->add_output(), "n", {},
+               onnx::TensorProto_DataType_INT64);
+  return b.model;
+}
+
 onnx::ModelProto buildLoopLong() {
   ModelBuilder b(13, "loop_long");
   b.input("x", {2});
@@ -1515,7 +1620,9 @@ int main(int argc, char **argv) {
          "run-time-constants|"
          "hardmax-opset11|"
          "grouped-conv|indexing|normalization|einsum-pad|recurrent|arg-pow|"
-         "pools|det-dft|resize-topk|control-flow|loop-long|loop-data-cond|if-vector-cond|nested-control-flow|"
+         "pools|det-dft|resize-topk|control-flow|loop-long|loop-data-cond|"
+         "sequences|sequence-out-of-range|optional-absent|"
+         "sequence-loop-runtime|if-vector-cond|nested-control-flow|"
          "if-runtime|loop-runtime|loop-bounded|"
          "torch-flatten|"
          "paddle-dynamic|"
@@ -1556,6 +1663,10 @@ int main(int argc, char **argv) {
       {"resize-topk", buildResizeTopK},
       {"control-flow", buildControlFlow},
       {"loop-long", buildLoopLong},
+      {"sequences", buildSequences},
+      {"sequence-out-of-range", buildSequenceOutOfRange},
+      {"optional-absent", buildOptionalAbsent},
+      {"sequence-loop-runtime", buildSequenceLoopRuntime},
       {"loop-data-cond", buildLoopDataCond},
       {"if-vector-cond", buildIfVectorCond},
       {"nested-control-flow", buildNestedControlFlow},

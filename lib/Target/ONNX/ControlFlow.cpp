@@ -20,6 +20,10 @@
 //   (their static size), in the direction each input and output names.
 // At most kMaxUnrolledIterations iterations unroll; a longer loop is an
 // unsupported form, as is any of the above computed at run time.
+// Sequences and optionals (MapSequence.cpp) are import-time lists: a Loop
+// carrying one unrolls (its carried list threaded through the iterations),
+// an If giving one takes its branch at import time; neither has a run-time
+// form (gplace.if and gplace.while carry tensors).
 //
 //===----------------------------------------------------------------------===//
 
@@ -81,6 +85,13 @@ void freeNames(const onnx::GraphProto &graph, SmallVectorImpl<std::string> &out,
   }
   for (const onnx::ValueInfoProto &output : graph.output())
     use(output.name());
+}
+
+/// Whether `graph` gives a sequence or an optional (its declared outputs).
+bool givesList(const onnx::GraphProto &graph) {
+  return llvm::any_of(graph.output(), [](const onnx::ValueInfoProto &out) {
+    return out.type().has_sequence_type() || out.type().has_optional_type();
+  });
 }
 
 /// Never called: If, Loop and Scan are imported by
@@ -161,13 +172,30 @@ std::string Importer::importSubgraph(
   // A previous iteration's values of the subgraph's names are forgotten.
   SmallVector<std::string> names;
   definedNames(graph, names);
+  // A binding with no value but a name binds the sequence or optional of
+  // that name (in `lists`: the caller keeps it there).
+  SmallVector<std::optional<ListValue>> boundLists;
+  for (const auto &binding : bindings) {
+    boundLists.emplace_back();
+    if (!binding.second)
+      if (auto it = lists.find(binding.first); it != lists.end())
+        boundLists.back() = it->second;
+  }
   for (const std::string &n : names) {
     values.erase(n);
     constants.erase(n);
     types.erase(n);
     poisoned.erase(n);
+    lists.erase(n);
   }
-  for (auto [input, binding] : llvm::zip(graph.input(), bindings)) {
+  for (auto [input, binding, list] :
+       llvm::zip(graph.input(), bindings, boundLists)) {
+    if (!binding.second) {
+      if (!list)
+        return "its subgraph's input '" + input.name() + "' is not given";
+      lists[input.name()] = *list;
+      continue;
+    }
     values[input.name()] = binding.second;
     types[input.name()] = cast<RankedTensorType>(binding.second.getType());
     if (auto constant = binding.second.getDefiningOp<ConstantOp>())
@@ -195,6 +223,12 @@ std::string Importer::importSubgraph(
     std::optional<DenseElementsAttr> constant;
     if (auto it = constants.find(output.name()); it != constants.end())
       constant = it->second;
+    // A sequence or optional: null here, the caller reads `lists`.
+    if (lists.count(output.name())) {
+      outputs.push_back(Value());
+      outputConstants.push_back(std::nullopt);
+      continue;
+    }
     Value v = materialize(output.name());
     if (!v)
       return "its subgraph's output '" + output.name() +
@@ -220,6 +254,8 @@ void Importer::importControlFlow(const onnx::NodeProto &proto,
   // The node's outputs, in order (null: not produced).
   SmallVector<Value> results;
   SmallVector<std::optional<DenseElementsAttr>> resultConstants;
+  // The outputs that are sequences or optionals (their `results` null).
+  std::map<size_t, ListValue> resultLists;
   auto constantInt = [&](int i) -> std::optional<int64_t> {
     std::optional<DenseElementsAttr> c = node.constant(i);
     if (!c || c->getNumElements() != 1)
@@ -390,6 +426,14 @@ void Importer::importControlFlow(const onnx::NodeProto &proto,
     llvm::StringSet<> seen;
     freeNames(*thenGraph, free, seen);
     freeNames(*elseGraph, free, seen);
+    // gplace.if carries tensors: sequences and optionals are import-time
+    // lists (MapSequence.cpp).
+    if (givesList(*thenGraph) || givesList(*elseGraph) ||
+        llvm::any_of(free, [&](const std::string &n) {
+          return lists.count(n) != 0;
+        }))
+      return fail("its branches give a sequence or an optional, which needs "
+                  "the condition known at import time");
     Captures c = capture(free);
     SmallVector<Type> argTypes = llvm::to_vector(ValueRange(c.values).getTypes());
     // Built without results first: they are what the branches yield.
@@ -401,6 +445,11 @@ void Importer::importControlFlow(const onnx::NodeProto &proto,
     if (reason.empty())
       reason = importRegion(draft.getElseRegion(), elseGraph, argTypes, 0, c,
                             name + "/else/", elseOuts);
+    if (reason.empty() &&
+        (llvm::is_contained(thenOuts, Value()) ||
+         llvm::is_contained(elseOuts, Value())))
+      reason = "its branches give a sequence or an optional, which needs "
+               "the condition known at import time";
     if (reason.empty() &&
         TypeRange(ValueRange(thenOuts)) != TypeRange(ValueRange(elseOuts)))
       reason = "its branches' outputs differ in type or shape";
@@ -451,6 +500,9 @@ void Importer::importControlFlow(const onnx::NodeProto &proto,
                        results, resultConstants);
     if (!reason.empty())
       return fail(reason);
+    for (auto [i, v] : llvm::enumerate(results))
+      if (!v)
+        resultLists[i] = lists.lookup(branch->output(i).name());
   } else if (opType == "Loop") {
     const onnx::GraphProto *body = subgraphAttr(proto, "body");
     if (!body)
@@ -475,7 +527,19 @@ void Importer::importControlFlow(const onnx::NodeProto &proto,
         body->input_size() != 2 + carried)
       return fail("the body's inputs and outputs do not match the loop's");
     SmallVector<Value> state;
+    // The carried sequences and optionals (their `state` null), under a
+    // name of their own in `lists` for importSubgraph's bindings.
+    SmallVector<std::string> stateLists(carried);
+    auto stateKey = [&](int64_t i) {
+      return name + "/#carried" + std::to_string(i);
+    };
     for (int64_t i = 0; i < carried; ++i) {
+      if (auto it = lists.find(proto.input(2 + i)); it != lists.end()) {
+        stateLists[i] = stateKey(i);
+        lists[stateLists[i]] = it->second;
+        state.push_back(Value());
+        continue;
+      }
       Value v = node.input(2 + i);
       if (!v)
         return fail("loop-carried input " + std::to_string(2 + i) +
@@ -491,6 +555,20 @@ void Importer::importControlFlow(const onnx::NodeProto &proto,
     // is condition && iteration < trip count; `body` the ONNX body, the
     // iteration number incremented.
     auto runTimeLoop = [&]() -> std::string {
+      SmallVector<std::string> bodyFree;
+      llvm::StringSet<> bodySeen;
+      freeNames(*body, bodyFree, bodySeen);
+      if (llvm::any_of(stateLists,
+                       [](const std::string &k) { return !k.empty(); }) ||
+          givesList(*body) ||
+          llvm::any_of(bodyFree, [&](const std::string &n) {
+            return lists.count(n) != 0;
+          }))
+        return "it carries or reads a sequence or an optional, which needs "
+               "the loop "
+               "unrolled at import time: its trip count and condition known "
+               "then (a constant, a value folded or a given input), at most " +
+               std::to_string(kMaxUnrolledIterations) + " iterations";
       if (scans > 0) {
         // Said as an input the importer needs (Importer.cpp's wording), so
         // that a caller with the run's values (gplace-onnx-test, the
@@ -655,8 +733,8 @@ void Importer::importControlFlow(const onnx::NodeProto &proto,
           {"", node.constant(DenseElementsAttr::get(
                                  RankedTensorType::get({}, i1), true),
                              s + "/cond")});
-      for (Value v : state)
-        bindings.push_back({"", v});
+      for (auto [v, key] : llvm::zip(state, stateLists))
+        bindings.push_back({key, v});
       note(bindings[0].second);
       note(bindings[1].second);
       SmallVector<Value> outs;
@@ -672,19 +750,33 @@ void Importer::importControlFlow(const onnx::NodeProto &proto,
         break;
       }
       condValue = *outConstants[0]->getValues<bool>().begin() ? 1 : 0;
-      for (int64_t i = 0; i < carried; ++i)
+      for (int64_t i = 0; i < carried; ++i) {
         state[i] = outs[1 + i];
-      for (int64_t k = 0; k < scans; ++k)
+        bool isList = !outs[1 + i];
+        if (isList != !stateLists[i].empty())
+          return fail("loop-carried value " + std::to_string(i) +
+                      " changes between a tensor and a sequence or optional");
+        if (isList)
+          lists[stateLists[i]] = lists.lookup(body->output(1 + i).name());
+      }
+      for (int64_t k = 0; k < scans; ++k) {
+        if (!outs[1 + carried + k])
+          return fail("a scan output is a sequence or an optional");
         scanSteps[k].push_back(outs[1 + carried + k]);
+      }
     }
     if (runTime) {
       takeBack();
       if (std::string reason = runTimeLoop(); !reason.empty())
         return fail(reason);
     }
-    for (Value v : state) {
+    for (auto [i, v] : llvm::enumerate(state)) {
       if (runTime)
         break;
+      if (!stateLists[i].empty()) {
+        resultLists[results.size()] = lists.lookup(stateLists[i]);
+        lists.erase(stateLists[i]);
+      }
       results.push_back(v);
       resultConstants.push_back(std::nullopt);
     }
@@ -833,8 +925,11 @@ void Importer::importControlFlow(const onnx::NodeProto &proto,
   // A static type ONNX's inference gave an output must be what the
   // subgraph computes.
   for (auto [i, out] : llvm::enumerate(proto.output())) {
-    if (out.empty())
+    if (out.empty() || resultLists.count(i))
       continue;
+    if (!results[i])
+      return fail("its subgraph's output " + std::to_string(i) +
+                  " is not a tensor");
     if (auto it = types.find(out);
         it != types.end() && it->second != results[i].getType())
       return fail("gplace's result type differs from ONNX's for '" + out +
@@ -845,6 +940,10 @@ void Importer::importControlFlow(const onnx::NodeProto &proto,
   for (auto [i, out] : llvm::enumerate(proto.output())) {
     if (out.empty())
       continue;
+    if (auto list = resultLists.find(i); list != resultLists.end()) {
+      lists[out] = list->second;
+      continue;
+    }
     values[out] = results[i];
     if (resultConstants[i])
       constants[out] = *resultConstants[i];

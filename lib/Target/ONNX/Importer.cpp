@@ -443,7 +443,9 @@ void Importer::importNode(const onnx::NodeProto &proto) {
   // graph computes or takes at run time.
   std::string runTime;
   int runTimeCount = 0;
-  for (int i : importTimeInputs(opType)) {
+  SmallVector<int> importTime(importTimeInputs(opType));
+  llvm::append_range(importTime, sequenceImportTimeInputs(opType));
+  for (int i : importTime) {
     if (i >= proto.input_size() || proto.input(i).empty() ||
         constants.count(proto.input(i)))
       continue;
@@ -482,6 +484,16 @@ void Importer::importNode(const onnx::NodeProto &proto) {
         "import time)");
   if (isControlFlow(opType))
     return importControlFlow(proto, name, opType, nodeOpset);
+  // Sequences and optionals are import-time lists (MapSequence.cpp); only
+  // their ops (and Identity) read them.
+  if (isSequenceOp(opType) ||
+      (opType == "Identity" && proto.input_size() > 0 &&
+       lists.count(proto.input(0))))
+    return importListNode(proto, name, opType, nodeOpset);
+  for (const std::string &in : proto.input())
+    if (lists.count(in))
+      return markUnsupported("input '" + in +
+                             "' is a sequence or an optional");
 
   Node node{*this,
             proto,
@@ -646,6 +658,12 @@ OwningOpRef<ModuleOp> Importer::import(llvm::StringRef bytes) {
   if (failed(parse(bytes)) || failed(checkNodes()) ||
       failed(fixDimensions()))
     return nullptr;
+  // The sequence and optional inputs (true: an optional), before ONNX's
+  // version converter, which writes their types as tensors'.
+  llvm::StringMap<bool> listInputs;
+  for (const onnx::ValueInfoProto &input : model.graph().input())
+    if (input.type().has_sequence_type() || input.type().has_optional_type())
+      listInputs[input.name()] = input.type().has_optional_type();
   upgrade();
   // A declared shape with a symbolic or unknown dimension says nothing the
   // inputs do not (exporters write names there that no input binds, as
@@ -720,9 +738,47 @@ OwningOpRef<ModuleOp> Importer::import(llvm::StringRef bytes) {
   // The function: the inputs that are not initializers, the outputs.
   SmallVector<Type> argTypes, resultTypes;
   SmallVector<std::string> argNames;
+  // The arguments of each sequence or optional input: name -> (first
+  // argument, its list).
+  std::map<std::string, std::pair<size_t, ListValue>> listArgs;
+  size_t graphInput = 0;
   for (const onnx::ValueInfoProto &input : graph.input()) {
     if (initializers.count(input.name()))
       continue;
+    size_t position = graphInput++;
+    bool listGiven = position < options.inputLists.size() &&
+                     options.inputLists[position];
+    if (listInputs.count(input.name()) || listGiven) {
+      // Its elements, each an argument (`NAME.0`, ...), as the caller's
+      // value has them (OnnxImportOptions::inputLists).
+      bool optional = listGiven ? options.inputLists[position]->optional
+                                : listInputs.lookup(input.name());
+      if (position >= options.inputLists.size() ||
+          !options.inputLists[position]) {
+        shapeProblem = true;
+        error() << "input '" << input.name() << "' is "
+                << (optional ? "an optional" : "a sequence")
+                << ", whose " << (optional ? "presence and shape" : "length and "
+                                  "elements' shapes")
+                << " gplace needs at import time (its value not given)";
+        return nullptr;
+      }
+      const OnnxListValue &given = *options.inputLists[position];
+      ListValue list;
+      list.optional = optional;
+      list.present = given.present;
+      list.ofSequence = given.ofSequence;
+      size_t first = argTypes.size();
+      for (auto [k, element] : llvm::enumerate(given.elements)) {
+        argTypes.push_back(RankedTensorType::get(
+            element.type.shape, toMlirType(element.type.elementType, context)));
+        argNames.push_back(input.name() + "." + std::to_string(k));
+      }
+      // Placeholders: the arguments once the function exists.
+      list.elements.resize(given.elements.size());
+      listArgs[input.name()] = {first, std::move(list)};
+      continue;
+    }
     std::string why;
     std::optional<RankedTensorType> type = neededType(input.type(), &why);
     if (!type) {
@@ -730,7 +786,7 @@ OwningOpRef<ModuleOp> Importer::import(llvm::StringRef bytes) {
       return nullptr;
     }
     types[input.name()] = *type;
-    inputPositions[input.name()] = argTypes.size();
+    inputPositions[input.name()] = position;
     argTypes.push_back(*type);
     argNames.push_back(input.name());
   }
@@ -744,6 +800,16 @@ OwningOpRef<ModuleOp> Importer::import(llvm::StringRef bytes) {
   for (auto [i, argName] : llvm::enumerate(argNames)) {
     values[argName] = entry->getArgument(i);
     func.setArgAttr(i, "gplace.name", b.getStringAttr(argName));
+  }
+  for (auto &[listName, arg] : listArgs) {
+    ListValue &list = arg.second;
+    size_t count = list.elements.size();
+    list.elements.clear();
+    for (size_t k = arg.first; k < arg.first + count; ++k) {
+      values.erase(argNames[k]);
+      list.elements.push_back(entry->getArgument(k));
+    }
+    lists[listName] = std::move(list);
   }
   b.setInsertionPointToEnd(entry);
   specializeImportTimeInputs();
@@ -763,7 +829,16 @@ OwningOpRef<ModuleOp> Importer::import(llvm::StringRef bytes) {
     return nullptr;
 
   SmallVector<Value> results;
+  SmallVector<std::string> resultNames;
   for (auto [output, declared] : llvm::zip(graph.output(), declaredOutputs)) {
+    // A sequence or optional: one result per element (`NAME.0`, ...).
+    if (auto list = lists.find(output.name()); list != lists.end()) {
+      for (auto [k, element] : llvm::enumerate(list->second.elements)) {
+        results.push_back(element);
+        resultNames.push_back(output.name() + "." + std::to_string(k));
+      }
+      continue;
+    }
     Value v = materialize(output.name());
     if (!v) {
       error() << "output '" << output.name() << "' is produced by no node";
@@ -796,6 +871,7 @@ OwningOpRef<ModuleOp> Importer::import(llvm::StringRef bytes) {
       return nullptr;
     }
     results.push_back(v);
+    resultNames.push_back(output.name());
   }
   func.setFunctionType(b.getFunctionType(argTypes, ValueRange(results).getTypes()));
   b.create<func::ReturnOp>(fileLoc, results);
@@ -803,8 +879,8 @@ OwningOpRef<ModuleOp> Importer::import(llvm::StringRef bytes) {
   for (Operation &op : llvm::make_early_inc_range(llvm::reverse(*entry)))
     if (isa<ConstantOp>(op) && op.use_empty())
       op.erase();
-  for (auto [i, output] : llvm::enumerate(graph.output()))
-    func.setResultAttr(i, "gplace.name", b.getStringAttr(output.name()));
+  for (auto [i, resultName] : llvm::enumerate(resultNames))
+    func.setResultAttr(i, "gplace.name", b.getStringAttr(resultName));
   if (failed(mlir::verify(*module)))
     return nullptr;
   return module;
@@ -828,6 +904,7 @@ const llvm::StringMap<MapFn> &mappers() {
     addQuantizeMappers(t);
     addTextMappers(t);
     addControlFlowMappers(t);
+    addSequenceMappers(t);
     return t;
   }();
   return table;

@@ -12,7 +12,8 @@
 //   MapIndexing.cpp, MapRecurrent.cpp, MapResize.cpp, MapSelection.cpp,
 //   MapQuantize.cpp, MapText.cpp: one
 //   function per ONNX op type (node -> graph ops), each file adding its
-//   entries to the table.
+//   entries to the table;
+// - MapSequence.cpp: sequences and optionals, import-time lists of values.
 //
 //===----------------------------------------------------------------------===//
 
@@ -214,6 +215,26 @@ void addResizeMappers(llvm::StringMap<MapFn> &table);
 void addSelectionMappers(llvm::StringMap<MapFn> &table);
 void addQuantizeMappers(llvm::StringMap<MapFn> &table);
 void addTextMappers(llvm::StringMap<MapFn> &table);
+/// The sequence and optional op types (MapSequence.cpp): their entries only
+/// make them known op types; Importer::importListNode imports them.
+void addSequenceMappers(llvm::StringMap<MapFn> &table);
+bool isSequenceOp(llvm::StringRef opType);
+/// The inputs of a sequence op type that must be known at import time
+/// (SequenceAt's, SequenceInsert's and SequenceErase's positions), as
+/// importTimeInputs.
+ArrayRef<int> sequenceImportTimeInputs(llvm::StringRef opType);
+
+/// A sequence or optional value: an import-time list of graph values
+/// (MapSequence.cpp, docs/onnx.md).
+struct ListValue {
+  bool optional = false;   ///< An optional (else a sequence).
+  bool present = true;     ///< An optional's presence.
+  bool ofSequence = false; ///< An optional holding a sequence.
+  /// A sequence's elements (each its own tensor, shapes may differ); an
+  /// optional's tensor, or its sequence's elements.
+  SmallVector<Value> elements;
+};
+
 /// If, Loop and Scan (ControlFlow.cpp): their entries only make them known
 /// op types; Importer::importControlFlow imports them with their subgraphs.
 void addControlFlowMappers(llvm::StringMap<MapFn> &table);
@@ -287,6 +308,9 @@ public:
   /// the node is rolled back).
   SmallVector<std::string> materialized;
 
+  /// The sequences and optionals, by ONNX name (MapSequence.cpp).
+  llvm::StringMap<ListValue> lists;
+
   /// Unsupported op types and forms: (op type, reason) -> (opset, nodes).
   std::map<std::pair<std::string, std::string>, std::pair<int64_t, int64_t>>
       unsupported;
@@ -346,6 +370,12 @@ private:
   bool decompose(ArrayRef<Operation *> created,
                  SmallVectorImpl<Value> &results);
   void importNode(const onnx::NodeProto &proto);
+  /// A sequence or optional op, or an Identity of one: its outputs in
+  /// `lists` or `values` (MapSequence.cpp); what fails is recorded as
+  /// importNode records it.
+  void importListNode(const onnx::NodeProto &proto,
+                             const std::string &name,
+                             const std::string &opType, int64_t opset);
   /// If, Loop and Scan: the subgraphs imported in the node's place, for
   /// the condition and trip count known at import time (ControlFlow.cpp).
   void importControlFlow(const onnx::NodeProto &proto, const std::string &name,

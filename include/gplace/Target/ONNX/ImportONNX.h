@@ -50,6 +50,18 @@ struct OnnxImportReport {
   std::vector<size_t> specializedInputs;
 };
 
+/// A sequence or optional value of an ONNX graph's input or output
+/// (SequenceProto, OptionalProto), which the importer holds as an
+/// import-time list of tensors (docs/onnx.md, "Sequences and optionals").
+struct OnnxListValue {
+  bool optional = false;   ///< An optional (else a sequence).
+  bool present = true;     ///< An optional's presence (a sequence: true).
+  bool ofSequence = false; ///< An optional holding a sequence.
+  /// The tensors: a sequence's elements, an optional's one tensor or its
+  /// sequence's elements (none where absent).
+  std::vector<HostTensor> elements;
+};
+
 /// What the importer is told beyond the model.
 struct OnnxImportOptions {
   /// Floating-point initializers become `gplace.variable`s read by
@@ -84,6 +96,13 @@ struct OnnxImportOptions {
   /// import again for other values. gplace-onnx-test gives each test's
   /// data set.
   std::vector<std::optional<HostTensor>> inputValues;
+  /// The values of the graph's sequence and optional inputs (in
+  /// inputShapes' order; std::nullopt for a tensor input): each element
+  /// becomes a function argument of its own (named `NAME.0`, `NAME.1`, ...;
+  /// none for an absent optional), of the element's type, and the graph is
+  /// valid for that element count, those shapes and that presence only.
+  /// A sequence or optional input without one is a dynamic-shape error.
+  std::vector<std::optional<OnnxListValue>> inputLists;
   /// The name of the function the graph becomes.
   std::string entry = "main";
   /// Where the importer says why it failed (optional).
@@ -139,6 +158,23 @@ std::function<std::string(mlir::Operation *)> cpuKernelCheck();
 /// value, a rank, an element type without a kernel); the importer's error
 /// says which.
 std::vector<std::string> importableOpTypes();
+
+/// How an ONNX graph's input or output is held.
+enum class OnnxValueKind { Tensor, Sequence, Optional };
+
+/// The kinds of the inputs that are not initializers and of the outputs of
+/// the serialized ModelProto `bytes`, in order; an error if it does not
+/// parse.
+StatusOr<std::pair<std::vector<OnnxValueKind>, std::vector<OnnxValueKind>>>
+onnxValueKinds(llvm::StringRef bytes);
+
+/// Reads a serialized SequenceProto of tensors (`kind` Sequence) or
+/// OptionalProto of a tensor or of a sequence of tensors (`kind` Optional),
+/// as ONNX's backend tests hold sequence and optional inputs and outputs;
+/// errors name the file and what is wrong (a sequence of sequences or of
+/// maps, an element type gplace lacks).
+StatusOr<OnnxListValue> readListProtoFile(llvm::StringRef path,
+                                          OnnxValueKind kind);
 
 /// True if `path` names an ONNX model by its extension (".onnx"), as
 /// gplace-run decides whether to import its input.
