@@ -164,25 +164,9 @@ bool conv3d(Node &n, SmallVectorImpl<Value> &results, std::string &reason) {
     reason = "strides, dilations or pads of the wrong length";
     return false;
   }
-  std::string autoPad = n.getString("auto_pad", "NOTSET");
-  if (autoPad == "VALID") {
-    pads.assign(6, 0);
-  } else if (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
-    for (int i = 0; i < 3; ++i) {
-      WindowDim dim;
-      dim.size = wType.getDimSize(2 + i);
-      dim.stride = strides[i];
-      dim.dilation = dilations[i];
-      setSamePadding(dim, xType.getDimSize(2 + i));
-      if (autoPad == "SAME_LOWER")
-        std::swap(dim.padBefore, dim.padAfter);
-      pads[i] = dim.padBefore;
-      pads[3 + i] = dim.padAfter;
-    }
-  } else if (autoPad != "NOTSET") {
-    reason = "auto_pad '" + autoPad + "'";
+  if (!autoPads3d(n, wType.getShape().drop_front(2), strides, dilations,
+                  xType, pads, reason))
     return false;
-  }
   int64_t batch = xType.getDimSize(0), channels = xType.getDimSize(1);
   int64_t depth = xType.getDimSize(2), height = xType.getDimSize(3),
           width = xType.getDimSize(4);

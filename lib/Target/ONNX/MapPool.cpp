@@ -326,25 +326,8 @@ bool pool3d(Node &n, Value x, RankedTensorType xType,
     reason = "a 3-D pool of a dynamic shape";
     return false;
   }
-  std::string autoPad = n.getString("auto_pad", "NOTSET");
-  if (autoPad == "VALID") {
-    pads.assign(6, 0);
-  } else if (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
-    for (int i = 0; i < 3; ++i) {
-      WindowDim dim;
-      dim.size = kernel[i];
-      dim.stride = strides[i];
-      dim.dilation = dilations[i];
-      setSamePadding(dim, xType.getDimSize(2 + i));
-      if (autoPad == "SAME_LOWER")
-        std::swap(dim.padBefore, dim.padAfter);
-      pads[i] = dim.padBefore;
-      pads[3 + i] = dim.padAfter;
-    }
-  } else if (autoPad != "NOTSET") {
-    reason = "auto_pad '" + autoPad + "'";
+  if (!autoPads3d(n, kernel, strides, dilations, xType, pads, reason))
     return false;
-  }
   bool countPads = average && n.getInt("count_include_pad", 0);
   int64_t batch = xType.getDimSize(0), channels = xType.getDimSize(1);
   int64_t depth = xType.getDimSize(2), height = xType.getDimSize(3),

@@ -128,6 +128,38 @@ struct Window {
   }
 };
 
+/// The pads [d, h, w before; d, h, w after] of a 3-D window op (Conv,
+/// MaxPool, AveragePool over [N, C, D, H, W] `x`) under the node's
+/// auto_pad: `pads` as given for NOTSET, zeros for VALID, SAME_UPPER's and
+/// SAME_LOWER's (TensorFlow's SAME, the extra pad after or before) from
+/// `kernel`, `strides` and `dilations`; false with `reason` for another
+/// auto_pad.
+inline bool autoPads3d(Node &n, ArrayRef<int64_t> kernel,
+                       ArrayRef<int64_t> strides, ArrayRef<int64_t> dilations,
+                       RankedTensorType x, SmallVectorImpl<int64_t> &pads,
+                       std::string &reason) {
+  std::string autoPad = n.getString("auto_pad", "NOTSET");
+  if (autoPad == "VALID") {
+    pads.assign(6, 0);
+  } else if (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
+    for (int i = 0; i < 3; ++i) {
+      WindowDim dim;
+      dim.size = kernel[i];
+      dim.stride = strides[i];
+      dim.dilation = dilations[i];
+      setSamePadding(dim, x.getDimSize(2 + i));
+      if (autoPad == "SAME_LOWER")
+        std::swap(dim.padBefore, dim.padAfter);
+      pads[i] = dim.padBefore;
+      pads[3 + i] = dim.padAfter;
+    }
+  } else if (autoPad != "NOTSET") {
+    reason = "auto_pad '" + autoPad + "'";
+    return false;
+  }
+  return true;
+}
+
 /// `hw` (two spatial sizes) as NCHW's four, `fill` for N and C.
 inline SmallVector<int64_t> nchw(ArrayRef<int64_t> hw, int64_t fill = 1) {
   return {fill, fill, hw[0], hw[1]};
