@@ -318,6 +318,9 @@ private:
     std::unique_ptr<rt::Executor> executor;
     std::vector<size_t> specialized;
     std::vector<rt::HostTensor> specializedFor;
+    // The shapes of the tensor inputs the graph was imported for (they bind
+    // its symbolic dimensions): a data set of other shapes is a new import.
+    std::vector<std::vector<int64_t>> shapesFor;
     auto load = [&](const Values *given) -> std::optional<Result> {
       const std::vector<rt::HostTensor> *values =
           given ? &given->tensors : nullptr;
@@ -326,10 +329,17 @@ private:
       gplace::frontend::OnnxImportOptions options;
       options.report = &report;
       listsFor.clear();
+      shapesFor.clear();
       if (given)
         for (auto [v, list] : llvm::zip(given->tensors, given->lists)) {
           options.inputValues.push_back(
               list ? std::nullopt : std::optional<rt::HostTensor>(v));
+          // The values' shapes bind the model's symbolic dimensions, as
+          // ONNX Runtime and gplace-run bind them.
+          options.inputShapes.push_back(
+              list ? std::nullopt
+                   : std::optional<std::vector<int64_t>>(v.type.shape));
+          shapesFor.push_back(list ? std::vector<int64_t>() : v.type.shape);
           options.inputLists.push_back(list);
           listsFor.push_back(list);
         }
@@ -390,8 +400,12 @@ private:
               inputs->tensors[position].type != specializedFor[i].type ||
               inputs->tensors[position].data != specializedFor[i].data)
             reload = true;
-        if (inputs->lists.size() != listsFor.size())
+        if (inputs->lists.size() != listsFor.size() ||
+            inputs->tensors.size() != shapesFor.size())
           reload = true;
+        for (size_t i = 0; !reload && i < shapesFor.size(); ++i)
+          reload = !inputs->lists[i] &&
+                   inputs->tensors[i].type.shape != shapesFor[i];
         for (size_t i = 0; !reload && i < listsFor.size(); ++i)
           reload = !sameForm(inputs->lists[i], listsFor[i]);
       }
