@@ -3,8 +3,8 @@
 // What the importer's files share (lib/Target/ONNX, docs/onnx.md):
 // - Tensors.cpp: ONNX tensors and types to MLIR attributes and types, and
 //   back (external data read within the model's folder);
-// - Importer.cpp: the Importer, which reads, checks and upgrades the model
-//   with ONNX's library and imports its nodes in order;
+// - Reading.cpp: the model read, checked and upgraded with ONNX's library;
+// - Importer.cpp: the Importer, which imports the model's nodes in order;
 // - Shapes.cpp: dimensions bound from --dim and the inputs' values, ONNX's
 //   shape inference on one node, the folding of each node's ops;
 // - MapMath.cpp, MapLinalg.cpp, MapSignal.cpp, MapElementwise.cpp,
