@@ -208,9 +208,7 @@ void Importer::importNode(const onnx::NodeProto &proto) {
   // graph computes or takes at run time.
   std::string runTime;
   int runTimeCount = 0;
-  SmallVector<int> importTime(importTimeInputs(opType));
-  llvm::append_range(importTime, sequenceImportTimeInputs(opType));
-  for (int i : importTime) {
+  for (int i : importTimeInputs(opType)) {
     if (i >= proto.input_size() || proto.input(i).empty() ||
         constants.count(proto.input(i)))
       continue;

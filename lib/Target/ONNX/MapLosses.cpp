@@ -717,6 +717,10 @@ ArrayRef<int> importTimeInputs(llvm::StringRef opType) {
   static const int range[] = {0, 1, 2}, second[] = {1}, first[] = {0},
                    all5[] = {0, 1, 2, 3, 4},
                    resize[] = {1, 2, 3};
+  // The sequence ops' positions (MapSequence.cpp).
+  if (ArrayRef<int> positions = sequenceImportTimeInputs(opType);
+      !positions.empty())
+    return positions;
   if (opType == "Range")
     return range;
   // If's condition, Loop's trip count and condition (ControlFlow.cpp).

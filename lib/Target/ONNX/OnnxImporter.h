@@ -220,8 +220,8 @@ void addTextMappers(llvm::StringMap<MapFn> &table);
 void addSequenceMappers(llvm::StringMap<MapFn> &table);
 bool isSequenceOp(llvm::StringRef opType);
 /// The inputs of a sequence op type that must be known at import time
-/// (SequenceAt's, SequenceInsert's and SequenceErase's positions), as
-/// importTimeInputs.
+/// (SequenceAt's, SequenceInsert's and SequenceErase's positions,
+/// SplitToSequence's split), which importTimeInputs includes.
 ArrayRef<int> sequenceImportTimeInputs(llvm::StringRef opType);
 
 /// A sequence or optional value: an import-time list of graph values
