@@ -271,8 +271,10 @@ struct AutoMixedPrecisionPass
   /// from before (the update is skipped) and the scale halves (at least
   /// 1), else after 2000 finite steps in a row it doubles. The scale and
   /// the count of good steps are variables (`loss_scale/current_loss_scale`,
-  /// initially 2^15, and `loss_scale/good_steps`, an i64), placed, planned
-  /// and checkpointed as any other. Nothing for a function that writes
+  /// initially 2^15, and `loss_scale/good_steps`, an f32 (Keras counts in
+  /// an int64; f32 counts to 2000 exactly, and float ops have GPU kernels,
+  /// so the scaling stays in a GPU's CUDA graph), placed, planned and
+  /// checkpointed as any other. Nothing for a function that writes
   /// no variable after its gradients (it does not train).
   void addLossScaling(func::FuncOp func) {
     SmallVector<GradientsOp> all;
@@ -311,7 +313,6 @@ struct AutoMixedPrecisionPass
           b.getNamedAttr("name", b.getStringAttr("loss_scale/" + name))};
     };
     auto f32Scalar = RankedTensorType::get({}, b.getF32Type());
-    auto i64Scalar = RankedTensorType::get({}, b.getI64Type());
     auto i1Scalar = RankedTensorType::get({}, b.getI1Type());
     auto constant = [&](StringRef name, Attribute value) {
       auto attrs = named(name);
@@ -333,7 +334,7 @@ struct AutoMixedPrecisionPass
         DenseElementsAttr::get(f32Scalar, b.getF32FloatAttr(32768.0f)));
     Value stepsVar = variable(
         "good_steps",
-        DenseElementsAttr::get(i64Scalar, b.getI64IntegerAttr(0)));
+        DenseElementsAttr::get(f32Scalar, b.getF32FloatAttr(0.0f)));
     // The scaled loss's gradients.
     b.setInsertionPoint(grads);
     Value scale = build<ReadOp>(b, loc, f32Scalar, {scaleVar}, named("read"));
@@ -415,14 +416,14 @@ struct AutoMixedPrecisionPass
     }
     // The scale's update, before the function returns.
     b.setInsertionPoint(body.getTerminator());
-    Value steps = build<ReadOp>(b, loc, i64Scalar, {stepsVar},
+    Value steps = build<ReadOp>(b, loc, f32Scalar, {stepsVar},
                                 named("good_steps/read"));
     Value one = constant("one", DenseElementsAttr::get(
-                                    i64Scalar, b.getI64IntegerAttr(1)));
-    Value next = build<AddOp>(b, loc, i64Scalar, {steps, one},
+                                    f32Scalar, b.getF32FloatAttr(1.0f)));
+    Value next = build<AddOp>(b, loc, f32Scalar, {steps, one},
                               named("good_steps/add"));
     Value period = constant("period", DenseElementsAttr::get(
-                                          i64Scalar, b.getI64IntegerAttr(2000)));
+                                          f32Scalar, b.getF32FloatAttr(2000.0f)));
     Value grow = build<GreaterEqualOp>(b, loc, i1Scalar, {next, period},
                                        named("grow"));
     Value two = constant("two", DenseElementsAttr::get(
@@ -441,12 +442,10 @@ struct AutoMixedPrecisionPass
                                  named("grow/select"));
     Value newScale = build<SelectOp>(b, loc, f32Scalar,
                                      {finite, kept, halved}, named("update"));
-    Value zeroI = constant("zero_i", DenseElementsAttr::get(
-                                         i64Scalar, b.getI64IntegerAttr(0)));
-    Value count = build<SelectOp>(b, loc, i64Scalar, {grow, zeroI, next},
+    Value count = build<SelectOp>(b, loc, f32Scalar, {grow, zero, next},
                                   named("good_steps/select"));
-    Value newSteps = build<SelectOp>(b, loc, i64Scalar,
-                                     {finite, count, zeroI},
+    Value newSteps = build<SelectOp>(b, loc, f32Scalar,
+                                     {finite, count, zero},
                                      named("good_steps/update"));
     auto control = ControlType::get(ctx);
     b.create<AssignOp>(loc, TypeRange{control}, ValueRange{scaleVar, newScale},

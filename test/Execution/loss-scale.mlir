@@ -11,19 +11,24 @@
 // SKIPPED: result[0]: 2x2xf32={{\[\[}}1, 1], [1, 1]]
 // RUN: gplace-run %s --entry=train --iterations=4 --input=2x2xf32=4,4,4,4 --mixed-precision=f16 --save=%t/f16.npz | FileCheck %s --check-prefix=UPDATED
 // RUN: gplace-run %s --entry=train --iterations=4 --input=2x2xf32=4,4,4,4 --mixed-precision=f16 --emulate-gpus=1 | FileCheck %s --check-prefix=UPDATED
+// The scaling's ops (the count of good steps an f32) all have GPU kernels:
+// the step stays one CUDA graph, its skip inside the graph.
+// RUN: gplace-run %s --entry=train --iterations=2 --input=2x2xf32=4,4,4,4 --mixed-precision=f16 --emulate-gpus=1 --log-device-placement 2>&1 >/dev/null | FileCheck %s --check-prefix=GRAPH
+// GRAPH-NOT: device:CPU:0
+// GRAPH: CUDA graphs: on: /job:localhost/replica:0/task:0/device:GPU:0 replays its {{[0-9]+}} steps as one graph per run
 // UPDATED: result[0]: 2x2xf32={{\[\[}}0.92{{[0-9]*}}, 0.92{{[0-9]*}}], [0.92{{[0-9]*}}, 0.92{{[0-9]*}}]]
 // RUN: %python %S/Inputs/print_npz_scalars.py %t/f16.npz | FileCheck %s --check-prefix=STATE
 // STATE: loss_scale/current_loss_scale = 4096.0
-// STATE: loss_scale/good_steps = 1
+// STATE: loss_scale/good_steps = 1.0
 // 2000 finite steps in a row double the scale and start the count again.
 // RUN: gplace-run %s --entry=train --iterations=1999 --input=2x2xf32=0.001,0.001,0.001,0.001 --mixed-precision=f16 --save=%t/1999.npz
 // RUN: %python %S/Inputs/print_npz_scalars.py %t/1999.npz | FileCheck %s --check-prefix=COUNT
 // COUNT: loss_scale/current_loss_scale = 32768.0
-// COUNT: loss_scale/good_steps = 1999
+// COUNT: loss_scale/good_steps = 1999.0
 // RUN: gplace-run %s --entry=train --iterations=2000 --input=2x2xf32=0.001,0.001,0.001,0.001 --mixed-precision=f16 --save=%t/2000.npz
 // RUN: %python %S/Inputs/print_npz_scalars.py %t/2000.npz | FileCheck %s --check-prefix=GROW
 // GROW: loss_scale/current_loss_scale = 65536.0
-// GROW: loss_scale/good_steps = 0
+// GROW: loss_scale/good_steps = 0.0
 // Without scaling (bf16's default, or loss-scale=none) nothing is skipped.
 // RUN: gplace-run %s --entry=train --iterations=1 --input=2x2xf32=4,4,4,4 --mixed-precision=bf16 | FileCheck %s --check-prefix=BF16
 // BF16: result[0]: 2x2xf32={{\[\[}}0.92{{[0-9]*}}, 0.92{{[0-9]*}}], [0.92{{[0-9]*}}, 0.92{{[0-9]*}}]]

@@ -1,5 +1,6 @@
-// gplace.greater_equal, greater, select and the logical ops (TensorFlow's
-// GreaterEqual, Greater, SelectV2, LogicalAnd, LogicalOr, LogicalNot):
+// gplace.greater_equal, greater, equal, select and the logical ops
+// (TensorFlow's GreaterEqual, Greater, Equal, SelectV2, LogicalAnd,
+// LogicalOr, LogicalNot):
 // numpy broadcasting of every operand, NaN compares false, only the chosen
 // value reaches the result (a NaN or infinity not chosen stays out),
 // integer and bool values. On the
@@ -11,6 +12,7 @@
 // PLACED-DAG: ge: (GreaterEqual): /job:localhost/replica:0/task:0/device:GPU:0
 // PLACED-DAG: chosen: (SelectV2): /job:localhost/replica:0/task:0/device:GPU:0
 // PLACED-DAG: gt: (Greater): /job:localhost/replica:0/task:0/device:GPU:0
+// PLACED-DAG: eq: (Equal): /job:localhost/replica:0/task:0/device:GPU:0
 // PLACED-DAG: and: (LogicalAnd): /job:localhost/replica:0/task:0/device:CPU:0
 // PLACED-DAG: ints: (SelectV2): /job:localhost/replica:0/task:0/device:CPU:0
 
@@ -22,7 +24,8 @@
 // CHECK-NEXT: result[5]: 2x4xi1={{\[\[}}false, false, true, false], [false, false, false, false]]
 // CHECK-NEXT: result[6]: 2x4xi1={{\[\[}}true, false, true, false], [false, false, false, false]]
 // CHECK-NEXT: result[7]: 2x4xi1={{\[\[}}true, true, true, true], [false, false, false, true]]
-func.func @main() -> (tensor<2x4xi1>, tensor<2x4xf32>, tensor<2x3xi64>, tensor<3xi1>, tensor<2xf16>, tensor<2x4xi1>, tensor<2x4xi1>, tensor<2x4xi1>) {
+// CHECK-NEXT: result[8]: 2x4xi1={{\[\[}}false, true, false, false], [false, true, true, true]]
+func.func @main() -> (tensor<2x4xi1>, tensor<2x4xf32>, tensor<2x3xi64>, tensor<3xi1>, tensor<2xf16>, tensor<2x4xi1>, tensor<2x4xi1>, tensor<2x4xi1>, tensor<2x4xi1>) {
   %x = gplace.constant dense<[[1.0, 2.0, 0x7F800000, 0x7FC00000], [1.0, 2.0, 0xFF800000, 4.0]]> : tensor<2x4xf32>
   %t = gplace.constant dense<[2.0, 2.0, 0xFF800000, 4.0]> : tensor<4xf32>
   %ge = gplace.greater_equal %x, %t {name = "ge"} : (tensor<2x4xf32>, tensor<4xf32>) -> tensor<2x4xi1>
@@ -46,5 +49,6 @@ func.func @main() -> (tensor<2x4xi1>, tensor<2x4xf32>, tensor<2x3xi64>, tensor<3
   %and = gplace.logical_and %mask, %rows {name = "and"} : (tensor<2x4xi1>, tensor<2x1xi1>) -> tensor<2x4xi1>
   %not = gplace.logical_not %mask : tensor<2x4xi1>
   %or = gplace.logical_or %and, %not : (tensor<2x4xi1>, tensor<2x4xi1>) -> tensor<2x4xi1>
-  return %ge, %chosen, %ints, %ige, %hs, %gt, %and, %or : tensor<2x4xi1>, tensor<2x4xf32>, tensor<2x3xi64>, tensor<3xi1>, tensor<2xf16>, tensor<2x4xi1>, tensor<2x4xi1>, tensor<2x4xi1>
+  %eq = gplace.equal %x, %t {name = "eq"} : (tensor<2x4xf32>, tensor<4xf32>) -> tensor<2x4xi1>
+  return %ge, %chosen, %ints, %ige, %hs, %gt, %and, %or, %eq : tensor<2x4xi1>, tensor<2x4xf32>, tensor<2x3xi64>, tensor<3xi1>, tensor<2xf16>, tensor<2x4xi1>, tensor<2x4xi1>, tensor<2x4xi1>, tensor<2x4xi1>
 }

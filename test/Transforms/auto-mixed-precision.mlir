@@ -42,7 +42,7 @@
 // the updates are skipped (restored) when a gradient is not finite.
 // F16-LABEL: func.func @train
 // F16-NEXT: %[[SCALE:.+]] = gplace.variable dense<3.276800e+04> : tensor<f32> {name = "loss_scale/current_loss_scale"}
-// F16-NEXT: gplace.variable dense<0> : tensor<i64> {name = "loss_scale/good_steps"}
+// F16-NEXT: gplace.variable dense<0.000000e+00> : tensor<f32> {name = "loss_scale/good_steps"}
 // F16: gplace.cast %arg0 {name = "arg0-0-CastToFp16-AutoMixedPrecision"} : tensor<4x3xf32> to tensor<4x3xf16>
 // F16: gplace.matmul {{.*}} : (tensor<4x3xf16>, tensor<3x2xf16>) -> tensor<4x2xf16>
 // F16: gplace.cast {{.*}} {name = "Relu-0-CastToFp32-AutoMixedPrecision"} : tensor<4x2xf16> to tensor<4x2xf32>

@@ -123,7 +123,7 @@ std::vector<Launch> everyLaunch(ElementType t) {
   auto I1 = [](std::vector<int64_t> shape) {
     return TensorType{ElementType::I1, shape};
   };
-  for (Kernel k : {Kernel::GreaterEqual, Kernel::Greater})
+  for (Kernel k : {Kernel::GreaterEqual, Kernel::Greater, Kernel::Equal})
     launches.push_back({k, {T({2, 1, 3}), T({4, 1})}, I1({2, 4, 3}), {}});
   launches.push_back(
       {Kernel::Select, {I1({4, 1}), T({2, 1, 3}), T({})}, T({2, 4, 3}), {}});

@@ -366,9 +366,12 @@ public:
     }
     case Kernel::GreaterEqual:
     case Kernel::Greater:
+    case Kernel::Equal:
       body = offsets("i", out.shape, {readStrides(0), readStrides(1)}) +
              "  out0[i] = (" + type_.load("in0[o0]") +
-             (call_.kernel == Kernel::Greater ? " > " : " >= ") +
+             (call_.kernel == Kernel::Greater        ? " > "
+              : call_.kernel == Kernel::GreaterEqual ? " >= "
+                                                     : " == ") +
              type_.load("in1[o1]") + ") ? 1 : 0;\n";
       break;
     case Kernel::Gather:
