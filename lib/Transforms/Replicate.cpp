@@ -760,6 +760,16 @@ LogicalResult Replicator::accumulate() {
     for (const auto &[from, to] : replicaMaps[i / perGroup].getValueMap())
       maps[i].map(from, to);
   };
+  // Micro-batch i starts once micro-batch i - 1's gradients are done: its
+  // slices of the batch wait for them. Only the float slices do, where
+  // there is one: an integer input (labels, ids) has no GPU kernel (SPEC
+  // §3), so its slices run on the host, and a host op that waited for a
+  // GPU's gradients in the middle of the step would keep that GPU's step
+  // out of a CUDA graph (docs/runtime.md); the float slices gate each
+  // micro-batch's forward pass alone.
+  bool anyFloat = llvm::any_of(batchArgs, [](BlockArgument arg) {
+    return isa<FloatType>(cast<ShapedType>(arg.getType()).getElementType());
+  });
   for (unsigned i = 0; i < replicas_; ++i) {
     seed(i);
     // Pipelining: micro-batch i's ops are those created from here to the
@@ -767,7 +777,10 @@ LogicalResult Replicator::accumulate() {
     Operation *mark = gradients->getPrevNode();
     for (BlockArgument arg : batchArgs) {
       Value slice = sliceOf(arg, i, perMicro);
-      if (previous)
+      bool gates =
+          !anyFloat ||
+          isa<FloatType>(cast<ShapedType>(arg.getType()).getElementType());
+      if (previous && gates)
         cast<PlacedOpInterface>(slice.getDefiningOp())
             .addControlDependency(previous);
       maps[i].map(arg, slice);

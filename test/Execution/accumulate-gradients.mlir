@@ -21,6 +21,12 @@
 // RUN: gplace-run %s --entry=train --iterations=5 %{inputs} --restore=%t.npz --accumulate-steps=2 --replicas=2 --emulate-gpus=2 | FileCheck %s
 // RUN: not gplace-run %s --entry=train %{inputs} --accumulate-steps=8 --replicas=2 --emulate-gpus=2 2>&1 | FileCheck %s --check-prefix=REPLICAS
 // REPLICAS: error: op 'micro_batch_0/split/arg0' takes 1 of the batch of 8 (from 0), which does not divide into 2 replicas: the batch must divide into the replicas times the micro-batches
+// Integer labels: their slices run on the CPU without waiting for the
+// previous micro-batch, so the emulated GPU's step stays one CUDA graph.
+// RUN: gplace-run %s --entry=labels --iterations=2 --input=8x3xf32=1,2,3,4,5,6,7,8,9,1,2,3,4,5,6,7,8,9,1,2,3,4,5,6 --input=8xi32=0,1,1,0,1,0,0,1 --accumulate-steps=2 --emulate-gpus=1 --log-device-placement 2>&1 | FileCheck %s --check-prefix=LABELS
+// LABELS: micro_batch_1/split/arg1: (Slice): /job:localhost/replica:0/task:0/device:CPU:0
+// LABELS: CUDA graphs: on: /job:localhost/replica:0/task:0/device:GPU:0 replays its {{[0-9]+}} steps as one graph per run
+// LABELS: result[0]: f32=
 // CHECK: result[0]: f32=0.1155320{{[0-9]*}}
 // CHECK: result[1]: 3x1xf32={{\[\[}}0.726232{{[0-9]*}}], [-0.268478{{[0-9]*}}], [0.102255{{[0-9]*}}]]
 //
@@ -63,6 +69,18 @@ func.func @train(%x: tensor<8x3xf32>, %y: tensor<8x1xf32>) -> (tensor<f32>, tens
   %u = gplace.apply_gradient_descent %w, %lr, %g : !gplace.resource<tensor<3x1xf32>>, tensor<f32>, tensor<3x1xf32>
   %after = gplace.read %w after(%u) : !gplace.resource<tensor<3x1xf32>>
   return %loss, %after : tensor<f32>, tensor<3x1xf32>
+}
+
+func.func @labels(%x: tensor<8x3xf32>, %labels: tensor<8xi32>) -> tensor<f32> {
+  %w = gplace.variable dense<0.25> : tensor<3x2xf32> {name = "w"}
+  %wr = gplace.read %w : !gplace.resource<tensor<3x2xf32>>
+  %p = gplace.matmul %x, %wr : (tensor<8x3xf32>, tensor<3x2xf32>) -> tensor<8x2xf32>
+  %loss, %backprop = gplace.sparse_softmax_cross_entropy_with_logits %p, %labels : tensor<8x2xf32>, tensor<8xi32>
+  %mean = gplace.reduce_mean %loss axes = [0] : tensor<8xf32> -> tensor<f32>
+  %g = gplace.gradients %mean wrt %wr : tensor<f32> wrt tensor<3x2xf32>
+  %lr = gplace.constant dense<0.1> : tensor<f32>
+  %u = gplace.apply_gradient_descent %w, %lr, %g : !gplace.resource<tensor<3x2xf32>>, tensor<f32>, tensor<3x2xf32>
+  return %mean : tensor<f32>
 }
 
 func.func @wide(%x: tensor<1024x64xf32>, %y: tensor<1024x1xf32>) -> tensor<f32> {

@@ -63,3 +63,46 @@ func.func @loss_after_update(%x: tensor<4x3xf32>) -> tensor<f32> {
   %result = gplace.identity %loss after(%u) : tensor<f32>
   return %result : tensor<f32>
 }
+
+// -----
+
+// An integer argument's slices (labels: integer ops have no GPU kernel, so
+// they run on the CPU) do not wait for the previous micro-batch, so that a
+// GPU's step need not wait for the CPU in its middle; the float slices
+// gate each micro-batch.
+// CHECK-LABEL: func.func @int_labels
+// CHECK: gplace.slice %arg1 begin = [0] size = [2] {name = "micro_batch_0/split/arg1"}
+// CHECK: %[[DONE:.+]] = gplace.group {{.*}}name = "micro_batch_0/done"
+// CHECK: gplace.slice %arg0 begin = [2, 0] size = [2, 3] after(%[[DONE]]) {name = "micro_batch_1/split/arg0"}
+// CHECK: gplace.slice %arg1 begin = [2] size = [2] {name = "micro_batch_1/split/arg1"}
+func.func @int_labels(%x: tensor<4x3xf32>, %labels: tensor<4xi32>) -> tensor<f32> {
+  %w = gplace.variable dense<0.5> : tensor<3x2xf32> {name = "w"}
+  %r = gplace.read %w : !gplace.resource<tensor<3x2xf32>>
+  %p = gplace.matmul %x, %r : (tensor<4x3xf32>, tensor<3x2xf32>) -> tensor<4x2xf32>
+  %lf = gplace.cast %labels : tensor<4xi32> to tensor<4xf32>
+  %l2 = gplace.reshape %lf : tensor<4xf32> -> tensor<4x1xf32>
+  %d = gplace.sub %p, %l2 : (tensor<4x2xf32>, tensor<4x1xf32>) -> tensor<4x2xf32>
+  %sq = gplace.square %d : tensor<4x2xf32>
+  %loss = gplace.reduce_mean %sq axes = [0, 1] : tensor<4x2xf32> -> tensor<f32>
+  %g = gplace.gradients %loss wrt %r : tensor<f32> wrt tensor<3x2xf32>
+  %lr = gplace.constant dense<0.1> : tensor<f32>
+  %u = gplace.apply_gradient_descent %w, %lr, %g : !gplace.resource<tensor<3x2xf32>>, tensor<f32>, tensor<3x2xf32>
+  return %loss : tensor<f32>
+}
+
+// -----
+
+// With integer arguments alone (ids), their slices gate the micro-batches.
+// CHECK-LABEL: func.func @ids_only
+// CHECK: %[[DONE:.+]] = gplace.group {{.*}}name = "micro_batch_0/done"
+// CHECK: gplace.slice %arg0 begin = [2] size = [2] after(%[[DONE]]) {name = "micro_batch_1/split/arg0"}
+func.func @ids_only(%ids: tensor<4xi32>) -> tensor<f32> {
+  %w = gplace.variable dense<0.5> : tensor<5x2xf32> {name = "w"}
+  %r = gplace.read %w : !gplace.resource<tensor<5x2xf32>>
+  %e = gplace.gather %r[%ids] axis = 0 : (tensor<5x2xf32>, tensor<4xi32>) -> tensor<4x2xf32>
+  %loss = gplace.reduce_mean %e axes = [0, 1] : tensor<4x2xf32> -> tensor<f32>
+  %g = gplace.gradients %loss wrt %r : tensor<f32> wrt tensor<5x2xf32>
+  %lr = gplace.constant dense<0.1> : tensor<f32>
+  %u = gplace.apply_gradient_descent %w, %lr, %g : !gplace.resource<tensor<5x2xf32>>, tensor<f32>, tensor<5x2xf32>
+  return %loss : tensor<f32>
+}
