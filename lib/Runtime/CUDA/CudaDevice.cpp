@@ -15,7 +15,10 @@
 
 #include "gplace/Runtime/Cuda.h"
 
+#include <algorithm>
 #include <cstdio>
+#include <limits>
+#include <optional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -160,6 +163,8 @@ public:
       libs.cuModuleUnload(entry.second.module);
     if (peerStaging_)
       libs.cuMemFreeHost(peerStaging_);
+    if (ones_)
+      libs.cuMemFree(ones_);
     for (CUevent event : {forkEvent_, joinEvent_})
       if (event)
         libs.cuEventDestroy(event);
@@ -195,6 +200,10 @@ public:
     if (isCudnnKernel(call.kernel)) {
       GPLACE_RETURN_IF_ERROR(activate());
       return cudnn_.prepare(call, /*stream=*/0);
+    }
+    if (std::optional<ColumnReduction> columns = columnReduction(call)) {
+      GPLACE_RETURN_IF_ERROR(activate());
+      return ensureOnes(columns->rows);
     }
     if (!isNvrtcKernel(call.kernel))
       return Status::ok();
@@ -270,6 +279,8 @@ public:
     default:
       break;
     }
+    if (std::optional<ColumnReduction> columns = columnReduction(call))
+      return reduceColumns(call, *columns, s);
     Compiled compiled = prepared(call);
     if (!compiled.function) {
       GPLACE_RETURN_IF_ERROR(prepare(call));
@@ -592,6 +603,86 @@ private:
     return "sm_" + std::to_string(gpu_->ccMajor) + std::to_string(gpu_->ccMinor);
   }
 
+  /// A reduce_sum or reduce_mean of f32 over the leading axes of its input
+  /// (a bias's gradient over a batch of images: axes 0, 1 and 2 of NHWC),
+  /// with at least kColumnReductionRows rows: the input as a row-major
+  /// [rows, columns] matrix whose columns are the results.
+  struct ColumnReduction {
+    int64_t rows, columns;
+  };
+  static constexpr int64_t kColumnReductionRows = 1024;
+  static std::optional<ColumnReduction>
+  columnReduction(const KernelCall &call) {
+    if ((call.kernel != Kernel::ReduceSum &&
+         call.kernel != Kernel::ReduceMean) ||
+        !call.params || call.inputs.empty() ||
+        call.inputs[0].type->elementType != ElementType::F32)
+      return std::nullopt;
+    const TensorType &in = *call.inputs[0].type;
+    std::vector<int64_t> axes = call.params->axes;
+    std::sort(axes.begin(), axes.end());
+    int64_t rows = 1;
+    for (size_t k = 0; k < axes.size(); ++k) {
+      if (axes[k] != static_cast<int64_t>(k))
+        return std::nullopt;
+      rows *= in.shape[k];
+    }
+    int64_t elements = in.numElements();
+    if (axes.empty() || rows < kColumnReductionRows || elements <= 0 ||
+        elements / rows > std::numeric_limits<int>::max() ||
+        rows > std::numeric_limits<int>::max())
+      return std::nullopt;
+    return ColumnReduction{rows, elements / rows};
+  }
+
+  /// A vector of at least `rows` f32 ones on this device, for
+  /// reduceColumns; allocated when a plan loads (prepare), outside the
+  /// plan's memory, as cuDNN's average-pool factors are.
+  Status ensureOnes(int64_t rows) {
+    std::lock_guard<std::mutex> lock(onesMutex_);
+    if (rows <= onesLength_)
+      return Status::ok();
+    const CudaLibraries &libs = CudaLibraries::get();
+    if (ones_) {
+      GPLACE_CU_CHECK(cuStreamSynchronize, streams_[0]);
+      libs.cuMemFree(ones_);
+      ones_ = 0;
+      onesLength_ = 0;
+    }
+    GPLACE_CU_CHECK(cuMemAlloc, &ones_, static_cast<size_t>(rows) * 4);
+    GPLACE_CU_CHECK(cuMemsetD32Async, ones_, 0x3f800000u /* 1.0f */,
+                    static_cast<size_t>(rows), streams_[0]);
+    GPLACE_CU_CHECK(cuStreamSynchronize, streams_[0]);
+    onesLength_ = rows;
+    return Status::ok();
+  }
+
+  /// The column sums (times 1/rows for a mean) of a column reduction as
+  /// one cuBLAS product, [columns x rows] column-major times a vector of
+  /// ones: reads the input coalesced, across the whole GPU, where the
+  /// NVRTC block reduction (a block per result) strides through it with
+  /// one block per channel (93 us for conv_net's first bias gradient on
+  /// an H200, bench/results/2026-12-01-h200.md). As Caffe's bias
+  /// gradient (a gemv with a ones multiplier). Strict f32 (no TF32);
+  /// cuBLAS's results are the same bits every run on one GPU.
+  Status reduceColumns(const KernelCall &call, const ColumnReduction &columns,
+                       CUstream stream) {
+    if (columns.rows > onesLength_)
+      GPLACE_RETURN_IF_ERROR(ensureOnes(columns.rows));
+    int m = static_cast<int>(columns.columns), k = static_cast<int>(columns.rows);
+    float alpha = call.kernel == Kernel::ReduceMean
+                      ? 1.0f / static_cast<float>(columns.rows)
+                      : 1.0f;
+    float beta = 0;
+    GPLACE_CUBLAS_CHECK(cublasSetStream, cublas_, stream);
+    GPLACE_CUBLAS_CHECK(cublasGemmEx, cublas_, CUBLAS_OP_N, CUBLAS_OP_N, m, 1,
+                        k, &alpha, call.inputs[0].data, CUDA_R_32F, m,
+                        reinterpret_cast<const void *>(ones_), CUDA_R_32F, k,
+                        &beta, call.outputs[0].data, CUDA_R_32F, m,
+                        CUBLAS_COMPUTE_32F_PEDANTIC, CUBLAS_GEMM_DEFAULT);
+    return Status::ok();
+  }
+
   /// Row-major C = op(A) op(B) as column-major C^T = op(B)^T op(A)^T.
   Status gemm(const KernelCall &call, CUstream stream) {
     const TensorType &a = *call.inputs[0].type, &b = *call.inputs[1].type;
@@ -648,6 +739,9 @@ private:
   /// Compute, copy, collective (plan::kNumStreams).
   CUstream streams_[3] = {nullptr, nullptr, nullptr};
   cublasHandle_t cublas_ = nullptr;
+  CUdeviceptr ones_ = 0; ///< reduceColumns' vector of ones.
+  int64_t onesLength_ = 0;
+  std::mutex onesMutex_; ///< Plans load (prepare) on several threads.
   std::mutex kernelsMutex_;
   std::map<const KernelCall *, Compiled> kernels_; ///< Calls without state.
   std::map<std::string, Compiled> modules_; ///< By kernel source.
