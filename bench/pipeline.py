@@ -19,6 +19,7 @@ core as well as for each other. The figures are medians over the runs.
 
     /usr/bin/python3 bench/pipeline.py [--stages 2] [--microbatches 8]
         [--width 512] [--batch 512] [--layers 2] [--iterations 6]
+        [--devices '--logical-gpus=0:8192,8192']
 
 Writes nothing: prints the environment and one table (paste it into
 bench/results/ by hand).
@@ -161,6 +162,10 @@ def main():
     parser.add_argument("--layers", type=int, default=2)
     parser.add_argument("--iterations", type=int, default=6)
     parser.add_argument("--gplace-run", default=GPLACE_RUN)
+    parser.add_argument("--devices", default="",
+                        help="gplace-run flags that give the K GPUs (default "
+                        "--emulate-gpus=K; on a GPU machine, e.g. "
+                        "--logical-gpus=0:8192,8192 for K logical GPUs of one)")
     parser.add_argument("--draw", action="store_true",
                         help="also draw the last run of each schedule")
     args = parser.parse_args()
@@ -184,7 +189,8 @@ def main():
             subprocess.run([args.gplace_run, path, "--entry=train",
                             "--input=@" + os.path.join(tmp, "x.npy"),
                             "--input=@" + os.path.join(tmp, "y.npy"),
-                            "--emulate-gpus=%d" % k, "--pipeline-stages=%d" % k,
+                            *(args.devices.split() or ["--emulate-gpus=%d" % k]),
+                            "--pipeline-stages=%d" % k,
                             "--microbatches=%d" % m, "--schedule=" + schedule,
                             "--iterations=%d" % args.iterations,
                             "--intra-op-parallelism-threads=1",
