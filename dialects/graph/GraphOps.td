@@ -179,8 +179,9 @@ class Graph_Op<string mnemonic, string tfType, list<Trait> traits = [],
   code inferBroadcast = !subst("I1RESULT", "false", inferBroadcastTemplate);
   code inferComparison = !subst("I1RESULT", "true", inferBroadcastTemplate);
 
-  // The fold of an elementwise op (its record sets hasFolder): its
-  // kernel's scalar function on constant operands (GraphFolds.cpp).
+  // The fold of an elementwise, comparison or logical op (its record sets
+  // hasFolder): its kernel's scalar function on constant operands, and the
+  // logical ops' identities (GraphFolds.cpp).
   code foldElementwise = [{
     ::mlir::OpFoldResult $cppClass::fold(FoldAdaptor adaptor) {
       return ::gplace::graph::detail::foldElementwise(
@@ -1518,7 +1519,8 @@ def Graph_UnsortedSegmentSumOp : Graph_KernelOp<"unsorted_segment_sum",
 // Comparisons and logical ops (TensorFlow's Equal, GreaterEqual, Greater,
 // LogicalAnd, LogicalOr): two operands of one element type that broadcast
 // numpy-style, and an i1 result of the broadcast shape. No gradient; their
-// kernels are chosen by the operands' type (TensorFlow's "T").
+// kernels are chosen by the operands' type (TensorFlow's "T"). Constant
+// operands fold, and so do arith's identities (GraphFolds.cpp).
 class Graph_ComparisonOp<string mnemonic, string tfType, string what,
                          Type operandType, string exampleType>
     : Graph_KernelOp<mnemonic, tfType,
@@ -1542,8 +1544,9 @@ class Graph_ComparisonOp<string mnemonic, string tfType, string what,
   let assemblyFormat = "$lhs `,` $rhs " # afterClause
       # " attr-dict `:` `(` type($lhs) `,` type($rhs) `)` `->` type($result)";
   let hasVerifier = 1;
+  let hasFolder = 1;
   let extraClassDefinition = kernelDefinition # inferComparison
-      # refineByVerifier;
+      # refineByVerifier # foldElementwise;
 }
 
 def Graph_EqualOp : Graph_ComparisonOp<"equal", "Equal", "elementwise ==",
@@ -1577,6 +1580,10 @@ def Graph_LogicalNotOp : Graph_KernelOp<"logical_not", "LogicalNot",
   let results = (outs StaticShapeTensorOf<[I1]>:$result);
   let assemblyFormat = "$input " # afterClause
       # " attr-dict `:` type($input)";
+  // A constant operand folds, and so does a logical_not of a logical_not
+  // (GraphFolds.cpp).
+  let hasFolder = 1;
+  let extraClassDefinition = kernelDefinition # foldElementwise;
 }
 
 // TensorFlow's IsInf and IsNan: an i1 of the operand's shape, kernels
@@ -1600,7 +1607,9 @@ class Graph_FloatPredicateOp<string mnemonic, string tfType, string what>
   let results = (outs StaticShapeTensorOf<[I1]>:$result);
   let assemblyFormat = "$input " # afterClause
       # " attr-dict `:` type($input) `->` type($result)";
-  let extraClassDefinition = kernelDefinition # [{
+  // A constant operand folds (GraphFolds.cpp).
+  let hasFolder = 1;
+  let extraClassDefinition = kernelDefinition # foldElementwise # [{
     ::llvm::LogicalResult $cppClass::inferReturnTypes(
         ::mlir::MLIRContext *context, ::std::optional<::mlir::Location>,
         ::mlir::ValueRange operands, ::mlir::DictionaryAttr,
@@ -1648,6 +1657,9 @@ def Graph_SelectOp : Graph_KernelOp<"select", "SelectV2",
       # afterClause # " attr-dict `:` `(` type($condition) `,` "
       # "type($then_value) `,` type($else_value) `)` `->` type($result)";
   let hasVerifier = 1;
+  // A constant condition chooses an operand; constant operands fold
+  // (GraphFolds.cpp).
+  let hasFolder = 1;
 }
 
 def Graph_OneHotOp : Graph_KernelOp<"one_hot", "OneHot",

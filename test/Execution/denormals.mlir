@@ -11,7 +11,8 @@
 // RUN: gplace-run %s --fold-constants=false --gpu-fusion=false | FileCheck %s
 func.func @main() -> (tensor<3xf32>, tensor<3xf32>, tensor<2xf64>,
                       tensor<2xf32>, tensor<2xf32>, tensor<2xf32>,
-                      tensor<2xf64>) {
+                      tensor<2xf64>, tensor<3xi1>, tensor<2xi1>,
+                      tensor<2xi1>, tensor<2xi1>) {
   // 1e-40 and -3e-39 are denormal in f32; 1.17549435e-38 is its smallest
   // normal.
   %a = gplace.constant dense<[1.0e-40, -3.0e-39, 1.17549435e-38]> : tensor<3xf32>
@@ -37,9 +38,23 @@ func.func @main() -> (tensor<3xf32>, tensor<3xf32>, tensor<2xf64>,
   %tanht = gplace.tanh %t : tensor<2xf32>
   %e = gplace.constant dense<[1.0e-320, 1.0e-300]> : tensor<2xf64>
   %loge = gplace.log %e : tensor<2xf64>
-  return %pa, %pb, %pc, %logd, %powd, %tanht, %loge
+  // Comparisons read a denormal f32, f64 or bf16 as zero too (DAZ; the
+  // fold computes as they do); an f16 denormal is a normal float, which
+  // they compare in: 6e-8 > 0.
+  %zero = gplace.constant dense<0.0> : tensor<f32>
+  %eqa = gplace.equal %a, %zero : (tensor<3xf32>, tensor<f32>) -> tensor<3xi1>
+  %zerod = gplace.constant dense<0.0> : tensor<f64>
+  %gtc = gplace.greater %c, %zerod : (tensor<2xf64>, tensor<f64>) -> tensor<2xi1>
+  %bf = gplace.constant dense<[1.0e-39, 1.0]> : tensor<2xbf16>
+  %zerob = gplace.constant dense<0.0> : tensor<bf16>
+  %gtb = gplace.greater %bf, %zerob : (tensor<2xbf16>, tensor<bf16>) -> tensor<2xi1>
+  %h = gplace.constant dense<[6.0e-8, 0.0]> : tensor<2xf16>
+  %zeroh = gplace.constant dense<0.0> : tensor<f16>
+  %gth = gplace.greater %h, %zeroh : (tensor<2xf16>, tensor<f16>) -> tensor<2xi1>
+  return %pa, %pb, %pc, %logd, %powd, %tanht, %loge, %eqa, %gtc, %gtb, %gth
       : tensor<3xf32>, tensor<3xf32>, tensor<2xf64>, tensor<2xf32>,
-        tensor<2xf32>, tensor<2xf32>, tensor<2xf64>
+        tensor<2xf32>, tensor<2xf32>, tensor<2xf64>, tensor<3xi1>,
+        tensor<2xi1>, tensor<2xi1>, tensor<2xi1>
 }
 // CHECK: result[0]: 3xf32=[0, -0, 1.1754944e-38]
 // CHECK: result[1]: 3xf32=[0, 0, 1.0000001e-36]
@@ -48,3 +63,7 @@ func.func @main() -> (tensor<3xf32>, tensor<3xf32>, tensor<2xf64>,
 // CHECK: result[4]: 2xf32=[0, 0]
 // CHECK: result[5]: 2xf32=[-0, 1e-30]
 // CHECK: result[6]: 2xf64=[-inf, -690.7755278982137]
+// CHECK: result[7]: 3xi1=[true, true, false]
+// CHECK: result[8]: 2xi1=[false, true]
+// CHECK: result[9]: 2xi1=[false, true]
+// CHECK: result[10]: 2xi1=[true, false]

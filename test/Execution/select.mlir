@@ -3,12 +3,14 @@
 // LogicalOr, LogicalNot):
 // numpy broadcasting of every operand, NaN compares false, only the chosen
 // value reaches the result (a NaN or infinity not chosen stays out),
-// integer and bool values. On the
-// CPU, on an emulated GPU, and with the ops alternating between two.
+// integer and bool values. Folded (GraphFolds.cpp), and run on the CPU,
+// on an emulated GPU, and with the ops alternating between two: the same
+// values.
 // RUN: gplace-run %s | FileCheck %s
-// RUN: gplace-run %s --emulate-gpus=1 | FileCheck %s
-// RUN: gplace-run %s --emulate-gpus=2 --load-policy=%plugins/libGPlaceTestPolicies.so --policy=test-alternate-gpus --allow-soft-placement | FileCheck %s
-// RUN: gplace-run %s --emulate-gpus=1 --log-device-placement 2>&1 >/dev/null | FileCheck %s --check-prefix=PLACED
+// RUN: gplace-run %s --fold-constants=false | FileCheck %s
+// RUN: gplace-run %s --fold-constants=false --emulate-gpus=1 | FileCheck %s
+// RUN: gplace-run %s --fold-constants=false --emulate-gpus=2 --load-policy=%plugins/libGPlaceTestPolicies.so --policy=test-alternate-gpus --allow-soft-placement | FileCheck %s
+// RUN: gplace-run %s --fold-constants=false --emulate-gpus=1 --log-device-placement 2>&1 >/dev/null | FileCheck %s --check-prefix=PLACED
 // PLACED-DAG: ge: (GreaterEqual): /job:localhost/replica:0/task:0/device:GPU:0
 // PLACED-DAG: chosen: (SelectV2): /job:localhost/replica:0/task:0/device:GPU:0
 // PLACED-DAG: gt: (Greater): /job:localhost/replica:0/task:0/device:GPU:0

@@ -18,6 +18,15 @@
 //   trigonometric and hyperbolic functions and erf do not, since the
 //   vectorized host kernels may differ in the last place from a scalar
 //   evaluation here;
+// - comparisons (equal, greater, greater_equal), logical ops, is_inf and
+//   is_nan fold as their kernels compare (Kernels.cpp's runComparison):
+//   floats in the compute type with denormal operands read as zero (the
+//   host's DAZ), a NaN unordered (equal to nothing, itself included);
+// - as MLIR's arith dialect folds andi, ori, xori and cmpi: logical_and
+//   and logical_or with a splat constant operand give the other operand
+//   or the constant, logical_not of a logical_not its operand, and an
+//   integer compared with itself a splat (a float may be a NaN: no fold);
+//   a select with a splat condition gives the chosen operand;
 // - an integer division by zero, or an out-of-range gather index, does not
 //   fold: the kernel's error stays the user's;
 // - no result larger than Grappler's limit (kMaxConstantSize, 10 MiB)
@@ -153,6 +162,18 @@ SmallVector<int64_t> contiguousStrides(ArrayRef<int64_t> shape) {
   return strides;
 }
 
+/// The offset in an operand broadcast to `type` (its `strides`,
+/// gplace::broadcastStrides) of the result's element `i`.
+int64_t broadcastOffset(RankedTensorType type, ArrayRef<int64_t> strides,
+                        int64_t i) {
+  int64_t offset = 0;
+  for (int64_t d = type.getRank() - 1; d >= 0; --d) {
+    offset += (i % type.getDimSize(d)) * strides[d];
+    i /= type.getDimSize(d);
+  }
+  return offset;
+}
+
 /// For each element of `outShape` in row-major order, calls `fn(i, offset)`
 /// with offset = sum(index_d * strides[d]).
 template <typename Fn>
@@ -269,6 +290,26 @@ bool isExactKernel(gplace::Kernel kernel) {
   }
 }
 
+/// The kernels whose result is a boolean of their operands' elements
+/// (Kernels.cpp's runComparison, runFloatPredicate and LogicalNot): exact,
+/// whatever the operands.
+bool isPredicateKernel(gplace::Kernel kernel) {
+  using gplace::Kernel;
+  switch (kernel) {
+  case Kernel::Equal:
+  case Kernel::GreaterEqual:
+  case Kernel::Greater:
+  case Kernel::LogicalAnd:
+  case Kernel::LogicalOr:
+  case Kernel::LogicalNot:
+  case Kernel::IsInf:
+  case Kernel::IsNan:
+    return true;
+  default:
+    return false;
+  }
+}
+
 /// A denormal flushed to zero, as the host kernels run (runtime.md).
 template <typename T> T flushDenormal(T x) {
   return std::fpclassify(x) == FP_SUBNORMAL ? std::copysign(T(0), x) : x;
@@ -337,6 +378,69 @@ std::optional<APInt> evaluateInt(gplace::Kernel kernel, const APInt &a,
   }
 }
 
+/// A comparison, is_inf or is_nan of floating-point operands in compute
+/// type T, as a 1-bit APInt: the operands read as the host's DAZ reads
+/// them (a denormal is zero), a NaN unordered with everything.
+template <typename T>
+std::optional<APInt> predicateFloat(gplace::Kernel kernel, T x0, T x1) {
+  using gplace::Kernel;
+  x0 = flushDenormal(x0);
+  x1 = flushDenormal(x1);
+  switch (kernel) {
+  case Kernel::Equal:
+    return APInt(1, x0 == x1);
+  case Kernel::GreaterEqual:
+    return APInt(1, x0 >= x1);
+  case Kernel::Greater:
+    return APInt(1, x0 > x1);
+  case Kernel::IsInf:
+    return APInt(1, std::isinf(x0));
+  case Kernel::IsNan:
+    return APInt(1, std::isnan(x0));
+  default:
+    return std::nullopt;
+  }
+}
+
+/// A comparison or logical op of integers (signless, two's complement; i1
+/// for the logical ops), as a 1-bit APInt.
+std::optional<APInt> predicateInt(gplace::Kernel kernel, const APInt &a,
+                                  const APInt &b) {
+  using gplace::Kernel;
+  switch (kernel) {
+  case Kernel::Equal:
+    return APInt(1, a == b);
+  case Kernel::GreaterEqual:
+    return APInt(1, a.sge(b));
+  case Kernel::Greater:
+    return APInt(1, a.sgt(b));
+  case Kernel::LogicalAnd:
+    return APInt(1, !a.isZero() && !b.isZero());
+  case Kernel::LogicalOr:
+    return APInt(1, !a.isZero() || !b.isZero());
+  case Kernel::LogicalNot:
+    return APInt(1, a.isZero());
+  default:
+    return std::nullopt;
+  }
+}
+
+/// `v` (f32, f16 or bf16) as the float it is computed in: exact.
+float toComputeFloat(APFloat v) {
+  bool lost;
+  v.convert(APFloat::IEEEsingle(), APFloat::rmNearestTiesToEven, &lost);
+  return v.convertToFloat();
+}
+
+/// A predicate of one element in the kernel's compute type.
+std::optional<APInt> predicateElement(gplace::Kernel kernel, const APFloat &a,
+                                      const APFloat &b) {
+  if (&a.getSemantics() == &APFloat::IEEEdouble())
+    return predicateFloat<double>(kernel, a.convertToDouble(),
+                                  b.convertToDouble());
+  return predicateFloat<float>(kernel, toComputeFloat(a), toComputeFloat(b));
+}
+
 /// One element in the kernel's compute type, then rounded back.
 std::optional<APFloat> evaluateElement(gplace::Kernel kernel,
                                        const APFloat &a, const APFloat &b) {
@@ -348,12 +452,8 @@ std::optional<APFloat> evaluateElement(gplace::Kernel kernel,
       return std::nullopt;
     return APFloat(*r);
   }
-  auto toFloat = [](APFloat v) {
-    bool lost;
-    v.convert(APFloat::IEEEsingle(), APFloat::rmNearestTiesToEven, &lost);
-    return v.convertToFloat();
-  };
-  std::optional<float> r = evaluateFloat<float>(kernel, toFloat(a), toFloat(b));
+  std::optional<float> r =
+      evaluateFloat<float>(kernel, toComputeFloat(a), toComputeFloat(b));
   if (!r)
     return std::nullopt;
   APFloat result(*r);
@@ -362,25 +462,91 @@ std::optional<APFloat> evaluateElement(gplace::Kernel kernel,
   return result;
 }
 
+/// The folds of `op` (no control dependencies) that need not all of its
+/// operands constant (`values`, null where not), as MLIR's arith dialect
+/// folds andi, ori, xori(xori(x, true), true) and cmpi: logical_and and
+/// logical_or of an operand with a splat constant, or with itself;
+/// logical_not of a logical_not; an integer compared with itself (a float
+/// may be NaN, which equals nothing). A constant they make is held to the
+/// limits of any other fold.
+OpFoldResult foldIdentity(Operation *op, gplace::Kernel kernel,
+                          ArrayRef<DenseElementsAttr> values,
+                          RankedTensorType type) {
+  using gplace::Kernel;
+  auto splat = [&](bool value, ArrayRef<DenseElementsAttr> from)
+      -> OpFoldResult {
+    if (!fitsFold(type) || expandsTooMuch(from, type))
+      return {};
+    return DenseElementsAttr::get(type, value);
+  };
+  switch (kernel) {
+  case Kernel::LogicalNot:
+    if (auto inner = op->getOperand(0).getDefiningOp<LogicalNotOp>())
+      if (inner.getControlDeps().empty())
+        return inner.getInput();
+    return {};
+  case Kernel::LogicalAnd:
+  case Kernel::LogicalOr: {
+    // The value that decides the result alone (false for and, true for
+    // or); the other one leaves the other operand.
+    bool absorbing = kernel == Kernel::LogicalOr;
+    Value lhs = op->getOperand(0), rhs = op->getOperand(1);
+    if (lhs == rhs && lhs.getType() == type)
+      return lhs;
+    for (int k : {0, 1}) {
+      if (!values[k] || !values[k].isSplat())
+        continue;
+      Value other = op->getOperand(1 - k);
+      if (values[k].getSplatValue<bool>() == absorbing)
+        return splat(absorbing, values[k]);
+      if (other.getType() == type)
+        return other;
+    }
+    return {};
+  }
+  case Kernel::Equal:
+  case Kernel::GreaterEqual:
+  case Kernel::Greater: {
+    Value lhs = op->getOperand(0);
+    if (op->getOperand(1) != lhs ||
+        !isa<IntegerType>(cast<RankedTensorType>(lhs.getType())
+                              .getElementType()))
+      return {};
+    return splat(kernel != Kernel::Greater, {});
+  }
+  default:
+    return {};
+  }
+}
+
 } // namespace
 
 OpFoldResult gplace::graph::detail::foldElementwise(
     Operation *op, gplace::Kernel kernel, ArrayRef<Attribute> operands) {
-  if (!isExactKernel(kernel) || operands.empty() || operands.size() > 2)
+  bool predicate = isPredicateKernel(kernel);
+  if ((!isExactKernel(kernel) && !predicate) || operands.empty() ||
+      operands.size() > 2)
+    return {};
+  auto type = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+  if (!type || !type.hasStaticShape() ||
+      !llvm::all_of(op->getOperandTypes(),
+                    [](Type t) { return isa<RankedTensorType>(t); }))
     return {};
   SmallVector<DenseElementsAttr, 2> values;
-  for (Attribute attr : operands) {
-    DenseElementsAttr value = constantOf(attr);
-    if (!value)
-      return {};
-    values.push_back(value);
-  }
-  auto type = dyn_cast<RankedTensorType>(op->getResult(0).getType());
-  if (!type || !fitsFold(type) || type.getElementType().isInteger(1) ||
-      expandsTooMuch(values, type))
-    return {};
-  bool isFloat = isa<FloatType>(type.getElementType());
-  if (!isFloat && !type.getElementType().isSignlessInteger())
+  for (Attribute attr : operands)
+    values.push_back(constantOf(attr));
+  if (llvm::is_contained(values, DenseElementsAttr()))
+    return predicate ? foldIdentity(op, kernel, values, type) : OpFoldResult();
+  if (!fitsFold(type) || expandsTooMuch(values, type) ||
+      (!predicate && type.getElementType().isInteger(1)))
+    return predicate ? foldIdentity(op, kernel, values, type) : OpFoldResult();
+  // The operands' element type: the result's, or a predicate's operands'.
+  Type element = values[0].getElementType();
+  bool isFloat = isa<FloatType>(element);
+  // Integers are signless (i32, i64; i1 for the logical ops); only
+  // equality also reads ui8, whose order would be unsigned.
+  if (!isFloat && !element.isSignlessInteger() &&
+      kernel != gplace::Kernel::Equal)
     return {};
   // Each operand's strides into the broadcast shape.
   SmallVector<std::vector<int64_t>, 2> strides;
@@ -389,36 +555,35 @@ OpFoldResult gplace::graph::detail::foldElementwise(
         cast<RankedTensorType>(value.getType()).getShape(), type.getShape()));
   int64_t count = type.getNumElements();
   auto offsetOf = [&](size_t k, int64_t i) {
-    if (values[k].isSplat())
-      return int64_t(0);
-    int64_t offset = 0, rest = i;
-    for (int64_t d = type.getRank() - 1; d >= 0; --d) {
-      offset += (rest % type.getDimSize(d)) * strides[k][d];
-      rest /= type.getDimSize(d);
-    }
-    return offset;
+    return values[k].isSplat() ? int64_t(0)
+                               : broadcastOffset(type, strides[k], i);
   };
   // Element i of the result from the operands' elements at their
-  // broadcast offsets, as values of type T (APFloat or APInt).
+  // broadcast offsets, as values of type T (APFloat or APInt); the
+  // results are APFloat or APInt (1 bit for a predicate).
   auto evaluateAll = [&](auto element, auto evaluate) -> OpFoldResult {
     using T = decltype(element);
+    using R = typename decltype(evaluate(kernel, element, element))::value_type;
     SmallVector<SmallVector<T>, 2> in;
     for (DenseElementsAttr value : values)
       in.push_back(value.isSplat()
                        ? SmallVector<T>{value.getSplatValue<T>()}
                        : llvm::to_vector(value.getValues<T>()));
-    SmallVector<T> out;
+    SmallVector<R> out;
     out.reserve(count);
     for (int64_t i = 0; i < count; ++i) {
       const T &a = in[0][offsetOf(0, i)];
       const T &b = in.size() > 1 ? in[1][offsetOf(1, i)] : a;
-      std::optional<T> r = evaluate(kernel, a, b);
+      std::optional<R> r = evaluate(kernel, a, b);
       if (!r)
         return {};
       out.push_back(*r);
     }
     return DenseElementsAttr::get(type, out);
   };
+  if (predicate)
+    return isFloat ? evaluateAll(APFloat(0.0f), predicateElement)
+                   : evaluateAll(APInt(), predicateInt);
   if (isFloat)
     return evaluateAll(APFloat(0.0f), evaluateElement);
   return evaluateAll(APInt(), evaluateInt);
@@ -546,8 +711,53 @@ Operation *GraphDialect::materializeConstant(OpBuilder &builder,
 // Elementwise ops.
 //===----------------------------------------------------------------------===//
 
-// Their folds are defined with their class (Graph_UnaryOp, Graph_BinaryOp
-// in GraphOps.td): detail::foldElementwise above.
+// Their folds are defined with their class (Graph_UnaryOp, Graph_BinaryOp,
+// Graph_ComparisonOp in GraphOps.td): detail::foldElementwise above.
+
+OpFoldResult SelectOp::fold(FoldAdaptor adaptor) {
+  auto type = cast<RankedTensorType>(getType());
+  if (!getControlDeps().empty())
+    return {};
+  Value thenValue = getThenValue(), elseValue = getElseValue();
+  if (thenValue == elseValue && thenValue.getType() == type)
+    return thenValue;
+  DenseElementsAttr condition = constantOf(adaptor.getCondition());
+  if (!condition)
+    return {};
+  auto stridesOf = [&](DenseElementsAttr value) {
+    return gplace::broadcastStrides(
+        cast<RankedTensorType>(value.getType()).getShape(), type.getShape());
+  };
+  // One choice for every element: that operand, or its constant broadcast.
+  if (condition.isSplat()) {
+    bool chooseThen = condition.getSplatValue<bool>();
+    Value chosen = chooseThen ? thenValue : elseValue;
+    if (chosen.getType() == type)
+      return chosen;
+    DenseElementsAttr value = constantOf(chooseThen ? adaptor.getThenValue()
+                                                    : adaptor.getElseValue());
+    if (!value || !fitsFold(type) || expandsTooMuch(value, type))
+      return {};
+    return permuteElements(value, type, stridesOf(value));
+  }
+  // Both operands constant: each element copied from the chosen one, as
+  // the kernel copies it (a NaN in the other stays out).
+  DenseElementsAttr thenConstant = constantOf(adaptor.getThenValue());
+  DenseElementsAttr elseConstant = constantOf(adaptor.getElseValue());
+  if (!thenConstant || !elseConstant || !fitsFold(type) ||
+      expandsTooMuch({condition, thenConstant, elseConstant}, type))
+    return {};
+  SmallVector<bool> conditions = llvm::to_vector(condition.getValues<bool>());
+  std::vector<int64_t> conditionStrides = stridesOf(condition);
+  std::vector<int64_t> strides[2] = {stridesOf(thenConstant),
+                                     stridesOf(elseConstant)};
+  ElementReader readers[2] = {ElementReader(thenConstant),
+                              ElementReader(elseConstant)};
+  return gatherElements(type, readers, [&](int64_t i) {
+    size_t k = conditions[broadcastOffset(type, conditionStrides, i)] ? 0 : 1;
+    return std::pair<size_t, int64_t>(k, broadcastOffset(type, strides[k], i));
+  });
+}
 
 //===----------------------------------------------------------------------===//
 // Shape and data movement.

@@ -188,13 +188,18 @@ inferBroadcastType(llvm::StringRef opName,
                    mlir::ValueRange data, bool i1Result,
                    llvm::SmallVectorImpl<mlir::Type> &inferredReturnTypes);
 
-/// The fold of an elementwise op (one or two operands, numpy broadcasting)
-/// whose operands are all constants (`operands`, null where not): its
-/// kernel's scalar function (lib/Runtime/ElementwiseKernels.def) evaluated
-/// as the host kernel evaluates it, for the exactly rounded kernels (add,
-/// sub, mul, div, neg, maximum, relu, relu_grad, square, sqrt); null for
-/// anything else, an integer division by zero, or a result over 10 MiB
-/// (GraphFolds.cpp, docs/passes/fold-constants.md).
+/// The fold of an elementwise, comparison or logical op (one or two
+/// operands, numpy broadcasting) whose operands are all constants
+/// (`operands`, null where not): its kernel's scalar function
+/// (lib/Runtime/ElementwiseKernels.def, or the comparison kernels of
+/// Kernels.cpp) evaluated as the host kernel evaluates it, for the exactly
+/// rounded kernels (add, sub, mul, div, neg, maximum, relu, relu_grad,
+/// square, sqrt, ...) and every comparison, logical op, is_inf and is_nan;
+/// and, as MLIR's arith dialect folds, logical_and and logical_or with a
+/// splat constant operand, logical_not of a logical_not, and an integer
+/// compared with itself. Null for anything else, an integer division by
+/// zero, or a result over 10 MiB (GraphFolds.cpp,
+/// docs/passes/fold-constants.md).
 mlir::OpFoldResult foldElementwise(mlir::Operation *op, Kernel kernel,
                                    llvm::ArrayRef<mlir::Attribute> operands);
 
