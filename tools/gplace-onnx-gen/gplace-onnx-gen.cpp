@@ -100,6 +100,10 @@
 //                   input names);
 //   shared-dim      a[N,3] + b[N,3] -> y[N,3]; shared-dim-bad-output declares
 //                   y[N,7];
+//   empty-shape     opset 17: x[N,3] -> shapes concatenated with an empty
+//                   Slice of Shape(x), as LayerNormalization's function
+//                   builds them for an axis of -rank -> mean[1,1] (the
+//                   mean of x), y[N,3] (x reshaped to its own shape);
 //   chain:N         x[64] -> N elementwise nodes in a chain, cycling through
 //                   Add(one), Mul(half), Sub(quarter), Max(zero) (four shared
 //                   [64] initializers; node i is named `chain/op_<i>`) ->
@@ -636,6 +640,57 @@ onnx::ModelProto buildSharedDim(int64_t declared) {
   b.input("b", {"N", 3});
   b.node("Add", "add", {"a", "b"}, {"y"});
   b.output("y", {"N", declared});
+  return b.model;
+}
+
+// An int64 Constant node of the given dims and values.
+void intConstant(ModelBuilder &b, const std::string &name,
+                 std::vector<int64_t> dims, std::vector<int64_t> values) {
+  onnx::NodeProto *node = b.node("Constant", name, {}, {name});
+  onnx::AttributeProto *value = node->add_attribute();
+  value->set_name("value");
+  value->set_type(onnx::AttributeProto_AttributeType_TENSOR);
+  value->mutable_t()->set_data_type(onnx::TensorProto_DataType_INT64);
+  for (int64_t d : dims)
+    value->mutable_t()->add_dims(d);
+  for (int64_t v : values)
+    value->mutable_t()->add_int64_data(v);
+}
+
+// Shapes with an empty part, as ONNX's LayerNormalization function builds
+// its reduced shape for an axis of -rank (opset 17): x[N,3] -> Shape ->
+// Slice [0:-2] (empty) -> Concat(that, ConstantOfShape(Neg(-2)) = [1, 1])
+// -> Reshape(ReduceMean(Flatten(x, 0), axis 1)) -> mean[1,1]; and
+// Concat(empty, Shape(x), empty) -> Reshape(x) -> y[N,3].
+onnx::ModelProto buildEmptyShape() {
+  ModelBuilder b(17, "empty_shape");
+  b.input("x", {"N", 3});
+  b.node("Shape", "shape", {"x"}, {"x_shape"});
+  intConstant(b, "zero", {1}, {0});
+  intConstant(b, "axis", {1}, {-2});
+  b.node("Slice", "prefix", {"x_shape", "zero", "axis"}, {"prefix_shape"});
+  b.node("Neg", "count", {"axis"}, {"reduced_count"});
+  onnx::NodeProto *ones = b.node("ConstantOfShape", "suffix",
+                                 {"reduced_count"}, {"suffix_shape"});
+  onnx::AttributeProto *one = ones->add_attribute();
+  one->set_name("value");
+  one->set_type(onnx::AttributeProto_AttributeType_TENSOR);
+  one->mutable_t()->set_data_type(onnx::TensorProto_DataType_INT64);
+  one->mutable_t()->add_dims(1);
+  one->mutable_t()->add_int64_data(1);
+  attrInt(b.node("Concat", "reduced", {"prefix_shape", "suffix_shape"},
+                 {"reduced_shape"}),
+          "axis", 0);
+  attrInt(b.node("Flatten", "flatten", {"x"}, {"x_2d"}), "axis", 0);
+  attrInts(b.node("ReduceMean", "mean_2d", {"x_2d"}, {"mean_2d"}), "axes",
+           {1});
+  b.node("Reshape", "mean", {"mean_2d", "reduced_shape"}, {"mean"});
+  attrInt(b.node("Concat", "same", {"prefix_shape", "x_shape", "prefix_shape"},
+                 {"same_shape"}),
+          "axis", 0);
+  b.node("Reshape", "y", {"x", "same_shape"}, {"y"});
+  b.output("mean", {1, 1});
+  b.output("y", {"N", 3});
   return b.model;
 }
 
@@ -1627,7 +1682,7 @@ int main(int argc, char **argv) {
          "torch-flatten|"
          "paddle-dynamic|"
          "tf2onnx-flatten|"
-         "shared-dim|shared-dim-bad-output|chain:N OUTPUT.onnx");
+         "shared-dim|shared-dim-bad-output|empty-shape|chain:N OUTPUT.onnx");
   std::string name = argv[1];
   std::string output = argv[2];
 
@@ -1681,6 +1736,7 @@ int main(int argc, char **argv) {
       {"tf2onnx-flatten", buildTf2onnxFlatten},
       {"shared-dim", [] { return buildSharedDim(3); }},
       {"shared-dim-bad-output", [] { return buildSharedDim(7); }},
+      {"empty-shape", buildEmptyShape},
       {"mlp-bench",
        [] {
          return buildMlp("mlp_bench", 0x6d6c7062u /* "mlpb" */, 1024, 1024);
@@ -1708,7 +1764,7 @@ int main(int argc, char **argv) {
            "resize-topk, "
            "torch-flatten, "
            "paddle-dynamic, tf2onnx-flatten, shared-dim, "
-           "shared-dim-bad-output or chain:N)");
+           "shared-dim-bad-output, empty-shape or chain:N)");
     model = it->second();
   }
 
