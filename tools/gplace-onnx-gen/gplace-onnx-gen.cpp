@@ -108,7 +108,10 @@
 //                   -> RoiAlign avg (half_pixel, spatial_scale 0.5,
 //                   sampling_ratio 2, 3x3), RoiAlign max (output_half_pixel,
 //                   sampling_ratio 3, 2x2) -> avg[3,2,3,3], max[3,2,2,2];
-//                   roi-align-adaptive: avg's sampling_ratio 0 (refused);
+//                   roi-align-adaptive: both sampling_ratio 0 (adaptive),
+//                   the rois an initializer (roi-align's values);
+//                   roi-align-adaptive-input: the same, the rois an input
+//                   (refused);
 //   chain:N         x[64] -> N elementwise nodes in a chain, cycling through
 //                   Add(one), Mul(half), Sub(quarter), Max(zero) (four shared
 //                   [64] initializers; node i is named `chain/op_<i>`) ->
@@ -702,25 +705,29 @@ onnx::ModelProto buildEmptyShape() {
 // RoiAlign (opset 16): x[2,2,6,6], rois[3,4] and batch_indices [1, 0, 1]
 // (an initializer) -> avg (half_pixel, spatial_scale 0.5, sampling_ratio
 // 2, 3x3 bins), max (output_half_pixel, sampling_ratio 3, 2x2 bins) ->
-// avg[3,2,3,3], max[3,2,2,2]. `samplingRatio` is avg's (0: adaptive,
-// which gplace refuses).
-onnx::ModelProto buildRoiAlign(int64_t samplingRatio) {
+// avg[3,2,3,3], max[3,2,2,2]. `adaptive`: both nodes' sampling_ratio 0,
+// the rois the initializer `rois` [[0, 0, 10, 10], [2, 1, 8, 11], [-4, 3,
+// 14, 7]] if `constantRois` (else an input, which gplace refuses).
+onnx::ModelProto buildRoiAlign(bool adaptive, bool constantRois) {
   ModelBuilder b(16, "roi_align");
   b.input("x", {2, 2, 6, 6});
-  b.input("rois", {3, 4});
+  if (constantRois)
+    b.initializer(Tensor{"rois", {3, 4}, {0, 0, 10, 10, 2, 1, 8, 11, -4, 3, 14, 7}});
+  else
+    b.input("rois", {3, 4});
   intInitializer(b, "batch_indices", {3}, {1, 0, 1});
   onnx::NodeProto *avg =
       b.node("RoiAlign", "avg", {"x", "rois", "batch_indices"}, {"avg"});
   attrString(avg, "coordinate_transformation_mode", "half_pixel");
   attrFloat(avg, "spatial_scale", 0.5f);
-  attrInt(avg, "sampling_ratio", samplingRatio);
+  attrInt(avg, "sampling_ratio", adaptive ? 0 : 2);
   attrInt(avg, "output_height", 3);
   attrInt(avg, "output_width", 3);
   onnx::NodeProto *max =
       b.node("RoiAlign", "max", {"x", "rois", "batch_indices"}, {"max"});
   attrString(max, "coordinate_transformation_mode", "output_half_pixel");
   attrString(max, "mode", "max");
-  attrInt(max, "sampling_ratio", 3);
+  attrInt(max, "sampling_ratio", adaptive ? 0 : 3);
   attrInt(max, "output_height", 2);
   attrInt(max, "output_width", 2);
   b.output("avg", {3, 2, 3, 3});
@@ -1717,7 +1724,7 @@ int main(int argc, char **argv) {
          "paddle-dynamic|"
          "tf2onnx-flatten|"
          "shared-dim|shared-dim-bad-output|empty-shape|roi-align|"
-         "roi-align-adaptive|chain:N OUTPUT.onnx");
+         "roi-align-adaptive|roi-align-adaptive-input|chain:N OUTPUT.onnx");
   std::string name = argv[1];
   std::string output = argv[2];
 
@@ -1772,8 +1779,9 @@ int main(int argc, char **argv) {
       {"shared-dim", [] { return buildSharedDim(3); }},
       {"shared-dim-bad-output", [] { return buildSharedDim(7); }},
       {"empty-shape", buildEmptyShape},
-      {"roi-align", [] { return buildRoiAlign(2); }},
-      {"roi-align-adaptive", [] { return buildRoiAlign(0); }},
+      {"roi-align", [] { return buildRoiAlign(false, false); }},
+      {"roi-align-adaptive", [] { return buildRoiAlign(true, true); }},
+      {"roi-align-adaptive-input", [] { return buildRoiAlign(true, false); }},
       {"mlp-bench",
        [] {
          return buildMlp("mlp_bench", 0x6d6c7062u /* "mlpb" */, 1024, 1024);
@@ -1802,7 +1810,7 @@ int main(int argc, char **argv) {
            "torch-flatten, "
            "paddle-dynamic, tf2onnx-flatten, shared-dim, "
            "shared-dim-bad-output, empty-shape, roi-align, "
-           "roi-align-adaptive or chain:N)");
+           "roi-align-adaptive, roi-align-adaptive-input or chain:N)");
     model = it->second();
   }
 

@@ -686,9 +686,11 @@ bool mapGridSample(Node &n, SmallVectorImpl<Value> &results,
 /// bilinear samples. The rois are data: the samples' coordinates are
 /// elementwise ops on f32 tensors [R, Ho * Wo * S, 1] (S samples per bin),
 /// each of the four taps a `gather` of X's rows ([N * H * W, C]), as
-/// GridSample's. sampling_ratio 0 (adaptive: ceil of the roi's size over
-/// the bins', which the rois' values decide) is refused: the number of
-/// samples would not be static.
+/// GridSample's. sampling_ratio 0 (adaptive: ceil of each roi's size over
+/// the bins') needs the rois known at import time: each roi then has its
+/// own grid, padded to the largest with repeated samples (max) or samples
+/// of no weight (avg, divided by the roi's own count); rois of the run are
+/// refused, as the number of samples would not be static.
 bool mapRoiAlign(Node &n, SmallVectorImpl<Value> &results,
                  std::string &reason) {
   RankedTensorType x = n.inputType(0), rois = n.inputType(1),
@@ -718,24 +720,61 @@ bool mapRoiAlign(Node &n, SmallVectorImpl<Value> &results,
     return false;
   }
   int64_t ratio = n.getInt("sampling_ratio", 0);
-  if (ratio <= 0) {
-    reason = "sampling_ratio " + std::to_string(ratio) +
-             " (adaptive: the number of samples would depend on the rois' "
-             "values; gplace needs it given)";
-    return false;
-  }
   int64_t outH = n.getInt("output_height", 1),
           outW = n.getInt("output_width", 1);
   if (outH < 1 || outW < 1) {
     reason = "an output size below 1";
     return false;
   }
-  double scale = n.getFloat("spatial_scale", 1.0f);
+  float scale = n.getFloat("spatial_scale", 1.0f);
   bool halfPixel = transform == "half_pixel";
   Builder &b = n.builder();
   int64_t batch = x.getDimSize(0), channels = x.getDimSize(1),
           height = x.getDimSize(2), width = x.getDimSize(3);
-  int64_t count = rois.getDimSize(0), samples = ratio * ratio;
+  int64_t count = rois.getDimSize(0);
+  // Each roi's grid (gridY[r] x gridX[r] samples per bin), and the largest.
+  SmallVector<int64_t> gridY(count, ratio), gridX(count, ratio);
+  int64_t maxY = ratio, maxX = ratio;
+  if (ratio <= 0) {
+    std::optional<DenseElementsAttr> known = n.constant(1);
+    if (!known) {
+      reason = "sampling_ratio " + std::to_string(ratio) +
+               " (adaptive) with rois computed at run time: the number of "
+               "samples would depend on their values";
+      return false;
+    }
+    SmallVector<float> corners(known->getValues<float>());
+    maxY = maxX = 1;
+    // As the reference, in f32: the roi's size over the bins', rounded up.
+    float offset = halfPixel ? 0.5f : 0.0f;
+    for (int64_t r = 0; r < count; ++r) {
+      float w = (corners[4 * r + 2] * scale - offset) -
+                (corners[4 * r] * scale - offset);
+      float h = (corners[4 * r + 3] * scale - offset) -
+                (corners[4 * r + 1] * scale - offset);
+      if (!halfPixel) {
+        w = std::max(w, 1.0f);
+        h = std::max(h, 1.0f);
+      }
+      float gy = std::ceil(h / static_cast<float>(outH)),
+            gx = std::ceil(w / static_cast<float>(outW));
+      if (!(gy < 1e4f && gx < 1e4f)) {
+        reason = "an adaptive sampling grid of more than 10^4 samples a side";
+        return false;
+      }
+      gridY[r] = std::max<int64_t>(0, static_cast<int64_t>(gy));
+      gridX[r] = std::max<int64_t>(0, static_cast<int64_t>(gx));
+      maxY = std::max(maxY, gridY[r]);
+      maxX = std::max(maxX, gridX[r]);
+    }
+  }
+  int64_t samples = maxY * maxX;
+  if (count * outH * outW * samples * std::max<int64_t>(channels, 1) >
+      (int64_t(1) << 26)) {
+    reason = "more than 2^26 samples";
+    return false;
+  }
+  bool adaptive = ratio <= 0;
   int64_t points = outH * outW * samples;
   auto coords = RankedTensorType::get({count, points, 1}, b.getF32Type());
   GridSampler g{n, coords, batch, channels, height, width,
@@ -762,20 +801,31 @@ bool mapRoiAlign(Node &n, SmallVectorImpl<Value> &results,
   };
   Value startX = corner(0, "x1"), startY = corner(1, "y1");
   Value endX = corner(2, "x2"), endY = corner(3, "y2");
-  // The samples' offsets in bins, [1, Ho * Wo * S, 1] in (ph, pw, iy, ix)
-  // order: pw + (ix + 0.5) / S' along x, ph + (iy + 0.5) / S' along y.
+  // The samples' offsets in bins, [1 (R if adaptive), Ho * Wo * S, 1] in
+  // (ph, pw, iy, ix) order: pw + (ix + 0.5) / Sx along x, ph + (iy + 0.5)
+  // / Sy along y. A roi's grid smaller than the largest repeats its
+  // samples (iy mod Sy, ix mod Sx) where the largest has more; `present`
+  // says which are its own (avg weighs the others 0), `own` whether it has
+  // any (an empty grid pools to 0, as the reference's).
+  int64_t grids = adaptive ? count : 1;
   SmallVector<float> offsetX, offsetY;
-  for (int64_t ph = 0; ph < outH; ++ph)
-    for (int64_t pw = 0; pw < outW; ++pw)
-      for (int64_t iy = 0; iy < ratio; ++iy)
-        for (int64_t ix = 0; ix < ratio; ++ix) {
-          offsetX.push_back(static_cast<float>(pw + (ix + 0.5) / ratio));
-          offsetY.push_back(static_cast<float>(ph + (iy + 0.5) / ratio));
-        }
+  SmallVector<bool> present, own;
+  for (int64_t r = 0; r < grids; ++r)
+    for (int64_t ph = 0; ph < outH; ++ph)
+      for (int64_t pw = 0; pw < outW; ++pw)
+        for (int64_t iy = 0; iy < maxY; ++iy)
+          for (int64_t ix = 0; ix < maxX; ++ix) {
+            int64_t sy = std::max<int64_t>(gridY[r], 1),
+                    sx = std::max<int64_t>(gridX[r], 1);
+            offsetX.push_back(static_cast<float>(pw + (ix % sx + 0.5) / sx));
+            offsetY.push_back(static_cast<float>(ph + (iy % sy + 0.5) / sy));
+            present.push_back(iy < gridY[r] && ix < gridX[r]);
+            own.push_back(gridY[r] > 0 && gridX[r] > 0);
+          }
   auto offsets = [&](ArrayRef<float> values, llvm::StringRef what) {
     return n.constant(
         DenseElementsAttr::get(
-            RankedTensorType::get({1, points, 1}, b.getF32Type()), values),
+            RankedTensorType::get({grids, points, 1}, b.getF32Type()), values),
         what);
   };
   // The sample coordinate along one axis, [R, P, 1]: start + bin * offset
@@ -801,6 +851,15 @@ bool mapRoiAlign(Node &n, SmallVectorImpl<Value> &results,
   Value valid = n.op<LogicalAndOp>(g.withI1(), {g.mask(sx, -1, width),
                                                 g.mask(sy, -1, height)},
                                    {}, "valid");
+  if (adaptive)
+    valid = n.op<LogicalAndOp>(
+        g.withI1(),
+        {valid, n.constant(DenseElementsAttr::get(g.withI1(),
+                                                  ArrayRef<bool>(
+                                                      mode == "avg" ? present
+                                                                    : own)),
+                           "present")},
+        {}, "valid_present");
   auto neighbours = [&](Value v, int64_t size) {
     Value clamped = g.min(g.max(v, g.constant(0)), g.constant(size - 1));
     Value low = g.floor(clamped);
@@ -830,11 +889,24 @@ bool mapRoiAlign(Node &n, SmallVectorImpl<Value> &results,
   auto pooledType =
       RankedTensorType::get({count, outH, outW, channels}, b.getF32Type());
   NamedAttribute axes = n.named("axes", b.getDenseI64ArrayAttr({3}));
+  // The mean: over each roi's own count of samples, at least 1.
+  Value inverse = g.constant(1.0 / samples);
+  if (adaptive) {
+    SmallVector<float> inverses;
+    for (int64_t r = 0; r < count; ++r)
+      inverses.push_back(
+          1.0f / static_cast<float>(std::max<int64_t>(gridY[r] * gridX[r], 1)));
+    inverse = n.constant(
+        DenseElementsAttr::get(
+            RankedTensorType::get({count, 1, 1, 1}, b.getF32Type()),
+            ArrayRef<float>(inverses)),
+        "inverse_counts");
+  }
   Value pooled =
       max ? n.op<ReduceMaxOp>(pooledType, bins, {axes}, "pooled")
           : n.op<MulOp>(pooledType,
                         {n.op<ReduceSumOp>(pooledType, bins, {axes}, "summed"),
-                         g.constant(1.0 / samples)},
+                         inverse},
                         {}, "pooled");
   results.push_back(n.transpose(pooled, {0, 3, 1, 2}));
   return true;
