@@ -762,18 +762,20 @@ bool mapRoiAlign(Node &n, SmallVectorImpl<Value> &results,
         reason = "an adaptive sampling grid of more than 10^4 samples a side";
         return false;
       }
-      gridY[r] = std::max<int64_t>(0, static_cast<int64_t>(gy));
-      gridX[r] = std::max<int64_t>(0, static_cast<int64_t>(gx));
+      gridY[r] = gy < 1 ? 0 : static_cast<int64_t>(gy);
+      gridX[r] = gx < 1 ? 0 : static_cast<int64_t>(gx);
       maxY = std::max(maxY, gridY[r]);
       maxX = std::max(maxX, gridX[r]);
     }
   }
-  int64_t samples = maxY * maxX;
-  if (count * outH * outW * samples * std::max<int64_t>(channels, 1) >
-      (int64_t(1) << 26)) {
+  // In double: the attributes may be anything.
+  if (static_cast<double>(count) * outH * outW * maxY * maxX *
+          std::max<int64_t>(channels, 1) >
+      static_cast<double>(int64_t(1) << 26)) {
     reason = "more than 2^26 samples";
     return false;
   }
+  int64_t samples = maxY * maxX;
   bool adaptive = ratio <= 0;
   int64_t points = outH * outW * samples;
   auto coords = RankedTensorType::get({count, points, 1}, b.getF32Type());
