@@ -100,6 +100,18 @@
 //                   input names);
 //   shared-dim      a[N,3] + b[N,3] -> y[N,3]; shared-dim-bad-output declares
 //                   y[N,7];
+//   empty-shape     opset 17: x[N,3] -> shapes concatenated with an empty
+//                   Slice of Shape(x), as LayerNormalization's function
+//                   builds them for an axis of -rank -> mean[1,1] (the
+//                   mean of x), y[N,3] (x reshaped to its own shape);
+//   roi-align       opset 16: x[2,2,6,6], rois[3,4], batch_indices [1, 0, 1]
+//                   -> RoiAlign avg (half_pixel, spatial_scale 0.5,
+//                   sampling_ratio 2, 3x3), RoiAlign max (output_half_pixel,
+//                   sampling_ratio 3, 2x2) -> avg[3,2,3,3], max[3,2,2,2];
+//                   roi-align-adaptive: both sampling_ratio 0 (adaptive),
+//                   the rois an initializer (roi-align's values);
+//                   roi-align-adaptive-input: the same, the rois an input
+//                   (refused);
 //   chain:N         x[64] -> N elementwise nodes in a chain, cycling through
 //                   Add(one), Mul(half), Sub(quarter), Max(zero) (four shared
 //                   [64] initializers; node i is named `chain/op_<i>`) ->
@@ -636,6 +648,90 @@ onnx::ModelProto buildSharedDim(int64_t declared) {
   b.input("b", {"N", 3});
   b.node("Add", "add", {"a", "b"}, {"y"});
   b.output("y", {"N", declared});
+  return b.model;
+}
+
+// An int64 Constant node of the given dims and values.
+void intConstant(ModelBuilder &b, const std::string &name,
+                 std::vector<int64_t> dims, std::vector<int64_t> values) {
+  onnx::NodeProto *node = b.node("Constant", name, {}, {name});
+  onnx::AttributeProto *value = node->add_attribute();
+  value->set_name("value");
+  value->set_type(onnx::AttributeProto_AttributeType_TENSOR);
+  value->mutable_t()->set_data_type(onnx::TensorProto_DataType_INT64);
+  for (int64_t d : dims)
+    value->mutable_t()->add_dims(d);
+  for (int64_t v : values)
+    value->mutable_t()->add_int64_data(v);
+}
+
+// Shapes with an empty part, as ONNX's LayerNormalization function builds
+// its reduced shape for an axis of -rank (opset 17): x[N,3] -> Shape ->
+// Slice [0:-2] (empty) -> Concat(that, ConstantOfShape(Neg(-2)) = [1, 1])
+// -> Reshape(ReduceMean(Flatten(x, 0), axis 1)) -> mean[1,1]; and
+// Concat(empty, Shape(x), empty) -> Reshape(x) -> y[N,3].
+onnx::ModelProto buildEmptyShape() {
+  ModelBuilder b(17, "empty_shape");
+  b.input("x", {"N", 3});
+  b.node("Shape", "shape", {"x"}, {"x_shape"});
+  intConstant(b, "zero", {1}, {0});
+  intConstant(b, "axis", {1}, {-2});
+  b.node("Slice", "prefix", {"x_shape", "zero", "axis"}, {"prefix_shape"});
+  b.node("Neg", "count", {"axis"}, {"reduced_count"});
+  onnx::NodeProto *ones = b.node("ConstantOfShape", "suffix",
+                                 {"reduced_count"}, {"suffix_shape"});
+  onnx::AttributeProto *one = ones->add_attribute();
+  one->set_name("value");
+  one->set_type(onnx::AttributeProto_AttributeType_TENSOR);
+  one->mutable_t()->set_data_type(onnx::TensorProto_DataType_INT64);
+  one->mutable_t()->add_dims(1);
+  one->mutable_t()->add_int64_data(1);
+  attrInt(b.node("Concat", "reduced", {"prefix_shape", "suffix_shape"},
+                 {"reduced_shape"}),
+          "axis", 0);
+  attrInt(b.node("Flatten", "flatten", {"x"}, {"x_2d"}), "axis", 0);
+  attrInts(b.node("ReduceMean", "mean_2d", {"x_2d"}, {"mean_2d"}), "axes",
+           {1});
+  b.node("Reshape", "mean", {"mean_2d", "reduced_shape"}, {"mean"});
+  attrInt(b.node("Concat", "same", {"prefix_shape", "x_shape", "prefix_shape"},
+                 {"same_shape"}),
+          "axis", 0);
+  b.node("Reshape", "y", {"x", "same_shape"}, {"y"});
+  b.output("mean", {1, 1});
+  b.output("y", {"N", 3});
+  return b.model;
+}
+
+// RoiAlign (opset 16): x[2,2,6,6], rois[3,4] and batch_indices [1, 0, 1]
+// (an initializer) -> avg (half_pixel, spatial_scale 0.5, sampling_ratio
+// 2, 3x3 bins), max (output_half_pixel, sampling_ratio 3, 2x2 bins) ->
+// avg[3,2,3,3], max[3,2,2,2]. `adaptive`: both nodes' sampling_ratio 0,
+// the rois the initializer `rois` [[0, 0, 10, 10], [2, 1, 8, 11], [-4, 3,
+// 14, 7]] if `constantRois` (else an input, which gplace refuses).
+onnx::ModelProto buildRoiAlign(bool adaptive, bool constantRois) {
+  ModelBuilder b(16, "roi_align");
+  b.input("x", {2, 2, 6, 6});
+  if (constantRois)
+    b.initializer(Tensor{"rois", {3, 4}, {0, 0, 10, 10, 2, 1, 8, 11, -4, 3, 14, 7}});
+  else
+    b.input("rois", {3, 4});
+  intInitializer(b, "batch_indices", {3}, {1, 0, 1});
+  onnx::NodeProto *avg =
+      b.node("RoiAlign", "avg", {"x", "rois", "batch_indices"}, {"avg"});
+  attrString(avg, "coordinate_transformation_mode", "half_pixel");
+  attrFloat(avg, "spatial_scale", 0.5f);
+  attrInt(avg, "sampling_ratio", adaptive ? 0 : 2);
+  attrInt(avg, "output_height", 3);
+  attrInt(avg, "output_width", 3);
+  onnx::NodeProto *max =
+      b.node("RoiAlign", "max", {"x", "rois", "batch_indices"}, {"max"});
+  attrString(max, "coordinate_transformation_mode", "output_half_pixel");
+  attrString(max, "mode", "max");
+  attrInt(max, "sampling_ratio", adaptive ? 0 : 3);
+  attrInt(max, "output_height", 2);
+  attrInt(max, "output_width", 2);
+  b.output("avg", {3, 2, 3, 3});
+  b.output("max", {3, 2, 2, 2});
   return b.model;
 }
 
@@ -1627,7 +1723,8 @@ int main(int argc, char **argv) {
          "torch-flatten|"
          "paddle-dynamic|"
          "tf2onnx-flatten|"
-         "shared-dim|shared-dim-bad-output|chain:N OUTPUT.onnx");
+         "shared-dim|shared-dim-bad-output|empty-shape|roi-align|"
+         "roi-align-adaptive|roi-align-adaptive-input|chain:N OUTPUT.onnx");
   std::string name = argv[1];
   std::string output = argv[2];
 
@@ -1681,6 +1778,10 @@ int main(int argc, char **argv) {
       {"tf2onnx-flatten", buildTf2onnxFlatten},
       {"shared-dim", [] { return buildSharedDim(3); }},
       {"shared-dim-bad-output", [] { return buildSharedDim(7); }},
+      {"empty-shape", buildEmptyShape},
+      {"roi-align", [] { return buildRoiAlign(false, false); }},
+      {"roi-align-adaptive", [] { return buildRoiAlign(true, true); }},
+      {"roi-align-adaptive-input", [] { return buildRoiAlign(true, false); }},
       {"mlp-bench",
        [] {
          return buildMlp("mlp_bench", 0x6d6c7062u /* "mlpb" */, 1024, 1024);
@@ -1708,7 +1809,8 @@ int main(int argc, char **argv) {
            "resize-topk, "
            "torch-flatten, "
            "paddle-dynamic, tf2onnx-flatten, shared-dim, "
-           "shared-dim-bad-output or chain:N)");
+           "shared-dim-bad-output, empty-shape, roi-align, "
+           "roi-align-adaptive, roi-align-adaptive-input or chain:N)");
     model = it->second();
   }
 

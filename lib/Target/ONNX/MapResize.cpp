@@ -17,7 +17,8 @@
 //   weights (`matmul`), plus a constant row of the extrapolation value
 //   where tf_crop_and_resize leaves the input (`add`).
 // GridSample's coordinates are data: elementwise ops on them, a `gather`
-// of the input's rows per tap (GridSampler below).
+// of the input's rows per tap (GridSampler below); so are RoiAlign's
+// samples', computed from its rois.
 //
 //===----------------------------------------------------------------------===//
 
@@ -678,12 +679,248 @@ bool mapGridSample(Node &n, SmallVectorImpl<Value> &results,
   return true;
 }
 
+/// RoiAlign (opsets 10 and 16; ONNX's reference, op_roi_align.py): X
+/// [N, C, H, W] pooled over each of the R rois [R, 4] (x1, y1, x2, y2,
+/// times spatial_scale) of image batch_indices [R] into Ho x Wo bins, each
+/// the average (or the maximum) of sampling_ratio x sampling_ratio
+/// bilinear samples. The rois are data: the samples' coordinates are
+/// elementwise ops on f32 tensors [R, Ho * Wo * S, 1] (S samples per bin),
+/// each of the four taps a `gather` of X's rows ([N * H * W, C]), as
+/// GridSample's. sampling_ratio 0 (adaptive: ceil of each roi's size over
+/// the bins') needs the rois known at import time: each roi then has its
+/// own grid, padded to the largest with repeated samples (max) or samples
+/// of no weight (avg, divided by the roi's own count); rois of the run are
+/// refused, as the number of samples would not be static.
+bool mapRoiAlign(Node &n, SmallVectorImpl<Value> &results,
+                 std::string &reason) {
+  RankedTensorType x = n.inputType(0), rois = n.inputType(1),
+                   indices = n.inputType(2);
+  if (!x || !rois || !indices || x.getRank() != 4 || rois.getRank() != 2 ||
+      rois.getDimSize(1) != 4 || indices.getRank() != 1 ||
+      indices.getDimSize(0) != rois.getDimSize(0)) {
+    reason = "an input that is not [N, C, H, W] with rois [R, 4] and "
+             "batch_indices [R]";
+    return false;
+  }
+  if (!x.getElementType().isF32() || !rois.getElementType().isF32()) {
+    reason = "an input or rois that are not f32";
+    return false;
+  }
+  std::string mode = n.getString("mode", "avg");
+  std::string transform = n.opset >= 16
+                              ? n.getString("coordinate_transformation_mode",
+                                            "half_pixel")
+                              : "output_half_pixel";
+  if (mode != "avg" && mode != "max") {
+    reason = "mode '" + mode + "'";
+    return false;
+  }
+  if (transform != "half_pixel" && transform != "output_half_pixel") {
+    reason = "coordinate_transformation_mode '" + transform + "'";
+    return false;
+  }
+  int64_t ratio = n.getInt("sampling_ratio", 0);
+  int64_t outH = n.getInt("output_height", 1),
+          outW = n.getInt("output_width", 1);
+  if (outH < 1 || outW < 1) {
+    reason = "an output size below 1";
+    return false;
+  }
+  float scale = n.getFloat("spatial_scale", 1.0f);
+  bool halfPixel = transform == "half_pixel";
+  Builder &b = n.builder();
+  int64_t batch = x.getDimSize(0), channels = x.getDimSize(1),
+          height = x.getDimSize(2), width = x.getDimSize(3);
+  int64_t count = rois.getDimSize(0);
+  // Each roi's grid (gridY[r] x gridX[r] samples per bin), and the largest.
+  SmallVector<int64_t> gridY(count, ratio), gridX(count, ratio);
+  int64_t maxY = ratio, maxX = ratio;
+  if (ratio <= 0) {
+    std::optional<DenseElementsAttr> known = n.constant(1);
+    if (!known) {
+      reason = "sampling_ratio " + std::to_string(ratio) +
+               " (adaptive) with rois computed at run time: the number of "
+               "samples would depend on their values";
+      return false;
+    }
+    SmallVector<float> corners(known->getValues<float>());
+    maxY = maxX = 1;
+    // As the reference, in f32: the roi's size over the bins', rounded up.
+    float offset = halfPixel ? 0.5f : 0.0f;
+    for (int64_t r = 0; r < count; ++r) {
+      float w = (corners[4 * r + 2] * scale - offset) -
+                (corners[4 * r] * scale - offset);
+      float h = (corners[4 * r + 3] * scale - offset) -
+                (corners[4 * r + 1] * scale - offset);
+      if (!halfPixel) {
+        w = std::max(w, 1.0f);
+        h = std::max(h, 1.0f);
+      }
+      float gy = std::ceil(h / static_cast<float>(outH)),
+            gx = std::ceil(w / static_cast<float>(outW));
+      if (!(gy < 1e4f && gx < 1e4f)) {
+        reason = "an adaptive sampling grid of more than 10^4 samples a side";
+        return false;
+      }
+      gridY[r] = gy < 1 ? 0 : static_cast<int64_t>(gy);
+      gridX[r] = gx < 1 ? 0 : static_cast<int64_t>(gx);
+      maxY = std::max(maxY, gridY[r]);
+      maxX = std::max(maxX, gridX[r]);
+    }
+  }
+  // In double: the attributes may be anything.
+  if (static_cast<double>(count) * outH * outW * maxY * maxX *
+          std::max<int64_t>(channels, 1) >
+      static_cast<double>(int64_t(1) << 26)) {
+    reason = "more than 2^26 samples";
+    return false;
+  }
+  int64_t samples = maxY * maxX;
+  bool adaptive = ratio <= 0;
+  int64_t points = outH * outW * samples;
+  auto coords = RankedTensorType::get({count, points, 1}, b.getF32Type());
+  GridSampler g{n, coords, batch, channels, height, width,
+                /*alignCorners=*/false, "zeros", {}, {}};
+  Value nhwc = n.transpose(n.input(0), {0, 2, 3, 1}, "nhwc");
+  g.rows = n.reshape(nhwc, {batch * height * width, channels}, "rows");
+  Value image = n.reshape(toI64(n, n.input(2), "batch_i64"), {count, 1, 1},
+                          "batch");
+  g.batchOffsets = n.op<MulOp>(
+      Type(), {image, n.scalar(image.getType(), height * width, "image_size")},
+      {}, "batch_offsets");
+  // Each roi's corner and size, [R, 1, 1].
+  auto corner = [&](int64_t at, llvm::StringRef what) {
+    Value v = n.op<SliceOp>(
+        RankedTensorType::get({count, 1}, b.getF32Type()), n.input(1),
+        {n.named("begin", b.getDenseI64ArrayAttr({0, at})),
+         n.named("size", b.getDenseI64ArrayAttr({count, 1}))},
+        what);
+    v = n.reshape(v, {count, 1, 1}, (what + "_r").str());
+    v = n.op<MulOp>(Type(), {v, g.constant(scale)}, {}, (what + "_scaled").str());
+    return halfPixel ? n.op<SubOp>(Type(), {v, g.constant(0.5)}, {},
+                                   (what + "_shifted").str())
+                     : v;
+  };
+  Value startX = corner(0, "x1"), startY = corner(1, "y1");
+  Value endX = corner(2, "x2"), endY = corner(3, "y2");
+  // The samples' offsets in bins, [1 (R if adaptive), Ho * Wo * S, 1] in
+  // (ph, pw, iy, ix) order: pw + (ix + 0.5) / Sx along x, ph + (iy + 0.5)
+  // / Sy along y. A roi's grid smaller than the largest repeats its
+  // samples (iy mod Sy, ix mod Sx) where the largest has more; `present`
+  // says which are its own (avg weighs the others 0), `own` whether it has
+  // any (an empty grid pools to 0, as the reference's).
+  int64_t grids = adaptive ? count : 1;
+  SmallVector<float> offsetX, offsetY;
+  SmallVector<bool> present, own;
+  for (int64_t r = 0; r < grids; ++r)
+    for (int64_t ph = 0; ph < outH; ++ph)
+      for (int64_t pw = 0; pw < outW; ++pw)
+        for (int64_t iy = 0; iy < maxY; ++iy)
+          for (int64_t ix = 0; ix < maxX; ++ix) {
+            int64_t sy = std::max<int64_t>(gridY[r], 1),
+                    sx = std::max<int64_t>(gridX[r], 1);
+            offsetX.push_back(static_cast<float>(pw + (ix % sx + 0.5) / sx));
+            offsetY.push_back(static_cast<float>(ph + (iy % sy + 0.5) / sy));
+            present.push_back(iy < gridY[r] && ix < gridX[r]);
+            own.push_back(gridY[r] > 0 && gridX[r] > 0);
+          }
+  auto offsets = [&](ArrayRef<float> values, llvm::StringRef what) {
+    return n.constant(
+        DenseElementsAttr::get(
+            RankedTensorType::get({grids, points, 1}, b.getF32Type()), values),
+        what);
+  };
+  // The sample coordinate along one axis, [R, P, 1]: start + bin * offset
+  // (bin: the roi's size, at least 1 with output_half_pixel, over the
+  // bins').
+  auto sample = [&](Value start, Value end, int64_t bins,
+                    ArrayRef<float> offset, llvm::StringRef what) {
+    Value size = n.op<SubOp>(Type(), {end, start}, {}, (what + "_size").str());
+    if (!halfPixel)
+      size = n.op<MaximumOp>(Type(), {size, g.constant(1)}, {},
+                             (what + "_size_at_least_1").str());
+    Value bin = n.op<MulOp>(Type(), {size, g.constant(1.0 / bins)}, {},
+                            (what + "_bin").str());
+    Value at = n.op<MulOp>(coords, {bin, offsets(offset, (what + "_offsets").str())},
+                           {}, (what + "_offset").str());
+    return g.add(start, at);
+  };
+  Value sx = sample(startX, endX, outW, offsetX, "x");
+  Value sy = sample(startY, endY, outH, offsetY, "y");
+  // A sample outside [-1, size] weighs nothing; one inside is clamped to
+  // [0, size - 1], its low neighbour its floor, its high one the next
+  // (the last at the edge).
+  Value valid = n.op<LogicalAndOp>(g.withI1(), {g.mask(sx, -1, width),
+                                                g.mask(sy, -1, height)},
+                                   {}, "valid");
+  if (adaptive)
+    valid = n.op<LogicalAndOp>(
+        g.withI1(),
+        {valid, n.constant(DenseElementsAttr::get(g.withI1(),
+                                                  ArrayRef<bool>(
+                                                      mode == "avg" ? present
+                                                                    : own)),
+                           "present")},
+        {}, "valid_present");
+  auto neighbours = [&](Value v, int64_t size) {
+    Value clamped = g.min(g.max(v, g.constant(0)), g.constant(size - 1));
+    Value low = g.floor(clamped);
+    Value high = g.min(g.add(low, g.constant(1)), g.constant(size - 1));
+    Value frac = g.sub(clamped, low);
+    return std::make_tuple(low, high, frac, g.sub(g.constant(1), frac));
+  };
+  auto [x0, x1, lx, hx] = neighbours(sx, width);
+  auto [y0, y1, ly, hy] = neighbours(sy, height);
+  auto weight = [&](Value a, Value c) {
+    return n.op<SelectOp>(coords, {valid, g.mul(a, c), g.constant(0)}, {},
+                          g.fresh("weight"));
+  };
+  Value taps[] = {g.tap(x0, y0, weight(hy, hx)), g.tap(x1, y0, weight(hy, lx)),
+                  g.tap(x0, y1, weight(ly, hx)), g.tap(x1, y1, weight(ly, lx))};
+  // Per sample: the taps' sum (avg) or maximum (max), [R, P, C]; per bin:
+  // the samples' mean or maximum.
+  bool max = mode == "max";
+  Value combined = taps[0];
+  for (Value t : ArrayRef<Value>(taps).drop_front())
+    combined = max ? n.op<MaximumOp>(t.getType(), {combined, t}, {},
+                                     g.fresh("max"))
+                   : n.op<AddOp>(t.getType(), {combined, t}, {},
+                                 g.fresh("sum"));
+  Value bins = n.reshape(combined, {count, outH, outW, samples, channels},
+                         "samples");
+  auto pooledType =
+      RankedTensorType::get({count, outH, outW, channels}, b.getF32Type());
+  NamedAttribute axes = n.named("axes", b.getDenseI64ArrayAttr({3}));
+  // The mean: over each roi's own count of samples, at least 1.
+  Value inverse = g.constant(1.0 / samples);
+  if (adaptive) {
+    SmallVector<float> inverses;
+    for (int64_t r = 0; r < count; ++r)
+      inverses.push_back(
+          1.0f / static_cast<float>(std::max<int64_t>(gridY[r] * gridX[r], 1)));
+    inverse = n.constant(
+        DenseElementsAttr::get(
+            RankedTensorType::get({count, 1, 1, 1}, b.getF32Type()),
+            ArrayRef<float>(inverses)),
+        "inverse_counts");
+  }
+  Value pooled =
+      max ? n.op<ReduceMaxOp>(pooledType, bins, {axes}, "pooled")
+          : n.op<MulOp>(pooledType,
+                        {n.op<ReduceSumOp>(pooledType, bins, {axes}, "summed"),
+                         inverse},
+                        {}, "pooled");
+  results.push_back(n.transpose(pooled, {0, 3, 1, 2}));
+  return true;
+}
+
 } // namespace
 
 void addResizeMappers(llvm::StringMap<MapFn> &table) {
   table["Resize"] = mapResize;
   table["Upsample"] = mapUpsample;
   table["GridSample"] = mapGridSample;
+  table["RoiAlign"] = mapRoiAlign;
 }
 
 } // namespace gplace::frontend::onnx_import

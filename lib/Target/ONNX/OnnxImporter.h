@@ -355,8 +355,10 @@ private:
   /// on the node alone, over the types of the values imported so far and
   /// the values known at import time (shapes, folded constants) as
   /// initializers: where inference over the whole model left a dimension
-  /// dynamic because it could not see through a computed shape. Fills
-  /// `types` for the outputs it makes static.
+  /// dynamic because it could not see through a computed shape (again
+  /// without data propagation where that throws, as ONNX 1.12's Concat's
+  /// does on an empty first input). Fills `types` for the outputs it makes
+  /// static.
   void inferNode(const onnx::NodeProto &proto);
   /// Folds the ops one node became (`created`, in order) whose operands are
   /// constants, with the graph ops' fold hooks (GraphFolds.cpp); `results`

@@ -190,16 +190,26 @@ void Importer::inferNode(const onnx::NodeProto &proto) {
   for (const std::string &out : proto.output())
     if (!out.empty())
       graph->add_output()->set_name(out);
-  try {
-    onnx::ShapeInferenceOptions inference(/*check_type=*/false,
-                                          /*error_mode=*/0,
-                                          /*enable_data_propagation=*/true);
-    onnx::shape_inference::InferShapes(
-        single, onnx::OpSchemaRegistry::Instance(), inference);
-  } catch (const std::exception &) {
+  // With data propagation first; where it throws, without: ONNX 1.12's
+  // Concat propagation takes the length of its first input's data for
+  // that input's rank, and fails on an empty one (a layer norm's
+  // `Slice(Shape(X), 0, axis)` when the axis is the first dimension).
+  onnx::ModelProto inferredModel;
+  auto infer = [&](bool propagate) {
+    inferredModel = single;
+    try {
+      onnx::ShapeInferenceOptions inference(/*check_type=*/false,
+                                            /*error_mode=*/0, propagate);
+      onnx::shape_inference::InferShapes(
+          inferredModel, onnx::OpSchemaRegistry::Instance(), inference);
+    } catch (const std::exception &) {
+      return false;
+    }
+    return true;
+  };
+  if (!infer(/*propagate=*/true) && !infer(/*propagate=*/false))
     return; // The node's outputs stay without a type: the caller says so.
-  }
-  for (const onnx::ValueInfoProto &info : single.graph().output()) {
+  for (const onnx::ValueInfoProto &info : inferredModel.graph().output()) {
     std::string why;
     bool elementType;
     if (std::optional<RankedTensorType> type =
