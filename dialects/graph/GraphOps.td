@@ -240,6 +240,12 @@ def Graph_ConstantOp : Graph_Op<"constant", "Const",
     ```mlir
     %a = gplace.constant dense<[[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]> : tensor<2x3xf32> {device = "/device:GPU:2", name = "a"}
     ```
+
+    Not MLIR's ConstantLike, which requires an op without operands: a
+    constant takes control dependencies (`after(...)`), as TensorFlow's
+    Const takes control inputs. So MLIR's canonicalizer does not read
+    constants; --gplace-fold-constants, which the pipelines run, folds the
+    ops that read them (docs/passes/fold-constants.md).
   }];
   let arguments = !con((ins Graph_ElementsAttr:$value), placementAttrs,
                        controlDepsArg);
@@ -1566,13 +1572,18 @@ def Graph_LogicalOrOp : Graph_ComparisonOp<"logical_or", "LogicalOr",
     "elementwise logical or", StaticShapeTensorOf<[I1]>, "i1"> {
 }
 
+// The result has the operand's type (InferTypeOpInterface rather than
+// SameOperandsAndResultType, which would make the parser give the
+// `after(...)` tokens the operand's tensor type too).
 def Graph_LogicalNotOp : Graph_KernelOp<"logical_not", "LogicalNot",
-    [Pure, Graph_NotDifferentiable, SameOperandsAndResultType],
+    [Pure, Graph_NotDifferentiable,
+     DeclareOpInterfaceMethods<InferTypeOpInterface>],
     "LogicalNot"> {
   let summary = "elementwise logical not (LogicalNot)";
   let description = [{
     ```mlir
     %n = gplace.logical_not %b : tensor<4xi1>
+    %m = gplace.logical_not %b after(%ready) : tensor<4xi1>
     ```
   }];
   let arguments = !con((ins StaticShapeTensorOf<[I1]>:$input),
@@ -1583,7 +1594,8 @@ def Graph_LogicalNotOp : Graph_KernelOp<"logical_not", "LogicalNot",
   // A constant operand folds, and so does a logical_not of a logical_not
   // (GraphFolds.cpp).
   let hasFolder = 1;
-  let extraClassDefinition = kernelDefinition # foldElementwise;
+  let extraClassDefinition = kernelDefinition # inferFromFirstOperand
+      # foldElementwise;
 }
 
 // TensorFlow's IsInf and IsNan: an i1 of the operand's shape, kernels

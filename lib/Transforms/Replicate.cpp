@@ -767,9 +767,10 @@ LogicalResult Replicator::accumulate() {
   // GPU's gradients in the middle of the step would keep that GPU's step
   // out of a CUDA graph (docs/runtime.md); the float slices gate each
   // micro-batch's forward pass alone.
-  bool anyFloat = llvm::any_of(batchArgs, [](BlockArgument arg) {
+  auto isFloat = [](BlockArgument arg) {
     return isa<FloatType>(cast<ShapedType>(arg.getType()).getElementType());
-  });
+  };
+  bool anyFloat = llvm::any_of(batchArgs, isFloat);
   for (unsigned i = 0; i < replicas_; ++i) {
     seed(i);
     // Pipelining: micro-batch i's ops are those created from here to the
@@ -777,10 +778,7 @@ LogicalResult Replicator::accumulate() {
     Operation *mark = gradients->getPrevNode();
     for (BlockArgument arg : batchArgs) {
       Value slice = sliceOf(arg, i, perMicro);
-      bool gates =
-          !anyFloat ||
-          isa<FloatType>(cast<ShapedType>(arg.getType()).getElementType());
-      if (previous && gates)
+      if (previous && (!anyFloat || isFloat(arg)))
         cast<PlacedOpInterface>(slice.getDefiningOp())
             .addControlDependency(previous);
       maps[i].map(arg, slice);

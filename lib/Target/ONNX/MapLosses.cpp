@@ -744,6 +744,15 @@ ArrayRef<int> importTimeInputs(llvm::StringRef opType) {
   static const int stft[] = {1, 3};
   if (opType == "STFT")
     return stft;
+  // Slice's starts, ends, axes and steps (opset 10); Pad's pads (opset
+  // 11; its constant_value may be computed at run time); ReduceSum's axes
+  // (opset 13). Below those opsets they are attributes, the node has no
+  // such inputs, and nothing is asked.
+  static const int slice[] = {1, 2, 3, 4};
+  if (opType == "Slice")
+    return slice;
+  if (opType == "Pad" || opType == "ReduceSum")
+    return second;
   return {};
 }
 
