@@ -106,29 +106,70 @@ bool mapSlice(Node &n, SmallVectorImpl<Value> &results, std::string &reason) {
     reason = "starts, ends, axes and steps of different lengths";
     return false;
   }
+  // Steps of 1: one slice. Other steps: the indices along each such axis,
+  // as ONNX clamps them (a negative step counts down from a start clamped
+  // to [0, dim - 1] to an end clamped to [-1, dim - 1]), then a `gather`
+  // of those constant indices per axis.
   SmallVector<int64_t> begin(rank, 0), size(type.getShape());
+  SmallVector<std::pair<int64_t, SmallVector<int64_t>>> strided;
   for (size_t i = 0; i < axes.size(); ++i) {
     int64_t axis = axes[i];
     if (!normalizeAxis(axis, rank, reason))
       return false;
-    if (steps[i] != 1) {
-      reason = "steps other than 1";
+    int64_t dim = type.getDimSize(axis), step = steps[i];
+    if (step == 0) {
+      reason = "a step of 0";
       return false;
     }
-    int64_t dim = type.getDimSize(axis);
-    auto clamp = [&](int64_t v) {
-      if (v < 0)
-        v += dim;
-      return std::clamp<int64_t>(v, 0, dim);
-    };
-    int64_t s = clamp(starts[i]), e = clamp(ends[i]);
-    begin[axis] = s;
-    size[axis] = std::max<int64_t>(0, e - s);
+    int64_t s = starts[i] < 0 ? starts[i] + dim : starts[i];
+    int64_t e = ends[i] < 0 ? ends[i] + dim : ends[i];
+    if (step == 1) {
+      s = std::clamp<int64_t>(s, 0, dim);
+      e = std::clamp<int64_t>(e, 0, dim);
+      begin[axis] = s;
+      size[axis] = std::max<int64_t>(0, e - s);
+      continue;
+    }
+    SmallVector<int64_t> indices;
+    if (step > 0) {
+      s = std::clamp<int64_t>(s, 0, dim);
+      e = std::clamp<int64_t>(e, 0, dim);
+      for (int64_t j = s; j < e; j += step)
+        indices.push_back(j);
+    } else {
+      s = std::clamp<int64_t>(s, 0, dim - 1);
+      e = std::clamp<int64_t>(e, -1, dim - 1);
+      for (int64_t j = s; j > e; j += step)
+        indices.push_back(j);
+    }
+    strided.push_back({axis, std::move(indices)});
   }
   Builder &b = n.builder();
-  results.push_back(n.op<SliceOp>(n.outputTypes[0], n.input(0),
-                                  {n.named("begin", b.getDenseI64ArrayAttr(begin)),
-                                   n.named("size", b.getDenseI64ArrayAttr(size))}));
+  RankedTensorType sliced =
+      strided.empty() ? n.outputTypes[0]
+                      : RankedTensorType::get(size, type.getElementType());
+  Value y = n.op<SliceOp>(sliced, n.input(0),
+                          {n.named("begin", b.getDenseI64ArrayAttr(begin)),
+                           n.named("size", b.getDenseI64ArrayAttr(size))},
+                          strided.empty() ? "" : "contiguous");
+  SmallVector<int64_t> shape(size);
+  for (auto &[axis, indices] : strided) {
+    shape[axis] = static_cast<int64_t>(indices.size());
+    std::string at = "axis_" + std::to_string(axis);
+    Value index = n.constant(
+        DenseElementsAttr::get(
+            RankedTensorType::get({shape[axis]}, b.getI64Type()),
+            ArrayRef<int64_t>(indices)),
+        at + "_indices");
+    y = n.op<GatherOp>(RankedTensorType::get(shape, type.getElementType()),
+                       {y, index}, {n.named("axis", b.getI64IntegerAttr(axis))},
+                       axis == strided.back().first ? "" : at);
+  }
+  if (y.getType() != n.outputTypes[0]) {
+    reason = "an output shape shape inference disagrees with";
+    return false;
+  }
+  results.push_back(y);
   return true;
 }
 
