@@ -18,12 +18,15 @@
 // - Scan (opset 9 and above; checkNodes refuses opset 8's): the body is
 //   imported once per slice of the scan inputs along their scan axes
 //   (their static size), in the direction each input and output names.
-// At most kMaxUnrolledIterations iterations unroll; a longer loop is an
-// unsupported form, as is any of the above computed at run time.
+// At most kMaxUnrolledIterations iterations unroll. An If whose condition
+// is of the run becomes gplace.if, and a Loop that does not unroll (its
+// trip count or condition of the run, or too many iterations)
+// gplace.while, each subgraph a region.
 // Sequences and optionals (MapSequence.cpp) are import-time lists: a Loop
 // carrying one unrolls (its carried list threaded through the iterations),
 // an If giving one takes its branch at import time; neither has a run-time
 // form (gplace.if and gplace.while carry tensors).
+// ControlFlowImport imports one node: a member function per op and form.
 //
 //===----------------------------------------------------------------------===//
 
@@ -249,11 +252,14 @@ public:
   ControlFlowImport(Importer &importer, const onnx::NodeProto &proto,
                     const std::string &name, const std::string &opType,
                     int64_t opset)
-      : im(importer), b(importer.b), proto(proto), name(name),
-        opType(opType), opset(opset),
-        node{importer, proto, name,
+      : im(importer), b(importer.b), proto(proto), name(name), opType(opType),
+        opset(opset),
+        node{importer,
+             proto,
+             name,
              NameLoc::get(importer.b.getStringAttr(name), importer.fileLoc),
-             opset, {}} {}
+             opset,
+             {}} {}
 
   /// Imports the node: its outputs become the importer's values or lists,
   /// or the node's failure is recorded (Importer::unsupported) and its
@@ -309,16 +315,14 @@ private:
   bool unrollLoop(LoopForm &loop,
                   SmallVectorImpl<SmallVector<Value>> &scanSteps);
   void takeBack(Block *block, Operation *last);
-  std::string whileRefusal(const LoopForm &loop,
-                           ArrayRef<std::string> free);
+  std::string whileRefusal(const LoopForm &loop, ArrayRef<std::string> free);
   std::string buildWhile(const LoopForm &loop);
   std::string yieldWhileBody(const LoopForm &loop, Block &block,
                              ArrayRef<Value> outs, bool hasTripCount,
                              size_t tripsAt, size_t capturedAt,
                              size_t numCaptured);
   bool importScan();
-  Value scanStep(Value v, int64_t axis, int64_t at,
-                 const std::string &suffix);
+  Value scanStep(Value v, int64_t axis, int64_t at, const std::string &suffix);
   bool finish();
 
   Importer &im;
@@ -414,9 +418,8 @@ SmallVector<std::string> ControlFlowImport::capturedNames(
 
 /// Whether one of `free` is a sequence or an optional.
 bool ControlFlowImport::readsList(ArrayRef<std::string> free) const {
-  return llvm::any_of(free, [&](const std::string &n) {
-    return im.lists.count(n) != 0;
-  });
+  return llvm::any_of(
+      free, [&](const std::string &n) { return im.lists.count(n) != 0; });
 }
 
 // The run-time path (gplace.if, gplace.while). The regions are isolated
@@ -444,10 +447,11 @@ ControlFlowImport::capture(ArrayRef<std::string> free) {
 /// Imports `graph` into `region` (empty): one block of `argTypes`, the
 /// graph's inputs bound to the first ones, the captured names to those
 /// from `capturedAt`; `outs` its outputs, in the region. "" or why not.
-std::string ControlFlowImport::importRegion(
-    Region &region, const onnx::GraphProto *graph, TypeRange argTypes,
-    size_t capturedAt, const Captures &c, const std::string &scopeName,
-    SmallVectorImpl<Value> &outs) {
+std::string
+ControlFlowImport::importRegion(Region &region, const onnx::GraphProto *graph,
+                                TypeRange argTypes, size_t capturedAt,
+                                const Captures &c, const std::string &scopeName,
+                                SmallVectorImpl<Value> &outs) {
   OpBuilder::InsertionGuard guard(b);
   SmallVector<Location> locs(argTypes.size(), node.loc);
   Block *block = b.createBlock(&region, {}, argTypes, locs);
@@ -569,8 +573,8 @@ bool ControlFlowImport::buildIf() {
   // Built without results first: they are what the branches yield.
   auto draft = b.create<IfOp>(node.loc, TypeRange{}, condition, c.values);
   SmallVector<Value> thenOuts, elseOuts;
-  std::string reason = importRegion(draft.getThenRegion(), thenGraph,
-                                    argTypes, 0, c, name + "/then/", thenOuts);
+  std::string reason = importRegion(draft.getThenRegion(), thenGraph, argTypes,
+                                    0, c, name + "/then/", thenOuts);
   if (reason.empty())
     reason = importRegion(draft.getElseRegion(), elseGraph, argTypes, 0, c,
                           name + "/else/", elseOuts);
@@ -684,8 +688,7 @@ bool ControlFlowImport::importLoop() {
     if (scanSteps[k].empty())
       return fail("no iteration runs, and its scan outputs' shapes are "
                   "not known");
-    Value v =
-        stack(scanSteps[k], 0, false, "scan_output" + std::to_string(k));
+    Value v = stack(scanSteps[k], 0, false, "scan_output" + std::to_string(k));
     if (!v)
       return fail("a scan output changes shape between iterations");
     results.push_back(v);
@@ -712,15 +715,14 @@ bool ControlFlowImport::unrollLoop(
     }
     std::string s = "iteration" + std::to_string(t);
     SmallVector<std::pair<std::string, Value>> bindings;
+    bindings.push_back({"", node.constant(DenseElementsAttr::get(
+                                              RankedTensorType::get({}, i64),
+                                              b.getI64IntegerAttr(t)),
+                                          s + "/iteration_num")});
     bindings.push_back(
-        {"", node.constant(DenseElementsAttr::get(
-                               RankedTensorType::get({}, i64),
-                               b.getI64IntegerAttr(t)),
-                           s + "/iteration_num")});
-    bindings.push_back(
-        {"", node.constant(DenseElementsAttr::get(
-                               RankedTensorType::get({}, i1), true),
-                           s + "/cond")});
+        {"", node.constant(
+                 DenseElementsAttr::get(RankedTensorType::get({}, i1), true),
+                 s + "/cond")});
     for (auto [v, key] : llvm::zip(loop.state, loop.stateLists))
       bindings.push_back({key, v});
     note(bindings[0].second);
@@ -768,8 +770,7 @@ void ControlFlowImport::takeBack(Block *block, Operation *last) {
   llvm::SmallPtrSet<Operation *, 16> erased(created.begin(), created.end());
   SmallVector<std::string> stale;
   for (auto &entry : im.values)
-    if (Operation *def =
-            entry.second ? entry.second.getDefiningOp() : nullptr;
+    if (Operation *def = entry.second ? entry.second.getDefiningOp() : nullptr;
         def && erased.count(def))
       stale.push_back(entry.first().str());
   for (const std::string &n : stale)
@@ -826,9 +827,9 @@ std::string ControlFlowImport::buildWhile(const LoopForm &loop) {
   Type i1 = b.getI1Type(), i64 = b.getI64Type();
   auto scalarI1 = RankedTensorType::get({}, i1);
   auto scalarI64 = RankedTensorType::get({}, i64);
-  Value iteration = node.constant(
-      DenseElementsAttr::get(scalarI64, b.getI64IntegerAttr(0)),
-      "iteration_num");
+  Value iteration =
+      node.constant(DenseElementsAttr::get(scalarI64, b.getI64IntegerAttr(0)),
+                    "iteration_num");
   Value keepGoing;
   if (node.hasInput(1)) {
     Value v = node.input(1);
@@ -836,8 +837,7 @@ std::string ControlFlowImport::buildWhile(const LoopForm &loop) {
     if (!keepGoing)
       return "the condition must be one boolean";
   } else {
-    keepGoing =
-        node.constant(DenseElementsAttr::get(scalarI1, true), "cond");
+    keepGoing = node.constant(DenseElementsAttr::get(scalarI1, true), "cond");
   }
   Value maxTrips;
   if (node.hasInput(0)) {
@@ -860,9 +860,8 @@ std::string ControlFlowImport::buildWhile(const LoopForm &loop) {
   SmallVector<Type> carriedTypes =
       llvm::to_vector(ValueRange(inputs).getTypes());
   auto whileOp = b.create<WhileOp>(
-      node.loc, carriedTypes, inputs, FlatSymbolRefAttr(),
-      FlatSymbolRefAttr(), StringAttr(), b.getStringAttr(name), StringAttr(),
-      ValueRange());
+      node.loc, carriedTypes, inputs, FlatSymbolRefAttr(), FlatSymbolRefAttr(),
+      StringAttr(), b.getStringAttr(name), StringAttr(), ValueRange());
   {
     OpBuilder::InsertionGuard guard(b);
     SmallVector<Location> locs(carriedTypes.size(), node.loc);
@@ -880,8 +879,8 @@ std::string ControlFlowImport::buildWhile(const LoopForm &loop) {
   }
   SmallVector<Value> outs;
   std::string reason =
-      importRegion(whileOp.getBodyRegion(), loop.body, carriedTypes,
-                   capturedAt, c, name + "/body/", outs);
+      importRegion(whileOp.getBodyRegion(), loop.body, carriedTypes, capturedAt,
+                   c, name + "/body/", outs);
   if (reason.empty())
     reason = yieldWhileBody(loop, whileOp.getBodyRegion().front(), outs,
                             static_cast<bool>(maxTrips), tripsAt, capturedAt,
@@ -904,13 +903,9 @@ std::string ControlFlowImport::buildWhile(const LoopForm &loop) {
 /// condition, its carried values, then the trip count (if
 /// `hasTripCount`, at `tripsAt`) and the `numCaptured` captured values
 /// (from `capturedAt`) unchanged. "" or why not.
-std::string ControlFlowImport::yieldWhileBody(const LoopForm &loop,
-                                              Block &block,
-                                              ArrayRef<Value> outs,
-                                              bool hasTripCount,
-                                              size_t tripsAt,
-                                              size_t capturedAt,
-                                              size_t numCaptured) {
+std::string ControlFlowImport::yieldWhileBody(
+    const LoopForm &loop, Block &block, ArrayRef<Value> outs, bool hasTripCount,
+    size_t tripsAt, size_t capturedAt, size_t numCaptured) {
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToEnd(&block);
   auto scalarI64 = RankedTensorType::get({}, b.getI64Type());
@@ -989,8 +984,8 @@ bool ControlFlowImport::importScan() {
     length = size;
   }
   if (length > kMaxUnrolledIterations)
-    return fail("a length of " + std::to_string(length) +
-                ", more than the " + std::to_string(kMaxUnrolledIterations) +
+    return fail("a length of " + std::to_string(length) + ", more than the " +
+                std::to_string(kMaxUnrolledIterations) +
                 " iterations gplace unrolls");
   if (length == 0 && numScanOutputs > 0)
     return fail("no iteration runs, and its scan outputs' shapes are not "
@@ -1044,11 +1039,11 @@ Value ControlFlowImport::scanStep(Value v, int64_t axis, int64_t at,
   SmallVector<int64_t> begin(type.getRank(), 0), size(type.getShape());
   begin[axis] = at;
   size[axis] = 1;
-  Value slice = node.op<SliceOp>(
-      RankedTensorType::get(size, type.getElementType()), v,
-      {node.named("begin", b.getDenseI64ArrayAttr(begin)),
-       node.named("size", b.getDenseI64ArrayAttr(size))},
-      suffix);
+  Value slice =
+      node.op<SliceOp>(RankedTensorType::get(size, type.getElementType()), v,
+                       {node.named("begin", b.getDenseI64ArrayAttr(begin)),
+                        node.named("size", b.getDenseI64ArrayAttr(size))},
+                       suffix);
   note(slice);
   SmallVector<int64_t> squeezed(size);
   squeezed.erase(squeezed.begin() + axis);
