@@ -1468,14 +1468,17 @@ onnx::ModelProto buildControlFlow() {
 // stacked = ConcatFromSequence(s2 without its element 0, new axis 0);
 // columns = SplitToSequence(x, axis 1) (a sequence output: three [2,1]);
 // has = OptionalHasElement(Optional(relu)); present = its element.
-void sequenceOutput(ModelBuilder &b, const std::string &name) {
-  onnx::ValueInfoProto *info = b.model.mutable_graph()->add_output();
+void sequenceValue(onnx::ValueInfoProto *info, const std::string &name) {
   info->set_name(name);
   info->mutable_type()
       ->mutable_sequence_type()
       ->mutable_elem_type()
       ->mutable_tensor_type()
       ->set_elem_type(onnx::TensorProto_DataType_FLOAT);
+}
+
+void sequenceOutput(ModelBuilder &b, const std::string &name) {
+  sequenceValue(b.model.mutable_graph()->add_output(), name);
 }
 
 onnx::ModelProto buildSequences() {
@@ -1564,6 +1567,48 @@ onnx::ModelProto buildSequenceLoopRuntime() {
   b.node("SequenceLength", "count", {"out"}, {"n"});
   setFloatType(b.model.mutable_graph()->add_output(), "n", {},
                onnx::TensorProto_DataType_INT64);
+  return b.model;
+}
+
+// Sequences where gplace's run-time control flow carries tensors only
+// (refused), opset 15: x[2], flag (a boolean input) -> If(flag) then
+// SequenceConstruct(x, x) else SequenceConstruct(x) -> s;
+// SequenceLength(s) -> n.
+onnx::ModelProto buildIfRuntimeSequence() {
+  ModelBuilder b(15, "if_runtime_sequence");
+  b.input("x", {2});
+  setFloatType(b.model.mutable_graph()->add_input(), "flag", {},
+               onnx::TensorProto_DataType_BOOL);
+  onnx::NodeProto *branch = b.node("If", "choose", {"flag"}, {"s"});
+  onnx::GraphProto *then = attrGraph(branch, "then_branch");
+  graphNode(then, "SequenceConstruct", "then_pair", {"x", "x"}, {"then_s"});
+  sequenceValue(then->add_output(), "then_s");
+  onnx::GraphProto *otherwise = attrGraph(branch, "else_branch");
+  graphNode(otherwise, "SequenceConstruct", "else_one", {"x"}, {"else_s"});
+  sequenceValue(otherwise->add_output(), "else_s");
+  b.node("SequenceLength", "count", {"s"}, {"n"});
+  setFloatType(b.model.mutable_graph()->add_output(), "n", {},
+               onnx::TensorProto_DataType_INT64);
+  return b.model;
+}
+
+// x[2] -> Loop(2 trips, x), body y + x, its scan output the sequence
+// [y + x] -> y, steps: a scan output that is a sequence (refused). ONNX's
+// strict shape inference refuses it too (scan outputs are tensors), so
+// main checks this model without.
+onnx::ModelProto buildLoopScanSequence() {
+  ModelBuilder b(15, "loop_scan_sequence");
+  b.input("x", {2});
+  intInitializer(b, "trips", {}, {2});
+  onnx::NodeProto *loop =
+      b.node("Loop", "repeat", {"trips", "", "x"}, {"y", "steps"});
+  onnx::GraphProto *body = loopBody(loop, "y_in", {2});
+  graphNode(body, "Identity", "keep_going", {"c"}, {"c_out"});
+  graphNode(body, "Add", "add_x", {"y_in", "x"}, {"y_out"});
+  graphNode(body, "SequenceConstruct", "step", {"y_out"}, {"step"});
+  setFloatType(body->add_output(), "y_out", {2});
+  sequenceValue(body->add_output(), "step");
+  b.output("y", {2});
   return b.model;
 }
 
@@ -1718,7 +1763,8 @@ int main(int argc, char **argv) {
          "grouped-conv|indexing|normalization|einsum-pad|recurrent|arg-pow|"
          "pools|det-dft|resize-topk|control-flow|loop-long|loop-data-cond|"
          "sequences|sequence-out-of-range|optional-absent|"
-         "sequence-loop-runtime|if-vector-cond|nested-control-flow|"
+         "sequence-loop-runtime|if-runtime-sequence|loop-scan-sequence|"
+         "if-vector-cond|nested-control-flow|"
          "if-runtime|loop-runtime|loop-bounded|"
          "torch-flatten|"
          "paddle-dynamic|"
@@ -1764,6 +1810,8 @@ int main(int argc, char **argv) {
       {"sequence-out-of-range", buildSequenceOutOfRange},
       {"optional-absent", buildOptionalAbsent},
       {"sequence-loop-runtime", buildSequenceLoopRuntime},
+      {"if-runtime-sequence", buildIfRuntimeSequence},
+      {"loop-scan-sequence", buildLoopScanSequence},
       {"loop-data-cond", buildLoopDataCond},
       {"if-vector-cond", buildIfVectorCond},
       {"nested-control-flow", buildNestedControlFlow},
@@ -1820,9 +1868,10 @@ int main(int argc, char **argv) {
   // a copy.
   try {
     onnx::checker::check_model(model);
-    // shared-dim-bad-output declares a wrong output shape on purpose.
+    // shared-dim-bad-output declares a wrong output shape on purpose;
+    // loop-scan-sequence's scan output is a sequence on purpose.
     onnx::ModelProto inferred = model;
-    if (name != "shared-dim-bad-output")
+    if (name != "shared-dim-bad-output" && name != "loop-scan-sequence")
       onnx::shape_inference::InferShapes(
           inferred, onnx::OpSchemaRegistry::Instance(),
           onnx::ShapeInferenceOptions(/*check_type=*/true, /*error_mode=*/1));

@@ -244,6 +244,10 @@ bool isControlFlow(llvm::StringRef opType);
 constexpr int64_t kMaxUnrolledIterations = 1024;
 
 class Importer {
+  /// Imports an If, Loop or Scan node (importControlFlow), with
+  /// importSubgraph and foldCreated.
+  friend class ControlFlowImport;
+
 public:
   Importer(MLIRContext *context, llvm::StringRef path,
            const OnnxImportOptions &options)
@@ -379,7 +383,8 @@ private:
                              const std::string &name,
                              const std::string &opType, int64_t opset);
   /// If, Loop and Scan: the subgraphs imported in the node's place, for
-  /// the condition and trip count known at import time (ControlFlow.cpp).
+  /// the condition and trip count known at import time, else gplace.if and
+  /// gplace.while (ControlFlow.cpp, whose ControlFlowImport does it).
   void importControlFlow(const onnx::NodeProto &proto, const std::string &name,
                          const std::string &opType, int64_t opset);
   /// Imports the nodes of `graph` (a branch, a loop's body) with its inputs
