@@ -97,22 +97,29 @@ bool knownOutputs(Node &n, ArrayRef<DenseElementsAttr> values,
   return true;
 }
 
+/// Input `i`'s value; else (importNode checks the inputs first) a reason.
+std::optional<DenseElementsAttr> knownInput(Node &n, int i,
+                                            std::string &reason) {
+  std::optional<DenseElementsAttr> value = n.constant(i);
+  if (!value)
+    reason = "input " + std::to_string(i) + " not known at import time";
+  return value;
+}
+
 /// NonZero: the indices of X's non-zero elements (NaN included), [rank,
 /// count] int64 in row-major order, as numpy's nonzero. A scalar X is
-/// refused: ONNX's shape inference gives it a [0, count] output, numpy and
-/// ONNX Runtime [1, count].
+/// refused: ONNX's shape inference gives it a [0, count] output, numpy's
+/// nonzero (which ONNX's reference calls) [1, count].
 bool mapNonZero(Node &n, SmallVectorImpl<Value> &results,
                 std::string &reason) {
-  std::optional<DenseElementsAttr> x = n.constant(0);
-  if (!x) {
-    reason = "input 0 ('X') not known at import time";
+  std::optional<DenseElementsAttr> x = knownInput(n, 0, reason);
+  if (!x)
     return false;
-  }
   auto type = cast<RankedTensorType>(x->getType());
   int64_t rank = type.getRank();
   if (rank == 0) {
     reason = "a scalar input (ONNX's shape inference gives it a [0, N] "
-             "output, numpy and ONNX Runtime [1, N])";
+             "output, numpy's nonzero [1, N])";
     return false;
   }
   Numbers numbers(*x);
@@ -142,11 +149,9 @@ bool mapNonZero(Node &n, SmallVectorImpl<Value> &results,
 /// the unsorted Y along axis 0 whatever `axis` is; its tests use axis 0).
 bool mapUnique(Node &n, SmallVectorImpl<Value> &results,
                std::string &reason) {
-  std::optional<DenseElementsAttr> x = n.constant(0);
-  if (!x) {
-    reason = "input 0 ('X') not known at import time";
+  std::optional<DenseElementsAttr> x = knownInput(n, 0, reason);
+  if (!x)
     return false;
-  }
   auto type = cast<RankedTensorType>(x->getType());
   int64_t rank = type.getRank();
   // X as [outer, length, inner]: the slices along the axis are `length`.
@@ -289,17 +294,13 @@ std::optional<T> firstOf(Node &n, int i) {
 /// reference orders them.
 bool mapNonMaxSuppression(Node &n, SmallVectorImpl<Value> &results,
                           std::string &reason) {
-  std::optional<DenseElementsAttr> boxes = n.constant(0);
-  std::optional<DenseElementsAttr> scores = n.constant(1);
-  for (int i = 2; i < 5; ++i)
-    if (n.hasInput(i) && !n.constant(i)) {
-      reason = "input " + std::to_string(i) + " not known at import time";
-      return false;
-    }
-  if (!boxes || !scores) {
-    reason = "boxes or scores not known at import time";
+  std::optional<DenseElementsAttr> boxes = knownInput(n, 0, reason);
+  std::optional<DenseElementsAttr> scores = knownInput(n, 1, reason);
+  if (!boxes || !scores)
     return false;
-  }
+  for (int i = 2; i < 5; ++i)
+    if (n.hasInput(i) && !knownInput(n, i, reason))
+      return false;
   auto boxesType = cast<RankedTensorType>(boxes->getType());
   auto scoresType = cast<RankedTensorType>(scores->getType());
   if (!boxesType.getElementType().isF32() ||
