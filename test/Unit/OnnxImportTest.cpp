@@ -485,6 +485,101 @@ TEST_F(OnnxImportTest, DimFixesANamedDynamicDimension) {
   }
 }
 
+/// The int64 or f32 values of the gplace.constant defining `v` (empty if
+/// none), as doubles.
+std::vector<double> constantValues(mlir::Value v) {
+  mlir::Operation *op = v.getDefiningOp();
+  if (!op || op->getName().getStringRef() != "gplace.constant")
+    return {};
+  auto value = op->getAttrOfType<mlir::DenseElementsAttr>("value");
+  std::vector<double> values;
+  if (value.getElementType().isF32())
+    for (float f : value.getValues<float>())
+      values.push_back(f);
+  else
+    for (int64_t i : value.getValues<int64_t>())
+      values.push_back(static_cast<double>(i));
+  return values;
+}
+
+// NonZero's output shape is its input's values': a graph input given at
+// import time specializes the graph (reported), and NonZero becomes a
+// constant; without the value, the error names the node, the input and
+// why (docs/onnx.md, "Decisions").
+TEST_F(OnnxImportTest, NonZeroOfAGivenInputIsComputedAtImportTime) {
+  ModelBuilder m;
+  m.input("x", {"2", "3"});
+  m.output("nz", {"2", "n"}, TP::INT64);
+  m.node("NonZero", {"x"}, {"nz"}, "where");
+
+  EXPECT_FALSE(import(m));
+  ASSERT_EQ(errors_.size(), 1u);
+  EXPECT_NE(errors_[0].find("NonZero (opset 13): 1 node: input 0 ('X') is "
+                            "computed at run time; gplace needs it constant"),
+            std::string::npos)
+      << errors_[0];
+  EXPECT_NE(errors_[0].find("these values decide the shape of node "
+                            "'where''s (NonZero) output, and gplace fixes "
+                            "every shape at import time"),
+            std::string::npos)
+      << errors_[0];
+  EXPECT_NE(errors_[0].find("does not pad the output to a bound"),
+            std::string::npos)
+      << errors_[0];
+
+  OnnxImportOptions given;
+  HostTensor x(TensorType{ElementType::F32, {2, 3}});
+  const float values[] = {1, 0, 0, -2, NAN, 0};
+  std::memcpy(x.data.data(), values, sizeof(values));
+  given.inputValues.push_back(x);
+  auto module = import(m, given);
+  ASSERT_TRUE(module) << firstError();
+  EXPECT_EQ(report_.specializedInputs, std::vector<size_t>{0});
+  EXPECT_EQ(str(entry(*module).getFunctionType().getResult(0)),
+            "tensor<2x3xi64>");
+  // Row-major, NaN counted as non-zero: (0, 0), (1, 0), (1, 1).
+  EXPECT_EQ(constantValues(returned(*module)),
+            (std::vector<double>{0, 1, 1, 0, 0, 1}));
+}
+
+// Unique along an axis, unsorted: the slices in the order of their first
+// occurrences, Y taken along that axis (ONNX's definition; its reference
+// takes the unsorted Y along axis 0 whatever the axis); sorted: the
+// columns ordered lexicographically.
+TEST_F(OnnxImportTest, UniqueTakesSlicesAlongItsAxis) {
+  for (int64_t sorted : {0, 1}) {
+    SCOPED_TRACE("sorted " + std::to_string(sorted));
+    ModelBuilder m;
+    m.input("x", {"2", "3"});
+    m.output("y", {"2", "u"});
+    m.output("indices", {"u"}, TP::INT64);
+    m.output("inverse", {"3"}, TP::INT64);
+    m.output("counts", {"u"}, TP::INT64);
+    onnx::NodeProto *unique = m.node(
+        "Unique", {"x"}, {"y", "indices", "inverse", "counts"}, "unique");
+    setInt(unique, "axis", -1);
+    setInt(unique, "sorted", sorted);
+    OnnxImportOptions given;
+    HostTensor x(TensorType{ElementType::F32, {2, 3}});
+    // Columns (2, 5), (1, 4), (2, 5).
+    const float values[] = {2, 1, 2, 5, 4, 5};
+    std::memcpy(x.data.data(), values, sizeof(values));
+    given.inputValues.push_back(x);
+    auto module = import(m, given);
+    ASSERT_TRUE(module) << firstError();
+    mlir::Operation *ret = entry(*module).front().getTerminator();
+    ASSERT_EQ(ret->getNumOperands(), 4u);
+    using V = std::vector<double>;
+    std::vector<V> got;
+    for (mlir::Value v : ret->getOperands())
+      got.push_back(constantValues(v));
+    if (sorted)
+      EXPECT_EQ(got, (std::vector<V>{{1, 2, 4, 5}, {1, 0}, {1, 0, 1}, {1, 2}}));
+    else
+      EXPECT_EQ(got, (std::vector<V>{{2, 1, 5, 4}, {0, 1}, {0, 1, 0}, {2, 1}}));
+  }
+}
+
 TEST_F(OnnxImportTest, FloatInitializersCanBecomeVariables) {
   ModelBuilder m;
   m.input("x", {"2", "4"});

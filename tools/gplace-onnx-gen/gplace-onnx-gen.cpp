@@ -104,6 +104,12 @@
 //                   Slice of Shape(x), as LayerNormalization's function
 //                   builds them for an axis of -rank -> mean[1,1] (the
 //                   mean of x), y[N,3] (x reshaped to its own shape);
+//   nonzero-shape   opset 13: x[3,4] -> NonZero(Shape(x) - [3, 0]) = [[1]]
+//                   (a shape computation, folded at import time) -> row[1,4]
+//                   (Gather of x at it, axis 0), where[1,1] (it as float);
+//   nonzero-run-time
+//                   opset 13: x[2,3] -> NonZero(Relu(x)) -> nz[2,n] (int64):
+//                   its input computed at run time;
 //   roi-align       opset 16: x[2,2,6,6], rois[3,4], batch_indices [1, 0, 1]
 //                   -> RoiAlign avg (half_pixel, spatial_scale 0.5,
 //                   sampling_ratio 2, 3x3), RoiAlign max (output_half_pixel,
@@ -699,6 +705,40 @@ onnx::ModelProto buildEmptyShape() {
   b.node("Reshape", "y", {"x", "same_shape"}, {"y"});
   b.output("mean", {1, 1});
   b.output("y", {"N", 3});
+  return b.model;
+}
+
+// NonZero over a shape computation, as exporters write one (opset 13):
+// x[3,4] -> Shape -> Sub([3, 0]) = [0, 4] -> NonZero = [[1]] -> Reshape
+// [-1] -> Gather(x, axis 0) -> row[1,4]; Cast(NonZero, float) ->
+// where[1,1]. The importer computes NonZero at import time.
+onnx::ModelProto buildNonZeroShape() {
+  ModelBuilder b(13, "nonzero_shape");
+  b.input("x", {3, 4});
+  b.node("Shape", "shape", {"x"}, {"x_shape"});
+  intConstant(b, "offset", {2}, {3, 0});
+  b.node("Sub", "left", {"x_shape", "offset"}, {"left"});
+  b.node("NonZero", "nonzero", {"left"}, {"nonzero"});
+  intConstant(b, "flat", {1}, {-1});
+  b.node("Reshape", "index", {"nonzero", "flat"}, {"index"});
+  attrInt(b.node("Gather", "row", {"x", "index"}, {"row"}), "axis", 0);
+  attrInt(b.node("Cast", "where", {"nonzero"}, {"where"}), "to",
+          onnx::TensorProto_DataType_FLOAT);
+  b.output("row", {"rows", 4});
+  b.output("where", {1, "rows"});
+  return b.model;
+}
+
+// NonZero of values computed at run time (opset 13): x[2,3] -> Relu ->
+// NonZero -> nz[2,n] (int64). Without x's value the importer refuses it;
+// with it (gplace-run's small inputs) the graph is specialized.
+onnx::ModelProto buildNonZeroRunTime() {
+  ModelBuilder b(13, "nonzero_run_time");
+  b.input("x", {2, 3});
+  b.node("Relu", "relu", {"x"}, {"positive"});
+  b.node("NonZero", "nonzero", {"positive"}, {"nz"});
+  setFloatType(b.model.mutable_graph()->add_output(), "nz", {2, "n"},
+               onnx::TensorProto_DataType_INT64);
   return b.model;
 }
 
@@ -1769,7 +1809,8 @@ int main(int argc, char **argv) {
          "torch-flatten|"
          "paddle-dynamic|"
          "tf2onnx-flatten|"
-         "shared-dim|shared-dim-bad-output|empty-shape|roi-align|"
+         "shared-dim|shared-dim-bad-output|empty-shape|nonzero-shape|"
+         "nonzero-run-time|roi-align|"
          "roi-align-adaptive|roi-align-adaptive-input|chain:N OUTPUT.onnx");
   std::string name = argv[1];
   std::string output = argv[2];
@@ -1827,6 +1868,8 @@ int main(int argc, char **argv) {
       {"shared-dim", [] { return buildSharedDim(3); }},
       {"shared-dim-bad-output", [] { return buildSharedDim(7); }},
       {"empty-shape", buildEmptyShape},
+      {"nonzero-shape", buildNonZeroShape},
+      {"nonzero-run-time", buildNonZeroRunTime},
       {"roi-align", [] { return buildRoiAlign(false, false); }},
       {"roi-align-adaptive", [] { return buildRoiAlign(true, true); }},
       {"roi-align-adaptive-input", [] { return buildRoiAlign(true, false); }},
@@ -1857,7 +1900,8 @@ int main(int argc, char **argv) {
            "resize-topk, "
            "torch-flatten, "
            "paddle-dynamic, tf2onnx-flatten, shared-dim, "
-           "shared-dim-bad-output, empty-shape, roi-align, "
+           "shared-dim-bad-output, empty-shape, nonzero-shape, "
+           "nonzero-run-time, roi-align, "
            "roi-align-adaptive, roi-align-adaptive-input or chain:N)");
     model = it->second();
   }

@@ -244,7 +244,8 @@ void Importer::importNode(const onnx::NodeProto &proto) {
         " computed at run time; gplace needs " +
         (runTimeCount == 1 ? "it" : "them") +
         " constant (an initializer, a Constant node or a value folded at "
-        "import time)");
+        "import time)" +
+        dataDependentNote(opType, name));
   if (isControlFlow(opType))
     return importControlFlow(proto, name, opType, nodeOpset);
   // Sequences and optionals are import-time lists (MapSequence.cpp); only
@@ -275,6 +276,11 @@ void Importer::importNode(const onnx::NodeProto &proto) {
       triedNode = true;
       inferNode(proto);
       it = types.find(out);
+    }
+    if (it == types.end() && !dataDependentInputs(opType).empty()) {
+      // Its inputs' values decide its shape: the mapping computes it.
+      node.outputTypes.push_back({});
+      continue;
     }
     if (it == types.end()) {
       std::string why = "has no static shape after ONNX's shape inference";
@@ -666,6 +672,7 @@ const llvm::StringMap<MapFn> &mappers() {
     addSelectionMappers(t);
     addQuantizeMappers(t);
     addTextMappers(t);
+    addDataDependentMappers(t);
     addControlFlowMappers(t);
     addSequenceMappers(t);
     return t;

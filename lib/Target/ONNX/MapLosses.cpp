@@ -721,6 +721,9 @@ ArrayRef<int> importTimeInputs(llvm::StringRef opType) {
   if (ArrayRef<int> positions = sequenceImportTimeInputs(opType);
       !positions.empty())
     return positions;
+  // NonZero's, Unique's and NonMaxSuppression's inputs (MapDataDependent.cpp).
+  if (ArrayRef<int> inputs = dataDependentInputs(opType); !inputs.empty())
+    return inputs;
   if (opType == "Range")
     return range;
   // If's condition, Loop's trip count and condition (ControlFlow.cpp).

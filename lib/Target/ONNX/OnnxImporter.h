@@ -13,6 +13,8 @@
 //   MapQuantize.cpp, MapText.cpp: one
 //   function per ONNX op type (node -> graph ops), each file adding its
 //   entries to the table;
+// - MapDataDependent.cpp: NonZero, Unique and NonMaxSuppression, whose
+//   output shapes their inputs' values decide: computed at import time;
 // - MapSequence.cpp: sequences and optionals, import-time lists of values.
 //
 //===----------------------------------------------------------------------===//
@@ -200,7 +202,8 @@ ArrayRef<int> importTimeInputs(llvm::StringRef opType);
 /// Each mapping file's entries (MapMath.cpp, MapLinalg.cpp,
 /// MapSignal.cpp, MapElementwise.cpp, MapTensors.cpp, MapConvolution.cpp,
 /// MapPool.cpp, MapLosses.cpp, MapIndexing.cpp, MapRecurrent.cpp,
-/// MapResize.cpp, MapSelection.cpp, MapQuantize.cpp, MapText.cpp).
+/// MapResize.cpp, MapSelection.cpp, MapQuantize.cpp, MapText.cpp,
+/// MapDataDependent.cpp).
 void addMathMappers(llvm::StringMap<MapFn> &table);
 void addLinalgMappers(llvm::StringMap<MapFn> &table);
 void addSignalMappers(llvm::StringMap<MapFn> &table);
@@ -215,6 +218,20 @@ void addResizeMappers(llvm::StringMap<MapFn> &table);
 void addSelectionMappers(llvm::StringMap<MapFn> &table);
 void addQuantizeMappers(llvm::StringMap<MapFn> &table);
 void addTextMappers(llvm::StringMap<MapFn> &table);
+/// NonZero, Unique and NonMaxSuppression (MapDataDependent.cpp): their
+/// outputs' shapes are their inputs' values', so those inputs
+/// (dataDependentInputs, which importTimeInputs includes) must be known at
+/// import time, and the outputs are computed then, as constants, as ONNX's
+/// reference implementation computes them.
+void addDataDependentMappers(llvm::StringMap<MapFn> &table);
+/// The inputs of a data-dependent op type whose values decide its outputs'
+/// shapes (all of them); empty for any other op type.
+ArrayRef<int> dataDependentInputs(llvm::StringRef opType);
+/// For a data-dependent op type, what importNode's refusal of an input
+/// computed at run time adds (why gplace needs it, what to do, why gplace
+/// does not pad to a bound), naming node `nodeName`; "" for any other.
+std::string dataDependentNote(llvm::StringRef opType,
+                              llvm::StringRef nodeName);
 /// The sequence and optional op types (MapSequence.cpp): their entries only
 /// make them known op types; Importer::importListNode imports them.
 void addSequenceMappers(llvm::StringMap<MapFn> &table);
