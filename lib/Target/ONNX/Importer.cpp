@@ -668,6 +668,7 @@ const llvm::StringMap<MapFn> &mappers() {
     addTextMappers(t);
     addControlFlowMappers(t);
     addSequenceMappers(t);
+    addRandomMappers(t);
     return t;
   }();
   return table;

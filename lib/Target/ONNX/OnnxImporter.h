@@ -215,6 +215,7 @@ void addResizeMappers(llvm::StringMap<MapFn> &table);
 void addSelectionMappers(llvm::StringMap<MapFn> &table);
 void addQuantizeMappers(llvm::StringMap<MapFn> &table);
 void addTextMappers(llvm::StringMap<MapFn> &table);
+void addRandomMappers(llvm::StringMap<MapFn> &table); ///< MapRandom.cpp.
 /// The sequence and optional op types (MapSequence.cpp): their entries only
 /// make them known op types; Importer::importListNode imports them.
 void addSequenceMappers(llvm::StringMap<MapFn> &table);
