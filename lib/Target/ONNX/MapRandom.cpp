@@ -78,28 +78,25 @@ Value affine(Node &n, Value draw, RankedTensorType type, double scale,
   return draw;
 }
 
-/// RandomUniform and RandomUniformLike: the output's shape and dtype are
-/// those shape inference gave (from `shape` and `dtype`, or the input's).
-bool mapRandomUniform(Node &n, SmallVectorImpl<Value> &results,
-                      std::string &reason) {
+/// RandomUniform and RandomUniformLike (`Uniform`: the draws in [0, 1)
+/// scaled to [low, high)), RandomNormal and RandomNormalLike (times scale
+/// plus mean): the output's shape and dtype are those shape inference gave
+/// (from `shape` and `dtype`, or the input's).
+template <typename OpT, bool Uniform>
+bool mapRandom(Node &n, SmallVectorImpl<Value> &results, std::string &reason) {
   if (!floatOutput(n, reason))
     return false;
   RankedTensorType type = n.outputTypes[0];
-  double low = n.getFloat("low", 0.0f), high = n.getFloat("high", 1.0f);
-  Value u = n.op<StatelessRandomUniformOp>(type, seedOf(n), {}, "uniform");
-  results.push_back(affine(n, u, type, high - low, low));
-  return true;
-}
-
-/// RandomNormal and RandomNormalLike.
-bool mapRandomNormal(Node &n, SmallVectorImpl<Value> &results,
-                     std::string &reason) {
-  if (!floatOutput(n, reason))
-    return false;
-  RankedTensorType type = n.outputTypes[0];
-  double mean = n.getFloat("mean", 0.0f), scale = n.getFloat("scale", 1.0f);
-  Value z = n.op<StatelessRandomNormalOp>(type, seedOf(n), {}, "normal");
-  results.push_back(affine(n, z, type, scale, mean));
+  double scale, shift;
+  if (Uniform) {
+    shift = n.getFloat("low", 0.0f);
+    scale = n.getFloat("high", 1.0f) - shift;
+  } else {
+    shift = n.getFloat("mean", 0.0f);
+    scale = n.getFloat("scale", 1.0f);
+  }
+  Value draw = n.op<OpT>(type, seedOf(n), {}, Uniform ? "uniform" : "normal");
+  results.push_back(affine(n, draw, type, scale, shift));
   return true;
 }
 
@@ -196,10 +193,10 @@ bool mapDropout(Node &n, SmallVectorImpl<Value> &results,
 } // namespace
 
 void addRandomMappers(llvm::StringMap<MapFn> &table) {
-  table["RandomUniform"] = mapRandomUniform;
-  table["RandomUniformLike"] = mapRandomUniform;
-  table["RandomNormal"] = mapRandomNormal;
-  table["RandomNormalLike"] = mapRandomNormal;
+  table["RandomUniform"] = mapRandom<StatelessRandomUniformOp, true>;
+  table["RandomUniformLike"] = mapRandom<StatelessRandomUniformOp, true>;
+  table["RandomNormal"] = mapRandom<StatelessRandomNormalOp, false>;
+  table["RandomNormalLike"] = mapRandom<StatelessRandomNormalOp, false>;
   table["Bernoulli"] = mapBernoulli;
   table["Dropout"] = mapDropout;
 }
