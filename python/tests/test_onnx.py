@@ -60,14 +60,14 @@ def test_symbolic_dimension_unbound_is_an_error():
 
 
 def test_unsupported_op_is_unimplemented():
-    node = helper.make_node("RandomUniformLike", ["x"], ["y"])
+    node = helper.make_node("Multinomial", ["x"], ["y"])
     graph = helper.make_graph(
-        [node], "random_uniform_like",
+        [node], "multinomial",
         [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 2])],
-        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 2])])
+        [helper.make_tensor_value_info("y", TensorProto.INT32, [2, 1])])
     model = helper.make_model(graph,
                               opset_imports=[helper.make_opsetid("", 13)])
-    with pytest.raises(gplace.UnimplementedError, match="RandomUniformLike"):
+    with pytest.raises(gplace.UnimplementedError, match="Multinomial"):
         gplace.compile(model)
     with pytest.raises(NotImplementedError):
         gplace.compile(model)
@@ -144,6 +144,10 @@ backend_test.include(r"^test_.*_cpu$")
 # Its reference outputs contradict its model (onnx/onnx#7749), as
 # gplace-onnx-test's kBadReference says.
 backend_test.exclude(r"^test_adam_multiple_cpu$")
+# Their reference outputs are numpy's random draws, which gplace's
+# generator does not reproduce: gplace-onnx-test counts them as "random
+# (shape checked)", not passed (docs/onnx.md, "Conformance").
+backend_test.exclude(r"^test_(bernoulli|training_dropout)(_.*)?_cpu$")
 _cases = backend_test.test_cases
 
 

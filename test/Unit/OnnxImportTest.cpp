@@ -392,8 +392,8 @@ TEST_F(OnnxImportTest, OneErrorListsEveryUnsupportedOpType) {
   ModelBuilder m;
   m.input("x", {"2", "3"});
   m.output("y", {"2", "3"});
-  m.node("RandomUniformLike", {"x"}, {"e1"}, "random1");
-  m.node("RandomUniformLike", {"e1"}, {"e2"}, "random2");
+  m.node("Multinomial", {"x"}, {"e1"}, "multinomial1");
+  m.node("Multinomial", {"e1"}, {"e2"}, "multinomial2");
   m.node("LpNormalization", {"e2"}, {"s"}, "lp");
   m.node("Relu", {"s"}, {"y"}, "relu");
   EXPECT_FALSE(import(m));
@@ -401,14 +401,14 @@ TEST_F(OnnxImportTest, OneErrorListsEveryUnsupportedOpType) {
   EXPECT_EQ(errors_[0], "'model.onnx' uses 2 op types gplace cannot import "
                         "(op type, opset, nodes):\n"
                         "  LpNormalization (opset 13): 1 node\n"
-                        "  RandomUniformLike (opset 13): 2 nodes");
+                        "  Multinomial (opset 13): 2 nodes");
   std::vector<std::string> unsupported;
   for (const OnnxUnsupported &u : report_.unsupported)
     unsupported.push_back(u.opType + " " + std::to_string(u.opset) + " " +
                           std::to_string(u.nodes) + " '" + u.reason + "'");
   EXPECT_EQ(unsupported,
             (std::vector<std::string>{"LpNormalization 13 1 ''",
-                                      "RandomUniformLike 13 2 ''"}));
+                                      "Multinomial 13 2 ''"}));
   EXPECT_FALSE(report_.unsupportedType);
   EXPECT_FALSE(report_.dynamicShape);
 }

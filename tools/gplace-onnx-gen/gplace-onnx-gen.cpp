@@ -16,8 +16,8 @@
 //                   MaxPool 2 -> Conv 16x3x3 -> BatchNormalization -> Relu ->
 //                   AveragePool 2 -> Flatten -> Gemm 10 -> logits[batch,10];
 //   unsupported     x[2,3] -> LpNormalization -> Relu -> LpNormalization ->
-//                   RandomUniformLike -> GlobalLpPool -> y[2,3] (op types gplace
-//                   does not map);
+//                   GlobalLpPool -> y[2,3], and a Multinomial of the last
+//                   LpNormalization (op types gplace does not map);
 //   dynamic         Add(Relu(tokens[batch,16]), Relu(mask[seq,16])) ->
 //                   sum[batch,16];
 //   external        mlp with its initializers as external data in
@@ -110,6 +110,13 @@
 //   nonzero-run-time
 //                   opset 13: x[2,3] -> NonZero(Relu(x)) -> nz[2,n] (int64):
 //                   its input computed at run time;
+//   random          opset 15: RandomNormal (seed 5, mean 2, scale 3) ->
+//                   normal[100,100]; RandomUniformLike(normal) (low -1,
+//                   high 3, no seed) -> uniform[100,100]; Bernoulli(p[8])
+//                   -> bernoulli[8]; random-bad-dtype: Bernoulli(p[2]) of
+//                   dtype INT16 (which gplace lacks) -> y[2]; random-like: x[10] ->
+//                   RandomUniformLike -> y[10] (test_bernoulli_seed's
+//                   signature);
 //   roi-align       opset 16: x[2,2,6,6], rois[3,4], batch_indices [1, 0, 1]
 //                   -> RoiAlign avg (half_pixel, spatial_scale 0.5,
 //                   sampling_ratio 2, 3x3), RoiAlign max (output_half_pixel,
@@ -486,8 +493,9 @@ onnx::ModelProto buildUnsupported() {
   b.node("LpNormalization", "lp_normalization_1", {"x"}, {"a"});
   b.node("Relu", "relu", {"a"}, {"b"});
   b.node("LpNormalization", "lp_normalization_2", {"b"}, {"c"});
-  b.node("RandomUniformLike", "random_uniform_like", {"c"}, {"d"});
-  b.node("GlobalLpPool", "global_lp_pool", {"d"}, {"y"});
+  // Its samples (int32) are unused: GlobalLpPool takes floats.
+  b.node("Multinomial", "multinomial", {"c"}, {"d"});
+  b.node("GlobalLpPool", "global_lp_pool", {"c"}, {"y"});
   b.output("y", {2, 3});
   return b.model;
 }
@@ -739,6 +747,45 @@ onnx::ModelProto buildNonZeroRunTime() {
   b.node("NonZero", "nonzero", {"positive"}, {"nz"});
   setFloatType(b.model.mutable_graph()->add_output(), "nz", {2, "n"},
                onnx::TensorProto_DataType_INT64);
+  return b.model;
+}
+
+// Random numbers (opset 15): RandomNormal (seed 5, mean 2, scale 3) ->
+// normal[100,100]; RandomUniformLike(normal) (low -1, high 3, no seed)
+// -> uniform[100,100]; Bernoulli(p[8]) -> bernoulli[8]. RandomForm::BadDtype:
+// Bernoulli(p[2]) of dtype INT16 -> y[2] instead; RandomForm::Like:
+// x[10] -> RandomUniformLike -> y[10].
+enum class RandomForm { All, BadDtype, Like };
+onnx::ModelProto buildRandom(RandomForm form) {
+  ModelBuilder b(15, "random");
+  if (form == RandomForm::Like) {
+    b.input("x", {10});
+    b.node("RandomUniformLike", "uniform", {"x"}, {"y"});
+    b.output("y", {10});
+    return b.model;
+  }
+  if (form == RandomForm::BadDtype) {
+    b.input("p", {2});
+    attrInt(b.node("Bernoulli", "bernoulli", {"p"}, {"y"}), "dtype",
+            onnx::TensorProto_DataType_INT16);
+    setFloatType(b.model.mutable_graph()->add_output(), "y", {2},
+                 onnx::TensorProto_DataType_INT16);
+    return b.model;
+  }
+  b.input("p", {8});
+  onnx::NodeProto *normal = b.node("RandomNormal", "normal", {}, {"normal"});
+  attrFloat(normal, "seed", 5);
+  attrFloat(normal, "mean", 2);
+  attrFloat(normal, "scale", 3);
+  attrInts(normal, "shape", {100, 100});
+  onnx::NodeProto *uniform =
+      b.node("RandomUniformLike", "uniform", {"normal"}, {"uniform"});
+  attrFloat(uniform, "low", -1);
+  attrFloat(uniform, "high", 3);
+  b.node("Bernoulli", "bernoulli", {"p"}, {"bernoulli"});
+  b.output("normal", {100, 100});
+  b.output("uniform", {100, 100});
+  b.output("bernoulli", {8});
   return b.model;
 }
 
@@ -1810,7 +1857,7 @@ int main(int argc, char **argv) {
          "paddle-dynamic|"
          "tf2onnx-flatten|"
          "shared-dim|shared-dim-bad-output|empty-shape|nonzero-shape|"
-         "nonzero-run-time|roi-align|"
+         "nonzero-run-time|random|random-bad-dtype|random-like|roi-align|"
          "roi-align-adaptive|roi-align-adaptive-input|chain:N OUTPUT.onnx");
   std::string name = argv[1];
   std::string output = argv[2];
@@ -1870,6 +1917,9 @@ int main(int argc, char **argv) {
       {"empty-shape", buildEmptyShape},
       {"nonzero-shape", buildNonZeroShape},
       {"nonzero-run-time", buildNonZeroRunTime},
+      {"random", [] { return buildRandom(RandomForm::All); }},
+      {"random-bad-dtype", [] { return buildRandom(RandomForm::BadDtype); }},
+      {"random-like", [] { return buildRandom(RandomForm::Like); }},
       {"roi-align", [] { return buildRoiAlign(false, false); }},
       {"roi-align-adaptive", [] { return buildRoiAlign(true, true); }},
       {"roi-align-adaptive-input", [] { return buildRoiAlign(true, false); }},
@@ -1901,7 +1951,8 @@ int main(int argc, char **argv) {
            "torch-flatten, "
            "paddle-dynamic, tf2onnx-flatten, shared-dim, "
            "shared-dim-bad-output, empty-shape, nonzero-shape, "
-           "nonzero-run-time, roi-align, "
+           "nonzero-run-time, random, random-bad-dtype, random-like, "
+           "roi-align, "
            "roi-align-adaptive, roi-align-adaptive-input or chain:N)");
     model = it->second();
   }

@@ -675,6 +675,7 @@ const llvm::StringMap<MapFn> &mappers() {
     addDataDependentMappers(t);
     addControlFlowMappers(t);
     addSequenceMappers(t);
+    addRandomMappers(t);
     return t;
   }();
   return table;

@@ -738,6 +738,10 @@ ArrayRef<int> importTimeInputs(llvm::StringRef opType) {
   if (opType == "Tile" || opType == "Upsample" || opType == "TopK" ||
       opType == "OneHot" || opType == "Compress")
     return second;
+  // Dropout's training_mode (MapRandom.cpp).
+  static const int third[] = {2};
+  if (opType == "Dropout")
+    return third;
   if (opType == "HannWindow" || opType == "HammingWindow" ||
       opType == "BlackmanWindow")
     return first;

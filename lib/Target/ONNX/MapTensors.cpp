@@ -445,29 +445,6 @@ bool mapSize(Node &n, SmallVectorImpl<Value> &results, std::string &reason) {
       results);
 }
 
-/// Dropout at inference: the identity, and an all-true mask.
-bool mapDropout(Node &n, SmallVectorImpl<Value> &results,
-                std::string &reason) {
-  if (n.opset >= 12 && n.hasInput(2)) {
-    std::optional<DenseElementsAttr> training = n.constant(2);
-    if (!training || !training->isSplat() ||
-        training->getSplatValue<bool>()) {
-      reason = "training_mode";
-      return false;
-    }
-  }
-  results.push_back(n.op<IdentityOp>(n.outputTypes[0], n.input(0)));
-  if (n.outputTypes.size() > 1 && n.outputTypes[1]) {
-    if (!n.outputTypes[1].getElementType().isInteger(1)) {
-      reason = "a mask that is not bool";
-      return false;
-    }
-    results.push_back(n.constant(
-        DenseElementsAttr::get(n.outputTypes[1], true), "mask"));
-  }
-  return true;
-}
-
 bool mapEqual(Node &n, SmallVectorImpl<Value> &results, std::string &) {
   results.push_back(n.op<EqualOp>(n.outputTypes[0], {n.input(0), n.input(1)}));
   return true;
@@ -753,7 +730,6 @@ void addTensorMappers(llvm::StringMap<MapFn> &table) {
   table["Concat"] = mapConcat;
   table["Constant"] = mapConstant;
   table["ConstantOfShape"] = mapConstantOfShape;
-  table["Dropout"] = mapDropout;
   table["Equal"] = mapEqual;
   table["Expand"] = mapExpand;
   table["Flatten"] = mapReshape;

@@ -232,6 +232,7 @@ ArrayRef<int> dataDependentInputs(llvm::StringRef opType);
 /// does not pad to a bound), naming node `nodeName`; "" for any other.
 std::string dataDependentNote(llvm::StringRef opType,
                               llvm::StringRef nodeName);
+void addRandomMappers(llvm::StringMap<MapFn> &table); ///< MapRandom.cpp.
 /// The sequence and optional op types (MapSequence.cpp): their entries only
 /// make them known op types; Importer::importListNode imports them.
 void addSequenceMappers(llvm::StringMap<MapFn> &table);

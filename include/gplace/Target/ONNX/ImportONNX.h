@@ -48,6 +48,10 @@ struct OnnxImportReport {
   /// The positions (in OnnxImportOptions::inputValues) of the inputs whose
   /// given values the graph was specialized for, ascending.
   std::vector<size_t> specializedInputs;
+  /// A node draws random numbers (RandomUniform, RandomNormal, their Like
+  /// forms, Bernoulli, Dropout in training mode: MapRandom.cpp): the
+  /// outputs are gplace's draws, which no other implementation reproduces.
+  bool random = false;
 };
 
 /// A sequence or optional value of an ONNX graph's input or output
