@@ -674,14 +674,19 @@ bool mapLayerNorm(Node &n, SmallVectorImpl<Value> &results,
   return true;
 }
 
-/// BatchNormalization at inference over NCHW ([N, C, ...] reshaped to four
-/// dimensions: a rank below 4 padded with ones, the spatial dimensions of
-/// a rank above 4 but the last merged into one, which changes nothing per
-/// channel).
+/// BatchNormalization over NCHW ([N, C, ...] reshaped to four dimensions:
+/// a rank below 4 padded with ones, the spatial dimensions of a rank above
+/// 4 but the last merged into one, which changes nothing per channel).
+/// training_mode (opset 14 on): normalized by the batch's statistics
+/// (fused_batch_norm's is_training), and the outputs running_mean and
+/// running_var are `mean * momentum + batch_mean * (1 - momentum)` and the
+/// same of the variances, ONNX's batch variance being the biased one where
+/// TensorFlow's op returns the Bessel-corrected `v * n / (n - 1)`.
 bool mapBatchNorm(Node &n, SmallVectorImpl<Value> &results,
                   std::string &reason) {
-  if (n.getInt("training_mode", 0) || n.outputTypes.size() > 1) {
-    reason = "training_mode (running statistics as outputs)";
+  bool training = n.getInt("training_mode", 0) != 0;
+  if ((training || n.outputTypes.size() > 1) && n.opset < 14) {
+    reason = "training (outputs beyond Y) below opset 14";
     return false;
   }
   if (n.opset < 7 && n.getInt("spatial", 1) != 1) {
@@ -709,16 +714,52 @@ bool mapBatchNorm(Node &n, SmallVectorImpl<Value> &results,
   Builder &b = n.builder();
   Type vec = n.inputType(1);
   bool direct = type4 == type;
+  // Elements per channel: the batch variance's divisor.
+  int64_t perChannel = type4.getNumElements() / type4.getDimSize(1);
+  if (training && perChannel < 2) {
+    reason = "training_mode with one element per channel";
+    return false;
+  }
+  SmallVector<NamedAttribute> attributes = {
+      n.named("epsilon", b.getF32FloatAttr(n.getFloat("epsilon", 1e-5f))),
+      n.named("data_format", b.getStringAttr("NCHW")),
+      n.named("name", b.getStringAttr(direct ? n.name
+                                             : n.name + "/FusedBatchNorm"))};
+  if (training)
+    attributes.push_back(n.named("is_training", b.getUnitAttr()));
   auto bn = n.importer.b.create<FusedBatchNormOp>(
       n.loc, TypeRange{type4, vec, vec},
       ValueRange{x4, n.input(1), n.input(2), n.input(3), n.input(4)},
-      ArrayRef<NamedAttribute>{
-          n.named("epsilon", b.getF32FloatAttr(n.getFloat("epsilon", 1e-5f))),
-          n.named("data_format", b.getStringAttr("NCHW")),
-          n.named("name", b.getStringAttr(direct ? n.name
-                                                 : n.name + "/FusedBatchNorm"))});
+      attributes);
   Value y = bn->getResult(0);
   results.push_back(direct ? y : n.reshape(y, type.getShape()));
+  if (n.outputTypes.size() < 2)
+    return true;
+  if (!training) {
+    // Opset 14's running statistics at inference: the inputs, unchanged.
+    results.push_back(n.op<IdentityOp>(vec, n.input(3), {}, "running_mean"));
+    if (n.outputTypes.size() > 2)
+      results.push_back(n.op<IdentityOp>(vec, n.input(4), {}, "running_var"));
+    return true;
+  }
+  double momentum = n.getFloat("momentum", 0.9f);
+  auto average = [&](Value running, Value batch, const char *what) {
+    Value kept = n.op<MulOp>(vec, {running, n.scalar(vec, momentum,
+                                                     std::string(what) + "/momentum")},
+                             {}, std::string(what) + "/kept");
+    Value added = n.op<MulOp>(vec, {batch, n.scalar(vec, 1 - momentum,
+                                                    std::string(what) + "/one_minus_momentum")},
+                              {}, std::string(what) + "/added");
+    return n.op<AddOp>(vec, {kept, added}, {}, what);
+  };
+  results.push_back(average(n.input(3), bn->getResult(1), "running_mean"));
+  if (n.outputTypes.size() > 2) {
+    double unbias = static_cast<double>(perChannel - 1) / perChannel;
+    Value biased = n.op<MulOp>(
+        vec, {bn->getResult(2), n.scalar(vec, unbias, "batch_var/unbias")}, {},
+        "batch_var");
+    results.push_back(average(n.input(4), biased, "running_var"));
+  }
   return true;
 }
 
