@@ -117,6 +117,12 @@
 //                   dtype INT16 (which gplace lacks) -> y[2]; random-like: x[10] ->
 //                   RandomUniformLike -> y[10] (test_bernoulli_seed's
 //                   signature);
+//   maxpool-indices opset 13: x[1,2,7,7] -> MaxPool 3x3, strides 2, pads
+//                   1, ceil_mode (y[1,2,4,4], its Indices) -> MaxUnpool ->
+//                   unpooled[1,2,7,7]; MaxPool 2x2, dilations 2,
+//                   storage_order 1 -> its Indices cast to float ->
+//                   indices[1,2,5,5]; maxpool-indices-3d: x[1,1,4,4,4]
+//                   -> MaxPool 2x2x2 with Indices (refused);
 //   roi-align       opset 16: x[2,2,6,6], rois[3,4], batch_indices [1, 0, 1]
 //                   -> RoiAlign avg (half_pixel, spatial_scale 0.5,
 //                   sampling_ratio 2, 3x3), RoiAlign max (output_half_pixel,
@@ -786,6 +792,52 @@ onnx::ModelProto buildRandom(RandomForm form) {
   b.output("normal", {100, 100});
   b.output("uniform", {100, 100});
   b.output("bernoulli", {8});
+  return b.model;
+}
+
+// MaxPool's Indices (opset 13). maxpool-indices-3d: x[1,1,4,4,4] ->
+// MaxPool 2x2x2 -> y and its Indices (refused: 2-D only).
+// maxpool-indices: x[1,2,7,7] -> MaxPool (3x3, strides 2,
+// pads 1, ceil_mode 1) -> y[1,2,4,4] and its Indices -> MaxUnpool (the same
+// window) -> unpooled[1,2,7,7]; MaxPool (2x2, dilations 2, storage_order
+// 1) -> its Indices, Cast to float -> indices[1,2,5,5] (float outputs, so
+// that onnxruntime-node's harness writes them).
+onnx::ModelProto buildMaxPoolIndices3d() {
+  ModelBuilder b(13, "maxpool_indices_3d");
+  b.input("x", {1, 1, 4, 4, 4});
+  onnx::NodeProto *pool = b.node("MaxPool", "pool", {"x"}, {"y", "indices"});
+  attrInts(pool, "kernel_shape", {2, 2, 2});
+  attrInts(pool, "strides", {2, 2, 2});
+  b.output("y", {1, 1, 2, 2, 2});
+  setFloatType(b.model.mutable_graph()->add_output(), "indices",
+               {1, 1, 2, 2, 2}, onnx::TensorProto_DataType_INT64);
+  return b.model;
+}
+
+onnx::ModelProto buildMaxPoolIndices() {
+  ModelBuilder b(13, "maxpool_indices");
+  b.input("x", {1, 2, 7, 7});
+  onnx::NodeProto *pool =
+      b.node("MaxPool", "pool", {"x"}, {"y", "pool_indices"});
+  attrInts(pool, "kernel_shape", {3, 3});
+  attrInts(pool, "strides", {2, 2});
+  attrInts(pool, "pads", {1, 1, 1, 1});
+  attrInt(pool, "ceil_mode", 1);
+  onnx::NodeProto *unpool =
+      b.node("MaxUnpool", "unpool", {"y", "pool_indices"}, {"unpooled"});
+  attrInts(unpool, "kernel_shape", {3, 3});
+  attrInts(unpool, "strides", {2, 2});
+  attrInts(unpool, "pads", {1, 1, 1, 1});
+  onnx::NodeProto *dilated =
+      b.node("MaxPool", "dilated", {"x"}, {"dilated_y", "dilated_indices"});
+  attrInts(dilated, "kernel_shape", {2, 2});
+  attrInts(dilated, "dilations", {2, 2});
+  attrInt(dilated, "storage_order", 1);
+  attrInt(b.node("Cast", "indices", {"dilated_indices"}, {"indices"}), "to",
+          onnx::TensorProto_DataType_FLOAT);
+  b.output("y", {1, 2, 4, 4});
+  b.output("unpooled", {1, 2, 7, 7});
+  b.output("indices", {1, 2, 5, 5});
   return b.model;
 }
 
@@ -1857,7 +1909,8 @@ int main(int argc, char **argv) {
          "paddle-dynamic|"
          "tf2onnx-flatten|"
          "shared-dim|shared-dim-bad-output|empty-shape|nonzero-shape|"
-         "nonzero-run-time|random|random-bad-dtype|random-like|roi-align|"
+         "nonzero-run-time|random|random-bad-dtype|random-like|"
+         "maxpool-indices|maxpool-indices-3d|roi-align|"
          "roi-align-adaptive|roi-align-adaptive-input|chain:N OUTPUT.onnx");
   std::string name = argv[1];
   std::string output = argv[2];
@@ -1920,6 +1973,8 @@ int main(int argc, char **argv) {
       {"random", [] { return buildRandom(RandomForm::All); }},
       {"random-bad-dtype", [] { return buildRandom(RandomForm::BadDtype); }},
       {"random-like", [] { return buildRandom(RandomForm::Like); }},
+      {"maxpool-indices", buildMaxPoolIndices},
+      {"maxpool-indices-3d", buildMaxPoolIndices3d},
       {"roi-align", [] { return buildRoiAlign(false, false); }},
       {"roi-align-adaptive", [] { return buildRoiAlign(true, true); }},
       {"roi-align-adaptive-input", [] { return buildRoiAlign(true, false); }},
@@ -1952,7 +2007,7 @@ int main(int argc, char **argv) {
            "paddle-dynamic, tf2onnx-flatten, shared-dim, "
            "shared-dim-bad-output, empty-shape, nonzero-shape, "
            "nonzero-run-time, random, random-bad-dtype, random-like, "
-           "roi-align, "
+           "maxpool-indices, maxpool-indices-3d, roi-align, "
            "roi-align-adaptive, roi-align-adaptive-input or chain:N)");
     model = it->second();
   }

@@ -517,10 +517,17 @@ bool mapCumSum(Node &n, SmallVectorImpl<Value> &results, std::string &reason) {
   return true;
 }
 
-/// MaxUnpool: each value summed into its place in the result by
-/// unsorted_segment_sum at its index (ONNX's, flat over the whole result,
-/// MaxPool's Indices); the result's shape is shape inference's (from
-/// kernel_shape, strides and pads; output_shape is refused).
+/// MaxUnpool: each value written into its place in the result at its
+/// index (ONNX's, flat over the whole result, MaxPool's Indices); the
+/// result's shape is shape inference's (from kernel_shape, strides and
+/// pads; output_shape is refused). Overlapping windows (a 3x3 pool of
+/// stride 2) give one input element's index, and its value, several times:
+/// ONNX writes it (`Y[indices] = X`), so the values at an index are summed
+/// (unsorted_segment_sum) and divided by their count, in f64 for 32- and
+/// 16-bit floats, where a sum of a few equal values and its quotient are
+/// exact, so that the value comes back bit for bit (in f32, 3x / 3 is not
+/// always x). Different values at one index (indices no MaxPool gave) give
+/// their mean.
 bool mapMaxUnpool(Node &n, SmallVectorImpl<Value> &results,
                   std::string &reason) {
   RankedTensorType x = n.inputType(0), indices = n.inputType(1);
@@ -534,14 +541,37 @@ bool mapMaxUnpool(Node &n, SmallVectorImpl<Value> &results,
     return false;
   }
   RankedTensorType out = n.outputTypes[0];
-  int64_t count = x.getNumElements();
+  Type element = out.getElementType();
+  if (!isa<FloatType>(element)) {
+    reason = "a non-float input";
+    return false;
+  }
+  Builder &b = n.builder();
+  Type wide = element.isF64() ? element : b.getF64Type();
+  int64_t count = x.getNumElements(), places = out.getNumElements();
   Value values = n.reshape(n.input(0), {count}, "flat");
+  if (wide != element)
+    values = n.op<CastOp>(RankedTensorType::get({count}, wide), values, {},
+                          "flat_f64");
   Value rows = n.reshape(toI64(n, n.input(1), "indices_i64"), {count},
                          "flat_indices");
-  Value sums = n.op<UnsortedSegmentSumOp>(
-      RankedTensorType::get({out.getNumElements()}, out.getElementType()),
-      {values, rows}, {}, "scattered");
-  results.push_back(n.op<ReshapeOp>(out, sums));
+  auto placesType = RankedTensorType::get({places}, wide);
+  Value sums = n.op<UnsortedSegmentSumOp>(placesType, {values, rows}, {},
+                                          "scattered");
+  Value ones = n.constant(
+      DenseElementsAttr::get(RankedTensorType::get({count}, wide),
+                             b.getFloatAttr(wide, 1.0)),
+      "ones");
+  Value counts =
+      n.op<UnsortedSegmentSumOp>(placesType, {ones, rows}, {}, "counts");
+  // Places nothing writes: 0 / 1.
+  Value divisor = n.op<MaximumOp>(
+      placesType, {counts, n.scalar(placesType, 1.0, "one")}, {}, "divisor");
+  Value y = n.op<DivOp>(placesType, {sums, divisor}, {}, "written");
+  if (wide != element)
+    y = n.op<CastOp>(RankedTensorType::get({places}, element), y, {},
+                     "written_back");
+  results.push_back(n.op<ReshapeOp>(out, y));
   return true;
 }
 

@@ -453,17 +453,99 @@ bool pool3d(Node &n, Value x, RankedTensorType xType,
   return true;
 }
 
-/// MaxPool and AveragePool: 1-D and 2-D by pool2d, 3-D by pool3d. The
-/// Indices output and storage_order = 1 are refused.
+/// MaxPool's Indices output (2-D, [N, C, H, W]), as TensorFlow's
+/// MaxPoolWithArgmax computes its argmax but in ONNX's order: each output
+/// element's window (its taps h = oh * sH - padTop + kh * dH, likewise w,
+/// from the padding `pads` and the output's shape, so ceil_mode included)
+/// gathered at constant indices from x flattened to [N, C, H * W] with one
+/// -inf appended (the taps outside the input), `argmax` over the taps (the
+/// first on ties, as ONNX's reference scans them), then that tap's flat
+/// index: ((n * C + c) * H + h) * W + w, or with storage_order = 1
+/// (column-major) (n * C + c) * H * W + h + w * H.
+Value maxPoolIndices(Node &n, Value x, const Window &window,
+                     ArrayRef<int64_t> pads, std::string &reason) {
+  auto xType = cast<RankedTensorType>(x.getType());
+  RankedTensorType indicesType = n.outputTypes[1];
+  if (!indicesType || indicesType.getRank() != 4) {
+    reason = "the Indices output of a pool that is not 2-D";
+    return {};
+  }
+  int64_t N = xType.getDimSize(0), C = xType.getDimSize(1),
+          H = xType.getDimSize(2), W = xType.getDimSize(3);
+  int64_t OH = indicesType.getDimSize(2), OW = indicesType.getDimSize(3);
+  int64_t KH = window.kernel[0], KW = window.kernel[1], K = KH * KW;
+  bool columnMajor = n.getInt("storage_order", 0) != 0;
+  SmallVector<int64_t> taps, tapIndex, base;
+  for (int64_t oh = 0; oh < OH; ++oh)
+    for (int64_t ow = 0; ow < OW; ++ow) {
+      base.push_back((oh * OW + ow) * K);
+      for (int64_t kh = 0; kh < KH; ++kh)
+        for (int64_t kw = 0; kw < KW; ++kw) {
+          int64_t h = oh * window.strides[0] - pads[0] +
+                      kh * window.dilations[0];
+          int64_t w = ow * window.strides[1] - pads[2] +
+                      kw * window.dilations[1];
+          bool inside = h >= 0 && h < H && w >= 0 && w < W;
+          taps.push_back(inside ? h * W + w : H * W);
+          tapIndex.push_back(!inside ? 0 : columnMajor ? h + w * H
+                                                       : h * W + w);
+        }
+    }
+  Builder &b = n.builder();
+  Type element = xType.getElementType();
+  Type i64 = b.getI64Type();
+  auto vector = [&](ArrayRef<int64_t> values, ArrayRef<int64_t> shape,
+                    llvm::StringRef suffix) {
+    return n.constant(
+        DenseElementsAttr::get(RankedTensorType::get(shape, i64), values),
+        suffix);
+  };
+  Value flat = n.reshape(x, {N, C, H * W}, "indices/flat");
+  Value lowest = n.constant(
+      DenseElementsAttr::get(
+          RankedTensorType::get({N, C, 1}, element),
+          b.getFloatAttr(element, -std::numeric_limits<double>::infinity())),
+      "indices/outside");
+  Value extended = n.importer.b.create<ConcatOp>(
+      n.loc, RankedTensorType::get({N, C, H * W + 1}, element),
+      ValueRange{flat, lowest}, b.getI64IntegerAttr(2), StringAttr(),
+      b.getStringAttr(n.name + "/indices/extended"), StringAttr(),
+      ValueRange());
+  Value windows = n.op<GatherOp>(
+      RankedTensorType::get({N, C, OH * OW * K}, element),
+      {extended, vector(taps, {OH * OW * K}, "indices/taps")},
+      {n.named("axis", b.getI64IntegerAttr(2))}, "indices/windows");
+  windows = n.reshape(windows, {N, C, OH, OW, K}, "indices/by_window");
+  auto quarter = RankedTensorType::get({N, C, OH, OW}, i64);
+  Value which = n.op<ArgMaxOp>(quarter, windows,
+                               {n.named("axis", b.getI64IntegerAttr(4))},
+                               "indices/argmax");
+  Value at = n.op<AddOp>(quarter, {which, vector(base, {OH, OW}, "indices/base")},
+                         {}, "indices/tap");
+  Value spatial = n.op<GatherOp>(
+      quarter, {vector(tapIndex, {OH * OW * K}, "indices/tap_index"), at},
+      {n.named("axis", b.getI64IntegerAttr(0))}, "indices/spatial");
+  SmallVector<int64_t> offsets;
+  for (int64_t i = 0; i < N * C; ++i)
+    offsets.push_back(i * H * W);
+  Value offset = vector(offsets, {N, C, 1, 1}, "indices/channel_offset");
+  return n.op<AddOp>(indicesType, {spatial, offset}, {}, "Indices");
+}
+
+/// MaxPool and AveragePool: 1-D and 2-D by pool2d, 3-D by pool3d; a 2-D
+/// MaxPool's Indices output by maxPoolIndices.
 template <typename OpT>
 bool mapPool(Node &n, SmallVectorImpl<Value> &results, std::string &reason) {
   Value x = n.input(0);
   auto xType = cast<RankedTensorType>(x.getType());
-  if (n.outputTypes.size() > 1 && n.outputTypes[1]) {
-    reason = "the Indices output";
+  constexpr bool isMax = std::is_same_v<OpT, MaxPoolOp>;
+  bool indices = n.outputTypes.size() > 1 && n.outputTypes[1];
+  if (indices && (xType.getRank() != 4 || !isMax ||
+                  !isa<FloatType>(xType.getElementType()))) {
+    reason = "the Indices output of a pool that is not a 2-D float MaxPool";
     return false;
   }
-  if (n.getInt("storage_order", 0)) {
+  if (n.getInt("storage_order", 0) && !indices) {
     reason = "storage_order = 1";
     return false;
   }
@@ -485,7 +567,15 @@ bool mapPool(Node &n, SmallVectorImpl<Value> &results, std::string &reason) {
     return false;
   bool countPads = average && n.getInt("count_include_pad", 0) &&
                    llvm::any_of(padding.pads, [](int64_t p) { return p != 0; });
-  return pool2d<OpT>(n, x, window, padding, countPads, results, reason);
+  if (!pool2d<OpT>(n, x, window, padding, countPads, results, reason))
+    return false;
+  if (indices) {
+    Value i = maxPoolIndices(n, x, window, padding.pads, reason);
+    if (!i)
+      return false;
+    results.push_back(i);
+  }
+  return true;
 }
 
 template <typename OpT>
