@@ -36,7 +36,12 @@ Value seedOf(Node &n) {
   if (const onnx::AttributeProto *seed = n.attr("seed")) {
     // A float attribute: its integer part (ONNX Runtime's and numpy's
     // generators take it as an integer too).
-    words[0] = static_cast<int64_t>(std::trunc(seed->f()));
+    // A seed no int64 holds (NaN, infinities, |s| >= 2^63) is clamped
+    // (NaN reads 0) rather than converted with undefined behaviour.
+    double s = std::isnan(seed->f()) ? 0.0 : std::trunc(seed->f());
+    words[0] = s >= 9.2e18    ? INT64_MAX
+               : s <= -9.2e18 ? INT64_MIN
+                              : static_cast<int64_t>(s);
     words[1] = 0;
   } else {
     words[0] = static_cast<int64_t>(
@@ -129,8 +134,9 @@ std::optional<bool> dropoutTrains(Node &n, std::string &reason) {
   if (n.opset < 12 || !n.hasInput(2))
     return false;
   std::optional<DenseElementsAttr> training = n.constant(2);
-  if (!training || training->getNumElements() != 1) {
-    reason = "a training_mode that is not one value known at import time";
+  if (!training || training->getNumElements() != 1 ||
+      !training->getElementType().isInteger(1)) {
+    reason = "a training_mode that is not one bool known at import time";
     return std::nullopt;
   }
   return training->getSplatValue<bool>();
