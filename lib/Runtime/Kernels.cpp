@@ -1612,7 +1612,78 @@ template <> Status runKernel<Kernel::Dropout>(const KernelCall &call) {
 //===----------------------------------------------------------------------===//
 
 #ifdef GPLACE_HAVE_DNNL
-Status windowKernel(const KernelCall &call) {
+/// `run` (an f32 oneDNN kernel: convolutions, pools) on a call whose
+/// tensors may be f16 or bf16: computed in f32, as matmul's 16-bit path
+/// and TensorFlow's CPU kernels without native 16-bit instructions do.
+/// Each 16-bit tensor gets an f32 copy in the thread's buffer (kept from
+/// launch to launch, grown, never per launch): inputs widened before,
+/// outputs rounded back (to nearest even) after. A measuring call
+/// (KernelCall::measuredWorkspace) measures the f32 kernel's workspace;
+/// the copies are not in the plan's workspace.
+Status computeInF32(const KernelCall &call,
+                    Status (*run)(const KernelCall &)) {
+  auto isHalfType = [](const TensorRef &ref) {
+    return ref.type && (ref.type->elementType == ElementType::F16 ||
+                        ref.type->elementType == ElementType::BF16);
+  };
+  if (std::none_of(call.inputs.begin(), call.inputs.end(), isHalfType) &&
+      std::none_of(call.outputs.begin(), call.outputs.end(), isHalfType))
+    return run(call);
+  KernelCall wide = call;
+  std::vector<TensorType> types;
+  types.reserve(call.inputs.size() + call.outputs.size());
+  size_t elements = 0;
+  for (const auto *refs : {&call.inputs, &call.outputs})
+    for (const TensorRef &ref : *refs)
+      if (isHalfType(ref))
+        elements += static_cast<size_t>(ref.type->numElements());
+  thread_local std::vector<float> buffer;
+  if (buffer.size() < elements)
+    buffer.resize(elements);
+  bool measuring = call.measuredWorkspace != nullptr;
+  // Widens (toF32) or narrows one tensor's elements.
+  auto convert = [](const TensorRef &half, float *f32, bool toF32) {
+    int64_t n = half.type->numElements();
+    auto go = [&](auto *data) {
+      using S = std::remove_pointer_t<decltype(data)>;
+      for (int64_t i = 0; i < n; ++i) {
+        if (toF32)
+          f32[i] = static_cast<float>(data[i]);
+        else
+          data[i] = static_cast<S>(f32[i]);
+      }
+    };
+    if (half.type->elementType == ElementType::F16)
+      go(static_cast<Half *>(half.data));
+    else
+      go(static_cast<BFloat16 *>(half.data));
+  };
+  float *next = buffer.data();
+  for (auto [refs, wideRefs] :
+       {std::pair{&call.inputs, &wide.inputs},
+        std::pair{&call.outputs, &wide.outputs}})
+    for (size_t i = 0; i < refs->size(); ++i) {
+      const TensorRef &ref = (*refs)[i];
+      if (!isHalfType(ref))
+        continue;
+      types.push_back(*ref.type);
+      types.back().elementType = ElementType::F32;
+      (*wideRefs)[i] = {measuring ? nullptr : next, &types.back(),
+                        ref.constant};
+      if (!measuring && refs == &call.inputs)
+        convert(ref, next, /*toF32=*/true);
+      next += ref.type->numElements();
+    }
+  GPLACE_RETURN_IF_ERROR(run(wide));
+  if (!measuring)
+    for (size_t i = 0; i < call.outputs.size(); ++i)
+      if (isHalfType(call.outputs[i]))
+        convert(call.outputs[i], static_cast<float *>(wide.outputs[i].data),
+                /*toF32=*/false);
+  return Status::ok();
+}
+
+Status windowKernelF32(const KernelCall &call) {
   switch (call.kernel) {
   case Kernel::Conv2D:
   case Kernel::FusedConv2D:
@@ -1626,6 +1697,9 @@ Status windowKernel(const KernelCall &call) {
   default:
     return runDnnlPooling(call);
   }
+}
+Status windowKernel(const KernelCall &call) {
+  return computeInF32(call, windowKernelF32);
 }
 Status batchNormKernel(const KernelCall &call) {
   return runDnnlBatchNorm(call);
@@ -2234,6 +2308,15 @@ std::string blasDescription() {
     name = config.substr(0, space);
   const char *core = openblas_get_corename();
   return name + ", " + (core ? core : "unknown") + " kernels";
+}
+
+std::string convolutionDescription() {
+#ifdef GPLACE_HAVE_DNNL
+  return std::string("f32 on oneDNN ") + dnnlVersion() +
+         "; f16 and bf16 computed in f32 (widened, rounded back)";
+#else
+  return "none (gplace was built without oneDNN)";
+#endif
 }
 
 std::string matmulDescription() {

@@ -341,6 +341,7 @@ std::string gplace::tooling::describeMachine(Machine &machine) {
   for (const std::string &line : machine.notes())
     text += line + "\n";
   text += "Matmul: " + rt::matmulDescription() + "\n";
+  text += "Convolutions: " + rt::convolutionDescription() + "\n";
   text += "BLAS: " + rt::blasDescription();
   const char *core = std::getenv("OPENBLAS_CORETYPE");
   if (core && std::getenv("GPLACE_SET_OPENBLAS_CORETYPE"))

@@ -422,6 +422,90 @@ TEST(Kernels, ConvolutionTakesItsBuffersFromThePlannedWorkspace) {
   EXPECT_EQ(runWith(aligned, 64), expected);
 }
 
+// Convolutions and pools on f16 and bf16 tensors (what
+// --mixed-precision gives the CPU) are computed in f32: on operands that
+// the 16-bit type holds exactly, each result is the f32 kernel's result
+// rounded, bit for bit, and a measuring call measures the f32 kernel's
+// workspace.
+TEST(Kernels, SixteenBitConvolutionsAndPoolsAreComputedInF32) {
+  if (matmulDescription().find("oneDNN") == std::string::npos)
+    GTEST_SKIP() << "built without oneDNN";
+  auto run = [](Kernel kernel, const KernelParams &params,
+                std::vector<HostTensor *> inputs, HostTensor &out) {
+    KernelCall call;
+    call.kernel = kernel;
+    call.params = &params;
+    for (HostTensor *in : inputs)
+      call.inputs.push_back({in->data.data(), &in->type});
+    call.outputs = {{out.data.data(), &out.type}};
+    return runHostKernel(call);
+  };
+  auto cast = [&](HostTensor &in, ElementType to) {
+    HostTensor out(TensorType{to, in.type.shape});
+    EXPECT_TRUE(run(Kernel::Cast, KernelParams(), {&in}, out).isOk());
+    return out;
+  };
+  // Multiples of 1/8 in [-2, 2]: exact in f16 and bf16.
+  auto values = [](const TensorType &type, int step) {
+    HostTensor t(type);
+    auto *data = reinterpret_cast<float *>(t.data.data());
+    for (int64_t i = 0; i < type.numElements(); ++i)
+      data[i] = static_cast<float>((i * step) % 33 - 16) / 8.0f;
+    return t;
+  };
+  KernelParams conv;
+  conv.windowSize = {3, 3};
+  conv.windowStrides = {1, 1};
+  conv.windowDilations = {1, 1};
+  conv.windowPads = {1, 1, 1, 1};
+  KernelParams pool;
+  pool.windowSize = {2, 2};
+  pool.windowStrides = {2, 2};
+  pool.windowDilations = {1, 1};
+  pool.windowPads = {0, 0, 0, 0};
+  HostTensor x = values(TensorType{ElementType::F32, {2, 6, 6, 3}}, 7);
+  HostTensor w = values(TensorType{ElementType::F32, {3, 3, 3, 5}}, 5);
+  HostTensor dy = values(TensorType{ElementType::F32, {2, 6, 6, 5}}, 3);
+  struct Case {
+    Kernel kernel;
+    const KernelParams *params;
+    std::vector<HostTensor *> inputs;
+    TensorType result;
+  };
+  std::vector<Case> cases = {
+      {Kernel::Conv2D, &conv, {&x, &w}, {ElementType::F32, {2, 6, 6, 5}}},
+      {Kernel::Conv2DBackpropInput, &conv, {&w, &dy}, x.type},
+      {Kernel::Conv2DBackpropFilter, &conv, {&x, &dy}, w.type},
+      {Kernel::MaxPool, &pool, {&x}, {ElementType::F32, {2, 3, 3, 3}}},
+      {Kernel::AvgPool, &pool, {&x}, {ElementType::F32, {2, 3, 3, 3}}},
+  };
+  for (ElementType half : {ElementType::BF16, ElementType::F16}) {
+    for (const Case &c : cases) {
+      SCOPED_TRACE(std::string(kernelMnemonic(c.kernel)) + " in " +
+                   std::string(elementTypeName(half)));
+      HostTensor expected32(c.result);
+      ASSERT_TRUE(run(c.kernel, *c.params, c.inputs, expected32).isOk());
+      HostTensor expected = cast(expected32, half);
+      std::vector<HostTensor> narrow;
+      narrow.reserve(c.inputs.size());
+      std::vector<HostTensor *> narrowPtrs;
+      std::vector<TensorType> types;
+      for (HostTensor *in : c.inputs) {
+        narrow.push_back(cast(*in, half));
+        narrowPtrs.push_back(&narrow.back());
+        types.push_back(narrow.back().type);
+      }
+      HostTensor result(TensorType{half, c.result.shape});
+      ASSERT_TRUE(run(c.kernel, *c.params, narrowPtrs, result).isOk());
+      EXPECT_EQ(result.data, expected.data);
+      StatusOr<int64_t> bytes = hostWorkspaceBytes(
+          c.kernel, *c.params, types, std::vector<bool>(types.size(), false),
+          {result.type});
+      ASSERT_TRUE(bytes) << bytes.status().message();
+    }
+  }
+}
+
 // An update large enough to split over threads (parallelFor) computes each
 // element exactly as an update of that element alone.
 TEST(Optimizers, LargeAdamStepEqualsElementwiseSteps) {

@@ -177,6 +177,10 @@ std::string blasDescription();
 /// built with oneDNN (as TensorFlow's MKL build runs MatMul on oneDNN),
 /// else "f32, f16, bf16 and f64 on OpenBLAS".
 std::string matmulDescription();
+/// Which library runs the host's convolutions and pools, per element type
+/// ("f32 on oneDNN 2.6.3; f16 and bf16 computed in f32 (widened, rounded
+/// back)"), for `gplace-run --list-devices`.
+std::string convolutionDescription();
 
 /// Runs `call` on the host, synchronously, with denormal floats flushed to
 /// zero (operands and results), as TensorFlow's CPU kernels run. Shapes and
