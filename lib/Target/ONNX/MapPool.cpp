@@ -532,11 +532,12 @@ Value maxPoolIndices(Node &n, Value x, const Window &window,
   return n.op<AddOp>(indicesType, {spatial, offset}, {}, "Indices");
 }
 
-/// MaxPool and AveragePool: 1-D and 2-D by pool2d, 3-D by pool3d; a 2-D
-/// MaxPool's Indices output by maxPoolIndices.
+/// MaxPool and AveragePool of `x` (a float tensor): 1-D and 2-D by
+/// pool2d, 3-D by pool3d; a 2-D MaxPool's Indices output by
+/// maxPoolIndices.
 template <typename OpT>
-bool mapPool(Node &n, SmallVectorImpl<Value> &results, std::string &reason) {
-  Value x = n.input(0);
+bool floatPool(Node &n, Value x, SmallVectorImpl<Value> &results,
+               std::string &reason) {
   auto xType = cast<RankedTensorType>(x.getType());
   constexpr bool isMax = std::is_same_v<OpT, MaxPoolOp>;
   bool indices = n.outputTypes.size() > 1 && n.outputTypes[1];
@@ -575,6 +576,41 @@ bool mapPool(Node &n, SmallVectorImpl<Value> &results, std::string &reason) {
       return false;
     results.push_back(i);
   }
+  return true;
+}
+
+/// MaxPool and AveragePool (floatPool). A MaxPool of integers of at most
+/// 32 bits (ONNX's uint8 and int8 pools) is the pool of their exact
+/// conversion to f32 (to f64 for 32 bits), cast back: each result is one of
+/// the input's elements, so the cast back is exact, and the padding's -inf
+/// never wins a window (each holds an element of the input).
+template <typename OpT>
+bool mapPool(Node &n, SmallVectorImpl<Value> &results, std::string &reason) {
+  Value x = n.input(0);
+  auto xType = cast<RankedTensorType>(x.getType());
+  auto integer = dyn_cast<IntegerType>(xType.getElementType());
+  if (!integer || !std::is_same_v<OpT, MaxPoolOp>)
+    return floatPool<OpT>(n, x, results, reason);
+  RankedTensorType outType = n.outputTypes[0];
+  if (integer.getWidth() > 32 || !outType) {
+    reason = "a MaxPool of " + std::to_string(integer.getWidth()) +
+             "-bit integers (no float type holds them all exactly)";
+    return false;
+  }
+  Builder &b = n.builder();
+  Type wide = integer.getWidth() <= 16 ? Type(b.getF32Type())
+                                       : Type(b.getF64Type());
+  Value widened = n.op<CastOp>(
+      RankedTensorType::get(xType.getShape(), wide), x, {}, "to_float");
+  // The pool of the floats, as the node's float twin.
+  n.outputTypes[0] = RankedTensorType::get(outType.getShape(), wide);
+  bool pooled = floatPool<OpT>(n, widened, results, reason);
+  n.outputTypes[0] = outType;
+  if (!pooled)
+    return false;
+  results[0].getDefiningOp()->setAttr("name",
+                                      b.getStringAttr(n.name + "/float"));
+  results[0] = n.op<CastOp>(outType, results[0]);
   return true;
 }
 
