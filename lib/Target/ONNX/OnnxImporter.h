@@ -511,6 +511,11 @@ std::optional<int64_t> scalarInt(DenseElementsAttr v);
 /// others in order). MapIndexing.cpp.
 SmallVector<int64_t> axisLastPermutation(int64_t rank, int64_t axis);
 
+/// The product of `x` along `axis`, kept as a dimension of 1: the halves
+/// multiplied until one is left (log2 of the size `slice`s and `mul`s);
+/// ones for an empty axis. MapMath.cpp.
+Value productAlong(Node &n, Value x, int64_t axis);
+
 /// `F` for an op type ONNX defines on floating-point tensors only, whose
 /// composition would compute something else on integers.
 template <MapFn F>
