@@ -593,8 +593,17 @@ bool mapMaxUnpool(Node &n, SmallVectorImpl<Value> &results,
     return false;
   }
   if (n.hasInput(2)) {
-    reason = "output_shape (ONNX's reference places the values otherwise "
-             "than at their indices there)";
+    // ONNX's backend test (test_maxunpool_export_with_output_shape)
+    // expects the indices read as flat positions in the default-shaped
+    // result, padded at the end to output_shape; ONNX Runtime (1.30)
+    // reads them as flat positions in output_shape's result: indices
+    // 5, 7, 13, 15 into 5x5 put the values at rows 1 and 3, columns 1
+    // and 3 in the first, at flat 5, 7, 13, 15 in the second. No rule
+    // gives both.
+    reason = "output_shape (ONNX's reference reads the indices as flat "
+             "positions in the default-shaped result padded at the end, "
+             "ONNX Runtime as flat positions in output_shape's result; "
+             "they disagree, so gplace does neither)";
     return false;
   }
   RankedTensorType out = n.outputTypes[0];
