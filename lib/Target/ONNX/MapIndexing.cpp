@@ -34,6 +34,12 @@ Value toI64(Node &n, Value v, llvm::StringRef suffix) {
       suffix);
 }
 
+Value i64Constant(Node &n, ArrayRef<int64_t> shape, ArrayRef<int64_t> values,
+                  llvm::StringRef suffix) {
+  auto type = RankedTensorType::get(shape, n.builder().getI64Type());
+  return n.constant(DenseElementsAttr::get(type, values), suffix);
+}
+
 SmallVector<int64_t> axisLastPermutation(int64_t rank, int64_t axis) {
   SmallVector<int64_t> perm;
   for (int64_t d = 0; d < rank; ++d)
@@ -57,12 +63,6 @@ int64_t product(ArrayRef<int64_t> shape) {
   for (int64_t d : shape)
     p *= d;
   return p;
-}
-
-Value i64Constant(Node &n, ArrayRef<int64_t> shape, ArrayRef<int64_t> values,
-                  llvm::StringRef suffix) {
-  auto type = RankedTensorType::get(shape, n.builder().getI64Type());
-  return n.constant(DenseElementsAttr::get(type, values), suffix);
 }
 
 /// `index` (int64) with negative values wrapped by `size` (a value that

@@ -335,14 +335,10 @@ bool reduceAxes(Node &n, SmallVectorImpl<int64_t> &axes, bool &noop,
   std::optional<SmallVector<int64_t>> given;
   bool axesInput = n.proto.op_type() == "ReduceSum" && n.opset >= 13;
   if (axesInput) {
-    if (n.hasInput(1)) {
-      std::optional<DenseElementsAttr> c = n.constant(1);
-      if (!c) {
-        reason = "axes computed at run time";
-        return false;
-      }
-      given = toInts(*c);
-    }
+    // Known at import time: importNode refuses them computed at run time
+    // (importTimeInputs) before this runs.
+    if (n.hasInput(1))
+      given = toInts(*n.constant(1));
   } else {
     given = n.getInts("axes");
   }

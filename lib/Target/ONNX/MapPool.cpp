@@ -494,12 +494,6 @@ Value maxPoolIndices(Node &n, Value x, const Window &window,
   Builder &b = n.builder();
   Type element = xType.getElementType();
   Type i64 = b.getI64Type();
-  auto vector = [&](ArrayRef<int64_t> values, ArrayRef<int64_t> shape,
-                    llvm::StringRef suffix) {
-    return n.constant(
-        DenseElementsAttr::get(RankedTensorType::get(shape, i64), values),
-        suffix);
-  };
   Value flat = n.reshape(x, {N, C, H * W}, "indices/flat");
   Value lowest = n.constant(
       DenseElementsAttr::get(
@@ -513,22 +507,22 @@ Value maxPoolIndices(Node &n, Value x, const Window &window,
       ValueRange());
   Value windows = n.op<GatherOp>(
       RankedTensorType::get({N, C, OH * OW * K}, element),
-      {extended, vector(taps, {OH * OW * K}, "indices/taps")},
+      {extended, i64Constant(n, {OH * OW * K}, taps, "indices/taps")},
       {n.named("axis", b.getI64IntegerAttr(2))}, "indices/windows");
   windows = n.reshape(windows, {N, C, OH, OW, K}, "indices/by_window");
   auto quarter = RankedTensorType::get({N, C, OH, OW}, i64);
   Value which = n.op<ArgMaxOp>(quarter, windows,
                                {n.named("axis", b.getI64IntegerAttr(4))},
                                "indices/argmax");
-  Value at = n.op<AddOp>(quarter, {which, vector(base, {OH, OW}, "indices/base")},
+  Value at = n.op<AddOp>(quarter, {which, i64Constant(n, {OH, OW}, base, "indices/base")},
                          {}, "indices/tap");
   Value spatial = n.op<GatherOp>(
-      quarter, {vector(tapIndex, {OH * OW * K}, "indices/tap_index"), at},
+      quarter, {i64Constant(n, {OH * OW * K}, tapIndex, "indices/tap_index"), at},
       {n.named("axis", b.getI64IntegerAttr(0))}, "indices/spatial");
   SmallVector<int64_t> offsets;
   for (int64_t i = 0; i < N * C; ++i)
     offsets.push_back(i * H * W);
-  Value offset = vector(offsets, {N, C, 1, 1}, "indices/channel_offset");
+  Value offset = i64Constant(n, {N, C, 1, 1}, offsets, "indices/channel_offset");
   return n.op<AddOp>(indicesType, {spatial, offset}, {}, "Indices");
 }
 

@@ -466,6 +466,11 @@ Operation *Node::opWithOptionalOperands(ArrayRef<Value> operands,
 
 inline bool isFloat(Type t) { return isa<FloatType>(getElementTypeOrSelf(t)); }
 
+/// An int64 constant of `shape` holding `values` (row-major), named
+/// `suffix` (Node::constant). MapIndexing.cpp.
+Value i64Constant(Node &n, ArrayRef<int64_t> shape, ArrayRef<int64_t> values,
+                  llvm::StringRef suffix);
+
 /// Normalizes `axis` (negative counts from the end) for `rank` dimensions.
 inline bool normalizeAxis(int64_t &axis, int64_t rank, std::string &reason) {
   if (axis < 0)
