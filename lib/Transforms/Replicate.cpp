@@ -767,10 +767,8 @@ LogicalResult Replicator::accumulate() {
   // GPU's gradients in the middle of the step would keep that GPU's step
   // out of a CUDA graph (docs/runtime.md); the float slices gate each
   // micro-batch's forward pass alone.
-  auto isFloat = [](BlockArgument arg) {
-    return isa<FloatType>(cast<ShapedType>(arg.getType()).getElementType());
-  };
-  bool anyFloat = llvm::any_of(batchArgs, isFloat);
+  bool anyFloat = llvm::any_of(
+      batchArgs, [](BlockArgument arg) { return isFloatTensor(arg); });
   for (unsigned i = 0; i < replicas_; ++i) {
     seed(i);
     // Pipelining: micro-batch i's ops are those created from here to the
@@ -778,7 +776,7 @@ LogicalResult Replicator::accumulate() {
     Operation *mark = gradients->getPrevNode();
     for (BlockArgument arg : batchArgs) {
       Value slice = sliceOf(arg, i, perMicro);
-      if (previous && (!anyFloat || isFloat(arg)))
+      if (previous && (!anyFloat || isFloatTensor(arg)))
         cast<PlacedOpInterface>(slice.getDefiningOp())
             .addControlDependency(previous);
       maps[i].map(arg, slice);

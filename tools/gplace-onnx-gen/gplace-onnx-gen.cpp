@@ -814,6 +814,34 @@ onnx::ModelProto buildMaxPoolIndices3d() {
   return b.model;
 }
 
+// ConvTranspose of a 3-D window (opset 13): x[1,2,3,4,5], filter
+// w[2,3,3,2,3] and bias b[3] (inputs), strides [2,1,2], pads
+// [1,0,1,0,1,1], dilations [1,2,1], output_padding [1,0,0] ->
+// y[1,3,7,5,9].
+onnx::ModelProto buildConvTranspose3d() {
+  ModelBuilder b(13, "convtranspose_3d");
+  b.input("x", {1, 2, 3, 4, 5});
+  b.input("w", {2, 3, 3, 2, 3});
+  b.input("b", {3});
+  onnx::NodeProto *conv = b.node("ConvTranspose", "y", {"x", "w", "b"}, {"y"});
+  attrInts(conv, "strides", {2, 1, 2});
+  attrInts(conv, "pads", {1, 0, 1, 0, 1, 1});
+  attrInts(conv, "dilations", {1, 2, 1});
+  attrInts(conv, "output_padding", {1, 0, 0});
+  b.output("y", {1, 3, 7, 5, 9});
+  return b.model;
+}
+
+// A grouped 3-D ConvTranspose (group 2), which gplace refuses.
+onnx::ModelProto buildConvTranspose3dGroup() {
+  ModelBuilder b(13, "convtranspose_3d_group");
+  b.input("x", {1, 2, 3, 4, 4});
+  b.input("w", {2, 1, 2, 2, 2});
+  attrInt(b.node("ConvTranspose", "y", {"x", "w"}, {"y"}), "group", 2);
+  b.output("y", {1, 2, 4, 5, 5});
+  return b.model;
+}
+
 onnx::ModelProto buildMaxPoolIndices() {
   ModelBuilder b(13, "maxpool_indices");
   b.input("x", {1, 2, 7, 7});
@@ -1975,6 +2003,8 @@ int main(int argc, char **argv) {
       {"random-like", [] { return buildRandom(RandomForm::Like); }},
       {"maxpool-indices", buildMaxPoolIndices},
       {"maxpool-indices-3d", buildMaxPoolIndices3d},
+      {"convtranspose-3d", buildConvTranspose3d},
+      {"convtranspose-3d-group", buildConvTranspose3dGroup},
       {"roi-align", [] { return buildRoiAlign(false, false); }},
       {"roi-align-adaptive", [] { return buildRoiAlign(true, true); }},
       {"roi-align-adaptive-input", [] { return buildRoiAlign(true, false); }},
@@ -1998,7 +2028,8 @@ int main(int argc, char **argv) {
            "' (expected mlp, cnn, unsupported, dynamic, external, "
            "external-constants, "
            "softmax-opset9, mlp-bench, losses, optimizers, quantized, stft-mel, "
-           "tfidf, tfidf-strings, tfidf-bad-counts, "
+           "tfidf, tfidf-strings, tfidf-bad-counts, convtranspose-3d, "
+           "convtranspose-3d-group, "
            "run-time-constants, "
            "hardmax-opset11, grouped-conv, indexing, normalization, "
            "einsum-pad, recurrent, arg-pow, pools, pool3d, det-dft, "

@@ -258,8 +258,194 @@ bool mapConv(Node &n, SmallVectorImpl<Value> &results, std::string &reason) {
   return true;
 }
 
-/// ConvTranspose: 1-D and 2-D, TensorFlow's conv2d_transpose, which is
-/// conv2d_backprop_input (NCHW) with the filter [C, M / group, kH, kW] as
+/// ConvTranspose's pads along one spatial dimension (`in` to `out`, of
+/// stride `s`, dilation `d`, kernel `k`, `outputPadding`): the given ones
+/// (`givenBefore`, `givenAfter`), VALID's (none before), or from auto_pad
+/// SAME or output_shape as ONNX computes them (a result larger than the
+/// windows reach: zeros at the end, as output_padding's); false with
+/// `reason` where they do not give the result's size.
+bool transposePads(Node &n, int64_t in, int64_t out, int64_t s, int64_t d,
+                   int64_t k, int64_t outputPadding, int64_t givenBefore,
+                   int64_t givenAfter, int64_t &before, int64_t &after,
+                   std::string &reason) {
+  std::string autoPad = n.getString("auto_pad", "NOTSET");
+  bool derived = n.attr("output_shape") || autoPad == "SAME_UPPER" ||
+                 autoPad == "SAME_LOWER";
+  if (autoPad != "NOTSET" && autoPad != "VALID" && !derived) {
+    reason = "auto_pad '" + autoPad + "'";
+    return false;
+  }
+  int64_t total = s * (in - 1) + outputPadding + (k - 1) * d + 1 - out;
+  int64_t extra = 0;
+  if (derived && total < 0) {
+    before = after = 0;
+    extra = -total;
+    total = 0;
+  } else if (derived) {
+    before = autoPad == "SAME_UPPER" ? total / 2 : total - total / 2;
+    after = total - before;
+  } else if (autoPad == "VALID") {
+    before = 0;
+    after = total;
+  } else {
+    before = givenBefore;
+    after = givenAfter;
+  }
+  if (before < 0 || after < 0 || before + after != total ||
+      outputPadding < 0 || outputPadding + extra >= s) {
+    reason = "pads or an output_padding that do not give the result's "
+             "size (or are negative)";
+    return false;
+  }
+  return true;
+}
+
+/// ConvTranspose of a 3-D window (input [N, C, D, H, W], filter [C, M, kD,
+/// kH, kW], group 1) as one 2-D transposed convolution and a gather over
+/// the depth: the input as a batch of N * D images [C, H, W], the filter
+/// as [kH, kW, kD * M, C] (`transpose`, `reshape`), so that
+/// `conv2d_backprop_input` (H and W's strides, dilations and pads) gives
+/// every depth tap's image at once, [N * D, kD * M, H_out, W_out]; then
+/// output depth od sums the taps kd whose input depth id = (od + padD - kd
+/// * dD) / sD is whole and inside: a `gather` at constant indices along
+/// the depth (a tap that has none reads an appended zero image) and a
+/// `reduce_sum` over the kD taps; the bias added, the result moved back to
+/// [N, M, D_out, H_out, W_out].
+bool convTranspose3d(Node &n, SmallVectorImpl<Value> &results,
+                     std::string &reason) {
+  Value x = n.input(0), w = n.input(1);
+  auto xType = cast<RankedTensorType>(x.getType());
+  auto wType = cast<RankedTensorType>(w.getType());
+  if (n.getInt("group", 1) != 1) {
+    reason = "a 3-D window with group other than 1";
+    return false;
+  }
+  RankedTensorType outType = n.outputTypes[0];
+  if (wType.getRank() != 5 || !outType || outType.getRank() != 5 ||
+      !xType.hasStaticShape() || !outType.hasStaticShape() ||
+      wType.getDimSize(0) != xType.getDimSize(1) ||
+      outType.getDimSize(1) != wType.getDimSize(1)) {
+    reason = "a filter of another rank than the input, or whose first "
+             "dimensions are not the input's and the output's channels";
+    return false;
+  }
+  SmallVector<int64_t> kernel(wType.getShape().drop_front(2));
+  auto list = [&](llvm::StringRef name, int64_t size, int64_t fill) {
+    return n.getInts(name).value_or(SmallVector<int64_t>(size, fill));
+  };
+  SmallVector<int64_t> given = list("kernel_shape", 3, 0);
+  SmallVector<int64_t> strides = list("strides", 3, 1),
+                       dilations = list("dilations", 3, 1),
+                       pads = list("pads", 6, 0),
+                       outputPadding = list("output_padding", 3, 0);
+  if (n.attr("kernel_shape") && given != kernel) {
+    reason = "a kernel_shape other than the filter's";
+    return false;
+  }
+  if (strides.size() != 3 || dilations.size() != 3 || pads.size() != 6 ||
+      outputPadding.size() != 3) {
+    reason = "strides, dilations, pads or output_padding of the wrong length";
+    return false;
+  }
+  int64_t batch = xType.getDimSize(0), channels = xType.getDimSize(1);
+  int64_t depth = xType.getDimSize(2), height = xType.getDimSize(3),
+          width = xType.getDimSize(4);
+  int64_t filters = wType.getDimSize(1);
+  int64_t outDepth = outType.getDimSize(2), outHeight = outType.getDimSize(3),
+          outWidth = outType.getDimSize(4);
+  SmallVector<int64_t> before(3), after(3);
+  for (int i = 0; i < 3; ++i)
+    if (!transposePads(n, xType.getDimSize(2 + i), outType.getDimSize(2 + i),
+                       strides[i], dilations[i], kernel[i], outputPadding[i],
+                       pads[i], pads[3 + i], before[i], after[i], reason))
+      return false;
+  int64_t taps = kernel[0];
+  if (batch * outDepth * taps > 4096) {
+    reason = "more than 4096 depth slices";
+    return false;
+  }
+  Builder &b = n.builder();
+  Type element = xType.getElementType();
+  // Every depth tap of every input depth's image.
+  Value images = n.reshape(n.transpose(x, {0, 2, 1, 3, 4}, "depth_major"),
+                           {batch * depth, channels, height, width},
+                           "images");
+  Value filter = n.reshape(
+      n.transpose(w, {3, 4, 2, 1, 0}, "filter_hw_taps"),
+      {kernel[1], kernel[2], taps * filters, channels}, "filter");
+  bool valid = !before[1] && !after[1] && !before[2] && !after[2];
+  SmallVector<NamedAttribute> attrs = {
+      n.named("strides", b.getDenseI64ArrayAttr({1, 1, strides[1], strides[2]})),
+      n.named("padding", b.getStringAttr(valid ? "VALID" : "EXPLICIT")),
+      n.named("data_format", b.getStringAttr("NCHW")),
+      n.named("dilations",
+              b.getDenseI64ArrayAttr({1, 1, dilations[1], dilations[2]}))};
+  if (!valid)
+    attrs.push_back(n.named(
+        "explicit_paddings",
+        b.getDenseI64ArrayAttr(
+            {0, 0, 0, 0, before[1], after[1], before[2], after[2]})));
+  Value planes = n.op<Conv2DBackpropInputOp>(
+      RankedTensorType::get(
+          {batch * depth, taps * filters, outHeight, outWidth}, element),
+      {filter, images}, attrs, "Conv2DBackpropInput");
+  if (!planes) {
+    reason = "shapes conv2d_backprop_input does not take";
+    return false;
+  }
+  // [N, kD * D + 1, M, H_out, W_out]: tap kd of depth id at kd * D + id,
+  // then a zero image.
+  Value byTap = n.transpose(
+      n.reshape(planes, {batch, depth, taps, filters, outHeight, outWidth},
+                "planes_split"),
+      {0, 2, 1, 3, 4, 5}, "planes_by_tap");
+  byTap = n.reshape(byTap, {batch, taps * depth, filters, outHeight, outWidth},
+                    "planes");
+  Value zero = n.constant(
+      DenseElementsAttr::get(
+          RankedTensorType::get({batch, 1, filters, outHeight, outWidth},
+                                element),
+          b.getFloatAttr(element, 0)),
+      "zero_plane");
+  Value withZero = n.importer.b.create<ConcatOp>(
+      n.loc,
+      RankedTensorType::get(
+          {batch, taps * depth + 1, filters, outHeight, outWidth}, element),
+      ValueRange{byTap, zero}, b.getI64IntegerAttr(1), StringAttr(),
+      b.getStringAttr(n.name + "/planes_and_zero"), StringAttr(),
+      ValueRange());
+  SmallVector<int64_t> slots;
+  for (int64_t od = 0; od < outDepth; ++od)
+    for (int64_t kd = 0; kd < taps; ++kd) {
+      int64_t p = od + before[0] - kd * dilations[0];
+      int64_t id = p / strides[0];
+      bool hit = p >= 0 && p % strides[0] == 0 && id < depth;
+      slots.push_back(hit ? kd * depth + id : taps * depth);
+    }
+  Value gathered = n.op<GatherOp>(
+      RankedTensorType::get(
+          {batch, outDepth, taps, filters, outHeight, outWidth}, element),
+      {withZero, n.constant(DenseElementsAttr::get(
+                                RankedTensorType::get({outDepth, taps},
+                                                      b.getI64Type()),
+                                ArrayRef<int64_t>(slots)),
+                            "depth_taps_indices")},
+      {n.named("axis", b.getI64IntegerAttr(1))}, "depth_taps");
+  auto depthMajorOut = RankedTensorType::get(
+      {batch, outDepth, filters, outHeight, outWidth}, element);
+  Value y = n.op<ReduceSumOp>(
+      depthMajorOut, gathered,
+      {n.named("axes", b.getDenseI64ArrayAttr({2}))}, "depth_sum");
+  if (n.hasInput(2))
+    y = n.op<AddOp>(depthMajorOut,
+                    {y, n.reshape(n.input(2), {filters, 1, 1}, "bias")}, {},
+                    "BiasAdd");
+  results.push_back(n.transpose(y, {0, 2, 1, 3, 4}));
+  return true;
+}
+
+/// ConvTranspose: 3-D by convTranspose3d; 1-D and 2-D, TensorFlow's
+/// conv2d_transpose, which is conv2d_backprop_input (NCHW) with the filter [C, M / group, kH, kW] as
 /// the HWIO filter [kH, kW, M / group, C] of the convolution it reverses;
 /// the pads from `pads`, or from auto_pad or output_shape as ONNX computes
 /// them (the result's size is shape inference's); the bias added per
@@ -269,6 +455,8 @@ bool mapConvTranspose(Node &n, SmallVectorImpl<Value> &results,
   Value x = n.input(0), w = n.input(1);
   auto xType = cast<RankedTensorType>(x.getType());
   auto wType = cast<RankedTensorType>(w.getType());
+  if (xType.getRank() == 5)
+    return convTranspose3d(n, results, reason);
   if (wType.getRank() != xType.getRank() || xType.getRank() < 3 ||
       wType.getDimSize(0) != xType.getDimSize(1)) {
     reason = "a filter of another rank than the input, or whose first "
@@ -291,46 +479,16 @@ bool mapConvTranspose(Node &n, SmallVectorImpl<Value> &results,
     reason = "output_padding of the wrong length";
     return false;
   }
-  std::string autoPad = n.getString("auto_pad", "NOTSET");
-  bool derived = n.attr("output_shape") || autoPad == "SAME_UPPER" ||
-                 autoPad == "SAME_LOWER";
-  if (autoPad != "NOTSET" && autoPad != "VALID" && !derived) {
-    reason = "auto_pad '" + autoPad + "'";
-    return false;
-  }
   // [top, bottom, left, right].
   SmallVector<int64_t> pads(4, 0);
-  for (int64_t i = 0; i < spatial; ++i) {
-    int64_t in = window.input.getDimSize(2 + i),
-            out = window.output.getDimSize(2 + i), s = window.strides[i],
-            d = window.dilations[i], k = window.kernel[i];
-    int64_t total = s * (in - 1) + outputPadding[i] + (k - 1) * d + 1 - out;
-    int64_t before, after, extra = 0;
-    if (derived && total < 0) {
-      // A result larger than the windows reach: zeros at the end, as
-      // output_padding's.
-      before = after = 0;
-      extra = -total;
-      total = 0;
-    } else if (derived) {
-      before = autoPad == "SAME_UPPER" ? total / 2 : total - total / 2;
-      after = total - before;
-    } else if (autoPad == "VALID") {
-      before = 0;
-      after = total;
-    } else {
-      before = window.pads[i];
-      after = window.pads[(window.oneD ? 2 : spatial) + i];
-    }
-    if (before < 0 || after < 0 || before + after != total ||
-        outputPadding[i] < 0 || outputPadding[i] + extra >= s) {
-      reason = "pads or an output_padding that do not give the result's "
-               "size (or are negative)";
+  for (int64_t i = 0; i < spatial; ++i)
+    if (!transposePads(n, window.input.getDimSize(2 + i),
+                       window.output.getDimSize(2 + i), window.strides[i],
+                       window.dilations[i], window.kernel[i],
+                       outputPadding[i], window.pads[i],
+                       window.pads[(window.oneD ? 2 : spatial) + i],
+                       pads[2 * i], pads[2 * i + 1], reason))
       return false;
-    }
-    pads[2 * i] = before;
-    pads[2 * i + 1] = after;
-  }
   if (window.oneD)
     x = n.reshape(x, window.input.getShape(), "input_2d");
   Builder &b = n.builder();

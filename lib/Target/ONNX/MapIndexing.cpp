@@ -11,7 +11,9 @@
 //   with respect to the data);
 // - ScatterElements, ScatterND: the same flat indices, the updates summed
 //   into their places by `unsorted_segment_sum` and a mask of the places
-//   written chosen by `select` (reduction `none` and `add`);
+//   written chosen by `select` (reduction `none` and `add`); `mul` as the
+//   product of the data and a factor per update and place (the update
+//   where it is sent, else 1) along the updates;
 // - Trilu: `select` with the mask `j - i >= k` (a constant where k is);
 // - CumSum: `matmul` by a constant triangular matrix of ones along the
 //   axis moved last (exclusive and reverse choose the triangle); an axis
@@ -30,6 +32,12 @@ Value toI64(Node &n, Value v, llvm::StringRef suffix) {
   return n.op<CastOp>(
       RankedTensorType::get(type.getShape(), n.builder().getI64Type()), v, {},
       suffix);
+}
+
+Value i64Constant(Node &n, ArrayRef<int64_t> shape, ArrayRef<int64_t> values,
+                  llvm::StringRef suffix) {
+  auto type = RankedTensorType::get(shape, n.builder().getI64Type());
+  return n.constant(DenseElementsAttr::get(type, values), suffix);
 }
 
 SmallVector<int64_t> axisLastPermutation(int64_t rank, int64_t axis) {
@@ -55,12 +63,6 @@ int64_t product(ArrayRef<int64_t> shape) {
   for (int64_t d : shape)
     p *= d;
   return p;
-}
-
-Value i64Constant(Node &n, ArrayRef<int64_t> shape, ArrayRef<int64_t> values,
-                  llvm::StringRef suffix) {
-  auto type = RankedTensorType::get(shape, n.builder().getI64Type());
-  return n.constant(DenseElementsAttr::get(type, values), suffix);
 }
 
 /// `index` (int64) with negative values wrapped by `size` (a value that
@@ -146,16 +148,64 @@ bool mapGatherElements(Node &n, SmallVectorImpl<Value> &results,
   return true;
 }
 
+/// ScatterElements' and ScatterND's reduction.
+enum class Reduction { None, Add, Mul };
+
+/// The product of `data` ([P, rest...]) and, at each row, the updates
+/// ([M, rest...]) that `rows` ([M], int64 in [0, P)) send there: a factor
+/// per update and row, select(rows[m] == p, updates[m], 1) ([M, P,
+/// rest...], the hits by `equal` with a constant iota), multiplied along M
+/// (productAlong: a tree of `mul`s, log2(M) deep) and into the data.
+/// Updates sent to one row multiply; ONNX's reference multiplies them in
+/// order, which for floats may round the last bit otherwise than the tree
+/// (integers wrap the same either way).
+Value scatterProduct(Node &n, Value data, Value updates, Value rows) {
+  auto dataType = cast<RankedTensorType>(data.getType());
+  auto updatesType = cast<RankedTensorType>(updates.getType());
+  int64_t m = updatesType.getDimSize(0), p = dataType.getDimSize(0);
+  int64_t rank = dataType.getRank();
+  Type element = dataType.getElementType();
+  Builder &b = n.builder();
+  SmallVector<int64_t> iota(p);
+  std::iota(iota.begin(), iota.end(), 0);
+  SmallVector<int64_t> hitShape = {m, p};
+  hitShape.append(rank - 1, 1);
+  Value hits = n.op<EqualOp>(
+      RankedTensorType::get({m, p}, b.getI1Type()),
+      {n.reshape(rows, {m, 1}, "rows_column"),
+       n.constant(DenseElementsAttr::get(
+                      RankedTensorType::get({1, p}, b.getI64Type()),
+                      ArrayRef<int64_t>(iota)),
+                  "places")},
+      {}, "hits");
+  hits = n.reshape(hits, hitShape, "hits_broadcast");
+  SmallVector<int64_t> spread(updatesType.getShape());
+  spread.insert(spread.begin() + 1, 1);
+  SmallVector<int64_t> factorShape(spread);
+  factorShape[1] = p;
+  Value factors = n.op<SelectOp>(
+      RankedTensorType::get(factorShape, element),
+      {hits, n.reshape(updates, spread, "updates_spread"),
+       n.scalar(element, 1, "one")},
+      {}, "factors");
+  Value product = n.reshape(productAlong(n, factors, 0),
+                            dataType.getShape(), "products");
+  return n.op<MulOp>(dataType, {data, product}, {}, "multiplied");
+}
+
 /// Sums `updates` ([M, rest...]) into `data` ([P, rest...]) at `rows` ([M],
 /// int64 in [0, P)): with reduction `none` the places written take the sum
-/// of what is written there, with `add` the data plus it.
+/// of what is written there, with `add` the data plus it; with `mul` the
+/// data times the updates there (scatterProduct).
 Value scatterRows(Node &n, Value data, Value updates, Value rows,
-                  bool add) {
+                  Reduction reduction) {
+  if (reduction == Reduction::Mul)
+    return scatterProduct(n, data, updates, rows);
   auto dataType = cast<RankedTensorType>(data.getType());
   auto updatesType = cast<RankedTensorType>(updates.getType());
   Value sums = n.op<UnsortedSegmentSumOp>(dataType, {updates, rows}, {},
                                           "sums");
-  if (add)
+  if (reduction == Reduction::Add)
     return n.op<AddOp>(dataType, {data, sums}, {}, "added");
   int64_t m = updatesType.getDimSize(0), p = dataType.getDimSize(0);
   Type element = dataType.getElementType();
@@ -176,11 +226,16 @@ Value scatterRows(Node &n, Value data, Value updates, Value rows,
   return n.op<SelectOp>(dataType, {written, sums, data}, {}, "selected");
 }
 
-bool scatterReduction(Node &n, bool &add, std::string &reason) {
-  std::string reduction = n.getString("reduction", "none");
-  add = reduction == "add";
-  if (reduction != "none" && !add) {
-    reason = "reduction '" + reduction + "'";
+bool scatterReduction(Node &n, Reduction &reduction, std::string &reason) {
+  std::string name = n.getString("reduction", "none");
+  if (name == "none")
+    reduction = Reduction::None;
+  else if (name == "add")
+    reduction = Reduction::Add;
+  else if (name == "mul")
+    reduction = Reduction::Mul;
+  else {
+    reason = "reduction '" + name + "'";
     return false;
   }
   return true;
@@ -191,8 +246,9 @@ bool scatterReduction(Node &n, bool &add, std::string &reason) {
 bool mapScatterElements(Node &n, SmallVectorImpl<Value> &results,
                         std::string &reason) {
   int64_t axis;
-  bool add;
-  if (!elementsOperands(n, axis, reason) || !scatterReduction(n, add, reason))
+  Reduction reduction;
+  if (!elementsOperands(n, axis, reason) ||
+      !scatterReduction(n, reduction, reason))
     return false;
   RankedTensorType data = n.inputType(0), updates = n.inputType(2);
   if (!updates || updates.getShape() != n.inputType(1).getShape()) {
@@ -202,8 +258,9 @@ bool mapScatterElements(Node &n, SmallVectorImpl<Value> &results,
   Value flat = elementsFlatIndex(n, data, n.input(1), axis);
   int64_t m = updates.getNumElements();
   Value rows = n.reshape(flat, {m}, "flat_rows");
-  Value y = scatterRows(n, n.reshape(n.input(0), {data.getNumElements()}, "flat"),
-                        n.reshape(n.input(2), {m}, "flat_updates"), rows, add);
+  Value y =
+      scatterRows(n, n.reshape(n.input(0), {data.getNumElements()}, "flat"),
+                  n.reshape(n.input(2), {m}, "flat_updates"), rows, reduction);
   results.push_back(n.op<ReshapeOp>(n.outputTypes[0], y));
   return true;
 }
@@ -290,8 +347,8 @@ bool mapGatherND(Node &n, SmallVectorImpl<Value> &results,
 /// (scatterRows).
 bool mapScatterND(Node &n, SmallVectorImpl<Value> &results,
                   std::string &reason) {
-  bool add;
-  if (!ndOperands(n, 0, reason) || !scatterReduction(n, add, reason))
+  Reduction reduction;
+  if (!ndOperands(n, 0, reason) || !scatterReduction(n, reduction, reason))
     return false;
   RankedTensorType data = n.inputType(0), indices = n.inputType(1),
                     updates = n.inputType(2);
@@ -312,7 +369,7 @@ bool mapScatterND(Node &n, SmallVectorImpl<Value> &results,
                          "flat_rows");
   Value y = scatterRows(n, n.reshape(n.input(0), flatShape, "flat"),
                         n.reshape(n.input(2), updateShape, "flat_updates"),
-                        rows, add);
+                        rows, reduction);
   results.push_back(n.op<ReshapeOp>(n.outputTypes[0], y));
   return true;
 }
@@ -536,8 +593,17 @@ bool mapMaxUnpool(Node &n, SmallVectorImpl<Value> &results,
     return false;
   }
   if (n.hasInput(2)) {
-    reason = "output_shape (ONNX's reference places the values otherwise "
-             "than at their indices there)";
+    // ONNX's backend test (test_maxunpool_export_with_output_shape)
+    // expects the indices read as flat positions in the default-shaped
+    // result, padded at the end to output_shape; ONNX Runtime (1.30)
+    // reads them as flat positions in output_shape's result: indices
+    // 5, 7, 13, 15 into 5x5 put the values at rows 1 and 3, columns 1
+    // and 3 in the first, at flat 5, 7, 13, 15 in the second. No rule
+    // gives both.
+    reason = "output_shape (ONNX's reference reads the indices as flat "
+             "positions in the default-shaped result padded at the end, "
+             "ONNX Runtime as flat positions in output_shape's result; "
+             "they disagree, so gplace does neither)";
     return false;
   }
   RankedTensorType out = n.outputTypes[0];

@@ -11,6 +11,58 @@
 
 namespace gplace::frontend::onnx_import {
 
+/// The product of `x` along `axis`, kept as a dimension of 1: the halves
+/// multiplied, ceil(size / 2) at a time (the odd element carried by a
+/// concat), until one is left; log2(size) slices and muls, differentiable.
+Value productAlong(Node &n, Value x, int64_t axis) {
+  Builder &b = n.builder();
+  auto type = cast<RankedTensorType>(x.getType());
+  std::string at = "axis_" + std::to_string(axis);
+  if (type.getDimSize(axis) == 0) {
+    SmallVector<int64_t> kept(type.getShape());
+    kept[axis] = 1;
+    auto keptType = RankedTensorType::get(kept, type.getElementType());
+    Type element = type.getElementType();
+    Attribute one = isa<FloatType>(element)
+                        ? Attribute(b.getFloatAttr(element, 1))
+                        : Attribute(b.getIntegerAttr(element, 1));
+    return n.constant(DenseElementsAttr::get(keptType, one), at + "_empty");
+  }
+  auto slice = [&](Value v, int64_t begin, int64_t size,
+                   const std::string &suffix) {
+    auto vType = cast<RankedTensorType>(v.getType());
+    SmallVector<int64_t> begins(vType.getRank(), 0), sizes(vType.getShape());
+    begins[axis] = begin;
+    sizes[axis] = size;
+    return n.op<SliceOp>(
+        RankedTensorType::get(sizes, vType.getElementType()), v,
+        {n.named("begin", b.getDenseI64ArrayAttr(begins)),
+         n.named("size", b.getDenseI64ArrayAttr(sizes))},
+        suffix);
+  };
+  for (int step = 0; cast<RankedTensorType>(x.getType()).getDimSize(axis) > 1;
+       ++step) {
+    auto xType = cast<RankedTensorType>(x.getType());
+    int64_t size = xType.getDimSize(axis), half = size / 2;
+    std::string s = at + "_" + std::to_string(step);
+    Value front = slice(x, 0, half, s + "_front");
+    Value back = slice(x, half, half, s + "_back");
+    Value product = n.op<MulOp>(front.getType(), {front, back}, {}, s + "_mul");
+    if (size % 2) {
+      Value odd = slice(x, 2 * half, 1, s + "_odd");
+      SmallVector<int64_t> joined(xType.getShape());
+      joined[axis] = half + 1;
+      product = n.importer.b.create<ConcatOp>(
+          n.loc, RankedTensorType::get(joined, xType.getElementType()),
+          ValueRange{product, odd}, b.getI64IntegerAttr(axis), StringAttr(),
+          b.getStringAttr(n.name + "/" + s + "_concat"), StringAttr(),
+          ValueRange());
+    }
+    x = product;
+  }
+  return x;
+}
+
 namespace {
 
 //===----------------------------------------------------------------------===//
@@ -283,14 +335,10 @@ bool reduceAxes(Node &n, SmallVectorImpl<int64_t> &axes, bool &noop,
   std::optional<SmallVector<int64_t>> given;
   bool axesInput = n.proto.op_type() == "ReduceSum" && n.opset >= 13;
   if (axesInput) {
-    if (n.hasInput(1)) {
-      std::optional<DenseElementsAttr> c = n.constant(1);
-      if (!c) {
-        reason = "axes computed at run time";
-        return false;
-      }
-      given = toInts(*c);
-    }
+    // Known at import time: importNode refuses them computed at run time
+    // (importTimeInputs) before this runs.
+    if (n.hasInput(1))
+      given = toInts(*n.constant(1));
   } else {
     given = n.getInts("axes");
   }
@@ -317,58 +365,6 @@ bool reduceAxes(Node &n, SmallVectorImpl<int64_t> &axes, bool &noop,
 enum class ReduceKind {
   Sum, Mean, Max, Min, SumSquare, L1, L2, LogSum, LogSumExp, Prod
 };
-
-/// The product of `x` along `axis`, kept as a dimension of 1: the halves
-/// multiplied, ceil(size / 2) at a time (the odd element carried by a
-/// concat), until one is left; log2(size) slices and muls, differentiable.
-Value productAlong(Node &n, Value x, int64_t axis) {
-  Builder &b = n.builder();
-  auto type = cast<RankedTensorType>(x.getType());
-  std::string at = "axis_" + std::to_string(axis);
-  if (type.getDimSize(axis) == 0) {
-    SmallVector<int64_t> kept(type.getShape());
-    kept[axis] = 1;
-    auto keptType = RankedTensorType::get(kept, type.getElementType());
-    Type element = type.getElementType();
-    Attribute one = isa<FloatType>(element)
-                        ? Attribute(b.getFloatAttr(element, 1))
-                        : Attribute(b.getIntegerAttr(element, 1));
-    return n.constant(DenseElementsAttr::get(keptType, one), at + "_empty");
-  }
-  auto slice = [&](Value v, int64_t begin, int64_t size,
-                   const std::string &suffix) {
-    auto vType = cast<RankedTensorType>(v.getType());
-    SmallVector<int64_t> begins(vType.getRank(), 0), sizes(vType.getShape());
-    begins[axis] = begin;
-    sizes[axis] = size;
-    return n.op<SliceOp>(
-        RankedTensorType::get(sizes, vType.getElementType()), v,
-        {n.named("begin", b.getDenseI64ArrayAttr(begins)),
-         n.named("size", b.getDenseI64ArrayAttr(sizes))},
-        suffix);
-  };
-  for (int step = 0; cast<RankedTensorType>(x.getType()).getDimSize(axis) > 1;
-       ++step) {
-    auto xType = cast<RankedTensorType>(x.getType());
-    int64_t size = xType.getDimSize(axis), half = size / 2;
-    std::string s = at + "_" + std::to_string(step);
-    Value front = slice(x, 0, half, s + "_front");
-    Value back = slice(x, half, half, s + "_back");
-    Value product = n.op<MulOp>(front.getType(), {front, back}, {}, s + "_mul");
-    if (size % 2) {
-      Value odd = slice(x, 2 * half, 1, s + "_odd");
-      SmallVector<int64_t> joined(xType.getShape());
-      joined[axis] = half + 1;
-      product = n.importer.b.create<ConcatOp>(
-          n.loc, RankedTensorType::get(joined, xType.getElementType()),
-          ValueRange{product, odd}, b.getI64IntegerAttr(axis), StringAttr(),
-          b.getStringAttr(n.name + "/" + s + "_concat"), StringAttr(),
-          ValueRange());
-    }
-    x = product;
-  }
-  return x;
-}
 
 template <ReduceKind Kind>
 bool mapReduce(Node &n, SmallVectorImpl<Value> &results, std::string &reason) {

@@ -494,12 +494,6 @@ Value maxPoolIndices(Node &n, Value x, const Window &window,
   Builder &b = n.builder();
   Type element = xType.getElementType();
   Type i64 = b.getI64Type();
-  auto vector = [&](ArrayRef<int64_t> values, ArrayRef<int64_t> shape,
-                    llvm::StringRef suffix) {
-    return n.constant(
-        DenseElementsAttr::get(RankedTensorType::get(shape, i64), values),
-        suffix);
-  };
   Value flat = n.reshape(x, {N, C, H * W}, "indices/flat");
   Value lowest = n.constant(
       DenseElementsAttr::get(
@@ -513,30 +507,31 @@ Value maxPoolIndices(Node &n, Value x, const Window &window,
       ValueRange());
   Value windows = n.op<GatherOp>(
       RankedTensorType::get({N, C, OH * OW * K}, element),
-      {extended, vector(taps, {OH * OW * K}, "indices/taps")},
+      {extended, i64Constant(n, {OH * OW * K}, taps, "indices/taps")},
       {n.named("axis", b.getI64IntegerAttr(2))}, "indices/windows");
   windows = n.reshape(windows, {N, C, OH, OW, K}, "indices/by_window");
   auto quarter = RankedTensorType::get({N, C, OH, OW}, i64);
   Value which = n.op<ArgMaxOp>(quarter, windows,
                                {n.named("axis", b.getI64IntegerAttr(4))},
                                "indices/argmax");
-  Value at = n.op<AddOp>(quarter, {which, vector(base, {OH, OW}, "indices/base")},
+  Value at = n.op<AddOp>(quarter, {which, i64Constant(n, {OH, OW}, base, "indices/base")},
                          {}, "indices/tap");
   Value spatial = n.op<GatherOp>(
-      quarter, {vector(tapIndex, {OH * OW * K}, "indices/tap_index"), at},
+      quarter, {i64Constant(n, {OH * OW * K}, tapIndex, "indices/tap_index"), at},
       {n.named("axis", b.getI64IntegerAttr(0))}, "indices/spatial");
   SmallVector<int64_t> offsets;
   for (int64_t i = 0; i < N * C; ++i)
     offsets.push_back(i * H * W);
-  Value offset = vector(offsets, {N, C, 1, 1}, "indices/channel_offset");
+  Value offset = i64Constant(n, {N, C, 1, 1}, offsets, "indices/channel_offset");
   return n.op<AddOp>(indicesType, {spatial, offset}, {}, "Indices");
 }
 
-/// MaxPool and AveragePool: 1-D and 2-D by pool2d, 3-D by pool3d; a 2-D
-/// MaxPool's Indices output by maxPoolIndices.
+/// MaxPool and AveragePool of `x` (a float tensor): 1-D and 2-D by
+/// pool2d, 3-D by pool3d; a 2-D MaxPool's Indices output by
+/// maxPoolIndices.
 template <typename OpT>
-bool mapPool(Node &n, SmallVectorImpl<Value> &results, std::string &reason) {
-  Value x = n.input(0);
+bool floatPool(Node &n, Value x, SmallVectorImpl<Value> &results,
+               std::string &reason) {
   auto xType = cast<RankedTensorType>(x.getType());
   constexpr bool isMax = std::is_same_v<OpT, MaxPoolOp>;
   bool indices = n.outputTypes.size() > 1 && n.outputTypes[1];
@@ -575,6 +570,41 @@ bool mapPool(Node &n, SmallVectorImpl<Value> &results, std::string &reason) {
       return false;
     results.push_back(i);
   }
+  return true;
+}
+
+/// MaxPool and AveragePool (floatPool). A MaxPool of integers of at most
+/// 32 bits (ONNX's uint8 and int8 pools) is the pool of their exact
+/// conversion to f32 (to f64 for 32 bits), cast back: each result is one of
+/// the input's elements, so the cast back is exact, and the padding's -inf
+/// never wins a window (each holds an element of the input).
+template <typename OpT>
+bool mapPool(Node &n, SmallVectorImpl<Value> &results, std::string &reason) {
+  Value x = n.input(0);
+  auto xType = cast<RankedTensorType>(x.getType());
+  auto integer = dyn_cast<IntegerType>(xType.getElementType());
+  if (!integer || !std::is_same_v<OpT, MaxPoolOp>)
+    return floatPool<OpT>(n, x, results, reason);
+  RankedTensorType outType = n.outputTypes[0];
+  if (integer.getWidth() > 32 || !outType) {
+    reason = "a MaxPool of " + std::to_string(integer.getWidth()) +
+             "-bit integers (no float type holds them all exactly)";
+    return false;
+  }
+  Builder &b = n.builder();
+  Type wide = integer.getWidth() <= 16 ? Type(b.getF32Type())
+                                       : Type(b.getF64Type());
+  Value widened = n.op<CastOp>(
+      RankedTensorType::get(xType.getShape(), wide), x, {}, "to_float");
+  // The pool of the floats, as the node's float twin.
+  n.outputTypes[0] = RankedTensorType::get(outType.getShape(), wide);
+  bool pooled = floatPool<OpT>(n, widened, results, reason);
+  n.outputTypes[0] = outType;
+  if (!pooled)
+    return false;
+  results[0].getDefiningOp()->setAttr("name",
+                                      b.getStringAttr(n.name + "/float"));
+  results[0] = n.op<CastOp>(outType, results[0]);
   return true;
 }
 

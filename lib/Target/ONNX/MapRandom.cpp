@@ -7,8 +7,9 @@
 // - RandomNormal, RandomNormalLike: stateless_random_normal times scale
 //   plus mean;
 // - Bernoulli: uniform < p, cast to the output's type (a decomposition);
-// - Dropout: the identity at inference; in training mode gplace.dropout
-//   and its mask (uniform >= ratio).
+// - Dropout: the identity at inference and with a ratio of 0 known at
+//   import time; in training mode gplace.dropout and its mask (uniform >=
+//   ratio).
 // The seed: a `seed` attribute s gives the seed [trunc(s), 0]; without one,
 // [xxh3 of the node's name (its scope included), 1]: the same numbers from
 // run to run (docs/onnx.md, "Decisions"). Each mapping marks the import as
@@ -142,8 +143,40 @@ std::optional<bool> dropoutTrains(Node &n, std::string &reason) {
   return training->getSplatValue<bool>();
 }
 
-/// Dropout. At inference (training_mode absent or false): the identity and
-/// an all-true mask. In training mode: gplace.dropout of the input by the
+/// Whether a Dropout node's ratio is 0 at import time: its `ratio`
+/// attribute before opset 12; from opset 12 input 1, a constant, or a
+/// graph input whose value the caller gave (OnnxImportOptions::inputValues)
+/// when that value is 0, which the graph is then specialized for
+/// (OnnxImportReport::specializedInputs, so that a caller giving another
+/// value imports again). A ratio of the run is not 0 here, and is not
+/// refused: gplace.dropout takes it at run time.
+bool zeroRatio(Node &n) {
+  if (n.opset < 12)
+    return n.getFloat("ratio", 0.5f) == 0.0f;
+  if (!n.hasInput(1))
+    return false;
+  auto isZero = [](DenseElementsAttr v) {
+    return v.getNumElements() == 1 && isa<FloatType>(v.getElementType()) &&
+           (*v.value_begin<APFloat>()).isZero();
+  };
+  if (std::optional<DenseElementsAttr> ratio = n.constant(1))
+    return isZero(*ratio);
+  Importer &im = n.importer;
+  auto position = im.inputPositions.find(n.proto.input(1));
+  if (position == im.inputPositions.end() ||
+      position->second >= im.options.inputValues.size() ||
+      !im.options.inputValues[position->second])
+    return false;
+  if (!isZero(hostTensorAttr(*im.options.inputValues[position->second],
+                             im.context)))
+    return false;
+  im.specialized.insert(position->second);
+  return true;
+}
+
+/// Dropout. At inference (training_mode absent or false), or in training
+/// mode with a ratio of 0 known at import time (zeroRatio): the identity
+/// and an all-true mask, no random numbers drawn. In training mode: gplace.dropout of the input by the
 /// ratio (input 1, else the `ratio` attribute before opset 12, else 0.5),
 /// and the mask `uniform >= ratio` with the same seed, which is the
 /// uniform numbers gplace.dropout draws (x's shape and type).
@@ -158,7 +191,7 @@ bool mapDropout(Node &n, SmallVectorImpl<Value> &results,
     return false;
   }
   Value x = n.input(0);
-  if (!*trains) {
+  if (!*trains || zeroRatio(n)) {
     results.push_back(n.op<IdentityOp>(n.outputTypes[0], x));
     if (wantMask)
       results.push_back(n.constant(

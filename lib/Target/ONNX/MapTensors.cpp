@@ -85,16 +85,14 @@ bool mapSlice(Node &n, SmallVectorImpl<Value> &results, std::string &reason) {
     if (auto a = n.getInts("axes"))
       axes = *a;
   } else {
-    for (int i = 1; i < 5; ++i) {
-      if (!n.hasInput(i))
-        continue;
-      std::optional<DenseElementsAttr> c = n.constant(i);
-      if (!c) {
-        reason = "starts, ends, axes or steps computed at run time";
-        return false;
-      }
-      (i == 1 ? starts : i == 2 ? ends : i == 3 ? axes : steps) = toInts(*c);
-    }
+    // Known at import time: importNode refuses them computed at run time
+    // (importTimeInputs) before this runs.
+    for (int i = 1; i < 5; ++i)
+      if (n.hasInput(i))
+        (i == 1   ? starts
+         : i == 2 ? ends
+         : i == 3 ? axes
+                  : steps) = toInts(*n.constant(i));
   }
   if (axes.empty())
     for (int64_t d = 0; d < static_cast<int64_t>(starts.size()); ++d)
@@ -220,12 +218,9 @@ bool mapPad(Node &n, SmallVectorImpl<Value> &results, std::string &reason) {
     pads = n.getInts("pads").value_or(SmallVector<int64_t>());
     fill = n.getFloat("value", 0);
   } else {
-    std::optional<DenseElementsAttr> p = n.constant(1);
-    if (!p) {
-      reason = "pads computed at run time";
-      return false;
-    }
-    pads = toInts(*p);
+    // Known at import time: importNode refuses them computed at run time
+    // (importTimeInputs) before this runs.
+    pads = toInts(*n.constant(1));
     if (n.hasInput(2)) {
       std::optional<DenseElementsAttr> v = n.constant(2);
       if (v && v->getNumElements() == 1)
@@ -743,13 +738,14 @@ bool mapBatchNorm(Node &n, SmallVectorImpl<Value> &results,
     return true;
   }
   double momentum = n.getFloat("momentum", 0.9f);
+  // One pair of scalars for both running statistics.
+  Value keptShare = n.scalar(vec, momentum, "momentum");
+  Value addedShare = n.scalar(vec, 1 - momentum, "one_minus_momentum");
   auto average = [&](Value running, Value batch, const char *what) {
-    Value kept = n.op<MulOp>(vec, {running, n.scalar(vec, momentum,
-                                                     std::string(what) + "/momentum")},
-                             {}, std::string(what) + "/kept");
-    Value added = n.op<MulOp>(vec, {batch, n.scalar(vec, 1 - momentum,
-                                                    std::string(what) + "/one_minus_momentum")},
-                              {}, std::string(what) + "/added");
+    Value kept = n.op<MulOp>(vec, {running, keptShare}, {},
+                             std::string(what) + "/kept");
+    Value added = n.op<MulOp>(vec, {batch, addedShare}, {},
+                              std::string(what) + "/added");
     return n.op<AddOp>(vec, {kept, added}, {}, what);
   };
   results.push_back(average(n.input(3), bn->getResult(1), "running_mean"));

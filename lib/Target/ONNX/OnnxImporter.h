@@ -466,6 +466,11 @@ Operation *Node::opWithOptionalOperands(ArrayRef<Value> operands,
 
 inline bool isFloat(Type t) { return isa<FloatType>(getElementTypeOrSelf(t)); }
 
+/// An int64 constant of `shape` holding `values` (row-major), named
+/// `suffix` (Node::constant). MapIndexing.cpp.
+Value i64Constant(Node &n, ArrayRef<int64_t> shape, ArrayRef<int64_t> values,
+                  llvm::StringRef suffix);
+
 /// Normalizes `axis` (negative counts from the end) for `rank` dimensions.
 inline bool normalizeAxis(int64_t &axis, int64_t rank, std::string &reason) {
   if (axis < 0)
@@ -510,6 +515,11 @@ std::optional<int64_t> scalarInt(DenseElementsAttr v);
 /// The permutation of `rank` dimensions that moves `axis` last (the
 /// others in order). MapIndexing.cpp.
 SmallVector<int64_t> axisLastPermutation(int64_t rank, int64_t axis);
+
+/// The product of `x` along `axis`, kept as a dimension of 1: the halves
+/// multiplied until one is left (log2 of the size `slice`s and `mul`s);
+/// ones for an empty axis. MapMath.cpp.
+Value productAlong(Node &n, Value x, int64_t axis);
 
 /// `F` for an op type ONNX defines on floating-point tensors only, whose
 /// composition would compute something else on integers.
