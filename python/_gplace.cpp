@@ -144,6 +144,14 @@ std::optional<py::dtype> dtypeOf(ElementType type) {
     return py::dtype("bool");
   case ElementType::UI8:
     return py::dtype("uint8");
+  case ElementType::I8:
+    return py::dtype("int8");
+  case ElementType::I16:
+    return py::dtype("int16");
+  case ElementType::UI16:
+    return py::dtype("uint16");
+  case ElementType::UI32:
+    return py::dtype("uint32");
   case ElementType::BF16:
     return std::nullopt;
   }
@@ -430,7 +438,8 @@ compile(const std::string &kind, const py::bytes &sourceBytes,
       for (ElementType candidate :
            {ElementType::F32, ElementType::F16, ElementType::F64,
             ElementType::I32, ElementType::I64, ElementType::I1,
-            ElementType::UI8})
+            ElementType::UI8, ElementType::I8, ElementType::I16,
+            ElementType::UI16, ElementType::UI32})
         if (array && dtypeOf(candidate)->is(array.dtype()))
           type = candidate;
       if (!type) {

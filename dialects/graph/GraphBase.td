@@ -18,7 +18,8 @@ def Graph_Dialect : Dialect {
   let summary = "TensorFlow-style dataflow graphs with device placement";
   let description = [{
     Graphs live in `func.func` bodies. Values are statically shaped builtin
-    tensors of `f32`, `f16`, `bf16`, `f64`, `i32`, `i64` or `i1`, resources
+    tensors of `f32`, `f16`, `bf16`, `f64`, `i32`, `i64` or `i1` (and the
+    storage types `ui8`, `i8`, `i16`, `ui16`, `ui32`), resources
     (`!gplace.resource<tensor<...>>`, TensorFlow's resource variables) and
     control tokens (`!gplace.control`).
 
@@ -88,7 +89,11 @@ defvar Graph_FloatElementTypes = [F32, F16, BF16, F64];
 defvar Graph_IntElementTypes = [I32, I64];
 defvar Graph_NumericElementTypes =
     !listconcat(Graph_FloatElementTypes, Graph_IntElementTypes);
-defvar Graph_AllElementTypes = !listconcat(Graph_NumericElementTypes, [I1, UI8]);
+// ui8, i8, i16, ui16 and ui32 are storage types (ONNX's narrow integers):
+// cast, data movement and select take them; arithmetic is imported
+// widened to i32 or i64 (docs/onnx.md).
+defvar Graph_AllElementTypes =
+    !listconcat(Graph_NumericElementTypes, [I1, UI8, I8, I16, UI16, UI32]);
 
 def Graph_Tensor : StaticShapeTensorOf<Graph_AllElementTypes>;
 def Graph_NumericTensor : StaticShapeTensorOf<Graph_NumericElementTypes>;

@@ -124,6 +124,14 @@ template <typename S> constexpr ElementType elementTypeOf() {
     return ElementType::I64;
   else if constexpr (std::is_same_v<S, uint8_t>)
     return ElementType::UI8;
+  else if constexpr (std::is_same_v<S, int8_t>)
+    return ElementType::I8;
+  else if constexpr (std::is_same_v<S, int16_t>)
+    return ElementType::I16;
+  else if constexpr (std::is_same_v<S, uint16_t>)
+    return ElementType::UI16;
+  else if constexpr (std::is_same_v<S, uint32_t>)
+    return ElementType::UI32;
   else
     return ElementType::I1;
 }
@@ -170,6 +178,22 @@ Status dispatch(ElementType type, Kernel kernel, F &&f) {
   case ElementType::UI8:
     if constexpr (has(ElementType::UI8))
       return f(Tag<uint8_t>());
+    break;
+  case ElementType::I8:
+    if constexpr (has(ElementType::I8))
+      return f(Tag<int8_t>());
+    break;
+  case ElementType::I16:
+    if constexpr (has(ElementType::I16))
+      return f(Tag<int16_t>());
+    break;
+  case ElementType::UI16:
+    if constexpr (has(ElementType::UI16))
+      return f(Tag<uint16_t>());
+    break;
+  case ElementType::UI32:
+    if constexpr (has(ElementType::UI32))
+      return f(Tag<uint32_t>());
     break;
   }
   return Status::invalidArgument(

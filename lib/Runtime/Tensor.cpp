@@ -94,6 +94,23 @@ std::string formatElement(ElementType type, const uint8_t *p) {
     return *p ? "true" : "false";
   case ElementType::UI8:
     return std::to_string(static_cast<unsigned>(*p));
+  case ElementType::I8:
+    return std::to_string(static_cast<int>(static_cast<int8_t>(*p)));
+  case ElementType::I16: {
+    int16_t v;
+    std::memcpy(&v, p, 2);
+    return std::to_string(v);
+  }
+  case ElementType::UI16: {
+    uint16_t v;
+    std::memcpy(&v, p, 2);
+    return std::to_string(v);
+  }
+  case ElementType::UI32: {
+    uint32_t v;
+    std::memcpy(&v, p, 4);
+    return std::to_string(v);
+  }
   }
   return "?";
 }
@@ -164,7 +181,9 @@ const NpyType kNpyTypes[] = {
     {"f2", ElementType::F16}, {"f4", ElementType::F32},
     {"f8", ElementType::F64}, {"i4", ElementType::I32},
     {"i8", ElementType::I64}, {"b1", ElementType::I1},
-    {"u1", ElementType::UI8},
+    {"u1", ElementType::UI8}, {"i1", ElementType::I8},
+    {"i2", ElementType::I16}, {"u2", ElementType::UI16},
+    {"u4", ElementType::UI32},
 };
 
 /// The value of `'key': ` in a .npy header dictionary, up to the next
@@ -231,7 +250,8 @@ StatusOr<HostTensor> decodeNpy(std::string_view contents) {
   if (descr->size() != 5 || descr->front() != '\'' || descr->back() != '\'' ||
       std::string_view("<|=").find((*descr)[1]) == std::string_view::npos)
     return fail("unsupported dtype " + *descr +
-                " (expected little-endian f2, f4, f8, i4, i8, b1 or u1)");
+                " (expected little-endian f2, f4, f8, i4, i8, b1, u1, i1, "
+                "i2, u2 or u4)");
   std::string code = descr->substr(2, 2);
   TensorType type;
   bool known = false;
@@ -242,7 +262,7 @@ StatusOr<HostTensor> decodeNpy(std::string_view contents) {
     }
   if (!known)
     return fail("unsupported dtype " + *descr +
-                " (expected f2, f4, f8, i4, i8, b1 or u1)");
+                " (expected f2, f4, f8, i4, i8, b1, u1, i1, i2, u2 or u4)");
 
   // shape: "(2, 3)", "(4,)" or "()": a tuple, every item a number but an
   // empty one after the last comma.
@@ -338,7 +358,7 @@ StatusOr<std::string> encodeNpyHeader(const TensorType &type) {
                                                                     : "");
   shape += ")";
   std::string header = std::string("{'descr': '") +
-                       (code[0] == 'b' || code[0] == 'u' ? "|" : "<") + code +
+                       (code[1] == '1' ? "|" : "<") + code +
                        "', 'fortran_order': False, 'shape': " + shape + ", }";
   // Pad with spaces so that data starts at a multiple of 64 bytes. A
   // header longer than format 1.0's 16-bit length (a shape of thousands of

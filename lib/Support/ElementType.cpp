@@ -22,6 +22,14 @@ std::string_view elementTypeName(ElementType type) {
     return "i1";
   case ElementType::UI8:
     return "ui8";
+  case ElementType::I8:
+    return "i8";
+  case ElementType::I16:
+    return "i16";
+  case ElementType::UI16:
+    return "ui16";
+  case ElementType::UI32:
+    return "ui32";
   }
   return "?";
 }
@@ -37,15 +45,19 @@ int64_t elementBytes(ElementType type) {
   switch (type) {
   case ElementType::F32:
   case ElementType::I32:
+  case ElementType::UI32:
     return 4;
   case ElementType::F16:
   case ElementType::BF16:
+  case ElementType::I16:
+  case ElementType::UI16:
     return 2;
   case ElementType::F64:
   case ElementType::I64:
     return 8;
   case ElementType::I1:
   case ElementType::UI8:
+  case ElementType::I8:
     return 1;
   }
   return 0;

@@ -174,6 +174,11 @@ def test_backend_test_count_matches_gplace_onnx_test():
     lists = re.search(r"sequence or optional inputs or outputs[^:]*: "
                       r"(?:[^.]*, )?`node` (\d+)", text)
     skipped_lists = int(lists.group(1)) if lists else 0
+    # test_cast_BFLOAT16_to_FLOAT: gplace-onnx-test reads its UINT16 data
+    # as bf16 (docs/onnx.md, Decisions); the backend skips it (NumPy has
+    # no bf16).
+    skipped_lists += sum(1 for t, _ in result.skipped
+                         if "test_cast_BFLOAT16_to_FLOAT_cpu" in str(t))
     failures = [str(t) for t, _ in result.failures + result.errors][:10]
     assert not failures, failures
     assert passed == int(row.group(2)) - skipped_lists, (passed, row.group(0))

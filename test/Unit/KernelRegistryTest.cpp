@@ -157,11 +157,13 @@ TEST(KernelRegistry, Lookups) {
 }
 
 TEST(KernelRegistry, ElementTypeNamesRoundTrip) {
-  for (ElementType type :
-       {ElementType::F32, ElementType::F16, ElementType::BF16, ElementType::F64,
-        ElementType::I32, ElementType::I64, ElementType::I1})
+  for (int i = 0; i < kNumElementTypes; ++i) {
+    auto type = static_cast<ElementType>(i);
     EXPECT_EQ(parseElementType(elementTypeName(type)), type);
-  EXPECT_FALSE(parseElementType("i8"));
+  }
+  EXPECT_EQ(parseElementType("i8"), ElementType::I8);
+  EXPECT_EQ(parseElementType("ui32"), ElementType::UI32);
+  EXPECT_FALSE(parseElementType("ui64"));
   EXPECT_FALSE(parseElementType(""));
 }
 

@@ -168,6 +168,22 @@ TEST_F(OnnxImportTensorProto, ReadsRawAndTypedData) {
   expectReads(i64, "2x1xi64", std::vector<int64_t>{-5, int64_t(1) << 40});
 
   // Bools in int32_data: any non-zero value is true, one byte each.
+  // The narrow integers: int8, int16 and uint16 in int32_data, uint32 in
+  // uint64_data (ONNX's typed fields), or raw.
+  TP i8 = tensorProto("t", TP::INT8, {2});
+  i8.add_int32_data(-128), i8.add_int32_data(127);
+  expectReads(i8, "2xi8", std::vector<int8_t>{-128, 127});
+  TP u16 = tensorProto("t", TP::UINT16, {2});
+  u16.add_int32_data(65535), u16.add_int32_data(3);
+  expectReads(u16, "2xui16", std::vector<uint16_t>{65535, 3});
+  TP u32 = tensorProto("t", TP::UINT32, {1});
+  u32.add_uint64_data(4294967295u);
+  expectReads(u32, "1xui32", std::vector<uint32_t>{4294967295u});
+  TP i16 = tensorProto("t", TP::INT16, {2});
+  std::vector<int16_t> i16s = {-32768, 9};
+  i16.set_raw_data(std::string(reinterpret_cast<const char *>(i16s.data()), 4));
+  expectReads(i16, "2xi16", i16s);
+
   TP b = tensorProto("t", TP::BOOL, {4});
   for (int v : {0, 1, 5, 0})
     b.add_int32_data(v);
@@ -213,10 +229,14 @@ TEST_F(OnnxImportTensorProto, ReportsWhatIsWrong) {
   EXPECT_EQ(failure(path),
             "'" + path + "': tensor 't' holds 20 bytes of raw data, expected 24");
 
-  TP i8 = tensorProto("t", TP::INT8, {2});
-  i8.add_int32_data(1), i8.add_int32_data(2);
-  std::string message = failure(write("i8.pb", i8));
-  EXPECT_NE(message.find("element type INT8"), std::string::npos) << message;
+  // uint64 is no gplace type: its unsigned values above 2^63 would be
+  // wrong in i64 (docs/onnx.md).
+  TP u64 = tensorProto("t", TP::UINT64, {2});
+  u64.add_uint64_data(1), u64.add_uint64_data(2);
+  std::string message = failure(write("u64.pb", u64));
+  EXPECT_NE(message.find("element type UINT64, which gplace does not have"),
+            std::string::npos)
+      << message;
 
   // A name field (8) whose length runs past the end of the file.
   std::string cut = write("cut.pb", std::string("\x42\x10" "ab", 4));
@@ -448,18 +468,43 @@ TEST_F(OnnxImportTest, DimsAreFixedBeforeTheVersionConverter) {
   EXPECT_EQ(str(softmax[0]->getResult(0).getType()), "tensor<2x12xf32>");
 }
 
-TEST_F(OnnxImportTest, RefusesAnInt8Input) {
+TEST_F(OnnxImportTest, RefusesAStringInput) {
   ModelBuilder m;
-  m.input("x", {"4"}, TP::INT8);
-  m.output("y", {"4"}, TP::INT8);
+  m.input("x", {"4"}, TP::STRING);
+  m.output("y", {"4"}, TP::STRING);
   m.node("Identity", {"x"}, {"y"}, "id");
   EXPECT_FALSE(import(m));
   EXPECT_TRUE(report_.unsupportedType);
   EXPECT_FALSE(report_.dynamicShape);
   EXPECT_TRUE(report_.unsupported.empty());
   EXPECT_EQ(errors_, std::vector<std::string>{
-                         "input 'x' has element type INT8, which gplace "
+                         "input 'x' has element type STRING, which gplace "
                          "does not have"});
+}
+
+// int8 arithmetic is computed widened: each operand cast to i32, the i32
+// op, the result cast back to i8 (which wraps), named after the node.
+TEST_F(OnnxImportTest, Int8AddIsComputedInI32AndCastBack) {
+  ModelBuilder m;
+  m.input("a", {"4"}, TP::INT8);
+  m.input("b", {"4"}, TP::INT8);
+  m.output("y", {"4"}, TP::INT8);
+  m.node("Add", {"a", "b"}, {"y"}, "add");
+  auto module = import(m);
+  ASSERT_TRUE(module) << firstError();
+  mlir::func::FuncOp f = entry(*module);
+  EXPECT_EQ(str(f.getFunctionType().getInput(0)), "tensor<4xi8>");
+  EXPECT_EQ(str(f.getFunctionType().getResult(0)), "tensor<4xi8>");
+  auto adds = ops(*module, "gplace.add");
+  ASSERT_EQ(adds.size(), 1u);
+  EXPECT_EQ(str(adds[0]->getResult(0).getType()), "tensor<4xi32>");
+  auto casts = ops(*module, "gplace.cast");
+  ASSERT_EQ(casts.size(), 3u);
+  EXPECT_EQ(casts[0]->getOperand(0), f.getArgument(0));
+  EXPECT_EQ(adds[0]->getOperand(0), casts[0]->getResult(0));
+  EXPECT_EQ(casts[2]->getOperand(0), adds[0]->getResult(0));
+  EXPECT_EQ(nameOf(casts[2]), "add");
+  EXPECT_EQ(returned(*module), casts[2]->getResult(0));
 }
 
 TEST_F(OnnxImportTest, DimFixesANamedDynamicDimension) {

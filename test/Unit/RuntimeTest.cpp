@@ -63,6 +63,14 @@ TEST(Tensor, FormatsAsSpecSeven) {
             "2xi1=[true, false]");
   EXPECT_EQ(formatTensor(HostTensor(TensorType{ElementType::F32, {0}})),
             "0xf32=[]");
+  EXPECT_EQ(formatTensor(tensorOf<int8_t>(ElementType::I8, {2}, {-128, 5})),
+            "2xi8=[-128, 5]");
+  EXPECT_EQ(
+      formatTensor(tensorOf<uint16_t>(ElementType::UI16, {2}, {65535, 0})),
+      "2xui16=[65535, 0]");
+  EXPECT_EQ(
+      formatTensor(tensorOf<uint32_t>(ElementType::UI32, {1}, {4294967295u})),
+      "1xui32=[4294967295]");
   // 16-bit floats print the shortest decimal that reads back in 16 bits:
   // 0x3C00 = 1, 0x2E66 = f16(0.1), 0x4900 = 10; bf16 0x3DCD = bf16(0.1).
   EXPECT_EQ(formatTensor(tensorOf<uint16_t>(ElementType::F16, {3},
@@ -79,7 +87,11 @@ TEST(Tensor, NpyRoundTrip) {
        {tensorOf<float>(ElementType::F32, {2, 3}, {1, 2, 3, 4, 5, 6}),
         tensorOf<int32_t>(ElementType::I32, {4}, {1, -2, 3, -4}),
         tensorOf<double>(ElementType::F64, {}, {2.5}),
-        tensorOf<uint8_t>(ElementType::I1, {1, 2}, {1, 0})}) {
+        tensorOf<uint8_t>(ElementType::I1, {1, 2}, {1, 0}),
+        tensorOf<int8_t>(ElementType::I8, {2}, {-128, 127}),
+        tensorOf<int16_t>(ElementType::I16, {2}, {-32768, 7}),
+        tensorOf<uint16_t>(ElementType::UI16, {2}, {65535, 1}),
+        tensorOf<uint32_t>(ElementType::UI32, {1}, {4294967295u})}) {
     ASSERT_TRUE(writeNpy(path, tensor).isOk());
     StatusOr<HostTensor> back = readNpy(path);
     ASSERT_TRUE(back) << back.status().message();
@@ -560,6 +572,52 @@ TEST(Kernels, CastSaturatesAndMapsNanToZero) {
   ASSERT_TRUE(run(Kernel::Cast, {}, {&in}, out).isOk());
   EXPECT_EQ(valuesOf<int64_t>(out),
             (std::vector<int64_t>{0, INT64_MIN, INT64_MAX}));
+}
+
+// A cast to a narrower integer keeps the low bits (C++'s and numpy's
+// astype: wrap-around, not saturation), so that the ONNX importer's
+// narrow integer arithmetic, computed widened and cast back, wraps as
+// ONNX's; a cast to a wider one sign- or zero-extends as the source type
+// says; a float beyond the range saturates, as to i64.
+TEST(Kernels, CastToNarrowerIntegersWraps) {
+  HostTensor in = tensorOf<int32_t>(ElementType::I32, {5},
+                                    {300, -1, 65537, -129, 40000});
+  HostTensor u8(TensorType{ElementType::UI8, {5}});
+  ASSERT_TRUE(run(Kernel::Cast, {}, {&in}, u8).isOk());
+  EXPECT_EQ(valuesOf<uint8_t>(u8),
+            (std::vector<uint8_t>{44, 255, 1, 127, 64}));
+  HostTensor i8(TensorType{ElementType::I8, {5}});
+  ASSERT_TRUE(run(Kernel::Cast, {}, {&in}, i8).isOk());
+  EXPECT_EQ(valuesOf<int8_t>(i8), (std::vector<int8_t>{44, -1, 1, 127, 64}));
+  HostTensor i16(TensorType{ElementType::I16, {5}});
+  ASSERT_TRUE(run(Kernel::Cast, {}, {&in}, i16).isOk());
+  EXPECT_EQ(valuesOf<int16_t>(i16),
+            (std::vector<int16_t>{300, -1, 1, -129, -25536}));
+  HostTensor u16(TensorType{ElementType::UI16, {5}});
+  ASSERT_TRUE(run(Kernel::Cast, {}, {&in}, u16).isOk());
+  EXPECT_EQ(valuesOf<uint16_t>(u16),
+            (std::vector<uint16_t>{300, 65535, 1, 65407, 40000}));
+  HostTensor wide = tensorOf<int64_t>(ElementType::I64, {2},
+                                      {(int64_t(1) << 32) + 5, -1});
+  HostTensor u32(TensorType{ElementType::UI32, {2}});
+  ASSERT_TRUE(run(Kernel::Cast, {}, {&wide}, u32).isOk());
+  EXPECT_EQ(valuesOf<uint32_t>(u32), (std::vector<uint32_t>{5, 4294967295u}));
+  // Back up: ui8 and ui32 zero-extend, i8 sign-extends.
+  HostTensor back(TensorType{ElementType::I32, {5}});
+  ASSERT_TRUE(run(Kernel::Cast, {}, {&u8}, back).isOk());
+  EXPECT_EQ(valuesOf<int32_t>(back),
+            (std::vector<int32_t>{44, 255, 1, 127, 64}));
+  ASSERT_TRUE(run(Kernel::Cast, {}, {&i8}, back).isOk());
+  EXPECT_EQ(valuesOf<int32_t>(back), (std::vector<int32_t>{44, -1, 1, 127, 64}));
+  HostTensor back64(TensorType{ElementType::I64, {2}});
+  ASSERT_TRUE(run(Kernel::Cast, {}, {&u32}, back64).isOk());
+  EXPECT_EQ(valuesOf<int64_t>(back64),
+            (std::vector<int64_t>{5, 4294967295}));
+  HostTensor floats = tensorOf<float>(ElementType::F32, {3}, {-1, 5e9f, 7.9f});
+  HostTensor u32of3(TensorType{ElementType::UI32, {3}});
+  ASSERT_TRUE(run(Kernel::Cast, {}, {&floats}, u32of3).isOk());
+  EXPECT_EQ(valuesOf<uint32_t>(u32of3),
+            (std::vector<uint32_t>{0, 4294967295u, 7}));
 }
 
 // OneHot: off_value everywhere but on_value at each row's index; an index

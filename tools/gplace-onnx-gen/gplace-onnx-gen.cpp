@@ -114,7 +114,7 @@
 //                   normal[100,100]; RandomUniformLike(normal) (low -1,
 //                   high 3, no seed) -> uniform[100,100]; Bernoulli(p[8])
 //                   -> bernoulli[8]; random-bad-dtype: Bernoulli(p[2]) of
-//                   dtype INT16 (which gplace lacks) -> y[2]; random-like: x[10] ->
+//                   dtype UINT64 (which gplace lacks) -> y[2]; random-like: x[10] ->
 //                   RandomUniformLike -> y[10] (test_bernoulli_seed's
 //                   signature);
 //   maxpool-indices opset 13: x[1,2,7,7] -> MaxPool 3x3, strides 2, pads
@@ -759,7 +759,7 @@ onnx::ModelProto buildNonZeroRunTime() {
 // Random numbers (opset 15): RandomNormal (seed 5, mean 2, scale 3) ->
 // normal[100,100]; RandomUniformLike(normal) (low -1, high 3, no seed)
 // -> uniform[100,100]; Bernoulli(p[8]) -> bernoulli[8]. RandomForm::BadDtype:
-// Bernoulli(p[2]) of dtype INT16 -> y[2] instead; RandomForm::Like:
+// Bernoulli(p[2]) of dtype UINT64 -> y[2] instead; RandomForm::Like:
 // x[10] -> RandomUniformLike -> y[10].
 enum class RandomForm { All, BadDtype, Like };
 onnx::ModelProto buildRandom(RandomForm form) {
@@ -773,9 +773,9 @@ onnx::ModelProto buildRandom(RandomForm form) {
   if (form == RandomForm::BadDtype) {
     b.input("p", {2});
     attrInt(b.node("Bernoulli", "bernoulli", {"p"}, {"y"}), "dtype",
-            onnx::TensorProto_DataType_INT16);
+            onnx::TensorProto_DataType_UINT64);
     setFloatType(b.model.mutable_graph()->add_output(), "y", {2},
-                 onnx::TensorProto_DataType_INT16);
+                 onnx::TensorProto_DataType_UINT64);
     return b.model;
   }
   b.input("p", {8});

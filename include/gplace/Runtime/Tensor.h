@@ -38,7 +38,8 @@ std::optional<double> floatElementValue(gplace::ElementType type,
                                         const void *data);
 
 /// Reads a NumPy .npy file (format versions 1-3, little-endian, C order) of
-/// dtype float16, float32, float64, int32, int64 or bool. bfloat16 has no
+/// dtype float16, float32, float64, int32, int64, bool, uint8, int8,
+/// int16, uint16 or uint32 (gplace's element types). bfloat16 has no
 /// NumPy dtype and is refused. Only regular files are read (not a directory
 /// or a device such as /dev/zero); the header's shape is checked against
 /// the file's size before the data is allocated; a repeated header key has

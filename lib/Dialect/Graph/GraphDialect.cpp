@@ -146,7 +146,9 @@ bool gplace::graph::isValidGraphTensorType(Type type) {
   return element.isF32() || element.isF16() || element.isBF16() ||
          element.isF64() || element.isSignlessInteger(32) ||
          element.isSignlessInteger(64) || element.isSignlessInteger(1) ||
-         element.isUnsignedInteger(8);
+         element.isUnsignedInteger(8) || element.isSignlessInteger(8) ||
+         element.isSignlessInteger(16) || element.isUnsignedInteger(16) ||
+         element.isUnsignedInteger(32);
 }
 
 LogicalResult ResourceType::verify(function_ref<InFlightDiagnostic()> emitError,

@@ -87,7 +87,8 @@ Type BufferType::parse(AsmParser &parser) {
   if (!toElementType(element)) {
     parser.emitError(parser.getNameLoc())
         << "invalid buffer element type " << element
-        << " (expected f32, f16, bf16, f64, i32, i64, i1 or ui8)";
+        << " (expected f32, f16, bf16, f64, i32, i64, i1, ui8, i8, i16, "
+           "ui16 or ui32)";
     return {};
   }
   return get(parser.getContext(), RankedTensorType::get(shape, element));
@@ -137,6 +138,14 @@ std::optional<ElementType> gplace::plan::toElementType(Type type) {
     return ElementType::I1;
   if (type.isUnsignedInteger(8))
     return ElementType::UI8;
+  if (type.isSignlessInteger(8))
+    return ElementType::I8;
+  if (type.isSignlessInteger(16))
+    return ElementType::I16;
+  if (type.isUnsignedInteger(16))
+    return ElementType::UI16;
+  if (type.isUnsignedInteger(32))
+    return ElementType::UI32;
   return std::nullopt;
 }
 
@@ -851,7 +860,8 @@ static LogicalResult inferBufferOf(MLIRContext *context,
   if (!toElementType(type.getElementType()))
     return emitOptionalError(location,
                              "expects a value of f32, f16, bf16, "
-                             "f64, i32, i64, i1 or ui8, not ",
+                             "f64, i32, i64, i1, ui8, i8, i16, ui16 or "
+                             "ui32, not ",
                              type.getElementType());
   inferred.push_back(BufferType::get(context, type));
   return success();

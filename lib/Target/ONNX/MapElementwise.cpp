@@ -109,6 +109,95 @@ bool mapShrink(Node &n, SmallVectorImpl<Value> &results, std::string &) {
 
 } // namespace
 
+//===----------------------------------------------------------------------===//
+// Narrow integers, computed widened.
+//===----------------------------------------------------------------------===//
+
+Type widenedInteger(Type element) {
+  auto integer = dyn_cast<IntegerType>(element);
+  if (!integer || integer.getWidth() == 1)
+    return {};
+  MLIRContext *context = element.getContext();
+  bool isUnsigned = integer.isUnsigned();
+  unsigned width = integer.getWidth();
+  if (width < 32 && (isUnsigned || integer.isSignless()))
+    return IntegerType::get(context, 32);
+  if (width == 32 && isUnsigned)
+    return IntegerType::get(context, 64);
+  return {};
+}
+
+bool mapWidened(MapFn f, Node &n, SmallVectorImpl<Value> &results,
+                std::string &reason) {
+  auto widened = [](RankedTensorType type) -> RankedTensorType {
+    if (!type)
+      return {};
+    if (Type wide = widenedInteger(type.getElementType()))
+      return RankedTensorType::get(type.getShape(), wide);
+    return {};
+  };
+  bool narrow = false;
+  for (int i = 0; i < n.numInputs(); ++i)
+    narrow |= static_cast<bool>(widened(n.inputType(i)));
+  for (RankedTensorType type : n.outputTypes)
+    narrow |= static_cast<bool>(widened(type));
+  if (!narrow)
+    return f(n, results, reason);
+
+  // The node again, each narrow input renamed to a value of its own: its
+  // cast to the wide type, known to the importer while `f` maps.
+  Importer &importer = n.importer;
+  onnx::NodeProto proto = n.proto;
+  SmallVector<std::string> fresh;
+  llvm::StringMap<std::string> renamed;
+  for (int i = 0; i < n.numInputs(); ++i) {
+    RankedTensorType wide = widened(n.inputType(i));
+    if (!wide)
+      continue;
+    const std::string &name = n.proto.input(i);
+    auto it = renamed.find(name);
+    if (it == renamed.end()) {
+      Value input = n.input(i);
+      if (!input) {
+        reason = "input '" + name + "' has no value";
+        return false;
+      }
+      std::string wideName = "gplace.widened:" + name;
+      while (importer.values.count(wideName) ||
+             importer.constants.count(wideName) ||
+             importer.types.count(wideName))
+        wideName += "'";
+      importer.values[wideName] = n.op<CastOp>(
+          wide, input, {}, "widened_" + std::to_string(i));
+      fresh.push_back(wideName);
+      it = renamed.try_emplace(name, wideName).first;
+    }
+    proto.set_input(i, it->second);
+  }
+  SmallVector<RankedTensorType> outputTypes;
+  for (RankedTensorType type : n.outputTypes)
+    outputTypes.push_back(widened(type) ? widened(type) : type);
+  Node wideNode{importer, proto, n.name + "/widened", n.loc, n.opset,
+                outputTypes};
+  SmallVector<Value> wideResults;
+  bool mapped = f(wideNode, wideResults, reason);
+  for (const std::string &name : fresh)
+    importer.values.erase(name);
+  if (!mapped)
+    return false;
+  // Back to the narrow types: a cast truncates (wraps), as C++'s and
+  // numpy's integer conversions do; each named after the node.
+  for (auto [i, result] : llvm::enumerate(wideResults)) {
+    RankedTensorType type =
+        i < n.outputTypes.size() ? n.outputTypes[i] : RankedTensorType();
+    if (result && type && result.getType() != type)
+      result = n.op<CastOp>(type, result, {},
+                            i == 0 ? "" : "output_" + std::to_string(i));
+    results.push_back(result);
+  }
+  return true;
+}
+
 void addElementwiseMappers(llvm::StringMap<MapFn> &table) {
   table["Acos"] = mapSameFunction<AcosOp>;
   table["Acosh"] = mapSameFunction<AcoshOp>;
@@ -125,10 +214,10 @@ void addElementwiseMappers(llvm::StringMap<MapFn> &table) {
   table["HardSwish"] = floatInput<mapHardSwish>;
   table["IsInf"] = mapIsInf;
   table["IsNaN"] = mapSameFunction<IsNanOp>;
-  table["Mod"] = mapMod;
+  table["Mod"] = widenIntegers<mapMod>;
   table["Round"] = mapSameFunction<RoundOp>;
   table["Shrink"] = floatInput<mapShrink>;
-  table["Sign"] = mapSameFunction<SignOp>;
+  table["Sign"] = widenIntegers<mapSameFunction<SignOp>>;
   table["Sin"] = mapSameFunction<SinOp>;
   table["Sinh"] = mapSameFunction<SinhOp>;
   table["Softsign"] = mapSameFunction<SoftsignOp>;

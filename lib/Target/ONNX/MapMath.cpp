@@ -498,28 +498,28 @@ bool mapArgMax(Node &n, SmallVectorImpl<Value> &results, std::string &reason) {
 } // namespace
 
 void addMathMappers(llvm::StringMap<MapFn> &table) {
-  table["Abs"] = mapAbs;
-  table["Add"] = mapBinary<AddOp>;
+  table["Abs"] = widenIntegers<mapAbs>;
+  table["Add"] = widenIntegers<mapBinary<AddOp>>;
   table["And"] = mapBinary<LogicalAndOp>;
   table["ArgMax"] = mapArgMax<false>;
   table["ArgMin"] = mapArgMax<true>;
-  table["Clip"] = mapClip;
-  table["Div"] = mapBinary<DivOp>;
+  table["Clip"] = widenIntegers<mapClip>;
+  table["Div"] = widenIntegers<mapBinary<DivOp>>;
   table["Elu"] = floatInput<mapElu<false>>;
   table["Exp"] = mapUnary<ExpOp>;
   table["HardSigmoid"] = floatInput<mapHardSigmoid>;
   table["LeakyRelu"] = floatInput<mapLeakyRelu>;
   table["Log"] = mapUnary<LogOp>;
   table["LogSoftmax"] = floatInput<mapSoftmax<true>>;
-  table["Max"] = mapVariadic<MaxKind>;
+  table["Max"] = widenIntegers<mapVariadic<MaxKind>>;
   table["Mean"] = floatInput<mapVariadic<MeanKind>>;
-  table["Min"] = mapVariadic<MinKind>;
-  table["Mul"] = mapBinary<MulOp>;
-  table["Neg"] = mapUnary<NegOp>;
+  table["Min"] = widenIntegers<mapVariadic<MinKind>>;
+  table["Mul"] = widenIntegers<mapBinary<MulOp>>;
+  table["Neg"] = widenIntegers<mapUnary<NegOp>>;
   table["Not"] = mapUnary<LogicalNotOp>;
   table["Or"] = mapBinary<LogicalOrOp>;
   table["PRelu"] = floatInput<mapPRelu>;
-  table["Pow"] = mapPow;
+  table["Pow"] = widenIntegers<mapPow>;
   table["Reciprocal"] = floatInput<mapReciprocal>;
   table["ReduceL1"] = mapReduce<ReduceKind::L1>;
   table["ReduceL2"] = mapReduce<ReduceKind::L2>;
@@ -531,13 +531,13 @@ void addMathMappers(llvm::StringMap<MapFn> &table) {
   table["ReduceProd"] = mapReduce<ReduceKind::Prod>;
   table["ReduceSum"] = mapReduce<ReduceKind::Sum>;
   table["ReduceSumSquare"] = mapReduce<ReduceKind::SumSquare>;
-  table["Relu"] = mapUnary<ReluOp>;
+  table["Relu"] = widenIntegers<mapUnary<ReluOp>>;
   table["Selu"] = floatInput<mapElu<true>>;
   table["Sigmoid"] = mapUnary<SigmoidOp>;
   table["Softmax"] = mapSoftmax<false>;
   table["Sqrt"] = mapUnary<SqrtOp>;
   table["Softplus"] = floatInput<mapSoftplus>;
-  table["Sub"] = mapBinary<SubOp>;
+  table["Sub"] = widenIntegers<mapBinary<SubOp>>;
   table["Sum"] = mapVariadic<SumKind>;
   table["Tanh"] = mapUnary<TanhOp>;
 }

@@ -473,15 +473,25 @@ bool mapDynamicQuantizeLinear(Node &n, SmallVectorImpl<Value> &results,
   return true;
 }
 
-/// BitShift of uint8 (the one unsigned type gplace has): in i32, the
-/// shift capped at 8 (every bit shifted out), x times 2^shift modulo 256
-/// (LEFT) or x over 2^shift (RIGHT).
+/// BitShift of uint8, uint16 or uint32 (uint64 is a type gplace does not
+/// have): widened (widenedInteger: i32, or i64 for uint32), the shift
+/// capped at the width (every bit shifted out), x times 2^shift (LEFT,
+/// the bits above the width dropped by the cast back, which truncates) or
+/// x over 2^shift (RIGHT), 2^shift gathered from a constant table.
 bool mapBitShift(Node &n, SmallVectorImpl<Value> &results,
                  std::string &reason) {
   RankedTensorType x = n.inputType(0), y = n.inputType(1);
   RankedTensorType result = n.outputTypes[0];
-  if (!x || !y || !result || !isU8(x) || !isU8(y)) {
-    reason = "an element type other than uint8";
+  auto unsignedType = [](RankedTensorType t) {
+    auto integer =
+        t ? dyn_cast<IntegerType>(t.getElementType()) : IntegerType();
+    return integer && integer.isUnsigned() && integer.getWidth() <= 32
+               ? integer
+               : IntegerType();
+  };
+  IntegerType element = unsignedType(x);
+  if (!element || !y || y.getElementType() != element || !result) {
+    reason = "an element type other than uint8, uint16 or uint32";
     return false;
   }
   std::string direction = n.getString("direction", "");
@@ -490,30 +500,26 @@ bool mapBitShift(Node &n, SmallVectorImpl<Value> &results,
     return false;
   }
   Builder &b = n.builder();
-  Type i32 = b.getI32Type();
-  Value xi = castTo(n, n.input(0), i32, "x_i32");
-  Value yi = castTo(n, n.input(1), i32, "shift_i32");
-  auto shiftType = withElement(y, i32);
-  Value capped = n.minimum(yi, n.scalar(i32, 8, "bits"), shiftType, "shift");
-  SmallVector<int32_t> powers;
-  for (int i = 0; i <= 8; ++i)
-    powers.push_back(1 << i);
+  unsigned bits = element.getWidth();
+  Type wide = widenedInteger(element);
+  Value xi = castTo(n, n.input(0), wide, "x_wide");
+  Value yi = castTo(n, n.input(1), wide, "shift_wide");
+  auto shiftType = withElement(y, wide);
+  Value capped =
+      n.minimum(yi, n.scalar(wide, bits, "bits"), shiftType, "shift");
+  SmallVector<APInt> powers;
+  for (unsigned i = 0; i <= bits; ++i)
+    powers.push_back(APInt(wide.getIntOrFloatBitWidth(), 1).shl(i));
   Value table = n.constant(
-      DenseElementsAttr::get(RankedTensorType::get({9}, i32),
-                             ArrayRef<int32_t>(powers)),
+      DenseElementsAttr::get(RankedTensorType::get({bits + 1}, wide), powers),
       "powers");
   Value power = n.op<GatherOp>(shiftType, {table, capped},
                                {n.named("axis", b.getI64IntegerAttr(0))},
                                "power");
-  auto type = withElement(result, i32);
-  Value shifted;
-  if (direction == "LEFT") {
-    Value product = n.op<MulOp>(type, {xi, power}, {}, "product");
-    shifted = n.op<FloorModOp>(type, {product, n.scalar(i32, 256, "modulus")},
-                               {}, "shifted");
-  } else {
-    shifted = n.op<DivOp>(type, {xi, power}, {}, "shifted");
-  }
+  auto type = withElement(result, wide);
+  Value shifted = direction == "LEFT"
+                      ? n.op<MulOp>(type, {xi, power}, {}, "shifted")
+                      : n.op<DivOp>(type, {xi, power}, {}, "shifted");
   results.push_back(n.op<CastOp>(result, shifted));
   return true;
 }

@@ -534,6 +534,26 @@ bool floatInput(Node &n, SmallVectorImpl<Value> &results,
   return F(n, results, reason);
 }
 
+/// The integer element type that computes ONNX's narrow integers exactly
+/// (ui8, i8, i16, ui16 in i32; ui32 in i64): wrapped back to their width,
+/// add, sub and mul are ONNX's (numpy's, modulo 2^bits); div, mod, max,
+/// min, clip and shifts are exact. Null for any other type, which needs
+/// none. MapElementwise.cpp.
+Type widenedInteger(Type element);
+/// `f` on the node with its narrow integer inputs and outputs
+/// (widenedInteger) widened: inputs cast up, `f` mapped on the wide types,
+/// its results cast back (truncating: wrap-around, as C++ and numpy cast).
+/// `f` itself when nothing is narrow. MapElementwise.cpp.
+bool mapWidened(MapFn f, Node &n, SmallVectorImpl<Value> &results,
+                std::string &reason);
+/// mapWidened as a mapping table entry: the integer ops that gplace's
+/// kernels compute on i32 and i64 only (docs/onnx.md, Decisions).
+template <MapFn F>
+bool widenIntegers(Node &n, SmallVectorImpl<Value> &results,
+                   std::string &reason) {
+  return mapWidened(F, n, results, reason);
+}
+
 
 } // namespace gplace::frontend::onnx_import
 

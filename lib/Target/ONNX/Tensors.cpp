@@ -31,7 +31,15 @@ std::optional<ElementType> toElementType(int32_t onnxType) {
     return ElementType::I1;
   case onnx::TensorProto::UINT8:
     return ElementType::UI8;
-  default:
+  case onnx::TensorProto::INT8:
+    return ElementType::I8;
+  case onnx::TensorProto::INT16:
+    return ElementType::I16;
+  case onnx::TensorProto::UINT16:
+    return ElementType::UI16;
+  case onnx::TensorProto::UINT32:
+    return ElementType::UI32;
+  default: // UINT64 (no exact unsigned arithmetic in i64), STRING, ...
     return std::nullopt;
   }
 }
@@ -62,6 +70,14 @@ int32_t toOnnxType(Type element) {
     return onnx::TensorProto::BOOL;
   if (element.isUnsignedInteger(8))
     return onnx::TensorProto::UINT8;
+  if (element.isSignlessInteger(8))
+    return onnx::TensorProto::INT8;
+  if (element.isSignlessInteger(16))
+    return onnx::TensorProto::INT16;
+  if (element.isUnsignedInteger(16))
+    return onnx::TensorProto::UINT16;
+  if (element.isUnsignedInteger(32))
+    return onnx::TensorProto::UINT32;
   return onnx::TensorProto::UNDEFINED;
 }
 
@@ -114,6 +130,14 @@ Type toMlirType(ElementType type, MLIRContext *context) {
     return b.getI1Type();
   case ElementType::UI8:
     return IntegerType::get(context, 8, IntegerType::Unsigned);
+  case ElementType::I8:
+    return b.getIntegerType(8);
+  case ElementType::I16:
+    return b.getIntegerType(16);
+  case ElementType::UI16:
+    return IntegerType::get(context, 16, IntegerType::Unsigned);
+  case ElementType::UI32:
+    return IntegerType::get(context, 32, IntegerType::Unsigned);
   }
   return {};
 }
@@ -279,6 +303,22 @@ gplace::StatusOr<std::vector<uint8_t>> tensorBytes(const onnx::TensorProto &tens
   case ElementType::UI8:
     copied = copy(tensor.int32_data(),
                   [](int32_t v) { return static_cast<uint8_t>(v); });
+    break;
+  case ElementType::I8:
+    copied = copy(tensor.int32_data(),
+                  [](int32_t v) { return static_cast<int8_t>(v); });
+    break;
+  case ElementType::I16:
+    copied = copy(tensor.int32_data(),
+                  [](int32_t v) { return static_cast<int16_t>(v); });
+    break;
+  case ElementType::UI16:
+    copied = copy(tensor.int32_data(),
+                  [](int32_t v) { return static_cast<uint16_t>(v); });
+    break;
+  case ElementType::UI32: // ONNX keeps uint32 in uint64_data.
+    copied = copy(tensor.uint64_data(),
+                  [](uint64_t v) { return static_cast<uint32_t>(v); });
     break;
   }
   if (!copied)

@@ -424,8 +424,8 @@ func.func @variableType() {
 // -----
 
 func.func @variableElementType() {
-  // expected-error @+1 {{'gplace.variable' initial value must be a statically shaped tensor of f32, f16, bf16, f64, i32, i64 or i1, but got 'tensor<i8>'}}
-  %v = gplace.variable dense<3> : tensor<i8>
+  // expected-error @+1 {{'gplace.variable' initial value must be a statically shaped tensor of f32, f16, bf16, f64, i32, i64 or i1, but got 'tensor<ui64>'}}
+  %v = gplace.variable dense<3> : tensor<ui64>
   return
 }
 
@@ -450,7 +450,7 @@ func.func @constantType() {
 
 func.func @constantElementType() {
   // expected-error @+1 {{attribute 'value' failed to satisfy constraint: elements attribute of a statically shaped tensor of f32, f16, bf16, f64, i32, i64 or i1}}
-  %0 = gplace.constant dense<1> : tensor<2xi8>
+  %0 = gplace.constant dense<1> : tensor<2xui64>
   return
 }
 

@@ -291,21 +291,21 @@ gplan.program @blockArgument {
 
 // -----
 
-// Element types the runtime has no kernel or byte size for (i16 was
-// reported as a size beyond 2^63 by the passes).
+// Element types the runtime has no kernel or byte size for (i16, before
+// it was one, was reported as a size beyond 2^63 by the passes).
 gplan.device @cpu0 "/job:localhost/replica:0/task:0/device:CPU:0"
-gplan.program @i16Constant {
-  // expected-error @+1 {{expects a value of f32, f16, bf16, f64, i32, i64, i1 or ui8, not 'i16'}}
-  %k = gplan.constant @cpu0 dense<1> : tensor<4xi16>
+gplan.program @ui64Constant {
+  // expected-error @+1 {{expects a value of f32, f16, bf16, f64, i32, i64, i1, ui8, i8, i16, ui16 or ui32, not 'ui64'}}
+  %k = gplan.constant @cpu0 dense<1> : tensor<4xui64>
   gplan.return
 }
 
 // -----
 
 gplan.device @cpu0 "/job:localhost/replica:0/task:0/device:CPU:0"
-gplan.program @i16Buffer {
-  // expected-error @+1 {{invalid buffer element type 'i16' (expected f32, f16, bf16, f64, i32, i64, i1 or ui8)}}
-  %0 = gplan.input 0 : !gplan.buffer<4xi16>
+gplan.program @ui64Buffer {
+  // expected-error @+1 {{invalid buffer element type 'ui64' (expected f32, f16, bf16, f64, i32, i64, i1, ui8, i8, i16, ui16 or ui32)}}
+  %0 = gplan.input 0 : !gplan.buffer<4xui64>
   gplan.return
 }
 

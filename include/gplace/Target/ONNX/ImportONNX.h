@@ -188,7 +188,8 @@ inline bool isOnnxFileName(llvm::StringRef path) {
 
 /// Reads a serialized ONNX TensorProto (the `input_0.pb` and `output_0.pb`
 /// files of ONNX's backend tests) as a host tensor of f32, f16, bf16, f64,
-/// i32, i64, bool (i1) or uint8 (ui8); raw and typed data, and external
+/// i32, i64, bool (i1), uint8 (ui8), int8 (i8), int16 (i16), uint16
+/// (ui16) or uint32 (ui32); raw and typed data, and external
 /// data relative to the file's directory. Errors (invalid argument) name
 /// the file and what is wrong: not a TensorProto, an element type gplace
 /// has no twin for, data of the wrong size.
