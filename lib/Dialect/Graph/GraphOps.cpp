@@ -652,6 +652,21 @@ LogicalResult MatmulOp::verify() {
                                       RuleError{*this, {}, {}}));
 }
 
+LogicalResult MatmulAccumulateOp::verify() {
+  RuleError error{*this, {}, {}};
+  FailureOr<RankedTensorType> product =
+      matmulType(getLhs().getType(), getRhs().getType(), getTransposeA(),
+                 getTransposeB(), error);
+  if (failed(product))
+    return failure();
+  if (getAccumulator().getType() != *product || getType() != *product)
+    return emitOpError() << "expects the accumulator and the result to have "
+                            "the product's type "
+                         << *product << ", but got "
+                         << getAccumulator().getType() << " and " << getType();
+  return success();
+}
+
 LogicalResult AddNOp::verify() {
   OperandRange inputs = getInputs();
   for (auto [i, input] : llvm::enumerate(inputs))

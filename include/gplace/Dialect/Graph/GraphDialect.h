@@ -45,6 +45,14 @@ template <typename ConcreteType>
 class ForwardsInput
     : public mlir::OpTrait::TraitBase<ConcreteType, ForwardsInput> {};
 
+/// Marks ops whose result may take their first operand's memory (GEMM with
+/// beta = 1 into its accumulator); see Graph_AccumulatesIntoFirstOperand in
+/// GraphOps.td.
+template <typename ConcreteType>
+class AccumulatesIntoFirstOperand
+    : public mlir::OpTrait::TraitBase<ConcreteType,
+                                      AccumulatesIntoFirstOperand> {};
+
 /// Marks ops that read no data and only wait for their operands (group);
 /// see Graph_ControlOnly in GraphOps.td.
 template <typename ConcreteType>
