@@ -103,6 +103,18 @@ def Graph_KernelTypeFromOperands : NativeOpTrait<"KernelTypeFromOperands"> {
 // covers the float-to-float casts, and any pair with an integer or bool
 // stays where integers have kernels (the CPU). The runtime's kernels
 // dispatch on both types.
+// Ops whose result may take the memory of their first operand: each
+// element of the result is written after that element of the first operand
+// is read, and no other element of it is read (a GEMM with beta = 1 adding
+// into its accumulator). The memory planner's in-place option lets such a
+// result take that operand's buffer where this is its last use, as it does
+// for an elementwise op's (docs/passes/plan-memory.md); gplace-tblgen puts
+// the fact in the op table (isAccumulatingKernel).
+def Graph_AccumulatesIntoFirstOperand
+    : NativeOpTrait<"AccumulatesIntoFirstOperand"> {
+  let cppNamespace = "::gplace::graph::OpTrait";
+}
+
 def Graph_KernelTypeFromOperandAndResult
     : NativeOpTrait<"KernelTypeFromOperandAndResult"> {
   let cppNamespace = "::gplace::graph::OpTrait";
@@ -370,6 +382,39 @@ def Graph_MatmulOp : Graph_KernelOp<"matmul", "MatMul", [Pure, Graph_MixedPrecis
   let assemblyFormat = "$lhs `,` $rhs (`transpose_a` $transpose_a^)? "
       "(`transpose_b` $transpose_b^)? " # afterClause
       # " attr-dict `:` `(` type($lhs) `,` type($rhs) `)` `->` type($result)";
+  let hasVerifier = 1;
+}
+
+// GEMM with beta = 1 (BLAS's C = A B + C), as TensorFlow's oneDNN build
+// fuses MatMul + Add into _FusedMatMul and cuBLAS accumulates into C: made
+// by --gplace-remap from add(c, matmul(a, b)) after differentiation, so a
+// running sum of weight gradients (--gplace-accumulate-gradients) takes
+// each micro-batch's product without a buffer for it.
+def Graph_MatmulAccumulateOp : Graph_KernelOp<"matmul_accumulate", "_MatMulAccumulate", [Pure, Graph_AccumulatesIntoFirstOperand, DeclareOpInterfaceMethods<Graph_GradientOpInterface>], "MatMulAccumulate"> {
+  let summary = "matrix product added to an accumulator (GEMM, beta = 1)";
+  let description = [{
+    `result = accumulator + op(lhs) x op(rhs)`, `op` as gplace.matmul's;
+    the accumulator has the result's type. The kernels are GEMM with
+    beta = 1 on the result's buffer (OpenBLAS cblas_sgemm, cuBLAS
+    cublasGemmEx), which the memory planner's in-place option makes the
+    accumulator's own buffer where the accumulator dies here.
+
+    ```mlir
+    %s = gplace.matmul_accumulate %acc, %a, %b transpose_a : (tensor<3x2xf32>, tensor<4x3xf32>, tensor<4x2xf32>) -> tensor<3x2xf32>
+    ```
+  }];
+  let arguments = !con((ins Graph_NumericTensor:$accumulator,
+                            Graph_NumericTensor:$lhs, Graph_NumericTensor:$rhs,
+                            UnitAttr:$transpose_a, UnitAttr:$transpose_b),
+                       placementAttrs, controlDepsArg);
+  let results = (outs Graph_NumericTensor:$result);
+  let flops = "::gplace::graph::detail::getMatmulFlops(getLhs(), getResult())"
+      " + ::llvm::cast<::mlir::ShapedType>(getResult().getType())"
+      ".getNumElements()";
+  let assemblyFormat = "$accumulator `,` $lhs `,` $rhs "
+      "(`transpose_a` $transpose_a^)? (`transpose_b` $transpose_b^)? "
+      # afterClause # " attr-dict `:` `(` type($accumulator) `,` type($lhs) "
+      "`,` type($rhs) `)` `->` type($result)";
   let hasVerifier = 1;
 }
 

@@ -1153,6 +1153,39 @@ template <> Status runKernel<Kernel::Matmul>(const KernelCall &call) {
       });
 }
 
+/// matmul_accumulate: C = op(A) op(B) + C, GEMM with beta = 1 (OpenBLAS)
+/// on the output, which holds the accumulator (inputs[0]) already where the
+/// memory plan put it there (in place), else gets a copy of it first.
+template <> Status runKernel<Kernel::MatmulAccumulate>(const KernelCall &call) {
+  const TensorType &aType = *call.inputs[1].type, &bType = *call.inputs[2].type;
+  bool ta = call.params->transposeA, tb = call.params->transposeB;
+  int64_t m = ta ? aType.shape[1] : aType.shape[0];
+  int64_t k = ta ? aType.shape[0] : aType.shape[1];
+  int64_t n = tb ? bType.shape[0] : bType.shape[1];
+  int64_t lda = aType.shape[1], ldb = bType.shape[1];
+  CBLAS_TRANSPOSE transA = ta ? CblasTrans : CblasNoTrans;
+  CBLAS_TRANSPOSE transB = tb ? CblasTrans : CblasNoTrans;
+  GPLACE_RETURN_IF_ERROR(copyData(call));
+  if (m == 0 || n == 0 || k == 0)
+    return Status::ok();
+  return dispatch<kernelCpuTypes(Kernel::MatmulAccumulate)>(
+      aType.elementType, call.kernel, [&](auto tag) -> Status {
+        using S = typename decltype(tag)::type;
+        const S *a = ptr<S>(call.inputs[1]), *b = ptr<S>(call.inputs[2]);
+        S *c = ptr<S>(call.outputs[0]);
+        if constexpr (std::is_same_v<S, float>)
+          cblas_sgemm(CblasRowMajor, transA, transB, m, n, k, 1.0f, a, lda, b,
+                      ldb, 1.0f, c, n);
+        else if constexpr (std::is_same_v<S, double>)
+          cblas_dgemm(CblasRowMajor, transA, transB, m, n, k, 1.0, a, lda, b,
+                      ldb, 1.0, c, n);
+        else
+          return Status::internal("matmul_accumulate has no host kernel of "
+                                  "this type");
+        return Status::ok();
+      });
+}
+
 //===----------------------------------------------------------------------===//
 // Training: broadcasting, padding, the loss, metrics, random numbers and
 // the optimizers.

@@ -577,6 +577,20 @@ std::vector<Case> cases() {
                        ") -> tensor<2x4xf64>",
                    "2x4xf64"});
   }
+  // GEMM with beta = 1 (what --gplace-remap makes of an add of a matmul):
+  // the accumulator's gradient and the product's.
+  for (const char *flags : {"", " transpose_a transpose_b"}) {
+    bool t = std::strstr(flags, "transpose_a");
+    std::string lhs = t ? "3x2xf64" : "2x3xf64";
+    std::string rhs = t ? "4x3xf64" : "3x4xf64";
+    all.push_back({std::string("matmul_accumulate") + (t ? "_ta_tb" : ""),
+                   {"2x4xf64", lhs, rhs},
+                   "  %y = gplace.matmul_accumulate %a0, %a1, %a2" +
+                       std::string(flags) + " : (tensor<2x4xf64>, " +
+                       tensorType(lhs) + ", " + tensorType(rhs) +
+                       ") -> tensor<2x4xf64>",
+                   "2x4xf64"});
+  }
   // The composite ops: the pipeline decomposes them before it
   // differentiates, so that their gradients are their parts'.
   for (const char *op : {"elu", "selu", "hard_sigmoid", "log_softmax"}) {

@@ -340,6 +340,50 @@ TEST(Kernels, FloatMatMulTransposesOfOneShape) {
       }
 }
 
+// GEMM with beta = 1: the output is C + op(A) op(B), whether it is C's own
+// memory (the memory plan's in place) or another buffer (C copied first),
+// in f32 and f64, for each transpose.
+TEST(Kernels, MatMulAccumulateAddsTheProductToC) {
+  const std::vector<double> expected[2][2] = {
+      {{20, 24, 46, 54}, {18, 25, 42, 57}},
+      {{27, 32, 41, 48}, {24, 33, 37, 50}}};
+  for (ElementType type : {ElementType::F32, ElementType::F64})
+    for (bool ta : {false, true})
+      for (bool tb : {false, true})
+        for (bool inPlace : {false, true}) {
+          auto make = [&](std::vector<double> v) {
+            return type == ElementType::F32
+                       ? tensorOf<float>(type, {2, 2},
+                                         std::vector<float>(v.begin(), v.end()))
+                       : tensorOf<double>(type, {2, 2}, v);
+          };
+          HostTensor a = make({1, 2, 3, 4}), b = make({5, 6, 7, 8});
+          HostTensor c = make({1, 2, 3, 4}), out = make({0, 0, 0, 0});
+          KernelParams params;
+          params.transposeA = ta;
+          params.transposeB = tb;
+          HostTensor &result = inPlace ? c : out;
+          ASSERT_TRUE(
+              run(Kernel::MatmulAccumulate, params, {&c, &a, &b}, result)
+                  .isOk());
+          auto values = [&](const HostTensor &t) {
+            std::vector<double> got;
+            if (type == ElementType::F32)
+              for (float x : valuesOf<float>(t))
+                got.push_back(x);
+            else
+              got = valuesOf<double>(t);
+            return got;
+          };
+          EXPECT_EQ(values(result), expected[ta][tb])
+              << "transpose_a " << ta << ", transpose_b " << tb
+              << ", in place " << inPlace;
+          // Not in place: C is read, not written.
+          if (!inPlace)
+            EXPECT_EQ(values(c), (std::vector<double>{1, 2, 3, 4}));
+        }
+}
+
 // A constant B (TensorRef::constant, with a state slot: what the executor
 // gives a launch reading a plan constant) is packed into oneDNN's layout on
 // the first run and read from that copy afterwards: the memory B came from

@@ -25,6 +25,9 @@
 //     (ElementwiseOpInterface), its number of data operands (-1: variadic),
 //     and whether its element type is its first operand's rather than its
 //     result's (KernelTypeFromOperands);
+//   GPLACE_KERNEL_ACCUMULATES(Kernel)
+//     every kernel op with AccumulatesIntoFirstOperand: its result may take
+//     its first operand's memory (matmul_accumulate);
 //   GPLACE_KERNEL_PARAM(Kernel, Name, Kind, Field)
 //     every attribute of such an op but the placement ones: its name, its
 //     kind (Bool for a unit attribute, I64, I64Array) and the field of
@@ -100,8 +103,8 @@ bool emitOpTable(raw_ostream &os, RecordKeeper &records) {
   }
   os << "#undef GPLACE_OP\n\n";
 
-  std::string kernels, params;
-  raw_string_ostream kos(kernels), pos(params);
+  std::string kernels, params, accumulating;
+  raw_string_ostream kos(kernels), pos(params), aos(accumulating);
   for (const Record *def : defs) {
     mlir::tblgen::Operator op(def);
     if (!hasInterface(op, "KernelOpInterface"))
@@ -121,11 +124,17 @@ bool emitOpTable(raw_ostream &os, RecordKeeper &records) {
       }
       ++arity;
     }
-    bool typedByOperand = false;
+    bool typedByOperand = false, accumulates = false;
     for (const mlir::tblgen::Trait &trait : op.getTraits())
-      if (const auto *native = dyn_cast<mlir::tblgen::NativeTrait>(&trait))
+      if (const auto *native = dyn_cast<mlir::tblgen::NativeTrait>(&trait)) {
         typedByOperand |= native->getFullyQualifiedTraitName() ==
                           "::gplace::graph::OpTrait::KernelTypeFromOperands";
+        accumulates |=
+            native->getFullyQualifiedTraitName() ==
+            "::gplace::graph::OpTrait::AccumulatesIntoFirstOperand";
+      }
+    if (accumulates)
+      aos << formatv("GPLACE_KERNEL_ACCUMULATES({0})\n", cls);
     kos << formatv("GPLACE_KERNEL({0}, \"{1}\", {2}, {3}, {4})\n", cls,
                    def->getValueAsString("opName"),
                    elementwise ? "true" : "false", arity,
@@ -173,6 +182,10 @@ bool emitOpTable(raw_ostream &os, RecordKeeper &records) {
         "TypedByOperand)\n"
         "#endif\n"
      << kernels << "#undef GPLACE_KERNEL\n\n";
+  os << "#ifndef GPLACE_KERNEL_ACCUMULATES\n"
+        "#define GPLACE_KERNEL_ACCUMULATES(Kernel)\n"
+        "#endif\n"
+     << accumulating << "#undef GPLACE_KERNEL_ACCUMULATES\n\n";
   os << "#ifndef GPLACE_KERNEL_PARAM\n"
         "#define GPLACE_KERNEL_PARAM(Kernel, Name, Kind, Field)\n"
         "#endif\n"

@@ -66,6 +66,20 @@ constexpr bool isElementwiseKernel(Kernel kernel) {
   return detail::kKernelInfos[static_cast<size_t>(kernel)].elementwise;
 }
 
+/// True for a kernel whose result may take its first input's memory (the op
+/// has AccumulatesIntoFirstOperand: matmul_accumulate, GEMM with beta = 1
+/// into its accumulator): the memory planner's in-place option treats its
+/// first input as it treats an elementwise kernel's operands.
+constexpr bool isAccumulatingKernel(Kernel kernel) {
+  switch (kernel) {
+#define GPLACE_KERNEL_ACCUMULATES(Name) case Kernel::Name:
+#include "gplace/Dialect/Graph/GraphOpTable.def"
+    return true;
+  default:
+    return false;
+  }
+}
+
 /// True for a kernel whose launches, one per member device, run together
 /// (an all-reduce's members): they get a stream of their own.
 constexpr bool isCollectiveKernel(Kernel kernel) {

@@ -87,14 +87,17 @@ def RemapPass : Pass<"gplace-remap", "::mlir::ModuleOp"> {
     An add of a `[C]` or `[1, 1, 1, C]` operand counts as a bias_add
     (Grappler's IsBiasSemanticAdd), and a `gplace.fused_batch_norm` in
     inference after the conv2d folds into its filter and a bias, computed
-    by small ops on the batch norm's vectors.
+    by small ops on the batch norm's vectors. A matmul whose product an
+    add adds to a tensor of its type becomes `gplace.matmul_accumulate`
+    (GEMM with beta = 1 into that accumulator, at the matmul's place where
+    the accumulator comes first): gradient accumulation's running sums.
     Ops fuse only when they request the same device, have the same assigned
     device and colocation, and the absorbed ops have no control
     dependencies. The fused op takes the last op's name; colocation
     constraints on the absorbed ops (their gradients') move to it, and the
     other ops keep their names. The patterns live with the ops
-    (`graph::populateRemapperPatterns`). The fused ops have no gradient:
-    the pipelines run the pass after `--gplace-differentiate` and before
+    (`graph::populateRemapperPatterns`). The fused convolutions have no
+    gradient: the pipelines run the pass after `--gplace-differentiate` and before
     placement; `gplace-run --remapping=false` leaves it out.
 
     ```mlir

@@ -1122,6 +1122,117 @@ template <typename PoolOp> struct FuseConv2DPool : OpRewritePattern<PoolOp> {
   }
 };
 
+/// Whether `op` waits for its operands without reading them (a group: a
+/// micro-batch's "done" token over its gradients).
+bool isControlOnly(Operation *op) {
+  return op->hasTrait<::gplace::graph::OpTrait::ControlOnly>();
+}
+
+/// The matmul whose product `add` adds to an accumulator of the add's own
+/// type (no broadcast), and that accumulator; {} if none. The product has
+/// no other use but ops that only wait for it (ControlOnly: a
+/// micro-batch's "done" group), which then wait for the sum. Where both
+/// operands are such products (a running sum's first two terms), the later
+/// one is the product.
+std::pair<MatmulOp, Value> productAndAccumulator(AddOp add) {
+  MatmulOp product;
+  Value accumulator;
+  for (int i = 0; i < 2; ++i) {
+    auto matmul = add->getOperand(i).getDefiningOp<MatmulOp>();
+    Value other = add->getOperand(1 - i);
+    auto onlyUse = [&](Operation *user) {
+      return user == add.getOperation() || isControlOnly(user);
+    };
+    if (!matmul || matmul.getType() != add.getType() ||
+        other.getType() != add.getType() ||
+        llvm::count_if(matmul->getUsers(), [&](Operation *user) {
+          return user == add.getOperation();
+        }) != 1 ||
+        !llvm::all_of(matmul->getUsers(), onlyUse) ||
+        matmul->getBlock() != add->getBlock() || other == matmul.getResult())
+      continue;
+    if (!product || product->isBeforeInBlock(matmul)) {
+      product = matmul;
+      accumulator = other;
+    }
+  }
+  return {product, accumulator};
+}
+
+/// add(c, matmul(a, b)) -> matmul_accumulate(c, a, b): GEMM with beta = 1
+/// into the accumulator, as TensorFlow's oneDNN remapper fuses MatMul + Add
+/// and cuBLAS accumulates into C. Where the accumulator is computed before
+/// the matmul (a running sum of weight gradients,
+/// --gplace-accumulate-gradients) the fused op takes the matmul's place, so
+/// each micro-batch's gradient is added as soon as it is computed; else
+/// the add's. f32 and f64 (the kernels' types); the add takes no control
+/// dependencies and the matmul's placement, as any fusion here, or no
+/// device request nor colocation of its own (the running sums
+/// --gplace-accumulate-gradients adds): it then goes where the matmul does
+/// (a gradient's matmul is colocated with its forward op).
+struct FuseMatmulAccumulate : OpRewritePattern<AddOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  /// Whether the fused op goes where the matmul is: the accumulator is
+  /// computed before it (else where the add is).
+  static bool atMatmul(MatmulOp matmul, Value accumulator) {
+    Operation *def = accumulator.getDefiningOp();
+    if (!def)
+      return accumulator.getParentBlock() == matmul->getBlock();
+    return def->getBlock() == matmul->getBlock() &&
+           def->isBeforeInBlock(matmul);
+  }
+
+  LogicalResult match(AddOp add) const override {
+    auto [matmul, accumulator] = productAndAccumulator(add);
+    if (!matmul)
+      return failure();
+    // At the add's place, what waits for the product must come after it.
+    if (!atMatmul(matmul, accumulator) &&
+        llvm::any_of(matmul->getUsers(), [&](Operation *user) {
+          return user != add.getOperation() && user->isBeforeInBlock(add);
+        }))
+      return failure();
+    auto request = add->getAttrOfType<StringAttr>("device");
+    if (!fusible(add, matmul) &&
+        !((!request || request.getValue().empty()) &&
+          add.getControlDeps().empty() &&
+          add->getAttr("assigned_device") ==
+              matmul->getAttr("assigned_device") &&
+          add->getDiscardableAttrDictionary().empty()))
+      return failure();
+    Type element = add.getType().getElementType();
+    return success(element.isF32() || element.isF64());
+  }
+
+  void rewrite(AddOp add, PatternRewriter &rewriter) const override {
+    auto [matmul, accumulator] = productAndAccumulator(add);
+    rewriter.setInsertionPoint(atMatmul(matmul, accumulator)
+                                   ? matmul.getOperation()
+                                   : add.getOperation());
+    SmallVector<NamedAttribute> attrs;
+    if (matmul.getTransposeA())
+      attrs.push_back(
+          rewriter.getNamedAttr("transpose_a", rewriter.getUnitAttr()));
+    if (matmul.getTransposeB())
+      attrs.push_back(
+          rewriter.getNamedAttr("transpose_b", rewriter.getUnitAttr()));
+    appendFusedAttributes(matmul, add, attrs, rewriter);
+    SmallVector<Value> operands = {accumulator, matmul.getLhs(),
+                                   matmul.getRhs()};
+    llvm::append_range(operands, matmul.getControlDeps());
+    auto fused = rewriter.create<MatmulAccumulateOp>(
+        add.getLoc(), TypeRange{add.getType()}, operands, attrs);
+    takeOverColocation(fused, {matmul.getOperation(), add.getOperation()},
+                       rewriter);
+    rewriter.replaceAllUsesWith(add.getResult(), fused.getResult());
+    rewriter.eraseOp(add);
+    // What only waited for the product waits for the sum.
+    rewriter.replaceAllUsesWith(matmul.getResult(), fused.getResult());
+    rewriter.eraseOp(matmul);
+  }
+};
+
 } // namespace
 
 void gplace::graph::populateRemapperPatterns(RewritePatternSet &patterns) {
@@ -1129,7 +1240,8 @@ void gplace::graph::populateRemapperPatterns(RewritePatternSet &patterns) {
        {BiasAddOp::getOperationName(), AddOp::getOperationName()})
     patterns.add<FuseConv2DBiasAdd>(root, patterns.getContext());
   patterns.add<FoldBatchNormIntoConv2D, FuseConv2DPool<MaxPoolOp>,
-               FuseConv2DPool<AvgPoolOp>>(patterns.getContext());
+               FuseConv2DPool<AvgPoolOp>, FuseMatmulAccumulate>(
+      patterns.getContext());
 }
 
 LogicalResult Conv2DOp::buildGradients(OpBuilder &b, ArrayRef<Value> dys,

@@ -48,6 +48,11 @@ struct GraphInlinerInterface : public DialectInlinerInterface {
 };
 } // namespace
 
+namespace gplace::graph::detail {
+/// GraphOps.cpp: matmul_accumulate's InferTypeOpInterface model.
+void attachMatmulAccumulateTypeInference(mlir::MLIRContext &context);
+} // namespace gplace::graph::detail
+
 void GraphDialect::initialize() {
   builtinPolicies = std::make_unique<gplace::PolicyRegistry>();
   gplace::registerBuiltinPolicies(*builtinPolicies);
@@ -65,6 +70,7 @@ void GraphDialect::initialize() {
 #include "gplace/Dialect/Graph/GraphOps.cpp.inc"
       >();
   addInterfaces<GraphInlinerInterface>();
+  detail::attachMatmulAccumulateTypeInference(*getContext());
 }
 
 LogicalResult GraphDialect::verifyOperationAttribute(Operation *op,

@@ -504,15 +504,13 @@ LogicalResult BiasAddOp::buildGradients(OpBuilder &b, ArrayRef<Value> dys,
 // Matrix product, reductions, softmax, the loss.
 //===----------------------------------------------------------------------===//
 
-LogicalResult MatmulOp::buildGradients(OpBuilder &b, ArrayRef<Value> dys,
-                                       SmallVectorImpl<Value> &out) {
-  // TensorFlow's _MatMulGrad, for each combination of transposes.
-  Emitter e(b, getLoc());
-  Value dy = dys[0], a = getLhs(), w = getRhs();
-  bool ta = getTransposeA(), tb = getTransposeB();
+/// TensorFlow's _MatMulGrad, for each combination of transposes: the
+/// gradients of `a` and `w` in `a x w` (each transposed as `ta`, `tb`).
+static void matmulGradients(Emitter &e, Value dy, Value a, Value w, bool ta,
+                            bool tb, SmallVectorImpl<Value> &out) {
   if (!isFloatTensor(a)) {
     out.append({Value(), Value()});
-    return success();
+    return;
   }
   if (!ta && !tb) {
     out.push_back(e.matmul(dy, w, false, true));
@@ -527,6 +525,24 @@ LogicalResult MatmulOp::buildGradients(OpBuilder &b, ArrayRef<Value> dys,
     out.push_back(e.matmul(w, dy, true, true));
     out.push_back(e.matmul(dy, a, true, true));
   }
+}
+
+LogicalResult MatmulOp::buildGradients(OpBuilder &b, ArrayRef<Value> dys,
+                                       SmallVectorImpl<Value> &out) {
+  Emitter e(b, getLoc());
+  matmulGradients(e, dys[0], getLhs(), getRhs(), getTransposeA(),
+                  getTransposeB(), out);
+  return success();
+}
+
+LogicalResult MatmulAccumulateOp::buildGradients(OpBuilder &b,
+                                                 ArrayRef<Value> dys,
+                                                 SmallVectorImpl<Value> &out) {
+  // The accumulator's gradient is dy; the product's, matmul's.
+  Emitter e(b, getLoc());
+  out.push_back(isFloatTensor(getAccumulator()) ? dys[0] : Value());
+  matmulGradients(e, dys[0], getLhs(), getRhs(), getTransposeA(),
+                  getTransposeB(), out);
   return success();
 }
 

@@ -652,6 +652,63 @@ LogicalResult MatmulOp::verify() {
                                       RuleError{*this, {}, {}}));
 }
 
+namespace {
+/// matmul_accumulate's result type, the product's (matmul's rule), as an
+/// external model of InferTypeOpInterface attached when the dialect loads
+/// (attachMatmulAccumulateTypeInference): the op's record does not declare
+/// Graph_InferredResultType, so that adding the op did not rebuild every
+/// user of the op declarations twice; its verifier checks the same rule.
+struct MatmulAccumulateTypeInference
+    : InferTypeOpInterface::ExternalModel<MatmulAccumulateTypeInference,
+                                          MatmulAccumulateOp> {
+  static LogicalResult
+  inferReturnTypes(MLIRContext *, std::optional<Location> location,
+                   ValueRange operands, DictionaryAttr attributes,
+                   OpaqueProperties properties, RegionRange regions,
+                   SmallVectorImpl<Type> &inferredReturnTypes) {
+    MatmulAccumulateOp::Adaptor adaptor(operands, attributes, properties,
+                                        regions);
+    RuleError error{nullptr, location,
+                    MatmulAccumulateOp::getOperationName()};
+    RankedTensorType lhs = rankedType(adaptor.getLhs()),
+                     rhs = rankedType(adaptor.getRhs());
+    if (!lhs || !rhs)
+      return failure();
+    return pushRule(matmulType(lhs, rhs, adaptor.getTransposeA(),
+                               adaptor.getTransposeB(), error),
+                    inferredReturnTypes);
+  }
+  static LogicalResult refineReturnTypes(MLIRContext *,
+                                         std::optional<Location>, ValueRange,
+                                         DictionaryAttr, OpaqueProperties,
+                                         RegionRange, SmallVectorImpl<Type> &) {
+    return success();
+  }
+};
+} // namespace
+
+namespace gplace::graph::detail {
+/// Called by GraphDialect::initialize.
+void attachMatmulAccumulateTypeInference(MLIRContext &context) {
+  MatmulAccumulateOp::attachInterface<MatmulAccumulateTypeInference>(context);
+}
+} // namespace gplace::graph::detail
+
+LogicalResult MatmulAccumulateOp::verify() {
+  RuleError error{*this, {}, {}};
+  FailureOr<RankedTensorType> product =
+      matmulType(getLhs().getType(), getRhs().getType(), getTransposeA(),
+                 getTransposeB(), error);
+  if (failed(product))
+    return failure();
+  if (getAccumulator().getType() != *product || getType() != *product)
+    return emitOpError() << "expects the accumulator and the result to have "
+                            "the product's type "
+                         << *product << ", but got "
+                         << getAccumulator().getType() << " and " << getType();
+  return success();
+}
+
 LogicalResult AddNOp::verify() {
   OperandRange inputs = getInputs();
   for (auto [i, input] : llvm::enumerate(inputs))

@@ -267,6 +267,8 @@ public:
     switch (call.kernel) {
     case Kernel::Matmul:
       return gemm(call, s);
+    case Kernel::MatmulAccumulate:
+      return gemm(call, s, /*accumulate=*/true);
     case Kernel::Read:
     case Kernel::Assign:
       if (call.outputs[0].data == call.inputs[0].data)
@@ -683,9 +685,15 @@ private:
     return Status::ok();
   }
 
-  /// Row-major C = op(A) op(B) as column-major C^T = op(B)^T op(A)^T.
-  Status gemm(const KernelCall &call, CUstream stream) {
-    const TensorType &a = *call.inputs[0].type, &b = *call.inputs[1].type;
+  /// Row-major C = op(A) op(B) as column-major C^T = op(B)^T op(A)^T;
+  /// with `accumulate` (matmul_accumulate), C = op(A) op(B) + C with beta =
+  /// 1, C the accumulator (inputs[0]), copied to the output first unless
+  /// the memory plan put the output over it.
+  Status gemm(const KernelCall &call, CUstream stream,
+              bool accumulate = false) {
+    const TensorRef &lhs = call.inputs[accumulate ? 1 : 0],
+                    &rhs = call.inputs[accumulate ? 2 : 1];
+    const TensorType &a = *lhs.type, &b = *rhs.type;
     bool ta = call.params->transposeA, tb = call.params->transposeB;
     int m = static_cast<int>(ta ? a.shape[1] : a.shape[0]);
     int k = static_cast<int>(ta ? a.shape[0] : a.shape[1]);
@@ -714,8 +722,13 @@ private:
       return Status::invalidArgument("no GPU kernel for gplace.matmul with element type " +
                            std::string(elementTypeName(a.elementType)));
     }
-    float alpha32 = 1, beta32 = 0;
-    double alpha64 = 1, beta64 = 0;
+    if (accumulate && call.outputs[0].data != call.inputs[0].data)
+      GPLACE_CU_CHECK(cuMemcpyDtoDAsync,
+                      reinterpret_cast<CUdeviceptr>(call.outputs[0].data),
+                      reinterpret_cast<CUdeviceptr>(call.inputs[0].data),
+                      call.outputs[0].type->bytes(), stream);
+    float alpha32 = 1, beta32 = accumulate ? 1 : 0;
+    double alpha64 = 1, beta64 = accumulate ? 1 : 0;
     const void *alpha = compute == CUBLAS_COMPUTE_64F
                             ? static_cast<const void *>(&alpha64)
                             : static_cast<const void *>(&alpha32);
@@ -725,8 +738,8 @@ private:
     GPLACE_CUBLAS_CHECK(cublasSetStream, cublas_, stream);
     GPLACE_CUBLAS_CHECK(cublasGemmEx, cublas_, tb ? CUBLAS_OP_T : CUBLAS_OP_N,
                         ta ? CUBLAS_OP_T : CUBLAS_OP_N, n, m, k, alpha,
-                        call.inputs[1].data, type,
-                        static_cast<int>(b.shape[1]), call.inputs[0].data, type,
+                        rhs.data, type,
+                        static_cast<int>(b.shape[1]), lhs.data, type,
                         static_cast<int>(a.shape[1]), beta,
                         call.outputs[0].data, type, n, compute,
                         CUBLAS_GEMM_DEFAULT);

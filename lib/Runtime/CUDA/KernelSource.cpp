@@ -812,10 +812,11 @@ private:
 } // namespace
 
 bool isNvrtcKernel(Kernel kernel) {
-  // GEMM runs in cuBLAS, convolutions, pooling and batch norm in cuDNN,
+  // GEMM (and GEMM with beta = 1) runs in cuBLAS, convolutions, pooling and batch norm in cuDNN,
   // read and assign are copies; kernels without a GPU kernel never reach a
   // GPU.
-  return kernel != Kernel::Matmul && kernel != Kernel::Read &&
+  return kernel != Kernel::Matmul && kernel != Kernel::MatmulAccumulate &&
+         kernel != Kernel::Read &&
          kernel != Kernel::Assign && !isCudnnKernel(kernel) &&
          kernelGpuTypes(kernel) != 0;
 }

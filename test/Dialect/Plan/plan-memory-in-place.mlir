@@ -75,3 +75,24 @@ gplan.program @typesAndStreams {
   %z = gplan.launch exp(%c) on @gpu0 stream 0 wait(%e) : (!gplan.buffer<4x4xf32>) -> !gplan.buffer<4x4xf32>
   gplan.return %y, %z : !gplan.buffer<4x4xf32>, !gplan.buffer<4x4xf32>
 }
+
+// -----
+
+gplan.device @gpu0 "/job:localhost/replica:0/task:0/device:GPU:0"
+
+// Tests GEMM with beta = 1 (matmul_accumulate, AccumulatesIntoFirstOperand):
+// %t takes the memory of its first operand, the accumulator %s, read there
+// for the last time (a running sum of weight gradients); %w cannot take
+// %t's, which it also reads as a factor of the product, nor %a's, a
+// factor read last there: it takes %b's, free since %t.
+// CHECK-LABEL: gplan.program @accumulate
+// CHECK-NEXT: gplan.arena @gpu0 bytes 3072 offsets [0, 1024, 2048, 1024, 2048]
+gplan.program @accumulate {
+  %x = gplan.input 0 : !gplan.buffer<16x16xf32>
+  %a = gplan.copy %x to @gpu0 stream 0 : !gplan.buffer<16x16xf32>
+  %s = gplan.launch neg(%a) on @gpu0 stream 0 : (!gplan.buffer<16x16xf32>) -> !gplan.buffer<16x16xf32>
+  %b = gplan.launch exp(%a) on @gpu0 stream 0 : (!gplan.buffer<16x16xf32>) -> !gplan.buffer<16x16xf32>
+  %t = gplan.launch matmul_accumulate(%s, %a, %b) on @gpu0 stream 0 {transpose_a} : (!gplan.buffer<16x16xf32>, !gplan.buffer<16x16xf32>, !gplan.buffer<16x16xf32>) -> !gplan.buffer<16x16xf32>
+  %w = gplan.launch matmul_accumulate(%t, %t, %a) on @gpu0 stream 0 : (!gplan.buffer<16x16xf32>, !gplan.buffer<16x16xf32>, !gplan.buffer<16x16xf32>) -> !gplan.buffer<16x16xf32>
+  gplan.return %w : !gplan.buffer<16x16xf32>
+}

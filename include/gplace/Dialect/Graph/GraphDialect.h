@@ -45,6 +45,14 @@ template <typename ConcreteType>
 class ForwardsInput
     : public mlir::OpTrait::TraitBase<ConcreteType, ForwardsInput> {};
 
+/// Marks ops whose result may take their first operand's memory (GEMM with
+/// beta = 1 into its accumulator); see Graph_AccumulatesIntoFirstOperand in
+/// GraphOps.td.
+template <typename ConcreteType>
+class AccumulatesIntoFirstOperand
+    : public mlir::OpTrait::TraitBase<ConcreteType,
+                                      AccumulatesIntoFirstOperand> {};
+
 /// Marks ops that read no data and only wait for their operands (group);
 /// see Graph_ControlOnly in GraphOps.td.
 template <typename ConcreteType>
@@ -315,10 +323,12 @@ struct WindowAttrs {
 /// same placement attributes, no control dependencies on the absorbed
 /// ops); then gplace's own: fused_conv2d + max_pool or avg_pool →
 /// fused_conv2d_pool where both can only run on a CPU (runsOnCpusOnly by
-/// the module's `gplace.devices`, or the process's CPU without them). The
-/// fused op takes the last op's name, as TensorFlow's remapper names the
-/// fused node after the node it replaces. The fused ops have no gradient:
-/// run the patterns after differentiation. Every pattern added here
+/// the module's `gplace.devices`, or the process's CPU without them), and
+/// add(c, matmul(a, b)) → matmul_accumulate(c, a, b) (GEMM with beta = 1;
+/// c of the add's type, f32 or f64), at the matmul's place where c comes
+/// before it. The fused op takes the last op's name, as TensorFlow's
+/// remapper names the fused node after the node it replaces. The fused
+/// convolutions have no gradient: run the patterns after differentiation. Every pattern added here
 /// implements match() and rewrite() (not one matchAndRewrite()):
 /// --gplace-remap calls match() alone to learn whether anything fuses
 /// before it touches the IR, and MLIR's default match() is unreachable.

@@ -219,7 +219,8 @@ FailureOr<BufferLives> BufferLives::build(ProgramOp program,
           define(result, launch.getDeviceAttr(), step);
       if (!launch.getFusionAttr() && launch.getOuts().empty() &&
           launch.getNumResults() == 1 &&
-          isElementwiseKernel(launch.getKernel().getKernel()) &&
+          (isElementwiseKernel(launch.getKernel().getKernel()) ||
+           isAccumulatingKernel(launch.getKernel().getKernel())) &&
           steps[step].op == &op && steps[step].last == &op)
         inPlaceCandidates.push_back({launch, step});
     } else if (auto copy = dyn_cast<CopyOp>(op)) {
@@ -239,14 +240,23 @@ FailureOr<BufferLives> BufferLives::build(ProgramOp program,
 
   // In place (see build() in Liveness.h): the launch writes element i of
   // its result after reading element i of every operand, so the result may
-  // take an operand's memory where nothing reads that operand later.
+  // take an operand's memory where nothing reads that operand later. An
+  // accumulating kernel (GEMM with beta = 1) does so for its first operand
+  // alone, which no other operand of it may be.
   for (auto [launch, stepIndex] : inPlaceCandidates) {
     Value result = launch.getResult(0);
     auto out = indexOf.find(result);
     if (out == indexOf.end() || lives.buffers[out->second].inRegisters)
       continue;
     const Schedule::Step &step = steps[stepIndex];
-    for (Value input : launch.getInputs()) {
+    bool accumulating = isAccumulatingKernel(launch.getKernel().getKernel());
+    for (auto [position, input] : llvm::enumerate(launch.getInputs())) {
+      if (accumulating &&
+          (position != 0 ||
+           llvm::any_of(launch.getInputs().drop_front(), [&](Value other) {
+             return getViewRoot(other) == getViewRoot(input);
+           })))
+        break;
       auto in = indexOf.find(input);
       if (in == indexOf.end() || input.getType() != result.getType())
         continue;

@@ -14,7 +14,10 @@ func.func @main() -> tensor<f32> {
   %wr = gplace.read %w {device = "/gpu:0"} : !gplace.resource<tensor<512x512xf32>>
   %p = gplace.matmul %wr, %wr {device = "/gpu:0"} : (tensor<512x512xf32>, tensor<512x512xf32>) -> tensor<512x512xf32>
   %q = gplace.matmul %p, %wr {device = "/gpu:0"} : (tensor<512x512xf32>, tensor<512x512xf32>) -> tensor<512x512xf32>
-  %r = gplace.add %p, %q {device = "/gpu:0"} : (tensor<512x512xf32>, tensor<512x512xf32>) -> tensor<512x512xf32>
+  // A sub, not an add: --gplace-remap would make p + q one matmul_accumulate
+  // (GEMM with beta = 1), with no buffer for q, and the plan would need
+  // 3 MiB rather than all 4.
+  %r = gplace.sub %p, %q {device = "/gpu:0"} : (tensor<512x512xf32>, tensor<512x512xf32>) -> tensor<512x512xf32>
   %s = gplace.reduce_sum %r axes = [0, 1] {device = "/gpu:0"} : tensor<512x512xf32> -> tensor<f32>
   return %s : tensor<f32>
 }
