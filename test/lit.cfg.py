@@ -113,3 +113,11 @@ config.environment["CUDA_VISIBLE_DEVICES"] = ""
 # cache in the build tree instead, shared by the tests of a run.
 config.environment["GPLACE_KERNEL_CACHE_DIR"] = os.path.join(
     config.gplace_obj_root, "test", "kernel-cache")
+
+# The libraries' instruction-set overrides pass through, so that the suite
+# can be run here as a machine with other vector units would run it (CI
+# may land on AVX2 without AVX-512):
+#   ONEDNN_MAX_CPU_ISA=AVX2 OPENBLAS_CORETYPE=Haswell lit ...
+for name in ("ONEDNN_MAX_CPU_ISA", "OPENBLAS_CORETYPE", "OMP_NUM_THREADS"):
+    if name in os.environ:
+        config.environment[name] = os.environ[name]
