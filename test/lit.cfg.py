@@ -73,7 +73,10 @@ try:
     if {"avx2", "fma"} <= flags:
         config.available_features.add("cpu-avx2")
     # `cpu-avx512-bf16`: oneDNN can run bf16 natively (avx512_core_bf16).
-    if {"avx512f", "avx512bw", "avx512vl", "avx512_bf16"} <= flags:
+    # ONEDNN_MAX_CPU_ISA below AVX-512 (passed through below) takes it away.
+    isa_cap = os.environ.get("ONEDNN_MAX_CPU_ISA", "").upper()
+    if {"avx512f", "avx512bw", "avx512vl", "avx512_bf16"} <= flags and not (
+            isa_cap and not isa_cap.startswith(("AVX512", "AVX10", "ALL"))):
         config.available_features.add("cpu-avx512-bf16")
 except (OSError, IndexError):
     pass

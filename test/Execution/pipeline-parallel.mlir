@@ -2,10 +2,13 @@
 // trains what --accumulate-steps trains: a 4-stage MLP (each layer's
 // variable and ops requested on its own GPU) with a batch of 16 in 8
 // micro-batches of 2, ten gradient-descent steps, gives the loss and the
-// weights of one batch of 16 on the CPU, and the same bits as
+// weights of one batch of 16 on the CPU, and those of
 // --accumulate-steps=8 (the same running sums), under GPipe and 1F1B, and
 // in 2 stages the cost model chooses (--pipeline-split=auto, which replaces
-// the ops' requests).
+// the ops' requests). They are compared with a tolerance, not byte for
+// byte: --gplace-remap fuses some of the running sums into GEMMs with
+// beta = 1 (OpenBLAS) and leaves others as oneDNN's product and an add,
+// which round alike with AVX-512 but not with AVX2.
 // DEFINE: %{inputs} = --input=16x8xf32=0.76,0.88,0.89,0.77,0.55,0.26,-0.07,-0.39,-0.66,-0.83,-0.9,-0.84,-0.67,-0.41,-0.09,0.24,0.54,0.76,0.88,0.89,0.77,0.55,0.25,-0.08,-0.4,-0.66,-0.84,-0.9,-0.84,-0.67,-0.4,-0.09,0.24,0.54,0.76,0.88,0.88,0.77,0.54,0.25,-0.08,-0.4,-0.67,-0.84,-0.9,-0.84,-0.66,-0.4,-0.08,0.25,0.54,0.77,0.89,0.88,0.76,0.54,0.24,-0.09,-0.41,-0.67,-0.84,-0.9,-0.84,-0.66,-0.39,-0.07,0.25,0.55,0.77,0.89,0.88,0.76,0.53,0.24,-0.09,-0.41,-0.67,-0.84,-0.9,-0.83,-0.66,-0.39,-0.07,0.26,0.55,0.77,0.89,0.88,0.76,0.53,0.23,-0.1,-0.42,-0.68,-0.85,-0.9,-0.83,-0.65,-0.38,-0.06,0.27,0.56,0.78,0.89,0.88,0.75,0.52,0.22,-0.11,-0.42,-0.68,-0.85,-0.9,-0.83,-0.65,-0.38,-0.06,0.27,0.56,0.78,0.89,0.88,0.75,0.52,0.22,-0.11,-0.43,-0.69 --input=16x1xf32=0.5,0.13,-0.43,-0.36,0.23,0.49,0.03,-0.47,-0.28,0.32,0.45,-0.08,-0.5,-0.18,0.4,0.4
 // RUN: gplace-run %s --entry=train --iterations=10 %{inputs} --allow-soft-placement | FileCheck %s
 // RUN: gplace-run %s --entry=train --iterations=10 %{inputs} --emulate-gpus=4 --accumulate-steps=8 > %t.accumulate
@@ -14,9 +17,9 @@
 // RUN: gplace-run %s --entry=train --iterations=10 %{inputs} --emulate-gpus=4 --pipeline-stages=4 --microbatches=8 --schedule=gpipe > %t.gpipe
 // RUN: gplace-run %s --entry=train --iterations=10 %{inputs} --emulate-gpus=4 --pipeline-stages=2 --pipeline-split=auto --microbatches=8 > %t.auto
 // RUN: FileCheck %s < %t.1f1b
-// RUN: diff %t.accumulate %t.auto
-// RUN: diff %t.accumulate %t.1f1b
-// RUN: diff %t.accumulate %t.gpipe
+// RUN: %python %gplace_src_root/utils/compare-results.py %t.accumulate %t.auto
+// RUN: %python %gplace_src_root/utils/compare-results.py %t.accumulate %t.1f1b
+// RUN: %python %gplace_src_root/utils/compare-results.py %t.accumulate %t.gpipe
 //
 // Data parallel x pipeline parallel (--replicas=R with --pipeline-stages):
 // two 4-stage pipelines on GPUs 0-3 and 4-7, each on 8 of the 16 examples
@@ -24,16 +27,16 @@
 // running sums, on replica 0's stages), and so do two pipelines of the 2
 // stages split=auto cuts (GPUs 0-1 and 2-3).
 // RUN: gplace-run %s --entry=train --iterations=10 %{inputs} --emulate-gpus=8 --pipeline-stages=4 --microbatches=4 --replicas=2 > %t.dp
-// RUN: diff %t.accumulate %t.dp
+// RUN: %python %gplace_src_root/utils/compare-results.py %t.accumulate %t.dp
 // RUN: gplace-run %s --entry=train --iterations=10 %{inputs} --emulate-gpus=4 --pipeline-stages=2 --pipeline-split=auto --microbatches=4 --replicas=2 > %t.dpauto
-// RUN: diff %t.accumulate %t.dpauto
+// RUN: %python %gplace_src_root/utils/compare-results.py %t.accumulate %t.dpauto
 // With bf16 mixed precision (--mixed-precision=bf16: each cast asks for its
 // producer's device, else its user's, so the casts run on the stages, in
 // their units): the bits of accumulation in bf16 (a loss other than f32's
 // 0.12967248).
 // RUN: gplace-run %s --entry=train --iterations=10 %{inputs} --emulate-gpus=4 --accumulate-steps=8 --mixed-precision=bf16 > %t.accumulate16
 // RUN: gplace-run %s --entry=train --iterations=10 %{inputs} --emulate-gpus=4 --pipeline-stages=4 --microbatches=8 --mixed-precision=bf16 > %t.pipeline16
-// RUN: diff %t.accumulate16 %t.pipeline16
+// RUN: %python %gplace_src_root/utils/compare-results.py %t.accumulate16 %t.pipeline16
 // RUN: FileCheck %s --check-prefix=BF16 < %t.pipeline16
 // Every cast on a stage, none on the host:
 // RUN: gplace-run %s --entry=train %{inputs} --emulate-gpus=4 --pipeline-stages=4 --microbatches=8 --mixed-precision=bf16 --log-device-placement > %t.casts 2>&1
