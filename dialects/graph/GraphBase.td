@@ -115,7 +115,7 @@ def Graph_ElementsAttr : ElementsAttrBase<
          CPred<"::gplace::graph::isValidGraphTensorType("
                "::llvm::cast<::mlir::ElementsAttr>($_self).getType())">]>,
     "elements attribute of a statically shaped tensor of f32, f16, bf16, "
-    "f64, i32, i64 or i1"> {
+    "f64, i32, i64, i1, ui8, i8, i16, ui16 or ui32"> {
   let storageType = [{ ::mlir::ElementsAttr }];
   let returnType = [{ ::mlir::ElementsAttr }];
   let convertFromStorage = "$_self";

@@ -161,9 +161,8 @@ LogicalResult ResourceType::verify(function_ref<InFlightDiagnostic()> emitError,
                                    RankedTensorType valueType) {
   if (!isValidGraphTensorType(valueType))
     return emitError() << "resource value type must be a statically shaped "
-                          "tensor of f32, f16, bf16, f64, i32, i64 or i1, "
-                          "but got "
-                       << valueType;
+                          "tensor of "
+                       << kGraphElementTypes << ", but got " << valueType;
   return success();
 }
 

@@ -593,9 +593,8 @@ GPLACE_INFER_RETURN_TYPES(VariableOp) {
     return emitOptionalError(
         location,
         "'gplace.variable' initial value must be a statically "
-        "shaped tensor of f32, f16, bf16, f64, i32, i64 or i1, but "
-        "got ",
-        value.getType());
+        "shaped tensor of ",
+        kGraphElementTypes, ", but got ", value.getType());
   inferredReturnTypes.push_back(ResourceType::get(context, type));
   return success();
 }

@@ -424,7 +424,7 @@ func.func @variableType() {
 // -----
 
 func.func @variableElementType() {
-  // expected-error @+1 {{'gplace.variable' initial value must be a statically shaped tensor of f32, f16, bf16, f64, i32, i64 or i1, but got 'tensor<ui64>'}}
+  // expected-error @+1 {{'gplace.variable' initial value must be a statically shaped tensor of f32, f16, bf16, f64, i32, i64, i1, ui8, i8, i16, ui16 or ui32, but got 'tensor<ui64>'}}
   %v = gplace.variable dense<3> : tensor<ui64>
   return
 }
@@ -432,7 +432,7 @@ func.func @variableElementType() {
 // -----
 
 func.func @resourceValueType(
-  // expected-error @+1 {{resource value type must be a statically shaped tensor of f32, f16, bf16, f64, i32, i64 or i1, but got 'tensor<?xf32>'}}
+  // expected-error @+1 {{resource value type must be a statically shaped tensor of f32, f16, bf16, f64, i32, i64, i1, ui8, i8, i16, ui16 or ui32, but got 'tensor<?xf32>'}}
   %r: !gplace.resource<tensor<?xf32>>) {
   return
 }
@@ -449,7 +449,7 @@ func.func @constantType() {
 // -----
 
 func.func @constantElementType() {
-  // expected-error @+1 {{attribute 'value' failed to satisfy constraint: elements attribute of a statically shaped tensor of f32, f16, bf16, f64, i32, i64 or i1}}
+  // expected-error @+1 {{attribute 'value' failed to satisfy constraint: elements attribute of a statically shaped tensor of f32, f16, bf16, f64, i32, i64, i1, ui8, i8, i16, ui16 or ui32}}
   %0 = gplace.constant dense<1> : tensor<2xui64>
   return
 }

@@ -136,8 +136,14 @@ struct CollectiveResource
   llvm::StringRef getName() final { return "Collective"; }
 };
 
+/// The element types a graph tensor may have, as diagnostics name them
+/// (isValidGraphTensorType; the narrow integers are ONNX's UINT8, INT8,
+/// INT16, UINT16 and UINT32, docs/onnx.md).
+inline constexpr llvm::StringLiteral kGraphElementTypes =
+    "f32, f16, bf16, f64, i32, i64, i1, ui8, i8, i16, ui16 or ui32";
+
 /// Returns true if `type` is a tensor the graph accepts: a statically shaped
-/// ranked tensor of f32, f16, bf16, f64, i32, i64 or i1 (SPEC §2).
+/// ranked tensor without encoding of one of kGraphElementTypes (SPEC §2).
 bool isValidGraphTensorType(mlir::Type type);
 
 struct WindowAttrs;
