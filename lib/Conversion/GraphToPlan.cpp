@@ -17,7 +17,6 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
-#include "llvm/ADT/SmallPtrSet.h"
 
 namespace gplace {
 #define GEN_PASS_DEF_CONVERTGRAPHTOPLANPASS
@@ -189,8 +188,6 @@ private:
     OpTy::build(builder_, state, std::forward<Args>(args)...);
     return cast<OpTy>(builder_.create(state));
   }
-  bool needsCopy(Operation *read, Value variable);
-  bool reaches(Operation *from, Operation *to);
 
   func::FuncOp func_;
   DeviceTable &devices_;
@@ -308,7 +305,8 @@ LogicalResult FunctionConverter::convertOp(PlacedOpInterface op,
   if (kind.forwardsInput &&
       !(kind.kernel &&
         isa<ResourceType>(op->getOperand(0).getType()) &&
-        needsCopy(operation, getResourceRoot(op->getOperand(0))))) {
+        readNeedsCopy(operation,
+                      writers_.lookup(getResourceRoot(op->getOperand(0)))))) {
     Value source = values_.lookup(op->getOperand(0));
     Value result = op->getResult(0);
     if (!source)
@@ -396,66 +394,6 @@ LogicalResult FunctionConverter::convertOp(PlacedOpInterface op,
                                           launch.getResults()))
     values_[result] = planned;
   return success();
-}
-
-/// True if the read `read` of `variable` must be a copy: a write of the
-/// variable follows it in the function, and some use of the read's value
-/// (through views) may run after that write. A use runs before the write
-/// if it is a launch on the write's device earlier in program order (one
-/// compute stream runs both, in order), or if the write depends on it.
-bool FunctionConverter::needsCopy(Operation *read, Value variable) {
-  auto it = writers_.find(variable);
-  if (it == writers_.end())
-    return false;
-  Operation *write = nullptr;
-  for (Operation *candidate : it->second)
-    if (read->isBeforeInBlock(candidate)) {
-      write = candidate;
-      break;
-    }
-  if (!write)
-    return false;
-  StringAttr writeDevice = write->getAttrOfType<StringAttr>("assigned_device");
-  SmallVector<Value, 4> values = {read->getResult(0)};
-  while (!values.empty()) {
-    Value value = values.pop_back_val();
-    for (Operation *user : value.getUsers()) {
-      if (user->hasTrait<graph::OpTrait::ForwardsInput>() &&
-          isa<RankedTensorType>(user->getResult(0).getType()) &&
-          !isa<KernelOpInterface>(user)) {
-        values.push_back(user->getResult(0)); // A view of the value.
-        continue;
-      }
-      if (user->hasTrait<graph::OpTrait::ControlOnly>())
-        continue; // Reads no data.
-      if (user == write || !isa<PlacedOpInterface>(user))
-        return true; // The write itself, or a result of the program.
-      bool sameStream =
-          isa<KernelOpInterface>(user) &&
-          user->getAttrOfType<StringAttr>("assigned_device") == writeDevice &&
-          user->isBeforeInBlock(write);
-      if (!sameStream && !reaches(user, write))
-        return true;
-    }
-  }
-  return false;
-}
-
-/// True if `to` depends on `from` through data or tokens. Only ops between
-/// the two in the block can be on the way.
-bool FunctionConverter::reaches(Operation *from, Operation *to) {
-  SmallVector<Operation *, 8> worklist = {from};
-  SmallPtrSet<Operation *, 16> visited;
-  while (!worklist.empty()) {
-    Operation *op = worklist.pop_back_val();
-    if (op == to)
-      return true;
-    if (!visited.insert(op).second || to->isBeforeInBlock(op))
-      continue;
-    for (Operation *user : op->getUsers())
-      worklist.push_back(user);
-  }
-  return false;
 }
 
 struct ConvertGraphToPlanPass

@@ -182,11 +182,17 @@ mlir::LogicalResult gplace::buildGPlacePipeline(
   pm.addPass(createPlacePass(place));
   pm.addPass(createVerifyPlacementPass());
   if (autoRemat) {
+    // The estimate sees the order and the sharing the plan will have: the
+    // updates moved up (the pass runs again below, after the copies) and
+    // results in their operands' memory.
+    if (options.earlyUpdates)
+      pm.addPass(createEarlyUpdatesPass());
     RematerializePassOptions remat;
     remat.automatic = true;
     remat.profile = options.placementProfile;
     remat.print = log;
     remat.reserve = trial.rematerializeReserve;
+    remat.inPlace = options.inPlace;
     pm.addPass(createRematerializePass(remat));
   }
   pm.addPass(createInsertCopiesPass());

@@ -209,13 +209,19 @@ int64_t arenaBytes(Type type) {
 /// Rematerializer does it (a clone of each op of S right before the first
 /// backward op that uses it, or earlier where another clone needs it;
 /// backward uses move to the clone; the clone reads clones of S's ops and
-/// the originals of the others), without touching the IR.
+/// the originals of the others), without touching the IR. With `inPlace`,
+/// as the memory planner's in-place option plans it (BufferLives::build):
+/// an elementwise op's result (ElementwiseOpInterface) takes the memory of
+/// an operand of its type on its device that no later op reads, an
+/// accumulating op's (AccumulatesIntoFirstOperand) that of its first
+/// operand.
 class AutoRematerializer {
 public:
   AutoRematerializer(func::FuncOp func, Rematerializer &remat,
                      const gplace::DeviceSet &devices,
-                     const gplace::CostProfile &profile, int64_t reserve)
-      : remat_(remat), profile_(profile) {
+                     const gplace::CostProfile &profile, int64_t reserve,
+                     bool inPlace)
+      : remat_(remat), profile_(profile), inPlace_(inPlace) {
     Block &body = func.getBody().front();
     for (Operation &op : body) {
       position_[&op] = ops_.size();
@@ -235,6 +241,19 @@ public:
       if (device.name == gplace::graph::kHostDevice)
         host_ = d;
     }
+    // The reads the lowering copies, as it decides (GraphToPlan.cpp).
+    DenseMap<Value, SmallVector<Operation *, 2>> writers;
+    for (Operation *op : ops_)
+      for (Value operand : op->getOperands())
+        if (isa<ResourceType>(operand.getType()) &&
+            gplace::graph::writesVariable(op, getResourceRoot(operand)))
+          writers[getResourceRoot(operand)].push_back(op);
+    for (Operation *op : ops_)
+      if (gplace::graph::forwardsInput(op) && isa<KernelOpInterface>(op) &&
+          isa<ResourceType>(op->getOperand(0).getType()) &&
+          gplace::graph::readNeedsCopy(
+              op, writers.lookup(getResourceRoot(op->getOperand(0)))))
+        copied_.insert(op);
     opDevice_.assign(ops_.size(), -1);
     for (auto [i, op] : llvm::enumerate(ops_)) {
       auto placed = dyn_cast<PlacedOpInterface>(op);
@@ -446,16 +465,11 @@ private:
   unsigned pos(Operation *op) const { return 2 * position_.lookup(op) + 1; }
 
   /// Whether the plan makes `op`'s first result a view of its first
-  /// operand: ForwardsInput, unless it reads a variable something writes
-  /// (the lowering copies that read), as PlaceAuto counts it.
-  static bool isView(Operation *op) {
-    if (!gplace::graph::forwardsInput(op) || op->getNumOperands() == 0 ||
-        op->getNumResults() == 0)
-      return false;
-    Value source = op->getOperand(0);
-    return !(isa<ResourceType>(source.getType()) &&
-             isa<RankedTensorType>(op->getResult(0).getType()) &&
-             gplace::graph::isVariableWritten(getResourceRoot(source)));
+  /// operand: ForwardsInput, unless the lowering copies it (a read of a
+  /// variable that a later write could overtake, readNeedsCopy; copied_).
+  bool isView(Operation *op) const {
+    return gplace::graph::forwardsInput(op) && op->getNumOperands() != 0 &&
+           op->getNumResults() != 0 && !copied_.contains(op);
   }
 
   Estimate estimate(const DenseSet<Operation *> &chosen) const {
@@ -488,10 +502,12 @@ private:
       return std::nullopt;
     };
     // A use on `device` at `at`: of the buffer, or of its copy there (made
-    // right after the buffer's producer, as the plan makes copies).
-    auto use = [&](std::optional<unsigned> buffer, int device, unsigned at) {
+    // right after the buffer's producer, as the plan makes copies); returns
+    // the one used.
+    auto use = [&](std::optional<unsigned> buffer, int device,
+                   unsigned at) -> std::optional<unsigned> {
       if (!buffer)
-        return;
+        return std::nullopt;
       unsigned index = *buffer;
       if (device >= 0 && buffers[index].device != device) {
         auto [it, isNew] = copies.try_emplace({index, device}, buffers.size());
@@ -502,6 +518,7 @@ private:
         index = it->second;
       }
       buffers[index].last = std::max(buffers[index].last, at);
+      return index;
     };
     // Clones: per chosen op, its clone's position and, per result, buffer.
     DenseMap<Operation *, unsigned> clonePos;
@@ -578,11 +595,14 @@ private:
     for (auto [op, first] : needed)
       recompute(op, first);
     // The uses: an original's, unless a backward op's moved to a clone.
+    // Per operand of an op that may write in place: the buffer it reads.
+    DenseMap<OpOperand *, unsigned> reads;
     for (Operation *user : ops_) {
       unsigned at = pos(user);
       bool isReturn = user->hasTrait<mlir::OpTrait::IsTerminator>();
       int device = isReturn ? -1 : opDevice_[position_.lookup(user)];
-      for (Value operand : user->getOperands()) {
+      for (OpOperand &operandUse : user->getOpOperands()) {
+        Value operand = operandUse.get();
         Operation *def = operand.getDefiningOp();
         std::optional<unsigned> buffer;
         auto clone = def ? clonePos.find(def) : clonePos.end();
@@ -591,7 +611,55 @@ private:
           buffer = cloneBufs[def][cast<OpResult>(operand).getResultNumber()];
         else
           buffer = rootBuffer(operand);
-        use(buffer, device, isReturn ? end_ : at);
+        std::optional<unsigned> read = use(buffer, device, isReturn ? end_ : at);
+        if (read && inPlace_ && writesInPlace(user))
+          reads[&operandUse] = *read;
+      }
+    }
+
+    // In place: the result's buffer joins the operand's (mergedInto), which
+    // lives on to the result's last use. In program order, so that a chain
+    // of such ops shares one buffer.
+    std::vector<unsigned> mergedInto(buffers.size());
+    for (unsigned b = 0; b < buffers.size(); ++b)
+      mergedInto[b] = b;
+    auto rootOf = [&](unsigned b) {
+      while (mergedInto[b] != b)
+        b = mergedInto[b];
+      return b;
+    };
+    if (inPlace_) {
+      for (Operation *op : ops_) {
+        if (!writesInPlace(op))
+          continue;
+        Value result = op->getResult(0);
+        auto out = bufferOf.find(result);
+        if (out == bufferOf.end() || buffers[out->second].op != op)
+          continue;
+        Buffer &written = buffers[out->second];
+        bool accumulating =
+            op->hasTrait<gplace::graph::OpTrait::AccumulatesIntoFirstOperand>();
+        SmallVector<unsigned, 3> roots;
+        for (OpOperand &operand : op->getOpOperands()) {
+          auto it = reads.find(&operand);
+          roots.push_back(it == reads.end() ? UINT_MAX : rootOf(it->second));
+        }
+        for (OpOperand &operand : op->getOpOperands()) {
+          unsigned k = operand.getOperandNumber();
+          if (accumulating && k != 0)
+            break;
+          unsigned root = roots[k];
+          if (root == UINT_MAX || operand.get().getType() != result.getType())
+            continue;
+          Buffer &source = buffers[root];
+          if (source.last != pos(op) || source.device != written.device ||
+              source.bytes != written.bytes || llvm::count(roots, root) != 1)
+            continue;
+          mergedInto[out->second] = root;
+          source.last = std::max(source.last, written.last);
+          written.bytes = 0;
+          break;
+        }
       }
     }
 
@@ -602,6 +670,8 @@ private:
     std::vector<std::vector<std::pair<unsigned, int64_t>>> events(
         devices_.size());
     for (const Buffer &buffer : buffers) {
+      if (buffer.bytes == 0)
+        continue; // In place: counted in its operand's.
       events[buffer.device].push_back({2 * buffer.first, buffer.bytes});
       events[buffer.device].push_back({2 * buffer.last + 1, -buffer.bytes});
     }
@@ -621,15 +691,29 @@ private:
         }
       }
     }
-    for (const Buffer &buffer : buffers)
-      if (buffer.op && buffer.first <= peakAt[buffer.device] &&
-          peakAt[buffer.device] <= buffer.last)
+    // An op whose result is in another's memory is live where that is.
+    for (auto [b, buffer] : llvm::enumerate(buffers)) {
+      const Buffer &memory = buffers[rootOf(b)];
+      if (buffer.op && memory.first <= peakAt[memory.device] &&
+          peakAt[memory.device] <= memory.last)
         out.liveAtPeak.insert(buffer.op);
+    }
     return out;
+  }
+
+  /// Whether the plan may give `op`'s one result an operand's memory
+  /// (with in-place): an elementwise or accumulating op.
+  static bool writesInPlace(Operation *op) {
+    return op->getNumResults() == 1 &&
+           (isa<ElementwiseOpInterface>(op) ||
+            op->hasTrait<gplace::graph::OpTrait::AccumulatesIntoFirstOperand>());
   }
 
   Rematerializer &remat_;
   const gplace::CostProfile &profile_;
+  bool inPlace_;
+  /// The reads of variables that the lowering copies (isView).
+  DenseSet<Operation *> copied_;
   std::vector<Operation *> ops_;
   DenseMap<Operation *, unsigned> position_;
   unsigned end_ = 0;
@@ -697,7 +781,8 @@ struct RematerializePass
         continue;
       DenseSet<Operation *> chosen;
       Rematerializer remat(func, chosen);
-      AutoRematerializer planner(func, remat, *devices, *rates, reserve);
+      AutoRematerializer planner(func, remat, *devices, *rates, reserve,
+                                 inPlace);
       AutoRematerializer::Outcome outcome = planner.choose();
       for (size_t d = 0; d < devices->size(); ++d) {
         if (planner.limit(d) <= 0)

@@ -31,7 +31,7 @@
 // RUN: diff %t.kept %t.remat
 // RUN: FileCheck %s --check-prefix=REMAT < %t.remat.log
 // REMAT: Rematerialize: recompute 'data/x'
-// REMAT: Rematerialize: recompute 'block0/layer1/tanh', 'block0/layer1/matmul'
+// REMAT: Rematerialize: recompute 'block0/layer0/tanh', 'block0/layer0/matmul'
 // REMAT: Rematerialize: /job:localhost/replica:0/task:0/device:GPU:0: 3 ops recomputed
 // REMAT: Memory plan for /job:localhost/replica:0/task:0/device:GPU:0: peak [[PEAK:[0-9]+]] bytes {{.*}}, limit 9437184 bytes, {{.*}}, rematerialized {{[0-9]+}} ops (estimated peak
 // RUN: %python -c "import re,sys; p=int(re.search(r'GPU:0: peak ([0-9]+)', open(sys.argv[1]).read()).group(1)); assert p <= 9437184, p" %t.remat.log

@@ -390,6 +390,10 @@ def RematerializePass : Pass<"gplace-rematerialize", "::mlir::ModuleOp"> {
     Option<"reserve", "reserve", "int64_t", /*default=*/"0",
            "With auto: bytes to leave free under each memory limit besides "
            "the estimate (what it does not count: workspaces, packing)">,
+    Option<"inPlace", "in-place", "bool", /*default=*/"false",
+           "With auto: estimate as --gplace-plan-memory's in-place=true "
+           "plans (an elementwise op's result in the memory of an operand "
+           "that dies at it, an accumulating op's in its accumulator's)">,
   ];
 }
 

@@ -4,6 +4,7 @@
 #include "gplace/Dialect/Graph/GraphDialect.h"
 
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/SmallPtrSet.h"
 
 using namespace mlir;
 using namespace gplace::graph;
@@ -53,6 +54,59 @@ bool gplace::graph::isVariableWritten(Value variable) {
         return true;
       if (forwardsInput(user) && isa<ResourceType>(user->getResult(0).getType()))
         values.push_back(user->getResult(0)); // A view of the resource.
+    }
+  }
+  return false;
+}
+
+/// True if `to` depends on `from` through data or tokens. Only ops between
+/// the two in the block can be on the way.
+static bool reaches(Operation *from, Operation *to) {
+  SmallVector<Operation *, 8> worklist = {from};
+  SmallPtrSet<Operation *, 16> visited;
+  while (!worklist.empty()) {
+    Operation *op = worklist.pop_back_val();
+    if (op == to)
+      return true;
+    if (!visited.insert(op).second || to->isBeforeInBlock(op))
+      continue;
+    for (Operation *user : op->getUsers())
+      worklist.push_back(user);
+  }
+  return false;
+}
+
+bool gplace::graph::readNeedsCopy(Operation *read,
+                                  ArrayRef<Operation *> writers) {
+  Operation *write = nullptr;
+  for (Operation *candidate : writers)
+    if (read->isBeforeInBlock(candidate)) {
+      write = candidate;
+      break;
+    }
+  if (!write)
+    return false;
+  StringAttr writeDevice = write->getAttrOfType<StringAttr>("assigned_device");
+  SmallVector<Value, 4> values = {read->getResult(0)};
+  while (!values.empty()) {
+    Value value = values.pop_back_val();
+    for (Operation *user : value.getUsers()) {
+      if (user->hasTrait<OpTrait::ForwardsInput>() &&
+          isa<RankedTensorType>(user->getResult(0).getType()) &&
+          !isa<KernelOpInterface>(user)) {
+        values.push_back(user->getResult(0)); // A view of the value.
+        continue;
+      }
+      if (user->hasTrait<OpTrait::ControlOnly>())
+        continue; // Reads no data.
+      if (user == write || !isa<PlacedOpInterface>(user))
+        return true; // The write itself, or a result of the program.
+      bool sameStream =
+          isa<KernelOpInterface>(user) &&
+          user->getAttrOfType<StringAttr>("assigned_device") == writeDevice &&
+          user->isBeforeInBlock(write);
+      if (!sameStream && !reaches(user, write))
+        return true;
     }
   }
   return false;

@@ -45,6 +45,18 @@ bool isVariableWritten(mlir::Value variable);
 /// overtake (see isVariableWritten).
 bool forwardsInput(mlir::Operation *op);
 
+/// Whether lowering (--gplace-convert-graph-to-plan) copies `read`, a read
+/// of a variable, rather than make it a view of the variable's memory: a
+/// write of the variable follows it in its block, and
+/// some use of the read's value (through views) may run after that write.
+/// A use runs before the write if it is a kernel op on the write's device
+/// earlier in the block (one compute stream runs both, in order), or if
+/// the write depends on it (data or tokens). `writers`: the ops of the
+/// block that write the variable (writesVariable of its resource root), in
+/// block order.
+bool readNeedsCopy(mlir::Operation *read,
+                   llvm::ArrayRef<mlir::Operation *> writers);
+
 } // namespace gplace::graph
 
 #endif // GPLACE_DIALECT_GRAPH_VARIABLEACCESS_H
