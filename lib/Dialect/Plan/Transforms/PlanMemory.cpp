@@ -304,22 +304,41 @@ struct PlanMemoryPass
         return; // Too big a graph to gain from it: first fit only.
     }
 
+    // In place: a buffer that takes its operand's memory (the operand
+    // handedOver) is placed with it, at the same offset, as one group
+    // whose conflicts are its members' (first fit hands the memory over
+    // the same way).
+    std::vector<unsigned> group(buffers.size());
+    for (unsigned index = 0; index < buffers.size(); ++index) {
+      group[index] = index;
+      std::optional<unsigned> source = buffers[index].sharesWith;
+      // A source comes before its result: its group is final.
+      if (source && *source < index && buffers[*source].handedOver &&
+          takesMemory(index) && takesMemory(*source) &&
+          buffers[*source].bytes == buffers[index].bytes)
+        group[index] = group[*source];
+    }
+    DenseMap<unsigned, SmallVector<unsigned, 2>> members;
     SmallVector<unsigned> order;
     for (unsigned index = 0; index < buffers.size(); ++index)
-      if (takesMemory(index) && !leftOut.contains(buffers[index].device))
-        order.push_back(index);
+      if (takesMemory(index) && !leftOut.contains(buffers[index].device)) {
+        members[group[index]].push_back(index);
+        if (group[index] == index)
+          order.push_back(index);
+      }
     llvm::stable_sort(order, [&](unsigned a, unsigned b) {
       return buffers[a].bytes > buffers[b].bytes;
     });
     std::vector<bool> placed(buffers.size(), false);
     SmallVector<std::pair<int64_t, int64_t>> taken;
-    for (unsigned index : order) {
-      const BufferLives::Buffer &buffer = buffers[index];
+    for (unsigned root : order) {
+      const BufferLives::Buffer &buffer = buffers[root];
       taken.clear();
-      for (unsigned other : conflicts[index])
-        if (placed[other])
-          taken.push_back(
-              {offsets[other], offsets[other] + buffers[other].bytes});
+      for (unsigned member : members[root])
+        for (unsigned other : conflicts[member])
+          if (placed[other] && group[other] != root)
+            taken.push_back(
+                {offsets[other], offsets[other] + buffers[other].bytes});
       llvm::sort(taken);
       int64_t end = 0, best = -1, bestGap = 0;
       for (auto [begin, stop] : taken) {
@@ -329,8 +348,10 @@ struct PlanMemoryPass
         end = std::max(end, stop);
       }
       int64_t offset = best >= 0 ? best : end;
-      offsets[index] = offset;
-      placed[index] = true;
+      for (unsigned member : members[root]) {
+        offsets[member] = offset;
+        placed[member] = true;
+      }
       int64_t &bytes = arenaBytes[buffer.device];
       bytes = std::max(bytes, offset + buffer.bytes);
     }
@@ -371,6 +392,11 @@ struct PlanMemoryPass
             begin, begin + buffer.bytes, index,
             [&](unsigned displaced) -> LogicalResult {
               const BufferLives::Buffer &old = buffers[displaced];
+              // In place: the step itself is its operand's last use, on
+              // its own queue.
+              if (buffer.sharesWith == displaced && old.handedOver &&
+                  offsets[displaced] == begin)
+                return success();
               if (old.last == BufferLives::kEnd)
                 return failure();
               for (auto [useQueue, position] :
