@@ -204,7 +204,7 @@ private:
   DenseMap<unsigned, gplan::KernelAttr> kernelAttrs_;
   DenseMap<TypeID, OperationName> opNames_;
   /// Per variable (its graph value), the ops that write it, in order.
-  DenseMap<Value, SmallVector<Operation *, 2>> writers_;
+  gplace::graph::VariableWriters writers_;
 };
 
 LogicalResult FunctionConverter::convert() {
@@ -230,11 +230,7 @@ LogicalResult FunctionConverter::convert() {
   }
 
   // The writers of each variable, for the reads' copy-or-view decision.
-  for (Operation &op : body)
-    for (Value operand : op.getOperands())
-      if (isa<ResourceType>(operand.getType()) &&
-          writesVariable(&op, getResourceRoot(operand)))
-        writers_[getResourceRoot(operand)].push_back(&op);
+  writers_ = gplace::graph::collectVariableWriters(body);
 
   unsigned index = 0; // The op's position among graph ops (for names).
   for (Operation &operation : body) {

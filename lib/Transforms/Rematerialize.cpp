@@ -242,12 +242,8 @@ public:
         host_ = d;
     }
     // The reads the lowering copies, as it decides (GraphToPlan.cpp).
-    DenseMap<Value, SmallVector<Operation *, 2>> writers;
-    for (Operation *op : ops_)
-      for (Value operand : op->getOperands())
-        if (isa<ResourceType>(operand.getType()) &&
-            gplace::graph::writesVariable(op, getResourceRoot(operand)))
-          writers[getResourceRoot(operand)].push_back(op);
+    gplace::graph::VariableWriters writers =
+        gplace::graph::collectVariableWriters(body);
     for (Operation *op : ops_)
       if (gplace::graph::forwardsInput(op) && isa<KernelOpInterface>(op) &&
           isa<ResourceType>(op->getOperand(0).getType()) &&

@@ -1,7 +1,7 @@
 //===- VariableAccessTest.cpp - the shared variable-access analysis -------===//
 //
-// getVariableAccesses, writesVariable, isVariableWritten and forwardsInput
-// (VariableAccess.h), which the lowering, control dependencies, automatic
+// getVariableAccesses, writesVariable, isVariableWritten, forwardsInput and
+// collectVariableWriters (VariableAccess.h), which the lowering, control dependencies, automatic
 // placement and the cost model share: reads, writes (through a view of the
 // resource too), an update of three variables, and ops that touch none.
 //
@@ -77,6 +77,18 @@ TEST(VariableAccess, ReadsWritesAndViews) {
   EXPECT_TRUE(forwardsInput(ops["alias"]));
   EXPECT_FALSE(forwardsInput(ops["sum"]));
   EXPECT_FALSE(forwardsInput(ops["assign"]));
+  // The writers of each variable, in block order: m by the assign (through
+  // its view) and then by adam; w and v by adam; r by none.
+  auto func = cast<func::FuncOp>(ops["w"]->getParentOp());
+  VariableWriters writers = collectVariableWriters(func.getBody().front());
+  EXPECT_EQ(writers.size(), 3u);
+  EXPECT_EQ(writers.lookup(variable("m")),
+            (SmallVector<Operation *, 2>{ops["assign"], ops["adam"]}));
+  EXPECT_EQ(writers.lookup(variable("w")),
+            (SmallVector<Operation *, 2>{ops["adam"]}));
+  EXPECT_EQ(writers.lookup(variable("v")),
+            (SmallVector<Operation *, 2>{ops["adam"]}));
+  EXPECT_FALSE(writers.count(variable("r")));
 }
 
 } // namespace

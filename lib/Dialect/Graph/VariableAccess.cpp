@@ -45,6 +45,15 @@ bool gplace::graph::writesVariable(Operation *op, Value variable) {
   });
 }
 
+VariableWriters gplace::graph::collectVariableWriters(Block &block) {
+  VariableWriters writers;
+  for (Operation &op : block)
+    for (const VariableAccess &access : getVariableAccesses(&op))
+      if (access.writes)
+        writers[access.variable].push_back(&op);
+  return writers;
+}
+
 bool gplace::graph::isVariableWritten(Value variable) {
   SmallVector<Value, 4> values = {variable};
   while (!values.empty()) {

@@ -12,8 +12,10 @@
 #ifndef GPLACE_DIALECT_GRAPH_VARIABLEACCESS_H
 #define GPLACE_DIALECT_GRAPH_VARIABLEACCESS_H
 
+#include "mlir/IR/Block.h"
 #include "mlir/IR/Operation.h"
 #include "mlir/IR/Value.h"
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallVector.h"
 
 namespace gplace::graph {
@@ -38,6 +40,14 @@ bool writesVariable(mlir::Operation *op, mlir::Value variable);
 /// Whether some op writes `variable` (a resource root): one of its users,
 /// or of the views of it (an identity of the resource).
 bool isVariableWritten(mlir::Value variable);
+
+/// The ops of `block` that write each variable (a resource root, as
+/// getVariableAccesses names it), each op once per variable, in block
+/// order: the `writers` readNeedsCopy takes, for every variable at once.
+/// A variable no op of the block writes has no entry.
+using VariableWriters =
+    llvm::DenseMap<mlir::Value, llvm::SmallVector<mlir::Operation *, 2>>;
+VariableWriters collectVariableWriters(mlir::Block &block);
 
 /// Whether lowering makes `op`'s result a view of its first operand's
 /// memory (ForwardsInput: identity, reshape, a variable's read), before the
