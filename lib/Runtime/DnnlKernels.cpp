@@ -1934,11 +1934,13 @@ bool dnnlNativeBf16() {
   return native;
 }
 
-/// runDnnlMatmul's body for matrices of element type `type` (f32, bf16).
+/// runDnnlMatmul's body for matrices of element type `type` (f32, bf16);
+/// with `accumulate`, C += A B (a sum post-op: runDnnlMatmulAccumulate).
 static Status dnnlMatmul(const KernelCall &call, bool transA, bool transB,
                          int64_t m, int64_t n, int64_t k, const void *a,
                          int64_t lda, const void *b, int64_t ldb, void *c,
-                         int64_t ldc, bool packB, memory::data_type type) {
+                         int64_t ldc, bool packB, memory::data_type type,
+                         bool accumulate = false) {
   // The launch's team, by its multiply-adds, set before its primitive is
   // made.
   ScopedLaunchThreads team(m * n * k);
@@ -1955,9 +1957,15 @@ static Status dnnlMatmul(const KernelCall &call, bool transA, bool transB,
       auto found = cachedEntry(
           call,
           [&](Entry &e) -> Status {
+            dnnl::primitive_attr attr = userScratchpad();
+            if (accumulate) {
+              dnnl::post_ops sum;
+              sum.append_sum(1.0f);
+              attr.set_post_ops(sum);
+            }
             dnnl::matmul::primitive_desc pd(
                 dnnl::matmul::desc(aMd, packB ? anyLayout(bMd) : bMd, cMd),
-                userScratchpad(), cpuEngine());
+                attr, cpuEngine());
             e.primitive = dnnl::matmul(pd);
             e.weights = pd.weights_desc();
             e.scratch = pd.scratchpad_desc();
@@ -2012,6 +2020,15 @@ Status runDnnlMatmul(const KernelCall &call, bool transA, bool transB,
                      int64_t ldc, bool packB) {
   return dnnlMatmul(call, transA, transB, m, n, k, a, lda, b, ldb, c, ldc,
                     packB, memory::data_type::f32);
+}
+
+Status runDnnlMatmulAccumulate(const KernelCall &call, bool transA,
+                               bool transB, int64_t m, int64_t n, int64_t k,
+                               const float *a, int64_t lda, const float *b,
+                               int64_t ldb, float *c, int64_t ldc) {
+  return dnnlMatmul(call, transA, transB, m, n, k, a, lda, b, ldb, c, ldc,
+                    /*packB=*/false, memory::data_type::f32,
+                    /*accumulate=*/true);
 }
 
 Status runDnnlMatmulBf16(const KernelCall &call, bool transA, bool transB,

@@ -71,6 +71,19 @@ Status runDnnlMatmul(const KernelCall &call, bool transA, bool transB,
                      int64_t lda, const float *b, int64_t ldb, float *c,
                      int64_t ldc, bool packB);
 
+/// C (m x n, `ldc`) += op(A) op(B), f32, as runDnnlMatmul (its primitive
+/// and team) with a sum post-op, as oneDNN's own GEMM with beta = 1: C
+/// holds the accumulator on entry. On AVX-512 (brgemm) it rounds as
+/// runDnnlMatmul's product followed by an add, bit for bit; on AVX2 the
+/// jit GEMM starts its sums from C, a last-bit difference
+/// (docs/passes/remap.md). For matmul_accumulate (gradient accumulation's
+/// product added into its running sum; TensorFlow's oneDNN build fuses
+/// MatMul + Add alike). Errors as runDnnlConvolution.
+Status runDnnlMatmulAccumulate(const KernelCall &call, bool transA,
+                               bool transB, int64_t m, int64_t n, int64_t k,
+                               const float *a, int64_t lda, const float *b,
+                               int64_t ldb, float *c, int64_t ldc);
+
 /// True if bf16 matmuls run oneDNN's bf16 matmul: where its effective ISA
 /// (DNNL_MAX_CPU_ISA may lower it) has AMX, or GPLACE_ONEDNN_BF16=native
 /// says so (=f32: never). Not for AVX512_BF16 alone: oneDNN 2.6's bf16

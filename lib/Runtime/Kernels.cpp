@@ -1153,8 +1153,9 @@ template <> Status runKernel<Kernel::Matmul>(const KernelCall &call) {
       });
 }
 
-/// matmul_accumulate: C = op(A) op(B) + C, GEMM with beta = 1 (OpenBLAS)
-/// on the output, which holds the accumulator (inputs[0]) already where the
+/// matmul_accumulate: C = op(A) op(B) + C, f32 on oneDNN's matmul with a
+/// sum post-op where gplace has oneDNN (matmul's library and threads), else
+/// GEMM with beta = 1 (OpenBLAS), on the output, which holds the accumulator (inputs[0]) already where the
 /// memory plan put it there (in place), else gets a copy of it first.
 template <> Status runKernel<Kernel::MatmulAccumulate>(const KernelCall &call) {
   const TensorType &aType = *call.inputs[1].type, &bType = *call.inputs[2].type;
@@ -1173,10 +1174,15 @@ template <> Status runKernel<Kernel::MatmulAccumulate>(const KernelCall &call) {
         using S = typename decltype(tag)::type;
         const S *a = ptr<S>(call.inputs[1]), *b = ptr<S>(call.inputs[2]);
         S *c = ptr<S>(call.outputs[0]);
-        if constexpr (std::is_same_v<S, float>)
+        if constexpr (std::is_same_v<S, float>) {
+#ifdef GPLACE_HAVE_DNNL
+          return runDnnlMatmulAccumulate(call, ta, tb, m, n, k, a, lda, b,
+                                         ldb, c, n);
+#else
           cblas_sgemm(CblasRowMajor, transA, transB, m, n, k, 1.0f, a, lda, b,
                       ldb, 1.0f, c, n);
-        else if constexpr (std::is_same_v<S, double>)
+#endif
+        } else if constexpr (std::is_same_v<S, double>)
           cblas_dgemm(CblasRowMajor, transA, transB, m, n, k, 1.0, a, lda, b,
                       ldb, 1.0, c, n);
         else

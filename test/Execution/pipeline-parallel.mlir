@@ -7,8 +7,9 @@
 // in 2 stages the cost model chooses (--pipeline-split=auto, which replaces
 // the ops' requests). They are compared with a tolerance, not byte for
 // byte: --gplace-remap fuses some of the running sums into GEMMs with
-// beta = 1 (OpenBLAS) and leaves others as oneDNN's product and an add,
-// which round alike with AVX-512 but not with AVX2.
+// beta = 1 (oneDNN's matmul with a sum post-op) and leaves others as
+// oneDNN's product and an add, which round alike with AVX-512 but not
+// with AVX2 (its GEMM starts the sums from the running sum).
 // DEFINE: %{inputs} = --input=16x8xf32=0.76,0.88,0.89,0.77,0.55,0.26,-0.07,-0.39,-0.66,-0.83,-0.9,-0.84,-0.67,-0.41,-0.09,0.24,0.54,0.76,0.88,0.89,0.77,0.55,0.25,-0.08,-0.4,-0.66,-0.84,-0.9,-0.84,-0.67,-0.4,-0.09,0.24,0.54,0.76,0.88,0.88,0.77,0.54,0.25,-0.08,-0.4,-0.67,-0.84,-0.9,-0.84,-0.66,-0.4,-0.08,0.25,0.54,0.77,0.89,0.88,0.76,0.54,0.24,-0.09,-0.41,-0.67,-0.84,-0.9,-0.84,-0.66,-0.39,-0.07,0.25,0.55,0.77,0.89,0.88,0.76,0.53,0.24,-0.09,-0.41,-0.67,-0.84,-0.9,-0.83,-0.66,-0.39,-0.07,0.26,0.55,0.77,0.89,0.88,0.76,0.53,0.23,-0.1,-0.42,-0.68,-0.85,-0.9,-0.83,-0.65,-0.38,-0.06,0.27,0.56,0.78,0.89,0.88,0.75,0.52,0.22,-0.11,-0.42,-0.68,-0.85,-0.9,-0.83,-0.65,-0.38,-0.06,0.27,0.56,0.78,0.89,0.88,0.75,0.52,0.22,-0.11,-0.43,-0.69 --input=16x1xf32=0.5,0.13,-0.43,-0.36,0.23,0.49,0.03,-0.47,-0.28,0.32,0.45,-0.08,-0.5,-0.18,0.4,0.4
 // RUN: gplace-run %s --entry=train --iterations=10 %{inputs} --allow-soft-placement | FileCheck %s
 // RUN: gplace-run %s --entry=train --iterations=10 %{inputs} --emulate-gpus=4 --accumulate-steps=8 > %t.accumulate
