@@ -16,7 +16,7 @@ import struct
 import sys
 
 FORMATS = {"f2": "e", "f4": "f", "f8": "d", "i4": "i", "i8": "q", "b1": "?",
-           "u1": "B", "u2": "H"}
+           "u1": "B", "u2": "H", "i1": "b", "i2": "h", "u4": "I"}
 
 
 def write_npy(out, descr, shape, data, version=1, fortran=False, extra=""):

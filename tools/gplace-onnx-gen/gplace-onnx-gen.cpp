@@ -71,6 +71,10 @@
 //   arg-pow         x[2,3] -> ArgMax, ArgMin (select_last_index) ->
 //                   last_max[2], last_min[1,3]; Pow(base[3] int64,
 //                   exponent[3]) -> power[3] int64;
+//   narrow-comparisons
+//                   a_T[4], b_T[4] for T in u8, i8, i16, u16, u32 ->
+//                   Greater, GreaterOrEqual, Less, LessOrEqual ->
+//                   <op>_T[4] bool (opset 16);
 //   pools           x[1,1,4,4] -> MaxPool (pads), AveragePool (pads,
 //                   count_include_pad 0), MaxPool (dilations), AveragePool
 //                   (ceil_mode) -> max_pads, avg_pads, max_dilated, avg_ceil;
@@ -1301,6 +1305,37 @@ onnx::ModelProto buildArgPow() {
   return b.model;
 }
 
+// Comparisons of ONNX's narrow integers (opset 16): for each of uint8,
+// int8, int16, uint16 and uint32, inputs a_T[4] and b_T[4] (in that order)
+// -> Greater, GreaterOrEqual, Less, LessOrEqual -> greater_T,
+// greater_equal_T, less_T, less_equal_T [4] bool, outputs in that order.
+onnx::ModelProto buildNarrowComparisons() {
+  ModelBuilder b(16, "narrow_comparisons");
+  const std::pair<const char *, int32_t> types[] = {
+      {"u8", onnx::TensorProto_DataType_UINT8},
+      {"i8", onnx::TensorProto_DataType_INT8},
+      {"i16", onnx::TensorProto_DataType_INT16},
+      {"u16", onnx::TensorProto_DataType_UINT16},
+      {"u32", onnx::TensorProto_DataType_UINT32}};
+  const std::pair<const char *, const char *> ops[] = {
+      {"Greater", "greater"},
+      {"GreaterOrEqual", "greater_equal"},
+      {"Less", "less"},
+      {"LessOrEqual", "less_equal"}};
+  onnx::GraphProto *g = b.model.mutable_graph();
+  for (auto [suffix, type] : types) {
+    std::string a = std::string("a_") + suffix, bName = std::string("b_") + suffix;
+    setFloatType(g->add_input(), a, {4}, type);
+    setFloatType(g->add_input(), bName, {4}, type);
+    for (auto [opType, name] : ops) {
+      std::string out = std::string(name) + "_" + suffix;
+      b.node(opType, out, {a, bName}, {out});
+      setFloatType(g->add_output(), out, {4}, onnx::TensorProto_DataType_BOOL);
+    }
+  }
+  return b.model;
+}
+
 // Pools TensorFlow's padding does not express (opset 13), x[1,1,4,4] ->
 // MaxPool(2x2, pads 1) -> max_pads[1,1,5,5], AveragePool(3x3, pads 1,
 // count_include_pad 0) -> avg_pads[1,1,4,4], MaxPool(2x2, dilations 2) ->
@@ -1928,7 +1963,7 @@ int main(int argc, char **argv) {
          "run-time-constants|"
          "hardmax-opset11|"
          "grouped-conv|indexing|normalization|einsum-pad|recurrent|arg-pow|"
-         "pools|det-dft|resize-topk|control-flow|loop-long|loop-data-cond|"
+         "narrow-comparisons|pools|det-dft|resize-topk|control-flow|loop-long|loop-data-cond|"
          "sequences|sequence-out-of-range|optional-absent|"
          "sequence-loop-runtime|if-runtime-sequence|loop-scan-sequence|"
          "if-vector-cond|nested-control-flow|"
@@ -1969,6 +2004,7 @@ int main(int argc, char **argv) {
       {"einsum-pad", buildEinsumPad},
       {"recurrent", buildRecurrent},
       {"arg-pow", buildArgPow},
+      {"narrow-comparisons", buildNarrowComparisons},
       {"pools", buildPools},
       {"pool3d", buildPool3d},
       {"det-dft", buildDetDft},
@@ -2032,7 +2068,8 @@ int main(int argc, char **argv) {
            "convtranspose-3d-group, "
            "run-time-constants, "
            "hardmax-opset11, grouped-conv, indexing, normalization, "
-           "einsum-pad, recurrent, arg-pow, pools, pool3d, det-dft, "
+           "einsum-pad, recurrent, arg-pow, narrow-comparisons, pools, "
+           "pool3d, det-dft, "
            "resize-topk, "
            "torch-flatten, "
            "paddle-dynamic, tf2onnx-flatten, shared-dim, "

@@ -175,10 +175,15 @@ bool mapWidened(MapFn f, Node &n, SmallVectorImpl<Value> &results,
     proto.set_input(i, it->second);
   }
   SmallVector<RankedTensorType> outputTypes;
-  for (RankedTensorType type : n.outputTypes)
+  bool castBack = false;
+  for (RankedTensorType type : n.outputTypes) {
+    castBack |= static_cast<bool>(widened(type));
     outputTypes.push_back(widened(type) ? widened(type) : type);
-  Node wideNode{importer, proto, n.name + "/widened", n.loc, n.opset,
-                outputTypes};
+  }
+  // The op with the node's outputs is named after the node: the cast back,
+  // or, where no output is narrow (a comparison's bool), the wide op.
+  Node wideNode{importer, proto, castBack ? n.name + "/widened" : n.name,
+                n.loc, n.opset, outputTypes};
   SmallVector<Value> wideResults;
   bool mapped = f(wideNode, wideResults, reason);
   for (const std::string &name : fresh)

@@ -771,14 +771,16 @@ void addTensorMappers(llvm::StringMap<MapFn> &table) {
   table["Expand"] = mapExpand;
   table["Flatten"] = mapReshape;
   table["Gather"] = mapGather;
-  table["Greater"] = mapComparison<GreaterOp, false>;
-  table["GreaterOrEqual"] = mapComparison<GreaterEqualOp, false>;
+  table["Greater"] = widenIntegers<mapComparison<GreaterOp, false>>;
+  table["GreaterOrEqual"] =
+      widenIntegers<mapComparison<GreaterEqualOp, false>>;
   table["Identity"] = mapIdentity;
   table["InstanceNormalization"] = floatInput<mapInstanceNorm>;
   table["LRN"] = floatInput<mapLRN>;
   table["LayerNormalization"] = floatInput<mapLayerNorm>;
-  table["Less"] = mapComparison<GreaterOp, true>;
-  table["LessOrEqual"] = mapComparison<GreaterEqualOp, true>;
+  table["Less"] = widenIntegers<mapComparison<GreaterOp, true>>;
+  table["LessOrEqual"] =
+      widenIntegers<mapComparison<GreaterEqualOp, true>>;
   table["MeanVarianceNormalization"] = floatInput<mapMeanVarianceNorm>;
   table["Pad"] = mapPad;
   table["Reshape"] = mapReshape;
