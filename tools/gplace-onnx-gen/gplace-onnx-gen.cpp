@@ -75,6 +75,11 @@
 //                   a_T[4], b_T[4] for T in u8, i8, i16, u16, u32 ->
 //                   Greater, GreaterOrEqual, Less, LessOrEqual ->
 //                   <op>_T[4] bool (opset 16);
+//   narrow-reductions
+//                   x_T[2,3] for T in u8, i8, u32 -> ReduceMax, ReduceMin,
+//                   (u32: ReduceSum, ReduceProd, ReduceL1, ReduceSumSquare),
+//                   ArgMax, ArgMin, (u32: CumSum), TopK (k 2), on axis 1
+//                   (opset 13);
 //   pools           x[1,1,4,4] -> MaxPool (pads), AveragePool (pads,
 //                   count_include_pad 0), MaxPool (dilations), AveragePool
 //                   (ceil_mode) -> max_pads, avg_pads, max_dilated, avg_ceil;
@@ -1336,6 +1341,62 @@ onnx::ModelProto buildNarrowComparisons() {
   return b.model;
 }
 
+// Reductions, arg-extrema, CumSum and TopK of ONNX's narrow integers
+// (opset 13): for each of uint8, int8 and uint32 an input x_T[2,3] (in
+// that order) -> max_T, min_T, (uint32 only, as ONNX types them: sum_T,
+// prod_T, l1_T, sum_square_T) [2,1] (axis 1, kept), argmax_T, argmin_T
+// [2,1] int64, (uint32 only: cumsum_T [2,3]), top_T [2,2] and
+// top_indices_T [2,2] int64, outputs in that order.
+onnx::ModelProto buildNarrowReductions() {
+  ModelBuilder b(13, "narrow_reductions");
+  onnx::GraphProto *g = b.model.mutable_graph();
+  intInitializer(b, "axes", {1}, {1});
+  intInitializer(b, "axis", {}, {1});
+  intInitializer(b, "k", {1}, {2});
+  const std::pair<const char *, int32_t> types[] = {
+      {"u8", onnx::TensorProto_DataType_UINT8},
+      {"i8", onnx::TensorProto_DataType_INT8},
+      {"u32", onnx::TensorProto_DataType_UINT32}};
+  const int32_t i64 = onnx::TensorProto_DataType_INT64;
+  for (auto [suffix, type] : types) {
+    std::string x = std::string("x_") + suffix;
+    auto name = [&](const char *what) { return what + std::string("_") + suffix; };
+    setFloatType(g->add_input(), x, {2, 3}, type);
+    const std::pair<const char *, const char *> reductions[] = {
+        {"ReduceMax", "max"},   {"ReduceMin", "min"},
+        {"ReduceSum", "sum"},   {"ReduceProd", "prod"},
+        {"ReduceL1", "l1"},     {"ReduceSumSquare", "sum_square"}};
+    bool wide = type == onnx::TensorProto_DataType_UINT32;
+    for (auto [opType, what] : reductions) {
+      if (!wide && std::string_view(what) != "max" &&
+          std::string_view(what) != "min")
+        continue; // ONNX types the sums and products on 32 bits and up.
+      // ReduceSum takes its axes as an input from opset 13; the others
+      // as an attribute until opset 18.
+      bool axesInput = std::string_view(opType) == "ReduceSum";
+      onnx::NodeProto *node =
+          axesInput ? b.node(opType, name(what), {x, "axes"}, {name(what)})
+                    : b.node(opType, name(what), {x}, {name(what)});
+      if (!axesInput)
+        attrInts(node, "axes", {1});
+      setFloatType(g->add_output(), name(what), {2, 1}, type);
+    }
+    for (auto [opType, what] :
+         {std::pair{"ArgMax", "argmax"}, std::pair{"ArgMin", "argmin"}}) {
+      attrInt(b.node(opType, name(what), {x}, {name(what)}), "axis", 1);
+      setFloatType(g->add_output(), name(what), {2, 1}, i64);
+    }
+    if (wide) {
+      b.node("CumSum", name("cumsum"), {x, "axis"}, {name("cumsum")});
+      setFloatType(g->add_output(), name("cumsum"), {2, 3}, type);
+    }
+    b.node("TopK", name("top"), {x, "k"}, {name("top"), name("top_indices")});
+    setFloatType(g->add_output(), name("top"), {2, 2}, type);
+    setFloatType(g->add_output(), name("top_indices"), {2, 2}, i64);
+  }
+  return b.model;
+}
+
 // Pools TensorFlow's padding does not express (opset 13), x[1,1,4,4] ->
 // MaxPool(2x2, pads 1) -> max_pads[1,1,5,5], AveragePool(3x3, pads 1,
 // count_include_pad 0) -> avg_pads[1,1,4,4], MaxPool(2x2, dilations 2) ->
@@ -1963,7 +2024,7 @@ int main(int argc, char **argv) {
          "run-time-constants|"
          "hardmax-opset11|"
          "grouped-conv|indexing|normalization|einsum-pad|recurrent|arg-pow|"
-         "narrow-comparisons|pools|det-dft|resize-topk|control-flow|loop-long|loop-data-cond|"
+         "narrow-comparisons|narrow-reductions|pools|det-dft|resize-topk|control-flow|loop-long|loop-data-cond|"
          "sequences|sequence-out-of-range|optional-absent|"
          "sequence-loop-runtime|if-runtime-sequence|loop-scan-sequence|"
          "if-vector-cond|nested-control-flow|"
@@ -2005,6 +2066,7 @@ int main(int argc, char **argv) {
       {"recurrent", buildRecurrent},
       {"arg-pow", buildArgPow},
       {"narrow-comparisons", buildNarrowComparisons},
+      {"narrow-reductions", buildNarrowReductions},
       {"pools", buildPools},
       {"pool3d", buildPool3d},
       {"det-dft", buildDetDft},
@@ -2068,7 +2130,8 @@ int main(int argc, char **argv) {
            "convtranspose-3d-group, "
            "run-time-constants, "
            "hardmax-opset11, grouped-conv, indexing, normalization, "
-           "einsum-pad, recurrent, arg-pow, narrow-comparisons, pools, "
+           "einsum-pad, recurrent, arg-pow, narrow-comparisons, "
+           "narrow-reductions, pools, "
            "pool3d, det-dft, "
            "resize-topk, "
            "torch-flatten, "

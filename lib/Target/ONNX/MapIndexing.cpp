@@ -644,7 +644,7 @@ bool mapMaxUnpool(Node &n, SmallVectorImpl<Value> &results,
 } // namespace
 
 void addIndexingMappers(llvm::StringMap<MapFn> &table) {
-  table["CumSum"] = mapCumSum;
+  table["CumSum"] = widenIntegers<mapCumSum>;
   table["GatherElements"] = mapGatherElements;
   table["GatherND"] = mapGatherND;
   table["MaxUnpool"] = mapMaxUnpool;

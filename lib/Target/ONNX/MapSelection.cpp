@@ -300,7 +300,7 @@ bool mapCompress(Node &n, SmallVectorImpl<Value> &results,
 void addSelectionMappers(llvm::StringMap<MapFn> &table) {
   table["Compress"] = mapCompress;
   table["OneHot"] = mapOneHot;
-  table["TopK"] = mapTopK;
+  table["TopK"] = widenIntegers<mapTopK>;
 }
 
 } // namespace gplace::frontend::onnx_import
