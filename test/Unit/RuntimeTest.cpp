@@ -340,6 +340,58 @@ TEST(Kernels, FloatMatMulTransposesOfOneShape) {
       }
 }
 
+// matmul_accumulate against matmul and then add, on shapes large enough
+// for the GEMMs to block (K = 300: oneDNN's brgemm on AVX-512, jit GEMM on
+// AVX2), for each transpose: within 1e-5 relative of the product's scale
+// on every ISA (oneDNN's AVX2 GEMM starts its sums from C; on AVX-512 the
+// two are bit for bit alike, docs/passes/remap.md), and C itself unchanged
+// when the output is another buffer.
+TEST(Kernels, MatMulAccumulateMatchesMatMulThenAdd) {
+  const int64_t m = 37, k = 300, n = 45;
+  uint32_t state = 12345;
+  auto next = [&] {
+    state = state * 1664525u + 1013904223u;
+    return static_cast<float>(state >> 8) / static_cast<float>(1u << 24) -
+           0.5f;
+  };
+  auto randomTensor = [&](std::vector<int64_t> shape) {
+    std::vector<float> v(shape[0] * shape[1]);
+    for (float &x : v)
+      x = next();
+    return tensorOf<float>(ElementType::F32, std::move(shape), v);
+  };
+  for (bool ta : {false, true})
+    for (bool tb : {false, true}) {
+      HostTensor a = randomTensor(ta ? std::vector<int64_t>{k, m}
+                                     : std::vector<int64_t>{m, k});
+      HostTensor b = randomTensor(tb ? std::vector<int64_t>{n, k}
+                                     : std::vector<int64_t>{k, n});
+      HostTensor c = randomTensor({m, n});
+      KernelParams params;
+      params.transposeA = ta;
+      params.transposeB = tb;
+      HostTensor product(TensorType{ElementType::F32, {m, n}});
+      HostTensor sum(TensorType{ElementType::F32, {m, n}});
+      HostTensor fused(TensorType{ElementType::F32, {m, n}});
+      ASSERT_TRUE(run(Kernel::Matmul, params, {&a, &b}, product).isOk());
+      ASSERT_TRUE(run(Kernel::Add, {}, {&c, &product}, sum).isOk());
+      std::vector<float> cBefore = valuesOf<float>(c);
+      ASSERT_TRUE(
+          run(Kernel::MatmulAccumulate, params, {&c, &a, &b}, fused).isOk());
+      std::vector<float> want = valuesOf<float>(sum),
+                         got = valuesOf<float>(fused);
+      double worst = 0;
+      for (size_t i = 0; i < want.size(); ++i)
+        worst = std::max(worst, std::fabs(double(got[i]) - double(want[i])));
+      // |op(A) op(B)| is about sqrt(k / 144) = 1.4 here; float's rounding
+      // of a 300-term sum stays under 1e-5 of it.
+      EXPECT_LT(worst, 1e-5) << "transpose_a " << ta << ", transpose_b " << tb;
+      EXPECT_EQ(valuesOf<float>(c), cBefore);
+      // And it is a sum at all: C's share is there.
+      EXPECT_GT(std::fabs(got[0] - valuesOf<float>(product)[0]), 0.0f);
+    }
+}
+
 // GEMM with beta = 1: the output is C + op(A) op(B), whether it is C's own
 // memory (the memory plan's in place) or another buffer (C copied first),
 // in f32 and f64, for each transpose.
