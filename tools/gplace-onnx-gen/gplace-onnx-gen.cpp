@@ -2017,28 +2017,6 @@ onnx::ModelProto buildNestedControlFlow() {
 }
 
 int main(int argc, char **argv) {
-  if (argc != 3)
-    fail("usage: gplace-onnx-gen "
-         "mlp|cnn|unsupported|dynamic|external|external-constants|"
-         "softmax-opset9|mlp-bench|losses|optimizers|quantized|stft-mel|tfidf|tfidf-strings|tfidf-bad-counts|"
-         "run-time-constants|"
-         "hardmax-opset11|"
-         "grouped-conv|indexing|normalization|einsum-pad|recurrent|arg-pow|"
-         "narrow-comparisons|narrow-reductions|pools|det-dft|resize-topk|control-flow|loop-long|loop-data-cond|"
-         "sequences|sequence-out-of-range|optional-absent|"
-         "sequence-loop-runtime|if-runtime-sequence|loop-scan-sequence|"
-         "if-vector-cond|nested-control-flow|"
-         "if-runtime|loop-runtime|loop-bounded|"
-         "torch-flatten|"
-         "paddle-dynamic|"
-         "tf2onnx-flatten|"
-         "shared-dim|shared-dim-bad-output|empty-shape|nonzero-shape|"
-         "nonzero-run-time|random|random-bad-dtype|random-like|"
-         "maxpool-indices|maxpool-indices-3d|roi-align|"
-         "roi-align-adaptive|roi-align-adaptive-input|chain:N OUTPUT.onnx");
-  std::string name = argv[1];
-  std::string output = argv[2];
-
   const std::map<std::string, std::function<onnx::ModelProto()>> builders = {
       {"mlp", [] { return buildMlp("mlp"); }},
       {"cnn", buildCnn},
@@ -2111,6 +2089,17 @@ int main(int argc, char **argv) {
          return buildMlp("mlp_bench", 0x6d6c7062u /* "mlpb" */, 1024, 1024);
        }},
   };
+  // The models' names, from the table (one list for the usage line and
+  // the unknown-name error).
+  std::string names;
+  for (const auto &entry : builders)
+    names += entry.first + "|";
+  names += "chain:N";
+  if (argc != 3)
+    fail("usage: gplace-onnx-gen MODEL OUTPUT.onnx, MODEL one of " + names);
+  std::string name = argv[1];
+  std::string output = argv[2];
+
   onnx::ModelProto model;
   const std::string chainPrefix = "chain:";
   if (name.compare(0, chainPrefix.size(), chainPrefix) == 0) {
@@ -2122,24 +2111,7 @@ int main(int argc, char **argv) {
   } else {
     auto it = builders.find(name);
     if (it == builders.end())
-      fail("unknown model '" + name +
-           "' (expected mlp, cnn, unsupported, dynamic, external, "
-           "external-constants, "
-           "softmax-opset9, mlp-bench, losses, optimizers, quantized, stft-mel, "
-           "tfidf, tfidf-strings, tfidf-bad-counts, convtranspose-3d, "
-           "convtranspose-3d-group, "
-           "run-time-constants, "
-           "hardmax-opset11, grouped-conv, indexing, normalization, "
-           "einsum-pad, recurrent, arg-pow, narrow-comparisons, "
-           "narrow-reductions, pools, "
-           "pool3d, det-dft, "
-           "resize-topk, "
-           "torch-flatten, "
-           "paddle-dynamic, tf2onnx-flatten, shared-dim, "
-           "shared-dim-bad-output, empty-shape, nonzero-shape, "
-           "nonzero-run-time, random, random-bad-dtype, random-like, "
-           "maxpool-indices, maxpool-indices-3d, roi-align, "
-           "roi-align-adaptive, roi-align-adaptive-input or chain:N)");
+      fail("unknown model '" + name + "' (expected one of " + names + ")");
     model = it->second();
   }
 
