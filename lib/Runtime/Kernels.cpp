@@ -1155,8 +1155,9 @@ template <> Status runKernel<Kernel::Matmul>(const KernelCall &call) {
 
 /// matmul_accumulate: C = op(A) op(B) + C, f32 on oneDNN's matmul with a
 /// sum post-op where gplace has oneDNN (matmul's library and threads), else
-/// GEMM with beta = 1 (OpenBLAS), on the output, which holds the accumulator (inputs[0]) already where the
-/// memory plan put it there (in place), else gets a copy of it first.
+/// GEMM with beta = 1 (OpenBLAS), on the output, which holds the
+/// accumulator (inputs[0]) already where the memory plan put it there (in
+/// place), else gets a copy of it first.
 template <> Status runKernel<Kernel::MatmulAccumulate>(const KernelCall &call) {
   const TensorType &aType = *call.inputs[1].type, &bType = *call.inputs[2].type;
   bool ta = call.params->transposeA, tb = call.params->transposeB;

@@ -168,6 +168,7 @@
 #include <map>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -1362,15 +1363,16 @@ onnx::ModelProto buildNarrowReductions() {
     std::string x = std::string("x_") + suffix;
     auto name = [&](const char *what) { return what + std::string("_") + suffix; };
     setFloatType(g->add_input(), x, {2, 3}, type);
-    const std::pair<const char *, const char *> reductions[] = {
-        {"ReduceMax", "max"},   {"ReduceMin", "min"},
-        {"ReduceSum", "sum"},   {"ReduceProd", "prod"},
-        {"ReduceL1", "l1"},     {"ReduceSumSquare", "sum_square"}};
+    // The op, its output's name, and whether ONNX types it on 8 bits (the
+    // sums and products start at 32).
+    const std::tuple<const char *, const char *, bool> reductions[] = {
+        {"ReduceMax", "max", true},   {"ReduceMin", "min", true},
+        {"ReduceSum", "sum", false},  {"ReduceProd", "prod", false},
+        {"ReduceL1", "l1", false},    {"ReduceSumSquare", "sum_square", false}};
     bool wide = type == onnx::TensorProto_DataType_UINT32;
-    for (auto [opType, what] : reductions) {
-      if (!wide && std::string_view(what) != "max" &&
-          std::string_view(what) != "min")
-        continue; // ONNX types the sums and products on 32 bits and up.
+    for (auto [opType, what, eightBits] : reductions) {
+      if (!wide && !eightBits)
+        continue;
       // ReduceSum takes its axes as an input from opset 13; the others
       // as an attribute until opset 18.
       bool axesInput = std::string_view(opType) == "ReduceSum";
