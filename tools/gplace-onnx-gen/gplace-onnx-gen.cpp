@@ -1877,6 +1877,53 @@ onnx::ModelProto buildLoopScanSequence() {
   return b.model;
 }
 
+// Scan of opset 8 (docs/onnx.md, "Control flow"): its inputs and outputs
+// lead with a batch dimension. initial[2, 2] and x[2, 3, 2]: each batch
+// element's rows summed onto its state, read last first (`directions`
+// [1]) -> y[2, 2] (the sums), z[2, 3, 2] (the partial sums, in iteration
+// order). Scan8Form::SequenceLens: the node reads an explicit
+// sequence_lens ([3, 2]), which gplace refuses; Scan8Form::UnknownBatch:
+// x is a Reshape of a flat x_flat[12] to the graph input `shape` (int64
+// [3]), so no batch size is known at import time.
+enum class Scan8Form { Batch, SequenceLens, UnknownBatch };
+onnx::ModelProto scan8(Scan8Form form) {
+  ModelBuilder b(8, "scan8");
+  b.input("initial", {2, 2});
+  std::string lens;
+  if (form == Scan8Form::UnknownBatch) {
+    b.input("x_flat", {12});
+    b.int64Input("shape", {3});
+    b.node("Reshape", "to_batch", {"x_flat", "shape"}, {"x"});
+  } else {
+    b.input("x", {2, 3, 2});
+  }
+  if (form == Scan8Form::SequenceLens) {
+    intInitializer(b, "lens", {2}, {3, 2});
+    lens = "lens";
+  }
+  onnx::NodeProto *scan =
+      b.node("Scan", "running_sums", {lens, "initial", "x"}, {"y", "z"});
+  attrInt(scan, "num_scan_inputs", 1);
+  attrInts(scan, "directions", {1});
+  onnx::GraphProto *body = attrGraph(scan, "body");
+  setFloatType(body->add_input(), "s_in", {2});
+  setFloatType(body->add_input(), "row", {2});
+  graphNode(body, "Add", "add_row", {"s_in", "row"}, {"s_out"});
+  graphNode(body, "Identity", "partial", {"s_out"}, {"partial_out"});
+  setFloatType(body->add_output(), "s_out", {2});
+  setFloatType(body->add_output(), "partial_out", {2});
+  b.output("y", {2, 2});
+  b.output("z", {2, 3, 2});
+  return b.model;
+}
+onnx::ModelProto buildScan8Batch() { return scan8(Scan8Form::Batch); }
+onnx::ModelProto buildScan8SequenceLens() {
+  return scan8(Scan8Form::SequenceLens);
+}
+onnx::ModelProto buildScan8UnknownBatch() {
+  return scan8(Scan8Form::UnknownBatch);
+}
+
 onnx::ModelProto buildLoopLong() {
   ModelBuilder b(13, "loop_long");
   b.input("x", {2});
@@ -2053,6 +2100,9 @@ int main(int argc, char **argv) {
       {"resize-topk", buildResizeTopK},
       {"control-flow", buildControlFlow},
       {"loop-long", buildLoopLong},
+      {"scan8-batch", buildScan8Batch},
+      {"scan8-sequence-lens", buildScan8SequenceLens},
+      {"scan8-unknown-batch", buildScan8UnknownBatch},
       {"sequences", buildSequences},
       {"sequence-out-of-range", buildSequenceOutOfRange},
       {"optional-absent", buildOptionalAbsent},

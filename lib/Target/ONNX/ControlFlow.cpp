@@ -15,7 +15,8 @@
 //   the body is imported once per iteration (its iteration number and
 //   condition constants), its loop-carried values threaded through, its
 //   scan outputs stacked along a new leading dimension;
-// - Scan (opset 9 and above; checkNodes refuses opset 8's): the body is
+// - Scan (opset 9 and above; opset 8's is split per batch element into
+//   Scan 9s before the version converter, Reading.cpp): the body is
 //   imported once per slice of the scan inputs along their scan axes
 //   (their static size), in the direction each input and output names.
 // At most kMaxUnrolledIterations iterations unroll. An If whose condition

@@ -433,7 +433,11 @@ OwningOpRef<ModuleOp> Importer::import(llvm::StringRef bytes) {
   for (const onnx::ValueInfoProto &input : model.graph().input())
     if (input.type().has_sequence_type() || input.type().has_optional_type())
       listInputs[input.name()] = input.type().has_optional_type();
+  if (failed(splitScan8()))
+    return nullptr;
   upgrade();
+  if (failed(finishScan8()))
+    return nullptr;
   // A declared shape with a symbolic or unknown dimension says nothing the
   // inputs do not (exporters write names there that no input binds, as
   // paddle2onnx's 'p2o.DynamicDimension.3'): inference computes it afresh

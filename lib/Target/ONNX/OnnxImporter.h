@@ -322,6 +322,10 @@ public:
   /// 10 keeps their coordinates (asymmetric, nearest below), which it does
   /// not write as attributes.
   int64_t upgradedFrom = 0;
+  /// The outputs of the Identity nodes splitScan8 wrote before and after
+  /// each Scan of opset 8 it rewrote, which finishScan8 makes Squeeze and
+  /// Unsqueeze of the batch dimension.
+  llvm::StringSet<> scan8Squeezes, scan8Unsqueezes;
   /// The prefix of the names of the ops the nodes of the subgraph being
   /// imported become ("loop/iteration3/"; empty for the main graph), so
   /// that each iteration's ops have names of their own.
@@ -372,6 +376,19 @@ private:
   LogicalResult checkNodes();
   /// Opsets below 13 to 13 with ONNX's version converter, where it can.
   void upgrade();
+  /// Before upgrade: each Scan of opset 8 in the main graph (inputs and
+  /// outputs with a leading batch dimension, which Scan 9 drops) becomes
+  /// one Scan per batch element, over that element's slice (Slice), its
+  /// inputs and outputs passed through Identity nodes that finishScan8
+  /// turns into Squeeze and Unsqueeze of the batch dimension once ONNX's
+  /// converter has made each a Scan 9 (its adapter drops the leading
+  /// dimension of the values around the node, but inserts nothing); the
+  /// elements' outputs Concat'ed along the batch. Fails, naming the node,
+  /// where an input's batch size is not known or the inputs disagree.
+  LogicalResult splitScan8();
+  /// After upgrade: the Identity nodes splitScan8 wrote as Squeeze and
+  /// Unsqueeze of axis 0; fails if the version converter did not run.
+  LogicalResult finishScan8();
   LogicalResult fixDimensions();
   /// The types ONNX's shape inference gives `proto`'s outputs when it runs
   /// on the node alone, over the types of the values imported so far and

@@ -4,7 +4,8 @@
 // nodes are imported: the model parsed and checked by ONNX's checker
 // (external data read within the model's folder), the op types and window
 // attributes checked before ONNX's own code reads them, and opsets below
-// 13 upgraded by ONNX's version converter.
+// 13 upgraded by ONNX's version converter (opset 8's Scans split per batch
+// element around it).
 //
 //===----------------------------------------------------------------------===//
 
@@ -134,6 +135,229 @@ void Importer::upgrade() {
 }
 
 
+/// The initializer holding the axes of the Squeeze and Unsqueeze nodes
+/// finishScan8 writes.
+static constexpr llvm::StringLiteral kScan8Axes = "gplace.scan8.axis0";
+
+LogicalResult Importer::splitScan8() {
+  auto isScan8 = [&](const onnx::NodeProto &node) {
+    auto [opType, version] = opTypeOf(node);
+    return opType == "Scan" && version < 9;
+  };
+  onnx::GraphProto &graph = *model.mutable_graph();
+  if (llvm::none_of(graph.node(), isScan8))
+    return success();
+  // The batch sizes: ONNX's shape inference on a copy (at opset 8).
+  onnx::ModelProto inferredModel = model;
+  try {
+    onnx::shape_inference::InferShapes(inferredModel);
+  } catch (const std::exception &e) {
+    error() << "ONNX's shape inference fails on '" << path
+            << "': " << e.what();
+    return failure();
+  }
+  llvm::StringMap<const onnx::TypeProto *> typeOf;
+  const onnx::GraphProto &inferredGraph = inferredModel.graph();
+  for (const auto *infos : {&inferredGraph.input(), &inferredGraph.value_info(),
+                            &inferredGraph.output()})
+    for (const onnx::ValueInfoProto &info : *infos)
+      if (info.type().has_tensor_type())
+        typeOf[info.name()] = &info.type();
+  // An initializer's type, unless an input declares it.
+  std::vector<onnx::TypeProto> initializerTypes(
+      inferredGraph.initializer_size());
+  for (auto [t, type] : llvm::zip(inferredGraph.initializer(),
+                                  initializerTypes)) {
+    onnx::TypeProto_Tensor *tensor = type.mutable_tensor_type();
+    tensor->set_elem_type(t.data_type());
+    onnx::TensorShapeProto *shape = tensor->mutable_shape();
+    for (int64_t d : t.dims())
+      shape->add_dim()->set_dim_value(d);
+    typeOf.try_emplace(t.name(), &type);
+  }
+  // A value's leading dimension (-1 if unknown or a scalar's).
+  auto batchOf = [&](const std::string &name) -> int64_t {
+    auto it = typeOf.find(name);
+    if (it == typeOf.end() || !it->second->tensor_type().has_shape() ||
+        it->second->tensor_type().shape().dim_size() == 0)
+      return -1;
+    const auto &d = it->second->tensor_type().shape().dim(0);
+    return d.has_dim_value() ? d.dim_value() : -1;
+  };
+  // `type` with its leading dimension 1 (the element's slice), as a
+  // value_info the version converter reads (its adapter keeps a Scan input
+  // only if the input's shape is known, and drops its leading dimension).
+  auto declareSlice = [&](const std::string &name, const std::string &of) {
+    auto it = typeOf.find(of);
+    if (it == typeOf.end() || !it->second->tensor_type().has_shape())
+      return;
+    onnx::ValueInfoProto *info = graph.add_value_info();
+    info->set_name(name);
+    *info->mutable_type() = *it->second;
+    info->mutable_type()
+        ->mutable_tensor_type()
+        ->mutable_shape()
+        ->mutable_dim(0)
+        ->set_dim_value(1);
+  };
+  auto makeNode = [](const std::string &opType, const std::string &name,
+                     std::initializer_list<std::string> inputs,
+                     std::initializer_list<std::string> outputs) {
+    onnx::NodeProto node;
+    node.set_op_type(opType);
+    node.set_name(name);
+    for (const std::string &in : inputs)
+      node.add_input(in);
+    for (const std::string &out : outputs)
+      node.add_output(out);
+    return node;
+  };
+  // An INTS attribute (Slice 1's axes, starts and ends).
+  auto intsAttr = [](onnx::NodeProto &node, const std::string &name,
+                     int64_t value) {
+    onnx::AttributeProto *a = node.add_attribute();
+    a->set_name(name);
+    a->set_type(onnx::AttributeProto_AttributeType_INTS);
+    a->add_ints(value);
+  };
+
+  google::protobuf::RepeatedPtrField<onnx::NodeProto> nodes;
+  int scanIndex = 0;
+  for (const onnx::NodeProto &node : graph.node()) {
+    if (!isScan8(node)) {
+      *nodes.Add() = node;
+      continue;
+    }
+    std::string nodeName = node.name().empty() ? node.op_type() : node.name();
+    // The values the rewrite adds are named after the node's position.
+    std::string tag = std::to_string(scanIndex++);
+    int64_t batch = -1;
+    for (int i = 1; i < node.input_size(); ++i) {
+      int64_t size = batchOf(node.input(i));
+      if (size < 1) {
+        error() << "'" << path << "': node '" << nodeName
+                << "' (Scan, opset 8): the batch size (leading dimension) "
+                   "of input '"
+                << node.input(i) << "' is "
+                << (size == 0 ? "0" : "not known");
+        return failure();
+      }
+      if (batch >= 0 && size != batch) {
+        error() << "'" << path << "': node '" << nodeName
+                << "' (Scan, opset 8): its inputs' batch sizes differ ("
+                << batch << " and " << size << " of '" << node.input(i)
+                << "')";
+        return failure();
+      }
+      batch = size;
+    }
+    if (batch < 1) {
+      error() << "'" << path << "': node '" << nodeName
+              << "' (Scan, opset 8) has no state or scan input";
+      return failure();
+    }
+    if (batch > kMaxUnrolledIterations) {
+      error() << "'" << path << "': node '" << nodeName
+              << "' (Scan, opset 8): a batch of " << batch
+              << ", more than the " << kMaxUnrolledIterations
+              << " Scans gplace unrolls it into";
+      return failure();
+    }
+    std::vector<std::vector<std::string>> elementOutputs(node.output_size());
+    for (int64_t b = 0; b < batch; ++b) {
+      // Values named apart from the model's, ops under the node's name.
+      std::string prefix = "gplace.scan8." + tag + "/" + std::to_string(b);
+      std::string scope =
+          batch > 1 ? nodeName + "/batch" + std::to_string(b) : nodeName;
+      onnx::NodeProto scan = node;
+      scan.set_name(scope);
+      scan.clear_input();
+      scan.add_input(""); // sequence_lens, omitted (checkNodes)
+      for (int i = 1; i < node.input_size(); ++i) {
+        std::string in = prefix + "/in" + std::to_string(i);
+        std::string source = node.input(i);
+        if (batch > 1) {
+          onnx::NodeProto slice =
+              makeNode("Slice", scope + "/input" + std::to_string(i) + "_slice",
+                       {source}, {in + "/slice"});
+          intsAttr(slice, "axes", 0);
+          intsAttr(slice, "starts", b);
+          intsAttr(slice, "ends", b + 1);
+          *nodes.Add() = std::move(slice);
+          declareSlice(in + "/slice", node.input(i));
+          source = in + "/slice";
+        }
+        *nodes.Add() = makeNode(
+            "Identity", scope + "/input" + std::to_string(i), {source}, {in});
+        scan8Squeezes.insert(in);
+        declareSlice(in, node.input(i));
+        scan.add_input(in);
+      }
+      std::vector<onnx::NodeProto> unsqueezes;
+      for (int k = 0; k < node.output_size(); ++k) {
+        if (node.output(k).empty())
+          continue;
+        std::string out = prefix + "/out" + std::to_string(k);
+        std::string result = batch > 1 ? out + "/element" : node.output(k);
+        scan.set_output(k, out);
+        declareSlice(out, node.output(k));
+        elementOutputs[k].push_back(result);
+        unsqueezes.push_back(makeNode(
+            "Identity", scope + "/output" + std::to_string(k), {out}, {result}));
+        scan8Unsqueezes.insert(result);
+      }
+      *nodes.Add() = std::move(scan);
+      for (onnx::NodeProto &unsqueeze : unsqueezes)
+        *nodes.Add() = std::move(unsqueeze);
+    }
+    if (batch > 1)
+      for (int k = 0; k < node.output_size(); ++k) {
+        if (node.output(k).empty())
+          continue;
+        onnx::NodeProto concat =
+            makeNode("Concat", nodeName + "/output" + std::to_string(k), {},
+                     {node.output(k)});
+        for (const std::string &element : elementOutputs[k])
+          concat.add_input(element);
+        onnx::AttributeProto *axis = concat.add_attribute();
+        axis->set_name("axis");
+        axis->set_type(onnx::AttributeProto_AttributeType_INT);
+        axis->set_i(0);
+        *nodes.Add() = std::move(concat);
+      }
+  }
+  graph.mutable_node()->Swap(&nodes);
+  onnx::TensorProto *axes = graph.add_initializer();
+  axes->set_name(kScan8Axes.str());
+  axes->set_data_type(onnx::TensorProto_DataType_INT64);
+  axes->add_dims(1);
+  axes->add_int64_data(0);
+  return success();
+}
+
+LogicalResult Importer::finishScan8() {
+  if (scan8Squeezes.empty())
+    return success();
+  if (opset < 9) {
+    error() << "'" << path
+            << "': ONNX's version converter fails on this model, and its "
+               "Scan of opset 8 (a batch dimension) needs it";
+    return failure();
+  }
+  for (onnx::NodeProto &node : *model.mutable_graph()->mutable_node()) {
+    if (node.op_type() != "Identity" || node.output_size() != 1)
+      continue;
+    bool in = scan8Squeezes.contains(node.output(0)),
+         out = scan8Unsqueezes.contains(node.output(0));
+    if (!in && !out)
+      continue;
+    node.set_op_type(in ? "Squeeze" : "Unsqueeze");
+    node.add_input(kScan8Axes.str());
+  }
+  return success();
+}
+
+
 std::pair<std::string, int64_t>
 Importer::opTypeOf(const onnx::NodeProto &proto) const {
   bool defaultDomain = proto.domain().empty() || proto.domain() == "ai.onnx";
@@ -148,6 +372,14 @@ Importer::opTypeOf(const onnx::NodeProto &proto) const {
 
 LogicalResult Importer::checkNodes() {
   const llvm::StringMap<MapFn> &table = mappers();
+  // The main graph's nodes (a RepeatedPtrField's elements are not
+  // contiguous: their addresses are collected).
+  llvm::DenseSet<const onnx::NodeProto *> mainNodes;
+  for (const onnx::NodeProto &proto : model.graph().node())
+    mainNodes.insert(&proto);
+  auto isMainGraphNode = [&](const onnx::NodeProto &proto) {
+    return mainNodes.contains(&proto);
+  };
   // The declared ranks of the graph's values (inputs, value_info,
   // initializers), for the checks ONNX's own code needs before it runs.
   llvm::StringMap<int> declaredRank;
@@ -179,13 +411,20 @@ LogicalResult Importer::checkNodes() {
   for (const onnx::NodeProto *node : nodes) {
     const onnx::NodeProto &proto = *node;
     auto [opType, version] = opTypeOf(proto);
-    // Scan 8's batch dimension and sequence lengths: ONNX 1.12's version
-    // converter drops the batch dimension from the graph's inputs too.
+    // Scan 8's batch dimension: split per element before the version
+    // converter (splitScan8), in the main graph and without sequence
+    // lengths (each element's own length, which Scan 9 does not have).
     if (opType == "Scan" && version < 9) {
-      auto &entry = unsupported[{opType, "Scan below opset 9 (a batch "
-                                         "dimension and sequence lengths)"}];
-      entry.first = version;
-      ++entry.second;
+      const char *reason = nullptr;
+      if (proto.input_size() > 0 && !proto.input(0).empty())
+        reason = "Scan below opset 9 with sequence_lens";
+      else if (!isMainGraphNode(proto))
+        reason = "Scan below opset 9 inside a subgraph";
+      if (reason) {
+        auto &entry = unsupported[{opType, reason}];
+        entry.first = version;
+        ++entry.second;
+      }
       continue;
     }
     if (table.count(opType)) {
