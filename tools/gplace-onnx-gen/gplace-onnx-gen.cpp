@@ -1348,6 +1348,19 @@ onnx::ModelProto buildNarrowComparisons() {
 // prod_T, l1_T, sum_square_T) [2,1] (axis 1, kept), argmax_T, argmin_T
 // [2,1] int64, (uint32 only: cumsum_T [2,3]), top_T [2,2] and
 // top_indices_T [2,2] int64, outputs in that order.
+// ReduceSum on uint8 (node "sum"): ONNX's ReduceSum-13 takes 32- and
+// 64-bit integers and floats only, so the model is invalid and ONNX
+// Runtime refuses it; gplace's importer too (ONNX's type check).
+onnx::ModelProto buildReduceSumUint8() {
+  ModelBuilder b(13, "reduce_sum_uint8");
+  setFloatType(b.model.mutable_graph()->add_input(), "x", {2, 3},
+               onnx::TensorProto_DataType_UINT8);
+  b.node("ReduceSum", "sum", {"x"}, {"y"});
+  setFloatType(b.model.mutable_graph()->add_output(), "y", {1, 1},
+               onnx::TensorProto_DataType_UINT8);
+  return b.model;
+}
+
 onnx::ModelProto buildNarrowReductions() {
   ModelBuilder b(13, "narrow_reductions");
   onnx::GraphProto *g = b.model.mutable_graph();
@@ -2094,6 +2107,7 @@ int main(int argc, char **argv) {
       {"arg-pow", buildArgPow},
       {"narrow-comparisons", buildNarrowComparisons},
       {"narrow-reductions", buildNarrowReductions},
+      {"reduce-sum-uint8", buildReduceSumUint8},
       {"pools", buildPools},
       {"pool3d", buildPool3d},
       {"det-dft", buildDetDft},
@@ -2174,9 +2188,11 @@ int main(int argc, char **argv) {
   try {
     onnx::checker::check_model(model);
     // shared-dim-bad-output declares a wrong output shape on purpose;
-    // loop-scan-sequence's scan output is a sequence on purpose.
+    // loop-scan-sequence's scan output is a sequence on purpose;
+    // reduce-sum-uint8 breaks ReduceSum's type constraint on purpose.
     onnx::ModelProto inferred = model;
-    if (name != "shared-dim-bad-output" && name != "loop-scan-sequence")
+    if (name != "shared-dim-bad-output" && name != "loop-scan-sequence" &&
+        name != "reduce-sum-uint8")
       onnx::shape_inference::InferShapes(
           inferred, onnx::OpSchemaRegistry::Instance(),
           onnx::ShapeInferenceOptions(/*check_type=*/true, /*error_mode=*/1));

@@ -472,14 +472,19 @@ OwningOpRef<ModuleOp> Importer::import(llvm::StringRef bytes) {
   for (onnx::ValueInfoProto &info :
        *model.mutable_graph()->mutable_value_info())
     forgetDynamic(info);
+  // check_type: an input whose element type is not one its op's schema
+  // allows (ReduceSum on uint8, Relu on int32 before opset 14) makes the
+  // model invalid, as ONNX Runtime refuses it at session creation, rather
+  // than computed by whichever kernel gplace has (docs/onnx.md, Decisions).
   try {
-    onnx::ShapeInferenceOptions inference(/*check_type=*/false,
+    onnx::ShapeInferenceOptions inference(/*check_type=*/true,
                                           /*error_mode=*/0,
                                           /*enable_data_propagation=*/true);
     onnx::shape_inference::InferShapes(
         model, onnx::OpSchemaRegistry::Instance(), inference);
   } catch (const std::exception &e) {
-    error() << "ONNX's shape inference fails on '" << path << "': " << e.what();
+    error() << "ONNX's shape and type inference fails on '" << path
+            << "': " << e.what();
     return nullptr;
   }
   const onnx::GraphProto &graph = model.graph();
