@@ -1683,6 +1683,19 @@ onnx::GraphProto *loopBody(onnx::NodeProto *loop, const std::string &carried,
 }
 
 
+// A Scan's body that adds each slice (input `slice`, f32[2], by the node
+// "add_<slice>") onto the state s_in (f32[2]): the outputs s_out (the new
+// state) and partial_out (the scan output, its copy by "partial").
+void runningSumBody(onnx::NodeProto *scan, const std::string &slice) {
+  onnx::GraphProto *body = attrGraph(scan, "body");
+  setFloatType(body->add_input(), "s_in", {2});
+  setFloatType(body->add_input(), slice, {2});
+  graphNode(body, "Add", "add_" + slice, {"s_in", slice}, {"s_out"});
+  graphNode(body, "Identity", "partial", {"s_out"}, {"partial_out"});
+  setFloatType(body->add_output(), "s_out", {2});
+  setFloatType(body->add_output(), "partial_out", {2});
+}
+
 // Control flow imported by unrolling (docs/onnx.md), opset 13:
 // x[2,3] -> If(use_relu: true) then Relu(x) else Neg(x) -> a;
 // Loop(3 trips, cond true, a), body acc + x + float(i) -> acc, steps[3,2,3];
@@ -1723,13 +1736,7 @@ onnx::ModelProto buildControlFlow() {
   attrInts(scan, "scan_input_directions", {1});
   attrInts(scan, "scan_output_axes", {1});
   attrInts(scan, "scan_output_directions", {1});
-  onnx::GraphProto *scanBody = attrGraph(scan, "body");
-  setFloatType(scanBody->add_input(), "s_in", {2});
-  setFloatType(scanBody->add_input(), "column", {2});
-  graphNode(scanBody, "Add", "add_column", {"s_in", "column"}, {"s_out"});
-  graphNode(scanBody, "Identity", "partial", {"s_out"}, {"partial_out"});
-  setFloatType(scanBody->add_output(), "s_out", {2});
-  setFloatType(scanBody->add_output(), "partial_out", {2});
+  runningSumBody(scan, "column");
 
   b.output("acc", {2, 3});
   b.output("steps", {3, 2, 3});
@@ -1918,13 +1925,7 @@ onnx::ModelProto scan8(Scan8Form form) {
       b.node("Scan", "running_sums", {lens, "initial", "x"}, {"y", "z"});
   attrInt(scan, "num_scan_inputs", 1);
   attrInts(scan, "directions", {1});
-  onnx::GraphProto *body = attrGraph(scan, "body");
-  setFloatType(body->add_input(), "s_in", {2});
-  setFloatType(body->add_input(), "row", {2});
-  graphNode(body, "Add", "add_row", {"s_in", "row"}, {"s_out"});
-  graphNode(body, "Identity", "partial", {"s_out"}, {"partial_out"});
-  setFloatType(body->add_output(), "s_out", {2});
-  setFloatType(body->add_output(), "partial_out", {2});
+  runningSumBody(scan, "row");
   b.output("y", {2, 2});
   b.output("z", {2, 3, 2});
   return b.model;
