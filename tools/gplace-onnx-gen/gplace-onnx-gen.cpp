@@ -1901,11 +1901,13 @@ onnx::ModelProto buildLoopScanSequence() {
 // lead with a batch dimension. initial[2, 2] and x[2, 3, 2]: each batch
 // element's rows summed onto its state, read last first (`directions`
 // [1]) -> y[2, 2] (the sums), z[2, 3, 2] (the partial sums, in iteration
-// order). Scan8Form::SequenceLens: the node reads an explicit
-// sequence_lens ([3, 2]), which gplace refuses; Scan8Form::UnknownBatch:
-// x is a Reshape of a flat x_flat[12] to the graph input `shape` (int64
-// [3]), so no batch size is known at import time.
-enum class Scan8Form { Batch, SequenceLens, UnknownBatch };
+// order). Scan8Form::SequenceLens: the node reads the sequence_lens [3, 2]
+// (an initializer: element 1 scans x[1, :2] only, its scan output padded
+// with zeros); BadLens: [3, 4], longer than x; RuntimeLens: a graph input
+// `lens` (int64 [2]); UnknownBatch: x is a Reshape of a flat x_flat[12]
+// to the graph input `shape` (int64 [3]), so no batch size is known at
+// import time.
+enum class Scan8Form { Batch, SequenceLens, BadLens, RuntimeLens, UnknownBatch };
 onnx::ModelProto scan8(Scan8Form form) {
   ModelBuilder b(8, "scan8");
   b.input("initial", {2, 2});
@@ -1917,10 +1919,14 @@ onnx::ModelProto scan8(Scan8Form form) {
   } else {
     b.input("x", {2, 3, 2});
   }
-  if (form == Scan8Form::SequenceLens) {
-    intInitializer(b, "lens", {2}, {3, 2});
+  if (form == Scan8Form::SequenceLens || form == Scan8Form::BadLens)
+    intInitializer(b, "lens", {2},
+                   {3, form == Scan8Form::BadLens ? int64_t{4} : int64_t{2}});
+  if (form == Scan8Form::RuntimeLens)
+    b.int64Input("lens", {2});
+  if (form == Scan8Form::SequenceLens || form == Scan8Form::BadLens ||
+      form == Scan8Form::RuntimeLens)
     lens = "lens";
-  }
   onnx::NodeProto *scan =
       b.node("Scan", "running_sums", {lens, "initial", "x"}, {"y", "z"});
   attrInt(scan, "num_scan_inputs", 1);
@@ -1933,6 +1939,10 @@ onnx::ModelProto scan8(Scan8Form form) {
 onnx::ModelProto buildScan8Batch() { return scan8(Scan8Form::Batch); }
 onnx::ModelProto buildScan8SequenceLens() {
   return scan8(Scan8Form::SequenceLens);
+}
+onnx::ModelProto buildScan8BadLens() { return scan8(Scan8Form::BadLens); }
+onnx::ModelProto buildScan8RuntimeLens() {
+  return scan8(Scan8Form::RuntimeLens);
 }
 onnx::ModelProto buildScan8UnknownBatch() {
   return scan8(Scan8Form::UnknownBatch);
@@ -2117,6 +2127,8 @@ int main(int argc, char **argv) {
       {"loop-long", buildLoopLong},
       {"scan8-batch", buildScan8Batch},
       {"scan8-sequence-lens", buildScan8SequenceLens},
+      {"scan8-bad-lens", buildScan8BadLens},
+      {"scan8-runtime-lens", buildScan8RuntimeLens},
       {"scan8-unknown-batch", buildScan8UnknownBatch},
       {"sequences", buildSequences},
       {"sequence-out-of-range", buildSequenceOutOfRange},

@@ -326,6 +326,8 @@ public:
   /// each Scan of opset 8 it rewrote, which finishScan8 makes Squeeze and
   /// Unsqueeze of the batch dimension.
   llvm::StringSet<> scan8Squeezes, scan8Unsqueezes;
+  /// Why ONNX's version converter failed (upgrade), if it did.
+  std::string upgradeError;
   /// The prefix of the names of the ops the nodes of the subgraph being
   /// imported become ("loop/iteration3/"; empty for the main graph), so
   /// that each iteration's ops have names of their own.

@@ -11,6 +11,8 @@
 
 #include "OnnxImporter.h"
 
+#include "llvm/Support/Endian.h"
+
 namespace gplace::frontend::onnx_import {
 
 /// Whether a tensor of `graph` keeps its data in another file: an
@@ -129,7 +131,7 @@ void Importer::upgrade() {
     } catch (const std::exception &e) {
       // The model stays at its opset: the mapping handles the older forms
       // of the ops it maps, and names the opset of those it does not.
-      (void)e;
+      upgradeError = e.what();
     }
   }
 }
@@ -184,21 +186,61 @@ LogicalResult Importer::splitScan8() {
     const auto &d = it->second->tensor_type().shape().dim(0);
     return d.has_dim_value() ? d.dim_value() : -1;
   };
-  // `type` with its leading dimension 1 (the element's slice), as a
-  // value_info the version converter reads (its adapter keeps a Scan input
-  // only if the input's shape is known, and drops its leading dimension).
-  auto declareSlice = [&](const std::string &name, const std::string &of) {
+  // `of`'s type with its leading dimension 1 (the element's slice) and, if
+  // `length` >= 0, its second (the sequence) `length`, as the value_info of
+  // `name`, which the version converter reads (its adapter keeps a Scan
+  // input only if the input's shape is known, and drops its leading
+  // dimension).
+  auto declareSlice = [&](const std::string &name, const std::string &of,
+                          int64_t length) {
     auto it = typeOf.find(of);
     if (it == typeOf.end() || !it->second->tensor_type().has_shape())
       return;
     onnx::ValueInfoProto *info = graph.add_value_info();
     info->set_name(name);
     *info->mutable_type() = *it->second;
-    info->mutable_type()
-        ->mutable_tensor_type()
-        ->mutable_shape()
-        ->mutable_dim(0)
-        ->set_dim_value(1);
+    onnx::TensorShapeProto *shape =
+        info->mutable_type()->mutable_tensor_type()->mutable_shape();
+    shape->mutable_dim(0)->set_dim_value(1);
+    if (length >= 0 && shape->dim_size() > 1)
+      shape->mutable_dim(1)->set_dim_value(length);
+  };
+  // A value's rank (-1 if unknown) and dimension `d` (-1 if unknown).
+  auto rankOf = [&](const std::string &name) -> int64_t {
+    auto it = typeOf.find(name);
+    if (it == typeOf.end() || !it->second->tensor_type().has_shape())
+      return -1;
+    return it->second->tensor_type().shape().dim_size();
+  };
+  auto dimOf = [&](const std::string &name, int d) -> int64_t {
+    if (rankOf(name) <= d)
+      return -1;
+    const auto &dim = typeOf.find(name)->second->tensor_type().shape().dim(d);
+    return dim.has_dim_value() ? dim.dim_value() : -1;
+  };
+  // The values of the int64 initializer `name` (checkNodes: a Scan 8's
+  // sequence_lens), or std::nullopt if its data is not in the model.
+  auto int64Initializer =
+      [&](const std::string &name) -> std::optional<std::vector<int64_t>> {
+    for (const onnx::TensorProto &t : graph.initializer()) {
+      if (t.name() != name)
+        continue;
+      if (t.data_type() != onnx::TensorProto_DataType_INT64 ||
+          t.data_location() == onnx::TensorProto::EXTERNAL)
+        return std::nullopt;
+      if (t.has_raw_data()) {
+        if (t.raw_data().size() % 8)
+          return std::nullopt;
+        std::vector<int64_t> values(t.raw_data().size() / 8);
+        for (size_t v = 0; v < values.size(); ++v)
+          values[v] = static_cast<int64_t>(
+              llvm::support::endian::read64le(t.raw_data().data() + 8 * v));
+        return values;
+      }
+      return std::vector<int64_t>(t.int64_data().begin(),
+                                  t.int64_data().end());
+    }
+    return std::nullopt;
   };
   auto makeNode = [](const std::string &opType, const std::string &name,
                      std::initializer_list<std::string> inputs,
@@ -212,13 +254,14 @@ LogicalResult Importer::splitScan8() {
       node.add_output(out);
     return node;
   };
-  // An INTS attribute (Slice 1's axes, starts and ends).
+  // An INTS attribute (Slice 1's axes, starts and ends, Pad 2's pads).
   auto intsAttr = [](onnx::NodeProto &node, const std::string &name,
-                     int64_t value) {
+                     llvm::ArrayRef<int64_t> values) {
     onnx::AttributeProto *a = node.add_attribute();
     a->set_name(name);
     a->set_type(onnx::AttributeProto_AttributeType_INTS);
-    a->add_ints(value);
+    for (int64_t v : values)
+      a->add_ints(v);
   };
 
   google::protobuf::RepeatedPtrField<onnx::NodeProto> nodes;
@@ -263,6 +306,48 @@ LogicalResult Importer::splitScan8() {
               << " Scans gplace unrolls it into";
       return failure();
     }
+    // Sequence lengths: each element's scan inputs cut to its length,
+    // its scan outputs padded with zeros past it (ONNX Runtime's Scan 8).
+    int64_t numScanInputs = 0;
+    for (const onnx::AttributeProto &a : node.attribute())
+      if (a.name() == "num_scan_inputs")
+        numScanInputs = a.i();
+    int64_t numStates = node.input_size() - 1 - numScanInputs;
+    if (numScanInputs < 1 || numStates < 0) {
+      error() << "'" << path << "': node '" << nodeName
+              << "' (Scan, opset 8): num_scan_inputs (" << numScanInputs
+              << ") must be from 1 to its " << node.input_size() - 1
+              << " inputs after sequence_lens";
+      return failure();
+    }
+    std::vector<int64_t> lengths;
+    int64_t fullLength = -1;
+    if (!node.input(0).empty()) {
+      std::optional<std::vector<int64_t>> given =
+          int64Initializer(node.input(0));
+      fullLength = numStates + 1 < node.input_size()
+                       ? dimOf(node.input(numStates + 1), 1)
+                       : -1;
+      std::string why;
+      if (!given || static_cast<int64_t>(given->size()) != batch)
+        why = "must be an int64 initializer of " + std::to_string(batch) +
+              " values (one per batch element)";
+      else if (fullLength < 0)
+        why = "needs the scan inputs' sequence length, which is not known";
+      else
+        for (int64_t length : *given)
+          if (length < 1 || length > fullLength)
+            why = "holds " + std::to_string(length) +
+                  ", not a length from 1 to the scan inputs' " +
+                  std::to_string(fullLength);
+      if (!why.empty()) {
+        error() << "'" << path << "': node '" << nodeName
+                << "' (Scan, opset 8): sequence_lens ('" << node.input(0)
+                << "') " << why;
+        return failure();
+      }
+      lengths = *given;
+    }
     std::vector<std::vector<std::string>> elementOutputs(node.output_size());
     for (int64_t b = 0; b < batch; ++b) {
       // Values named apart from the model's, ops under the node's name.
@@ -272,25 +357,35 @@ LogicalResult Importer::splitScan8() {
       onnx::NodeProto scan = node;
       scan.set_name(scope);
       scan.clear_input();
-      scan.add_input(""); // sequence_lens, omitted (checkNodes)
+      scan.add_input(""); // sequence_lens: applied here
+      // The element's length where it is shorter than the inputs' (-1: not).
+      int64_t cut = !lengths.empty() && lengths[b] < fullLength ? lengths[b]
+                                                                : -1;
       for (int i = 1; i < node.input_size(); ++i) {
         std::string in = prefix + "/in" + std::to_string(i);
         std::string source = node.input(i);
-        if (batch > 1) {
+        int64_t inputCut = i > numStates ? cut : -1;
+        if (batch > 1 || inputCut >= 0) {
           onnx::NodeProto slice =
               makeNode("Slice", scope + "/input" + std::to_string(i) + "_slice",
                        {source}, {in + "/slice"});
-          intsAttr(slice, "axes", 0);
-          intsAttr(slice, "starts", b);
-          intsAttr(slice, "ends", b + 1);
+          if (inputCut >= 0) {
+            intsAttr(slice, "axes", {0, 1});
+            intsAttr(slice, "starts", {b, 0});
+            intsAttr(slice, "ends", {b + 1, inputCut});
+          } else {
+            intsAttr(slice, "axes", {0});
+            intsAttr(slice, "starts", {b});
+            intsAttr(slice, "ends", {b + 1});
+          }
           *nodes.Add() = std::move(slice);
-          declareSlice(in + "/slice", node.input(i));
+          declareSlice(in + "/slice", node.input(i), inputCut);
           source = in + "/slice";
         }
         *nodes.Add() = makeNode(
             "Identity", scope + "/input" + std::to_string(i), {source}, {in});
         scan8Squeezes.insert(in);
-        declareSlice(in, node.input(i));
+        declareSlice(in, node.input(i), inputCut);
         scan.add_input(in);
       }
       std::vector<onnx::NodeProto> unsqueezes;
@@ -299,12 +394,36 @@ LogicalResult Importer::splitScan8() {
           continue;
         std::string out = prefix + "/out" + std::to_string(k);
         std::string result = batch > 1 ? out + "/element" : node.output(k);
+        int64_t outputCut = k >= numStates ? cut : -1;
+        std::string unsqueezed = outputCut >= 0 ? out + "/unpadded" : result;
         scan.set_output(k, out);
-        declareSlice(out, node.output(k));
+        declareSlice(out, node.output(k), outputCut);
         elementOutputs[k].push_back(result);
-        unsqueezes.push_back(makeNode(
-            "Identity", scope + "/output" + std::to_string(k), {out}, {result}));
-        scan8Unsqueezes.insert(result);
+        unsqueezes.push_back(makeNode("Identity",
+                                      scope + "/output" + std::to_string(k),
+                                      {out}, {unsqueezed}));
+        scan8Unsqueezes.insert(unsqueezed);
+        if (outputCut < 0)
+          continue;
+        int64_t rank = rankOf(node.output(k));
+        if (rank < 2) {
+          error() << "'" << path << "': node '" << nodeName
+                  << "' (Scan, opset 8): the rank of scan output '"
+                  << node.output(k) << "' is not known";
+          return failure();
+        }
+        onnx::NodeProto pad =
+            makeNode("Pad", scope + "/output" + std::to_string(k) + "_pad",
+                     {unsqueezed}, {result});
+        std::vector<int64_t> pads(2 * rank, 0);
+        pads[rank + 1] = fullLength - outputCut;
+        intsAttr(pad, "pads", pads);
+        // Explicit: the converter's Pad adapter reads it.
+        onnx::AttributeProto *value = pad.add_attribute();
+        value->set_name("value");
+        value->set_type(onnx::AttributeProto_AttributeType_FLOAT);
+        value->set_f(0);
+        unsqueezes.push_back(std::move(pad));
       }
       *nodes.Add() = std::move(scan);
       for (onnx::NodeProto &unsqueeze : unsqueezes)
@@ -341,7 +460,8 @@ LogicalResult Importer::finishScan8() {
   if (opset < 9) {
     error() << "'" << path
             << "': ONNX's version converter fails on this model, and its "
-               "Scan of opset 8 (a batch dimension) needs it";
+               "Scan of opset 8 (a batch dimension) needs it: "
+            << upgradeError;
     return failure();
   }
   for (onnx::NodeProto &node : *model.mutable_graph()->mutable_node()) {
@@ -380,6 +500,13 @@ LogicalResult Importer::checkNodes() {
   auto isMainGraphNode = [&](const onnx::NodeProto &proto) {
     return mainNodes.contains(&proto);
   };
+  // The main graph's initializers that no input overrides (a Scan 8's
+  // sequence_lens must be one).
+  llvm::StringSet<> constantInitializers;
+  for (const onnx::TensorProto &t : model.graph().initializer())
+    constantInitializers.insert(t.name());
+  for (const onnx::ValueInfoProto &input : model.graph().input())
+    constantInitializers.erase(input.name());
   // The declared ranks of the graph's values (inputs, value_info,
   // initializers), for the checks ONNX's own code needs before it runs.
   llvm::StringMap<int> declaredRank;
@@ -412,12 +539,14 @@ LogicalResult Importer::checkNodes() {
     const onnx::NodeProto &proto = *node;
     auto [opType, version] = opTypeOf(proto);
     // Scan 8's batch dimension: split per element before the version
-    // converter (splitScan8), in the main graph and without sequence
-    // lengths (each element's own length, which Scan 9 does not have).
+    // converter (splitScan8), in the main graph, with sequence lengths
+    // (each element's own length, which Scan 9 does not have) known at
+    // import time.
     if (opType == "Scan" && version < 9) {
       const char *reason = nullptr;
-      if (proto.input_size() > 0 && !proto.input(0).empty())
-        reason = "Scan below opset 9 with sequence_lens";
+      if (proto.input_size() > 0 && !proto.input(0).empty() &&
+          !constantInitializers.count(proto.input(0)))
+        reason = "Scan below opset 9 with sequence_lens of the run";
       else if (!isMainGraphNode(proto))
         reason = "Scan below opset 9 inside a subgraph";
       if (reason) {
