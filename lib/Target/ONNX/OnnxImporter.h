@@ -385,8 +385,12 @@ private:
   /// turns into Squeeze and Unsqueeze of the batch dimension once ONNX's
   /// converter has made each a Scan 9 (its adapter drops the leading
   /// dimension of the values around the node, but inserts nothing); the
-  /// elements' outputs Concat'ed along the batch. Fails, naming the node,
-  /// where an input's batch size is not known or the inputs disagree.
+  /// elements' outputs Concat'ed along the batch. With sequence_lens (an
+  /// int64 initializer, checkNodes), an element's scan inputs are sliced
+  /// to its length and its scan outputs Pad'ded with zeros past it, as
+  /// ONNX Runtime's Scan 8. Fails, naming the node, where an input's batch
+  /// size or a padded output's rank is not known, the inputs' batch sizes
+  /// disagree, or a length is outside 1 to the scan inputs' length.
   LogicalResult splitScan8();
   /// After upgrade: the Identity nodes splitScan8 wrote as Squeeze and
   /// Unsqueeze of axis 0; fails if the version converter did not run.
