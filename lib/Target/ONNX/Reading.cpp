@@ -11,8 +11,6 @@
 
 #include "OnnxImporter.h"
 
-#include "llvm/Support/Endian.h"
-
 namespace gplace::frontend::onnx_import {
 
 /// Whether a tensor of `graph` keeps its data in another file: an
@@ -177,15 +175,6 @@ LogicalResult Importer::splitScan8() {
       shape->add_dim()->set_dim_value(d);
     typeOf.try_emplace(t.name(), &type);
   }
-  // A value's leading dimension (-1 if unknown or a scalar's).
-  auto batchOf = [&](const std::string &name) -> int64_t {
-    auto it = typeOf.find(name);
-    if (it == typeOf.end() || !it->second->tensor_type().has_shape() ||
-        it->second->tensor_type().shape().dim_size() == 0)
-      return -1;
-    const auto &d = it->second->tensor_type().shape().dim(0);
-    return d.has_dim_value() ? d.dim_value() : -1;
-  };
   // `of`'s type with its leading dimension 1 (the element's slice) and, if
   // `length` >= 0, its second (the sequence) `length`, as the value_info of
   // `name`, which the version converter reads (its adapter keeps a Scan
@@ -205,7 +194,8 @@ LogicalResult Importer::splitScan8() {
     if (length >= 0 && shape->dim_size() > 1)
       shape->mutable_dim(1)->set_dim_value(length);
   };
-  // A value's rank (-1 if unknown) and dimension `d` (-1 if unknown).
+  // A value's rank (-1 if unknown) and dimension `d` (-1 if unknown: the
+  // batch size is dimension 0).
   auto rankOf = [&](const std::string &name) -> int64_t {
     auto it = typeOf.find(name);
     if (it == typeOf.end() || !it->second->tensor_type().has_shape())
@@ -219,26 +209,20 @@ LogicalResult Importer::splitScan8() {
     return dim.has_dim_value() ? dim.dim_value() : -1;
   };
   // The values of the int64 initializer `name` (checkNodes: a Scan 8's
-  // sequence_lens), or std::nullopt if its data is not in the model.
+  // sequence_lens), decoded as every initializer is (tensorAttr), or
+  // std::nullopt.
   auto int64Initializer =
       [&](const std::string &name) -> std::optional<std::vector<int64_t>> {
     for (const onnx::TensorProto &t : graph.initializer()) {
-      if (t.name() != name)
+      if (t.name() != name ||
+          t.data_type() != onnx::TensorProto_DataType_INT64)
         continue;
-      if (t.data_type() != onnx::TensorProto_DataType_INT64 ||
-          t.data_location() == onnx::TensorProto::EXTERNAL)
+      gplace::StatusOr<DenseElementsAttr> value =
+          tensorAttr(t, directory, context);
+      if (!value)
         return std::nullopt;
-      if (t.has_raw_data()) {
-        if (t.raw_data().size() % 8)
-          return std::nullopt;
-        std::vector<int64_t> values(t.raw_data().size() / 8);
-        for (size_t v = 0; v < values.size(); ++v)
-          values[v] = static_cast<int64_t>(
-              llvm::support::endian::read64le(t.raw_data().data() + 8 * v));
-        return values;
-      }
-      return std::vector<int64_t>(t.int64_data().begin(),
-                                  t.int64_data().end());
+      auto values = value->getValues<int64_t>();
+      return std::vector<int64_t>(values.begin(), values.end());
     }
     return std::nullopt;
   };
@@ -276,7 +260,7 @@ LogicalResult Importer::splitScan8() {
     std::string tag = std::to_string(scanIndex++);
     int64_t batch = -1;
     for (int i = 1; i < node.input_size(); ++i) {
-      int64_t size = batchOf(node.input(i));
+      int64_t size = dimOf(node.input(i), 0);
       if (size < 1) {
         error() << "'" << path << "': node '" << nodeName
                 << "' (Scan, opset 8): the batch size (leading dimension) "
@@ -497,9 +481,6 @@ LogicalResult Importer::checkNodes() {
   llvm::DenseSet<const onnx::NodeProto *> mainNodes;
   for (const onnx::NodeProto &proto : model.graph().node())
     mainNodes.insert(&proto);
-  auto isMainGraphNode = [&](const onnx::NodeProto &proto) {
-    return mainNodes.contains(&proto);
-  };
   // The main graph's initializers that no input overrides (a Scan 8's
   // sequence_lens must be one).
   llvm::StringSet<> constantInitializers;
@@ -547,7 +528,7 @@ LogicalResult Importer::checkNodes() {
       if (proto.input_size() > 0 && !proto.input(0).empty() &&
           !constantInitializers.count(proto.input(0)))
         reason = "Scan below opset 9 with sequence_lens of the run";
-      else if (!isMainGraphNode(proto))
+      else if (!mainNodes.contains(&proto))
         reason = "Scan below opset 9 inside a subgraph";
       if (reason) {
         auto &entry = unsupported[{opType, reason}];
