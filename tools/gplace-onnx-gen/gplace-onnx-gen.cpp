@@ -1906,8 +1906,17 @@ onnx::ModelProto buildLoopScanSequence() {
 // with zeros); BadLens: [3, 4], longer than x; RuntimeLens: a graph input
 // `lens` (int64 [2]); UnknownBatch: x is a Reshape of a flat x_flat[12]
 // to the graph input `shape` (int64 [3]), so no batch size is known at
-// import time.
-enum class Scan8Form { Batch, SequenceLens, BadLens, RuntimeLens, UnknownBatch };
+// import time; BadDirections: `directions` [7] (0 and 1 are the only
+// directions); Rank1: x[2], without the sequence axis.
+enum class Scan8Form {
+  Batch,
+  SequenceLens,
+  BadLens,
+  RuntimeLens,
+  UnknownBatch,
+  BadDirections,
+  Rank1
+};
 onnx::ModelProto scan8(Scan8Form form) {
   ModelBuilder b(8, "scan8");
   b.input("initial", {2, 2});
@@ -1916,6 +1925,8 @@ onnx::ModelProto scan8(Scan8Form form) {
     b.input("x_flat", {12});
     b.int64Input("shape", {3});
     b.node("Reshape", "to_batch", {"x_flat", "shape"}, {"x"});
+  } else if (form == Scan8Form::Rank1) {
+    b.input("x", {2});
   } else {
     b.input("x", {2, 3, 2});
   }
@@ -1930,7 +1941,7 @@ onnx::ModelProto scan8(Scan8Form form) {
   onnx::NodeProto *scan =
       b.node("Scan", "running_sums", {lens, "initial", "x"}, {"y", "z"});
   attrInt(scan, "num_scan_inputs", 1);
-  attrInts(scan, "directions", {1});
+  attrInts(scan, "directions", {form == Scan8Form::BadDirections ? 7 : 1});
   runningSumBody(scan, "row");
   b.output("y", {2, 2});
   b.output("z", {2, 3, 2});
@@ -1946,6 +1957,22 @@ onnx::ModelProto buildScan8RuntimeLens() {
 }
 onnx::ModelProto buildScan8UnknownBatch() {
   return scan8(Scan8Form::UnknownBatch);
+}
+
+// Scan of opset 13 over x[3, 2]'s rows onto zeros[2] whose
+// scan_input_directions is [2]: neither forward (0) nor reverse (1).
+onnx::ModelProto buildScanBadDirection() {
+  ModelBuilder b(13, "scan_bad_direction");
+  b.input("x", {3, 2});
+  b.initializer(Tensor{"zeros", {2}, {0.0f, 0.0f}});
+  onnx::NodeProto *scan =
+      b.node("Scan", "running_sums", {"zeros", "x"}, {"y", "z"});
+  attrInt(scan, "num_scan_inputs", 1);
+  attrInts(scan, "scan_input_directions", {2});
+  runningSumBody(scan, "row");
+  b.output("y", {2});
+  b.output("z", {3, 2});
+  return b.model;
 }
 
 onnx::ModelProto buildLoopLong() {
@@ -2130,6 +2157,10 @@ int main(int argc, char **argv) {
       {"scan8-bad-lens", buildScan8BadLens},
       {"scan8-runtime-lens", buildScan8RuntimeLens},
       {"scan8-unknown-batch", buildScan8UnknownBatch},
+      {"scan8-bad-directions",
+       [] { return scan8(Scan8Form::BadDirections); }},
+      {"scan8-rank1", [] { return scan8(Scan8Form::Rank1); }},
+      {"scan-bad-direction", buildScanBadDirection},
       {"sequences", buildSequences},
       {"sequence-out-of-range", buildSequenceOutOfRange},
       {"optional-absent", buildOptionalAbsent},
@@ -2202,10 +2233,11 @@ int main(int argc, char **argv) {
     onnx::checker::check_model(model);
     // shared-dim-bad-output declares a wrong output shape on purpose;
     // loop-scan-sequence's scan output is a sequence on purpose;
-    // reduce-sum-uint8 breaks ReduceSum's type constraint on purpose.
+    // reduce-sum-uint8 breaks ReduceSum's type constraint on purpose;
+    // scan8-rank1's scan input lacks the sequence axis on purpose.
     onnx::ModelProto inferred = model;
     if (name != "shared-dim-bad-output" && name != "loop-scan-sequence" &&
-        name != "reduce-sum-uint8")
+        name != "reduce-sum-uint8" && name != "scan8-rank1")
       onnx::shape_inference::InferShapes(
           inferred, onnx::OpSchemaRegistry::Instance(),
           onnx::ShapeInferenceOptions(/*check_type=*/true, /*error_mode=*/1));

@@ -966,6 +966,9 @@ bool ControlFlowImport::importScan() {
       static_cast<int64_t>(outAxes.size()) != numScanOutputs ||
       static_cast<int64_t>(outDirs.size()) != numScanOutputs)
     return fail("a scan axes or directions attribute has the wrong length");
+  auto isDirection = [](int64_t d) { return d == 0 || d == 1; };
+  if (!llvm::all_of(inDirs, isDirection) || !llvm::all_of(outDirs, isDirection))
+    return fail("a scan direction other than 0 (forward) or 1 (reverse)");
   SmallVector<Value> state, scanIn;
   for (int64_t i = 0; i < proto.input_size(); ++i) {
     Value v = node.input(i);

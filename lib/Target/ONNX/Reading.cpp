@@ -304,6 +304,25 @@ LogicalResult Importer::splitScan8() {
               << " inputs after sequence_lens";
       return failure();
     }
+    // Checked here, before the split leaves a Scan per batch element and
+    // the converter renames its attribute (ONNX Runtime refuses both).
+    std::string invalid;
+    for (const onnx::AttributeProto &a : node.attribute())
+      if (a.name() == "directions" &&
+          (a.ints_size() != numScanInputs ||
+           llvm::any_of(a.ints(), [](int64_t d) { return d != 0 && d != 1; })))
+        invalid = "directions must hold one 0 (forward) or 1 (reverse) per "
+                  "scan input (" + std::to_string(numScanInputs) + ")";
+    for (int i = 1 + numStates; i < node.input_size() && invalid.empty(); ++i)
+      if (int64_t rank = rankOf(node.input(i)); rank >= 0 && rank < 2)
+        invalid = "scan input '" + node.input(i) + "' has rank " +
+                  std::to_string(rank) +
+                  ", not a batch and a sequence axis at least";
+    if (!invalid.empty()) {
+      error() << "'" << path << "': node '" << nodeName
+              << "' (Scan, opset 8): " << invalid;
+      return failure();
+    }
     std::vector<int64_t> lengths;
     int64_t fullLength = -1;
     if (!node.input(0).empty()) {
