@@ -253,7 +253,8 @@ FailureOr<BufferLives> BufferLives::build(ProgramOp program,
     for (auto [position, input] : llvm::enumerate(launch.getInputs())) {
       if (accumulating &&
           (position != 0 ||
-           llvm::any_of(launch.getInputs().drop_front(), [&](Value other) {
+           llvm::any_of(launch.getInputs().drop_front(),
+                        [&, input = input](Value other) {
              return getViewRoot(other) == getViewRoot(input);
            })))
         break;
@@ -267,7 +268,7 @@ FailureOr<BufferLives> BufferLives::build(ProgramOp program,
                         [&](const auto &use) {
                           return use.first == step.queue;
                         }) ||
-          llvm::any_of(launch.getInputs(), [&](Value other) {
+          llvm::any_of(launch.getInputs(), [&, input = input](Value other) {
             return other != input && getViewRoot(other) == input;
           }))
         continue;
