@@ -852,6 +852,21 @@ onnx::ModelProto buildConvTranspose3dGroup() {
   return b.model;
 }
 
+// MaxUnpool of x[1,2,4,4] (2x2, strides 2) whose indices are a graph
+// input of rank 1 (int64 [32]): ONNX 1.12's inference of MaxUnpool reads
+// their dimension 1 unchecked (the importer refuses the node first).
+onnx::ModelProto buildMaxUnpoolBadIndices() {
+  ModelBuilder b(13, "maxunpool_bad_indices");
+  b.input("x", {1, 2, 4, 4});
+  b.int64Input("indices", {32});
+  onnx::NodeProto *unpool =
+      b.node("MaxUnpool", "unpool", {"x", "indices"}, {"unpooled"});
+  attrInts(unpool, "kernel_shape", {2, 2});
+  attrInts(unpool, "strides", {2, 2});
+  b.output("unpooled", {1, 2, 8, 8});
+  return b.model;
+}
+
 onnx::ModelProto buildMaxPoolIndices() {
   ModelBuilder b(13, "maxpool_indices");
   b.input("x", {1, 2, 7, 7});
@@ -2160,6 +2175,7 @@ int main(int argc, char **argv) {
       {"scan8-bad-directions",
        [] { return scan8(Scan8Form::BadDirections); }},
       {"scan8-rank1", [] { return scan8(Scan8Form::Rank1); }},
+      {"maxunpool-bad-indices", buildMaxUnpoolBadIndices},
       {"scan-bad-direction", buildScanBadDirection},
       {"sequences", buildSequences},
       {"sequence-out-of-range", buildSequenceOutOfRange},
@@ -2234,10 +2250,12 @@ int main(int argc, char **argv) {
     // shared-dim-bad-output declares a wrong output shape on purpose;
     // loop-scan-sequence's scan output is a sequence on purpose;
     // reduce-sum-uint8 breaks ReduceSum's type constraint on purpose;
-    // scan8-rank1's scan input lacks the sequence axis on purpose.
+    // scan8-rank1's scan input lacks the sequence axis on purpose;
+    // maxunpool-bad-indices crashes ONNX 1.12's inference on purpose.
     onnx::ModelProto inferred = model;
     if (name != "shared-dim-bad-output" && name != "loop-scan-sequence" &&
-        name != "reduce-sum-uint8" && name != "scan8-rank1")
+        name != "reduce-sum-uint8" && name != "scan8-rank1" &&
+        name != "maxunpool-bad-indices")
       onnx::shape_inference::InferShapes(
           inferred, onnx::OpSchemaRegistry::Instance(),
           onnx::ShapeInferenceOptions(/*check_type=*/true, /*error_mode=*/1));

@@ -493,6 +493,32 @@ Importer::opTypeOf(const onnx::NodeProto &proto) const {
   return {proto.domain() + "." + proto.op_type(), version};
 }
 
+int64_t Importer::inferredRankBefore(const onnx::NodeProto &node,
+                                     int input) const {
+  const std::string &value = node.input(input);
+  onnx::ModelProto prefix = model;
+  onnx::GraphProto *graph = prefix.mutable_graph();
+  int end = 0;
+  while (end < graph->node_size() && &model.graph().node(end) != &node)
+    ++end;
+  graph->mutable_node()->DeleteSubrange(end, graph->node_size() - end);
+  try {
+    onnx::shape_inference::InferShapes(prefix);
+  } catch (const std::exception &) {
+    return -1;
+  }
+  for (const onnx::TensorProto &t : graph->initializer())
+    if (t.name() == value)
+      return t.dims_size();
+  for (const auto *infos :
+       {&graph->input(), &graph->value_info(), &graph->output()})
+    for (const onnx::ValueInfoProto &info : *infos)
+      if (info.name() == value && info.type().has_tensor_type() &&
+          info.type().tensor_type().has_shape())
+        return info.type().tensor_type().shape().dim_size();
+  return -1;
+}
+
 LogicalResult Importer::checkNodes() {
   const llvm::StringMap<MapFn> &table = mappers();
   // The main graph's nodes (a RepeatedPtrField's elements are not
@@ -590,6 +616,33 @@ LogicalResult Importer::checkNodes() {
                    ? " is negative and the input's rank is not declared"
                    : " is out of range for an input of rank " +
                          std::to_string(it->second)));
+      }
+      // ONNX 1.12's MaxUnpool inference reads dimension 1 of the indices'
+      // shape unchecked, and crashes where that shape is not known (a
+      // MaxPool whose own inference failed, an input declared without a
+      // shape) or has rank below 2: the shape inference finds before the
+      // node (on a copy of the graph up to it) is checked first.
+      if (opType == "MaxUnpool") {
+        std::string name =
+            proto.name().empty() ? proto.op_type() : proto.name();
+        if (!mainNodes.contains(&proto)) {
+          auto &entry = unsupported[{opType, "MaxUnpool inside a subgraph"}];
+          entry.first = version;
+          ++entry.second;
+          continue;
+        }
+        // (Not after an earlier node's error: the checks above keep
+        // inference off those nodes, and the import fails anyway.)
+        int64_t rank = proto.input_size() > 1 && errors.empty()
+                           ? inferredRankBefore(proto, 1)
+                           : -1;
+        if (rank < 2 && errors.empty())
+          errors.push_back(
+              "node '" + name + "' (MaxUnpool): the shape of its indices" +
+              (proto.input_size() > 1 ? " ('" + proto.input(1) + "')" : "") +
+              (rank < 0 ? std::string(" is not known")
+                        : " has rank " + std::to_string(rank) +
+                              ", not that of the pooled input"));
       }
       // ONNX's window shape inference divides by these unchecked.
       if (opType == "Conv" || opType == "MaxPool" || opType == "AveragePool")
