@@ -852,6 +852,23 @@ onnx::ModelProto buildConvTranspose3dGroup() {
   return b.model;
 }
 
+// LayerNormalization (opset 17) of relu(x[2,3,4]) (a value of no declared
+// shape) over its last axis (-1) -> y[2,3,4] and its Mean output
+// mean[2,3,1]; layernorm-bad-axis: over axis 3, out of range (ONNX 1.12's
+// inference indexes the input's dimensions from the axis unchecked).
+onnx::ModelProto buildLayerNormMean(int64_t axis) {
+  ModelBuilder b(17, "layernorm_mean");
+  b.input("x", {2, 3, 4});
+  b.initializer(Tensor{"scale", {4}, {1.0f, 1.0f, 1.0f, 1.0f}});
+  b.node("Relu", "relu", {"x"}, {"r"});
+  attrInt(b.node("LayerNormalization", "norm", {"r", "scale"},
+                 {"y", "mean"}),
+          "axis", axis);
+  b.output("y", {2, 3, 4});
+  b.output("mean", {2, 3, axis == -1 ? 1 : 4});
+  return b.model;
+}
+
 // MaxUnpool of x[1,2,4,4] (2x2, strides 2) whose indices are a graph
 // input of rank 1 (int64 [32]): ONNX 1.12's inference of MaxUnpool reads
 // their dimension 1 unchecked (the importer refuses the node first).
@@ -2176,6 +2193,8 @@ int main(int argc, char **argv) {
        [] { return scan8(Scan8Form::BadDirections); }},
       {"scan8-rank1", [] { return scan8(Scan8Form::Rank1); }},
       {"maxunpool-bad-indices", buildMaxUnpoolBadIndices},
+      {"layernorm-mean", [] { return buildLayerNormMean(-1); }},
+      {"layernorm-bad-axis", [] { return buildLayerNormMean(3); }},
       {"scan-bad-direction", buildScanBadDirection},
       {"sequences", buildSequences},
       {"sequence-out-of-range", buildSequenceOutOfRange},

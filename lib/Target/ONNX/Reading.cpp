@@ -11,6 +11,8 @@
 
 #include "OnnxImporter.h"
 
+#include <limits>
+
 namespace gplace::frontend::onnx_import {
 
 /// Whether a tensor of `graph` keeps its data in another file: an
@@ -598,24 +600,35 @@ LogicalResult Importer::checkNodes() {
                 std::to_string(it->second));
         }
       // ONNX 1.12's LayerNormalization inference indexes the input's
-      // dimensions from the axis for its Mean and InvStdDev outputs,
-      // unchecked: a negative axis below -rank reads out of bounds.
+      // dimensions from the axis (cast to int) for its Mean and InvStdDev
+      // outputs, unchecked: an axis below -rank, or one whose int is
+      // negative, reads out of bounds. The rank is the declared one, else
+      // the one inference finds before the node (main graph only).
       if (opType == "LayerNormalization" && proto.output_size() > 1) {
         int64_t axis = -1;
         for (const onnx::AttributeProto &a : proto.attribute())
           if (a.name() == "axis")
             axis = a.i();
-        auto it = proto.input_size() > 0 ? declaredRank.find(proto.input(0))
-                                         : declaredRank.end();
-        if (axis < 0 && (it == declaredRank.end() || axis < -it->second))
+        int64_t rank = -1;
+        if (proto.input_size() > 0) {
+          auto it = declaredRank.find(proto.input(0));
+          if (it != declaredRank.end())
+            rank = it->second;
+          else if (mainNodes.contains(&proto) && errors.empty())
+            rank = inferredRankBefore(proto, 0);
+        }
+        bool valid = rank >= 0 ? axis >= -rank && axis < rank
+                               : axis >= 0 &&
+                                     axis <= std::numeric_limits<int>::max();
+        if (!valid)
           errors.push_back(
               "node '" +
               (proto.name().empty() ? proto.op_type() : proto.name()) +
               "' (LayerNormalization): axis " + std::to_string(axis) +
-              (it == declaredRank.end()
-                   ? " is negative and the input's rank is not declared"
-                   : " is out of range for an input of rank " +
-                         std::to_string(it->second)));
+              (rank < 0 ? " is out of range, and the input's rank is not "
+                          "known"
+                        : " is out of range for an input of rank " +
+                              std::to_string(rank)));
       }
       // ONNX 1.12's MaxUnpool inference reads dimension 1 of the indices'
       // shape unchecked, and crashes where that shape is not known (a
