@@ -498,12 +498,35 @@ Importer::opTypeOf(const onnx::NodeProto &proto) const {
 int64_t Importer::inferredRankBefore(const onnx::NodeProto &node,
                                      int input) const {
   const std::string &value = node.input(input);
-  onnx::ModelProto prefix = model;
+  // The copy leaves out the data of floating-point initializers (weights:
+  // a copy per node checked would cost a model's size each time); integer
+  // ones stay, as shapes and axes that inference reads are.
+  const onnx::GraphProto &from = model.graph();
+  onnx::ModelProto prefix;
+  prefix.set_ir_version(model.ir_version());
+  *prefix.mutable_opset_import() = model.opset_import();
+  *prefix.mutable_functions() = model.functions();
   onnx::GraphProto *graph = prefix.mutable_graph();
-  int end = 0;
-  while (end < graph->node_size() && &model.graph().node(end) != &node)
-    ++end;
-  graph->mutable_node()->DeleteSubrange(end, graph->node_size() - end);
+  *graph->mutable_input() = from.input();
+  *graph->mutable_value_info() = from.value_info();
+  *graph->mutable_sparse_initializer() = from.sparse_initializer();
+  for (const onnx::TensorProto &t : from.initializer()) {
+    bool integer = t.data_type() == onnx::TensorProto_DataType_INT64 ||
+                   t.data_type() == onnx::TensorProto_DataType_INT32;
+    if (integer) {
+      *graph->add_initializer() = t;
+      continue;
+    }
+    onnx::TensorProto *shell = graph->add_initializer();
+    shell->set_name(t.name());
+    shell->set_data_type(t.data_type());
+    *shell->mutable_dims() = t.dims();
+  }
+  for (const onnx::NodeProto &n : from.node()) {
+    if (&n == &node)
+      break;
+    *graph->add_node() = n;
+  }
   try {
     onnx::shape_inference::InferShapes(prefix);
   } catch (const std::exception &) {
