@@ -869,6 +869,17 @@ onnx::ModelProto buildLayerNormMean(int64_t axis) {
   return b.model;
 }
 
+// Conv of x[1,2,3] by the filter w[2,1,1,1] (an initializer of rank 4):
+// ONNX 1.12's inference indexes x's dimensions by the filter's window.
+onnx::ModelProto buildConvRankMismatch() {
+  ModelBuilder b(13, "conv_rank_mismatch");
+  b.input("x", {1, 2, 3});
+  b.initializer(Tensor{"w", {2, 1, 1, 1}, {1.0f, 2.0f}});
+  attrInt(b.node("Conv", "conv", {"x", "w"}, {"y"}), "group", 2);
+  b.output("y", {1, 2, 3});
+  return b.model;
+}
+
 // MaxUnpool of x[1,2,4,4] (2x2, strides 2) whose indices are a graph
 // input of rank 1 (int64 [32]): ONNX 1.12's inference of MaxUnpool reads
 // their dimension 1 unchecked (the importer refuses the node first).
@@ -2195,6 +2206,7 @@ int main(int argc, char **argv) {
       {"maxunpool-bad-indices", buildMaxUnpoolBadIndices},
       {"layernorm-mean", [] { return buildLayerNormMean(-1); }},
       {"layernorm-bad-axis", [] { return buildLayerNormMean(3); }},
+      {"conv-rank-mismatch", buildConvRankMismatch},
       {"scan-bad-direction", buildScanBadDirection},
       {"sequences", buildSequences},
       {"sequence-out-of-range", buildSequenceOutOfRange},
@@ -2270,11 +2282,12 @@ int main(int argc, char **argv) {
     // loop-scan-sequence's scan output is a sequence on purpose;
     // reduce-sum-uint8 breaks ReduceSum's type constraint on purpose;
     // scan8-rank1's scan input lacks the sequence axis on purpose;
-    // maxunpool-bad-indices crashes ONNX 1.12's inference on purpose.
+    // maxunpool-bad-indices and conv-rank-mismatch crash ONNX 1.12's
+    // inference on purpose.
     onnx::ModelProto inferred = model;
     if (name != "shared-dim-bad-output" && name != "loop-scan-sequence" &&
         name != "reduce-sum-uint8" && name != "scan8-rank1" &&
-        name != "maxunpool-bad-indices")
+        name != "maxunpool-bad-indices" && name != "conv-rank-mismatch")
       onnx::shape_inference::InferShapes(
           inferred, onnx::OpSchemaRegistry::Instance(),
           onnx::ShapeInferenceOptions(/*check_type=*/true, /*error_mode=*/1));

@@ -680,6 +680,33 @@ LogicalResult Importer::checkNodes() {
                         : " has rank " + std::to_string(rank) +
                               ", not that of the pooled input"));
       }
+      // ONNX 1.12's convolution inference takes the window's rank from the
+      // filter's and indexes the input's dimensions with it unchecked: the
+      // two ranks must agree (declared, or as inference finds them before
+      // the node).
+      int filter = opType == "Conv" || opType == "ConvInteger" ||
+                           opType == "ConvTranspose"
+                       ? 1
+                       : opType == "QLinearConv" ? 3 : -1;
+      if (filter > 0 && proto.input_size() > filter) {
+        auto rankOf = [&](int i) -> int64_t {
+          auto it = declaredRank.find(proto.input(i));
+          if (it != declaredRank.end())
+            return it->second;
+          return mainNodes.contains(&proto) && errors.empty()
+                     ? inferredRankBefore(proto, i)
+                     : -1;
+        };
+        int64_t inputRank = rankOf(0), filterRank = rankOf(filter);
+        if (inputRank >= 0 && filterRank >= 0 && inputRank != filterRank)
+          errors.push_back(
+              "node '" +
+              (proto.name().empty() ? proto.op_type() : proto.name()) +
+              "' (" + opType + "): its input ('" + proto.input(0) +
+              "') has rank " + std::to_string(inputRank) +
+              " and its filter ('" + proto.input(filter) + "') rank " +
+              std::to_string(filterRank) + ": they must be equal");
+      }
       // ONNX's window shape inference divides by these unchecked.
       if (opType == "Conv" || opType == "MaxPool" || opType == "AveragePool")
         for (const onnx::AttributeProto &a : proto.attribute()) {
