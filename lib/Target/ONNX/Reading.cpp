@@ -586,6 +586,17 @@ LogicalResult Importer::checkNodes() {
         }
       };
   collect(graph);
+  // The rank of input `i` of `proto`: declared, else as ONNX's inference
+  // finds it before the node (main graph, and only while no earlier node
+  // failed a check that keeps inference off it); -1 if neither knows.
+  auto rankBefore = [&](const onnx::NodeProto &proto, int i) -> int64_t {
+    auto it = declaredRank.find(proto.input(i));
+    if (it != declaredRank.end())
+      return it->second;
+    return mainNodes.contains(&proto) && errors.empty()
+               ? inferredRankBefore(proto, i)
+               : -1;
+  };
   for (const onnx::NodeProto *node : nodes) {
     const onnx::NodeProto &proto = *node;
     auto [opType, version] = opTypeOf(proto);
@@ -632,14 +643,7 @@ LogicalResult Importer::checkNodes() {
         for (const onnx::AttributeProto &a : proto.attribute())
           if (a.name() == "axis")
             axis = a.i();
-        int64_t rank = -1;
-        if (proto.input_size() > 0) {
-          auto it = declaredRank.find(proto.input(0));
-          if (it != declaredRank.end())
-            rank = it->second;
-          else if (mainNodes.contains(&proto) && errors.empty())
-            rank = inferredRankBefore(proto, 0);
-        }
+        int64_t rank = proto.input_size() > 0 ? rankBefore(proto, 0) : -1;
         bool valid = rank >= 0 ? axis >= -rank && axis < rank
                                : axis >= 0 &&
                                      axis <= std::numeric_limits<int>::max();
@@ -689,15 +693,8 @@ LogicalResult Importer::checkNodes() {
                        ? 1
                        : opType == "QLinearConv" ? 3 : -1;
       if (filter > 0 && proto.input_size() > filter) {
-        auto rankOf = [&](int i) -> int64_t {
-          auto it = declaredRank.find(proto.input(i));
-          if (it != declaredRank.end())
-            return it->second;
-          return mainNodes.contains(&proto) && errors.empty()
-                     ? inferredRankBefore(proto, i)
-                     : -1;
-        };
-        int64_t inputRank = rankOf(0), filterRank = rankOf(filter);
+        int64_t inputRank = rankBefore(proto, 0),
+                filterRank = rankBefore(proto, filter);
         if (inputRank >= 0 && filterRank >= 0 && inputRank != filterRank)
           errors.push_back(
               "node '" +
