@@ -20,25 +20,28 @@
 // 2 lanes; d = AVX2, 8 or 4 lanes; N = unmasked; v = one vector operand).
 // Each dispatches inside glibc (an SSE4.1 or FMA kernel where the CPU has
 // it, else a wrapper over the narrower variant). exp and log since glibc
-// 2.22, tanh and erf since 2.35 (GPLACE_HAVE_LIBMVEC_TANH_ERF).
+// 2.22, tanh and erf since 2.35 (GPLACE_HAVE_LIBMVEC_TANH_ERF). The AVX2
+// variants are declared for AVX2 as their callers are: clang refuses a
+// ymm argument between functions compiled for different targets.
+#define GPLACE_AVX2 __attribute__((target("avx2")))
 extern "C" {
 __m128 _ZGVbN4v_expf(__m128);
 __m128d _ZGVbN2v_exp(__m128d);
-__m256 _ZGVdN8v_expf(__m256);
-__m256d _ZGVdN4v_exp(__m256d);
+GPLACE_AVX2 __m256 _ZGVdN8v_expf(__m256);
+GPLACE_AVX2 __m256d _ZGVdN4v_exp(__m256d);
 __m128 _ZGVbN4v_logf(__m128);
 __m128d _ZGVbN2v_log(__m128d);
-__m256 _ZGVdN8v_logf(__m256);
-__m256d _ZGVdN4v_log(__m256d);
+GPLACE_AVX2 __m256 _ZGVdN8v_logf(__m256);
+GPLACE_AVX2 __m256d _ZGVdN4v_log(__m256d);
 #ifdef GPLACE_VECTOR_TANH_ERF
 __m128 _ZGVbN4v_tanhf(__m128);
 __m128d _ZGVbN2v_tanh(__m128d);
-__m256 _ZGVdN8v_tanhf(__m256);
-__m256d _ZGVdN4v_tanh(__m256d);
+GPLACE_AVX2 __m256 _ZGVdN8v_tanhf(__m256);
+GPLACE_AVX2 __m256d _ZGVdN4v_tanh(__m256d);
 __m128 _ZGVbN4v_erff(__m128);
 __m128d _ZGVbN2v_erf(__m128d);
-__m256 _ZGVdN8v_erff(__m256);
-__m256d _ZGVdN4v_erf(__m256d);
+GPLACE_AVX2 __m256 _ZGVdN8v_erff(__m256);
+GPLACE_AVX2 __m256d _ZGVdN4v_erf(__m256d);
 #endif
 }
 #endif
@@ -62,8 +65,6 @@ bool useAvx2() {
   static const bool avx2 = __builtin_cpu_supports("avx2");
   return avx2;
 }
-
-#define GPLACE_AVX2 __attribute__((target("avx2")))
 
 // flushScalar of each lane: libmvec's log, tanh and erf take a denormal
 // operand apart as bits (a lane outside their fast path goes to the scalar
