@@ -81,6 +81,11 @@ try:
 except (OSError, IndexError):
     pass
 
+# `no-sanitizer`: the tools were built without AddressSanitizer, which
+# reserves terabytes of address space and cannot start under `ulimit -v`.
+if not config.gplace_sanitize:
+    config.available_features.add("no-sanitizer")
+
 # `mpi`: gplace-run was built with MPI and mpirun is on PATH: the cluster
 # tests launch several gplace-run processes with %mpirun (Open MPI; as
 # root it needs --allow-run-as-root, and --oversubscribe runs more ranks

@@ -5,8 +5,12 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <functional>
 #include <mutex>
+
+#include <sys/resource.h>
+#include <unistd.h>
 
 namespace gplace::runtime {
 
@@ -21,6 +25,46 @@ std::string formatBytes(int64_t bytes) {
   return std::to_string(bytes) + " bytes";
 }
 } // namespace
+
+int64_t usableHostMemoryBytes() {
+  int64_t usable = 0;
+  auto cap = [&usable](int64_t bytes) {
+    if (bytes > 0 && (usable == 0 || bytes < usable))
+      usable = bytes;
+  };
+  long pages = sysconf(_SC_PHYS_PAGES), pageSize = sysconf(_SC_PAGESIZE);
+  if (pages > 0 && pageSize > 0 &&
+      pages <= INT64_MAX / static_cast<int64_t>(pageSize))
+    cap(static_cast<int64_t>(pages) * pageSize);
+  // cgroup v2, the process's own cgroup first (a container sees its own as
+  // the root): a number of bytes, or "max"; then v1.
+  std::string cgroup;
+  {
+    std::ifstream self("/proc/self/cgroup");
+    std::string line;
+    while (std::getline(self, line))
+      if (line.rfind("0::", 0) == 0)
+        cgroup = line.substr(3);
+  }
+  for (const std::string &path :
+       {"/sys/fs/cgroup" + cgroup + "/memory.max",
+        std::string("/sys/fs/cgroup/memory.max"),
+        std::string("/sys/fs/cgroup/memory/memory.limit_in_bytes")}) {
+    std::ifstream file(path);
+    std::string limit;
+    if (file >> limit) {
+      if (limit != "max")
+        cap(std::atoll(limit.c_str())); // v1's "no limit" is near 2^63.
+      break;
+    }
+  }
+  rlimit addressSpace;
+  if (getrlimit(RLIMIT_AS, &addressSpace) == 0 &&
+      addressSpace.rlim_cur != RLIM_INFINITY &&
+      addressSpace.rlim_cur <= static_cast<rlim_t>(INT64_MAX))
+    cap(static_cast<int64_t>(addressSpace.rlim_cur));
+  return usable;
+}
 
 Device::Device(DeviceName name, std::string description, int64_t memoryLimit)
     : name_(std::move(name)), description_(std::move(description)),

@@ -185,6 +185,45 @@ public:
     return device < 0 ? host : devices[device];
   }
 
+  /// The plan's host memory against usableHostMemoryBytes(): the host
+  /// copies of its constants and variables (held by the plan), the arena,
+  /// constants and variables of each device whose memory is host memory
+  /// (the CPU, emulated GPUs) and the staged inputs. Allocations the kernel
+  /// overcommits would succeed and the process be killed when it touches
+  /// them; a plan that needs more than the host has is an error instead.
+  Status checkHostMemory() const {
+    int64_t usable = usableHostMemoryBytes();
+    if (usable <= 0)
+      return Status::ok();
+    // In MiB, so that no sum of a valid plan's sizes overflows.
+    constexpr int64_t kMiB = 1 << 20;
+    auto mib = [](int64_t bytes) { return (bytes + kMiB - 1) / kMiB; };
+    int64_t copies = 0, onDevices = 0, inputBytes = 0;
+    for (const PersistentDesc &desc : plan.persistents) {
+      copies += mib(desc.initialValue.type.bytes());
+      if (devices[desc.device]->isHostMemory())
+        onDevices += mib(desc.initialValue.type.bytes());
+    }
+    for (size_t d = 0; d < devices.size(); ++d)
+      if (devices[d]->isHostMemory())
+        onDevices += mib(plan.devices[d].arenaBytes);
+    for (const TensorType &type : plan.inputs)
+      inputBytes += mib(type.bytes());
+    int64_t need = copies + onDevices + inputBytes;
+    if (need <= usable / kMiB)
+      return Status::ok();
+    return Status::outOfMemory(
+        "the plan needs " + std::to_string(need) +
+        " MiB of host memory (" + std::to_string(copies) +
+        " MiB for the host copies of its constants and variables, " +
+        std::to_string(onDevices) +
+        " MiB for the constants, variables and intermediates of devices in "
+        "host memory, " +
+        std::to_string(inputBytes) + " MiB for inputs), but this process " +
+        "may use " + std::to_string(usable / kMiB) +
+        " MiB (physical memory, cgroup memory.max, ulimit -v)");
+  }
+
   Status load(const DeviceManager &manager, Transport *transport) {
     host = &manager.host();
     for (const DeviceDesc &desc : plan.devices) {
@@ -194,6 +233,7 @@ public:
                              ", which this process does not have");
       devices.push_back(device);
     }
+    GPLACE_RETURN_IF_ERROR(checkHostMemory());
     arenas.assign(devices.size(), nullptr);
     for (size_t d = 0; d < devices.size(); ++d) {
       if (plan.devices[d].arenaBytes == 0)

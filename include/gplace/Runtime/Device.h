@@ -60,6 +60,16 @@ public:
   virtual std::string name() const = 0;
 };
 
+/// Bytes of memory this process may use on the host: the machine's
+/// physical memory (sysconf's _SC_PHYS_PAGES times the page size), capped
+/// by its cgroup's limit (v2 memory.max, v1 memory.limit_in_bytes) and by
+/// its address-space limit (RLIMIT_AS, `ulimit -v`); 0 where none is
+/// known. Executor::load refuses a plan whose host memory exceeds it (an
+/// error rather than the kernel's out-of-memory kill that overcommitted
+/// allocations end in; TensorFlow's port::AvailableRam reads the same
+/// sources).
+int64_t usableHostMemoryBytes();
+
 class Device {
 public:
   /// `memoryLimit` in bytes, 0 for none. `description` is TensorFlow's

@@ -209,6 +209,36 @@ FailureOr<rt::Plan> gplace::exportPlan(ModuleOp module,
     return it->second;
   };
 
+  // The host copies of the constants and variables so far, against the
+  // host memory this process may use (0: unknown), in bytes.
+  int64_t hostCopies = 0;
+  const int64_t usableHost = rt::usableHostMemoryBytes();
+  if (usableHost > 0) {
+    // Before anything is materialized: what loading will take of host
+    // memory at least, the host copies of every device's constants and
+    // variables and the CPUs' memory (Executor::load counts emulated GPUs
+    // too), in MiB so that no sum overflows.
+    constexpr int64_t kMiB = 1 << 20;
+    auto mib = [](int64_t bytes) { return (bytes + kMiB - 1) / kMiB; };
+    int64_t need = 0;
+    for (DeviceOp device : module.getOps<DeviceOp>()) {
+      int64_t persistent = mib(device.getPersistentBytesAttr().getInt());
+      std::optional<DeviceName> name =
+          DeviceName::parse(device.getDeviceName().str());
+      need += persistent;
+      if (name && name->type == DeviceType::CPU)
+        need += persistent + mib(device.getArenaBytesAttr().getInt());
+    }
+    if (need > usableHost / kMiB)
+      return program.emitError()
+             << "the plan needs at least " << need
+             << " MiB of host memory (the host copies of its constants and "
+                "variables, the CPU's constants, variables and "
+                "intermediates), but this process may use "
+             << usableHost / kMiB
+             << " MiB (physical memory, cgroup memory.max, ulimit -v)";
+  }
+
   // Each device's arena table, and how many of its offsets are taken.
   llvm::StringMap<std::pair<ArrayRef<int64_t>, size_t>> arenas;
   for (ArenaOp arena : program.getOps<ArenaOp>())
@@ -343,6 +373,15 @@ FailureOr<rt::Plan> gplace::exportPlan(ModuleOp module,
                << " bytes of host memory for the "
                << (variable ? "initial value of this variable"
                             : "value of this constant");
+      if (usableHost > 0 &&
+          (__builtin_add_overflow(hostCopies, bytes, &hostCopies) ||
+           hostCopies > usableHost))
+        return op.emitError()
+               << "the host copies of the constants and variables up to "
+                  "this one need more than the "
+               << usableHost / (1 << 20)
+               << " MiB of host memory this process may use (physical "
+                  "memory, cgroup memory.max, ulimit -v)";
       FailureOr<rt::HostTensor> value = toHostTensor(initial);
       if (failed(value))
         return op.emitError() << "only dense constants are supported";
