@@ -7,6 +7,7 @@
 #include "gplace/Dialect/Plan/Transforms/Liveness.h"
 #include "gplace/Dialect/Plan/Transforms/Passes.h"
 #include "gplace/Pipelines/Pipelines.h"
+#include "gplace/Runtime/Device.h"
 #include "gplace/Target/Plan/PlanExport.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -376,6 +377,9 @@ gplace::tooling::compileToPlan(ModuleOp module, const DeviceSet &devices,
 }
 
 bool gplace::tooling::exceedsMemoryLimit(ModuleOp module) {
+  if (int64_t usable = rt::usableHostMemoryBytes();
+      usable > 0 && planHostMemoryMiB(module) > usable / (1 << 20))
+    return true;
   return llvm::any_of(module.getOps<plan::DeviceOp>(), [](plan::DeviceOp device) {
     int64_t limit = device.getMemoryLimitAttr().getInt();
     IntegerAttr peak = device.getPeakBytesAttr();

@@ -74,7 +74,8 @@ bool usesPolicy(mlir::ModuleOp module, const PipelineOptions &options,
 
 /// After compileToPlan failed on `module`: true if the failure is the
 /// memory plan's, a device whose planned peak (gplan.device's peak_bytes)
-/// exceeds its memory limit: TensorFlow's ResourceExhausted, found at
+/// exceeds its memory limit, or the plan's host memory (planHostMemoryMiB)
+/// more than the process may use: TensorFlow's ResourceExhausted, found at
 /// compile time.
 bool exceedsMemoryLimit(mlir::ModuleOp module);
 

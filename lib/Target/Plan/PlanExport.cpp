@@ -183,6 +183,25 @@ std::string labelOf(Operation *op, std::string_view what) {
 
 } // namespace
 
+int64_t gplace::planHostMemoryMiB(ModuleOp module) {
+  // In MiB, rounded up, so that no sum overflows.
+  constexpr int64_t kMiB = 1 << 20;
+  auto mib = [](IntegerAttr bytes) {
+    return bytes ? (std::max<int64_t>(bytes.getInt(), 0) + kMiB - 1) / kMiB
+                 : 0;
+  };
+  int64_t need = 0;
+  for (DeviceOp device : module.getOps<DeviceOp>()) {
+    int64_t persistent = mib(device.getPersistentBytesAttr());
+    std::optional<DeviceName> name =
+        DeviceName::parse(device.getDeviceName().str());
+    need += persistent;
+    if (name && name->type == DeviceType::CPU)
+      need += persistent + mib(device.getArenaBytesAttr());
+  }
+  return need;
+}
+
 FailureOr<rt::Plan> gplace::exportPlan(ModuleOp module,
                                        llvm::StringRef programName) {
   auto program = module.lookupSymbol<ProgramOp>(programName);
@@ -213,31 +232,17 @@ FailureOr<rt::Plan> gplace::exportPlan(ModuleOp module,
   // host memory this process may use (0: unknown), in bytes.
   int64_t hostCopies = 0;
   const int64_t usableHost = rt::usableHostMemoryBytes();
-  if (usableHost > 0) {
-    // Before anything is materialized: what loading will take of host
-    // memory at least, the host copies of every device's constants and
-    // variables and the CPUs' memory (Executor::load counts emulated GPUs
-    // too), in MiB so that no sum overflows.
-    constexpr int64_t kMiB = 1 << 20;
-    auto mib = [](int64_t bytes) { return (bytes + kMiB - 1) / kMiB; };
-    int64_t need = 0;
-    for (DeviceOp device : module.getOps<DeviceOp>()) {
-      int64_t persistent = mib(device.getPersistentBytesAttr().getInt());
-      std::optional<DeviceName> name =
-          DeviceName::parse(device.getDeviceName().str());
-      need += persistent;
-      if (name && name->type == DeviceType::CPU)
-        need += persistent + mib(device.getArenaBytesAttr().getInt());
-    }
-    if (need > usableHost / kMiB)
-      return program.emitError()
-             << "the plan needs at least " << need
-             << " MiB of host memory (the host copies of its constants and "
-                "variables, the CPU's constants, variables and "
-                "intermediates), but this process may use "
-             << usableHost / kMiB
-             << " MiB (physical memory, cgroup memory.max, ulimit -v)";
-  }
+  // Before anything is materialized: what loading will take of host
+  // memory at least.
+  if (int64_t need = planHostMemoryMiB(module);
+      usableHost > 0 && need > usableHost / (1 << 20))
+    return program.emitError()
+           << "the plan needs at least " << need
+           << " MiB of host memory (the host copies of its constants and "
+              "variables, the CPU's constants, variables and "
+              "intermediates), but this process may use "
+           << usableHost / (1 << 20)
+           << " MiB (physical memory, cgroup memory.max, ulimit -v)";
 
   // Each device's arena table, and how many of its offsets are taken.
   llvm::StringMap<std::pair<ArrayRef<int64_t>, size_t>> arenas;

@@ -32,6 +32,14 @@ class DeviceManager;
 mlir::FailureOr<runtime::Plan> exportPlan(mlir::ModuleOp module,
                                           llvm::StringRef programName);
 
+/// The MiB of host memory that exporting and loading `module`'s memory-
+/// planned devices take at least: the host copies of every device's
+/// constants and variables, and the CPUs' constants, variables and
+/// intermediates (emulated GPUs' are counted when the plan loads,
+/// Executor::load). exportPlan refuses a plan over
+/// runtime::usableHostMemoryBytes() with an error at the program.
+int64_t planHostMemoryMiB(mlir::ModuleOp module);
+
 /// The runtime's tensor type of a ranked tensor type, if it has one.
 std::optional<runtime::TensorType> toTensorType(mlir::Type type);
 
