@@ -18,6 +18,7 @@
 #include "gplace/Dialect/Graph/GraphDialect.h"
 #include "gplace/Dialect/Plan/PlanDialect.h"
 #include "gplace/Pipelines/Pipelines.h"
+#include "gplace/Support/SourceNesting.h"
 #include "gplace/Target/Plan/PlanExport.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -62,6 +63,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   std::string text(reinterpret_cast<const char *>(data), size);
   std::unique_ptr<gplace::PipelineOptions> options = optionsOf(text);
   if (!options)
+    return 0;
+  // The tools refuse what MLIR's parser would recurse too deeply on
+  // (SourceNesting.h).
+  if (gplace::findDeepNesting(text))
     return 0;
   mlir::OwningOpRef<mlir::ModuleOp> module =
       mlir::parseSourceString<mlir::ModuleOp>(text, &context);

@@ -14,6 +14,7 @@
 #include "gplace/Runtime/Executor.h"
 #include "gplace/Runtime/Idx.h"
 #include "gplace/Support/PlacementPolicy.h"
+#include "gplace/Support/SourceNesting.h"
 #include "gplace/Target/Plan/PlanExport.h"
 #include "gplace/Tooling/Checkpoint.h"
 #include "gplace/Tooling/Compile.h"
@@ -469,8 +470,15 @@ compile(const std::string &kind, const py::bytes &sourceBytes,
           "this gplace was built without the ONNX importer (libonnx-dev)");
 #endif
   } else {
-    mlir::ParserConfig config(&context);
-    module = mlir::parseSourceString<mlir::ModuleOp>(source, config, path);
+    if (std::optional<gplace::DeepNesting> deep =
+            gplace::findDeepNesting(source)) {
+      mlir::emitError(mlir::FileLineColLoc::get(&context, path, deep->line,
+                                                deep->column))
+          << gplace::deepNestingMessage();
+    } else {
+      mlir::ParserConfig config(&context);
+      module = mlir::parseSourceString<mlir::ModuleOp>(source, config, path);
+    }
   }
   if (!module)
     fail();

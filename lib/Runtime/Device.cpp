@@ -1,6 +1,7 @@
 //===- Device.cpp - host devices (CPU, emulated GPUs) and discovery -------===//
 
 #include "gplace/Runtime/Device.h"
+#include "gplace/Runtime/Threads.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -38,16 +39,8 @@ int64_t usableHostMemoryBytes() {
     cap(static_cast<int64_t>(pages) * pageSize);
   // cgroup v2, the process's own cgroup first (a container sees its own as
   // the root): a number of bytes, or "max"; then v1.
-  std::string cgroup;
-  {
-    std::ifstream self("/proc/self/cgroup");
-    std::string line;
-    while (std::getline(self, line))
-      if (line.rfind("0::", 0) == 0)
-        cgroup = line.substr(3);
-  }
   for (const std::string &path :
-       {"/sys/fs/cgroup" + cgroup + "/memory.max",
+       {cgroupV2Dir() + "/memory.max",
         std::string("/sys/fs/cgroup/memory.max"),
         std::string("/sys/fs/cgroup/memory/memory.limit_in_bytes")}) {
     std::ifstream file(path);

@@ -31,16 +31,7 @@ std::optional<int> cgroupCpuQuota() {
   };
   // cgroup v2: "<quota> <period>" or "max <period>", in the process's own
   // cgroup (a container sees its own as the root).
-  std::string cgroup;
-  {
-    std::ifstream self("/proc/self/cgroup");
-    std::string line;
-    while (std::getline(self, line))
-      if (line.rfind("0::", 0) == 0)
-        cgroup = line.substr(3);
-  }
-  for (const std::string &dir :
-       {"/sys/fs/cgroup" + cgroup, std::string("/sys/fs/cgroup")}) {
+  for (const std::string &dir : {cgroupV2Dir(), std::string("/sys/fs/cgroup")}) {
     std::ifstream max(dir + "/cpu.max");
     std::string quota;
     double period = 0;
@@ -106,6 +97,16 @@ constexpr std::chrono::milliseconds kWindow{5};
 thread_local int lastTeam = 0;
 
 } // namespace
+
+std::string cgroupV2Dir() {
+  std::string cgroup;
+  std::ifstream self("/proc/self/cgroup");
+  std::string line;
+  while (std::getline(self, line))
+    if (line.rfind("0::", 0) == 0)
+      cgroup = line.substr(3);
+  return "/sys/fs/cgroup" + cgroup;
+}
 
 int usableCpuCount() {
   int cpus = 0;

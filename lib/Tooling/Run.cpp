@@ -8,6 +8,7 @@
 #include "gplace/Dialect/Plan/PlanDialect.h"
 #include "gplace/Dialect/Plan/Transforms/Passes.h"
 #include "gplace/Runtime/Idx.h"
+#include "gplace/Support/SourceNesting.h"
 #include "gplace/Support/Trace.h"
 #include "gplace/Target/Plan/PlanExport.h"
 #include "gplace/Tooling/Checkpoint.h"
@@ -345,6 +346,13 @@ gplace::tooling::loadModule(llvm::StringRef fileName, MLIRContext *context,
           "'" + fileName.str() +
           "' holds binary data, not MLIR text (an ONNX model's name must end "
           "in .onnx)");
+    if (std::optional<DeepNesting> deep =
+            findDeepNesting(file->getBuffer().str())) {
+      emitError(FileLineColLoc::get(context, fileName, deep->line,
+                                    deep->column))
+          << deepNestingMessage();
+      return reportedError();
+    }
     sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
     module = parseSourceFile<ModuleOp>(sourceMgr, context);
   }

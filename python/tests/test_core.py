@@ -82,6 +82,14 @@ def test_parse_error_names_line():
     assert isinstance(error.value, ValueError)
 
 
+def test_deep_nesting_is_an_error_not_a_crash():
+    # MLIR's parser recurses per bracket; the tools stop at 1000 levels.
+    with pytest.raises(gplace.InvalidArgumentError) as error:
+        gplace.compile("func.func @main() {\n  %x = " + "(" * 20000 + "\n}\n")
+    assert "<string>:2:1007" in str(error.value)
+    assert "nest deeper than 1000 levels" in str(error.value)
+
+
 def test_no_entry():
     with pytest.raises(gplace.InvalidArgumentError, match="nope"):
         gplace.compile(MATMUL, entry="nope", emulate_gpus=2)

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "gplace/Dialect/Graph/GraphDialect.h"
+#include "gplace/Support/SourceNesting.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -98,6 +99,14 @@ TEST_P(ParserRobustness, FullFileParses) {
   EXPECT_EQ(outcome.errors, 0);
 }
 
+TEST_P(ParserRobustness, FullFileNestsWithinTheToolsLimit) {
+  std::string text = readExample(GetParam());
+  ASSERT_FALSE(text.empty()) << GetParam();
+  EXPECT_FALSE(gplace::findDeepNesting(text)) << GetParam();
+  // The scan counts the file's brackets: a limit of 2 finds one.
+  EXPECT_TRUE(gplace::findDeepNesting(text, 2)) << GetParam();
+}
+
 TEST_P(ParserRobustness, EveryTruncationFailsWithADiagnostic) {
   std::string text = readExample(GetParam());
   // Brace depth before each byte, outside string literals: a prefix that
@@ -158,6 +167,38 @@ TEST_P(ParserRobustness, OneByteMutationsNeverFailSilently) {
   }
   // Most one-byte changes to IR break it; if they don't, nothing was tested.
   EXPECT_GT(rejected, text.size() / 2) << "of " << 2 * text.size();
+}
+
+// SourceNesting.h: the tools' scan before MLIR's recursive parser.
+TEST(SourceNesting, FindsTheFirstBracketPastTheLimit) {
+  std::optional<gplace::DeepNesting> deep =
+      gplace::findDeepNesting("f(a)\n  g([<{x}>])", 3);
+  ASSERT_TRUE(deep);
+  EXPECT_EQ(deep->offset, 11u); // The '{'.
+  EXPECT_EQ(deep->line, 2u);
+  EXPECT_EQ(deep->column, 7u);
+  EXPECT_FALSE(gplace::findDeepNesting("f(a)\n  g([<{x}>])", 4));
+  // Closing brackets end levels, whatever their kind; never below zero.
+  EXPECT_FALSE(gplace::findDeepNesting(")))(((]]]", 3));
+  EXPECT_TRUE(gplace::findDeepNesting(")))((((", 3));
+}
+
+TEST(SourceNesting, SkipsStringsCommentsAndArrows) {
+  // Brackets in a string literal (escaped quotes included) or a comment
+  // are not nesting; the '>' of '->' closes nothing.
+  EXPECT_FALSE(gplace::findDeepNesting("\"((((\\\"((((\" (x)", 1));
+  EXPECT_FALSE(gplace::findDeepNesting("// ((((\n(x)", 1));
+  EXPECT_TRUE(gplace::findDeepNesting("(a) -> (b) ((c))", 1));
+  EXPECT_FALSE(gplace::findDeepNesting("(a) -> (b)", 1));
+  // An unterminated string ends at its line's end, as MLIR's lexer does.
+  EXPECT_TRUE(gplace::findDeepNesting("\"(\n((", 1));
+  // The fuzzer's finding: 21,584 nested parentheses (21 KB) overflowed
+  // MLIR's parser; the scan stops at the 1001st.
+  std::string parens(21584, '(');
+  std::optional<gplace::DeepNesting> found =
+      gplace::findDeepNesting("gplan.device @g" + parens);
+  ASSERT_TRUE(found);
+  EXPECT_EQ(found->column, 15u + gplace::kMaxSourceNesting + 1);
 }
 
 std::vector<std::string> corpus() {

@@ -15,6 +15,7 @@
 #include "gplace/Pipelines/Pipelines.h"
 #include "gplace/Support/KernelRegistry.h"
 #include "gplace/Support/PlacementPolicy.h"
+#include "gplace/Support/SourceNesting.h"
 #include "gplace/Target/Plan/PlanExport.h"
 #include "gplace/Transforms/Passes.h"
 
@@ -23,9 +24,12 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
+#include "mlir/Support/FileUtilities.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "mlir/Transforms/Passes.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <iostream>
@@ -90,6 +94,38 @@ int main(int argc, char **argv) {
                       gplace::graph::GraphDialect *dialect) {
             dialect->setPolicies(&policies);
           }));
-  return mlir::asMainReturnCode(
-      mlir::MlirOptMain(argc, argv, inputFilename, outputFilename, registry));
+  // MlirOptMain(argc, argv, ...)'s own steps, with the input's nesting
+  // checked before MLIR's parser recurses into it (SourceNesting.h).
+  mlir::MlirOptMainConfig config = mlir::MlirOptMainConfig::createFromCLOptions();
+  if (config.shouldShowDialects())
+    return mlir::asMainReturnCode(
+        mlir::MlirOptMain(argc, argv, inputFilename, outputFilename, registry));
+  std::string errorMessage;
+  std::unique_ptr<llvm::MemoryBuffer> file =
+      mlir::openInputFile(inputFilename, &errorMessage);
+  if (!file) {
+    llvm::errs() << errorMessage << "\n";
+    return 1;
+  }
+  if (std::optional<gplace::DeepNesting> deep =
+          gplace::findDeepNesting(file->getBuffer().str())) {
+    llvm::SourceMgr sourceMgr;
+    sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
+    sourceMgr.PrintMessage(
+        llvm::SMLoc::getFromPointer(
+            sourceMgr.getMemoryBuffer(1)->getBufferStart() + deep->offset),
+        llvm::SourceMgr::DK_Error, gplace::deepNestingMessage());
+    return 1;
+  }
+  std::unique_ptr<llvm::ToolOutputFile> output =
+      mlir::openOutputFile(outputFilename, &errorMessage);
+  if (!output) {
+    llvm::errs() << errorMessage << "\n";
+    return 1;
+  }
+  if (mlir::failed(
+          mlir::MlirOptMain(output->os(), std::move(file), registry, config)))
+    return 1;
+  output->keep();
+  return 0;
 }

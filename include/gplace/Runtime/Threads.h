@@ -16,9 +16,17 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <string>
 #include <vector>
 
 namespace gplace::runtime {
+
+/// This process's cgroup v2 directory: "/sys/fs/cgroup" followed by the
+/// path of /proc/self/cgroup's "0::" line (a container sees its own cgroup
+/// as the root, "/sys/fs/cgroup/"); "/sys/fs/cgroup" where there is none.
+/// Its cpu.max and memory.max are read by usableCpuCount and
+/// usableHostMemoryBytes (Device.h).
+std::string cgroupV2Dir();
 
 /// The CPUs this process may run on: those of its affinity mask
 /// (sched_getaffinity, as TensorFlow's port::NumSchedulableCPUs), at most
