@@ -4,6 +4,7 @@
 #include "gplace/Runtime/Idx.h"
 
 #include "gplace/Support/Shape.h"
+#include "gplace/Support/SourceNesting.h"
 #include "gplace/Target/Plan/PlanExport.h"
 
 #include "mlir/AsmParser/AsmParser.h"
@@ -37,6 +38,12 @@ gplace::tooling::parseInput(llvm::StringRef text, Type expected,
       return error("expected SHAPExTYPE=VALUES (as 2x3xf32=1,2,3,4,5,6) or "
                    "@FILE.npy, got '" +
                    text + "'");
+    // MLIR's parser recurses once per bracket (SourceNesting.h).
+    if (findDeepNesting(text.str()))
+      return error("brackets nest deeper than " +
+                   llvm::Twine(kMaxSourceNesting) +
+                   " levels in its type or values; MLIR's parser recurses "
+                   "once per level and would overflow its stack");
     std::string diagnostic;
     ScopedDiagnosticHandler capture(context, [&](Diagnostic &diag) {
       diagnostic = diag.str();
@@ -187,7 +194,8 @@ gplace::tooling::inputShape(llvm::StringRef text, MLIRContext *context) {
     return tensor->type.shape;
   }
   llvm::StringRef typeText = text.split('=').first;
-  if (typeText.empty() || typeText.size() == text.size())
+  if (typeText.empty() || typeText.size() == text.size() ||
+      findDeepNesting(typeText.str()))
     return std::nullopt;
   ScopedDiagnosticHandler quiet(context, [](Diagnostic &) { return success(); });
   auto type = dyn_cast_or_null<RankedTensorType>(
