@@ -5,7 +5,8 @@ builtin exception a Python caller would catch.
   satisfy explicit device specification"), a bad option, a run-time error
   in the input's values. Also a ValueError.
 - ResourceExhaustedError: the memory plan does not fit a device's limit,
-  or a device cannot provide memory. Also a MemoryError.
+  the plan needs more host memory than the process may use, or a device
+  cannot provide memory. Also a MemoryError.
 - UnavailableError: a device or library the program needs is missing.
 - UnimplementedError: a model uses an op type, a form of one or an element
   type gplace does not have (ONNX Runtime's NOT_IMPLEMENTED). Also a

@@ -90,6 +90,18 @@ def test_deep_nesting_is_an_error_not_a_crash():
     assert "nest deeper than 1000 levels" in str(error.value)
 
 
+def test_plan_over_host_memory_is_resource_exhausted():
+    # A petabyte constant: refused before anything is allocated, as
+    # gplace-run's exit code 3 (TensorFlow's ResourceExhaustedError).
+    source = (
+        "func.func @main() -> tensor<262144x1073741824xf32> {\n"
+        "  %c = gplace.constant dense<1.0> : tensor<262144x1073741824xf32>\n"
+        "  return %c : tensor<262144x1073741824xf32>\n}\n")
+    with pytest.raises(gplace.ResourceExhaustedError,
+                       match="MiB of host memory"):
+        gplace.compile(source)
+
+
 def test_no_entry():
     with pytest.raises(gplace.InvalidArgumentError, match="nope"):
         gplace.compile(MATMUL, entry="nope", emulate_gpus=2)
