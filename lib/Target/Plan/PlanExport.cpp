@@ -228,12 +228,9 @@ FailureOr<rt::Plan> gplace::exportPlan(ModuleOp module,
     return it->second;
   };
 
-  // The host copies of the constants and variables so far, against the
-  // host memory this process may use (0: unknown), in bytes.
-  int64_t hostCopies = 0;
-  const int64_t usableHost = rt::usableHostMemoryBytes();
   // Before anything is materialized: what loading will take of host
-  // memory at least.
+  // memory at least, against what this process may use (0: unknown).
+  const int64_t usableHost = rt::usableHostMemoryBytes();
   if (int64_t need = planHostMemoryMiB(module);
       usableHost > 0 && need > usableHost / (1 << 20))
     return program.emitError()
@@ -378,15 +375,6 @@ FailureOr<rt::Plan> gplace::exportPlan(ModuleOp module,
                << " bytes of host memory for the "
                << (variable ? "initial value of this variable"
                             : "value of this constant");
-      if (usableHost > 0 &&
-          (__builtin_add_overflow(hostCopies, bytes, &hostCopies) ||
-           hostCopies > usableHost))
-        return op.emitError()
-               << "the host copies of the constants and variables up to "
-                  "this one need more than the "
-               << usableHost / (1 << 20)
-               << " MiB of host memory this process may use (physical "
-                  "memory, cgroup memory.max, ulimit -v)";
       FailureOr<rt::HostTensor> value = toHostTensor(initial);
       if (failed(value))
         return op.emitError() << "only dense constants are supported";
