@@ -32,13 +32,21 @@ Value batchedMatMul(Node &n, Value a, Value b, RankedTensorType result,
     reason = "batch dimensions that do not broadcast";
     return nullptr;
   }
-  int64_t count = 1;
-  for (int64_t d : *batch)
+  // The number of products, checked before it can overflow; none where a
+  // batch dimension is 0 (the result has no elements).
+  int64_t count = llvm::is_contained(*batch, 0) ? 0 : 1;
+  for (int64_t d : *batch) {
+    if (count == 0)
+      break;
+    if (d > 256 / count) {
+      reason = "more than 256 batched products";
+      return nullptr;
+    }
     count *= d;
-  if (count > 256) {
-    reason = "more than 256 batched products";
-    return nullptr;
   }
+  if (count == 0)
+    return n.constant(DenseElementsAttr::get(result, ArrayRef<Attribute>{}),
+                      result == n.outputTypes[0] ? "" : "product");
   int64_t m = ta.getDimSize(ta.getRank() - 2);
   int64_t cols = tb.getShape().back();
   Type element = ta.getElementType();
