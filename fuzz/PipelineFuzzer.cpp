@@ -33,12 +33,14 @@
 #include <string>
 
 namespace {
+constexpr llvm::StringLiteral kOptionsLine = "// gplace-pipeline:";
+
 /// The pipeline's options from the input's first line, or the defaults;
 /// null for an options line that does not parse or asks for something the
 /// fuzzer leaves out.
 std::unique_ptr<gplace::PipelineOptions> optionsOf(llvm::StringRef text) {
   auto options = std::make_unique<gplace::PipelineOptions>();
-  if (!text.consume_front("// gplace-pipeline:"))
+  if (!text.consume_front(kOptionsLine))
     return options;
   if (mlir::failed(options->parseFromString(text.split('\n').first.trim(),
                                             llvm::nulls())))
@@ -75,7 +77,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   mlir::PassManager pm(&context);
   // Four GPUs for an options line (two pipeline stages of two replicas),
   // two otherwise.
-  bool hasOptionsLine = text.rfind("// gplace-pipeline:", 0) == 0;
+  bool hasOptionsLine = llvm::StringRef(text).starts_with(kOptionsLine);
   if (mlir::failed(gplace::buildGPlacePipeline(
           pm, *options,
           gplace::DeviceSet::localhost(1, hasOptionsLine ? 4 : 2),

@@ -52,10 +52,11 @@ std::optional<DeepNesting> findDeepNesting(std::string_view text,
   return std::nullopt;
 }
 
-std::string deepNestingMessage(unsigned limit) {
-  return "brackets nest deeper than " + std::to_string(limit) +
-         " levels here; MLIR's parser recurses once per level and would "
-         "overflow its stack";
+std::string deepNestingMessage(std::string_view where, unsigned limit) {
+  return "brackets nest deeper than " + std::to_string(limit) + " levels " +
+         std::string(where) +
+         "; MLIR's parser recurses once per level and would overflow its "
+         "stack";
 }
 
 } // namespace gplace

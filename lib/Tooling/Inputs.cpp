@@ -39,11 +39,8 @@ gplace::tooling::parseInput(llvm::StringRef text, Type expected,
                    "@FILE.npy, got '" +
                    text + "'");
     // MLIR's parser recurses once per bracket (SourceNesting.h).
-    if (findDeepNesting(text.str()))
-      return error("brackets nest deeper than " +
-                   llvm::Twine(kMaxSourceNesting) +
-                   " levels in its type or values; MLIR's parser recurses "
-                   "once per level and would overflow its stack");
+    if (findDeepNesting(text))
+      return error(deepNestingMessage("in its type or values"));
     std::string diagnostic;
     ScopedDiagnosticHandler capture(context, [&](Diagnostic &diag) {
       diagnostic = diag.str();
@@ -195,7 +192,7 @@ gplace::tooling::inputShape(llvm::StringRef text, MLIRContext *context) {
   }
   llvm::StringRef typeText = text.split('=').first;
   if (typeText.empty() || typeText.size() == text.size() ||
-      findDeepNesting(typeText.str()))
+      findDeepNesting(typeText))
     return std::nullopt;
   ScopedDiagnosticHandler quiet(context, [](Diagnostic &) { return success(); });
   auto type = dyn_cast_or_null<RankedTensorType>(

@@ -347,7 +347,7 @@ gplace::tooling::loadModule(llvm::StringRef fileName, MLIRContext *context,
           "' holds binary data, not MLIR text (an ONNX model's name must end "
           "in .onnx)");
     if (std::optional<DeepNesting> deep =
-            findDeepNesting(file->getBuffer().str())) {
+            findDeepNesting(file->getBuffer())) {
       emitError(FileLineColLoc::get(context, fileName, deep->line,
                                     deep->column))
           << deepNestingMessage();

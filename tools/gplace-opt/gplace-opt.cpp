@@ -108,7 +108,7 @@ int main(int argc, char **argv) {
     return 1;
   }
   if (std::optional<gplace::DeepNesting> deep =
-          gplace::findDeepNesting(file->getBuffer().str())) {
+          gplace::findDeepNesting(file->getBuffer())) {
     llvm::SourceMgr sourceMgr;
     sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
     sourceMgr.PrintMessage(

@@ -41,9 +41,11 @@ struct DeepNesting {
 std::optional<DeepNesting> findDeepNesting(std::string_view text,
                                            unsigned limit = kMaxSourceNesting);
 
-/// The tools' diagnostic at the bracket findDeepNesting found, after its
-/// location: "brackets nest deeper than 1000 levels here; ...".
-std::string deepNestingMessage(unsigned limit = kMaxSourceNesting);
+/// The tools' diagnostic for what findDeepNesting found, `where` saying
+/// where it is: "brackets nest deeper than 1000 levels here; ..." after a
+/// location, "... in its type or values; ..." for a flag's value.
+std::string deepNestingMessage(std::string_view where = "here",
+                               unsigned limit = kMaxSourceNesting);
 
 } // namespace gplace
 
