@@ -882,6 +882,9 @@ public:
     // flushed, the OpenMP team size.
     ScopedFlushDenormal flush;
     useHostTeamSize(&intraOpThreads->current());
+    // The pool's threads run the kernels of a plan of several streams:
+    // their run queue delays, and their workers', show a busy machine.
+    intraOpThreads->addKernelThread();
     if (!tracing && capturing < 0) {
       runLaunchList(k);
       return;

@@ -431,8 +431,9 @@ TEST(Kernels, MatMulAccumulateAddsTheProductToC) {
               << "transpose_a " << ta << ", transpose_b " << tb
               << ", in place " << inPlace;
           // Not in place: C is read, not written.
-          if (!inPlace)
+          if (!inPlace) {
             EXPECT_EQ(values(c), (std::vector<double>{1, 2, 3, 4}));
+          }
         }
 }
 
@@ -2237,6 +2238,60 @@ TEST(Threads, AWorkersDelayHalvesTheTeam) {
   EXPECT_EQ(window(0, 0), 2);
   EXPECT_EQ(window(0, 3000), 2);
   EXPECT_EQ(window(0, 3000), 1);
+}
+
+// A plan of several streams runs its kernels on the executor's pool
+// threads while the caller waits: their delays, and their workers', are
+// measured once they add themselves; before, such a plan's team stayed at
+// the maximum on a busy machine.
+TEST(Threads, AStreamThreadsDelayHalvesTheTeam) {
+  if (std::getenv("OMP_NUM_THREADS"))
+    GTEST_SKIP() << "OMP_NUM_THREADS caps the team";
+  auto now = std::chrono::steady_clock::time_point();
+  std::map<long, uint64_t> delays = {{0, 0}, {101, 0}, {200, 0}, {201, 0}};
+  long self = 7; // The tid the probe reports for the calling thread.
+  IntraOpThreads::Probe probe;
+  probe.now = [&] { return now; };
+  probe.delay = [&](long tid) -> std::optional<uint64_t> {
+    return delays.at(tid);
+  };
+  probe.workers = [&](int threads) {
+    EXPECT_EQ(threads, 2);
+    return std::vector<long>{self == 7 ? 101L : self + 1};
+  };
+  probe.cpus = [] { return 2; };
+  probe.self = [&] { return self; };
+  IntraOpThreads threads(0, probe);
+  ASSERT_TRUE(threads.adaptive());
+  auto window = [&](long tid, uint64_t waitedUs) {
+    now += std::chrono::milliseconds(10);
+    delays[tid] += waitedUs * 1000;
+    threads.update();
+    return threads.current().load();
+  };
+  threads.update(); // The caller (tid 7) and its worker 101.
+  EXPECT_EQ(threads.measuredThreads(), 2u);
+  // A stream thread's delay is not seen before it adds itself.
+  EXPECT_EQ(window(200, 3000), 2);
+  EXPECT_EQ(window(200, 3000), 2);
+  std::thread([&] {
+    self = 200;
+    threads.addKernelThread(); // Thread 200 and its worker 201.
+    threads.addKernelThread(); // Once per thread.
+  }).join();
+  EXPECT_EQ(threads.measuredThreads(), 4u);
+  // The caller running a stream itself (a plan of one stream) is measured
+  // already.
+  self = 7;
+  threads.addKernelThread();
+  EXPECT_EQ(threads.measuredThreads(), 4u);
+  EXPECT_EQ(window(200, 3000), 2); // Its first window: the start.
+  EXPECT_EQ(window(200, 3000), 2); // Slow once.
+  EXPECT_EQ(window(201, 3000), 1); // Its worker, slow twice in a row.
+  // A fixed count measures nothing.
+  IntraOpThreads fixed(2, probe);
+  std::thread([&] { fixed.addKernelThread(); }).join();
+  EXPECT_EQ(fixed.measuredThreads(), 0u);
 }
 
 TEST(Threads, TheExecutorUsesTheCountItIsGiven) {

@@ -15,6 +15,7 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -42,9 +43,10 @@ int usableCpuCount();
 /// waiting OpenMP workers (libgomp spins about 300,000 times before it
 /// blocks) then steal the cores the other processes' threads need: four
 /// trainings on two cores took 17-50x one's time. Oversubscription is
-/// measured, not guessed: the run queue delay of the thread that runs the
-/// kernels (/proc/thread-self/schedstat: the time it was ready but waited
-/// for a CPU), over windows of at least 5 ms; over 10% of a window's wall
+/// measured, not guessed: the run queue delay of the threads that run the
+/// kernels (the caller, each stream's thread that addKernelThread names)
+/// and of their OpenMP workers (/proc/self/task/TID/schedstat: the time
+/// each was ready but waited for a CPU), over windows of at least 5 ms; over 10% of a window's wall
 /// time halves the team, under 2% for 20 windows in a row adds a thread
 /// back (twice as many after each raise that was undone, up to 800).
 /// Where schedstat is missing, the count stays at the maximum.
@@ -64,6 +66,8 @@ public:
     std::function<std::vector<long>(int threads)> workers;
     /// The CPUs the process may use (usableCpuCount).
     std::function<int()> cpus;
+    /// The calling thread's tid (gettid).
+    std::function<long()> self;
   };
 
   explicit IntraOpThreads(int fixed, Probe probe = {});
@@ -75,14 +79,31 @@ public:
   /// maximum team).
   void update();
 
+  /// Adds the calling thread, which runs kernels with this count (a
+  /// stream's thread of the executor's pool), and its OpenMP workers to
+  /// the threads update() measures; its first call on a thread finds the
+  /// workers (a parallel region of the maximum team), later calls on it
+  /// return at once. Without it a plan of several streams, whose kernels
+  /// run on the pool's threads while the caller waits for them, never
+  /// saw a delay: its team stayed at the maximum on a busy machine (the
+  /// seeds' conv_net on an emulated GPU beside a busy core: 64 ms a step
+  /// against 49 ms with one thread). Thread-safe; nothing when fixed.
+  void addKernelThread();
+
+  /// The threads update() reads: the caller, the kernel threads
+  /// addKernelThread added, and their OpenMP workers (0 before the first
+  /// update()). For tests.
+  size_t measuredThreads() const;
+
   /// The count kernels use now; KernelCall::intraOpThreads points here.
   const std::atomic<int> &current() const { return current_; }
   int maximum() const { return maximum_; }
   bool adaptive() const { return adaptive_; }
 
 private:
-  /// The delays since the window's start, in nanoseconds: the caller's,
-  /// and the largest of its workers'.
+  /// The delays since the window's start, in nanoseconds: the largest of
+  /// the threads that run kernels (the caller's, the streams'), and the
+  /// largest of their workers'.
   struct WindowDelays {
     double caller = 0;
     double workers = 0;
@@ -97,10 +118,26 @@ private:
   Probe probe_;
   bool measured_ = false;
   std::chrono::steady_clock::time_point windowStart_;
-  /// The threads measured (0: the caller; then the workers' tids) and
-  /// their delays at the window's start (nullopt: not readable).
+  /// Adds `tid` (a thread that runs kernels, 0: the caller) and its
+  /// OpenMP workers `workers`; mutex_ held.
+  void addThreadsLocked(long tid, const std::vector<long> &workers);
+
+  /// The threads measured (0: the caller; kernel threads by tid, each
+  /// followed by its workers' tids), whether each runs kernels (else it
+  /// is a worker), and their delays at the window's start (nullopt: not
+  /// readable). Guarded by mutex_: kernel threads add themselves during
+  /// runs.
   std::vector<long> tids_;
+  std::vector<bool> kernelThread_;
   std::vector<std::optional<uint64_t>> delayAtStart_;
+  mutable std::mutex mutex_;
+  /// The caller's tid (probe_.self() at the first update()): a plan of
+  /// one stream runs its kernels on the caller, measured as tid 0.
+  long callerTid_ = -1;
+  /// This object's number among IntraOpThreads made in the process (a
+  /// thread remembers the objects it added itself to by number, not by
+  /// address, which a later object may reuse).
+  uint64_t id_;
   int quietWindows_ = 0;
   int requiredQuiet_ = 20;
   /// Whether the last window's delay (the caller's or a worker's) was
