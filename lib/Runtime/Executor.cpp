@@ -630,6 +630,8 @@ public:
   /// it waits for, its graph, then the events other devices wait for.
   void runGraph(size_t d) {
     Device &device = *devices[d];
+    // An emulated GPU's graph runs its host kernels on this pool thread.
+    intraOpThreads->addKernelThread();
     auto run = [&]() -> Status {
       for (int e : graphWaits[d]) {
         Event &event = *events[e];

@@ -239,7 +239,7 @@ void IntraOpThreads::update() {
   if (measured_ && now - windowStart_ < kWindow)
     return;
   std::unique_lock<std::mutex> lock(mutex_);
-  if (tids_.empty()) {
+  if (callerTid_ == -1) {
     // The caller, then its workers (found once: libgomp keeps them); the
     // streams' threads add themselves (addKernelThread).
     lock.unlock();
@@ -247,7 +247,10 @@ void IntraOpThreads::update() {
     std::vector<long> workers = probe_.workers(maximum_);
     lock.lock();
     callerTid_ = self;
-    addThreadsLocked(0, workers);
+    // The caller may have added itself already, running a stream of a
+    // run before the first update() (a capture at load).
+    if (std::find(tids_.begin(), tids_.end(), self) == tids_.end())
+      addThreadsLocked(0, workers);
   }
   // The kernel threads' delays and their workers': a worker waiting for a
   // CPU stalls every region it is in, while the thread that started the

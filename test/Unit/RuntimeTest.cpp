@@ -2248,7 +2248,8 @@ TEST(Threads, AStreamThreadsDelayHalvesTheTeam) {
   if (std::getenv("OMP_NUM_THREADS"))
     GTEST_SKIP() << "OMP_NUM_THREADS caps the team";
   auto now = std::chrono::steady_clock::time_point();
-  std::map<long, uint64_t> delays = {{0, 0}, {101, 0}, {200, 0}, {201, 0}};
+  std::map<long, uint64_t> delays = {{0, 0},   {7, 0},   {101, 0},
+                                     {200, 0}, {201, 0}};
   long self = 7; // The tid the probe reports for the calling thread.
   IntraOpThreads::Probe probe;
   probe.now = [&] { return now; };
@@ -2288,6 +2289,28 @@ TEST(Threads, AStreamThreadsDelayHalvesTheTeam) {
   EXPECT_EQ(window(200, 3000), 2); // Its first window: the start.
   EXPECT_EQ(window(200, 3000), 2); // Slow once.
   EXPECT_EQ(window(201, 3000), 1); // Its worker, slow twice in a row.
+  // Kernel threads that run before the first update() (a capture at
+  // load) do not keep the caller from being measured, nor is a caller
+  // that added itself measured twice.
+  IntraOpThreads early(0, probe);
+  std::thread([&] {
+    self = 200;
+    early.addKernelThread();
+  }).join();
+  EXPECT_EQ(early.measuredThreads(), 2u);
+  self = 7;
+  early.addKernelThread(); // The caller, before its first update().
+  EXPECT_EQ(early.measuredThreads(), 4u);
+  early.update();
+  EXPECT_EQ(early.measuredThreads(), 4u);
+  IntraOpThreads late(0, probe);
+  std::thread([&] {
+    self = 200;
+    late.addKernelThread();
+  }).join();
+  self = 7;
+  late.update();
+  EXPECT_EQ(late.measuredThreads(), 4u);
   // A fixed count measures nothing.
   IntraOpThreads fixed(2, probe);
   std::thread([&] { fixed.addKernelThread(); }).join();

@@ -90,9 +90,9 @@ public:
   /// against 49 ms with one thread). Thread-safe; nothing when fixed.
   void addKernelThread();
 
-  /// The threads update() reads: the caller, the kernel threads
-  /// addKernelThread added, and their OpenMP workers (0 before the first
-  /// update()). For tests.
+  /// The threads update() reads: the caller (from the first update() on),
+  /// the kernel threads addKernelThread added, and their OpenMP workers.
+  /// For tests.
   size_t measuredThreads() const;
 
   /// The count kernels use now; KernelCall::intraOpThreads points here.
@@ -131,8 +131,9 @@ private:
   std::vector<bool> kernelThread_;
   std::vector<std::optional<uint64_t>> delayAtStart_;
   mutable std::mutex mutex_;
-  /// The caller's tid (probe_.self() at the first update()): a plan of
-  /// one stream runs its kernels on the caller, measured as tid 0.
+  /// The caller's tid (probe_.self() at the first update(); -1 before):
+  /// a plan of one stream runs its kernels on the caller, measured as
+  /// tid 0.
   long callerTid_ = -1;
   /// This object's number among IntraOpThreads made in the process (a
   /// thread remembers the objects it added itself to by number, not by
