@@ -193,22 +193,30 @@ void IntraOpThreads::addThreadsLocked(long tid,
 void IntraOpThreads::addKernelThread() {
   if (!adaptive_)
     return;
-  // The objects this thread added itself to (a pool thread serves one
-  // executor, the caller of several a few).
+  // The objects this thread added itself to, the latest 64 (a pool
+  // thread serves one executor; a caller that makes executors by the
+  // thousand, as a Python process may, keeps no more).
   thread_local std::vector<uint64_t> added;
   if (std::find(added.begin(), added.end(), id_) != added.end())
     return;
+  if (added.size() == 64)
+    added.erase(added.begin());
   added.push_back(id_);
   long tid = probe_.self();
+  auto known = [&] {
+    return tid == callerTid_ || // Measured as tid 0, with its workers.
+           std::find(tids_.begin(), tids_.end(), tid) != tids_.end();
+  };
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    if (tid == callerTid_)
-      return; // Measured as tid 0, with its workers.
+    if (known())
+      return;
   }
   // Found outside the lock: the parallel region may start the workers.
   std::vector<long> workers = probe_.workers(maximum_);
   std::lock_guard<std::mutex> lock(mutex_);
-  addThreadsLocked(tid, workers);
+  if (!known())
+    addThreadsLocked(tid, workers);
 }
 
 size_t IntraOpThreads::measuredThreads() const {

@@ -2311,6 +2311,19 @@ TEST(Threads, AStreamThreadsDelayHalvesTheTeam) {
   self = 7;
   late.update();
   EXPECT_EQ(late.measuredThreads(), 4u);
+  // A thread that served 64 other executors since adds itself again
+  // without being measured twice.
+  std::thread([&] {
+    self = 200;
+    late.addKernelThread();
+    for (int i = 0; i < 64; ++i) {
+      IntraOpThreads other(0, probe);
+      other.addKernelThread();
+    }
+    late.addKernelThread();
+  }).join();
+  self = 7;
+  EXPECT_EQ(late.measuredThreads(), 4u);
   // A fixed count measures nothing.
   IntraOpThreads fixed(2, probe);
   std::thread([&] { fixed.addKernelThread(); }).join();
