@@ -46,9 +46,10 @@ int usableCpuCount();
 /// measured, not guessed: the run queue delay of the threads that run the
 /// kernels (the caller, each stream's thread that addKernelThread names)
 /// and of their OpenMP workers (/proc/self/task/TID/schedstat: the time
-/// each was ready but waited for a CPU), over windows of at least 5 ms; over 10% of a window's wall
-/// time halves the team, under 2% for 20 windows in a row adds a thread
-/// back (twice as many after each raise that was undone, up to 800).
+/// each was ready but waited for a CPU), over windows of at least 5 ms;
+/// over 10% of a window's wall time halves the team, under 2% for 20
+/// windows in a row adds a thread back (twice as many after each raise
+/// that was undone, up to 800).
 /// Where schedstat is missing, the count stays at the maximum.
 class IntraOpThreads {
 public:
@@ -86,8 +87,10 @@ public:
   /// return at once. Without it a plan of several streams, whose kernels
   /// run on the pool's threads while the caller waits for them, never
   /// saw a delay: its team stayed at the maximum on a busy machine (the
-  /// seeds' conv_net on an emulated GPU beside a busy core: 64 ms a step
-  /// against 49 ms with one thread). Thread-safe; nothing when fixed.
+  /// seeds' conv_net on an emulated GPU with 4 micro-batches beside a
+  /// busy loop: a median step of 77-89 ms, 50-52 ms since;
+  /// bench/results/2026-12-03-stream-threads.md). Thread-safe; nothing
+  /// when fixed.
   void addKernelThread();
 
   /// The threads update() reads: the caller (from the first update() on),
