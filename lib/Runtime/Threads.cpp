@@ -53,6 +53,9 @@ std::optional<int> cgroupCpuQuota() {
   return std::nullopt;
 }
 
+/// The calling thread's tid (gettid).
+long currentTid() { return static_cast<long>(syscall(SYS_gettid)); }
+
 /// Threads' run queue delays so far, in nanoseconds (the second field of
 /// /proc/self/task/TID/schedstat; tid 0: the calling thread's), through
 /// files kept open: a pread of one takes about 1.2 us, an fopen, fscanf
@@ -71,7 +74,7 @@ public:
 
   std::optional<uint64_t> read(long tid) {
     if (tid == 0)
-      tid = static_cast<long>(syscall(SYS_gettid));
+      tid = currentTid();
     auto [it, isNew] = files_.try_emplace(tid, -1);
     if (isNew) {
       std::string path =
@@ -108,7 +111,7 @@ std::vector<long> openmpWorkers(int threads) {
   std::vector<long> tids(threads, 0);
   ScopedFlushDenormal flush;
 #pragma omp parallel num_threads(threads)
-  tids[omp_get_thread_num()] = static_cast<long>(syscall(SYS_gettid));
+  tids[omp_get_thread_num()] = currentTid();
   for (size_t i = 1; i < tids.size(); ++i)
     if (tids[i] > 0 && tids[i] != tids[0])
       workers.push_back(tids[i]);
@@ -174,7 +177,7 @@ IntraOpThreads::IntraOpThreads(int fixed, Probe probe)
   if (!probe_.workers)
     probe_.workers = openmpWorkers;
   if (!probe_.self)
-    probe_.self = [] { return static_cast<long>(syscall(SYS_gettid)); };
+    probe_.self = currentTid;
   static std::atomic<uint64_t> made{0};
   id_ = ++made;
 }
