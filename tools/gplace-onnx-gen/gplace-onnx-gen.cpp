@@ -36,6 +36,12 @@
 //                   norm_coefficient), Momentum (nesterov), Adam (all
 //                   attributes) -> ada_x, ada_h, mom_x, mom_v, adam_x,
 //                   adam_v, adam_h;
+//   gradient        ai.onnx.preview.training 1: x[2,3], w[3,2] ->
+//                   MatMul -> h, Tanh -> y; Gradient(xs = [w, h], zs =
+//                   [x], y) -> dy_dw, dy_dh (declared [n, m]);
+//   gradient-substituted, gradient-initializer, gradient-y-after
+//                   gradient with its first input another tensor (w2),
+//                   with w an initializer, with the Gradient node first;
 //   quantized       x[1,40,4,4] (uint8) -> ConvInteger (w[2,40,3,3]
 //                   uint8, w_i = 200 + (91 i + 7) mod 53, x_zero_point 5,
 //                   w_zero_point [0, 250]: 360 products per output, odd sums
@@ -1030,6 +1036,50 @@ onnx::ModelProto buildOptimizers() {
   for (const char *name :
        {"ada_x", "ada_h", "mom_x", "mom_v", "adam_x", "adam_v", "adam_h"})
     b.output(name, {2});
+  return b.model;
+}
+
+// ai.onnx.preview.training's Gradient of y = Tanh(MatMul(x, w)) [2,2] with
+// respect to w (an input) and h = MatMul(x, w) (an intermediate tensor),
+// x in zs. `variant` 0: the inputs are the tensors xs and zs name (dy_dh's
+// output declared with symbolic dimensions); 1: the first input is another tensor
+// than xs's "w" (ONNX's substitution); 2: w is an initializer; 3: the
+// Gradient node comes before y's Tanh.
+onnx::ModelProto buildGradient(int variant) {
+  ModelBuilder b(13, "gradient");
+  onnx::OperatorSetIdProto *training = b.model.add_opset_import();
+  training->set_domain("ai.onnx.preview.training");
+  training->set_version(1);
+  b.input("x", {2, 3});
+  if (variant == 2)
+    b.initializer({"w", {3, 2}, {0.5f, -0.25f, 0.125f, 0.75f, -0.5f, 1.0f}});
+  else
+    b.input("w", {3, 2});
+  if (variant == 1)
+    b.input("w2", {3, 2});
+  b.node("MatMul", "matmul", {"x", "w"}, {"h"});
+  auto tanh = [&] { b.node("Tanh", "tanh", {"h"}, {"y"}); };
+  if (variant != 3)
+    tanh();
+  onnx::NodeProto *gradient =
+      b.node("Gradient", "gradient", {variant == 1 ? "w2" : "w", "h", "x"},
+             {"dy_dw", "dy_dh"});
+  gradient->set_domain("ai.onnx.preview.training");
+  onnx::AttributeProto *xs = gradient->add_attribute();
+  xs->set_name("xs");
+  xs->set_type(onnx::AttributeProto_AttributeType_STRINGS);
+  xs->add_strings("w");
+  xs->add_strings("h");
+  onnx::AttributeProto *zs = gradient->add_attribute();
+  zs->set_name("zs");
+  zs->set_type(onnx::AttributeProto_AttributeType_STRINGS);
+  zs->add_strings("x");
+  attrString(gradient, "y", "y");
+  if (variant == 3)
+    tanh();
+  b.output("y", {2, 2});
+  b.output("dy_dw", {3, 2});
+  b.output("dy_dh", {"n", "m"});
   return b.model;
 }
 
@@ -2175,6 +2225,10 @@ int main(int argc, char **argv) {
       {"softmax-opset9", buildSoftmaxOpset9},
       {"losses", buildLosses},
       {"optimizers", buildOptimizers},
+      {"gradient", [] { return buildGradient(0); }},
+      {"gradient-substituted", [] { return buildGradient(1); }},
+      {"gradient-initializer", [] { return buildGradient(2); }},
+      {"gradient-y-after", [] { return buildGradient(3); }},
       {"quantized", buildQuantized},
       {"stft-mel", buildStftMel},
       {"tfidf", [] { return buildTfIdf(0); }},

@@ -277,8 +277,10 @@ void Importer::importNode(const onnx::NodeProto &proto) {
       inferNode(proto);
       it = types.find(out);
     }
-    if (it == types.end() && !dataDependentInputs(opType).empty()) {
-      // Its inputs' values decide its shape: the mapping computes it.
+    if (it == types.end() && (!dataDependentInputs(opType).empty() ||
+                              opType == "ai.onnx.preview.training.Gradient")) {
+      // Its inputs' values decide its shape, or ONNX has no shape rule for
+      // it (Gradient): the mapping computes it.
       node.outputTypes.push_back({});
       continue;
     }
@@ -707,6 +709,10 @@ OwningOpRef<ModuleOp> importOnnxModel(llvm::StringRef bytes,
 
 std::function<std::string(mlir::Operation *)> cpuKernelCheck() {
   return [](mlir::Operation *op) -> std::string {
+    // Ops that run no kernel of their own (gplace.gradients, expanded
+    // before placement; views) have nothing to check.
+    if (!isa<KernelOpInterface>(op))
+      return "";
     std::string element = getKernelElementTypeName(op);
     std::string name = op->getName().getStringRef().str();
     if (element.empty() ||

@@ -14,7 +14,8 @@
 // - Range and EyeLike: constants, computed at import time;
 // - the optimizers of ai.onnx.preview.training (Adagrad, Momentum, Adam):
 //   their update formulas as elementwise ops, functions of their inputs
-//   (ONNX's training ops return the new values; they write no variable).
+//   (ONNX's training ops return the new values; they write no variable);
+//   its Gradient: gplace.gradients.
 //
 //===----------------------------------------------------------------------===//
 
@@ -763,9 +764,98 @@ ArrayRef<int> importTimeInputs(llvm::StringRef opType) {
   return {};
 }
 
+/// ai.onnx.preview.training's Gradient: the gradients of the tensor named
+/// `y` with respect to the tensors named `xs` (its inputs are the values of
+/// `xs`, then of `zs`), as gplace.gradients (tf.gradients): the gradients
+/// of sum(y), one output per x, of its type. gplace differentiates the
+/// graph at the values it computes, so each input must be the tensor its
+/// name in `xs` or `zs` says (ONNX's substitution of other values is
+/// refused), `y` must be computed before the node, and no x may be known
+/// at import time (an initializer or a folded value: the paths from it to
+/// y may have been folded away).
+bool mapGradient(Node &n, SmallVectorImpl<Value> &results,
+                 std::string &reason) {
+  auto strings = [&](llvm::StringRef attrName) {
+    std::vector<std::string> list;
+    if (const onnx::AttributeProto *a = n.attr(attrName))
+      list.assign(a->strings().begin(), a->strings().end());
+    return list;
+  };
+  std::vector<std::string> xs = strings("xs"), zs = strings("zs");
+  std::string y = n.getString("y", "");
+  if (xs.empty() || y.empty()) {
+    reason = "no xs or no y";
+    return false;
+  }
+  if (n.numInputs() != static_cast<int64_t>(xs.size() + zs.size())) {
+    reason = "an input count that is not the count of xs and zs";
+    return false;
+  }
+  if (n.proto.output_size() > static_cast<int>(xs.size())) {
+    reason = "more outputs than xs";
+    return false;
+  }
+  for (int i = 0; i < n.numInputs(); ++i) {
+    const std::string &named =
+        i < static_cast<int>(xs.size()) ? xs[i] : zs[i - xs.size()];
+    if (n.proto.input(i) != named) {
+      reason = "input #" + std::to_string(i) + " ('" + n.proto.input(i) +
+               "') is not the tensor its attribute names ('" + named +
+               "'): gplace computes gradients at the values the graph "
+               "computes";
+      return false;
+    }
+  }
+  Importer &im = n.importer;
+  Value target = im.values.lookup(y);
+  if (!target) {
+    reason = im.constants.count(y)
+                 ? "y ('" + y + "') is known at import time"
+                 : "y ('" + y + "') is not computed before the node";
+    return false;
+  }
+  SmallVector<Value> operands{target};
+  for (const std::string &x : xs) {
+    if (im.constants.count(x)) {
+      reason = "x '" + x + "' is known at import time (an initializer or a "
+               "folded value)";
+      return false;
+    }
+    Value v = im.values.lookup(x);
+    if (!v) {
+      reason = "x '" + x + "' is not computed before the node";
+      return false;
+    }
+    operands.push_back(v);
+  }
+  for (Value v : operands)
+    if (!isFloat(v.getType())) {
+      reason = "a tensor that is not a float";
+      return false;
+    }
+  auto gradients = buildOp<GradientsOp>(
+      im.b, n.loc, operands,
+      {n.named("operandSegmentSizes",
+               im.b.getDenseI32ArrayAttr(
+                   {1, static_cast<int32_t>(xs.size()), 0})),
+       n.named("name", im.b.getStringAttr(n.name))});
+  if (!gradients)
+    return false;
+  for (int i = 0; i < n.proto.output_size(); ++i) {
+    // ONNX's shape inference has no rule for Gradient: an undeclared
+    // output has its x's type.
+    if (!n.outputTypes[i] && !n.proto.output(i).empty())
+      n.outputTypes[i] =
+          cast<RankedTensorType>(gradients->getResult(i).getType());
+    results.push_back(gradients->getResult(i));
+  }
+  return true;
+}
+
 void addLossMappers(llvm::StringMap<MapFn> &table) {
   table["ai.onnx.preview.training.Adagrad"] = mapAdagrad;
   table["ai.onnx.preview.training.Adam"] = mapAdam;
+  table["ai.onnx.preview.training.Gradient"] = mapGradient;
   table["ai.onnx.preview.training.Momentum"] = mapMomentum;
   table["CastLike"] = mapCastLike;
   table["DepthToSpace"] = mapDepthSpace<true>;

@@ -155,6 +155,7 @@ OnnxImportOptions onnxImportOptionsFromFlags();
 /// kernel for its element type an unsupported form ("no gplace.erf kernel
 /// for f64"), as ONNX Runtime's NOT_IMPLEMENTED: what gplace-onnx-test and
 /// the Python package's ONNX backend count (KernelRegistry's host kernels).
+/// Ops that are not KernelOpInterface (gplace.gradients) pass.
 std::function<std::string(mlir::Operation *)> cpuKernelCheck();
 
 /// The ONNX op types (default domain) the importer maps, sorted. A node of
