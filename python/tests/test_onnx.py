@@ -151,6 +151,35 @@ def test_training_gradient_matches_finite_differences():
     np.testing.assert_allclose(grad, x.sum(axis=0), rtol=1e-6)
 
 
+def test_training_gradient_of_a_gradient():
+    # ONNX's second-order example: a Gradient whose y is another
+    # Gradient's output. y = sum(x * w * w) over x's rows: dy/dw =
+    # 2 w sum_rows(x), and d sum(dy/dw) / dw = 2 sum_rows(x).
+    training = "ai.onnx.preview.training"
+    nodes = [helper.make_node("Mul", ["x", "w"], ["p"]),
+             helper.make_node("Mul", ["p", "w"], ["q"]),
+             helper.make_node("ReduceSum", ["q", "axes"], ["y"], keepdims=0),
+             helper.make_node("Gradient", ["w", "x"], ["dy_dw"], xs=["w"],
+                              zs=["x"], y="y", domain=training),
+             helper.make_node("Gradient", ["w", "x"], ["d2y_dw2"], xs=["w"],
+                              zs=["x"], y="dy_dw", domain=training)]
+    graph = helper.make_graph(
+        nodes, "second_order",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3]),
+         helper.make_tensor_value_info("w", TensorProto.FLOAT, [3])],
+        [helper.make_tensor_value_info("dy_dw", TensorProto.FLOAT, [3]),
+         helper.make_tensor_value_info("d2y_dw2", TensorProto.FLOAT, [3])],
+        [helper.make_tensor("axes", TensorProto.INT64, [1], [1])])
+    model = helper.make_model(
+        graph, opset_imports=[helper.make_opsetid("", 13),
+                              helper.make_opsetid(training, 1)])
+    x = np.array([[1, 2, 3], [4, 5, 6]], np.float32)
+    w = np.array([0.5, 1, 2], np.float32)
+    first, second = gplace.compile(model).run(x, w)
+    np.testing.assert_allclose(first, 2 * w * x.sum(axis=0), rtol=1e-6)
+    np.testing.assert_allclose(second, 2 * x.sum(axis=0), rtol=1e-6)
+
+
 def test_conv_integer_beyond_exact_f32_sums_is_refused():
     # A 17x17 window: 289 products per output, more than the 256 whose f32
     # sums are exact.
