@@ -72,8 +72,9 @@
 //                   reflected, filled;
 //   recurrent       x[3,2,2], lens[2] (int32) -> RNN (reverse), GRU
 //                   (bidirectional, linear_before_reset), LSTM (peepholes,
-//                   sequence_lens) -> rnn_y, rnn_h, gru_h, lstm_y, lstm_h,
-//                   lstm_c;
+//                   sequence_lens), GRU (bidirectional, sequence_lens) ->
+//                   rnn_y, rnn_h, gru_h, lstm_y, lstm_h, lstm_c, gru_lens_y,
+//                   gru_lens_h;
 //   arg-pow         x[2,3] -> ArgMax, ArgMin (select_last_index) ->
 //                   last_max[2], last_min[1,3]; Pow(base[3] int64,
 //                   exponent[3]) -> power[3] int64;
@@ -1369,12 +1370,21 @@ onnx::ModelProto buildRecurrent() {
       "LSTM", "lstm", {"x", "lstm_w", "lstm_r", "lstm_b", "lens", "", "", "lstm_p"},
       {"lstm_y", "lstm_h", "lstm_c"});
   attrInt(lstm, "hidden_size", 2);
+  // sequence_lens in both directions: the reverse one starts each row at
+  // its own last step.
+  onnx::NodeProto *gruLens =
+      b.node("GRU", "gru_lens", {"x", "gru_w", "gru_r", "gru_b", "lens"},
+             {"gru_lens_y", "gru_lens_h"});
+  attrInt(gruLens, "hidden_size", 2);
+  attrString(gruLens, "direction", "bidirectional");
   b.output("rnn_y", {3, 1, 2, 2});
   b.output("rnn_h", {1, 2, 2});
   b.output("gru_h", {2, 2, 2});
   b.output("lstm_y", {3, 1, 2, 2});
   b.output("lstm_h", {1, 2, 2});
   b.output("lstm_c", {1, 2, 2});
+  b.output("gru_lens_y", {3, 2, 2, 2});
+  b.output("gru_lens_h", {2, 2, 2});
   return b.model;
 }
 

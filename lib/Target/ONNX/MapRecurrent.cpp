@@ -5,10 +5,11 @@
 // TensorFlow's static_rnn builds its cells step by step: the inputs'
 // products with W for every step in one matmul, then per step a matmul by
 // R, slices per gate, sigmoid and tanh, mul and add; sequence_lens keeps a
-// batch row's state (and writes zeros to Y) past its length with select.
-// The ops have gradients, so the unrolled network trains. The default
-// activations only; clip, LSTM's input_forget, and sequence_lens with the
-// reverse direction are refused.
+// batch row's state (and writes zeros to Y) past its length with select,
+// in both directions (the reverse one then starts each row at its own last
+// step, as ONNX Runtime does). The ops have gradients, so the unrolled
+// network trains. The default activations only; clip and LSTM's
+// input_forget are refused.
 //
 //===----------------------------------------------------------------------===//
 
@@ -330,10 +331,6 @@ bool mapRecurrent(Node &n, Cell cell, SmallVectorImpl<Value> &results,
   }
   Builder &b = n.builder();
   if (n.hasInput(4)) {
-    if (direction != "forward") {
-      reason = "sequence_lens with the reverse direction";
-      return false;
-    }
     r.lens = n.reshape(n.input(4), {r.batch, 1}, "lens");
     if (!cast<RankedTensorType>(r.lens.getType())
              .getElementType()
