@@ -180,6 +180,32 @@ def test_training_gradient_of_a_gradient():
     np.testing.assert_allclose(second, 2 * x.sum(axis=0), rtol=1e-6)
 
 
+def test_training_gradient_across_a_subgraph_is_refused():
+    # A run-time If's branch reads y and w through block arguments, which
+    # would cut the path between them: refused, not zeros.
+    training = "ai.onnx.preview.training"
+    value = lambda n: helper.make_tensor_value_info(n, TensorProto.FLOAT, [2])
+    then = helper.make_graph(
+        [helper.make_node("Gradient", ["w"], ["g"], xs=["w"], y="y",
+                          domain=training)], "then", [], [value("g")])
+    other = helper.make_graph([helper.make_node("Identity", ["w"], ["h"])],
+                              "else", [], [value("h")])
+    nodes = [helper.make_node("Mul", ["w", "w"], ["y"]),
+             helper.make_node("ReduceSum", ["w"], ["s"], keepdims=0),
+             helper.make_node("Greater", ["s", "zero"], ["c"]),
+             helper.make_node("If", ["c"], ["o"], then_branch=then,
+                              else_branch=other)]
+    graph = helper.make_graph(
+        nodes, "gradient_in_if", [value("w")], [value("o")],
+        [helper.make_tensor("zero", TensorProto.FLOAT, [], [0.0])])
+    model = helper.make_model(
+        graph, opset_imports=[helper.make_opsetid("", 13),
+                              helper.make_opsetid(training, 1)])
+    with pytest.raises(gplace.UnimplementedError,
+                       match="outside the subgraph the node is in"):
+        gplace.compile(model)
+
+
 def test_conv_integer_beyond_exact_f32_sums_is_refused():
     # A 17x17 window: 289 products per output, more than the 256 whose f32
     # sums are exact.

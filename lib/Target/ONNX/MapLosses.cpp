@@ -770,9 +770,10 @@ ArrayRef<int> importTimeInputs(llvm::StringRef opType) {
 /// of sum(y), one output per x, of its type. gplace differentiates the
 /// graph at the values it computes, so each input must be the tensor its
 /// name in `xs` or `zs` says (ONNX's substitution of other values is
-/// refused), `y` must be computed before the node, and no x may be known
-/// at import time (an initializer or a folded value: the paths from it to
-/// y may have been folded away).
+/// refused), `y` must be computed before the node, in the same graph or
+/// subgraph as the node and its xs, and no x may be known at import time
+/// (an initializer or a folded value: the paths from it to y may have been
+/// folded away).
 bool mapGradient(Node &n, SmallVectorImpl<Value> &results,
                  std::string &reason) {
   auto strings = [&](llvm::StringRef attrName) {
@@ -828,11 +829,19 @@ bool mapGradient(Node &n, SmallVectorImpl<Value> &results,
     }
     operands.push_back(v);
   }
-  for (Value v : operands)
+  Region *region = im.b.getInsertionBlock()->getParent();
+  for (Value v : operands) {
     if (!isFloat(v.getType())) {
       reason = "a tensor that is not a float";
       return false;
     }
+    // A run-time If's or Loop's region reads outer tensors through block
+    // arguments, which would cut the paths between them.
+    if (v.getParentRegion() != region) {
+      reason = "y or an x is outside the subgraph the node is in";
+      return false;
+    }
+  }
   auto gradients = buildOp<GradientsOp>(
       im.b, n.loc, operands,
       {n.named("operandSegmentSizes",
