@@ -773,7 +773,8 @@ ArrayRef<int> importTimeInputs(llvm::StringRef opType) {
 /// refused), `y` must be computed before the node, in the same graph or
 /// subgraph as the node and its xs, and no x may be known at import time
 /// (an initializer or a folded value: the paths from it to y may have been
-/// folded away).
+/// folded away), but for a floating-point initializer imported as a
+/// variable (--initializers-as-variables: its read is never folded).
 bool mapGradient(Node &n, SmallVectorImpl<Value> &results,
                  std::string &reason) {
   auto strings = [&](llvm::StringRef attrName) {
@@ -817,12 +818,18 @@ bool mapGradient(Node &n, SmallVectorImpl<Value> &results,
   }
   SmallVector<Value> operands{target};
   for (const std::string &x : xs) {
-    if (im.constants.count(x)) {
+    // A floating-point initializer imported as a variable is read, never
+    // folded: its gradient is the read's.
+    bool variable = im.options.initializersAsVariables &&
+                    im.initializers.count(x) && im.constants.count(x) &&
+                    isFloat(im.constants.find(x)->second.getElementType());
+    if (im.constants.count(x) && !variable) {
       reason = "x '" + x + "' is known at import time (an initializer or a "
-               "folded value)";
+               "folded value; --initializers-as-variables makes an "
+               "initializer a variable)";
       return false;
     }
-    Value v = im.values.lookup(x);
+    Value v = variable ? im.materialize(x) : im.values.lookup(x);
     if (!v) {
       reason = "x '" + x + "' is not computed before the node";
       return false;
