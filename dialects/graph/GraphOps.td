@@ -1540,7 +1540,7 @@ def Graph_GatherOp : Graph_KernelOp<"gather", "GatherV2",
 }
 
 def Graph_UnsortedSegmentSumOp : Graph_KernelOp<"unsorted_segment_sum",
-    "UnsortedSegmentSum", [Pure, Graph_NotDifferentiable],
+    "UnsortedSegmentSum", [Pure, DeclareOpInterfaceMethods<Graph_GradientOpInterface>],
     "UnsortedSegmentSum"> {
   let summary = "sums of slices by segment id (UnsortedSegmentSum)";
   let description = [{
@@ -1551,7 +1551,10 @@ def Graph_UnsortedSegmentSumOp : Graph_KernelOp<"unsorted_segment_sum",
     id at or above the number of segments is an error on the CPU
     (TensorFlow's CPU kernel) and dropped on a GPU. The GPU sums each
     result element's slices in index order (deterministic, as TensorFlow's
-    deterministic ops). Gather's gradient; it has none itself yet.
+    deterministic ops). Gather's gradient; its own is the gather of the
+    result's gradient at each id (zero for a dropped negative id, as
+    TensorFlow's _UnsortedSegmentSumGrad), so that ONNX's ScatterND,
+    ScatterElements and MaxUnpool, imported through it, differentiate.
 
     ```mlir
     %sums = gplace.unsorted_segment_sum %rows, %ids : (tensor<2x3xf32>, tensor<2xi64>) -> tensor<5x3xf32>

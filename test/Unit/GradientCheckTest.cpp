@@ -307,6 +307,20 @@ std::vector<Case> cases() {
        "  %y = gplace.gather %a0[%i] axis = -2 : (tensor<2x4x3xf64>, "
        "tensor<2x2xi32>) -> tensor<2x2x2x3xf64>",
        "2x2x2x3xf64"},
+      // UnsortedSegmentSum: repeated ids (their slices add up), a segment
+      // no id names, and a negative id (its slice dropped: zero gradient).
+      {"unsorted_segment_sum",
+       {"5x3xf64"},
+       "  %i = gplace.constant dense<[3, 0, -1, 3, 1]> : tensor<5xi64>\n"
+       "  %y = gplace.unsorted_segment_sum %a0, %i : (tensor<5x3xf64>, "
+       "tensor<5xi64>) -> tensor<4x3xf64>",
+       "4x3xf64"},
+      {"unsorted_segment_sum_2d_ids",
+       {"2x2x3xf64"},
+       "  %i = gplace.constant dense<[[1, 0], [1, 2]]> : tensor<2x2xi32>\n"
+       "  %y = gplace.unsorted_segment_sum %a0, %i : (tensor<2x2x3xf64>, "
+       "tensor<2x2xi32>) -> tensor<3x3xf64>",
+       "3x3xf64"},
       // XlaDynamicUpdateSlice: a block written inside (the input's
       // gradient zero there, the update's the block's) and one whose
       // offsets are clamped ([5, -1] to [2, 0]).

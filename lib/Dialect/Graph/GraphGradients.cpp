@@ -696,6 +696,40 @@ LogicalResult GatherOp::buildGradients(OpBuilder &b, ArrayRef<Value> dys,
   return success();
 }
 
+/// The gradient of each data slice is the result's gradient at its segment
+/// id, gathered along axis 0; a negative id, whose slice was dropped, gets
+/// zeros (TensorFlow's _UnsortedSegmentSumGrad, _GatherDropNegatives). The
+/// ids have none.
+LogicalResult UnsortedSegmentSumOp::buildGradients(
+    OpBuilder &b, ArrayRef<Value> dys, SmallVectorImpl<Value> &out) {
+  if (!isFloatTensor(getData())) {
+    out.append({Value(), Value()});
+    return success();
+  }
+  Emitter e(b, getLoc());
+  Value ids = getSegmentIds();
+  RankedTensorType idsType = typeOf(ids), dataType = typeOf(getData());
+  Value zeroIds = buildConstant(
+      b, getLoc(),
+      DenseElementsAttr::get(idsType,
+                             b.getIntegerAttr(idsType.getElementType(), 0)));
+  Value clipped = e.op<MaximumOp>(idsType, ValueRange{ids, zeroIds});
+  Value gathered = e.op<GatherOp>(
+      dataType, ValueRange{dys[0], clipped},
+      {b.getNamedAttr("axis", b.getI64IntegerAttr(0))});
+  // The ids' shape padded with 1s to the data's rank, to select slices.
+  SmallVector<int64_t> maskShape(idsType.getShape());
+  maskShape.resize(dataType.getRank(), 1);
+  Value kept = e.op<GreaterEqualOp>(
+      RankedTensorType::get(idsType.getShape(), b.getI1Type()),
+      ValueRange{ids, zeroIds});
+  kept = e.reshape(kept, maskShape);
+  Value grad = e.op<SelectOp>(
+      dataType, ValueRange{kept, gathered, e.constant(dataType, 0.0)});
+  out.append({grad, Value()});
+  return success();
+}
+
 LogicalResult TransposeOp::buildGradients(OpBuilder &b, ArrayRef<Value> dys,
                                           SmallVectorImpl<Value> &out) {
   Emitter e(b, getLoc());
