@@ -72,7 +72,8 @@
 //                   reflected, filled;
 //   recurrent       x[3,2,2], lens[2] (int32) -> RNN (reverse), GRU
 //                   (bidirectional, linear_before_reset), LSTM (peepholes,
-//                   sequence_lens), GRU (bidirectional, sequence_lens) ->
+//                   sequence_lens), GRU (bidirectional, sequence_lens,
+//                   initial_h) ->
 //                   rnn_y, rnn_h, gru_h, lstm_y, lstm_h, lstm_c, gru_lens_y,
 //                   gru_lens_h;
 //   arg-pow         x[2,3] -> ArgMax, ArgMin (select_last_index) ->
@@ -1355,7 +1356,7 @@ onnx::ModelProto buildRecurrent() {
         patterned("gru_w", {2, 6, 2}), patterned("gru_r", {2, 6, 2}),
         patterned("gru_b", {2, 12}), patterned("lstm_w", {1, 8, 2}),
         patterned("lstm_r", {1, 8, 2}), patterned("lstm_b", {1, 16}),
-        patterned("lstm_p", {1, 6})})
+        patterned("lstm_p", {1, 6}), patterned("gru_h0", {2, 2, 2})})
     b.initializer(t);
   onnx::NodeProto *rnn =
       b.node("RNN", "rnn", {"x", "rnn_w", "rnn_r"}, {"rnn_y", "rnn_h"});
@@ -1370,10 +1371,12 @@ onnx::ModelProto buildRecurrent() {
       "LSTM", "lstm", {"x", "lstm_w", "lstm_r", "lstm_b", "lens", "", "", "lstm_p"},
       {"lstm_y", "lstm_h", "lstm_c"});
   attrInt(lstm, "hidden_size", 2);
-  // sequence_lens in both directions: the reverse one starts each row at
-  // its own last step.
+  // sequence_lens in both directions (the reverse one starts each row at
+  // its own last step), and an initial state (a row of length 0 ends with
+  // zeros, not with it).
   onnx::NodeProto *gruLens =
-      b.node("GRU", "gru_lens", {"x", "gru_w", "gru_r", "gru_b", "lens"},
+      b.node("GRU", "gru_lens",
+             {"x", "gru_w", "gru_r", "gru_b", "lens", "gru_h0"},
              {"gru_lens_y", "gru_lens_h"});
   attrInt(gruLens, "hidden_size", 2);
   attrString(gruLens, "direction", "bidirectional");

@@ -331,6 +331,19 @@ bool mapRecurrent(Node &n, Cell cell, SmallVectorImpl<Value> &results,
   }
   Builder &b = n.builder();
   if (n.hasInput(4)) {
+    // ONNX Runtime refuses lengths outside [0, seq_length]; known at
+    // import time, so does gplace (at run time a longer one counts as the
+    // whole sequence and a negative one as 0).
+    if (std::optional<DenseElementsAttr> lens = n.constant(4))
+      if (lens->getElementType().isIntOrIndex())
+        for (const APInt &len : lens->getValues<APInt>())
+          if (len.getSExtValue() < 0 || len.getSExtValue() > r.seq) {
+            reason = "a sequence_lens value (" +
+                     std::to_string(len.getSExtValue()) +
+                     ") outside [0, seq_length = " + std::to_string(r.seq) +
+                     "]";
+            return false;
+          }
     r.lens = n.reshape(n.input(4), {r.batch, 1}, "lens");
     if (!cast<RankedTensorType>(r.lens.getType())
              .getElementType()
@@ -455,6 +468,20 @@ bool mapRecurrent(Node &n, Cell cell, SmallVectorImpl<Value> &results,
       outputs[t] = n.reshape(out, {1, 1, r.batch, h}, s("y_step"));
       hPrev = hNew;
       cPrev = cNew;
+    }
+    if (r.lens) {
+      // A row of length 0 has no last step: ONNX Runtime gives it zeros,
+      // not its initial state.
+      Value nonEmpty = n.op<GreaterOp>(
+          RankedTensorType::get({r.batch, 1}, b.getI1Type()),
+          {r.lens, n.scalar(b.getI64Type(), 0, dir + "_zero_length")}, {},
+          dir + "_nonempty");
+      hPrev = n.op<SelectOp>(r.type({r.batch, h}), {nonEmpty, hPrev, zerosH},
+                             {}, dir + "_h_final");
+      if (cPrev)
+        cPrev = n.op<SelectOp>(r.type({r.batch, h}),
+                               {nonEmpty, cPrev, zerosH}, {},
+                               dir + "_c_final");
     }
     ys.push_back(r.concat(outputs, 0, {r.seq, 1, r.batch, h}, dir + "_y"));
     finalH.push_back(n.reshape(hPrev, {1, r.batch, h}, dir + "_h"));
