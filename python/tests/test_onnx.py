@@ -206,6 +206,82 @@ def test_training_gradient_across_a_subgraph_is_refused():
         gplace.compile(model)
 
 
+def test_recurrent_constant_lengths_beyond_the_sequence_are_refused():
+    # ONNX Runtime refuses sequence_lens outside [0, seq_length]; known at
+    # import time, gplace does too, naming the value.
+    w = helper.make_tensor("w", TensorProto.FLOAT, [1, 6, 2], [0.1] * 12)
+    r = helper.make_tensor("r", TensorProto.FLOAT, [1, 6, 2], [0.2] * 12)
+    lens = helper.make_tensor("lens", TensorProto.INT32, [2], [4, 1])
+    node = helper.make_node("GRU", ["x", "w", "r", "", "lens"], ["", "h"],
+                            hidden_size=2, direction="reverse")
+    graph = helper.make_graph(
+        [node], "gru_lens",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [3, 2, 2])],
+        [helper.make_tensor_value_info("h", TensorProto.FLOAT, [1, 2, 2])],
+        [w, r, lens])
+    model = helper.make_model(graph,
+                              opset_imports=[helper.make_opsetid("", 14)])
+    with pytest.raises(gplace.UnimplementedError,
+                       match=r"sequence_lens value \(4\) outside "
+                             r"\[0, seq_length = 3\]"):
+        gplace.compile(model)
+
+
+def test_training_gradient_through_scatter_nd():
+    # ScatterND imports as unsorted_segment_sum, whose gradient is a
+    # gather: y = sum(s * s), s = d with s[0] = u[0], s[2] = u[1] (with
+    # reduction "add": s[0] = d[0] + u[0], ...); dy/ds = 2 s.
+    training = "ai.onnx.preview.training"
+    for reduction, opset in (("none", 13), ("add", 16)):
+        attrs = {} if reduction == "none" else {"reduction": reduction}
+        nodes = [helper.make_node("ScatterND", ["d", "idx", "u"], ["s"],
+                                  **attrs),
+                 helper.make_node("Mul", ["s", "s"], ["p"]),
+                 helper.make_node("ReduceSum", ["p"], ["y"], keepdims=0),
+                 helper.make_node("Gradient", ["d", "u"], ["gd", "gu"],
+                                  xs=["d", "u"], y="y", domain=training)]
+        value = lambda n, shape: helper.make_tensor_value_info(
+            n, TensorProto.FLOAT, shape)
+        graph = helper.make_graph(
+            nodes, "scatter_gradient", [value("d", [3]), value("u", [2])],
+            [value("gd", [3]), value("gu", [2])],
+            [helper.make_tensor("idx", TensorProto.INT64, [2, 1], [0, 2])])
+        model = helper.make_model(
+            graph, opset_imports=[helper.make_opsetid("", opset),
+                                  helper.make_opsetid(training, 1)])
+        d = np.array([1, 2, 3], np.float32)
+        u = np.array([5, 7], np.float32)
+        s = d.copy()
+        if reduction == "add":
+            s[[0, 2]] += u
+        else:
+            s[[0, 2]] = u
+        gd, gu = gplace.compile(model).run(d, u)
+        np.testing.assert_allclose(gu, 2 * s[[0, 2]])
+        np.testing.assert_allclose(
+            gd, 2 * s * (np.array([1, 1, 1]) if reduction == "add"
+                         else np.array([0, 1, 0])))
+
+
+def test_training_gradient_through_an_op_without_one_is_unsupported():
+    # Mod with fmod (TruncateMod) has no gradient: the node is an
+    # unsupported form at import (as gplace-onnx-test counts it), not a
+    # compile error of --gplace-differentiate.
+    training = "ai.onnx.preview.training"
+    value = lambda n: helper.make_tensor_value_info(n, TensorProto.FLOAT, [2])
+    nodes = [helper.make_node("Mod", ["a", "b"], ["y"], fmod=1),
+             helper.make_node("Gradient", ["a", "b"], ["ga"], xs=["a"],
+                              zs=["b"], y="y", domain=training)]
+    graph = helper.make_graph(nodes, "mod_gradient",
+                              [value("a"), value("b")], [value("ga")])
+    model = helper.make_model(
+        graph, opset_imports=[helper.make_opsetid("", 13),
+                              helper.make_opsetid(training, 1)])
+    with pytest.raises(gplace.UnimplementedError,
+                       match=r"no gradient for 'y' \(TruncateMod\)"):
+        gplace.compile(model)
+
+
 def test_conv_integer_beyond_exact_f32_sums_is_refused():
     # A 17x17 window: 289 products per output, more than the 256 whose f32
     # sums are exact.

@@ -774,7 +774,8 @@ ArrayRef<int> importTimeInputs(llvm::StringRef opType) {
 /// subgraph as the node and its xs, and no x may be known at import time
 /// (an initializer or a folded value: the paths from it to y may have been
 /// folded away), but for a floating-point initializer imported as a
-/// variable (--initializers-as-variables: its read is never folded).
+/// variable (--initializers-as-variables: its read is never folded); every
+/// op on a path from an x to y must have a gradient.
 bool mapGradient(Node &n, SmallVectorImpl<Value> &results,
                  std::string &reason) {
   auto strings = [&](llvm::StringRef attrName) {
@@ -848,6 +849,42 @@ bool mapGradient(Node &n, SmallVectorImpl<Value> &results,
       reason = "y or an x is outside the subgraph the node is in";
       return false;
     }
+  }
+  // Every placed op on a path from an x to y needs a gradient (or has none
+  // by definition), as --gplace-differentiate requires: one without is an
+  // unsupported form here, not a compile error later.
+  Block *block = im.b.getInsertionBlock();
+  DenseSet<Operation *> fromXs;
+  SmallVector<Value> work(std::next(operands.begin()), operands.end());
+  while (!work.empty()) {
+    Value v = work.pop_back_val();
+    for (Operation *user : v.getUsers())
+      if (Operation *op = block->findAncestorOpInBlock(*user))
+        if (fromXs.insert(op).second)
+          llvm::append_range(work, op->getResults());
+  }
+  SmallVector<Operation *> toY;
+  DenseSet<Operation *> seen;
+  if (Operation *def = target.getDefiningOp())
+    toY.push_back(def);
+  while (!toY.empty()) {
+    Operation *op = toY.pop_back_val();
+    if (!fromXs.contains(op) || !seen.insert(op).second)
+      continue;
+    auto placed = dyn_cast<PlacedOpInterface>(op);
+    if (placed && llvm::any_of(op->getResultTypes(), isFloat) &&
+        !op->hasTrait<graph::OpTrait::NotDifferentiable>() &&
+        !isa<GradientOpInterface>(op)) {
+      std::string opName = "an op";
+      if (auto nameAttr = op->getAttrOfType<StringAttr>("name"))
+        opName = "'" + nameAttr.str() + "'";
+      reason = "no gradient for " + opName + " (" +
+               placed.getTensorFlowType().str() + ") on the path from xs to y";
+      return false;
+    }
+    for (Value operand : op->getOperands())
+      if (Operation *def = operand.getDefiningOp())
+        toY.push_back(def);
   }
   auto gradients = buildOp<GradientsOp>(
       im.b, n.loc, operands,
