@@ -92,39 +92,12 @@ private:
 
 LogicalResult Differentiator::expand(GradientsOp gradients) {
   Block *block = gradients->getBlock();
-  // Ops that depend on an x (forward from xs), in the gradients op's block,
-  // through data edges: as tf.gradients, control dependencies (`after`
-  // tokens) carry no gradient, so an op that follows an x's op only through
-  // one is not differentiated.
-  DenseSet<Operation *> fromX;
-  SmallVector<Value> worklist(gradients.getXs().begin(),
-                              gradients.getXs().end());
-  while (!worklist.empty()) {
-    Value value = worklist.pop_back_val();
-    for (Operation *user : value.getUsers()) {
-      if (user->getBlock() != block || user == gradients.getOperation() ||
-          !fromX.insert(user).second)
-        continue;
-      for (Value result : user->getResults())
-        if (!isa<ControlType>(result.getType()))
-          worklist.push_back(result);
-    }
-  }
-  // ... and that a y depends on (backward from ys).
-  DenseSet<Operation *> path;
-  SmallVector<Operation *> stack;
-  for (Value y : gradients.getYs())
-    if (Operation *def = y.getDefiningOp())
-      stack.push_back(def);
-  while (!stack.empty()) {
-    Operation *op = stack.pop_back_val();
-    if (!fromX.contains(op) || !path.insert(op).second)
-      continue;
-    for (Value operand : op->getOperands())
-      if (Operation *def = operand.getDefiningOp();
-          def && !isa<ControlType>(operand.getType()))
-        stack.push_back(def);
-  }
+  // The ops between the xs and the ys, through data edges: as
+  // tf.gradients, control dependencies (`after` tokens) carry no gradient,
+  // so an op that follows an x's op only through one is not
+  // differentiated.
+  DenseSet<Operation *> path = getOpsBetween(
+      *block, gradients.getXs(), gradients.getYs(), gradients.getOperation());
 
   OpBuilder builder(gradients);
   Recorder recorder;

@@ -873,3 +873,38 @@ LogicalResult BroadcastToOp::buildGradients(OpBuilder &b, ArrayRef<Value> dys,
                     : Value());
   return success();
 }
+
+DenseSet<Operation *> gplace::graph::getOpsBetween(Block &block, ValueRange xs,
+                                                   ValueRange ys,
+                                                   Operation *exclude) {
+  // Forward from the xs, through data edges, in `block`.
+  DenseSet<Operation *> fromX;
+  SmallVector<Value> worklist(xs.begin(), xs.end());
+  while (!worklist.empty()) {
+    Value value = worklist.pop_back_val();
+    for (Operation *user : value.getUsers()) {
+      if (user->getBlock() != &block || user == exclude ||
+          !fromX.insert(user).second)
+        continue;
+      for (Value result : user->getResults())
+        if (!isa<ControlType>(result.getType()))
+          worklist.push_back(result);
+    }
+  }
+  // Backward from the ys, among those.
+  DenseSet<Operation *> path;
+  SmallVector<Operation *> stack;
+  for (Value y : ys)
+    if (Operation *def = y.getDefiningOp())
+      stack.push_back(def);
+  while (!stack.empty()) {
+    Operation *op = stack.pop_back_val();
+    if (!fromX.contains(op) || !path.insert(op).second)
+      continue;
+    for (Value operand : op->getOperands())
+      if (Operation *def = operand.getDefiningOp();
+          def && !isa<ControlType>(operand.getType()))
+        stack.push_back(def);
+  }
+  return path;
+}

@@ -21,6 +21,8 @@
 
 #include "OnnxImporter.h"
 
+#include "gplace/Dialect/Graph/GraphBuilders.h"
+
 #include <cmath>
 
 namespace gplace::frontend::onnx_import {
@@ -853,24 +855,13 @@ bool mapGradient(Node &n, SmallVectorImpl<Value> &results,
   // Every placed op on a path from an x to y needs a gradient (or has none
   // by definition), as --gplace-differentiate requires: one without is an
   // unsupported form here, not a compile error later.
-  Block *block = im.b.getInsertionBlock();
-  DenseSet<Operation *> fromXs;
-  SmallVector<Value> work(std::next(operands.begin()), operands.end());
-  while (!work.empty()) {
-    Value v = work.pop_back_val();
-    for (Operation *user : v.getUsers())
-      if (Operation *op = block->findAncestorOpInBlock(*user))
-        if (fromXs.insert(op).second)
-          llvm::append_range(work, op->getResults());
-  }
-  SmallVector<Operation *> toY;
-  DenseSet<Operation *> seen;
-  if (Operation *def = target.getDefiningOp())
-    toY.push_back(def);
-  while (!toY.empty()) {
-    Operation *op = toY.pop_back_val();
-    if (!fromXs.contains(op) || !seen.insert(op).second)
-      continue;
+  Block &block = *im.b.getInsertionBlock();
+  DenseSet<Operation *> path = getOpsBetween(
+      block, ArrayRef<Value>(operands).drop_front(), target);
+  for (Operation &each : block) {
+    if (!path.contains(&each))
+      continue; // (In block order: the first such op is named.)
+    Operation *op = &each;
     auto placed = dyn_cast<PlacedOpInterface>(op);
     if (placed && llvm::any_of(op->getResultTypes(), isFloat) &&
         !op->hasTrait<graph::OpTrait::NotDifferentiable>() &&
@@ -882,9 +873,6 @@ bool mapGradient(Node &n, SmallVectorImpl<Value> &results,
                placed.getTensorFlowType().str() + ") on the path from xs to y";
       return false;
     }
-    for (Value operand : op->getOperands())
-      if (Operation *def = operand.getDefiningOp())
-        toY.push_back(def);
   }
   auto gradients = buildOp<GradientsOp>(
       im.b, n.loc, operands,

@@ -12,6 +12,8 @@
 
 #include "gplace/Dialect/Graph/GraphDialect.h"
 
+#include "llvm/ADT/DenseSet.h"
+
 namespace gplace::graph {
 
 /// A graph.Const holding `value` (its result type is `value`'s), with the
@@ -37,6 +39,19 @@ ConstantOp buildSplatConstant(mlir::OpBuilder &b, mlir::Location loc,
 /// gradient flows through (tf.gradients gives integer and boolean tensors
 /// none).
 bool isFloatTensor(mlir::Value v);
+
+/// The ops of `block` on a data path from one of `xs` to one of `ys`:
+/// forward from the xs through their users in `block` (`exclude`, the
+/// gradients op asking, left out), then backward from the ys through
+/// operands. Control dependencies (`after` tokens) are no path: they carry
+/// no gradient, as in tf.gradients. The ops reverse-mode differentiation
+/// visits (--gplace-differentiate; the ONNX importer's Gradient checks
+/// them before it builds a gradients op).
+llvm::DenseSet<mlir::Operation *> getOpsBetween(mlir::Block &block,
+                                                mlir::ValueRange xs,
+                                                mlir::ValueRange ys,
+                                                mlir::Operation *exclude =
+                                                    nullptr);
 
 } // namespace gplace::graph
 
