@@ -709,10 +709,8 @@ LogicalResult UnsortedSegmentSumOp::buildGradients(
   Emitter e(b, getLoc());
   Value ids = getSegmentIds();
   RankedTensorType idsType = typeOf(ids), dataType = typeOf(getData());
-  Value zeroIds = buildConstant(
-      b, getLoc(),
-      DenseElementsAttr::get(idsType,
-                             b.getIntegerAttr(idsType.getElementType(), 0)));
+  // Scalars, broadcast: no constant of the ids' or the data's size.
+  Value zeroIds = e.scalar(ids, 0.0);
   Value clipped = e.op<MaximumOp>(idsType, ValueRange{ids, zeroIds});
   Value gathered = e.op<GatherOp>(
       dataType, ValueRange{dys[0], clipped},
@@ -725,7 +723,7 @@ LogicalResult UnsortedSegmentSumOp::buildGradients(
       ValueRange{ids, zeroIds});
   kept = e.reshape(kept, maskShape);
   Value grad = e.op<SelectOp>(
-      dataType, ValueRange{kept, gathered, e.constant(dataType, 0.0)});
+      dataType, ValueRange{kept, gathered, e.scalar(getData(), 0.0)});
   out.append({grad, Value()});
   return success();
 }

@@ -360,6 +360,13 @@ bool mapRecurrent(Node &n, Cell cell, SmallVectorImpl<Value> &results,
       DenseElementsAttr::get(r.type({r.batch, h}), b.getFloatAttr(r.element, 0)),
       "zeros");
 
+  // The rows with a step at all (sequence_lens > 0), for both directions.
+  Value nonEmpty;
+  if (r.lens)
+    nonEmpty = n.op<GreaterOp>(
+        RankedTensorType::get({r.batch, 1}, b.getI1Type()),
+        {r.lens, n.scalar(b.getI64Type(), 0, "zero_length")}, {}, "nonempty");
+
   SmallVector<Value> finalH, finalC, ys;
   for (int64_t d = 0; d < r.directions; ++d) {
     bool reverse = direction == "reverse" || d == 1;
@@ -469,13 +476,9 @@ bool mapRecurrent(Node &n, Cell cell, SmallVectorImpl<Value> &results,
       hPrev = hNew;
       cPrev = cNew;
     }
-    if (r.lens) {
+    if (nonEmpty) {
       // A row of length 0 has no last step: ONNX Runtime gives it zeros,
       // not its initial state.
-      Value nonEmpty = n.op<GreaterOp>(
-          RankedTensorType::get({r.batch, 1}, b.getI1Type()),
-          {r.lens, n.scalar(b.getI64Type(), 0, dir + "_zero_length")}, {},
-          dir + "_nonempty");
       hPrev = n.op<SelectOp>(r.type({r.batch, h}), {nonEmpty, hPrev, zerosH},
                              {}, dir + "_h_final");
       if (cPrev)
