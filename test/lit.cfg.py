@@ -72,11 +72,18 @@ try:
         flags = set(re.findall(r"^flags\s*:(.*)$", cpuinfo.read(), re.M)[0].split())
     if {"avx2", "fma"} <= flags:
         config.available_features.add("cpu-avx2")
+    # `cpu-avx512`: oneDNN's avx512_core kernels (Winograd's among them).
     # `cpu-avx512-bf16`: oneDNN can run bf16 natively (avx512_core_bf16).
-    # ONEDNN_MAX_CPU_ISA below AVX-512 (passed through below) takes it away.
+    # ONEDNN_MAX_CPU_ISA below AVX-512 (passed through below) takes both
+    # away.
     isa_cap = os.environ.get("ONEDNN_MAX_CPU_ISA", "").upper()
-    if {"avx512f", "avx512bw", "avx512vl", "avx512_bf16"} <= flags and not (
-            isa_cap and not isa_cap.startswith(("AVX512", "AVX10", "ALL"))):
+    avx512_allowed = not (isa_cap and not isa_cap.startswith(
+        ("AVX512", "AVX10", "ALL")))
+    if {"avx512f", "avx512bw", "avx512vl", "avx512dq"} <= flags and \
+            avx512_allowed:
+        config.available_features.add("cpu-avx512")
+    if {"avx512f", "avx512bw", "avx512vl", "avx512_bf16"} <= flags and \
+            avx512_allowed:
         config.available_features.add("cpu-avx512-bf16")
 except (OSError, IndexError):
     pass

@@ -502,15 +502,21 @@ bool poolOnDnnl() {
   return dnnl;
 }
 
-/// Whether forward convolutions with constant filters may run Winograd's
-/// algorithm: unless GPLACE_ENABLE_WINOGRAD is 0 (TensorFlow's
-/// TF_ENABLE_WINOGRAD_NONFUSED for cuDNN).
-bool winogradAllowed() {
-  static bool allowed = [] {
+/// The fewest input channels for which a forward convolution with a
+/// constant filter may run Winograd's algorithm (see its use): 16, or 1
+/// with GPLACE_ENABLE_WINOGRAD=all (wherever oneDNN's heuristic picks it,
+/// for bench/winograd.py), none (INT64_MAX) with GPLACE_ENABLE_WINOGRAD=0
+/// (TensorFlow's TF_ENABLE_WINOGRAD_NONFUSED for cuDNN).
+int64_t winogradMinChannels() {
+  static int64_t channels = [] {
     const char *env = std::getenv("GPLACE_ENABLE_WINOGRAD");
-    return !env || std::strcmp(env, "0") != 0;
+    if (env && std::strcmp(env, "0") == 0)
+      return std::numeric_limits<int64_t>::max();
+    if (env && std::strcmp(env, "all") == 0)
+      return int64_t{1};
+    return int64_t{16};
   }();
-  return allowed;
+  return channels;
 }
 
 /// oneDNN's error as a Status naming the kernel.
@@ -885,7 +891,14 @@ Status runDnnlConvolution(const KernelCall &call) {
   bool packFilter = forwardRole && call.state && weights->constant;
   auto *state =
       call.state ? static_cast<ConvState *>(call.state->get()) : nullptr;
-  bool tryWinograd = packFilter && winogradAllowed() && groups == 1 &&
+  // oneDNN 2.6's convolution_auto also picks Winograd for few input
+  // channels, where its tile transforms cost more than the products save
+  // (on AVX-512, 3x3 at batch 64: 1 -> 8 channels on 28x28 6.6x the
+  // direct kernel's time, 8 -> 16 on 14x14 2.2x, 3 -> 64 on 56x56 2.2x);
+  // from 16 input channels up it wins or is within 20%
+  // (bench/winograd.py, bench/results/2026-12-03-winograd.md).
+  bool tryWinograd = packFilter && groups == 1 &&
+                     channels >= winogradMinChannels() &&
                      w.kernel == Dims{3, 3} && w.strides == Dims{1, 1} &&
                      w.dilations == Dims{0, 0};
   std::string_view variant = tryWinograd ? "winograd" : "";
