@@ -287,6 +287,65 @@ poolRows(const float *in, const ChannelBlocks &l, int64_t channels,
   }
 }
 
+/// poolRows for an NHWC `in` (channels contiguous, `l.w_` == `channels`)
+/// and a column stride of 1, with the same results: output (ow, c) of a
+/// row reads input column ow - padL + kw, channel c, so that for each
+/// (h, kw) the outputs inside the input are one contiguous run of floats
+/// of the input row and of the accumulators, whatever the channel count
+/// (the loop poolRows<0> runs a channel at a time with a stride of
+/// `channels`, or over a single element when the row has one column).
+/// Same window order and arithmetic per output as poolRows.
+template <bool Average>
+GPLACE_POOL_CLONES void
+poolRowsFlat(const float *in, const ChannelBlocks &l, int64_t channels,
+             int64_t height, int64_t width, int64_t outHeight,
+             int64_t outWidth, const Dims &kernel, const Dims &padL,
+             const Dims &strides, float *out, int64_t begin, int64_t end) {
+  const float init = Average ? 0.0f : std::numeric_limits<float>::lowest();
+  const int64_t flat = outWidth * channels;
+  std::vector<float> acc(flat), counts(outWidth);
+  std::vector<int64_t> first(kernel[1]), last(kernel[1]);
+  for (int64_t kw = 0; kw < kernel[1]; ++kw) {
+    // ow - padL + kw in [0, width).
+    first[kw] = std::clamp<int64_t>(padL[1] - kw, 0, outWidth) * channels;
+    last[kw] = std::clamp<int64_t>(width + padL[1] - kw, 0, outWidth) *
+               channels;
+  }
+  for (int64_t ow = 0; ow < outWidth; ++ow) {
+    int64_t w0 = ow - padL[1];
+    counts[ow] = static_cast<float>(std::max<int64_t>(
+        std::min<int64_t>(w0 + kernel[1], width) - std::max<int64_t>(w0, 0),
+        0));
+  }
+  for (int64_t row = begin; row < end; ++row) {
+    int64_t n = row / outHeight, oh = row % outHeight;
+    int64_t h0 = oh * strides[0] - padL[0];
+    int64_t hBegin = std::max<int64_t>(h0, 0);
+    int64_t hEnd = std::min<int64_t>(h0 + kernel[0], height);
+    float rows = static_cast<float>(std::max<int64_t>(hEnd - hBegin, 0));
+    float *a = acc.data();
+    std::fill(a, a + flat, init);
+    for (int64_t h = hBegin; h < hEnd; ++h)
+      for (int64_t kw = 0; kw < kernel[1]; ++kw) {
+        // x[j] is input column j / channels - padL + kw.
+        const float *x = in + n * l.n_ + h * l.h_ + (kw - padL[1]) * channels;
+        for (int64_t j = first[kw]; j < last[kw]; ++j)
+          a[j] = Average ? a[j] + x[j] : (a[j] < x[j] ? x[j] : a[j]);
+      }
+    float *o = out + row * flat;
+    if (Average) {
+      for (int64_t ow = 0; ow < outWidth; ++ow) {
+        float count = rows * counts[ow];
+        for (int64_t c = 0; c < channels; ++c)
+          o[ow * channels + c] =
+              count != 0.0f ? a[ow * channels + c] / count : 0.0f;
+      }
+    } else {
+      std::copy(a, a + flat, o);
+    }
+  }
+}
+
 /// poolRows over `rows` rows on the calling thread's OpenMP team (the
 /// launch's, ScopedLaunchThreads), a contiguous range per thread; each
 /// output is computed as on one thread.
@@ -295,6 +354,15 @@ void poolAllRows(const float *in, const ChannelBlocks &l, int64_t channels,
                  int64_t outWidth, const Dims &kernel, const Dims &strides,
                  const Dims &padL, bool average, float *out, int64_t rows) {
   auto run = [&](int64_t begin, int64_t end) {
+    // NHWC with fewer or other than 8k channels and a column stride of 1
+    // (ONNX's 1 to 3 channel pools): runs of outputs and channels at once.
+    if (l.block % 8 != 0 && l.block == channels && l.c_ == 1 &&
+        l.w_ == channels && strides[1] == 1) {
+      (average ? &poolRowsFlat<true> : &poolRowsFlat<false>)(
+          in, l, channels, height, width, outHeight, outWidth, kernel, padL,
+          strides, out, begin, end);
+      return;
+    }
     // Eight channels at a time wherever the block holds a multiple of
     // eight (nChw8c, nChw16c, NHWC of 8k channels): one compiled loop,
     // the one this machine's tests run, whatever layout oneDNN picks.

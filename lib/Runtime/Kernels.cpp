@@ -1219,11 +1219,20 @@ template <> Status runKernel<Kernel::Pad>(const KernelCall &call) {
   int64_t base = 0;
   for (size_t d = 0; d < outStrides.size(); ++d)
     base += call.params->paddings[2 * d] * outStrides[d];
-  std::vector<int64_t> index(inType.shape.size(), 0);
+  // A row of the input (its last dimension) is contiguous in the output
+  // too: one copy per row, the row's place advanced over the outer
+  // dimensions.
+  int64_t numElements = inType.numElements();
+  if (numElements == 0)
+    return Status::ok();
+  int64_t rank = static_cast<int64_t>(inType.shape.size());
+  int64_t rowLength = rank == 0 ? 1 : inType.shape[rank - 1];
+  int64_t rowBytes = rowLength * size;
+  std::vector<int64_t> index(rank, 0);
   int64_t offset = 0;
-  for (int64_t i = 0, n = inType.numElements(); i < n; ++i) {
-    std::memcpy(out + (base + offset) * size, in + i * size, size);
-    for (int64_t d = static_cast<int64_t>(index.size()) - 1; d >= 0; --d) {
+  for (int64_t i = 0; i < numElements; i += rowLength) {
+    std::memcpy(out + (base + offset) * size, in + i * size, rowBytes);
+    for (int64_t d = rank - 2; d >= 0; --d) {
       offset += outStrides[d];
       if (++index[d] < inType.shape[d])
         break;

@@ -14,6 +14,7 @@
 #include <array>
 #include <chrono>
 #include <cmath>
+#include <limits>
 #include <condition_variable>
 #include <cstring>
 #include <filesystem>
@@ -611,6 +612,78 @@ TEST(Kernels, SixteenBitConvolutionsAndPoolsAreComputedInF32) {
           c.kernel, *c.params, types, std::vector<bool>(types.size(), false),
           {result.type});
       ASSERT_TRUE(bytes) << bytes.status().message();
+    }
+  }
+}
+
+// NHWC max_pool and avg_pool (exclude padding) against plain loops over
+// each window, summing in the kernel's order (window rows, then columns):
+// the same bits. Channel counts 1, 3 and 5 with a column stride of 1 take
+// the kernel's flat loop (outputs and channels as one run), stride 2 and 8
+// channels its other loops; pads on every side, windows past the input.
+TEST(Kernels, PoolsOfFewChannelsMatchTheirWindows) {
+  if (matmulDescription().find("oneDNN") == std::string::npos)
+    GTEST_SKIP() << "built without oneDNN";
+  struct Case {
+    int64_t n, h, w, c, kh, kw, sh, sw, top, bottom, left, right;
+  };
+  std::vector<Case> cases = {
+      {1, 7, 9, 3, 3, 3, 1, 1, 2, 2, 2, 2},  // ONNX's pads, 3 channels
+      {2, 6, 11, 1, 2, 4, 2, 1, 1, 0, 3, 1}, // one channel, uneven pads
+      {1, 1, 40, 1, 1, 7, 1, 1, 0, 0, 3, 3}, // a 1-D pool along the row
+      {1, 5, 8, 5, 3, 2, 1, 1, 0, 1, 1, 0},  // 5 channels
+      {1, 9, 9, 3, 3, 3, 2, 2, 1, 1, 1, 1},  // column stride 2
+      {1, 6, 6, 8, 3, 3, 1, 1, 1, 1, 1, 1},  // 8 channels
+  };
+  for (const Case &k : cases) {
+    for (Kernel kernel : {Kernel::MaxPool, Kernel::AvgPool}) {
+      SCOPED_TRACE(std::string(kernelMnemonic(kernel)) + " " +
+                   std::to_string(k.h) + "x" + std::to_string(k.w) + "x" +
+                   std::to_string(k.c));
+      KernelParams params;
+      params.windowSize = {k.kh, k.kw};
+      params.windowStrides = {k.sh, k.sw};
+      params.windowDilations = {1, 1};
+      params.windowPads = {k.top, k.bottom, k.left, k.right};
+      int64_t oh = (k.h + k.top + k.bottom - k.kh) / k.sh + 1;
+      int64_t ow = (k.w + k.left + k.right - k.kw) / k.sw + 1;
+      std::vector<float> x(k.n * k.h * k.w * k.c);
+      for (size_t i = 0; i < x.size(); ++i)
+        x[i] = std::sin(0.37f * static_cast<float>(i)) * 4.0f;
+      HostTensor in =
+          tensorOf<float>(ElementType::F32, {k.n, k.h, k.w, k.c}, x);
+      HostTensor out(TensorType{ElementType::F32, {k.n, oh, ow, k.c}});
+      KernelCall call;
+      call.kernel = kernel;
+      call.params = &params;
+      call.inputs = {{in.data.data(), &in.type}};
+      call.outputs = {{out.data.data(), &out.type}};
+      ASSERT_TRUE(runHostKernel(call).isOk());
+      const auto *got = reinterpret_cast<const float *>(out.data.data());
+      for (int64_t b = 0; b < k.n; ++b)
+        for (int64_t i = 0; i < oh; ++i)
+          for (int64_t j = 0; j < ow; ++j)
+            for (int64_t c = 0; c < k.c; ++c) {
+              float acc = kernel == Kernel::MaxPool
+                              ? std::numeric_limits<float>::lowest()
+                              : 0.0f;
+              int64_t count = 0;
+              for (int64_t di = 0; di < k.kh; ++di)
+                for (int64_t dj = 0; dj < k.kw; ++dj) {
+                  int64_t r = i * k.sh - k.top + di,
+                          q = j * k.sw - k.left + dj;
+                  if (r < 0 || r >= k.h || q < 0 || q >= k.w)
+                    continue;
+                  float v = x[((b * k.h + r) * k.w + q) * k.c + c];
+                  acc = kernel == Kernel::MaxPool ? std::max(acc, v)
+                                                  : acc + v;
+                  ++count;
+                }
+              if (kernel == Kernel::AvgPool)
+                acc = acc / static_cast<float>(count);
+              ASSERT_EQ(got[((b * oh + i) * ow + j) * k.c + c], acc)
+                  << "at " << b << "," << i << "," << j << "," << c;
+            }
     }
   }
 }
