@@ -1340,6 +1340,22 @@ Status runDnnlPooling(const KernelCall &call) {
       if (pad.measuring())
         return Status::ok();
       const std::vector<int64_t> &in = src->type->shape, &o = dst->type->shape;
+      // A pool down a single column of NHWC images ([N, H, 1, C], a 1-D
+      // pool as ONNX's importer writes it) is the same pool along the
+      // single row of [N, 1, H, C], the same memory: run as that, its
+      // outputs are one contiguous run (poolRowsFlat) instead of rows of
+      // one output each.
+      if (in[2] == 1 && o[2] == 1 && w.kernel[1] == 1 && w.padL[1] == 0 &&
+          w.strides[0] == 1 && own->c_ == 1 && own->w_ == in[3] &&
+          own->block == in[3] && in[3] % 8 != 0) {
+        ChannelBlocks row = *own;
+        row.h_ = own->n_;
+        poolAllRows(static_cast<const float *>(src->data), row, in[3], 1,
+                    in[1], 1, o[1], Dims{1, w.kernel[0]},
+                    Dims{1, w.strides[0]}, Dims{0, w.padL[0]}, !isMax,
+                    static_cast<float *>(dst->data), o[0]);
+        return Status::ok();
+      }
       poolAllRows(static_cast<const float *>(src->data), *own, in[3], in[1],
                   in[2], o[1], o[2], w.kernel, w.strides, w.padL, !isMax,
                   static_cast<float *>(dst->data), o[0] * o[1]);

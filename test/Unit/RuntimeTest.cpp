@@ -619,8 +619,9 @@ TEST(Kernels, SixteenBitConvolutionsAndPoolsAreComputedInF32) {
 // NHWC max_pool and avg_pool (exclude padding) against plain loops over
 // each window, summing in the kernel's order (window rows, then columns):
 // the same bits. Channel counts 1, 3 and 5 with a column stride of 1 take
-// the kernel's flat loop (outputs and channels as one run), stride 2 and 8
-// channels its other loops; pads on every side, windows past the input.
+// the kernel's flat loop (outputs and channels as one run), as do pools
+// down a single column; stride 2 and 8 channels its other loops; pads on
+// every side, windows past the input.
 TEST(Kernels, PoolsOfFewChannelsMatchTheirWindows) {
   if (matmulDescription().find("oneDNN") == std::string::npos)
     GTEST_SKIP() << "built without oneDNN";
@@ -634,6 +635,10 @@ TEST(Kernels, PoolsOfFewChannelsMatchTheirWindows) {
       {1, 5, 8, 5, 3, 2, 1, 1, 0, 1, 1, 0},  // 5 channels
       {1, 9, 9, 3, 3, 3, 2, 2, 1, 1, 1, 1},  // column stride 2
       {1, 6, 6, 8, 3, 3, 1, 1, 1, 1, 1, 1},  // 8 channels
+      // Down a single column (ONNX's 1-D pools): run along a row.
+      {2, 40, 1, 1, 7, 1, 1, 1, 3, 3, 0, 0},
+      {1, 30, 1, 3, 5, 1, 1, 1, 2, 1, 0, 0},
+      {1, 30, 1, 1, 4, 1, 2, 1, 0, 1, 0, 0}, // row stride 2: as it is
   };
   for (const Case &k : cases) {
     for (Kernel kernel : {Kernel::MaxPool, Kernel::AvgPool}) {
