@@ -206,6 +206,25 @@ template <int64_t n> struct Lanes {
   Vector v[vectors];
 };
 
+/// How many of a window's taps [start, start + size) lie in [0, extent).
+inline int64_t tapsInside(int64_t start, int64_t size, int64_t extent) {
+  return std::max<int64_t>(
+      std::min<int64_t>(start + size, extent) - std::max<int64_t>(start, 0),
+      0);
+}
+
+/// Output row `row` (image * outHeight + output row) of a pool: its image
+/// and the input rows [hBegin, hEnd) its windows read.
+struct PoolRow {
+  int64_t image, hBegin, hEnd;
+};
+inline PoolRow poolRow(int64_t row, int64_t outHeight, const Dims &kernel,
+                       const Dims &strides, const Dims &padL, int64_t height) {
+  int64_t h0 = (row % outHeight) * strides[0] - padL[0];
+  return {row / outHeight, std::max<int64_t>(h0, 0),
+          std::min<int64_t>(h0 + kernel[0], height)};
+}
+
 /// A pool's rows [begin, end) (row: image * OH + output row) of `in` ([N,
 /// C, H, W] in layout `l`: fused_conv2d_pool's convolution result, or a
 /// max_pool's or avg_pool's NHWC source) into `out` (NHWC [N, OH, OW, C]),
@@ -241,18 +260,12 @@ poolRows(const float *in, const ChannelBlocks &l, int64_t channels,
     firstOw[kw] = lo <= 0 ? 0 : (lo + strides[1] - 1) / strides[1];
     endOw[kw] = hi < 0 ? 0 : std::min<int64_t>(outWidth, hi / strides[1] + 1);
   }
-  for (int64_t ow = 0; ow < outWidth; ++ow) {
-    int64_t w0 = ow * strides[1] - padL[1];
+  for (int64_t ow = 0; ow < outWidth; ++ow)
     columns[ow] = static_cast<float>(
-        std::max<int64_t>(std::min<int64_t>(w0 + kernel[1], width) -
-                              std::max<int64_t>(w0, 0),
-                          0));
-  }
+        tapsInside(ow * strides[1] - padL[1], kernel[1], width));
   for (int64_t row = begin; row < end; ++row) {
-    int64_t n = row / outHeight, oh = row % outHeight;
-    int64_t h0 = oh * strides[0] - padL[0];
-    int64_t hBegin = std::max<int64_t>(h0, 0);
-    int64_t hEnd = std::min<int64_t>(h0 + kernel[0], height);
+    auto [n, hBegin, hEnd] =
+        poolRow(row, outHeight, kernel, strides, padL, height);
     float rows = static_cast<float>(std::max<int64_t>(hEnd - hBegin, 0));
     const float *image = in + n * l.n_;
     float *o = out + row * outWidth * channels;
@@ -311,17 +324,12 @@ poolRowsFlat(const float *in, const ChannelBlocks &l, int64_t channels,
     last[kw] = std::clamp<int64_t>(width + padL[1] - kw, 0, outWidth) *
                channels;
   }
-  for (int64_t ow = 0; ow < outWidth; ++ow) {
-    int64_t w0 = ow - padL[1];
-    counts[ow] = static_cast<float>(std::max<int64_t>(
-        std::min<int64_t>(w0 + kernel[1], width) - std::max<int64_t>(w0, 0),
-        0));
-  }
+  for (int64_t ow = 0; ow < outWidth; ++ow)
+    counts[ow] =
+        static_cast<float>(tapsInside(ow - padL[1], kernel[1], width));
   for (int64_t row = begin; row < end; ++row) {
-    int64_t n = row / outHeight, oh = row % outHeight;
-    int64_t h0 = oh * strides[0] - padL[0];
-    int64_t hBegin = std::max<int64_t>(h0, 0);
-    int64_t hEnd = std::min<int64_t>(h0 + kernel[0], height);
+    auto [n, hBegin, hEnd] =
+        poolRow(row, outHeight, kernel, strides, padL, height);
     float rows = static_cast<float>(std::max<int64_t>(hEnd - hBegin, 0));
     float *a = acc.data();
     std::fill(a, a + flat, init);
