@@ -361,11 +361,25 @@ void poolAllRows(const float *in, const ChannelBlocks &l, int64_t channels,
                  int64_t height, int64_t width, int64_t outHeight,
                  int64_t outWidth, const Dims &kernel, const Dims &strides,
                  const Dims &padL, bool average, float *out, int64_t rows) {
+  // NHWC with fewer or other than 8k channels (ONNX's 1 to 3 channel
+  // pools): poolRowsFlat where the column stride is 1.
+  bool flatNhwc = l.block % 8 != 0 && l.block == channels && l.c_ == 1 &&
+                  l.w_ == channels;
+  // A pool down a single column of such images ([N, H, 1, C], a 1-D pool
+  // as ONNX's importer writes it) is the same pool along the single row of
+  // [N, 1, H, C], the same memory: run as that, its outputs are one
+  // contiguous run instead of rows of one output each.
+  if (flatNhwc && width == 1 && outWidth == 1 && kernel[1] == 1 &&
+      padL[1] == 0 && strides[0] == 1 && height > 1) {
+    ChannelBlocks row = l;
+    row.h_ = l.n_;
+    poolAllRows(in, row, channels, 1, height, 1, outHeight,
+                Dims{1, kernel[0]}, Dims{1, strides[0]}, Dims{0, padL[0]},
+                average, out, rows / outHeight);
+    return;
+  }
   auto run = [&](int64_t begin, int64_t end) {
-    // NHWC with fewer or other than 8k channels and a column stride of 1
-    // (ONNX's 1 to 3 channel pools): runs of outputs and channels at once.
-    if (l.block % 8 != 0 && l.block == channels && l.c_ == 1 &&
-        l.w_ == channels && strides[1] == 1) {
+    if (flatNhwc && strides[1] == 1) {
       (average ? &poolRowsFlat<true> : &poolRowsFlat<false>)(
           in, l, channels, height, width, outHeight, outWidth, kernel, padL,
           strides, out, begin, end);
@@ -1348,22 +1362,6 @@ Status runDnnlPooling(const KernelCall &call) {
       if (pad.measuring())
         return Status::ok();
       const std::vector<int64_t> &in = src->type->shape, &o = dst->type->shape;
-      // A pool down a single column of NHWC images ([N, H, 1, C], a 1-D
-      // pool as ONNX's importer writes it) is the same pool along the
-      // single row of [N, 1, H, C], the same memory: run as that, its
-      // outputs are one contiguous run (poolRowsFlat) instead of rows of
-      // one output each.
-      if (in[2] == 1 && o[2] == 1 && w.kernel[1] == 1 && w.padL[1] == 0 &&
-          w.strides[0] == 1 && own->c_ == 1 && own->w_ == in[3] &&
-          own->block == in[3] && in[3] % 8 != 0) {
-        ChannelBlocks row = *own;
-        row.h_ = own->n_;
-        poolAllRows(static_cast<const float *>(src->data), row, in[3], 1,
-                    in[1], 1, o[1], Dims{1, w.kernel[0]},
-                    Dims{1, w.strides[0]}, Dims{0, w.padL[0]}, !isMax,
-                    static_cast<float *>(dst->data), o[0]);
-        return Status::ok();
-      }
       poolAllRows(static_cast<const float *>(src->data), *own, in[3], in[1],
                   in[2], o[1], o[2], w.kernel, w.strides, w.padL, !isMax,
                   static_cast<float *>(dst->data), o[0] * o[1]);
