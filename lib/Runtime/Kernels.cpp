@@ -1198,11 +1198,68 @@ template <> Status runKernel<Kernel::MatmulAccumulate>(const KernelCall &call) {
 // the optimizers.
 //===----------------------------------------------------------------------===//
 
+/// Writes dimensions [d, rank) of a broadcast: `out` receives the block of
+/// `blockBytes[d]` bytes whose input elements start at `in`. A dimension the
+/// input repeats (stride 0) is written once and its copy doubled by memcpy
+/// (Tile's [2,3,4,5] by [7,6,4,2]: 11 copies of growing blocks, not 8,064 of
+/// 20 bytes); a run the input keeps contiguous is one memcpy; an innermost
+/// repeated element is a typed fill.
+void broadcastBlock(const uint8_t *in, uint8_t *out,
+                    const std::vector<int64_t> &shape,
+                    const std::vector<int64_t> &strides,
+                    const std::vector<int64_t> &blockBytes, size_t run,
+                    int64_t size, size_t d) {
+  if (d == run) { // The contiguous innermost dimensions (maybe none).
+    std::memcpy(out, in, static_cast<size_t>(blockBytes[d]));
+    return;
+  }
+  int64_t n = shape[d], inner = blockBytes[d + 1];
+  if (strides[d] == 0) {
+    if (d + 1 == shape.size()) { // One element repeated n times.
+      if (size == 4)
+        std::fill_n(reinterpret_cast<uint32_t *>(out), n,
+                    *reinterpret_cast<const uint32_t *>(in));
+      else if (size == 8)
+        std::fill_n(reinterpret_cast<uint64_t *>(out), n,
+                    *reinterpret_cast<const uint64_t *>(in));
+      else
+        for (int64_t i = 0; i < n; ++i)
+          std::memcpy(out + i * size, in, static_cast<size_t>(size));
+      return;
+    }
+    broadcastBlock(in, out, shape, strides, blockBytes, run, size, d + 1);
+    for (int64_t done = 1; done < n;) {
+      int64_t copies = std::min(done, n - done);
+      std::memcpy(out + done * inner, out, static_cast<size_t>(copies * inner));
+      done += copies;
+    }
+    return;
+  }
+  for (int64_t i = 0; i < n; ++i)
+    broadcastBlock(in + i * strides[d] * size, out + i * inner, shape, strides,
+                   blockBytes, run, size, d + 1);
+}
+
 template <> Status runKernel<Kernel::BroadcastTo>(const KernelCall &call) {
-  return gather(call,
-                broadcastStrides(call.inputs[0].type->shape,
-                                 call.outputs[0].type->shape),
-                0);
+  const TensorType &outType = *call.outputs[0].type;
+  const std::vector<int64_t> &shape = outType.shape;
+  std::vector<int64_t> strides =
+      broadcastStrides(call.inputs[0].type->shape, shape);
+  int64_t size = elementBytes(outType.elementType);
+  if (outType.numElements() == 0)
+    return Status::ok();
+  // blockBytes[d]: the bytes of one index of dimension d - 1, i.e. of
+  // dimensions [d, rank); `run`: where the input's contiguous run begins.
+  std::vector<int64_t> blockBytes(shape.size() + 1, size);
+  for (size_t d = shape.size(); d-- > 0;)
+    blockBytes[d] = blockBytes[d + 1] * shape[d];
+  size_t run = shape.size();
+  for (int64_t expect = 1; run > 0 && strides[run - 1] == expect; --run)
+    expect *= shape[run - 1];
+  broadcastBlock(static_cast<const uint8_t *>(call.inputs[0].data),
+                 static_cast<uint8_t *>(call.outputs[0].data), shape, strides,
+                 blockBytes, run, size, 0);
+  return Status::ok();
 }
 
 template <> Status runKernel<Kernel::Pad>(const KernelCall &call) {

@@ -622,6 +622,57 @@ TEST(Kernels, SixteenBitConvolutionsAndPoolsAreComputedInF32) {
 // the kernel's flat loop (outputs and channels as one run), as do pools
 // down a single column; stride 2 and 8 channels its other loops; pads on
 // every side, windows past the input.
+// BroadcastTo writes a repeated dimension once and doubles its copies:
+// every output element must still be the input element its index selects
+// (dimensions of size 1 repeat), for every element size.
+TEST(Kernels, BroadcastToMatchesItsIndices) {
+  struct Case {
+    std::vector<int64_t> in, out;
+  };
+  std::vector<Case> cases = {
+      {{1, 2, 1, 3, 1, 4, 1, 5}, {7, 2, 6, 3, 4, 4, 2, 5}}, // Tile's reshape
+      {{3, 1}, {2, 3, 4}},  // a column, repeated innermost
+      {{4}, {5, 3, 4}},     // a row
+      {{1}, {6, 7}},        // a scalar
+      {{2, 3}, {2, 3}},     // nothing repeated
+      {{2, 1, 3}, {2, 5, 3}},
+  };
+  for (const Case &k : cases)
+    for (ElementType type : {ElementType::F32, ElementType::I64,
+                             ElementType::UI8, ElementType::F16}) {
+      SCOPED_TRACE(std::to_string(k.out.size()) + "-D, " +
+                   std::to_string(elementBytes(type)) + "-byte elements");
+      HostTensor in(TensorType{type, k.in});
+      HostTensor out(TensorType{type, k.out});
+      for (size_t i = 0; i < in.data.size(); ++i)
+        in.data[i] = static_cast<uint8_t>(i * 7 + 1);
+      KernelParams params;
+      KernelCall call;
+      call.kernel = Kernel::BroadcastTo;
+      call.params = &params;
+      call.inputs = {{in.data.data(), &in.type}};
+      call.outputs = {{out.data.data(), &out.type}};
+      ASSERT_TRUE(runHostKernel(call).isOk());
+      int64_t size = elementBytes(type), rank = k.out.size();
+      int64_t lead = rank - static_cast<int64_t>(k.in.size());
+      for (int64_t e = 0; e < out.type.numElements(); ++e) {
+        int64_t rest = e, from = 0, stride = 1;
+        for (int64_t d = rank - 1; d >= 0; --d) {
+          int64_t i = rest % k.out[d];
+          rest /= k.out[d];
+          if (d >= lead) {
+            int64_t dim = k.in[d - lead];
+            from += (dim == 1 ? 0 : i) * stride;
+            stride *= dim;
+          }
+        }
+        ASSERT_EQ(0, std::memcmp(out.data.data() + e * size,
+                                 in.data.data() + from * size, size))
+            << "element " << e;
+      }
+    }
+}
+
 TEST(Kernels, PoolsOfFewChannelsMatchTheirWindows) {
   if (matmulDescription().find("oneDNN") == std::string::npos)
     GTEST_SKIP() << "built without oneDNN";
