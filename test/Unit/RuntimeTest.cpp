@@ -299,9 +299,8 @@ TEST(Kernels, TransposesEveryPermutationInEveryElementSize) {
 }
 
 // NHWC to NCHW of a tensor large enough to run on several threads (tiles
-// of 16 with ragged edges: 37 and 300 are not multiples of 16), NCHW to
-// NHWC of wide images (strips of 256 columns of a [5, 7200] matrix per
-// batch, the last one ragged), and empty tensors.
+// with ragged edges: 37 and 300 are not multiples of 16 or 64), NCHW to
+// NHWC of wide images ([5, 7200] matrices per batch), and empty tensors.
 TEST(Kernels, TransposesLargeAndEmptyTensors) {
   checkTranspose<float>(ElementType::F32, {3, 37, 10, 30}, {0, 3, 1, 2});
   checkTranspose<float>(ElementType::F32, {2, 5, 80, 90}, {0, 2, 3, 1});
@@ -313,6 +312,24 @@ TEST(Kernels, TransposesLargeAndEmptyTensors) {
     HostTensor o(TensorType{ElementType::F32,
                             {empty[0], empty[3], empty[1], empty[2]}});
     EXPECT_TRUE(run(Kernel::Transpose, params, {&in}, o).isOk());
+  }
+}
+
+// Both walks of transposeBatched's tiles in 4- and 8-byte elements: along
+// the input's rows when they are the larger power of two apart ([70, 1024]
+// of f32: 4 KB apart), else along the output's ([1024, 70]: the output's
+// rows 4 KB apart), with 4x4 blocks cut by each edge (70 = 64 + 4 + 2,
+// 1021 = 1020 + 1), matrices smaller than a block, and matrices of 2 or 3
+// rows or columns (their own loops, over tiles of 1024 and a ragged one).
+TEST(Kernels, TransposesAlongEitherSideInBlocksWithEdges) {
+  for (std::vector<int64_t> shape :
+       {std::vector<int64_t>{3, 70, 1024, 1}, {3, 1024, 70, 1},
+        {2, 70, 1021, 1}, {1, 1021, 6, 1}, {1, 4, 4, 1}, {2, 3, 5, 1},
+        {2, 2, 2100, 1}, {2, 3, 2100, 1}, {1, 2100, 2, 1},
+        {1, 2100, 3, 1}}) {
+    checkTranspose<float>(ElementType::F32, shape, {0, 2, 1, 3});
+    checkTranspose<int32_t>(ElementType::I32, shape, {3, 2, 0, 1});
+    checkTranspose<double>(ElementType::F64, shape, {0, 2, 1, 3});
   }
 }
 
@@ -1017,12 +1034,13 @@ TEST(Kernels, BroadcastRunsAcrossBlocksEqualElementByElement) {
 }
 
 TEST(Kernels, ReductionsAddInTheInputsOrderOverEveryAxisSet) {
-  // 3x4x500, values whose sums depend on the order of the adds: each
+  // 3x4x700, values whose sums depend on the order of the adds: each
   // reduction over each set of axes equals adding element by element in
   // the input's order, in double, rounded to float once (what the kernels
   // promise, and what makes training runs repeat bit for bit); reduce_max
-  // propagates NaN.
-  const std::vector<int64_t> shape = {3, 4, 500};
+  // propagates NaN. Axes {0}, {1} and {0, 1} take the [outer, reduced,
+  // inner] loop, its 700 columns in two blocks of accumulators.
+  const std::vector<int64_t> shape = {3, 4, 700};
   HostTensor in(TensorType{ElementType::F32, shape});
   std::vector<float> values(in.type.numElements());
   for (size_t i = 0; i < values.size(); ++i)
