@@ -361,9 +361,12 @@ void poolAllRows(const float *in, const ChannelBlocks &l, int64_t channels,
                  int64_t height, int64_t width, int64_t outHeight,
                  int64_t outWidth, const Dims &kernel, const Dims &strides,
                  const Dims &padL, bool average, float *out, int64_t rows) {
-  // NHWC with fewer or other than 8k channels (ONNX's 1 to 3 channel
-  // pools): poolRowsFlat where the column stride is 1.
-  bool flatNhwc = l.block % 8 != 0 && l.block == channels && l.c_ == 1 &&
+  // NHWC, whatever the channel count: poolRowsFlat where the column
+  // stride is 1. Its contiguous runs beat poolRows' eight channels at a
+  // time at 8k channels too (the same bits; 2-D pool steps of 3x3 over
+  // 8x28x28x64: 302 -> 168 µs; 2x2 over 1x32x32x96, a 3-D pool's: 53 ->
+  // 26 µs).
+  bool flatNhwc = l.block == channels && l.c_ == 1 &&
                   l.w_ == channels;
   // A pool down a single column of such images ([N, H, 1, C], a 1-D pool
   // as ONNX's importer writes it) is the same pool along the single row of

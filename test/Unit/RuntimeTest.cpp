@@ -633,12 +633,6 @@ TEST(Kernels, SixteenBitConvolutionsAndPoolsAreComputedInF32) {
   }
 }
 
-// NHWC max_pool and avg_pool (exclude padding) against plain loops over
-// each window, summing in the kernel's order (window rows, then columns):
-// the same bits. Channel counts 1, 3 and 5 with a column stride of 1 take
-// the kernel's flat loop (outputs and channels as one run), as do pools
-// down a single column; stride 2 and 8 channels its other loops; pads on
-// every side, windows past the input.
 // BroadcastTo writes a repeated dimension once and doubles its copies:
 // every output element must still be the input element its index selects
 // (dimensions of size 1 repeat), for every element size.
@@ -690,7 +684,14 @@ TEST(Kernels, BroadcastToMatchesItsIndices) {
     }
 }
 
-TEST(Kernels, PoolsOfFewChannelsMatchTheirWindows) {
+// NHWC max_pool and avg_pool (exclude padding) against plain loops over
+// each window, summing in the kernel's order (window rows, then columns):
+// the same bits. Any channel count with a column stride of 1 takes the
+// kernel's flat loop (outputs and channels as one run), as do pools down
+// a single column; a column stride of 2 its other loops (a channel at a
+// time, or eight at a time for 8k channels); pads on every side, windows
+// past the input.
+TEST(Kernels, NhwcPoolsMatchTheirWindows) {
   if (matmulDescription().find("oneDNN") == std::string::npos)
     GTEST_SKIP() << "built without oneDNN";
   struct Case {
@@ -703,6 +704,8 @@ TEST(Kernels, PoolsOfFewChannelsMatchTheirWindows) {
       {1, 5, 8, 5, 3, 2, 1, 1, 0, 1, 1, 0},  // 5 channels
       {1, 9, 9, 3, 3, 3, 2, 2, 1, 1, 1, 1},  // column stride 2
       {1, 6, 6, 8, 3, 3, 1, 1, 1, 1, 1, 1},  // 8 channels
+      {1, 8, 8, 96, 2, 2, 1, 1, 0, 0, 0, 0}, // 96: a 3-D pool's 2-D part
+      {1, 9, 9, 16, 3, 3, 2, 2, 1, 1, 1, 1}, // 16, column stride 2
       // Down a single column (ONNX's 1-D pools): run along a row.
       {2, 40, 1, 1, 7, 1, 1, 1, 3, 3, 0, 0},
       {1, 30, 1, 3, 5, 1, 1, 1, 2, 1, 0, 0},
