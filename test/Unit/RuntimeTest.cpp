@@ -1073,13 +1073,23 @@ TEST(Kernels, ReductionsAddInTheInputsOrderOverEveryAxisSet) {
         }
     KernelParams params;
     params.axes = axes;
-    HostTensor gotSum(outType), gotMax(outType);
+    HostTensor gotSum(outType), gotMax(outType), gotMean(outType);
     ASSERT_TRUE(run(Kernel::ReduceSum, params, {&in}, gotSum).isOk());
     ASSERT_TRUE(run(Kernel::ReduceMax, params, {&in}, gotMax).isOk());
+    ASSERT_TRUE(run(Kernel::ReduceMean, params, {&in}, gotMean).isOk());
     std::vector<float> sums = valuesOf<float>(gotSum),
-                       maxes = valuesOf<float>(gotMax);
+                       maxes = valuesOf<float>(gotMax),
+                       means = valuesOf<float>(gotMean);
     std::vector<float> sum(total.begin(), total.end());
+    // The mean: the double sum divided by the count, rounded once (over
+    // axis 1, 4 elements: the kernel's multiply by 0.25, the same bits).
+    double count = static_cast<double>(in.type.numElements()) /
+                   static_cast<double>(outType.numElements());
     for (size_t o = 0; o < sum.size(); ++o) {
+      float mean = static_cast<float>(total[o] / count);
+      EXPECT_EQ(std::memcmp(&means[o], &mean, 4), 0)
+          << "reduce_mean over " << axes.size() << " axes at " << o << ": "
+          << means[o] << " != " << mean;
       // Bit for bit (NaN included).
       EXPECT_EQ(std::memcmp(&sums[o], &sum[o], 4), 0)
           << "reduce_sum over " << axes.size() << " axes at " << o << ": "

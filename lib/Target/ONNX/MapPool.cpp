@@ -440,6 +440,16 @@ bool pool3d(Node &n, Value x, RankedTensorType xType,
     results.push_back(n.op<ReduceMaxOp>(outType, gathered, reduceAttrs));
     return true;
   }
+  // Every depth window counting all its taps (no depth padding, or
+  // count_include_pad), a power of two of them: their mean, one step
+  // instead of a sum and a multiply (test_averagepool_3d_default's mul
+  // took 18 µs of 155). The host's mean over other counts divides, slower
+  // than the multiply (90 µs against 47 + 18 there).
+  if (llvm::isPowerOf2_64(taps) &&
+      llvm::all_of(divisors, [&](double d) { return d == double(taps); })) {
+    results.push_back(n.op<ReduceMeanOp>(outType, gathered, reduceAttrs));
+    return true;
+  }
   Value sum =
       n.op<ReduceSumOp>(outType, gathered, reduceAttrs, "depth_sum");
   SmallVector<Attribute> scales;
