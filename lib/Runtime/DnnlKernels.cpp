@@ -389,8 +389,10 @@ void poolAllRows(const float *in, const ChannelBlocks &l, int64_t channels,
       return;
     }
     // Eight channels at a time wherever the block holds a multiple of
-    // eight (nChw8c, nChw16c, NHWC of 8k channels): one compiled loop,
-    // the one this machine's tests run, whatever layout oneDNN picks.
+    // eight (nChw8c, nChw16c; NHWC of 8k channels only with a column
+    // stride of 2 or more, the flat rows above taking stride 1): one
+    // compiled loop, the one this machine's tests run, whatever layout
+    // oneDNN picks.
     auto *rowsOf = l.block % 8 == 0 ? (average ? &poolRows<8, true>
                                                : &poolRows<8, false>)
                                     : (average ? &poolRows<0, true>

@@ -480,6 +480,15 @@ GPLACE_VECTOR_CLONES void elementwiseLoop(size_t numOperands, S *out,
 /// contiguously (copied) or not at all (one element repeated, as a bias's
 /// gradient or a column); a single element is repeated once for the whole
 /// call, since the caller keeps each reader's scratch for it.
+///
+/// The output's dimensions of size 1 are dropped first, and those outside
+/// the run merged (neighbours the operand reads as one), so that most
+/// operands have one: an operand repeated whole ([2] broadcast to
+/// [3, 100, 1, 2]) is then one pattern, gathered once per scratch and
+/// phase like a single element; one whose elements each repeat ([3, 100,
+/// 1, 1] to the same shape) a plain loop, not an odometer step and a
+/// fill_n call per run of two (600 elements of four fused ops with five
+/// such operands took 3.7 µs).
 template <typename S> class BroadcastReader {
 public:
   BroadcastReader(const TensorRef &ref, const std::vector<int64_t> &out)
@@ -490,17 +499,36 @@ public:
       kind_ = Kind::Single;
       return;
     }
-    std::vector<int64_t> strides = broadcastStrides(ref.type->shape, out);
-    size_t inner = out.size();
+    // The output's dimensions but those of size 1, and the operand's
+    // strides along them.
+    std::vector<int64_t> all = broadcastStrides(ref.type->shape, out);
+    std::vector<int64_t> sizes, strides;
+    for (size_t d = 0; d < out.size(); ++d)
+      if (out[d] != 1) {
+        sizes.push_back(out[d]);
+        strides.push_back(all[d]);
+      }
+    if (sizes.empty()) { // One element (and the operand one too).
+      kind_ = Kind::Single;
+      return;
+    }
+    size_t inner = sizes.size();
     kind_ = strides[inner - 1] == 0 ? Kind::Repeat : Kind::Copy;
     while (inner > 0 &&
            strides[inner - 1] == (kind_ == Kind::Copy ? run_ : 0)) {
-      run_ *= out[inner - 1];
+      run_ *= sizes[inner - 1];
       --inner;
     }
-    outer_.assign(out.begin(), out.begin() + inner);
-    strides_.assign(strides.begin(), strides.begin() + inner);
-    index_.resize(inner);
+    for (size_t d = 0; d < inner; ++d) {
+      if (!outer_.empty() && strides_.back() == strides[d] * sizes[d]) {
+        outer_.back() *= sizes[d];
+        strides_.back() = strides[d];
+        continue;
+      }
+      outer_.push_back(sizes[d]);
+      strides_.push_back(strides[d]);
+    }
+    index_.resize(outer_.size());
   }
 
   /// Elements [start, start + n) of the broadcast operand: a pointer into
@@ -521,13 +549,90 @@ public:
     case Kind::Repeat:
       break;
     }
+    int64_t rest = start / run_, within = start % run_;
+    if (outer_.size() <= 1) {
+      int64_t stride = outer_.empty() ? 0 : strides_[0];
+      // A pattern of period run_ (Copy, the outer dimension not read):
+      // the same elements in every block of this phase.
+      bool periodic = kind_ == Kind::Copy && stride == 0;
+      if (periodic && scratch == filled_ && n <= filledCount_ &&
+          within == filledPhase_)
+        return scratch;
+      const S *from = data_ + rest * stride;
+      if (periodic) {
+        // One period from the phase, then doubling copies of it.
+        int64_t first = std::min(run_, n);
+        for (int64_t i = 0, j = within; i < first; ++i) {
+          scratch[i] = data_[j];
+          if (++j == run_)
+            j = 0;
+        }
+        for (int64_t len = first; len < n; len *= 2)
+          std::copy_n(scratch, std::min(len, n - len), scratch + len);
+      } else if (run_ < 32) {
+        // Short runs: element by element, a counter for the run's end.
+        int64_t j = within;
+        if (kind_ == Kind::Copy) {
+          for (int64_t i = 0; i < n; ++i) {
+            scratch[i] = from[j];
+            if (++j == run_) {
+              j = 0;
+              from += stride;
+            }
+          }
+        } else {
+          for (int64_t i = 0; i < n; ++i) {
+            scratch[i] = *from;
+            if (++j == run_) {
+              j = 0;
+              from += stride;
+            }
+          }
+        }
+      } else {
+        for (int64_t done = 0; done < n; within = 0, from += stride) {
+          int64_t count = std::min(run_ - within, n - done);
+          if (kind_ == Kind::Copy)
+            std::copy_n(from + within, count, scratch + done);
+          else
+            std::fill_n(scratch + done, count, *from);
+          done += count;
+        }
+      }
+      if (periodic) {
+        filled_ = scratch;
+        filledCount_ = n;
+        filledPhase_ = start % run_;
+      }
+      return scratch;
+    }
     // The operand's offset of the run holding `start`, then an odometer
     // over the outer dimensions, a run at a time.
-    int64_t rest = start / run_, within = start % run_, offset = 0;
+    int64_t offset = 0;
     for (int64_t d = static_cast<int64_t>(outer_.size()) - 1; d >= 0; --d) {
       index_[d] = rest % outer_[d];
       rest /= outer_[d];
       offset += index_[d] * strides_[d];
+    }
+    auto advance = [&] {
+      for (int64_t d = static_cast<int64_t>(outer_.size()) - 1; d >= 0; --d) {
+        offset += strides_[d];
+        if (++index_[d] < outer_[d])
+          break;
+        offset -= strides_[d] * outer_[d];
+        index_[d] = 0;
+      }
+    };
+    if (run_ < 32) { // Short runs: element by element, as above.
+      int64_t j = within, step = kind_ == Kind::Copy ? 1 : 0;
+      for (int64_t i = 0; i < n; ++i) {
+        scratch[i] = data_[offset + j * step];
+        if (++j == run_) {
+          j = 0;
+          advance();
+        }
+      }
+      return scratch;
     }
     for (int64_t done = 0; done < n; within = 0) {
       int64_t count = std::min(run_ - within, n - done);
@@ -536,13 +641,7 @@ public:
       else
         std::fill_n(scratch + done, count, data_[offset]);
       done += count;
-      for (int64_t d = static_cast<int64_t>(outer_.size()) - 1; d >= 0; --d) {
-        offset += strides_[d];
-        if (++index_[d] < outer_[d])
-          break;
-        offset -= strides_[d] * outer_[d];
-        index_[d] = 0;
-      }
+      advance();
     }
     return scratch;
   }
@@ -552,11 +651,13 @@ private:
   const S *data_;
   Kind kind_ = Kind::InPlace;
   int64_t run_ = 1; ///< Elements per run (Copy, Repeat).
-  /// The dimensions outside the run: sizes, the operand's strides, and the
-  /// odometer's index.
+  /// The dimensions outside the run, merged: sizes, the operand's strides,
+  /// and the odometer's index.
   std::vector<int64_t> outer_, strides_, index_;
-  const S *filled_ = nullptr; ///< Single: the scratch already filled.
-  int64_t filledCount_ = 0;
+  /// Single, and a periodic Copy: the scratch already filled, its count,
+  /// and (periodic) the phase of its first element in the run.
+  const S *filled_ = nullptr;
+  int64_t filledCount_ = 0, filledPhase_ = 0;
 };
 
 /// Elements per block: the scratch of a fused kernel stays in cache.
@@ -724,6 +825,16 @@ template <Kernel K> Status runReduce(const KernelCall &call) {
             for (int64_t d = 0; d < rank; ++d)
               (d < first ? outer : d < last ? group : inner) *=
                   inType.shape[d];
+            if (inner == 1) { // One accumulator per output, in a register.
+              for (int64_t o = 0; o < outer; ++o) {
+                A acc = init;
+                const S *x = in + o * group;
+                for (int64_t r = 0; r < group; ++r)
+                  combine(acc, A(x[r]));
+                out[o] = finish(acc);
+              }
+              return Status::ok();
+            }
             constexpr int64_t kSlots = 512;
             A slots[kSlots];
             for (int64_t o = 0; o < outer; ++o)
@@ -1167,11 +1278,32 @@ template <> Status runKernel<Kernel::Concat>(const KernelCall &call) {
     outer *= outType.shape[d];
   int64_t size = elementBytes(outType.elementType);
   uint8_t *out = static_cast<uint8_t *>(call.outputs[0].data);
+  // Each input's bytes per outer index, computed once.
+  std::vector<int64_t> chunks;
+  bool single = size == 4;
+  for (const TensorRef &input : call.inputs) {
+    chunks.push_back((outer ? input.type->numElements() / outer : 0) * size);
+    single = single && chunks.back() == size;
+  }
+  if (single) {
+    // One 4-byte element of each input per outer index (coordinates joined
+    // along a last axis): typed copies, not a memcpy call each.
+    size_t count = call.inputs.size();
+    auto *to = reinterpret_cast<uint32_t *>(out);
+    for (size_t k = 0; k < count; ++k) {
+      const auto *from = static_cast<const uint32_t *>(call.inputs[k].data);
+      for (int64_t o = 0; o < outer; ++o)
+        to[o * count + k] = from[o];
+    }
+    return Status::ok();
+  }
   for (int64_t o = 0; o < outer; ++o)
-    for (const TensorRef &input : call.inputs) {
-      int64_t chunk = (outer ? input.type->numElements() / outer : 0) * size;
+    for (size_t k = 0; k < call.inputs.size(); ++k) {
+      int64_t chunk = chunks[k];
       if (chunk > 0)
-        std::memcpy(out, static_cast<const uint8_t *>(input.data) + o * chunk,
+        std::memcpy(out,
+                    static_cast<const uint8_t *>(call.inputs[k].data) +
+                        o * chunk,
                     chunk);
       out += chunk;
     }
@@ -1567,6 +1699,23 @@ template <> Status runKernel<Kernel::Gather>(const KernelCall &call) {
   size_t row = static_cast<size_t>(inner * elementBytes(params.elementType));
   const auto *in = static_cast<const uint8_t *>(call.inputs[0].data);
   auto *out = static_cast<uint8_t *>(call.outputs[0].data);
+  // Rows of one 4- or 8-byte element (a gather of single values, as
+  // GridSample's taps): typed copies, not a memcpy call each (1200 rows:
+  // 2.8 -> 1.0 µs).
+  auto elements = [&](auto *typedOut, const auto *typedIn) {
+    for (int64_t o = 0; o < outer; ++o)
+      for (int64_t k = 0; k < count; ++k)
+        typedOut[o * count + k] = indices[k] < 0 || indices[k] >= dim
+                                      ? 0
+                                      : typedIn[o * dim + indices[k]];
+    return Status::ok();
+  };
+  if (row == 4)
+    return elements(reinterpret_cast<uint32_t *>(out),
+                    reinterpret_cast<const uint32_t *>(in));
+  if (row == 8)
+    return elements(reinterpret_cast<uint64_t *>(out),
+                    reinterpret_cast<const uint64_t *>(in));
   for (int64_t o = 0; o < outer; ++o)
     for (int64_t k = 0; k < count; ++k) {
       uint8_t *to = out + (o * count + k) * row;

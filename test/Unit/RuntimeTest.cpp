@@ -931,6 +931,38 @@ TEST(Kernels, BroadcastsAcrossEveryDimension) {
         EXPECT_EQ(got[(i * 4 + j) * 3 + k], av[i * 3 + k] + bv[j]);
 }
 
+TEST(Kernels, ConcatJoinsAlongTheAxis) {
+  // Three [4, 1] f32 along axis 1 (one element of each per row: typed
+  // copies), [4, 2] and [4, 1] along axis 1 and [1, 3] and [2, 3] along
+  // axis 0 (memcpy of each input's rows), against the joined indices.
+  auto iota = [](std::vector<int64_t> shape, float from) {
+    HostTensor t(TensorType{ElementType::F32, shape});
+    for (int64_t i = 0; i < t.type.numElements(); ++i) {
+      float v = from + static_cast<float>(i);
+      std::memcpy(&t.data[4 * i], &v, 4);
+    }
+    return t;
+  };
+  KernelParams params;
+  params.axis = 1;
+  HostTensor a = iota({4, 1}, 0), b = iota({4, 1}, 10), c = iota({4, 1}, 20);
+  HostTensor joined(TensorType{ElementType::F32, {4, 3}});
+  ASSERT_TRUE(run(Kernel::Concat, params, {&a, &b, &c}, joined).isOk());
+  EXPECT_EQ(valuesOf<float>(joined),
+            (std::vector<float>{0, 10, 20, 1, 11, 21, 2, 12, 22, 3, 13, 23}));
+  HostTensor wide = iota({4, 2}, 100);
+  ASSERT_TRUE(run(Kernel::Concat, params, {&wide, &a}, joined).isOk());
+  EXPECT_EQ(valuesOf<float>(joined),
+            (std::vector<float>{100, 101, 0, 102, 103, 1, 104, 105, 2, 106,
+                                107, 3}));
+  params.axis = 0;
+  HostTensor top = iota({1, 3}, 0), bottom = iota({2, 3}, 50);
+  HostTensor rows(TensorType{ElementType::F32, {3, 3}});
+  ASSERT_TRUE(run(Kernel::Concat, params, {&top, &bottom}, rows).isOk());
+  EXPECT_EQ(valuesOf<float>(rows),
+            (std::vector<float>{0, 1, 2, 50, 51, 52, 53, 54, 55}));
+}
+
 TEST(Kernels, FusedAddNOfManyOperandsAddsEachOnce) {
   // A fused add_n of eleven operands (a broadcast row, a single element
   // and nine full tensors), then a relu stored: on one thread (100
@@ -978,10 +1010,28 @@ TEST(Kernels, BroadcastRunsAcrossBlocksEqualElementByElement) {
   // Out 3x37x300 (33300 elements: runs straddle the 4096-element blocks,
   // and a fused kernel splits them over threads at an element inside a
   // run). Operands read in runs: copied (1x37x300, 300, 3x1x300), repeated
-  // (37x1, 3x1x1), a single element (1x1) and the full shape; add_n of
-  // three and mul of two, single kernels and fused, against indices
-  // computed element by element.
-  const std::vector<int64_t> out = {3, 37, 300};
+  // (37x1, 3x1x1), a single element (1x1) and the full shape. Then out
+  // 3x700x1x3 (6300 elements; blocks of 4096 start inside a run of 3),
+  // whose operands read short runs: a pattern repeated whole (3, 1x1x3),
+  // each element repeated (3x700x1x1: one merged outer dimension), outer
+  // dimensions that do not merge (700x1x3, 3x1x1x3, 1x700x1x1) and a
+  // long repeated run (3x1x1x1). Then out 3x700x3x1, its last dimension
+  // of size 1 (the same runs as 3x700x3: 3x1 a pattern, 3x700x1x1 each
+  // element repeated).
+  // add_n of three and mul of two, single kernels and fused, against
+  // indices computed element by element.
+  struct Case {
+    std::vector<int64_t> out;
+    std::vector<std::vector<int64_t>> shapes;
+  };
+  const Case cases[] = {
+      {{3, 37, 300},
+       {{1, 37, 300}, {300}, {3, 1, 300}, {37, 1}, {3, 1, 1}, {1, 1}}},
+      {{3, 700, 1, 3},
+       {{3}, {1, 1, 3}, {3, 700, 1, 1}, {700, 1, 3}, {3, 1, 1, 3},
+        {1, 700, 1, 1}, {3, 1, 1, 1}}},
+      {{3, 700, 3, 1},
+       {{3, 1}, {3, 700, 1, 1}, {700, 3, 1}, {3, 1, 3, 1}, {1, 700, 1, 1}}}};
   auto make = [](std::vector<int64_t> shape, float scale) {
     HostTensor t(TensorType{ElementType::F32, shape});
     for (int64_t i = 0; i < t.type.numElements(); ++i) {
@@ -990,50 +1040,58 @@ TEST(Kernels, BroadcastRunsAcrossBlocksEqualElementByElement) {
     }
     return t;
   };
-  // The element of operand `t` (values `v`) that output (i, j, k) reads.
-  auto at = [&](const HostTensor &t, const std::vector<float> &v, int64_t i,
-                int64_t j, int64_t k) {
-    const std::vector<int64_t> &shape = t.type.shape;
-    int64_t index[] = {i, j, k}, offset = 0;
-    size_t skip = out.size() - shape.size();
-    for (size_t d = 0; d < shape.size(); ++d)
-      offset = offset * shape[d] + (shape[d] == 1 ? 0 : index[skip + d]);
-    return v[offset];
-  };
-  std::vector<HostTensor> operands;
-  for (std::vector<int64_t> shape : std::vector<std::vector<int64_t>>{
-           {1, 37, 300}, {300}, {3, 1, 300}, {37, 1}, {3, 1, 1}, {1, 1}, out})
-    operands.push_back(make(shape, 0.25f));
-  HostTensor full = make(out, 0.5f);
-  for (HostTensor &a : operands)
-    for (HostTensor &b : operands) {
-      HostTensor sum(TensorType{ElementType::F32, out}),
-          product(TensorType{ElementType::F32, out}),
-          fused(TensorType{ElementType::F32, out});
-      ASSERT_TRUE(run(Kernel::AddN, {}, {&a, &b, &full}, sum).isOk());
-      ASSERT_TRUE(run(Kernel::Mul, {}, {&a, &b}, product).isOk());
-      FusedCall call;
-      call.type = product.type;
-      call.inputs = {{a.data.data(), &a.type}, {b.data.data(), &b.type}};
-      call.ops = {{Kernel::Mul, {0, 1}, -1}, {Kernel::Relu, {-1}, 0}};
-      call.outputs = {{fused.data.data(), &fused.type}};
-      ASSERT_TRUE(runHostFused(call).isOk());
-      std::vector<float> sums = valuesOf<float>(sum),
-                         products = valuesOf<float>(product),
-                         fusedValues = valuesOf<float>(fused),
-                         av = valuesOf<float>(a), bv = valuesOf<float>(b),
-                         fullValues = valuesOf<float>(full);
-      for (int64_t i = 0, e = 0; i < out[0]; ++i)
-        for (int64_t j = 0; j < out[1]; ++j)
-          for (int64_t k = 0; k < out[2]; ++k, ++e) {
-            float x = at(a, av, i, j, k), y = at(b, bv, i, j, k);
-            ASSERT_EQ(sums[e], x + y + at(full, fullValues, i, j, k))
-                << a.type.str() << " + " << b.type.str() << " at " << e;
-            ASSERT_EQ(products[e], x * y)
-                << a.type.str() << " * " << b.type.str() << " at " << e;
-            ASSERT_EQ(fusedValues[e], x * y) << "fused at " << e;
-          }
-    }
+  for (const Case &c : cases) {
+    const std::vector<int64_t> &out = c.out;
+    // The element of operand `t` (values `v`) that output element `e`
+    // reads.
+    auto at = [&](const HostTensor &t, const std::vector<float> &v,
+                  int64_t e) {
+      std::vector<int64_t> index(out.size());
+      for (int64_t d = static_cast<int64_t>(out.size()) - 1; d >= 0; --d) {
+        index[d] = e % out[d];
+        e /= out[d];
+      }
+      const std::vector<int64_t> &shape = t.type.shape;
+      int64_t offset = 0;
+      size_t skip = out.size() - shape.size();
+      for (size_t d = 0; d < shape.size(); ++d)
+        offset = offset * shape[d] + (shape[d] == 1 ? 0 : index[skip + d]);
+      return v[offset];
+    };
+    std::vector<HostTensor> operands;
+    for (const std::vector<int64_t> &shape : c.shapes)
+      operands.push_back(make(shape, 0.25f));
+    operands.push_back(make(out, 0.25f));
+    HostTensor full = make(out, 0.5f);
+    for (HostTensor &a : operands)
+      for (HostTensor &b : operands) {
+        HostTensor sum(TensorType{ElementType::F32, out}),
+            product(TensorType{ElementType::F32, out}),
+            fused(TensorType{ElementType::F32, out});
+        ASSERT_TRUE(run(Kernel::AddN, {}, {&a, &b, &full}, sum).isOk());
+        ASSERT_TRUE(run(Kernel::Mul, {}, {&a, &b}, product).isOk());
+        FusedCall call;
+        call.type = product.type;
+        call.inputs = {{a.data.data(), &a.type}, {b.data.data(), &b.type}};
+        call.ops = {{Kernel::Mul, {0, 1}, -1}, {Kernel::Relu, {-1}, 0}};
+        call.outputs = {{fused.data.data(), &fused.type}};
+        ASSERT_TRUE(runHostFused(call).isOk());
+        std::vector<float> sums = valuesOf<float>(sum),
+                           products = valuesOf<float>(product),
+                           fusedValues = valuesOf<float>(fused),
+                           av = valuesOf<float>(a), bv = valuesOf<float>(b),
+                           fullValues = valuesOf<float>(full);
+        for (int64_t e = 0; e < product.type.numElements(); ++e) {
+          float x = at(a, av, e), y = at(b, bv, e);
+          ASSERT_EQ(sums[e], x + y + at(full, fullValues, e))
+              << a.type.str() << " + " << b.type.str() << " at " << e;
+          ASSERT_EQ(products[e], x * y)
+              << a.type.str() << " * " << b.type.str() << " at " << e;
+          ASSERT_EQ(fusedValues[e], x * y)
+              << a.type.str() << " * " << b.type.str() << " fused at " << e;
+        }
+      }
+  }
 }
 
 TEST(Kernels, ReductionsAddInTheInputsOrderOverEveryAxisSet) {
@@ -1042,61 +1100,65 @@ TEST(Kernels, ReductionsAddInTheInputsOrderOverEveryAxisSet) {
   // the input's order, in double, rounded to float once (what the kernels
   // promise, and what makes training runs repeat bit for bit); reduce_max
   // propagates NaN. Axes {0}, {1} and {0, 1} take the [outer, reduced,
-  // inner] loop, its 700 columns in two blocks of accumulators.
-  const std::vector<int64_t> shape = {3, 4, 700};
-  HostTensor in(TensorType{ElementType::F32, shape});
-  std::vector<float> values(in.type.numElements());
-  for (size_t i = 0; i < values.size(); ++i)
-    values[i] = std::sin(static_cast<float>(i)) * (i % 7 == 0 ? 1e4f : 1.0f);
-  values[777] = NAN;
-  std::memcpy(in.data.data(), values.data(), in.data.size());
-  for (std::vector<int64_t> axes : std::vector<std::vector<int64_t>>{
-           {0}, {1}, {2}, {0, 1}, {0, 2}, {1, 2}, {0, 1, 2}}) {
-    std::vector<int64_t> outShape;
-    for (int64_t d = 0; d < 3; ++d)
-      if (std::find(axes.begin(), axes.end(), d) == axes.end())
-        outShape.push_back(shape[d]);
-    TensorType outType{ElementType::F32, outShape};
-    std::vector<double> total(outType.numElements(), 0.0);
-    std::vector<float> max(outType.numElements(), -INFINITY);
-    for (int64_t i = 0, e = 0; i < shape[0]; ++i)
-      for (int64_t j = 0; j < shape[1]; ++j)
-        for (int64_t k = 0; k < shape[2]; ++k, ++e) {
-          int64_t o = 0;
-          for (int64_t d = 0; d < 3; ++d)
-            if (std::find(axes.begin(), axes.end(), d) == axes.end())
-              o = o * shape[d] + std::vector<int64_t>{i, j, k}[d];
-          total[o] = total[o] + values[e];
-          if (!std::isnan(max[o]) &&
-              (std::isnan(values[e]) || values[e] > max[o]))
-            max[o] = values[e];
+  // inner] loop, its 700 columns in two blocks of accumulators. Then
+  // 3x700x1: axes {0}, {1} and {0, 1} there have one column (a register
+  // accumulator per output).
+  for (const std::vector<int64_t> &shape :
+       std::vector<std::vector<int64_t>>{{3, 4, 700}, {3, 700, 1}}) {
+    HostTensor in(TensorType{ElementType::F32, shape});
+    std::vector<float> values(in.type.numElements());
+    for (size_t i = 0; i < values.size(); ++i)
+      values[i] = std::sin(static_cast<float>(i)) * (i % 7 == 0 ? 1e4f : 1.0f);
+    values[777] = NAN;
+    std::memcpy(in.data.data(), values.data(), in.data.size());
+    for (std::vector<int64_t> axes : std::vector<std::vector<int64_t>>{
+             {0}, {1}, {2}, {0, 1}, {0, 2}, {1, 2}, {0, 1, 2}}) {
+      std::vector<int64_t> outShape;
+      for (int64_t d = 0; d < 3; ++d)
+        if (std::find(axes.begin(), axes.end(), d) == axes.end())
+          outShape.push_back(shape[d]);
+      TensorType outType{ElementType::F32, outShape};
+      std::vector<double> total(outType.numElements(), 0.0);
+      std::vector<float> max(outType.numElements(), -INFINITY);
+      for (int64_t i = 0, e = 0; i < shape[0]; ++i)
+        for (int64_t j = 0; j < shape[1]; ++j)
+          for (int64_t k = 0; k < shape[2]; ++k, ++e) {
+            int64_t o = 0;
+            for (int64_t d = 0; d < 3; ++d)
+              if (std::find(axes.begin(), axes.end(), d) == axes.end())
+                o = o * shape[d] + std::vector<int64_t>{i, j, k}[d];
+            total[o] = total[o] + values[e];
+            if (!std::isnan(max[o]) &&
+                (std::isnan(values[e]) || values[e] > max[o]))
+              max[o] = values[e];
+          }
+      KernelParams params;
+      params.axes = axes;
+      HostTensor gotSum(outType), gotMax(outType), gotMean(outType);
+      ASSERT_TRUE(run(Kernel::ReduceSum, params, {&in}, gotSum).isOk());
+      ASSERT_TRUE(run(Kernel::ReduceMax, params, {&in}, gotMax).isOk());
+      ASSERT_TRUE(run(Kernel::ReduceMean, params, {&in}, gotMean).isOk());
+      std::vector<float> sums = valuesOf<float>(gotSum),
+                         maxes = valuesOf<float>(gotMax),
+                         means = valuesOf<float>(gotMean);
+      std::vector<float> sum(total.begin(), total.end());
+      // The mean: the double sum divided by the count, rounded once (over
+      // axis 1, 4 elements: the kernel's multiply by 0.25, the same bits).
+      double count = static_cast<double>(in.type.numElements()) /
+                     static_cast<double>(outType.numElements());
+      for (size_t o = 0; o < sum.size(); ++o) {
+        float mean = static_cast<float>(total[o] / count);
+        EXPECT_EQ(std::memcmp(&means[o], &mean, 4), 0)
+            << "reduce_mean over " << axes.size() << " axes at " << o << ": "
+            << means[o] << " != " << mean;
+        // Bit for bit (NaN included).
+        EXPECT_EQ(std::memcmp(&sums[o], &sum[o], 4), 0)
+            << "reduce_sum over " << axes.size() << " axes at " << o << ": "
+            << sums[o] << " != " << sum[o];
+        EXPECT_EQ(std::isnan(maxes[o]), std::isnan(max[o])) << o;
+        if (!std::isnan(max[o])) {
+          EXPECT_EQ(maxes[o], max[o]) << o;
         }
-    KernelParams params;
-    params.axes = axes;
-    HostTensor gotSum(outType), gotMax(outType), gotMean(outType);
-    ASSERT_TRUE(run(Kernel::ReduceSum, params, {&in}, gotSum).isOk());
-    ASSERT_TRUE(run(Kernel::ReduceMax, params, {&in}, gotMax).isOk());
-    ASSERT_TRUE(run(Kernel::ReduceMean, params, {&in}, gotMean).isOk());
-    std::vector<float> sums = valuesOf<float>(gotSum),
-                       maxes = valuesOf<float>(gotMax),
-                       means = valuesOf<float>(gotMean);
-    std::vector<float> sum(total.begin(), total.end());
-    // The mean: the double sum divided by the count, rounded once (over
-    // axis 1, 4 elements: the kernel's multiply by 0.25, the same bits).
-    double count = static_cast<double>(in.type.numElements()) /
-                   static_cast<double>(outType.numElements());
-    for (size_t o = 0; o < sum.size(); ++o) {
-      float mean = static_cast<float>(total[o] / count);
-      EXPECT_EQ(std::memcmp(&means[o], &mean, 4), 0)
-          << "reduce_mean over " << axes.size() << " axes at " << o << ": "
-          << means[o] << " != " << mean;
-      // Bit for bit (NaN included).
-      EXPECT_EQ(std::memcmp(&sums[o], &sum[o], 4), 0)
-          << "reduce_sum over " << axes.size() << " axes at " << o << ": "
-          << sums[o] << " != " << sum[o];
-      EXPECT_EQ(std::isnan(maxes[o]), std::isnan(max[o])) << o;
-      if (!std::isnan(max[o])) {
-        EXPECT_EQ(maxes[o], max[o]) << o;
       }
     }
   }
