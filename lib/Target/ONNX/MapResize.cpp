@@ -16,9 +16,9 @@
 //   moved last (`transpose`), the rows times the constant [in, out]
 //   weights (`matmul`), plus a constant row of the extrapolation value
 //   where tf_crop_and_resize leaves the input (`add`).
-// GridSample's coordinates are data: elementwise ops on them, a `gather`
-// of the input's rows per tap (GridSampler below); so are RoiAlign's
-// samples', computed from its rois.
+// GridSample's coordinates are data: elementwise ops on them, one
+// `gather` of the input's rows for a block of taps per sample
+// (GridSampler below); so are RoiAlign's samples', computed from its rois.
 //
 //===----------------------------------------------------------------------===//
 
@@ -465,20 +465,23 @@ bool mapUpsample(Node &n, SmallVectorImpl<Value> &results,
   return resize(n, form, scales, {}, results, reason);
 }
 
-
 /// GridSample's ops (opset 16; PyTorch's grid_sampler_2d, whose outputs
 /// ONNX's tests are): the source coordinates are data, so every step is an
-/// elementwise op on f32 tensors of the grid's shape [N, Ho, Wo, 1], and
-/// each tap a `gather` of the input's rows ([N * H * W, C]) at flat
-/// indices, weighted and summed.
+/// elementwise op on f32 tensors, and the taps are one `gather` of the
+/// input's rows ([N * H * W, C]) at flat indices, weighted and summed.
+/// A sample's taps are a B x A block (rows y, columns x): its x coordinates
+/// and weights are [lead..., 1, A] tensors, its y ones [lead..., B, 1],
+/// and numpy broadcasting makes the block ([lead..., B, A]), so the step
+/// count does not grow with the taps (bicubic's 16: 214 steps one tap at a
+/// time).
 struct GridSampler {
   Node &n;
-  RankedTensorType coords; ///< [N, Ho, Wo, 1] f32.
+  RankedTensorType coords; ///< [lead..., 1] f32: one coordinate per sample.
   int64_t batch, channels, height, width;
   bool alignCorners;
   std::string padding;
   Value rows;          ///< The input as [N * H * W, C].
-  Value batchOffsets;  ///< [N, 1, 1, 1]: n * H * W.
+  Value batchOffsets;  ///< Each sample's image's first row, n * H * W.
   int counter = 0;
 
   std::string fresh(llvm::StringRef what) {
@@ -487,19 +490,36 @@ struct GridSampler {
   Value constant(double v) {
     return n.scalar(coords, v, fresh("c"));
   }
-  Value add(Value a, Value b) { return n.op<AddOp>(coords, {a, b}, {}, fresh("add")); }
-  Value sub(Value a, Value b) { return n.op<SubOp>(coords, {a, b}, {}, fresh("sub")); }
-  Value mul(Value a, Value b) { return n.op<MulOp>(coords, {a, b}, {}, fresh("mul")); }
-  Value floor(Value a) { return n.op<FloorOp>(coords, a, {}, fresh("floor")); }
-  Value max(Value a, Value b) {
-    return n.op<MaximumOp>(coords, {a, b}, {}, fresh("max"));
+  /// An f32 vector: [k] along x (the last dimension), [k, 1] along y.
+  Value vector(ArrayRef<float> values, bool alongY) {
+    int64_t k = static_cast<int64_t>(values.size());
+    auto type = alongY ? RankedTensorType::get({k, 1}, coords.getElementType())
+                       : RankedTensorType::get({k}, coords.getElementType());
+    return n.constant(DenseElementsAttr::get(type, values), fresh("taps"));
   }
-  Value min(Value a, Value b) { return n.minimum(a, b, coords, fresh("min")); }
+  // Elementwise ops, their result types numpy's broadcast of the operands'.
+  Value add(Value a, Value b) {
+    return n.op<AddOp>(Type(), {a, b}, {}, fresh("add"));
+  }
+  Value sub(Value a, Value b) {
+    return n.op<SubOp>(Type(), {a, b}, {}, fresh("sub"));
+  }
+  Value mul(Value a, Value b) {
+    return n.op<MulOp>(Type(), {a, b}, {}, fresh("mul"));
+  }
+  Value floor(Value a) { return n.op<FloorOp>(Type(), a, {}, fresh("floor")); }
+  Value max(Value a, Value b) {
+    return n.op<MaximumOp>(Type(), {a, b}, {}, fresh("max"));
+  }
+  Value min(Value a, Value b) {
+    return n.minimum(a, b, n.broadcastType(a, b), fresh("min"));
+  }
   Value mask(Value v, double low, double high) {
-    auto type = withI1();
-    Value above = n.op<GreaterEqualOp>(type, {v, constant(low)}, {}, fresh("ge"));
-    Value below = n.op<GreaterEqualOp>(type, {constant(high), v}, {}, fresh("le"));
-    return n.op<LogicalAndOp>(type, {above, below}, {}, fresh("in"));
+    Value above =
+        n.op<GreaterEqualOp>(Type(), {v, constant(low)}, {}, fresh("ge"));
+    Value below =
+        n.op<GreaterEqualOp>(Type(), {constant(high), v}, {}, fresh("le"));
+    return n.op<LogicalAndOp>(Type(), {above, below}, {}, fresh("in"));
   }
   RankedTensorType withI1() {
     return RankedTensorType::get(coords.getShape(), n.builder().getI1Type());
@@ -515,18 +535,21 @@ struct GridSampler {
   }
   /// reflect_coordinates over [twiceLow / 2, twiceHigh / 2].
   Value reflect(Value v, int64_t twiceLow, int64_t twiceHigh) {
-    if (twiceLow == twiceHigh)
-      return constant(0);
+    if (twiceLow == twiceHigh) // Zeros of v's shape.
+      return n.constant(
+          DenseElementsAttr::get(cast<RankedTensorType>(v.getType()),
+                                 n.builder().getF32FloatAttr(0)),
+          fresh("c"));
     double low = twiceLow / 2.0, span = (twiceHigh - twiceLow) / 2.0;
     Value shifted = sub(v, constant(low));
-    Value in = max(shifted, n.op<NegOp>(coords, shifted, {}, fresh("neg")));
+    Value in = max(shifted, n.op<NegOp>(Type(), shifted, {}, fresh("neg")));
     Value flips = floor(mul(in, constant(1.0 / span)));
     Value extra = sub(in, mul(flips, constant(span)));
     Value half = floor(mul(flips, constant(0.5)));
-    Value odd = n.op<GreaterOp>(withI1(), {sub(flips, mul(half, constant(2))),
-                                           constant(0.5)},
-                                {}, fresh("odd"));
-    return n.op<SelectOp>(coords,
+    Value odd = n.op<GreaterOp>(
+        Type(), {sub(flips, mul(half, constant(2))), constant(0.5)}, {},
+        fresh("odd"));
+    return n.op<SelectOp>(Type(),
                           {odd, add(sub(constant(span), extra), constant(low)),
                            add(extra, constant(low))},
                           {}, fresh("reflected"));
@@ -542,39 +565,44 @@ struct GridSampler {
     }
     return v;
   }
-  /// The input at integral coordinates (x, y) times `weight`, zero where
-  /// (x, y) is outside the input: [N, Ho, Wo, C].
-  Value tap(Value x, Value y, Value weight) {
-    Value inside = n.op<LogicalAndOp>(withI1(),
-                                      {mask(x, 0, width - 1),
-                                       mask(y, 0, height - 1)},
-                                      {}, fresh("inside"));
+  /// The input at a B x A block of integral coordinates, x [lead..., 1, A]
+  /// and y [lead..., B, 1], times `weight` ([lead..., B, A] or one that
+  /// broadcasts to it), zero where (x, y) is outside the input:
+  /// [lead..., B * A, C], the taps in row-major (y, x) order.
+  Value taps(Value x, Value y, Value weight) {
+    Value inside = n.op<LogicalAndOp>(
+        Type(), {mask(x, 0, width - 1), mask(y, 0, height - 1)}, {},
+        fresh("inside"));
     Value cx = min(max(x, constant(0)), constant(width - 1));
     Value cy = min(max(y, constant(0)), constant(height - 1));
     Value flat = add(mul(cy, constant(width)), cx);
-    auto i64 = RankedTensorType::get(coords.getShape(),
-                                     n.builder().getI64Type());
+    auto block = cast<RankedTensorType>(flat.getType());
+    auto i64 =
+        RankedTensorType::get(block.getShape(), n.builder().getI64Type());
     Value index = n.op<CastOp>(i64, flat, {}, fresh("index"));
-    index = n.op<AddOp>(i64, {index, batchOffsets}, {}, fresh("row"));
-    SmallVector<int64_t> gatheredShape(coords.getShape());
-    gatheredShape.push_back(channels);
-    auto f32 = coords.getElementType();
+    index = n.op<AddOp>(Type(), {index, batchOffsets}, {}, fresh("row"));
     Value gathered = n.op<GatherOp>(
-        RankedTensorType::get(gatheredShape, f32), {rows, index},
+        Type(), {rows, index},
         {n.named("axis", n.builder().getI64IntegerAttr(0))}, fresh("gather"));
-    SmallVector<int64_t> outShape(coords.getShape().drop_back());
-    outShape.push_back(channels);
-    auto outType = RankedTensorType::get(outShape, f32);
-    gathered = n.reshape(gathered, outShape, fresh("taps"));
-    Value w = n.op<SelectOp>(coords, {inside, weight, constant(0)}, {},
+    ArrayRef<int64_t> shape = block.getShape();
+    SmallVector<int64_t> lead(shape.drop_back(2));
+    lead.push_back(shape[shape.size() - 2] * shape.back());
+    Value w = n.op<SelectOp>(Type(), {inside, weight, constant(0)}, {},
                              fresh("weight"));
-    return n.op<MulOp>(outType, {gathered, w}, {}, fresh("weighted"));
+    SmallVector<int64_t> wShape(lead);
+    wShape.push_back(1);
+    lead.push_back(channels);
+    return mul(n.reshape(gathered, lead, fresh("taps")),
+               n.reshape(w, wShape, fresh("weights")));
   }
 };
 
 /// The cubic convolution coefficients of PyTorch's bicubic sampling
-/// (A = -0.75) for the fraction t, as graph ops.
-SmallVector<Value> cubicWeights(GridSampler &g, Value t) {
+/// (A = -0.75) for the fraction t ([lead..., 1, 1]) at the four taps'
+/// distances t + 1, t, 1 - t and 2 - t (the taps at -1, 0, 1, 2):
+/// [lead..., 1, 4], or [lead..., 4, 1] `alongY`. The same bits as one
+/// tap at a time: each distance is (t - offset) * +-1.
+Value cubicWeights(GridSampler &g, Value t, bool alongY) {
   const double a = -0.75;
   auto near = [&](Value x) { // ((A + 2) x - (A + 3)) x x + 1
     Value inner = g.sub(g.mul(x, g.constant(a + 2)), g.constant(a + 3));
@@ -585,9 +613,18 @@ SmallVector<Value> cubicWeights(GridSampler &g, Value t) {
     inner = g.add(g.mul(inner, x), g.constant(8 * a));
     return g.sub(g.mul(inner, x), g.constant(4 * a));
   };
-  Value one = g.constant(1);
-  return {far(g.add(t, one)), near(t), near(g.sub(one, t)),
-          far(g.sub(g.constant(2), t))};
+  Value d = g.mul(g.sub(t, g.vector({-1, 0, 1, 2}, alongY)),
+                  g.vector({1, 1, -1, -1}, alongY));
+  int64_t k = 4;
+  Builder &b = g.n.builder();
+  auto maskType = alongY ? RankedTensorType::get({k, 1}, b.getI1Type())
+                         : RankedTensorType::get({k}, b.getI1Type());
+  Value isNear =
+      g.n.constant(DenseElementsAttr::get(
+                       maskType, ArrayRef<bool>{false, true, true, false}),
+                   g.fresh("near"));
+  return g.n.op<SelectOp>(Type(), {isNear, near(d), far(d)}, {},
+                          g.fresh("cubic"));
 }
 
 /// GridSample: X [N, C, H, W] sampled at Grid [N, Ho, Wo, 2] (x, y in
@@ -620,7 +657,9 @@ bool mapGridSample(Node &n, SmallVectorImpl<Value> &results,
   int64_t batch = x.getDimSize(0), channels = x.getDimSize(1),
           height = x.getDimSize(2), width = x.getDimSize(3);
   int64_t outH = grid.getDimSize(1), outW = grid.getDimSize(2);
-  auto coords = RankedTensorType::get({batch, outH, outW, 1}, b.getF32Type());
+  // One coordinate per sample, with room for a tap block: [N, Ho, Wo, 1, 1].
+  auto coords =
+      RankedTensorType::get({batch, outH, outW, 1, 1}, b.getF32Type());
   GridSampler g{n, coords, batch, channels, height, width,
                 n.getInt("align_corners", 0) != 0, padding, {}, {}};
   Value nhwc = n.transpose(n.input(0), {0, 2, 3, 1}, "nhwc");
@@ -628,53 +667,57 @@ bool mapGridSample(Node &n, SmallVectorImpl<Value> &results,
   SmallVector<int64_t> offsets;
   for (int64_t i = 0; i < batch; ++i)
     offsets.push_back(i * height * width);
-  g.batchOffsets = n.constant(
-      DenseElementsAttr::get(
-          RankedTensorType::get({batch, 1, 1, 1}, b.getI64Type()),
-          ArrayRef<int64_t>(offsets)),
-      "batch_offsets");
+  g.batchOffsets =
+      n.constant(DenseElementsAttr::get(
+                     RankedTensorType::get({batch, 1, 1, 1, 1}, b.getI64Type()),
+                     ArrayRef<int64_t>(offsets)),
+                 "batch_offsets");
   auto part = [&](int64_t at, llvm::StringRef what) {
-    return n.op<SliceOp>(coords, n.input(1),
-                         {n.named("begin", b.getDenseI64ArrayAttr({0, 0, 0, at})),
-                          n.named("size", b.getDenseI64ArrayAttr(
-                                              {batch, outH, outW, 1}))},
-                         what);
+    Value v = n.op<SliceOp>(
+        RankedTensorType::get({batch, outH, outW, 1}, b.getF32Type()),
+        n.input(1),
+        {n.named("begin", b.getDenseI64ArrayAttr({0, 0, 0, at})),
+         n.named("size", b.getDenseI64ArrayAttr({batch, outH, outW, 1}))},
+        what);
+    return n.reshape(v, coords.getShape(), (what + "_r").str());
   };
   Value ix = g.unnormalize(part(0, "grid_x"), width);
   Value iy = g.unnormalize(part(1, "grid_y"), height);
-  SmallVector<Value> taps;
+  Value taps;
   if (mode == "bicubic") {
+    // Taps at floor - 1 .. floor + 2 along each axis: a 4 x 4 block.
     Value x0 = g.floor(ix), y0 = g.floor(iy);
-    SmallVector<Value> wx = cubicWeights(g, g.sub(ix, x0));
-    SmallVector<Value> wy = cubicWeights(g, g.sub(iy, y0));
-    for (int j = 0; j < 4; ++j) {
-      Value ty = g.floor(g.pad(g.add(y0, g.constant(j - 1)), height));
-      for (int i = 0; i < 4; ++i) {
-        Value tx = g.floor(g.pad(g.add(x0, g.constant(i - 1)), width));
-        taps.push_back(g.tap(tx, ty, g.mul(wx[i], wy[j])));
-      }
-    }
+    Value wx = cubicWeights(g, g.sub(ix, x0), /*alongY=*/false);
+    Value wy = cubicWeights(g, g.sub(iy, y0), /*alongY=*/true);
+    Value tx = g.floor(g.pad(g.add(x0, g.vector({-1, 0, 1, 2}, false)), width));
+    Value ty = g.floor(g.pad(g.add(y0, g.vector({-1, 0, 1, 2}, true)), height));
+    taps = g.taps(tx, ty, g.mul(wx, wy));
   } else {
     ix = g.pad(ix, width);
     iy = g.pad(iy, height);
     if (mode == "nearest") {
-      taps.push_back(g.tap(n.op<RoundOp>(coords, ix, {}, "nearest_x"),
-                           n.op<RoundOp>(coords, iy, {}, "nearest_y"),
-                           g.constant(1)));
+      taps = g.taps(n.op<RoundOp>(Type(), ix, {}, "nearest_x"),
+                    n.op<RoundOp>(Type(), iy, {}, "nearest_y"), g.constant(1));
     } else {
+      // A 2 x 2 block at floor and floor + 1; the weight of one tap is its
+      // distance to the other, (other - v) * +-1: x1 - ix and ix - x0.
       Value x0 = g.floor(ix), y0 = g.floor(iy);
-      Value x1 = g.add(x0, g.constant(1)), y1 = g.add(y0, g.constant(1));
-      Value fx = g.sub(ix, x0), fy = g.sub(iy, y0);
-      Value gx = g.sub(x1, ix), gy = g.sub(y1, iy);
-      taps.push_back(g.tap(x0, y0, g.mul(gx, gy)));
-      taps.push_back(g.tap(x1, y0, g.mul(fx, gy)));
-      taps.push_back(g.tap(x0, y1, g.mul(gx, fy)));
-      taps.push_back(g.tap(x1, y1, g.mul(fx, fy)));
+      auto weights = [&](Value v, Value v0, bool alongY) {
+        return g.mul(g.sub(g.add(v0, g.vector({1, 0}, alongY)), v),
+                     g.vector({1, -1}, alongY));
+      };
+      taps = g.taps(g.add(x0, g.vector({0, 1}, false)),
+                    g.add(y0, g.vector({0, 1}, true)),
+                    g.mul(weights(ix, x0, false), weights(iy, y0, true)));
     }
   }
-  Value sum = taps.front();
-  for (Value t : ArrayRef<Value>(taps).drop_front())
-    sum = n.op<AddOp>(sum.getType(), {sum, t}, {}, g.fresh("sum"));
+  auto sumType =
+      RankedTensorType::get({batch, outH, outW, channels}, b.getF32Type());
+  Value sum = cast<RankedTensorType>(taps.getType()).getDimSize(3) == 1
+                  ? n.reshape(taps, sumType.getShape(), "sum")
+                  : n.op<ReduceSumOp>(
+                        sumType, taps,
+                        {n.named("axes", b.getDenseI64ArrayAttr({3}))}, "sum");
   results.push_back(n.transpose(sum, {0, 3, 1, 2}));
   return true;
 }
@@ -685,10 +728,10 @@ bool mapGridSample(Node &n, SmallVectorImpl<Value> &results,
 /// the average (or the maximum) of sampling_ratio x sampling_ratio
 /// bilinear samples. The rois are data: the samples' coordinates are
 /// elementwise ops on f32 tensors [R, Ho * Wo * S, 1] (S samples per bin),
-/// each of the four taps a `gather` of X's rows ([N * H * W, C]), as
-/// GridSample's. sampling_ratio 0 (adaptive: ceil of each roi's size over
-/// the bins') needs the rois known at import time: each roi then has its
-/// own grid, padded to the largest with repeated samples (max) or samples
+/// the four taps one 2 x 2 block, a `gather` of X's rows ([N * H * W, C])
+/// for all, as GridSample's. sampling_ratio 0 (adaptive: ceil of each roi's
+/// size over the bins') needs the rois known at import time: each roi then has
+/// its own grid, padded to the largest with repeated samples (max) or samples
 /// of no weight (avg, divided by the roi's own count); rois of the run are
 /// refused, as the number of samples would not be static.
 bool mapRoiAlign(Node &n, SmallVectorImpl<Value> &results,
@@ -785,9 +828,12 @@ bool mapRoiAlign(Node &n, SmallVectorImpl<Value> &results,
   g.rows = n.reshape(nhwc, {batch * height * width, channels}, "rows");
   Value image = n.reshape(toI64(n, n.input(2), "batch_i64"), {count, 1, 1},
                           "batch");
-  g.batchOffsets = n.op<MulOp>(
-      Type(), {image, n.scalar(image.getType(), height * width, "image_size")},
-      {}, "batch_offsets");
+  g.batchOffsets =
+      n.reshape(n.op<MulOp>(Type(),
+                            {image, n.scalar(image.getType(), height * width,
+                                             "image_size")},
+                            {}, "batch_offsets"),
+                {count, 1, 1, 1}, "batch_offsets_r");
   // Each roi's corner and size, [R, 1, 1].
   auto corner = [&](int64_t at, llvm::StringRef what) {
     Value v = n.op<SliceOp>(
@@ -862,30 +908,35 @@ bool mapRoiAlign(Node &n, SmallVectorImpl<Value> &results,
                                                                     : own)),
                            "present")},
         {}, "valid_present");
-  auto neighbours = [&](Value v, int64_t size) {
+  // Each sample's taps, a 2 x 2 block: x [R, P, 1, 2], y [R, P, 2, 1].
+  // A sample's low neighbour is its floor, the high one the next but at
+  // most size - 1: min(low + {0, 1}, size - 1); their weights 1 - frac and
+  // frac, ({1, 0} - frac) * {1, -1} (the same bits).
+  auto neighbours = [&](Value v, int64_t size, bool alongY) {
+    v = n.reshape(v, {count, points, 1, 1}, g.fresh("sample"));
     Value clamped = g.min(g.max(v, g.constant(0)), g.constant(size - 1));
     Value low = g.floor(clamped);
-    Value high = g.min(g.add(low, g.constant(1)), g.constant(size - 1));
     Value frac = g.sub(clamped, low);
-    return std::make_tuple(low, high, frac, g.sub(g.constant(1), frac));
+    return std::make_pair(
+        g.min(g.add(low, g.vector({0, 1}, alongY)), g.constant(size - 1)),
+        g.mul(g.sub(g.vector({1, 0}, alongY), frac),
+              g.vector({1, -1}, alongY)));
   };
-  auto [x0, x1, lx, hx] = neighbours(sx, width);
-  auto [y0, y1, ly, hy] = neighbours(sy, height);
-  auto weight = [&](Value a, Value c) {
-    return n.op<SelectOp>(coords, {valid, g.mul(a, c), g.constant(0)}, {},
-                          g.fresh("weight"));
-  };
-  Value taps[] = {g.tap(x0, y0, weight(hy, hx)), g.tap(x1, y0, weight(hy, lx)),
-                  g.tap(x0, y1, weight(ly, hx)), g.tap(x1, y1, weight(ly, lx))};
+  auto [xs, wx] = neighbours(sx, width, false);
+  auto [ys, wy] = neighbours(sy, height, true);
+  valid = n.reshape(valid, {count, points, 1, 1}, "valid_r");
+  Value weight = n.op<SelectOp>(Type(), {valid, g.mul(wy, wx), g.constant(0)},
+                                {}, "weight");
   // Per sample: the taps' sum (avg) or maximum (max), [R, P, C]; per bin:
   // the samples' mean or maximum.
   bool max = mode == "max";
-  Value combined = taps[0];
-  for (Value t : ArrayRef<Value>(taps).drop_front())
-    combined = max ? n.op<MaximumOp>(t.getType(), {combined, t}, {},
-                                     g.fresh("max"))
-                   : n.op<AddOp>(t.getType(), {combined, t}, {},
-                                 g.fresh("sum"));
+  auto perSample =
+      RankedTensorType::get({count, points, channels}, b.getF32Type());
+  NamedAttribute tapAxis = n.named("axes", b.getDenseI64ArrayAttr({2}));
+  Value block = g.taps(xs, ys, weight);
+  Value combined =
+      max ? n.op<ReduceMaxOp>(perSample, block, {tapAxis}, "taps_max")
+          : n.op<ReduceSumOp>(perSample, block, {tapAxis}, "taps_sum");
   Value bins = n.reshape(combined, {count, outH, outW, samples, channels},
                          "samples");
   auto pooledType =
