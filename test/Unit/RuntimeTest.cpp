@@ -1017,7 +1017,13 @@ TEST(Kernels, BroadcastRunsAcrossBlocksEqualElementByElement) {
   // dimensions that do not merge (700x1x3, 3x1x1x3, 1x700x1x1) and a
   // long repeated run (3x1x1x1). Then out 3x700x3x1, its last dimension
   // of size 1 (the same runs as 3x700x3: 3x1 a pattern, 3x700x1x1 each
-  // element repeated).
+  // element repeated). Then out 3x50x70x3 (31500 elements, blocks and
+  // threads start inside runs and rows), whose operands have two outer
+  // dimensions after merging (3x50x1x3 and 50x70x1: a row of runs
+  // repeated, as RoiAlign's taps) or three (3x1x70x1, 1x50x1x3). Then
+  // the same with runs of 4 (3x51x71x4) and of 2 (5x61x61x2), whose loops
+  // are unrolled (blocks and threads start at multiples of 16, at a run's
+  // start; a fused kernel over 32768 elements splits over threads).
   // add_n of three and mul of two, single kernels and fused, against
   // indices computed element by element.
   struct Case {
@@ -1031,7 +1037,13 @@ TEST(Kernels, BroadcastRunsAcrossBlocksEqualElementByElement) {
        {{3}, {1, 1, 3}, {3, 700, 1, 1}, {700, 1, 3}, {3, 1, 1, 3},
         {1, 700, 1, 1}, {3, 1, 1, 1}}},
       {{3, 700, 3, 1},
-       {{3, 1}, {3, 700, 1, 1}, {700, 3, 1}, {3, 1, 3, 1}, {1, 700, 1, 1}}}};
+       {{3, 1}, {3, 700, 1, 1}, {700, 3, 1}, {3, 1, 3, 1}, {1, 700, 1, 1}}},
+      {{3, 50, 70, 3},
+       {{3, 50, 1, 3}, {50, 70, 1}, {3, 1, 70, 1}, {1, 50, 1, 3}}},
+      {{3, 51, 71, 4},
+       {{3, 51, 1, 4}, {51, 71, 1}, {3, 1, 71, 1}, {1, 51, 1, 4}, {4}}},
+      {{5, 61, 61, 2},
+       {{5, 61, 1, 2}, {61, 61, 1}, {5, 1, 61, 1}, {1, 61, 1, 2}, {2}}}};
   auto make = [](std::vector<int64_t> shape, float scale) {
     HostTensor t(TensorType{ElementType::F32, shape});
     for (int64_t i = 0; i < t.type.numElements(); ++i) {
