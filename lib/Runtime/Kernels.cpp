@@ -504,26 +504,14 @@ public:
       return;
     }
     // The output's dimensions but those of size 1, and the operand's
-    // strides along them (0 where it is broadcast), innermost first, then
-    // reversed. Inline storage: a fused group builds its readers on every
-    // call.
-    const std::vector<int64_t> &shape = ref.type->shape;
-    size_t skip = out.size() - shape.size();
+    // strides along them.
+    std::vector<int64_t> all = broadcastStrides(ref.type->shape, out);
     llvm::SmallVector<int64_t, 8> sizes, strides;
-    int64_t own = 1;
-    for (size_t d = out.size(); d-- > 0;) {
-      int64_t stride = 0;
-      if (d >= skip && shape[d - skip] != 1) {
-        stride = own;
-        own *= shape[d - skip];
-      }
+    for (size_t d = 0; d < out.size(); ++d)
       if (out[d] != 1) {
         sizes.push_back(out[d]);
-        strides.push_back(stride);
+        strides.push_back(all[d]);
       }
-    }
-    std::reverse(sizes.begin(), sizes.end());
-    std::reverse(strides.begin(), strides.end());
     if (sizes.empty()) { // One element (and the operand one too).
       kind_ = Kind::Single;
       return;
@@ -610,7 +598,7 @@ public:
     if (outer_.size() == 2 && run_ < 32) {
       // Two outer dimensions (RoiAlign's [R, P, 1, 2] taps in [R, P, 2,
       // 2]): a counter per level, not an odometer step per run.
-      int64_t inner = rest % outer_[1], row = rest / outer_[1] % outer_[0];
+      int64_t inner = rest % outer_[1], row = rest / outer_[1];
       int64_t s0 = strides_[0], s1 = strides_[1];
       const S *base = data_ + row * s0;
       int64_t size1 = outer_[1];

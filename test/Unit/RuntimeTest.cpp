@@ -1017,8 +1017,8 @@ TEST(Kernels, BroadcastRunsAcrossBlocksEqualElementByElement) {
   // dimensions that do not merge (700x1x3, 3x1x1x3, 1x700x1x1) and a
   // long repeated run (3x1x1x1). Then out 3x700x3x1, its last dimension
   // of size 1 (the same runs as 3x700x3: 3x1 a pattern, 3x700x1x1 each
-  // element repeated). Then out 3x50x70x3 (31500 elements, blocks and
-  // threads start inside runs and rows), whose operands have two outer
+  // element repeated). Then out 3x50x70x3 (31500 elements, blocks of
+  // 4096 start inside runs and rows), whose operands have two outer
   // dimensions after merging (3x50x1x3 and 50x70x1: a row of runs
   // repeated, as RoiAlign's taps) or three (3x1x70x1, 1x50x1x3). Then
   // the same with runs of 4 (3x51x71x4) and of 2 (5x61x61x2), whose loops
