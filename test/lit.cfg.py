@@ -116,6 +116,9 @@ try:
          "--list-devices"], capture_output=True, text=True, timeout=120).stdout
     if re.search(r"^CUDA: [0-9]+ GPUs?: ", listing, re.M):
         config.available_features.add("cuda-gpu")
+    # `no-cuda-driver`: libcuda.so.1 could not be opened.
+    if re.search(r"^CUDA: no GPU \(libcuda\.so", listing, re.M):
+        config.available_features.add("no-cuda-driver")
 except (OSError, subprocess.SubprocessError):
     pass
 

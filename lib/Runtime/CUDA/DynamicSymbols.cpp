@@ -47,9 +47,16 @@ CudaLibraries load() {
   resolve(driver, GPLACE_STRINGIFY(name), libs.name, libs.driverError);
 #include "CudaSymbols.def"
   }
-  if (void *cublas = openLibrary({"libcublas.so.13", "libcublas.so.12",
-                                  "libcublas.so"},
-                                 libs.cublasError)) {
+  // cuBLAS and cuDNN only run on a GPU, so without the driver they are not
+  // opened: libcublasLt alone takes ~0.35 s to load, which every gplace-run
+  // on a machine without CUDA would pay (NVRTC, which makes PTX without a
+  // GPU, is still opened).
+  if (!libs.driverError.empty()) {
+    libs.cublasError = libs.cudnnError =
+        "not opened without the CUDA driver (" + libs.driverError + ")";
+  } else if (void *cublas = openLibrary({"libcublas.so.13", "libcublas.so.12",
+                                         "libcublas.so"},
+                                        libs.cublasError)) {
 #define GPLACE_CUBLAS(name)                                                    \
   resolve(cublas, GPLACE_STRINGIFY(name), libs.name, libs.cublasError);
 #define GPLACE_CUBLAS_TYPED(name, type)                                        \
@@ -63,8 +70,11 @@ CudaLibraries load() {
   resolve(nvrtc, GPLACE_STRINGIFY(name), libs.name, libs.nvrtcError);
 #include "CudaSymbols.def"
   }
-  if (void *cudnn = openLibrary({"libcudnn.so.9", "libcudnn.so"},
-                                libs.cudnnError)) {
+  void *cudnn = libs.driverError.empty()
+                    ? openLibrary({"libcudnn.so.9", "libcudnn.so"},
+                                  libs.cudnnError)
+                    : nullptr;
+  if (cudnn) {
 #define GPLACE_CUDNN(name)                                                     \
   resolve(cudnn, GPLACE_STRINGIFY(name), libs.name, libs.cudnnError);
 #include "CudaSymbols.def"
