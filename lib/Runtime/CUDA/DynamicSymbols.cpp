@@ -41,8 +41,8 @@ bool resolve(void *library, const char *symbol, T &slot, std::string &error) {
 
 CudaLibraries load() {
   CudaLibraries libs;
-  if (void *driver = openLibrary({"libcuda.so.1", "libcuda.so"},
-                                 libs.driverError)) {
+  if (void *driver =
+          openLibrary({"libcuda.so.1", "libcuda.so"}, libs.driverError)) {
 #define GPLACE_CU(name)                                                        \
   resolve(driver, GPLACE_STRINGIFY(name), libs.name, libs.driverError);
 #include "CudaSymbols.def"
@@ -51,29 +51,32 @@ CudaLibraries load() {
   // opened: libcublasLt alone takes ~0.35 s to load, which every gplace-run
   // on a machine without CUDA would pay (NVRTC, which makes PTX without a
   // GPU, is still opened).
-  if (!libs.driverError.empty()) {
+  bool haveDriver = libs.driverError.empty();
+  if (!haveDriver)
     libs.cublasError = libs.cudnnError =
         "not opened without the CUDA driver (" + libs.driverError + ")";
-  } else if (void *cublas = openLibrary({"libcublas.so.13", "libcublas.so.12",
-                                         "libcublas.so"},
-                                        libs.cublasError)) {
+  void *cublas =
+      haveDriver
+          ? openLibrary({"libcublas.so.13", "libcublas.so.12", "libcublas.so"},
+                        libs.cublasError)
+          : nullptr;
+  if (cublas) {
 #define GPLACE_CUBLAS(name)                                                    \
   resolve(cublas, GPLACE_STRINGIFY(name), libs.name, libs.cublasError);
 #define GPLACE_CUBLAS_TYPED(name, type)                                        \
   resolve(cublas, GPLACE_STRINGIFY(name), libs.name, libs.cublasError);
 #include "CudaSymbols.def"
   }
-  if (void *nvrtc = openLibrary({"libnvrtc.so.13", "libnvrtc.so.12",
-                                 "libnvrtc.so"},
-                                libs.nvrtcError)) {
+  if (void *nvrtc =
+          openLibrary({"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so"},
+                      libs.nvrtcError)) {
 #define GPLACE_NVRTC(name)                                                     \
   resolve(nvrtc, GPLACE_STRINGIFY(name), libs.name, libs.nvrtcError);
 #include "CudaSymbols.def"
   }
-  void *cudnn = libs.driverError.empty()
-                    ? openLibrary({"libcudnn.so.9", "libcudnn.so"},
-                                  libs.cudnnError)
-                    : nullptr;
+  void *cudnn = haveDriver ? openLibrary({"libcudnn.so.9", "libcudnn.so"},
+                                         libs.cudnnError)
+                           : nullptr;
   if (cudnn) {
 #define GPLACE_CUDNN(name)                                                     \
   resolve(cudnn, GPLACE_STRINGIFY(name), libs.name, libs.cudnnError);
