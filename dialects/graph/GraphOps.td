@@ -842,6 +842,38 @@ def Graph_IdentityOp : Graph_Op<"identity", "Identity",
   let hasFolder = 1;
 }
 
+def Graph_CheckRangeOp : Graph_KernelOp<"check_range", "CheckRange",
+    [Pure, Graph_NotDifferentiable,
+     DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
+  let summary = "forwards integers, failing the run on one outside a range";
+  let description = [{
+    Returns its operand unchanged when every element is in `[low, high]`;
+    otherwise the step fails, naming the first element outside the range
+    (`x[1] = 7 is not in [0, 3]`), before anything downstream runs. A
+    run-time check of a value a kernel cannot range-check itself, as
+    TensorFlow's CheckNumerics checks floats and its
+    `tf.debugging.assert_less_equal` builds an Assert (gplace has no op of
+    TensorFlow's for it; the ONNX importer checks an LSTM's, GRU's or
+    RNN's `sequence_lens` given at run time with it, as ONNX Runtime
+    refuses lengths outside `[0, seq_length]`). Host kernels only: it runs
+    on the CPU (soft placement moves one requested elsewhere). A constant
+    operand in the range folds to itself.
+
+    ```mlir
+    %ok = gplace.check_range %lens low = 0 high = 3 : tensor<2xi64>
+    ```
+  }];
+  let arguments = !con((ins StaticShapeTensorOf<[I32, I64]>:$input,
+                            I64Attr:$low, I64Attr:$high),
+                       placementAttrs, controlDepsArg);
+  let results = (outs StaticShapeTensorOf<[I32, I64]>:$result);
+  let assemblyFormat = "$input `low` `=` $low `high` `=` $high " # afterClause
+      # " attr-dict `:` type($input)";
+  let extraClassDefinition = kernelDefinition # inferFromFirstOperand;
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
 
 //===----------------------------------------------------------------------===//
 // Broadcasting and padding (and the gradients of reductions and slices).

@@ -1993,6 +1993,21 @@ void oneHotRows(const KernelCall &call, int64_t rows, int64_t depth) {
   }
 }
 
+/// gplace.check_range: its input, when every element is in [low, high];
+/// else the first element outside, as the step's error.
+template <> Status runKernel<Kernel::CheckRange>(const KernelCall &call) {
+  int64_t count = call.inputs[0].type->numElements();
+  for (int64_t k = 0; k < count; ++k)
+    if (int64_t value = readIndex(call.inputs[0], k);
+        value < call.params->low || value > call.params->high)
+      return Status::invalidArgument(
+          "gplace.check_range: x[" + std::to_string(k) +
+          "] = " + std::to_string(value) + " is not in [" +
+          std::to_string(call.params->low) + ", " +
+          std::to_string(call.params->high) + "]");
+  return copyData(call);
+}
+
 template <> Status runKernel<Kernel::OneHot>(const KernelCall &call) {
   const TensorType &outType = *call.outputs[0].type;
   int64_t depth = outType.shape.back();

@@ -165,3 +165,20 @@ func.func @largeBroadcasts() -> (tensor<64x256xf32>, tensor<1024x256xf32>, tenso
   %same = gplace.mul %full, %q {name = "same_size"} : (tensor<1024x256xf32>, tensor<1x1xf32>) -> tensor<1024x256xf32>
   return %small, %large, %outer, %same : tensor<64x256xf32>, tensor<1024x256xf32>, tensor<1024x256xf32>, tensor<1024x256xf32>
 }
+
+// -----
+
+// check_range of a constant in its range folds to the constant; one
+// outside stays, so that the run fails there.
+// CHECK-LABEL: func.func @checkRange
+// CHECK-NEXT: %[[IN:.*]] = gplace.constant dense<[0, 3]> : tensor<2xi64> {name = "in_range"}
+// CHECK-NEXT: %[[OUT:.*]] = gplace.constant dense<[0, 4]> : tensor<2xi64>
+// CHECK-NEXT: %[[KEPT:.*]] = gplace.check_range %[[OUT]] low = 0 high = 3 {name = "out_of_range"}
+// CHECK-NEXT: return %[[IN]], %[[KEPT]]
+func.func @checkRange() -> (tensor<2xi64>, tensor<2xi64>) {
+  %a = gplace.constant dense<[0, 3]> : tensor<2xi64>
+  %in = gplace.check_range %a low = 0 high = 3 {name = "in_range"} : tensor<2xi64>
+  %b = gplace.constant dense<[0, 4]> : tensor<2xi64>
+  %out = gplace.check_range %b low = 0 high = 3 {name = "out_of_range"} : tensor<2xi64>
+  return %in, %out : tensor<2xi64>, tensor<2xi64>
+}

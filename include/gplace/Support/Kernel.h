@@ -176,6 +176,8 @@ struct KernelParams {
   /// 3 gru, 4 gru with linear_before_reset) and the direction (0 forward,
   /// 1 reverse, 2 bidirectional).
   int64_t rnnKind = 0, rnnDirection = 0;
+  /// check_range: the bounds every element must lie in, both included.
+  int64_t low = 0, high = 0;
 };
 
 /// How a kernel parameter is typed: a unit attribute (a flag), an integer,

@@ -772,6 +772,19 @@ OpFoldResult IdentityOp::fold(FoldAdaptor adaptor) {
   return {};
 }
 
+OpFoldResult CheckRangeOp::fold(FoldAdaptor adaptor) {
+  // A constant in the range is its own result; one outside stays, so that
+  // the run fails where the kernel would.
+  DenseElementsAttr value = constantOf(adaptor.getInput());
+  if (!value || value.getType() != getType())
+    return {};
+  int64_t low = getLowAttr().getInt(), high = getHighAttr().getInt();
+  for (const APInt &element : value.getValues<APInt>())
+    if (element.getSExtValue() < low || element.getSExtValue() > high)
+      return {};
+  return value;
+}
+
 OpFoldResult ReshapeOp::fold(FoldAdaptor adaptor) {
   if (getInput().getType() == getType())
     return getInput();

@@ -1030,6 +1030,14 @@ LogicalResult SelectOp::verify() {
                                       RuleError{*this, {}, {}}));
 }
 
+LogicalResult CheckRangeOp::verify() {
+  int64_t low = getLowAttr().getInt(), high = getHighAttr().getInt();
+  if (low > high)
+    return emitOpError() << "low (" << low << ") must be at most high (" << high
+                         << ")";
+  return success();
+}
+
 LogicalResult OneHotOp::verify() {
   RankedTensorType indices = getIndices().getType(), result = getType();
   for (Value value : {getOnValue(), getOffValue()})

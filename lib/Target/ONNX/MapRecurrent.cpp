@@ -331,10 +331,10 @@ bool mapRecurrent(Node &n, Cell cell, SmallVectorImpl<Value> &results,
   }
   Builder &b = n.builder();
   if (n.hasInput(4)) {
-    // ONNX Runtime refuses lengths outside [0, seq_length]; known at
-    // import time, so does gplace (at run time a longer one counts as the
-    // whole sequence and a negative one as 0).
-    if (std::optional<DenseElementsAttr> lens = n.constant(4))
+    // ONNX Runtime refuses lengths outside [0, seq_length]: known at import
+    // time, so does gplace; given at run time, a check_range fails the run.
+    std::optional<DenseElementsAttr> constantLens = n.constant(4);
+    if (std::optional<DenseElementsAttr> lens = constantLens)
       if (lens->getElementType().isIntOrIndex())
         for (const APInt &len : lens->getValues<APInt>())
           if (len.getSExtValue() < 0 || len.getSExtValue() > r.seq) {
@@ -350,6 +350,11 @@ bool mapRecurrent(Node &n, Cell cell, SmallVectorImpl<Value> &results,
              .isInteger(64))
       r.lens = n.op<CastOp>(RankedTensorType::get({r.batch, 1}, b.getI64Type()),
                             r.lens, {}, "lens_i64");
+    if (!constantLens)
+      r.lens = n.op<CheckRangeOp>(r.lens.getType(), r.lens,
+                                  {n.named("low", b.getI64IntegerAttr(0)),
+                                   n.named("high", b.getI64IntegerAttr(r.seq))},
+                                  "sequence_lens");
   }
   // The inputs time-major, as rows [seq * batch, input].
   Value x = n.input(0);

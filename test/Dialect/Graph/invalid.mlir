@@ -737,3 +737,19 @@ func.func @isInfShape(%x: tensor<4xf32>) {
   %0 = gplace.is_inf %x : tensor<4xf32> -> tensor<3xi1>
   return
 }
+
+// -----
+
+func.func @checkRangeBounds(%x: tensor<2xi64>) {
+  // expected-error @+1 {{'gplace.check_range' op low (3) must be at most high (-1)}}
+  %0 = gplace.check_range %x low = 3 high = -1 : tensor<2xi64>
+  return
+}
+
+// -----
+
+func.func @checkRangeFloat(%x: tensor<2xf32>) {
+  // expected-error @+1 {{'gplace.check_range' op operand #0 must be statically shaped tensor of 32-bit signless integer or 64-bit signless integer values}}
+  %0 = gplace.check_range %x low = 0 high = 1 : tensor<2xf32>
+  return
+}
