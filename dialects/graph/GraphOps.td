@@ -853,9 +853,10 @@ def Graph_CheckRangeOp : Graph_KernelOp<"check_range", "CheckRange",
     run-time check of a value a kernel cannot range-check itself, as
     TensorFlow's CheckNumerics checks floats and its
     `tf.debugging.assert_less_equal` builds an Assert (gplace has no op of
-    TensorFlow's for it; the ONNX importer checks an LSTM's, GRU's or
-    RNN's `sequence_lens` given at run time with it, as ONNX Runtime
-    refuses lengths outside `[0, seq_length]`). Host kernels only: it runs
+    TensorFlow's for it). The ONNX importer checks with it the
+    `sequence_lens` given at run time of an unrolled LSTM, GRU or RNN
+    (`[0, seq_length]`) and of ReverseSequence (`[0, time]`), as ONNX
+    Runtime refuses lengths outside those ranges. Host kernels only: it runs
     on the CPU (soft placement moves one requested elsewhere). A constant
     operand in the range folds to itself.
 

@@ -64,6 +64,14 @@ Value Node::reshape(Value v, ArrayRef<int64_t> shape, llvm::StringRef suffix) {
   return op<ReshapeOp>(type, v, {}, suffix);
 }
 
+Value Node::checkRange(Value v, int64_t low, int64_t high,
+                       llvm::StringRef suffix) {
+  return op<CheckRangeOp>(v.getType(), v,
+                          {named("low", importer.b.getI64IntegerAttr(low)),
+                           named("high", importer.b.getI64IntegerAttr(high))},
+                          suffix);
+}
+
 Value Node::transpose(Value v, ArrayRef<int64_t> perm,
                       llvm::StringRef suffix) {
   return op<TransposeOp>(

@@ -409,11 +409,7 @@ bool mapReverseSequence(Node &n, SmallVectorImpl<Value> &results,
   // ONNX Runtime refuses a length outside [0, time]; one past it would read
   // another row's steps.
   Value lens64 = toI64(n, n.input(1), "lens_i64");
-  Value checked =
-      n.op<CheckRangeOp>(lens64.getType(), lens64,
-                         {n.named("low", b.getI64IntegerAttr(0)),
-                          n.named("high", b.getI64IntegerAttr(time))},
-                         "sequence_lens");
+  Value checked = n.checkRange(lens64, 0, time, "sequence_lens");
   Value lens = n.reshape(checked, {batch, 1}, "lens");
   SmallVector<int64_t> iota(time);
   for (int64_t t = 0; t < time; ++t)

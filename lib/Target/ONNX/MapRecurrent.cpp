@@ -351,10 +351,7 @@ bool mapRecurrent(Node &n, Cell cell, SmallVectorImpl<Value> &results,
       r.lens = n.op<CastOp>(RankedTensorType::get({r.batch, 1}, b.getI64Type()),
                             r.lens, {}, "lens_i64");
     if (!constantLens)
-      r.lens = n.op<CheckRangeOp>(r.lens.getType(), r.lens,
-                                  {n.named("low", b.getI64IntegerAttr(0)),
-                                   n.named("high", b.getI64IntegerAttr(r.seq))},
-                                  "sequence_lens");
+      r.lens = n.checkRange(r.lens, 0, r.seq, "sequence_lens");
   }
   // The inputs time-major, as rows [seq * batch, input].
   Value x = n.input(0);

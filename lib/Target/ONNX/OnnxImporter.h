@@ -179,6 +179,10 @@ struct Node {
   Value scalar(Type like, double value, llvm::StringRef suffix);
   Value reshape(Value v, ArrayRef<int64_t> shape, llvm::StringRef suffix = "");
   Value transpose(Value v, ArrayRef<int64_t> perm, llvm::StringRef suffix = "");
+  /// `v` (i32 or i64) through a `check_range` [low, high] named
+  /// `<name>/<suffix>`: the run fails on an element outside it, as ONNX
+  /// Runtime fails a kernel given such an index or length.
+  Value checkRange(Value v, int64_t low, int64_t high, llvm::StringRef suffix);
   /// min(a, b) as -max(-a, -b) (no minimum op).
   Value minimum(Value a, Value b, RankedTensorType type,
                 llvm::StringRef suffix = "");
