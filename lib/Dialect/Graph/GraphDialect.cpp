@@ -199,6 +199,12 @@ std::vector<OpName> gplace::graph::getOpNameParts(Operation *root) {
   DenseMap<const void *, std::pair<StringRef, unsigned *>> byKind;
   std::vector<unsigned *> counters;
   InterfaceCache<PlacedOpInterface> placed;
+  // A function's ops are nearly all in its body's one block: sized once.
+  if (root->getNumRegions() == 1 && root->getRegion(0).hasOneBlock()) {
+    size_t numOps = root->getRegion(0).front().getOperations().size();
+    names.reserve(numOps);
+    counters.reserve(numOps);
+  }
   placed.walk(root, [&](PlacedOpInterface op) {
     StringRef user = op.getUserName();
     if (!user.empty()) {

@@ -25,6 +25,10 @@ FailureOr<Schedule> Schedule::build(ProgramOp program) {
   // Per queue: the fusion group its last step belongs to while the group
   // may go on.
   std::vector<IntegerAttr> openGroup;
+  // About a step per op of the program: sized once rather than grown.
+  size_t numOps = program.getBody().front().getOperations().size();
+  schedule.inOrder_.reserve(numOps);
+  schedule.steps_.reserve(numOps);
   for (Operation &op : program.getBody().front()) {
     auto [device, stream] = deviceAndStream(&op);
     if (!device)
@@ -153,10 +157,11 @@ FailureOr<BufferLives> BufferLives::build(ProgramOp program,
   BufferLives lives;
   DenseMap<Value, unsigned> &indexOf = lives.indexOf;
   ArrayRef<Schedule::Step> steps = schedule.steps();
-  // About a buffer per step (each writes one, fusion groups more): sized
-  // once rather than grown.
-  lives.buffers.reserve(steps.size());
-  indexOf.reserve(steps.size());
+  // About a buffer per scheduled op (each writes one; a fusion group is one
+  // step of several ops): sized once rather than grown. Growth would copy
+  // every Buffer, as SmallVector's move constructor may throw.
+  lives.buffers.reserve(schedule.inOrder().size());
+  indexOf.reserve(schedule.inOrder().size());
   LogicalResult ok = success();
   // A buffer's index by its root: operands come after their definitions (a
   // program is one block in SSA order), so one walk finds each buffer
