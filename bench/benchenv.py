@@ -52,6 +52,21 @@ def allocator(binary):
     return f"jemalloc, {jemalloc}" if jemalloc else "glibc's malloc"
 
 
+def transparent_huge_pages():
+    """The kernel's transparent huge page mode (`always`, `madvise` or
+    `never`, from /sys/kernel/mm/transparent_hugepage/enabled), which
+    decides whether gplace-opt's jemalloc option thp:always takes effect
+    (tools/common/CompilerMallocConf.c): it does under `always` and
+    `madvise`. None where the file is missing."""
+    try:
+        with open("/sys/kernel/mm/transparent_hugepage/enabled") as f:
+            text = f.read()
+    except OSError:
+        return None
+    chosen = re.search(r"\[(\w+)\]", text)
+    return chosen.group(1) if chosen else text.strip()
+
+
 def loaded_blas(binary):
     """The real path of the libopenblas `binary` loads (from ldd), its
     Debian package and version; or a note that it loads none."""

@@ -28,7 +28,8 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from benchenv import allocator, command_output  # noqa: E402
+from benchenv import (allocator, command_output,  # noqa: E402
+                      transparent_huge_pages)
 import memory  # noqa: E402
 import peers  # noqa: E402
 import placement  # noqa: E402
@@ -120,7 +121,9 @@ def environment(build):
         ("gplace", f"Release build, LLVM/MLIR "
                    f"{command_output(['llvm-config-19', '--version'])}"),
         ("Allocator of gplace-opt and gplace-run",
-         allocator(os.path.join(build, "bin", "gplace-opt"))),
+         allocator(os.path.join(build, "bin", "gplace-opt")) +
+         "; the kernel's transparent huge pages: " +
+         (transparent_huge_pages() or "unknown")),
         ("BLAS of gplace-run", blas),
         ("BLAS of gplace-bench-gemm", "the same" if baseline_blas == blas
          else baseline_blas),
@@ -179,7 +182,7 @@ def main():
         args.build, args.gemm_n, args.repeat)
 
     rows = []
-    for ops, (bb, bm), (tb, tm), _, _, (ub, um), (fv, fu) in scale:
+    for ops, (bb, bm), (tb, tm), _, _, (ub, um), (fv, fu), _ in scale:
         rows.append((f"compile {ops} ops: `gplace-opt --gplace-pipeline` vs "
                      "parse+print", f"{tb:.2f} / {tm:.2f} s",
                      f"{bb:.2f} / {bm:.2f} s", f"{tb / bb:.2f} / {tm / bm:.2f}",
@@ -197,8 +200,7 @@ def main():
                      "`--verify-each=false` (parse, print)",
                      f"{fu:.2f} s", f"{bb:.2f} s", f"{fu / bb:.2f}", ""))
     if len(scale) >= 2:
-        (n0, _, t0, _, _, u0, _), (n1, _, t1, _, _, u1, _) = (scale[-2],
-                                                              scale[-1])
+        (n0, _, t0, _, _, u0, *_), (n1, _, t1, _, _, u1, *_) = scale[-2:]
         for label, before, after in (("", t0, t1),
                                      (", `--verify-each=false`", u0, u1)):
             growth = [after[i] / before[i] for i in (0, 1)]
