@@ -888,6 +888,30 @@ onnx::ModelProto buildConvRankMismatch() {
   return b.model;
 }
 
+// Two Convs with a Reshape between them whose shape is an int64 Constant
+// node before the first: x[1,2,4,4] -> Relu -> Conv (w1, 1x1) -> Relu ->
+// Reshape to `shape` -> Relu -> Conv (w2, 1x1). No value_info declares a
+// Conv's input, so the importer asks ONNX's inference for each one's rank
+// before the node, the second time over the nodes since the first only
+// (PrefixShapes in Reading.cpp), which must still see the Constant's data:
+// with shape [1, 2, 16] the second Conv's input has rank 3 and the import
+// is refused; with [1, 2, 4, 4] it imports.
+onnx::ModelProto buildConvChain(std::vector<int64_t> shape) {
+  ModelBuilder b(13, "conv_chain");
+  b.input("x", {1, 2, 4, 4});
+  intConstant(b, "shape", {int64_t(shape.size())}, shape);
+  b.initializer(Tensor{"w1", {2, 2, 1, 1}, {1.0f, 0.5f, -0.5f, 1.0f}});
+  b.initializer(Tensor{"w2", {2, 2, 1, 1}, {1.0f, 0.0f, 0.0f, 1.0f}});
+  b.node("Relu", "relu0", {"x"}, {"r0"});
+  b.node("Conv", "conv1", {"r0", "w1"}, {"c1"});
+  b.node("Relu", "relu1", {"c1"}, {"r1"});
+  b.node("Reshape", "reshape", {"r1", "shape"}, {"s"});
+  b.node("Relu", "relu2", {"s"}, {"r2"});
+  b.node("Conv", "conv2", {"r2", "w2"}, {"y"});
+  b.output("y", {1, 2, 4, 4});
+  return b.model;
+}
+
 // MaxUnpool of x[1,2,4,4] (2x2, strides 2) whose indices are a graph
 // input of rank 1 (int64 [32]): ONNX 1.12's inference of MaxUnpool reads
 // their dimension 1 unchecked (the importer refuses the node first).
@@ -2267,13 +2291,20 @@ int main(int argc, char **argv) {
       {"scan8-bad-lens", buildScan8BadLens},
       {"scan8-runtime-lens", buildScan8RuntimeLens},
       {"scan8-unknown-batch", buildScan8UnknownBatch},
-      {"scan8-bad-directions",
-       [] { return scan8(Scan8Form::BadDirections); }},
+      {"scan8-bad-directions", [] { return scan8(Scan8Form::BadDirections); }},
       {"scan8-rank1", [] { return scan8(Scan8Form::Rank1); }},
       {"maxunpool-bad-indices", buildMaxUnpoolBadIndices},
       {"layernorm-mean", [] { return buildLayerNormMean(-1); }},
       {"layernorm-bad-axis", [] { return buildLayerNormMean(3); }},
       {"conv-rank-mismatch", buildConvRankMismatch},
+      {"conv-chain",
+       [] {
+         return buildConvChain({1, 2, 4, 4});
+       }},
+      {"conv-chain-rank-mismatch",
+       [] {
+         return buildConvChain({1, 2, 16});
+       }},
       {"scan-bad-direction", buildScanBadDirection},
       {"sequences", buildSequences},
       {"sequence-out-of-range", buildSequenceOutOfRange},
@@ -2349,12 +2380,13 @@ int main(int argc, char **argv) {
     // loop-scan-sequence's scan output is a sequence on purpose;
     // reduce-sum-uint8 breaks ReduceSum's type constraint on purpose;
     // scan8-rank1's scan input lacks the sequence axis on purpose;
-    // maxunpool-bad-indices and conv-rank-mismatch crash ONNX 1.12's
-    // inference on purpose.
+    // maxunpool-bad-indices, conv-rank-mismatch and
+    // conv-chain-rank-mismatch crash ONNX 1.12's inference on purpose.
     onnx::ModelProto inferred = model;
     if (name != "shared-dim-bad-output" && name != "loop-scan-sequence" &&
         name != "reduce-sum-uint8" && name != "scan8-rank1" &&
-        name != "maxunpool-bad-indices" && name != "conv-rank-mismatch")
+        name != "maxunpool-bad-indices" && name != "conv-rank-mismatch" &&
+        name != "conv-chain-rank-mismatch")
       onnx::shape_inference::InferShapes(
           inferred, onnx::OpSchemaRegistry::Instance(),
           onnx::ShapeInferenceOptions(/*check_type=*/true, /*error_mode=*/1));

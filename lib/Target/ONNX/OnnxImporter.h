@@ -380,10 +380,6 @@ private:
   /// never run on them (ONNX 1.12's LayerNormalization inference crashes on
   /// an axis below -rank, its window inference divides by the strides).
   LogicalResult checkNodes();
-  /// The rank ONNX's shape inference finds for input `input` of `node` (a
-  /// node of the main graph) on a copy of the model without `node` and the
-  /// nodes after it; -1 if it finds none or fails.
-  int64_t inferredRankBefore(const onnx::NodeProto &node, int input) const;
   /// Opsets below 13 to 13 with ONNX's version converter, where it can.
   void upgrade();
   /// Before upgrade: each Scan of opset 8 in the main graph (inputs and
