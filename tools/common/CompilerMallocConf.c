@@ -15,8 +15,6 @@
  *   the kernel while the process runs. A compile is short-lived and its
  *   peak is what it needs; returning pages only to fault them in again
  *   costs time. The process's exit returns everything.
- *
- * Mirrors what rustc does with its own jemalloc options.
  */
 const char *malloc_conf =
     "thp:always,metadata_thp:always,dirty_decay_ms:-1,muzzy_decay_ms:-1";

@@ -518,10 +518,10 @@ public:
       initializer_[t.name()] = i;
     for (auto [i, n] : llvm::enumerate(graph.node())) {
       index_[&n] = i;
-      bool constant = (n.domain().empty() || n.domain() == "ai.onnx") &&
-                      n.op_type() == "Constant";
-      for (const std::string &out : n.output())
-        producer_[out] = constant ? int(i) : -1;
+      if ((n.domain().empty() || n.domain() == "ai.onnx") &&
+          n.op_type() == "Constant")
+        for (const std::string &out : n.output())
+          constant_[out] = i;
     }
     for (const onnx::ValueInfoProto &input : graph.input())
       input_[input.name()] = &input;
@@ -558,24 +558,24 @@ public:
     const onnx::GraphProto &graph = prefix.graph();
     for (const auto *infos :
          {&graph.input(), &graph.value_info(), &graph.output()})
-      for (const onnx::ValueInfoProto &info : *infos) {
-        if (!info.type().has_tensor_type())
-          continue;
-        type_[info.name()] = info.type();
-        if (info.type().tensor_type().has_shape())
-          rank_[info.name()] = info.type().tensor_type().shape().dim_size();
-      }
-    for (const onnx::TensorProto &t : graph.initializer())
-      rank_.try_emplace(t.name(), t.dims_size());
+      for (const onnx::ValueInfoProto &info : *infos)
+        if (info.type().has_tensor_type())
+          type_[info.name()] = info.type();
     inferred_ = true;
     next_ = until;
     return known(value);
   }
 
 private:
+  /// The rank known for `value`: an initializer's, else the one inference
+  /// found; -1 for none.
   int64_t known(const std::string &value) const {
-    auto it = rank_.find(value);
-    return it == rank_.end() ? -1 : it->second;
+    if (auto init = initializer_.find(value); init != initializer_.end())
+      return model_.graph().initializer(init->second).dims_size();
+    auto type = type_.find(value);
+    if (type == type_.end() || !type->second.tensor_type().has_shape())
+      return -1;
+    return type->second.tensor_type().shape().dim_size();
   }
   /// An initializer for inference: integer ones whole (shapes and axes it
   /// reads), floating-point ones (weights) as their type and dims only.
@@ -618,10 +618,9 @@ private:
       for (const std::string &in : n.input()) {
         if (in.empty() || produced.contains(in) || !declared.insert(in).second)
           continue;
-        auto producer = producer_.find(in);
-        if (producer != producer_.end() && producer->second >= 0 &&
-            unsigned(producer->second) < next_) {
-          constants.push_back(producer->second); // Its data, for inference.
+        auto constant = constant_.find(in);
+        if (constant != constant_.end() && constant->second < next_) {
+          constants.push_back(constant->second); // Its data, for inference.
           continue;
         }
         if (auto type = typeOf(in))
@@ -659,10 +658,10 @@ private:
   const onnx::ModelProto &model_;
   llvm::DenseMap<const onnx::NodeProto *, unsigned> index_;
   llvm::StringMap<unsigned> initializer_;
-  /// Per node output: its node's index if that node is a Constant, else -1.
-  llvm::StringMap<int> producer_;
+  /// The outputs of the Constant nodes, and each one's node index.
+  llvm::StringMap<unsigned> constant_;
   llvm::StringMap<const onnx::ValueInfoProto *> input_;
-  llvm::StringMap<int64_t> rank_;
+  /// The tensor types inference found (and the inputs it was given).
   llvm::StringMap<onnx::TypeProto> type_;
   bool inferred_ = false; ///< Whether inference has run yet.
   unsigned next_ = 0;     ///< Once it has, the nodes before it were inferred.
