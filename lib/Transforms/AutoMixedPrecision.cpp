@@ -22,6 +22,7 @@
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/Sequence.h"
+#include "llvm/ADT/SetVector.h"
 
 #include <set>
 
@@ -368,6 +369,7 @@ struct AutoMixedPrecisionPass
     // The writes after the gradients, per variable: its value before the
     // first, restored after the last unless the step was finite.
     SmallVector<Value> restored;
+    llvm::DenseMap<Value, Value> restoreOf; // Variable -> its restoration.
     llvm::DenseSet<Operation *> mine;
     for (auto &[var, ops] : writers) {
       auto valueType =
@@ -395,24 +397,73 @@ struct AutoMixedPrecisionPass
           loc, TypeRange{ControlType::get(ctx)}, ValueRange{var, select},
           named(name + "/assign"));
       restored.push_back(assign->getResult(0));
+      restoreOf[var] = assign->getResult(0);
       mine.insert(assign);
     }
-    // What waited for an update waits for its restoration.
+    // What waited for an update waits for its restoration: an op after
+    // every restoration waits for them all (`loss_scale/done`); one before
+    // the last (an update that waits for others' updates, as Adam's
+    // beta-power assigns wait for the apply_adams' group) waits for the
+    // restorations of the variables its token's writer writes, where they
+    // come before it, else for the update itself (it runs before the
+    // restorations, as it did before the updates were made skippable).
+    auto group = [&](ArrayRef<Value> tokens, StringRef name) {
+      Operation *latest = nullptr;
+      for (Value token : tokens)
+        if (Operation *op = token.getDefiningOp();
+            !latest || latest->isBeforeInBlock(op))
+          latest = op;
+      b.setInsertionPointAfter(latest);
+      Operation *op = b.create<GroupOp>(
+          loc, ControlType::get(ctx), ValueRange(tokens), StringAttr(),
+          b.getStringAttr("loss_scale/" + name), StringAttr(), ValueRange{});
+      mine.insert(op);
+      return op;
+    };
     if (!restored.empty()) {
-      b.setInsertionPointAfter(restored.back().getDefiningOp());
-      Value done = b.create<GroupOp>(loc, ControlType::get(ctx),
-                                     ValueRange(restored), StringAttr(),
-                                     b.getStringAttr("loss_scale/done"),
-                                     StringAttr(), ValueRange{})
-                       .getResult();
-      mine.insert(done.getDefiningOp());
+      Operation *done = group(restored, "done");
+      llvm::SetVector<Operation *> writerOps;
       for (auto &[var, ops] : writers)
-        for (Operation *op : ops)
-          for (Value result : op->getResults())
-            if (isa<ControlType>(result.getType()))
-              for (OpOperand &use : llvm::make_early_inc_range(result.getUses()))
-                if (!mine.contains(use.getOwner()))
-                  use.set(done);
+        writerOps.insert(ops.begin(), ops.end());
+      // Per writer: the restorations of what it writes, and their group.
+      struct WriterDone {
+        SmallVector<Value> tokens;
+        Operation *group = nullptr;
+      };
+      llvm::DenseMap<Operation *, WriterDone> writerDone;
+      unsigned numGroups = 0;
+      for (Operation *op : writerOps)
+        for (Value result : op->getResults()) {
+          if (!isa<ControlType>(result.getType()))
+            continue;
+          for (OpOperand &use : llvm::make_early_inc_range(result.getUses())) {
+            if (mine.contains(use.getOwner()))
+              continue;
+            Operation *user = body.findAncestorOpInBlock(*use.getOwner());
+            if (!user)
+              continue;
+            if (done->isBeforeInBlock(user)) {
+              use.set(done->getResult(0));
+              continue;
+            }
+            auto [it, isNew] = writerDone.try_emplace(op);
+            if (isNew)
+              for (const VariableAccess &access : getVariableAccesses(op))
+                if (access.writes)
+                  if (Value token = restoreOf.lookup(access.variable))
+                    it->second.tokens.push_back(token);
+            WriterDone &own = it->second;
+            if (own.tokens.empty() ||
+                !llvm::all_of(own.tokens, [&](Value token) {
+                  return token.getDefiningOp()->isBeforeInBlock(user);
+                }))
+              continue;
+            if (!own.group)
+              own.group =
+                  group(own.tokens, "done_" + std::to_string(++numGroups));
+            use.set(own.group->getResult(0));
+          }
+        }
     }
     // The scale's update, before the function returns.
     b.setInsertionPoint(body.getTerminator());

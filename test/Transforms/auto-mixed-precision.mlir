@@ -192,3 +192,46 @@ module attributes {gplace.devices = [#gplace.device<"/job:localhost/replica:0/ta
     return %1, %3 : tensor<2x2xf32>, tensor<2x2xf32>
   }
 }
+
+// -----
+
+// Updates that other updates wait for, as Adam's beta-power assigns wait
+// for the group of the apply_adams (examples/train_fashion_mnist.mlir): the
+// group waits for the restorations of what its ops wrote (they come before
+// it), the later assigns still wait for that group, and what follows every
+// restoration waits for `loss_scale/done`. Before, every wait went to
+// `loss_scale/done`, after the last restoration, and the group used it
+// before it was defined.
+// F16-LABEL: func.func @update_chain
+// F16: %[[U1:.+]] = gplace.apply_gradient_descent %[[W:[^,]+]],
+// F16: %[[R1:.+]] = gplace.assign %[[W]], {{.*}} {name = "loss_scale/skip_0/assign"}
+// F16-NEXT: %[[D1:.+]] = gplace.group %[[R1]] {name = "loss_scale/done_1"}
+// F16: %[[U2:.+]] = gplace.apply_gradient_descent %[[B:[^,]+]],
+// F16: %[[R2:.+]] = gplace.assign %[[B]], {{.*}} {name = "loss_scale/skip_1/assign"}
+// F16-NEXT: %[[D2:.+]] = gplace.group %[[R2]] {name = "loss_scale/done_2"}
+// F16-NEXT: %[[G:.+]] = gplace.group %[[D1]], %[[D2]] :
+// F16: %[[S:.+]] = gplace.assign_add %[[STEP:[^,]+]], {{.*}} after(%[[G]])
+// F16: %[[R3:.+]] = gplace.assign %[[STEP]], {{.*}} {name = "loss_scale/skip_2/assign"}
+// F16-NEXT: %[[DONE:.+]] = gplace.group %[[R1]], %[[R2]], %[[R3]] {name = "loss_scale/done"}
+// F16-NEXT: gplace.identity {{.*}} after(%[[DONE]])
+// F16: gplace.assign {{.*}} {name = "loss_scale/assign"}
+func.func @update_chain(%x: tensor<4x3xf32>, %labels: tensor<4xi32>) -> tensor<f32> {
+  %w = gplace.variable dense<0.5> : tensor<3x2xf32> {name = "dense/kernel"}
+  %b = gplace.variable dense<0.0> : tensor<2xf32> {name = "dense/bias"}
+  %step = gplace.variable dense<0.0> : tensor<f32> {name = "step"}
+  %wr = gplace.read %w : !gplace.resource<tensor<3x2xf32>>
+  %br = gplace.read %b : !gplace.resource<tensor<2xf32>>
+  %mm = gplace.matmul %x, %wr : (tensor<4x3xf32>, tensor<3x2xf32>) -> tensor<4x2xf32>
+  %z = gplace.bias_add %mm, %br : tensor<4x2xf32>, tensor<2xf32>
+  %xent, %bp = gplace.sparse_softmax_cross_entropy_with_logits %z, %labels : tensor<4x2xf32>, tensor<4xi32>
+  %loss = gplace.reduce_mean %xent axes = [0] : tensor<4xf32> -> tensor<f32>
+  %gw, %gb = gplace.gradients %loss wrt %wr, %br : tensor<f32> wrt tensor<3x2xf32>, tensor<2xf32>
+  %lr = gplace.constant dense<0.1> : tensor<f32>
+  %u1 = gplace.apply_gradient_descent %w, %lr, %gw : !gplace.resource<tensor<3x2xf32>>, tensor<f32>, tensor<3x2xf32>
+  %u2 = gplace.apply_gradient_descent %b, %lr, %gb : !gplace.resource<tensor<2xf32>>, tensor<f32>, tensor<2xf32>
+  %updated = gplace.group %u1, %u2 : !gplace.control, !gplace.control
+  %one = gplace.constant dense<1.0> : tensor<f32>
+  %s = gplace.assign_add %step, %one after(%updated) : !gplace.resource<tensor<f32>>
+  %r = gplace.identity %loss after(%s) : tensor<f32>
+  return %r : tensor<f32>
+}
