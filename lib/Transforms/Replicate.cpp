@@ -487,6 +487,21 @@ Operation *Replicator::cloneFor(Operation *op, unsigned i, IRMapping &map,
     shape[0] = size[0];
     slice.getResult().setType(
         RankedTensorType::get(shape, type.getElementType()));
+  } else if (slice && dependsOnBatch) {
+    // A slice of the whole leading dimension of an operand whose leading
+    // dimension shrank (`x[0:8]` of a batch of 8, begin 0 and size 8):
+    // the whole per-replica one, as the same code run on each replica's
+    // batch (MirroredStrategy's) would take.
+    auto before = dyn_cast<RankedTensorType>(op->getOperand(0).getType());
+    auto after = dyn_cast<RankedTensorType>(clone->getOperand(0).getType());
+    if (before && after && before.getRank() > 0 &&
+        before.getDimSize(0) != after.getDimSize(0) &&
+        slice.getBegin().front() == 0 &&
+        slice.getSize().front() == before.getDimSize(0)) {
+      SmallVector<int64_t> size(slice.getSize());
+      size[0] = after.getDimSize(0);
+      slice.setSize(size);
+    }
   }
   // Shapes along the batch shrink: the op's own rule (InferTypeOpInterface)
   // on the per-replica operands where it has one; else per-replica types
