@@ -55,6 +55,13 @@ struct AssignDevicesPass
       target.emplace();
       target->add(DeviceName::local(DeviceType::CPU, 0));
     }
+    if (target->empty()) {
+      // As --gplace-place (TensorFlow's placer): a module's device list
+      // is never empty (the attribute's verifier).
+      emitError(optionLoc) << "gplace-assign-devices: No devices are "
+                              "registered (the device list is empty)";
+      return signalPassFailure();
+    }
     if (gpuMemoryLimit > 0)
       for (size_t i = 0; i < target->size(); ++i)
         if (target->devices()[i].type == DeviceType::GPU)
