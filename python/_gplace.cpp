@@ -37,6 +37,7 @@
 #include <pybind11/stl.h>
 
 #include <chrono>
+#include <climits>
 #include <cstring>
 #include <mutex>
 
@@ -333,7 +334,7 @@ public:
 };
 
 /// The devices options of compile() and list_devices().
-tooling::MachineOptions machineOptions(int emulateGpus,
+tooling::MachineOptions machineOptions(int64_t emulateGpus,
                                        const std::string &visibleGpus,
                                        int64_t gpuMemoryLimitMiB,
                                        double gpuMemoryFraction,
@@ -347,7 +348,7 @@ tooling::MachineOptions machineOptions(int emulateGpus,
     throw py::value_error(
         "per_process_gpu_memory_fraction must be in (0, 1], or 0 for none");
   tooling::MachineOptions options;
-  options.emulatedGpus = emulateGpus;
+  options.emulatedGpus = static_cast<int>(emulateGpus);
   options.visibleGpus = visibleGpus;
   options.gpuMemoryLimitMiB = gpuMemoryLimitMiB;
   options.gpuMemoryFraction = gpuMemoryFraction;
@@ -366,7 +367,7 @@ std::unique_ptr<tooling::Machine> makeMachine(const tooling::MachineOptions &o) 
 
 /// list_devices(): one dict per device, TensorFlow's DeviceAttributes
 /// fields.
-py::list listDevices(int emulateGpus, const std::string &visibleGpus,
+py::list listDevices(int64_t emulateGpus, const std::string &visibleGpus,
                      int64_t gpuMemoryLimitMiB, double gpuMemoryFraction) {
   std::unique_ptr<tooling::Machine> machine =
       makeMachine(machineOptions(emulateGpus, visibleGpus, gpuMemoryLimitMiB,
@@ -399,14 +400,19 @@ py::list listDevices(int emulateGpus, const std::string &visibleGpus,
 /// lies).
 std::unique_ptr<Program>
 compile(const std::string &kind, const py::bytes &sourceBytes,
-        const std::string &path, const std::string &entry, int emulateGpus,
+        const std::string &path, const std::string &entry, int64_t emulateGpus,
         const std::string &visibleGpus, int64_t gpuMemoryLimitMiB,
         double gpuMemoryFraction, bool allowGrowth, bool allowSoftPlacement,
         bool logDevicePlacement, const std::string &policyName,
         py::object policy, const std::vector<std::string> &dims,
         const std::vector<std::optional<std::vector<int64_t>>> &inputShapes,
-        bool initializersAsVariables, int intraOpThreads,
+        bool initializersAsVariables, int64_t intraOpThreads,
         bool checkCpuKernels, const std::vector<py::object> &inputValues) {
+  // As gplace-run's --intra-op-parallelism-threads, before anything runs.
+  if (intraOpThreads < 0 || intraOpThreads > INT_MAX)
+    throw py::value_error("intra_op_parallelism_threads must be 0 (adapt) to " +
+                          std::to_string(INT_MAX) + ", not " +
+                          std::to_string(intraOpThreads));
   std::string source = sourceBytes;
   mlir::MLIRContext context(tooling::runDialects());
   context.loadAllAvailableDialects();
@@ -578,7 +584,7 @@ compile(const std::string &kind, const py::bytes &sourceBytes,
                                  device.livenessBoundBytes);
 
   rt::ExecutorOptions executorOptions;
-  executorOptions.intraOpThreads = intraOpThreads;
+  executorOptions.intraOpThreads = static_cast<int>(intraOpThreads);
   rt::StatusOr<std::unique_ptr<rt::Executor>> executor = rt::Executor::create(
       std::move(*plan), program->machine->devices(), executorOptions);
   if (!executor)

@@ -201,6 +201,16 @@ def test_bad_source_type():
 def test_bad_options():
     with pytest.raises(ValueError, match="emulate_gpus"):
         gplace.list_devices(emulate_gpus=-1)
+    # Past a C int: the same ValueError, not pybind11's TypeError.
+    with pytest.raises(ValueError, match="emulate_gpus must be 0 to 64"):
+        gplace.list_devices(emulate_gpus=10**12)
+    with pytest.raises(ValueError, match="emulate_gpus must be 0 to 64"):
+        gplace.compile(MATMUL, emulate_gpus=10**12)
+    # As gplace-run's --intra-op-parallelism-threads.
+    for threads in (-1, 2**40):
+        with pytest.raises(ValueError,
+                           match="intra_op_parallelism_threads must be 0"):
+            gplace.compile(MATMUL, intra_op_parallelism_threads=threads)
 
 
 FASHION = "/usr/share/datasets/fashion-mnist"
