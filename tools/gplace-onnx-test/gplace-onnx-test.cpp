@@ -90,6 +90,14 @@ static cl::opt<bool> opLists("op-lists",
                              cl::desc("With --markdown, also list the op "
                                       "types mapped and not mapped"),
                              cl::init(true), cl::cat(category));
+static cl::opt<std::string> pipelineOptions(
+    "pipeline-options",
+    cl::desc("More --gplace-pipeline options for every test's compile, as "
+             "gplace-opt spells them ('fold-constants=false "
+             "fuse-elementwise=false', 'layout-optimizer remapping'): the "
+             "suites through other passes, as a differential test of the "
+             "kernels folding and fusion otherwise skip"),
+    cl::init(""), cl::cat(category));
 static cl::opt<bool> verbose("v", cl::desc("One line per test"),
                              cl::init(false), cl::cat(category));
 static cl::opt<double> relativeTolerance("rtol", cl::desc("Relative tolerance"),
@@ -446,6 +454,7 @@ private:
           bf16Arguments.push_back(getElementTypeOrSelf(type).isBF16());
       gplace::PipelineOptions compile;
       compile.allowSoftPlacement = true;
+      (void)compile.parseFromString(pipelineOptions); // Checked in main.
       FailureOr<rt::Plan> plan = gplace::tooling::compileToPlan(
           *module, machine->deviceSet(), compile);
       if (failed(plan))
@@ -581,6 +590,16 @@ int main(int argc, char **argv) {
   if (!pattern.isValid(regexError)) {
     llvm::errs() << "gplace-onnx-test: error: --filter: " << regexError << "\n";
     return 2;
+  }
+  {
+    gplace::PipelineOptions options;
+    std::string error;
+    llvm::raw_string_ostream os(error);
+    if (failed(options.parseFromString(pipelineOptions, os))) {
+      llvm::errs() << "gplace-onnx-test: error: --pipeline-options: "
+                   << llvm::StringRef(error).trim() << "\n";
+      return 2;
+    }
   }
   Driver driver;
   if (rt::Status ready = driver.init(); !ready) {
