@@ -129,8 +129,9 @@ private:
   }
   /// The pass's flag, for diagnostics.
   const char *passFlag() const {
-    return config_.pipeline ? "--gplace-pipeline-parallel"
-                            : "--gplace-accumulate-gradients";
+    return config_.pipeline     ? "--gplace-pipeline-parallel"
+           : config_.accumulate ? "--gplace-accumulate-gradients"
+                                : "--gplace-replicate";
   }
   /// " replicas", or " micro-batches" when accumulating.
   const char *unitName() const {
@@ -428,6 +429,26 @@ LogicalResult Replicator::findTowerOps(
     }
     towerOps.push_back(&op);
     if (auto gradients = dyn_cast<GradientsOp>(&op)) {
+      // A gradient with respect to a value of the batch (an input, an
+      // activation) is per example: neither averaged nor all-reduced as
+      // the variables' gradients are (MirroredStrategy leaves it to each
+      // replica too).
+      for (auto [k, x] : llvm::enumerate(gradients.getXs()))
+        if (tower.contains(x)) {
+          std::string what;
+          if (auto arg = dyn_cast<BlockArgument>(x))
+            what = "argument #" + std::to_string(arg.getArgNumber());
+          else
+            what = "'" + names_.lookup(x.getDefiningOp()) + "'";
+          return op.emitError()
+                 << "gplace.gradients takes the gradient with respect to "
+                 << what << " (wrt #" << k
+                 << "), which depends on the batch: " << passFlag()
+                 << " combines the gradients of values the batch does not "
+                    "depend on (variables' reads, constants); name the "
+                    "batch arguments with batch-args= if "
+                 << what << " is not one";
+        }
       gradientOps.push_back(gradients);
       continue;
     }

@@ -39,3 +39,13 @@ func.func @stateful(%x: tensor<3x2xf32>) -> tensor<f32> {
   %g = gplace.gradients %loss wrt %r : tensor<f32> wrt tensor<3x2xf32>
   return %loss : tensor<f32>
 }
+
+// -----
+
+// CHECK: error: gplace.gradients takes the gradient with respect to argument #0 (wrt #0), which depends on the batch: --gplace-accumulate-gradients combines the gradients of values the batch does not depend on (variables' reads, constants); name the batch arguments with batch-args= if argument #0 is not one
+func.func @wrt_input(%x: tensor<3x3xf32>) -> tensor<3x3xf32> {
+  %y = gplace.tanh %x : tensor<3x3xf32>
+  %loss = gplace.reduce_mean %y axes = [0, 1] : tensor<3x3xf32> -> tensor<f32>
+  %g = gplace.gradients %loss wrt %x : tensor<f32> wrt tensor<3x3xf32>
+  return %g : tensor<3x3xf32>
+}

@@ -94,3 +94,19 @@ func.func @resource(%x: tensor<6x3xf32>) -> (tensor<f32>, !gplace.resource<tenso
   %g = gplace.gradients %loss wrt %wr : tensor<f32> wrt tensor<3x2xf32>
   return %loss, %w : tensor<f32>, !gplace.resource<tensor<3x2xf32>>
 }
+
+// -----
+
+// A gradient with respect to a value of the batch is per example: it is
+// neither averaged nor all-reduced. Before, the per-replica gradients kept
+// the whole batch's type and failed their verifier ("op ''").
+func.func @wrt_input(%x: tensor<6x3xf32>) -> tensor<6x3xf32> {
+  %w = gplace.variable dense<0.5> : tensor<3x2xf32> {name = "w"}
+  %wr = gplace.read %w : !gplace.resource<tensor<3x2xf32>>
+  %h = gplace.tanh %x {name = "act"} : tensor<6x3xf32>
+  %p = gplace.matmul %h, %wr : (tensor<6x3xf32>, tensor<3x2xf32>) -> tensor<6x2xf32>
+  %loss = gplace.reduce_mean %p axes = [0, 1] : tensor<6x2xf32> -> tensor<f32>
+  // expected-error @+1 {{gplace.gradients takes the gradient with respect to 'act' (wrt #1), which depends on the batch: --gplace-replicate combines the gradients of values the batch does not depend on (variables' reads, constants); name the batch arguments with batch-args= if 'act' is not one}}
+  %gw, %gh = gplace.gradients %loss wrt %wr, %h : tensor<f32> wrt tensor<3x2xf32>, tensor<6x3xf32>
+  return %gh : tensor<6x3xf32>
+}
