@@ -24,6 +24,7 @@
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/StringSet.h"
 
+#include <optional>
 #include <set>
 
 namespace gplace {
@@ -528,6 +529,15 @@ Operation *Replicator::cloneFor(Operation *op, unsigned i, IRMapping &map,
   // on the per-replica operands where it has one; else per-replica types
   // for every result that had the batch as its leading dimension, or a
   // micro-batch's (an operand's old leading dimension, which shrank).
+  // What the op's rule and verifier say of the per-replica shapes is kept
+  // for the one error below (a note), not printed as errors of its own.
+  std::string reason;
+  std::optional<ScopedDiagnosticHandler> capture;
+  capture.emplace(clone->getContext(), [&](Diagnostic &d) {
+    if (reason.empty() && d.getSeverity() == DiagnosticSeverity::Error)
+      reason = d.str();
+    return success();
+  });
   SmallVector<Type, 2> inferred;
   auto infer = dyn_cast<InferTypeOpInterface>(clone);
   if (dependsOnBatch && infer && !isa<GradientsOp>(clone) &&
@@ -563,19 +573,23 @@ Operation *Replicator::cloneFor(Operation *op, unsigned i, IRMapping &map,
   // An op that does not take the per-replica shapes: a batch argument
   // that is not one (or an op that mixes examples).
   if (dependsOnBatch && i == 0 && failed(mlir::verify(clone, false))) {
+    capture.reset(); // Reported again from here on.
     std::string numbers;
     for (BlockArgument arg : batchArgs)
       numbers += (numbers.empty() ? "#" : ", #") +
                  std::to_string(arg.getArgNumber());
-    op->emitError() << "op '" << names_.lookup(op)
-                    << "' does not accept its per-replica shapes with the "
-                       "batch of arguments "
-                    << numbers << " of @" << func_.getSymName()
-                    << " split into " << replicas_
-                    << unitName()
-                    << "; name the batch arguments with batch-args=";
+    InFlightDiagnostic error = op->emitError();
+    error << "op '" << names_.lookup(op)
+          << "' does not accept its per-replica shapes with the "
+             "batch of arguments "
+          << numbers << " of @" << func_.getSymName() << " split into "
+          << replicas_ << unitName()
+          << "; name the batch arguments with batch-args=";
+    if (!reason.empty())
+      error.attachNote() << reason;
     return nullptr;
   }
+  capture.reset();
   std::string name = names_.lookup(op);
   // A variable: a persistent op whose value is a resource.
   if (config_.mirrored && isa<PersistentOpInterface>(clone) &&
