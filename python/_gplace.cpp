@@ -182,6 +182,8 @@ py::array checkedArray(py::handle value, const TensorType &type,
   if (!dtype)
     throw py::value_error(what + " is " + type.str() +
                           ", which NumPy cannot hold");
+  if (value.is_none())
+    throw py::value_error(what + " must be " + type.str() + ", not None");
   py::array array = py::array::ensure(value);
   if (!array)
     throw py::value_error(what + " must be an array of " + type.str());

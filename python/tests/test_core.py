@@ -115,6 +115,8 @@ def test_bad_inputs_are_value_errors():
         program.run(np.zeros(3, np.float32))
     with pytest.raises(ValueError, match="f32"):
         program.run(np.zeros((2, 2), np.float64))
+    with pytest.raises(ValueError, match="input #0 must be 2x2xf32, not None"):
+        program.run(None)
 
 
 def test_variables_and_checkpoints(tmp_path):
