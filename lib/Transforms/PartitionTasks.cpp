@@ -157,6 +157,39 @@ LogicalResult PartitionTasksPass::partition(func::FuncOp func) {
       op.setRanks(ranks);
   }
 
+  // A group (a control-only op) waits for its operands' tokens where they
+  // are, which one task's runtime does across its own devices only: a
+  // token of another task's device is copied to the group's device first,
+  // and becomes a send and a receive below (f16 loss scaling's
+  // `loss_scale/done` joins the restorations of every pipeline stage).
+  SmallVector<Operation *> joins;
+  func.walk([&](Operation *op) {
+    if (op->hasTrait<gplace::graph::OpTrait::ControlOnly>() &&
+        op->getAttrOfType<StringAttr>("assigned_device"))
+      joins.push_back(op);
+  });
+  for (Operation *group : joins) {
+    StringRef device =
+        group->getAttrOfType<StringAttr>("assigned_device").getValue();
+    FailureOr<TaskKey> task = taskOf(group, device);
+    if (failed(task))
+      return failure();
+    for (OpOperand &operand : group->getOpOperands()) {
+      Value token = operand.get();
+      StringAttr source = getValueDevice(token);
+      if (!isa<ControlType>(token.getType()) || !source)
+        continue;
+      FailureOr<TaskKey> from = taskOf(group, source.getValue());
+      if (failed(from))
+        return failure();
+      if (*from == *task)
+        continue;
+      builder.setInsertionPoint(group);
+      operand.set(
+          copy(builder, group->getLoc(), token, source.getValue(), device));
+    }
+  }
+
   SmallVector<CopyOp> copies;
   func.walk([&](CopyOp op) { copies.push_back(op); });
   for (CopyOp op : copies) {
