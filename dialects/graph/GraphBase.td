@@ -30,7 +30,9 @@ def Graph_Dialect : Dialect {
     ready (`tf.control_dependencies`).
 
     A `func.func` may carry `gplace.default_device` (the device scope around
-    the whole function) and `gplace.device_policy` (a placement policy name).
+    the whole function), `gplace.device_policy` (a placement policy name)
+    and `gplace.allow_soft_placement` (soft placement for its ops and the
+    functions it calls, as --gplace-replicate marks its towers).
   }];
   let useDefaultTypePrinterParser = 1;
   let useDefaultAttributePrinterParser = 1;
@@ -44,6 +46,12 @@ def Graph_Dialect : Dialect {
     /// Name of the function attribute holding the placement policy's name.
     static constexpr ::llvm::StringLiteral getDevicePolicyAttrName() {
       return "gplace.device_policy";
+    }
+    /// Name of the unit function attribute that turns soft placement on for
+    /// the function's ops and the functions it calls (set by
+    /// --gplace-replicate on the functions it replicates).
+    static constexpr ::llvm::StringLiteral getAllowSoftPlacementAttrName() {
+      return "gplace.allow_soft_placement";
     }
     /// Name of the op attribute naming the op it is colocated with
     /// (TensorFlow's `_class = ["loc:@name"]`), set on backward ops by

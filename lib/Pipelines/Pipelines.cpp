@@ -173,9 +173,11 @@ mlir::LogicalResult gplace::buildGPlacePipeline(
   }
   PlacePassOptions place;
   // Towers are placed softly, as under MirroredStrategy (Keras and
-  // tf.distribute turn soft placement on): a tower's op without a GPU
-  // kernel (cast) runs on the CPU. The pass leaves no other request.
-  place.allowSoftPlacement = options.allowSoftPlacement || replicated;
+  // tf.distribute turn soft placement on): --gplace-replicate marks the
+  // functions it replicates (gplace.allow_soft_placement), so that a
+  // tower's op without a GPU kernel (cast) runs on the CPU; it leaves no
+  // other request there. Functions it leaves alone keep the option's.
+  place.allowSoftPlacement = options.allowSoftPlacement;
   place.policy = options.policy;
   place.profile = options.placementProfile;
   place.logDevicePlacement = log;

@@ -35,9 +35,11 @@
 #include "gplace/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/CallInterfaces.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/IntEqClasses.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/raw_ostream.h"
@@ -1012,6 +1014,33 @@ struct PlacePass : public gplace::impl::PlacePassBase<PlacePass> {
       return signalPassFailure();
     }
 
+    // Soft placement: the option's for every function, else a function's
+    // gplace.allow_soft_placement (--gplace-replicate's towers) for it and
+    // every function it calls, directly or not (its outlined If and While
+    // bodies).
+    llvm::SmallPtrSet<Operation *, 8> softFunctions;
+    {
+      SymbolTable symbols(module);
+      SmallVector<Operation *> worklist;
+      for (func::FuncOp func : module.getOps<func::FuncOp>())
+        if (func->hasAttr(GraphDialect::getAllowSoftPlacementAttrName()) &&
+            softFunctions.insert(func).second)
+          worklist.push_back(func);
+      while (!worklist.empty()) {
+        Operation *caller = worklist.pop_back_val();
+        std::optional<SymbolTable::UseRange> uses =
+            SymbolTable::getSymbolUses(&caller->getRegion(0));
+        if (!uses)
+          continue;
+        for (const SymbolTable::SymbolUse &use : *uses)
+          if (Operation *callee =
+                  symbols.lookup(use.getSymbolRef().getRootReference()))
+            if (isa<func::FuncOp>(callee) &&
+                softFunctions.insert(callee).second)
+              worklist.push_back(callee);
+      }
+    }
+
     bool ok = true;
     std::vector<std::unique_ptr<FunctionPlacer>> placers;
     for (func::FuncOp func : module.getOps<func::FuncOp>()) {
@@ -1030,7 +1059,8 @@ struct PlacePass : public gplace::impl::PlacePassBase<PlacePass> {
         }
       }
       auto placer = std::make_unique<FunctionPlacer>(
-          func, *target, std::move(policyFn), policyName, allowSoftPlacement,
+          func, *target, std::move(policyFn), policyName,
+          allowSoftPlacement || softFunctions.contains(func),
           isAuto ? &*rates : nullptr);
       if (failed(placer->run())) {
         ok = false;

@@ -1259,8 +1259,11 @@ void Replicator::allReduceStages(MutableArrayRef<SmallVector<Value>> reduced,
 /// The training functions a pass option `functions` selects: those named
 /// (each must exist: "<flag> functions: no function @f"), else every
 /// function with a gplace.gradients. Fails (reported) on an unknown name.
+/// Warns when nothing is selected, so that a training flag given for an
+/// inference graph does not pass unseen (`what`: what would have happened,
+/// "nothing is replicated").
 LogicalResult selectFunctions(ModuleOp module, ArrayRef<std::string> functions,
-                              StringRef flag,
+                              StringRef flag, StringRef what,
                               SmallVectorImpl<func::FuncOp> &selected) {
   for (const std::string &name : functions)
     if (!module.lookupSymbol<func::FuncOp>(name))
@@ -1277,6 +1280,10 @@ LogicalResult selectFunctions(ModuleOp module, ArrayRef<std::string> functions,
     if (chosen)
       selected.push_back(func);
   }
+  if (selected.empty())
+    emitWarning(module.getLoc())
+        << flag << ": no function computes gplace.gradients (trains), so "
+        << what << "; its option functions=... names the functions to take";
   return success();
 }
 
@@ -1425,11 +1432,16 @@ struct ReplicatePass : gplace::impl::ReplicatePassBase<ReplicatePass> {
     }
     SmallVector<func::FuncOp> selected;
     if (failed(selectFunctions(module, functions, "--gplace-replicate",
-                               selected)))
+                               "nothing is replicated", selected)))
       return signalPassFailure();
-    for (func::FuncOp func : selected)
+    for (func::FuncOp func : selected) {
       if (failed(Replicator(func, config).run()))
         return signalPassFailure();
+      // Towers are placed softly (--gplace-place), as under
+      // MirroredStrategy.
+      func->setAttr(GraphDialect::getAllowSoftPlacementAttrName(),
+                    UnitAttr::get(&getContext()));
+    }
   }
 };
 
@@ -1448,8 +1460,9 @@ struct AccumulateGradientsPass
     ReplicaConfig config = ReplicaConfig::microBatches(
         steps, SmallVector<unsigned>(batchArgs.begin(), batchArgs.end()));
     SmallVector<func::FuncOp> selected;
-    if (failed(selectFunctions(module, functions,
-                               "--gplace-accumulate-gradients", selected)))
+    if (failed(
+            selectFunctions(module, functions, "--gplace-accumulate-gradients",
+                            "nothing is split into micro-batches", selected)))
       return signalPassFailure();
     for (func::FuncOp func : selected)
       if (failed(Replicator(func, config).accumulate()))
@@ -1541,7 +1554,7 @@ struct PipelineParallelPass
     config.split = split;
     SmallVector<func::FuncOp> selected;
     if (failed(selectFunctions(module, functions, "--gplace-pipeline-parallel",
-                               selected)))
+                               "nothing is split into stages", selected)))
       return signalPassFailure();
     for (func::FuncOp func : selected) {
       if (split == "auto") {

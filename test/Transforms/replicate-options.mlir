@@ -7,7 +7,8 @@
 // function on its device, and the results are summed on the host as the
 // seeds' tf.add_n (named AddN).
 // RUN: gplace-opt %s --gplace-replicate="devices=/gpu:2,/gpu:3 reduce=sum functions=tower" | FileCheck %s --check-prefix=TOWER
-// TOWER-LABEL: func.func @tower
+// A replicated function is placed softly (as under MirroredStrategy).
+// TOWER-LABEL: func.func @tower() -> tensor<2x2xf32> attributes {gplace.allow_soft_placement}
 // TOWER: %[[A0:.+]] = gplace.constant {{.*}}{device = "/gpu:2", name = "Const"}
 // TOWER: %[[A1:.+]] = gplace.constant {{.*}}{device = "/gpu:3", name = "replica_1/Const"}
 // TOWER: %[[C0:.+]] = gplace.matmul %[[A0]], %{{.+}} {device = "/gpu:2", name = "MatMul"}
@@ -20,11 +21,14 @@
 // EVERY: gplace.matmul {{.*}}device = "/job:localhost/replica:0/task:0/device:GPU:1", name = "replica_1/MatMul"
 // EVERY: gplace.matmul {{.*}}device = "/job:localhost/replica:0/task:0/device:GPU:2", name = "replica_2/MatMul"
 // EVERY: gplace.add_n {{.*}}name = "AddN"
-// Without `functions`, a function that does not train is left alone.
-// RUN: gplace-opt %s --split-input-file --gplace-replicate="devices=/gpu:2,/gpu:3 reduce=sum batch-args=1" | FileCheck %s --check-prefix=ALONE
-// ALONE-LABEL: func.func @tower
+// Without `functions`, a function that does not train is left alone,
+// with its placement; a module where nothing trains gets a warning.
+// RUN: gplace-opt %s --split-input-file --gplace-replicate="devices=/gpu:2,/gpu:3 reduce=sum batch-args=1" 2>&1 | FileCheck %s --check-prefix=ALONE
+// ALONE: warning: --gplace-replicate: no function computes gplace.gradients (trains), so nothing is replicated; its option functions=... names the functions to take
+// ALONE-LABEL: func.func @tower() -> tensor<2x2xf32> {
 // ALONE-NOT: replica_1
 // ALONE: return
+// ALONE-NOT: warning
 func.func @tower() -> tensor<2x2xf32> {
   %a = gplace.constant dense<[[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]> : tensor<2x3xf32>
   %b = gplace.constant dense<[[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]> : tensor<3x2xf32>

@@ -98,6 +98,12 @@ LogicalResult GraphDialect::verifyOperationAttribute(Operation *op,
                              << attr.getValue();
     return success();
   }
+  if (name == getAllowSoftPlacementAttrName()) {
+    if (!isa<FunctionOpInterface>(op) || !isa<UnitAttr>(attr.getValue()))
+      return op->emitError()
+             << "'" << name << "' must be a unit attribute on a function";
+    return success();
+  }
   // Pipeline parallelism's marks (gplace::kMicroBatchAttrName and
   // kPipelineAttrName, docs/passes/pipeline-parallel.md).
   if (name == "gplace.micro_batch") {
@@ -137,6 +143,7 @@ LogicalResult GraphDialect::verifyOperationAttribute(Operation *op,
   return op->emitError() << "unknown gplace attribute '" << name
                          << "' (known: '" << getDefaultDeviceAttrName()
                          << "', '" << getDevicePolicyAttrName() << "', '"
+                         << getAllowSoftPlacementAttrName() << "', '"
                          << getDevicesAttrName() << "', '"
                          << getColocateWithAttrName()
                          << "', 'gplace.micro_batch', 'gplace.pipeline', "

@@ -504,7 +504,14 @@ func.func @policyNotString() attributes {gplace.device_policy} {
 
 // -----
 
-// expected-error @+1 {{unknown gplace attribute 'gplace.default_devices' (known: 'gplace.default_device', 'gplace.device_policy', 'gplace.devices', 'gplace.colocate_with', 'gplace.micro_batch', 'gplace.pipeline', 'gplace.rematerialized', 'gplace.gradient_stack_bytes')}}
+// expected-error @+1 {{'gplace.allow_soft_placement' must be a unit attribute on a function}}
+func.func @softNotUnit() attributes {gplace.allow_soft_placement = "yes"} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{unknown gplace attribute 'gplace.default_devices' (known: 'gplace.default_device', 'gplace.device_policy', 'gplace.allow_soft_placement', 'gplace.devices', 'gplace.colocate_with', 'gplace.micro_batch', 'gplace.pipeline', 'gplace.rematerialized', 'gplace.gradient_stack_bytes')}}
 func.func @unknownDialectAttribute() attributes {gplace.default_devices = "/cpu:0"} {
   return
 }
