@@ -374,10 +374,12 @@ rt::StatusOr<RunInputs> gplace::tooling::bindInputs(ModuleOp module,
       std::optional<rt::TensorType> tensor = toTensorType(type);
       types += (types.empty() ? "" : ", ") + (tensor ? tensor->str() : "?");
     }
+    auto count = [](size_t n, const char *what) {
+      return std::to_string(n) + " " + what + (n == 1 ? "" : "s");
+    };
     return rt::Status::invalidArgument(
-        "@" + entry + " takes " + std::to_string(argTypes.size()) +
-        " inputs (" + types + "), got " + std::to_string(flags.inputs.size()) +
-        " --input");
+        "@" + entry + " takes " + count(argTypes.size(), "input") + " (" +
+        types + "), got " + count(flags.inputs.size(), "--input"));
   }
   RunInputs bound;
   std::vector<rt::HostTensor> samples;
