@@ -490,7 +490,8 @@ compile(const std::string &kind, const py::bytes &sourceBytes,
   }
   if (!module)
     fail();
-  if (rt::Status selected = tooling::selectEntry(*module, entry, path);
+  if (rt::Status selected =
+          tooling::selectEntry(*module, entry, path, "entry=");
       !selected)
     raiseStatus(selected, diagnostics.text());
 

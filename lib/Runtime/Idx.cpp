@@ -12,6 +12,7 @@
 #include <iterator>
 #include <memory>
 #include <optional>
+#include <string_view>
 
 namespace gplace::runtime {
 
@@ -273,19 +274,28 @@ StatusOr<HostTensor> readIdx(const std::string &path) {
 }
 
 StatusOr<HostTensor> readTensorFile(const std::string &path) {
+  // Not opened unless it is a regular file: opening a FIFO without a
+  // writer (or a terminal) blocks. The .npy reader words the refusal.
+  std::error_code error;
+  if (!std::filesystem::is_regular_file(path, error))
+    return readNpy(path);
   std::ifstream in(path, std::ios::binary);
   char magic[6] = {};
-  // IDX files start with two zero bytes (plain) or gzip's 1f 8b, or are
-  // named so (MNIST's train-images-idx3-ubyte, x.idx: a bad one gets the
-  // IDX reader's message); anything else, and a file that cannot be
-  // opened, gets the .npy reader (and its messages).
-  in.read(magic, 2);
+  // A .npy file starts with "\x93NUMPY", whatever its name; IDX files
+  // start with two zero bytes (plain) or gzip's 1f 8b, or are named so
+  // (MNIST's train-images-idx3-ubyte, x.idx: a bad one gets the IDX
+  // reader's message); anything else gets the .npy reader (and its
+  // messages).
+  in.read(magic, 6);
+  size_t got = static_cast<size_t>(in.gcount());
+  if (got == 6 && std::string_view(magic, 6) == "\x93NUMPY")
+    return readNpy(path);
   std::string name = std::filesystem::path(path).filename().string();
   bool namedIdx = name.find("idx") != std::string::npos &&
                   (name.size() < 4 || name.compare(name.size() - 4, 4, ".npy"));
-  bool idx = (in && ((magic[0] == 0 && magic[1] == 0) ||
-                     (static_cast<unsigned char>(magic[0]) == 0x1f &&
-                      static_cast<unsigned char>(magic[1]) == 0x8b))) ||
+  bool idx = (got >= 2 && ((magic[0] == 0 && magic[1] == 0) ||
+                           (static_cast<unsigned char>(magic[0]) == 0x1f &&
+                            static_cast<unsigned char>(magic[1]) == 0x8b))) ||
              namedIdx;
   return idx ? readIdx(path) : readNpy(path);
 }

@@ -332,6 +332,41 @@ void removeStalePartials(const fs::path &directory, const std::string &name) {
 
 } // namespace
 
+/// The .npy header of the checkpoint entry for variable `name` of `type`.
+/// Errors (invalid argument): a name that np.load or unzip would take
+/// outside the folder it extracts to (an ONNX initializer named '../../x'),
+/// a type NumPy has no dtype for (bf16).
+static rt::StatusOr<std::string> entryHeader(llvm::StringRef name,
+                                             const rt::TensorType &type) {
+  bool unsafe = name.empty() || name.starts_with("/");
+  llvm::SmallVector<llvm::StringRef> parts;
+  name.split(parts, '/');
+  for (llvm::StringRef part : parts)
+    unsafe |= part.empty() || part == "." || part == "..";
+  if (unsafe)
+    return rt::Status::invalidArgument(
+        "variable name '" + name.str() +
+        "' cannot name a checkpoint entry (an empty, '.' or '..' path "
+        "component, or a leading '/'); rename the variable");
+  rt::StatusOr<std::string> header = rt::encodeNpyHeader(type);
+  if (!header)
+    return rt::Status::invalidArgument("variable '" + name.str() +
+                                       "': " + header.status().message());
+  return header;
+}
+
+rt::Status tooling::checkSavable(const std::string &path,
+                                 const rt::Plan &plan) {
+  for (const rt::PersistentDesc &persistent : plan.persistents)
+    if (persistent.isVariable)
+      if (rt::StatusOr<std::string> header =
+              entryHeader(persistent.name, persistent.initialValue.type);
+          !header)
+        return rt::Status::invalidArgument("cannot save checkpoint '" + path +
+                                           "': " + header.status().message());
+  return rt::Status::ok();
+}
+
 rt::Status tooling::saveCheckpoint(const std::string &path,
                                    const rt::Executor &executor,
                                    std::optional<int64_t> globalStep) {
@@ -435,27 +470,11 @@ rt::Status tooling::saveCheckpoint(const std::string &path,
       return fail("the copies of mirrored variable '" +
                   executor.variableName(i) + "' differ");
     }
-    // An entry name that np.load or unzip would take outside the folder it
-    // extracts to (an ONNX initializer named '../../x') is refused.
-    {
-      llvm::StringRef name = executor.variableName(i);
-      bool unsafe = name.empty() || name.starts_with("/");
-      llvm::SmallVector<llvm::StringRef> parts;
-      name.split(parts, '/');
-      for (llvm::StringRef part : parts)
-        unsafe |= part.empty() || part == "." || part == "..";
-      if (unsafe) {
-        zip_discard(archive);
-        return fail("variable name '" + name.str() +
-                    "' cannot name a checkpoint entry (an empty, '.' or '..' "
-                    "path component, or a leading '/'); rename the variable");
-      }
-    }
-    rt::StatusOr<std::string> header = rt::encodeNpyHeader(*view.type);
+    rt::StatusOr<std::string> header =
+        entryHeader(executor.variableName(i), *view.type);
     if (!header) {
       zip_discard(archive);
-      return fail("variable '" + executor.variableName(i) +
-                  "': " + header.status().message());
+      return fail(header.status().message());
     }
     Entry &saving = entry->second;
     saving.header = std::move(*header);
@@ -508,6 +527,15 @@ rt::Status tooling::saveCheckpoint(const std::string &path,
   return rt::Status::ok();
 }
 
+rt::Status tooling::checkRestorable(const std::string &path) {
+  std::error_code fsError;
+  if (!fs::is_regular_file(path, fsError))
+    return rt::Status::invalidArgument(
+        "cannot restore checkpoint '" + path + "': " +
+        (fs::exists(path, fsError) ? "not a regular file" : "no such file"));
+  return rt::Status::ok();
+}
+
 rt::Status tooling::restoreCheckpoint(const std::string &path,
                                       rt::Executor &executor,
                                       std::optional<int64_t> *globalStep) {
@@ -515,10 +543,7 @@ rt::Status tooling::restoreCheckpoint(const std::string &path,
     return rt::Status::invalidArgument("cannot restore checkpoint '" + path +
                                        "': " + why);
   };
-  std::error_code fsError;
-  if (!fs::is_regular_file(path, fsError))
-    return fail(fs::exists(path, fsError) ? "not a regular file"
-                                          : "no such file");
+  GPLACE_RETURN_IF_ERROR(checkRestorable(path));
   int error = 0;
   zip_t *archive = zip_open(path.c_str(), ZIP_RDONLY, &error);
   if (!archive)

@@ -199,8 +199,16 @@ rt::StatusOr<ClusterTask> tooling::startClusterFromFlags(int *argc,
         "--transfer-timeout must be more than 0 and at most 604800 seconds "
         "(a week)");
   ClusterTask cluster;
-  if (flags.spec.empty())
+  if (flags.spec.getNumOccurrences() && flags.spec.empty())
+    return rt::Status::invalidArgument(
+        "--cluster needs the jobs and their task counts (worker:4)");
+  if (flags.spec.empty()) {
+    // A flag that applies to a cluster alone is an error without one.
+    if (flags.transferTimeout.getNumOccurrences())
+      return rt::Status::invalidArgument(
+          "--transfer-timeout applies with --cluster");
     return cluster;
+  }
   std::string error;
   std::optional<ClusterSpec> spec = ClusterSpec::parse(flags.spec, &error);
   if (!spec)

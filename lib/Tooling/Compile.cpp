@@ -176,7 +176,8 @@ gplace::tooling::policiesFromFlags() {
 //===----------------------------------------------------------------------===//
 
 rt::Status gplace::tooling::selectEntry(ModuleOp module, llvm::StringRef entry,
-                                        llvm::StringRef fileName) {
+                                        llvm::StringRef fileName,
+                                        llvm::StringRef flag) {
   auto func = module.lookupSymbol<func::FuncOp>(entry);
   if (!func) {
     SmallVector<std::string> names;
@@ -186,7 +187,7 @@ rt::Status gplace::tooling::selectEntry(ModuleOp module, llvm::StringRef entry,
         "no function @" + entry.str() + " in " + fileName.str() +
         " (functions: " +
         (names.empty() ? std::string("none") : llvm::join(names, ", ")) +
-        "); choose one with --entry");
+        "); choose one with " + flag.str());
   }
   // The functions the entry calls, transitively.
   llvm::SmallPtrSet<Operation *, 8> kept = {func};

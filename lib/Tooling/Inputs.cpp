@@ -79,7 +79,29 @@ gplace::tooling::parseInput(llvm::StringRef text, Type expected,
                                                                        : 'E');
         bool integerMantissa =
             !mantissa.empty() && llvm::all_of(mantissa, llvm::isDigit);
-        if (integerMantissa) {
+        // NumPy prints "1." for 1.0: "1.0".
+        bool dotMantissa = mantissa.size() > 1 && mantissa.ends_with(".") &&
+                           llvm::all_of(mantissa.drop_back(), llvm::isDigit);
+        // nan, inf and -inf (as results print them) as the element type's
+        // bit pattern, which MLIR's literal syntax reads.
+        std::optional<llvm::APFloat> special;
+        const llvm::fltSemantics &semantics =
+            cast<FloatType>(type.getElementType()).getFloatSemantics();
+        if (unsignedToken.equals_insensitive("nan"))
+          special = llvm::APFloat::getNaN(semantics, token.starts_with("-"));
+        else if (unsignedToken.equals_insensitive("inf") ||
+                 unsignedToken.equals_insensitive("infinity"))
+          special = llvm::APFloat::getInf(semantics, token.starts_with("-"));
+        if (special) {
+          llvm::SmallString<32> hex;
+          special->bitcastToAPInt().toStringUnsigned(hex, 16);
+          fixed += "0x" + hex.str().str();
+        } else if (dotMantissa) {
+          size_t mantissaEnd =
+              token.size() - unsignedToken.size() + mantissa.size();
+          fixed += token.take_front(mantissaEnd).str() + "0" +
+                   token.drop_front(mantissaEnd).str();
+        } else if (integerMantissa) {
           size_t mantissaEnd =
               token.size() - unsignedToken.size() + mantissa.size();
           fixed += token.take_front(mantissaEnd).str() + ".0" +

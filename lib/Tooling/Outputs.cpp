@@ -41,9 +41,14 @@ rt::Status tooling::checkWritable(const std::string &path) {
     return rt::Status::ok();
   fs::path target(path);
   fs::path directory = target.has_parent_path() ? target.parent_path() : ".";
-  std::string probe = (directory / ("." + target.filename().string() +
-                                    ".probe" + std::to_string(::getpid())))
-                          .string();
+  // As long as the longest name a writer gives its temporary file
+  // (libzip's `.<name>.tmp<pid>.XXXXXX`, saveCheckpoint's); writeNpyFiles'
+  // `<name>.partial<pid>` is shorter: a name too long for any of them is
+  // refused here, before the run, not after it.
+  std::string probe =
+      (directory / ("." + target.filename().string() + ".probe" +
+                    std::to_string(::getpid()) + ".XXXXXX"))
+          .string();
   int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL, 0600);
   if (fd < 0)
     return cannotWrite(path, std::strerror(errno));

@@ -12,6 +12,18 @@ using namespace mlir;
 using namespace gplace::tooling;
 namespace rt = gplace::runtime;
 
+int gplace::tooling::finishStdout(llvm::StringRef tool, int code) {
+  llvm::raw_fd_ostream &out = llvm::outs();
+  out.flush();
+  if (!out.has_error())
+    return code;
+  std::string message = out.error().message();
+  out.clear_error(); // Else its destructor reports a fatal error.
+  llvm::errs() << tool << ": error: cannot write to stdout: " << message
+               << "\n";
+  return code ? code : 1;
+}
+
 int gplace::tooling::exitCode(rt::StatusCode code) {
   switch (code) {
   case rt::StatusCode::OutOfMemory:

@@ -34,6 +34,7 @@
 #include <cstring>
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <set>
 
 using namespace mlir;
@@ -216,6 +217,33 @@ rt::Status gplace::tooling::checkRunFlags() {
     if (!llvm::StringRef(output).starts_with("@") || output.size() < 2)
       return rt::Status::invalidArgument("--output must be @FILE.npy, got '" +
                                          output + "'");
+  if (flags.profile.getNumOccurrences() && flags.profile.empty())
+    return rt::Status::invalidArgument("--profile needs a file name");
+  // The machine commands run no model: what would name one is an error,
+  // not ignored.
+  if (machineCommandFlag()) {
+    const char *command = flags.listDevices ? "--list-devices" : "--profile";
+    if (flags.listDevices && !flags.profile.empty())
+      return rt::Status::invalidArgument(
+          "--list-devices and --profile are two commands: give one");
+    if (flags.inputFile.getNumOccurrences())
+      return rt::Status::invalidArgument(
+          std::string(command) + " runs no model, and '" +
+          flags.inputFile.getValue() + "' was given: drop one");
+    cl::Option *runOnly[] = {std::addressof(flags.outputs), &flags.save,
+                             &flags.restore, &flags.trace, &flags.initEntry};
+    for (cl::Option *run : runOnly)
+      if (run->getNumOccurrences())
+        return rt::Status::invalidArgument(
+            std::string(command) + " runs no model: --" + run->ArgStr.str() +
+            " applies to a run");
+  }
+  if (flags.entry.empty())
+    return rt::Status::invalidArgument("--entry needs a function name");
+  if (!flags.restore.empty())
+    GPLACE_RETURN_IF_ERROR(checkRestorable(flags.restore));
+  if (flags.initEntry.getNumOccurrences() && flags.initEntry.empty())
+    return rt::Status::invalidArgument("--init needs a function name");
   for (cl::opt<std::string> *path : {&flags.save, &flags.restore, &flags.trace})
     if (path->getNumOccurrences() && path->empty())
       return rt::Status::invalidArgument("--" + path->ArgStr.str() +
@@ -251,6 +279,41 @@ static rt::Status checkTraceWritable(int rank) {
 
 rt::Status gplace::tooling::checkOutputsWritable() {
   RunFlags &flags = runFlags();
+  // Two files written to one path: the second would replace the first
+  // (a checkpoint replaced by a trace), or both --output share a temporary
+  // file. Devices and pipes (/dev/null twice) are written in place.
+  {
+    std::vector<std::pair<std::string, std::string>> written; // flag, path
+    if (!flags.trace.empty())
+      written.emplace_back("--trace", traceFileOf(0));
+    for (const std::string &output : flags.outputs)
+      written.emplace_back("--output", output.substr(1));
+    if (!flags.save.empty())
+      written.emplace_back("--save", flags.save);
+    if (!flags.profile.empty())
+      written.emplace_back("--profile", flags.profile);
+    auto key = [](const std::string &path) {
+      std::error_code error;
+      std::filesystem::path absolute = std::filesystem::absolute(path, error);
+      return (error ? std::filesystem::path(path) : absolute)
+          .lexically_normal()
+          .string();
+    };
+    for (size_t i = 0; i < written.size(); ++i) {
+      std::error_code error;
+      std::filesystem::file_status status =
+          std::filesystem::status(written[i].second, error);
+      if (std::filesystem::exists(status) &&
+          !std::filesystem::is_regular_file(status))
+        continue;
+      for (size_t j = 0; j < i; ++j)
+        if (key(written[j].second) == key(written[i].second))
+          return rt::Status::invalidArgument(
+              written[j].first + " and " + written[i].first +
+              " name one file, '" + written[i].second +
+              "': each output needs its own");
+    }
+  }
   GPLACE_RETURN_IF_ERROR(checkTraceWritable(0));
   for (const std::string &output : flags.outputs)
     GPLACE_RETURN_IF_ERROR(checkWritable(output.substr(1)));
@@ -300,15 +363,24 @@ gplace::tooling::loadModule(llvm::StringRef fileName, MLIRContext *context,
     constexpr int64_t kImportTimeElements = 4096;
     for (auto [i, text] : llvm::enumerate(flags.inputs)) {
       std::optional<rt::HostTensor> small;
+      // An input that cannot be read is its own error, before the import
+      // (which would call its dimensions unknown).
       if (isTensorProtoInput(text)) {
         rt::StatusOr<rt::HostTensor> value =
             frontend::readTensorProtoFile(llvm::StringRef(text).drop_front());
-        options.inputShapes.push_back(
-            value ? std::optional(value->type.shape) : std::nullopt);
-        if (value && value->type.numElements() <= kImportTimeElements)
+        if (!value)
+          return rt::Status::invalidArgument("input #" + std::to_string(i) +
+                                             ": " + value.status().message());
+        options.inputShapes.push_back(value->type.shape);
+        if (value->type.numElements() <= kImportTimeElements)
           small = std::move(*value);
       } else {
         std::optional<std::vector<int64_t>> shape = inputShape(text, context);
+        if (!shape)
+          if (rt::StatusOr<rt::HostTensor> value =
+                  parseInput(text, Type(), context, i, flags.entry);
+              !value)
+            return value.status();
         options.inputShapes.push_back(shape);
         if (shape && gplace::TensorType{gplace::ElementType::F32, *shape}
                              .numElements() <= kImportTimeElements)
@@ -582,7 +654,7 @@ runInitFunction(const RunSetup &setup, const std::set<std::string> &names) {
       parseSourceFile<ModuleOp>(*setup.sourceMgr, setup.context);
   if (!module)
     return rt::Status::invalidArgument("cannot parse " + setup.fileName.str());
-  GPLACE_RETURN_IF_ERROR(selectEntry(*module, name, setup.fileName));
+  GPLACE_RETURN_IF_ERROR(selectEntry(*module, name, setup.fileName, "--init"));
   auto func = *module->getOps<func::FuncOp>().begin();
   if (func.getNumArguments() != 0)
     return rt::Status::invalidArgument(
@@ -618,7 +690,9 @@ runInitFunction(const RunSetup &setup, const std::set<std::string> &names) {
     return init.status();
   rt::StatusOr<std::vector<rt::HostTensor>> ran = (*init)->run({});
   if (!ran)
-    return ran.status();
+    return rt::Status::error(ran.status().code(), "--init function @" + name +
+                                                      ": " +
+                                                      ran.status().message());
   return readVariables(**init, names);
 }
 
@@ -648,6 +722,8 @@ rt::Status gplace::tooling::runPlan(rt::Plan plan, RunInputs inputs,
     return rt::Status::invalidArgument(
         "--save: the graph has no variables to save (in a cluster, the chief "
         "saves the variables on its own task)");
+  if (!flags.save.empty() && chief)
+    GPLACE_RETURN_IF_ERROR(checkSavable(flags.save, plan));
   if (!flags.restore.empty() && variableNames.empty())
     return rt::Status::invalidArgument(
         "--restore: the graph has no variables to restore (in a cluster, "

@@ -37,7 +37,7 @@ namespace cl = llvm::cl;
 namespace rt = gplace::runtime;
 namespace tooling = gplace::tooling;
 
-int main(int argc, char **argv) {
+static int run(int argc, char **argv) {
   tooling::reexecForBlasCoreType(argv);
   llvm::InitLLVM initLLVM(argc, argv);
   tooling::registerRunFlags();
@@ -145,4 +145,8 @@ int main(int argc, char **argv) {
       !ran)
     return fail(ran);
   return 0;
+}
+
+int main(int argc, char **argv) {
+  return tooling::finishStdout("gplace-run", run(argc, argv));
 }

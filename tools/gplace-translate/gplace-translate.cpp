@@ -17,6 +17,7 @@
 #include "gplace/Target/ONNX/ImportONNX.h"
 #include "gplace/Tooling/CommandLine.h"
 #include "gplace/Tooling/Outputs.h"
+#include "gplace/Tooling/Report.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/AsmState.h"
@@ -54,7 +55,7 @@ static int fail(const llvm::Twine &message) {
   return 1;
 }
 
-int main(int argc, char **argv) {
+static int run(int argc, char **argv) {
   llvm::InitLLVM initLLVM(argc, argv);
   mlir::registerAsmPrinterCLOptions();
   mlir::registerMLIRContextCLOptions();
@@ -96,4 +97,8 @@ int main(int argc, char **argv) {
       !written)
     return fail(written.message());
   return 0;
+}
+
+int main(int argc, char **argv) {
+  return gplace::tooling::finishStdout("gplace-translate", run(argc, argv));
 }

@@ -47,6 +47,14 @@ namespace gplace::tooling {
 /// writers of `path` that were killed (`.<name>.tmp<pid>`, and
 /// `.<name>.tmp<pid>.XXXXXX` that libzip's own file writer left before,
 /// whose process is gone) are removed.
+/// Checks, before any run, that saveCheckpoint(path, ...) can write every
+/// variable of `plan`: its name makes a safe entry name and NumPy has a
+/// dtype for its type. Errors (invalid argument) as saveCheckpoint words
+/// them ("cannot save checkpoint 'm.npz': variable 'v': NumPy has no bf16
+/// dtype").
+runtime::Status checkSavable(const std::string &path,
+                             const runtime::Plan &plan);
+
 runtime::Status saveCheckpoint(const std::string &path,
                                const runtime::Executor &executor,
                                std::optional<int64_t> globalStep = {});
@@ -62,6 +70,11 @@ runtime::Status saveCheckpoint(const std::string &path,
 /// that name that is not an int64 scalar: a graph's own int64
 /// `global_step`, incremented each step as TensorFlow's, is the count); an
 /// entry that is not an int64 scalar >= 0 is an error.
+/// Checks, before compiling, that `path` names a regular file to restore
+/// from. Errors (invalid argument): "cannot restore checkpoint '<path>': no
+/// such file" (or "not a regular file").
+runtime::Status checkRestorable(const std::string &path);
+
 runtime::Status restoreCheckpoint(const std::string &path,
                                   runtime::Executor &executor,
                                   std::optional<int64_t> *globalStep = nullptr);

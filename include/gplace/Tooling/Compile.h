@@ -57,10 +57,11 @@ runtime::StatusOr<std::unique_ptr<PolicyRegistry>> policiesFromFlags();
 /// Keeps function @`entry` of `module` and the functions it calls
 /// (transitively, made private: compileToPlan inlines them, as TensorFlow
 /// places a function's body where it is called), and erases the others.
-/// Error (invalid argument): no such function, naming `fileName` and the
-/// functions there are.
+/// Error (invalid argument): no such function, naming `fileName`, the
+/// functions there are and `flag`, the flag that chooses one.
 runtime::Status selectEntry(mlir::ModuleOp module, llvm::StringRef entry,
-                            llvm::StringRef fileName);
+                            llvm::StringRef fileName,
+                            llvm::StringRef flag = "--entry");
 
 /// Checks that `devices` can hold what `options` asks for: --replicas=N
 /// needs N GPUs. Errors (invalid argument) name the count it has.

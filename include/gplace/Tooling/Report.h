@@ -31,6 +31,13 @@ namespace gplace::tooling {
 /// run needs), 5 internal error.
 int exitCode(runtime::StatusCode code);
 
+/// Flushes stdout (llvm::outs()) before a tool exits with `code`, and
+/// returns `code`, or 1 for a success whose output could not be written:
+/// a full disk or a closed stdout is then "<tool>: error: cannot write to
+/// stdout: No space left on device", not LLVM's "IO failure on output
+/// stream" from the stream's destructor.
+int finishStdout(llvm::StringRef tool, int code);
+
 /// An error already reported, as MLIR's diagnostics through the context:
 /// a status with no message, which Reporter::fail does not print.
 inline runtime::Status

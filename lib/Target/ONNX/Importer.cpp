@@ -711,6 +711,13 @@ OwningOpRef<ModuleOp> importOnnxModel(llvm::StringRef bytes,
                                       const OnnxImportOptions &options) {
   context->getOrLoadDialect<GraphDialect>();
   context->getOrLoadDialect<func::FuncDialect>();
+  // An empty symbol prints as '@<<INVALID EMPTY SYMBOL>>', which no parser
+  // reads back.
+  if (options.entry.empty()) {
+    emitError(FileLineColLoc::get(context, path, 0, 0))
+        << "the imported function needs a name (--entry is empty)";
+    return {};
+  }
   Importer importer(context, path, options);
   return importer.run(bytes);
 }

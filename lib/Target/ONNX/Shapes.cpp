@@ -133,6 +133,11 @@ LogicalResult Importer::fixDimensions() {
                   (param.empty() ? std::string(i == 0 ? "N" : "NAME=N")
                                  : param + "=N") +
                   " or give the input's value";
+        // Values given for some inputs but not this one: say so (a
+        // forgotten --input reads as a dynamic dimension otherwise).
+        if (!options.inputShapes.empty() && index >= options.inputShapes.size())
+          missing += " (input #" + std::to_string(index) + "; values given: " +
+                     std::to_string(options.inputShapes.size()) + ")";
       }
     }
   }
