@@ -233,6 +233,19 @@ public:
   std::vector<std::tuple<std::string, int64_t, int64_t, int64_t>> memory;
   std::mutex mutex; ///< One run at a time.
 
+  /// Takes `mutex` with the GIL released while it waits: the holder may
+  /// need the GIL back (to return its results) before it lets go, and a
+  /// waiter holding the GIL would deadlock two threads running one
+  /// program (TensorFlow's Session.run is thread-safe).
+  std::unique_lock<std::mutex> lockRuns() {
+    std::unique_lock<std::mutex> lock(mutex, std::try_to_lock);
+    if (!lock.owns_lock()) {
+      py::gil_scoped_release release;
+      lock.lock();
+    }
+    return lock;
+  }
+
   /// Runs the program on `args` (one array per input, in order).
   py::list run(const py::args &args) {
     if (args.size() != inputs.size())
@@ -243,7 +256,7 @@ public:
     for (size_t i = 0; i < args.size(); ++i)
       arrays.push_back(
           checkedArray(args[i], inputs[i], "input #" + std::to_string(i)));
-    std::lock_guard<std::mutex> lock(mutex);
+    std::unique_lock<std::mutex> lock = lockRuns();
     // The kernels read the arrays in place where the plan allows
     // (Executor::canBindInputs: the CPU and emulated GPUs), else from a
     // copy in the plan's staging memory.
@@ -266,7 +279,7 @@ public:
   /// seconds, `iterations` times: what run()'s overhead is measured
   /// against (bench/python_overhead.py).
   std::vector<double> timeNative(int iterations) {
-    std::lock_guard<std::mutex> lock(mutex);
+    std::unique_lock<std::mutex> lock = lockRuns();
     std::vector<double> seconds;
     py::gil_scoped_release release;
     for (int i = 0; i < iterations; ++i) {
@@ -298,7 +311,7 @@ public:
   }
 
   py::array readVariable(const std::string &name) {
-    std::lock_guard<std::mutex> lock(mutex);
+    std::unique_lock<std::mutex> lock = lockRuns();
     rt::StatusOr<rt::HostTensor> value =
         executor->readVariable(variableIndex(name));
     if (!value)
@@ -314,7 +327,7 @@ public:
     rt::HostTensor tensor(executor->variableType(first));
     if (tensor.type.bytes() > 0)
       std::memcpy(tensor.data.data(), array.data(), tensor.type.bytes());
-    std::lock_guard<std::mutex> lock(mutex);
+    std::unique_lock<std::mutex> lock = lockRuns();
     for (size_t i = first; i < executor->numVariables(); ++i)
       if (executor->variableName(i) == name)
         if (rt::Status written = executor->writeVariable(i, tensor); !written)
@@ -322,13 +335,13 @@ public:
   }
 
   void save(const std::string &path) {
-    std::lock_guard<std::mutex> lock(mutex);
+    std::unique_lock<std::mutex> lock = lockRuns();
     if (rt::Status saved = tooling::saveCheckpoint(path, *executor); !saved)
       raiseStatus(saved);
   }
 
   void restore(const std::string &path) {
-    std::lock_guard<std::mutex> lock(mutex);
+    std::unique_lock<std::mutex> lock = lockRuns();
     if (rt::Status restored = tooling::restoreCheckpoint(path, *executor);
         !restored)
       raiseStatus(restored);

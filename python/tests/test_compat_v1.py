@@ -503,3 +503,128 @@ def test_docs_page_examples():
     for index, block in enumerate(blocks):
         exec(compile(block, f"{doc} (python block {index + 1})", "exec"),
              namespace)
+
+
+# ---------------------------------------------------------------------------
+# TensorFlow 1's semantics that a hunt found broken (2026-12-07).
+
+
+def test_session_run_from_threads():
+    # Two threads running one program deadlocked: one held the program's
+    # lock and waited for the GIL, the other held the GIL and waited for
+    # the lock. TensorFlow's Session.run is thread-safe.
+    import threading
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [16, 16])
+        y = tf.reduce_sum(tf.matmul(x, x))
+        sess = tf.Session()
+        a = np.ones((16, 16), np.float32)
+        results = []
+
+        def work():
+            for _ in range(20):
+                results.append(float(sess.run(y, {x: a})))
+
+        threads = [threading.Thread(target=work) for _ in range(3)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(timeout=60)
+        assert not any(t.is_alive() for t in threads)
+        assert results == [16.0 * 16 * 16] * 60
+
+
+def test_scalar_feed_keeps_its_shape():
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [])
+        with tf.Session() as sess:
+            assert sess.run(x, {x: 3.0}).shape == ()
+            assert sess.run(x * 2.0, {x: 3.0}) == 6.0
+        lr = tf.placeholder(tf.float32, [])
+        w = tf.Variable([0.5])
+        step = tf.train.GradientDescentOptimizer(lr).minimize(
+            tf.reduce_sum(w * 2.0))
+        with tf.Session() as sess:
+            sess.run(w.initializer)
+            sess.run(step, {lr: 0.5})
+            np.testing.assert_allclose(sess.run(w), [-0.5])
+
+
+def test_two_adam_optimizers():
+    # A GAN's two optimizers: TensorFlow names the second's powers
+    # beta1_power_1 and beta2_power_1.
+    with tf.Graph().as_default():
+        a = tf.Variable([1.0], name="a")
+        b = tf.Variable([3.0], name="b")
+        train_a = tf.train.AdamOptimizer(0.1).minimize(tf.reduce_sum(a * a),
+                                                       var_list=[a])
+        train_b = tf.train.AdamOptimizer(0.1).minimize(tf.reduce_sum(b * b),
+                                                       var_list=[b])
+        names = [v.op.name for v in tf.global_variables()]
+        assert "beta1_power_1" in names and "beta2_power_1" in names
+        sess = tf.Session()
+        sess.run(tf.global_variables_initializer())
+        sess.run([train_a, train_b])
+        # Adam's first step moves each by the learning rate.
+        np.testing.assert_allclose(sess.run([a, b]), [[0.9], [2.9]],
+                                   rtol=1e-5)
+        # A variable's output by name is its value.
+        np.testing.assert_allclose(sess.run("a:0"), [0.9], rtol=1e-5)
+
+
+def test_integer_truediv_is_float64():
+    with tf.Graph().as_default():
+        t = tf.constant(7) / tf.constant(2)
+        assert t.dtype is tf.float64
+        assert tf.Session().run(t) == 3.5
+        assert tf.Session().run(tf.divide(7, tf.constant(2))) == 3.5
+
+
+def test_python_ints_and_floats_for_integer_dtypes():
+    with tf.Graph().as_default():
+        big = tf.constant(2**40)
+        assert big.dtype is tf.int64
+        assert tf.Session().run(big) == 2**40
+        with pytest.raises(TypeError, match="out of range for int32"):
+            tf.constant(2**40, dtype=tf.int32)
+        with pytest.raises(TypeError, match="Expected int32, got 2.7"):
+            tf.constant(2.7, dtype=tf.int32)
+        # The last element fills a longer shape.
+        np.testing.assert_array_equal(
+            tf.Session().run(tf.constant([1.0, 2.0], shape=[4])),
+            [1, 2, 2, 2])
+
+
+def test_axis_out_of_range():
+    with tf.Graph().as_default():
+        a = tf.constant([[1.0, 2.0], [3.0, 4.0]])
+        for make in (lambda: tf.concat([a, a], 2),
+                     lambda: tf.argmax(a, axis=2),
+                     lambda: tf.gather(a, [1], axis=-3)):
+            with pytest.raises(ValueError, match=r"range \[-2, 2\)"):
+                make()
+
+
+def test_gradient_through_every_read_of_a_variable():
+    with tf.Graph().as_default():
+        v = tf.Variable([1.0, 2.0])
+        loss = tf.reduce_sum(v.read_value() ** 2) + tf.reduce_sum(v * 3.0)
+        (grad,) = tf.gradients(loss, v)
+        step = tf.train.GradientDescentOptimizer(0.1).minimize(loss)
+        sess = tf.Session()
+        sess.run(v.initializer)
+        np.testing.assert_allclose(sess.run(grad), [5.0, 7.0])
+        sess.run(step)
+        np.testing.assert_allclose(sess.run(v), [0.5, 1.3], rtol=1e-6)
+
+
+def test_run_options_and_graph_options_are_accepted():
+    with tf.Graph().as_default():
+        sess = tf.Session()
+        assert sess.run(tf.constant(1.0),
+                        options=tf.RunOptions(
+                            trace_level=tf.RunOptions.FULL_TRACE),
+                        run_metadata=tf.RunMetadata()) == 1.0
+        config = tf.ConfigProto()
+        config.graph_options.optimizer_options.global_jit_level = \
+            tf.OptimizerOptions.ON_1

@@ -253,8 +253,8 @@ class Tensor:
     def __rsub__(self, other): return _binary("sub", other, self, "sub")
     def __mul__(self, other): return _binary("mul", self, other, "mul")
     def __rmul__(self, other): return _binary("mul", other, self, "mul")
-    def __truediv__(self, other): return _binary("div", self, other, "truediv")
-    def __rtruediv__(self, other): return _binary("div", other, self, "truediv")
+    def __truediv__(self, other): return divide(self, other)
+    def __rtruediv__(self, other): return divide(other, self)
     def __matmul__(self, other): return matmul(self, other, name="matmul")
     def __rmatmul__(self, other): return matmul(other, self, name="matmul")
     def __pow__(self, other): return _binary("pow", self, other, "pow")
@@ -575,6 +575,15 @@ def _broadcast(a, b, what):
     return out
 
 
+def _axis(axis, rank, op):
+    """`axis` of a rank-`rank` operand in [0, rank); TensorFlow's error for
+    one outside [-rank, rank)."""
+    if not -rank <= axis < rank:
+        raise ValueError(f"Expected dimension in the range [{-rank}, {rank}),"
+                         f" but got {axis} for '{op.name}'")
+    return axis % rank
+
+
 def _reduced(shape, axes, keep_dims):
     rank = len(shape)
     axes = [a % rank if rank else a for a in axes]
@@ -657,7 +666,7 @@ def _infer(op, shapes, dtypes):
     if k == "reshape":
         return [(dtypes[0], _reshape_target(shapes[0], a["shape"]))]
     if k == "argmax":
-        ax = a["axis"] % len(shapes[0])
+        ax = _axis(a["axis"], len(shapes[0]), op)
         return [(a["dtype"], [d for i, d in enumerate(shapes[0]) if i != ax])]
     if k == "xent":
         return [(dtypes[0], [shapes[0][0]]), (dtypes[0], list(shapes[0]))]
@@ -671,7 +680,7 @@ def _infer(op, shapes, dtypes):
             out.append((None if d is None else d - b) if s == -1 else s)
         return [(dtypes[0], out)]
     if k == "concat":
-        ax = a["axis"] % len(shapes[0])
+        ax = _axis(a["axis"], len(shapes[0]), op)
         out = list(shapes[0])
         total = 0
         for s in shapes:
@@ -695,7 +704,7 @@ def _infer(op, shapes, dtypes):
         return [(dtypes[0], [n, _window(h, kh, sh, a["padding"]),
                              _window(w, kw, sw, a["padding"]), c])]
     if k == "gather":
-        ax = a["axis"] % len(shapes[0])
+        ax = _axis(a["axis"], len(shapes[0]), op)
         return [(dtypes[0], list(shapes[0][:ax]) + list(shapes[1]) +
                  list(shapes[0][ax + 1:]))]
     if k == "one_hot":
@@ -738,11 +747,33 @@ def _default_dtype(value):
     arr = np.asarray(value)
     if arr.dtype == np.bool_:
         return bool
-    if np.issubdtype(arr.dtype, np.integer):
-        return int32
+    if np.issubdtype(arr.dtype, np.integer) or (
+            arr.dtype == object and arr.size and all(
+                isinstance(v, int) for v in arr.ravel())):
+        # Python ints beyond int32 make an int64 tensor, as in TensorFlow.
+        values = [int(v) for v in np.asarray(value, dtype=object).ravel()]
+        if all(-2**31 <= v < 2**31 for v in values):
+            return int32
+        return int64
     if np.issubdtype(arr.dtype, np.floating):
         return float32
     raise TypeError(f"Cannot convert {value!r} to a tensor")
+
+
+def _check_python_values(value, dtype):
+    """TensorFlow's refusals of Python values for an integer dtype: a float
+    with a fraction ("Expected int32, got 2.7 of type 'float' instead.")
+    and a value out of the type's range (NumPy 1.24 would wrap it)."""
+    if not dtype.is_integer or isinstance(value, (np.ndarray, np.generic)):
+        return
+    info = np.iinfo(dtype.as_numpy_dtype)
+    for v in np.asarray(value, dtype=object).ravel():
+        if isinstance(v, float) and not float(v).is_integer():
+            raise TypeError(f"Expected {dtype.name}, got {v!r} of type "
+                            f"'float' instead.")
+        if isinstance(v, (int, float)) and not info.min <= v <= info.max:
+            raise TypeError(f"Value {v!r} is out of range for {dtype.name} "
+                            f"[{info.min}, {info.max}]")
 
 
 def convert_to_tensor(value, dtype=None, name=None):
@@ -844,6 +875,7 @@ def constant(value, dtype=None, shape=None, name="Const", verify_shape=False):
     """tf.constant: a value (scalar, nested lists, NumPy array); `shape`
     reshapes it or fills it with a scalar."""
     dtype = as_dtype(dtype) if dtype is not None else _default_dtype(value)
+    _check_python_values(value, dtype)
     arr = np.array(value, dtype=dtype.as_numpy_dtype)
     if shape is not None:
         shape = [int(d) for d in shape]
@@ -852,6 +884,12 @@ def constant(value, dtype=None, shape=None, name="Const", verify_shape=False):
             arr = arr.reshape(shape)
         elif arr.size == 1:
             arr = np.full(shape, arr.reshape(-1)[0], dtype=arr.dtype)
+        elif 0 < arr.size < count and not verify_shape:
+            # TensorFlow 1: the last element fills the rest.
+            flat = arr.reshape(-1)
+            arr = np.concatenate(
+                [flat, np.full(count - flat.size, flat[-1], dtype=arr.dtype)]
+            ).reshape(shape)
         else:
             raise ValueError(f"Too many elements provided. Needed at most "
                              f"{count}, but received {arr.size}"
@@ -910,6 +948,17 @@ def multiply(x, y, name="Mul"):
 
 
 def divide(x, y, name="truediv"):
+    """x / y: TensorFlow 1's truediv, which divides integers as floats
+    (uint8 as float32, int32 and int64 as float64)."""
+    like = next((v._snapshot if isinstance(v, Variable) else v
+                 for v in (x, y) if isinstance(v, (Tensor, Variable))), None)
+    dtype = like.dtype if like is not None else _default_dtype(x)
+    if dtype.is_integer:
+        to = float32 if dtype is uint8 else float64
+        with (like.graph if like is not None
+              else get_default_graph()).as_default():
+            x = cast(convert_to_tensor(x, dtype=dtype), to)
+            y = cast(convert_to_tensor(y, dtype=dtype), to)
     return _binary("div", x, y, name)
 
 
@@ -1659,7 +1708,28 @@ def gradients(ys, xs, grad_ys=None, name="gradients", **unused):
     ys = [convert_to_tensor(y) for y in (ys if isinstance(ys, (list, _b.tuple)) else [ys])]
     single = not isinstance(xs, (list, _b.tuple))
     xs_in = [xs] if single else list(xs)
-    xs = [convert_to_tensor(x) for x in xs_in]
+    # A variable's gradient is the sum over every read of it (its value,
+    # read_value(), the reads after its assigns), as TensorFlow takes a
+    # resource variable's gradient at its handle.
+    owners = []
+    xs = []
+    for i, x in enumerate(xs_in):
+        reads = [convert_to_tensor(x)]
+        if isinstance(x, Variable):
+            handle = x._variable.outputs[0]
+            reads += [o.outputs[0] for o in x.graph._ops
+                      if o.kind == "read" and o.inputs and
+                      o.inputs[0] is handle and o.outputs[0] is not reads[0]]
+        xs += reads
+        owners += [i] * len(reads)
+    if len(xs) > len(xs_in):
+        parts = gradients(ys, xs, grad_ys, name)
+        result = []
+        for i in range(len(xs_in)):
+            mine = [g for g, o in zip(parts, owners) if o == i and g is not None]
+            result.append(None if not mine else mine[0] if len(mine) == 1
+                          else add_n(mine, name=name + "/AddN"))
+        return result
     for t in xs:
         if not t.dtype.is_floating:
             raise TypeError(f"gradients: {t.name} is {t.dtype.name}, not a "
@@ -1726,7 +1796,7 @@ class Optimizer:
         if not var_list:
             raise ValueError("No variables to optimize.")
         with graph.as_default():
-            grads = gradients(loss, [v._snapshot for v in var_list])
+            grads = gradients(loss, list(var_list))
         return list(zip(grads, var_list))
 
     def minimize(self, loss, global_step=None, var_list=None, name=None,
@@ -1854,15 +1924,17 @@ class AdamOptimizer(Optimizer):
         if self._powers is None:
             graph = first.graph
             with graph.name_scope(None):
-                self._powers = (
-                    Variable(lambda: constant(self._beta1, dtype=first.dtype,
-                                              name="initial_value"),
+                # A second Adam in the graph (a GAN's two) gets
+                # beta1_power_1, as TensorFlow 1 names it.
+                self._powers = tuple(
+                    Variable(lambda beta=beta: constant(
+                                 beta, dtype=first.dtype,
+                                 name="initial_value"),
                              trainable=False, _colocate_with=first.op,
-                             _absolute_name="beta1_power"),
-                    Variable(lambda: constant(self._beta2, dtype=first.dtype,
-                                              name="initial_value"),
-                             trainable=False, _colocate_with=first.op,
-                             _absolute_name="beta2_power"))
+                             _absolute_name=graph.unique_name(
+                                 name, mark_as_used=False))
+                    for beta, name in ((self._beta1, "beta1_power"),
+                                       (self._beta2, "beta2_power")))
         for v in var_list:
             self._slot(v, self._name)
             self._slot(v, self._name + "_1")
@@ -1934,6 +2006,45 @@ class GPUOptions:
         return key in self._set
 
 
+class _IgnoredMessage:
+    """A TensorFlow protobuf message gplace accepts and ignores: any field
+    may be set; an unset one reads as a nested message, so that
+    `config.graph_options.optimizer_options.global_jit_level = ON_1` and
+    `Session.run(options=RunOptions(trace_level=FULL_TRACE))` run."""
+
+    def __init__(self, **fields):
+        object.__setattr__(self, "_values", dict(fields))
+
+    def __setattr__(self, key, value):
+        self._values[key] = value
+
+    def __getattr__(self, key):
+        if key.startswith("_"):
+            raise AttributeError(key)
+        return self._values.setdefault(key, _IgnoredMessage())
+
+
+class RunOptions(_IgnoredMessage):
+    """Session.run's options: accepted, ignored (gplace-run --trace writes
+    a timeline)."""
+    NO_TRACE, SOFTWARE_TRACE, HARDWARE_TRACE, FULL_TRACE = 0, 1, 2, 3
+
+
+class RunMetadata(_IgnoredMessage):
+    """Session.run's run_metadata: accepted, left empty."""
+
+
+class OptimizerOptions(_IgnoredMessage):
+    """GraphOptions.optimizer_options: accepted, ignored (GlobalJitLevel's
+    values as TensorFlow's)."""
+    DEFAULT, OFF, ON_1, ON_2 = 0, -1, 1, 2
+    L0, L1 = -1, 0
+
+
+class GraphOptions(_IgnoredMessage):
+    """ConfigProto.graph_options: accepted, ignored."""
+
+
 class ConfigProto:
     """TensorFlow's ConfigProto: allow_soft_placement, log_device_placement,
     gpu_options, intra_op_parallelism_threads; other TensorFlow fields are
@@ -1966,6 +2077,8 @@ class ConfigProto:
             raise AttributeError(key)
         if key in self._values:
             return self._values[key]
+        if key == "graph_options":
+            return self._values.setdefault(key, GraphOptions())
         if key in self._IGNORED:
             return None
         raise AttributeError(f"ConfigProto has no field {key!r}")
@@ -2091,6 +2204,13 @@ class Session:
                 raise ValueError(f"Fetch argument {fetch!r} cannot be "
                                  f"interpreted as a Tensor. ({e.args[0]})") \
                     from None
+        # A variable's own output by name ("v:0") is its value, as a
+        # Variable is.
+        if isinstance(fetch, Tensor) and fetch.op.kind == "variable":
+            for v in fetch.graph._variables:
+                if v._variable is fetch.op:
+                    fetch = v._snapshot
+                    break
         if not isinstance(fetch, (Tensor, Operation)):
             raise TypeError(f"Fetch argument {fetch!r} has invalid type "
                             f"{type(fetch).__name__}, must be a string or "
@@ -2173,7 +2293,9 @@ class Session:
                                  f"{tuple(array.shape)} for Tensor "
                                  f"'{tensor.name}', which has shape "
                                  f"'{expected}'")
-            feeds[tensor] = np.ascontiguousarray(array)
+            # np.ascontiguousarray makes a 0-d array 1-d: a scalar feed
+            # (a learning rate) kept its value but not its shape.
+            feeds[tensor] = np.require(array, requirements="C")
         return feeds
 
     def _run(self, tensors, targets, feeds):
