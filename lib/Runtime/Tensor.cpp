@@ -247,6 +247,9 @@ StatusOr<HostTensor> decodeNpy(std::string_view contents) {
     return fail("Fortran-ordered arrays are not supported");
   // descr is quoted: '<f4'. Byte order: '<' little, '|' not applicable,
   // '=' native (little on every machine gplace runs on).
+  if (!descr->empty() && descr->front() == '[')
+    return fail("structured dtypes (records) are not supported (expected "
+                "little-endian f2, f4, f8, i4, i8, b1, u1, i1, i2, u2 or u4)");
   if (descr->size() != 5 || descr->front() != '\'' || descr->back() != '\'' ||
       std::string_view("<|=").find((*descr)[1]) == std::string_view::npos)
     return fail("unsupported dtype " + *descr +

@@ -645,8 +645,10 @@ rt::Status tooling::restoreCheckpoint(const std::string &path,
         return fail(std::string("entry ") + kGlobalStepEntry +
                     ".npy must be an int64 scalar >= 0 (the training steps "
                     "run)" +
-                    (value ? ", it is " + value->type.str()
-                           : ": " + value.status().message()));
+                    (!value ? ": " + value.status().message()
+                     : value->type == rt::TensorType{ElementType::I64, {}}
+                         ? ", it is " + std::to_string(step)
+                         : ", it is " + value->type.str()));
       }
       *globalStep = step;
     }

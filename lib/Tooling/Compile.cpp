@@ -164,6 +164,8 @@ gplace::tooling::policiesFromFlags() {
   auto policies = std::make_unique<PolicyRegistry>();
   registerBuiltinPolicies(*policies);
   for (const std::string &path : compileFlags().loadPolicies) {
+    if (path.empty())
+      return rt::Status::invalidArgument("--load-policy needs a file name");
     std::string error;
     if (!loadPolicyPlugin(path, *policies, &error))
       return rt::Status::invalidArgument(error);

@@ -57,8 +57,30 @@ gplace::tooling::parseInput(llvm::StringRef text, Type expected,
           (diagnostic.empty() ? "unsupported element type" : diagnostic) + ")");
     if (!checkedTensorBytes(runtimeType->shape, runtimeType->elementType))
       return error(typeText + " has more bytes than fit in 64 bits");
-    // MLIR's literal syntax wants `1.0` for a float; users write `1`.
+    // MLIR's literal syntax takes no leading '+' and no "-0" for an
+    // integer, which users (and printf) write.
     std::string numbers = values.str();
+    {
+      std::string fixed;
+      bool integer = isa<IntegerType>(type.getElementType());
+      for (size_t i = 0; i < numbers.size();) {
+        size_t end =
+            std::min(numbers.find_first_of("[], \t", i), numbers.size());
+        if (end == i) {
+          fixed += numbers[i++];
+          continue;
+        }
+        llvm::StringRef token = llvm::StringRef(numbers).slice(i, end);
+        i = end;
+        token.consume_front("+");
+        if (integer && token.starts_with("-") && token.size() > 1 &&
+            llvm::all_of(token.drop_front(), [](char c) { return c == '0'; }))
+          token = "0";
+        fixed += token.str();
+      }
+      numbers = fixed;
+    }
+    // MLIR's literal syntax wants `1.0` for a float; users write `1`.
     if (isa<FloatType>(type.getElementType())) {
       std::string fixed;
       size_t i = 0;
