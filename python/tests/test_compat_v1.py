@@ -603,6 +603,16 @@ def test_axis_out_of_range():
                      lambda: tf.gather(a, [1], axis=-3)):
             with pytest.raises(ValueError, match=r"range \[-2, 2\)"):
                 make()
+        with pytest.raises(ValueError, match="Index out of range"):
+            tf.constant([1.0, 2.0])[0:1, 0:1]
+
+
+def test_arithmetic_dtypes_gplace_has_no_kernel_for():
+    with tf.Graph().as_default():
+        with pytest.raises(TypeError, match="DataType uint8 not in list"):
+            tf.constant(np.array([1, 2], np.uint8)) + 1
+        with pytest.raises(TypeError, match="DataType int32 not in list"):
+            tf.constant([2, 3]) ** 2
 
 
 def test_gradient_through_every_read_of_a_variable():

@@ -814,6 +814,12 @@ _BINARY = {"add": "AddV2", "sub": "Sub", "mul": "Mul", "div": "RealDiv",
            "greater_equal": "GreaterEqual", "equal": "Equal",
            "logical_and": "LogicalAnd", "logical_or": "LogicalOr"}
 _COMPARE = ("greater", "greater_equal", "equal", "logical_and", "logical_or")
+# The element types gplace's arithmetic ops take (a uint8 add or an int
+# pow is a TypeError when the op is built, not a compile error at run).
+_NUMBERS = (float16, float32, float64, int32, int64)
+_FLOATS = (float16, float32, float64)
+_BINARY_DTYPES = {"add": _NUMBERS, "sub": _NUMBERS, "mul": _NUMBERS,
+                  "div": _NUMBERS, "maximum": _NUMBERS, "pow": _FLOATS}
 
 
 def _binary(op, x, y, name):
@@ -830,6 +836,13 @@ def _binary(op, x, y, name):
             y = convert_to_tensor(y)
             x = _convert_like(x, y, "x")
         _same_dtypes(_BINARY[op], [x, y])
+        allowed = _BINARY_DTYPES.get(op)
+        if allowed and x.dtype not in allowed:
+            # TensorFlow's words for a type its kernel does not take.
+            raise TypeError(f"Value passed to parameter 'x' has DataType "
+                            f"{x.dtype.name} not in list of allowed values: "
+                            + ", ".join(d.name for d in allowed)
+                            + f" (gplace's {_BINARY[op]})")
         kind = "compare" if op in _COMPARE else "binary"
         return _new(kind, _BINARY[op], scope, [x, y], {"op": op}).outputs[0]
 
@@ -1126,6 +1139,10 @@ def slice(input_, begin, size, name="Slice"):  # noqa: A001 (TensorFlow's)
 def _slice_item(x, key):
     if not isinstance(key, tuple):
         key = (key,)
+    if len(key) > len(x.shape):
+        raise ValueError(f"Index out of range using input dim "
+                         f"{len(x.shape)}; input has only {len(x.shape)} "
+                         f"dims for '{x.name}'")
     begin, size = [], []
     for i, d in enumerate(x.shape):
         k = key[i] if i < len(key) else None
