@@ -39,7 +39,11 @@
 #include <chrono>
 #include <climits>
 #include <cstring>
+#include <cxxabi.h>
 #include <mutex>
+#include <optional>
+#include <type_traits>
+#include <unistd.h>
 
 namespace py = pybind11;
 namespace rt = gplace::runtime;
@@ -128,6 +132,48 @@ private:
   mlir::ScopedDiagnosticHandler handler;
 };
 
+/// Takes the GIL back for `state`. While Python finalizes, a daemon thread
+/// doing so is ended by pthread_exit; unwinding into pybind11, which drops
+/// its references without the GIL, crashed the process: such a thread
+/// waits here instead for the process to end.
+inline void restoreGil(PyThreadState *state) {
+  try {
+    PyEval_RestoreThread(state);
+  } catch (abi::__forced_unwind &) {
+    for (;;)
+      ::pause();
+  }
+}
+
+/// Returns work() computed with the GIL released. Not pybind11's
+/// gil_scoped_release: its destructor takes the GIL back, and a daemon
+/// thread doing that while Python finalizes is ended by pthread_exit,
+/// whose unwinding out of a noexcept destructor aborted the process
+/// ("terminate called without an active exception", pybind11#2215).
+template <typename Work> auto withoutGil(Work &&work) {
+  using Result = decltype(work());
+  PyThreadState *state = PyEval_SaveThread();
+  if constexpr (std::is_void_v<Result>) {
+    try {
+      work();
+    } catch (...) {
+      restoreGil(state);
+      throw;
+    }
+    restoreGil(state);
+  } else {
+    std::optional<Result> result;
+    try {
+      result.emplace(work());
+    } catch (...) {
+      restoreGil(state);
+      throw;
+    }
+    restoreGil(state);
+    return std::move(*result);
+  }
+}
+
 /// NumPy's dtype of a gplace element type; std::nullopt for bf16 (NumPy
 /// has none).
 std::optional<py::dtype> dtypeOf(ElementType type) {
@@ -191,7 +237,9 @@ py::array checkedArray(py::handle value, const TensorType &type,
   if (!py::isinstance<py::array>(value))
     array = py::array::ensure(value, py::array::c_style | py::array::forcecast)
                 .attr("astype")(*dtype);
-  if (!array.dtype().is(*dtype)) {
+  // Equal, not the same object: a pickled array's float32 is another
+  // dtype object.
+  if (!array.dtype().equal(*dtype)) {
     std::string got = py::str(array.dtype());
     throw py::value_error(what + " must be " + type.str() + ", not an array of " +
                           got);
@@ -239,10 +287,8 @@ public:
   /// program (TensorFlow's Session.run is thread-safe).
   std::unique_lock<std::mutex> lockRuns() {
     std::unique_lock<std::mutex> lock(mutex, std::try_to_lock);
-    if (!lock.owns_lock()) {
-      py::gil_scoped_release release;
-      lock.lock();
-    }
+    if (!lock.owns_lock())
+      withoutGil([&] { lock.lock(); });
     return lock;
   }
 
@@ -263,10 +309,8 @@ public:
     std::vector<const void *> data;
     for (const py::array &array : arrays)
       data.push_back(array.data());
-    rt::StatusOr<std::vector<rt::TensorRef>> ran = [&] {
-      py::gil_scoped_release release;
-      return executor->runBound(data);
-    }();
+    rt::StatusOr<std::vector<rt::TensorRef>> ran =
+        withoutGil([&] { return executor->runBound(data); });
     if (!ran)
       raiseStatus(ran.status());
     py::list out;
@@ -281,17 +325,19 @@ public:
   std::vector<double> timeNative(int iterations) {
     std::unique_lock<std::mutex> lock = lockRuns();
     std::vector<double> seconds;
-    py::gil_scoped_release release;
-    for (int i = 0; i < iterations; ++i) {
-      auto start = std::chrono::steady_clock::now();
-      rt::StatusOr<std::vector<rt::TensorRef>> ran = executor->runStaged();
-      auto end = std::chrono::steady_clock::now();
-      if (!ran) {
-        py::gil_scoped_acquire acquire;
-        raiseStatus(ran.status());
+    rt::Status failed = withoutGil([&] {
+      for (int i = 0; i < iterations; ++i) {
+        auto start = std::chrono::steady_clock::now();
+        rt::StatusOr<std::vector<rt::TensorRef>> ran = executor->runStaged();
+        auto end = std::chrono::steady_clock::now();
+        if (!ran)
+          return ran.status();
+        seconds.push_back(std::chrono::duration<double>(end - start).count());
       }
-      seconds.push_back(std::chrono::duration<double>(end - start).count());
-    }
+      return rt::Status::ok();
+    });
+    if (!failed)
+      raiseStatus(failed);
     return seconds;
   }
 
@@ -462,7 +508,7 @@ compile(const std::string &kind, const py::bytes &sourceBytes,
             ElementType::I32, ElementType::I64, ElementType::I1,
             ElementType::UI8, ElementType::I8, ElementType::I16,
             ElementType::UI16, ElementType::UI32})
-        if (array && dtypeOf(candidate)->is(array.dtype()))
+        if (array && dtypeOf(candidate)->equal(array.dtype()))
           type = candidate;
       if (!type) {
         options.inputValues.push_back(std::nullopt);
@@ -587,10 +633,13 @@ compile(const std::string &kind, const py::bytes &sourceBytes,
   for (int buffer : plan->results)
     program->results.push_back(plan->buffers[buffer].type);
   // The ops the placer placed in the entry function (the one left after
-  // selectEntry and inlining); copies inserted after placement are not
+  // selectEntry and inlining) and in the functions outlined from its
+  // gplace.if and gplace.while regions ("main/loop/body"); copies inserted
+  // after placement are not
   // among them, as TensorFlow's placement log has no _Send/_Recv.
   for (const gplace::PlacementDecision &decision : report.decisions)
-    if (decision.function == entry)
+    if (decision.function == entry ||
+        llvm::StringRef(decision.function).starts_with(entry + "/"))
       program->placement.emplace_back(decision.name, decision.device,
                                       gplace::placementRuleName(decision.rule),
                                       decision.reason);

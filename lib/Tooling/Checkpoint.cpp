@@ -555,14 +555,15 @@ rt::Status tooling::restoreCheckpoint(const std::string &path,
   for (zip_int64_t e = 0; e < numEntries; ++e)
     if (const char *entryName = zip_get_name(archive, e, ZIP_FL_ENC_GUESS))
       lastEntry[entryName] = static_cast<zip_uint64_t>(e);
-  for (size_t i = 0; i < executor.numVariables(); ++i) {
+  // Variable i's value from its entry. Errors: a missing entry (TensorFlow's
+  // "Key w not found in checkpoint"), one that cannot be read, or of
+  // another type.
+  auto readEntry = [&](size_t i) -> rt::StatusOr<rt::HostTensor> {
     const std::string &name = executor.variableName(i);
     auto found = lastEntry.find(name + ".npy");
-    if (found == lastEntry.end()) {
-      zip_discard(archive);
+    if (found == lastEntry.end())
       return rt::Status::invalidArgument("Key " + name +
                                          " not found in checkpoint " + path);
-    }
     zip_uint64_t index = found->second;
     // The entry's size, checked against the variable's before inflating
     // it: a small archive must not inflate to gigabytes.
@@ -572,54 +573,48 @@ rt::Status tooling::restoreCheckpoint(const std::string &path,
     zip_stat_t stat;
     zip_stat_init(&stat);
     if (zip_stat_index(archive, index, 0, &stat) != 0 ||
-        !(stat.valid & ZIP_STAT_SIZE)) {
-      zip_discard(archive);
+        !(stat.valid & ZIP_STAT_SIZE))
       return fail("cannot read entry " + name + ".npy");
-    }
     // A .npy header is at most a few KiB for any shape gplace has; 1 MiB
     // leaves room for NumPy's longest.
     constexpr zip_uint64_t kHeaderRoom = zip_uint64_t(1) << 20;
     if (!dataBytes ||
-        stat.size > static_cast<zip_uint64_t>(*dataBytes) + kHeaderRoom) {
-      zip_discard(archive);
-      return fail("entry " + name + ".npy holds " +
-                  std::to_string(stat.size) + " bytes, more than variable '" +
-                  name + "' (" + type.str() + ") can take");
-    }
+        stat.size > static_cast<zip_uint64_t>(*dataBytes) + kHeaderRoom)
+      return fail("entry " + name + ".npy holds " + std::to_string(stat.size) +
+                  " bytes, more than variable '" + name + "' (" + type.str() +
+                  ") can take");
     zip_file_t *entry = zip_fopen_index(archive, index, 0);
-    if (!entry) {
-      zip_discard(archive);
+    if (!entry)
       return fail("cannot read entry " + name + ".npy");
-    }
     std::string bytes(static_cast<size_t>(stat.size), '\0');
-    zip_int64_t got = bytes.empty() ? 0 : zip_fread(entry, bytes.data(), bytes.size());
+    zip_int64_t got =
+        bytes.empty() ? 0 : zip_fread(entry, bytes.data(), bytes.size());
     // Reading past the end checks the entry's CRC-32.
     char extra;
     zip_int64_t more = zip_fread(entry, &extra, 1);
     std::string readError = got < 0 || more < 0 ? zip_file_strerror(entry) : "";
     zip_fclose(entry);
-    if (got != static_cast<zip_int64_t>(bytes.size()) || more != 0) {
-      zip_discard(archive);
+    if (got != static_cast<zip_int64_t>(bytes.size()) || more != 0)
       return fail("entry " + name + ".npy: " +
                   (readError.empty() ? std::string("its size is not as stated")
                                      : readError));
-    }
     rt::StatusOr<rt::HostTensor> value = rt::decodeNpy(bytes);
-    if (!value) {
-      zip_discard(archive);
+    if (!value)
       return fail("entry " + name + ".npy: " + value.status().message());
-    }
-    if (value->type != executor.variableType(i)) {
-      zip_discard(archive);
+    if (value->type != executor.variableType(i))
       return rt::Status::invalidArgument(
           "variable '" + name + "' is " + executor.variableType(i).str() +
           " in the graph but " + value->type.str() + " in checkpoint " + path);
-    }
-    if (rt::Status written = executor.writeVariable(i, *value); !written) {
+    return value;
+  };
+  // All or nothing: every entry is read and checked first (and read again
+  // to be written, so that a large model is not held twice), so that a
+  // checkpoint of another model changes no variable.
+  for (size_t i = 0; i < executor.numVariables(); ++i)
+    if (rt::StatusOr<rt::HostTensor> value = readEntry(i); !value) {
       zip_discard(archive);
-      return written;
+      return value.status();
     }
-  }
   if (globalStep) {
     *globalStep = std::nullopt;
     // A variable of the graph of that name (TensorFlow's
@@ -651,6 +646,16 @@ rt::Status tooling::restoreCheckpoint(const std::string &path,
                          : ", it is " + value->type.str()));
       }
       *globalStep = step;
+    }
+  }
+  // Then written (the count above is checked first too).
+  for (size_t i = 0; i < executor.numVariables(); ++i) {
+    rt::StatusOr<rt::HostTensor> value = readEntry(i);
+    rt::Status written =
+        value ? executor.writeVariable(i, *value) : value.status();
+    if (!written) {
+      zip_discard(archive);
+      return written;
     }
   }
   zip_discard(archive);

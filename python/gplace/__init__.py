@@ -77,12 +77,21 @@ def list_devices(*, emulate_gpus: int = 0, visible_gpus: str = "",
         float(options.per_process_gpu_memory_fraction))]
 
 
+def _fspath(path):
+    """os.fspath(path), refusing an embedded NUL as Python's open() does (a
+    C++ path would end there: 'a\0b.npz' wrote 'a')."""
+    path = os.fspath(path)
+    if ("\0" if isinstance(path, str) else b"\0") in path:
+        raise ValueError("embedded null byte")
+    return path
+
+
 def read_tensor_file(path):
     """An IDX file (plain or gzip-compressed, as Fashion-MNIST's) or a .npy
     file as a NumPy array: what gplace-run's --input=@FILE reads. Raises
     InvalidArgumentError naming the file for one that is not such a
     file."""
-    return _gplace.read_tensor_file(os.fspath(path))
+    return _gplace.read_tensor_file(_fspath(path))
 
 
 def _source(source):
@@ -277,10 +286,10 @@ class Program:
         return history
 
     def save(self, path):
-        self._native.save(os.fspath(path))
+        self._native.save(_fspath(path))
 
     def restore(self, path):
-        self._native.restore(os.fspath(path))
+        self._native.restore(_fspath(path))
 
 
 def compile(source, *, entry: str = "main", emulate_gpus: int = 0,

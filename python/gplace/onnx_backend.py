@@ -33,16 +33,25 @@ class GPlaceRep(BackendRep):
     time (Resize's sizes, TopK's k), one compiled at `run` for the values
     given there (again when they change), as gplace-onnx-test does."""
 
-    def __init__(self, program, compile_for=None):
+    def __init__(self, program, compile_for=None, input_names=()):
         self.program = program
         self.compile_for = compile_for
         self.values = None
+        self.input_names = list(input_names)
 
     def run(self, inputs, **kwargs):
         if isinstance(inputs, np.ndarray):
             inputs = [inputs]
         elif isinstance(inputs, dict):
-            inputs = list(inputs.values())
+            # By name, as ONNX Runtime binds a dict (not by its order).
+            unknown = [k for k in inputs if k not in self.input_names]
+            if unknown:
+                raise ValueError(f"no input named {unknown[0]!r} (the "
+                                 f"inputs are {self.input_names})")
+            missing = [n for n in self.input_names if n not in inputs]
+            if missing:
+                raise ValueError(f"missing inputs: {missing}")
+            inputs = [inputs[n] for n in self.input_names]
         arrays = [np.asarray(x) for x in inputs]
         if self.compile_for is not None and (
                 self.values is None or len(self.values) != len(arrays) or
@@ -68,6 +77,9 @@ class GPlaceBackend(Backend):
     @classmethod
     def prepare(cls, model, device="CPU", **kwargs):
         super().prepare(model, device, **kwargs)
+        if not cls.supports_device(device):
+            raise ValueError(f"device {device!r}: this backend runs on "
+                             "'CPU' and 'CUDA'")
         options = {"allow_soft_placement": True, "check_cpu_kernels": True}
         if device == "CUDA" and "emulate_gpus" not in kwargs and not any(
                 d.device_type == "GPU" for d in gplace.list_devices()):
@@ -76,6 +88,9 @@ class GPlaceBackend(Backend):
         if not isinstance(model, (bytes, bytearray)):
             model = model.SerializeToString()
         graph = onnx.load_from_string(bytes(model)).graph
+        initializers = {t.name for t in graph.initializer}
+        input_names = [v.name for v in graph.input
+                       if v.name not in initializers]
         if any(v.type.HasField("sequence_type") or
                v.type.HasField("optional_type")
                for v in list(graph.input) + list(graph.output)):
@@ -97,13 +112,13 @@ class GPlaceBackend(Backend):
                 except gplace.UnimplementedError as error:
                     raise unittest.SkipTest(
                         str(error).splitlines()[0]) from None
-            return GPlaceRep(None, compile_for)
+            return GPlaceRep(None, compile_for, input_names)
         # NumPy has no bf16: such inputs and outputs are an unsupported
         # type, as gplace-onnx-test counts them.
         if any(t.endswith("bf16")
                for t in program.input_types + program.result_types):
             raise unittest.SkipTest("a bf16 input or output: NumPy has none")
-        return GPlaceRep(program)
+        return GPlaceRep(program, input_names=input_names)
 
     @classmethod
     def run_model(cls, model, inputs, device="CPU", **kwargs):

@@ -312,3 +312,111 @@ func.func @main(%x: tensor<3xf32>) -> (tensor<3xf32>, tensor<3xf32>) {
     # A non-contiguous array is made contiguous first.
     m = np.arange(16, dtype=np.float32).reshape(4, 4)[::2, ::2]
     np.testing.assert_array_equal(program.run(m)[0], m @ w)
+
+
+# ---------------------------------------------------------------------------
+# What a hunt found (2026-12-07).
+
+NEG = """
+func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %y = gplace.neg %x : tensor<4xf32>
+  return %y : tensor<4xf32>
+}
+"""
+
+
+def test_equal_dtypes_that_are_other_objects():
+    # A pickled array's float32 is another dtype object: it was refused
+    # ("must be 4xf32, not an array of float32").
+    import pickle
+    program = gplace.compile(NEG)
+    x = np.arange(4, dtype=np.float32)
+    for value in (pickle.loads(pickle.dumps(x)),
+                  x.astype(np.dtype("f4").newbyteorder("="))):
+        np.testing.assert_array_equal(program.run(value)[0], -x)
+
+
+def test_placement_lists_the_ops_of_regions():
+    program = gplace.compile("""
+func.func @main(%c: tensor<i1>, %x: tensor<2xf32>) -> tensor<2xf32> {
+  %r = gplace.if %c (%x) : tensor<i1>, tensor<2xf32> -> tensor<2xf32> then {
+  ^bb0(%a: tensor<2xf32>):
+    %n = gplace.neg %a {name = "negate"} : tensor<2xf32>
+    gplace.yield %n : tensor<2xf32>
+  } else {
+  ^bb0(%a: tensor<2xf32>):
+    gplace.yield %a : tensor<2xf32>
+  } {name = "choose"}
+  return %r : tensor<2xf32>
+}
+""")
+    assert {"choose", "negate"} <= set(program.placement)
+
+
+def test_paths_with_a_nul_are_refused(tmp_path):
+    program = gplace.compile("""
+func.func @main() -> tensor<2xf32> {
+  %w = gplace.variable dense<[1.0, 2.0]> : tensor<2xf32> {name = "w"}
+  %r = gplace.read %w : !gplace.resource<tensor<2xf32>>
+  return %r : tensor<2xf32>
+}
+""")
+    for call in (lambda: program.save(str(tmp_path / "a\0b.npz")),
+                 lambda: program.restore(str(tmp_path / "a\0b.npz")),
+                 lambda: gplace.read_tensor_file(str(tmp_path / "a\0b"))):
+        with pytest.raises(ValueError, match="embedded null byte"):
+            call()
+    assert not (tmp_path / "a").exists()
+
+
+def test_failed_restore_changes_no_variable(tmp_path):
+    program = gplace.compile("""
+func.func @main() -> tensor<2xf32> {
+  %w = gplace.variable dense<[1.0, 2.0]> : tensor<2xf32> {name = "w"}
+  %v = gplace.variable dense<[5]> : tensor<1xi32> {name = "v"}
+  %r = gplace.read %w : !gplace.resource<tensor<2xf32>>
+  return %r : tensor<2xf32>
+}
+""")
+    path = str(tmp_path / "m.npz")
+    np.savez(path, w=np.array([7, 8], np.float32))
+    with pytest.raises(gplace.InvalidArgumentError, match="Key v not found"):
+        program.restore(path)
+    np.testing.assert_array_equal(program.variables["w"], [1, 2])
+    np.savez(path, w=np.array([7, 8], np.float32),
+             v=np.array([1.0], np.float32))
+    with pytest.raises(gplace.InvalidArgumentError, match="variable 'v' is"):
+        program.restore(path)
+    np.testing.assert_array_equal(program.variables["w"], [1, 2])
+
+
+def test_daemon_thread_running_at_exit(tmp_path):
+    # A daemon thread inside run() when the interpreter exits aborted the
+    # process (pybind11's gil_scoped_release re-taking the GIL in a
+    # noexcept destructor during finalization).
+    import subprocess
+    import sys
+    script = tmp_path / "daemon.py"
+    script.write_text(
+        "import threading, time, numpy as np, gplace\n"
+        "p = gplace.compile('''\n"
+        "func.func @main(%x: tensor<128x128xf32>) -> tensor<128x128xf32> {\n"
+        "  %a = gplace.matmul %x, %x {device = \"/gpu:0\"} : "
+        "(tensor<128x128xf32>, tensor<128x128xf32>) -> tensor<128x128xf32>\n"
+        "  %b = gplace.matmul %x, %x {device = \"/gpu:1\"} : "
+        "(tensor<128x128xf32>, tensor<128x128xf32>) -> tensor<128x128xf32>\n"
+        "  %c = gplace.add %a, %b : (tensor<128x128xf32>, "
+        "tensor<128x128xf32>) -> tensor<128x128xf32>\n"
+        "  return %c : tensor<128x128xf32>\n"
+        "}''', emulate_gpus=2)\n"
+        "x = np.ones((128, 128), np.float32)\n"
+        "for _ in range(2):\n"
+        "    threading.Thread(target=lambda: [p.run(x) for _ in "
+        "iter(int, 1)], daemon=True).start()\n"
+        "time.sleep(0.3)\n")
+    for _ in range(3):
+        done = subprocess.run([sys.executable, str(script)],
+                              capture_output=True, text=True, timeout=120,
+                              env=os.environ)
+        assert done.returncode == 0, done.stderr
+        assert "terminate called" not in done.stderr

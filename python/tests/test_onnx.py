@@ -358,3 +358,24 @@ def test_backend_test_count_matches_gplace_onnx_test():
     failures = [str(t) for t, _ in result.failures + result.errors][:10]
     assert not failures, failures
     assert passed == int(row.group(2)) - skipped_lists, (passed, row.group(0))
+
+
+def test_backend_binds_a_dict_by_name():
+    # The dict's order was its binding: {"b": b, "a": a} computed b - a.
+    graph = helper.make_graph(
+        [helper.make_node("Sub", ["a", "b"], ["y"])], "g",
+        [helper.make_tensor_value_info("a", TensorProto.FLOAT, [2]),
+         helper.make_tensor_value_info("b", TensorProto.FLOAT, [2])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2])])
+    model = helper.make_model(graph,
+                              opset_imports=[helper.make_opsetid("", 13)])
+    rep = gplace.onnx_backend.prepare(model)
+    a = np.array([10, 20], np.float32)
+    b = np.array([1, 2], np.float32)
+    np.testing.assert_array_equal(rep.run({"b": b, "a": a})[0], [9, 18])
+    with pytest.raises(ValueError, match="no input named 'zzz'"):
+        rep.run({"a": a, "zzz": b})
+    with pytest.raises(ValueError, match=r"missing inputs: \['b'\]"):
+        rep.run({"a": a})
+    with pytest.raises(ValueError, match="device 'TPU'"):
+        gplace.onnx_backend.prepare(model, device="TPU")

@@ -59,8 +59,14 @@ runtime::Status saveCheckpoint(const std::string &path,
                                const runtime::Executor &executor,
                                std::optional<int64_t> globalStep = {});
 
+/// Checks, before compiling, that `path` names a regular file to restore
+/// from. Errors (invalid argument): "cannot restore checkpoint '<path>': no
+/// such file" (or "not a regular file").
+runtime::Status checkRestorable(const std::string &path);
+
 /// Sets every variable of `executor` from the entry of its name in the
-/// checkpoint `path` (entries the graph lacks are ignored). Errors
+/// checkpoint `path` (entries the graph lacks are ignored), all or none:
+/// every entry is checked before any variable is written. Errors
 /// (invalid argument): a file that is not an .npz, a variable missing from
 /// the checkpoint (TensorFlow's "Key <name> not found in checkpoint"), an
 /// entry whose type or shape differs from the variable's (naming the
@@ -70,11 +76,6 @@ runtime::Status saveCheckpoint(const std::string &path,
 /// that name that is not an int64 scalar: a graph's own int64
 /// `global_step`, incremented each step as TensorFlow's, is the count); an
 /// entry that is not an int64 scalar >= 0 is an error.
-/// Checks, before compiling, that `path` names a regular file to restore
-/// from. Errors (invalid argument): "cannot restore checkpoint '<path>': no
-/// such file" (or "not a regular file").
-runtime::Status checkRestorable(const std::string &path);
-
 runtime::Status restoreCheckpoint(const std::string &path,
                                   runtime::Executor &executor,
                                   std::optional<int64_t> *globalStep = nullptr);
