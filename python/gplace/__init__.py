@@ -64,6 +64,21 @@ class GPUOptions:
     per_process_gpu_memory_fraction: float = 0.0
 
 
+def _memory_options(gpu_memory_limit, options):
+    """(gpu_memory_limit, per_process_gpu_memory_fraction) checked, with
+    the keywords' names in the errors (ValueError), not gplace-run's
+    flags'."""
+    limit = int(gpu_memory_limit)
+    if not 0 <= limit <= ((1 << 63) - 1) >> 20:
+        raise ValueError(f"gpu_memory_limit must be from 0 to "
+                         f"{((1 << 63) - 1) >> 20} MiB, not {limit}")
+    fraction = float(options.per_process_gpu_memory_fraction)
+    if not 0.0 <= fraction <= 1.0:  # NaN fails too
+        raise ValueError(f"per_process_gpu_memory_fraction must be in "
+                         f"(0, 1], or 0 for none, not {fraction}")
+    return limit, fraction
+
+
 def list_devices(*, emulate_gpus: int = 0, visible_gpus: str = "",
                  gpu_memory_limit: int = 0,
                  gpu_options: Optional[GPUOptions] = None):
@@ -72,9 +87,9 @@ def list_devices(*, emulate_gpus: int = 0, visible_gpus: str = "",
     gplace-run's --visible-gpus forms) and `emulate_gpus` emulated GPUs.
     `gpu_memory_limit` is in MiB. Returns a list of Device."""
     options = gpu_options or GPUOptions()
+    limit, fraction = _memory_options(gpu_memory_limit, options)
     return [Device(**d) for d in _gplace.list_devices(
-        int(emulate_gpus), str(visible_gpus), int(gpu_memory_limit),
-        float(options.per_process_gpu_memory_fraction))]
+        int(emulate_gpus), str(visible_gpus), limit, fraction)]
 
 
 def _fspath(path):
@@ -335,9 +350,14 @@ def compile(source, *, entry: str = "main", emulate_gpus: int = 0,
         callable_policy = policy
     shapes = [None if s is None else [int(d) for d in s]
               for s in (input_shapes or [])]
+    for i, shape in enumerate(shapes):
+        if shape is not None and any(d < 0 for d in shape):
+            raise ValueError(f"input_shapes[{i}] has a negative dimension: "
+                             f"{tuple(shape)}")
+    limit, fraction = _memory_options(gpu_memory_limit, options)
     native = _gplace.compile(
         kind, data, path, entry, int(emulate_gpus), str(visible_gpus),
-        int(gpu_memory_limit), float(options.per_process_gpu_memory_fraction),
+        limit, fraction,
         bool(options.allow_growth), bool(allow_soft_placement),
         bool(log_device_placement), policy_name, callable_policy,
         [str(d) for d in dims], shapes, bool(initializers_as_variables),

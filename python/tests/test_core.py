@@ -420,3 +420,13 @@ def test_daemon_thread_running_at_exit(tmp_path):
                               env=os.environ)
         assert done.returncode == 0, done.stderr
         assert "terminate called" not in done.stderr
+
+
+def test_memory_options_and_shapes_name_the_keywords():
+    with pytest.raises(ValueError, match="gpu_memory_limit must be from 0"):
+        gplace.list_devices(gpu_memory_limit=2**44)
+    with pytest.raises(ValueError, match="per_process_gpu_memory_fraction"):
+        gplace.compile(NEG, gpu_options=gplace.GPUOptions(
+            per_process_gpu_memory_fraction=float("nan")))
+    with pytest.raises(ValueError, match=r"input_shapes\[0\] has a negative"):
+        gplace.compile(NEG, input_shapes=[(-2, 3)])
