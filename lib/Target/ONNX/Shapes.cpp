@@ -153,6 +153,33 @@ LogicalResult Importer::fixDimensions() {
     error() << missing;
     return failure();
   }
+  // A dimension bound (--dim, a value's shape) to a size no tensor can
+  // have is the input's error, not the first node's that computes with it.
+  for (const onnx::ValueInfoProto &input : model.graph().input()) {
+    if (initializerNames.count(input.name()) ||
+        !input.type().has_tensor_type() ||
+        !input.type().tensor_type().has_shape())
+      continue;
+    const auto &dims = input.type().tensor_type().shape().dim();
+    uint64_t elements = 1;
+    bool tooLarge = false;
+    std::string shapeText;
+    for (const auto &d : dims) {
+      if (!d.has_dim_value())
+        continue;
+      uint64_t size =
+          static_cast<uint64_t>(std::max<int64_t>(d.dim_value(), 0));
+      tooLarge |= size != 0 && elements > (uint64_t(1) << 60) / size;
+      elements = tooLarge ? elements : elements * size;
+      shapeText +=
+          (shapeText.empty() ? "" : "x") + std::to_string(d.dim_value());
+    }
+    if (tooLarge) {
+      error() << "input '" << input.name() << "' would have more than 2^60 "
+              << "elements (" << shapeText << ")";
+      return failure();
+    }
+  }
   return success();
 }
 
