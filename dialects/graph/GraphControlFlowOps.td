@@ -21,6 +21,7 @@
 
 def Graph_IfOp : Graph_KernelOp<"if", "If",
     [RecursiveMemoryEffects, IsolatedFromAbove, AttrSizedOperandSegments,
+     DeclareOpInterfaceMethods<SymbolUserOpInterface>,
      Graph_KernelTypeFromOperands,
      DeclareOpInterfaceMethods<Graph_GradientOpInterface>], "cond"> {
   let summary = "runs one of two regions, as a run-time condition says (If)";
@@ -45,7 +46,9 @@ def Graph_IfOp : Graph_KernelOp<"if", "If",
 
     After --gplace-outline-control-flow the regions are empty and
     `then_branch` and `else_branch` name private functions of the module
-    that take the inputs and return the results.
+    that take the inputs and return the results (checked: a function of
+    that type, which does not reach the function holding the op again
+    through control flow, as TensorFlow's functional If does not recurse).
   }];
   let arguments = !con((ins 0DTensorOf<[I1]>:$cond,
                             Variadic<Graph_Tensor>:$inputs,
@@ -79,6 +82,7 @@ def Graph_IfOp : Graph_KernelOp<"if", "If",
 
 def Graph_WhileOp : Graph_KernelOp<"while", "While",
     [RecursiveMemoryEffects, IsolatedFromAbove, AttrSizedOperandSegments,
+     DeclareOpInterfaceMethods<SymbolUserOpInterface>,
      DeclareOpInterfaceMethods<InferTypeOpInterface>,
      DeclareOpInterfaceMethods<Graph_GradientOpInterface>], "while"> {
   let summary = "repeats a region while a condition holds (While)";
@@ -106,7 +110,9 @@ def Graph_WhileOp : Graph_KernelOp<"while", "While",
     ```
 
     After --gplace-outline-control-flow the regions are empty and `cond`
-    and `body` name private functions of the module.
+    and `body` name private functions of the module (checked as If's:
+    `cond` takes the carried values and returns a tensor<i1>, `body`
+    takes and returns them).
   }];
   let arguments = !con((ins Variadic<Graph_Tensor>:$inputs,
                             OptionalAttr<FlatSymbolRefAttr>:$cond,

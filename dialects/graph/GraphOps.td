@@ -14,6 +14,7 @@ include "graph/GraphTypes.td"
 include "graph/GraphInterfaces.td"
 include "mlir/IR/BuiltinAttributeInterfaces.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
+include "mlir/IR/SymbolInterfaces.td"
 
 // Ops that forward their input's data unchanged (identity, reshape, and the
 // read of a variable). Placement puts such an op on its producer's device

@@ -364,6 +364,11 @@ LogicalResult FunctionConverter::convertOp(PlacedOpInterface op,
     resultTypes.push_back(isa<ControlType>(result.getType())
                               ? Type(builder_.getType<gplan::TokenType>())
                               : Type(bufferType(result.getType())));
+  // A step that writes nothing (a gplace.if without results, whose
+  // branches may assign variables) returns a token, as a plan's steps
+  // must: it still runs, in order.
+  if (resultTypes.empty() && outs.empty())
+    resultTypes.push_back(builder_.getType<gplan::TokenType>());
   DictionaryAttr params = kernelOp.getKernelParameters();
   auto launch = create<gplan::LaunchOp>(
       stepLoc(op, index), resultTypes, kernelAttr(kernelOp.getKernel()),

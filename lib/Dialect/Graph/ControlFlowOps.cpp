@@ -16,6 +16,7 @@
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/CallInterfaces.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
+#include "llvm/ADT/SmallPtrSet.h"
 
 #include <functional>
 #include <limits>
@@ -80,6 +81,55 @@ LogicalResult verifyForm(Operation *op, Region &first, Region &second,
     return op->emitOpError() << "expects two regions, or '" << firstName
                              << "' and '" << secondName
                              << "' naming functions";
+  return success();
+}
+
+/// Checks the functions an outlined If or While names (`targets`: the
+/// attribute's name, the symbol, the type the op needs): each is a
+/// function of that type, and none reaches the function that holds `op`
+/// again through the functions of outlined control flow (a recursion,
+/// which TensorFlow's functional If and While do not have, and whose
+/// gradient would never finish cloning).
+LogicalResult verifyOutlinedFunctions(
+    Operation *op, SymbolTableCollection &symbolTable,
+    ArrayRef<std::tuple<StringRef, FlatSymbolRefAttr, FunctionType>> targets) {
+  Operation *holder = op->getParentOfType<FunctionOpInterface>();
+  for (auto [name, symbol, expected] : targets) {
+    if (!symbol)
+      continue;
+    auto function = dyn_cast_or_null<FunctionOpInterface>(
+        symbolTable.lookupNearestSymbolFrom(op, symbol));
+    if (!function)
+      return op->emitOpError()
+             << "'" << name << "' names no function " << symbol;
+    if (function.getFunctionType() != expected)
+      return op->emitOpError()
+             << "'" << name << "' " << symbol << " has type "
+             << function.getFunctionType() << ", but the op needs " << expected;
+    // The functions reachable from this one through outlined control flow.
+    SmallVector<Operation *> worklist = {function};
+    llvm::SmallPtrSet<Operation *, 8> seen = {function};
+    while (!worklist.empty()) {
+      Operation *current = worklist.pop_back_val();
+      if (current == holder)
+        return op->emitOpError()
+               << "'" << name << "' " << symbol << " reaches "
+               << "@" << SymbolTable::getSymbolName(holder).getValue()
+               << ", the function holding this op, again: control flow "
+                  "cannot recurse";
+      current->walk([&](Operation *inner) {
+        if (!isa<IfOp, WhileOp>(inner))
+          return;
+        for (NamedAttribute attr : inner->getAttrs())
+          if (auto ref = dyn_cast<FlatSymbolRefAttr>(attr.getValue()))
+            if (Operation *callee =
+                    symbolTable.lookupNearestSymbolFrom(inner, ref))
+              if (isa<FunctionOpInterface>(callee) &&
+                  seen.insert(callee).second)
+                worklist.push_back(callee);
+      });
+    }
+  }
   return success();
 }
 
@@ -359,6 +409,29 @@ FailureOr<SmallVector<Type>> IfOp::inferResultTypes(Region &thenRegion) {
   if (!yield)
     return failure();
   return SmallVector<Type>(yield.getValues().getTypes());
+}
+
+LogicalResult IfOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
+  if (!isOutlined())
+    return success();
+  auto type =
+      FunctionType::get(getContext(), getInputs().getTypes(), getResultTypes());
+  return verifyOutlinedFunctions(*this, symbolTable,
+                                 {{"then_branch", getThenBranchAttr(), type},
+                                  {"else_branch", getElseBranchAttr(), type}});
+}
+
+LogicalResult WhileOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
+  if (!getCondAttr())
+    return success();
+  TypeRange carried = getInputs().getTypes();
+  auto condType = FunctionType::get(
+      getContext(), carried,
+      {RankedTensorType::get({}, IntegerType::get(getContext(), 1))});
+  auto bodyType = FunctionType::get(getContext(), carried, carried);
+  return verifyOutlinedFunctions(
+      *this, symbolTable,
+      {{"cond", getCondAttr(), condType}, {"body", getBodyAttr(), bodyType}});
 }
 
 LogicalResult IfOp::verify() {

@@ -122,3 +122,57 @@ func.func @yieldOutsideControlFlow(%x: tensor<2xf32>) {
   // expected-error @+1 {{'gplace.yield' op expects parent op to be one of 'gplace.if, gplace.while'}}
   gplace.yield %x : tensor<2xf32>
 }
+
+// -----
+
+// The functions an outlined If or While names exist, have the op's
+// types, and do not recurse (differentiating a recursion never ended).
+func.func @ifMissingBranch(%c: tensor<i1>, %x: tensor<2xf32>) -> tensor<2xf32> {
+  // expected-error @+1 {{'gplace.if' op 'then_branch' names no function @nope}}
+  %r = gplace.if %c (%x) : tensor<i1>, tensor<2xf32> -> tensor<2xf32> {then_branch = @nope, else_branch = @ifMissingBranch}
+  return %r : tensor<2xf32>
+}
+
+// -----
+
+func.func private @wrongType(%a: tensor<3xi32>) -> tensor<5xf32> {
+  %f = gplace.constant dense<1.0> : tensor<5xf32>
+  return %f : tensor<5xf32>
+}
+func.func @ifBranchOfAnotherType(%c: tensor<i1>, %x: tensor<2xf32>) -> tensor<2xf32> {
+  // expected-error @+1 {{'gplace.if' op 'then_branch' @wrongType has type '(tensor<3xi32>) -> tensor<5xf32>', but the op needs '(tensor<2xf32>) -> tensor<2xf32>'}}
+  %r = gplace.if %c (%x) : tensor<i1>, tensor<2xf32> -> tensor<2xf32> {then_branch = @wrongType, else_branch = @wrongType}
+  return %r : tensor<2xf32>
+}
+
+// -----
+
+func.func private @wrongType(%a: tensor<3xi32>) -> tensor<5xf32> {
+  %f = gplace.constant dense<1.0> : tensor<5xf32>
+  return %f : tensor<5xf32>
+}
+func.func @whileCondOfAnotherType(%x: tensor<2xf32>) -> tensor<2xf32> {
+  // expected-error @+1 {{'gplace.while' op 'cond' @wrongType has type '(tensor<3xi32>) -> tensor<5xf32>', but the op needs '(tensor<2xf32>) -> tensor<i1>'}}
+  %r = gplace.while(%x) : tensor<2xf32> {cond = @wrongType, body = @wrongType}
+  return %r : tensor<2xf32>
+}
+
+// -----
+
+func.func @recursiveIf(%c: tensor<i1>, %x: tensor<2xf32>) -> tensor<2xf32> {
+  // expected-error @+1 {{'gplace.if' op 'then_branch' @recursiveIf reaches @recursiveIf, the function holding this op, again: control flow cannot recurse}}
+  %r = gplace.if %c (%c, %x) : tensor<i1>, tensor<i1>, tensor<2xf32> -> tensor<2xf32> {then_branch = @recursiveIf, else_branch = @recursiveIf}
+  return %r : tensor<2xf32>
+}
+
+// -----
+
+func.func private @cond(%x: tensor<2xf32>) -> tensor<i1> {
+  %t = gplace.constant dense<true> : tensor<i1>
+  return %t : tensor<i1>
+}
+func.func private @body(%x: tensor<2xf32>) -> tensor<2xf32> {
+  // expected-error @+1 {{'gplace.while' op 'body' @body reaches @body, the function holding this op, again: control flow cannot recurse}}
+  %r = gplace.while(%x) : tensor<2xf32> {cond = @cond, body = @body}
+  return %r : tensor<2xf32>
+}

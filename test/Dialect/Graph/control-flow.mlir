@@ -46,6 +46,13 @@ func.func @outlinedIf(%c: tensor<i1>, %x: tensor<2xf32>) -> tensor<2xf32> {
   %r = gplace.if %c (%x) : tensor<i1>, tensor<2xf32> -> tensor<2xf32> {then_branch = @g, else_branch = @f}
   return %r : tensor<2xf32>
 }
+func.func private @g(%x: tensor<2xf32>) -> tensor<2xf32> {
+  %n = gplace.neg %x : tensor<2xf32>
+  return %n : tensor<2xf32>
+}
+func.func private @f(%x: tensor<2xf32>) -> tensor<2xf32> {
+  return %x : tensor<2xf32>
+}
 
 // CHECK-LABEL: func.func @whileWithRegions
 // CHECK: %[[R:.*]]:2 = gplace.while(%arg0, %arg1) : tensor<i64>, tensor<2xf32> cond {
@@ -75,4 +82,11 @@ func.func @whileWithRegions(%i: tensor<i64>, %x: tensor<2xf32>) -> tensor<2xf32>
 func.func @outlinedWhile(%x: tensor<2xf32>) -> tensor<2xf32> {
   %r = gplace.while(%x) : tensor<2xf32> {cond = @c, body = @b}
   return %r : tensor<2xf32>
+}
+func.func private @c(%x: tensor<2xf32>) -> tensor<i1> {
+  %t = gplace.constant dense<false> : tensor<i1>
+  return %t : tensor<i1>
+}
+func.func private @b(%x: tensor<2xf32>) -> tensor<2xf32> {
+  return %x : tensor<2xf32>
 }
