@@ -638,3 +638,17 @@ def test_run_options_and_graph_options_are_accepted():
         config = tf.ConfigProto()
         config.graph_options.optimizer_options.global_jit_level = \
             tf.OptimizerOptions.ON_1
+
+
+def test_get_variable_beside_a_variable_of_its_name():
+    # Two ops named "w" did not compile; TensorFlow names the second "w_1".
+    with tf.Graph().as_default():
+        a = tf.Variable([1.0], name="w")
+        b = tf.get_variable("w", [1],
+                            initializer=tf.constant_initializer(3.0))
+        assert (a.op.name, b.op.name) == ("w", "w_1")
+        with tf.variable_scope("", reuse=True):
+            assert tf.get_variable("w") is b
+        sess = tf.Session()
+        sess.run(tf.global_variables_initializer())
+        np.testing.assert_array_equal(sess.run([a, b]), [[1.0], [3.0]])

@@ -1483,6 +1483,14 @@ class Variable:
         if initial_value is None:
             raise ValueError("initial_value must be specified.")
         graph = get_default_graph()
+        if _absolute_name and _absolute_name.lower() in graph._names_in_use:
+            # An op has that name already (a tf.Variable named "w" before
+            # get_variable("w")): the next free one, as TensorFlow names
+            # the op "w_1".
+            base, i = _absolute_name, 1
+            while f"{base}_{i}".lower() in graph._names_in_use:
+                i += 1
+            _absolute_name = f"{base}_{i}"
         scope_name = _absolute_name + "/" if _absolute_name else \
             (name or "Variable")
         colocate = graph._colocate_with(_colocate_with) \
