@@ -57,83 +57,62 @@ gplace::tooling::parseInput(llvm::StringRef text, Type expected,
           (diagnostic.empty() ? "unsupported element type" : diagnostic) + ")");
     if (!checkedTensorBytes(runtimeType->shape, runtimeType->elementType))
       return error(typeText + " has more bytes than fit in 64 bits");
-    // MLIR's literal syntax takes no leading '+' and no "-0" for an
-    // integer, which users (and printf) write.
-    std::string numbers = values.str();
-    {
-      std::string fixed;
-      bool integer = isa<IntegerType>(type.getElementType());
-      for (size_t i = 0; i < numbers.size();) {
-        size_t end =
-            std::min(numbers.find_first_of("[], \t", i), numbers.size());
-        if (end == i) {
-          fixed += numbers[i++];
-          continue;
-        }
-        llvm::StringRef token = llvm::StringRef(numbers).slice(i, end);
-        i = end;
-        token.consume_front("+");
-        if (integer && token.starts_with("-") && token.size() > 1 &&
+    // Each value as MLIR's literal syntax reads it: no leading '+', no "-0"
+    // for an integer (users and printf write both); for a float, `1.0`
+    // where users write `1` or NumPy's `1.`, and nan, inf, -inf (as results
+    // print them) as the element type's bit pattern.
+    Type elementType = type.getElementType();
+    auto rewrite = [&](llvm::StringRef token) -> std::string {
+      token.consume_front("+");
+      if (isa<IntegerType>(elementType)) {
+        if (token.starts_with("-") && token.size() > 1 &&
             llvm::all_of(token.drop_front(), [](char c) { return c == '0'; }))
-          token = "0";
-        fixed += token.str();
+          return "0";
+        return token.str();
       }
-      numbers = fixed;
-    }
-    // MLIR's literal syntax wants `1.0` for a float; users write `1`.
-    if (isa<FloatType>(type.getElementType())) {
-      std::string fixed;
-      size_t i = 0;
-      while (i < numbers.size()) {
-        size_t end = numbers.find_first_of("[], \t", i);
-        if (end == i) {
-          fixed += numbers[i++];
-          continue;
-        }
-        llvm::StringRef token = llvm::StringRef(numbers).slice(
-            i, end == std::string::npos ? numbers.size() : end);
-        // An integer mantissa gets ".0": "2" -> "2.0", "5e-1" -> "5.0e-1".
-        llvm::StringRef unsignedToken = token;
-        unsignedToken.consume_front("-") || unsignedToken.consume_front("+");
-        auto [mantissa, exponent] = unsignedToken.split(
-            unsignedToken.find_first_of("eE") == llvm::StringRef::npos ? '\0'
-            : unsignedToken.contains('e')                              ? 'e'
-                                                                       : 'E');
-        bool integerMantissa =
-            !mantissa.empty() && llvm::all_of(mantissa, llvm::isDigit);
-        // NumPy prints "1." for 1.0: "1.0".
-        bool dotMantissa = mantissa.size() > 1 && mantissa.ends_with(".") &&
-                           llvm::all_of(mantissa.drop_back(), llvm::isDigit);
-        // nan, inf and -inf (as results print them) as the element type's
-        // bit pattern, which MLIR's literal syntax reads.
-        std::optional<llvm::APFloat> special;
-        const llvm::fltSemantics &semantics =
-            cast<FloatType>(type.getElementType()).getFloatSemantics();
-        if (unsignedToken.equals_insensitive("nan"))
-          special = llvm::APFloat::getNaN(semantics, token.starts_with("-"));
-        else if (unsignedToken.equals_insensitive("inf") ||
-                 unsignedToken.equals_insensitive("infinity"))
-          special = llvm::APFloat::getInf(semantics, token.starts_with("-"));
-        if (special) {
-          llvm::SmallString<32> hex;
-          special->bitcastToAPInt().toStringUnsigned(hex, 16);
-          fixed += "0x" + hex.str().str();
-        } else if (dotMantissa) {
-          size_t mantissaEnd =
-              token.size() - unsignedToken.size() + mantissa.size();
-          fixed += token.take_front(mantissaEnd).str() + "0" +
-                   token.drop_front(mantissaEnd).str();
-        } else if (integerMantissa) {
-          size_t mantissaEnd =
-              token.size() - unsignedToken.size() + mantissa.size();
-          fixed += token.take_front(mantissaEnd).str() + ".0" +
-                   token.drop_front(mantissaEnd).str();
-        } else {
-          fixed += token.str();
-        }
-        i += token.size();
+      auto floatType = dyn_cast<FloatType>(elementType);
+      if (!floatType)
+        return token.str();
+      llvm::StringRef unsignedToken = token;
+      bool negative = unsignedToken.consume_front("-");
+      if (unsignedToken.equals_insensitive("nan") ||
+          unsignedToken.equals_insensitive("inf") ||
+          unsignedToken.equals_insensitive("infinity")) {
+        const llvm::fltSemantics &semantics = floatType.getFloatSemantics();
+        llvm::APFloat special =
+            unsignedToken.equals_insensitive("nan")
+                ? llvm::APFloat::getNaN(semantics, negative)
+                : llvm::APFloat::getInf(semantics, negative);
+        llvm::SmallString<32> hex;
+        special.bitcastToAPInt().toStringUnsigned(hex, 16);
+        return "0x" + hex.str().str();
       }
-      numbers = fixed;
+      // An integer mantissa gets ".0": "2" -> "2.0", "5e-1" -> "5.0e-1";
+      // NumPy's "1." gets "0".
+      llvm::StringRef mantissa =
+          unsignedToken.take_until([](char c) { return c == 'e' || c == 'E'; });
+      size_t mantissaEnd =
+          token.size() - unsignedToken.size() + mantissa.size();
+      const char *fill = nullptr;
+      if (!mantissa.empty() && llvm::all_of(mantissa, llvm::isDigit))
+        fill = ".0";
+      else if (mantissa.size() > 1 && mantissa.ends_with(".") &&
+               llvm::all_of(mantissa.drop_back(), llvm::isDigit))
+        fill = "0";
+      if (!fill)
+        return token.str();
+      return token.take_front(mantissaEnd).str() + fill +
+             token.drop_front(mantissaEnd).str();
+    };
+    std::string numbers;
+    for (size_t i = 0; i < values.size();) {
+      size_t end = std::min(values.find_first_of("[], \t", i), values.size());
+      if (end == i) {
+        numbers += values[i++];
+        continue;
+      }
+      numbers += rewrite(values.slice(i, end));
+      i = end;
     }
     llvm::StringRef body = numbers;
     std::string literal;
