@@ -27,6 +27,7 @@
 
 #include <Eigen/Core>
 #include <cblas.h>
+#include <mutex>
 #ifdef GPLACE_HAVE_OPENMP
 #include <omp.h>
 #endif
@@ -2781,6 +2782,18 @@ std::optional<std::string> preferredBlasCoreType() {
     return std::string("Haswell");
 #endif
   return std::nullopt;
+}
+
+// OpenBLAS's own stop of its thread server (its fork handler's), which its
+// pthreads build exports; weak, so that builds without it link.
+extern "C" int blas_thread_shutdown_(void) __attribute__((weak));
+
+void stopIdleBlasThreads() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    if (blas_thread_shutdown_)
+      blas_thread_shutdown_();
+  });
 }
 
 std::string blasDescription() {

@@ -2301,6 +2301,64 @@ TEST(Collectives, RefusesGroupsItCannotComplete) {
   }
 }
 
+// OpenBLAS's pthreads build exports its server's state; weak, so that the
+// test links against builds without a server (serial, OpenMP).
+extern "C" int blas_server_avail __attribute__((weak));
+extern "C" int blas_num_threads __attribute__((weak));
+
+namespace {
+size_t threadsOfThisProcess() {
+  return static_cast<size_t>(
+      std::distance(std::filesystem::directory_iterator("/proc/self/task"),
+                    std::filesystem::directory_iterator()));
+}
+/// An f64 matmul (OpenBLAS's dgemm, threaded at this size where OpenBLAS
+/// has threads) against the sums by hand.
+void expectF64MatmulRight() {
+  const int64_t n = 192;
+  std::vector<double> av(n * n), bv(n * n);
+  for (int64_t i = 0; i < n * n; ++i) {
+    av[i] = static_cast<double>(i % 7) - 3;
+    bv[i] = static_cast<double>(i % 5) - 2;
+  }
+  HostTensor a = tensorOf<double>(ElementType::F64, {n, n}, av);
+  HostTensor b = tensorOf<double>(ElementType::F64, {n, n}, bv);
+  HostTensor c(TensorType{ElementType::F64, {n, n}});
+  ASSERT_TRUE(run(Kernel::Matmul, {}, {&a, &b}, c).isOk());
+  std::vector<double> got = valuesOf<double>(c);
+  for (int64_t i = 0; i < n; i += 37)
+    for (int64_t j = 0; j < n; j += 23) {
+      double sum = 0;
+      for (int64_t p = 0; p < n; ++p)
+        sum += av[i * n + p] * bv[p * n + j];
+      ASSERT_EQ(got[i * n + j], sum) << "at " << i << ", " << j;
+    }
+}
+} // namespace
+
+// stopIdleBlasThreads ends OpenBLAS's server threads (which spin for 0.1 s
+// after loading and after each threaded call) and OpenBLAS starts them
+// again at its next threaded call, with right results.
+TEST(Blas, StoppedIdleThreadsEndAndComeBackWhenOpenBlasNeedsThem) {
+  expectF64MatmulRight(); // Starts OpenBLAS's server if it was stopped.
+  bool server = &blas_server_avail && &blas_num_threads && blas_server_avail;
+  size_t serverThreads = server ? static_cast<size_t>(blas_num_threads - 1) : 0;
+  size_t before = threadsOfThisProcess();
+  stopIdleBlasThreads();
+  EXPECT_LE(threadsOfThisProcess(), before - serverThreads);
+  if (server) {
+    EXPECT_EQ(blas_server_avail, 0);
+  }
+  expectF64MatmulRight();
+  if (server && blas_num_threads > 1) {
+    EXPECT_EQ(blas_server_avail, 1); // Started again by the dgemm.
+  }
+  stopIdleBlasThreads(); // Once per process: nothing the second time.
+  if (server && blas_num_threads > 1) {
+    EXPECT_EQ(blas_server_avail, 1);
+  }
+}
+
 //===----------------------------------------------------------------------===//
 // Intra-op threads (Threads.h).
 //===----------------------------------------------------------------------===//

@@ -36,6 +36,7 @@
 #include "gplace/Dialect/Graph/GraphDialect.h"
 #include "gplace/Dialect/Plan/PlanDialect.h"
 #include "gplace/Runtime/Executor.h"
+#include "gplace/Runtime/Kernels.h"
 #include "gplace/Support/KernelRegistry.h"
 #include "gplace/Support/PlacementPolicy.h"
 #include "gplace/Target/ONNX/ImportONNX.h"
@@ -578,6 +579,7 @@ struct SuiteCounts {
 
 int main(int argc, char **argv) {
   llvm::InitLLVM initLLVM(argc, argv);
+  gplace::runtime::stopIdleBlasThreads(); // As gplace-run: no idle spinners.
   // compileToPlan applies the pass manager's command-line options.
   registerPassManagerCLOptions();
   registerDefaultTimingManagerCLOptions();

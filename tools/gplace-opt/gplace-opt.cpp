@@ -13,6 +13,7 @@
 #include "gplace/Dialect/Plan/PlanDialect.h"
 #include "gplace/Dialect/Plan/Transforms/Passes.h"
 #include "gplace/Pipelines/Pipelines.h"
+#include "gplace/Runtime/Kernels.h"
 #include "gplace/Support/KernelRegistry.h"
 #include "gplace/Support/PlacementPolicy.h"
 #include "gplace/Support/SourceNesting.h"
@@ -49,6 +50,9 @@ static llvm::cl::list<std::string> loadPolicies(
     llvm::cl::value_desc("lib.so"), llvm::cl::cat(category));
 
 int main(int argc, char **argv) {
+  // OpenBLAS's threads, spinning from load on, would take a core from
+  // MLIR's threads (its kernels run here only to size workspaces).
+  gplace::runtime::stopIdleBlasThreads();
   mlir::DialectRegistry registry;
   registry.insert<gplace::graph::GraphDialect, gplace::plan::PlanDialect,
                   mlir::func::FuncDialect>();

@@ -20,6 +20,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "gplace/Dialect/Graph/GraphDialect.h"
+#include "gplace/Runtime/Kernels.h"
 #include "gplace/Target/Plan/PlanExport.h"
 #include "gplace/Tooling/Cluster.h"
 #include "gplace/Tooling/Compile.h"
@@ -39,6 +40,7 @@ namespace tooling = gplace::tooling;
 
 static int run(int argc, char **argv) {
   tooling::reexecForBlasCoreType(argv);
+  rt::stopIdleBlasThreads();
   llvm::InitLLVM initLLVM(argc, argv);
   tooling::registerRunFlags();
   // LLVM's errors about the command line, in one write (tasks of a cluster

@@ -167,6 +167,20 @@ struct FusedCall {
 /// effect in a process that starts with it (gplace-run re-executes itself).
 std::optional<std::string> preferredBlasCoreType();
 
+/// Stops OpenBLAS's idle worker threads, once per process; nothing where
+/// OpenBLAS has none (its serial and OpenMP builds) or they are stopped.
+/// Its pthreads build (Debian's default) starts them when the library
+/// loads, and each spins on sched_yield for about 0.1 s after its last
+/// work (2^28 cycles) before it sleeps: on a loaded or small machine they
+/// take the cores gplace's own threads (OpenMP's, which oneDNN and the
+/// host kernels share) wait for, at the start of every process
+/// (docs/runtime.md). OpenBLAS starts them again at its next threaded
+/// call (an f64 matmul, or f32 without oneDNN), as after a fork. Call it
+/// from a tool's main thread before any kernel runs; not from a library
+/// a user's process loads (numpy may be in an OpenBLAS call on another
+/// thread).
+void stopIdleBlasThreads();
+
 /// The BLAS the CPU kernels call (f64 matmuls; f32 too without oneDNN)
 /// and the kernels it runs, for --list-devices: "OpenBLAS 0.3.21, SkylakeX
 /// kernels".
