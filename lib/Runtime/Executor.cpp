@@ -9,7 +9,7 @@
 #include "gplace/Runtime/Kernels.h"
 #include "gplace/Runtime/Transport.h"
 
-#include "llvm/Support/ThreadPool.h"
+#include "llvm/ADT/STLExtras.h"
 
 #include <algorithm>
 #include <chrono>
@@ -24,12 +24,20 @@ namespace gplace::runtime {
 
 namespace {
 
+/// How long a stream's thread, or the caller, spins waiting for another
+/// stream before it blocks (TaskTeam, waitForEvent): longer than a VM's
+/// futex wake-up (10-60 µs), short enough that an idle process stops
+/// spinning at once.
+constexpr std::chrono::microseconds kStreamSpin{50};
+
 /// An event of the plan: reached once per run. Waiters also wake when the
 /// run fails, so that no stream waits forever.
 struct Event {
   std::mutex mutex;
   std::condition_variable reached;
-  uint64_t generation = 0; ///< The run in which it was last recorded.
+  /// The run in which it was last recorded (written under `mutex`; read
+  /// without it by a waiter's spin).
+  std::atomic<uint64_t> generation{0};
   Device *recorder = nullptr;
   std::unique_ptr<DeviceEvent> deviceEvent; ///< The recorder's half.
 };
@@ -102,7 +110,12 @@ public:
   /// captures (bench/results/2026-11-30-dispatch-2.md).
   std::vector<std::vector<CompactLaunch>> launchLists;
   std::vector<std::unique_ptr<Event>> events;
-  std::unique_ptr<llvm::StdThreadPool> pool;
+  /// The streams' threads (a plan of several streams): the caller and
+  /// streams.size() - 1 workers.
+  std::unique_ptr<TaskTeam> team;
+  /// How long a thread waiting for an event spins before it blocks (as
+  /// the team's threads do; chooseSpin).
+  std::chrono::microseconds spin{0};
   /// The members of all-reduces (launches of collective_reduce), by index
   /// into `steps`: they run together, not as kernels.
   CollectiveExecutor collectives;
@@ -422,8 +435,7 @@ public:
         event.deviceEvent = event.recorder->createEvent();
       }
     if (streams.size() > 1)
-      pool = std::make_unique<llvm::StdThreadPool>(
-          llvm::hardware_concurrency(streams.size()));
+      team = std::make_unique<TaskTeam>(streams.size() - 1, spin);
     return Status::ok();
   }
 
@@ -474,6 +486,23 @@ public:
     ++numFusedLaunches;
   }
 
+  /// After capture: the threads of a run (a device that replays a graph
+  /// is one task for all its streams) spin for kStreamSpin, yielding,
+  /// while they wait for one another (spinUntil). Blocking at once cost a
+  /// futex wake-up per handoff: train.mlir took 0.07 ms a step on one
+  /// emulated GPU against 0.006 ms, and 0.24 ms on four against 0.11 ms
+  /// (2 CPUs; docs/runtime.md).
+  void chooseSpin() {
+    size_t tasks = 0;
+    for (size_t d = 0; d < graphs.size(); ++d)
+      tasks += graphs[d] ? 1 : 0;
+    for (size_t k = 0; k < streams.size(); ++k)
+      tasks += graphs[streamDevice[k]] ? 0 : 1;
+    spin = tasks > 1 ? kStreamSpin : std::chrono::microseconds(0);
+    if (team)
+      team->setSpin(spin);
+  }
+
   /// Fills inputSlots and bindable, after load and capture.
   void findInputSlots();
 
@@ -489,6 +518,20 @@ public:
       std::lock_guard<std::mutex> lock(event->mutex);
       event->reached.notify_all();
     }
+  }
+
+  /// Returns once `event` is recorded in this run or the run has failed:
+  /// spins for up to `spin` (while the recording stream keeps up, no
+  /// wake-up), then blocks.
+  void waitForEvent(Event &event) {
+    auto reached = [&] {
+      return event.generation.load(std::memory_order_acquire) == generation ||
+             failed;
+    };
+    if (spinUntil(reached, spin))
+      return;
+    std::unique_lock<std::mutex> lock(event.mutex);
+    event.reached.wait(lock, reached);
   }
 
   Status runStep(size_t index) {
@@ -528,12 +571,7 @@ public:
       // preceded by them (runGraph).
       if (capturing >= 0 && event.recorder != devices[capturing])
         return Status::ok();
-      {
-        std::unique_lock<std::mutex> lock(event.mutex);
-        event.reached.wait(lock, [&] {
-          return event.generation == generation || failed;
-        });
-      }
+      waitForEvent(event);
       if (failed)
         return Status::ok();
       return resolved.device->waitEvent(*event.recorder,
@@ -619,9 +657,7 @@ public:
     if (tasks.size() == 1) {
       tasks.front()();
     } else if (tasks.size() > 1) {
-      for (std::function<void()> &task : tasks)
-        pool->async(task);
-      pool->wait();
+      team->run(tasks);
     }
     return failed ? error : Status::ok();
   }
@@ -635,12 +671,7 @@ public:
     auto run = [&]() -> Status {
       for (int e : graphWaits[d]) {
         Event &event = *events[e];
-        {
-          std::unique_lock<std::mutex> lock(event.mutex);
-          event.reached.wait(lock, [&] {
-            return event.generation == generation || failed;
-          });
-        }
+        waitForEvent(event);
         if (failed)
           return Status::ok();
         GPLACE_RETURN_IF_ERROR(
@@ -947,6 +978,7 @@ Executor::create(Plan plan, const DeviceManager &devices,
   }
   impl->timed.resize(impl->streams.size());
   impl->captureGraphs(options);
+  impl->chooseSpin();
   impl->findInputSlots();
   return std::unique_ptr<Executor>(new Executor(std::move(impl)));
 }

@@ -10,6 +10,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <string>
 
 #include <fcntl.h>
@@ -308,6 +309,112 @@ void IntraOpThreads::update() {
   }
   measured_ = true;
   windowStart_ = now;
+}
+
+bool spinUntil(const std::function<bool()> &ready,
+               std::chrono::microseconds budget) {
+  if (budget.count() <= 0)
+    return ready();
+  auto deadline = std::chrono::steady_clock::now() + budget;
+  for (unsigned i = 1;; ++i) {
+    if (ready())
+      return true;
+    sched_yield();
+    if (i % 4 == 0 && std::chrono::steady_clock::now() >= deadline)
+      return ready();
+  }
+}
+
+TaskTeam::TaskTeam(size_t workers, std::chrono::microseconds spin) {
+  setSpin(spin);
+  threads_.reserve(workers);
+  for (size_t i = 0; i < workers; ++i)
+    threads_.emplace_back([this] { workerLoop(); });
+}
+
+TaskTeam::~TaskTeam() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stop_ = true;
+    wake_.notify_all();
+  }
+  for (std::thread &thread : threads_)
+    thread.join();
+}
+
+void TaskTeam::work() {
+  uint64_t word = claim_.load(std::memory_order_acquire);
+  for (;;) {
+    uint64_t count = (word >> 16) & 0xffff, next = word & 0xffff;
+    if (next >= count)
+      return;
+    // A claim names its run (the word's high half), so a worker still
+    // finishing an earlier run never takes a task twice.
+    if (!claim_.compare_exchange_weak(word, word + 1, std::memory_order_acq_rel,
+                                      std::memory_order_acquire))
+      continue;
+    // tasks_ was written before the run's word was stored (release); it
+    // stays until this task has returned (run() waits for pending_).
+    tasks_[next]();
+    if (pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (callerWaiting_)
+        done_.notify_one();
+    }
+    word = claim_.load(std::memory_order_acquire);
+  }
+}
+
+void TaskTeam::workerLoop() {
+  uint64_t seen = generation_.load(std::memory_order_acquire);
+  for (;;) {
+    work();
+    auto changed = [&] {
+      return generation_.load(std::memory_order_acquire) != seen ||
+             stop_.load(std::memory_order_acquire);
+    };
+    if (!spinUntil(changed, spin())) {
+      std::unique_lock<std::mutex> lock(mutex_);
+      ++sleepers_;
+      wake_.wait(lock, changed);
+      --sleepers_;
+    }
+    if (stop_.load(std::memory_order_acquire))
+      return;
+    seen = generation_.load(std::memory_order_acquire);
+  }
+}
+
+void TaskTeam::run(const std::vector<std::function<void()>> &tasks) {
+  if (tasks.size() > threads_.size() + 1 || tasks.size() > 0xffff)
+    throw std::logic_error("TaskTeam::run: more tasks than threads");
+  if (tasks.empty())
+    return;
+  if (tasks.size() == 1) {
+    tasks.front()();
+    return;
+  }
+  // The previous run's tasks have all returned (pending_ reached 0), so no
+  // worker reads tasks_ now.
+  tasks_ = tasks.data();
+  pending_.store(tasks.size(), std::memory_order_relaxed);
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    uint64_t run = generation_.load(std::memory_order_relaxed) + 1;
+    claim_.store((run << 32) | (uint64_t(tasks.size()) << 16),
+                 std::memory_order_release);
+    generation_.store(run, std::memory_order_release);
+    if (sleepers_ > 0)
+      wake_.notify_all();
+  }
+  work();
+  auto finished = [&] { return pending_.load(std::memory_order_acquire) == 0; };
+  if (!spinUntil(finished, spin())) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    callerWaiting_ = true;
+    done_.wait(lock, finished);
+    callerWaiting_ = false;
+  }
 }
 
 int threadsForWork(int64_t work, int team, int64_t perThread) {

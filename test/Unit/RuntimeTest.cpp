@@ -14,14 +14,16 @@
 #include <array>
 #include <chrono>
 #include <cmath>
-#include <limits>
 #include <condition_variable>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <limits>
 #include <map>
 #include <mutex>
 #include <set>
+#include <stdexcept>
 #include <thread>
 
 #include <sched.h>
@@ -2362,6 +2364,56 @@ TEST(Blas, StoppedIdleThreadsEndAndComeBackWhenOpenBlasNeedsThem) {
 //===----------------------------------------------------------------------===//
 // Intra-op threads (Threads.h).
 //===----------------------------------------------------------------------===//
+
+// TaskTeam runs each task of a run exactly once, each on a thread of its
+// own (here task 0 waits for the last task's flag, which would deadlock on
+// fewer threads), run after run with a changing number of tasks, whether
+// its threads block at once or spin first.
+TEST(Threads, ATaskTeamRunsEachTaskOnceOnAThreadOfItsOwn) {
+  using namespace std::chrono_literals;
+  for (std::chrono::microseconds spin : {0us, 50us}) {
+    TaskTeam team(3, spin);
+    EXPECT_EQ(team.workers(), 3u);
+    std::array<std::atomic<int>, 4> counts{};
+    for (int run = 0; run < 2000; ++run) {
+      size_t n = 1 + run % 4;
+      std::atomic<bool> lastDone{false};
+      std::vector<std::function<void()>> tasks;
+      for (size_t i = 0; i < n; ++i)
+        tasks.push_back([&, i, n] {
+          if (i == 0 && n > 1)
+            while (!lastDone.load())
+              std::this_thread::yield();
+          if (i == n - 1)
+            lastDone = true;
+          ++counts[i];
+        });
+      team.run(tasks);
+      for (size_t i = 0; i < n; ++i)
+        ASSERT_EQ(counts[i].exchange(0), 1)
+            << "task " << i << " of " << n << ", run " << run;
+    }
+  }
+}
+
+TEST(Threads, ATaskTeamRefusesMoreTasksThanThreadsAndJoinsWhenIdle) {
+  using namespace std::chrono_literals;
+  TaskTeam team(1, 50us);
+  std::vector<std::function<void()>> three(3, [] {});
+  EXPECT_THROW(team.run(three), std::logic_error);
+  // Teams made and destroyed at once, their workers spinning or blocked,
+  // join without a run.
+  for (int i = 0; i < 50; ++i) {
+    TaskTeam blocking(2, 0us);
+    TaskTeam spinning(2, 1000us);
+  }
+  // spinUntil: true once ready, false after the budget when never ready.
+  EXPECT_TRUE(spinUntil([] { return true; }, 0us));
+  EXPECT_FALSE(spinUntil([] { return false; }, 0us));
+  EXPECT_FALSE(spinUntil([] { return false; }, 200us));
+  int calls = 0;
+  EXPECT_TRUE(spinUntil([&] { return ++calls == 100; }, 1s));
+}
 
 TEST(Threads, UsableCpusAreTheAffinityMasksAtMost) {
   cpu_set_t set;

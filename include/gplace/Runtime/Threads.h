@@ -13,11 +13,13 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <functional>
 #include <mutex>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace gplace::runtime {
@@ -182,6 +184,77 @@ public:
 
 private:
   int saved_ = 1, threads_ = 1;
+};
+
+/// Calls `ready` until it returns true or `budget` has passed, giving the
+/// CPU to any other runnable thread between calls (sched_yield); returns
+/// its last answer (a budget of 0 calls it once). The spinning half of a
+/// wait that then blocks (TaskTeam, the executor's events), as Eigen's
+/// and ONNX Runtime's thread pools spin a bounded number of iterations
+/// before they sleep: a futex wake-up costs 10-60 microseconds on a VM.
+/// Yielding rather than pausing, the thread waited for gets this CPU when
+/// threads outnumber the CPUs (four processes of two streams each on two
+/// CPUs took 0.69-1.33 s with x86's `pause`, 0.28-0.29 s yielding;
+/// docs/runtime.md).
+bool spinUntil(const std::function<bool()> &ready,
+               std::chrono::microseconds budget);
+
+/// The executor's inter-op threads: `workers` threads of their own, plus
+/// the thread that calls run(), which takes a task too. run() runs each
+/// task once, each on a thread of its own for the run (tasks may wait for
+/// one another: a stream waits for another stream's event), so it takes
+/// at most workers + 1 tasks, and returns when all have returned. A
+/// thread with nothing to do, and the caller waiting for the others'
+/// tasks, spins for up to `spin` (spinUntil) before it blocks on a
+/// condition variable: in a run of small steps, each handoff between
+/// threads then costs no futex wake-up while the threads keep up, and
+/// nothing spins longer than the budget after its last work (between
+/// runs, a process is idle after that). A budget of 0 blocks at once (as
+/// llvm::StdThreadPool, which the executor used before: every run paid
+/// a wake-up per stream and one for the caller). Not reentrant: one
+/// run() at a time.
+class TaskTeam {
+public:
+  TaskTeam(size_t workers, std::chrono::microseconds spin);
+  ~TaskTeam(); ///< Joins the workers (blocked or spinning).
+  TaskTeam(const TaskTeam &) = delete;
+  TaskTeam &operator=(const TaskTeam &) = delete;
+
+  /// Runs `tasks` (at most workers() + 1 and 65,535 of them; more is a
+  /// programming error, refused with std::logic_error) and returns after
+  /// the last.
+  void run(const std::vector<std::function<void()>> &tasks);
+  size_t workers() const { return threads_.size(); }
+  /// Changes the spin of the waits that start from now on.
+  void setSpin(std::chrono::microseconds spin) {
+    spin_.store(spin.count(), std::memory_order_relaxed);
+  }
+  std::chrono::microseconds spin() const {
+    return std::chrono::microseconds(spin_.load(std::memory_order_relaxed));
+  }
+
+private:
+  /// Claims and runs tasks of the current run until none is left.
+  void work();
+  void workerLoop();
+
+  std::atomic<int64_t> spin_{0}; ///< Microseconds.
+  std::vector<std::thread> threads_;
+  std::mutex mutex_;
+  std::condition_variable wake_, done_;
+  /// The run's number, bumped (under mutex_) when a run starts; workers
+  /// wait for a change.
+  std::atomic<uint64_t> generation_{0};
+  /// The run's tasks, written before claim_ is stored (release), read
+  /// after a claim (acquire).
+  const std::function<void()> *tasks_ = nullptr;
+  /// The run's claims in one word: its number (bits 32-63, low half), its
+  /// task count (16-31) and the next task to claim (0-15).
+  std::atomic<uint64_t> claim_{0};
+  std::atomic<size_t> pending_{0}; ///< Tasks not yet returned.
+  int sleepers_ = 0;               ///< Workers blocked on wake_ (mutex_).
+  bool callerWaiting_ = false;     ///< The caller blocked on done_ (mutex_).
+  std::atomic<bool> stop_{false};
 };
 
 /// The team the calling thread's last sized launch ran on: a
