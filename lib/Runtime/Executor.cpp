@@ -434,8 +434,8 @@ public:
         event.recorder = devices[step.device];
         event.deviceEvent = event.recorder->createEvent();
       }
-    if (streams.size() > 1)
-      team = std::make_unique<TaskTeam>(streams.size() - 1, spin);
+    // The streams' team starts with the first run of several tasks
+    // (issueAll): a sub-plan that never runs starts no threads.
     return Status::ok();
   }
 
@@ -490,7 +490,7 @@ public:
   /// is one task for all its streams) spin for kStreamSpin, yielding,
   /// while they wait for one another (spinUntil). Blocking at once cost a
   /// futex wake-up per handoff: train.mlir took 0.07 ms a step on one
-  /// emulated GPU against 0.006 ms, and 0.24 ms on four against 0.11 ms
+  /// emulated GPU against 0.006 ms, and 0.24 ms on four against 0.10 ms
   /// (2 CPUs; docs/runtime.md).
   void chooseSpin() {
     size_t tasks = 0;
@@ -636,10 +636,11 @@ public:
     return Status::ok();
   }
 
-  /// Runs once: every stream's steps issued (each stream on its own
-  /// thread when there are several), or, for a device in graph mode, its
-  /// graph replayed; `only` >= 0 issues that device's streams alone (a
-  /// capture). Returns the first failure.
+  /// Runs once: every stream's steps issued (the streams concurrently when
+  /// there are several: the caller and the team's threads take one each
+  /// and another only after their last returned, so each gets a thread),
+  /// or, for a device in graph mode, its graph replayed; `only` >= 0 issues
+  /// that device's streams alone (a capture). Returns the first failure.
   Status issueAll(int only = -1) {
     ++generation;
     failed = false;
@@ -657,6 +658,8 @@ public:
     if (tasks.size() == 1) {
       tasks.front()();
     } else if (tasks.size() > 1) {
+      if (!team)
+        team = std::make_unique<TaskTeam>(streams.size() - 1, spin);
       team->run(tasks);
     }
     return failed ? error : Status::ok();
@@ -666,7 +669,7 @@ public:
   /// it waits for, its graph, then the events other devices wait for.
   void runGraph(size_t d) {
     Device &device = *devices[d];
-    // An emulated GPU's graph runs its host kernels on this pool thread.
+    // An emulated GPU's graph runs its host kernels on this thread.
     intraOpThreads->addKernelThread();
     auto run = [&]() -> Status {
       for (int e : graphWaits[d]) {
@@ -915,7 +918,7 @@ public:
     // flushed, the OpenMP team size.
     ScopedFlushDenormal flush;
     useHostTeamSize(&intraOpThreads->current());
-    // The pool's threads run the kernels of a plan of several streams:
+    // The team's threads run the kernels of a plan of several streams:
     // their run queue delays, and their workers', show a busy machine.
     intraOpThreads->addKernelThread();
     if (!tracing && capturing < 0) {

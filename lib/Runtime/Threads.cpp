@@ -316,11 +316,11 @@ bool spinUntil(const std::function<bool()> &ready,
   if (budget.count() <= 0)
     return ready();
   auto deadline = std::chrono::steady_clock::now() + budget;
-  for (unsigned i = 1;; ++i) {
+  for (;;) {
     if (ready())
       return true;
     sched_yield();
-    if (i % 4 == 0 && std::chrono::steady_clock::now() >= deadline)
+    if (std::chrono::steady_clock::now() >= deadline)
       return ready();
   }
 }

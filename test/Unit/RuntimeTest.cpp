@@ -2365,11 +2365,11 @@ TEST(Blas, StoppedIdleThreadsEndAndComeBackWhenOpenBlasNeedsThem) {
 // Intra-op threads (Threads.h).
 //===----------------------------------------------------------------------===//
 
-// TaskTeam runs each task of a run exactly once, each on a thread of its
-// own (here task 0 waits for the last task's flag, which would deadlock on
-// fewer threads), run after run with a changing number of tasks, whether
-// its threads block at once or spin first.
-TEST(Threads, ATaskTeamRunsEachTaskOnceOnAThreadOfItsOwn) {
+// TaskTeam runs each task of a run exactly once, and every task gets a
+// thread (here task 0 waits for the last task's flag, which would deadlock
+// if one thread had to run both), run after run with a changing number of
+// tasks, whether its threads block at once or spin first.
+TEST(Threads, ATaskTeamRunsEachTaskOnceAndEveryTaskGetsAThread) {
   using namespace std::chrono_literals;
   for (std::chrono::microseconds spin : {0us, 50us}) {
     TaskTeam team(3, spin);

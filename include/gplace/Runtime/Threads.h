@@ -83,11 +83,12 @@ public:
   void update();
 
   /// Adds the calling thread, which runs kernels with this count (a
-  /// stream's thread of the executor's pool), and its OpenMP workers to
+  /// thread of the executor's TaskTeam running a stream), and its OpenMP
+  /// workers to
   /// the threads update() measures; its first call on a thread finds the
   /// workers (a parallel region of the maximum team), later calls on it
   /// return at once. Without it a plan of several streams, whose kernels
-  /// run on the pool's threads while the caller waits for them, never
+  /// ran on a pool's threads while the caller waited for them, never
   /// saw a delay: its team stayed at the maximum on a busy machine (the
   /// seeds' conv_net on an emulated GPU with 4 micro-batches beside a
   /// busy loop: a median step of 77-89 ms, 50-52 ms since;
@@ -188,11 +189,13 @@ private:
 
 /// Calls `ready` until it returns true or `budget` has passed, giving the
 /// CPU to any other runnable thread between calls (sched_yield); returns
-/// its last answer (a budget of 0 calls it once). The spinning half of a
-/// wait that then blocks (TaskTeam, the executor's events), as Eigen's
-/// and ONNX Runtime's thread pools spin a bounded number of iterations
-/// before they sleep: a futex wake-up costs 10-60 microseconds on a VM.
-/// Yielding rather than pausing, the thread waited for gets this CPU when
+/// its last answer (a budget of 0 calls it once). Where other threads want
+/// the CPU, one yield may last a scheduler slice (milliseconds), so the
+/// wait can outlast the budget, though its thread uses little CPU then. The
+/// spinning half of a wait that then blocks (TaskTeam, the executor's events),
+/// as Eigen's and ONNX Runtime's thread pools spin a bounded number of
+/// iterations before they sleep: a futex wake-up costs 10-60 microseconds on a
+/// VM. Yielding rather than pausing, the thread waited for gets this CPU when
 /// threads outnumber the CPUs (four processes of two streams each on two
 /// CPUs took 0.69-1.33 s with x86's `pause`, 0.28-0.29 s yielding;
 /// docs/runtime.md).
@@ -201,18 +204,20 @@ bool spinUntil(const std::function<bool()> &ready,
 
 /// The executor's inter-op threads: `workers` threads of their own, plus
 /// the thread that calls run(), which takes a task too. run() runs each
-/// task once, each on a thread of its own for the run (tasks may wait for
-/// one another: a stream waits for another stream's event), so it takes
-/// at most workers + 1 tasks, and returns when all have returned. A
+/// task once and returns when all have returned; it takes at most
+/// workers + 1 tasks, and a thread takes another task only after its last
+/// one returned, so every task gets a thread even when tasks wait for one
+/// another (a stream waits for another stream's event); independent
+/// tasks may run one after another on one thread. A
 /// thread with nothing to do, and the caller waiting for the others'
 /// tasks, spins for up to `spin` (spinUntil) before it blocks on a
 /// condition variable: in a run of small steps, each handoff between
-/// threads then costs no futex wake-up while the threads keep up, and
-/// nothing spins longer than the budget after its last work (between
-/// runs, a process is idle after that). A budget of 0 blocks at once (as
-/// llvm::StdThreadPool, which the executor used before: every run paid
-/// a wake-up per stream and one for the caller). Not reentrant: one
-/// run() at a time.
+/// threads then costs no futex wake-up while the threads keep up, and a
+/// thread stops spinning once the budget has passed after its last work
+/// (between runs, a process is idle after that). A budget of 0 blocks at once
+/// (as llvm::StdThreadPool, which the executor used before: every run paid a
+/// wake-up per stream and one for the caller). Not reentrant: one run() at a
+/// time.
 class TaskTeam {
 public:
   TaskTeam(size_t workers, std::chrono::microseconds spin);
