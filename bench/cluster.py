@@ -61,8 +61,9 @@ Two figures, each measured side by side in one run (bench/README.md):
    after the first; a step includes filling its batch). Every
    configuration must end on the same loss; the report gives each.
    --tcp runs the cluster sides over TCP too (`mpirun --mca btl tcp,self`,
-   Open MPI without shared memory, as between hosts), in place of the
-   `--bind-to none` side; --model fashion trains the README's Fashion-MNIST
+   Open MPI without shared memory, as between hosts), bound as by default
+   and with `--bind-to none` (Horovod's mpirun line), in place of the
+   shared-memory `--bind-to none` side; --model fashion trains the README's Fashion-MNIST
    MLP (examples/train_fashion_mnist.mlir, --fashion-dir) instead;
    --baseline-run runs every training side of a second gplace-run (the
    build before a change) in the same rounds, each binary's cluster against
@@ -575,6 +576,15 @@ def train_bench(args, work, binaries):
                      MPIRUN + TCP + common +
                      ["--emulate-gpus=2", "--cluster=worker:2",
                       f"--replicate={FOUR_GPUS}"]))
+            # Horovod's mpirun line: ranks not bound to one core each, so
+            # a rank's threads (streams, MPI's progress) spread over the
+            # cores as one process's do.
+            mine.append(
+                Side("2 tasks × 2 emulated GPUs, mirrored, over TCP, "
+                     "`--bind-to none`" + tag,
+                     MPIRUN + ["--bind-to", "none"] + TCP + common +
+                     ["--emulate-gpus=2", "--cluster=worker:2",
+                      f"--replicate={FOUR_GPUS}"]))
         if not args.tcp:
             mine.append(
                 Side("2 tasks × 2 emulated GPUs, mirrored, `mpirun --bind-to "
@@ -701,7 +711,8 @@ def main():
                         help="Fashion-MNIST's idx files (--model fashion)")
     parser.add_argument("--tcp", action="store_true",
                         help="train the cluster over TCP too (mpirun --mca "
-                        "btl tcp,self), in place of --bind-to none")
+                        "btl tcp,self; bound and --bind-to none), in place "
+                        "of the shared-memory --bind-to none side")
     parser.add_argument("--mirrored-only", action="store_true",
                         help="leave out the variables-on-the-host sides")
     parser.add_argument("--baseline-run", metavar="GPLACE_RUN",
