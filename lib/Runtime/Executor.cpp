@@ -435,7 +435,12 @@ public:
         event.deviceEvent = event.recorder->createEvent();
       }
     // The streams' team starts with the first run of several tasks
-    // (issueAll): a sub-plan that never runs starts no threads.
+    // (issueAll): a sub-plan that never runs starts no threads. A thread
+    // per stream, and TaskTeam counts a run's tasks in 16 bits.
+    if (streams.size() > 0xffff)
+      return Status::invalidArgument(
+          "the plan has " + std::to_string(streams.size()) +
+          " streams; the executor runs at most 65535 (one thread each)");
     return Status::ok();
   }
 

@@ -2365,6 +2365,25 @@ TEST(Blas, StoppedIdleThreadsEndAndComeBackWhenOpenBlasNeedsThem) {
 // Intra-op threads (Threads.h).
 //===----------------------------------------------------------------------===//
 
+// A plan of more streams than the executor's team can count (a thread
+// each, 16 bits a run) is refused when it loads, not thrown at its first
+// run.
+TEST(Threads, AnExecutorRefusesMoreStreamsThanItsTeamRuns) {
+  PlanBuilder p;
+  p.plan.devices.resize(1); // The CPU alone.
+  int x = p.input(), a = p.arena(0, 0);
+  for (int stream = 0; stream <= 0xffff; ++stream)
+    p.step(Step::Kind::Launch, 0, stream, Kernel::Neg, {x}, {a});
+  p.plan.results = {a};
+  DeviceManager devices({0, 0});
+  StatusOr<std::unique_ptr<Executor>> executor =
+      Executor::create(p.plan, devices, {});
+  ASSERT_FALSE(executor);
+  EXPECT_EQ(executor.status().message(),
+            "the plan has 65536 streams; the executor runs at most 65535 "
+            "(one thread each)");
+}
+
 // TaskTeam runs each task of a run exactly once, and every task gets a
 // thread (here task 0 waits for the last task's flag, which would deadlock
 // if one thread had to run both), run after run with a changing number of
