@@ -24,10 +24,14 @@ namespace gplace::runtime {
 
 namespace {
 
-/// How long a stream's thread, or the caller, spins waiting for another
-/// stream before it blocks (TaskTeam, waitForEvent): longer than a VM's
-/// futex wake-up (10-60 µs), short enough that an idle process stops
-/// spinning at once.
+/// How long a stream's thread, or the caller, spins (yielding; spinUntil)
+/// waiting for another stream before it blocks (TaskTeam, waitForEvent):
+/// longer than a VM's futex wake-up (10-60 µs), short enough that an idle
+/// process stops spinning at once. Blocking at once cost a wake-up per
+/// handoff: train.mlir took 0.07 ms a step on one emulated GPU against
+/// 0.006 ms, and 0.24 ms on four against 0.10 ms (2 CPUs;
+/// docs/runtime.md). A run of one task never waits for another thread,
+/// so the spin only matters where there are several.
 constexpr std::chrono::microseconds kStreamSpin{50};
 
 /// An event of the plan: reached once per run. Waiters also wake when the
@@ -113,9 +117,6 @@ public:
   /// The streams' threads (a plan of several streams): the caller and
   /// streams.size() - 1 workers.
   std::unique_ptr<TaskTeam> team;
-  /// How long a thread waiting for an event spins before it blocks (as
-  /// the team's threads do; chooseSpin).
-  std::chrono::microseconds spin{0};
   /// The members of all-reduces (launches of collective_reduce), by index
   /// into `steps`: they run together, not as kernels.
   CollectiveExecutor collectives;
@@ -491,23 +492,6 @@ public:
     ++numFusedLaunches;
   }
 
-  /// After capture: the threads of a run (a device that replays a graph
-  /// is one task for all its streams) spin for kStreamSpin, yielding,
-  /// while they wait for one another (spinUntil). Blocking at once cost a
-  /// futex wake-up per handoff: train.mlir took 0.07 ms a step on one
-  /// emulated GPU against 0.006 ms, and 0.24 ms on four against 0.10 ms
-  /// (2 CPUs; docs/runtime.md).
-  void chooseSpin() {
-    size_t tasks = 0;
-    for (size_t d = 0; d < graphs.size(); ++d)
-      tasks += graphs[d] ? 1 : 0;
-    for (size_t k = 0; k < streams.size(); ++k)
-      tasks += graphs[streamDevice[k]] ? 0 : 1;
-    spin = tasks > 1 ? kStreamSpin : std::chrono::microseconds(0);
-    if (team)
-      team->setSpin(spin);
-  }
-
   /// Fills inputSlots and bindable, after load and capture.
   void findInputSlots();
 
@@ -526,14 +510,14 @@ public:
   }
 
   /// Returns once `event` is recorded in this run or the run has failed:
-  /// spins for up to `spin` (while the recording stream keeps up, no
+  /// spins for up to kStreamSpin (while the recording stream keeps up, no
   /// wake-up), then blocks.
   void waitForEvent(Event &event) {
     auto reached = [&] {
       return event.generation.load(std::memory_order_acquire) == generation ||
              failed;
     };
-    if (spinUntil(reached, spin))
+    if (spinUntil(reached, kStreamSpin))
       return;
     std::unique_lock<std::mutex> lock(event.mutex);
     event.reached.wait(lock, reached);
@@ -664,7 +648,7 @@ public:
       tasks.front()();
     } else if (tasks.size() > 1) {
       if (!team)
-        team = std::make_unique<TaskTeam>(streams.size() - 1, spin);
+        team = std::make_unique<TaskTeam>(streams.size() - 1, kStreamSpin);
       team->run(tasks);
     }
     return failed ? error : Status::ok();
@@ -986,7 +970,6 @@ Executor::create(Plan plan, const DeviceManager &devices,
   }
   impl->timed.resize(impl->streams.size());
   impl->captureGraphs(options);
-  impl->chooseSpin();
   impl->findInputSlots();
   return std::unique_ptr<Executor>(new Executor(std::move(impl)));
 }

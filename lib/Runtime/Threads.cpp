@@ -325,8 +325,8 @@ bool spinUntil(const std::function<bool()> &ready,
   }
 }
 
-TaskTeam::TaskTeam(size_t workers, std::chrono::microseconds spin) {
-  setSpin(spin);
+TaskTeam::TaskTeam(size_t workers, std::chrono::microseconds spin)
+    : spin_(spin) {
   threads_.reserve(workers);
   for (size_t i = 0; i < workers; ++i)
     threads_.emplace_back([this] { workerLoop(); });
@@ -366,14 +366,14 @@ void TaskTeam::work() {
 }
 
 void TaskTeam::workerLoop() {
-  uint64_t seen = generation_.load(std::memory_order_acquire);
+  auto runOf = [this] { return claim_.load(std::memory_order_acquire) >> 32; };
+  uint64_t seen = runOf();
   for (;;) {
     work();
     auto changed = [&] {
-      return generation_.load(std::memory_order_acquire) != seen ||
-             stop_.load(std::memory_order_acquire);
+      return runOf() != seen || stop_.load(std::memory_order_acquire);
     };
-    if (!spinUntil(changed, spin())) {
+    if (!spinUntil(changed, spin_)) {
       std::unique_lock<std::mutex> lock(mutex_);
       ++sleepers_;
       wake_.wait(lock, changed);
@@ -381,7 +381,7 @@ void TaskTeam::workerLoop() {
     }
     if (stop_.load(std::memory_order_acquire))
       return;
-    seen = generation_.load(std::memory_order_acquire);
+    seen = runOf();
   }
 }
 
@@ -400,16 +400,15 @@ void TaskTeam::run(const std::vector<std::function<void()>> &tasks) {
   pending_.store(tasks.size(), std::memory_order_relaxed);
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    uint64_t run = generation_.load(std::memory_order_relaxed) + 1;
+    uint64_t run = (claim_.load(std::memory_order_relaxed) >> 32) + 1;
     claim_.store((run << 32) | (uint64_t(tasks.size()) << 16),
                  std::memory_order_release);
-    generation_.store(run, std::memory_order_release);
     if (sleepers_ > 0)
       wake_.notify_all();
   }
   work();
   auto finished = [&] { return pending_.load(std::memory_order_acquire) == 0; };
-  if (!spinUntil(finished, spin())) {
+  if (!spinUntil(finished, spin_)) {
     std::unique_lock<std::mutex> lock(mutex_);
     callerWaiting_ = true;
     done_.wait(lock, finished);

@@ -230,31 +230,23 @@ public:
   /// the last.
   void run(const std::vector<std::function<void()>> &tasks);
   size_t workers() const { return threads_.size(); }
-  /// Changes the spin of the waits that start from now on.
-  void setSpin(std::chrono::microseconds spin) {
-    spin_.store(spin.count(), std::memory_order_relaxed);
-  }
-  std::chrono::microseconds spin() const {
-    return std::chrono::microseconds(spin_.load(std::memory_order_relaxed));
-  }
 
 private:
   /// Claims and runs tasks of the current run until none is left.
   void work();
   void workerLoop();
 
-  std::atomic<int64_t> spin_{0}; ///< Microseconds.
+  const std::chrono::microseconds spin_;
   std::vector<std::thread> threads_;
   std::mutex mutex_;
   std::condition_variable wake_, done_;
-  /// The run's number, bumped (under mutex_) when a run starts; workers
-  /// wait for a change.
-  std::atomic<uint64_t> generation_{0};
   /// The run's tasks, written before claim_ is stored (release), read
   /// after a claim (acquire).
   const std::function<void()> *tasks_ = nullptr;
-  /// The run's claims in one word: its number (bits 32-63, low half), its
-  /// task count (16-31) and the next task to claim (0-15).
+  /// The run's claims in one word: its number (bits 32-63, the low half
+  /// of a count of runs; stored under mutex_ when a run starts, and idle
+  /// workers wait for it to change), its task count (16-31) and the next
+  /// task to claim (0-15).
   std::atomic<uint64_t> claim_{0};
   std::atomic<size_t> pending_{0}; ///< Tasks not yet returned.
   int sleepers_ = 0;               ///< Workers blocked on wake_ (mutex_).
