@@ -13,6 +13,7 @@
 #define GPLACE_PLAN_OPS
 
 include "mlir/IR/OpBase.td"
+include "mlir/IR/Properties.td"
 include "mlir/IR/AttrTypeBase.td"
 include "mlir/IR/SymbolInterfaces.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
@@ -100,6 +101,20 @@ def Plan_KernelAttr : AttrDef<Plan_Dialect, "Kernel"> {
 //===----------------------------------------------------------------------===//
 // Ops.
 //===----------------------------------------------------------------------===//
+
+// A step's name (StepName, PlanDialect.h): its graph op's name, which
+// profiles, the timeline and the runtime's errors label the step with.
+// Stored in the op, not uniqued: a default name is the kind's prefix (a
+// string that lives as long as the program) and a number, so that naming a
+// million steps builds no million strings (a NameLoc per step did, 40% of
+// --gplace-convert-graph-to-plan at 1M ops). Printed `name "MatMul_3"`;
+// absent (empty) on steps no graph op made.
+def Plan_StepNameProp : Property<"::gplace::plan::StepName", "a step's name"> {
+  let defaultValue = "::gplace::plan::StepName()";
+  let hashProperty = "::gplace::plan::hash_value($_storage)";
+  let writeToMlirBytecode = writeMlirBytecodeWithConvertToAttribute;
+  let readFromMlirBytecode = readMlirBytecodeUsingConvertFromAttribute;
+}
 
 class Plan_Op<string mnemonic, list<Trait> traits = []>
     : Op<Plan_Dialect, mnemonic, traits>;
@@ -234,8 +249,11 @@ def Plan_LaunchOp : Plan_DeviceUserOp<"launch", [AttrSizedOperandSegments]> {
     plan reserves like any buffer written by the launch and free after it,
     as XLA reserves a cuDNN convolution's scratch.
 
+    `name` is the step's name (its graph op's, "MatMul_3"), the label of
+    the step in profiles, the timeline and the runtime's errors.
+
     ```mlir
-    %2 = gplan.launch matmul(%0, %1) on @gpu0 stream 0 wait(%e) {transpose_b} : (!gplan.buffer<2x3xf32>, !gplan.buffer<2x3xf32>) -> !gplan.buffer<2x2xf32>
+    %2 = gplan.launch matmul(%0, %1) on @gpu0 stream 0 wait(%e) name "MatMul" {transpose_b} : (!gplan.buffer<2x3xf32>, !gplan.buffer<2x3xf32>) -> !gplan.buffer<2x2xf32>
     %t = gplan.launch assign_add(%3) into(%v) on @cpu0 stream 0 : (!gplan.buffer<f32>) into (!gplan.buffer<f32>) -> !gplan.token
     %5:2 = gplan.launch conv2d(%0, %4) on @cpu0 stream 0 workspace {padding = [0, 0, 0, 0], strides = [1, 1], window = [3, 3]} : (!gplan.buffer<1x8x8x3xf32>, !gplan.buffer<3x3x3x8xf32>) -> (!gplan.buffer<1x6x6x8xf32>, !gplan.buffer<4096xui8>)
     ```
@@ -248,7 +266,8 @@ def Plan_LaunchOp : Plan_DeviceUserOp<"launch", [AttrSizedOperandSegments]> {
                        Variadic<Plan_Buffer>:$outs,
                        Variadic<Plan_Token>:$after,
                        Variadic<Plan_Event>:$waits,
-                       UnitAttr:$workspace);
+                       UnitAttr:$workspace,
+                       Plan_StepNameProp:$step_name);
   let results = (outs Variadic<AnyTypeOf<[Plan_Buffer, Plan_Token]>>:$results);
   // Written in C++ (PlanDialect.cpp), in the form of this format, so that
   // printing, the plan's most frequent op, does not build the attribute
@@ -256,7 +275,8 @@ def Plan_LaunchOp : Plan_DeviceUserOp<"launch", [AttrSizedOperandSegments]> {
   //   custom<Kernel>($kernel) `(` $inputs `)` (`into` `(` $outs^ `)`)?
   //   `on` $device (`stream` $stream^)? (`fusion` $fusion^)?
   //   (`workspace` $workspace^)?
-  //   (`after` `(` $after^ `)`)? (`wait` `(` $waits^ `)`)? ($params^)?
+  //   (`after` `(` $after^ `)`)? (`wait` `(` $waits^ `)`)?
+  //   (`name` $step_name^)? ($params^)?
   //   attr-dict `:` `(` type($inputs) `)` (`into` `(` type($outs)^ `)`)?
   //   `->` type($results)
   let hasCustomAssemblyFormat = 1;
@@ -273,20 +293,25 @@ def Plan_CopyOp : Plan_DeviceUserOp<"copy",
   let description = [{
     Runs on `device`, the destination (once scheduled, on its copy stream,
     after waiting for the events in `wait(...)`); the source may be on any
-    device or be a program input (host memory).
+    device or be a program input (host memory). `name`, as a launch's, is
+    its label: a copy --gplace-insert-copies made takes the name of the
+    step that wrote the tensor it moves, as TensorFlow names a transfer's
+    Send/Recv after its producer.
 
     ```mlir
-    %1 = gplan.copy %0 to @gpu0 stream 1 wait(%e) : !gplan.buffer<2x3xf32>
+    %1 = gplan.copy %0 to @gpu0 stream 1 wait(%e) name "MatMul" : !gplan.buffer<2x3xf32>
     ```
   }];
   let arguments = (ins Plan_Buffer:$source, FlatSymbolRefAttr:$device,
                        OptionalAttr<I64Attr>:$stream,
                        Variadic<Plan_Token>:$after,
-                       Variadic<Plan_Event>:$waits);
+                       Variadic<Plan_Event>:$waits,
+                       Plan_StepNameProp:$step_name);
   let results = (outs Plan_Buffer:$result);
   // In C++, as gplan.launch's, in the form of this format:
   //   $source `to` $device (`stream` $stream^)? (`after` `(` $after^ `)`)?
-  //   (`wait` `(` $waits^ `)`)? attr-dict `:` type($source)
+  //   (`wait` `(` $waits^ `)`)? (`name` $step_name^)? attr-dict
+  //   `:` type($source)
   let hasCustomAssemblyFormat = 1;
   let hasVerifier = 1;
 }

@@ -141,22 +141,26 @@ private:
     names_[index].appendTo(name);
     return builder_.getStringAttr(name);
   }
-  Location stepLoc(Operation *op, unsigned index) {
-    return NameLoc::get(nameOf(index), op->getLoc());
+  /// The name of the step for the op at `index`: its graph op's
+  /// (getOpNameParts), held in the step, not uniqued.
+  gplan::StepName stepName(unsigned index) const {
+    return {names_[index].text, names_[index].suffix};
   }
-  /// A copy's location: one without a name of the user's (as
-  /// --gplace-insert-copies makes them) takes the location of the step that
+  /// A copy's name: one without a name of the user's (as
+  /// --gplace-insert-copies makes them) takes the name of the step that
   /// wrote the tensor it moves, so that profiles and errors say which
   /// tensor ("MatMul_3 (copy)"), as TensorFlow names a transfer's
   /// Send/Recv after its producer; others, and copies of inputs,
   /// constants and variables, get their own name.
-  Location copyLoc(PlacedOpInterface op, unsigned index, Value source) {
+  gplan::StepName copyName(PlacedOpInterface op, unsigned index, Value source) {
     if (op.getUserName().empty())
-      if (Operation *writer = gplan::getViewRoot(source).getDefiningOp())
-        if (isa<gplan::LaunchOp, gplan::CopyOp>(writer) &&
-            isa<NameLoc>(writer->getLoc()))
-          return writer->getLoc();
-    return stepLoc(op, index);
+      if (Operation *writer = gplan::getViewRoot(source).getDefiningOp()) {
+        if (auto launch = dyn_cast<gplan::LaunchOp>(writer))
+          return launch.getProperties().step_name;
+        if (auto copy = dyn_cast<gplan::CopyOp>(writer))
+          return copy.getProperties().step_name;
+      }
+    return stepName(index);
   }
   /// A graph has few tensor types: each one's buffer type is uniqued
   /// once (MLIR's uniquer takes a lock and a thread-local cache per call).
@@ -339,10 +343,11 @@ LogicalResult FunctionConverter::convertOp(PlacedOpInterface op,
     }
     if (!source)
       return op->emitError("operand is not a value the plan knows");
-    values_[op->getResult(0)] = create<gplan::CopyOp>(
-        copyLoc(op, index, source), source,
-        devices_.symbolOf(transfer.getDestinationDevice()),
+    auto copy = create<gplan::CopyOp>(
+        loc, source, devices_.symbolOf(transfer.getDestinationDevice()),
         /*stream=*/IntegerAttr(), after, /*waits=*/ValueRange());
+    copy.getProperties().step_name = copyName(op, index, source);
+    values_[op->getResult(0)] = copy;
     return success();
   }
 
@@ -371,10 +376,11 @@ LogicalResult FunctionConverter::convertOp(PlacedOpInterface op,
     resultTypes.push_back(builder_.getType<gplan::TokenType>());
   DictionaryAttr params = kernelOp.getKernelParameters();
   auto launch = create<gplan::LaunchOp>(
-      stepLoc(op, index), resultTypes, kernelAttr(kernelOp.getKernel()),
+      loc, resultTypes, kernelAttr(kernelOp.getKernel()),
       devices_.symbolOf(device), /*stream=*/IntegerAttr(),
       /*fusion=*/IntegerAttr(), params.empty() ? DictionaryAttr() : params,
       inputs, outs, after, /*waits=*/ValueRange(), /*workspace=*/UnitAttr());
+  launch.getProperties().step_name = stepName(index);
   // Control flow names the programs its step runs (gplace.if's branches,
   // gplace.while's cond and body, once outlined): the launch carries them.
   // Found as getAttr finds them (an inherent attribute in the op's

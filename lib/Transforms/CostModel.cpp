@@ -276,7 +276,7 @@ double LinkTimeline::arrival(ValueTimeline &value, int64_t bytes, int to,
 }
 
 /// The names of a step's slices, as the plan labels its steps (the
-/// lowering's NameLocs, GraphToPlan.cpp): ops by their names (getOpNames),
+/// steps' `name`s, GraphToPlan.cpp): ops by their names (getOpNames),
 /// copies after the op that wrote the value they move.
 namespace {
 class SliceNames {

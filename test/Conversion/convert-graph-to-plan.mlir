@@ -14,12 +14,12 @@
 // CHECK-LABEL: gplan.program @everyKind
 // CHECK-NEXT: %[[X:.+]] = gplan.input 0 : !gplan.buffer<2x3xf32>
 // CHECK-NEXT: %[[W:.+]] = gplan.variable @cpu0 "w" dense<1.000000e+00> : tensor<2x3xf32>
-// CHECK-NEXT: %[[R:.+]] = gplan.launch read(%[[W]]) on @cpu0 : (!gplan.buffer<2x3xf32>) -> !gplan.buffer<2x3xf32>
-// CHECK-NEXT: %[[RG:.+]] = gplan.copy %[[R]] to @gpu0 : !gplan.buffer<2x3xf32>
-// CHECK-NEXT: %[[G:.+]] = gplan.launch exp(%[[RG]]) on @gpu0 : (!gplan.buffer<2x3xf32>) -> !gplan.buffer<2x3xf32>
-// CHECK-NEXT: %[[S:.+]] = gplan.launch reduce_sum(%[[X]]) on @cpu0 {axes = array<i64: 1>, keep_dims} : (!gplan.buffer<2x3xf32>) -> !gplan.buffer<2x1xf32>
+// CHECK-NEXT: %[[R:.+]] = gplan.launch read(%[[W]]) on @cpu0 name "ReadVariableOp" : (!gplan.buffer<2x3xf32>) -> !gplan.buffer<2x3xf32>
+// CHECK-NEXT: %[[RG:.+]] = gplan.copy %[[R]] to @gpu0 name "ReadVariableOp" : !gplan.buffer<2x3xf32>
+// CHECK-NEXT: %[[G:.+]] = gplan.launch exp(%[[RG]]) on @gpu0 name "Exp" : (!gplan.buffer<2x3xf32>) -> !gplan.buffer<2x3xf32>
+// CHECK-NEXT: %[[S:.+]] = gplan.launch reduce_sum(%[[X]]) on @cpu0 name "Sum" {axes = array<i64: 1>, keep_dims} : (!gplan.buffer<2x3xf32>) -> !gplan.buffer<2x1xf32>
 // CHECK-NEXT: %[[J:.+]] = gplan.join %[[R]] : !gplan.buffer<2x3xf32>
-// CHECK-NEXT: %[[T:.+]] = gplan.launch assign_add(%[[X]]) into(%[[W]]) on @cpu0 after(%[[J]]) : (!gplan.buffer<2x3xf32>) into(!gplan.buffer<2x3xf32>) -> !gplan.token
+// CHECK-NEXT: %[[T:.+]] = gplan.launch assign_add(%[[X]]) into(%[[W]]) on @cpu0 after(%[[J]]) name "AssignAddVariableOp" : (!gplan.buffer<2x3xf32>) into(!gplan.buffer<2x3xf32>) -> !gplan.token
 // CHECK-NEXT: %[[Y:.+]] = gplan.view %[[G]] : !gplan.buffer<2x3xf32> -> !gplan.buffer<3x2xf32>
 // CHECK-NEXT: %[[K:.+]] = gplan.constant @cpu0 dense<2.000000e+00> : tensor<2x3xf32>
 // CHECK-NEXT: %[[KV:.+]] = gplan.view %[[K]] after(%[[T]]) : !gplan.buffer<2x3xf32> -> !gplan.buffer<2x3xf32>

@@ -10,7 +10,7 @@
 // CHECK-LABEL: gplan.program @main
 // CHECK: %[[C:.*]] = gplan.input 0 : !gplan.buffer<i1>
 // CHECK: %[[X:.*]] = gplan.input 1 : !gplan.buffer<2xf32>
-// CHECK: %[[R:.*]] = gplan.launch if(%[[C]], %[[X]]) on @cpu0 stream 0 attributes {else_branch = @"main/choose/else", then_branch = @"main/choose/then"} : (!gplan.buffer<i1>, !gplan.buffer<2xf32>) -> !gplan.buffer<2xf32>
+// CHECK: %[[R:.*]] = gplan.launch if(%[[C]], %[[X]]) on @cpu0 stream 0 name "choose" attributes {else_branch = @"main/choose/else", then_branch = @"main/choose/then"} : (!gplan.buffer<i1>, !gplan.buffer<2xf32>) -> !gplan.buffer<2xf32>
 // CHECK: gplan.return %[[R]]
 // CHECK-LABEL: gplan.program @"main/choose/then"
 // CHECK: gplan.arena @gpu0 bytes 128 offsets [0, 64]

@@ -12,11 +12,11 @@
 // CHECK-LABEL: gplan.program @copiesAndEvents
 // CHECK-NEXT: gplan.arena @gpu0 bytes 192 offsets [0, 64, 128]
 // CHECK-NEXT: %[[A:.+]] = gplan.constant @cpu0 dense<{{.*}}> : tensor<2x3xf32>
-// CHECK-NEXT: %[[AG:.+]] = gplan.copy %[[A]] to @gpu0 stream 1 : !gplan.buffer<2x3xf32>
+// CHECK-NEXT: %[[AG:.+]] = gplan.copy %[[A]] to @gpu0 stream 1 name "Copy" : !gplan.buffer<2x3xf32>
 // CHECK-NEXT: %[[B:.+]] = gplan.constant @cpu0 dense<{{.*}}> : tensor<3x2xf32>
-// CHECK-NEXT: %[[BG:.+]] = gplan.copy %[[B]] to @gpu0 stream 1 : !gplan.buffer<3x2xf32>
+// CHECK-NEXT: %[[BG:.+]] = gplan.copy %[[B]] to @gpu0 stream 1 name "Copy_1" : !gplan.buffer<3x2xf32>
 // CHECK-NEXT: %[[E:.+]] = gplan.record on @gpu0 stream 1
-// CHECK-NEXT: %[[C:.+]] = gplan.launch matmul(%[[AG]], %[[BG]]) on @gpu0 stream 0 wait(%[[E]]) : (!gplan.buffer<2x3xf32>, !gplan.buffer<3x2xf32>) -> !gplan.buffer<2x2xf32>
+// CHECK-NEXT: %[[C:.+]] = gplan.launch matmul(%[[AG]], %[[BG]]) on @gpu0 stream 0 wait(%[[E]]) name "MatMul" : (!gplan.buffer<2x3xf32>, !gplan.buffer<3x2xf32>) -> !gplan.buffer<2x2xf32>
 // CHECK-NEXT: gplan.return %[[C]] : !gplan.buffer<2x2xf32>
 func.func @copiesAndEvents() -> tensor<2x2xf32> {
   %a = gplace.constant dense<[[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]> : tensor<2x3xf32> {device = "/cpu:0"}
@@ -53,7 +53,7 @@ func.func @chainOnTheGpu(%x: tensor<4xf32>) -> tensor<4xf32> {
 // CHECK-LABEL: gplan.program @state
 // CHECK: %[[X:.+]] = gplan.input 0 : !gplan.buffer<f32>
 // CHECK: %[[V:.+]] = gplan.variable @cpu0 "v" dense<0.000000e+00> : tensor<f32>
-// CHECK: gplan.launch assign_add(%[[X]]) into(%[[V]]) on @cpu0 stream 0 : (!gplan.buffer<f32>) into(!gplan.buffer<f32>) -> !gplan.token
+// CHECK: gplan.launch assign_add(%[[X]]) into(%[[V]]) on @cpu0 stream 0 name "{{.*}}" : (!gplan.buffer<f32>) into(!gplan.buffer<f32>) -> !gplan.token
 // CHECK-NOT: gplan.launch read
 // CHECK: %[[R:.+]] = gplan.view %[[V]]
 // CHECK: gplan.return %[[R]]

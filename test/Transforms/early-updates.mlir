@@ -8,7 +8,7 @@
 // memory, and its update, into that memory, runs after the last of them
 // and before the first layer's backward.
 // RUN: gplace-opt %s --gplace-pipeline="devices=cpu:1 early-updates=true" | FileCheck %s --check-prefix=PLAN
-// PLAN: gplan.launch matmul(%{{[0-9]+}}, %[[W2:[0-9]+]]) on @cpu0 stream 0 {transpose_b}
+// PLAN: gplan.launch matmul(%{{[0-9]+}}, %[[W2:[0-9]+]]) on @cpu0 stream 0 name "{{[^"]*}}" {transpose_b}
 // PLAN: gplan.launch apply_gradient_descent(%{{[0-9]+}}, %{{[0-9]+}}) into(%[[W2]])
 // PLAN-NOT: gplan.launch matmul
 // PLAN: gplan.launch tanh_grad

@@ -14,9 +14,9 @@
 // CHECK-NEXT: %[[B:.*]] = gplace.transpose %[[P]] perm = [0, 3, 1, 2] {name = "MaxPool-0-TransposeNHWCToNCHW-LayoutOptimizer"} : tensor<8x14x14x32xf32> -> tensor<8x32x14x14xf32>
 // CHECK-NEXT: return %[[B]]
 // PIPELINE-LABEL: gplan.program @pool
-// PIPELINE: gplan.launch max_pool(%{{.*}}) on @cpu0 stream 0 {window_dilations = {{.*}} -> !gplan.buffer<8x14x14x32xf32>
+// PIPELINE: gplan.launch max_pool(%{{.*}}) on @cpu0 stream 0 name "MaxPool" {window_dilations = {{.*}} -> !gplan.buffer<8x14x14x32xf32>
 // OFF-LABEL: gplan.program @pool
-// OFF: gplan.launch max_pool(%{{.*}}) on @cpu0 stream 0 {{(workspace )?}}{channels_first, {{.*}} -> !gplan.buffer<8x32x14x14xf32>
+// OFF: gplan.launch max_pool(%{{.*}}) on @cpu0 stream 0 {{(workspace )?}}name "MaxPool" {channels_first, {{.*}} -> !gplan.buffer<8x32x14x14xf32>
 func.func @pool(%x: tensor<8x32x28x28xf32>) -> tensor<8x32x14x14xf32> {
   %y = gplace.max_pool %x ksize = [1, 1, 2, 2] strides = [1, 1, 2, 2] padding = "VALID" {data_format = "NCHW"} : tensor<8x32x28x28xf32> -> tensor<8x32x14x14xf32>
   return %y : tensor<8x32x14x14xf32>

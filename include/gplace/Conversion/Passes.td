@@ -31,8 +31,10 @@ def ConvertGraphToPlanPass : Pass<"gplace-convert-graph-to-plan",
     - ControlOnly (group): a `gplan.join` of what it waits for.
 
     `after(...)` tokens become `after(...)` on steps and views. Steps are
-    located at their op with the op's name (a NameLoc), which the runtime
-    prints in errors.
+    located at their op and carry its name (`name "MatMul_3"`), which
+    profiles, the timeline and the runtime's errors print; a copy
+    --gplace-insert-copies made carries the name of the step that wrote the
+    tensor it moves.
   }];
   let dependentDialects = ["::gplace::plan::PlanDialect"];
 }

@@ -8,6 +8,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectImplementation.h"
+#include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
@@ -385,6 +386,84 @@ LogicalResult ProgramOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
 // PlanOps.td for the formats they follow).
 //===----------------------------------------------------------------------===//
 
+//===----------------------------------------------------------------------===//
+// Step names.
+//===----------------------------------------------------------------------===//
+
+void StepName::appendTo(SmallVectorImpl<char> &out) const {
+  out.append(text.begin(), text.end());
+  if (suffix != 0) {
+    out.push_back('_');
+    llvm::raw_svector_ostream(out) << suffix;
+  }
+}
+
+std::string StepName::str() const {
+  SmallString<64> name;
+  appendTo(name);
+  return name.str().str();
+}
+
+bool StepName::operator==(const StepName &other) const {
+  if (suffix == other.suffix)
+    return text == other.text;
+  SmallString<64> mine, theirs;
+  appendTo(mine);
+  other.appendTo(theirs);
+  return mine == theirs;
+}
+
+llvm::hash_code gplace::plan::hash_value(const StepName &name) {
+  if (name.suffix == 0)
+    return llvm::hash_value(name.text);
+  SmallString<64> text;
+  name.appendTo(text);
+  return llvm::hash_value(StringRef(text));
+}
+
+Attribute gplace::plan::convertToAttribute(MLIRContext *context,
+                                           const StepName &name) {
+  SmallString<64> text;
+  name.appendTo(text);
+  return StringAttr::get(context, text);
+}
+
+LogicalResult gplace::plan::convertFromAttribute(
+    StepName &name, Attribute attr,
+    llvm::function_ref<InFlightDiagnostic()> emitError) {
+  auto text = dyn_cast<StringAttr>(attr);
+  if (!text) {
+    if (emitError)
+      emitError() << "expected a string for a step's name, got " << attr;
+    return failure();
+  }
+  name = {text.getValue(), 0}; // The attribute lives as long as the context.
+  return success();
+}
+
+/// Prints ` name "text"` for a named step.
+static void printStepName(OpAsmPrinter &printer, const StepName &name) {
+  if (name.empty())
+    return;
+  SmallString<64> text;
+  name.appendTo(text);
+  printer << " name ";
+  printer.printString(text);
+}
+
+/// Parses `name "text"` if the keyword is next.
+static ParseResult parseOptionalStepName(OpAsmParser &parser, StepName &name) {
+  if (failed(parser.parseOptionalKeyword("name")))
+    return success();
+  // A string, not an attribute: `"MatMul" : (...) -> ...` would read as a
+  // typed attribute.
+  std::string text;
+  if (parser.parseString(&text))
+    return failure();
+  name = {parser.getBuilder().getStringAttr(text).getValue(), 0};
+  return success();
+}
+
 /// Prints the discardable attributes (the inherent ones are in the syntax).
 static void printDiscardableAttrs(OpAsmPrinter &printer, Operation *op) {
   printer.printOptionalAttrDict(op->getDiscardableAttrDictionary().getValue());
@@ -468,6 +547,7 @@ void LaunchOp::print(OpAsmPrinter &printer) {
     printer << " workspace";
   printOperandGroup(printer, "after", getAfter());
   printOperandGroup(printer, "wait", getWaits());
+  printStepName(printer, getProperties().step_name);
   if (DictionaryAttr params = getParamsAttr()) {
     printer << ' ';
     printer.printAttributeWithoutType(params);
@@ -497,8 +577,10 @@ ParseResult LaunchOp::parse(OpAsmParser &parser, OperationState &result) {
       parseOptionalInt(parser, "fusion", fusion))
     return failure();
   bool workspace = succeeded(parser.parseOptionalKeyword("workspace"));
+  StepName name;
   if (parseOptionalOperandGroup(parser, "after", after) ||
-      parseOptionalOperandGroup(parser, "wait", waits))
+      parseOptionalOperandGroup(parser, "wait", waits) ||
+      parseOptionalStepName(parser, name))
     return failure();
   llvm::SMLoc paramsLoc = parser.getCurrentLocation();
   OptionalParseResult hasParams = parser.parseOptionalAttribute(params);
@@ -527,6 +609,7 @@ ParseResult LaunchOp::parse(OpAsmParser &parser, OperationState &result) {
   if (workspace)
     props.workspace = parser.getBuilder().getUnitAttr();
   props.params = llvm::cast_if_present<DictionaryAttr>(params);
+  props.step_name = name;
   props.operandSegmentSizes = {static_cast<int32_t>(inputs.size()),
                                static_cast<int32_t>(outs.size()),
                                static_cast<int32_t>(after.size()),
@@ -547,6 +630,7 @@ void CopyOp::print(OpAsmPrinter &printer) {
     printer << " stream " << stream.getInt();
   printOperandGroup(printer, "after", getAfter());
   printOperandGroup(printer, "wait", getWaits());
+  printStepName(printer, getProperties().step_name);
   printDiscardableAttrs(printer, *this);
   printer << " : " << getSource().getType();
 }
@@ -556,18 +640,21 @@ ParseResult CopyOp::parse(OpAsmParser &parser, OperationState &result) {
   SmallVector<OpAsmParser::UnresolvedOperand> after, waits;
   StringAttr device;
   IntegerAttr stream;
+  StepName name;
   Type type;
   if (parser.parseOperand(source) || parser.parseKeyword("to") ||
       parser.parseSymbolName(device) ||
       parseOptionalInt(parser, "stream", stream) ||
       parseOptionalOperandGroup(parser, "after", after) ||
       parseOptionalOperandGroup(parser, "wait", waits) ||
+      parseOptionalStepName(parser, name) ||
       parser.parseOptionalAttrDict(result.attributes) ||
       parser.parseColonType(type))
     return failure();
   Properties &props = result.getOrAddProperties<Properties>();
   props.device = FlatSymbolRefAttr::get(device);
   props.stream = stream;
+  props.step_name = name;
   props.operandSegmentSizes = {1, static_cast<int32_t>(after.size()),
                                static_cast<int32_t>(waits.size())};
   if (parser.resolveOperand(source, type, result.operands) ||

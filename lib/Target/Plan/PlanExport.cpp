@@ -173,11 +173,16 @@ private:
   const rt::DeviceManager *devices_;
 };
 
-/// "MatMul (gplace.matmul)" from the launch's NameLoc.
+/// "MatMul (gplace.matmul)" from a launch's or a copy's `name`.
 std::string labelOf(Operation *op, std::string_view what) {
   std::string label = "(" + std::string(what) + ")";
-  if (auto name = dyn_cast<NameLoc>(op->getLoc()))
-    label = name.getName().str() + " " + label;
+  StepName name;
+  if (auto launch = dyn_cast<LaunchOp>(op))
+    name = launch.getProperties().step_name;
+  else if (auto copy = dyn_cast<CopyOp>(op))
+    name = copy.getProperties().step_name;
+  if (!name.empty())
+    label = name.str() + " " + label;
   return label;
 }
 

@@ -1,5 +1,5 @@
 // Tests the gplan verifiers: typed kernels and parameters, operand counts,
-// tokens, device references, streams, views and arena tables.
+// tokens, device references, streams, views, arena tables and step names.
 // RUN: gplace-opt %s -split-input-file -verify-diagnostics
 
 gplan.device @cpu0 "/job:localhost/replica:0/task:0/device:CPU:0"
@@ -7,6 +7,16 @@ gplan.program @copyTypes {
   %0 = gplan.input 0 : !gplan.buffer<2xf32>
   // expected-error @+1 {{'gplan.copy' op failed to verify that all of {source, result} have same type}}
   %1 = "gplan.copy"(%0) <{device = @cpu0, operandSegmentSizes = array<i32: 1, 0, 0>}> : (!gplan.buffer<2xf32>) -> !gplan.buffer<3xf32>
+  gplan.return
+}
+
+// -----
+
+gplan.device @cpu0 "/job:localhost/replica:0/task:0/device:CPU:0"
+gplan.program @copyName {
+  %0 = gplan.input 0 : !gplan.buffer<2xf32>
+  // expected-error @+1 {{expected a string for a step's name, got 3 : i64}}
+  %1 = "gplan.copy"(%0) <{device = @cpu0, operandSegmentSizes = array<i32: 1, 0, 0>, step_name = 3 : i64}> : (!gplan.buffer<2xf32>) -> !gplan.buffer<2xf32>
   gplan.return
 }
 

@@ -22,10 +22,11 @@ gplan.program @unscheduled {
   %2 = gplan.view %1 after(%t) : !gplan.buffer<2x3xf32> -> !gplan.buffer<6xf32>
   // CHECK: %[[J:.+]] = gplan.join %[[R]], %[[T]] : !gplan.buffer<6xf32>, !gplan.token
   %j = gplan.join %2, %t : !gplan.buffer<6xf32>, !gplan.token
-  // CHECK: %[[C:.+]] = gplan.copy %[[R]] to @gpu0 after(%[[J]]) : !gplan.buffer<6xf32>
-  %3 = gplan.copy %2 to @gpu0 after(%j) : !gplan.buffer<6xf32>
-  // CHECK: gplan.launch reduce_max(%[[C]]) on @gpu0 {axes = array<i64: 0>} : (!gplan.buffer<6xf32>) -> !gplan.buffer<f32>
-  %4 = gplan.launch reduce_max(%3) on @gpu0 {axes = array<i64: 0>} : (!gplan.buffer<6xf32>) -> !gplan.buffer<f32>
+  // Names (a step's label), kept in custom and generic form.
+  // CHECK: %[[C:.+]] = gplan.copy %[[R]] to @gpu0 after(%[[J]]) name "Copy_3" : !gplan.buffer<6xf32>
+  %3 = gplan.copy %2 to @gpu0 after(%j) name "Copy_3" : !gplan.buffer<6xf32>
+  // CHECK: gplan.launch reduce_max(%[[C]]) on @gpu0 name "tower_0/Max \22x\22" {axes = array<i64: 0>} : (!gplan.buffer<6xf32>) -> !gplan.buffer<f32>
+  %4 = gplan.launch reduce_max(%3) on @gpu0 name "tower_0/Max \"x\"" {axes = array<i64: 0>} : (!gplan.buffer<6xf32>) -> !gplan.buffer<f32>
   // CHECK: gplan.return %{{.*}} : !gplan.buffer<f32>
   gplan.return %4 : !gplan.buffer<f32>
 }

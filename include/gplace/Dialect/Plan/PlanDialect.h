@@ -29,6 +29,36 @@
 #define GET_ATTRDEF_CLASSES
 #include "gplace/Dialect/Plan/PlanAttrs.h.inc"
 
+namespace gplace::plan {
+/// A step's name (a launch's or a copy's `name`), held in the op rather
+/// than uniqued in the context: `text`, then `_<suffix>` unless `suffix`
+/// is 0 ("MatMul" and 3 name "MatMul_3", as TensorFlow's default names
+/// are built; graph::OpName is the graph's side). `text` must live as long
+/// as the context: a string literal (an op kind's default prefix) or a
+/// StringAttr's value. Empty: the step has no name.
+struct StepName {
+  llvm::StringRef text;
+  unsigned suffix = 0;
+
+  bool empty() const { return text.empty(); }
+  /// Appends the name to `out`.
+  void appendTo(llvm::SmallVectorImpl<char> &out) const;
+  std::string str() const;
+  bool operator==(const StepName &other) const;
+  bool operator!=(const StepName &other) const { return !(*this == other); }
+};
+/// Equal names hash alike ("MatMul" 3 and "MatMul_3" 0 are one name).
+llvm::hash_code hash_value(const StepName &name);
+/// The name as a StringAttr (empty for none): its printed and stored form.
+mlir::Attribute convertToAttribute(mlir::MLIRContext *context,
+                                   const StepName &name);
+/// A name from a StringAttr; reports through `emitError` (may be null) and
+/// fails for any other attribute.
+mlir::LogicalResult
+convertFromAttribute(StepName &name, mlir::Attribute attr,
+                     llvm::function_ref<mlir::InFlightDiagnostic()> emitError);
+} // namespace gplace::plan
+
 #define GET_OP_CLASSES
 #include "gplace/Dialect/Plan/PlanOps.h.inc"
 
