@@ -114,6 +114,15 @@ if (config.gplace_have_mpi in ("ON", "1", "TRUE") and shutil.which("mpirun")
         mpirun = "env ASAN_OPTIONS=detect_leaks=0 " + mpirun
     config.substitutions.append(("%mpirun", mpirun))
 
+# `taskset-one-cpu`: %taskset1 runs a command on one of the CPUs this
+# process may use, while the host has more (cluster-binding.test: a task
+# bound as mpirun binds one).
+if shutil.which("taskset") and hasattr(os, "sched_getaffinity"):
+    allowed = sorted(os.sched_getaffinity(0))
+    if allowed and (os.cpu_count() or 1) >= 2:
+        config.available_features.add("taskset-one-cpu")
+        config.substitutions.append(("%taskset1", "taskset -c %d" % allowed[0]))
+
 # `cuda-gpu`: a CUDA GPU is visible (gplace-run found one). GPU tests in
 # Execution/cuda/ require it; everywhere else they are unsupported.
 import re

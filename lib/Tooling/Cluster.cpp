@@ -8,6 +8,8 @@
 #include "llvm/Support/xxhash.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <set>
+
 #ifdef GPLACE_HAVE_MPI
 #include "gplace/Runtime/MpiTransport.h"
 #endif
@@ -135,6 +137,26 @@ rt::StatusOr<rt::Plan> tooling::localPlan(const rt::Plan &plan,
 //===----------------------------------------------------------------------===//
 // Flags and start-up
 //===----------------------------------------------------------------------===//
+
+std::string tooling::bindingWarning(const rt::Plan &local, llvm::StringRef task,
+                                    int affinityCpus, int onlineCpus) {
+  std::set<std::pair<int, int>> streams;
+  for (const rt::Step &step : local.steps)
+    streams.insert({step.device, step.stream});
+  if (affinityCpus <= 0 || affinityCpus >= onlineCpus ||
+      static_cast<int>(streams.size()) <= affinityCpus)
+    return "";
+  auto cpus = [](int n) {
+    return std::to_string(n) + (n == 1 ? " CPU" : " CPUs");
+  };
+  return "task " + task.str() + " may run on " + cpus(affinityCpus) +
+         " of this host's " + std::to_string(onlineCpus) +
+         " (its affinity: mpirun binds each task to a core by default) and "
+         "its part of the plan has " +
+         std::to_string(streams.size()) +
+         " streams, one thread each, which share them; start it with "
+         "`mpirun --bind-to none` (docs/distributed.md)";
+}
 
 const llvm::cl::OptionCategory &tooling::clusterCategory() {
   static llvm::cl::OptionCategory category("Cluster options "

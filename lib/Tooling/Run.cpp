@@ -37,6 +37,9 @@
 #include <memory>
 #include <set>
 
+#include <sched.h>
+#include <unistd.h>
+
 using namespace mlir;
 using namespace gplace;
 using namespace gplace::tooling;
@@ -552,16 +555,32 @@ rt::StatusOr<RunInputs> gplace::tooling::bindInputs(ModuleOp module,
 // Running
 //===----------------------------------------------------------------------===//
 
-/// Loads `plan` on the machine: in a cluster, only this task's part of it;
-/// with `trace`, timing its steps (ExecutorOptions::trace).
+/// Loads `plan` on the machine: in a cluster, only this task's part of it
+/// (with `checkBinding`, warning where mpirun's binding leaves it fewer
+/// CPUs than streams: bindingWarning); with `trace`, timing its steps
+/// (ExecutorOptions::trace).
 static rt::StatusOr<std::unique_ptr<rt::Executor>>
-loadPlan(rt::Plan plan, const RunSetup &setup, bool trace = false) {
+loadPlan(rt::Plan plan, const RunSetup &setup, bool trace = false,
+         bool checkBinding = false) {
   if (setup.cluster->spec) {
     rt::StatusOr<rt::Plan> local =
         localPlan(plan, setup.machine->devices());
     if (!local)
       return local.status();
     plan = std::move(*local);
+    if (checkBinding) {
+      cpu_set_t set;
+      CPU_ZERO(&set);
+      int affinity =
+          sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 0;
+      std::optional<DeviceName> task = setup.cluster->task();
+      std::string warning =
+          bindingWarning(plan, task ? task->str() : "", affinity,
+                         static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN)));
+      // One write: every task's stderr is mpirun's.
+      if (!warning.empty())
+        llvm::errs() << ("gplace-run: warning: " + warning + "\n");
+    }
   }
   rt::ExecutorOptions options =
       executorOptionsFromFlags(setup.cluster->transport.get());
@@ -741,7 +760,8 @@ rt::Status gplace::tooling::runPlan(rt::Plan plan, RunInputs inputs,
   if (!chief) // The chief checked its own before compiling.
     GPLACE_RETURN_IF_ERROR(checkTraceWritable(setup.cluster->rank));
   rt::StatusOr<std::unique_ptr<rt::Executor>> loaded =
-      loadPlan(std::move(plan), setup, /*trace=*/!flags.trace.empty());
+      loadPlan(std::move(plan), setup, /*trace=*/!flags.trace.empty(),
+               /*checkBinding=*/true);
   if (!loaded)
     return loaded.status();
   rt::Executor &executor = **loaded;

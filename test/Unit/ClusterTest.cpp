@@ -123,3 +123,38 @@ TEST(LocalPlan, RefusesAStepThatReadsAnotherTasksBuffer) {
             std::string::npos)
       << result.status().message();
 }
+
+/// A plan of `streams` streams of one device, a step each.
+static rt::Plan planOfStreams(int streams) {
+  rt::Plan plan;
+  for (int k = 0; k < streams; ++k) {
+    rt::Step step;
+    step.stream = k;
+    plan.steps.push_back(step);
+    plan.steps.push_back(step); // A second step on the same stream.
+  }
+  return plan;
+}
+
+TEST(BindingWarning, WarnsWhenTheAffinityLeavesFewerCpusThanStreams) {
+  std::string warning =
+      bindingWarning(planOfStreams(3), "/job:worker/task:1", 1, 2);
+  EXPECT_NE(warning.find("task /job:worker/task:1 may run on 1 CPU of this "
+                         "host's 2"),
+            std::string::npos)
+      << warning;
+  EXPECT_NE(warning.find("has 3 streams"), std::string::npos) << warning;
+  EXPECT_NE(warning.find("mpirun --bind-to none"), std::string::npos)
+      << warning;
+}
+
+TEST(BindingWarning, IsQuietUnboundOrWithACpuPerStream) {
+  // Every CPU of the host (no binding), though fewer than the streams.
+  EXPECT_EQ(bindingWarning(planOfStreams(4), "/job:worker/task:0", 2, 2), "");
+  // Bound, but a CPU per stream.
+  EXPECT_EQ(bindingWarning(planOfStreams(2), "/job:worker/task:0", 2, 8), "");
+  // One stream on one CPU.
+  EXPECT_EQ(bindingWarning(planOfStreams(1), "/job:worker/task:0", 1, 2), "");
+  // No affinity read.
+  EXPECT_EQ(bindingWarning(planOfStreams(3), "/job:worker/task:0", 0, 2), "");
+}

@@ -46,6 +46,16 @@ mergeDevices(const std::vector<std::string> &serialized);
 runtime::StatusOr<runtime::Plan> localPlan(const runtime::Plan &plan,
                                            const runtime::DeviceManager &local);
 
+/// The warning for a task whose part of the plan (`local`) has more streams
+/// (distinct device and stream pairs, each a thread of its own) than the
+/// `affinityCpus` its affinity mask allows, while the host has
+/// `onlineCpus`: mpirun bound it (Open MPI binds each rank to one core by
+/// default, with 2 ranks or fewer), so its streams, OpenMP's workers and
+/// MPI's progress thread share those CPUs. "" when neither holds.
+/// `task` names the task in the message (/job:worker/task:1).
+std::string bindingWarning(const runtime::Plan &local, llvm::StringRef task,
+                           int affinityCpus, int onlineCpus);
+
 /// Registers gplace-run's cluster flags (--cluster, --transfer-timeout),
 /// listed by --help under clusterCategory(). Call once, before
 /// cl::ParseCommandLineOptions.
