@@ -468,12 +468,18 @@ compile(const std::string &kind, const py::bytes &sourceBytes,
         py::object policy, const std::vector<std::string> &dims,
         const std::vector<std::optional<std::vector<int64_t>>> &inputShapes,
         bool initializersAsVariables, int64_t intraOpThreads,
-        bool checkCpuKernels, const std::vector<py::object> &inputValues) {
-  // As gplace-run's --intra-op-parallelism-threads, before anything runs.
+        int64_t interOpThreads, bool checkCpuKernels,
+        const std::vector<py::object> &inputValues) {
+  // As gplace-run's --intra-op-parallelism-threads and
+  // --inter-op-parallelism-threads, before anything runs.
   if (intraOpThreads < 0 || intraOpThreads > INT_MAX)
     throw py::value_error("intra_op_parallelism_threads must be 0 (adapt) to " +
                           std::to_string(INT_MAX) + ", not " +
                           std::to_string(intraOpThreads));
+  if (interOpThreads < 0 || interOpThreads > INT_MAX)
+    throw py::value_error(
+        "inter_op_parallelism_threads must be 0 (no bound) to " +
+        std::to_string(INT_MAX) + ", not " + std::to_string(interOpThreads));
   std::string source = sourceBytes;
   mlir::MLIRContext context(tooling::runDialects());
   context.loadAllAvailableDialects();
@@ -650,6 +656,7 @@ compile(const std::string &kind, const py::bytes &sourceBytes,
 
   rt::ExecutorOptions executorOptions;
   executorOptions.intraOpThreads = static_cast<int>(intraOpThreads);
+  executorOptions.interOpThreads = static_cast<int>(interOpThreads);
   rt::StatusOr<std::unique_ptr<rt::Executor>> executor = rt::Executor::create(
       std::move(*plan), program->machine->devices(), executorOptions);
   if (!executor)

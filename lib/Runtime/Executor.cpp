@@ -10,6 +10,7 @@
 #include "gplace/Runtime/Transport.h"
 
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/ScopeExit.h"
 
 #include <algorithm>
 #include <chrono>
@@ -117,6 +118,9 @@ public:
   /// The streams' threads (a plan of several streams): the caller and
   /// streams.size() - 1 workers.
   std::unique_ptr<TaskTeam> team;
+  /// ExecutorOptions::interOpThreads > 0: the kernels that may run at
+  /// once, whatever the stream (holdsSlot); null for no bound.
+  std::unique_ptr<KernelSlots> kernelSlots;
   /// The members of all-reduces (launches of collective_reduce), by index
   /// into `steps`: they run together, not as kernels.
   CollectiveExecutor collectives;
@@ -523,8 +527,32 @@ public:
     event.reached.wait(lock, reached);
   }
 
+  /// True for a step that holds one of kernelSlots while it runs: a
+  /// kernel or a fused group. Not an all-reduce member, a send or a
+  /// receive (they wait for other streams or tasks), control flow (its
+  /// sub-plan's executor has its own slots), nor a copy, a record or a
+  /// wait.
+  static bool holdsSlot(const ResolvedStep &resolved) {
+    if (resolved.fused)
+      return true;
+    if (resolved.kind != Step::Kind::Launch || resolved.collective ||
+        resolved.controlFlow)
+      return false;
+    Kernel kernel = resolved.step->kernel;
+    return kernel != Kernel::Send && kernel != Kernel::Recv;
+  }
+
   Status runStep(size_t index) {
     ResolvedStep &resolved = steps[index];
+    if (kernelSlots && holdsSlot(resolved)) {
+      kernelSlots->acquire();
+      auto release = llvm::make_scope_exit([&] { kernelSlots->release(); });
+      return runStepNow(resolved, index);
+    }
+    return runStepNow(resolved, index);
+  }
+
+  Status runStepNow(ResolvedStep &resolved, size_t index) {
     if (resolved.fused) {
       if (resolved.hostFused && capturing < 0)
         return runHostFusedProgram(*resolved.hostFused, *resolved.fused);
@@ -888,7 +916,15 @@ public:
       if (failed)
         return;
       if (launch->run) {
-        if (launch->run(*launch))
+        bool ok;
+        if (kernelSlots) {
+          kernelSlots->acquire();
+          ok = launch->run(*launch);
+          kernelSlots->release();
+        } else {
+          ok = launch->run(*launch);
+        }
+        if (ok)
           continue;
         failStep(streams[k][launch - begin], hostCompactLaunchError());
         return;
@@ -918,10 +954,17 @@ public:
       if (failed)
         return;
       ResolvedStep &resolved = steps[index];
+      // A bounded kernel's time starts once it holds its slot.
+      bool slot = kernelSlots && holdsSlot(resolved);
+      if (slot)
+        kernelSlots->acquire();
       int64_t start = tracing ? nanos() : 0;
-      Status status = runStep(index);
+      Status status = runStepNow(resolved, index);
+      int64_t end = tracing ? nanos() : 0;
+      if (slot)
+        kernelSlots->release();
       if (tracing && resolved.step->kind != Step::Kind::Record)
-        timed[k].push_back({index, runs, start, nanos()});
+        timed[k].push_back({index, runs, start, end});
       if (!status) {
         failStep(index, status);
         return;
@@ -941,6 +984,13 @@ Executor::create(Plan plan, const DeviceManager &devices,
   impl->intraOpThreads =
       std::make_unique<IntraOpThreads>(options.intraOpThreads);
   impl->tracing = options.trace;
+  if (options.interOpThreads < 0)
+    return Status::invalidArgument(
+        "the inter-op threads must be 0 (no bound) or more, not " +
+        std::to_string(options.interOpThreads));
+  if (options.interOpThreads > 0)
+    impl->kernelSlots =
+        std::make_unique<KernelSlots>(options.interOpThreads, kStreamSpin);
   impl->origin = std::chrono::steady_clock::now();
   GPLACE_RETURN_IF_ERROR(impl->load(devices, options.transport));
   // Control flow: each sub-plan is an executor of its own (its memory, its

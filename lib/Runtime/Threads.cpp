@@ -325,6 +325,36 @@ bool spinUntil(const std::function<bool()> &ready,
   }
 }
 
+KernelSlots::KernelSlots(int slots, std::chrono::microseconds spin)
+    : slots_(slots), spin_(spin), free_(slots) {}
+
+void KernelSlots::acquire() {
+  for (;;) {
+    int free = free_.load();
+    while (free > 0)
+      if (free_.compare_exchange_weak(free, free - 1))
+        return;
+    if (spinUntil([&] { return free_.load() > 0; }, spin_))
+      continue;
+    // Counted as a sleeper before reading free_ again (both sequentially
+    // consistent, as release()'s increment and read of sleepers_), so that
+    // a release either sees this thread asleep-to-be or leaves a slot
+    // this thread sees.
+    std::unique_lock<std::mutex> lock(mutex_);
+    ++sleepers_;
+    wake_.wait(lock, [&] { return free_.load() > 0; });
+    --sleepers_;
+  }
+}
+
+void KernelSlots::release() {
+  free_.fetch_add(1);
+  if (sleepers_.load() > 0) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    wake_.notify_one();
+  }
+}
+
 TaskTeam::TaskTeam(size_t workers, std::chrono::microseconds spin)
     : spin_(spin) {
   threads_.reserve(workers);

@@ -292,6 +292,11 @@ struct MachineFlags {
                "intra_op_parallelism_threads); 0: up to the CPUs this "
                "process may use, one while the machine is oversubscribed"),
       cl::value_desc("N"), cl::init(0), cl::cat(category)};
+  cl::opt<int> interOpThreads{
+      "inter-op-parallelism-threads",
+      cl::desc("The most kernels that run at once over all streams "
+               "(TensorFlow's inter_op_parallelism_threads); 0: no bound"),
+      cl::value_desc("N"), cl::init(0), cl::cat(category)};
 };
 
 MachineFlags &machineFlags() {
@@ -315,6 +320,10 @@ rt::StatusOr<MachineOptions> gplace::tooling::machineOptionsFromFlags() {
     return rt::Status::invalidArgument(
         "--intra-op-parallelism-threads must be 0 (adapt) or more, not " +
         std::to_string(flags.intraOpThreads));
+  if (flags.interOpThreads < 0)
+    return rt::Status::invalidArgument(
+        "--inter-op-parallelism-threads must be 0 (no bound) or more, not " +
+        std::to_string(flags.interOpThreads));
   MachineOptions options;
   options.emulatedGpus = flags.emulateGpus;
   options.gpuMemoryLimitMiB = flags.gpuMemoryLimit;
@@ -333,6 +342,7 @@ gplace::tooling::executorOptionsFromFlags(rt::Transport *transport) {
   options.graphs = machineFlags().cudaGraphs == GraphMode::On;
   options.transport = transport;
   options.intraOpThreads = machineFlags().intraOpThreads;
+  options.interOpThreads = machineFlags().interOpThreads;
   return options;
 }
 

@@ -316,6 +316,7 @@ def compile(source, *, entry: str = "main", emulate_gpus: int = 0,
             dims: Sequence[str] = (), input_shapes=None,
             initializers_as_variables: bool = False,
             intra_op_parallelism_threads: int = 0,
+            inter_op_parallelism_threads: int = 0,
             check_cpu_kernels: bool = False,
             init: Optional[str] = None,
             input_values=None) -> Program:
@@ -331,7 +332,9 @@ def compile(source, *, entry: str = "main", emulate_gpus: int = 0,
     gplace-onnx-test counts it. `input_values` (one array or None per
     input of an ONNX model) gives the values of the inputs a node needs at
     import time (Resize's sizes, TopK's k): the program is specialized for
-    them, as gplace-onnx-test does. Raises UnimplementedError for an ONNX
+    them, as gplace-onnx-test does. `intra_op_parallelism_threads` and
+    `inter_op_parallelism_threads` are gplace-run's flags of the same names
+    (TensorFlow's ConfigProto fields). Raises UnimplementedError for an ONNX
     model with op types, forms or element types gplace lacks,
     InvalidArgumentError (the diagnostics' text) for a graph
     that does not compile, ResourceExhaustedError for one that does not fit
@@ -361,7 +364,8 @@ def compile(source, *, entry: str = "main", emulate_gpus: int = 0,
         bool(options.allow_growth), bool(allow_soft_placement),
         bool(log_device_placement), policy_name, callable_policy,
         [str(d) for d in dims], shapes, bool(initializers_as_variables),
-        int(intra_op_parallelism_threads), bool(check_cpu_kernels),
+        int(intra_op_parallelism_threads), int(inter_op_parallelism_threads),
+        bool(check_cpu_kernels),
         [None if v is None else __import__("numpy").asarray(v)
          for v in (input_values or [])])
     program = Program(native)

@@ -640,6 +640,21 @@ def test_run_options_and_graph_options_are_accepted():
             tf.OptimizerOptions.ON_1
 
 
+def test_config_threads_reach_the_program():
+    # intra_op_ and inter_op_parallelism_threads are gplace.compile's: a
+    # bad value is its ValueError; one slot runs as no bound does.
+    with tf.Graph().as_default():
+        x = tf.constant([[1.0, 2.0], [3.0, 4.0]])
+        y = tf.matmul(x, x)
+        with pytest.raises(ValueError,
+                           match="inter_op_parallelism_threads must be 0"):
+            tf.Session(config=tf.ConfigProto(
+                inter_op_parallelism_threads=-1)).run(y)
+        sess = tf.Session(config=tf.ConfigProto(
+            inter_op_parallelism_threads=1, intra_op_parallelism_threads=1))
+        np.testing.assert_array_equal(sess.run(y), [[7.0, 10.0], [15.0, 22.0]])
+
+
 def test_get_variable_beside_a_variable_of_its_name():
     # Two ops named "w" did not compile; TensorFlow names the second "w_1".
     with tf.Graph().as_default():

@@ -213,6 +213,11 @@ def test_bad_options():
         with pytest.raises(ValueError,
                            match="intra_op_parallelism_threads must be 0"):
             gplace.compile(MATMUL, intra_op_parallelism_threads=threads)
+    # And its --inter-op-parallelism-threads.
+    for threads in (-1, 2**40):
+        with pytest.raises(ValueError,
+                           match="inter_op_parallelism_threads must be 0"):
+            gplace.compile(MATMUL, inter_op_parallelism_threads=threads)
 
 
 FASHION = "/usr/share/datasets/fashion-mnist"

@@ -2415,6 +2415,66 @@ TEST(Threads, ATaskTeamRunsEachTaskOnceAndEveryTaskGetsAThread) {
   }
 }
 
+TEST(Threads, KernelSlotsLetAtMostTheirCountHoldOneAtOnce) {
+  // Four threads take and give back slots many times; with two slots, at
+  // most two hold one at any moment, and every thread gets through (a
+  // spin of 0 blocks at once: the condition variable's path; 50 µs: the
+  // spin's).
+  for (auto spin :
+       {std::chrono::microseconds(0), std::chrono::microseconds(50)}) {
+    KernelSlots slots(2, spin);
+    EXPECT_EQ(slots.slots(), 2);
+    std::atomic<int> holding{0}, most{0}, done{0};
+    std::vector<std::thread> threads;
+    for (int t = 0; t < 4; ++t)
+      threads.emplace_back([&] {
+        for (int i = 0; i < 2000; ++i) {
+          slots.acquire();
+          int now = ++holding;
+          int seen = most.load();
+          while (now > seen && !most.compare_exchange_weak(seen, now)) {
+          }
+          if (i % 64 == 0)
+            std::this_thread::yield(); // Hold it a while now and then.
+          --holding;
+          slots.release();
+        }
+        ++done;
+      });
+    for (std::thread &thread : threads)
+      thread.join();
+    EXPECT_EQ(done.load(), 4);
+    EXPECT_LE(most.load(), 2);
+    EXPECT_GE(most.load(), 1);
+  }
+}
+
+TEST(Executor, RefusesNegativeInterOpThreadsAndRunsWithOne) {
+  DeviceManager devices({/*emulatedGpus=*/1, 0});
+  ExecutorOptions options;
+  options.interOpThreads = -1;
+  StatusOr<std::unique_ptr<Executor>> refused =
+      Executor::create(twoStreamPlan(false), devices, options);
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.status().message(),
+            "the inter-op threads must be 0 (no bound) or more, not -1");
+  // One slot: the GPU's and the CPU's streams wait for each other's events
+  // (which hold none) and still finish, traced (step by step) or not.
+  for (bool trace : {false, true}) {
+    options.interOpThreads = 1;
+    options.trace = trace;
+    options.graphs = false;
+    StatusOr<std::unique_ptr<Executor>> executor =
+        Executor::create(twoStreamPlan(false), devices, options);
+    ASSERT_TRUE(executor) << executor.status().message();
+    HostTensor x = tensorOf<float>(ElementType::F32, {4}, {1, 2, 3, 4});
+    StatusOr<std::vector<HostTensor>> results = (*executor)->run({x});
+    ASSERT_TRUE(results) << results.status().message();
+    EXPECT_EQ(valuesOf<float>((*results)[0]),
+              (std::vector<float>{4, 7, 10, 13}));
+  }
+}
+
 TEST(Threads, ATaskTeamRefusesMoreTasksThanThreadsAndJoinsWhenIdle) {
   using namespace std::chrono_literals;
   TaskTeam team(1, 50us);

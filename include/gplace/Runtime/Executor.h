@@ -46,6 +46,16 @@ struct ExecutorOptions {
   /// uses N; 0 adapts, up to the CPUs the process may use, dropping to one
   /// while the machine is oversubscribed (IntraOpThreads, Threads.h).
   int intraOpThreads = 0;
+  /// The most kernels that run at once, over all streams, as TensorFlow's
+  /// inter_op_parallelism_threads bounds the ops run in parallel
+  /// (--inter-op-parallelism-threads): 0, the default, no bound (each
+  /// stream's thread runs its kernels as they come); N > 0, at most N
+  /// (KernelSlots). Every stream keeps its thread: all-reduce members,
+  /// sends, receives, copies and events are not bounded (they wait for
+  /// other streams), nor a device's replayed graph (`graphs`); a
+  /// control-flow step's sub-plan has a bound of its own. Negative is an
+  /// error of Executor::create.
+  int interOpThreads = 0;
   /// Time every step of every run on the host (`gplace-run --trace`):
   /// timedSteps() returns them. Off, a run pays one test of a flag per
   /// step. On, every GPU issues its steps one by one (no graph replay, as

@@ -254,6 +254,33 @@ private:
   std::atomic<bool> stop_{false};
 };
 
+/// At most `slots` kernels at once (ExecutorOptions::interOpThreads, as
+/// TensorFlow's inter_op_parallelism_threads bounds the ops that run in
+/// parallel): a stream's thread takes a slot before a kernel and gives it
+/// back after. A thread that finds none free spins for up to `spin`
+/// (spinUntil) and then blocks until one is given back. Only work that
+/// never waits for another thread may hold a slot (a kernel, not an
+/// all-reduce member, a send or a receive), so that every holder returns
+/// it. Thread-safe.
+class KernelSlots {
+public:
+  KernelSlots(int slots, std::chrono::microseconds spin);
+  KernelSlots(const KernelSlots &) = delete;
+  KernelSlots &operator=(const KernelSlots &) = delete;
+
+  void acquire();
+  void release();
+  int slots() const { return slots_; }
+
+private:
+  const int slots_;
+  const std::chrono::microseconds spin_;
+  std::atomic<int> free_;
+  std::atomic<int> sleepers_{0}; ///< Threads blocked on wake_.
+  std::mutex mutex_;
+  std::condition_variable wake_;
+};
+
 /// The team the calling thread's last sized launch ran on: a
 /// ScopedLaunchThreads' count, or omp_get_num_threads() observed inside a
 /// host kernel's parallel loop (1 for a loop run on the caller alone); 0

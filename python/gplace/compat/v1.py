@@ -2072,20 +2072,22 @@ class GraphOptions(_IgnoredMessage):
 
 class ConfigProto:
     """TensorFlow's ConfigProto: allow_soft_placement, log_device_placement,
-    gpu_options, intra_op_parallelism_threads; other TensorFlow fields are
+    gpu_options, intra_op_parallelism_threads, inter_op_parallelism_threads
+    (gplace.compile's); other TensorFlow fields are
     accepted and ignored (listed in docs/python-compat.md); an unknown field
     is a ValueError, as protobuf's."""
 
     _USED = ("allow_soft_placement", "log_device_placement", "gpu_options",
-             "intra_op_parallelism_threads")
-    _IGNORED = ("inter_op_parallelism_threads", "device_count",
+             "intra_op_parallelism_threads", "inter_op_parallelism_threads")
+    _IGNORED = ("device_count",
                 "use_per_session_threads", "operation_timeout_in_ms",
                 "graph_options", "isolate_session_state", "device_filters")
 
     def __init__(self, **fields):
         object.__setattr__(self, "_values", {
             "allow_soft_placement": False, "log_device_placement": False,
-            "gpu_options": GPUOptions(), "intra_op_parallelism_threads": 0})
+            "gpu_options": GPUOptions(), "intra_op_parallelism_threads": 0,
+            "inter_op_parallelism_threads": 0})
         for key, value in fields.items():
             setattr(self, key, value)
 
@@ -2421,6 +2423,8 @@ class Session:
             visible_gpus=str(options.visible_device_list or ""),
             intra_op_parallelism_threads=int(
                 self._config.intra_op_parallelism_threads or 0),
+            inter_op_parallelism_threads=int(
+                self._config.inter_op_parallelism_threads or 0),
             policy=self._policy)
         held = set(program.variables.keys())
         return _Compiled(program, list(fed), results,
