@@ -153,14 +153,15 @@ private:
   /// Send/Recv after its producer; others, and copies of inputs,
   /// constants and variables, get their own name.
   gplan::StepName copyName(PlacedOpInterface op, unsigned index, Value source) {
+    gplan::StepName name;
     if (op.getUserName().empty())
       if (Operation *writer = gplan::getViewRoot(source).getDefiningOp()) {
         if (auto launch = dyn_cast<gplan::LaunchOp>(writer))
-          return launch.getProperties().step_name;
-        if (auto copy = dyn_cast<gplan::CopyOp>(writer))
-          return copy.getProperties().step_name;
+          name = launch.getProperties().step_name;
+        else if (auto copy = dyn_cast<gplan::CopyOp>(writer))
+          name = copy.getProperties().step_name;
       }
-    return stepName(index);
+    return name.empty() ? stepName(index) : name;
   }
   /// A graph has few tensor types: each one's buffer type is uniqued
   /// once (MLIR's uniquer takes a lock and a thread-local cache per call).

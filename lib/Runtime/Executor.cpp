@@ -10,7 +10,6 @@
 #include "gplace/Runtime/Transport.h"
 
 #include "llvm/ADT/STLExtras.h"
-#include "llvm/ADT/ScopeExit.h"
 
 #include <algorithm>
 #include <chrono>
@@ -119,8 +118,13 @@ public:
   /// streams.size() - 1 workers.
   std::unique_ptr<TaskTeam> team;
   /// ExecutorOptions::interOpThreads > 0: the kernels that may run at
-  /// once, whatever the stream (holdsSlot); null for no bound.
-  std::unique_ptr<KernelSlots> kernelSlots;
+  /// once, whatever the stream (holdsSlot), shared with the sub-plans'
+  /// executors; null for no bound.
+  std::shared_ptr<KernelSlots> kernelSlots;
+  /// Per device: its replayed graph holds a slot (a device of host memory,
+  /// an emulated GPU, which runs its kernels in the replay, and none of
+  /// whose steps waits for another thread).
+  std::vector<bool> graphHoldsSlot;
   /// The members of all-reduces (launches of collective_reduce), by index
   /// into `steps`: they run together, not as kernels.
   CollectiveExecutor collectives;
@@ -544,11 +548,7 @@ public:
 
   Status runStep(size_t index) {
     ResolvedStep &resolved = steps[index];
-    if (kernelSlots && holdsSlot(resolved)) {
-      kernelSlots->acquire();
-      auto release = llvm::make_scope_exit([&] { kernelSlots->release(); });
-      return runStepNow(resolved, index);
-    }
+    KernelSlots::Hold slot(holdsSlot(resolved) ? kernelSlots.get() : nullptr);
     return runStepNow(resolved, index);
   }
 
@@ -697,9 +697,12 @@ public:
         GPLACE_RETURN_IF_ERROR(
             device.waitEvent(*event.recorder, event.deviceEvent.get(), 0));
       }
-      if (Status launched = device.launchGraph(*graphs[d]); !launched)
-        return launched.withContext("the graph of " + device.fullName() +
-                                    ": ");
+      {
+        KernelSlots::Hold slot(graphHoldsSlot[d] ? kernelSlots.get() : nullptr);
+        if (Status launched = device.launchGraph(*graphs[d]); !launched)
+          return launched.withContext("the graph of " + device.fullName() +
+                                      ": ");
+      }
       for (int e : graphRecords[d]) {
         Event &event = *events[e];
         GPLACE_RETURN_IF_ERROR(device.recordEvent(event.deviceEvent.get(), 0));
@@ -917,11 +920,8 @@ public:
         return;
       if (launch->run) {
         bool ok;
-        if (kernelSlots) {
-          kernelSlots->acquire();
-          ok = launch->run(*launch);
-          kernelSlots->release();
-        } else {
+        {
+          KernelSlots::Hold slot(kernelSlots.get());
           ok = launch->run(*launch);
         }
         if (ok)
@@ -954,15 +954,17 @@ public:
       if (failed)
         return;
       ResolvedStep &resolved = steps[index];
-      // A bounded kernel's time starts once it holds its slot.
-      bool slot = kernelSlots && holdsSlot(resolved);
-      if (slot)
-        kernelSlots->acquire();
-      int64_t start = tracing ? nanos() : 0;
-      Status status = runStepNow(resolved, index);
-      int64_t end = tracing ? nanos() : 0;
-      if (slot)
-        kernelSlots->release();
+      // A bounded kernel's time starts once it holds its slot, and ends
+      // before it gives it back.
+      int64_t start = 0, end = 0;
+      Status status = Status::ok();
+      {
+        KernelSlots::Hold slot(holdsSlot(resolved) ? kernelSlots.get()
+                                                   : nullptr);
+        start = tracing ? nanos() : 0;
+        status = runStepNow(resolved, index);
+        end = tracing ? nanos() : 0;
+      }
       if (tracing && resolved.step->kind != Step::Kind::Record)
         timed[k].push_back({index, runs, start, end});
       if (!status) {
@@ -990,7 +992,7 @@ Executor::create(Plan plan, const DeviceManager &devices,
         std::to_string(options.interOpThreads));
   if (options.interOpThreads > 0)
     impl->kernelSlots =
-        std::make_unique<KernelSlots>(options.interOpThreads, kStreamSpin);
+        std::make_shared<KernelSlots>(options.interOpThreads, kStreamSpin);
   impl->origin = std::chrono::steady_clock::now();
   GPLACE_RETURN_IF_ERROR(impl->load(devices, options.transport));
   // Control flow: each sub-plan is an executor of its own (its memory, its
@@ -1000,6 +1002,15 @@ Executor::create(Plan plan, const DeviceManager &devices,
         Executor::create(std::move(sub), devices, options);
     if (!executor)
       return executor.status();
+    // One bound for the whole plan: the sub-plans' kernels, nested ones
+    // too, take the parent's slots (a control-flow step holds none while
+    // they run).
+    std::function<void(Executor &)> share = [&](Executor &sub) {
+      sub.impl_->kernelSlots = impl->kernelSlots;
+      for (std::unique_ptr<Executor> &nested : sub.impl_->subExecutors)
+        share(*nested);
+    };
+    share(**executor);
     impl->subExecutors.push_back(std::move(*executor));
   }
   for (const ResolvedStep &resolved : impl->steps) {
@@ -1020,6 +1031,15 @@ Executor::create(Plan plan, const DeviceManager &devices,
   }
   impl->timed.resize(impl->streams.size());
   impl->captureGraphs(options);
+  impl->graphHoldsSlot.assign(impl->devices.size(), false);
+  for (size_t d = 0; d < impl->devices.size(); ++d)
+    impl->graphHoldsSlot[d] = impl->devices[d]->isHostMemory();
+  for (const ResolvedStep &resolved : impl->steps)
+    if (!resolved.fused && resolved.kind == Step::Kind::Launch &&
+        !Impl::holdsSlot(resolved))
+      for (size_t d = 0; d < impl->devices.size(); ++d)
+        if (impl->devices[d] == resolved.device)
+          impl->graphHoldsSlot[d] = false;
   impl->findInputSlots();
   return std::unique_ptr<Executor>(new Executor(std::move(impl)));
 }

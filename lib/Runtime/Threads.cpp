@@ -4,6 +4,7 @@
 #include "gplace/Runtime/Kernels.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -138,12 +139,30 @@ std::string cgroupV2Dir() {
   return "/sys/fs/cgroup" + cgroup;
 }
 
+int affinityCpuCount(int pid) {
+  // Sized for the CPUs the kernel may have (a fixed cpu_set_t holds 1024,
+  // and sched_getaffinity fails past that), doubled while too small.
+  for (int cpus = 1024; cpus <= (1 << 20); cpus *= 2) {
+    cpu_set_t *set = CPU_ALLOC(cpus);
+    if (!set)
+      return 0;
+    size_t bytes = CPU_ALLOC_SIZE(cpus);
+    CPU_ZERO_S(bytes, set);
+    int count = 0;
+    bool tooSmall = false;
+    if (sched_getaffinity(pid, bytes, set) == 0)
+      count = CPU_COUNT_S(bytes, set);
+    else
+      tooSmall = errno == EINVAL;
+    CPU_FREE(set);
+    if (!tooSmall)
+      return count;
+  }
+  return 0;
+}
+
 int usableCpuCount() {
-  int cpus = 0;
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  if (sched_getaffinity(0, sizeof set, &set) == 0)
-    cpus = CPU_COUNT(&set);
+  int cpus = affinityCpuCount();
   if (cpus <= 0)
     cpus = 1;
   if (std::optional<int> quota = cgroupCpuQuota())

@@ -139,20 +139,21 @@ rt::StatusOr<rt::Plan> tooling::localPlan(const rt::Plan &plan,
 //===----------------------------------------------------------------------===//
 
 std::string tooling::bindingWarning(const rt::Plan &local, llvm::StringRef task,
-                                    int affinityCpus, int onlineCpus) {
+                                    int affinityCpus, int parentCpus) {
   std::set<std::pair<int, int>> streams;
   for (const rt::Step &step : local.steps)
     streams.insert({step.device, step.stream});
-  if (affinityCpus <= 0 || affinityCpus >= onlineCpus ||
+  if (affinityCpus <= 0 || affinityCpus >= parentCpus ||
       static_cast<int>(streams.size()) <= affinityCpus)
     return "";
   auto cpus = [](int n) {
     return std::to_string(n) + (n == 1 ? " CPU" : " CPUs");
   };
   return "task " + task.str() + " may run on " + cpus(affinityCpus) +
-         " of this host's " + std::to_string(onlineCpus) +
-         " (its affinity: mpirun binds each task to a core by default) and "
-         "its part of the plan has " +
+         " and the MPI daemon that started it on " +
+         std::to_string(parentCpus) +
+         " (mpirun binds each task to a core by default), and its part of "
+         "the plan has " +
          std::to_string(streams.size()) +
          " streams, one thread each, which share them; start it with "
          "`mpirun --bind-to none` (docs/distributed.md)";

@@ -8,8 +8,10 @@
 #include "gplace/Dialect/Plan/PlanDialect.h"
 #include "gplace/Dialect/Plan/Transforms/Passes.h"
 #include "gplace/Runtime/Idx.h"
+#include "gplace/Runtime/Threads.h"
 #include "gplace/Support/SourceNesting.h"
 #include "gplace/Support/Trace.h"
+#include "gplace/Target/ONNX/ImportONNX.h"
 #include "gplace/Target/Plan/PlanExport.h"
 #include "gplace/Tooling/Checkpoint.h"
 #include "gplace/Tooling/CommandLine.h"
@@ -19,7 +21,6 @@
 #include "gplace/Tooling/Outputs.h"
 #include "gplace/Tooling/Profile.h"
 #include "gplace/Tooling/Report.h"
-#include "gplace/Target/ONNX/ImportONNX.h"
 #include "gplace/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/Extensions/InlinerExtension.h"
@@ -37,7 +38,6 @@
 #include <memory>
 #include <set>
 
-#include <sched.h>
 #include <unistd.h>
 
 using namespace mlir;
@@ -569,14 +569,10 @@ loadPlan(rt::Plan plan, const RunSetup &setup, bool trace = false,
       return local.status();
     plan = std::move(*local);
     if (checkBinding) {
-      cpu_set_t set;
-      CPU_ZERO(&set);
-      int affinity =
-          sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 0;
       std::optional<DeviceName> task = setup.cluster->task();
       std::string warning =
-          bindingWarning(plan, task ? task->str() : "", affinity,
-                         static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN)));
+          bindingWarning(plan, task ? task->str() : "", rt::affinityCpuCount(),
+                         rt::affinityCpuCount(static_cast<int>(getppid())));
       // One write: every task's stderr is mpirun's.
       if (!warning.empty())
         llvm::errs() << ("gplace-run: warning: " + warning + "\n");

@@ -641,18 +641,22 @@ def test_run_options_and_graph_options_are_accepted():
 
 
 def test_config_threads_reach_the_program():
-    # intra_op_ and inter_op_parallelism_threads are gplace.compile's: a
-    # bad value is its ValueError; one slot runs as no bound does.
+    # intra_op_ and inter_op_parallelism_threads are gplace.compile's; a
+    # negative inter_op_parallelism_threads is TensorFlow's "all operations
+    # in the caller's thread": one at a time, as 1.
     with tf.Graph().as_default():
         x = tf.constant([[1.0, 2.0], [3.0, 4.0]])
         y = tf.matmul(x, x)
+        for threads in (-1, 1, 0):
+            sess = tf.Session(config=tf.ConfigProto(
+                inter_op_parallelism_threads=threads,
+                intra_op_parallelism_threads=1))
+            np.testing.assert_array_equal(sess.run(y),
+                                          [[7.0, 10.0], [15.0, 22.0]])
         with pytest.raises(ValueError,
-                           match="inter_op_parallelism_threads must be 0"):
+                           match="intra_op_parallelism_threads must be 0"):
             tf.Session(config=tf.ConfigProto(
-                inter_op_parallelism_threads=-1)).run(y)
-        sess = tf.Session(config=tf.ConfigProto(
-            inter_op_parallelism_threads=1, intra_op_parallelism_threads=1))
-        np.testing.assert_array_equal(sess.run(y), [[7.0, 10.0], [15.0, 22.0]])
+                intra_op_parallelism_threads=-1)).run(y)
 
 
 def test_get_variable_beside_a_variable_of_its_name():

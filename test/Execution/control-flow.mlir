@@ -5,6 +5,10 @@
 // (on GPU:0) and the control flow on the CPU.
 // RUN: gplace-run %s --input=i1=true --input=2xf32=1,-2 --input=i64=5 | FileCheck %s --check-prefix=THEN
 // RUN: gplace-run %s --emulate-gpus=2 --input=i1=true --input=2xf32=1,-2 --input=i64=5 | FileCheck %s --check-prefix=THEN
+// One kernel at a time (--inter-op-parallelism-threads=1): the branches'
+// and the body's kernels take the plan's one slot, which the control-flow
+// step does not hold while they run.
+// RUN: gplace-run %s --emulate-gpus=2 --inter-op-parallelism-threads=1 --input=i1=true --input=2xf32=1,-2 --input=i64=5 | FileCheck %s --check-prefix=THEN
 // THEN: result[0]: 2xf32=[2, 0]
 // THEN-NEXT: result[1]: 2xf32=[32, -64]
 // THEN-NEXT: result[2]: i64=5

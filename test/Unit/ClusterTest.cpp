@@ -139,8 +139,8 @@ static rt::Plan planOfStreams(int streams) {
 TEST(BindingWarning, WarnsWhenTheAffinityLeavesFewerCpusThanStreams) {
   std::string warning =
       bindingWarning(planOfStreams(3), "/job:worker/task:1", 1, 2);
-  EXPECT_NE(warning.find("task /job:worker/task:1 may run on 1 CPU of this "
-                         "host's 2"),
+  EXPECT_NE(warning.find("task /job:worker/task:1 may run on 1 CPU and the "
+                         "MPI daemon that started it on 2"),
             std::string::npos)
       << warning;
   EXPECT_NE(warning.find("has 3 streams"), std::string::npos) << warning;
@@ -149,12 +149,14 @@ TEST(BindingWarning, WarnsWhenTheAffinityLeavesFewerCpusThanStreams) {
 }
 
 TEST(BindingWarning, IsQuietUnboundOrWithACpuPerStream) {
-  // Every CPU of the host (no binding), though fewer than the streams.
+  // As many CPUs as its parent (no binding: a container's CPU set limits
+  // both), though fewer than the streams.
   EXPECT_EQ(bindingWarning(planOfStreams(4), "/job:worker/task:0", 2, 2), "");
   // Bound, but a CPU per stream.
   EXPECT_EQ(bindingWarning(planOfStreams(2), "/job:worker/task:0", 2, 8), "");
   // One stream on one CPU.
   EXPECT_EQ(bindingWarning(planOfStreams(1), "/job:worker/task:0", 1, 2), "");
-  // No affinity read.
+  // A mask that could not be read.
   EXPECT_EQ(bindingWarning(planOfStreams(3), "/job:worker/task:0", 0, 2), "");
+  EXPECT_EQ(bindingWarning(planOfStreams(3), "/job:worker/task:0", 1, 0), "");
 }

@@ -52,9 +52,10 @@ struct ExecutorOptions {
   /// stream's thread runs its kernels as they come); N > 0, at most N
   /// (KernelSlots). Every stream keeps its thread: all-reduce members,
   /// sends, receives, copies and events are not bounded (they wait for
-  /// other streams), nor a device's replayed graph (`graphs`); a
-  /// control-flow step's sub-plan has a bound of its own. Negative is an
-  /// error of Executor::create.
+  /// other streams); an emulated GPU's replayed graph (`graphs`) holds one
+  /// slot while it runs, a CUDA GPU's (an enqueue) none; a control-flow
+  /// step's sub-plans share the plan's slots. Negative is an error of
+  /// Executor::create.
   int interOpThreads = 0;
   /// Time every step of every run on the host (`gplace-run --trace`):
   /// timedSteps() returns them. Off, a run pays one test of a flag per

@@ -31,6 +31,11 @@ namespace gplace::runtime {
 /// usableHostMemoryBytes (Device.h).
 std::string cgroupV2Dir();
 
+/// The CPUs in the affinity mask of process `pid` (0: this one;
+/// sched_getaffinity, sized for any CPU count); 0 where it cannot be read
+/// (no such process, not permitted).
+int affinityCpuCount(int pid = 0);
+
 /// The CPUs this process may run on: those of its affinity mask
 /// (sched_getaffinity, as TensorFlow's port::NumSchedulableCPUs), at most
 /// its cgroup's CPU quota rounded up (cgroup v2 cpu.max, v1
@@ -271,6 +276,25 @@ public:
   void acquire();
   void release();
   int slots() const { return slots_; }
+
+  /// Holds a slot of `slots` (none if null) from construction to
+  /// destruction, however the scope ends.
+  class Hold {
+  public:
+    explicit Hold(KernelSlots *slots) : slots_(slots) {
+      if (slots_)
+        slots_->acquire();
+    }
+    ~Hold() {
+      if (slots_)
+        slots_->release();
+    }
+    Hold(const Hold &) = delete;
+    Hold &operator=(const Hold &) = delete;
+
+  private:
+    KernelSlots *slots_;
+  };
 
 private:
   const int slots_;

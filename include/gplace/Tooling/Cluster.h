@@ -48,13 +48,15 @@ runtime::StatusOr<runtime::Plan> localPlan(const runtime::Plan &plan,
 
 /// The warning for a task whose part of the plan (`local`) has more streams
 /// (distinct device and stream pairs, each a thread of its own) than the
-/// `affinityCpus` its affinity mask allows, while the host has
-/// `onlineCpus`: mpirun bound it (Open MPI binds each rank to one core by
-/// default, with 2 ranks or fewer), so its streams, OpenMP's workers and
-/// MPI's progress thread share those CPUs. "" when neither holds.
+/// `affinityCpus` its affinity mask allows, while its parent process (the
+/// MPI daemon that started it) may run on `parentCpus`, more: mpirun bound
+/// it (Open MPI binds each rank to a core by default), so its streams,
+/// OpenMP's workers and MPI's progress thread share those CPUs. A
+/// container's or a scheduler's CPU set limits the parent too, and is not
+/// warned of. "" when none of this holds (or a count is 0: unknown).
 /// `task` names the task in the message (/job:worker/task:1).
 std::string bindingWarning(const runtime::Plan &local, llvm::StringRef task,
-                           int affinityCpus, int onlineCpus);
+                           int affinityCpus, int parentCpus);
 
 /// Registers gplace-run's cluster flags (--cluster, --transfer-timeout),
 /// listed by --help under clusterCategory(). Call once, before

@@ -2415,6 +2415,11 @@ class Session:
         if options.HasField("per_process_gpu_memory_fraction"):
             gpu_options.per_process_gpu_memory_fraction = float(
                 options.per_process_gpu_memory_fraction)
+        # TensorFlow: "Negative means all operations are performed in
+        # caller's thread", one at a time: one slot.
+        inter_op = int(self._config.inter_op_parallelism_threads or 0)
+        if inter_op < 0:
+            inter_op = 1
         program = gplace.compile(
             text, emulate_gpus=self._emulate_gpus,
             allow_soft_placement=_b.bool(self._config.allow_soft_placement),
@@ -2423,8 +2428,7 @@ class Session:
             visible_gpus=str(options.visible_device_list or ""),
             intra_op_parallelism_threads=int(
                 self._config.intra_op_parallelism_threads or 0),
-            inter_op_parallelism_threads=int(
-                self._config.inter_op_parallelism_threads or 0),
+            inter_op_parallelism_threads=inter_op,
             policy=self._policy)
         held = set(program.variables.keys())
         return _Compiled(program, list(fed), results,
