@@ -249,6 +249,25 @@ def test_control_dependencies_order_an_update_before_a_read():
         assert sess.run(v) == 3.0
 
 
+def test_gradients_skip_integer_and_boolean_edges_as_tensorflow():
+    # TensorFlow's gradients flow only through floating-point tensors: an x
+    # the ys reach only through argmax, a comparison or an integer cast
+    # gets None, not zeros; its float paths still count.
+    x = tf.placeholder(tf.float32, [3], name="x")
+    z = tf.placeholder(tf.float32, [3], name="z")
+    assert tf.gradients(tf.cast(tf.argmax(x), tf.float32), [x]) == [None]
+    assert tf.gradients(tf.argmax(x), x) == [None]
+    assert tf.gradients(tf.cast(tf.cast(x, tf.int32), tf.float32), x) == [None]
+    both = tf.reduce_sum(tf.cast(tf.equal(x, z), tf.float32)) + \
+        tf.reduce_sum(x * x)
+    gx, gz = tf.gradients(both, [x, z])
+    assert gz is None
+    with tf.Session() as sess:
+        got = sess.run(gx, {x: np.array([1, 2, 3], np.float32),
+                            z: np.zeros(3, np.float32)})
+    np.testing.assert_allclose(got, [2, 4, 6])
+
+
 def test_gradients_match_finite_differences():
     x = tf.placeholder(tf.float64, [3, 4], name="x")
     w = tf.Variable(np.linspace(-1, 1, 8).reshape(4, 2))

@@ -1713,7 +1713,14 @@ initialize_all_variables = global_variables_initializer
 
 
 def _depends(y, x_ops):
-    """The ops of x_ops that y depends on through data edges."""
+    """The ops of x_ops that y depends on through data edges that can carry
+    a gradient: floating-point tensors only, as TensorFlow's gradients
+    flow only through trainable dtypes (backprop_util.IsTrainable). So an x
+    reached only through a comparison, argmax, a cast to an integer or an
+    index gets None, as in TensorFlow (where those ops are
+    NotDifferentiable or return None for such inputs)."""
+    if not y.dtype.is_floating:
+        return set()
     seen, found, stack = set(), set(), [y.op]
     while stack:
         op = stack.pop()
@@ -1722,14 +1729,15 @@ def _depends(y, x_ops):
         seen.add(op._id)
         if op._id in x_ops:
             found.add(op._id)
-        stack.extend(t.op for t in op.inputs)
+        stack.extend(t.op for t in op.inputs if t.dtype.is_floating)
     return found
 
 
 def gradients(ys, xs, grad_ys=None, name="gradients", **unused):
     """tf.gradients: the gradients of sum(ys) (sum(ys * grad_ys)) with
     respect to each x (a tensor or a variable: its value); None for an x
-    the ys do not depend on. gplace's --gplace-differentiate builds them."""
+    the ys do not depend on through floating-point tensors (_depends).
+    gplace's --gplace-differentiate builds them."""
     ys = [convert_to_tensor(y) for y in (ys if isinstance(ys, (list, _b.tuple)) else [ys])]
     single = not isinstance(xs, (list, _b.tuple))
     xs_in = [xs] if single else list(xs)
