@@ -542,8 +542,7 @@ public:
     if (resolved.kind != Step::Kind::Launch || resolved.collective ||
         resolved.controlFlow)
       return false;
-    Kernel kernel = resolved.step->kernel;
-    return kernel != Kernel::Send && kernel != Kernel::Recv;
+    return !isTransferKernel(resolved.step->kernel);
   }
 
   Status runStep(size_t index) {

@@ -373,7 +373,9 @@ def compile(source, *, entry: str = "main", emulate_gpus: int = 0,
         first = compile(source, entry=init, emulate_gpus=emulate_gpus,
                         allow_soft_placement=True, gpu_options=gpu_options,
                         gpu_memory_limit=gpu_memory_limit,
-                        visible_gpus=visible_gpus)
+                        visible_gpus=visible_gpus,
+                        intra_op_parallelism_threads=intra_op_parallelism_threads,
+                        inter_op_parallelism_threads=inter_op_parallelism_threads)
         if first.input_types:
             raise ValueError(f"the init function @{init} takes inputs")
         first.run()

@@ -86,6 +86,14 @@ constexpr bool isCollectiveKernel(Kernel kernel) {
   return kernel == Kernel::CollectiveReduce;
 }
 
+/// True for send and recv, which move a tensor between tasks (TensorFlow's
+/// _Send and _Recv): a recv waits for its send on another task, so they are
+/// transfers, not computations (the executor's inter-op slots, the trace's
+/// categories).
+constexpr bool isTransferKernel(Kernel kernel) {
+  return kernel == Kernel::Send || kernel == Kernel::Recv;
+}
+
 /// True for depthwise_conv2d_native and its two gradients, whose filter
 /// [KH, KW, C, M] is the grouped filter [KH, KW, 1, C * M] of C groups.
 constexpr bool isDepthwiseKernel(Kernel kernel) {
