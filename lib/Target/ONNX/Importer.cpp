@@ -681,6 +681,7 @@ const llvm::StringMap<MapFn> &mappers() {
     addLinalgMappers(t);
     addSignalMappers(t);
     addLossMappers(t);
+    addTrainingMappers(t);
     addIndexingMappers(t);
     addRecurrentMappers(t);
     addElementwiseMappers(t);
@@ -688,6 +689,7 @@ const llvm::StringMap<MapFn> &mappers() {
     addConvolutionMappers(t);
     addPoolMappers(t);
     addResizeMappers(t);
+    addSamplingMappers(t);
     addSelectionMappers(t);
     addQuantizeMappers(t);
     addTextMappers(t);

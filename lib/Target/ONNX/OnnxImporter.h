@@ -9,13 +9,15 @@
 //   shape inference on one node, the folding of each node's ops;
 // - MapMath.cpp, MapLinalg.cpp, MapSignal.cpp, MapElementwise.cpp,
 //   MapTensors.cpp, MapConvolution.cpp, MapPool.cpp, MapLosses.cpp,
-//   MapIndexing.cpp, MapRecurrent.cpp, MapResize.cpp, MapSelection.cpp,
-//   MapQuantize.cpp, MapText.cpp: one
+//   MapTraining.cpp, MapIndexing.cpp, MapRecurrent.cpp, MapResize.cpp,
+//   MapSampling.cpp, MapSelection.cpp, MapQuantize.cpp, MapText.cpp: one
 //   function per ONNX op type (node -> graph ops), each file adding its
 //   entries to the table;
 // - MapDataDependent.cpp: NonZero, Unique and NonMaxSuppression, whose
 //   output shapes their inputs' values decide: computed at import time;
-// - MapSequence.cpp: sequences and optionals, import-time lists of values.
+// - MapSequence.cpp: sequences and optionals, import-time lists of values;
+// - ControlFlow.cpp and ControlFlowLoop.cpp (ControlFlowImport.h): If,
+//   Loop and Scan.
 //
 //===----------------------------------------------------------------------===//
 
@@ -205,20 +207,22 @@ const llvm::StringMap<MapFn> &mappers();
 ArrayRef<int> importTimeInputs(llvm::StringRef opType);
 /// Each mapping file's entries (MapMath.cpp, MapLinalg.cpp,
 /// MapSignal.cpp, MapElementwise.cpp, MapTensors.cpp, MapConvolution.cpp,
-/// MapPool.cpp, MapLosses.cpp, MapIndexing.cpp, MapRecurrent.cpp,
-/// MapResize.cpp, MapSelection.cpp, MapQuantize.cpp, MapText.cpp,
-/// MapDataDependent.cpp).
+/// MapPool.cpp, MapLosses.cpp, MapTraining.cpp, MapIndexing.cpp,
+/// MapRecurrent.cpp, MapResize.cpp, MapSampling.cpp, MapSelection.cpp,
+/// MapQuantize.cpp, MapText.cpp, MapDataDependent.cpp).
 void addMathMappers(llvm::StringMap<MapFn> &table);
 void addLinalgMappers(llvm::StringMap<MapFn> &table);
 void addSignalMappers(llvm::StringMap<MapFn> &table);
 void addElementwiseMappers(llvm::StringMap<MapFn> &table);
 void addLossMappers(llvm::StringMap<MapFn> &table);
+void addTrainingMappers(llvm::StringMap<MapFn> &table);
 void addIndexingMappers(llvm::StringMap<MapFn> &table);
 void addRecurrentMappers(llvm::StringMap<MapFn> &table);
 void addTensorMappers(llvm::StringMap<MapFn> &table);
 void addConvolutionMappers(llvm::StringMap<MapFn> &table);
 void addPoolMappers(llvm::StringMap<MapFn> &table);
 void addResizeMappers(llvm::StringMap<MapFn> &table);
+void addSamplingMappers(llvm::StringMap<MapFn> &table);
 void addSelectionMappers(llvm::StringMap<MapFn> &table);
 void addQuantizeMappers(llvm::StringMap<MapFn> &table);
 void addTextMappers(llvm::StringMap<MapFn> &table);
@@ -429,7 +433,8 @@ private:
                              const std::string &opType, int64_t opset);
   /// If, Loop and Scan: the subgraphs imported in the node's place, for
   /// the condition and trip count known at import time, else gplace.if and
-  /// gplace.while (ControlFlow.cpp, whose ControlFlowImport does it).
+  /// gplace.while (ControlFlow.cpp and ControlFlowLoop.cpp, whose
+  /// ControlFlowImport does it).
   void importControlFlow(const onnx::NodeProto &proto, const std::string &name,
                          const std::string &opType, int64_t opset);
   /// Imports the nodes of `graph` (a branch, a loop's body) with its inputs
