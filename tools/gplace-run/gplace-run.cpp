@@ -3,25 +3,21 @@
 //   gplace-run model.mlir [--entry=main] [--input=2x3xf32=1,2,3,4,5,6]...
 //       [--output=@result.npy]... [--iterations=N] [--emulate-gpus=N]
 //       [--log-device-placement] [--allow-soft-placement] [--policy=NAME]
-//       [--load-policy=lib.so] [--list-devices] [--mlir-print-ir-after-all]
-//       [--epochs=N] [--shuffle=SEED] [--init=FUNC] [--restore=CKPT.npz]
-//       [--save=CKPT.npz]
+//       [--epochs=N] [--init=FUNC] [--restore=CKPT.npz] [--save=CKPT.npz]
 //
 // Makes this process's devices, compiles the entry function for them
 // (--gplace-pipeline), runs the plan and prints or writes its results
-// (SPEC §7): `result[0]: 2x2xf32=[[22, 28], [49, 64]]`. The flags and the
-// work are gplace/Tooling's (Run.h, Compile.h, Machine.h, Cluster.h); this
-// file is the order of the steps.
+// (SPEC §7). The flags and the work are gplace/Tooling's (Run.h,
+// Compile.h, Machine.h, Cluster.h); this file is the order of the steps.
 //
-// Exit codes: 0 success; 1 invalid input (file, flags, graph, inputs);
-// 3 out of memory; 4 unavailable (a device or library the run needs);
-// 5 internal error (docs/gplace-run.md).
+// Exit codes (docs/gplace-run.md, which lists every flag): 0 success; 1
+// invalid input; 3 out of memory; 4 unavailable; 5 internal error.
 //
 //===----------------------------------------------------------------------===//
 
 #include "gplace/Dialect/Graph/GraphDialect.h"
 #include "gplace/Runtime/Kernels.h"
-#include "gplace/Target/Plan/PlanExport.h"
+#include "gplace/Target/Plan/PlanExport.h" // registerMachineWorkspaces
 #include "gplace/Tooling/Cluster.h"
 #include "gplace/Tooling/Compile.h"
 #include "gplace/Tooling/Machine.h"
