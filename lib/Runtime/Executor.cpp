@@ -980,36 +980,39 @@ Executor::~Executor() = default;
 StatusOr<std::unique_ptr<Executor>>
 Executor::create(Plan plan, const DeviceManager &devices,
                  const ExecutorOptions &options) {
+  if (options.interOpThreads < 0)
+    return Status::invalidArgument(
+        "the inter-op threads must be 0 (no bound) or more, not " +
+        std::to_string(options.interOpThreads));
+  return create(std::move(plan), devices, options,
+                options.interOpThreads > 0
+                    ? std::make_shared<KernelSlots>(options.interOpThreads,
+                                                    kStreamSpin)
+                    : nullptr);
+}
+
+StatusOr<std::unique_ptr<Executor>>
+Executor::create(Plan plan, const DeviceManager &devices,
+                 const ExecutorOptions &options,
+                 std::shared_ptr<KernelSlots> kernelSlots) {
   auto impl = std::make_unique<Impl>();
   impl->plan = std::move(plan);
   impl->intraOpThreads =
       std::make_unique<IntraOpThreads>(options.intraOpThreads);
   impl->tracing = options.trace;
-  if (options.interOpThreads < 0)
-    return Status::invalidArgument(
-        "the inter-op threads must be 0 (no bound) or more, not " +
-        std::to_string(options.interOpThreads));
-  if (options.interOpThreads > 0)
-    impl->kernelSlots =
-        std::make_shared<KernelSlots>(options.interOpThreads, kStreamSpin);
+  impl->kernelSlots = std::move(kernelSlots);
   impl->origin = std::chrono::steady_clock::now();
   GPLACE_RETURN_IF_ERROR(impl->load(devices, options.transport));
   // Control flow: each sub-plan is an executor of its own (its memory, its
   // streams), and a step that runs them reads host memory.
+  // One bound for the whole plan: the sub-plans' kernels, nested ones too,
+  // take the parent's slots (a control-flow step holds none while they
+  // run).
   for (Plan &sub : impl->plan.subplans) {
     StatusOr<std::unique_ptr<Executor>> executor =
-        Executor::create(std::move(sub), devices, options);
+        Executor::create(std::move(sub), devices, options, impl->kernelSlots);
     if (!executor)
       return executor.status();
-    // One bound for the whole plan: the sub-plans' kernels, nested ones
-    // too, take the parent's slots (a control-flow step holds none while
-    // they run).
-    std::function<void(Executor &)> share = [&](Executor &sub) {
-      sub.impl_->kernelSlots = impl->kernelSlots;
-      for (std::unique_ptr<Executor> &nested : sub.impl_->subExecutors)
-        share(*nested);
-    };
-    share(**executor);
     impl->subExecutors.push_back(std::move(*executor));
   }
   for (const ResolvedStep &resolved : impl->steps) {

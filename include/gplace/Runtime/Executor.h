@@ -85,6 +85,8 @@ struct TimedStep {
   bool enqueued = false;
 };
 
+class KernelSlots; // Threads.h
+
 class Executor {
 public:
   /// Loads `plan`: allocates its memory, uploads constants and initial
@@ -179,6 +181,13 @@ public:
 
 private:
   explicit Executor(std::unique_ptr<Impl> impl);
+  /// create() with the kernel slots (null: no bound) the executor shares
+  /// with the plan's other executors: a control-flow step's sub-plans take
+  /// their parent's, so the whole plan has one bound.
+  static StatusOr<std::unique_ptr<Executor>>
+  create(Plan plan, const DeviceManager &devices,
+         const ExecutorOptions &options,
+         std::shared_ptr<KernelSlots> kernelSlots);
   std::unique_ptr<Impl> impl_;
 };
 
