@@ -22,6 +22,11 @@
 //   its gradient multiplies first;
 // - fused_conv2d is the convolution, cudnnAddTensor (the bias) and
 //   cudnnActivationForward (ReLU);
+// - convolutions and pools run in f32, f16 or bf16: 16-bit tensors are
+//   described as such, with an f32 compute type and tensor-op math (the
+//   PSEUDO_HALF and PSEUDO_BFLOAT16 configurations, TensorFlow's for half
+//   and bfloat16), a max pool's padding is the type's -infinity and an
+//   average pool's factors are in the type; batch norm is f32;
 // - the batch norm's training statistics come from
 //   cudnnBatchNormalizationForwardTraining with an averaging factor of 1:
 //   the batch's mean and its Bessel-corrected variance, which is what
@@ -32,6 +37,8 @@
 #include "Cudnn.h"
 
 #include "CudaStatus.h"
+
+#include <Eigen/Core>
 
 #include <algorithm>
 #include <cmath>
@@ -116,6 +123,34 @@ std::string opName(Kernel kernel) {
   return "gplace." + std::string(kernelMnemonic(kernel));
 }
 
+/// cuDNN's type for a window kernel's tensors of `type`: f32, or f16 and
+/// bf16, which cuDNN's legacy routines compute in f32 (its
+/// PSEUDO_HALF_CONFIG and PSEUDO_BFLOAT16_CONFIG; bf16 needs compute
+/// capability 8.0).
+cudnnDataType_t dataType(ElementType type) {
+  switch (type) {
+  case ElementType::F16:
+    return CUDNN_DATA_HALF;
+  case ElementType::BF16:
+    return CUDNN_DATA_BFLOAT16;
+  default:
+    return CUDNN_DATA_FLOAT;
+  }
+}
+
+/// The bits of -infinity in `type` (f32, f16 or bf16): a max pool's
+/// explicit padding, never a maximum.
+unsigned negativeInfinity(ElementType type) {
+  switch (type) {
+  case ElementType::F16:
+    return 0xfc00u;
+  case ElementType::BF16:
+    return 0xff80u;
+  default:
+    return 0xff800000u;
+  }
+}
+
 std::string dims(const std::vector<int64_t> &values) {
   std::string text;
   for (int64_t v : values)
@@ -128,6 +163,10 @@ std::string dims(const std::vector<int64_t> &values) {
 struct CudnnKernels::Launch final : KernelState {
   CUcontext context = nullptr; ///< Current while the buffers are freed.
   Role role = Role::None;
+  /// The element type of the launch's activations and filter (f32, f16 or
+  /// bf16; batch norm: f32), and its bytes.
+  ElementType type = ElementType::F32;
+  size_t elementBytes = sizeof(float);
   bool emptyOutput = false, emptyInput = false;
   cudnnTensorDescriptor_t x = nullptr, y = nullptr;  ///< Forward in, out.
   cudnnTensorDescriptor_t hwio = nullptr, packed = nullptr; ///< The filter.
@@ -151,7 +190,8 @@ struct CudnnKernels::Launch final : KernelState {
   size_t filterOffset = 0, paddedOffset = 0, paddedGradientOffset = 0,
          scaledOffset = 0;
   bool needsPadded = false, needsPaddedGradient = false;
-  std::vector<float> factorValues; ///< Uploaded into factorData.
+  /// Uploaded into factorData, in the launch's type.
+  std::vector<float> factorValues;
   CUdeviceptr filterBuffer = 0;
   int64_t channels = 0; ///< Batch norm: per-channel vectors' length.
   /// Uneven padding: `x` describes the explicitly padded input, `real`
@@ -278,7 +318,7 @@ Status CudnnKernels::handle() {
 
 namespace {
 
-/// A rank-4 activation as it lies in memory.
+/// A rank-4 activation as it lies in memory, in its element type.
 Status describe(cudnnTensorDescriptor_t *desc, const TensorType &type,
                 bool channelsFirst) {
   GPLACE_CUDNN_CHECK(cudnnCreateTensorDescriptor, desc);
@@ -289,7 +329,7 @@ Status describe(cudnnTensorDescriptor_t *desc, const TensorType &type,
   int w = static_cast<int>(channelsFirst ? s[3] : s[2]);
   GPLACE_CUDNN_CHECK(cudnnSetTensor4dDescriptor, *desc,
                      channelsFirst ? CUDNN_TENSOR_NCHW : CUDNN_TENSOR_NHWC,
-                     CUDNN_DATA_FLOAT, n, c, h, w);
+                     dataType(type.elementType), n, c, h, w);
   return Status::ok();
 }
 
@@ -331,9 +371,10 @@ static Status averageFactors(CudnnKernels::Launch &l, const KernelParams &p,
     }
   GPLACE_CUDNN_CHECK(cudnnCreateTensorDescriptor, &l.factors);
   GPLACE_CUDNN_CHECK(cudnnSetTensor4dDescriptor, l.factors, CUDNN_TENSOR_NCHW,
-                     CUDNN_DATA_FLOAT, 1, 1, static_cast<int>(oh),
+                     dataType(l.type), 1, 1, static_cast<int>(oh),
                      static_cast<int>(ow));
   GPLACE_CUDNN_CHECK(cudnnCreateOpTensorDescriptor, &l.multiply);
+  // Multiplied in f32 for every type (16-bit values are widened).
   GPLACE_CUDNN_CHECK(cudnnSetOpTensorDescriptor, l.multiply,
                      CUDNN_OP_TENSOR_MUL, CUDNN_DATA_FLOAT,
                      CUDNN_PROPAGATE_NAN);
@@ -351,6 +392,10 @@ static Status describeInput(CudnnKernels::Launch &l, const KernelCall &call,
 Status CudnnKernels::describeLaunch(const KernelCall &call, Launch &l) {
   l.context = context_;
   l.role = roleOf(call.kernel);
+  if (!call.outputs.empty()) {
+    l.type = call.outputs[0].type->elementType;
+    l.elementBytes = static_cast<size_t>(elementBytes(l.type));
+  }
   // cuDNN's descriptors take int dimensions and strides.
   for (const auto *refs : {&call.inputs, &call.outputs})
     for (const TensorRef &ref : *refs)
@@ -395,14 +440,15 @@ Status CudnnKernels::describeLaunch(const KernelCall &call, Launch &l) {
     cudnnTensorFormat_t format = first ? CUDNN_TENSOR_NCHW : CUDNN_TENSOR_NHWC;
     // The filter as it lies (HWIO, strided) and packed in cuDNN's layout.
     GPLACE_CUDNN_CHECK(cudnnCreateTensorDescriptor, &l.hwio);
-    GPLACE_CUDNN_CHECK(cudnnSetTensor4dDescriptorEx, l.hwio, CUDNN_DATA_FLOAT,
-                       out, in, kh, kw, 1, out, kw * in * out, in * out);
+    cudnnDataType_t type = dataType(l.type);
+    GPLACE_CUDNN_CHECK(cudnnSetTensor4dDescriptorEx, l.hwio, type, out, in, kh,
+                       kw, 1, out, kw * in * out, in * out);
     GPLACE_CUDNN_CHECK(cudnnCreateTensorDescriptor, &l.packed);
-    GPLACE_CUDNN_CHECK(cudnnSetTensor4dDescriptor, l.packed, format,
-                       CUDNN_DATA_FLOAT, out, in, kh, kw);
+    GPLACE_CUDNN_CHECK(cudnnSetTensor4dDescriptor, l.packed, format, type, out,
+                       in, kh, kw);
     GPLACE_CUDNN_CHECK(cudnnCreateFilterDescriptor, &l.filter);
-    GPLACE_CUDNN_CHECK(cudnnSetFilter4dDescriptor, l.filter, CUDNN_DATA_FLOAT,
-                       format, out, in, kh, kw);
+    GPLACE_CUDNN_CHECK(cudnnSetFilter4dDescriptor, l.filter, type, format, out,
+                       in, kh, kw);
     GPLACE_CUDNN_CHECK(cudnnCreateConvolutionDescriptor, &l.conv);
     GPLACE_CUDNN_CHECK(cudnnSetConvolution2dDescriptor, l.conv,
                        evenPads(p).first, evenPads(p).second,
@@ -412,8 +458,13 @@ Status CudnnKernels::describeLaunch(const KernelCall &call, Launch &l) {
                        static_cast<int>(p.windowDilations[1]),
                        CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT);
     GPLACE_CUDNN_CHECK(cudnnSetConvolutionGroupCount, l.conv, groups);
+    // f16 and bf16 on tensor cores, accumulating in f32 (the compute type
+    // above), as TensorFlow's and PyTorch's 16-bit convolutions; f32 on
+    // them only with TF32 allowed.
     GPLACE_CUDNN_CHECK(cudnnSetConvolutionMathType, l.conv,
-                       allowTf32_ ? CUDNN_DEFAULT_MATH : CUDNN_FMA_MATH);
+                       l.type != ElementType::F32 ? CUDNN_TENSOR_OP_MATH
+                       : allowTf32_               ? CUDNN_DEFAULT_MATH
+                                                  : CUDNN_FMA_MATH);
     // cuDNN's heuristics, best first: those that run in the budget.
     auto choose = [&](auto *perf, int returned) -> Status {
       for (int i = 0; i < returned; ++i)
@@ -451,11 +502,11 @@ Status CudnnKernels::describeLaunch(const KernelCall &call, Launch &l) {
                          perf);
       GPLACE_RETURN_IF_ERROR(choose(perf, returned));
     }
-    l.filterBytes = weights->type->numElements() * sizeof(float);
+    l.filterBytes = weights->type->numElements() * l.elementBytes;
     if (call.kernel == Kernel::FusedConv2D) {
       GPLACE_CUDNN_CHECK(cudnnCreateTensorDescriptor, &l.bias);
       GPLACE_CUDNN_CHECK(cudnnSetTensor4dDescriptor, l.bias, CUDNN_TENSOR_NCHW,
-                         CUDNN_DATA_FLOAT, 1,
+                         dataType(call.inputs[2].type->elementType), 1,
                          static_cast<int>(dst->type->shape[first ? 1 : 3]), 1,
                          1);
       if (p.fusedRelu) {
@@ -482,8 +533,8 @@ Status CudnnKernels::describeLaunch(const KernelCall &call, Launch &l) {
     const TensorRef &dst =
         l.role == Role::PoolForward ? call.outputs[0] : call.inputs.back();
     // A max pool's explicit padding is -infinity (never a maximum).
-    GPLACE_RETURN_IF_ERROR(
-        describeInput(l, call, *src.type, isMax ? 0xff800000u : 0));
+    GPLACE_RETURN_IF_ERROR(describeInput(l, call, *src.type,
+                                         isMax ? negativeInfinity(l.type) : 0));
     GPLACE_RETURN_IF_ERROR(describe(&l.y, *dst.type, first));
     if (!isMax && uneven)
       GPLACE_RETURN_IF_ERROR(
@@ -601,9 +652,22 @@ Status CudnnKernels::prepare(const KernelCall &call, int stream) {
       GPLACE_RETURN_IF_ERROR(growWorkspace(stream, l.workspaceBytes));
     }
     if (!l.factorValues.empty()) {
-      size_t bytes = l.factorValues.size() * sizeof(float);
+      // In the pooled tensor's type, as cudnnOpTensor multiplies them
+      // (rounded to nearest: within the 16-bit result's own rounding).
+      std::vector<uint16_t> narrow;
+      for (float v :
+           l.elementBytes == 2 ? l.factorValues : std::vector<float>())
+        narrow.push_back(
+            l.type == ElementType::F16
+                ? Eigen::numext::bit_cast<uint16_t>(Eigen::half(v))
+                : Eigen::numext::bit_cast<uint16_t>(Eigen::bfloat16(v)));
+      size_t bytes = l.factorValues.size() * l.elementBytes;
       GPLACE_CU_CHECK(cuMemAlloc, &l.factorData, bytes);
-      GPLACE_CU_CHECK(cuMemcpyHtoD, l.factorData, l.factorValues.data(), bytes);
+      GPLACE_CU_CHECK(cuMemcpyHtoD, l.factorData,
+                      l.elementBytes == 2
+                          ? static_cast<const void *>(narrow.data())
+                          : static_cast<const void *>(l.factorValues.data()),
+                      bytes);
     }
   }
   if (call.state) {
@@ -660,19 +724,16 @@ static Status describeInput(CudnnKernels::Launch &l, const KernelCall &call,
                         first ? 1 : c};
   const std::vector<int64_t> &r = type.shape;
   GPLACE_CUDNN_CHECK(cudnnCreateTensorDescriptor, &l.view);
-  GPLACE_CUDNN_CHECK(cudnnSetTensor4dDescriptorEx, l.view, CUDNN_DATA_FLOAT,
-                     static_cast<int>(r[0]),
-                     static_cast<int>(r[first ? 1 : 3]),
-                     static_cast<int>(r[first ? 2 : 1]),
-                     static_cast<int>(r[first ? 3 : 2]),
-                     static_cast<int>(strides[0]),
-                     static_cast<int>(strides[1]),
-                     static_cast<int>(strides[2]),
-                     static_cast<int>(strides[3]));
+  GPLACE_CUDNN_CHECK(
+      cudnnSetTensor4dDescriptorEx, l.view, dataType(type.elementType),
+      static_cast<int>(r[0]), static_cast<int>(r[first ? 1 : 3]),
+      static_cast<int>(r[first ? 2 : 1]), static_cast<int>(r[first ? 3 : 2]),
+      static_cast<int>(strides[0]), static_cast<int>(strides[1]),
+      static_cast<int>(strides[2]), static_cast<int>(strides[3]));
   l.viewOffset = extraTop * strides[2] + extraLeft * strides[3];
   l.paddedElements = n * c * h * w;
   l.fill = fill;
-  l.paddedBytes = static_cast<size_t>(l.paddedElements) * sizeof(float);
+  l.paddedBytes = static_cast<size_t>(l.paddedElements) * l.elementBytes;
   // The padded input (all but a convolution's input gradient read it),
   // and the padded input gradient (which a max pool's gradient also has).
   l.needsPadded = roleOf(call.kernel) != Role::ConvBackwardData &&
@@ -746,7 +807,7 @@ Status CudnnKernels::launch(const KernelCall &call, CUstream stream,
                             : CUdeviceptr(0);
   void *scaled = reinterpret_cast<void *>(buffer(l.scaled, l.scaledOffset));
   auto interior = [&](CUdeviceptr buffer) {
-    return reinterpret_cast<void *>(buffer + l.viewOffset * sizeof(float));
+    return reinterpret_cast<void *>(buffer + l.viewOffset * l.elementBytes);
   };
   // The window op's input as cuDNN reads it: `input` itself, or padded
   // explicitly into l.padded.
@@ -754,7 +815,13 @@ Status CudnnKernels::launch(const KernelCall &call, CUstream stream,
     *in = data;
     if (!padded)
       return Status::ok();
-    GPLACE_CU_CHECK(cuMemsetD32Async, padded, l.fill, l.paddedElements, stream);
+    if (l.elementBytes == 2)
+      GPLACE_CU_CHECK(cuMemsetD16Async, padded,
+                      static_cast<unsigned short>(l.fill), l.paddedElements,
+                      stream);
+    else
+      GPLACE_CU_CHECK(cuMemsetD32Async, padded, l.fill, l.paddedElements,
+                      stream);
     GPLACE_CUDNN_CHECK(cudnnTransformTensor, handle_, &one, l.real, data, &zero,
                        l.view, interior(padded));
     *in = reinterpret_cast<void *>(padded);

@@ -46,7 +46,8 @@ namespace gplace::runtime::cuda {
 class CudnnKernels {
 public:
   /// `allowTf32`: TF32 tensor cores for f32 convolutions
-  /// (--gpu-allow-tf32); else cuDNN's FMA-only math. `context`: the
+  /// (--gpu-allow-tf32); else cuDNN's FMA-only math (f16 and bf16 ones
+  /// always run on tensor cores, accumulating in f32). `context`: the
   /// device's, made current to free a launch's buffers.
   CudnnKernels(bool allowTf32, CUcontext context);
   ~CudnnKernels();
