@@ -352,7 +352,8 @@ TEST(CudaKernelSource, EveryClaimedKernelHasAGeneratorOrALibraryCall) {
           << kernelMnemonic(launch.kernel) << " " << elementTypeName(type);
 }
 
-// Every window kernel with a GPU kernel in the op table runs through cuDNN,
+// Every window kernel with a GPU kernel in the op table runs through cuDNN
+// (convolutions and pools in f32, f16 and bf16; batch norm in f32),
 // none through NVRTC; cuDNN's note names its version where it loads (the
 // toolkit here ships it) and says why not elsewhere.
 TEST(CudaKernelSource, WindowKernelsRunOnCudnn) {
@@ -374,6 +375,16 @@ TEST(CudaKernelSource, WindowKernelsRunOnCudnn) {
   EXPECT_TRUE(note.rfind("cuDNN 9.", 0) == 0 ||
               note.rfind("no cuDNN (", 0) == 0)
       << note;
+  // Where it loads, it says which types its kernels run, as the table.
+  if (note.rfind("cuDNN 9.", 0) == 0)
+    EXPECT_NE(note.find("convolutions and pools in f32, f16 and bf16"),
+              std::string::npos)
+        << note;
+  for (Kernel kernel : {Kernel::Conv2D, Kernel::MaxPoolGrad})
+    EXPECT_EQ(kernelGpuTypes(kernel), typeBit(ElementType::F32) |
+                                          typeBit(ElementType::F16) |
+                                          typeBit(ElementType::BF16));
+  EXPECT_EQ(kernelGpuTypes(Kernel::FusedBatchNorm), typeBit(ElementType::F32));
 }
 
 // A reduction of 1024 elements or more per result runs a block of 256

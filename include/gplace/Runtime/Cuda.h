@@ -104,7 +104,8 @@ bool isNvrtcKernel(Kernel kernel);
 /// gradients (lib/Runtime/CUDA/Cudnn.h).
 bool isCudnnKernel(Kernel kernel);
 
-/// What the CUDA backend says of cuDNN after its GPUs: "cuDNN 9.19.0", or
+/// What the CUDA backend says of cuDNN after its GPUs: "cuDNN 9.19.0 (...)"
+/// with the element types its kernels run, or
 /// "no cuDNN (<why libcudnn.so.9 did not load>): conv2d, pooling and batch
 /// norm cannot run on CUDA GPUs".
 std::string cudnnNote();

@@ -252,7 +252,9 @@ std::string cudnnNote() {
   size_t v = libs.cudnnGetVersion();
   // cuDNN 9: major * 10000 + minor * 100 + patch.
   return "cuDNN " + std::to_string(v / 10000) + "." +
-         std::to_string(v / 100 % 100) + "." + std::to_string(v % 100);
+         std::to_string(v / 100 % 100) + "." + std::to_string(v % 100) +
+         " (convolutions and pools in f32, f16 and bf16, 16-bit ones on "
+         "tensor cores accumulating in f32; batch norm in f32)";
 }
 
 } // namespace gplace::runtime
