@@ -14,6 +14,7 @@
 #include <stdexcept>
 #include <string>
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <sched.h>
 #include <sys/syscall.h>
@@ -139,26 +140,51 @@ std::string cgroupV2Dir() {
   return "/sys/fs/cgroup" + cgroup;
 }
 
-int affinityCpuCount(int pid) {
-  // Sized for the CPUs the kernel may have (a fixed cpu_set_t holds 1024,
-  // and sched_getaffinity fails past that), doubled while too small.
-  for (int cpus = 1024; cpus <= (1 << 20); cpus *= 2) {
-    cpu_set_t *set = CPU_ALLOC(cpus);
-    if (!set)
-      return 0;
-    size_t bytes = CPU_ALLOC_SIZE(cpus);
-    CPU_ZERO_S(bytes, set);
-    int count = 0;
-    bool tooSmall = false;
-    if (sched_getaffinity(pid, bytes, set) == 0)
-      count = CPU_COUNT_S(bytes, set);
-    else
-      tooSmall = errno == EINVAL;
-    CPU_FREE(set);
-    if (!tooSmall)
-      return count;
+/// The affinity mask of process `pid` (0: this one) as cpu_set_t's words,
+/// sized for the CPUs the kernel may have (a fixed cpu_set_t holds 1024,
+/// and sched_getaffinity fails past that: doubled while too small); empty
+/// where it cannot be read.
+static std::vector<unsigned long> affinityMask(int pid) {
+  constexpr size_t bits = 8 * sizeof(unsigned long);
+  for (size_t cpus = 1024; cpus <= (size_t(1) << 20); cpus *= 2) {
+    std::vector<unsigned long> mask(cpus / bits, 0);
+    if (sched_getaffinity(pid, mask.size() * sizeof(unsigned long),
+                          reinterpret_cast<cpu_set_t *>(mask.data())) == 0)
+      return mask;
+    if (errno != EINVAL)
+      return {};
   }
-  return 0;
+  return {};
+}
+
+int affinityCpuCount(int pid) {
+  int count = 0;
+  for (unsigned long word : affinityMask(pid))
+    count += __builtin_popcountl(word);
+  return count;
+}
+
+int adoptAffinityOf(int pid) {
+  std::vector<unsigned long> mask = affinityMask(pid);
+  if (mask.empty())
+    return 0;
+  DIR *tasks = opendir("/proc/self/task");
+  if (!tasks)
+    return 0;
+  bool all = true;
+  while (dirent *entry = readdir(tasks)) {
+    long tid = std::strtol(entry->d_name, nullptr, 10);
+    if (tid <= 0)
+      continue; // "." and "..".
+    // A thread that ended since the listing is no failure.
+    if (sched_setaffinity(static_cast<pid_t>(tid),
+                          mask.size() * sizeof(unsigned long),
+                          reinterpret_cast<cpu_set_t *>(mask.data())) != 0 &&
+        errno != ESRCH)
+      all = false;
+  }
+  closedir(tasks);
+  return all ? affinityCpuCount() : 0;
 }
 
 int usableCpuCount() {

@@ -1,6 +1,7 @@
 //===- Cluster.cpp - a cluster of processes, each a task -------------------===//
 
 #include "gplace/Tooling/Cluster.h"
+#include "gplace/Runtime/Threads.h"
 
 #include "mlir/IR/OperationSupport.h"
 #include "llvm/ADT/StringExtras.h"
@@ -8,7 +9,10 @@
 #include "llvm/Support/xxhash.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <cstdlib>
 #include <set>
+
+#include <unistd.h>
 
 #ifdef GPLACE_HAVE_MPI
 #include "gplace/Runtime/MpiTransport.h"
@@ -152,11 +156,36 @@ std::string tooling::bindingWarning(const rt::Plan &local, llvm::StringRef task,
   return "task " + task.str() + " may run on " + cpus(affinityCpus) +
          " and the MPI daemon that started it on " +
          std::to_string(parentCpus) +
-         " (mpirun binds each task to a core by default), and its part of "
+         " (a binding asked of mpirun, or taskset), and its part of "
          "the plan has " +
          std::to_string(streams.size()) +
          " streams, one thread each, which share them; start it with "
          "`mpirun --bind-to none` (docs/distributed.md)";
+}
+
+std::string tooling::adoptDaemonAffinity(llvm::StringRef task) {
+  auto given = [](const char *name) { return std::getenv(name) != nullptr; };
+  const char *bound = std::getenv("OMPI_MCA_orte_bound_at_launch");
+  if (!bound || llvm::StringRef(bound) != "1" ||
+      given("OMPI_MCA_hwloc_base_binding_policy") ||
+      given("OMPI_MCA_rmaps_base_mapping_policy") ||
+      given("OMPI_MCA_rmaps_base_cpus_per_rank"))
+    return "";
+  int parent = static_cast<int>(getppid());
+  int own = rt::affinityCpuCount(), daemon = rt::affinityCpuCount(parent);
+  if (own <= 0 || daemon <= own)
+    return "";
+  int now = rt::adoptAffinityOf(parent);
+  if (now <= own)
+    return "";
+  auto cpus = [](int n) {
+    return std::to_string(n) + (n == 1 ? " CPU" : " CPUs");
+  };
+  return "task " + task.str() + " was bound to " + cpus(own) +
+         " by mpirun's default binding; it runs on the " + cpus(now) +
+         " of the MPI daemon that started it, as with `mpirun --bind-to "
+         "none` (an explicit --bind-to, --map-by or --cpus-per-rank keeps "
+         "mpirun's binding; docs/distributed.md)";
 }
 
 const llvm::cl::OptionCategory &tooling::clusterCategory() {
@@ -257,6 +286,10 @@ rt::StatusOr<ClusterTask> tooling::startClusterFromFlags(int *argc,
   cluster.rank = (*mpi)->rank();
   cluster.transport = std::move(*mpi);
   cluster.spec = std::move(*spec);
+  // Before any thread of the run starts (MPI's own are moved too).
+  std::string note = adoptDaemonAffinity(cluster.task()->str());
+  if (!note.empty()) // One write: every task's stderr is mpirun's.
+    llvm::errs() << ("gplace-run: note: " + note + "\n");
   return cluster;
 #else
   (void)argc;

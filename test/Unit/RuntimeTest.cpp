@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <condition_variable>
@@ -27,6 +28,9 @@
 #include <thread>
 
 #include <sched.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 using namespace gplace;
 using namespace gplace::runtime;
@@ -2501,6 +2505,55 @@ TEST(Threads, UsableCpusAreTheAffinityMasksAtMost) {
   int cpus = usableCpuCount();
   EXPECT_GE(cpus, 1);
   EXPECT_LE(cpus, CPU_COUNT(&set));
+}
+
+// adoptAffinityOf gives every thread the other process's mask (as a task
+// bound by mpirun takes its daemon's): a child narrowed to one CPU, with a
+// second thread narrowed too, takes this process's CPUs; a process that
+// does not exist changes nothing and returns 0.
+TEST(Threads, AdoptAffinityOfGivesEveryThreadTheOthersMask) {
+  int cpus = affinityCpuCount();
+  if (cpus < 2)
+    GTEST_SKIP() << "needs 2 CPUs in this process's affinity mask";
+  EXPECT_EQ(affinityCpuCount(static_cast<int>(getpid())), cpus);
+  pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    ASSERT_EQ(sched_getaffinity(0, sizeof one, &one), 0);
+    int first = 0;
+    while (!CPU_ISSET(first, &one))
+      ++first;
+    CPU_ZERO(&one);
+    CPU_SET(first, &one);
+    sched_setaffinity(0, sizeof one, &one);
+    std::atomic<long> tid{0};
+    std::atomic<bool> done{false};
+    std::thread other([&] {
+      tid = static_cast<long>(syscall(SYS_gettid));
+      while (!done)
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    });
+    while (!tid)
+      std::this_thread::yield();
+    int narrowed = affinityCpuCount();
+    int adopted = adoptAffinityOf(static_cast<int>(getppid()));
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    sched_getaffinity(static_cast<pid_t>(tid.load()), sizeof set, &set);
+    int threadCpus = CPU_COUNT(&set);
+    done = true;
+    other.join();
+    bool missing = adoptAffinityOf(1 << 30) == 0;
+    _exit(narrowed == 1 && adopted == cpus && threadCpus == cpus &&
+                  affinityCpuCount() == cpus && missing
+              ? 0
+              : 1);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 }
 
 TEST(Threads, AFixedCountStaysAndAZeroAdaptsUpToTheCpus) {

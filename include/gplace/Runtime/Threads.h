@@ -36,6 +36,13 @@ std::string cgroupV2Dir();
 /// (no such process, not permitted).
 int affinityCpuCount(int pid = 0);
 
+/// Gives every thread of this process the affinity mask of process `pid`
+/// (sched_getaffinity, then sched_setaffinity on each thread of
+/// /proc/self/task; threads started later inherit it), as `taskset -a -p`
+/// does. Returns the CPUs this process may now run on, or 0 where the mask
+/// could not be read or a thread's could not be set (those keep theirs).
+int adoptAffinityOf(int pid);
+
 /// The CPUs this process may run on: those of its affinity mask
 /// (sched_getaffinity, as TensorFlow's port::NumSchedulableCPUs), at most
 /// its cgroup's CPU quota rounded up (cgroup v2 cpu.max, v1

@@ -58,6 +58,19 @@ runtime::StatusOr<runtime::Plan> localPlan(const runtime::Plan &plan,
 std::string bindingWarning(const runtime::Plan &local, llvm::StringRef task,
                            int affinityCpus, int parentCpus);
 
+/// Undoes Open MPI's default binding of this task, named `task` in the
+/// message: where the task was bound at launch
+/// (OMPI_MCA_orte_bound_at_launch=1: Open MPI 4 binds each rank to a core
+/// when it starts two or fewer, to a socket beyond) without a binding, a
+/// mapping or CPUs per rank the user asked for (mpirun's --bind-to,
+/// --map-by, --cpus-per-rank, or their OMPI_MCA_ variables), and its MPI
+/// daemon (the parent process) may run on more CPUs, every thread of this
+/// process takes the daemon's affinity (runtime::adoptAffinityOf), as
+/// `mpirun --bind-to none` would have given it, Horovod's advice for tasks
+/// that run threads of their own. Returns the note that says so, or ""
+/// where nothing changed. Call it before the run starts its threads.
+std::string adoptDaemonAffinity(llvm::StringRef task);
+
 /// Registers gplace-run's cluster flags (--cluster, --transfer-timeout),
 /// listed by --help under clusterCategory(). Call once, before
 /// cl::ParseCommandLineOptions.
