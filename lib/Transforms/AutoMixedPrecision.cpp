@@ -84,9 +84,27 @@ struct AutoMixedPrecisionPass
     }
     DeviceSet devices = getModuleDevices(module).value_or(
         DeviceSet::localhost(/*numCpus=*/1, /*numGpus=*/0));
-    for (const DeviceName &device : devices.devices())
-      if (device.type)
-        deviceTypes.insert(*device.type);
+    // The compute capability the 16-bit type needs on a CUDA GPU, as
+    // Grappler's auto_mixed_precision asks 7.0 for f16 (tensor cores); bf16
+    // needs 8.0 (cuDNN's and cuBLAS's bf16).
+    std::pair<int, int> needed =
+        lowKind == ElementType::BF16 ? std::pair(8, 0) : std::pair(7, 0);
+    for (const DeviceName &device : devices.devices()) {
+      if (!device.type)
+        continue;
+      deviceTypes.insert(*device.type);
+      const DeviceAttributes *attributes = devices.find(device);
+      std::optional<std::pair<int, int>> capability =
+          attributes ? computeCapability(attributes->description)
+                     : std::nullopt;
+      if (*device.type == DeviceType::GPU && capability &&
+          *capability < needed && oldGpu.empty())
+        oldGpu = "GPU (" + device.str() + " has compute capability " +
+                 std::to_string(capability->first) + "." +
+                 std::to_string(capability->second) + ", and " + type +
+                 " needs " + std::to_string(needed.first) + "." +
+                 std::to_string(needed.second) + ")";
+    }
     bool changed = false;
     for (auto func : module.getOps<func::FuncOp>())
       changed |= runOnFunction(func);
@@ -106,12 +124,33 @@ struct AutoMixedPrecisionPass
       if (!registry.hasKernel(name, ElementType::F32, device))
         continue;
       any = true;
+      if (device == DeviceType::GPU && !oldGpu.empty()) {
+        missing = oldGpu;
+        return false;
+      }
       if (!registry.hasKernel(name, lowKind, device)) {
         missing = std::string(deviceTypeName(device));
         return false;
       }
     }
     return any;
+  }
+
+  /// The compute capability in a CUDA GPU's physical description
+  /// ("..., compute capability: 7.5"); std::nullopt where there is none
+  /// (an emulated GPU, "unknown").
+  static std::optional<std::pair<int, int>>
+  computeCapability(llvm::StringRef description) {
+    constexpr llvm::StringLiteral key = "compute capability: ";
+    size_t at = description.find(key);
+    if (at == llvm::StringRef::npos)
+      return std::nullopt;
+    auto [major, minor] =
+        description.drop_front(at + key.size()).split(',').first.split('.');
+    int a = 0, b = 0;
+    if (major.trim().getAsInteger(10, a) || minor.trim().getAsInteger(10, b))
+      return std::nullopt;
+    return std::pair(a, b);
   }
 
   /// Whether `op` runs in the 16-bit type: an allow-listed op with an f32
@@ -510,6 +549,10 @@ struct AutoMixedPrecisionPass
   ElementType lowKind = ElementType::BF16;
   StringRef lowSuffix;
   std::set<DeviceType> deviceTypes;
+  /// The first GPU of the module below the compute capability the 16-bit
+  /// type needs, as the remark names it; "" if none: GPUs then have no
+  /// 16-bit kernels.
+  std::string oldGpu;
   llvm::DenseMap<Operation *, std::string> nameOf;
   llvm::DenseSet<Operation *> pinned, lowOps, created;
   llvm::DenseMap<std::pair<Value, Type>, Value> casts;

@@ -6,17 +6,22 @@
 // gplace.gradients differentiates with respect to; conv2d is 16-bit in a
 // module with GPUs too.
 // RUN: gplace-opt %s --split-input-file --gplace-auto-mixed-precision 2>/dev/null | FileCheck %s
-// RUN: gplace-opt %s --split-input-file --gplace-auto-mixed-precision 2>&1 >/dev/null | FileCheck %s --allow-empty --check-prefix=REMARK
+// RUN: gplace-opt %s --split-input-file --gplace-auto-mixed-precision 2>&1 >/dev/null | FileCheck %s --check-prefix=REMARK
 // RUN: gplace-opt %s --split-input-file --gplace-auto-mixed-precision=type=f16 2>/dev/null | FileCheck %s --check-prefix=F16
-// RUN: gplace-opt %s --split-input-file --gplace-auto-mixed-precision=type=f16 2>&1 >/dev/null | FileCheck %s --allow-empty --check-prefix=F16-REMARK
+// RUN: gplace-opt %s --split-input-file --gplace-auto-mixed-precision=type=f16 2>&1 >/dev/null | FileCheck %s --check-prefix=F16-REMARK
 // RUN: not gplace-opt %s --split-input-file --gplace-auto-mixed-precision=type=f8 2>&1 | FileCheck %s --check-prefix=BAD
 // BAD: error: gplace-auto-mixed-precision: type must be 'bf16' or 'f16', not 'f8'
 // The pass's output is a fixed point, and differentiates.
 // RUN: gplace-opt %s --split-input-file --gplace-auto-mixed-precision --gplace-auto-mixed-precision --gplace-differentiate 2>&1 | FileCheck %s --check-prefix=GRAD
 
-// Every allow-listed op has 16-bit kernels on the CPU and on GPUs: no
-// remark.
+// Every allow-listed op has 16-bit kernels on the CPU and on GPUs; on a
+// CUDA GPU below the compute capability the type needs (bf16: 8.0; f16:
+// 7.0, Grappler's), they stay f32 and say so. (The remarks, on stderr,
+// come first: at the top of the file.)
+// REMARK: remark: gplace-auto-mixed-precision: 'turing_conv' stays in f32: no bf16 kernel on GPU (/job:localhost/replica:0/task:0/device:GPU:0 has compute capability 7.5, and bf16 needs 8.0)
+// REMARK: remark: gplace-auto-mixed-precision: 'pascal_conv' stays in f32: no bf16 kernel on GPU (/job:localhost/replica:0/task:0/device:GPU:1 has compute capability 6.0, and bf16 needs 8.0)
 // REMARK-NOT: remark
+// F16-REMARK: remark: gplace-auto-mixed-precision: 'pascal_conv' stays in f32: no f16 kernel on GPU (/job:localhost/replica:0/task:0/device:GPU:1 has compute capability 6.0, and f16 needs 7.0)
 // F16-REMARK-NOT: remark
 
 // CHECK-LABEL: func.func @train
@@ -159,6 +164,35 @@ module attributes {gplace.devices = [#gplace.device<"/job:localhost/replica:0/ta
     %y = gplace.conv2d %x, %w strides = [1, 1, 1, 1] padding = "SAME" {name = "gpu_conv"} : tensor<1x4x4x1xf32>, tensor<2x2x1x1xf32> -> tensor<1x4x4x1xf32>
     %r = gplace.relu %y : tensor<1x4x4x1xf32>
     return %r : tensor<1x4x4x1xf32>
+  }
+}
+
+// -----
+
+// A CUDA GPU of compute capability 7.5 (its description, as gplace-run
+// writes it) has no bf16 convolutions (the remark above), and f16 ones.
+// CHECK-LABEL: func.func @turing_conv
+// CHECK-NEXT: gplace.conv2d {{.*}} -> tensor<1x4x4x1xf32>
+// F16-LABEL: func.func @turing_conv
+// F16: gplace.conv2d {{.*}} -> tensor<1x4x4x1xf16>
+module attributes {gplace.devices = [#gplace.device<"/job:localhost/replica:0/task:0/device:CPU:0">, #gplace.device<"/job:localhost/replica:0/task:0/device:GPU:0", description = "device: 0, name: Tesla T4, pci bus id: 0000:00:04.0, compute capability: 7.5">]} {
+  func.func @turing_conv(%x: tensor<1x4x4x1xf32>, %w: tensor<2x2x1x1xf32>) -> tensor<1x4x4x1xf32> {
+    %y = gplace.conv2d %x, %w strides = [1, 1, 1, 1] padding = "SAME" {name = "turing_conv"} : tensor<1x4x4x1xf32>, tensor<2x2x1x1xf32> -> tensor<1x4x4x1xf32>
+    return %y : tensor<1x4x4x1xf32>
+  }
+}
+
+// -----
+
+// One GPU of 6.0 among newer ones: neither type on GPUs.
+// CHECK-LABEL: func.func @pascal_conv
+// CHECK-NEXT: gplace.conv2d {{.*}} -> tensor<1x4x4x1xf32>
+// F16-LABEL: func.func @pascal_conv
+// F16-NEXT: gplace.conv2d {{.*}} -> tensor<1x4x4x1xf32>
+module attributes {gplace.devices = [#gplace.device<"/job:localhost/replica:0/task:0/device:CPU:0">, #gplace.device<"/job:localhost/replica:0/task:0/device:GPU:0", description = "device: 0, name: NVIDIA H100, pci bus id: 0000:00:04.0, compute capability: 9.0">, #gplace.device<"/job:localhost/replica:0/task:0/device:GPU:1", description = "device: 1, name: Tesla P100, pci bus id: 0000:00:05.0, compute capability: 6.0">]} {
+  func.func @pascal_conv(%x: tensor<1x4x4x1xf32>, %w: tensor<2x2x1x1xf32>) -> tensor<1x4x4x1xf32> {
+    %y = gplace.conv2d %x, %w strides = [1, 1, 1, 1] padding = "SAME" {name = "pascal_conv"} : tensor<1x4x4x1xf32>, tensor<2x2x1x1xf32> -> tensor<1x4x4x1xf32>
+    return %y : tensor<1x4x4x1xf32>
   }
 }
 

@@ -117,7 +117,7 @@ public:
              std::shared_ptr<PhysicalGpu> gpu, bool allowTf32)
       : Device(std::move(name), std::move(description), limit),
         gpu_(std::move(gpu)), allowTf32_(allowTf32),
-        cudnn_(allowTf32, gpu_->context) {}
+        cudnn_(allowTf32, gpu_->context, gpu_->ccMajor) {}
 
   Status open(bool allowGrowth) {
     const CudaLibraries &libs = CudaLibraries::get();

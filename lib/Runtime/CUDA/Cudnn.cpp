@@ -178,7 +178,11 @@ struct CudnnKernels::Launch final : KernelState {
   /// A convolution's algorithms from cuDNN's heuristics, best first, that
   /// run and need at most kMaxWorkspace bytes: (algorithm, bytes).
   std::vector<std::pair<int, size_t>> algorithms;
+  /// Each algorithm's math type, as the heuristics reported it (its
+  /// workspace is for that math type).
+  std::vector<cudnnMathType_t> mathTypes;
   int algorithm = 0;
+  cudnnMathType_t mathType = CUDNN_DEFAULT_MATH; ///< The chosen one's.
   size_t workspaceBytes = 0; ///< The chosen algorithm's workspace.
   /// Where the launch's buffers are: the plan's workspace
   /// (KernelCall::workspace), the algorithm's workspace at its start and
@@ -261,8 +265,8 @@ std::string cudnnNote() {
 
 namespace gplace::runtime::cuda {
 
-CudnnKernels::CudnnKernels(bool allowTf32, CUcontext context)
-    : allowTf32_(allowTf32), context_(context) {}
+CudnnKernels::CudnnKernels(bool allowTf32, CUcontext context, int ccMajor)
+    : allowTf32_(allowTf32), context_(context), ccMajor_(ccMajor) {}
 
 CudnnKernels::~CudnnKernels() { release(); }
 
@@ -414,6 +418,14 @@ Status CudnnKernels::describeLaunch(const KernelCall &call, Launch &l) {
   bool first = p.channelsFirst;
   if (l.emptyOutput || l.emptyInput)
     return Status::ok();
+  // cuDNN's bf16 (PSEUDO_BFLOAT16_CONFIG) needs Ampere or later; said
+  // here, when the plan loads, rather than by a failed launch mid-run.
+  // (Mixed precision leaves such GPUs in f32.)
+  if (l.type == ElementType::BF16 && ccMajor_ < 8)
+    return Status::invalidArgument(
+        opName(call.kernel) + " in bf16 on a CUDA GPU of compute capability " +
+        std::to_string(ccMajor_) +
+        ".x: cuDNN's bf16 needs 8.0; use f16 or f32, or place it on the CPU");
 
   switch (l.role) {
   case Role::ConvForward:
@@ -471,9 +483,11 @@ Status CudnnKernels::describeLaunch(const KernelCall &call, Launch &l) {
     auto choose = [&](auto *perf, int returned) -> Status {
       for (int i = 0; i < returned; ++i)
         if (perf[i].status == CUDNN_STATUS_SUCCESS &&
-            perf[i].memory <= kMaxWorkspace)
+            perf[i].memory <= kMaxWorkspace) {
           l.algorithms.emplace_back(static_cast<int>(perf[i].algo),
                                     perf[i].memory);
+          l.mathTypes.push_back(perf[i].mathType);
+        }
       if (!l.algorithms.empty())
         return Status::ok();
       return Status::invalidArgument("cuDNN has no algorithm for " +
@@ -595,6 +609,7 @@ static std::optional<size_t> layOut(CudnnKernels::Launch &l, size_t budget) {
       return std::nullopt;
     l.algorithm = fits->first;
     l.workspaceBytes = fits->second;
+    l.mathType = l.mathTypes[fits - l.algorithms.begin()];
   }
   size_t offset = alignPart(l.workspaceBytes);
   auto place = [&](size_t *at, size_t bytes, bool needed) {
@@ -653,6 +668,11 @@ Status CudnnKernels::prepare(const KernelCall &call, int stream) {
         GPLACE_RETURN_IF_ERROR(allocate(&l.scaled, l.scaledBytes));
       GPLACE_RETURN_IF_ERROR(growWorkspace(stream, l.workspaceBytes));
     }
+    // A 16-bit convolution runs in its algorithm's math type (tensor ops,
+    // or not), whose workspace the heuristics measured, as PyTorch sets
+    // each algorithm's; f32 keeps --gpu-allow-tf32's.
+    if (l.conv && l.type != ElementType::F32)
+      GPLACE_CUDNN_CHECK(cudnnSetConvolutionMathType, l.conv, l.mathType);
     if (!l.factorValues.empty()) {
       // In the pooled tensor's type, as cudnnOpTensor multiplies them
       // (rounded to nearest: within the 16-bit result's own rounding).

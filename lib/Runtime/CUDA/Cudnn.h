@@ -48,16 +48,17 @@ public:
   /// `allowTf32`: TF32 tensor cores for f32 convolutions
   /// (--gpu-allow-tf32); else cuDNN's FMA-only math (f16 and bf16 ones
   /// always run on tensor cores, accumulating in f32). `context`: the
-  /// device's, made current to free a launch's buffers.
-  CudnnKernels(bool allowTf32, CUcontext context);
+  /// device's, made current to free a launch's buffers. `ccMajor`: the
+  /// GPU's compute capability's major number (bf16 needs 8).
+  CudnnKernels(bool allowTf32, CUcontext context, int ccMajor);
   ~CudnnKernels();
 
   /// Sets up `call` (a kernel isCudnnKernel accepts) on `stream` (its
   /// index, for the workspace), with the device's context current.
   /// Errors: cuDNN unavailable (unavailable); invalid argument for what
-  /// cuDNN cannot run: a dilated pool, the gradient of an inference-mode
-  /// batch norm, a tensor of 2^31 elements or more; cuDNN's or the
-  /// driver's errors.
+  /// cuDNN cannot run: bf16 below compute capability 8.0, a dilated pool, the
+  /// gradient of an inference-mode batch norm, a tensor of 2^31 elements or
+  /// more; cuDNN's or the driver's errors.
   Status prepare(const KernelCall &call, int stream);
 
   /// Whether workspaceBytes() can be above 0 for `kernel`: the
@@ -97,6 +98,7 @@ private:
 
   bool allowTf32_;
   CUcontext context_;
+  int ccMajor_;
   cudnnHandle_t handle_ = nullptr;
   std::mutex mutex_;
   /// Per stream index: the workspace and its size in bytes; workspaces
