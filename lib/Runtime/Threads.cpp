@@ -14,7 +14,6 @@
 #include <stdexcept>
 #include <string>
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <sched.h>
 #include <sys/syscall.h>
@@ -140,11 +139,9 @@ std::string cgroupV2Dir() {
   return "/sys/fs/cgroup" + cgroup;
 }
 
-/// The affinity mask of process `pid` (0: this one) as cpu_set_t's words,
-/// sized for the CPUs the kernel may have (a fixed cpu_set_t holds 1024,
-/// and sched_getaffinity fails past that: doubled while too small); empty
-/// where it cannot be read.
-static std::vector<unsigned long> affinityMask(int pid) {
+std::vector<unsigned long> affinityMask(int pid) {
+  // Sized for the CPUs the kernel may have (a fixed cpu_set_t holds 1024,
+  // and sched_getaffinity fails past that), doubled while too small.
   constexpr size_t bits = 8 * sizeof(unsigned long);
   for (size_t cpus = 1024; cpus <= (size_t(1) << 20); cpus *= 2) {
     std::vector<unsigned long> mask(cpus / bits, 0);
@@ -164,27 +161,11 @@ int affinityCpuCount(int pid) {
   return count;
 }
 
-int adoptAffinityOf(int pid) {
-  std::vector<unsigned long> mask = affinityMask(pid);
-  if (mask.empty())
-    return 0;
-  DIR *tasks = opendir("/proc/self/task");
-  if (!tasks)
-    return 0;
-  bool all = true;
-  while (dirent *entry = readdir(tasks)) {
-    long tid = std::strtol(entry->d_name, nullptr, 10);
-    if (tid <= 0)
-      continue; // "." and "..".
-    // A thread that ended since the listing is no failure.
-    if (sched_setaffinity(static_cast<pid_t>(tid),
-                          mask.size() * sizeof(unsigned long),
-                          reinterpret_cast<cpu_set_t *>(mask.data())) != 0 &&
-        errno != ESRCH)
-      all = false;
-  }
-  closedir(tasks);
-  return all ? affinityCpuCount() : 0;
+bool setThreadAffinity(const std::vector<unsigned long> &mask) {
+  return !mask.empty() &&
+         sched_setaffinity(0, mask.size() * sizeof(unsigned long),
+                           reinterpret_cast<const cpu_set_t *>(mask.data())) ==
+             0;
 }
 
 int usableCpuCount() {

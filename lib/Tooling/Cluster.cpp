@@ -163,29 +163,74 @@ std::string tooling::bindingWarning(const rt::Plan &local, llvm::StringRef task,
          "`mpirun --bind-to none` (docs/distributed.md)";
 }
 
-std::string tooling::adoptDaemonAffinity(llvm::StringRef task) {
-  auto given = [](const char *name) { return std::getenv(name) != nullptr; };
-  const char *bound = std::getenv("OMPI_MCA_orte_bound_at_launch");
-  if (!bound || llvm::StringRef(bound) != "1" ||
-      given("OMPI_MCA_hwloc_base_binding_policy") ||
-      given("OMPI_MCA_rmaps_base_mapping_policy") ||
-      given("OMPI_MCA_rmaps_base_cpus_per_rank"))
+bool tooling::adoptsDaemonAffinity(
+    llvm::function_ref<const char *(const char *)> env,
+    const std::vector<unsigned long> &own,
+    const std::vector<unsigned long> &daemon) {
+  const char *bound = env("OMPI_MCA_orte_bound_at_launch");
+  const char *local = env("OMPI_COMM_WORLD_LOCAL_SIZE");
+  int ranks = 0;
+  if (!bound || llvm::StringRef(bound) != "1" || !local ||
+      llvm::StringRef(local).getAsInteger(10, ranks) || ranks < 1 || ranks > 2)
+    return false;
+  for (const char *asked :
+       {"OMPI_MCA_hwloc_base_binding_policy",
+        "OMPI_MCA_hwloc_base_bind_to_core",
+        "OMPI_MCA_hwloc_base_bind_to_socket", "OMPI_MCA_hwloc_base_cpu_list",
+        "OMPI_MCA_hwloc_base_cpu_set", "OMPI_MCA_hwloc_base_report_bindings",
+        "OMPI_MCA_rmaps_base_mapping_policy",
+        "OMPI_MCA_rmaps_base_cpus_per_rank", "OMPI_MCA_orte_rankfile",
+        "OMPI_MCA_rmaps_rank_file_path"})
+    if (env(asked))
+      return false;
+  // own strictly inside daemon.
+  if (own.empty() || daemon.empty())
+    return false;
+  bool smaller = false;
+  for (size_t i = 0; i < std::max(own.size(), daemon.size()); ++i) {
+    unsigned long a = i < own.size() ? own[i] : 0;
+    unsigned long b = i < daemon.size() ? daemon[i] : 0;
+    if (a & ~b)
+      return false;
+    smaller |= a != b;
+  }
+  return smaller;
+}
+
+bool tooling::adoptDaemonAffinityBeforeExec() {
+  if (std::getenv("GPLACE_ADOPTED_AFFINITY"))
+    return false; // Moved already (this is the exec).
+  std::vector<unsigned long> own = rt::affinityMask();
+  std::vector<unsigned long> daemon =
+      rt::affinityMask(static_cast<int>(getppid()));
+  if (!adoptsDaemonAffinity(std::getenv, own, daemon))
+    return false;
+  int before = rt::affinityCpuCount();
+  if (!rt::setThreadAffinity(daemon))
+    return false;
+  std::string record =
+      std::to_string(before) + "," + std::to_string(rt::affinityCpuCount());
+  ::setenv("GPLACE_ADOPTED_AFFINITY", record.c_str(), 1);
+  return true;
+}
+
+std::string tooling::takeAdoptedAffinityNote(llvm::StringRef task) {
+  const char *record = std::getenv("GPLACE_ADOPTED_AFFINITY");
+  if (!record)
     return "";
-  int parent = static_cast<int>(getppid());
-  int own = rt::affinityCpuCount(), daemon = rt::affinityCpuCount(parent);
-  if (own <= 0 || daemon <= own)
-    return "";
-  int now = rt::adoptAffinityOf(parent);
-  if (now <= own)
+  auto [first, second] = llvm::StringRef(record).split(',');
+  int before = 0, now = 0;
+  bool bad = first.getAsInteger(10, before) || second.getAsInteger(10, now);
+  ::unsetenv("GPLACE_ADOPTED_AFFINITY");
+  if (bad)
     return "";
   auto cpus = [](int n) {
     return std::to_string(n) + (n == 1 ? " CPU" : " CPUs");
   };
-  return "task " + task.str() + " was bound to " + cpus(own) +
+  return task.str() + " was bound to " + cpus(before) +
          " by mpirun's default binding; it runs on the " + cpus(now) +
          " of the MPI daemon that started it, as with `mpirun --bind-to "
-         "none` (an explicit --bind-to, --map-by or --cpus-per-rank keeps "
-         "mpirun's binding; docs/distributed.md)";
+         "none` (a binding asked of mpirun is kept; docs/distributed.md)";
 }
 
 const llvm::cl::OptionCategory &tooling::clusterCategory() {
@@ -255,6 +300,13 @@ rt::StatusOr<ClusterTask> tooling::startClusterFromFlags(int *argc,
     return rt::Status::invalidArgument(
         "--cluster needs the jobs and their task counts (worker:4)");
   if (flags.spec.empty()) {
+    // Started by mpirun without --cluster: a process of its own.
+    if (const char *rank = std::getenv("OMPI_COMM_WORLD_RANK")) {
+      std::string note =
+          takeAdoptedAffinityNote("MPI rank " + std::string(rank));
+      if (!note.empty())
+        llvm::errs() << ("gplace-run: note: " + note + "\n");
+    }
     // A flag that applies to a cluster alone is an error without one.
     if (flags.transferTimeout.getNumOccurrences())
       return rt::Status::invalidArgument(
@@ -286,8 +338,7 @@ rt::StatusOr<ClusterTask> tooling::startClusterFromFlags(int *argc,
   cluster.rank = (*mpi)->rank();
   cluster.transport = std::move(*mpi);
   cluster.spec = std::move(*spec);
-  // Before any thread of the run starts (MPI's own are moved too).
-  std::string note = adoptDaemonAffinity(cluster.task()->str());
+  std::string note = takeAdoptedAffinityNote("task " + cluster.task()->str());
   if (!note.empty()) // One write: every task's stderr is mpirun's.
     llvm::errs() << ("gplace-run: note: " + note + "\n");
   return cluster;

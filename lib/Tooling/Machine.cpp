@@ -4,7 +4,9 @@
 
 #include "gplace/Runtime/Cuda.h"
 #include "gplace/Runtime/Kernels.h"
+#include "gplace/Runtime/Threads.h"
 #include "gplace/Support/GpuStatus.h"
+#include "gplace/Tooling/Cluster.h"
 
 #include "llvm/ADT/STLExtras.h"
 
@@ -362,10 +364,20 @@ std::string gplace::tooling::describeMachine(Machine &machine) {
   return text + "\n";
 }
 
-void gplace::tooling::reexecForBlasCoreType(char **argv) {
+void gplace::tooling::reexecAtStartup(char **argv) {
+  std::vector<unsigned long> own = rt::affinityMask();
+  bool again = adoptDaemonAffinityBeforeExec();
   if (std::optional<std::string> core = rt::preferredBlasCoreType()) {
     ::setenv("OPENBLAS_CORETYPE", core->c_str(), 1);
     ::setenv("GPLACE_SET_OPENBLAS_CORETYPE", "1", 1);
-    ::execv("/proc/self/exe", argv);
+    again = true;
+  }
+  if (!again)
+    return;
+  ::execv("/proc/self/exe", argv);
+  // The exec failed: as it was (the libraries loaded under the old mask).
+  if (::getenv("GPLACE_ADOPTED_AFFINITY")) {
+    rt::setThreadAffinity(own);
+    ::unsetenv("GPLACE_ADOPTED_AFFINITY");
   }
 }

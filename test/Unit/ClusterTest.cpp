@@ -5,6 +5,10 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+#include <string>
+#include <vector>
+
 using namespace gplace;
 using namespace gplace::tooling;
 namespace rt = gplace::runtime;
@@ -146,6 +150,50 @@ TEST(BindingWarning, WarnsWhenTheAffinityLeavesFewerCpusThanStreams) {
   EXPECT_NE(warning.find("has 3 streams"), std::string::npos) << warning;
   EXPECT_NE(warning.find("mpirun --bind-to none"), std::string::npos)
       << warning;
+}
+
+// A task takes its MPI daemon's CPUs only where Open MPI bound it by its
+// default policy (bound at launch, at most 2 ranks on the node, nothing
+// asked of mpirun) and its mask lies strictly inside the daemon's.
+TEST(AdoptsDaemonAffinity, OnlyOpenMpisDefaultBindingInsideTheDaemonsCpus) {
+  std::map<std::string, std::string> vars = {
+      {"OMPI_MCA_orte_bound_at_launch", "1"},
+      {"OMPI_COMM_WORLD_LOCAL_SIZE", "2"}};
+  auto env = [&](const char *name) -> const char * {
+    auto it = vars.find(name);
+    return it == vars.end() ? nullptr : it->second.c_str();
+  };
+  std::vector<unsigned long> cpu0 = {0x1}, cpu1 = {0x2}, both = {0x3};
+  EXPECT_TRUE(adoptsDaemonAffinity(env, cpu0, both));
+  EXPECT_TRUE(adoptsDaemonAffinity(env, {0x1}, {0x3, 0x0}));
+  // Not strictly inside: the same CPUs, other CPUs, unknown masks.
+  EXPECT_FALSE(adoptsDaemonAffinity(env, both, both));
+  EXPECT_FALSE(adoptsDaemonAffinity(env, cpu1, cpu0));
+  EXPECT_FALSE(adoptsDaemonAffinity(env, {0x1, 0x1}, both));
+  EXPECT_FALSE(adoptsDaemonAffinity(env, {}, both));
+  EXPECT_FALSE(adoptsDaemonAffinity(env, cpu0, {}));
+  // A binding, mapping or placement asked of mpirun.
+  for (const char *asked :
+       {"OMPI_MCA_hwloc_base_binding_policy", "OMPI_MCA_hwloc_base_cpu_list",
+        "OMPI_MCA_hwloc_base_cpu_set", "OMPI_MCA_hwloc_base_bind_to_core",
+        "OMPI_MCA_hwloc_base_report_bindings",
+        "OMPI_MCA_rmaps_base_mapping_policy",
+        "OMPI_MCA_rmaps_base_cpus_per_rank", "OMPI_MCA_orte_rankfile"}) {
+    SCOPED_TRACE(asked);
+    vars[asked] = "core";
+    EXPECT_FALSE(adoptsDaemonAffinity(env, cpu0, both));
+    vars.erase(asked);
+  }
+  // More than 2 ranks on the node (Open MPI binds to a NUMA domain then),
+  // not bound at launch, or not under Open MPI.
+  vars["OMPI_COMM_WORLD_LOCAL_SIZE"] = "3";
+  EXPECT_FALSE(adoptsDaemonAffinity(env, cpu0, both));
+  vars["OMPI_COMM_WORLD_LOCAL_SIZE"] = "1";
+  EXPECT_TRUE(adoptsDaemonAffinity(env, cpu0, both));
+  vars["OMPI_MCA_orte_bound_at_launch"] = "0";
+  EXPECT_FALSE(adoptsDaemonAffinity(env, cpu0, both));
+  vars.clear();
+  EXPECT_FALSE(adoptsDaemonAffinity(env, cpu0, both));
 }
 
 TEST(BindingWarning, IsQuietUnboundOrWithACpuPerStream) {

@@ -28,7 +28,6 @@
 #include <thread>
 
 #include <sched.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -2507,53 +2506,49 @@ TEST(Threads, UsableCpusAreTheAffinityMasksAtMost) {
   EXPECT_LE(cpus, CPU_COUNT(&set));
 }
 
-// adoptAffinityOf gives every thread the other process's mask (as a task
-// bound by mpirun takes its daemon's): a child narrowed to one CPU, with a
-// second thread narrowed too, takes this process's CPUs; a process that
-// does not exist changes nothing and returns 0.
-TEST(Threads, AdoptAffinityOfGivesEveryThreadTheOthersMask) {
+// affinityMask reads a process's mask (that of one which does not exist:
+// empty), and setThreadAffinity narrows the calling thread to one: in a
+// child, narrowed to the last CPU of this process's mask, which a thread it
+// starts then inherits. The child reports by its exit code only (no
+// GoogleTest in a forked process): 0, or the number of the check that
+// failed.
+TEST(Threads, AffinityMasksAreReadAndSet) {
+  std::vector<unsigned long> mask = affinityMask();
+  ASSERT_FALSE(mask.empty());
   int cpus = affinityCpuCount();
+  EXPECT_EQ(affinityCpuCount(static_cast<int>(getpid())), cpus);
+  EXPECT_TRUE(affinityMask(1 << 30).empty());
+  EXPECT_EQ(affinityCpuCount(1 << 30), 0);
+  EXPECT_FALSE(setThreadAffinity({}));
   if (cpus < 2)
     GTEST_SKIP() << "needs 2 CPUs in this process's affinity mask";
-  EXPECT_EQ(affinityCpuCount(static_cast<int>(getpid())), cpus);
+  constexpr size_t bits = 8 * sizeof(unsigned long);
+  size_t last = 0;
+  for (size_t cpu = 0; cpu < mask.size() * bits; ++cpu)
+    if (mask[cpu / bits] >> (cpu % bits) & 1)
+      last = cpu;
+  std::vector<unsigned long> one(mask.size(), 0);
+  one[last / bits] = 1ul << (last % bits);
   pid_t child = fork();
   ASSERT_GE(child, 0);
   if (child == 0) {
-    cpu_set_t one;
-    CPU_ZERO(&one);
-    ASSERT_EQ(sched_getaffinity(0, sizeof one, &one), 0);
-    int first = 0;
-    while (!CPU_ISSET(first, &one))
-      ++first;
-    CPU_ZERO(&one);
-    CPU_SET(first, &one);
-    sched_setaffinity(0, sizeof one, &one);
-    std::atomic<long> tid{0};
-    std::atomic<bool> done{false};
-    std::thread other([&] {
-      tid = static_cast<long>(syscall(SYS_gettid));
-      while (!done)
-        std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    });
-    while (!tid)
-      std::this_thread::yield();
-    int narrowed = affinityCpuCount();
-    int adopted = adoptAffinityOf(static_cast<int>(getppid()));
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    sched_getaffinity(static_cast<pid_t>(tid.load()), sizeof set, &set);
-    int threadCpus = CPU_COUNT(&set);
-    done = true;
-    other.join();
-    bool missing = adoptAffinityOf(1 << 30) == 0;
-    _exit(narrowed == 1 && adopted == cpus && threadCpus == cpus &&
-                  affinityCpuCount() == cpus && missing
-              ? 0
-              : 1);
+    if (!setThreadAffinity(one))
+      _exit(1);
+    if (affinityMask() != one || affinityCpuCount() != 1)
+      _exit(2);
+    std::vector<unsigned long> inherited;
+    std::thread([&] { inherited = affinityMask(); }).join();
+    if (inherited != one)
+      _exit(3);
+    if (!setThreadAffinity(mask) || affinityCpuCount() != cpus)
+      _exit(4);
+    _exit(0);
   }
   int status = 0;
   ASSERT_EQ(waitpid(child, &status, 0), child);
-  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0)
+      << "check " << WEXITSTATUS(status) << " failed in the child";
 }
 
 TEST(Threads, AFixedCountStaysAndAZeroAdaptsUpToTheCpus) {

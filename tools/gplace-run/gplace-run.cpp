@@ -35,7 +35,7 @@ namespace rt = gplace::runtime;
 namespace tooling = gplace::tooling;
 
 static int run(int argc, char **argv) {
-  tooling::reexecForBlasCoreType(argv);
+  tooling::reexecAtStartup(argv);
   rt::stopIdleBlasThreads();
   llvm::InitLLVM initLLVM(argc, argv);
   tooling::registerRunFlags();

@@ -31,17 +31,20 @@ namespace gplace::runtime {
 /// usableHostMemoryBytes (Device.h).
 std::string cgroupV2Dir();
 
-/// The CPUs in the affinity mask of process `pid` (0: this one;
-/// sched_getaffinity, sized for any CPU count); 0 where it cannot be read
-/// (no such process, not permitted).
+/// The affinity mask of process `pid` (0: this one; for a process, its
+/// main thread's) as the words of a cpu_set_t (sched_getaffinity, sized for
+/// any CPU count); empty where it cannot be read (no such process, not
+/// permitted).
+std::vector<unsigned long> affinityMask(int pid = 0);
+
+/// The CPUs in affinityMask(pid); 0 where it cannot be read.
 int affinityCpuCount(int pid = 0);
 
-/// Gives every thread of this process the affinity mask of process `pid`
-/// (sched_getaffinity, then sched_setaffinity on each thread of
-/// /proc/self/task; threads started later inherit it), as `taskset -a -p`
-/// does. Returns the CPUs this process may now run on, or 0 where the mask
-/// could not be read or a thread's could not be set (those keep theirs).
-int adoptAffinityOf(int pid);
+/// Sets the calling thread's affinity mask to `mask` (affinityMask's
+/// words; sched_setaffinity). Threads it starts later, and the image an
+/// exec starts, inherit it. Returns false where the kernel refuses it (no
+/// allowed CPU in it, outside the cgroup's cpuset) or `mask` is empty.
+bool setThreadAffinity(const std::vector<unsigned long> &mask);
 
 /// The CPUs this process may run on: those of its affinity mask
 /// (sched_getaffinity, as TensorFlow's port::NumSchedulableCPUs), at most

@@ -18,6 +18,7 @@
 #include "gplace/Tooling/Machine.h"
 
 #include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/Support/CommandLine.h"
 
 #include <memory>
@@ -58,18 +59,37 @@ runtime::StatusOr<runtime::Plan> localPlan(const runtime::Plan &plan,
 std::string bindingWarning(const runtime::Plan &local, llvm::StringRef task,
                            int affinityCpus, int parentCpus);
 
-/// Undoes Open MPI's default binding of this task, named `task` in the
-/// message: where the task was bound at launch
-/// (OMPI_MCA_orte_bound_at_launch=1: Open MPI 4 binds each rank to a core
-/// when it starts two or fewer, to a socket beyond) without a binding, a
-/// mapping or CPUs per rank the user asked for (mpirun's --bind-to,
-/// --map-by, --cpus-per-rank, or their OMPI_MCA_ variables), and its MPI
-/// daemon (the parent process) may run on more CPUs, every thread of this
-/// process takes the daemon's affinity (runtime::adoptAffinityOf), as
-/// `mpirun --bind-to none` would have given it, Horovod's advice for tasks
-/// that run threads of their own. Returns the note that says so, or ""
-/// where nothing changed. Call it before the run starts its threads.
-std::string adoptDaemonAffinity(llvm::StringRef task);
+/// Whether a task should run on the CPUs of the MPI daemon that started
+/// it (`daemon`, its parent's affinity mask, runtime::affinityMask) rather
+/// than its own (`own`): Open MPI bound it by its default policy, and
+/// `own` is a strict subset of `daemon`. Open MPI 4 binds each rank to a
+/// core when its node runs two or fewer (to a NUMA domain beyond; none
+/// when oversubscribed), where a gplace task's threads (its streams,
+/// OpenMP's workers, MPI's progress thread) would share one core. Read
+/// from `env` (the environment; a parameter for tests): bound at launch
+/// (OMPI_MCA_orte_bound_at_launch=1), at most 2 ranks on the node
+/// (OMPI_COMM_WORLD_LOCAL_SIZE), and none of the variables mpirun sets for
+/// a binding, mapping or placement asked of it (--bind-to, --map-by,
+/// --cpus-per-rank, --cpu-list, --cpu-set, --rankfile, --report-bindings,
+/// or their OMPI_MCA_ variables). A binding set in an MCA parameter file
+/// leaves no variable and is not seen.
+bool adoptsDaemonAffinity(llvm::function_ref<const char *(const char *)> env,
+                          const std::vector<unsigned long> &own,
+                          const std::vector<unsigned long> &daemon);
+
+/// Where adoptsDaemonAffinity holds for this process (its environment, its
+/// mask and its parent's), gives the calling thread the parent's mask and
+/// records it for takeAdoptedAffinityNote (GPLACE_ADOPTED_AFFINITY =
+/// "<CPUs before>,<CPUs now>"); returns whether it did. The caller then
+/// starts the program again (exec), so that the libraries that size
+/// themselves when they load (libgomp, OpenBLAS) see the new mask, as under
+/// `mpirun --bind-to none` (reexecAtStartup, Machine.h).
+bool adoptDaemonAffinityBeforeExec();
+
+/// The note for a process that adoptDaemonAffinityBeforeExec moved, naming
+/// it `task` ("" where it was not moved); takes the record out of the
+/// environment.
+std::string takeAdoptedAffinityNote(llvm::StringRef task);
 
 /// Registers gplace-run's cluster flags (--cluster, --transfer-timeout),
 /// listed by --help under clusterCategory(). Call once, before

@@ -100,13 +100,15 @@ runtime::ExecutorOptions executorOptionsFromFlags(runtime::Transport *transport)
 /// chose its kernels.
 std::string describeMachine(Machine &machine);
 
-/// OpenBLAS picked its kernels when it loaded; where it fell back to SSE3
-/// ones on a CPU with AVX2 or AVX-512 (runtime::preferredBlasCoreType),
-/// starts the process again (execv of /proc/self/exe with `argv`) with
-/// OPENBLAS_CORETYPE naming the right ones. Returns where it does not,
-/// or where the exec fails (the process carries on with OpenBLAS's
-/// choice). Call first in main.
-void reexecForBlasCoreType(char **argv);
+/// Starts the process again (execv of /proc/self/exe with `argv`) where
+/// what the libraries chose when they loaded must change: OpenBLAS fell
+/// back to SSE3 kernels on a CPU with AVX2 or AVX-512
+/// (runtime::preferredBlasCoreType; OPENBLAS_CORETYPE then names the right
+/// ones), or an MPI task bound by Open MPI's default binding takes its
+/// daemon's CPUs (adoptDaemonAffinityBeforeExec, Cluster.h). Returns where
+/// neither holds, or where the exec fails (the process carries on as it
+/// was). Call first in main.
+void reexecAtStartup(char **argv);
 
 } // namespace gplace::tooling
 
