@@ -168,10 +168,10 @@ bool tooling::adoptsDaemonAffinity(
     const std::vector<unsigned long> &own,
     const std::vector<unsigned long> &daemon) {
   const char *bound = env("OMPI_MCA_orte_bound_at_launch");
-  const char *local = env("OMPI_COMM_WORLD_LOCAL_SIZE");
+  const char *size = env("OMPI_COMM_WORLD_SIZE");
   int ranks = 0;
-  if (!bound || llvm::StringRef(bound) != "1" || !local ||
-      llvm::StringRef(local).getAsInteger(10, ranks) || ranks < 1 || ranks > 2)
+  if (!bound || llvm::StringRef(bound) != "1" || !size ||
+      llvm::StringRef(size).getAsInteger(10, ranks) || ranks < 1 || ranks > 2)
     return false;
   for (const char *asked :
        {"OMPI_MCA_hwloc_base_binding_policy",
@@ -179,8 +179,10 @@ bool tooling::adoptsDaemonAffinity(
         "OMPI_MCA_hwloc_base_bind_to_socket", "OMPI_MCA_hwloc_base_cpu_list",
         "OMPI_MCA_hwloc_base_cpu_set", "OMPI_MCA_hwloc_base_report_bindings",
         "OMPI_MCA_rmaps_base_mapping_policy",
-        "OMPI_MCA_rmaps_base_cpus_per_rank", "OMPI_MCA_orte_rankfile",
-        "OMPI_MCA_rmaps_rank_file_path"})
+        "OMPI_MCA_rmaps_base_cpus_per_rank", "OMPI_MCA_rmaps_base_n_pernode",
+        "OMPI_MCA_rmaps_base_n_persocket", "OMPI_MCA_rmaps_ppr_n_pernode",
+        "OMPI_MCA_rmaps_ppr_n_persocket", "OMPI_MCA_rmaps_ppr_pattern",
+        "OMPI_MCA_orte_rankfile", "OMPI_MCA_rmaps_rank_file_path"})
     if (env(asked))
       return false;
   // own strictly inside daemon.
@@ -197,37 +199,62 @@ bool tooling::adoptsDaemonAffinity(
   return smaller;
 }
 
+namespace {
+/// What takeAdoptedAffinityRecord found: the CPUs before and after the
+/// move that started this image, until adoptedAffinityNote says it.
+std::optional<std::pair<int, int>> adoptedAffinity;
+constexpr const char *kAdoptedRecord = "GPLACE_ADOPTED_AFFINITY";
+} // namespace
+
+bool tooling::takeAdoptedAffinityRecord() {
+  const char *record = std::getenv(kAdoptedRecord);
+  if (!record)
+    return false;
+  llvm::SmallVector<llvm::StringRef, 3> parts;
+  llvm::StringRef(record).split(parts, ',');
+  long pid = 0;
+  int before = 0, now = 0;
+  bool ours = parts.size() == 3 && !parts[0].getAsInteger(10, pid) &&
+              !parts[1].getAsInteger(10, before) &&
+              !parts[2].getAsInteger(10, now) && pid == getpid();
+  ::unsetenv(kAdoptedRecord);
+  if (!ours)
+    return false; // Another process's (inherited): not this one's move.
+  adoptedAffinity = std::pair(before, now);
+  return true;
+}
+
 bool tooling::adoptDaemonAffinityBeforeExec() {
-  if (std::getenv("GPLACE_ADOPTED_AFFINITY"))
-    return false; // Moved already (this is the exec).
   std::vector<unsigned long> own = rt::affinityMask();
   std::vector<unsigned long> daemon =
       rt::affinityMask(static_cast<int>(getppid()));
   if (!adoptsDaemonAffinity(std::getenv, own, daemon))
     return false;
   int before = rt::affinityCpuCount();
+  // The kernel intersects the mask with the process's cpuset: moved only
+  // where that leaves more CPUs.
   if (!rt::setThreadAffinity(daemon))
     return false;
-  std::string record =
-      std::to_string(before) + "," + std::to_string(rt::affinityCpuCount());
-  ::setenv("GPLACE_ADOPTED_AFFINITY", record.c_str(), 1);
+  int now = rt::affinityCpuCount();
+  if (now <= before) {
+    rt::setThreadAffinity(own);
+    return false;
+  }
+  std::string record = std::to_string(getpid()) + "," + std::to_string(before) +
+                       "," + std::to_string(now);
+  ::setenv(kAdoptedRecord, record.c_str(), 1);
   return true;
 }
 
-std::string tooling::takeAdoptedAffinityNote(llvm::StringRef task) {
-  const char *record = std::getenv("GPLACE_ADOPTED_AFFINITY");
-  if (!record)
+std::string tooling::adoptedAffinityNote(llvm::StringRef process) {
+  if (!adoptedAffinity)
     return "";
-  auto [first, second] = llvm::StringRef(record).split(',');
-  int before = 0, now = 0;
-  bool bad = first.getAsInteger(10, before) || second.getAsInteger(10, now);
-  ::unsetenv("GPLACE_ADOPTED_AFFINITY");
-  if (bad)
-    return "";
+  auto [before, now] = *adoptedAffinity;
+  adoptedAffinity.reset();
   auto cpus = [](int n) {
     return std::to_string(n) + (n == 1 ? " CPU" : " CPUs");
   };
-  return task.str() + " was bound to " + cpus(before) +
+  return process.str() + " was bound to " + cpus(before) +
          " by mpirun's default binding; it runs on the " + cpus(now) +
          " of the MPI daemon that started it, as with `mpirun --bind-to "
          "none` (a binding asked of mpirun is kept; docs/distributed.md)";
@@ -302,8 +329,7 @@ rt::StatusOr<ClusterTask> tooling::startClusterFromFlags(int *argc,
   if (flags.spec.empty()) {
     // Started by mpirun without --cluster: a process of its own.
     if (const char *rank = std::getenv("OMPI_COMM_WORLD_RANK")) {
-      std::string note =
-          takeAdoptedAffinityNote("MPI rank " + std::string(rank));
+      std::string note = adoptedAffinityNote("MPI rank " + std::string(rank));
       if (!note.empty())
         llvm::errs() << ("gplace-run: note: " + note + "\n");
     }
@@ -338,7 +364,7 @@ rt::StatusOr<ClusterTask> tooling::startClusterFromFlags(int *argc,
   cluster.rank = (*mpi)->rank();
   cluster.transport = std::move(*mpi);
   cluster.spec = std::move(*spec);
-  std::string note = takeAdoptedAffinityNote("task " + cluster.task()->str());
+  std::string note = adoptedAffinityNote("task " + cluster.task()->str());
   if (!note.empty()) // One write: every task's stderr is mpirun's.
     llvm::errs() << ("gplace-run: note: " + note + "\n");
   return cluster;

@@ -9,8 +9,11 @@
 #include "gplace/Tooling/Cluster.h"
 
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/raw_ostream.h"
 
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <limits>
 #include <map>
 #include <unistd.h>
@@ -365,19 +368,31 @@ std::string gplace::tooling::describeMachine(Machine &machine) {
 }
 
 void gplace::tooling::reexecAtStartup(char **argv) {
+  bool startedByMove = takeAdoptedAffinityRecord();
   std::vector<unsigned long> own = rt::affinityMask();
-  bool again = adoptDaemonAffinityBeforeExec();
+  bool moved = !startedByMove && adoptDaemonAffinityBeforeExec();
+  bool blas = false;
   if (std::optional<std::string> core = rt::preferredBlasCoreType()) {
     ::setenv("OPENBLAS_CORETYPE", core->c_str(), 1);
     ::setenv("GPLACE_SET_OPENBLAS_CORETYPE", "1", 1);
-    again = true;
+    blas = true;
   }
-  if (!again)
+  if (!moved && !blas)
     return;
   ::execv("/proc/self/exe", argv);
-  // The exec failed: as it was (the libraries loaded under the old mask).
-  if (::getenv("GPLACE_ADOPTED_AFFINITY")) {
-    rt::setThreadAffinity(own);
-    ::unsetenv("GPLACE_ADOPTED_AFFINITY");
+  // The exec failed: undo what this image set, and carry on as it was.
+  int error = errno;
+  if (blas) {
+    ::unsetenv("OPENBLAS_CORETYPE");
+    ::unsetenv("GPLACE_SET_OPENBLAS_CORETYPE");
   }
+  if (moved) {
+    rt::setThreadAffinity(own);
+    takeAdoptedAffinityRecord();
+    adoptedAffinityNote("");
+  }
+  llvm::errs() << "gplace-run: warning: could not start again as "
+               << (blas ? "OpenBLAS's kernels" : "the CPUs")
+               << " asked (execv /proc/self/exe: " << std::strerror(error)
+               << "); running as started\n";
 }

@@ -5,9 +5,12 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <map>
 #include <string>
 #include <vector>
+
+#include <unistd.h>
 
 using namespace gplace;
 using namespace gplace::tooling;
@@ -153,11 +156,12 @@ TEST(BindingWarning, WarnsWhenTheAffinityLeavesFewerCpusThanStreams) {
 }
 
 // A task takes its MPI daemon's CPUs only where Open MPI bound it by its
-// default policy (bound at launch, at most 2 ranks on the node, nothing
+// default policy (bound at launch, at most 2 ranks in the job, nothing
 // asked of mpirun) and its mask lies strictly inside the daemon's.
 TEST(AdoptsDaemonAffinity, OnlyOpenMpisDefaultBindingInsideTheDaemonsCpus) {
   std::map<std::string, std::string> vars = {
       {"OMPI_MCA_orte_bound_at_launch", "1"},
+      {"OMPI_COMM_WORLD_SIZE", "2"},
       {"OMPI_COMM_WORLD_LOCAL_SIZE", "2"}};
   auto env = [&](const char *name) -> const char * {
     auto it = vars.find(name);
@@ -176,24 +180,57 @@ TEST(AdoptsDaemonAffinity, OnlyOpenMpisDefaultBindingInsideTheDaemonsCpus) {
   for (const char *asked :
        {"OMPI_MCA_hwloc_base_binding_policy", "OMPI_MCA_hwloc_base_cpu_list",
         "OMPI_MCA_hwloc_base_cpu_set", "OMPI_MCA_hwloc_base_bind_to_core",
+        "OMPI_MCA_hwloc_base_bind_to_socket",
         "OMPI_MCA_hwloc_base_report_bindings",
         "OMPI_MCA_rmaps_base_mapping_policy",
-        "OMPI_MCA_rmaps_base_cpus_per_rank", "OMPI_MCA_orte_rankfile"}) {
+        "OMPI_MCA_rmaps_base_cpus_per_rank", "OMPI_MCA_rmaps_ppr_n_pernode",
+        "OMPI_MCA_rmaps_ppr_n_persocket", "OMPI_MCA_orte_rankfile",
+        "OMPI_MCA_rmaps_rank_file_path"}) {
     SCOPED_TRACE(asked);
     vars[asked] = "core";
     EXPECT_FALSE(adoptsDaemonAffinity(env, cpu0, both));
     vars.erase(asked);
   }
-  // More than 2 ranks on the node (Open MPI binds to a NUMA domain then),
-  // not bound at launch, or not under Open MPI.
-  vars["OMPI_COMM_WORLD_LOCAL_SIZE"] = "3";
+  // More than 2 ranks in the job, even 2 on this node (Open MPI binds to
+  // a NUMA domain or a socket then), not bound at launch, or not under
+  // Open MPI.
+  vars["OMPI_COMM_WORLD_SIZE"] = "4";
   EXPECT_FALSE(adoptsDaemonAffinity(env, cpu0, both));
-  vars["OMPI_COMM_WORLD_LOCAL_SIZE"] = "1";
+  vars["OMPI_COMM_WORLD_SIZE"] = "1";
   EXPECT_TRUE(adoptsDaemonAffinity(env, cpu0, both));
+  vars["OMPI_COMM_WORLD_SIZE"] = "two";
+  EXPECT_FALSE(adoptsDaemonAffinity(env, cpu0, both));
+  vars["OMPI_COMM_WORLD_SIZE"] = "2";
   vars["OMPI_MCA_orte_bound_at_launch"] = "0";
   EXPECT_FALSE(adoptsDaemonAffinity(env, cpu0, both));
   vars.clear();
   EXPECT_FALSE(adoptsDaemonAffinity(env, cpu0, both));
+}
+
+// The record a move leaves for the image it starts is this process's only
+// with its pid (exec keeps it; an inherited one is another's), is taken
+// out of the environment either way, and its note is said once.
+TEST(AdoptsDaemonAffinity, TheRecordIsThisProcesssOnce) {
+  std::string ours = std::to_string(getpid()) + ",1,2";
+  ASSERT_EQ(setenv("GPLACE_ADOPTED_AFFINITY", ours.c_str(), 1), 0);
+  EXPECT_TRUE(takeAdoptedAffinityRecord());
+  EXPECT_EQ(getenv("GPLACE_ADOPTED_AFFINITY"), nullptr);
+  EXPECT_EQ(adoptedAffinityNote("task /job:worker/task:1"),
+            "task /job:worker/task:1 was bound to 1 CPU by mpirun's default "
+            "binding; it runs on the 2 CPUs of the MPI daemon that started "
+            "it, as with `mpirun --bind-to none` (a binding asked of mpirun "
+            "is kept; docs/distributed.md)");
+  EXPECT_EQ(adoptedAffinityNote("task /job:worker/task:1"), "");
+  std::string other = std::to_string(getpid() + 1) + ",1,2";
+  for (const std::string &record :
+       {other, std::string("1,2"), std::string("x,1,2")}) {
+    SCOPED_TRACE(record);
+    ASSERT_EQ(setenv("GPLACE_ADOPTED_AFFINITY", record.c_str(), 1), 0);
+    EXPECT_FALSE(takeAdoptedAffinityRecord());
+    EXPECT_EQ(getenv("GPLACE_ADOPTED_AFFINITY"), nullptr);
+    EXPECT_EQ(adoptedAffinityNote("task"), "");
+  }
+  EXPECT_FALSE(takeAdoptedAffinityRecord());
 }
 
 TEST(BindingWarning, IsQuietUnboundOrWithACpuPerStream) {

@@ -63,33 +63,39 @@ std::string bindingWarning(const runtime::Plan &local, llvm::StringRef task,
 /// it (`daemon`, its parent's affinity mask, runtime::affinityMask) rather
 /// than its own (`own`): Open MPI bound it by its default policy, and
 /// `own` is a strict subset of `daemon`. Open MPI 4 binds each rank to a
-/// core when its node runs two or fewer (to a NUMA domain beyond; none
-/// when oversubscribed), where a gplace task's threads (its streams,
-/// OpenMP's workers, MPI's progress thread) would share one core. Read
-/// from `env` (the environment; a parameter for tests): bound at launch
-/// (OMPI_MCA_orte_bound_at_launch=1), at most 2 ranks on the node
-/// (OMPI_COMM_WORLD_LOCAL_SIZE), and none of the variables mpirun sets for
-/// a binding, mapping or placement asked of it (--bind-to, --map-by,
-/// --cpus-per-rank, --cpu-list, --cpu-set, --rankfile, --report-bindings,
-/// or their OMPI_MCA_ variables). A binding set in an MCA parameter file
-/// leaves no variable and is not seen.
+/// core when the job has two ranks or fewer (to a NUMA domain or a socket
+/// beyond; none when oversubscribed), where a gplace task's threads (its
+/// streams, OpenMP's workers, MPI's progress thread) would share one core.
+/// Read from `env` (the environment; a parameter for tests): bound at
+/// launch (OMPI_MCA_orte_bound_at_launch=1), at most 2 ranks in the job
+/// (OMPI_COMM_WORLD_SIZE), and none of the variables mpirun sets for a
+/// binding, mapping or placement asked of it (--bind-to, --map-by,
+/// --cpus-per-rank, --cpu-list, --cpu-set, --rankfile, -N/--npernode,
+/// --npersocket, --report-bindings, or their OMPI_MCA_ variables). A
+/// binding set in an MCA parameter file leaves no variable and is not seen.
 bool adoptsDaemonAffinity(llvm::function_ref<const char *(const char *)> env,
                           const std::vector<unsigned long> &own,
                           const std::vector<unsigned long> &daemon);
 
 /// Where adoptsDaemonAffinity holds for this process (its environment, its
-/// mask and its parent's), gives the calling thread the parent's mask and
-/// records it for takeAdoptedAffinityNote (GPLACE_ADOPTED_AFFINITY =
-/// "<CPUs before>,<CPUs now>"); returns whether it did. The caller then
-/// starts the program again (exec), so that the libraries that size
-/// themselves when they load (libgomp, OpenBLAS) see the new mask, as under
-/// `mpirun --bind-to none` (reexecAtStartup, Machine.h).
+/// mask and its parent's) and the kernel gives the calling thread more
+/// CPUs with the parent's mask (a cpuset may limit it), moves the thread
+/// there and records it for the image the caller then starts (exec), so
+/// that the libraries that size themselves when they load (libgomp,
+/// OpenBLAS) see the new mask, as under `mpirun --bind-to none`
+/// (reexecAtStartup, Machine.h): GPLACE_ADOPTED_AFFINITY =
+/// "<pid>,<CPUs before>,<CPUs now>". Returns whether it moved.
 bool adoptDaemonAffinityBeforeExec();
 
-/// The note for a process that adoptDaemonAffinityBeforeExec moved, naming
-/// it `task` ("" where it was not moved); takes the record out of the
-/// environment.
-std::string takeAdoptedAffinityNote(llvm::StringRef task);
+/// In the image a move started: takes the record out of the environment
+/// (any record: one another process left is ignored) and returns whether
+/// it was this process's (its pid: exec keeps it), keeping the counts for
+/// adoptedAffinityNote. Call first in main, while one thread runs.
+bool takeAdoptedAffinityRecord();
+
+/// The note for a process that was moved, naming it `process` ("task
+/// /job:worker/task:1"); "" where it was not, or once it was said.
+std::string adoptedAffinityNote(llvm::StringRef process);
 
 /// Registers gplace-run's cluster flags (--cluster, --transfer-timeout),
 /// listed by --help under clusterCategory(). Call once, before

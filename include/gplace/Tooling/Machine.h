@@ -105,9 +105,11 @@ std::string describeMachine(Machine &machine);
 /// back to SSE3 kernels on a CPU with AVX2 or AVX-512
 /// (runtime::preferredBlasCoreType; OPENBLAS_CORETYPE then names the right
 /// ones), or an MPI task bound by Open MPI's default binding takes its
-/// daemon's CPUs (adoptDaemonAffinityBeforeExec, Cluster.h). Returns where
-/// neither holds, or where the exec fails (the process carries on as it
-/// was). Call first in main.
+/// daemon's CPUs (adoptDaemonAffinityBeforeExec, Cluster.h; the image so
+/// started takes the record, takeAdoptedAffinityRecord). Returns where
+/// neither holds, or where the exec fails: what this image set is undone,
+/// a warning says so, and the process carries on as it was. Call first in
+/// main.
 void reexecAtStartup(char **argv);
 
 } // namespace gplace::tooling
