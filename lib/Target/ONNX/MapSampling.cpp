@@ -37,6 +37,19 @@ struct GridSampler {
   Value batchOffsets; ///< Each sample's image's first row, n * H * W.
   int counter = 0;
 
+  /// A sampler of input 0 (`x`, [N, C, H, W]) at `coords`: its rows are
+  /// x's NHWC transpose as [N * H * W, C].
+  static GridSampler over(Node &n, RankedTensorType x, RankedTensorType coords,
+                          bool alignCorners, std::string padding) {
+    int64_t batch = x.getDimSize(0), channels = x.getDimSize(1),
+            height = x.getDimSize(2), width = x.getDimSize(3);
+    GridSampler g{n,     coords,       batch, channels, height, width,
+                  alignCorners, std::move(padding), {},    {}};
+    Value nhwc = n.transpose(n.input(0), {0, 2, 3, 1}, "nhwc");
+    g.rows = n.reshape(nhwc, {batch * height * width, channels}, "rows");
+    return g;
+  }
+
   std::string fresh(llvm::StringRef what) {
     return (what + "_" + std::to_string(counter++)).str();
   }
@@ -211,18 +224,8 @@ bool mapGridSample(Node &n, SmallVectorImpl<Value> &results,
   // One coordinate per sample, with room for a tap block: [N, Ho, Wo, 1, 1].
   auto coords =
       RankedTensorType::get({batch, outH, outW, 1, 1}, b.getF32Type());
-  GridSampler g{n,
-                coords,
-                batch,
-                channels,
-                height,
-                width,
-                n.getInt("align_corners", 0) != 0,
-                padding,
-                {},
-                {}};
-  Value nhwc = n.transpose(n.input(0), {0, 2, 3, 1}, "nhwc");
-  g.rows = n.reshape(nhwc, {batch * height * width, channels}, "rows");
+  GridSampler g = GridSampler::over(
+      n, x, coords, n.getInt("align_corners", 0) != 0, padding);
   SmallVector<int64_t> offsets;
   for (int64_t i = 0; i < batch; ++i)
     offsets.push_back(i * height * width);
@@ -331,8 +334,8 @@ bool mapRoiAlign(Node &n, SmallVectorImpl<Value> &results,
   float scale = n.getFloat("spatial_scale", 1.0f);
   bool halfPixel = transform == "half_pixel";
   Builder &b = n.builder();
-  int64_t batch = x.getDimSize(0), channels = x.getDimSize(1),
-          height = x.getDimSize(2), width = x.getDimSize(3);
+  int64_t channels = x.getDimSize(1), height = x.getDimSize(2),
+          width = x.getDimSize(3);
   int64_t count = rois.getDimSize(0);
   // Each roi's grid (gridY[r] x gridX[r] samples per bin), and the largest.
   SmallVector<int64_t> gridY(count, ratio), gridX(count, ratio);
@@ -381,18 +384,8 @@ bool mapRoiAlign(Node &n, SmallVectorImpl<Value> &results,
   bool adaptive = ratio <= 0;
   int64_t points = outH * outW * samples;
   auto coords = RankedTensorType::get({count, points, 1}, b.getF32Type());
-  GridSampler g{n,
-                coords,
-                batch,
-                channels,
-                height,
-                width,
-                /*alignCorners=*/false,
-                "zeros",
-                {},
-                {}};
-  Value nhwc = n.transpose(n.input(0), {0, 2, 3, 1}, "nhwc");
-  g.rows = n.reshape(nhwc, {batch * height * width, channels}, "rows");
+  GridSampler g =
+      GridSampler::over(n, x, coords, /*alignCorners=*/false, "zeros");
   Value image =
       n.reshape(toI64(n, n.input(2), "batch_i64"), {count, 1, 1}, "batch");
   g.batchOffsets =
