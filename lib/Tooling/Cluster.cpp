@@ -313,6 +313,14 @@ int ClusterTask::end(int code) {
   return code;
 }
 
+/// Prints adoptedAffinityNote(process), if any, in one write (every task's
+/// stderr is mpirun's).
+static void sayAdoptedAffinity(const std::string &process) {
+  std::string note = adoptedAffinityNote(process);
+  if (!note.empty())
+    llvm::errs() << ("gplace-run: note: " + note + "\n");
+}
+
 rt::StatusOr<ClusterTask> tooling::startClusterFromFlags(int *argc,
                                                          char ***argv) {
   ClusterFlags &flags = clusterFlags();
@@ -328,11 +336,8 @@ rt::StatusOr<ClusterTask> tooling::startClusterFromFlags(int *argc,
         "--cluster needs the jobs and their task counts (worker:4)");
   if (flags.spec.empty()) {
     // Started by mpirun without --cluster: a process of its own.
-    if (const char *rank = std::getenv("OMPI_COMM_WORLD_RANK")) {
-      std::string note = adoptedAffinityNote("MPI rank " + std::string(rank));
-      if (!note.empty())
-        llvm::errs() << ("gplace-run: note: " + note + "\n");
-    }
+    if (const char *rank = std::getenv("OMPI_COMM_WORLD_RANK"))
+      sayAdoptedAffinity("MPI rank " + std::string(rank));
     // A flag that applies to a cluster alone is an error without one.
     if (flags.transferTimeout.getNumOccurrences())
       return rt::Status::invalidArgument(
@@ -364,9 +369,7 @@ rt::StatusOr<ClusterTask> tooling::startClusterFromFlags(int *argc,
   cluster.rank = (*mpi)->rank();
   cluster.transport = std::move(*mpi);
   cluster.spec = std::move(*spec);
-  std::string note = adoptedAffinityNote("task " + cluster.task()->str());
-  if (!note.empty()) // One write: every task's stderr is mpirun's.
-    llvm::errs() << ("gplace-run: note: " + note + "\n");
+  sayAdoptedAffinity("task " + cluster.task()->str());
   return cluster;
 #else
   (void)argc;

@@ -676,20 +676,19 @@ Status CudnnKernels::prepare(const KernelCall &call, int stream) {
     if (!l.factorValues.empty()) {
       // In the pooled tensor's type, as cudnnOpTensor multiplies them
       // (rounded to nearest: within the 16-bit result's own rounding).
+      const void *host = l.factorValues.data();
       std::vector<uint16_t> narrow;
-      for (float v :
-           l.elementBytes == 2 ? l.factorValues : std::vector<float>())
-        narrow.push_back(
-            l.type == ElementType::F16
-                ? Eigen::numext::bit_cast<uint16_t>(Eigen::half(v))
-                : Eigen::numext::bit_cast<uint16_t>(Eigen::bfloat16(v)));
+      if (l.elementBytes == 2) {
+        for (float v : l.factorValues)
+          narrow.push_back(
+              l.type == ElementType::F16
+                  ? Eigen::numext::bit_cast<uint16_t>(Eigen::half(v))
+                  : Eigen::numext::bit_cast<uint16_t>(Eigen::bfloat16(v)));
+        host = narrow.data();
+      }
       size_t bytes = l.factorValues.size() * l.elementBytes;
       GPLACE_CU_CHECK(cuMemAlloc, &l.factorData, bytes);
-      GPLACE_CU_CHECK(cuMemcpyHtoD, l.factorData,
-                      l.elementBytes == 2
-                          ? static_cast<const void *>(narrow.data())
-                          : static_cast<const void *>(l.factorValues.data()),
-                      bytes);
+      GPLACE_CU_CHECK(cuMemcpyHtoD, l.factorData, host, bytes);
     }
   }
   if (call.state) {
