@@ -100,14 +100,14 @@ generateAllReduceCudaKernel(size_t members, ElementType type, int64_t divisor,
 bool isNvrtcKernel(Kernel kernel);
 
 /// True if `kernel` runs through cuDNN on a CUDA GPU: conv2d, fused_conv2d,
-/// depthwise_conv2d_native, max_pool, avg_pool, fused_batch_norm and their
-/// gradients (lib/Runtime/CUDA/Cudnn.h).
+/// depthwise_conv2d_native, max_pool, avg_pool, fused_batch_norm,
+/// cudnn_rnn and their gradients (lib/Runtime/CUDA/Cudnn.h).
 bool isCudnnKernel(Kernel kernel);
 
 /// What the CUDA backend says of cuDNN after its GPUs: "cuDNN 9.19.0 (...)"
 /// with the element types its kernels run, or
-/// "no cuDNN (<why libcudnn.so.9 did not load>): conv2d, pooling and batch
-/// norm cannot run on CUDA GPUs".
+/// "no cuDNN (<why libcudnn.so.9 did not load>): conv2d, pooling, batch
+/// norm and recurrent layers cannot run on CUDA GPUs".
 std::string cudnnNote();
 
 /// Compiles `source` with NVRTC to PTX for `arch` ("sm_90"; "" for NVRTC's

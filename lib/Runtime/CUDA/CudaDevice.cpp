@@ -1,8 +1,8 @@
 //===- CudaDevice.cpp - CUDA GPUs as runtime devices ----------------------===//
 //
 // Per device: the physical GPU's primary context, a compute stream and a
-// copy stream, a cuBLAS handle, cuDNN for convolutions, pooling and batch
-// norm (Cudnn.h), memory from the device's stream-ordered
+// copy stream, a cuBLAS handle, cuDNN for convolutions, pooling, batch
+// norm and recurrent layers (Cudnn.h), memory from the device's stream-ordered
 // pool, NVRTC kernels compiled when the plan loads, events for every
 // cross-stream and cross-device dependency, and peer copies where peer
 // access exists (else staged through pinned host memory). See

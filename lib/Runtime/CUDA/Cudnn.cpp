@@ -1,4 +1,4 @@
-//===- Cudnn.cpp - convolutions, pooling and batch norm on cuDNN ----------===//
+//===- Cudnn.cpp - convolutions, pooling, batch norm, RNNs on cuDNN -------===//
 //
 // Each launch maps onto cuDNN's legacy routines the way TensorFlow's
 // Conv2D, MaxPool and FusedBatchNormV3 GPU kernels do:
@@ -30,7 +30,20 @@
 // - the batch norm's training statistics come from
 //   cudnnBatchNormalizationForwardTraining with an averaging factor of 1:
 //   the batch's mean and its Bessel-corrected variance, which is what
-//   FusedBatchNormV3 returns.
+//   FusedBatchNormV3 returns;
+// - cudnn_rnn and its gradient run cuDNN's RNN API (cudnnRNNForward,
+//   cudnnRNNBackwardData_v8, cudnnRNNBackwardWeights_v8: one layer, double
+//   biases, f32), as TensorFlow's CudnnRNNV3 and PyTorch's cuDNN RNNs do.
+//   w, r and b (ONNX's layout) are copied piece by piece into cuDNN's
+//   weight space where cudnnGetRNNWeightParams places each gate's matrix
+//   and bias (GRU's update and reset gates swapped: cuDNN's order is reset,
+//   update, new), and a weight gradient is copied back out. cuDNN's GRU is
+//   the linear-before-reset one only (the other is refused). cuDNN has no
+//   right-to-left layer: a reverse one runs forward over its input
+//   reversed in time and its output is reversed back. The gradient runs
+//   the forward again in training mode for its reserve space. The weight
+//   spaces, cuDNN's workspace and reserve space, the sequence lengths and
+//   the reversed copies lie in the launch's workspace of the plan.
 //
 //===----------------------------------------------------------------------===//
 
@@ -89,6 +102,8 @@ enum class Role {
   PoolBackward,
   BatchNormForward,
   BatchNormBackward,
+  RnnForward,
+  RnnBackward,
   None
 };
 
@@ -114,6 +129,10 @@ Role roleOf(Kernel kernel) {
     return Role::BatchNormForward;
   case Kernel::FusedBatchNormGrad:
     return Role::BatchNormBackward;
+  case Kernel::CudnnRNN:
+    return Role::RnnForward;
+  case Kernel::CudnnRNNBackprop:
+    return Role::RnnBackward;
   default:
     return Role::None;
   }
@@ -150,6 +169,38 @@ unsigned negativeInfinity(ElementType type) {
     return 0xff800000u;
   }
 }
+
+/// The buffers of a recurrent launch, in the order they are laid out:
+/// cuDNN's weight space (the layer's matrices and biases, copied in from
+/// w, r and b) and the gradient's (zeroed, accumulated into, copied out
+/// into dw, dr and db), cuDNN's workspace and reserve space, the sequence
+/// lengths (int32 per batch entry, in device memory), and scratch: a
+/// reverse layer's input reversed in time, the forward's output (a
+/// gradient's forward, or a reverse layer's before it is reversed back),
+/// a gradient's forward's final states, and a reverse gradient's output
+/// gradient and input gradient in reversed time.
+enum RnnPart {
+  RnnWeights,
+  RnnGradients,
+  RnnWork,
+  RnnReserve,
+  RnnSeqLengths,
+  RnnX,
+  RnnY,
+  RnnH,
+  RnnC,
+  RnnDy,
+  RnnDx,
+  RnnParts
+};
+
+/// One matrix or bias of a recurrent layer: `bytes` at byte `onnx` of
+/// operand `operand` (w, r or b: 3, 4, 5; the gradient's result of the
+/// same index) and at byte `space` of cuDNN's weight space.
+struct RnnPiece {
+  int operand;
+  size_t onnx, space, bytes;
+};
 
 std::string dims(const std::vector<int64_t> &values) {
   std::string text;
@@ -213,13 +264,26 @@ struct CudnnKernels::Launch final : KernelState {
   CUdeviceptr factorData = 0, scaled = 0;
   int64_t paddedElements = 0, viewOffset = 0;
   unsigned fill = 0;
+  /// A recurrent layer: its shapes; the layer, x's and y's RNN data
+  /// descriptors, h's and c's ([dirs, batch, hidden]), a dropout of 0;
+  /// each buffer's bytes and offset in its block (the plan's workspace,
+  /// or `rnnBlock`); the pieces of w, r and b in the weight space.
+  int64_t seq = 0, batch = 0, input = 0, hidden = 0, dirs = 1, gates = 1;
+  bool lstm = false, reverse = false;
+  cudnnRNNDescriptor_t rnn = nullptr;
+  cudnnRNNDataDescriptor_t rnnX = nullptr, rnnY = nullptr;
+  cudnnTensorDescriptor_t state = nullptr;
+  cudnnDropoutDescriptor_t dropout = nullptr;
+  size_t rnnBytes[RnnParts] = {}, rnnOffsets[RnnParts] = {};
+  std::vector<RnnPiece> pieces;
+  CUdeviceptr rnnBlock = 0;
 
   ~Launch() override {
     const CudaLibraries &libs = CudaLibraries::get();
     if (context)
       libs.cuCtxSetCurrent(context);
     for (cudnnTensorDescriptor_t d :
-         {x, y, hwio, packed, bias, stat, real, view, factors})
+         {x, y, hwio, packed, bias, stat, real, view, factors, state})
       if (d)
         libs.cudnnDestroyTensorDescriptor(d);
     if (filter)
@@ -232,8 +296,15 @@ struct CudnnKernels::Launch final : KernelState {
       libs.cudnnDestroyActivationDescriptor(relu);
     if (multiply)
       libs.cudnnDestroyOpTensorDescriptor(multiply);
+    if (rnn)
+      libs.cudnnDestroyRNNDescriptor(rnn);
+    for (cudnnRNNDataDescriptor_t d : {rnnX, rnnY})
+      if (d)
+        libs.cudnnDestroyRNNDataDescriptor(d);
+    if (dropout)
+      libs.cudnnDestroyDropoutDescriptor(dropout);
     for (CUdeviceptr buffer :
-         {filterBuffer, padded, paddedGradient, factorData, scaled})
+         {filterBuffer, padded, paddedGradient, factorData, scaled, rnnBlock})
       if (buffer)
         libs.cuMemFree(buffer);
   }
@@ -252,13 +323,15 @@ std::string cudnnNote() {
   const CudaLibraries &libs = CudaLibraries::get();
   if (!libs.cudnnError.empty())
     return "no cuDNN (" + libs.cudnnError +
-           "): conv2d, pooling and batch norm cannot run on CUDA GPUs";
+           "): conv2d, pooling, batch norm and recurrent layers cannot run "
+           "on CUDA GPUs";
   size_t v = libs.cudnnGetVersion();
   // cuDNN 9: major * 10000 + minor * 100 + patch.
   return "cuDNN " + std::to_string(v / 10000) + "." +
          std::to_string(v / 100 % 100) + "." + std::to_string(v % 100) +
          " (convolutions and pools in f32, f16 and bf16, 16-bit ones on "
-         "tensor cores accumulating in f32; batch norm in f32)";
+         "tensor cores accumulating in f32; batch norm and recurrent layers "
+         "in f32)";
 }
 
 } // namespace gplace::runtime
@@ -315,9 +388,9 @@ Status CudnnKernels::handle() {
   if (!libs.cudnnError.empty())
     return Status::unavailable(
         "cuDNN is not available (" + libs.cudnnError +
-        "): convolutions, pooling and batch norm cannot run on CUDA GPUs; "
-        "install cuDNN 9 (or put its libraries on LD_LIBRARY_PATH), or place "
-        "these ops on the CPU");
+        "): convolutions, pooling, batch norm and recurrent layers cannot "
+        "run on CUDA GPUs; install cuDNN 9 (or put its libraries on "
+        "LD_LIBRARY_PATH), or place these ops on the CPU");
   GPLACE_CUDNN_CHECK(cudnnCreate, &handle_);
   return Status::ok();
 }
@@ -395,6 +468,236 @@ static Status averageFactors(CudnnKernels::Launch &l, const KernelParams &p,
 static Status describeInput(CudnnKernels::Launch &l, const KernelCall &call,
                             const TensorType &type, unsigned fill);
 
+/// Describes a recurrent launch (cudnn_rnn, or its gradient) in `l`:
+/// checks its operands as the CPU kernel does (rnnShapeOf in
+/// DnnlKernels.cpp: every size at least 1), refuses what cuDNN cannot run,
+/// makes the descriptors and measures the buffers; allocates nothing.
+static Status describeRnn(cudnnHandle_t handle, bool allowTf32,
+                          const KernelCall &call, CudnnKernels::Launch &l) {
+  std::string op = opName(call.kernel);
+  auto fail = [&](const std::string &why) {
+    return Status::invalidArgument(op + ": " + why);
+  };
+  bool backward = l.role == Role::RnnBackward;
+  size_t inputs = backward ? 9 : 6, outputs = backward ? 6 : 3;
+  if (call.inputs.size() != inputs || call.outputs.size() != outputs)
+    return fail("expects " + std::to_string(inputs) + " inputs and " +
+                std::to_string(outputs) + " results");
+  const KernelParams &p = *call.params;
+  if (p.rnnKind < 0 || p.rnnKind > 4 || p.rnnDirection < 0 ||
+      p.rnnDirection > 2)
+    return fail("rnn_kind must be 0 to 4 and rnn_direction 0 to 2");
+  const std::vector<int64_t> &x = call.inputs[0].type->shape,
+                             &h = call.inputs[1].type->shape;
+  if (x.size() != 3 || h.size() != 3)
+    return fail("expects a rank-3 input and initial state");
+  l.seq = x[0], l.batch = x[1], l.input = x[2], l.hidden = h[2];
+  l.dirs = p.rnnDirection == 2 ? 2 : 1;
+  l.gates = p.rnnKind <= 1 ? 1 : p.rnnKind == 2 ? 4 : 3;
+  l.lstm = p.rnnKind == 2;
+  l.reverse = p.rnnDirection == 1;
+  int64_t gh = l.gates * l.hidden;
+  std::vector<int64_t> state = {l.dirs, l.batch, l.hidden},
+                       y = {l.seq, l.batch, l.dirs * l.hidden};
+  auto is = [](const TensorRef &ref, const std::vector<int64_t> &shape) {
+    return ref.type->shape == shape;
+  };
+  if (l.seq < 1 || l.batch < 1 || l.input < 1 || l.hidden < 1 ||
+      !is(call.inputs[1], state) || !is(call.inputs[2], state) ||
+      !is(call.inputs[3], {l.dirs, gh, l.input}) ||
+      !is(call.inputs[4], {l.dirs, gh, l.hidden}) ||
+      !is(call.inputs[5], {l.dirs, 2 * gh}))
+    return fail("operands of other shapes than cudnn_rnn's rule gives");
+  bool fits = backward ? is(call.inputs[6], y) && is(call.inputs[7], state) &&
+                             is(call.inputs[8], state)
+                       : is(call.outputs[0], y) && is(call.outputs[1], state) &&
+                             is(call.outputs[2], state);
+  for (size_t i = 0; backward && i < 6; ++i)
+    fits = fits && call.outputs[i].type->shape == call.inputs[i].type->shape;
+  if (!fits)
+    return fail("results or gradients of other shapes than cudnn_rnn's rule "
+                "gives");
+  // cuDNN's GRU computes h' = tanh(W_h x + b_Wh + r * (R_h h + b_Rh)):
+  // linear_before_reset, and nothing else. Placement keeps the other GRU
+  // off CUDA GPUs; this is for plans written by hand.
+  if (p.rnnKind == 3)
+    return Status::invalidArgument(
+        op + " of a GRU without linear_before_reset on a CUDA GPU: cuDNN's "
+             "GRU applies the reset gate after the recurrent product "
+             "(linear_before_reset) only; place the op on the CPU");
+  for (const auto *refs : {&call.inputs, &call.outputs})
+    for (const TensorRef &ref : *refs)
+      if (ref.type->elementType != ElementType::F32)
+        return Status::invalidArgument(
+            op + " in " + std::string(elementTypeName(ref.type->elementType)) +
+            " on a CUDA GPU: cuDNN's recurrent layers run in f32 here; use "
+            "f32, or place the op on the CPU");
+
+  // No dropout, hence no random states (PyTorch's set_no_dropout); a
+  // single layer has none to apply anyway.
+  GPLACE_CUDNN_CHECK(cudnnCreateDropoutDescriptor, &l.dropout);
+  GPLACE_CUDNN_CHECK(cudnnSetDropoutDescriptor, l.dropout, handle, 0.0f,
+                     nullptr, 0, 0);
+  const cudnnRNNMode_t modes[] = {CUDNN_RNN_TANH, CUDNN_RNN_RELU, CUDNN_LSTM,
+                                  CUDNN_GRU, CUDNN_GRU};
+  int input = static_cast<int>(l.input), hidden = static_cast<int>(l.hidden);
+  int batch = static_cast<int>(l.batch), seq = static_cast<int>(l.seq);
+  int dirs = static_cast<int>(l.dirs);
+  GPLACE_CUDNN_CHECK(cudnnCreateRNNDescriptor, &l.rnn);
+  // One layer, double biases (ONNX's W and R biases), no projection
+  // (projSize = hiddenSize); f32 data and compute, on TF32 tensor cores
+  // only with --gpu-allow-tf32 (PyTorch's rule for f32 RNNs). Padded I/O
+  // stays disabled: it is needed for the UNPACKED layouts only.
+  GPLACE_CUDNN_CHECK(cudnnSetRNNDescriptor_v8, l.rnn, CUDNN_RNN_ALGO_STANDARD,
+                     modes[p.rnnKind], CUDNN_RNN_DOUBLE_BIAS,
+                     dirs == 2 ? CUDNN_BIDIRECTIONAL : CUDNN_UNIDIRECTIONAL,
+                     CUDNN_LINEAR_INPUT, CUDNN_DATA_FLOAT, CUDNN_DATA_FLOAT,
+                     allowTf32 ? CUDNN_DEFAULT_MATH : CUDNN_FMA_MATH, input,
+                     hidden, hidden, 1, l.dropout,
+                     CUDNN_RNN_PADDED_IO_DISABLED);
+  // x and y as cuDNN's RNN data: sequence-major and PACKED, every sequence
+  // `seq` long. Packed, each time step holds the batch entries still
+  // running, one after another, the lengths in decreasing order; with
+  // equal lengths that is exactly the op's dense [seq, batch, vector].
+  // (SEQ_MAJOR_UNPACKED would describe the same memory too, but needs
+  // CUDNN_RNN_PADDED_IO_ENABLED; packed needs no padding fill.) y's
+  // vectors are both directions' hidden states, the forward one first.
+  std::vector<int> lengths(batch, seq);
+  GPLACE_CUDNN_CHECK(cudnnCreateRNNDataDescriptor, &l.rnnX);
+  GPLACE_CUDNN_CHECK(cudnnSetRNNDataDescriptor, l.rnnX, CUDNN_DATA_FLOAT,
+                     CUDNN_RNN_DATA_LAYOUT_SEQ_MAJOR_PACKED, seq, batch, input,
+                     lengths.data(), nullptr);
+  GPLACE_CUDNN_CHECK(cudnnCreateRNNDataDescriptor, &l.rnnY);
+  GPLACE_CUDNN_CHECK(cudnnSetRNNDataDescriptor, l.rnnY, CUDNN_DATA_FLOAT,
+                     CUDNN_RNN_DATA_LAYOUT_SEQ_MAJOR_PACKED, seq, batch,
+                     dirs * hidden, lengths.data(), nullptr);
+  // h and c: [dirs * layers, batch, hidden], packed.
+  int stateDims[3] = {dirs, batch, hidden};
+  int stateStrides[3] = {batch * hidden, hidden, 1};
+  GPLACE_CUDNN_CHECK(cudnnCreateTensorDescriptor, &l.state);
+  GPLACE_CUDNN_CHECK(cudnnSetTensorNdDescriptor, l.state, CUDNN_DATA_FLOAT, 3,
+                     stateDims, stateStrides);
+
+  size_t *bytes = l.rnnBytes;
+  GPLACE_CUDNN_CHECK(cudnnGetRNNWeightSpaceSize, handle, l.rnn,
+                     &bytes[RnnWeights]);
+  // Training mode for the gradient: its workspace serves the forward and
+  // both backward calls, its reserve space carries the forward's
+  // activations to them. Inference reserves nothing.
+  GPLACE_CUDNN_CHECK(cudnnGetRNNTempSpaceSizes, handle, l.rnn,
+                     backward ? CUDNN_FWD_MODE_TRAINING
+                              : CUDNN_FWD_MODE_INFERENCE,
+                     l.rnnX, &bytes[RnnWork], &bytes[RnnReserve]);
+  size_t f = sizeof(float);
+  size_t xBytes = static_cast<size_t>(l.seq * l.batch * l.input) * f;
+  size_t yBytes = static_cast<size_t>(l.seq * l.batch * l.dirs * l.hidden) * f;
+  size_t stateBytes = static_cast<size_t>(l.dirs * l.batch * l.hidden) * f;
+  bytes[RnnSeqLengths] = static_cast<size_t>(l.batch) * sizeof(int32_t);
+  if (backward) {
+    bytes[RnnGradients] = bytes[RnnWeights];
+    bytes[RnnY] = yBytes;
+    bytes[RnnH] = stateBytes;
+    bytes[RnnC] = l.lstm ? stateBytes : 0;
+  }
+  if (l.reverse) {
+    bytes[RnnX] = xBytes;
+    bytes[RnnY] = yBytes;
+    bytes[RnnDy] = backward ? yBytes : 0;
+    bytes[RnnDx] = backward ? xBytes : 0;
+  }
+  return Status::ok();
+}
+
+/// Lays a recurrent launch's buffers out one after another (l.rnnOffsets).
+/// Returns the bytes they take, or std::nullopt where that is more than
+/// `budget`.
+static std::optional<size_t> layOutRnn(CudnnKernels::Launch &l, size_t budget) {
+  size_t offset = 0;
+  for (int part = 0; part < RnnParts; ++part) {
+    l.rnnOffsets[part] = offset;
+    offset += alignPart(l.rnnBytes[part]);
+  }
+  if (offset > budget)
+    return std::nullopt;
+  return offset;
+}
+
+/// Where each of w's, r's and b's matrices and biases lies in the weight
+/// space at `space` (l.pieces, relative to the space's start): per pseudo
+/// layer (the direction: 0 forward, 1 backward) and linear layer (cuDNN's
+/// linLayerID: W's gates, then R's), as cudnnGetRNNWeightParams reports
+/// it, each matrix [hidden, input or hidden] in rows, as ONNX's.
+static Status rnnPieces(cudnnHandle_t handle, CudnnKernels::Launch &l,
+                        CUdeviceptr space) {
+  struct Descriptors {
+    cudnnTensorDescriptor_t matrix = nullptr, bias = nullptr;
+    ~Descriptors() {
+      for (cudnnTensorDescriptor_t d : {matrix, bias})
+        if (d)
+          CudaLibraries::get().cudnnDestroyTensorDescriptor(d);
+    }
+  } d;
+  GPLACE_CUDNN_CHECK(cudnnCreateTensorDescriptor, &d.matrix);
+  GPLACE_CUDNN_CHECK(cudnnCreateTensorDescriptor, &d.bias);
+  size_t spaceBytes = l.rnnBytes[RnnWeights], f = sizeof(float);
+  int64_t hidden = l.hidden, gh = l.gates * l.hidden;
+  // The shape cuDNN reports, {1, rows, columns}, and the rows' stride.
+  auto expect = [&](cudnnTensorDescriptor_t desc, int64_t columns,
+                    const char *what) -> Status {
+    cudnnDataType_t type;
+    int rank = 0, shape[3] = {0, 0, 0}, strides[3] = {0, 0, 0};
+    GPLACE_CUDNN_CHECK(cudnnGetTensorNdDescriptor, desc, 3, &type, &rank, shape,
+                       strides);
+    if (rank == 3 && shape[0] == 1 && shape[1] == hidden &&
+        shape[2] == columns &&
+        (columns == 1 || (strides[1] == columns && strides[2] == 1)))
+      return Status::ok();
+    return Status::internal(
+        "cudnnGetRNNWeightParams reported a " + std::string(what) + " " +
+        dims({shape[0], shape[1], shape[2]}) + " (rank " +
+        std::to_string(rank) + ", strides " +
+        dims({strides[0], strides[1], strides[2]}) + "); expected [1, " +
+        std::to_string(hidden) + ", " + std::to_string(columns) + "] in rows");
+  };
+  l.pieces.clear();
+  for (int dir = 0; dir < l.dirs; ++dir)
+    for (int id = 0; id < 2 * l.gates; ++id) {
+      bool recurrent = id >= l.gates;
+      int64_t gate = id % l.gates;
+      // cuDNN's GRU gates are reset, update, new; ONNX's (and the op's)
+      // z (update), r (reset), h (new): the first two swap. LSTM's i, f,
+      // c, o and the plain RNN's one gate are in the same order.
+      if (l.gates == 3 && gate < 2)
+        gate = 1 - gate;
+      int64_t columns = recurrent ? l.hidden : l.input;
+      void *matrix = nullptr, *bias = nullptr;
+      GPLACE_CUDNN_CHECK(cudnnGetRNNWeightParams, handle, l.rnn, dir,
+                         spaceBytes, reinterpret_cast<void *>(space), id,
+                         d.matrix, &matrix, d.bias, &bias);
+      GPLACE_RETURN_IF_ERROR(expect(d.matrix, columns, "matrix"));
+      GPLACE_RETURN_IF_ERROR(expect(d.bias, 1, "bias"));
+      size_t matrixBytes = static_cast<size_t>(hidden * columns) * f;
+      size_t m = reinterpret_cast<CUdeviceptr>(matrix) - space;
+      size_t b = reinterpret_cast<CUdeviceptr>(bias) - space;
+      if (!matrix || !bias || m + matrixBytes > spaceBytes ||
+          b + hidden * f > spaceBytes)
+        return Status::internal("cudnnGetRNNWeightParams placed linear layer " +
+                                std::to_string(id) +
+                                " outside the weight space");
+      l.pieces.push_back(
+          {recurrent ? 4 : 3,
+           static_cast<size_t>((dir * l.gates + gate) * hidden * columns) * f,
+           m, matrixBytes});
+      l.pieces.push_back(
+          {5,
+           static_cast<size_t>(dir * 2 * gh + (recurrent ? gh : 0) +
+                               gate * hidden) *
+               f,
+           b, static_cast<size_t>(hidden) * f});
+    }
+  return Status::ok();
+}
+
 Status CudnnKernels::describeLaunch(const KernelCall &call, Launch &l) {
   l.context = context_;
   l.role = roleOf(call.kernel);
@@ -410,6 +713,10 @@ Status CudnnKernels::describeLaunch(const KernelCall &call, Launch &l) {
             opName(call.kernel) + " on a CUDA GPU: a tensor of " +
             std::to_string(ref.type->numElements()) +
             " elements, more than cuDNN's descriptors take");
+  // Before the empty-tensor checks: a recurrent layer refuses zero sizes,
+  // as the CPU kernel does.
+  if (l.role == Role::RnnForward || l.role == Role::RnnBackward)
+    return describeRnn(handle_, allowTf32_, call, l);
   for (const TensorRef &out : call.outputs)
     l.emptyOutput |= out.type->numElements() == 0;
   for (const TensorRef &in : call.inputs)
@@ -582,6 +889,9 @@ Status CudnnKernels::describeLaunch(const KernelCall &call, Launch &l) {
                        CUDNN_BATCHNORM_SPATIAL);
     break;
   }
+  case Role::RnnForward:
+  case Role::RnnBackward:
+    break; // Described above.
   case Role::None:
     return Status::internal(opName(call.kernel) + " is not a cuDNN kernel");
   }
@@ -593,6 +903,8 @@ Status CudnnKernels::describeLaunch(const KernelCall &call, Launch &l) {
 /// its workspace (l's offsets). Returns the bytes the launch takes in
 /// all (0: it takes none), or std::nullopt where nothing fits.
 static std::optional<size_t> layOut(CudnnKernels::Launch &l, size_t budget) {
+  if (l.rnn)
+    return layOutRnn(l, budget);
   size_t buffers = alignPart(l.filterBytes) +
                    alignPart(l.paddedBytes) * l.needsPadded +
                    alignPart(l.paddedBytes) * l.needsPaddedGradient +
@@ -649,8 +961,10 @@ Status CudnnKernels::prepare(const KernelCall &call, int stream) {
       if (call.workspace && !warnedOutsidePlan_.exchange(true))
         std::cerr << "gplace: warning: " << opName(call.kernel)
                   << "'s workspace in the plan (" << call.workspaceBytes
-                  << " bytes) is too small for any of cuDNN's algorithms on "
-                     "this GPU (the first needs "
+                  << " bytes) is too small for "
+                  << (l.rnn ? "cuDNN's recurrent layer on this GPU (it needs "
+                            : "any of cuDNN's algorithms on this GPU (the "
+                              "first needs ")
                   << bytes
                   << " bytes with the launch's buffers); its buffers are "
                      "allocated outside the static memory plan\n";
@@ -666,7 +980,18 @@ Status CudnnKernels::prepare(const KernelCall &call, int stream) {
         GPLACE_RETURN_IF_ERROR(allocate(&l.paddedGradient, l.paddedBytes));
       if (l.scaledBytes)
         GPLACE_RETURN_IF_ERROR(allocate(&l.scaled, l.scaledBytes));
+      if (l.rnn)
+        GPLACE_RETURN_IF_ERROR(allocate(&l.rnnBlock, bytes));
       GPLACE_RETURN_IF_ERROR(growWorkspace(stream, l.workspaceBytes));
+    }
+    if (l.rnn) {
+      // The weight space's pieces, relative to its start (the same at
+      // every launch, wherever the block is).
+      CUdeviceptr block = l.planned
+                              ? reinterpret_cast<CUdeviceptr>(call.workspace)
+                              : l.rnnBlock;
+      GPLACE_RETURN_IF_ERROR(
+          rnnPieces(handle_, l, block + l.rnnOffsets[RnnWeights]));
     }
     // A 16-bit convolution runs in its algorithm's math type (tensor ops,
     // or not), whose workspace the heuristics measured, as PyTorch sets
@@ -761,6 +1086,118 @@ static Status describeInput(CudnnKernels::Launch &l, const KernelCall &call,
                   call.kernel != Kernel::AvgPoolGrad;
   l.needsPaddedGradient = roleOf(call.kernel) == Role::ConvBackwardData ||
                           roleOf(call.kernel) == Role::PoolBackward;
+  return Status::ok();
+}
+
+/// Runs a recurrent launch on `stream` (`handle` already on it). cuDNN's
+/// layers run forward or both ways; a reverse layer runs forward over its
+/// input reversed in time, and its output (and a gradient's input
+/// gradient) is reversed back, as oneDNN's right-to-left layer reads and
+/// writes time step t at position t.
+static Status launchRnn(cudnnHandle_t handle, const KernelCall &call,
+                        const CudnnKernels::Launch &l, CUstream stream) {
+  CUdeviceptr block =
+      l.planned ? reinterpret_cast<CUdeviceptr>(call.workspace) : l.rnnBlock;
+  auto at = [&](RnnPart part) { return block + l.rnnOffsets[part]; };
+  auto part = [&](RnnPart part) {
+    return l.rnnBytes[part] ? reinterpret_cast<void *>(at(part)) : nullptr;
+  };
+  auto ptr = [](const TensorRef &ref) {
+    return reinterpret_cast<CUdeviceptr>(ref.data);
+  };
+  bool backward = l.role == Role::RnnBackward;
+  // The sequence lengths (device memory, as cudnnRNNForward and the
+  // backward calls read them), all `seq`: written on the stream at every
+  // launch, since the plan's workspace holds other launches' buffers
+  // between runs. A memset rather than a copy: it is ordered on the
+  // launch's stream (cuMemcpyHtoD when the plan loads would run on the
+  // legacy default stream, which the device's non-blocking streams do not
+  // wait for), needs no host array to outlive it, and is captured into a
+  // CUDA graph as it is.
+  const int32_t *lengths = static_cast<const int32_t *>(part(RnnSeqLengths));
+  GPLACE_CU_CHECK(cuMemsetD32Async, at(RnnSeqLengths),
+                  static_cast<unsigned>(l.seq), static_cast<size_t>(l.batch),
+                  stream);
+  // w, r and b into the weight space, as they are now.
+  CUdeviceptr weights = at(RnnWeights);
+  size_t weightBytes = l.rnnBytes[RnnWeights];
+  for (const RnnPiece &piece : l.pieces)
+    GPLACE_CU_CHECK(cuMemcpyDtoDAsync, weights + piece.space,
+                    ptr(call.inputs[piece.operand]) + piece.onnx, piece.bytes,
+                    stream);
+  // `to`'s time step t is `from`'s step seq - 1 - t, each `row` bytes.
+  auto reverse = [&](CUdeviceptr to, CUdeviceptr from, size_t row) -> Status {
+    for (int64_t t = 0; t < l.seq; ++t)
+      GPLACE_CU_CHECK(cuMemcpyDtoDAsync, to + t * row,
+                      from + (l.seq - 1 - t) * row, row, stream);
+    return Status::ok();
+  };
+  size_t f = sizeof(float);
+  size_t xRow = static_cast<size_t>(l.batch * l.input) * f;
+  size_t yRow = static_cast<size_t>(l.batch * l.dirs * l.hidden) * f;
+  const void *x = call.inputs[0].data, *hx = call.inputs[1].data;
+  const void *cx = l.lstm ? call.inputs[2].data : nullptr;
+  if (l.reverse) {
+    GPLACE_RETURN_IF_ERROR(reverse(at(RnnX), ptr(call.inputs[0]), xRow));
+    x = part(RnnX);
+  }
+  // The gradient's forward keeps its results in scratch (y for the
+  // backward calls; the final states unused).
+  void *y = backward || l.reverse ? part(RnnY) : call.outputs[0].data;
+  void *hy = backward ? part(RnnH) : call.outputs[1].data;
+  void *cy = !l.lstm ? nullptr : backward ? part(RnnC) : call.outputs[2].data;
+  void *work = part(RnnWork), *reserve = part(RnnReserve);
+  size_t workBytes = l.rnnBytes[RnnWork], reserveBytes = l.rnnBytes[RnnReserve];
+  GPLACE_CUDNN_CHECK(
+      cudnnRNNForward, handle, l.rnn,
+      backward ? CUDNN_FWD_MODE_TRAINING : CUDNN_FWD_MODE_INFERENCE, lengths,
+      l.rnnX, x, l.rnnY, y, l.state, hx, hy, l.state, cx, cy, weightBytes,
+      reinterpret_cast<const void *>(weights), workBytes, work, reserveBytes,
+      reserve);
+  // Only LSTMs have a cell state: the others' is zeros (and so is its
+  // gradient), as on the CPU.
+  const TensorRef &cell = call.outputs[2];
+  if (!l.lstm)
+    GPLACE_CU_CHECK(cuMemsetD8Async, ptr(cell), 0, cell.type->bytes(), stream);
+  if (!backward) {
+    if (l.reverse)
+      GPLACE_RETURN_IF_ERROR(reverse(ptr(call.outputs[0]),
+                                     reinterpret_cast<CUdeviceptr>(y), yRow));
+    return Status::ok();
+  }
+
+  // The gradient: the data's (dx, dh0, dc0), then the weights' into a
+  // zeroed gradient space (cuDNN only adds to it), copied out into dw, dr
+  // and db. Both read the forward's reserve space; the weights' call comes
+  // after the data's, as cuDNN requires.
+  const void *dy = call.inputs[6].data;
+  void *dx = call.outputs[0].data;
+  if (l.reverse) {
+    GPLACE_RETURN_IF_ERROR(reverse(at(RnnDy), ptr(call.inputs[6]), yRow));
+    dy = part(RnnDy);
+    dx = part(RnnDx);
+  }
+  GPLACE_CUDNN_CHECK(cudnnRNNBackwardData_v8, handle, l.rnn, lengths, l.rnnY, y,
+                     dy, l.rnnX, dx, l.state, hx, call.inputs[7].data,
+                     call.outputs[1].data, l.state, cx,
+                     l.lstm ? call.inputs[8].data : nullptr,
+                     l.lstm ? call.outputs[2].data : nullptr, weightBytes,
+                     reinterpret_cast<const void *>(weights), workBytes, work,
+                     reserveBytes, reserve);
+  CUdeviceptr gradients = at(RnnGradients);
+  GPLACE_CU_CHECK(cuMemsetD8Async, gradients, 0, weightBytes, stream);
+  GPLACE_CUDNN_CHECK(cudnnRNNBackwardWeights_v8, handle, l.rnn,
+                     CUDNN_WGRAD_MODE_ADD, lengths, l.rnnX, x, l.state, hx,
+                     l.rnnY, y, weightBytes,
+                     reinterpret_cast<void *>(gradients), workBytes, work,
+                     reserveBytes, reserve);
+  if (l.reverse)
+    GPLACE_RETURN_IF_ERROR(
+        reverse(ptr(call.outputs[0]), reinterpret_cast<CUdeviceptr>(dx), xRow));
+  for (const RnnPiece &piece : l.pieces)
+    GPLACE_CU_CHECK(cuMemcpyDtoDAsync,
+                    ptr(call.outputs[piece.operand]) + piece.onnx,
+                    gradients + piece.space, piece.bytes, stream);
   return Status::ok();
 }
 
@@ -974,6 +1411,9 @@ Status CudnnKernels::launch(const KernelCall &call, CUstream stream,
                        call.outputs[1].data, call.outputs[2].data, p.epsilon,
                        nullptr, nullptr);
     break;
+  case Role::RnnForward:
+  case Role::RnnBackward:
+    return launchRnn(handle_, call, l, stream);
   case Role::None:
     return Status::internal(opName(call.kernel) + " is not a cuDNN kernel");
   }

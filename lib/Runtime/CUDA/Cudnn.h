@@ -1,10 +1,11 @@
-//===- Cudnn.h - convolutions, pooling and batch norm on cuDNN --*- C++ -*-===//
+//===- Cudnn.h - convolutions, pools, batch norm, RNNs on cuDNN -*- C++ -*-===//
 //
 // The window kernels of CUDA GPUs: conv2d (and fused_conv2d, depthwise and
 // grouped convolutions), max_pool, avg_pool, fused_batch_norm and their
 // gradients run cuDNN's routines (cuDNN 9's legacy API, loaded with dlopen
-// like cuBLAS), as TensorFlow's and PyTorch's GPU kernels do. Internal to
-// the CUDA backend; docs/gpu.md, "Kernels".
+// like cuBLAS), as TensorFlow's and PyTorch's GPU kernels do; so do the
+// recurrent layers, cudnn_rnn and its gradient (cuDNN's RNN API, f32).
+// Internal to the CUDA backend; docs/gpu.md, "Kernels".
 //
 //===----------------------------------------------------------------------===//
 
@@ -42,7 +43,11 @@ namespace gplace::runtime::cuda {
 /// cuDNN call its scratch buffer; where the plan gave none or too little
 /// (a plan compiled elsewhere), they are allocated when the plan loads.
 /// An unevenly padded average pool's factors are always the launch's own
-/// (docs/gpu.md).
+/// (docs/gpu.md). A recurrent launch keeps its RNN, data and state
+/// descriptors and where each of w's, r's and b's pieces lies in cuDNN's
+/// weight space; its weight spaces, cuDNN's workspace and reserve space,
+/// its sequence lengths and reversed copies lie in one block, the plan's
+/// workspace or the launch's own allocation.
 class CudnnKernels {
 public:
   /// `allowTf32`: TF32 tensor cores for f32 convolutions
@@ -58,17 +63,21 @@ public:
   /// Errors: cuDNN unavailable (unavailable); invalid argument for what
   /// cuDNN cannot run: bf16 below compute capability 8.0, a dilated pool, the
   /// gradient of an inference-mode batch norm, a tensor of 2^31 elements or
-  /// more; cuDNN's or the driver's errors.
+  /// more, a recurrent layer that is a GRU without linear_before_reset or
+  /// not f32 (or whose operands break cudnn_rnn's shape rule, zero sizes
+  /// included, as on the CPU); cuDNN's or the driver's errors.
   Status prepare(const KernelCall &call, int stream);
 
   /// Whether workspaceBytes() can be above 0 for `kernel`: the
-  /// convolutions and pools (not batch norm, nor kernels cuDNN does not run).
+  /// convolutions, pools and recurrent layers (not batch norm, nor kernels
+  /// cuDNN does not run).
   static bool takesWorkspace(Kernel kernel);
 
   /// The bytes of workspace `call` takes in the static memory plan, with
   /// the device's context current: the workspace of the algorithm
   /// prepare() chooses with no limit but 1 GiB, then the launch's buffers,
-  /// each 256 bytes apart; 0 for launches that need none (batch norm,
+  /// each 256 bytes apart (a recurrent layer: its block, laid out as
+  /// prepare() lays it out); 0 for launches that need none (batch norm,
   /// evenly padded pools, empty tensors) and for those prepare() will
   /// reject when the plan loads (cuDNN not loaded, a dilated pool, no
   /// algorithm). Nothing is allocated. Errors: creating the cuDNN handle.
