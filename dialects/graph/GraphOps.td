@@ -1389,7 +1389,9 @@ def Graph_CudnnRNNOp : Graph_RecurrentOp<"cudnn_rnn", "CudnnRNNV3",
     hidden state, then the reverse one's), `output_h` and `output_c` the
     final states [directions, batch, hidden] (`output_c` zeros but for
     LSTMs). oneDNN's RNN primitives on the CPU (emulated GPUs run them
-    too); no CUDA kernel yet.
+    too), cuDNN's RNN API on CUDA GPUs (f32), where a GRU needs
+    `linear_before_reset` (cuDNN's only GRU): one without it has no GPU
+    kernel and is placed on the CPU (CudaKernels.def).
 
     ```mlir
     %y, %h, %c = gplace.cudnn_rnn %x, %h0, %c0, %w, %r, %b rnn_mode = "lstm" direction = "forward" : tensor<5x2x3xf32>, tensor<1x2x4xf32>, tensor<1x16x3xf32>, tensor<1x16x4xf32>, tensor<1x32xf32> -> tensor<5x2x4xf32>, tensor<1x2x4xf32>, tensor<1x2x4xf32>

@@ -13,7 +13,6 @@
 
 #include "gplace/Dialect/Graph/GraphDialect.h"
 #include "gplace/Support/ElementType.h"
-#include "gplace/Support/KernelRegistry.h"
 
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SetVector.h"
@@ -72,7 +71,6 @@ LogicalResult gplace::splitPipelineStages(func::FuncOp func,
   // The forward ops: before the gradients, depending on an argument, with
   // a GPU kernel (what only the host runs, a cast of uint8 images, stays
   // where placement puts it).
-  const KernelRegistry &registry = KernelRegistry::global();
   llvm::DenseSet<Value> fromArguments(body.getArguments().begin(),
                                       body.getArguments().end());
   SmallVector<Operation *> forward;
@@ -85,10 +83,7 @@ LogicalResult gplace::splitPipelineStages(func::FuncOp func,
     fromArguments.insert(op.getResults().begin(), op.getResults().end());
     if (!isa<PlacedOpInterface>(op))
       continue;
-    std::optional<ElementType> type =
-        parseElementType(getKernelElementTypeName(&op));
-    if (registry.hasKernel(op.getName().getStringRef().str(), type,
-                           DeviceType::GPU))
+    if (hasKernelFor(&op, DeviceType::GPU))
       forward.push_back(&op);
   }
   size_t n = forward.size();

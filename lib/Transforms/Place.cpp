@@ -235,8 +235,15 @@ LogicalResult FunctionPlacer::collect() {
 
   // Requests and kernels are cached: graphs repeat a few of each.
   llvm::DenseMap<StringAttr, int> requestCache;
-  llvm::DenseMap<std::pair<OperationName, Type>, std::pair<TypeMask, unsigned>>
-      kernelCache;
+  // Per (op, element type): the device types with a kernel, the element
+  // type's name (its index) and whether the kernels also depend on the
+  // op's attributes (a backend's row with a condition), then asked per op.
+  struct Kernels {
+    TypeMask mask;
+    unsigned elementType;
+    bool dependsOnAttributes;
+  };
+  llvm::DenseMap<std::pair<OperationName, Type>, Kernels> kernelCache;
   // Per kind of op: its ControlOnly and ForwardsInput traits.
   llvm::DenseMap<const void *, std::pair<bool, bool>> traitCache;
   KernelElementTypes elementTypes;
@@ -284,16 +291,23 @@ LogicalResult FunctionPlacer::collect() {
     if (isNewKernel) {
       std::string typeName = getKernelElementTypeName(op);
       std::optional<ElementType> type = parseElementType(typeName);
+      std::string name = op->getName().getStringRef().str();
       TypeMask mask = 0;
       for (DeviceType device : {DeviceType::GPU, DeviceType::CPU})
-        if (registry.hasKernel(op->getName().getStringRef().str(), type,
-                               device))
+        if (registry.hasKernel(name, type, device))
           mask |= maskOf(device);
       elementTypes_.push_back(std::move(typeName));
-      kernels->second = {mask, elementTypes_.size() - 1};
+      kernels->second = {mask, static_cast<unsigned>(elementTypes_.size() - 1),
+                         registry.dependsOnAttributes(name)};
     }
-    info.kernels = kernels->second.first;
-    info.elementType = kernels->second.second;
+    info.kernels = kernels->second.mask;
+    info.elementType = kernels->second.elementType;
+    if (kernels->second.dependsOnAttributes) {
+      info.kernels = 0;
+      for (DeviceType device : {DeviceType::GPU, DeviceType::CPU})
+        if (graph::hasKernelFor(op, device))
+          info.kernels |= maskOf(device);
+    }
 
     // A device assigned already (an earlier placement) is kept, as
     // TensorFlow's placer keeps a node's assigned device; one that is not a

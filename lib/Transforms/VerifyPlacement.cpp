@@ -27,7 +27,8 @@ struct VerifyPlacementPass
     // Per assigned device: its type, if the name is full. Per (op, element
     // type, device type): whether a kernel exists.
     DenseMap<StringAttr, std::optional<DeviceType>> devices;
-    DenseMap<std::tuple<OperationName, Type, int>, bool> kernels;
+    DenseMap<std::tuple<OperationName, Type, int>, std::pair<bool, bool>>
+        kernels; // (a kernel for the type, depends on attributes)
     // Per (function, name): the first variable of that name. Variables
     // sharing a name are the copies of one mirrored variable: checkpoints
     // and --init match variables by name.
@@ -61,17 +62,27 @@ struct VerifyPlacementPass
       auto [kernel, isNewKernel] = kernels.try_emplace(
           {op->getName(), element.value_or(Type()),
            static_cast<int>(*deviceType)});
-      if (isNewKernel)
-        kernel->second = registry.hasKernel(
-            op->getName().getStringRef().str(),
-            parseElementType(getKernelElementTypeName(op)), *deviceType);
-      if (!kernel->second) {
+      if (isNewKernel) {
+        std::string name = op->getName().getStringRef().str();
+        kernel->second = {
+            registry.hasKernel(name,
+                               parseElementType(getKernelElementTypeName(op)),
+                               *deviceType),
+            registry.dependsOnAttributes(name)};
+      }
+      // Kernels that depend on the op's attributes too (a backend's row
+      // with a condition, BackendKernel::unless) are asked per op.
+      auto [hasTypeKernel, dependsOnAttributes] = kernel->second;
+      bool hasKernel = hasTypeKernel &&
+                       (!dependsOnAttributes || hasKernelFor(op, *deviceType));
+      if (!hasKernel) {
         std::string typeName = getKernelElementTypeName(op);
         op->emitError() << "op is assigned to '" << assigned << "', but "
-                        << deviceTypeName(*deviceType)
-                        << " has no kernel for " << op->getName()
+                        << deviceTypeName(*deviceType) << " has no kernel for "
+                        << op->getName()
                         << (typeName.empty() ? "" : " with element type ")
-                        << typeName;
+                        << typeName
+                        << (hasTypeKernel ? " and these attributes" : "");
         ok = false;
       }
       if (!checkVariableName(op, variables))

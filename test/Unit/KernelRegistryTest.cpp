@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <iterator>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -89,6 +90,67 @@ TEST(KernelRegistry, IsTheUnionOfTheBackends) {
     EXPECT_EQ(emulated & ~kHostBackend.types(op, elementwise), 0u)
         << "the emulated GPUs claim types the host kernels do not run";
   }
+}
+
+// A backend's row with a condition on the op's attributes
+// (BackendKernel::unless): cuDNN's GRU needs linear_before_reset, so
+// gplace.cudnn_rnn and its gradient have a GPU kernel for LSTMs and such
+// GRUs only, and are asked per op.
+TEST(KernelRegistry, KernelsThatDependOnAttributes) {
+  const KernelRegistry &registry = KernelRegistry::global();
+  using Attributes = std::map<std::string, std::string>;
+  auto lookup = [](Attributes attributes) {
+    return KernelRegistry::AttributeLookup(
+        [attributes](std::string_view name) -> std::optional<std::string> {
+          auto it = attributes.find(std::string(name));
+          if (it == attributes.end())
+            return std::nullopt;
+          return it->second;
+        });
+  };
+  KernelRegistry::AttributeLookup gru =
+      lookup({{"rnn_mode", "gru"}, {"direction", "forward"}});
+  KernelRegistry::AttributeLookup gruLinearBeforeReset =
+      lookup({{"rnn_mode", "gru"}, {"linear_before_reset", ""}});
+  KernelRegistry::AttributeLookup lstm = lookup({{"rnn_mode", "lstm"}});
+  EXPECT_FALSE(registry.dependsOnAttributes("gplace.matmul"));
+  for (const char *op : {"gplace.cudnn_rnn", "gplace.cudnn_rnn_backprop"}) {
+    SCOPED_TRACE(op);
+    EXPECT_TRUE(registry.dependsOnAttributes(op));
+    EXPECT_FALSE(
+        registry.hasKernel(op, ElementType::F32, DeviceType::GPU, &gru));
+    EXPECT_TRUE(registry.hasKernel(op, ElementType::F32, DeviceType::GPU,
+                                   &gruLinearBeforeReset));
+    EXPECT_TRUE(
+        registry.hasKernel(op, ElementType::F32, DeviceType::GPU, &lstm));
+    EXPECT_TRUE(
+        registry.hasKernel(op, ElementType::F32, DeviceType::CPU, &gru));
+    // Without attributes, the element types alone.
+    EXPECT_TRUE(registry.hasKernel(op, ElementType::F32, DeviceType::GPU));
+    EXPECT_FALSE(
+        registry.hasKernel(op, ElementType::F16, DeviceType::GPU, &lstm));
+  }
+  // The syntax: a conjunction of name=value, name and !name.
+  EXPECT_TRUE(
+      KernelRegistry::meets("a=x,b,!c", lookup({{"a", "x"}, {"b", ""}})));
+  EXPECT_FALSE(KernelRegistry::meets(
+      "a=x,b,!c", lookup({{"a", "x"}, {"b", ""}, {"c", ""}})));
+  EXPECT_FALSE(KernelRegistry::meets("a=x,b", lookup({{"a", "x"}})));
+  EXPECT_FALSE(KernelRegistry::meets("a=x", lookup({{"a", "y"}})));
+  EXPECT_FALSE(KernelRegistry::meets("a=x", lookup({})));
+  EXPECT_FALSE(KernelRegistry::meets("", lookup({})));
+  // Every backend's condition has non-empty terms.
+  for (const Backend &backend : kBackends)
+    for (size_t i = 0; i < backend.numKernels; ++i) {
+      std::string_view unless = backend.kernels[i].unless;
+      if (unless.empty())
+        continue;
+      SCOPED_TRACE(std::string(backend.kernels[i].op));
+      EXPECT_EQ(unless.find(",,"), std::string_view::npos);
+      EXPECT_NE(unless.front(), ',');
+      EXPECT_NE(unless.back(), ',');
+      EXPECT_EQ(unless.find("!,"), std::string_view::npos);
+    }
 }
 
 TEST(KernelRegistry, IntegerAndBoolOpsHaveNoGpuKernel) {

@@ -33,10 +33,18 @@
 namespace gplace {
 
 /// One row of a backend's kernel table: `gplace.<op>` has a kernel for the
-/// element types of the mask `types` (typeBit).
+/// element types of the mask `types` (typeBit), unless the op's attributes
+/// meet `unless`: a comma-separated conjunction of `name=value` (a string
+/// attribute of that value), `name` (an attribute present) and `!name`
+/// (absent), as cuDNN's GRU runs only with `linear_before_reset`
+/// (`"rnn_mode=gru,!linear_before_reset"`). Empty: no condition.
+/// TensorFlow's kernel registry has no such rows (its CudnnRNN op has no
+/// reset-before GRU at all); ONNX Runtime's execution providers ask per
+/// node (GetCapability) for the same reason.
 struct BackendKernel {
   std::string_view op;
   unsigned types;
+  std::string_view unless = {};
 };
 
 /// A backend: its name, the device type it runs on, its kernel table and
@@ -53,20 +61,27 @@ struct Backend {
   /// The mask of element types `gplace.<op>` has a kernel for here (0:
   /// none): its row's, else `elementwiseTypes` for an elementwise op.
   constexpr unsigned types(std::string_view op, bool elementwise) const {
+    const BackendKernel *row = find(op);
+    return row ? row->types : elementwise ? elementwiseTypes : 0;
+  }
+  /// The row of `gplace.<op>`, or nullptr.
+  constexpr const BackendKernel *find(std::string_view op) const {
     for (size_t i = 0; i < numKernels; ++i)
       if (kernels[i].op == op)
-        return kernels[i].types;
-    return elementwise ? elementwiseTypes : 0;
+        return &kernels[i];
+    return nullptr;
   }
 };
 
 namespace detail {
 inline constexpr BackendKernel kHostKernels[] = {
 #define GPLACE_BACKEND_KERNEL(Op, Types) {Op, Types},
+#define GPLACE_BACKEND_KERNEL_UNLESS(Op, Types, Unless) {Op, Types, Unless},
 #include "gplace/Runtime/HostKernels.def"
 };
 inline constexpr BackendKernel kCudaKernels[] = {
 #define GPLACE_BACKEND_KERNEL(Op, Types) {Op, Types},
+#define GPLACE_BACKEND_KERNEL_UNLESS(Op, Types, Unless) {Op, Types, Unless},
 #include "gplace/Runtime/CudaKernels.def"
 };
 } // namespace detail

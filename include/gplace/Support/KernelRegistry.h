@@ -23,8 +23,10 @@
 #include "gplace/Support/DeviceName.h"
 #include "gplace/Support/ElementType.h"
 
+#include <functional>
 #include <optional>
 #include <ostream>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -38,6 +40,10 @@ struct KernelDef {
   std::vector<ElementType> cpu;
   std::vector<ElementType> gpu;
   bool typeless = false;
+  /// Per device type, the conditions on the op's attributes under which
+  /// it has no kernel there after all (BackendKernel::unless), one per
+  /// backend that gives one; empty where some backend's row has none.
+  std::vector<std::string_view> cpuUnless, gpuUnless;
 };
 
 class KernelRegistry {
@@ -46,11 +52,31 @@ public:
   /// from the op table).
   static const KernelRegistry &global();
 
+  /// An op's attribute by name: a string attribute's value, "" for any
+  /// other attribute it has, std::nullopt for one it lacks.
+  using AttributeLookup =
+      std::function<std::optional<std::string>(std::string_view name)>;
+
   /// True if `op` has a kernel for `type` on `device`. `type` is
   /// std::nullopt for an op without an element type; such an op has a
   /// kernel on a device type only if it is typeless. Unknown ops have none.
+  /// `attributes`: the op's, for the rows' conditions (KernelDef's
+  /// cpuUnless and gpuUnless): the kernel is missing where every
+  /// condition is met. Without it the conditions are not checked (the
+  /// element types alone).
   bool hasKernel(std::string_view op, std::optional<ElementType> type,
-                 DeviceType device) const;
+                 DeviceType device,
+                 const AttributeLookup *attributes = nullptr) const;
+
+  /// Whether `op`'s kernels depend on its attributes on some device type
+  /// (a row with a condition): then hasKernel needs them, per op.
+  bool dependsOnAttributes(std::string_view op) const;
+
+  /// Whether `attributes` meet `condition` (BackendKernel::unless's
+  /// syntax: `name=value`, `name` and `!name`, comma-separated, all must
+  /// hold). An empty condition is never met.
+  static bool meets(std::string_view condition,
+                    const AttributeLookup &attributes);
 
   /// The entry of `op`, or nullptr if the registry does not know it.
   const KernelDef *lookup(std::string_view op) const;
@@ -60,7 +86,7 @@ public:
 
   /// Prints the table: a header, then one line per op with its TensorFlow
   /// type and its CPU and GPU element types ("any" for a typeless op, "-"
-  /// for none).
+  /// for none), each followed by `(unless:<condition>)` per condition.
   void print(std::ostream &os) const;
 
 private:

@@ -297,6 +297,21 @@ std::string gplace::graph::getKernelElementTypeName(Operation *op) {
   return name;
 }
 
+bool gplace::graph::hasKernelFor(Operation *op, DeviceType device) {
+  KernelRegistry::AttributeLookup attributes =
+      [op](std::string_view name) -> std::optional<std::string> {
+    Attribute attr = op->getAttr(llvm::StringRef(name.data(), name.size()));
+    if (!attr)
+      return std::nullopt;
+    if (auto string = dyn_cast<StringAttr>(attr))
+      return string.str();
+    return std::string();
+  };
+  return KernelRegistry::global().hasKernel(
+      op->getName().getStringRef().str(),
+      parseElementType(getKernelElementTypeName(op)), device, &attributes);
+}
+
 Value gplace::graph::getResourceRoot(Value resource) {
   while (Operation *producer = resource.getDefiningOp()) {
     if (!producer->hasTrait<OpTrait::ForwardsInput>() ||

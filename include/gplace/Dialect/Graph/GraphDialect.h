@@ -23,9 +23,10 @@
 
 #include "gplace/Support/DeviceName.h"
 #include "gplace/Support/Kernel.h"
-#include "gplace/Support/Shape.h"
+#include "gplace/Support/KernelRegistry.h"
 #include "gplace/Support/PlacementPolicy.h"
 #include "gplace/Support/PlacementReport.h"
+#include "gplace/Support/Shape.h"
 
 #include <memory>
 
@@ -298,6 +299,13 @@ mlir::Value getResourceRoot(mlir::Value resource);
 /// getKernelElementType spelled as the kernel registry spells it ("f32",
 /// "i32", ...); "" for a typeless op.
 std::string getKernelElementTypeName(mlir::Operation *op);
+
+/// Whether the kernel registry has a kernel for `op` on `device`: for its
+/// name and getKernelElementTypeName, and its attributes where a backend's
+/// row has a condition on them (BackendKernel::unless: a string
+/// attribute's value, "" for another attribute present, as
+/// Operation::getAttr finds them, inherent or not).
+bool hasKernelFor(mlir::Operation *op, DeviceType device);
 
 /// The devices `module` is compiled for: its `gplace.devices` attribute
 /// (a list of #gplace.device, which the dialect verifies), or std::nullopt
