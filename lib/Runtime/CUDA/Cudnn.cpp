@@ -177,8 +177,9 @@ unsigned negativeInfinity(ElementType type) {
 /// lengths (int32 per batch entry, in device memory), and scratch: a
 /// reverse layer's input reversed in time, the forward's output (a
 /// gradient's forward, or a reverse layer's before it is reversed back),
-/// a gradient's forward's final states, and a reverse gradient's output
-/// gradient and input gradient in reversed time.
+/// and a reverse gradient's output gradient and input gradient in reversed
+/// time. (A gradient's forward writes no final states: cudnnRNNForward
+/// takes null hy and cy.)
 enum RnnPart {
   RnnWeights,
   RnnGradients,
@@ -187,8 +188,6 @@ enum RnnPart {
   RnnSeqLengths,
   RnnX,
   RnnY,
-  RnnH,
-  RnnC,
   RnnDy,
   RnnDx,
   RnnParts
@@ -591,13 +590,10 @@ static Status describeRnn(cudnnHandle_t handle, bool allowTf32,
   size_t f = sizeof(float);
   size_t xBytes = static_cast<size_t>(l.seq * l.batch * l.input) * f;
   size_t yBytes = static_cast<size_t>(l.seq * l.batch * l.dirs * l.hidden) * f;
-  size_t stateBytes = static_cast<size_t>(l.dirs * l.batch * l.hidden) * f;
   bytes[RnnSeqLengths] = static_cast<size_t>(l.batch) * sizeof(int32_t);
   if (backward) {
     bytes[RnnGradients] = bytes[RnnWeights];
     bytes[RnnY] = yBytes;
-    bytes[RnnH] = stateBytes;
-    bytes[RnnC] = l.lstm ? stateBytes : 0;
   }
   if (l.reverse) {
     bytes[RnnX] = xBytes;
@@ -1141,11 +1137,11 @@ static Status launchRnn(cudnnHandle_t handle, const KernelCall &call,
     GPLACE_RETURN_IF_ERROR(reverse(at(RnnX), ptr(call.inputs[0]), xRow));
     x = part(RnnX);
   }
-  // The gradient's forward keeps its results in scratch (y for the
-  // backward calls; the final states unused).
+  // The gradient's forward keeps y in scratch for the backward calls and
+  // writes no final states (null hy and cy, which cuDNN accepts).
   void *y = backward || l.reverse ? part(RnnY) : call.outputs[0].data;
-  void *hy = backward ? part(RnnH) : call.outputs[1].data;
-  void *cy = !l.lstm ? nullptr : backward ? part(RnnC) : call.outputs[2].data;
+  void *hy = backward ? nullptr : call.outputs[1].data;
+  void *cy = !l.lstm || backward ? nullptr : call.outputs[2].data;
   void *work = part(RnnWork), *reserve = part(RnnReserve);
   size_t workBytes = l.rnnBytes[RnnWork], reserveBytes = l.rnnBytes[RnnReserve];
   GPLACE_CUDNN_CHECK(
