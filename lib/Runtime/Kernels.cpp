@@ -17,9 +17,10 @@
 #include "gplace/Runtime/Kernels.h"
 #include "DnnlKernels.h"
 #include "HostLaunch.h"
+#include "RecurrentShape.h"
 #include "gplace/Runtime/Random.h"
-#include "gplace/Runtime/Transport.h"
 #include "gplace/Runtime/Threads.h"
+#include "gplace/Runtime/Transport.h"
 #include "gplace/Runtime/VectorMath.h"
 #include "gplace/Support/Shape.h"
 
@@ -2928,6 +2929,56 @@ Status runHostFusedProgram(const HostFusedProgram &program,
     using S = typename decltype(tag)::type;
     return runProgram<S>(program, call);
   });
+}
+
+StatusOr<RecurrentShape> recurrentShapeOf(const KernelCall &call) {
+  auto fail = [&](const std::string &why) {
+    return Status::invalidArgument(
+        "gplace." + std::string(kernelMnemonic(call.kernel)) + ": " + why);
+  };
+  bool backward = call.kernel == Kernel::CudnnRNNBackprop;
+  size_t inputs = backward ? 9 : 6, outputs = backward ? 6 : 3;
+  if (call.inputs.size() != inputs || call.outputs.size() != outputs)
+    return fail("expects " + std::to_string(inputs) + " inputs and " +
+                std::to_string(outputs) + " results");
+  const KernelParams &p = *call.params;
+  if (p.rnnKind < 0 || p.rnnKind > 4 || p.rnnDirection < 0 ||
+      p.rnnDirection > 2)
+    return fail("rnn_kind must be 0 to 4 and rnn_direction 0 to 2");
+  const std::vector<int64_t> &x = call.inputs[0].type->shape,
+                             &h = call.inputs[1].type->shape;
+  if (x.size() != 3 || h.size() != 3)
+    return fail("expects a rank-3 input and initial state");
+  RecurrentShape s;
+  s.kind = p.rnnKind;
+  s.seq = x[0];
+  s.batch = x[1];
+  s.input = x[2];
+  s.hidden = h[2];
+  s.dirs = p.rnnDirection == 2 ? 2 : 1;
+  s.gates = s.kind <= 1 ? 1 : s.kind == 2 ? 4 : 3;
+  s.biasGates = s.gates + (s.lbr() ? 1 : 0);
+  auto is = [](const TensorRef &ref, std::vector<int64_t> shape) {
+    return ref.type->shape == shape;
+  };
+  std::vector<int64_t> state = {s.dirs, s.batch, s.hidden};
+  if (s.seq < 1 || s.batch < 1 || s.input < 1 || s.hidden < 1 ||
+      !is(call.inputs[1], state) || !is(call.inputs[2], state) ||
+      !is(call.inputs[3], {s.dirs, s.gates * s.hidden, s.input}) ||
+      !is(call.inputs[4], {s.dirs, s.gates * s.hidden, s.hidden}) ||
+      !is(call.inputs[5], {s.dirs, 2 * s.gates * s.hidden}))
+    return fail("operands of other shapes than cudnn_rnn's rule gives");
+  std::vector<int64_t> y = {s.seq, s.batch, s.dirs * s.hidden};
+  bool fits = backward ? is(call.inputs[6], y) && is(call.inputs[7], state) &&
+                             is(call.inputs[8], state)
+                       : is(call.outputs[0], y) && is(call.outputs[1], state) &&
+                             is(call.outputs[2], state);
+  for (size_t i = 0; backward && i < 6; ++i)
+    fits = fits && call.outputs[i].type->shape == call.inputs[i].type->shape;
+  if (!fits)
+    return fail("results or gradients of other shapes than cudnn_rnn's rule "
+                "gives");
+  return s;
 }
 
 } // namespace gplace::runtime

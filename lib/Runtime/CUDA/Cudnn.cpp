@@ -49,6 +49,7 @@
 
 #include "Cudnn.h"
 
+#include "../RecurrentShape.h"
 #include "CudaStatus.h"
 
 #include <Eigen/Core>
@@ -468,54 +469,21 @@ static Status describeInput(CudnnKernels::Launch &l, const KernelCall &call,
                             const TensorType &type, unsigned fill);
 
 /// Describes a recurrent launch (cudnn_rnn, or its gradient) in `l`:
-/// checks its operands as the CPU kernel does (rnnShapeOf in
-/// DnnlKernels.cpp: every size at least 1), refuses what cuDNN cannot run,
+/// checks its operands as the CPU kernel does (recurrentShapeOf: every
+/// size at least 1), refuses what cuDNN cannot run,
 /// makes the descriptors and measures the buffers; allocates nothing.
 static Status describeRnn(cudnnHandle_t handle, bool allowTf32,
                           const KernelCall &call, CudnnKernels::Launch &l) {
   std::string op = opName(call.kernel);
-  auto fail = [&](const std::string &why) {
-    return Status::invalidArgument(op + ": " + why);
-  };
   bool backward = l.role == Role::RnnBackward;
-  size_t inputs = backward ? 9 : 6, outputs = backward ? 6 : 3;
-  if (call.inputs.size() != inputs || call.outputs.size() != outputs)
-    return fail("expects " + std::to_string(inputs) + " inputs and " +
-                std::to_string(outputs) + " results");
+  StatusOr<RecurrentShape> shape = recurrentShapeOf(call);
+  if (!shape)
+    return shape.status();
   const KernelParams &p = *call.params;
-  if (p.rnnKind < 0 || p.rnnKind > 4 || p.rnnDirection < 0 ||
-      p.rnnDirection > 2)
-    return fail("rnn_kind must be 0 to 4 and rnn_direction 0 to 2");
-  const std::vector<int64_t> &x = call.inputs[0].type->shape,
-                             &h = call.inputs[1].type->shape;
-  if (x.size() != 3 || h.size() != 3)
-    return fail("expects a rank-3 input and initial state");
-  l.seq = x[0], l.batch = x[1], l.input = x[2], l.hidden = h[2];
-  l.dirs = p.rnnDirection == 2 ? 2 : 1;
-  l.gates = p.rnnKind <= 1 ? 1 : p.rnnKind == 2 ? 4 : 3;
-  l.lstm = p.rnnKind == 2;
+  l.seq = shape->seq, l.batch = shape->batch, l.input = shape->input;
+  l.hidden = shape->hidden, l.dirs = shape->dirs, l.gates = shape->gates;
+  l.lstm = shape->lstm();
   l.reverse = p.rnnDirection == 1;
-  int64_t gh = l.gates * l.hidden;
-  std::vector<int64_t> state = {l.dirs, l.batch, l.hidden},
-                       y = {l.seq, l.batch, l.dirs * l.hidden};
-  auto is = [](const TensorRef &ref, const std::vector<int64_t> &shape) {
-    return ref.type->shape == shape;
-  };
-  if (l.seq < 1 || l.batch < 1 || l.input < 1 || l.hidden < 1 ||
-      !is(call.inputs[1], state) || !is(call.inputs[2], state) ||
-      !is(call.inputs[3], {l.dirs, gh, l.input}) ||
-      !is(call.inputs[4], {l.dirs, gh, l.hidden}) ||
-      !is(call.inputs[5], {l.dirs, 2 * gh}))
-    return fail("operands of other shapes than cudnn_rnn's rule gives");
-  bool fits = backward ? is(call.inputs[6], y) && is(call.inputs[7], state) &&
-                             is(call.inputs[8], state)
-                       : is(call.outputs[0], y) && is(call.outputs[1], state) &&
-                             is(call.outputs[2], state);
-  for (size_t i = 0; backward && i < 6; ++i)
-    fits = fits && call.outputs[i].type->shape == call.inputs[i].type->shape;
-  if (!fits)
-    return fail("results or gradients of other shapes than cudnn_rnn's rule "
-                "gives");
   // cuDNN's GRU computes h' = tanh(W_h x + b_Wh + r * (R_h h + b_Rh)):
   // linear_before_reset, and nothing else. Placement keeps the other GRU
   // off CUDA GPUs; this is for plans written by hand.
