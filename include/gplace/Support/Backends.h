@@ -61,11 +61,16 @@ struct Backend {
   /// The mask of element types `gplace.<op>` has a kernel for here (0:
   /// none): its row's, else `elementwiseTypes` for an elementwise op.
   constexpr unsigned types(std::string_view op, bool elementwise) const {
-    const BackendKernel *row = find(op);
-    return row ? row->types : elementwise ? elementwiseTypes : 0;
+    // A loop of its own rather than find(): GCC does not evaluate a
+    // pointer's test against null in a constant expression under
+    // -fsanitize=undefined (the CI's sanitizer build).
+    for (size_t i = 0; i < numKernels; ++i)
+      if (kernels[i].op == op)
+        return kernels[i].types;
+    return elementwise ? elementwiseTypes : 0;
   }
   /// The row of `gplace.<op>`, or nullptr.
-  constexpr const BackendKernel *find(std::string_view op) const {
+  const BackendKernel *find(std::string_view op) const {
     for (size_t i = 0; i < numKernels; ++i)
       if (kernels[i].op == op)
         return &kernels[i];
