@@ -264,12 +264,13 @@ struct CudnnKernels::Launch final : KernelState {
   CUdeviceptr factorData = 0, scaled = 0;
   int64_t paddedElements = 0, viewOffset = 0;
   unsigned fill = 0;
-  /// A recurrent layer: its shapes; the layer, x's and y's RNN data
+  /// A recurrent layer: its sizes (recurrentShapeOf) and whether it runs
+  /// reversed in time; the layer, x's and y's RNN data
   /// descriptors, h's and c's ([dirs, batch, hidden]), a dropout of 0;
   /// each buffer's bytes and offset in its block (the plan's workspace,
   /// or `rnnBlock`); the pieces of w, r and b in the weight space.
-  int64_t seq = 0, batch = 0, input = 0, hidden = 0, dirs = 1, gates = 1;
-  bool lstm = false, reverse = false;
+  RecurrentShape shape{};
+  bool reverse = false;
   cudnnRNNDescriptor_t rnn = nullptr;
   cudnnRNNDataDescriptor_t rnnX = nullptr, rnnY = nullptr;
   cudnnTensorDescriptor_t state = nullptr;
@@ -480,9 +481,7 @@ static Status describeRnn(cudnnHandle_t handle, bool allowTf32,
   if (!shape)
     return shape.status();
   const KernelParams &p = *call.params;
-  l.seq = shape->seq, l.batch = shape->batch, l.input = shape->input;
-  l.hidden = shape->hidden, l.dirs = shape->dirs, l.gates = shape->gates;
-  l.lstm = shape->lstm();
+  l.shape = *shape;
   l.reverse = p.rnnDirection == 1;
   // cuDNN's GRU computes h' = tanh(W_h x + b_Wh + r * (R_h h + b_Rh)):
   // linear_before_reset, and nothing else. Placement keeps the other GRU
@@ -507,9 +506,11 @@ static Status describeRnn(cudnnHandle_t handle, bool allowTf32,
                      nullptr, 0, 0);
   const cudnnRNNMode_t modes[] = {CUDNN_RNN_TANH, CUDNN_RNN_RELU, CUDNN_LSTM,
                                   CUDNN_GRU, CUDNN_GRU};
-  int input = static_cast<int>(l.input), hidden = static_cast<int>(l.hidden);
-  int batch = static_cast<int>(l.batch), seq = static_cast<int>(l.seq);
-  int dirs = static_cast<int>(l.dirs);
+  int input = static_cast<int>(l.shape.input),
+      hidden = static_cast<int>(l.shape.hidden);
+  int batch = static_cast<int>(l.shape.batch),
+      seq = static_cast<int>(l.shape.seq);
+  int dirs = static_cast<int>(l.shape.dirs);
   GPLACE_CUDNN_CHECK(cudnnCreateRNNDescriptor, &l.rnn);
   // One layer, double biases (ONNX's W and R biases), no projection
   // (projSize = hiddenSize); f32 data and compute, on TF32 tensor cores
@@ -556,9 +557,12 @@ static Status describeRnn(cudnnHandle_t handle, bool allowTf32,
                               : CUDNN_FWD_MODE_INFERENCE,
                      l.rnnX, &bytes[RnnWork], &bytes[RnnReserve]);
   size_t f = sizeof(float);
-  size_t xBytes = static_cast<size_t>(l.seq * l.batch * l.input) * f;
-  size_t yBytes = static_cast<size_t>(l.seq * l.batch * l.dirs * l.hidden) * f;
-  bytes[RnnSeqLengths] = static_cast<size_t>(l.batch) * sizeof(int32_t);
+  size_t xBytes =
+      static_cast<size_t>(l.shape.seq * l.shape.batch * l.shape.input) * f;
+  size_t yBytes = static_cast<size_t>(l.shape.seq * l.shape.batch *
+                                      l.shape.dirs * l.shape.hidden) *
+                  f;
+  bytes[RnnSeqLengths] = static_cast<size_t>(l.shape.batch) * sizeof(int32_t);
   if (backward) {
     bytes[RnnGradients] = bytes[RnnWeights];
     bytes[RnnY] = yBytes;
@@ -604,7 +608,7 @@ static Status rnnPieces(cudnnHandle_t handle, CudnnKernels::Launch &l,
   GPLACE_CUDNN_CHECK(cudnnCreateTensorDescriptor, &d.matrix);
   GPLACE_CUDNN_CHECK(cudnnCreateTensorDescriptor, &d.bias);
   size_t spaceBytes = l.rnnBytes[RnnWeights], f = sizeof(float);
-  int64_t hidden = l.hidden, gh = l.gates * l.hidden;
+  int64_t hidden = l.shape.hidden, gh = l.shape.gates * l.shape.hidden;
   // The shape cuDNN reports, {1, rows, columns}, and the rows' stride.
   auto expect = [&](cudnnTensorDescriptor_t desc, int64_t columns,
                     const char *what) -> Status {
@@ -624,16 +628,16 @@ static Status rnnPieces(cudnnHandle_t handle, CudnnKernels::Launch &l,
         std::to_string(hidden) + ", " + std::to_string(columns) + "] in rows");
   };
   l.pieces.clear();
-  for (int dir = 0; dir < l.dirs; ++dir)
-    for (int id = 0; id < 2 * l.gates; ++id) {
-      bool recurrent = id >= l.gates;
-      int64_t gate = id % l.gates;
+  for (int dir = 0; dir < l.shape.dirs; ++dir)
+    for (int id = 0; id < 2 * l.shape.gates; ++id) {
+      bool recurrent = id >= l.shape.gates;
+      int64_t gate = id % l.shape.gates;
       // cuDNN's GRU gates are reset, update, new; ONNX's (and the op's)
       // z (update), r (reset), h (new): the first two swap. LSTM's i, f,
       // c, o and the plain RNN's one gate are in the same order.
-      if (l.gates == 3 && gate < 2)
+      if (l.shape.gates == 3 && gate < 2)
         gate = 1 - gate;
-      int64_t columns = recurrent ? l.hidden : l.input;
+      int64_t columns = recurrent ? l.shape.hidden : l.shape.input;
       void *matrix = nullptr, *bias = nullptr;
       GPLACE_CUDNN_CHECK(cudnnGetRNNWeightParams, handle, l.rnn, dir,
                          spaceBytes, reinterpret_cast<void *>(space), id,
@@ -648,10 +652,11 @@ static Status rnnPieces(cudnnHandle_t handle, CudnnKernels::Launch &l,
         return Status::internal("cudnnGetRNNWeightParams placed linear layer " +
                                 std::to_string(id) +
                                 " outside the weight space");
-      l.pieces.push_back(
-          {recurrent ? 4 : 3,
-           static_cast<size_t>((dir * l.gates + gate) * hidden * columns) * f,
-           m, matrixBytes});
+      l.pieces.push_back({recurrent ? 4 : 3,
+                          static_cast<size_t>((dir * l.shape.gates + gate) *
+                                              hidden * columns) *
+                              f,
+                          m, matrixBytes});
       l.pieces.push_back(
           {5,
            static_cast<size_t>(dir * 2 * gh + (recurrent ? gh : 0) +
@@ -1080,8 +1085,8 @@ static Status launchRnn(cudnnHandle_t handle, const KernelCall &call,
   // CUDA graph as it is.
   const int32_t *lengths = static_cast<const int32_t *>(part(RnnSeqLengths));
   GPLACE_CU_CHECK(cuMemsetD32Async, at(RnnSeqLengths),
-                  static_cast<unsigned>(l.seq), static_cast<size_t>(l.batch),
-                  stream);
+                  static_cast<unsigned>(l.shape.seq),
+                  static_cast<size_t>(l.shape.batch), stream);
   // w, r and b into the weight space, as they are now.
   CUdeviceptr weights = at(RnnWeights);
   size_t weightBytes = l.rnnBytes[RnnWeights];
@@ -1091,16 +1096,17 @@ static Status launchRnn(cudnnHandle_t handle, const KernelCall &call,
                     stream);
   // `to`'s time step t is `from`'s step seq - 1 - t, each `row` bytes.
   auto reverse = [&](CUdeviceptr to, CUdeviceptr from, size_t row) -> Status {
-    for (int64_t t = 0; t < l.seq; ++t)
+    for (int64_t t = 0; t < l.shape.seq; ++t)
       GPLACE_CU_CHECK(cuMemcpyDtoDAsync, to + t * row,
-                      from + (l.seq - 1 - t) * row, row, stream);
+                      from + (l.shape.seq - 1 - t) * row, row, stream);
     return Status::ok();
   };
   size_t f = sizeof(float);
-  size_t xRow = static_cast<size_t>(l.batch * l.input) * f;
-  size_t yRow = static_cast<size_t>(l.batch * l.dirs * l.hidden) * f;
+  size_t xRow = static_cast<size_t>(l.shape.batch * l.shape.input) * f;
+  size_t yRow =
+      static_cast<size_t>(l.shape.batch * l.shape.dirs * l.shape.hidden) * f;
   const void *x = call.inputs[0].data, *hx = call.inputs[1].data;
-  const void *cx = l.lstm ? call.inputs[2].data : nullptr;
+  const void *cx = l.shape.lstm() ? call.inputs[2].data : nullptr;
   if (l.reverse) {
     GPLACE_RETURN_IF_ERROR(reverse(at(RnnX), ptr(call.inputs[0]), xRow));
     x = part(RnnX);
@@ -1109,7 +1115,7 @@ static Status launchRnn(cudnnHandle_t handle, const KernelCall &call,
   // writes no final states (null hy and cy, which cuDNN accepts).
   void *y = backward || l.reverse ? part(RnnY) : call.outputs[0].data;
   void *hy = backward ? nullptr : call.outputs[1].data;
-  void *cy = !l.lstm || backward ? nullptr : call.outputs[2].data;
+  void *cy = !l.shape.lstm() || backward ? nullptr : call.outputs[2].data;
   void *work = part(RnnWork), *reserve = part(RnnReserve);
   size_t workBytes = l.rnnBytes[RnnWork], reserveBytes = l.rnnBytes[RnnReserve];
   GPLACE_CUDNN_CHECK(
@@ -1121,7 +1127,7 @@ static Status launchRnn(cudnnHandle_t handle, const KernelCall &call,
   // Only LSTMs have a cell state: the others' is zeros (and so is its
   // gradient), as on the CPU.
   const TensorRef &cell = call.outputs[2];
-  if (!l.lstm)
+  if (!l.shape.lstm())
     GPLACE_CU_CHECK(cuMemsetD8Async, ptr(cell), 0, cell.type->bytes(), stream);
   if (!backward) {
     if (l.reverse)
@@ -1144,10 +1150,10 @@ static Status launchRnn(cudnnHandle_t handle, const KernelCall &call,
   GPLACE_CUDNN_CHECK(cudnnRNNBackwardData_v8, handle, l.rnn, lengths, l.rnnY, y,
                      dy, l.rnnX, dx, l.state, hx, call.inputs[7].data,
                      call.outputs[1].data, l.state, cx,
-                     l.lstm ? call.inputs[8].data : nullptr,
-                     l.lstm ? call.outputs[2].data : nullptr, weightBytes,
-                     reinterpret_cast<const void *>(weights), workBytes, work,
-                     reserveBytes, reserve);
+                     l.shape.lstm() ? call.inputs[8].data : nullptr,
+                     l.shape.lstm() ? call.outputs[2].data : nullptr,
+                     weightBytes, reinterpret_cast<const void *>(weights),
+                     workBytes, work, reserveBytes, reserve);
   CUdeviceptr gradients = at(RnnGradients);
   GPLACE_CU_CHECK(cuMemsetD8Async, gradients, 0, weightBytes, stream);
   GPLACE_CUDNN_CHECK(cudnnRNNBackwardWeights_v8, handle, l.rnn,
